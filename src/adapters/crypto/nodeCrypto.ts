@@ -1,0 +1,56 @@
+// node:crypto implementation of the Crypto port: the server's choice, about 11 times
+// faster than @noble at Ed25519 verification on these machines. Public keys are turned
+// into KeyObjects once and cached, since building one costs as much as a verification.
+
+import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto"
+import { Layer } from "effect"
+import type { CryptoPrimitives } from "../../domain/crypto.js"
+import { Crypto } from "../../ports/Crypto.js"
+
+// DER prefixes of PKCS#8 (private) and SPKI (public) Ed25519 keys, RFC 8410.
+const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex")
+const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex")
+
+const privateKeyOf = (seed: Uint8Array): KeyObject =>
+  createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" })
+
+const PUBLIC_KEY_CACHE_LIMIT = 100_000
+const publicKeys = new Map<string, KeyObject>()
+
+const publicKeyObject = (publicKey: Uint8Array): KeyObject => {
+  const cacheKey = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString("latin1")
+  let key = publicKeys.get(cacheKey)
+  if (key === undefined) {
+    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: "der", type: "spki" })
+    // A plain bound rather than an LRU: when the cache is full it starts again, which
+    // costs one rebuild per key and keeps memory fixed under a flood of new keys.
+    if (publicKeys.size >= PUBLIC_KEY_CACHE_LIMIT) publicKeys.clear()
+    publicKeys.set(cacheKey, key)
+  }
+  return key
+}
+
+export const nodeCrypto: CryptoPrimitives = {
+  sha256: (data) => new Uint8Array(createHash("sha256").update(data).digest()),
+  ed25519: {
+    publicKey: (seed) => {
+      if (seed.length !== 32) throw new RangeError("an Ed25519 seed is 32 bytes")
+      const der = createPublicKey(privateKeyOf(seed)).export({ format: "der", type: "spki" })
+      return new Uint8Array(der.subarray(SPKI_PREFIX.length))
+    },
+    sign: (seed, message) => {
+      if (seed.length !== 32) throw new RangeError("an Ed25519 seed is 32 bytes")
+      return new Uint8Array(sign(null, message, privateKeyOf(seed)))
+    },
+    verify: (publicKey, message, signature) => {
+      if (publicKey.length !== 32 || signature.length !== 64) return false
+      try {
+        return verify(null, message, publicKeyObject(publicKey), signature)
+      } catch {
+        return false
+      }
+    }
+  }
+}
+
+export const NodeCryptoLive = Layer.succeed(Crypto, nodeCrypto)

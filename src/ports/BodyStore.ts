@@ -1,0 +1,25 @@
+// Off-leaf bodies (post text, DM and capsule ciphertext, documents), addressed by their
+// SHA-256. A leaf names a body by hash and size; the body lives here, so it can be hidden
+// by a tombstone or dropped when it expires while the leaf stays.
+//
+// Contract (test/ports/BodyStore.contract.ts): put is durable when it succeeds and is
+// idempotent for the same digest; get returns exactly the bytes put; remove is durable and
+// idempotent; the store never checks digests for the caller (the domain does).
+
+import type { Effect, Option } from "effect"
+import { Context } from "effect"
+import type { StorageError } from "./StorageError.js"
+
+export interface StoredBody {
+  /** SHA-256 of the bytes. */
+  readonly digest: Uint8Array
+  readonly bytes: Uint8Array
+}
+
+export class BodyStore extends Context.Tag("aics/BodyStore")<BodyStore, {
+  /** Durably stores the bodies (one batch, one durability point). */
+  readonly put: (bodies: ReadonlyArray<StoredBody>) => Effect.Effect<void, StorageError>
+  readonly get: (digest: Uint8Array) => Effect.Effect<Option.Option<Uint8Array>, StorageError>
+  /** Durably deletes a body (retention expiry); the leaf that named it stays. */
+  readonly remove: (digest: Uint8Array) => Effect.Effect<void, StorageError>
+}>() {}

@@ -1,0 +1,37 @@
+// The log itself: leaves (entry bytes) and the stored hashes of storedHash.ts, both
+// addressed by position. It is the source of truth; tiles are published from it.
+//
+// Contract (test/ports/LogStore.contract.ts, run against every adapter):
+// - append(start, leaves) succeeds only when start equals the committed size, and only
+//   after every leaf and hash of the batch is durable; on failure nothing of the batch is
+//   visible after a reopen beyond a prefix of whole leaves.
+// - a reopen after a crash exposes a prefix of the appended leaves that includes every
+//   batch whose append succeeded, with exactly storedHashCount(size) hashes.
+// - reads beyond the committed size fail; findLeaf answers the first index with that hash.
+
+import type { Effect, Option } from "effect"
+import { Context } from "effect"
+import type { Hash } from "../domain/tlog/hasher.js"
+import type { StorageError } from "./StorageError.js"
+
+export interface AppendedLeaf {
+  /** The entry bytes (profile.md section 4), at most 65,535 bytes. */
+  readonly bytes: Uint8Array
+  /** The stored hashes this leaf adds: its leaf hash, then the subtree roots it completes. */
+  readonly hashes: ReadonlyArray<Hash>
+}
+
+export class LogStore extends Context.Tag("aics/LogStore")<LogStore, {
+  /** Number of committed leaves. */
+  readonly size: Effect.Effect<number, StorageError>
+  /** Durably appends leaves at positions start, start+1, ... (start must be the size). */
+  readonly append: (start: number, leaves: ReadonlyArray<AppendedLeaf>) => Effect.Effect<void, StorageError>
+  /** Entry bytes of leaves [from, to). */
+  readonly readEntries: (from: number, to: number) => Effect.Effect<ReadonlyArray<Uint8Array>, StorageError>
+  /** Stored hashes at the given stored-hash positions, in the order asked. */
+  readonly readHashes: (indexes: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<Hash>, StorageError>
+  /** Stored hashes at positions [from, to): what the publisher reads for new leaves. */
+  readonly readHashRange: (from: number, to: number) => Effect.Effect<ReadonlyArray<Hash>, StorageError>
+  /** Index of the first leaf whose RFC 6962 leaf hash is the given one. */
+  readonly findLeaf: (leafHash: Hash) => Effect.Effect<Option.Option<number>, StorageError>
+}>() {}
