@@ -33,8 +33,9 @@ export const splitStoredHashIndex = (index: number): { readonly level: number; r
   let n = Math.floor(index / 2)
   let indexN = storedHashIndex(0, n)
   for (;;) {
-    // Appending leaf n+1 writes 1 + trailingOnes(n+1) hashes.
-    const next = indexN + 1 + trailingOnes(n + 1)
+    // Leaf n wrote 1 + trailingOnes(n) hashes (Go: 1 + TrailingZeros64(n+1)), so leaf n+1
+    // starts right after them.
+    const next = indexN + 1 + trailingOnes(n)
     if (next > index) break
     n++
     indexN = next
@@ -63,3 +64,12 @@ export const appendNeeds = (n: number): ReadonlyArray<number> => {
   }
   return indexes
 }
+
+/**
+ * The largest log this numbering serves. A log of n leaves stores fewer than 2n hashes, so
+ * with n <= 2^52 every position, and every intermediate sum above, stays exact below 2^53.
+ */
+export const MAX_TREE_SIZE = 2 ** 52
+
+/** Whether n is a usable log size (or leaf count): an integer in [0, MAX_TREE_SIZE]. */
+export const isTreeSize = (n: number): boolean => Number.isInteger(n) && n >= 0 && n <= MAX_TREE_SIZE
