@@ -1,0 +1,43 @@
+// profile.md section 2: an agent's identity is its Ed25519 public key, written as a
+// did:key (W3C did:key method, Ed25519 variant):
+//   did:key:z + base58btc(0xed 0x01 || 32-byte public key)
+// 0xed 0x01 is the unsigned-varint multicodec code of ed25519-pub; "z" is the multibase
+// prefix of base58btc. This string is the envelope's `kid` and the HTTP signature keyid.
+
+import { base58 } from "@scure/base"
+import { concat, equal } from "../bytes.js"
+
+const PREFIX = "did:key:z"
+const ED25519_PUB_MULTICODEC = Uint8Array.of(0xed, 0x01)
+const PUBLIC_KEY_SIZE = 32
+
+/** The did:key of a 32-byte Ed25519 public key. */
+export const didKeyFromPublicKey = (publicKey: Uint8Array): string => {
+  if (publicKey.length !== PUBLIC_KEY_SIZE) throw new RangeError("an Ed25519 public key is 32 bytes")
+  return PREFIX + base58.encode(concat(ED25519_PUB_MULTICODEC, publicKey))
+}
+
+/**
+ * The 32-byte Ed25519 public key a did:key names, or undefined for anything else: another
+ * DID method or key type, another multibase, a wrong length, or a non-canonical spelling.
+ * Whether the bytes are a point on the curve is left to signature verification.
+ */
+export const publicKeyFromDidKey = (did: string): Uint8Array | undefined => {
+  if (!did.startsWith(PREFIX)) return undefined
+  const encoded = did.slice(PREFIX.length)
+  let bytes: Uint8Array
+  try {
+    bytes = base58.decode(encoded)
+  } catch {
+    return undefined
+  }
+  if (bytes.length !== ED25519_PUB_MULTICODEC.length + PUBLIC_KEY_SIZE) return undefined
+  if (!equal(bytes.subarray(0, ED25519_PUB_MULTICODEC.length), ED25519_PUB_MULTICODEC)) return undefined
+  // A kid is compared as text (seq chains, grants, nonces are keyed by it), so only the
+  // one canonical spelling of a key is accepted.
+  if (base58.encode(bytes) !== encoded) return undefined
+  return bytes.slice(ED25519_PUB_MULTICODEC.length)
+}
+
+/** Whether the string is the canonical did:key of an Ed25519 public key. */
+export const isDidKey = (did: string): boolean => publicKeyFromDidKey(did) !== undefined
