@@ -1,0 +1,115 @@
+// LogStore on a local folder: three append-only files (logLayout.ts) written with
+// positional I/O and made durable with fdatasync before an append returns.
+//
+// Opening runs recovery (logRecovery.ts): the files may disagree after a crash, but only
+// in the group of leaves that was being written, and recovery settles them on the longest
+// prefix of whole, verified leaves, which contains every acknowledged batch. Its cost is
+// bounded by MAX_UNSYNCED_LEAVES, not by the size of the log. Then it loads the findLeaf
+// index from the leaf hashes (loadLeafIndex.ts).
+//
+// append(start, leaves):
+//   - refuses a batch that does not start at the committed size or is malformed
+//     (appendCheck.ts), before writing anything;
+//   - writes the batch in groups of at most MAX_UNSYNCED_LEAVES leaves (one group for any
+//     realistic batch): per group one buffer and one positional write per file, then
+//     fdatasync of the three files in parallel (logAppend.ts). Group commit across callers
+//     is the caller's job; it passes whole batches;
+//   - only after the last sync moves the committed end, which makes the batch visible to
+//     reads and findLeaf, and returns.
+// Appends are serialized by a semaphore and are uninterruptible once started, so a write
+// never runs after its caller gave up, racing the next append at the same offset. If a
+// write or sync fails, the page cache can no longer be trusted to match the disk (an fsync
+// error may drop dirty pages), so the store refuses every later append; reopening runs
+// recovery on what the disk really holds.
+//
+// One process per folder: the store does not lock the folder against a second writer.
+
+import { Effect, Layer, Option } from "effect"
+import { equal } from "../../domain/bytes.js"
+import { HASH_SIZE, makeTreeHasher, type Hash } from "../../domain/tlog/hasher.js"
+import { storedHashIndex } from "../../domain/tlog/storedHash.js"
+import { Crypto } from "../../ports/Crypto.js"
+import { LogStore, type AppendedLeaf } from "../../ports/LogStore.js"
+import { StorageError } from "../../ports/StorageError.js"
+import { checkAppend } from "./appendCheck.js"
+import { readExactly } from "./fileIo.js"
+import { writeGroup, type LogEnd } from "./logAppend.js"
+import { openLogFiles } from "./logFiles.js"
+import { MAX_UNSYNCED_LEAVES } from "./logLayout.js"
+import { readEntries, readHashes, readHashRange } from "./logReads.js"
+import { recoverLog } from "./logRecovery.js"
+import { loadLeafIndex } from "./loadLeafIndex.js"
+
+export const FsLogStoreLive = (directory: string): Layer.Layer<LogStore, StorageError, Crypto> =>
+  Layer.scoped(
+    LogStore,
+    Effect.gen(function*() {
+      const hasher = makeTreeHasher((yield* Crypto).sha256)
+      const files = yield* openLogFiles(directory)
+      let committed: LogEnd = yield* recoverLog(files, hasher)
+      const index = yield* loadLeafIndex(files.hashes, committed.size)
+      let unusable: StorageError | undefined
+
+      const appends = yield* Effect.makeSemaphore(1)
+      // Finalizers run in reverse order, so this one, added after the files were opened,
+      // runs before they are closed: it waits for a running append, then refuses new ones.
+      yield* Effect.addFinalizer(() =>
+        appends.withPermits(1)(Effect.sync(() => {
+          unusable = new StorageError({ operation: "append", detail: "the log store is closed" })
+        }))
+      )
+
+      const writeBatch = (leaves: ReadonlyArray<AppendedLeaf>) =>
+        Effect.gen(function*() {
+          let end = committed
+          for (let from = 0; from < leaves.length; from += MAX_UNSYNCED_LEAVES) {
+            end = yield* writeGroup(files, end, leaves.slice(from, from + MAX_UNSYNCED_LEAVES))
+          }
+          // Durable: publish the new end, then index the leaves (no read can run in
+          // between, and findLeaf ignores candidates beyond the end it saw anyway).
+          const start = committed.size
+          committed = end
+          leaves.forEach((leaf, i) => index.add(leaf.hashes[0]!, start + i))
+        })
+
+      const append = (start: number, leaves: ReadonlyArray<AppendedLeaf>) =>
+        appends.withPermits(1)(Effect.uninterruptible(Effect.suspend(() => {
+          if (unusable !== undefined) return Effect.fail(unusable)
+          const refused = checkAppend(hasher, committed.size, start, leaves)
+          if (refused !== undefined) return Effect.fail(refused)
+          if (leaves.length === 0) return Effect.void
+          return writeBatch(leaves).pipe(
+            Effect.tapError((error) =>
+              Effect.sync(() => {
+                unusable = new StorageError({
+                  operation: "append",
+                  detail: `refusing appends after a failed write (${error.detail}); reopen the store`,
+                  cause: error
+                })
+              })
+            )
+          )
+        })))
+
+      const findLeaf = (leafHash: Hash) =>
+        Effect.gen(function*() {
+          if (leafHash.length !== HASH_SIZE) return Option.none<number>()
+          const size = committed.size
+          for (const candidate of index.candidates(leafHash)) {
+            if (candidate >= size) break
+            const stored = yield* readExactly(files.hashes, HASH_SIZE, HASH_SIZE * storedHashIndex(0, candidate), "hashes")
+            if (equal(stored, leafHash)) return Option.some(candidate)
+          }
+          return Option.none<number>()
+        })
+
+      return LogStore.of({
+        size: Effect.sync(() => committed.size),
+        append,
+        readEntries: (from, to) => Effect.suspend(() => readEntries(files, committed, from, to)),
+        readHashes: (indexes) => Effect.suspend(() => readHashes(files, committed, indexes)),
+        readHashRange: (from, to) => Effect.suspend(() => readHashRange(files, committed, from, to)),
+        findLeaf
+      })
+    })
+  )

@@ -1,0 +1,69 @@
+// Reading leaf records (logLayout.ts) forward from a known record boundary, checking each
+// one: a sane length, the whole record inside the file, and the trailing leaf hash equal to
+// SHA-256(0x00 || entry). The first record that fails ends the scan, because nothing after
+// a torn record can be located without trusting its length. Reads go through a 1 MiB window
+// so a scan costs a few large reads, not one per record.
+
+import type { FileHandle } from "node:fs/promises"
+import type { Effect } from "effect"
+import { equal } from "../../domain/bytes.js"
+import type { Hash, TreeHasher } from "../../domain/tlog/hasher.js"
+import type { StorageError } from "../../ports/StorageError.js"
+import { attempt, readInto } from "./fileIo.js"
+import { MAX_ENTRY_SIZE, readUint32, recordSize } from "./logLayout.js"
+
+const WINDOW = 1 << 20
+
+export interface ScannedRecords {
+  /** Byte offset of each valid record, in order. */
+  readonly offsets: ReadonlyArray<number>
+  /** Leaf hash of each valid record (verified against its entry). */
+  readonly leafHashes: ReadonlyArray<Hash>
+  /** Offset just after the last valid record: where the valid records end. */
+  readonly end: number
+}
+
+/**
+ * Scans valid records from `from` (a record boundary) while they stay inside the first
+ * `fileLength` bytes, stopping at the first invalid one or after `limit` records.
+ */
+export const scanRecords = (
+  handle: FileHandle,
+  hasher: TreeHasher,
+  from: number,
+  fileLength: number,
+  limit = Number.POSITIVE_INFINITY
+): Effect.Effect<ScannedRecords, StorageError> =>
+  attempt("recover", `scanning leaf records from byte ${from}`, async () => {
+    let buffer = new Uint8Array(0)
+    let bufferStart = from
+    // The bytes [at, at + length), or undefined when the file ends first.
+    const bytesAt = async (at: number, length: number): Promise<Uint8Array | undefined> => {
+      if (at + length > fileLength) return undefined
+      if (at < bufferStart || at + length > bufferStart + buffer.length) {
+        buffer = new Uint8Array(Math.min(Math.max(WINDOW, length), fileLength - at))
+        buffer = buffer.subarray(0, await readInto(handle, buffer, at))
+        bufferStart = at
+        if (buffer.length < length) return undefined
+      }
+      return buffer.subarray(at - bufferStart, at - bufferStart + length)
+    }
+
+    const offsets: Array<number> = []
+    const leafHashes: Array<Hash> = []
+    let at = from
+    while (offsets.length < limit) {
+      const header = await bytesAt(at, 4)
+      if (header === undefined) break
+      const length = readUint32(header, 0)
+      if (length > MAX_ENTRY_SIZE) break
+      const record = await bytesAt(at, recordSize(length))
+      if (record === undefined) break
+      const leafHash = hasher.leafHash(record.subarray(4, 4 + length))
+      if (!equal(leafHash, record.subarray(4 + length))) break
+      offsets.push(at)
+      leafHashes.push(leafHash)
+      at += recordSize(length)
+    }
+    return { offsets, leafHashes, end: at }
+  })

@@ -1,0 +1,37 @@
+// BodyStore in memory, for fast tests of the application layer: the same contract as
+// FsBodyStore (digests of 32 bytes, put idempotent, remove idempotent), without durability.
+
+import { Effect, Layer, Option } from "effect"
+import { BodyStore, type StoredBody } from "../../ports/BodyStore.js"
+import { StorageError } from "../../ports/StorageError.js"
+import { digestName } from "../fs/bodyName.js"
+
+export const MemoryBodyStoreLive: Layer.Layer<BodyStore> = Layer.sync(BodyStore, () => {
+  const bodies = new Map<string, Uint8Array>()
+  return BodyStore.of({
+    put: (batch: ReadonlyArray<StoredBody>) =>
+      Effect.suspend(() => {
+        const named: Array<[string, Uint8Array]> = []
+        for (const body of batch) {
+          const name = digestName("put", body.digest)
+          if (name instanceof StorageError) return Effect.fail(name)
+          named.push([name, body.bytes])
+        }
+        for (const [name, bytes] of named) if (!bodies.has(name)) bodies.set(name, bytes.slice())
+        return Effect.void
+      }),
+    get: (digest) =>
+      Effect.suspend(() => {
+        const name = digestName("get", digest)
+        if (name instanceof StorageError) return Effect.fail(name)
+        return Effect.succeed(Option.map(Option.fromNullable(bodies.get(name)), (bytes) => bytes.slice()))
+      }),
+    remove: (digest) =>
+      Effect.suspend(() => {
+        const name = digestName("remove", digest)
+        if (name instanceof StorageError) return Effect.fail(name)
+        bodies.delete(name)
+        return Effect.void
+      })
+  })
+})

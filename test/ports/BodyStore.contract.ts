@@ -1,0 +1,113 @@
+// The BodyStore contract (src/ports/BodyStore.ts), as tests every adapter must pass. The
+// suite only talks to the port, through a layer the adapter's test file supplies.
+
+import { describe, expect } from "vitest"
+import { it } from "@effect/vitest"
+import { Effect, Option, type Layer, type Scope } from "effect"
+import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
+import { toHex, utf8 } from "../../src/domain/bytes.js"
+import { BodyStore, type StoredBody } from "../../src/ports/BodyStore.js"
+
+export interface BodyStoreUnderTest {
+  /**
+   * A new, empty store, removed when the scope closes, and the layer that opens it;
+   * building the layer again reopens the same store when `durable`.
+   */
+  readonly fresh: Effect.Effect<Layer.Layer<BodyStore, unknown>, unknown, Scope.Scope>
+  readonly durable: boolean
+}
+
+type Store = typeof BodyStore.Service
+
+const withStore = <A, E, R>(open: Layer.Layer<BodyStore, unknown>, use: (store: Store) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(BodyStore, use).pipe(Effect.provide(open))
+
+const body = (text: string): StoredBody => {
+  const bytes = utf8(text)
+  return { digest: nodeCrypto.sha256(bytes), bytes }
+}
+
+const expectBody = (store: Store, expected: StoredBody, present: boolean) =>
+  Effect.map(store.get(expected.digest), (found) =>
+    expect(Option.map(found, toHex)).toEqual(present ? Option.some(toHex(expected.bytes)) : Option.none()))
+
+export const bodyStoreContract = (name: string, adapter: BodyStoreUnderTest): void => {
+  describe(`BodyStore contract: ${name}`, () => {
+    it.scoped("puts a batch and gets each body back", () =>
+      Effect.gen(function*() {
+        const open = yield* adapter.fresh
+        yield* withStore(open, (store) =>
+          Effect.gen(function*() {
+            const bodies = Array.from({ length: 40 }, (_, i) => body(`body ${i} `.repeat(i + 1)))
+            const empty = { digest: nodeCrypto.sha256(new Uint8Array(0)), bytes: new Uint8Array(0) }
+            yield* expectBody(store, bodies[0]!, false)
+            yield* store.put([...bodies, empty])
+            yield* store.put([])
+            for (const b of bodies) yield* expectBody(store, b, true)
+            yield* expectBody(store, empty, true)
+            yield* expectBody(store, body("never put"), false)
+          }))
+      }))
+
+    it.scoped("put is idempotent, within a batch and across batches", () =>
+      Effect.gen(function*() {
+        const open = yield* adapter.fresh
+        yield* withStore(open, (store) =>
+          Effect.gen(function*() {
+            const a = body("a")
+            yield* store.put([a, a])
+            yield* store.put([a, body("b")])
+            yield* expectBody(store, a, true)
+            yield* expectBody(store, body("b"), true)
+          }))
+      }))
+
+    it.scoped("remove deletes a body, idempotently, and a body can come back", () =>
+      Effect.gen(function*() {
+        const open = yield* adapter.fresh
+        yield* withStore(open, (store) =>
+          Effect.gen(function*() {
+            const [a, b] = [body("a"), body("b")]
+            yield* store.put([a, b])
+            yield* store.remove(a.digest)
+            yield* expectBody(store, a, false)
+            yield* expectBody(store, b, true)
+            yield* store.remove(a.digest)
+            yield* store.remove(body("never put").digest)
+            yield* store.put([a])
+            yield* expectBody(store, a, true)
+          }))
+      }))
+
+    it.scoped("refuses digests that are not 32 bytes", () =>
+      Effect.gen(function*() {
+        const open = yield* adapter.fresh
+        yield* withStore(open, (store) =>
+          Effect.gen(function*() {
+            const short = { digest: new Uint8Array(31), bytes: utf8("x") }
+            for (const attempt of [store.put([short]), store.get(short.digest), store.remove(short.digest)]) {
+              const error = yield* Effect.flip(attempt)
+              expect(error._tag).toBe("StorageError")
+            }
+          }))
+      }))
+
+    if (adapter.durable) {
+      it.scoped("a reopened store has the same bodies", () =>
+        Effect.gen(function*() {
+          const open = yield* adapter.fresh
+          const [a, b] = [body("kept"), body("removed")]
+          yield* withStore(open, (store) =>
+            Effect.gen(function*() {
+              yield* store.put([a, b])
+              yield* store.remove(b.digest)
+            }))
+          yield* withStore(open, (store) =>
+            Effect.gen(function*() {
+              yield* expectBody(store, a, true)
+              yield* expectBody(store, b, false)
+            }))
+        }))
+    }
+  })
+}
