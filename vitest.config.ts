@@ -5,9 +5,11 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["./test/support/globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } }
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    reporters: ["default", "./test/support/summaryReporter.ts"]
   }
 })

@@ -7,4 +7,8 @@ export class StorageError extends Data.TaggedError("StorageError")<{
   readonly operation: string
   readonly detail: string
   readonly cause?: unknown
-}> {}
+}> {
+  override get message(): string {
+    return `${this.operation}: ${this.detail}`
+  }
+}

@@ -1,0 +1,157 @@
+// The HTTP surface, declared once with HttpApi and effect/Schema: the same schemas
+// validate requests, encode answers and generate /openapi.json. Paths and limits are the
+// service description's (service.md "Endpoints", "Limits"); shapes of the (J) answers that
+// it leaves open are decided in docs/protocol.md.
+
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { DecimalInt, DecimalIntAtLeast, U64Hash } from "./params.js"
+import { InvalidRequest, NotFound, problemEncoding, Unavailable } from "./problem.js"
+
+const B64 = Schema.String.annotations({ description: "standard base64" })
+const U64 = Schema.String.annotations({ description: "base64url without padding" })
+
+export const InclusionProof = Schema.Struct({
+  index: Schema.Int,
+  size: Schema.Int,
+  hashes: Schema.Array(B64)
+}).annotations({ identifier: "InclusionProof" })
+
+export const ConsistencyProof = Schema.Struct({
+  from: Schema.Int,
+  to: Schema.Int,
+  hashes: Schema.Array(B64)
+}).annotations({ identifier: "ConsistencyProof" })
+
+export const TilesState = Schema.Struct({
+  prefix: Schema.String,
+  size: Schema.Int.annotations({ description: "leaves committed to the log" }),
+  published_size: Schema.Int.annotations({ description: "size of the latest published checkpoint" }),
+  lag_entries: Schema.Int,
+  lag_seconds: Schema.Number,
+  mmd_seconds: Schema.Int,
+  error: Schema.NullOr(Schema.String),
+  diverged: Schema.Boolean
+}).annotations({ identifier: "TilesState" })
+
+export const CheckpointView = Schema.Struct({
+  checkpoint: Schema.String.annotations({ description: "the signed checkpoint note, as served at /checkpoint" }),
+  origin: Schema.String,
+  tree_size: Schema.Int,
+  root_hash: B64,
+  root_hash_hex: Schema.String,
+  log_vkey: Schema.String,
+  policy_kid: Schema.String,
+  owner_kid: Schema.String,
+  charter_index: Schema.Int,
+  tiles: TilesState
+}).annotations({ identifier: "CheckpointView" })
+
+export const EntryProof = Schema.Struct({
+  index: Schema.Int,
+  entry_bytes: U64,
+  leaf_hash: U64,
+  inclusion_proof: InclusionProof,
+  checkpoint_note: U64
+}).annotations({ identifier: "EntryProof" })
+
+export const LeafIndex = Schema.Struct({
+  index: Schema.Int,
+  leaf_hash: U64
+}).annotations({ identifier: "LeafIndex" })
+
+export const WireBundle = Schema.Struct({
+  entry_bytes: U64,
+  index: Schema.Int,
+  inclusion_proof: Schema.Array(B64),
+  checkpoint_note: U64,
+  envelope: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  body_or_ct: Schema.NullOr(U64)
+}).annotations({ identifier: "WireBundle", description: "AICS-1 section 14.3 entry wire bundle" })
+
+export const BodyGone = Schema.Struct({
+  state: Schema.Literal("tombstoned", "expired"),
+  tombstone_index: Schema.NullOr(Schema.Int),
+  reason_code: Schema.NullOr(Schema.String),
+  policy_index: Schema.NullOr(Schema.Int)
+}).annotations({ identifier: "BodyGone", [HttpApiSchema.AnnotationStatus]: 410 })
+
+export const Health = Schema.Struct({
+  status: Schema.Literal("OK", "DEGRADED", "DIVERGED"),
+  tree_size: Schema.Int,
+  tiles: TilesState,
+  reasons: Schema.Array(Schema.String),
+  agent_writes_held: Schema.Boolean
+}).annotations({ identifier: "Health" })
+
+const Text = HttpApiSchema.Text({ contentType: "text/plain; charset=utf-8" })
+const Bytes = HttpApiSchema.Uint8Array({ contentType: "application/octet-stream" })
+
+const TlogGroup = HttpApiGroup.make("tlog")
+  .add(HttpApiEndpoint.get("checkpoint", "/v2/tlog/checkpoint").addSuccess(CheckpointView))
+  .add(HttpApiEndpoint.get("proof", "/v2/tlog/proof/:leaf_index")
+    .setPath(Schema.Struct({ leaf_index: DecimalInt }))
+    .addSuccess(EntryProof))
+  .add(HttpApiEndpoint.get("inclusion", "/v2/tlog/inclusion")
+    .setUrlParams(Schema.Struct({ index: DecimalInt, size: DecimalIntAtLeast(1) }))
+    .addSuccess(InclusionProof))
+  .add(HttpApiEndpoint.get("consistency", "/v2/tlog/consistency")
+    .setUrlParams(Schema.Struct({ from: DecimalInt, to: DecimalInt }))
+    .addSuccess(ConsistencyProof))
+  .add(HttpApiEndpoint.get("index", "/v2/tlog/index/:entry_hash")
+    .setPath(Schema.Struct({
+      entry_hash: Schema.Union(U64Hash, Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/)))
+        .annotations({ description: "RFC 6962 leaf hash, U64 or lower-case hex" })
+    }))
+    .addSuccess(LeafIndex))
+  .annotate(OpenApi.Description, "Log proofs and checkpoints (RFC 9162, C2SP tlog-checkpoint)")
+
+const EntriesGroup = HttpApiGroup.make("entries")
+  .add(HttpApiEndpoint.get("entry", "/v2/entries/:index")
+    .setPath(Schema.Struct({ index: DecimalInt }))
+    .addSuccess(WireBundle))
+  .add(HttpApiEndpoint.get("body", "/v2/bodies/:digest")
+    .setPath(Schema.Struct({ digest: U64Hash }))
+    .addSuccess(Bytes)
+    .addError(BodyGone))
+  .annotate(OpenApi.Description, "Log entries and their off-leaf bodies")
+
+const TilesGroup = HttpApiGroup.make("tiles")
+  .add(HttpApiEndpoint.get("checkpoint", "/checkpoint").addSuccess(Text))
+  .add(HttpApiEndpoint.get("tilesCheckpoint", "/tiles/checkpoint").addSuccess(Text))
+  .add(HttpApiEndpoint.get("tile", "/tiles/tile/*").addSuccess(Bytes))
+  .add(HttpApiEndpoint.get("prefixes", "/tiles").addSuccess(Text))
+  .annotate(OpenApi.Description, "C2SP tlog-tiles: tiles, entry bundles and the signed checkpoint")
+
+const DiscoveryGroup = HttpApiGroup.make("discovery")
+  .add(HttpApiEndpoint.get("charter", "/charter").addSuccess(Text))
+  .add(HttpApiEndpoint.get("charterV2", "/v2/charter").addSuccess(Text))
+
+const TelemetryGroup = HttpApiGroup.make("telemetry")
+  .add(HttpApiEndpoint.get("healthz", "/healthz")
+    .addSuccess(Health)
+    .addError(Health.annotations({ [HttpApiSchema.AnnotationStatus]: 503 })))
+
+// HttpApi documents its built-in decode error as a 400 on every endpoint; this service
+// turns that error into the 422 problem above (server.ts), so the 400 is dropped here.
+function withoutDecodeError(spec: Record<string, any>): Record<string, any> {
+  for (const item of Object.values(spec["paths"] ?? {}) as Array<Record<string, any>>) {
+    for (const operation of Object.values(item)) delete operation?.responses?.["400"]
+  }
+  delete spec["components"]?.["schemas"]?.["HttpApiDecodeError"]
+  return spec
+}
+
+export class AicsApi extends HttpApi.make("aics")
+  .add(TlogGroup)
+  .add(EntriesGroup)
+  .add(TilesGroup)
+  .add(DiscoveryGroup)
+  .add(TelemetryGroup)
+  .addError(InvalidRequest.pipe(problemEncoding))
+  .addError(NotFound.pipe(problemEncoding))
+  .addError(Unavailable.pipe(problemEncoding))
+  .annotate(OpenApi.Title, "AICS-1")
+  .annotate(OpenApi.Version, "0.3.0")
+  .annotate(OpenApi.Transform, withoutDecodeError)
+{}

@@ -1,0 +1,77 @@
+// GET /v2/entries/{index} (the AICS-1 section 14.3 wire bundle, with X-AICS-Body-Status)
+// and GET /v2/bodies/{digest} (200 bytes, 410 when hidden or expired, 404 when no entry
+// names it, which proves nothing).
+
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { Bodies, bodyStatusHeader, type BodyStatus } from "../../../app/Bodies.js"
+import { LogReader } from "../../../app/LogReader.js"
+import { LogStatus } from "../../../app/LogStatus.js"
+import { Publisher } from "../../../app/Publisher.js"
+import { ServiceConfig } from "../../../app/ServiceConfig.js"
+import { fromUtf8 } from "../../../domain/bytes.js"
+import { bodyReference } from "../../../domain/bodyReference.js"
+import { decodeU64, encodeB64, encodeU64 } from "../../../domain/encoding.js"
+import { LogStore } from "../../../ports/LogStore.js"
+import { AicsApi } from "../api.js"
+import { NotFound } from "../problem.js"
+import { orUnavailable } from "./common.js"
+import { coveringCheckpoint } from "./tlog.js"
+
+const BODY_STATUS = "x-aics-body-status"
+
+const goneBody = (status: Exclude<BodyStatus, { state: "available" | "unavailable" }>) => ({
+  state: status.state,
+  tombstone_index: status.state === "tombstoned" ? status.tombstoneIndex : null,
+  reason_code: status.state === "tombstoned" ? status.reasonCode : null,
+  policy_index: status.state === "expired" ? status.policyIndex : null
+})
+
+export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handlers) =>
+  Effect.gen(function*() {
+    const config = yield* ServiceConfig
+    const store = yield* LogStore
+    const reader = yield* LogReader
+    const publisher = yield* Publisher
+    const status = yield* LogStatus
+    const bodies = yield* Bodies
+
+    return handlers
+      .handle("entry", ({ path: { index } }) =>
+        Effect.gen(function*() {
+          const committed = (yield* status.current).size
+          const checkpoint = yield* coveringCheckpoint(publisher, index, committed, config.mmdSeconds)
+          const [entry] = yield* store.readEntries(index, index + 1)
+          const proof = yield* reader.inclusionProof(index, checkpoint.size)
+          const leaf = JSON.parse(fromUtf8(entry!)) as { envelope: Record<string, unknown> }
+          const payload = (leaf.envelope["payload"] ?? {}) as Record<string, unknown>
+          const reference = bodyReference(payload)
+          const bodyStatus = reference === undefined ? undefined : yield* bodies.status(reference.digest)
+          const bundle = {
+            entry_bytes: encodeU64(entry!),
+            index,
+            inclusion_proof: proof.map(encodeB64),
+            checkpoint_note: encodeU64(checkpoint.note),
+            envelope: leaf.envelope,
+            body_or_ct: reference?.rides === true && bodyStatus?.state === "available" ? encodeU64(bodyStatus.bytes) : null
+          }
+          const headers = bodyStatus === undefined ? {} : { [BODY_STATUS]: bodyStatusHeader(bodyStatus) }
+          return yield* HttpServerResponse.json(bundle, { headers }).pipe(Effect.orDie)
+        }).pipe(orUnavailable))
+      .handle("body", ({ path: { digest } }) =>
+        Effect.gen(function*() {
+          const body = yield* bodies.status(decodeU64(digest)!)
+          switch (body.state) {
+            case "available":
+              return HttpServerResponse.uint8Array(body.bytes, {
+                contentType: "application/octet-stream",
+                // A body never changes under its hash, but it can be hidden or expire.
+                headers: { "cache-control": "public, max-age=60" }
+              })
+            case "unavailable":
+              return yield* NotFound.fail("body_not_found", "no stored body has this hash; absence proves nothing")
+            default:
+              return yield* Effect.fail(goneBody(body))
+          }
+        }).pipe(orUnavailable))
+  }))

@@ -1,0 +1,35 @@
+// /healthz: liveness in constant time, from memory only. 503 when the log diverged from
+// its tiles (it then refuses new leaves); otherwise 200, DEGRADED when the tiles are not
+// being written. Later capabilities add the ciphertext budget and held agent writes.
+
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { LogStatus } from "../../../app/LogStatus.js"
+import { ServiceConfig } from "../../../app/ServiceConfig.js"
+import { AicsApi } from "../api.js"
+import { tilesState } from "./common.js"
+
+export const TelemetryHandlers = HttpApiBuilder.group(AicsApi, "telemetry", (handlers) =>
+  Effect.gen(function*() {
+    const config = yield* ServiceConfig
+    const status = yield* LogStatus
+    const prefix = `${config.publicUrl}/tiles/`
+    return handlers.handle("healthz", () =>
+      Effect.gen(function*() {
+        const state = yield* status.current
+        const reasons: Array<string> = []
+        if (state.diverged !== undefined) reasons.push(`log_diverged: ${state.diverged}`)
+        if (state.tilesStalled) reasons.push(state.publishError !== undefined ? `tiles_not_written: ${state.publishError}` : "tiles_lagging")
+        const health = {
+          status: state.diverged !== undefined ? "DIVERGED" as const : reasons.length > 0 ? "DEGRADED" as const : "OK" as const,
+          tree_size: state.size,
+          tiles: tilesState(state, prefix),
+          reasons,
+          agent_writes_held: false
+        }
+        return yield* HttpServerResponse.json(health, {
+          status: state.diverged !== undefined ? 503 : 200,
+          headers: { "cache-control": "no-store" }
+        }).pipe(Effect.orDie)
+      }))
+  }))

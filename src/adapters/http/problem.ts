@@ -1,0 +1,72 @@
+// RFC 9457 problem details (profile.md section 7): every error of an endpoint other than an
+// entry write is `application/problem+json` with `type` urn:aics:error:<code>, `title`,
+// `status`, `code`, `detail`; a 422 adds `errors: [{path, message}]`. One class per status,
+// because HttpApi picks the status of an error from its schema.
+
+import { HttpApiSchema } from "@effect/platform"
+import { Effect, Schema } from "effect"
+
+const problemFields = {
+  type: Schema.String,
+  title: Schema.String,
+  status: Schema.Int,
+  code: Schema.String,
+  detail: Schema.String
+}
+
+const PROBLEM_JSON = "application/problem+json"
+
+const fieldsOf = (status: number, title: string, code: string, detail: string) =>
+  ({ type: `urn:aics:error:${code}`, title, status, code, detail })
+
+export class ValidationIssue extends Schema.Class<ValidationIssue>("ValidationIssue")({
+  path: Schema.String,
+  message: Schema.String
+}) {}
+
+/** 422: a parameter or body outside what the endpoint declares. */
+export class InvalidRequest extends Schema.Class<InvalidRequest>("InvalidRequest")(
+  { ...problemFields, errors: Schema.Array(ValidationIssue) },
+  HttpApiSchema.annotations({ status: 422, description: "A parameter or the body is invalid" })
+) {
+  static of(code: string, detail: string, errors: ReadonlyArray<{ path: string; message: string }> = []) {
+    return new InvalidRequest({
+      ...fieldsOf(422, "Invalid request", code, detail),
+      errors: errors.map((e) => new ValidationIssue(e))
+    })
+  }
+  static fail(code: string, detail: string, errors: ReadonlyArray<{ path: string; message: string }> = []) {
+    return Effect.fail(InvalidRequest.of(code, detail, errors))
+  }
+}
+
+/** 404: no such resource. For log lookups, absence proves nothing. */
+export class NotFound extends Schema.Class<NotFound>("NotFound")(
+  problemFields,
+  HttpApiSchema.annotations({ status: 404, description: "Not found" })
+) {
+  static of(code: string, detail: string) {
+    return new NotFound(fieldsOf(404, "Not found", code, detail))
+  }
+  static fail(code: string, detail: string) {
+    return Effect.fail(NotFound.of(code, detail))
+  }
+}
+
+/** 503: the service cannot answer now (storage failure, log diverged). */
+export class Unavailable extends Schema.Class<Unavailable>("Unavailable")(
+  problemFields,
+  HttpApiSchema.annotations({ status: 503, description: "Service unavailable" })
+) {
+  static of(code: string, detail: string) {
+    return new Unavailable(fieldsOf(503, "Service unavailable", code, detail))
+  }
+  static fail(code: string, detail: string) {
+    return Effect.fail(Unavailable.of(code, detail))
+  }
+}
+
+/** Marks an error schema as served with the problem+json media type. */
+export const problemEncoding = <A extends Schema.Schema.Any>(self: A): A =>
+  HttpApiSchema.withEncoding(self, { kind: "Json", contentType: PROBLEM_JSON })
+export const PROBLEM_CONTENT_TYPE = PROBLEM_JSON

@@ -1,0 +1,76 @@
+// The service's key material on the filesystem (<data dir>/keys, mode 0700):
+//   keys/log.key      log key (checkpoints, receipts), mode 0600
+//   keys/policy.key   policy key (leaf 0, service-authored leaves, the card), mode 0600
+//   owner.kid         the owner's did:key: the only owner material the service reads
+//   owner.key         made on first start when the operator brought no AICS_OWNER_KID:
+//                     the owner's private key, for the operator to move off this machine
+// A first start creates what is missing; later starts reuse it.
+
+import { readFile } from "node:fs/promises"
+import { join } from "node:path"
+import { Console, Context, Effect, Layer } from "effect"
+import { utf8 } from "../../domain/bytes.js"
+import { isDidKey } from "../../domain/identity/didKey.js"
+import { Crypto } from "../../ports/Crypto.js"
+import { Entropy } from "../../ports/Entropy.js"
+import { OwnerKey } from "../../ports/OwnerKey.js"
+import { Signer, type SigningKey } from "../../ports/Signer.js"
+import { StorageError } from "../../ports/StorageError.js"
+import { writeFileAtomically } from "../fs/atomicFile.js"
+import { createKeyFile, fileExists, keyPairOf, loadOrCreateKeyFile, type KeyPair } from "./keyFile.js"
+
+export interface FileKeysOptions {
+  readonly dataDir: string
+  /** The operator's own owner key; when absent and no owner.kid exists, one is made. */
+  readonly ownerKid: string | undefined
+}
+
+const readText = (path: string) =>
+  Effect.tryPromise({
+    try: () => readFile(path, "utf8"),
+    catch: (cause) => new StorageError({ operation: "read", detail: `${path}: ${String(cause)}`, cause })
+  })
+
+export const FileKeysLive = (options: FileKeysOptions) =>
+  Layer.effectContext(Effect.gen(function*() {
+    const crypto = yield* Crypto
+    const entropy = yield* Entropy
+    const keysDir = join(options.dataDir, "keys")
+    const newSeed = entropy.randomBytes(32)
+
+    const log = yield* loadOrCreateKeyFile(join(keysDir, "log.key"), crypto.ed25519, newSeed)
+    const policy = yield* loadOrCreateKeyFile(join(keysDir, "policy.key"), crypto.ed25519, newSeed)
+
+    const ownerKidPath = join(options.dataDir, "owner.kid")
+    let ownerKid: string
+    if (yield* fileExists(ownerKidPath)) {
+      ownerKid = (yield* readText(ownerKidPath)).trim()
+      if (options.ownerKid !== undefined && options.ownerKid !== ownerKid) {
+        return yield* new StorageError({
+          operation: "owner key",
+          detail: `AICS_OWNER_KID ${options.ownerKid} differs from ${ownerKidPath} (${ownerKid}); the owner named in leaf 0 cannot change`
+        })
+      }
+    } else if (options.ownerKid !== undefined) {
+      ownerKid = options.ownerKid
+      yield* writeFileAtomically(ownerKidPath, utf8(ownerKid + "\n"), 0o644)
+    } else {
+      const owner: KeyPair = keyPairOf(crypto.ed25519, yield* newSeed)
+      const ownerKeyPath = join(options.dataDir, "owner.key")
+      yield* createKeyFile(ownerKeyPath, owner, { note: "The AICS owner key. Move this file off the service machine." })
+      yield* writeFileAtomically(ownerKidPath, utf8(owner.kid + "\n"), 0o644)
+      yield* Console.log(`Created the owner key ${owner.kid} in ${ownerKeyPath}: move it off this machine.`)
+      ownerKid = owner.kid
+    }
+    if (!isDidKey(ownerKid)) {
+      return yield* new StorageError({ operation: "owner key", detail: `${ownerKid} is not an Ed25519 did:key` })
+    }
+
+    const signingKey = (pair: KeyPair): SigningKey => ({
+      publicKey: pair.publicKey,
+      sign: (message) => Effect.sync(() => crypto.ed25519.sign(pair.seed, message))
+    })
+    return Context.make(Signer, { log: signingKey(log.pair), policy: signingKey(policy.pair) }).pipe(
+      Context.add(OwnerKey, { kid: ownerKid })
+    )
+  }))

@@ -1,0 +1,19 @@
+// <data dir>/log.vkey: the log's verifier key in signed-note form, for the operator to
+// publish out of band (DNS TXT _aics.<domain>, the package, the repository). Written after
+// leaf 0 has been checked against this start's origin and keys, so a misconfigured start
+// can never overwrite the key file of the log the folder holds.
+
+import { join } from "node:path"
+import { Console, Effect, Layer } from "effect"
+import { Charter } from "../../app/Charter.js"
+import { LogNotary } from "../../app/LogNotary.js"
+import { utf8 } from "../../domain/bytes.js"
+import { writeFileAtomically } from "../fs/atomicFile.js"
+
+export const LogVkeyFileLive = (dataDir: string) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    yield* Charter
+    const { vkey } = yield* LogNotary
+    yield* writeFileAtomically(join(dataDir, "log.vkey"), utf8(vkey + "\n"), 0o644)
+    yield* Console.log(`Log verifier key: ${vkey}`)
+  }))

@@ -1,0 +1,126 @@
+// Leaf 0 (profile.md section 5, service.md "Events": "Leaf 0 is the charter leaf"). On the
+// first start of an empty log this writes the charter: the document goes to the body store,
+// the policy key signs a `charter` envelope naming it by hash, and the envelope becomes
+// leaf 0. On every later start leaf 0 is read back and checked against the configuration
+// and keys in use, so a data folder cannot silently be served under another origin or key.
+
+import { Context, Data, Effect, Either, Option } from "effect"
+import { fromUtf8, utf8 } from "../domain/bytes.js"
+import {
+  charterDocument, charterPayload, DEFAULT_NOTICE_PERIOD_SECONDS, DEFAULT_RETENTION_DAYS, type CharterTerms
+} from "../domain/charter.js"
+import { decodeU64, encodeU64 } from "../domain/encoding.js"
+import { AUTH_ALG, ENVELOPE_VERSION, type Envelope, type UnsignedEnvelope } from "../domain/envelope/envelope.js"
+import { entryBytes } from "../domain/envelope/leaf.js"
+import { signingInput } from "../domain/envelope/signature.js"
+import { didKeyFromPublicKey } from "../domain/identity/didKey.js"
+import { BodyStore } from "../ports/BodyStore.js"
+import { Clock } from "../ports/Clock.js"
+import { Crypto } from "../ports/Crypto.js"
+import { Entropy } from "../ports/Entropy.js"
+import { LogStore } from "../ports/LogStore.js"
+import { OwnerKey } from "../ports/OwnerKey.js"
+import { Signer } from "../ports/Signer.js"
+import { LogNotary } from "./LogNotary.js"
+import { LogWriter } from "./LogWriter.js"
+import { ServiceConfig } from "./ServiceConfig.js"
+
+export interface CharterLeaf {
+  readonly envelope: Envelope
+  readonly terms: CharterTerms
+  /** The document served at /charter, byte for byte. */
+  readonly document: Uint8Array
+  /** SHA-256 of the document (leaf 0's document_hash). */
+  readonly documentHash: Uint8Array
+}
+
+/** Leaf 0 disagrees with this start's configuration or keys; the service does not start. */
+export class CharterMismatch extends Data.TaggedError("CharterMismatch")<{ readonly message: string }> {}
+
+export class Charter extends Context.Tag("aics/Charter")<Charter, CharterLeaf>() {}
+
+/** Nonce length of service-authored envelopes, in bytes. */
+const NONCE_BYTES = 16
+
+export const makeCharter = Effect.gen(function*() {
+  const config = yield* ServiceConfig
+  const writer = yield* LogWriter
+  const store = yield* LogStore
+  const bodies = yield* BodyStore
+  const signer = yield* Signer
+  const owner = yield* OwnerKey
+  const notary = yield* LogNotary
+  const crypto = yield* Crypto
+  const entropy = yield* Entropy
+  const clock = yield* Clock
+
+  const terms: CharterTerms = {
+    origin: config.origin,
+    instanceDomain: config.domain,
+    logVkey: notary.vkey,
+    policyKid: didKeyFromPublicKey(signer.policy.publicKey),
+    ownerKid: owner.kid,
+    noticePeriodSeconds: DEFAULT_NOTICE_PERIOD_SECONDS,
+    retentionDays: DEFAULT_RETENTION_DAYS,
+    mmdSeconds: config.mmdSeconds
+  }
+
+  if ((yield* store.size) === 0) {
+    const document = utf8(charterDocument(terms))
+    const documentHash = crypto.sha256(document)
+    const now = yield* clock.nowMillis
+    const created = Math.floor(now / 1000)
+    const unsigned: UnsignedEnvelope = {
+      v: ENVELOPE_VERSION,
+      origin: config.origin,
+      type: "charter",
+      kid: terms.policyKid,
+      seq: 0,
+      prev: null,
+      nonce: encodeU64(yield* entropy.randomBytes(NONCE_BYTES)),
+      created,
+      expires: created + 600,
+      payload: charterPayload(terms, encodeU64(documentHash), document.length)
+    }
+    const input = yield* Either.mapLeft(signingInput(unsigned), (e) => new CharterMismatch({ message: e.reason }))
+    const signature = yield* signer.policy.sign(utf8(input))
+    const envelope: Envelope = { ...unsigned, auth: { alg: AUTH_ALG, sig: encodeU64(signature) } }
+    const leaf = yield* Either.mapLeft(entryBytes(envelope, 0, now), (e) => new CharterMismatch({ message: String(e) }))
+    // The body first: a leaf must never name a body the store does not have.
+    yield* bodies.put([{ digest: documentHash, bytes: document }])
+    yield* writer.append(0, [leaf])
+    yield* Effect.logInfo(`wrote leaf 0, the charter of ${config.origin}`)
+    return { envelope, terms, document, documentHash } satisfies CharterLeaf
+  }
+
+  // A later start: leaf 0 must be the charter of this origin under these keys.
+  const [leafBytes] = yield* store.readEntries(0, 1)
+  const mismatch = (detail: string) =>
+    new CharterMismatch({ message: `leaf 0 of the log in ${config.dataDir} ${detail}` })
+  const leaf = JSON.parse(fromUtf8(leafBytes!)) as { envelope: Envelope }
+  const envelope = leaf.envelope
+  const payload = envelope.payload as Record<string, unknown>
+  if (envelope.type !== "charter") return yield* mismatch("is not a charter")
+  for (const [member, expected] of [
+    ["origin", terms.origin], ["log_vkey", terms.logVkey], ["policy_kid", terms.policyKid], ["owner_kid", terms.ownerKid]
+  ] as const) {
+    if (payload[member] !== expected) {
+      return yield* mismatch(`names ${member} ${JSON.stringify(payload[member])}, but this start uses ${JSON.stringify(expected)}`)
+    }
+  }
+  const documentHash = decodeU64(String(payload["document_hash"]))
+  const document = documentHash === undefined ? Option.none() : yield* bodies.get(documentHash)
+  if (documentHash === undefined || Option.isNone(document)) return yield* mismatch("names a charter document the body store lacks")
+  return {
+    envelope,
+    terms: {
+      ...terms,
+      instanceDomain: String(payload["instance_domain"]),
+      noticePeriodSeconds: Number(payload["notice_period_seconds"]),
+      retentionDays: Number(payload["retention_days"]),
+      mmdSeconds: Number(payload["mmd_seconds"])
+    },
+    document: document.value,
+    documentHash
+  } satisfies CharterLeaf
+})

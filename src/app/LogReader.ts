@@ -1,0 +1,38 @@
+// Reads of the log that need Merkle arithmetic: roots and proofs at any size, each from
+// O(log n) stored hashes (the plan-then-compute functions of src/domain/tlog).
+
+import { Context, Effect, Layer } from "effect"
+import { consistencyProofFromHashes, consistencyProofIndexes } from "../domain/tlog/consistency.js"
+import { makeTreeHasher, type Hash, type TreeHasher } from "../domain/tlog/hasher.js"
+import { inclusionProofFromHashes, inclusionProofIndexes } from "../domain/tlog/inclusion.js"
+import { treeHashFromHashes, treeHashIndexes } from "../domain/tlog/treeHash.js"
+import { Crypto } from "../ports/Crypto.js"
+import { LogStore } from "../ports/LogStore.js"
+import type { StorageError } from "../ports/StorageError.js"
+
+export class LogReader extends Context.Tag("aics/LogReader")<LogReader, {
+  readonly hasher: TreeHasher
+  /** RFC 9162 root of the first `size` leaves (size at most the committed size). */
+  readonly rootAt: (size: number) => Effect.Effect<Hash, StorageError>
+  /** Inclusion proof of leaf `index` in the tree of `size` leaves (index < size <= committed). */
+  readonly inclusionProof: (index: number, size: number) => Effect.Effect<ReadonlyArray<Hash>, StorageError>
+  /** Consistency proof from `from` to `to` leaves (from <= to <= committed). */
+  readonly consistencyProof: (from: number, to: number) => Effect.Effect<ReadonlyArray<Hash>, StorageError>
+}>() {
+  static readonly layer = Layer.effect(LogReader, Effect.gen(function*() {
+    const store = yield* LogStore
+    const crypto = yield* Crypto
+    const hasher = makeTreeHasher(crypto.sha256)
+    return {
+      hasher,
+      rootAt: (size) =>
+        Effect.map(store.readHashes(treeHashIndexes(size)), (hashes) => treeHashFromHashes(hasher, size, hashes)),
+      inclusionProof: (index, size) =>
+        Effect.map(store.readHashes(inclusionProofIndexes(index, size)),
+          (hashes) => inclusionProofFromHashes(hasher, index, size, hashes)),
+      consistencyProof: (from, to) =>
+        Effect.map(store.readHashes(consistencyProofIndexes(from, to)),
+          (hashes) => consistencyProofFromHashes(hasher, from, to, hashes))
+    }
+  }))
+}

@@ -1,0 +1,72 @@
+// The only way leaves enter the log. It keeps the tree's right edge (the frontier) in
+// memory, so appending never reads the store: each batch costs its hashing and one durable
+// LogStore.append. It refuses to write while the log is marked diverged from its tiles,
+// and it announces every new size so the publisher can wake up.
+
+import { Context, Effect, Layer, Ref, SubscriptionRef } from "effect"
+import { appendLeaf, frontierFromHashes, frontierIndexes, frontierRoot, type Frontier } from "../domain/tlog/frontier.js"
+import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
+import { Crypto } from "../ports/Crypto.js"
+import { LogStore, type AppendedLeaf } from "../ports/LogStore.js"
+import { StorageError } from "../ports/StorageError.js"
+import { LogHealth } from "./LogHealth.js"
+
+export interface AppendResult {
+  /** Index of the first leaf of the batch. */
+  readonly start: number
+  readonly leafHashes: ReadonlyArray<Hash>
+}
+
+export class LogWriter extends Context.Tag("aics/LogWriter")<LogWriter, {
+  /** Committed size, updated after each durable append. */
+  readonly size: SubscriptionRef.SubscriptionRef<number>
+  /** Durably appends the entries at the next indexes; `start` must be the current size. */
+  readonly append: (start: number, entries: ReadonlyArray<Uint8Array>) => Effect.Effect<AppendResult, StorageError>
+  /** Root of the committed tree, from the frontier (no store read). */
+  readonly root: Effect.Effect<{ readonly size: number; readonly root: Hash }>
+}>() {
+  static readonly layer = Layer.effect(LogWriter, Effect.gen(function*() {
+    const store = yield* LogStore
+    const crypto = yield* Crypto
+    const health = yield* LogHealth
+    const hasher = makeTreeHasher(crypto.sha256)
+
+    const initialSize = yield* store.size
+    const frontier = yield* Ref.make<Frontier>(
+      frontierFromHashes(initialSize, yield* store.readHashes(frontierIndexes(initialSize))))
+    const size = yield* SubscriptionRef.make(initialSize)
+    // One writer at a time: the frontier and the store's size move together.
+    const lock = yield* Effect.makeSemaphore(1)
+
+    const append = (start: number, entries: ReadonlyArray<Uint8Array>) =>
+      lock.withPermits(1)(Effect.gen(function*() {
+        const diverged = yield* health.diverged
+        if (diverged !== undefined) {
+          return yield* new StorageError({ operation: "append", detail: `log refuses new leaves: ${diverged}` })
+        }
+        let next = yield* Ref.get(frontier)
+        if (start !== next.size) {
+          return yield* new StorageError({ operation: "append", detail: `append at ${start} but the log has ${next.size} leaves` })
+        }
+        const leaves: Array<AppendedLeaf> = []
+        const leafHashes: Array<Hash> = []
+        for (const bytes of entries) {
+          const leafHash = hasher.leafHash(bytes)
+          const step = appendLeaf(hasher, next, leafHash)
+          next = step.frontier
+          leaves.push({ bytes, hashes: step.stored })
+          leafHashes.push(leafHash)
+        }
+        yield* store.append(start, leaves)
+        yield* Ref.set(frontier, next)
+        yield* SubscriptionRef.set(size, next.size)
+        return { start, leafHashes }
+      }))
+
+    return {
+      size,
+      append,
+      root: Effect.map(Ref.get(frontier), (f) => ({ size: f.size, root: frontierRoot(hasher, f) }))
+    }
+  }))
+}

@@ -1,0 +1,129 @@
+// Publishes the log for verifiers (service.md "Log proofs and checkpoints", profile.md
+// section 8): after new leaves are durable it writes the tiles they complete or extend,
+// then signs a checkpoint for the new size and writes it last, so a verifier that reads
+// the checkpoint always finds every tile under it. It runs within the maximum merge delay:
+// it waits for new leaves, gathers for a short window (a quarter of mmd_seconds, at most
+// 250 ms), then publishes everything committed.
+//
+// A checkpoint is never signed for two different trees of one size: the root always comes
+// from the log store's stored hashes, which only grow. On start the published checkpoint
+// is checked against the log; if it does not match, the log is marked diverged and stops.
+
+import { Context, Duration, Effect, Either, Layer, Option, Ref, Schedule, Stream, SubscriptionRef } from "effect"
+import { formatCheckpoint } from "../domain/note/checkpoint.js"
+import { newTiles } from "../domain/tlog/tiles.js"
+import { Clock } from "../ports/Clock.js"
+import { Crypto } from "../ports/Crypto.js"
+import { LogStore } from "../ports/LogStore.js"
+import type { StorageError } from "../ports/StorageError.js"
+import { TileSink } from "../ports/TileSink.js"
+import { LogHealth } from "./LogHealth.js"
+import { LogNotary } from "./LogNotary.js"
+import { LogReader } from "./LogReader.js"
+import { LogWriter } from "./LogWriter.js"
+import { ServiceConfig } from "./ServiceConfig.js"
+import { judgeCheckpoint, type CheckpointJudge, type PublishedCheckpoint } from "./publishedCheckpoint.js"
+import { tileContents } from "./tileContents.js"
+
+export type { PublishedCheckpoint }
+
+export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
+  /** The last published checkpoint (undefined before the first). */
+  readonly latest: Effect.Effect<PublishedCheckpoint | undefined>
+  /** Waits until a published checkpoint covers `size` leaves, for at most `timeout`. */
+  readonly awaitCoverage: (size: number, timeout: Duration.DurationInput) => Effect.Effect<Option.Option<PublishedCheckpoint>>
+  /** Publishes everything committed now, without waiting for the window. */
+  readonly publishNow: Effect.Effect<PublishedCheckpoint | undefined, StorageError>
+  /** Whether a checkpoint note (say, the one on disk now) belongs to this log. */
+  readonly judge: CheckpointJudge
+}>() {
+  static readonly layer = Layer.scoped(Publisher, Effect.gen(function*() {
+    const config = yield* ServiceConfig
+    const store = yield* LogStore
+    const sink = yield* TileSink
+    const notary = yield* LogNotary
+    const writer = yield* LogWriter
+    const health = yield* LogHealth
+    const clock = yield* Clock
+    const crypto = yield* Crypto
+    const reader = yield* LogReader
+
+    const judge: CheckpointJudge = {
+      origin: config.origin,
+      verifierKey: notary.verifierKey,
+      ed25519: crypto.ed25519,
+      logSize: SubscriptionRef.get(writer.size),
+      rootAt: reader.rootAt
+    }
+    // What an earlier run published must belong to this log; anything else is divergence.
+    const recoverPublished = Effect.gen(function*() {
+      const stored = yield* sink.readCheckpoint
+      if (Option.isNone(stored)) return undefined
+      const judged = yield* judgeCheckpoint(judge, stored.value)
+      if (Either.isLeft(judged)) {
+        yield* health.markDiverged(judged.left)
+        return undefined
+      }
+      return judged.right
+    })
+
+    const recovered = yield* recoverPublished
+    const current = yield* SubscriptionRef.make<PublishedCheckpoint | undefined>(recovered)
+    if (recovered !== undefined) {
+      yield* Ref.update(health.publish, (s) => ({ ...s, publishedSize: recovered.size }))
+    }
+    const lock = yield* Effect.makeSemaphore(1)
+
+    const publishTo = (target: number) =>
+      Effect.gen(function*() {
+        const previous = yield* SubscriptionRef.get(current)
+        const from = previous?.size ?? 0
+        if (target <= from) return previous
+        const tiles = yield* tileContents(store, newTiles(from, target))
+        yield* sink.writeTiles(tiles)
+        const rootHash = yield* reader.rootAt(target)
+        const note = yield* notary.sign(formatCheckpoint({ origin: config.origin, size: target, rootHash }))
+        yield* sink.writeCheckpoint(note)
+        const published: PublishedCheckpoint = { size: target, rootHash, note }
+        yield* SubscriptionRef.set(current, published)
+        const now = yield* clock.nowMillis
+        yield* Ref.set(health.publish, { publishedSize: target, publishedAt: now, error: undefined })
+        return published
+      })
+
+    const publishCommitted = lock.withPermits(1)(Effect.gen(function*() {
+      // A diverged log publishes nothing more: what is on disk is evidence.
+      if ((yield* health.diverged) !== undefined) return yield* SubscriptionRef.get(current)
+      return yield* publishTo(yield* SubscriptionRef.get(writer.size))
+    }))
+
+    const windowMillis = Math.min(250, (config.mmdSeconds * 1000) / 4)
+    const waitForNewLeaves = Effect.gen(function*() {
+      const publishedSize = (yield* SubscriptionRef.get(current))?.size ?? 0
+      yield* writer.size.changes.pipe(Stream.filter((size) => size > publishedSize), Stream.take(1), Stream.runDrain)
+    })
+    const recordFailure = (error: StorageError) =>
+      Ref.update(health.publish, (s) => ({ ...s, error: `${error.operation}: ${error.detail}` })).pipe(
+        Effect.zipRight(Effect.logError("publishing failed", error))
+      )
+    const loop = waitForNewLeaves.pipe(
+      Effect.zipRight(Effect.sleep(Duration.millis(windowMillis))),
+      Effect.zipRight(publishCommitted),
+      Effect.tapError(recordFailure),
+      // A failure is retried; the writer keeps accepting leaves meanwhile and /healthz says
+      // DEGRADED once the tiles lag.
+      Effect.retry(Schedule.spaced(Duration.seconds(1))),
+      Effect.forever
+    )
+    yield* Effect.forkScoped(loop)
+
+    const awaitCoverage = (size: number, timeout: Duration.DurationInput) =>
+      current.changes.pipe(
+        Stream.filter((c): c is PublishedCheckpoint => c !== undefined && c.size >= size),
+        Stream.runHead,
+        Effect.timeoutTo({ duration: timeout, onTimeout: () => Option.none(), onSuccess: (c) => c })
+      )
+
+    return { latest: SubscriptionRef.get(current), awaitCoverage, publishNow: publishCommitted, judge }
+  }))
+}

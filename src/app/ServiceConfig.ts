@@ -1,0 +1,96 @@
+// The operator's settings, read from the environment once at start (README "Configuration").
+// Every value is checked here, so a typo stops the service with a message naming the
+// variable instead of surfacing later as a strange failure.
+
+import { Config, ConfigError, Context, Effect, Either, Layer } from "effect"
+
+export interface ServiceSettings {
+  /** Folder of the filesystem storage: keys, log, bodies, tiles. */
+  readonly dataDir: string
+  readonly host: string
+  readonly port: number
+  /** The instance domain: names are `@name.<domain>`, the log key is published at `_aics.<domain>`. */
+  readonly domain: string
+  /** The log's origin line (C2SP tlog-checkpoint) and the key name of the log key. */
+  readonly origin: string
+  /** Maximum merge delay: a durable leaf is under a published checkpoint within this time. */
+  readonly mmdSeconds: number
+  /** How often the background check compares the published tiles with the log. */
+  readonly tileCheckSeconds: number
+  /** Absolute URL of this service as clients reach it (for /tiles and links). */
+  readonly publicUrl: string
+  /** Tile prefixes of mirrors, listed after the canonical one at /tiles. */
+  readonly tileMirrors: ReadonlyArray<string>
+  /** `@authority` values signed requests may name (lower case host[:port], default port left out). */
+  readonly authorities: ReadonlyArray<string>
+  /** Owner key (did:key) chosen by the operator; when absent, first start makes one. */
+  readonly ownerKid: string | undefined
+}
+
+export class ServiceConfig extends Context.Tag("aics/ServiceConfig")<ServiceConfig, ServiceSettings>() {
+  static readonly fromEnv = Layer.effect(ServiceConfig, Effect.suspend(() => settingsConfig))
+  static readonly layer = (settings: ServiceSettings) => Layer.succeed(ServiceConfig, settings)
+}
+
+// A hostname or IP literal, lower case: what an origin and the domain may contain.
+const DOMAIN = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
+// C2SP tlog-checkpoint: the origin is a schema-less URL, no spaces or plus signs (it is also
+// the note key name), conventionally <host>/<path>.
+const ORIGIN = /^[a-z0-9.-]+(?::[0-9]+)?(?:\/[A-Za-z0-9._~-]+)*$/
+
+// RFC 9421 @authority: the Host as sent, lower case, without a default port.
+const AUTHORITY = /^(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::[0-9]{1,5})?$/
+
+/** `<host>:<port>` and `localhost:<port>`, with the port left out when it is 80. */
+const defaultAuthorities = (host: string, port: number): ReadonlyArray<string> => {
+  const withPort = (h: string) => (port === 80 ? h : `${h}:${port}`)
+  const bracketed = host.includes(":") ? `[${host.toLowerCase()}]` : host.toLowerCase()
+  return [...new Set([withPort(bracketed), withPort("localhost")])]
+}
+
+const checked = <A>(config: Config.Config<A>, name: string, ok: (a: A) => boolean, rule: string) =>
+  Config.mapOrFail(config, (value) =>
+    ok(value) ? Either.right(value) : Either.left(ConfigError.InvalidData([name], `${name} ${rule}, got ${JSON.stringify(value)}`)))
+
+const intBetween = (name: string, min: number, max: number, fallback: number) =>
+  checked(Config.withDefault(Config.integer(name), fallback), name, (n) => n >= min && n <= max, `must be an integer from ${min} to ${max}`)
+
+const absoluteUrl = (text: string) => {
+  try {
+    const url = new URL(text)
+    return url.protocol === "http:" || url.protocol === "https:"
+  } catch {
+    return false
+  }
+}
+
+const settingsConfig = Effect.gen(function*() {
+  const dataDir = yield* Config.withDefault(Config.nonEmptyString("AICS_DATA_DIR"), "./data")
+  const host = yield* Config.withDefault(Config.nonEmptyString("AICS_HOST"), "127.0.0.1")
+  // Port 0 asks the system for a free port (tests); the address is logged at start.
+  const port = yield* intBetween("AICS_PORT", 0, 65535, 8080)
+  const domain = yield* checked(Config.withDefault(Config.string("AICS_DOMAIN"), "localhost"), "AICS_DOMAIN",
+    (d) => DOMAIN.test(d), "must be a lower-case host name")
+  const origin = yield* checked(Config.withDefault(Config.string("AICS_ORIGIN"), `${domain}/aics`), "AICS_ORIGIN",
+    (o) => ORIGIN.test(o), "must look like <host>/<path> (no scheme, spaces or '+')")
+  const mmdSeconds = yield* intBetween("AICS_MMD_SECONDS", 1, 3600, 1)
+  const tileCheckSeconds = yield* intBetween("AICS_TILE_CHECK_SECONDS", 1, 86400, 30)
+  const publicUrl = yield* checked(
+    Config.withDefault(Config.string("AICS_PUBLIC_URL"), `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
+    "AICS_PUBLIC_URL", absoluteUrl, "must be an absolute http(s) URL")
+  const tileMirrors = yield* checked(
+    Config.map(Config.withDefault(Config.string("AICS_TILE_MIRRORS"), ""),
+      (s) => s.split(",").map((m) => m.trim()).filter((m) => m.length > 0)),
+    "AICS_TILE_MIRRORS", (ms) => ms.every(absoluteUrl), "must be a comma list of absolute http(s) URLs")
+  const authorities = yield* checked(
+    Config.map(Config.withDefault(Config.string("AICS_AUTHORITY"), ""), (s) => s.split(",").map((a) => a.trim()).filter((a) => a.length > 0)),
+    "AICS_AUTHORITY", (as) => as.every((a) => AUTHORITY.test(a)), "must be a comma list of lower-case host[:port]")
+  const ownerKid = yield* Config.option(Config.nonEmptyString("AICS_OWNER_KID"))
+  return {
+    dataDir, host, port, domain, origin, mmdSeconds, tileCheckSeconds,
+    publicUrl: publicUrl.replace(/\/+$/, ""),
+    tileMirrors,
+    authorities: authorities.length > 0 ? authorities : defaultAuthorities(host, port),
+    ownerKid: ownerKid._tag === "Some" ? ownerKid.value : undefined
+  } satisfies ServiceSettings
+})

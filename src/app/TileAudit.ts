@@ -1,0 +1,76 @@
+// The background check behind /healthz (issue: "503 when a background check finds stored
+// tiles that disagree with the log"). Every AICS_TILE_CHECK_SECONDS it compares what the
+// tile sink holds with what the log says:
+//   - the checkpoint on disk must be the one the publisher last wrote, or at least a
+//     checkpoint of this log (judgeCheckpoint);
+//   - every partial tile of that size, and a rotating share of the full tiles (so a large
+//     log is covered over several rounds at a bounded cost per round), must be byte for
+//     byte what tileContents computes from the log store.
+// The first disagreement marks the log diverged: health answers 503 and the writer refuses
+// new leaves, because publishing more on top of tiles that lie would spread the damage.
+
+import { Duration, Effect, Either, Layer, Option, Ref } from "effect"
+import { equal } from "../domain/bytes.js"
+import { isFullTile, type Tile } from "../domain/tlog/tile.js"
+import { tilesForSize } from "../domain/tlog/tiles.js"
+import { LogStore } from "../ports/LogStore.js"
+import { TileSink } from "../ports/TileSink.js"
+import { LogHealth } from "./LogHealth.js"
+import { Publisher } from "./Publisher.js"
+import { ServiceConfig } from "./ServiceConfig.js"
+import { judgeCheckpoint } from "./publishedCheckpoint.js"
+import { tileContents } from "./tileContents.js"
+
+/** Full tiles compared per round; partial tiles are always compared. */
+export const FULL_TILES_PER_ROUND = 256
+
+export const makeTileAudit = Effect.gen(function*() {
+  const store = yield* LogStore
+  const sink = yield* TileSink
+  const publisher = yield* Publisher
+  const health = yield* LogHealth
+  const cursor = yield* Ref.make(0)
+
+  const compare = (tiles: ReadonlyArray<Tile>) =>
+    Effect.gen(function*() {
+      for (const expected of yield* tileContents(store, tiles)) {
+        const stored = yield* sink.readTile(expected.path)
+        if (Option.isNone(stored)) return Option.some(`tile ${expected.path} is missing`)
+        if (!equal(stored.value, expected.bytes)) return Option.some(`tile ${expected.path} differs from the log`)
+      }
+      return Option.none<string>()
+    })
+
+  /** One round; returns the disagreement found, if any (and marks the log diverged). */
+  const auditOnce = Effect.gen(function*() {
+    if ((yield* health.diverged) !== undefined) return Option.none<string>()
+    const stored = yield* sink.readCheckpoint
+    const latest = yield* publisher.latest
+    if (Option.isNone(stored)) {
+      return latest === undefined ? Option.none<string>() : Option.some("the published checkpoint is missing")
+    }
+    const judged = yield* judgeCheckpoint(publisher.judge, stored.value)
+    if (Either.isLeft(judged)) return Option.some(judged.left)
+    const tiles = tilesForSize(judged.right.size)
+    const partial = tiles.filter((tile) => !isFullTile(tile))
+    const full = tiles.filter(isFullTile)
+    const start = (yield* Ref.get(cursor)) % Math.max(1, full.length)
+    const share = full.slice(start, start + FULL_TILES_PER_ROUND)
+    yield* Ref.set(cursor, start + share.length)
+    return yield* compare([...partial, ...share])
+  }).pipe(
+    Effect.tap(Option.match({ onNone: () => Effect.void, onSome: (reason) => health.markDiverged(reason) }))
+  )
+  return { auditOnce }
+})
+
+/** Runs the audit forever in the background of the layer's scope. */
+export const TileAuditLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const { tileCheckSeconds } = yield* ServiceConfig
+  const { auditOnce } = yield* makeTileAudit
+  const round = auditOnce.pipe(
+    Effect.catchAll((error) => Effect.logWarning("tile audit could not read storage", error)),
+    Effect.zipRight(Effect.sleep(Duration.seconds(tileCheckSeconds)))
+  )
+  yield* Effect.forkScoped(Effect.forever(round))
+}))

@@ -1,0 +1,52 @@
+// The composition root: which adapter serves each port, and nothing else. Filesystem
+// storage under AICS_DATA_DIR (default ./data), node:crypto, the system clock, HTTP.
+
+import { join } from "node:path"
+import { NodeRuntime } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
+import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
+import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
+import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
+import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
+import { HttpLive } from "./adapters/http/server.js"
+import { FileKeysLive } from "./adapters/keys/FileKeys.js"
+import { LogVkeyFileLive } from "./adapters/keys/LogVkeyFile.js"
+import { Bodies } from "./app/Bodies.js"
+import { Charter, makeCharter } from "./app/Charter.js"
+import { LogHealth } from "./app/LogHealth.js"
+import { LogNotary } from "./app/LogNotary.js"
+import { LogReader } from "./app/LogReader.js"
+import { LogStatus } from "./app/LogStatus.js"
+import { LogWriter } from "./app/LogWriter.js"
+import { Publisher } from "./app/Publisher.js"
+import { ServiceConfig } from "./app/ServiceConfig.js"
+import { TileAuditLive } from "./app/TileAudit.js"
+import { Clock } from "./ports/Clock.js"
+
+const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, ServiceConfig.fromEnv)
+
+const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
+  Layer.mergeAll(
+    FsLogStoreLive(join(config.dataDir, "log")),
+    FsBodyStoreLive(join(config.dataDir, "bodies")),
+    FsTileSinkLive(join(config.dataDir, "tiles")),
+    FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid })
+  )))
+
+const Http = Layer.unwrapEffect(Effect.map(ServiceConfig, HttpLive))
+
+const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVkeyFileLive(config.dataDir)))
+
+// log.vkey is written before the server listens: a client may fetch it as soon as it can.
+const Main = Layer.mergeAll(Http, TileAuditLive).pipe(
+  Layer.provide(VkeyFile),
+  Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer, Bodies.layer)),
+  Layer.provideMerge(Layer.effect(Charter, makeCharter)),
+  Layer.provideMerge(Layer.mergeAll(LogWriter.layer, LogNotary.layer, LogReader.layer)),
+  Layer.provideMerge(LogHealth.layer),
+  Layer.provideMerge(Storage),
+  Layer.provideMerge(Platform)
+)
+
+NodeRuntime.runMain(Layer.launch(Main))

@@ -1,0 +1,90 @@
+// Starts the real service (the compiled dist/src/main.js, as `npm start` runs it) in a
+// child process on a temporary data folder and a free port, for end-to-end tests.
+
+import { spawn, type ChildProcess } from "node:child_process"
+import { mkdtemp, rm } from "node:fs/promises"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+export interface RunningServer {
+  readonly baseUrl: string
+  readonly port: number
+  readonly dataDir: string
+  readonly child: ChildProcess
+  /** Everything the process printed so far. */
+  readonly output: () => string
+  /** SIGTERM and wait for the exit. */
+  readonly stop: () => Promise<void>
+  /** SIGKILL and wait for the exit. */
+  readonly kill: () => Promise<void>
+}
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+
+export const tempDataDir = (): Promise<string> => mkdtemp(join(tmpdir(), "aics-test-"))
+
+export const removeDir = (dir: string): Promise<void> => rm(dir, { recursive: true, force: true })
+
+/** Starts the service and resolves once it listens; rejects with its output if it exits first. */
+export const startServer = async (options: {
+  readonly dataDir: string
+  readonly port?: number
+  readonly env?: Readonly<Record<string, string>>
+  readonly timeoutMs?: number
+}): Promise<RunningServer> => {
+  const port = options.port ?? await freePort()
+  const child = spawn(process.execPath, ["dist/src/main.js"], {
+    env: {
+      PATH: process.env["PATH"] ?? "",
+      AICS_DATA_DIR: options.dataDir,
+      AICS_HOST: "127.0.0.1",
+      AICS_PORT: String(port),
+      ...options.env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString() })
+  child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString() })
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), options.timeoutMs ?? 20_000)
+    const check = () => {
+      if (output.includes(`Listening on http://127.0.0.1:${port}`)) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+    child.stdout.on("data", check)
+    child.stderr.on("data", check)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`the server exited with ${code}:\n${output}`))
+    })
+  })
+
+  const signal = (name: NodeJS.Signals) => async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(name)
+    await exited
+  }
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    dataDir: options.dataDir,
+    child,
+    output: () => output,
+    stop: signal("SIGTERM"),
+    kill: signal("SIGKILL")
+  }
+}
