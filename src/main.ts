@@ -10,16 +10,20 @@ import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
 import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
 import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
 import { HttpLive } from "./adapters/http/server.js"
+import { MemoryNonceStoreLive } from "./adapters/memory/MemoryNonceStore.js"
 import { FileKeysLive } from "./adapters/keys/FileKeys.js"
 import { LogVkeyFileLive } from "./adapters/keys/LogVkeyFile.js"
 import { Bodies } from "./app/Bodies.js"
 import { Charter, makeCharter } from "./app/Charter.js"
+import { EntryWrites } from "./app/EntryWrites.js"
 import { LogHealth } from "./app/LogHealth.js"
 import { LogNotary } from "./app/LogNotary.js"
 import { LogReader } from "./app/LogReader.js"
 import { LogStatus } from "./app/LogStatus.js"
 import { LogWriter } from "./app/LogWriter.js"
 import { Publisher } from "./app/Publisher.js"
+import { Receipts } from "./app/Receipts.js"
+import { Sequencer } from "./app/Sequencer.js"
 import { ServiceConfig } from "./app/ServiceConfig.js"
 import { TileAuditLive } from "./app/TileAudit.js"
 import { Clock } from "./ports/Clock.js"
@@ -31,6 +35,7 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
     FsLogStoreLive(join(config.dataDir, "log")),
     FsBodyStoreLive(join(config.dataDir, "bodies")),
     FsTileSinkLive(join(config.dataDir, "tiles")),
+    MemoryNonceStoreLive,
     FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid })
   )))
 
@@ -41,7 +46,10 @@ const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVke
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
 const Main = Layer.mergeAll(Http, TileAuditLive).pipe(
   Layer.provide(VkeyFile),
+  Layer.provideMerge(EntryWrites.layer),
+  Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer)),
   Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer, Bodies.layer)),
+  // The charter is written before the sequencer folds the log, so leaf 0 is in its state.
   Layer.provideMerge(Layer.effect(Charter, makeCharter)),
   Layer.provideMerge(Layer.mergeAll(LogWriter.layer, LogNotary.layer, LogReader.layer)),
   Layer.provideMerge(LogHealth.layer),

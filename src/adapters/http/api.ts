@@ -106,7 +106,28 @@ const TlogGroup = HttpApiGroup.make("tlog")
     .addSuccess(LeafIndex))
   .annotate(OpenApi.Description, "Log proofs and checkpoints (RFC 9162, C2SP tlog-checkpoint)")
 
+export const WriteRequest = Schema.Struct({
+  envelope: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ description: "AICS-1 envelope (section 4.1), auth ed25519-jcs" }),
+  body: Schema.NullOr(U64).annotations({ description: "U64 of the off-leaf body the payload names, or null" })
+}).annotations({ identifier: "WriteRequest" })
+
+export const WriteReceipt = Schema.Struct({
+  entry: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+    description: "accepted: index, leaf_hash, logged, type, kid, seq; refused: refused, detail, envelope_hash, kid and seq where readable"
+  }),
+  receipt_note: U64.annotations({ description: "U64 of the log-signed receipt or refusal note" })
+}).annotations({ identifier: "WriteReceipt" })
+
+/** Refusal statuses of profile.md section 7; each answers a WriteReceipt with a refusal note. */
+const refusalAt = (status: number) => WriteReceipt.annotations({ [HttpApiSchema.AnnotationStatus]: status, identifier: `WriteRefusal${status}` })
+
 const EntriesGroup = HttpApiGroup.make("entries")
+  .add(HttpApiEndpoint.post("write", "/v2/entries")
+    .setPayload(WriteRequest)
+    .addSuccess(WriteReceipt.annotations({ [HttpApiSchema.AnnotationStatus]: 202 }))
+    .addError(refusalAt(400)).addError(refusalAt(401)).addError(refusalAt(403)).addError(refusalAt(409))
+    .addError(refusalAt(413)).addError(refusalAt(422)).addError(refusalAt(429)).addError(refusalAt(503))
+    .annotate(OpenApi.Description, "Signed with RFC 9421 (AICS profile) by the envelope's key; 202 only after the leaf is durable"))
   .add(HttpApiEndpoint.get("entry", "/v2/entries/:index")
     .setPath(Schema.Struct({ index: DecimalInt }))
     .addSuccess(WireBundle))

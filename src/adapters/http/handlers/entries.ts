@@ -1,10 +1,11 @@
-// GET /v2/entries/{index} (the AICS-1 section 14.3 wire bundle, with X-AICS-Body-Status)
+// POST /v2/entries (the signed write, app/EntryWrites.ts), GET /v2/entries/{index} (the AICS-1 section 14.3 wire bundle, with X-AICS-Body-Status)
 // and GET /v2/bodies/{digest} (200 bytes, 410 when hidden or expired, 404 when no entry
 // names it, which proves nothing).
 
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Bodies, bodyStatusHeader, type BodyStatus } from "../../../app/Bodies.js"
+import { EntryWrites } from "../../../app/EntryWrites.js"
 import { LogReader } from "../../../app/LogReader.js"
 import { LogStatus } from "../../../app/LogStatus.js"
 import { Publisher } from "../../../app/Publisher.js"
@@ -35,8 +36,31 @@ export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handler
     const publisher = yield* Publisher
     const status = yield* LogStatus
     const bodies = yield* Bodies
+    const writes = yield* EntryWrites
 
     return handlers
+      .handleRaw("write", ({ request }) =>
+        Effect.gen(function*() {
+          const url = new URL(request.url, "http://x")
+          const body = new Uint8Array(yield* Effect.orDie(request.arrayBuffer))
+          const headers = request.headers
+          const answer = yield* writes.write({
+            method: request.method,
+            authority: headers["host"],
+            path: url.pathname,
+            query: url.search.length > 1 ? url.search.slice(1) : "",
+            // Node lower-cases header names and joins repeated fields with ", ".
+            headers: (name) => headers[name.toLowerCase()],
+            body
+          })
+          return yield* HttpServerResponse.json(answer.body, {
+            status: answer.status,
+            headers: {
+              ...(answer.location !== undefined ? { location: answer.location } : {}),
+              ...(answer.retryAfter !== undefined ? { "retry-after": String(answer.retryAfter) } : {})
+            }
+          }).pipe(Effect.orDie)
+        }))
       .handle("entry", ({ path: { index } }) =>
         Effect.gen(function*() {
           const committed = (yield* status.current).size

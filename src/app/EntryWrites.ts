@@ -1,0 +1,124 @@
+// POST /v2/entries as a use case (service.md "Log entry request", "Entry receipt";
+// profile.md sections 4, 6 and 7). In order:
+//   1. no query string, a request body within the size limit;
+//   2. the RFC 9421 signature in the AICS profile (domain/http/aicsProfile.ts);
+//   3. the (keyid, nonce) pair not seen before (NonceStore), remembered until expires + 300 s;
+//   4. the stateless checks of the envelope, payload and body (domain/write/submission.ts);
+//   5. the log accepting writes (not diverged);
+//   6. the sequencer's decision and durable commit.
+// Every answer carries a log-signed receipt: 202 with the receipt of the leaf, or the
+// refusal's status with a refusal receipt naming the code.
+
+import { Context, Effect, Either, Layer } from "effect"
+import { fromUtf8 } from "../domain/bytes.js"
+import { encodeU64 } from "../domain/encoding.js"
+import { isJsonObject } from "../domain/envelope/jcs.js"
+import { checkAicsSignature, replayExpiry, type AicsRequest } from "../domain/http/aicsProfile.js"
+import { refuse, refusalStatus, type Refusal } from "../domain/write/refusal.js"
+import { checkSubmission, refusedEnvelopeHash } from "../domain/write/submission.js"
+import { Clock } from "../ports/Clock.js"
+import { Crypto } from "../ports/Crypto.js"
+import { NonceStore } from "../ports/NonceStore.js"
+import { LogHealth } from "./LogHealth.js"
+import { Receipts } from "./Receipts.js"
+import { Sequencer } from "./Sequencer.js"
+import { ServiceConfig } from "./ServiceConfig.js"
+
+/** Largest accepted request body: a 64 KiB envelope and a 64 KiB body in U64, with room. */
+export const MAX_WRITE_REQUEST_BYTES = 256 * 1024
+
+export interface WriteAnswer {
+  readonly status: number
+  readonly body: { readonly entry: Record<string, unknown>; readonly receipt_note: string }
+  /** `/v2/entries/<index>` for an accepted entry. */
+  readonly location?: string
+  /** Seconds, for 503 queue_full. */
+  readonly retryAfter?: number
+}
+
+export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
+  readonly write: (request: AicsRequest) => Effect.Effect<WriteAnswer>
+}>() {
+  static readonly layer = Layer.effect(EntryWrites, Effect.gen(function*() {
+    const config = yield* ServiceConfig
+    const crypto = yield* Crypto
+    const clock = yield* Clock
+    const nonces = yield* NonceStore
+    const health = yield* LogHealth
+    const sequencer = yield* Sequencer
+    const receipts = yield* Receipts
+    const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
+
+    const refusal = (request: AicsRequest, reason: Refusal, at: number): Effect.Effect<WriteAnswer> =>
+      Effect.gen(function*() {
+        const envelopeHash = refusedEnvelopeHash(request.body, crypto.sha256)
+        const note = yield* receipts.refused(reason.code, envelopeHash, at)
+        return {
+          status: refusalStatus(reason.code),
+          body: {
+            entry: { refused: reason.code, detail: reason.detail, envelope_hash: encodeU64(envelopeHash), ...readableKey(request.body) },
+            receipt_note: encodeU64(note)
+          },
+          ...(reason.code === "queue_full" ? { retryAfter: 1 } : {})
+        }
+      })
+
+    const write = (request: AicsRequest) =>
+      Effect.gen(function*() {
+        const nowMillis = yield* clock.nowMillis
+        const now = Math.floor(nowMillis / 1000)
+        if (request.query !== "") return yield* refusal(request, refuse("malformed_request", "POST /v2/entries takes no query string"), nowMillis)
+        if (request.body.length > MAX_WRITE_REQUEST_BYTES) {
+          return yield* refusal(request, refuse("entry_too_large", `a write request is at most ${MAX_WRITE_REQUEST_BYTES} bytes`), nowMillis)
+        }
+        const signature = checkAicsSignature(request, { now, authorities: config.authorities, ed25519: crypto.ed25519, sha256: crypto.sha256 })
+        if (Either.isLeft(signature)) return yield* refusal(request, refuse(signature.left.code, signature.left.detail), nowMillis)
+        const fresh = yield* nonces.remember(signature.right.keyid, signature.right.nonce, replayExpiry(signature.right), now).pipe(
+          Effect.orElseSucceed(() => undefined)
+        )
+        if (fresh === undefined) return yield* refusal(request, refuse("log_unavailable", "the replay store failed"), nowMillis)
+        if (!fresh) return yield* refusal(request, refuse("nonce_reused", "this key already used this nonce"), nowMillis)
+        const submission = checkSubmission(request.body, signature.right, context)
+        if (Either.isLeft(submission)) return yield* refusal(request, submission.left, nowMillis)
+        const diverged = yield* health.diverged
+        if (diverged !== undefined) return yield* refusal(request, refuse("log_unavailable", diverged), nowMillis)
+
+        const outcome = yield* sequencer.submit(submission.right)
+        if (outcome._tag === "Refused") return yield* refusal(request, outcome.refusal, outcome.at)
+        const { envelope } = submission.right
+        const note = yield* receipts.accepted(outcome.index, outcome.leafHash, outcome.logged)
+        return {
+          status: 202,
+          body: {
+            entry: {
+              index: outcome.index,
+              leaf_hash: encodeU64(outcome.leafHash),
+              logged: outcome.logged,
+              type: envelope.type,
+              kid: envelope.kid,
+              seq: envelope.seq
+            },
+            receipt_note: encodeU64(note)
+          },
+          location: `/v2/entries/${outcome.index}`
+        } satisfies WriteAnswer
+      })
+
+    return { write }
+  }))
+}
+
+/** The refused envelope's kid and seq, where they can be read (profile.md section 4). */
+const readableKey = (body: Uint8Array): { kid?: string; seq?: number } => {
+  try {
+    const request: unknown = JSON.parse(fromUtf8(body))
+    if (!isJsonObject(request) || !isJsonObject(request["envelope"])) return {}
+    const { kid, seq } = request["envelope"]
+    return {
+      ...(typeof kid === "string" ? { kid } : {}),
+      ...(typeof seq === "number" && Number.isSafeInteger(seq) ? { seq } : {})
+    }
+  } catch {
+    return {}
+  }
+}

@@ -1,0 +1,48 @@
+// What makes an entry type (profile.md section 5): who signs it, its payload schema, the
+// body it names, the stateful rules it must pass, and what it changes once accepted.
+// Adding a type is one module that exports an EntryRule, listed in registry.ts.
+
+import type { Schema } from "effect"
+import type { Envelope } from "../envelope/envelope.js"
+import type { LogState } from "../write/logState.js"
+import type { Refusal } from "../write/refusal.js"
+
+export type Signer = "agent" | "owner" | "policy"
+
+/** The off-leaf body a type names: none, or a body under `hashMember` with `size`. */
+export type BodyRule =
+  | { readonly kind: "none" }
+  | {
+    readonly kind: "text" | "ciphertext"
+    readonly hashMember: "body_hash" | "ct_hash" | "document_hash"
+    readonly maxBytes: number
+  }
+
+/** An entry as the rules see it: the envelope, its decoded payload, where it would go. */
+export interface EntryFacts<P> {
+  readonly envelope: Envelope
+  readonly payload: P
+  /** The leaf index this entry gets if accepted. */
+  readonly index: number
+  /** Unix ms the entry is logged at. */
+  readonly logged: number
+}
+
+export interface EntryRule<P> {
+  readonly type: string
+  readonly signer: Signer
+  readonly payload: Schema.Schema<P, any, never>
+  readonly body: BodyRule
+  /** The refusal, or undefined when the state allows the entry. */
+  readonly check: (state: LogState, entry: EntryFacts<P>) => Refusal | undefined
+  /** The state after the accepted entry (the chain is already advanced). */
+  readonly apply: (state: LogState, entry: EntryFacts<P>) => LogState
+}
+
+/** Types a rule without losing its payload type at the definition site. */
+export const entryRule = <P>(rule: EntryRule<P>): EntryRule<P> => rule
+
+/** 16 KiB of UTF-8: posts and polls. */
+export const TEXT_LIMIT = 16 * 1024
+/** 64 KiB: DM and capsule ciphertext. */
+export const CIPHERTEXT_LIMIT = 64 * 1024

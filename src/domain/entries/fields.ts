@@ -1,0 +1,29 @@
+// Payload members shared by entry types (profile.md sections 1, 2 and 5).
+
+import { Schema } from "effect"
+import { decodeU64 } from "../encoding.js"
+import { isDidKey } from "../identity/didKey.js"
+
+const u64Bytes = (length: number, what: string) =>
+  Schema.String.pipe(Schema.filter((s) => decodeU64(s)?.length === length || `${what}: expected canonical U64 of ${length} bytes`))
+
+/** U64 of a SHA-256. */
+export const Hash32 = u64Bytes(32, "hash")
+
+/** U64 of an X25519 public key. */
+export const X25519Key = u64Bytes(32, "x25519")
+
+/** The did:key of an Ed25519 key. */
+export const DidKey = Schema.String.pipe(Schema.filter((s) => isDidKey(s) || "expected the did:key of an Ed25519 key"))
+
+/** A body size in bytes. */
+export const Size = Schema.NonNegativeInt
+
+/** A leaf index. */
+export const LeafIndex = Schema.NonNegativeInt
+
+/** Forum channel: 1 to 63 of a-z, 0-9 and "-". */
+export const Channel = Schema.String.pipe(Schema.pattern(/^[a-z0-9-]{1,63}$/, { message: () => "channel: 1 to 63 of a-z 0-9 -" }))
+
+/** Unix seconds. */
+export const UnixSeconds = Schema.NonNegativeInt

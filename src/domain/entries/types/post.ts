@@ -1,0 +1,27 @@
+// `post` (profile.md section 5, service.md "Forum"): a public post in a channel. Its text is
+// the off-leaf body named by body_hash and size, at most 16 KiB of UTF-8. A reply names an
+// earlier post by its leaf index.
+
+import { HashSet, Schema } from "effect"
+import { refuse } from "../../write/refusal.js"
+import { entryRule, TEXT_LIMIT } from "../entryRule.js"
+import { Channel, Hash32, LeafIndex, Size } from "../fields.js"
+
+export const PostPayload = Schema.Struct({
+  channel: Channel,
+  body_hash: Hash32,
+  size: Size,
+  reply_to: Schema.optional(LeafIndex)
+})
+
+export const post = entryRule({
+  type: "post",
+  signer: "agent",
+  payload: PostPayload,
+  body: { kind: "text", hashMember: "body_hash", maxBytes: TEXT_LIMIT },
+  check: (state, { payload }) =>
+    payload.reply_to !== undefined && !HashSet.has(state.posts, payload.reply_to)
+      ? refuse("payload_invalid", `reply_to ${payload.reply_to} is not a post`)
+      : undefined,
+  apply: (state, { index }) => ({ ...state, posts: HashSet.add(state.posts, index) })
+})

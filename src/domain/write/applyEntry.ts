@@ -1,0 +1,77 @@
+// Applying an accepted entry to the state, and folding a log from scratch. The sequencer
+// uses applyEntry after deciding; a restart, an audit or a verifier folds the leaf bytes
+// with foldEntry. Both end in the same function, so the incremental state and the fold of
+// the log are equal by construction (and a property test checks it).
+
+import { Either, HashMap, Schema } from "effect"
+import { fromUtf8 } from "../bytes.js"
+import type { Sha256 } from "../crypto.js"
+import { decodeEnvelope, type Envelope } from "../envelope/envelope.js"
+import { envelopeHash } from "../envelope/hash.js"
+import type { EntryRule } from "../entries/entryRule.js"
+import { entryRuleOf } from "../entries/registry.js"
+import type { LogState } from "./logState.js"
+
+export interface AcceptedEntry {
+  readonly rule: EntryRule<any>
+  readonly envelope: Envelope
+  readonly payload: unknown
+  /** SHA-256(JCS(envelope)). */
+  readonly envelopeHash: Uint8Array
+  readonly index: number
+  readonly logged: number
+}
+
+export const applyEntry = (state: LogState, entry: AcceptedEntry): LogState => {
+  const chained: LogState = {
+    ...state,
+    size: entry.index + 1,
+    lastLogged: Math.max(state.lastLogged, entry.logged),
+    chains: HashMap.set(state.chains, entry.envelope.kid, {
+      seq: entry.envelope.seq,
+      hash: entry.envelopeHash,
+      index: entry.index
+    })
+  }
+  return entry.rule.apply(chained, {
+    envelope: entry.envelope,
+    payload: entry.payload,
+    index: entry.index,
+    logged: entry.logged
+  })
+}
+
+/** A leaf in the log that cannot be folded: the log holds something no rule accepts. */
+export interface FoldError {
+  readonly index: number
+  readonly reason: string
+}
+
+/** Folds one leaf's bytes into the state (the leaf at index state.size). */
+export const foldEntry = (sha256: Sha256, state: LogState, entryBytes: Uint8Array): Either.Either<LogState, FoldError> => {
+  const fail = (reason: string) => Either.left<FoldError>({ index: state.size, reason })
+  let leaf: { envelope?: unknown; index?: unknown; logged?: unknown }
+  try {
+    leaf = JSON.parse(fromUtf8(entryBytes))
+  } catch {
+    return fail("the entry is not JSON")
+  }
+  if (leaf.index !== state.size) return fail(`the entry says index ${String(leaf.index)}`)
+  if (typeof leaf.logged !== "number") return fail("the entry has no logged time")
+  const envelope = decodeEnvelope(leaf.envelope)
+  if (Either.isLeft(envelope)) return fail("the entry's envelope is malformed")
+  const rule = entryRuleOf(envelope.right.type)
+  if (rule === undefined) return fail(`unknown entry type ${envelope.right.type}`)
+  const payload = Schema.decodeUnknownEither(rule.payload, { onExcessProperty: "error" })(envelope.right.payload)
+  if (Either.isLeft(payload)) return fail(`the ${rule.type} payload is invalid`)
+  const hash = envelopeHash(sha256, envelope.right)
+  if (Either.isLeft(hash)) return fail("the envelope has no JCS form")
+  return Either.right(applyEntry(state, {
+    rule,
+    envelope: envelope.right,
+    payload: payload.right,
+    envelopeHash: hash.right,
+    index: state.size,
+    logged: leaf.logged
+  }))
+}

@@ -1,0 +1,50 @@
+// The sequencer's decision (profile.md sections 3 to 5): given the state of the log and a
+// submission that passed the stateless checks (submission.ts), accept it as the next leaf
+// or refuse it. Pure: the time comes in as `logged`. Accepting returns the leaf bytes and
+// the state after it; refusing leaves no trace (the key's chain does not advance).
+
+import { Either, HashMap } from "effect"
+import { encodeU64 } from "../encoding.js"
+import { entryBytesFromJcs } from "../envelope/leaf.js"
+import { applyEntry } from "./applyEntry.js"
+import type { LogState } from "./logState.js"
+import { refuse, type Refusal } from "./refusal.js"
+import type { Submission } from "./submission.js"
+
+export interface Decision {
+  readonly state: LogState
+  readonly index: number
+  readonly logged: number
+  readonly entryBytes: Uint8Array
+}
+
+export const decide = (state: LogState, submission: Submission, now: number): Either.Either<Decision, Refusal> => {
+  const { envelope } = submission
+  const index = state.size
+  // `logged` never goes backwards, even if the clock does.
+  const logged = Math.max(now, state.lastLogged)
+
+  const head = HashMap.get(state.chains, envelope.kid)
+  const expectedSeq = head._tag === "Some" ? head.value.seq + 1 : 0
+  if (envelope.seq !== expectedSeq) {
+    return Either.left(refuse("seq_mismatch", `seq is ${envelope.seq}, expected ${expectedSeq}`))
+  }
+  const expectedPrev = head._tag === "Some" ? encodeU64(head.value.hash) : null
+  if (envelope.prev !== expectedPrev) {
+    return Either.left(refuse("prev_mismatch", `prev must be ${expectedPrev === null ? "null" : expectedPrev}`))
+  }
+
+  const facts = { envelope, payload: submission.payload, index, logged }
+  const refusal = submission.rule.check(state, facts)
+  if (refusal !== undefined) return Either.left(refusal)
+
+  const entryBytes = entryBytesFromJcs(submission.envelopeJcs, index, logged)
+  if (Either.isLeft(entryBytes)) return Either.left(refuse("entry_too_large", `the leaf would be ${entryBytes.left.size} bytes`))
+
+  return Either.right({
+    state: applyEntry(state, { ...facts, rule: submission.rule, envelopeHash: submission.envelopeHash }),
+    index,
+    logged,
+    entryBytes: entryBytes.right
+  })
+}

@@ -1,0 +1,56 @@
+// The closed catalogue of refusal codes for entry writes (profile.md section 7). Every
+// refused write answers `{entry, receipt_note}` with the status of its code, and the
+// receipt is a log-signed refusal note naming the code (profile.md section 4). A code is
+// added here, with its condition, or it does not exist; codes join as the rules that raise
+// them do (403 for freezes, suspensions and grants, 429 for rate limits).
+
+export const REFUSALS = {
+  // 400: the request or the envelope is not well formed.
+  malformed_request: { status: 400, condition: "the body is not JSON {envelope, body} with exactly those members, or the request has a query string" },
+  malformed_envelope: { status: 400, condition: "the envelope is not an AICS-1 envelope (members, types, nonce, created < expires <= created + 600, prev null exactly at seq 0)" },
+  origin_mismatch: { status: 400, condition: "the envelope names another log's origin" },
+  unknown_type: { status: 400, condition: "the entry type is not registered, or not one agents may submit here" },
+  body_mismatch: { status: 400, condition: "the body does not match the payload's hash and size, is missing, or is given for a type without one" },
+  digest_mismatch: { status: 400, condition: "the signed Content-Digest does not match the bytes received (the sender is authenticated, the body was damaged)" },
+  // 401: the signature does not prove the request comes from the key.
+  signature_missing: { status: 401, condition: "no RFC 9421 signature labelled aics" },
+  signature_malformed: { status: 401, condition: "Signature-Input or Signature cannot be parsed" },
+  signature_profile: { status: 401, condition: "the signature does not follow the AICS profile (components, parameters, alg, tag)" },
+  digest_missing: { status: 401, condition: "no Content-Digest with sha-256" },
+  authority_not_allowed: { status: 401, condition: "@authority is not one this service is configured with" },
+  signature_clock: { status: 401, condition: "created is more than 300 s from the service's clock" },
+  signature_expired: { status: 401, condition: "the signature's expires has passed" },
+  signature_lifetime: { status: 401, condition: "expires is not after created, or more than 600 s after it" },
+  keyid_invalid: { status: 401, condition: "keyid is not the did:key of an Ed25519 key" },
+  nonce_invalid: { status: 401, condition: "the signature's nonce is not U64 of 16 to 32 bytes" },
+  signature_invalid: { status: 401, condition: "the RFC 9421 signature does not verify" },
+  envelope_signature_invalid: { status: 401, condition: "the envelope's ed25519-jcs signature does not verify" },
+  envelope_binding: { status: 401, condition: "the envelope's kid, nonce, created or expires differ from the HTTP signature's" },
+  // 409: conflicts with the log's state.
+  nonce_reused: { status: 409, condition: "this key already used this nonce within the replay window" },
+  seq_mismatch: { status: 409, condition: "seq is not the key's next sequence number" },
+  prev_mismatch: { status: 409, condition: "prev is not the hash of the key's previous accepted envelope" },
+  name_taken: { status: 409, condition: "the name is already claimed" },
+  key_has_name: { status: 409, condition: "the key already holds a name" },
+  // 413: too large.
+  body_too_large: { status: 413, condition: "the body exceeds its type's limit (text 16 KiB, ciphertext 64 KiB)" },
+  entry_too_large: { status: 413, condition: "the leaf would exceed 65,535 bytes, or the request body is too large" },
+  // 422: the payload is not valid for its type.
+  payload_invalid: { status: 422, condition: "the payload does not match its type's schema or rules" },
+  name_invalid: { status: 422, condition: "the name is not a valid name_norm" },
+  name_reserved: { status: 422, condition: "the name is reserved" },
+  // 503: come back later.
+  log_unavailable: { status: 503, condition: "the log refuses writes (diverged from its tiles, or storage failed)" },
+  queue_full: { status: 503, condition: "the sequencer's queue is full; retry after the Retry-After delay" }
+} as const satisfies Record<string, { readonly status: number; readonly condition: string }>
+
+export type RefusalCode = keyof typeof REFUSALS
+
+export interface Refusal {
+  readonly code: RefusalCode
+  readonly detail: string
+}
+
+export const refuse = (code: RefusalCode, detail: string): Refusal => ({ code, detail })
+
+export const refusalStatus = (code: RefusalCode): number => REFUSALS[code].status

@@ -1,0 +1,162 @@
+// The stateless checks of a write (service.md "Log entry request", profile.md sections 3,
+// 4 and 6): everything that can be decided from the request alone, before the sequencer
+// orders it. The RFC 9421 signature has been verified already (http/aicsProfile.ts); here
+// the body must be JSON {envelope, body} with exactly those members, the envelope an AICS-1
+// envelope of this origin bound to that signature and signed by its kid, the type one that
+// agents submit, its payload valid, and the body exactly the one the payload names.
+
+import { Either, Schema } from "effect"
+import { equal, fromUtf8, utf8 } from "../bytes.js"
+import type { Ed25519, Sha256 } from "../crypto.js"
+import { decodeU64 } from "../encoding.js"
+import { decodeEnvelope, type Envelope } from "../envelope/envelope.js"
+import { isJsonObject, jcs } from "../envelope/jcs.js"
+import { MAX_ENTRY_BYTES } from "../envelope/leaf.js"
+import { verifyEnvelopeSignature } from "../envelope/signature.js"
+import type { EntryRule } from "../entries/entryRule.js"
+import { entryRuleOf } from "../entries/registry.js"
+import { refuse, type Refusal } from "./refusal.js"
+
+/** What the verified HTTP signature says (RFC 9421 parameters). */
+export interface SignatureFacts {
+  readonly keyid: string
+  readonly nonce: string
+  readonly created: number
+  readonly expires: number
+}
+
+export interface SubmissionContext {
+  readonly origin: string
+  readonly sha256: Sha256
+  readonly ed25519: Ed25519
+}
+
+export interface Submission {
+  readonly envelope: Envelope
+  /** JCS text of the envelope, auth included (the leaf embeds it; its hash is `prev`). */
+  readonly envelopeJcs: string
+  readonly envelopeHash: Uint8Array
+  readonly rule: EntryRule<any>
+  readonly payload: unknown
+  /** The body the payload names, checked against its hash and size; null for none. */
+  readonly body: { readonly digest: Uint8Array; readonly bytes: Uint8Array } | null
+}
+
+/** Room the leaf needs around the envelope: {"envelope":...,"index":N,"logged":N}. */
+const LEAF_OVERHEAD = 64
+
+const left = (code: Parameters<typeof refuse>[0], detail: string) => Either.left(refuse(code, detail))
+
+export const checkSubmission = (
+  rawBody: Uint8Array,
+  signature: SignatureFacts,
+  ctx: SubmissionContext
+): Either.Either<Submission, Refusal> => {
+  let request: unknown
+  try {
+    request = JSON.parse(fromUtf8(rawBody))
+  } catch {
+    return left("malformed_request", "the body is not UTF-8 JSON")
+  }
+  if (!isJsonObject(request)) return left("malformed_request", "the body is not a JSON object")
+  const members = Object.keys(request).sort()
+  if (members.length !== 2 || members[0] !== "body" || members[1] !== "envelope") {
+    return left("malformed_request", "the body must have exactly the members envelope and body")
+  }
+  const rawEnvelope = request["envelope"]
+  const rawBodyMember = request["body"]
+  if (rawBodyMember !== null && typeof rawBodyMember !== "string") {
+    return left("malformed_request", "body must be a U64 string or null")
+  }
+
+  const decoded = decodeEnvelope(rawEnvelope)
+  if (Either.isLeft(decoded)) return left("malformed_envelope", decoded.left.message)
+  const envelope = decoded.right
+
+  if (
+    envelope.kid !== signature.keyid || envelope.nonce !== signature.nonce ||
+    envelope.created !== signature.created || envelope.expires !== signature.expires
+  ) {
+    return left("envelope_binding", "the envelope's kid, nonce, created and expires must equal the HTTP signature's")
+  }
+  if (envelope.origin !== ctx.origin) return left("origin_mismatch", `this log's origin is ${ctx.origin}`)
+
+  const rule = entryRuleOf(envelope.type)
+  if (rule === undefined || rule.signer !== "agent") {
+    return left("unknown_type", `${JSON.stringify(envelope.type)} is not an entry type agents submit at /v2/entries`)
+  }
+
+  const envelopeJcs = jcs(envelope)
+  if (Either.isLeft(envelopeJcs)) return left("malformed_envelope", envelopeJcs.left.reason)
+  if (envelopeJcs.right.length + LEAF_OVERHEAD > MAX_ENTRY_BYTES) {
+    return left("entry_too_large", `the leaf would exceed ${MAX_ENTRY_BYTES} bytes`)
+  }
+  if (!verifyEnvelopeSignature(envelope, ctx.ed25519)) {
+    return left("envelope_signature_invalid", "auth.sig is not kid's ed25519-jcs signature of the envelope")
+  }
+
+  const payload = Schema.decodeUnknownEither(rule.payload, { onExcessProperty: "error", errors: "all" })(envelope.payload)
+  if (Either.isLeft(payload)) return left("payload_invalid", payload.left.message)
+
+  const body = checkBody(rule, payload.right as Record<string, unknown>, rawBodyMember, ctx.sha256)
+  if (Either.isLeft(body)) return Either.left(body.left)
+
+  const envelopeBytes = utf8(envelopeJcs.right)
+  return Either.right({
+    envelope,
+    envelopeJcs: envelopeJcs.right,
+    envelopeHash: ctx.sha256(envelopeBytes),
+    rule,
+    payload: payload.right,
+    body: body.right
+  })
+}
+
+const checkBody = (
+  rule: EntryRule<any>,
+  payload: Record<string, unknown>,
+  bodyMember: string | null,
+  sha256: Sha256
+): Either.Either<Submission["body"], Refusal> => {
+  const spec = rule.body
+  if (spec.kind === "none") {
+    return bodyMember === null ? Either.right(null) : left("body_mismatch", `a ${rule.type} has no body: send null`)
+  }
+  const size = payload["size"] as number
+  if (size > spec.maxBytes) return left("body_too_large", `a ${rule.type} body is at most ${spec.maxBytes} bytes`)
+  if (bodyMember === null) return left("body_mismatch", `a ${rule.type} needs its body`)
+  const bytes = decodeU64(bodyMember)
+  if (bytes === undefined) return left("body_mismatch", "body is not canonical U64")
+  if (bytes.length !== size) return left("body_mismatch", `the body has ${bytes.length} bytes, the payload says ${size}`)
+  const digest = sha256(bytes)
+  const named = decodeU64(payload[spec.hashMember] as string)!
+  if (!equal(digest, named)) {
+    return left("body_mismatch", `SHA-256 of the body is not ${spec.hashMember}`)
+  }
+  if (spec.kind === "text") {
+    try {
+      fromUtf8(bytes)
+    } catch {
+      return left("body_mismatch", "text must be UTF-8")
+    }
+  }
+  return Either.right({ digest, bytes })
+}
+
+/**
+ * The hash a refusal note names (profile.md section 4: SHA-256(JCS(envelope))). When the
+ * request holds no envelope with a JCS form, the refusal names the SHA-256 of the request
+ * body as received, so the receipt still binds to what was sent.
+ */
+export const refusedEnvelopeHash = (rawBody: Uint8Array, sha256: Sha256): Uint8Array => {
+  try {
+    const request: unknown = JSON.parse(fromUtf8(rawBody))
+    if (isJsonObject(request) && isJsonObject(request["envelope"])) {
+      const text = jcs(request["envelope"])
+      if (Either.isRight(text)) return sha256(utf8(text.right))
+    }
+  } catch {
+    // Not JSON: fall through to the raw bytes.
+  }
+  return sha256(rawBody)
+}
