@@ -14,13 +14,14 @@ import { Entropy } from "../../ports/Entropy.js"
 const counterBytes = (counter: number): Uint8Array =>
   concat(uint32BE(Math.floor(counter / 2 ** 32)), uint32BE(counter >>> 0))
 
-export const SeededEntropyLive = (seed: Uint8Array | string): Layer.Layer<Entropy, never, Crypto> =>
-  Layer.effect(Entropy, Effect.gen(function*() {
+/** A string seed stands for its UTF-8 bytes. */
+export const SeededEntropyLive = (seed: Uint8Array | string): Layer.Layer<Entropy, never, Crypto> => {
+  // Copied now, so a caller reusing its buffer cannot change the stream of a later build.
+  const key = typeof seed === "string" ? utf8(seed) : seed.slice()
+  return Layer.effect(Entropy, Effect.gen(function*() {
     const { sha256 } = yield* Crypto
-    // Copied, so a caller reusing its buffer cannot change the stream.
-    const key = typeof seed === "string" ? utf8(seed) : seed.slice()
     let counter = 0
-    let block = new Uint8Array(0)
+    let block: Uint8Array = new Uint8Array(0)
     let used = 0
     return {
       randomBytes: (length) =>
@@ -42,3 +43,4 @@ export const SeededEntropyLive = (seed: Uint8Array | string): Layer.Layer<Entrop
         })
     }
   }))
+}

@@ -17,7 +17,7 @@ import { OwnerKey } from "../../ports/OwnerKey.js"
 import { Signer, type SigningKey } from "../../ports/Signer.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { writeFileAtomically } from "../fs/atomicFile.js"
-import { createKeyFile, fileExists, keyPairOf, loadOrCreateKeyFile, type KeyPair } from "./keyFile.js"
+import { createKeyFile, fileExists, keyPairOf, loadOrCreateKeyFile, readKeyFile, type KeyPair } from "./keyFile.js"
 
 export interface FileKeysOptions {
   readonly dataDir: string
@@ -42,6 +42,11 @@ export const FileKeysLive = (options: FileKeysOptions) =>
     const policy = yield* loadOrCreateKeyFile(join(keysDir, "policy.key"), crypto.ed25519, newSeed)
 
     const ownerKidPath = join(options.dataDir, "owner.kid")
+    // Checked before anything is written: a mistyped AICS_OWNER_KID saved to owner.kid
+    // would make every later start, with the corrected value, fail as a conflict.
+    if (options.ownerKid !== undefined && !isDidKey(options.ownerKid)) {
+      return yield* new StorageError({ operation: "owner key", detail: `AICS_OWNER_KID ${options.ownerKid} is not an Ed25519 did:key` })
+    }
     let ownerKid: string
     if (yield* fileExists(ownerKidPath)) {
       ownerKid = (yield* readText(ownerKidPath)).trim()
@@ -55,11 +60,14 @@ export const FileKeysLive = (options: FileKeysOptions) =>
       ownerKid = options.ownerKid
       yield* writeFileAtomically(ownerKidPath, utf8(ownerKid + "\n"), 0o644)
     } else {
-      const owner: KeyPair = keyPairOf(crypto.ed25519, yield* newSeed)
+      // An owner.key without owner.kid is a first start that stopped between the two
+      // writes: that key is the owner, and making another would fail on the existing file.
       const ownerKeyPath = join(options.dataDir, "owner.key")
-      yield* createKeyFile(ownerKeyPath, owner, { note: "The AICS owner key. Move this file off the service machine." })
+      const made = !(yield* fileExists(ownerKeyPath))
+      const owner: KeyPair = made ? keyPairOf(crypto.ed25519, yield* newSeed) : yield* readKeyFile(ownerKeyPath, crypto.ed25519)
+      if (made) yield* createKeyFile(ownerKeyPath, owner, { note: "The AICS owner key. Move this file off the service machine." })
       yield* writeFileAtomically(ownerKidPath, utf8(owner.kid + "\n"), 0o644)
-      yield* Console.log(`Created the owner key ${owner.kid} in ${ownerKeyPath}: move it off this machine.`)
+      yield* Console.log(`${made ? "Created" : "Found"} the owner key ${owner.kid} in ${ownerKeyPath}: move it off this machine.`)
       ownerKid = owner.kid
     }
     if (!isDidKey(ownerKid)) {

@@ -15,17 +15,20 @@ export interface SignerSeeds {
   readonly policy: Uint8Array
 }
 
-export const MemorySignerLive = (seeds: SignerSeeds): Layer.Layer<Signer, never, Crypto> =>
-  Layer.effect(Signer, Effect.gen(function*() {
+export const MemorySignerLive = (seeds: SignerSeeds): Layer.Layer<Signer, never, Crypto> => {
+  // Copied now, so a caller reusing its buffers cannot change the keys behind the signer.
+  const log = seeds.log.slice()
+  const policy = seeds.policy.slice()
+  return Layer.effect(Signer, Effect.gen(function*() {
     const { ed25519 } = yield* Crypto
     // One key in both roles would let a checkpoint signature pass for a policy signature;
     // the port promises two keys, so equal seeds are a programming error.
-    if (equal(seeds.log, seeds.policy)) return yield* Effect.dieMessage("MemorySigner: the log and policy seeds are equal")
-    // The seed is copied, so a caller reusing its buffer cannot change the key behind the
-    // signer; a seed that is not 32 bytes makes ed25519.publicKey throw, a defect here.
-    const signingKey = (seed: Uint8Array): SigningKey => {
-      const own = seed.slice()
-      return { publicKey: ed25519.publicKey(own), sign: (message) => Effect.sync(() => ed25519.sign(own, message)) }
-    }
-    return { log: signingKey(seeds.log), policy: signingKey(seeds.policy) }
+    if (equal(log, policy)) return yield* Effect.dieMessage("MemorySigner: the log and policy seeds are equal")
+    // A seed that is not 32 bytes makes ed25519.publicKey throw: a defect too.
+    const signingKey = (seed: Uint8Array): SigningKey => ({
+      publicKey: ed25519.publicKey(seed),
+      sign: (message) => Effect.sync(() => ed25519.sign(seed, message))
+    })
+    return { log: signingKey(log), policy: signingKey(policy) }
   }))
+}

@@ -30,7 +30,9 @@ export const makeMemoryNonceStore = () => {
       Effect.sync(() => {
         const current = Math.floor(now / BUCKET_SECONDS)
         if (current >= oldestBucket) forgetExpired(current)
-        const key = `${keyid} ${nonce}`
+        // The keyid's length first: with a plain separator ("a b", "c") and ("a", "b c")
+        // would be one pair, since the port takes any strings.
+        const key = `${keyid.length}:${keyid} ${nonce}`
         if (seen.has(key)) return false
         seen.add(key)
         // Kept until the end of the bucket after `until`, never less than asked.

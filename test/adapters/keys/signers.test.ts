@@ -1,0 +1,200 @@
+import { randomBytes } from "node:crypto"
+import { chmod, readFile, stat, writeFile } from "node:fs/promises"
+import { join } from "node:path"
+import { afterEach, describe, expect, vi } from "vitest"
+import { it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { NobleCryptoLive } from "../../../src/adapters/crypto/nobleCrypto.js"
+import { nodeCrypto, NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { NodeEntropyLive } from "../../../src/adapters/crypto/nodeEntropy.js"
+import { FileKeysLive } from "../../../src/adapters/keys/FileKeys.js"
+import { createKeyFile, keyPairOf } from "../../../src/adapters/keys/keyFile.js"
+import { MemorySignerLive } from "../../../src/adapters/keys/MemorySigner.js"
+import { fromHex, toHex } from "../../../src/domain/bytes.js"
+import { didKeyFromPublicKey } from "../../../src/domain/identity/didKey.js"
+import type { Crypto } from "../../../src/ports/Crypto.js"
+import { OwnerKey } from "../../../src/ports/OwnerKey.js"
+import { Signer } from "../../../src/ports/Signer.js"
+import { tempDir } from "../fs/tempDir.js"
+import { signerContract } from "../../ports/Signer.contract.js"
+
+// An owner kid given up front, so the contract runs do not make (and announce) owner keys.
+const operatorKid = didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(new Uint8Array(32).fill(9)))
+
+const fileKeys = (dataDir: string, ownerKid: string | undefined, crypto: Layer.Layer<Crypto> = NodeCryptoLive) =>
+  FileKeysLive({ dataDir, ownerKid }).pipe(Layer.provide(Layer.merge(crypto, NodeEntropyLive)))
+
+for (const [name, crypto] of [["node:crypto", NodeCryptoLive], ["@noble", NobleCryptoLive]] as const) {
+  signerContract(`FileKeys (${name})`, {
+    fresh: Effect.map(tempDir("signer"), (dir) => fileKeys(join(dir, "data"), operatorKid, crypto)),
+    durable: true
+  })
+  // Fresh random seeds per instance: a MemorySigner is exactly as distinct as its seeds.
+  signerContract(`MemorySigner (${name})`, {
+    fresh: Effect.sync(() =>
+      MemorySignerLive({ log: new Uint8Array(randomBytes(32)), policy: new Uint8Array(randomBytes(32)) }).pipe(Layer.provide(crypto))
+    ),
+    durable: false
+  })
+}
+
+const mode = (path: string) => Effect.promise(() => stat(path).then((info) => info.mode & 0o777))
+const readJson = (path: string) => Effect.promise(() => readFile(path, "utf8").then((text) => JSON.parse(text) as Record<string, unknown>))
+const readText = (path: string) => Effect.promise(() => readFile(path, "utf8"))
+const exists = (path: string) => Effect.promise(() => stat(path).then(() => true, () => false))
+
+/** Opens the keys and answers the signer's public keys (hex) and the owner kid. */
+const start = (dataDir: string, ownerKid: string | undefined, crypto?: Layer.Layer<Crypto>) =>
+  Effect.gen(function*() {
+    const signer = yield* Signer
+    const owner = yield* OwnerKey
+    return { log: toHex(signer.log.publicKey), policy: toHex(signer.policy.publicKey), owner: owner.kid }
+  }).pipe(Effect.provide(fileKeys(dataDir, ownerKid, crypto)))
+
+const failure = (dataDir: string, ownerKid: string | undefined) =>
+  Effect.flip(start(dataDir, ownerKid)).pipe(
+    Effect.map((error) => {
+      expect(error._tag).toBe("StorageError")
+      return error
+    })
+  )
+
+describe("FileKeys", () => {
+  afterEach(() => {
+    vi.restoreAllMocks()
+  })
+
+  it.scoped("keeps its keys in keys/ (0700) as log.key and policy.key (0600), named by their did:key", () =>
+    Effect.gen(function*() {
+      const dataDir = join(yield* tempDir("filekeys"), "data")
+      const keys = yield* start(dataDir, operatorKid)
+      expect(yield* mode(join(dataDir, "keys"))).toBe(0o700)
+      for (const [file, publicKey] of [["log.key", keys.log], ["policy.key", keys.policy]] as const) {
+        const path = join(dataDir, "keys", file)
+        expect(yield* mode(path)).toBe(0o600)
+        const json = yield* readJson(path)
+        expect(json.type).toBe("ed25519")
+        expect(json.kid).toBe(didKeyFromPublicKey(fromHex(publicKey)!))
+      }
+    }))
+
+  it.scoped("reopens without rewriting the key files, also under the other Crypto adapter", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDir("filekeys")
+      const first = yield* start(dataDir, operatorKid)
+      const logFile = yield* readText(join(dataDir, "keys", "log.key"))
+      const before = (yield* Effect.promise(() => stat(join(dataDir, "keys", "log.key")))).mtimeMs
+      expect(yield* start(dataDir, operatorKid, NobleCryptoLive)).toEqual(first)
+      expect(yield* start(dataDir, undefined)).toEqual(first)
+      expect(yield* readText(join(dataDir, "keys", "log.key"))).toBe(logFile)
+      expect((yield* Effect.promise(() => stat(join(dataDir, "keys", "log.key")))).mtimeMs).toBe(before)
+    }))
+
+  it.scoped("without an owner kid, makes owner.key (0600) and owner.kid, then reuses them", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDir("filekeys")
+      const log = vi.spyOn(console, "log").mockImplementation(() => {})
+      const first = yield* start(dataDir, undefined)
+      expect(log).toHaveBeenCalledTimes(1)
+      expect(String(log.mock.calls[0]![0])).toContain(first.owner)
+      expect(yield* mode(join(dataDir, "owner.key"))).toBe(0o600)
+      const ownerKey = yield* readJson(join(dataDir, "owner.key"))
+      expect(ownerKey.kid).toBe(first.owner)
+      expect((yield* readText(join(dataDir, "owner.kid"))).trim()).toBe(first.owner)
+      expect(first.owner).not.toBe(didKeyFromPublicKey(fromHex(first.log)!))
+      // Later starts reuse it, with or without the kid given (as AICS_OWNER_KID would).
+      expect(yield* start(dataDir, undefined)).toEqual(first)
+      expect(yield* start(dataDir, first.owner)).toEqual(first)
+      expect(log).toHaveBeenCalledTimes(1)
+      // A different owner is refused: leaf 0 already names this one.
+      const conflict = yield* failure(dataDir, operatorKid)
+      expect(conflict.detail).toContain("differs")
+      expect((yield* readText(join(dataDir, "owner.kid"))).trim()).toBe(first.owner)
+    }))
+
+  it.scoped("with an owner kid, writes owner.kid and makes no owner key", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDir("filekeys")
+      const first = yield* start(dataDir, operatorKid)
+      expect(first.owner).toBe(operatorKid)
+      expect((yield* readText(join(dataDir, "owner.kid"))).trim()).toBe(operatorKid)
+      expect(yield* exists(join(dataDir, "owner.key"))).toBe(false)
+      expect(yield* start(dataDir, undefined)).toEqual(first)
+      const other = didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(new Uint8Array(32).fill(10)))
+      yield* failure(dataDir, other)
+    }))
+
+  it.scoped("refuses an owner kid that is not a did:key, and remembers nothing of it", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDir("filekeys")
+      const refused = yield* failure(dataDir, "did:key:not-a-key")
+      expect(refused.operation).toBe("owner key")
+      expect(yield* exists(join(dataDir, "owner.kid"))).toBe(false)
+      // The corrected value then works.
+      expect((yield* start(dataDir, operatorKid)).owner).toBe(operatorKid)
+    }))
+
+  it.scoped("after a start that stopped between owner.key and owner.kid, names the owner.key it made", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDir("filekeys")
+      const owner = keyPairOf(nodeCrypto.ed25519, new Uint8Array(32).fill(11))
+      yield* createKeyFile(join(dataDir, "owner.key"), owner, { note: "left by an interrupted start" })
+      vi.spyOn(console, "log").mockImplementation(() => {})
+      expect((yield* start(dataDir, undefined)).owner).toBe(owner.kid)
+      expect((yield* readText(join(dataDir, "owner.kid"))).trim()).toBe(owner.kid)
+    }))
+
+  it.scoped("refuses a key file that others can read", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDir("filekeys")
+      yield* start(dataDir, operatorKid)
+      yield* Effect.promise(() => chmod(join(dataDir, "keys", "policy.key"), 0o644))
+      const refused = yield* failure(dataDir, operatorKid)
+      expect(refused.detail).toContain("chmod 600")
+    }))
+
+  it.scoped("refuses a key file whose kid does not match its seed", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDir("filekeys")
+      yield* start(dataDir, operatorKid)
+      const path = join(dataDir, "keys", "log.key")
+      const json = yield* readJson(path)
+      yield* Effect.promise(() => writeFile(path, JSON.stringify({ ...json, kid: operatorKid }), { mode: 0o600 }))
+      yield* failure(dataDir, operatorKid)
+    }))
+})
+
+describe("MemorySigner", () => {
+  // RFC 8032 section 7.1, TEST 1 and TEST 2.
+  const seed1 = fromHex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")!
+  const seed2 = fromHex("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb")!
+  const keysOf = (seeds: { log: Uint8Array; policy: Uint8Array }) =>
+    Effect.provide(Signer, MemorySignerLive(seeds).pipe(Layer.provide(NodeCryptoLive)))
+
+  it.effect("is the keys of its seeds", () =>
+    Effect.gen(function*() {
+      const keys = yield* keysOf({ log: seed1, policy: seed2 })
+      expect(toHex(keys.log.publicKey)).toBe("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
+      expect(toHex(keys.policy.publicKey)).toBe("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c")
+      expect(toHex(yield* keys.policy.sign(Uint8Array.of(0x72)))).toBe(
+        "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"
+      )
+    }))
+
+  it.effect("keeps its own copy of the seeds", () =>
+    Effect.gen(function*() {
+      const log = seed1.slice()
+      const layer = MemorySignerLive({ log, policy: seed2 }).pipe(Layer.provide(NodeCryptoLive))
+      log.fill(0)
+      const keys = yield* Effect.provide(Signer, layer)
+      expect(toHex(keys.log.publicKey)).toBe("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
+    }))
+
+  it.effect("refuses equal seeds and seeds that are not 32 bytes", () =>
+    Effect.gen(function*() {
+      for (const seeds of [{ log: seed1, policy: seed1.slice() }, { log: seed1.subarray(1), policy: seed2 }]) {
+        const exit = yield* Effect.exit(keysOf(seeds))
+        expect(exit._tag).toBe("Failure")
+      }
+    }))
+})
