@@ -1,0 +1,135 @@
+// An agent's keys and its place in the log, as the key file holds them (keyFile.ts does the
+// I/O). Pure: generating keys, advancing the chain past an accepted envelope, and the JSON
+// form with its strict reader.
+//
+// JSON form (one object; the first three members are the adapters/keys/keyFile.ts format,
+// so the Ed25519 part reads with the same code as the service's own keys):
+//   type     "ed25519"
+//   kid      did:key of the Ed25519 public key
+//   seed     U64 of the 32-byte Ed25519 seed
+//   x25519   {secret, public}: U64 of the X25519 secret and public key
+//   origin   the log this chain lives in (null until the first accepted entry): seq and
+//            prev count per key per log, so a key file never mixes two logs' chains
+//   seq      the seq of the next envelope (profile.md section 3)
+//   prev     U64 hash of the last accepted envelope, null when seq is 0
+//   receipts one per accepted entry: index, leaf_hash (U64), logged (ms), type, seq and
+//            receipt_note (U64 of the signed note, kept as evidence of the log's promise)
+
+import { Either } from "effect"
+import { decodeU64, encodeU64 } from "../domain/encoding.js"
+import type { Envelope } from "../domain/envelope/envelope.js"
+import { prevOf } from "../domain/envelope/hash.js"
+import { didKeyFromPublicKey } from "../domain/identity/didKey.js"
+import { crypto, newX25519Secret, randomBytes, x25519PublicKey } from "./crypto.js"
+
+export interface StoredReceipt {
+  readonly index: number
+  /** U64 of the RFC 6962 leaf hash. */
+  readonly leaf_hash: string
+  /** Unix milliseconds. */
+  readonly logged: number
+  readonly type: string
+  readonly seq: number
+  /** U64 of the log-signed receipt note. */
+  readonly receipt_note: string
+}
+
+export interface AgentKey {
+  readonly kid: string
+  readonly seed: Uint8Array
+  readonly x25519Secret: Uint8Array
+  /** U64 of the X25519 public key, as a claim payload carries it. */
+  readonly x25519Public: string
+  readonly origin: string | null
+  readonly seq: number
+  readonly prev: string | null
+  readonly receipts: ReadonlyArray<StoredReceipt>
+}
+
+/** A fresh agent: new Ed25519 and X25519 keys, at the start of its chain. */
+export const generateAgentKey = (): AgentKey => {
+  const seed = randomBytes(32)
+  const x25519Secret = newX25519Secret()
+  return {
+    kid: didKeyFromPublicKey(crypto.ed25519.publicKey(seed)),
+    seed,
+    x25519Secret,
+    x25519Public: encodeU64(x25519PublicKey(x25519Secret)),
+    origin: null,
+    seq: 0,
+    prev: null,
+    receipts: []
+  }
+}
+
+/** The key after the log accepted `envelope` with `receipt`: the chain moves one step. */
+export const advanceChain = (key: AgentKey, envelope: Envelope, receipt: StoredReceipt): AgentKey => ({
+  ...key,
+  origin: envelope.origin,
+  seq: envelope.seq + 1,
+  // JCS cannot fail on an envelope the client built and the log accepted.
+  prev: Either.getOrThrow(prevOf(crypto.sha256, envelope)),
+  receipts: [...key.receipts, receipt]
+})
+
+/** The members after type, kid and seed (keyFile.ts writes those three itself). */
+export const agentExtras = (key: AgentKey) => ({
+  x25519: { secret: encodeU64(key.x25519Secret), public: key.x25519Public },
+  origin: key.origin,
+  seq: key.seq,
+  prev: key.prev,
+  receipts: key.receipts
+})
+
+/** The whole JSON form, as written on every update. */
+export const agentKeyJson = (key: AgentKey): string =>
+  JSON.stringify({ type: "ed25519", kid: key.kid, seed: encodeU64(key.seed), ...agentExtras(key) }, null, 2) + "\n"
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0
+const isHash = (v: unknown): v is string => typeof v === "string" && decodeU64(v)?.length === 32
+
+const receiptProblem = (r: unknown): string | undefined => {
+  if (!isRecord(r)) return "a receipt is not an object"
+  if (!isCount(r["index"]) || !isCount(r["logged"]) || !isCount(r["seq"])) return "a receipt's index, logged or seq is not a count"
+  if (!isHash(r["leaf_hash"])) return "a receipt's leaf_hash is not U64 of 32 bytes"
+  if (typeof r["type"] !== "string" || typeof r["receipt_note"] !== "string" || decodeU64(r["receipt_note"]) === undefined) {
+    return "a receipt's type or receipt_note is malformed"
+  }
+  return undefined
+}
+
+/**
+ * The agent key from the parsed JSON of a key file whose Ed25519 part (type, kid, seed) the
+ * caller already checked, or a message saying what is wrong with the rest.
+ */
+export const agentKeyFromJson = (
+  json: unknown,
+  ed: { readonly kid: string; readonly seed: Uint8Array }
+): Either.Either<AgentKey, string> => {
+  if (!isRecord(json)) return Either.left("not a JSON object")
+  const x = json["x25519"]
+  const secret = isRecord(x) && typeof x["secret"] === "string" ? decodeU64(x["secret"]) : undefined
+  if (secret === undefined || secret.length !== 32 || !isRecord(x)) return Either.left("x25519.secret is not U64 of 32 bytes")
+  const x25519Public = encodeU64(x25519PublicKey(secret))
+  if (x["public"] !== x25519Public) return Either.left("x25519.public is not the public key of x25519.secret")
+  const { origin, seq, prev, receipts } = json
+  if (origin !== null && (typeof origin !== "string" || origin === "")) return Either.left("origin is not a string or null")
+  if (!isCount(seq)) return Either.left("seq is not a non-negative integer")
+  if (seq === 0 ? prev !== null : !isHash(prev)) return Either.left("prev must be null at seq 0 and U64 of 32 bytes after")
+  if (!Array.isArray(receipts)) return Either.left("receipts is not an array")
+  for (const r of receipts) {
+    const problem = receiptProblem(r)
+    if (problem !== undefined) return Either.left(problem)
+  }
+  return Either.right({
+    kid: ed.kid,
+    seed: ed.seed,
+    x25519Secret: secret,
+    x25519Public,
+    origin,
+    seq,
+    prev: prev as string | null,
+    receipts: receipts as ReadonlyArray<StoredReceipt>
+  })
+}

@@ -1,0 +1,76 @@
+// The `aics` command (bin/aics.js runs this). Output: short lines on stdout, or one JSON
+// value with --json. A refusal or any failure is one line on stderr; exit status 2 for
+// usage errors, 1 for refusals and failures, 0 otherwise.
+
+import { realpathSync } from "node:fs"
+import { pathToFileURL } from "node:url"
+import { parseCommandLine, type Invocation } from "./cliArgs.js"
+import { runCommand, type Env } from "./cliCommands.js"
+import { COMMAND_USAGE, COMMANDS, USAGE } from "./cliUsage.js"
+import { ClientError } from "./errors.js"
+
+export interface Io {
+  readonly out: (text: string) => void
+  readonly err: (text: string) => void
+}
+
+const help = (inv: Invocation): string => {
+  const topic = inv.command === "help" ? inv.args[0] : inv.command
+  return topic === undefined || topic === "help" ? USAGE : COMMAND_USAGE[topic as keyof typeof COMMAND_USAGE]
+}
+
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, " ")
+
+/** Runs one command line; resolves to the exit status. */
+export const main = async (argv: ReadonlyArray<string>, env: Env, io: Io): Promise<number> => {
+  let inv: Invocation | undefined
+  try {
+    inv = parseCommandLine(argv)
+    if (inv.command === "help" || inv.options.help === true) {
+      // Bare `aics` is a mistake, not a request for help: usage on stderr, status 2.
+      if (argv.length === 0) {
+        io.err(USAGE)
+        return 2
+      }
+      io.out(help(inv))
+      return 0
+    }
+    const outcome = await runCommand(inv, env)
+    if (inv.options.json === true) io.out(JSON.stringify(outcome.json, null, 2) + "\n")
+    else if (outcome.lines.length > 0) io.out(outcome.lines.join("\n") + "\n")
+    if (outcome.failure !== undefined) {
+      io.err(oneLine(outcome.failure) + "\n")
+      return 1
+    }
+    return 0
+  } catch (error) {
+    if (error instanceof ClientError && error.kind === "usage") {
+      const command = inv?.command ?? argv.find((a) => (COMMANDS as ReadonlyArray<string>).includes(a))
+      const where = command === undefined || command === "help" ? "aics help" : `aics ${command} --help`
+      io.err(`usage error: ${oneLine(error.message)} (see ${where})\n`)
+      return 2
+    }
+    const message = error instanceof Error ? error.message : String(error)
+    const kind = error instanceof ClientError ? error.kind.replace("_", " ") : "internal"
+    io.err(`error (${kind}): ${oneLine(message)}\n`)
+    return 1
+  }
+}
+
+/** Runs the process's command line and sets its exit status (bin/aics.js calls this). */
+export const run = async (): Promise<void> => {
+  process.exitCode = await main(process.argv.slice(2), process.env, {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text)
+  })
+}
+
+// `node dist/src/client/cli.js ...` runs it too; an import (tests, the bin shim) does not.
+const isMainModule = (): boolean => {
+  try {
+    return process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href
+  } catch {
+    return false
+  }
+}
+if (isMainModule()) await run()

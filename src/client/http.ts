@@ -1,0 +1,72 @@
+// HTTP to the service with the platform's fetch. Paths are resolved under the service URL
+// (a URL with a path prefix keeps it), answers other than the expected status become a
+// protocol error that quotes the RFC 9457 problem's code and detail when there is one.
+
+import { ClientError, protocolError, usageError } from "./errors.js"
+
+export interface Service {
+  /** The service URL, ending in "/". */
+  readonly base: URL
+  readonly fetch: typeof globalThis.fetch
+  /** Per request, in milliseconds. */
+  readonly timeoutMs: number
+}
+
+export const serviceAt = (url: string, fetchImpl: typeof globalThis.fetch = globalThis.fetch): Service => {
+  let base: URL
+  try {
+    base = new URL(url)
+  } catch {
+    throw usageError(`not a URL: ${JSON.stringify(url)}`)
+  }
+  if (base.protocol !== "http:" && base.protocol !== "https:") throw usageError(`not an http(s) URL: ${url}`)
+  if (base.search !== "" || base.hash !== "") throw usageError(`the service URL takes no query or fragment: ${url}`)
+  if (!base.pathname.endsWith("/")) base.pathname += "/"
+  return { base, fetch: fetchImpl, timeoutMs: 30_000 }
+}
+
+/** The absolute URL of a service path such as "/checkpoint". */
+export const endpoint = (service: Service, path: string): URL => new URL(path.replace(/^\/+/, ""), service.base)
+
+export const send = async (service: Service, path: string, init: RequestInit = {}): Promise<Response> => {
+  const url = endpoint(service, path)
+  try {
+    return await service.fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(service.timeoutMs) })
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
+    throw new ClientError("network", `${init.method ?? "GET"} ${url.href} failed: ${error instanceof Error ? error.message : String(error)}${cause}`)
+  }
+}
+
+/** "404 entry_not_found: detail" from a problem document, or the status alone. */
+const describe = async (response: Response): Promise<string> => {
+  try {
+    const problem = (await response.json()) as { code?: unknown; detail?: unknown }
+    if (typeof problem.code === "string") {
+      return `${response.status} ${problem.code}${typeof problem.detail === "string" ? `: ${problem.detail}` : ""}`
+    }
+  } catch {
+    // Not JSON: the status says what there is to say.
+  }
+  return `${response.status} ${response.statusText}`.trim()
+}
+
+const expectOk = async (response: Response, path: string): Promise<Response> => {
+  if (response.status === 200) return response
+  throw protocolError(`GET ${path}: ${await describe(response)}`)
+}
+
+export const getBytes = async (service: Service, path: string): Promise<Uint8Array> => {
+  const response = await expectOk(await send(service, path), path)
+  return new Uint8Array(await response.arrayBuffer())
+}
+
+/** A 200 answer as parsed JSON, with its headers. */
+export const getJson = async (service: Service, path: string): Promise<{ json: unknown; headers: Headers }> => {
+  const response = await expectOk(await send(service, path), path)
+  try {
+    return { json: await response.json(), headers: response.headers }
+  } catch {
+    throw protocolError(`GET ${path}: the answer is not JSON`)
+  }
+}

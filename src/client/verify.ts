@@ -1,0 +1,120 @@
+// Auditing the log from the agent's side:
+//   1. the current checkpoint, verified with the out-of-band key;
+//   2. its root rebuilt from the published tiles, which must be equal: the tiles are then
+//      the log the key signed;
+//   3. for each receipt in the key file: the receipt note still verifies, the level-0 hash
+//      at its index in the tiles is its leaf hash, and an inclusion proof built from the
+//      tiles verifies against the checkpoint root. A log that promised a leaf (the signed
+//      receipt) and then dropped or changed it fails here, with the receipt as evidence.
+// Entries are sequenced before they are published, so a fresh receipt may be past the
+// checkpoint for up to the log's merge delay; verify waits for it a bounded time.
+
+import { equal } from "../domain/bytes.js"
+import { decodeU64, encodeB64 } from "../domain/encoding.js"
+import type { Checkpoint } from "../domain/note/checkpoint.js"
+import { inclusionProofFromHashes, inclusionProofIndexes, verifyInclusion } from "../domain/tlog/inclusion.js"
+import { storedHashIndex } from "../domain/tlog/storedHash.js"
+import type { AgentKey, StoredReceipt } from "./agentKey.js"
+import { fetchCheckpoint } from "./checkpoint.js"
+import { hasher } from "./crypto.js"
+import { ClientError, usageError, verificationError } from "./errors.js"
+import { verifyReceiptNote } from "./receipts.js"
+import { tileReader, type TileReader } from "./tiles.js"
+import type { LogClient } from "./write.js"
+
+export interface ReceiptCheck {
+  readonly index: number
+  readonly type: string
+  readonly seq: number
+  /** ok: in the log as promised; pending: past the checkpoint; failed: see detail. */
+  readonly status: "ok" | "pending" | "failed"
+  readonly detail: string
+}
+
+export interface LogVerification {
+  readonly origin: string
+  readonly size: number
+  /** B64, as in the checkpoint. */
+  readonly rootHash: string
+  readonly tilesFetched: number
+  readonly receipts: ReadonlyArray<ReceiptCheck>
+  /** The root matched (else verifyLog throws) and every receipt is ok. */
+  readonly ok: boolean
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The checkpoint, re-fetched until it covers `index` or `waitMs` has passed. */
+const checkpointCovering = async (client: LogClient, index: number, waitMs: number): Promise<Checkpoint> => {
+  const deadline = Date.now() + waitMs
+  for (;;) {
+    const checkpoint = await fetchCheckpoint(client.service, client.vkey)
+    if (checkpoint.size > index || Date.now() >= deadline) return checkpoint
+    await sleep(Math.min(250, Math.max(0, deadline - Date.now())))
+  }
+}
+
+const checkReceipt = async (
+  client: LogClient,
+  tiles: TileReader,
+  checkpoint: Checkpoint,
+  r: StoredReceipt
+): Promise<ReceiptCheck> => {
+  const result = (status: ReceiptCheck["status"], detail: string): ReceiptCheck => ({ index: r.index, type: r.type, seq: r.seq, status, detail })
+  const leafHash = decodeU64(r.leaf_hash)!
+  try {
+    verifyReceiptNote(r.receipt_note, client.vkey, { index: r.index, leafHash, logged: r.logged })
+  } catch (error) {
+    return result("failed", error instanceof Error ? error.message : String(error))
+  }
+  if (r.index >= checkpoint.size) return result("pending", `not yet under the checkpoint of size ${checkpoint.size}`)
+  const [inTiles] = await tiles.storedHashes(checkpoint.size, [storedHashIndex(0, r.index)])
+  if (!equal(inTiles!, leafHash)) return result("failed", `the tiles hold another leaf at index ${r.index}`)
+  const proof = inclusionProofFromHashes(
+    hasher,
+    r.index,
+    checkpoint.size,
+    await tiles.storedHashes(checkpoint.size, inclusionProofIndexes(r.index, checkpoint.size))
+  )
+  if (!verifyInclusion(hasher, r.index, checkpoint.size, leafHash, proof, checkpoint.rootHash)) {
+    return result("failed", `no inclusion in the checkpoint of size ${checkpoint.size}`)
+  }
+  return result("ok", `included in the checkpoint of size ${checkpoint.size}`)
+}
+
+/** Verifies the log's tiles against its checkpoint and, with a key, every receipt the key holds. */
+export const verifyLog = async (
+  client: LogClient,
+  key: AgentKey | null,
+  options: { readonly waitMs?: number } = {}
+): Promise<LogVerification> => {
+  const receipts = key?.receipts ?? []
+  if (key !== null && key.origin !== null && key.origin !== client.vkey.name) {
+    throw usageError(`the key file's receipts are from log ${key.origin}, the verifier key is ${client.vkey.name}'s`)
+  }
+  const last = Math.max(-1, ...receipts.map((r) => r.index))
+  const checkpoint = await checkpointCovering(client, last, options.waitMs ?? 10_000)
+  const tiles = tileReader(client.service)
+  const root = await tiles.root(checkpoint.size)
+  if (!equal(root, checkpoint.rootHash)) {
+    throw verificationError(`the tiles' root at size ${checkpoint.size} is not the signed checkpoint's root`)
+  }
+  const checks: Array<ReceiptCheck> = []
+  for (const r of receipts) {
+    try {
+      checks.push(await checkReceipt(client, tiles, checkpoint, r))
+    } catch (error) {
+      // A tile that cannot be fetched or has the wrong length fails this receipt only.
+      if (!(error instanceof ClientError)) throw error
+      checks.push({ index: r.index, type: r.type, seq: r.seq, status: "failed", detail: error.message })
+    }
+  }
+  return {
+    origin: checkpoint.origin,
+    size: checkpoint.size,
+    rootHash: encodeB64(checkpoint.rootHash),
+    tilesFetched: tiles.fetched(),
+    receipts: checks,
+    ok: checks.every((c) => c.status === "ok")
+  }
+}
