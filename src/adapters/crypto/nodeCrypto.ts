@@ -11,8 +11,21 @@ import { Crypto } from "../../ports/Crypto.js"
 const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex")
 const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex")
 
-const privateKeyOf = (seed: Uint8Array): KeyObject =>
-  createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" })
+// Building a private KeyObject costs far more than signing with it, and the service signs
+// every receipt and checkpoint with the same two keys, so the last few are kept.
+const PRIVATE_KEY_CACHE_LIMIT = 8
+const privateKeys = new Map<string, KeyObject>()
+
+const privateKeyOf = (seed: Uint8Array): KeyObject => {
+  const cacheKey = Buffer.from(seed.buffer, seed.byteOffset, seed.byteLength).toString("latin1")
+  let key = privateKeys.get(cacheKey)
+  if (key === undefined) {
+    key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, seed]), format: "der", type: "pkcs8" })
+    if (privateKeys.size >= PRIVATE_KEY_CACHE_LIMIT) privateKeys.delete(privateKeys.keys().next().value!)
+    privateKeys.set(cacheKey, key)
+  }
+  return key
+}
 
 const PUBLIC_KEY_CACHE_LIMIT = 100_000
 const publicKeys = new Map<string, KeyObject>()

@@ -14,6 +14,8 @@ import { isJsonObject, jcs } from "../envelope/jcs.js"
 import { MAX_ENTRY_BYTES } from "../envelope/leaf.js"
 import { verifyEnvelopeSignature } from "../envelope/signature.js"
 import type { EntryRule } from "../entries/entryRule.js"
+import { publicKeyFromDidKey } from "../identity/didKey.js"
+import { isSmallOrderKey } from "../identity/smallOrder.js"
 import { entryRuleOf } from "../entries/registry.js"
 import { refuse, type Refusal } from "./refusal.js"
 
@@ -80,6 +82,9 @@ export const checkSubmission = (
     return left("envelope_binding", "the envelope's kid, nonce, created and expires must equal the HTTP signature's")
   }
   if (envelope.origin !== ctx.origin) return left("origin_mismatch", `this log's origin is ${ctx.origin}`)
+  if (envelope.seq === 0 && isSmallOrderKey(publicKeyFromDidKey(envelope.kid)!)) {
+    return left("keyid_invalid", "the key is of small order: a signature under it proves nothing")
+  }
 
   const rule = entryRuleOf(envelope.type)
   if (rule === undefined || rule.signer !== "agent") {

@@ -162,3 +162,24 @@ describe("decide and fold", () => {
     expect(submit(one.state, second, b.body, 2).refused).toBe("seq_mismatch")
   })
 })
+
+describe("small-order keys", () => {
+  it("refuses the first envelope of a key of small order, even with a signature that verifies", async () => {
+    const { didKeyFromPublicKey } = await import("../../../src/domain/identity/didKey.js")
+    const { isSmallOrderKey } = await import("../../../src/domain/identity/smallOrder.js")
+    // The identity point: R = identity, S = 0 "verifies" any message under it in OpenSSL.
+    const identity = new Uint8Array(32)
+    identity[0] = 1
+    expect(isSmallOrderKey(identity)).toBe(true)
+    expect(isSmallOrderKey(nodeCrypto.ed25519.publicKey(new Uint8Array(32)))).toBe(false)
+    const kid = didKeyFromPublicKey(identity)
+    const p = postPayload("forged")
+    const envelope: Envelope = {
+      v: "AICS-1", origin: ORIGIN, type: "post", kid, seq: 0, prev: null,
+      nonce: encodeU64(new Uint8Array(16)), created: 1_795_000_000, expires: 1_795_000_300,
+      payload: p.payload, auth: { alg: "ed25519-jcs", sig: encodeU64(new Uint8Array([...identity, ...new Uint8Array(32)])) }
+    }
+    const checked = checkSubmission(writeRequestBody(envelope, p.body), { ...envelope, keyid: kid }, ctx)
+    expect(Either.isLeft(checked) && checked.left.code).toBe("keyid_invalid")
+  })
+})
