@@ -54,7 +54,8 @@ export const readEntries = (files: LogFiles, end: LogEnd, from: number, to: numb
       const stop = offsetOf(i + 1) - first
       const length = stop - start >= 4 && stop <= bytes.length ? readUint32(bytes, start) : -1
       if (length < 0 || recordSize(length) !== stop - start) return yield* corrupt(`record of leaf ${from + i}`)
-      entries.push(bytes.slice(start + 4, start + 4 + length))
+      // The buffer was read for this call alone, so views of it are the caller's.
+      entries.push(bytes.subarray(start + 4, start + 4 + length))
     }
     return entries
   })
@@ -88,12 +89,13 @@ export const readHashes = (files: LogFiles, end: LogEnd, indexes: ReadonlyArray<
       (run) => readExactly(files.hashes, HASH_SIZE * (run.stop - run.start), HASH_SIZE * run.start, "hashes"),
       { concurrency: PARALLEL_READS }
     )
+    // Each asked position, found in its run (runs and positions are both sorted).
     const byPosition = new Map<number, Uint8Array>()
-    runs.forEach((run, r) => {
-      for (let position = run.start; position < run.stop; position++) {
-        const at = HASH_SIZE * (position - run.start)
-        byPosition.set(position, read[r]!.subarray(at, at + HASH_SIZE))
-      }
-    })
+    let r = 0
+    for (const position of sorted) {
+      while (runs[r]!.stop <= position) r++
+      const at = HASH_SIZE * (position - runs[r]!.start)
+      byPosition.set(position, read[r]!.subarray(at, at + HASH_SIZE))
+    }
     return indexes.map((index) => byPosition.get(index)!.slice())
   })

