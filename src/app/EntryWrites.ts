@@ -38,6 +38,11 @@ export interface WriteAnswer {
 
 export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
   readonly write: (request: AicsRequest) => Effect.Effect<WriteAnswer>
+  /**
+   * The refusal of a request whose body exceeds MAX_WRITE_REQUEST_BYTES, answered without
+   * reading the rest of it (its receipt names the SHA-256 of the empty string).
+   */
+  readonly tooLarge: Effect.Effect<WriteAnswer>
 }>() {
   static readonly layer = Layer.effect(EntryWrites, Effect.gen(function*() {
     const config = yield* ServiceConfig
@@ -104,7 +109,14 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         } satisfies WriteAnswer
       })
 
-    return { write }
+    const tooLarge = Effect.flatMap(clock.nowMillis, (now) =>
+      refusal(
+        { method: "POST", authority: undefined, path: "", query: "", headers: () => undefined, body: new Uint8Array(0) },
+        refuse("entry_too_large", `a write request is at most ${MAX_WRITE_REQUEST_BYTES} bytes`),
+        now
+      ))
+
+    return { write, tooLarge }
   }))
 }
 

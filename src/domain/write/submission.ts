@@ -12,6 +12,7 @@ import { decodeU64 } from "../encoding.js"
 import { decodeEnvelope, type Envelope } from "../envelope/envelope.js"
 import { isJsonObject, jcs } from "../envelope/jcs.js"
 import { MAX_ENTRY_BYTES } from "../envelope/leaf.js"
+import { parseStrictJson } from "../envelope/strictJson.js"
 import { verifyEnvelopeSignature } from "../envelope/signature.js"
 import type { EntryRule } from "../entries/entryRule.js"
 import { publicKeyFromDidKey } from "../identity/didKey.js"
@@ -54,12 +55,15 @@ export const checkSubmission = (
   signature: SignatureFacts,
   ctx: SubmissionContext
 ): Either.Either<Submission, Refusal> => {
-  let request: unknown
+  let text: string
   try {
-    request = JSON.parse(fromUtf8(rawBody))
+    text = fromUtf8(rawBody)
   } catch {
-    return left("malformed_request", "the body is not UTF-8 JSON")
+    return left("malformed_request", "the body is not UTF-8")
   }
+  const parsed = parseStrictJson(text)
+  if (Either.isLeft(parsed)) return left("malformed_request", `the body is not I-JSON: ${parsed.left}`)
+  const request = parsed.right
   if (!isJsonObject(request)) return left("malformed_request", "the body is not a JSON object")
   const members = Object.keys(request).sort()
   if (members.length !== 2 || members[0] !== "body" || members[1] !== "envelope") {
