@@ -3,8 +3,9 @@
 // by a tombstone or dropped when it expires while the leaf stays.
 //
 // Contract (test/ports/BodyStore.contract.ts): put is durable when it succeeds and is
-// idempotent for the same digest; get returns exactly the bytes put; remove is durable and
-// idempotent; the store never checks digests for the caller (the domain does).
+// idempotent for the same digest; put refuses a body whose SHA-256 is not its digest (a
+// store that serves bytes under a hash must never serve other bytes under it); get returns
+// exactly the bytes put; remove is durable and idempotent.
 
 import type { Effect, Option } from "effect"
 import { Context } from "effect"

@@ -49,6 +49,20 @@ export const bodyStoreContract = (name: string, adapter: BodyStoreUnderTest): vo
           }))
       }))
 
+    it.scoped("put refuses a body whose SHA-256 is not its digest, storing nothing of the batch", () =>
+      Effect.gen(function*() {
+        const open = yield* adapter.fresh
+        yield* withStore(open, (store) =>
+          Effect.gen(function*() {
+            const good = body("good")
+            const lying = { digest: body("claimed").digest, bytes: utf8("other bytes") }
+            const result = yield* Effect.either(store.put([good, lying]))
+            expect(result._tag).toBe("Left")
+            yield* expectBody(store, good, false)
+            yield* expectBody(store, body("claimed"), false)
+          }))
+      }))
+
     it.scoped("put is idempotent, within a batch and across batches", () =>
       Effect.gen(function*() {
         const open = yield* adapter.fresh

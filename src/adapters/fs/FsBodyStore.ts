@@ -1,82 +1,168 @@
-// BodyStore on a local folder, content-addressed: the body with SHA-256 d is the file
-// <directory>/<first 2 hex digits of d>/<64 hex digits of d>. The two-digit fan-out keeps
-// folders small (256 of them) without a database.
+// BodyStore on a local folder: an append-only log of self-validating records (bodyLayout.ts)
+// and an index of them, written with positional I/O and made durable with fdatasync before
+// a put or remove returns, like FsLogStore. A body costs one record in `bodies` and one
+// 44-byte entry in `index`; a batch costs one write and one fdatasync per file, not one
+// file, fsync and rename per body.
 //
-// put writes a whole batch with one round of fsyncs (durableWrite.ts: temporary files
-// fsynced in parallel, renamed, each touched folder fsynced once), so a batch costs about
-// what one body costs. A body whose file exists is skipped: a name only ever appears through
-// the atomic rename of a fully fsynced file, so an existing file holds the whole body.
-// remove unlinks the file and fsyncs its folder, so the deletion survives a power loss.
-// Digests are not checked against the bytes; the domain does that before calling put.
+// Opening runs recovery (bodyRecovery.ts): it loads the index into an in-memory table
+// (bodyTable.ts, about 42 bytes a body) without reading the bodies, verifies only the last
+// 2 * MAX_UNSYNCED_RECORDS records at most, cuts a torn tail and syncs. Every record of an
+// answered put or remove survives a crash or a power loss.
+//
+// put(bodies):
+//   1. refuses, before writing anything, a digest that is not 32 bytes, a body over
+//      MAX_BODY_SIZE, and a body whose bytes do not hash to its digest: records are
+//      validated by that hash at recovery, so a record that fails it would be cut as torn,
+//      with everything after it;
+//   2. drops duplicates within the batch, then (under the write lock) bodies already
+//      stored: each candidate of the table is confirmed by the digest in its record;
+//   3. appends the new records in groups (bodyAppend.ts): per group one positional write
+//      per file at its committed end, then fdatasync of both in parallel;
+//   4. after the last sync, moves the committed end and adds the bodies to the table, which
+//      makes them visible to get, and returns.
+// get(digest) reads the record of each candidate of the table (one positional read) and
+// returns the body of the one whose stored digest is the digest asked; the table only holds
+// committed records, and bytes below the committed end never change, so reads take no lock
+// and run alongside a write.
+// remove(digest) appends a removal record naming the put record it removes (one per stored
+// copy; nothing when the body is not stored), syncs it as a put does, then drops the body
+// from the table: get answers none from then on, and after any reopen, since recovery
+// replays the removal. The bytes stay in `bodies` until compactBodyStore (bodyCompact.ts)
+// rewrites the files without them; it runs on a closed store.
+//
+// Writes are serialized by a semaphore and are uninterruptible once started, so a write
+// never runs after its caller gave up, racing the next one at the same offset. If a write
+// or sync fails, the page cache can no longer be trusted to match the disk (an fsync error
+// may drop dirty pages), so the store refuses every later put and remove; reopening runs
+// recovery on what the disk really holds.
+//
+// One process per folder: the store does not lock the folder against a second writer.
 
-import { stat, unlink } from "node:fs/promises"
-import { dirname, join } from "node:path"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
+import { equal, toHex } from "../../domain/bytes.js"
 import { BodyStore, type StoredBody } from "../../ports/BodyStore.js"
+import { Crypto } from "../../ports/Crypto.js"
 import { StorageError } from "../../ports/StorageError.js"
-import { durableFolders } from "./durableFolders.js"
-import { writeFilesDurably } from "./durableWrite.js"
+import { appendRecords } from "./bodyAppend.js"
+import { openBodyFiles } from "./bodyFiles.js"
+import { DIGEST_SIZE, MAX_BODY_SIZE, PUT_HEADER, type BodyRecord } from "./bodyLayout.js"
 import { digestName } from "./bodyName.js"
-import { attempt, syncFolder } from "./fileIo.js"
-import { isMissingFile, readOptionalFile } from "./readOptional.js"
+import { applyEntry, recoverBodies, type BodyEnd } from "./bodyRecovery.js"
+import { headerDigest } from "./bodyScan.js"
+import { readExactly } from "./fileIo.js"
 
-export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, StorageError> =>
-  Layer.effect(
+/** A digest as a string key (one character a byte), for deduplicating a batch. */
+const latin1 = (digest: Uint8Array): string => Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString("latin1")
+
+export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, StorageError, Crypto> =>
+  Layer.scoped(
     BodyStore,
     Effect.gen(function*() {
-      const folders = yield* durableFolders(directory)
-      const fileOf = (hex: string) => join(folders.root, hex.slice(0, 2), hex)
+      const { sha256 } = yield* Crypto
+      const files = yield* openBodyFiles(directory)
+      const recovered = yield* recoverBodies(files, sha256)
+      const table = recovered.table
+      let committed: BodyEnd = recovered.end
+      let unusable: StorageError | undefined
 
-      const exists = (file: string) =>
-        attempt("put", file, async () => {
-          try {
-            await stat(file)
-            return true
-          } catch (error) {
-            if (isMissingFile(error)) return false
-            throw error
-          }
-        })
+      const writes = yield* Effect.makeSemaphore(1)
+      // Finalizers run in reverse order, so this one, added after the files were opened,
+      // runs before they are closed: it waits for a running write, then refuses new ones.
+      yield* Effect.addFinalizer(() =>
+        writes.withPermits(1)(Effect.sync(() => {
+          unusable = new StorageError({ operation: "put", detail: "the body store is closed" })
+        }))
+      )
+
+      /** Offsets of the put records that hold this digest (normally none or one). */
+      const storedCopies = (digest: Uint8Array) =>
+        Effect.filter(table.candidates(digest), (candidate) =>
+          Effect.map(
+            readExactly(files.bodies, PUT_HEADER, candidate.offset, "bodies"),
+            (header) => equal(headerDigest(header), digest)
+          )).pipe(Effect.map((copies) => copies.map((copy) => copy.offset)))
+
+      /** Appends the records, then publishes them; a failure makes the store refuse writes. */
+      const commit = (operation: string, records: ReadonlyArray<BodyRecord>) =>
+        appendRecords(files, committed, records, sha256).pipe(
+          Effect.tap(({ end, entries }) =>
+            Effect.sync(() => {
+              // Durable: publish (no read can run in between).
+              committed = end
+              for (const entry of entries) applyEntry(table, entry)
+            })
+          ),
+          Effect.tapError((error) =>
+            Effect.sync(() => {
+              unusable = new StorageError({
+                operation,
+                detail: `refusing writes after a failed write (${error.detail}); reopen the store`,
+                cause: error
+              })
+            })
+          ),
+          Effect.asVoid
+        )
+
+      /** Runs a write under the lock, uninterruptibly, unless the store refuses writes. */
+      const locked = <A>(write: Effect.Effect<A, StorageError>) =>
+        writes.withPermits(1)(Effect.uninterruptible(Effect.suspend(() => (unusable !== undefined ? Effect.fail(unusable) : write))))
 
       const put = (bodies: ReadonlyArray<StoredBody>) =>
-        Effect.gen(function*() {
-          const byName = new Map<string, Uint8Array>()
+        Effect.suspend(() => {
+          const unique = new Map<string, StoredBody>()
           for (const body of bodies) {
-            const name = digestName("put", body.digest)
-            if (name instanceof StorageError) return yield* name
-            byName.set(name, body.bytes)
+            if (body.digest.length !== DIGEST_SIZE) return Effect.fail(digestName("put", body.digest) as StorageError)
+            if (body.bytes.length > MAX_BODY_SIZE) {
+              return Effect.fail(new StorageError({ operation: "put", detail: `body ${toHex(body.digest)} has ${body.bytes.length} bytes, more than ${MAX_BODY_SIZE}` }))
+            }
+            // A copy: the bytes written must be the bytes hashed, whatever the caller does
+            // with its array while the put waits for the lock.
+            const bytes = body.bytes.slice()
+            if (!equal(sha256(bytes), body.digest)) {
+              return Effect.fail(new StorageError({ operation: "put", detail: `the bytes of body ${toHex(body.digest)} do not hash to its digest` }))
+            }
+            unique.set(latin1(body.digest), { digest: body.digest.slice(), bytes })
           }
-          const missing = yield* Effect.filter([...byName], ([name]) => Effect.map(exists(fileOf(name)), (found) => !found), {
-            concurrency: 16
+          if (unique.size === 0) return Effect.void
+          return locked(Effect.gen(function*() {
+            // A body with no candidate in the table is new, which is the common case and
+            // costs no read; one with candidates is new unless a candidate's record holds it.
+            const fresh: Array<StoredBody> = []
+            const maybeStored: Array<StoredBody> = []
+            for (const body of unique.values()) (table.candidates(body.digest).length === 0 ? fresh : maybeStored).push(body)
+            for (const body of maybeStored) if ((yield* storedCopies(body.digest)).length === 0) fresh.push(body)
+            if (fresh.length === 0) return
+            yield* commit("put", fresh.map((body): BodyRecord => ({ kind: "put", digest: body.digest, bytes: body.bytes })))
+          }))
+        })
+
+      const get = (digest: Uint8Array) =>
+        Effect.suspend(() => {
+          const name = digestName("get", digest)
+          if (name instanceof StorageError) return Effect.fail(name)
+          return Effect.gen(function*() {
+            for (const candidate of table.candidates(digest)) {
+              const record = yield* readExactly(files.bodies, PUT_HEADER + candidate.length, candidate.offset, "bodies")
+              if (equal(headerDigest(record), digest)) return Option.some(record.slice(PUT_HEADER))
+            }
+            return Option.none<Uint8Array>()
           })
-          yield* writeFilesDurably(folders, missing.map(([name, bytes]) => ({ path: fileOf(name), bytes })))
         })
 
-      const get = (digest: Uint8Array) => {
-        const name = digestName("get", digest)
-        return name instanceof StorageError ? Effect.fail(name) : readOptionalFile("get", fileOf(name))
-      }
-
-      const remove = (digest: Uint8Array) => {
-        const name = digestName("remove", digest)
-        if (name instanceof StorageError) return Effect.fail(name)
-        const file = fileOf(name)
-        return attempt("remove", file, async () => {
-          try {
-            await unlink(file)
-          } catch (error) {
-            // Already gone: removing is idempotent. The folder is still synced below, in
-            // case the unlink that removed it was not.
-            if (!isMissingFile(error)) throw error
-          }
-          try {
-            await syncFolder(dirname(file))
-          } catch (error) {
-            if (!isMissingFile(error)) throw error
-          }
+      const remove = (digest: Uint8Array) =>
+        Effect.suspend(() => {
+          const name = digestName("remove", digest)
+          if (name instanceof StorageError) return Effect.fail(name)
+          const target = digest.slice()
+          return locked(Effect.gen(function*() {
+            const copies = yield* storedCopies(target)
+            // Not stored: removing is idempotent, and a removal only ever names a live record.
+            if (copies.length === 0) return
+            yield* commit("remove", copies.map((offset): BodyRecord => ({ kind: "removal", digest: target, target: offset })))
+          }))
         })
-      }
 
-      return { put, get, remove }
+      return BodyStore.of({ put, get, remove })
     })
   )

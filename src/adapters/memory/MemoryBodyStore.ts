@@ -1,12 +1,16 @@
 // BodyStore in memory, for fast tests of the application layer: the same contract as
-// FsBodyStore (digests of 32 bytes, put idempotent, remove idempotent), without durability.
+// FsBodyStore (digests of 32 bytes that hash the bytes, put idempotent, remove idempotent),
+// without durability.
 
 import { Effect, Layer, Option } from "effect"
+import { equal } from "../../domain/bytes.js"
 import { BodyStore, type StoredBody } from "../../ports/BodyStore.js"
+import { Crypto } from "../../ports/Crypto.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { digestName } from "../fs/bodyName.js"
 
-export const MemoryBodyStoreLive: Layer.Layer<BodyStore> = Layer.sync(BodyStore, () => {
+export const MemoryBodyStoreLive: Layer.Layer<BodyStore, never, Crypto> = Layer.effect(BodyStore, Effect.gen(function*() {
+  const { sha256 } = yield* Crypto
   const bodies = new Map<string, Uint8Array>()
   return BodyStore.of({
     put: (batch: ReadonlyArray<StoredBody>) =>
@@ -15,6 +19,9 @@ export const MemoryBodyStoreLive: Layer.Layer<BodyStore> = Layer.sync(BodyStore,
         for (const body of batch) {
           const name = digestName("put", body.digest)
           if (name instanceof StorageError) return Effect.fail(name)
+          if (!equal(sha256(body.bytes), body.digest)) {
+            return Effect.fail(new StorageError({ operation: "put", detail: `the bytes do not hash to ${name}` }))
+          }
           named.push([name, body.bytes])
         }
         for (const [name, bytes] of named) if (!bodies.has(name)) bodies.set(name, bytes.slice())
@@ -34,4 +41,4 @@ export const MemoryBodyStoreLive: Layer.Layer<BodyStore> = Layer.sync(BodyStore,
         return Effect.void
       })
   })
-})
+}))

@@ -14,4 +14,4 @@ logStoreContract("MemoryLogStore", {
   propertyRuns: 100
 })
 tileSinkContract("MemoryTileSink", { fresh: Effect.succeed(MemoryTileSinkLive), durable: false })
-bodyStoreContract("MemoryBodyStore", { fresh: Effect.succeed(MemoryBodyStoreLive), durable: false })
+bodyStoreContract("MemoryBodyStore", { fresh: Effect.succeed(MemoryBodyStoreLive.pipe(Layer.provide(NodeCryptoLive))), durable: false })
