@@ -1,0 +1,106 @@
+// bench/write: durable writes through the real server (issue "Signed writes", Benchmark).
+// 64 keys send pre-signed posts at concurrency 64 (each key's chain in order), and the
+// run prints durable entries per second, 202 latency p50/p99, and the time from each 202
+// to the first published checkpoint that covers the entry. The same run measures
+// node:crypto Ed25519 verifications per second on one core and prints
+//   efficiency = entries/s / (verifies/s / 2)
+// since every write costs two verifications (the HTTP signature and the envelope's).
+//
+//   npm run bench:write                     # 64 keys x 300 posts
+//   node dist/bench/write.js <keys> <perKey>
+
+import { spawn } from "node:child_process"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { nodeCrypto } from "../src/adapters/crypto/nodeCrypto.js"
+import { utf8 } from "../src/domain/bytes.js"
+import { percentile, presignPosts, sendInOrder } from "../test/support/load.js"
+
+const keys = Number(process.argv[2] ?? 64)
+const perKey = Number(process.argv[3] ?? 300)
+
+const verifiesPerSecond = (): number => {
+  const seed = nodeCrypto.sha256(utf8("bench verify"))
+  const publicKey = nodeCrypto.ed25519.publicKey(seed)
+  const messages = Array.from({ length: 64 }, (_, i) => utf8(`message ${i} `.repeat(40)))
+  const signatures = messages.map((m) => nodeCrypto.ed25519.sign(seed, m))
+  let count = 0
+  const start = performance.now()
+  while (performance.now() - start < 2000) {
+    for (let i = 0; i < 64; i++) if (nodeCrypto.ed25519.verify(publicKey, messages[i]!, signatures[i]!)) count++
+  }
+  return count / ((performance.now() - start) / 1000)
+}
+
+const startServer = async (dataDir: string, port: number) => {
+  const child = spawn(process.execPath, ["dist/src/main.js"], {
+    env: { PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dataDir, AICS_PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  await new Promise<void>((resolve, reject) => {
+    const check = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes(`Listening on http://127.0.0.1:${port}`)) resolve()
+    }
+    child.stdout.on("data", check)
+    child.stderr.on("data", check)
+    child.once("exit", () => reject(new Error(output)))
+  })
+  return child
+}
+
+const main = async () => {
+  const verifies = verifiesPerSecond()
+  const dataDir = await mkdtemp(join(tmpdir(), "aics-bench-write-"))
+  const port = 20000 + Math.floor(Math.random() * 20000)
+  const server = await startServer(dataDir, port)
+  const baseUrl = `http://127.0.0.1:${port}`
+  try {
+    const writes = presignPosts({ keys, perKey, origin: "localhost/aics", authority: `127.0.0.1:${port}`, label: "bench" })
+
+    // Checkpoint sizes as they are published, sampled every 10 ms during the run.
+    const published: Array<{ at: number; size: number }> = []
+    let running = true
+    const watcher = (async () => {
+      while (running) {
+        const text = await (await fetch(`${baseUrl}/checkpoint`)).text()
+        const size = Number(text.split("\n")[1])
+        if (published.length === 0 || published[published.length - 1]!.size !== size) published.push({ at: performance.now(), size })
+        await new Promise((r) => setTimeout(r, 10))
+      }
+    })()
+
+    const started = performance.now()
+    const results = await sendInOrder(baseUrl, writes)
+    const seconds = (performance.now() - started) / 1000
+    const accepted = results.filter((r) => r.status === 202)
+    const lastIndex = Math.max(...accepted.map((r) => r.json!.entry["index"] as number))
+    while (published[published.length - 1]!.size <= lastIndex) await new Promise((r) => setTimeout(r, 10))
+    running = false
+    await watcher
+
+    const coverage = accepted.map((r) => {
+      const index = r.json!.entry["index"] as number
+      const first = published.find((p) => p.size > index && p.at >= r.answeredAt - 10)
+      return first === undefined ? NaN : Math.max(0, first.at - r.answeredAt)
+    })
+    const entriesPerSecond = accepted.length / seconds
+    const latencies = accepted.map((r) => r.latency)
+    const line = (label: string, value: string) => console.log(`${label.padEnd(46)} ${value}`)
+    console.log(`bench/write: ${keys} keys x ${perKey} posts, concurrency ${keys}, node ${process.version}`)
+    line("written", `${accepted.length} accepted, ${results.length - accepted.length} refused, ${seconds.toFixed(2)} s`)
+    line("durable entries per second", entriesPerSecond.toFixed(0))
+    line("202 latency", `p50 ${percentile(latencies, 50).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms`)
+    line("202 to a covering checkpoint", `p50 ${percentile(coverage, 50).toFixed(0)} ms  p99 ${percentile(coverage, 99).toFixed(0)} ms  (sampled every 10 ms)`)
+    line("node:crypto Ed25519 verifies per second, 1 core", verifies.toFixed(0))
+    line("efficiency = entries/s / (verifies/s / 2)", `${(entriesPerSecond / (verifies / 2)).toFixed(2)} (target >= 0.6)`)
+  } finally {
+    server.kill("SIGTERM")
+    await new Promise((r) => server.once("exit", r))
+    await rm(dataDir, { recursive: true, force: true })
+  }
+}
+
+await main()
