@@ -58,7 +58,7 @@ import {
 import type { BodyFiles } from "./bodyFiles.js"
 import { scanBodyRecords, type ScannedRecord } from "./bodyScan.js"
 import { makeBodyTable, type BodyTable } from "./bodyTable.js"
-import { attempt, readInto, writeFully } from "./fileIo.js"
+import { attempt, readInto, settleTail } from "./fileIo.js"
 
 /** The committed end of the two files. */
 export interface BodyEnd {
@@ -140,16 +140,6 @@ const growable = () => {
   }
 }
 
-/** Makes the file hold exactly `tail` from `from` on, writing only when it does not already. */
-const settleTail = (handle: FileHandle, name: string, from: number, tail: Uint8Array, length: number) =>
-  attempt("recover", `settling the tail of ${name}`, async () => {
-    if (length === from + tail.length) {
-      const existing = new Uint8Array(tail.length)
-      if ((await readInto(handle, existing, from)) === tail.length && equal(existing, tail)) return
-    }
-    await writeFully(handle, tail, from)
-    await handle.truncate(from + tail.length)
-  })
 
 export const recoverBodies = (
   files: BodyFiles,

@@ -21,9 +21,8 @@ import {
   removalCheck,
   type IndexEntry
 } from "./bodyLayout.js"
-import { attempt, readInto } from "./fileIo.js"
+import { attempt, windowedReader } from "./fileIo.js"
 
-const WINDOW = 1 << 20
 
 export interface ScannedRecord {
   /** What the record says, as its index entry; the digest is a copy. */
@@ -56,19 +55,7 @@ export const scanBodyRecords = (
   limit = Number.POSITIVE_INFINITY
 ): Effect.Effect<ScanEnd, StorageError> =>
   attempt("recover", `scanning body records from byte ${from}`, async () => {
-    let buffer = new Uint8Array(0)
-    let bufferStart = from
-    // The bytes [at, at + length), or undefined when the file ends first.
-    const bytesAt = async (at: number, length: number): Promise<Uint8Array | undefined> => {
-      if (at + length > fileLength) return undefined
-      if (at < bufferStart || at + length > bufferStart + buffer.length) {
-        buffer = new Uint8Array(Math.min(Math.max(WINDOW, length), fileLength - at))
-        buffer = buffer.subarray(0, await readInto(handle, buffer, at))
-        bufferStart = at
-        if (buffer.length < length) return undefined
-      }
-      return buffer.subarray(at - bufferStart, at - bufferStart + length)
-    }
+    const bytesAt = windowedReader(handle, from, fileLength)
 
     let count = 0
     let at = from

@@ -7,6 +7,7 @@ import { constants } from "node:fs"
 import type { FileHandle } from "node:fs/promises"
 import { open } from "node:fs/promises"
 import { Effect } from "effect"
+import { equal } from "../../domain/bytes.js"
 import { StorageError } from "../../ports/StorageError.js"
 
 /** Runs a Node promise, turning its rejection into a StorageError. */
@@ -67,3 +68,40 @@ export const syncFolder = async (folder: string): Promise<void> => {
     await handle.close()
   }
 }
+
+/** Bytes read ahead per refill when a recovery scan walks a file. */
+const SCAN_WINDOW = 1 << 20
+
+/**
+ * A reader for a forward scan of records: `bytesAt(at, length)` gives the bytes [at, at +
+ * length), or undefined when the file (of `fileLength` bytes) ends first. It reads a window
+ * ahead, so a scan of many small records costs few reads.
+ */
+export const windowedReader = (handle: FileHandle, from: number, fileLength: number) => {
+  let buffer = new Uint8Array(0)
+  let bufferStart = from
+  return async (at: number, length: number): Promise<Uint8Array | undefined> => {
+    if (at + length > fileLength) return undefined
+    if (at < bufferStart || at + length > bufferStart + buffer.length) {
+      buffer = new Uint8Array(Math.min(Math.max(SCAN_WINDOW, length), fileLength - at))
+      buffer = buffer.subarray(0, await readInto(handle, buffer, at))
+      bufferStart = at
+      if (buffer.length < length) return undefined
+    }
+    return buffer.subarray(at - bufferStart, at - bufferStart + length)
+  }
+}
+
+/**
+ * Makes the file hold exactly `tail` from `from` on (its length now `length`), writing only
+ * when it does not already; the caller syncs.
+ */
+export const settleTail = (handle: FileHandle, name: string, from: number, tail: Uint8Array, length: number) =>
+  attempt("recover", `settling the tail of ${name}`, async () => {
+    if (length === from + tail.length) {
+      const existing = new Uint8Array(tail.length)
+      if ((await readInto(handle, existing, from)) === tail.length && equal(existing, tail)) return
+    }
+    await writeFully(handle, tail, from)
+    await handle.truncate(from + tail.length)
+  })

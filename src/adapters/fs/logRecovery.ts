@@ -41,12 +41,11 @@
 
 import type { FileHandle } from "node:fs/promises"
 import { Effect } from "effect"
-import { equal } from "../../domain/bytes.js"
 import { appendLeaf, frontierFromHashes, frontierIndexes } from "../../domain/tlog/frontier.js"
 import { HASH_SIZE, type TreeHasher } from "../../domain/tlog/hasher.js"
 import { storedHashCount } from "../../domain/tlog/storedHash.js"
 import { StorageError } from "../../ports/StorageError.js"
-import { attempt, readExactly, readInto, writeFully } from "./fileIo.js"
+import { attempt, readExactly, settleTail } from "./fileIo.js"
 import type { LogFiles } from "./logFiles.js"
 import { MAX_UNSYNCED_LEAVES, OFFSET_SIZE, readUint64, writeUint64 } from "./logLayout.js"
 import { scanRecords } from "./recordScan.js"
@@ -62,19 +61,6 @@ const damaged = (detail: string) => new StorageError({ operation: "recover", det
 
 const lengthOf = (handle: FileHandle, name: string) => attempt("recover", `stat ${name}`, async () => (await handle.stat()).size)
 
-/**
- * Makes the file hold exactly `tail` from `from` on, writing only when it does not already;
- * returns nothing, the caller syncs.
- */
-const settleTail = (handle: FileHandle, name: string, from: number, tail: Uint8Array, length: number) =>
-  attempt("recover", `settling the tail of ${name}`, async () => {
-    if (length === from + tail.length) {
-      const existing = new Uint8Array(tail.length)
-      if ((await readInto(handle, existing, from)) === tail.length && equal(existing, tail)) return
-    }
-    await writeFully(handle, tail, from)
-    await handle.truncate(from + tail.length)
-  })
 
 export const recoverLog = (files: LogFiles, hasher: TreeHasher): Effect.Effect<RecoveredLog, StorageError> =>
   Effect.gen(function*() {

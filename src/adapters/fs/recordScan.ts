@@ -9,10 +9,9 @@ import type { Effect } from "effect"
 import { equal } from "../../domain/bytes.js"
 import type { Hash, TreeHasher } from "../../domain/tlog/hasher.js"
 import type { StorageError } from "../../ports/StorageError.js"
-import { attempt, readInto } from "./fileIo.js"
+import { attempt, windowedReader } from "./fileIo.js"
 import { MAX_ENTRY_SIZE, readUint32, recordSize } from "./logLayout.js"
 
-const WINDOW = 1 << 20
 
 export interface ScannedRecords {
   /** Byte offset of each valid record, in order. */
@@ -35,19 +34,7 @@ export const scanRecords = (
   limit = Number.POSITIVE_INFINITY
 ): Effect.Effect<ScannedRecords, StorageError> =>
   attempt("recover", `scanning leaf records from byte ${from}`, async () => {
-    let buffer = new Uint8Array(0)
-    let bufferStart = from
-    // The bytes [at, at + length), or undefined when the file ends first.
-    const bytesAt = async (at: number, length: number): Promise<Uint8Array | undefined> => {
-      if (at + length > fileLength) return undefined
-      if (at < bufferStart || at + length > bufferStart + buffer.length) {
-        buffer = new Uint8Array(Math.min(Math.max(WINDOW, length), fileLength - at))
-        buffer = buffer.subarray(0, await readInto(handle, buffer, at))
-        bufferStart = at
-        if (buffer.length < length) return undefined
-      }
-      return buffer.subarray(at - bufferStart, at - bufferStart + length)
-    }
+    const bytesAt = windowedReader(handle, from, fileLength)
 
     const offsets: Array<number> = []
     const leafHashes: Array<Hash> = []
