@@ -28,13 +28,27 @@ export interface EntryFacts<P> {
   readonly logged: number
 }
 
+/**
+ * Verifies a signature carried inside a payload (a new key's proof of possession in
+ * key.rotate): the Ed25519 signature, U64, by the key a did:key names, over the message.
+ * False, never an exception, for a malformed kid or signature and for a key of small order.
+ * Its message can depend on the state (the name's current key), so it is checked in the
+ * sequencer rather than in the stateless checks.
+ */
+export type PayloadSignatureCheck = (kid: string, message: Uint8Array, signature: string) => boolean
+
+/** What `check` sees: the entry, and the means to verify signatures inside its payload. */
+export interface CheckFacts<P> extends EntryFacts<P> {
+  readonly verify: PayloadSignatureCheck
+}
+
 export interface EntryRule<P> {
   readonly type: string
   readonly signer: Signer
   readonly payload: Schema.Schema<P, any, never>
   readonly body: BodyRule
   /** The refusal, or undefined when the state allows the entry. */
-  readonly check: (state: LogState, entry: EntryFacts<P>) => Refusal | undefined
+  readonly check: (state: LogState, entry: CheckFacts<P>) => Refusal | undefined
   /** The state after the accepted entry (the chain is already advanced). */
   readonly apply: (state: LogState, entry: EntryFacts<P>) => LogState
 }

@@ -27,3 +27,9 @@ export const Channel = Schema.String.pipe(Schema.pattern(/^[a-z0-9-]{1,63}$/, { 
 
 /** Unix seconds. */
 export const UnixSeconds = Schema.NonNegativeInt
+
+/** A grant's sender: the did:key of one Ed25519 key, or "*" for any key. */
+export const GrantSender = Schema.Union(Schema.Literal("*"), DidKey)
+
+/** A count of at least 1. */
+export const PositiveInt = Schema.Int.pipe(Schema.positive())

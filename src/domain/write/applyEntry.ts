@@ -3,14 +3,14 @@
 // with foldEntry. Both end in the same function, so the incremental state and the fold of
 // the log are equal by construction (and a property test checks it).
 
-import { Either, HashMap, Schema } from "effect"
+import { Chunk, Either, HashMap, Schema } from "effect"
 import { fromUtf8 } from "../bytes.js"
 import type { Sha256 } from "../crypto.js"
 import { decodeEnvelope, type Envelope } from "../envelope/envelope.js"
 import { envelopeHash } from "../envelope/hash.js"
 import type { EntryRule } from "../entries/entryRule.js"
 import { entryRuleOf } from "../entries/registry.js"
-import type { LogState } from "./logState.js"
+import { keyRecordOf, type LogState } from "./logState.js"
 
 export interface AcceptedEntry {
   readonly rule: EntryRule<any>
@@ -23,6 +23,7 @@ export interface AcceptedEntry {
 }
 
 export const applyEntry = (state: LogState, entry: AcceptedEntry): LogState => {
+  const key = keyRecordOf(state, entry.envelope.kid)
   const chained: LogState = {
     ...state,
     size: entry.index + 1,
@@ -31,7 +32,9 @@ export const applyEntry = (state: LogState, entry: AcceptedEntry): LogState => {
       seq: entry.envelope.seq,
       hash: entry.envelopeHash,
       index: entry.index
-    })
+    }),
+    // The key view lists the key's whole chain.
+    keys: HashMap.set(state.keys, key.kid, { ...key, envelopes: Chunk.append(key.envelopes, entry.index) })
   }
   return entry.rule.apply(chained, {
     envelope: entry.envelope,

@@ -35,7 +35,7 @@ export const decide = (state: LogState, submission: Submission, now: number): Ei
   }
 
   const facts = { envelope, payload: submission.payload, index, logged }
-  const refusal = submission.rule.check(state, facts)
+  const refusal = submission.rule.check(state, { ...facts, verify: submission.verify })
   if (refusal !== undefined) return Either.left(refusal)
 
   const entryBytes = entryBytesFromJcs(submission.envelopeJcs, index, logged)

@@ -2,7 +2,7 @@
 // refused write answers `{entry, receipt_note}` with the status of its code, and the
 // receipt is a log-signed refusal note naming the code (profile.md section 4). A code is
 // added here, with its condition, or it does not exist; codes join as the rules that raise
-// them do (403 for freezes, suspensions and grants, 429 for rate limits).
+// them do (403 for freezes and suspensions, 429 for rate limits).
 
 export const REFUSALS = {
   // 400: the request or the envelope is not well formed.
@@ -26,19 +26,28 @@ export const REFUSALS = {
   signature_invalid: { status: 401, condition: "the RFC 9421 signature does not verify" },
   envelope_signature_invalid: { status: 401, condition: "the envelope's ed25519-jcs signature does not verify" },
   envelope_binding: { status: 401, condition: "the envelope's kid, nonce, created or expires differ from the HTTP signature's" },
+  // 403: the key may not do this.
+  not_authorized: { status: 403, condition: "the key acts for a name it does not hold (key.x25519 needs the name's current key; key.rotate its current or recovery key), or revokes a grant it did not sign" },
+  grant_required: { status: 403, condition: "a dm cites a grant that is not in force for it: not signed by `to`, not for this sender or \"*\", revoked, past its `until` at `logged`, or with its `limit` of DMs used" },
   // 409: conflicts with the log's state.
   nonce_reused: { status: 409, condition: "this key already used this nonce within the replay window" },
   seq_mismatch: { status: 409, condition: "seq is not the key's next sequence number" },
   prev_mismatch: { status: 409, condition: "prev is not the hash of the key's previous accepted envelope" },
   name_taken: { status: 409, condition: "the name is already claimed" },
-  key_has_name: { status: 409, condition: "the key already holds a name" },
+  key_has_name: { status: 409, condition: "the key (claiming, or a rotation's new key) holds a name or held one: a key is bound to a name at most once" },
+  grant_revoked: { status: 409, condition: "the grant is already revoked (a grant is revoked once)" },
+  x25519_stale: { status: 409, condition: "a dm's x25519_index set an X25519 key of the recipient's name, but a later leaf replaced it: encrypt to the current one" },
+  slot_taken: { status: 409, condition: "the capsule slot belongs to another key (the key that first wrote it)" },
   // 413: too large.
   body_too_large: { status: 413, condition: "the body exceeds its type's limit (text 16 KiB, ciphertext 64 KiB)" },
   entry_too_large: { status: 413, condition: "the leaf would exceed 65,535 bytes, or the request body is too large" },
   // 422: the payload is not valid for its type.
-  payload_invalid: { status: 422, condition: "the payload does not match its type's schema or rules" },
+  payload_invalid: { status: 422, condition: "the payload does not match its type's schema or rules, or cites a leaf that does not exist or is of the wrong kind (a grant_index that is no grant, an x25519_index that set no X25519 key of the recipient's name)" },
   name_invalid: { status: 422, condition: "the name is not a valid name_norm" },
   name_reserved: { status: 422, condition: "the name is reserved" },
+  name_unclaimed: { status: 422, condition: "a key event names a name no one has claimed" },
+  proof_invalid: { status: 422, condition: "key.rotate's new_sig is not the new key's Ed25519 signature over JCS({name, new_kid, origin, prev_kid}) with prev_kid the name's current key, or the new key is of small order" },
+  recipient_unknown: { status: 422, condition: "a dm's `to` holds no name, so it has no X25519 key to encrypt to" },
   // 503: come back later.
   log_unavailable: { status: 503, condition: "the log refuses writes (diverged from its tiles, or storage failed)" },
   queue_full: { status: 503, condition: "the sequencer's queue is full; retry after the Retry-After delay" }

@@ -14,8 +14,9 @@ import { isJsonObject, jcs } from "../envelope/jcs.js"
 import { MAX_ENTRY_BYTES } from "../envelope/leaf.js"
 import { parseStrictJson } from "../envelope/strictJson.js"
 import { verifyEnvelopeSignature } from "../envelope/signature.js"
-import type { EntryRule } from "../entries/entryRule.js"
+import type { EntryRule, PayloadSignatureCheck } from "../entries/entryRule.js"
 import { publicKeyFromDidKey } from "../identity/didKey.js"
+import { payloadSignatureCheck } from "../identity/possession.js"
 import { isSmallOrderKey } from "../identity/smallOrder.js"
 import { entryRuleOf } from "../entries/registry.js"
 import { refuse, type Refusal } from "./refusal.js"
@@ -43,6 +44,11 @@ export interface Submission {
   readonly payload: unknown
   /** The body the payload names, checked against its hash and size; null for none. */
   readonly body: { readonly digest: Uint8Array; readonly bytes: Uint8Array } | null
+  /**
+   * Verifies signatures inside the payload (key.rotate's new_sig), whose message depends
+   * on the state: the sequencer's rule calls it, so decide stays free of crypto ports.
+   */
+  readonly verify: PayloadSignatureCheck
 }
 
 /** Room the leaf needs around the envelope: {"envelope":...,"index":N,"logged":N}. */
@@ -117,7 +123,8 @@ export const checkSubmission = (
     envelopeHash: ctx.sha256(envelopeBytes),
     rule,
     payload: payload.right,
-    body: body.right
+    body: body.right,
+    verify: payloadSignatureCheck(ctx.ed25519)
   })
 }
 

@@ -122,7 +122,99 @@ const withHeaders = (prepared: Prepared, headers: Record<string, string>): Prepa
 /** Another key's seed, to sign what the agent's key should have signed. */
 const strangerSeed = () => sha256(utf8(`stranger ${Math.random()}`))
 
+const accept = async (who: OutsideAgent, type: string, payload: Record<string, Json>, body: Uint8Array | null = null): Promise<number> => {
+  const result = await who.submit(who.prepare(who.envelope(type, payload), body))
+  expect(result.status, JSON.stringify(result.json)).toBe(202)
+  return result.json.entry.index as number
+}
+const sealed = () => utf8(`ciphertext ${Math.random()}`)
+const dmOf = (to: string, grantIndex: number, x25519Index: number) => {
+  const ct = sealed()
+  return { payload: { to, grant_index: grantIndex, ct_hash: u64(sha256(ct)), size: ct.length, x25519_index: x25519Index }, body: ct }
+}
+
+
 const CASES: { readonly [C in TableCode]: Case } = {
+  not_authorized: {
+    variants: async (agent) => {
+      const owner = OutsideAgent.random(log)
+      const name = freshName()
+      await accept(owner, "claim", { name, x25519: owner.x25519 })
+      const grant = await accept(owner, "grant", { sender: "*", use: "dm" })
+      return [
+        { label: "key.x25519 for another key's name", prepared: agent.prepare(agent.envelope("key.x25519", { name, x25519: agent.x25519 }), null) },
+        { label: "key.rotate of another key's name", prepared: agent.prepare(agent.envelope("key.rotate", { name, new_kid: agent.kid, new_sig: u64(new Uint8Array(64)) }), null) },
+        { label: "grant.revoke of another key's grant", prepared: agent.prepare(agent.envelope("grant.revoke", { grant_index: grant }), null) }
+      ]
+    }
+  },
+  grant_required: {
+    variants: async (agent) => {
+      const bob = OutsideAgent.random(log)
+      const claim = await accept(bob, "claim", { name: freshName(), x25519: bob.x25519 })
+      const forOther = await accept(bob, "grant", { sender: OutsideAgent.random(log).kid, use: "dm" })
+      const revoked = await accept(bob, "grant", { sender: agent.kid, use: "dm" })
+      await accept(bob, "grant.revoke", { grant_index: revoked })
+      const a = dmOf(bob.kid, forOther, claim)
+      const b = dmOf(bob.kid, revoked, claim)
+      return [
+        { label: "a grant for another sender", prepared: agent.prepare(agent.envelope("dm", a.payload), a.body) },
+        { label: "a revoked grant", prepared: agent.prepare(agent.envelope("dm", b.payload), b.body) }
+      ]
+    }
+  },
+  grant_revoked: {
+    variants: async (agent) => {
+      const grant = await accept(agent, "grant", { sender: "*", use: "dm" })
+      await accept(agent, "grant.revoke", { grant_index: grant })
+      return [{ label: "a second revocation", prepared: agent.prepare(agent.envelope("grant.revoke", { grant_index: grant }), null) }]
+    }
+  },
+  name_unclaimed: {
+    variants: (agent) => [
+      { label: "key.x25519 of an unclaimed name", prepared: agent.prepare(agent.envelope("key.x25519", { name: freshName(), x25519: agent.x25519 }), null) }
+    ]
+  },
+  proof_invalid: {
+    variants: async (agent) => {
+      const name = freshName()
+      await accept(agent, "claim", { name, x25519: agent.x25519 })
+      return [{
+        label: "a rotation whose new_sig is not the new key's",
+        prepared: agent.prepare(agent.envelope("key.rotate", { name, new_kid: OutsideAgent.random(log).kid, new_sig: u64(new Uint8Array(64)) }), null)
+      }]
+    }
+  },
+  recipient_unknown: {
+    variants: async (agent) => {
+      const unnamed = OutsideAgent.random(log)
+      const grant = await accept(unnamed, "grant", { sender: "*", use: "dm" })
+      const { payload, body } = dmOf(unnamed.kid, grant, 0)
+      return [{ label: "a dm to a key without a name", prepared: agent.prepare(agent.envelope("dm", payload), body) }]
+    }
+  },
+  x25519_stale: {
+    variants: async (agent) => {
+      const bob = OutsideAgent.random(log)
+      const name = freshName()
+      const claim = await accept(bob, "claim", { name, x25519: bob.x25519 })
+      const grant = await accept(bob, "grant", { sender: "*", use: "dm" })
+      await accept(bob, "key.x25519", { name, x25519: u64(sha256(utf8(`new x25519 ${name}`))) })
+      const { payload, body } = dmOf(bob.kid, grant, claim)
+      return [{ label: "a dm to the X25519 key the claim set, since replaced", prepared: agent.prepare(agent.envelope("dm", payload), body) }]
+    }
+  },
+  slot_taken: {
+    variants: async (agent) => {
+      const owner = OutsideAgent.random(log)
+      const slot = u64(sha256(utf8(`slot ${Math.random()}`)))
+      const first = sealed()
+      await accept(owner, "capsule", { slot, ct_hash: u64(sha256(first)), size: first.length }, first)
+      const ct = sealed()
+      return [{ label: "another key's slot", prepared: agent.prepare(agent.envelope("capsule", { slot, ct_hash: u64(sha256(ct)), size: ct.length }), ct) }]
+    }
+  },
+
   // A request that passes the HTTP signature spends its (keyid, nonce) even when refused
   // later, so every variant below that gets that far signs a fresh envelope.
   malformed_request: {

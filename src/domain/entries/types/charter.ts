@@ -1,5 +1,6 @@
 // `charter` (leaf 0, profile.md section 5): the policy key's first envelope. It fixes the
-// service's keys for every later rule. Only the service writes it, once.
+// service's keys and terms (instance domain, ciphertext retention) for every later rule and
+// view. Only the service writes it, once.
 
 import { Schema } from "effect"
 import { refuse } from "../../write/refusal.js"
@@ -30,8 +31,17 @@ export const charter = entryRule({
       : envelope.kid !== payload.policy_kid
         ? refuse("payload_invalid", "the charter is signed by the policy key it names")
         : undefined,
-  apply: (state, { payload }) => ({
+  apply: (state, { payload, index }) => ({
     ...state,
-    service: { origin: payload.origin, policyKid: payload.policy_kid, ownerKid: payload.owner_kid }
+    service: {
+      origin: payload.origin,
+      policyKid: payload.policy_kid,
+      ownerKid: payload.owner_kid,
+      instanceDomain: payload.instance_domain,
+      // The retention of DM and capsule ciphertext (bodyStatus.ts); an expired body cites
+      // this leaf as its policy_index.
+      retentionDays: payload.retention_days,
+      retentionIndex: index
+    }
   })
 })

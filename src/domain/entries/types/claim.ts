@@ -1,8 +1,11 @@
 // `claim` (profile.md sections 2 and 5): a key claims a name and binds its X25519 key to
-// it. The name must be in normal form, valid, not reserved and free, and the key must hold
-// no name yet. The claim is signed by the key it binds (service.md "Authentication" 3).
+// it, optionally naming a recovery key that may later rotate the name's key. The name must
+// be in normal form, valid, not reserved and free, and the key must hold no name and never
+// have held one (identity/bindings.ts). The claim is signed by the key it binds
+// (service.md "Authentication" 3), so the name is key-bound (tier `key`).
 
-import { HashMap, Schema } from "effect"
+import { Chunk, HashMap, Schema } from "effect"
+import { bindKey, boundNameOf } from "../../identity/bindings.js"
 import { nameProblem, normalizeName } from "../../identity/names.js"
 import { refuse } from "../../write/refusal.js"
 import { entryRule } from "../entryRule.js"
@@ -26,21 +29,36 @@ export const claim = entryRule({
     const problem = nameProblem(payload.name)
     if (problem !== undefined) return refuse(problem, `${JSON.stringify(payload.name)} cannot be claimed`)
     if (HashMap.has(state.names, payload.name)) return refuse("name_taken", `${payload.name} is already claimed`)
-    const held = HashMap.get(state.keyNames, envelope.kid)
-    if (held._tag === "Some") return refuse("key_has_name", `this key already holds ${held.value}`)
+    const held = boundNameOf(state, envelope.kid)
+    if (held !== undefined) return refuse("key_has_name", `this key holds or held ${held}; a key is bound to one name, once`)
     if (payload.recovery === envelope.kid) return refuse("payload_invalid", "the recovery key must differ from the claiming key")
     return undefined
   },
-  apply: (state, { envelope, payload, index }) => ({
-    ...state,
-    names: HashMap.set(state.names, payload.name, {
-      name: payload.name,
-      kid: envelope.kid,
-      x25519: payload.x25519,
-      x25519Index: index,
-      recovery: payload.recovery ?? null,
-      claimIndex: index
-    }),
-    keyNames: HashMap.set(state.keyNames, envelope.kid, payload.name)
-  })
+  apply: (state, { envelope, payload, index, logged }) => {
+    const recovery = payload.recovery ?? null
+    const named = {
+      ...state,
+      names: HashMap.set(state.names, payload.name, {
+        name: payload.name,
+        tier: "key" as const,
+        kid: envelope.kid,
+        kidIndex: index,
+        x25519: payload.x25519,
+        x25519Index: index,
+        recovery,
+        claimIndex: index,
+        events: Chunk.of({
+          type: "claim" as const,
+          index,
+          logged,
+          signer: envelope.kid,
+          kid: envelope.kid,
+          x25519: payload.x25519,
+          recovery
+        })
+      }),
+      nameOrder: Chunk.append(state.nameOrder, payload.name)
+    }
+    return bindKey(named, envelope.kid, payload.name, index)
+  }
 })

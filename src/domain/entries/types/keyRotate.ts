@@ -1,0 +1,64 @@
+// `key.rotate` (profile.md section 5): moves a name to a new Ed25519 key. Signed by the
+// name's current key, or by the recovery key its claim named (for a lost or leaked key).
+// `new_sig` proves the new key's holder agreed (identity/possession.ts), with prev_kid the
+// name's current key at this point of the log. The new key must never have been bound to
+// a name. Afterwards only the new key (and the recovery key, for a further rotation) acts
+// for the name; the old key is unbound for good. The X25519 key and the recovery key stay.
+
+import { Chunk, HashMap, Schema } from "effect"
+import { bindKey, boundNameOf, nameRecordOf, standing, unbindKey } from "../../identity/bindings.js"
+import { rotationMessage } from "../../identity/possession.js"
+import { refuse } from "../../write/refusal.js"
+import { entryRule } from "../entryRule.js"
+import { DidKey } from "../fields.js"
+
+export const KeyRotatePayload = Schema.Struct({
+  name: Schema.String,
+  new_kid: DidKey,
+  /** U64 of the new key's 64-byte Ed25519 signature over the rotation message. */
+  new_sig: Schema.String
+})
+
+export const keyRotate = entryRule({
+  type: "key.rotate",
+  signer: "agent",
+  payload: KeyRotatePayload,
+  body: { kind: "none" },
+  check: (state, { envelope, payload, verify }) => {
+    const record = nameRecordOf(state, payload.name)
+    if (record === undefined) return refuse("name_unclaimed", `${JSON.stringify(payload.name)} is not claimed`)
+    if (standing(record, envelope.kid) === undefined) {
+      return refuse("not_authorized", `only ${payload.name}'s current key or its recovery key rotates it`)
+    }
+    const held = boundNameOf(state, payload.new_kid)
+    if (held !== undefined) return refuse("key_has_name", `the new key holds or held ${held}`)
+    // The recovery key keeps its own role: were it the current key too, losing it would
+    // lose the name with no way back.
+    if (payload.new_kid === record.recovery) return refuse("payload_invalid", "the new key must differ from the recovery key")
+    const message = rotationMessage(payload.name, payload.new_kid, envelope.origin, record.kid)
+    if (!verify(payload.new_kid, message, payload.new_sig)) {
+      return refuse("proof_invalid", `new_sig is not the new key's signature over JCS({name, new_kid, origin, prev_kid: ${record.kid}})`)
+    }
+    return undefined
+  },
+  apply: (state, { envelope, payload, index, logged }) => {
+    const record = nameRecordOf(state, payload.name)!
+    const renamed = {
+      ...state,
+      names: HashMap.set(state.names, payload.name, {
+        ...record,
+        kid: payload.new_kid,
+        kidIndex: index,
+        events: Chunk.append(record.events, {
+          type: "key.rotate" as const,
+          index,
+          logged,
+          signer: envelope.kid,
+          prevKid: record.kid,
+          kid: payload.new_kid
+        })
+      })
+    }
+    return bindKey(unbindKey(renamed, record.kid, index), payload.new_kid, payload.name, index)
+  }
+})

@@ -1,0 +1,37 @@
+// Who acts for a name, and binding keys to names (profile.md section 5, claim and key
+// events). A key is bound to at most one name, once: a claim or a rotation binds it, a
+// later rotation unbinds it for good. A retired key may have been the reason for the
+// rotation (lost, leaked), so it never speaks for a name again.
+
+import { HashMap, Option } from "effect"
+import { keyRecordOf, type LogState, type NameRecord } from "../write/logState.js"
+
+/** The name's record, if claimed. */
+export const nameRecordOf = (state: LogState, name: string): NameRecord | undefined =>
+  Option.getOrUndefined(HashMap.get(state.names, name))
+
+/** The name the key currently acts for, if any. */
+export const currentNameOf = (state: LogState, kid: string): string | undefined =>
+  Option.getOrUndefined(HashMap.get(state.keyNames, kid))
+
+/** The name the key holds or once held, if any: such a key can never be bound again. */
+export const boundNameOf = (state: LogState, kid: string): string | undefined =>
+  keyRecordOf(state, kid).name ?? undefined
+
+/** The key's standing for the name: its current key, its recovery key, or neither. */
+export const standing = (record: NameRecord, kid: string): "current" | "recovery" | undefined =>
+  record.kid === kid ? "current" : record.recovery === kid ? "recovery" : undefined
+
+/** The state with the key bound to the name by the leaf at `index`. */
+export const bindKey = (state: LogState, kid: string, name: string, index: number): LogState => ({
+  ...state,
+  keyNames: HashMap.set(state.keyNames, kid, name),
+  keys: HashMap.set(state.keys, kid, { ...keyRecordOf(state, kid), name, boundIndex: index, unboundIndex: null })
+})
+
+/** The state with the key no longer acting for its name, from the leaf at `index`. */
+export const unbindKey = (state: LogState, kid: string, index: number): LogState => ({
+  ...state,
+  keyNames: HashMap.remove(state.keyNames, kid),
+  keys: HashMap.set(state.keys, kid, { ...keyRecordOf(state, kid), unboundIndex: index })
+})

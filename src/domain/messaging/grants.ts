@@ -1,0 +1,53 @@
+// When a grant is in force (profile.md section 5, grant and dm; service.md "Projections",
+// grants). One rule serves the dm check in the sequencer (at the dm's `logged`) and the
+// grants view (at `now`), so a view never calls in force a grant a dm would be refused on.
+//
+// A grant is in force at time t (Unix ms) when it is not revoked, t is before `until`
+// (`until` is the first second it no longer holds), and fewer than `limit` DMs have cited
+// it. It admits a DM from `sender` to `to` when, in addition, `to` signed it and it names
+// that sender or "*".
+
+import { Chunk, HashMap, Option } from "effect"
+import type { GrantRecord, LogState } from "../write/logState.js"
+
+/** Why the grant is not in force at `at` (Unix ms), or undefined when it is. */
+export const grantLapse = (grant: GrantRecord, at: number): string | undefined => {
+  if (grant.revokedIndex !== null) return `grant ${grant.index} was revoked by leaf ${grant.revokedIndex}`
+  if (grant.until !== null && at >= grant.until * 1000) return `grant ${grant.index} ended at ${grant.until}`
+  if (grant.limit !== null && grant.uses >= grant.limit) return `grant ${grant.index} has admitted its ${grant.limit} DMs`
+  return undefined
+}
+
+export const grantInForce = (grant: GrantRecord, at: number): boolean => grantLapse(grant, at) === undefined
+
+/** Why the grant does not admit a DM from `from` to `to` at `at`, or undefined when it does. */
+export const grantRefusal = (grant: GrantRecord, from: string, to: string, at: number): string | undefined => {
+  if (grant.signer !== to) return `grant ${grant.index} is not the recipient's`
+  if (grant.sender !== "*" && grant.sender !== from) return `grant ${grant.index} is for another sender`
+  return grantLapse(grant, at)
+}
+
+export const grantOf = (state: LogState, index: number): GrantRecord | undefined =>
+  Option.getOrUndefined(HashMap.get(state.grants, index))
+
+/** The grants the key signed, log order. */
+export const grantsSignedBy = (state: LogState, kid: string): Chunk.Chunk<number> =>
+  Option.getOrElse(HashMap.get(state.grantsBySigner, kid), () => Chunk.empty<number>())
+
+/**
+ * The grant a DM from `sender` to `kid` should cite at `at` (service.md: `governing_index`):
+ * the newest grant in force for that sender by name, else the newest "*" grant in force,
+ * else null. A grant for the sender by name is the recipient's deliberate choice, so it
+ * governs over a general one; among equals the newest wins.
+ */
+export const governingGrant = (state: LogState, kid: string, sender: string, at: number): number | null => {
+  const indexes = grantsSignedBy(state, kid)
+  let wildcard: number | null = null
+  for (let i = indexes.length - 1; i >= 0; i--) {
+    const grant = grantOf(state, Chunk.unsafeGet(indexes, i))!
+    if (!grantInForce(grant, at)) continue
+    if (grant.sender === sender) return grant.index
+    if (grant.sender === "*" && wildcard === null) wildcard = grant.index
+  }
+  return wildcard
+}

@@ -1,0 +1,18 @@
+// One capsule slot, GET /v2/capsules/{key_hash} (service.md "Messaging and capsules"):
+// key_hash is the slot, U64(SHA-256(slot key)). The slot's owner, its current write with
+// its body status at `now`, and every write. The app adds the current ciphertext.
+
+import { Either, HashMap, Option } from "effect"
+import type { LogState } from "../write/logState.js"
+import { capsuleView, type CapsuleView } from "./items.js"
+
+export interface CapsuleSlotView extends CapsuleView {
+  /** Smallest tree covering every write (the current write is the last). */
+  readonly size: number
+}
+
+export const capsuleSlot = (state: LogState, slot: string, now: number): Either.Either<CapsuleSlotView, "capsule_not_found"> =>
+  Option.match(HashMap.get(state.capsules, slot), {
+    onNone: () => Either.left("capsule_not_found" as const),
+    onSome: (capsule) => Either.right({ ...capsuleView(state, capsule, now), size: capsule.index + 1 })
+  })

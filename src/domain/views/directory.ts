@@ -1,0 +1,56 @@
+// Directory, GET /v2/directory (service.md "Identity" and "Limits"): names with their tier
+// and current keys, in claim order (stable: a name's place never changes), filtered by `q`,
+// a part of the name (compared in normal form, as names are), at most `limit` of them.
+// Tiers (profile.md section 5): `key` for a name claimed by the key it binds, `secret` for
+// one claimed through the text gate with a secret, resting on the service's word.
+
+import { Chunk } from "effect"
+import { nameRecordOf } from "../identity/bindings.js"
+import { normalizeName } from "../identity/names.js"
+import type { LogState, NameTier } from "../write/logState.js"
+
+export interface DirectoryEntry {
+  readonly name: string
+  readonly tier: NameTier
+  readonly kid: string
+  readonly kid_index: number
+  readonly recovery: string | null
+  readonly x25519: string
+  readonly x25519_index: number
+  readonly claim_index: number
+}
+
+export interface DirectoryView {
+  readonly q: string | null
+  readonly names: ReadonlyArray<DirectoryEntry>
+  /** Whether more names match than `limit`. */
+  readonly truncated: boolean
+}
+
+export interface DirectoryQuery {
+  readonly q?: string | undefined
+  readonly limit: number
+}
+
+export const directoryView = (state: LogState, query: DirectoryQuery): DirectoryView => {
+  const part = query.q === undefined || query.q === "" ? undefined : normalizeName(query.q)
+  const names: Array<DirectoryEntry> = []
+  // Read by position: a scan that stops at `limit` never copies the whole sequence.
+  for (let i = 0; i < state.nameOrder.length; i++) {
+    const name = Chunk.unsafeGet(state.nameOrder, i)
+    if (part !== undefined && !name.includes(part)) continue
+    if (names.length === query.limit) return { q: query.q ?? null, names, truncated: true }
+    const record = nameRecordOf(state, name)!
+    names.push({
+      name,
+      tier: record.tier,
+      kid: record.kid,
+      kid_index: record.kidIndex,
+      recovery: record.recovery,
+      x25519: record.x25519,
+      x25519_index: record.x25519Index,
+      claim_index: record.claimIndex
+    })
+  }
+  return { q: query.q ?? null, names, truncated: false }
+}

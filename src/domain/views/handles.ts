@@ -1,0 +1,10 @@
+// Which name a path segment designates (profile.md section 2; service.md "Identity"): the
+// name_norm, "@name" or "@name.<instance_domain>", the instance domain being leaf 0's.
+
+import { nameFromHandle } from "../identity/names.js"
+import type { LogState } from "../write/logState.js"
+
+export const nameOfHandle = (state: LogState, handle: string): string | undefined =>
+  state.service === undefined
+    ? nameFromHandle(handle, "\u0000") // no charter yet: no instance suffix to strip
+    : nameFromHandle(handle, state.service.instanceDomain)

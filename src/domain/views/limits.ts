@@ -1,0 +1,15 @@
+// Bounds of the views' query parameters (service.md "Limits"). The HTTP layer validates
+// them (422 outside the bounds) and applies the defaults; the views take them as given.
+// The key view's page is this service's choice: service.md lists no bound for it.
+
+export const DIRECTORY_LIMIT = { min: 1, max: 500, default: 100 } as const
+export const DIRECTORY_Q_MAX = 80
+export const INBOX_LIMIT = { min: 1, max: 10_000, default: 1000 } as const
+export const KEY_ENVELOPES_LIMIT = { min: 1, max: 10_000, default: 1000 } as const
+export const GRANT_SENDER_MAX = 96
+
+/** A page of a sequence ordered by leaf index: entries with index >= from, at most limit. */
+export interface PageQuery {
+  readonly from: number
+  readonly limit: number
+}
