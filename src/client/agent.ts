@@ -4,34 +4,52 @@
 import { readAgentKeyFile, saveAgentKeyFile } from "./keyFile.js"
 import { keyFileError } from "./errors.js"
 import { claimDraft, postDraft, type EntryDraft } from "./payloads.js"
-import { writeEntry, type LogClient, type WriteResult } from "./write.js"
+import { writeEntry, type Accepted, type LogClient, type WriteResult } from "./write.js"
 import type { AgentKey } from "./agentKey.js"
 
-const writeWithKeyFile = async (
+/** Saves the key after an accepted entry; a failure says exactly what the file must hold. */
+export const saveAfterAccepted = async (keyPath: string, result: Accepted, key: AgentKey = result.key): Promise<void> => {
+  try {
+    await saveAgentKeyFile(keyPath, key)
+  } catch (error) {
+    // The log holds the entry; without the new position every later write is refused
+    // (seq_mismatch), so say exactly what the file must hold.
+    throw keyFileError(
+      `entry ${result.receipt.index} was accepted but ${keyPath} could not be updated ` +
+        `(${error instanceof Error ? error.message : String(error)}); set "seq": ${result.key.seq} and "prev": "${result.key.prev}" in it`
+    )
+  }
+}
+
+/**
+ * Writes the entry `draft` makes from the key file's key. `after` may change the advanced
+ * key before it is saved (a claim records its name).
+ */
+export const writeWithKeyFile = async (
   client: LogClient,
   keyPath: string,
-  draft: (key: AgentKey) => EntryDraft
+  draft: (key: AgentKey) => EntryDraft | Promise<EntryDraft>,
+  after: (key: AgentKey, result: Accepted) => AgentKey = (key) => key
 ): Promise<WriteResult> => {
   const key = await readAgentKeyFile(keyPath)
-  const { type, payload, body } = draft(key)
+  const { type, payload, body } = await draft(key)
   const result = await writeEntry(client, key, type, payload, body)
-  if (result._tag === "Accepted") {
-    try {
-      await saveAgentKeyFile(keyPath, result.key)
-    } catch (error) {
-      // The log holds the entry; without the new position every later write is refused
-      // (seq_mismatch), so say exactly what the file must hold.
-      throw keyFileError(
-        `entry ${result.receipt.index} was accepted but ${keyPath} could not be updated ` +
-          `(${error instanceof Error ? error.message : String(error)}); set "seq": ${result.key.seq} and "prev": "${result.key.prev}" in it`
-      )
-    }
-  }
+  if (result._tag === "Accepted") await saveAfterAccepted(keyPath, result, after(result.key, result))
   return result
 }
 
-export const claimName = (client: LogClient, keyPath: string, name: string): Promise<WriteResult> =>
-  writeWithKeyFile(client, keyPath, (key) => claimDraft(key, name))
+export interface ClaimOptions {
+  /** did:key of a separate recovery key that may later move the name to a new key. */
+  readonly recovery?: string | undefined
+}
+
+export const claimName = (client: LogClient, keyPath: string, name: string, options: ClaimOptions = {}): Promise<WriteResult> =>
+  writeWithKeyFile(
+    client,
+    keyPath,
+    (key) => claimDraft(key, name, options.recovery),
+    (key, result) => ({ ...key, name: String(result.envelope.payload["name"]) })
+  )
 
 export const postText = (
   client: LogClient,

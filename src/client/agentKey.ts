@@ -14,6 +14,14 @@
 //   prev     U64 hash of the last accepted envelope, null when seq is 0
 //   receipts one per accepted entry: index, leaf_hash (U64), logged (ms), type, seq and
 //            receipt_note (U64 of the signed note, kept as evidence of the log's promise)
+//   name     the name this key acts for (set when a claim is accepted, carried across a
+//            rotation), or null; optional when reading (older files), always written
+//   next     {seed}: a new Ed25519 key chosen for a rotation that is in flight, saved before
+//            the key.rotate entry is sent so that a crash cannot lose the key the log may
+//            already name; null otherwise (optional when reading)
+//   previous the keys this file acted with before rotations, oldest first: kid, seed, the
+//            chain position they stopped at, their receipts, and the index of the
+//            key.rotate leaf that retired them (kept for reference; optional when reading)
 
 import { Either } from "effect"
 import { decodeU64, encodeU64 } from "../domain/encoding.js"
@@ -34,6 +42,20 @@ export interface StoredReceipt {
   readonly receipt_note: string
 }
 
+/** A key the file acted with before a rotation (kept for reference and audit). */
+export interface PreviousKey {
+  readonly kid: string
+  /** U64 of the retired Ed25519 seed. */
+  readonly seed: string
+  readonly seq: number
+  readonly prev: string | null
+  readonly receipts: ReadonlyArray<StoredReceipt>
+  /** Index of the key.rotate leaf that moved the name to the next key (null if not known). */
+  readonly retired_by: number | null
+  /** "rotate" (signed by this key) or "recover" (signed by the name's recovery key). */
+  readonly how: "rotate" | "recover"
+}
+
 export interface AgentKey {
   readonly kid: string
   readonly seed: Uint8Array
@@ -44,6 +66,11 @@ export interface AgentKey {
   readonly seq: number
   readonly prev: string | null
   readonly receipts: ReadonlyArray<StoredReceipt>
+  /** The name this key acts for, when the file knows it. */
+  readonly name: string | null
+  /** Seed of the new key of a rotation in flight, or null. */
+  readonly next: Uint8Array | null
+  readonly previous: ReadonlyArray<PreviousKey>
 }
 
 /** A fresh agent: new Ed25519 and X25519 keys, at the start of its chain. */
@@ -58,7 +85,10 @@ export const generateAgentKey = (): AgentKey => {
     origin: null,
     seq: 0,
     prev: null,
-    receipts: []
+    receipts: [],
+    name: null,
+    next: null,
+    previous: []
   }
 }
 
@@ -78,7 +108,10 @@ export const agentExtras = (key: AgentKey) => ({
   origin: key.origin,
   seq: key.seq,
   prev: key.prev,
-  receipts: key.receipts
+  receipts: key.receipts,
+  name: key.name,
+  next: key.next === null ? null : { seed: encodeU64(key.next) },
+  previous: key.previous
 })
 
 /** The whole JSON form, as written on every update. */
@@ -95,6 +128,20 @@ const receiptProblem = (r: unknown): string | undefined => {
   if (!isHash(r["leaf_hash"])) return "a receipt's leaf_hash is not U64 of 32 bytes"
   if (typeof r["type"] !== "string" || typeof r["receipt_note"] !== "string" || decodeU64(r["receipt_note"]) === undefined) {
     return "a receipt's type or receipt_note is malformed"
+  }
+  return undefined
+}
+
+const previousProblem = (p: unknown): string | undefined => {
+  if (!isRecord(p)) return "a previous key is not an object"
+  if (typeof p["kid"] !== "string" || !isHash(p["seed"])) return "a previous key's kid or seed is malformed"
+  if (!isCount(p["seq"]) || (p["retired_by"] !== null && !isCount(p["retired_by"]))) return "a previous key's seq or retired_by is not a count"
+  if (p["prev"] !== null && !isHash(p["prev"])) return "a previous key's prev is malformed"
+  if (p["how"] !== "rotate" && p["how"] !== "recover") return "a previous key's how is not rotate or recover"
+  if (!Array.isArray(p["receipts"])) return "a previous key's receipts is not an array"
+  for (const r of p["receipts"]) {
+    const problem = receiptProblem(r)
+    if (problem !== undefined) return problem
   }
   return undefined
 }
@@ -122,6 +169,17 @@ export const agentKeyFromJson = (
     const problem = receiptProblem(r)
     if (problem !== undefined) return Either.left(problem)
   }
+  const name = json["name"] ?? null
+  if (name !== null && (typeof name !== "string" || name === "")) return Either.left("name is not a string or null")
+  const nextJson = json["next"] ?? null
+  const next = nextJson === null ? null : isRecord(nextJson) && isHash(nextJson["seed"]) ? decodeU64(nextJson["seed"])! : undefined
+  if (next === undefined) return Either.left("next is not null or {seed: U64 of 32 bytes}")
+  const previous = json["previous"] ?? []
+  if (!Array.isArray(previous)) return Either.left("previous is not an array")
+  for (const p of previous) {
+    const problem = previousProblem(p)
+    if (problem !== undefined) return Either.left(problem)
+  }
   return Either.right({
     kid: ed.kid,
     seed: ed.seed,
@@ -130,6 +188,34 @@ export const agentKeyFromJson = (
     origin,
     seq,
     prev: prev as string | null,
-    receipts: receipts as ReadonlyArray<StoredReceipt>
+    receipts: receipts as ReadonlyArray<StoredReceipt>,
+    name,
+    next,
+    previous: previous as ReadonlyArray<PreviousKey>
   })
 }
+
+/** The kid of an Ed25519 seed. */
+export const kidOfSeed = (seed: Uint8Array): string => didKeyFromPublicKey(crypto.ed25519.publicKey(seed))
+
+/**
+ * The key file after the log accepted the key.rotate leaf at `retiredBy` naming the key of
+ * `seed`: the new key starts its own chain (seq 0, prev null, no receipts), the X25519 key
+ * and the name stay, and the old key moves to `previous`.
+ */
+export const switchToKey = (key: AgentKey, seed: Uint8Array, retiredBy: number | null, how: PreviousKey["how"]): AgentKey => ({
+  kid: kidOfSeed(seed),
+  seed,
+  x25519Secret: key.x25519Secret,
+  x25519Public: key.x25519Public,
+  origin: key.origin,
+  seq: 0,
+  prev: null,
+  receipts: [],
+  name: key.name,
+  next: null,
+  previous: [
+    ...key.previous,
+    { kid: key.kid, seed: encodeU64(key.seed), seq: key.seq, prev: key.prev, receipts: key.receipts, retired_by: retiredBy, how }
+  ]
+})

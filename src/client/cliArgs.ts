@@ -1,6 +1,6 @@
 // Command-line parsing with node:util parseArgs: one strict parse with every option, then
-// the command's own rules (which options it takes, how many arguments). Any violation is a
-// usage error (exit status 2).
+// the command's own rules (which options it takes, which it needs, how many arguments, and
+// for `capsule` and `audit` which subcommand). Any violation is a usage error (exit status 2).
 
 import { parseArgs } from "node:util"
 import { parseDecimal } from "../domain/encoding.js"
@@ -15,25 +15,49 @@ const OPTIONS = {
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   "reply-to": { type: "string" },
-  wait: { type: "string" }
+  wait: { type: "string" },
+  recovery: { type: "string" },
+  "recovery-key": { type: "string" },
+  limit: { type: "string" },
+  until: { type: "string" },
+  unread: { type: "boolean" },
+  name: { type: "string" }
 } as const
 
 type OptionName = keyof typeof OPTIONS
 
 const READ: ReadonlyArray<OptionName> = ["server", "vkey", "vkey-file", "json", "help"]
+const WRITE: ReadonlyArray<OptionName> = [...READ, "key"]
+
+interface Rule {
+  readonly options: ReadonlyArray<OptionName>
+  /** Options that must be given. */
+  readonly required?: ReadonlyArray<OptionName>
+  /** The argument names, or for a command with subcommands, each subcommand's. */
+  readonly args: ReadonlyArray<string> | { readonly sub: Readonly<Record<string, ReadonlyArray<string>>> }
+}
 
 /** Options and the argument names each command takes. */
-const RULES: Readonly<Record<Command, { readonly options: ReadonlyArray<OptionName>; readonly args: ReadonlyArray<string> }>> = {
+const RULES: Readonly<Record<Command, Rule>> = {
   keygen: { options: ["key", "json", "help"], args: [] },
-  claim: { options: [...READ, "key"], args: ["name"] },
-  post: { options: [...READ, "key", "reply-to"], args: ["channel", "text"] },
+  claim: { options: [...WRITE, "recovery"], args: ["name"] },
+  post: { options: [...WRITE, "reply-to"], args: ["channel", "text"] },
   get: { options: READ, args: ["index"] },
-  verify: { options: [...READ, "key", "wait"], args: [] },
+  verify: { options: [...WRITE, "wait"], args: [] },
+  grant: { options: [...WRITE, "limit", "until"], args: ["sender"] },
+  revoke: { options: WRITE, args: ["grant_index"] },
+  dm: { options: WRITE, args: ["name", "text"] },
+  inbox: { options: [...WRITE, "unread"], args: [] },
+  capsule: { options: WRITE, args: { sub: { put: ["slot", "text"], get: ["slot"] } } },
+  rotate: { options: [...WRITE, "name"], args: [] },
+  recover: { options: [...WRITE, "recovery-key", "name"], required: ["recovery-key"], args: [] },
+  audit: { options: READ, args: { sub: { name: ["name"] } } },
   help: { options: ["help"], args: [] }
 }
 
 export interface Invocation {
   readonly command: Command
+  /** The positional arguments after the command (a subcommand first, for capsule and audit). */
   readonly args: ReadonlyArray<string>
   readonly options: {
     readonly server?: string
@@ -44,6 +68,12 @@ export interface Invocation {
     readonly help?: boolean
     readonly "reply-to"?: string
     readonly wait?: string
+    readonly recovery?: string
+    readonly "recovery-key"?: string
+    readonly limit?: string
+    readonly until?: string
+    readonly unread?: boolean
+    readonly name?: string
   }
 }
 
@@ -56,6 +86,26 @@ const strictParse = (argv: ReadonlyArray<string>) => {
 }
 
 const isCommand = (name: string): name is Command => (COMMANDS as ReadonlyArray<string>).includes(name)
+
+const expected = (names: ReadonlyArray<string>) => (names.length === 0 ? "no arguments" : names.map((a) => `<${a}>`).join(" "))
+
+const checkArity = (command: Command, rule: Rule, args: ReadonlyArray<string>): void => {
+  const got = `got ${args.length} argument${args.length === 1 ? "" : "s"}`
+  if (Array.isArray(rule.args)) {
+    if (args.length !== rule.args.length) throw usageError(`aics ${command} takes ${expected(rule.args)}, ${got}`)
+    return
+  }
+  const { sub } = rule.args as { readonly sub: Readonly<Record<string, ReadonlyArray<string>>> }
+  const names = Object.keys(sub)
+  const [which, ...rest] = args
+  const wanted = which === undefined ? undefined : sub[which]
+  if (wanted === undefined) {
+    throw usageError(`aics ${command} takes ${names.map((n) => `"${n}"`).join(" or ")} first${which === undefined ? "" : `, not ${JSON.stringify(which)}`}`)
+  }
+  if (rest.length !== wanted.length) {
+    throw usageError(`aics ${command} ${which} takes ${expected(wanted)}, got ${rest.length} argument${rest.length === 1 ? "" : "s"}`)
+  }
+}
 
 /** The command line as an invocation; `aics`, `aics --help` and `aics help [command]` are the help command. */
 export const parseCommandLine = (argv: ReadonlyArray<string>): Invocation => {
@@ -70,9 +120,10 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Invocation => {
   if (parsed.values.help !== true) {
     if (name === "help") {
       if (args.length > 1 || (args[0] !== undefined && !isCommand(args[0]))) throw usageError(`no help for ${JSON.stringify(args.join(" "))}`)
-    } else if (args.length !== rule.args.length) {
-      const expected = rule.args.length === 0 ? "no arguments" : rule.args.map((a) => `<${a}>`).join(" ")
-      throw usageError(`aics ${name} takes ${expected}, got ${args.length} argument${args.length === 1 ? "" : "s"}`)
+    } else {
+      checkArity(name, rule, args)
+      const missing = (rule.required ?? []).find((o) => parsed.values[o] === undefined)
+      if (missing !== undefined) throw usageError(`aics ${name} needs --${missing}`)
     }
   }
   return { command: name, args, options: parsed.values }

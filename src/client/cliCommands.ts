@@ -8,35 +8,14 @@ import { encodeU64 } from "../domain/encoding.js"
 import { claimName, postText } from "./agent.js"
 import { generateAgentKey } from "./agentKey.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
-import { usageError } from "./errors.js"
-import { serviceAt } from "./http.js"
+import { audit, recoverCommand, rotateCommand } from "./cliKeys.js"
+import { capsule, dm, grantCommand, inbox, revoke } from "./cliMessaging.js"
+import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { createAgentKeyFile, readAgentKeyFile } from "./keyFile.js"
 import { getEntry } from "./read.js"
 import { verifyLog } from "./verify.js"
-import { loadVkey } from "./vkey.js"
-import type { LogClient, WriteResult } from "./write.js"
 
-export interface Outcome {
-  readonly lines: ReadonlyArray<string>
-  readonly json: unknown
-  /** Set for a refusal or a failed verification: the stderr line, and exit status 1. */
-  readonly failure?: string
-}
-
-export type Env = Readonly<Record<string, string | undefined>>
-
-const DEFAULT_SERVER = "http://127.0.0.1:8080"
-const DEFAULT_KEY = "./aics-key.json"
-
-const keyPathOf = (inv: Invocation, env: Env): string => inv.options.key ?? env["AICS_KEY"] ?? DEFAULT_KEY
-
-const logClient = async (inv: Invocation, env: Env): Promise<LogClient> => {
-  if (inv.options.vkey !== undefined && inv.options["vkey-file"] !== undefined) {
-    throw usageError("give the verifier key once: --vkey or --vkey-file")
-  }
-  const vkey = await loadVkey({ vkey: inv.options.vkey, vkeyFile: inv.options["vkey-file"], env: env["AICS_LOG_VKEY"] })
-  return { service: serviceAt(inv.options.server ?? env["AICS_SERVER"] ?? DEFAULT_SERVER), vkey }
-}
+export type { Env, Outcome } from "./cliShared.js"
 
 const keygen = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const path = keyPathOf(inv, env)
@@ -48,25 +27,9 @@ const keygen = async (inv: Invocation, env: Env): Promise<Outcome> => {
   }
 }
 
-/** A write's outcome: accepted lines, or the refusal as the stderr line. */
-const written = (result: WriteResult, what: (index: number) => string): Outcome => {
-  if (result._tag === "Refused") {
-    return {
-      lines: [],
-      json: { refused: result.code, status: result.status, detail: result.detail, envelope_hash: result.envelopeHash, seq: result.envelope.seq },
-      failure: `refused ${result.status} ${result.code}: ${result.detail}`
-    }
-  }
-  const { receipt, key } = result
-  return {
-    lines: [`${what(receipt.index)} (seq ${receipt.seq}, receipt verified)`],
-    json: { ...receipt, kid: key.kid, location: result.location, next_seq: key.seq, prev: key.prev }
-  }
-}
-
 const claim = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const name = inv.args[0]!
-  const result = await claimName(await logClient(inv, env), keyPathOf(inv, env), name)
+  const result = await claimName(await logClient(inv, env), keyPathOf(inv, env), name, { recovery: inv.options.recovery })
   const claimed = result.envelope.payload["name"]
   return written(result, (index) => `claimed ${String(claimed)} as entry ${index}`)
 }
@@ -90,7 +53,8 @@ const get = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const index = countArgument(inv.args[0]!, "the index")
   const entry = await getEntry(await logClient(inv, env), index)
   const { envelope } = entry
-  const text = entry.body === null ? null : utf8Text(entry.body)
+  // Ciphertext (a body named by ct_hash) is never shown as text, even if its bytes decode.
+  const text = entry.body === null || "ct_hash" in envelope.payload ? null : utf8Text(entry.body)
   const lines = [
     `entry ${index}: ${envelope.type} by ${envelope.kid} (seq ${envelope.seq}, logged ${new Date(entry.logged).toISOString()})`,
     `included in the checkpoint of size ${entry.checkpointSize}; signature and body hash verified`,
@@ -143,6 +107,14 @@ export const runCommand = (inv: Invocation, env: Env): Promise<Outcome> => {
     case "post": return post(inv, env)
     case "get": return get(inv, env)
     case "verify": return verify(inv, env)
+    case "grant": return grantCommand(inv, env)
+    case "revoke": return revoke(inv, env)
+    case "dm": return dm(inv, env)
+    case "inbox": return inbox(inv, env)
+    case "capsule": return capsule(inv, env)
+    case "rotate": return rotateCommand(inv, env)
+    case "recover": return recoverCommand(inv, env)
+    case "audit": return audit(inv, env)
     case "help": throw new Error("help is answered by cli.ts")
   }
 }

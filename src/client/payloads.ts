@@ -6,9 +6,10 @@ import { ParseResult, Schema } from "effect"
 import { utf8 } from "../domain/bytes.js"
 import { encodeU64 } from "../domain/encoding.js"
 import type { JsonObject } from "../domain/envelope/jcs.js"
-import { TEXT_LIMIT } from "../domain/entries/entryRule.js"
+import { CIPHERTEXT_LIMIT, TEXT_LIMIT } from "../domain/entries/entryRule.js"
 import { ClaimPayload } from "../domain/entries/types/claim.js"
 import { PostPayload } from "../domain/entries/types/post.js"
+import { isDidKey } from "../domain/identity/didKey.js"
 import { nameProblem, normalizeName } from "../domain/identity/names.js"
 import type { AgentKey } from "./agentKey.js"
 import { crypto } from "./crypto.js"
@@ -27,18 +28,105 @@ const checked = <A, I>(schema: Schema.Schema<A, I>, value: unknown, what: string
   }
 }
 
-/** A claim of the name, in its normal form, binding the key's X25519 public key. */
-export const claimDraft = (key: AgentKey, name: string): EntryDraft => {
-  const norm = normalizeName(name)
+/** The name in normal form, or a usage error saying why it cannot be one. */
+export const checkedName = (name: string): string => {
+  const norm = normalizeName(name.startsWith("@") ? name.slice(1) : name)
   const problem = nameProblem(norm)
   if (problem === "name_invalid") {
     throw usageError(`${JSON.stringify(name)} is not a valid name (3 to 32 of a-z 0-9 and inner single hyphens)`)
   }
   if (problem === "name_reserved") throw usageError(`${JSON.stringify(norm)} is a reserved name`)
-  const payload = { name: norm, x25519: key.x25519Public }
+  return norm
+}
+
+const didKey = (kid: string, what: string): string => {
+  if (!isDidKey(kid)) throw usageError(`${what} must be the did:key of an Ed25519 key, got ${JSON.stringify(kid)}`)
+  return kid
+}
+
+const count = (n: number, what: string): number => {
+  if (!Number.isSafeInteger(n) || n < 0) throw usageError(`${what} must be a non-negative integer, got ${n}`)
+  return n
+}
+
+/**
+ * A claim of the name, in its normal form, binding the key's X25519 public key, and
+ * optionally naming a recovery key (another key, which may later move the name).
+ */
+export const claimDraft = (key: AgentKey, name: string, recovery?: string): EntryDraft => {
+  const norm = checkedName(name)
+  if (recovery !== undefined) {
+    didKey(recovery, "the recovery key")
+    if (recovery === key.kid) throw usageError("the recovery key must be another key than the one claiming")
+  }
+  const payload = { name: norm, x25519: key.x25519Public, ...(recovery === undefined ? {} : { recovery }) }
   checked(ClaimPayload, payload, "claim")
   return { type: "claim", payload, body: null }
 }
+
+export interface GrantTerms {
+  /** How many DMs the grant admits in total. */
+  readonly limit?: number | undefined
+  /** Unix seconds from which the grant is no longer in force. */
+  readonly until?: number | undefined
+}
+
+/** A grant letting `sender` (a did:key, or "*" for anyone) send this key DMs. */
+export const grantDraft = (sender: string, terms: GrantTerms = {}): EntryDraft => {
+  if (sender !== "*") didKey(sender, "the sender")
+  const payload = {
+    sender,
+    use: "dm",
+    ...(terms.limit === undefined ? {} : { limit: count(terms.limit, "the limit") }),
+    ...(terms.until === undefined ? {} : { until: count(terms.until, "until") })
+  }
+  return { type: "grant", payload, body: null }
+}
+
+export const revokeDraft = (grantIndex: number): EntryDraft => ({
+  type: "grant.revoke",
+  payload: { grant_index: count(grantIndex, "the grant index") },
+  body: null
+})
+
+const ciphertextPayload = (sealed: Uint8Array) => {
+  if (sealed.length > CIPHERTEXT_LIMIT) {
+    throw usageError(`a ciphertext is at most ${CIPHERTEXT_LIMIT} bytes, this one is ${sealed.length} (the text is too long)`)
+  }
+  return { ct_hash: encodeU64(crypto.sha256(sealed)), size: sealed.length }
+}
+
+export interface DmFacts {
+  readonly to: string
+  readonly grantIndex: number
+  readonly x25519Index: number
+}
+
+/** A dm carrying `sealed` (`enc || ct`) as its body. */
+export const dmDraft = (facts: DmFacts, sealed: Uint8Array): EntryDraft => ({
+  type: "dm",
+  payload: {
+    to: didKey(facts.to, "the recipient"),
+    grant_index: count(facts.grantIndex, "the grant index"),
+    ...ciphertextPayload(sealed),
+    x25519_index: count(facts.x25519Index, "the x25519 index")
+  },
+  body: sealed
+})
+
+/** A capsule write of `sealed` into the slot (U64 of SHA-256 of the slot key). */
+export const capsuleDraft = (slot: string, sealed: Uint8Array): EntryDraft => ({
+  type: "capsule",
+  payload: { slot, ...ciphertextPayload(sealed) },
+  body: sealed
+})
+
+/** A key.rotate moving `name` to `newKid`, with the new key's proof of possession. */
+export const rotateDraft = (name: string, newKid: string, newSig: string): EntryDraft => ({
+  type: "key.rotate",
+  payload: { name: checkedName(name), new_kid: didKey(newKid, "the new key"), new_sig: newSig },
+  body: null
+})
 
 /** A post of UTF-8 text to a channel, optionally replying to the post at `replyTo`. */
 export const postDraft = (channel: string, text: string, replyTo?: number): EntryDraft => {

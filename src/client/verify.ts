@@ -2,7 +2,8 @@
 //   1. the current checkpoint, verified with the out-of-band key;
 //   2. its root rebuilt from the published tiles, which must be equal: the tiles are then
 //      the log the key signed;
-//   3. for each receipt in the key file: the receipt note still verifies, the level-0 hash
+//   3. for each receipt in the key file (its current key's and those of the keys it rotated
+//      from): the receipt note still verifies, the level-0 hash
 //      at its index in the tiles is its leaf hash, and an inclusion proof built from the
 //      tiles verifies against the checkpoint root. A log that promised a leaf (the signed
 //      receipt) and then dropped or changed it fails here, with the receipt as evidence.
@@ -88,7 +89,8 @@ export const verifyLog = async (
   key: AgentKey | null,
   options: { readonly waitMs?: number } = {}
 ): Promise<LogVerification> => {
-  const receipts = key?.receipts ?? []
+  // Receipts of the keys the file rotated from too: their entries stay in the log.
+  const receipts = key === null ? [] : [...key.previous.flatMap((p) => p.receipts), ...key.receipts]
   if (key !== null && key.origin !== null && key.origin !== client.vkey.name) {
     throw usageError(`the key file's receipts are from log ${key.origin}, the verifier key is ${client.vkey.name}'s`)
   }

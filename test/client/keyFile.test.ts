@@ -8,7 +8,7 @@ import { x25519 } from "@noble/curves/ed25519.js"
 import { Either } from "effect"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { nobleCrypto } from "../../src/adapters/crypto/nobleCrypto.js"
-import { advanceChain, generateAgentKey, type AgentKey, type StoredReceipt } from "../../src/client/agentKey.js"
+import { advanceChain, generateAgentKey, switchToKey, type AgentKey, type StoredReceipt } from "../../src/client/agentKey.js"
 import { buildEnvelope } from "../../src/client/envelope.js"
 import { ClientError } from "../../src/client/errors.js"
 import { createAgentKeyFile, readAgentKeyFile, saveAgentKeyFile } from "../../src/client/keyFile.js"
@@ -131,5 +131,34 @@ describe("the key file", () => {
     await tampered((j) => { j["seq"] = -1 }, /seq/)
     await tampered((j) => { j["receipts"] = [{ index: 1 }] }, /receipt/)
     await tampered((j) => { j["kid"] = generateAgentKey().kid }, /kid does not match/)
+  })
+
+  it("keeps the name, a pending rotation key and the previous keys across a save", async () => {
+    const key = generateAgentKey()
+    await createAgentKeyFile(path, key)
+    const pending = { ...(await readAgentKeyFile(path)), name: "alice", next: new Uint8Array(32).fill(7) }
+    await saveAgentKeyFile(path, pending)
+    expect(await readAgentKeyFile(path)).toEqual(pending)
+    const switched = switchToKey(advanceChain(pending, buildEnvelope(pending, "localhost/aics", "post", { channel: "general", body_hash: encodeU64(new Uint8Array(32)), size: 0 }, 1_795_000_000), receiptFor(5, 0)), pending.next, 6, "rotate")
+    await saveAgentKeyFile(path, switched)
+    const read = await readAgentKeyFile(path)
+    expect(read).toEqual(switched)
+    expect(read).toMatchObject({ seq: 0, prev: null, name: "alice", next: null, receipts: [] })
+    expect(read.previous.map((p) => [p.kid, p.seq, p.retired_by, p.how, p.receipts.length])).toEqual([[key.kid, 1, 6, "rotate", 1]])
+    expect(read.x25519Public).toBe(key.x25519Public)
+  })
+
+  it("reads files written before names and rotations were recorded", async () => {
+    const key = generateAgentKey()
+    await createAgentKeyFile(path, key)
+    const json = JSON.parse(await readFile(path, "utf8"))
+    delete json["name"]
+    delete json["next"]
+    delete json["previous"]
+    await writeFile(path, JSON.stringify(json), { mode: 0o600 })
+    expect(await readAgentKeyFile(path)).toMatchObject({ name: null, next: null, previous: [] })
+    json["previous"] = [{ kid: key.kid }]
+    await writeFile(path, JSON.stringify(json), { mode: 0o600 })
+    await expectKeyFileError(readAgentKeyFile(path), /previous key/)
   })
 })

@@ -1,0 +1,162 @@
+// Auditing a name view against the whole log (service.md "Projections": a view is "a
+// projection to check against a complete scan of the tiles"):
+//   1. the service's view GET /v2/names/{name}, its checkpoint (the service adds one at a
+//      published size covering the view) verified with the log key; the latest checkpoint,
+//      verified too;
+//   2. every entry bundle of the latest checkpoint from the tiles, each entry's leaf hash
+//      checked against the level-0 hashes of the tiles, and the tiles' roots checked
+//      against both checkpoints: the entries are then exactly the signed log;
+//   3. every entry folded with the domain's foldEntry from emptyLogState (the function the
+//      sequencer itself applies), the state taken at the view's checkpoint size (else at
+//      the latest checkpoint);
+//   4. the view that state implies, by the domain's own name-view projection (the function
+//      the service answers with), compared member by member with the service's view.
+// Every difference is reported; any difference or problem makes the audit fail.
+
+import { Either } from "effect"
+import { equal } from "../domain/bytes.js"
+import { encodeB64 } from "../domain/encoding.js"
+import type { Checkpoint } from "../domain/note/checkpoint.js"
+import { decodeEntryBundle } from "../domain/tlog/entryBundle.js"
+import { storedHashIndex } from "../domain/tlog/storedHash.js"
+import { TILE_WIDTH, tilePath } from "../domain/tlog/tile.js"
+import { foldEntry } from "../domain/write/applyEntry.js"
+import { emptyLogState, type LogState } from "../domain/write/logState.js"
+import { fetchCheckpoint } from "./checkpoint.js"
+import { crypto, hasher } from "./crypto.js"
+import { protocolError, verificationError } from "./errors.js"
+import { getBytes } from "./http.js"
+import { diffJson, type JsonDifference } from "./jsonDiff.js"
+import { fetchNameView, viewCheckpoint } from "./nameLookup.js"
+import { nameView } from "../domain/views/nameView.js"
+import { tileReader } from "./tiles.js"
+import type { LogClient } from "./write.js"
+
+/** Members of the service's view that are not a function of the log's state: checked apart. */
+const NOT_FOLDED: ReadonlySet<string> = new Set(["checkpoint_note"])
+
+/** The name view the state implies, or undefined when the state holds no such name. */
+const impliedView = (state: LogState, name: string): unknown => Either.getOrUndefined(nameView(state, name))
+
+export interface NameAudit {
+  readonly name: string
+  /** The log size the comparison is at (the view's checkpoint's, else the latest checkpoint's). */
+  readonly size: number
+  /** The latest checkpoint: its size and B64 root, whose every entry was fetched and folded. */
+  readonly checkpointSize: number
+  readonly rootHash: string
+  readonly entriesFolded: number
+  readonly tilesFetched: number
+  readonly bundlesFetched: number
+  /** Things that stopped the audit from being complete (an unfoldable leaf, a leaf hash off the tiles...). */
+  readonly problems: ReadonlyArray<string>
+  readonly differences: ReadonlyArray<JsonDifference>
+  readonly ok: boolean
+}
+
+/** The entries of the log of this size, from its entry bundles. */
+const fetchEntries = async (client: LogClient, size: number): Promise<{ entries: Array<Uint8Array>; bundles: number }> => {
+  const entries: Array<Uint8Array> = []
+  const bundles = Math.ceil(size / TILE_WIDTH)
+  for (let index = 0; index < bundles; index++) {
+    const width = Math.min(TILE_WIDTH, size - index * TILE_WIDTH)
+    const path = `/tiles/${tilePath({ kind: "entries", index, width })}`
+    const decoded = decodeEntryBundle(await getBytes(client.service, path))
+    if (decoded === undefined || decoded.length !== width) {
+      throw verificationError(`${path} is not a bundle of ${width} entries`)
+    }
+    entries.push(...decoded)
+  }
+  return { entries, bundles }
+}
+
+const checkedRoot = async (tiles: ReturnType<typeof tileReader>, checkpoint: Checkpoint, what: string): Promise<void> => {
+  if (!equal(await tiles.root(checkpoint.size), checkpoint.rootHash)) {
+    throw verificationError(`the tiles' root at size ${checkpoint.size} is not the root of ${what}`)
+  }
+}
+
+export interface LogFold {
+  /** The latest checkpoint, whose every entry was fetched, checked and folded. */
+  readonly checkpoint: Checkpoint
+  /** The state after the whole log, and after its first `at` entries (undefined if not reached). */
+  readonly state: LogState
+  readonly stateAt: LogState | undefined
+  readonly folded: number
+  readonly bundles: number
+  readonly tilesFetched: number
+  /** Leaves off the tiles, leaves no rule folds: the fold is incomplete when any. */
+  readonly problems: ReadonlyArray<string>
+}
+
+/**
+ * Fetches every entry bundle of the checkpoint's log from the tiles, checks the tiles' root
+ * against the checkpoint (and against `also`, an earlier signed checkpoint) and every entry
+ * against the level-0 hashes, and folds all entries with the domain's foldEntry.
+ */
+export const foldLogFromTiles = async (
+  client: LogClient,
+  checkpoint: Checkpoint,
+  options: { readonly at?: number; readonly also?: Checkpoint } = {}
+): Promise<LogFold> => {
+  const tiles = tileReader(client.service)
+  await checkedRoot(tiles, checkpoint, "the latest checkpoint")
+  if (options.also !== undefined) await checkedRoot(tiles, options.also, "the name view's checkpoint")
+  const problems: Array<string> = []
+  const { entries, bundles } = await fetchEntries(client, checkpoint.size)
+  const leafHashes = await tiles.storedHashes(checkpoint.size, entries.map((_, i) => storedHashIndex(0, i)))
+  entries.forEach((bytes, i) => {
+    if (!equal(hasher.leafHash(bytes), leafHashes[i]!)) problems.push(`entry ${i} of the bundles is not the leaf the tiles hold at ${i}`)
+  })
+  const at = options.at ?? checkpoint.size
+  let state: LogState = emptyLogState
+  let stateAt: LogState | undefined = at === 0 ? state : undefined
+  let folded = 0
+  for (const bytes of entries) {
+    const next = foldEntry(crypto.sha256, state, bytes)
+    if (Either.isLeft(next)) {
+      problems.push(`entry ${next.left.index} cannot be folded: ${next.left.reason}`)
+      break
+    }
+    state = next.right
+    folded++
+    if (state.size === at) stateAt = state
+  }
+  return { checkpoint, state, stateAt, folded, bundles, tilesFetched: tiles.fetched(), problems }
+}
+
+export const auditName = async (client: LogClient, name: string): Promise<NameAudit> => {
+  const { json, view } = await fetchNameView(client, name)
+  const atView = viewCheckpoint(client, view)
+  let latest = await fetchCheckpoint(client.service, client.vkey)
+  // The view may be at a checkpoint newer than the one just read: read it again, once.
+  const wanted = Math.max(atView?.size ?? 0, view.size ?? 0)
+  if (wanted > latest.size) latest = await fetchCheckpoint(client.service, client.vkey)
+  if (wanted > latest.size) throw protocolError(`the name view is at size ${wanted}, beyond the latest checkpoint's ${latest.size}`)
+  const size = atView?.size ?? latest.size
+  const fold = await foldLogFromTiles(client, latest, { at: size, ...(atView === undefined ? {} : { also: atView }) })
+  const problems = [...fold.problems]
+  if (view.size !== undefined && view.size > size) problems.push(`the view covers size ${view.size}, beyond the checkpoint ${size} it is compared at`)
+
+  let differences: ReadonlyArray<JsonDifference> = []
+  if (fold.stateAt === undefined) {
+    problems.push(`the log could not be folded up to size ${size}`)
+  } else {
+    const implied = impliedView(fold.stateAt, view.name)
+    if (implied === undefined) problems.push(`the log up to size ${size} holds no name ${view.name}`)
+    const server = Object.fromEntries(Object.entries(json as Record<string, unknown>).filter(([member]) => !NOT_FOLDED.has(member)))
+    differences = implied === undefined ? [] : diffJson(implied, server)
+  }
+  return {
+    name: view.name,
+    size,
+    checkpointSize: latest.size,
+    rootHash: encodeB64(latest.rootHash),
+    entriesFolded: fold.folded,
+    tilesFetched: fold.tilesFetched,
+    bundlesFetched: fold.bundles,
+    problems,
+    differences,
+    ok: problems.length === 0 && differences.length === 0
+  }
+}

@@ -1,0 +1,63 @@
+// The aics commands of messaging: grant, revoke, dm, inbox, capsule put/get.
+
+import { capsuleGet, capsulePut } from "./capsules.js"
+import { countArgument, type Invocation } from "./cliArgs.js"
+import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
+import { grant, revokeGrant } from "./grants.js"
+import { readInbox, sendDm } from "./messaging.js"
+
+const optionalCount = (text: string | undefined, what: string): number | undefined =>
+  text === undefined ? undefined : countArgument(text, what)
+
+export const grantCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const terms = { limit: optionalCount(inv.options.limit, "--limit"), until: optionalCount(inv.options.until, "--until") }
+  const { sender, result } = await grant(await logClient(inv, env), keyPathOf(inv, env), inv.args[0]!, terms)
+  const scope = [terms.limit === undefined ? [] : [`at most ${terms.limit} messages`], terms.until === undefined ? [] : [`until ${terms.until}`]].flat()
+  return written(
+    result,
+    (index) => `granted ${sender === "*" ? "anyone" : sender} direct messages${scope.length === 0 ? "" : ` (${scope.join(", ")})`} as entry ${index}`,
+    { sender, limit: terms.limit ?? null, until: terms.until ?? null }
+  )
+}
+
+export const revoke = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const grantIndex = countArgument(inv.args[0]!, "the grant index")
+  const result = await revokeGrant(await logClient(inv, env), keyPathOf(inv, env), grantIndex)
+  return written(result, (index) => `revoked grant ${grantIndex} as entry ${index}`, { grant_index: grantIndex })
+}
+
+export const dm = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const [name, text] = inv.args as [string, string]
+  const sent = await sendDm(await logClient(inv, env), keyPathOf(inv, env), name, text)
+  return written(
+    sent.result,
+    (index) => `sent an encrypted message to ${sent.to.name} as entry ${index} (grant ${sent.grantIndex}, key of entry ${sent.to.x25519Index})`,
+    { to: sent.to.kid, to_name: sent.to.name, grant_index: sent.grantIndex, x25519_index: sent.to.x25519Index }
+  )
+}
+
+export const inbox = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const box = await readInbox(await logClient(inv, env), keyPathOf(inv, env), { unreadOnly: inv.options.unread === true })
+  const lines = box.messages.map((m) =>
+    "text" in m
+      ? `#${m.index} from ${m.from}: ${m.text}`
+      : `#${m.index} from ${m.from ?? "(unknown sender)"}: NOT READABLE (${m.error})`
+  )
+  const summary = `${box.messages.length} message${box.messages.length === 1 ? "" : "s"}${box.failed > 0 ? `, ${box.failed} not readable` : ""}`
+  return { lines: [...lines, summary], json: { kid: box.kid, messages: box.messages, failed: box.failed } }
+}
+
+export const capsule = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const [which, slotKey, text] = inv.args as [string, string, string | undefined]
+  const client = await logClient(inv, env)
+  const keyPath = keyPathOf(inv, env)
+  if (which === "put") {
+    const { slot, result } = await capsulePut(client, keyPath, slotKey, text!)
+    return written(result, (index) => `stored an encrypted capsule in slot ${slot} as entry ${index}`, { slot })
+  }
+  const read = await capsuleGet(client, keyPath, slotKey)
+  return {
+    lines: [`slot ${read.slot}${read.index === null ? "" : ` (entry ${read.index})`}:`, read.text],
+    json: { slot: read.slot, index: read.index, kid: read.kid, text: read.text }
+  }
+}

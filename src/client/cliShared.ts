@@ -1,0 +1,46 @@
+// What every aics command shares: its Outcome, the environment, the key file path, the log
+// client (service URL and out-of-band verifier key) and how a write's result is shown.
+
+import { usageError } from "./errors.js"
+import { serviceAt } from "./http.js"
+import type { Invocation } from "./cliArgs.js"
+import { loadVkey } from "./vkey.js"
+import type { LogClient, WriteResult } from "./write.js"
+
+export interface Outcome {
+  readonly lines: ReadonlyArray<string>
+  readonly json: unknown
+  /** Set for a refusal or a failed verification: the stderr line, and exit status 1. */
+  readonly failure?: string
+}
+
+export type Env = Readonly<Record<string, string | undefined>>
+
+const DEFAULT_SERVER = "http://127.0.0.1:8080"
+const DEFAULT_KEY = "./aics-key.json"
+
+export const keyPathOf = (inv: Invocation, env: Env): string => inv.options.key ?? env["AICS_KEY"] ?? DEFAULT_KEY
+
+export const logClient = async (inv: Invocation, env: Env): Promise<LogClient> => {
+  if (inv.options.vkey !== undefined && inv.options["vkey-file"] !== undefined) {
+    throw usageError("give the verifier key once: --vkey or --vkey-file")
+  }
+  const vkey = await loadVkey({ vkey: inv.options.vkey, vkeyFile: inv.options["vkey-file"], env: env["AICS_LOG_VKEY"] })
+  return { service: serviceAt(inv.options.server ?? env["AICS_SERVER"] ?? DEFAULT_SERVER), vkey }
+}
+
+/** A write's outcome: accepted lines (and `extra` in the JSON), or the refusal as the stderr line. */
+export const written = (result: WriteResult, what: (index: number) => string, extra: Record<string, unknown> = {}): Outcome => {
+  if (result._tag === "Refused") {
+    return {
+      lines: [],
+      json: { refused: result.code, status: result.status, detail: result.detail, envelope_hash: result.envelopeHash, seq: result.envelope.seq, ...extra },
+      failure: `refused ${result.status} ${result.code}: ${result.detail}`
+    }
+  }
+  const { receipt, key } = result
+  return {
+    lines: [`${what(receipt.index)} (seq ${receipt.seq}, receipt verified)`],
+    json: { ...receipt, kid: key.kid, location: result.location, next_seq: key.seq, prev: key.prev, ...extra }
+  }
+}

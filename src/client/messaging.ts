@@ -1,0 +1,142 @@
+// Direct messages (docs/protocol.md section 9). Sending: the recipient's X25519 key from its
+// verified name view (nameLookup.ts), the grant that governs DMs from this key to it
+// (grants.ts), HPKE to that key, and a `dm` entry {to, grant_index, ct_hash, size,
+// x25519_index} whose body is the ciphertext. Reading: the signed GET /v2/inbox, each
+// message's envelope checked (signature, addressed to this key, ciphertext hash) before it
+// is opened with the key file's X25519 secret. HPKE base mode does not authenticate the
+// sender; the sender's Ed25519 signature over ct_hash does, and the aad names that sender.
+// A message that does not check or open is reported with the reason, never dropped.
+
+import { Either } from "effect"
+import { equal, fromUtf8, utf8 } from "../domain/bytes.js"
+import { decodeU64 } from "../domain/encoding.js"
+import { decodeEnvelope, type Envelope } from "../domain/envelope/envelope.js"
+import { verifyEnvelopeSignature } from "../domain/envelope/signature.js"
+import { writeWithKeyFile } from "./agent.js"
+import type { AgentKey } from "./agentKey.js"
+import { crypto } from "./crypto.js"
+import { ClientError, protocolError, usageError } from "./errors.js"
+import { governingGrant } from "./grants.js"
+import { HpkeOpenError, openDm, sealDm } from "./hpke.js"
+import { readAgentKeyFile } from "./keyFile.js"
+import { lookupName, type ResolvedName } from "./nameLookup.js"
+import { dmDraft } from "./payloads.js"
+import { getEntry } from "./read.js"
+import { signedGetJson } from "./signedRead.js"
+import type { LogClient, WriteResult } from "./write.js"
+
+export interface SentDm {
+  readonly result: WriteResult
+  readonly to: ResolvedName
+  readonly grantIndex: number
+}
+
+/** Encrypts `text` to the name's current X25519 key and writes the dm entry. */
+export const sendDm = async (client: LogClient, keyPath: string, toName: string, text: string): Promise<SentDm> => {
+  let to: ResolvedName | undefined
+  let grantIndex = -1
+  const result = await writeWithKeyFile(client, keyPath, async (key) => {
+    to = await lookupName(client, toName)
+    if (to.kid === key.kid) throw usageError(`${to.name} is this key's own name; use a capsule for notes to yourself`)
+    const governing = await governingGrant(client, to.kid, key.kid)
+    if (governing === null) throw usageError(`${to.name} has no grant in force for ${key.kid}; ask them to run "aics grant" for you`)
+    grantIndex = governing
+    const sealed = await sealDm(to.x25519, { from: key.kid, to: to.kid, origin: client.vkey.name }, utf8(text))
+    return dmDraft({ to: to.kid, grantIndex, x25519Index: to.x25519Index }, sealed)
+  })
+  return { result, to: to!, grantIndex }
+}
+
+/** One inbox message: its plaintext, or why it could not be read. */
+export type InboxMessage =
+  | { readonly index: number; readonly from: string; readonly logged: number | null; readonly text: string }
+  | { readonly index: number; readonly from: string | null; readonly logged: number | null; readonly error: string }
+
+export interface Inbox {
+  readonly kid: string
+  readonly messages: ReadonlyArray<InboxMessage>
+  /** How many messages could not be checked or opened (they are in `messages` with an error). */
+  readonly failed: number
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** One message of the inbox answer as sent: its index, and the envelope and ciphertext if included. */
+interface RawMessage {
+  readonly index: number
+  readonly envelope: unknown
+  readonly ct: string | undefined
+  readonly logged: number | null
+}
+
+/** The messages of a GET /v2/inbox answer (the one place that knows its member names). */
+export const inboxMessagesOf = (json: unknown): ReadonlyArray<RawMessage> => {
+  const list = Array.isArray(json) ? json : isRecord(json) ? json["messages"] : undefined
+  if (!Array.isArray(list)) throw protocolError("GET /v2/inbox: the answer has no messages list")
+  return list.map((m): RawMessage => {
+    if (!isRecord(m) || typeof m["index"] !== "number") throw protocolError("GET /v2/inbox: a message has no index")
+    const ct = [m["ct"], m["ciphertext"], m["body_or_ct"], m["body"]].find((v): v is string => typeof v === "string")
+    return { index: m["index"], envelope: m["envelope"], ct, logged: typeof m["logged"] === "number" ? m["logged"] : null }
+  })
+}
+
+/** The message's envelope and ciphertext: from the answer, or from the entry (inclusion-checked). */
+const envelopeAndCiphertext = async (
+  client: LogClient,
+  m: RawMessage
+): Promise<{ envelope: Envelope; ct: Uint8Array; logged: number | null }> => {
+  if (m.envelope !== undefined && m.ct !== undefined) {
+    const envelope = decodeEnvelope(m.envelope)
+    if (Either.isLeft(envelope)) throw new Error("the envelope is malformed")
+    if (!verifyEnvelopeSignature(envelope.right, crypto.ed25519)) throw new Error("the sender's signature does not verify")
+    const ct = decodeU64(m.ct)
+    if (ct === undefined) throw new Error("the ciphertext is not U64")
+    return { envelope: envelope.right, ct, logged: m.logged }
+  }
+  const entry = await getEntry(client, m.index)
+  if (entry.body === null) throw new Error(`the ciphertext is not available (${entry.bodyStatus ?? "no body"})`)
+  return { envelope: entry.envelope, ct: entry.body, logged: entry.logged }
+}
+
+const openMessage = async (client: LogClient, key: AgentKey, m: RawMessage): Promise<InboxMessage> => {
+  let from: string | null = null
+  let logged = m.logged
+  try {
+    const read = await envelopeAndCiphertext(client, m)
+    const { envelope, ct } = read
+    from = envelope.kid
+    logged = read.logged
+    const mine = [key.kid, ...key.previous.map((p) => p.kid)]
+    if (envelope.type !== "dm") throw new Error(`entry ${m.index} is a ${envelope.type}, not a dm`)
+    if (envelope.origin !== client.vkey.name) throw new Error(`the dm names origin ${envelope.origin}`)
+    const to = envelope.payload["to"]
+    if (typeof to !== "string" || !mine.includes(to)) throw new Error(`the dm is addressed to ${String(to)}, not to this key`)
+    const ctHash = typeof envelope.payload["ct_hash"] === "string" ? decodeU64(envelope.payload["ct_hash"]) : undefined
+    if (ctHash === undefined || !equal(crypto.sha256(ct), ctHash)) throw new Error("the ciphertext is not the one the sender signed (ct_hash)")
+    const plaintext = await openDm(key.x25519Secret, { from: envelope.kid, to, origin: envelope.origin }, ct)
+    let text: string
+    try {
+      text = fromUtf8(plaintext)
+    } catch {
+      throw new Error("the plaintext is not UTF-8")
+    }
+    return { index: m.index, from, logged, text }
+  } catch (error) {
+    if (!(error instanceof Error) || (error instanceof ClientError && error.kind === "network")) throw error
+    const reason = error instanceof HpkeOpenError ? `does not decrypt: ${error.message}` : error.message
+    return { index: m.index, from, logged, error: reason }
+  }
+}
+
+/** Reads this key's inbox (signed) and decrypts every message. */
+export const readInbox = async (
+  client: LogClient,
+  keyPath: string,
+  options: { readonly unreadOnly?: boolean } = {}
+): Promise<Inbox> => {
+  const key = await readAgentKeyFile(keyPath)
+  const json = await signedGetJson(client, key, `/v2/inbox?unread_only=${options.unreadOnly === true}`)
+  const messages: Array<InboxMessage> = []
+  for (const m of inboxMessagesOf(json)) messages.push(await openMessage(client, key, m))
+  return { kid: key.kid, messages, failed: messages.filter((m) => "error" in m).length }
+}

@@ -1,0 +1,133 @@
+// Moving a name to a new Ed25519 key (profile.md section 5, key.rotate):
+//   rotate   signed by the name's current key (the key file's);
+//   recover  signed by the name's recovery key (a separate key file, named in the claim).
+// Either way the NEW key proves possession: it signs JCS({"name", "new_kid", "origin",
+// "prev_kid"}) and the payload carries U64 of that signature as `new_sig`; prev_kid is the
+// key the name moves away from, so the proof cannot be replayed for another move.
+//
+// The new key's seed is saved in the key file (`next`) before the entry is sent: if the log
+// accepts the entry and the process dies before the switch is saved, the key the log now
+// names is still in the file, and the next rotate or recover finishes the switch. After the
+// switch the file acts with the new key (seq 0, prev null); the old key moves to `previous`.
+
+import { encodeU64 } from "../domain/encoding.js"
+import { rotationMessage as domainRotationMessage } from "../domain/identity/possession.js"
+import { saveAfterAccepted, writeWithKeyFile } from "./agent.js"
+import { kidOfSeed, switchToKey, type AgentKey, type PreviousKey } from "./agentKey.js"
+import { crypto, randomBytes } from "./crypto.js"
+import { usageError } from "./errors.js"
+import { readAgentKeyFile, saveAgentKeyFile } from "./keyFile.js"
+import { fetchNameView } from "./nameLookup.js"
+import { checkedName, rotateDraft } from "./payloads.js"
+import { writeEntry, type LogClient, type WriteResult } from "./write.js"
+
+export interface RotationFacts {
+  readonly name: string
+  readonly origin: string
+  /** The key the name moves away from (its current key). */
+  readonly prevKid: string
+}
+
+/** The bytes the new key signs: JCS({"name","new_kid","origin","prev_kid"}) (the sequencer's own function). */
+export const rotationMessage = (facts: RotationFacts, newKid: string): Uint8Array =>
+  domainRotationMessage(facts.name, newKid, facts.origin, facts.prevKid)
+
+/** The new key's kid and its proof of possession (U64 of the Ed25519 signature). */
+export const rotationProof = (newSeed: Uint8Array, facts: RotationFacts): { readonly newKid: string; readonly newSig: string } => {
+  const newKid = kidOfSeed(newSeed)
+  return { newKid, newSig: encodeU64(crypto.ed25519.sign(newSeed, rotationMessage(facts, newKid))) }
+}
+
+export interface Rotation {
+  readonly name: string
+  readonly oldKid: string
+  readonly newKid: string
+  /**
+   * The key.rotate write; null when nothing was written now because the log already names
+   * the pending key (an earlier run's entry got through before its switch was saved), and
+   * the key file was switched to it.
+   */
+  readonly result: WriteResult | null
+}
+
+const nameOf = (key: AgentKey, name: string | undefined): string => {
+  const chosen = name ?? key.name
+  if (chosen === null) throw usageError("the key file does not record its name (claimed before names were recorded): pass --name")
+  return checkedName(chosen)
+}
+
+/** The pending new key of the file, chosen and saved now if there is none. */
+const pendingKey = async (keyPath: string, key: AgentKey): Promise<{ key: AgentKey; seed: Uint8Array }> => {
+  if (key.next !== null) return { key, seed: key.next }
+  const seed = randomBytes(32)
+  const withNext = { ...key, next: seed }
+  await saveAgentKeyFile(keyPath, withNext)
+  return { key: withNext, seed }
+}
+
+/** After a refusal: whether the log already names the pending key (an earlier run got through). */
+const alreadyMoved = async (client: LogClient, name: string, newKid: string): Promise<boolean> => {
+  try {
+    return (await fetchNameView(client, name)).view.kid === newKid
+  } catch {
+    return false
+  }
+}
+
+const finish = async (
+  keyPath: string,
+  key: AgentKey,
+  seed: Uint8Array,
+  name: string,
+  retiredBy: number | null,
+  how: PreviousKey["how"]
+): Promise<void> => saveAgentKeyFile(keyPath, switchToKey({ ...key, name }, seed, retiredBy, how))
+
+/** Moves the key file's name to a new key, signed by the current key. */
+export const rotate = async (client: LogClient, keyPath: string, options: { readonly name?: string | undefined } = {}): Promise<Rotation> => {
+  const read = await readAgentKeyFile(keyPath)
+  const name = nameOf(read, options.name)
+  const { key, seed } = await pendingKey(keyPath, read)
+  const { newKid, newSig } = rotationProof(seed, { name, origin: client.vkey.name, prevKid: key.kid })
+  const draft = rotateDraft(name, newKid, newSig)
+  const result = await writeEntry(client, key, draft.type, draft.payload, draft.body)
+  if (result._tag === "Accepted") {
+    // Save the old key's advanced chain within the switch: one durable write.
+    const switched = switchToKey({ ...result.key, name }, seed, result.receipt.index, "rotate")
+    await saveAfterAccepted(keyPath, result, switched)
+    return { name, oldKid: key.kid, newKid, result }
+  }
+  if (await alreadyMoved(client, name, newKid)) {
+    await finish(keyPath, key, seed, name, null, "rotate")
+    return { name, oldKid: key.kid, newKid, result: null }
+  }
+  return { name, oldKid: key.kid, newKid, result }
+}
+
+/**
+ * Moves the name to a new key with the recovery key (its own key file, made by keygen and
+ * named in the claim's `recovery`), then switches the agent's key file to the new key. The
+ * key moved away from is the name's current key as its view says (it may not be the file's,
+ * if someone else rotated the name).
+ */
+export const recover = async (
+  client: LogClient,
+  keyPath: string,
+  recoveryKeyPath: string,
+  options: { readonly name?: string | undefined } = {}
+): Promise<Rotation> => {
+  const read = await readAgentKeyFile(keyPath)
+  const recoveryKey = await readAgentKeyFile(recoveryKeyPath)
+  if (recoveryKey.kid === read.kid) throw usageError("the recovery key file holds the same key as the key file")
+  const name = nameOf(read, options.name)
+  const { view } = await fetchNameView(client, name)
+  const { key, seed } = await pendingKey(keyPath, read)
+  const { newKid, newSig } = rotationProof(seed, { name, origin: client.vkey.name, prevKid: view.kid })
+  if (view.kid === newKid) {
+    await finish(keyPath, key, seed, name, null, "recover")
+    return { name, oldKid: key.kid, newKid, result: null }
+  }
+  const result = await writeWithKeyFile(client, recoveryKeyPath, () => rotateDraft(name, newKid, newSig))
+  if (result._tag === "Accepted") await finish(keyPath, key, seed, name, result.receipt.index, "recover")
+  return { name, oldKid: view.kid, newKid, result }
+}
