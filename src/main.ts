@@ -3,18 +3,22 @@
 
 import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Config, Effect, Layer } from "effect"
 import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
 import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
 import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
+import { FsReadCursorsLive } from "./adapters/fs/FsReadCursors.js"
 import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
 import { HttpLive } from "./adapters/http/server.js"
 import { MemoryNonceStoreLive } from "./adapters/memory/MemoryNonceStore.js"
 import { FileKeysLive } from "./adapters/keys/FileKeys.js"
 import { LogVkeyFileLive } from "./adapters/keys/LogVkeyFile.js"
+import { InProcessWriteChecksLive } from "./adapters/workers/InProcessWriteChecks.js"
+import { WorkerWriteChecksLive } from "./adapters/workers/WorkerWriteChecks.js"
 import { Bodies } from "./app/Bodies.js"
 import { Charter, makeCharter } from "./app/Charter.js"
+import { BodyLedger } from "./app/BodyLedger.js"
 import { EntryWrites } from "./app/EntryWrites.js"
 import { LogHealth } from "./app/LogHealth.js"
 import { LogNotary } from "./app/LogNotary.js"
@@ -25,6 +29,7 @@ import { Publisher } from "./app/Publisher.js"
 import { Receipts } from "./app/Receipts.js"
 import { Sequencer } from "./app/Sequencer.js"
 import { ServiceConfig } from "./app/ServiceConfig.js"
+import { SignedReads } from "./app/SignedReads.js"
 import { TileAuditLive } from "./app/TileAudit.js"
 import { Clock } from "./ports/Clock.js"
 
@@ -36,8 +41,22 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
     FsBodyStoreLive(join(config.dataDir, "bodies")),
     FsTileSinkLive(join(config.dataDir, "tiles")),
     MemoryNonceStoreLive,
+    FsReadCursorsLive(join(config.dataDir, "cursors")),
     FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid })
   )))
+
+// The stateless write checks (signature, envelope, payload) on AICS_CHECK_WORKERS worker
+// threads, or on the event loop when it is 0.
+const checkWorkers = Config.integer("AICS_CHECK_WORKERS").pipe(
+  Config.withDefault(1),
+  Config.validate({ message: "AICS_CHECK_WORKERS must be an integer from 0 to 16", validation: (n) => n >= 0 && n <= 16 })
+)
+
+const WriteChecksLive = Layer.unwrapEffect(Effect.gen(function*() {
+  const { origin, authorities } = yield* ServiceConfig
+  const workers = yield* checkWorkers
+  return workers === 0 ? InProcessWriteChecksLive({ origin, authorities }) : WorkerWriteChecksLive({ origin, authorities, workers })
+}))
 
 const Http = Layer.unwrapEffect(Effect.map(ServiceConfig, HttpLive))
 
@@ -46,9 +65,11 @@ const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVke
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
 const Main = Layer.mergeAll(Http, TileAuditLive).pipe(
   Layer.provide(VkeyFile),
-  Layer.provideMerge(EntryWrites.layer),
+  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, SignedReads.layer, Bodies.layer)),
+  Layer.provideMerge(BodyLedger.layer),
+  Layer.provideMerge(WriteChecksLive),
   Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer)),
-  Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer, Bodies.layer)),
+  Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer)),
   // The charter is written before the sequencer folds the log, so leaf 0 is in its state.
   Layer.provideMerge(Layer.effect(Charter, makeCharter)),
   Layer.provideMerge(Layer.mergeAll(LogWriter.layer, LogNotary.layer, LogReader.layer)),

@@ -6,23 +6,28 @@
 //   4. the stateless checks of the envelope, payload and body (domain/write/submission.ts);
 //   5. the log accepting writes (not diverged);
 //   6. the sequencer's decision and durable commit.
+// Steps 2 and 4 are the WriteChecks port, which may run them on a worker thread: it
+// answers both at once, and this use case applies them in the order above, spending the
+// nonce between them, so the answers are those of running the steps one by one.
 // Every answer carries a log-signed receipt: 202 with the receipt of the leaf, or the
 // refusal's status with a refusal receipt naming the code.
 
-import { Context, Effect, Either, Layer } from "effect"
+import { Context, Effect, Either, Layer, Schema } from "effect"
 import { fromUtf8 } from "../domain/bytes.js"
 import { encodeU64 } from "../domain/encoding.js"
+import { entryRuleOf } from "../domain/entries/registry.js"
 import { isJsonObject } from "../domain/envelope/jcs.js"
-import { checkAicsSignature, replayExpiry, type AicsRequest } from "../domain/http/aicsProfile.js"
+import { replayExpiry } from "../domain/http/aicsProfile.js"
+import { payloadSignatureCheck } from "../domain/identity/possession.js"
 import { refuse, refusalStatus, type Refusal } from "../domain/write/refusal.js"
-import { checkSubmission, refusedEnvelopeHash } from "../domain/write/submission.js"
+import { refusedEnvelopeHash, type Submission } from "../domain/write/submission.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { NonceStore } from "../ports/NonceStore.js"
+import { type CheckedSubmission, WriteChecks, type WriteRequest } from "../ports/WriteChecks.js"
 import { LogHealth } from "./LogHealth.js"
 import { Receipts } from "./Receipts.js"
 import { Sequencer } from "./Sequencer.js"
-import { ServiceConfig } from "./ServiceConfig.js"
 
 /** Largest accepted request body: a 64 KiB envelope and a 64 KiB body in U64, with room. */
 export const MAX_WRITE_REQUEST_BYTES = 256 * 1024
@@ -37,7 +42,7 @@ export interface WriteAnswer {
 }
 
 export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
-  readonly write: (request: AicsRequest) => Effect.Effect<WriteAnswer>
+  readonly write: (request: WriteRequest) => Effect.Effect<WriteAnswer>
   /**
    * The refusal of a request whose body exceeds MAX_WRITE_REQUEST_BYTES, answered without
    * reading the rest of it (its receipt names the SHA-256 of the empty string).
@@ -45,16 +50,29 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
   readonly tooLarge: Effect.Effect<WriteAnswer>
 }>() {
   static readonly layer = Layer.effect(EntryWrites, Effect.gen(function*() {
-    const config = yield* ServiceConfig
     const crypto = yield* Crypto
     const clock = yield* Clock
     const nonces = yield* NonceStore
     const health = yield* LogHealth
     const sequencer = yield* Sequencer
     const receipts = yield* Receipts
-    const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
+    const checks = yield* WriteChecks
+    const verify = payloadSignatureCheck(crypto.ed25519)
 
-    const refusal = (request: AicsRequest, reason: Refusal, at: number): Effect.Effect<WriteAnswer> =>
+    /**
+     * The submission the sequencer decides. What the checks answer is plain data; the entry
+     * rule, the decoded payload and the payload signature check are taken again here, from
+     * the type and the payload the checks already accepted.
+     */
+    const submissionOf = (checked: CheckedSubmission): Either.Either<Submission, Refusal> => {
+      const rule = entryRuleOf(checked.envelope.type)
+      if (rule === undefined) return Either.left(refuse("unknown_type", `${JSON.stringify(checked.envelope.type)} is not an entry type`))
+      const payload = Schema.decodeUnknownEither(rule.payload, { onExcessProperty: "error", errors: "all" })(checked.envelope.payload)
+      if (Either.isLeft(payload)) return Either.left(refuse("payload_invalid", payload.left.message))
+      return Either.right({ ...checked, rule, payload: payload.right, verify })
+    }
+
+    const refusal = (request: WriteRequest, reason: Refusal, at: number): Effect.Effect<WriteAnswer> =>
       Effect.gen(function*() {
         const envelopeHash = refusedEnvelopeHash(request.body, crypto.sha256)
         const note = yield* receipts.refused(reason.code, envelopeHash, at)
@@ -68,7 +86,7 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         }
       })
 
-    const write = (request: AicsRequest) =>
+    const write = (request: WriteRequest) =>
       Effect.gen(function*() {
         const nowMillis = yield* clock.nowMillis
         const now = Math.floor(nowMillis / 1000)
@@ -76,14 +94,16 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         if (request.body.length > MAX_WRITE_REQUEST_BYTES) {
           return yield* refusal(request, refuse("entry_too_large", `a write request is at most ${MAX_WRITE_REQUEST_BYTES} bytes`), nowMillis)
         }
-        const signature = checkAicsSignature(request, { now, authorities: config.authorities, ed25519: crypto.ed25519, sha256: crypto.sha256 })
-        if (Either.isLeft(signature)) return yield* refusal(request, refuse(signature.left.code, signature.left.detail), nowMillis)
-        const fresh = yield* nonces.remember(signature.right.keyid, signature.right.nonce, replayExpiry(signature.right), now).pipe(
+        const checked = yield* checks.check(request, now)
+        if (checked._tag === "SignatureRefused") return yield* refusal(request, checked.refusal, nowMillis)
+        const { signature } = checked
+        const fresh = yield* nonces.remember(signature.keyid, signature.nonce, replayExpiry(signature), now).pipe(
           Effect.orElseSucceed(() => undefined)
         )
         if (fresh === undefined) return yield* refusal(request, refuse("log_unavailable", "the replay store failed"), nowMillis)
         if (!fresh) return yield* refusal(request, refuse("nonce_reused", "this key already used this nonce"), nowMillis)
-        const submission = checkSubmission(request.body, signature.right, context)
+        if (checked.submission._tag === "Refused") return yield* refusal(request, checked.submission.refusal, nowMillis)
+        const submission = submissionOf(checked.submission.checked)
         if (Either.isLeft(submission)) return yield* refusal(request, submission.left, nowMillis)
         const diverged = yield* health.diverged
         if (diverged !== undefined) return yield* refusal(request, refuse("log_unavailable", diverged), nowMillis)
@@ -111,7 +131,7 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
 
     const tooLarge = Effect.flatMap(clock.nowMillis, (now) =>
       refusal(
-        { method: "POST", authority: undefined, path: "", query: "", headers: () => undefined, body: new Uint8Array(0) },
+        { method: "POST", authority: undefined, path: "", query: "", headers: {}, body: new Uint8Array(0) },
         refuse("entry_too_large", `a write request is at most ${MAX_WRITE_REQUEST_BYTES} bytes`),
         now
       ))

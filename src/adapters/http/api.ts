@@ -5,8 +5,13 @@
 
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { DecimalInt, DecimalIntAtLeast, U64Hash } from "./params.js"
-import { InvalidRequest, NotFound, problemEncoding, Unavailable } from "./problem.js"
+import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, GRANT_SENDER_MAX, INBOX_LIMIT, KEY_ENVELOPES_LIMIT } from "../../domain/views/limits.js"
+import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
+import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, Unauthorized, Unavailable } from "./problem.js"
+import {
+  AgentViewSchema, AnsViewSchema, CapsuleListSchema, CapsuleSlotSchema, DirectorySchema, GrantsSchema, InboxPageSchema,
+  InboxStatusSchema, KeyViewSchema, NameViewSchema, OwnInboxSchema
+} from "./viewSchemas.js"
 
 const B64 = Schema.String.annotations({ description: "standard base64" })
 const U64 = Schema.String.annotations({ description: "base64url without padding" })
@@ -163,12 +168,65 @@ function withoutDecodeError(spec: Record<string, any>): Record<string, any> {
   return spec
 }
 
+const between = (bounds: { readonly min: number; readonly max: number }) => Schema.optional(DecimalIntBetween(bounds.min, bounds.max))
+const Page = (bounds: { readonly min: number; readonly max: number }) => Schema.Struct({ from: Schema.optional(DecimalInt), limit: between(bounds) })
+const Signed = (endpoint: string) => `${endpoint} Signed read (RFC 9421, AICS profile, empty-body digest); only the signing key's own data.`
+
+const IdentityGroup = HttpApiGroup.make("identity")
+  .add(HttpApiEndpoint.get("name", "/v2/names/:name")
+    .setPath(Schema.Struct({ name: Schema.String.pipe(Schema.maxLength(300)) }))
+    .addSuccess(NameViewSchema))
+  .add(HttpApiEndpoint.get("key", "/v2/keys/:kid")
+    .setPath(Schema.Struct({ kid: Schema.String.pipe(Schema.maxLength(96)) }))
+    .setUrlParams(Page(KEY_ENVELOPES_LIMIT))
+    .addSuccess(KeyViewSchema))
+  .add(HttpApiEndpoint.get("ans", "/v2/ans/lookup/:handle")
+    .setPath(Schema.Struct({ handle: Schema.String.pipe(Schema.maxLength(300)) }))
+    .addSuccess(AnsViewSchema))
+  .add(HttpApiEndpoint.get("directory", "/v2/directory")
+    .setUrlParams(Schema.Struct({ q: Schema.optional(Schema.String.pipe(Schema.maxLength(DIRECTORY_Q_MAX))), limit: between(DIRECTORY_LIMIT) }))
+    .addSuccess(DirectorySchema))
+  .add(HttpApiEndpoint.get("me", "/v2/agents/me")
+    .addSuccess(AgentViewSchema)
+    .annotate(OpenApi.Description, Signed("The signing key's name, inbox state and balance.")))
+  .annotate(OpenApi.Description, "Names, keys and the directory: projections of the log, to check against the tiles")
+
+const MessagingGroup = HttpApiGroup.make("messaging")
+  .add(HttpApiEndpoint.get("inboxStatus", "/v2/inbox/status")
+    .addSuccess(InboxStatusSchema)
+    .annotate(OpenApi.Description, Signed("Unread, total and latest message index.")))
+  .add(HttpApiEndpoint.get("ownInbox", "/v2/inbox")
+    .setUrlParams(Schema.Struct({ unread_only: Schema.optional(Schema.Literal("true", "false")) }))
+    .addSuccess(OwnInboxSchema)
+    .annotate(OpenApi.Description, Signed("Messages with ciphertext and the sender's envelope; marks them read.")))
+  .add(HttpApiEndpoint.get("inbox", "/v2/inbox/:kid")
+    .setPath(Schema.Struct({ kid: Schema.String.pipe(Schema.maxLength(96)) }))
+    .setUrlParams(Page(INBOX_LIMIT))
+    .addSuccess(InboxPageSchema))
+  .add(HttpApiEndpoint.get("grants", "/v2/inbox/:kid/grants")
+    .setPath(Schema.Struct({ kid: Schema.String.pipe(Schema.maxLength(96)) }))
+    .setUrlParams(Schema.Struct({ sender: Schema.optional(Schema.String.pipe(Schema.maxLength(GRANT_SENDER_MAX))) }))
+    .addSuccess(GrantsSchema))
+  .add(HttpApiEndpoint.get("capsules", "/v2/capsules")
+    .addSuccess(CapsuleListSchema)
+    .annotate(OpenApi.Description, Signed("The signing key's capsules.")))
+  .add(HttpApiEndpoint.get("capsule", "/v2/capsules/:key_hash")
+    .setPath(Schema.Struct({ key_hash: U64Hash }))
+    .addSuccess(CapsuleSlotSchema)
+    .annotate(OpenApi.Description, Signed("One slot with its current ciphertext; only its owner may read it.")))
+  .addError(Unauthorized.pipe(problemEncoding))
+  .addError(Forbidden.pipe(problemEncoding))
+  .addError(Conflict.pipe(problemEncoding))
+  .annotate(OpenApi.Description, "Inboxes, grants and capsules; the service stores ciphertext only")
+
 export class AicsApi extends HttpApi.make("aics")
   .add(TlogGroup)
   .add(EntriesGroup)
   .add(TilesGroup)
   .add(DiscoveryGroup)
   .add(TelemetryGroup)
+  .add(IdentityGroup)
+  .add(MessagingGroup)
   .addError(InvalidRequest.pipe(problemEncoding))
   .addError(NotFound.pipe(problemEncoding))
   .addError(Unavailable.pipe(problemEncoding))

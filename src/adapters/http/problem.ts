@@ -53,6 +53,45 @@ export class NotFound extends Schema.Class<NotFound>("NotFound")(
   }
 }
 
+/** 401: a signed read whose RFC 9421 signature is missing or does not verify. */
+export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
+  problemFields,
+  HttpApiSchema.annotations({ status: 401, description: "The request must be signed (RFC 9421, AICS profile)" })
+) {
+  static of(code: string, detail: string) {
+    return new Unauthorized(fieldsOf(401, "Unauthorized", code, detail))
+  }
+  static fail(code: string, detail: string) {
+    return Effect.fail(Unauthorized.of(code, detail))
+  }
+}
+
+/** 403: signed by a key that may not read or do this. */
+export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(
+  problemFields,
+  HttpApiSchema.annotations({ status: 403, description: "The signing key may not do this" })
+) {
+  static of(code: string, detail: string) {
+    return new Forbidden(fieldsOf(403, "Forbidden", code, detail))
+  }
+  static fail(code: string, detail: string) {
+    return Effect.fail(Forbidden.of(code, detail))
+  }
+}
+
+/** 409: a signed read that replays a nonce. */
+export class Conflict extends Schema.Class<Conflict>("Conflict")(
+  problemFields,
+  HttpApiSchema.annotations({ status: 409, description: "Conflicts with what the service has seen" })
+) {
+  static of(code: string, detail: string) {
+    return new Conflict(fieldsOf(409, "Conflict", code, detail))
+  }
+  static fail(code: string, detail: string) {
+    return Effect.fail(Conflict.of(code, detail))
+  }
+}
+
 /** 503: the service cannot answer now (storage failure, log diverged). */
 export class Unavailable extends Schema.Class<Unavailable>("Unavailable")(
   problemFields,

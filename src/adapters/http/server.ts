@@ -11,6 +11,8 @@ import { Effect, Layer } from "effect"
 import { AicsApi } from "./api.js"
 import { DiscoveryHandlers } from "./handlers/discovery.js"
 import { EntriesHandlers } from "./handlers/entries.js"
+import { IdentityHandlers } from "./handlers/identity.js"
+import { MessagingHandlers } from "./handlers/messaging.js"
 import { TelemetryHandlers } from "./handlers/telemetry.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
@@ -33,7 +35,7 @@ const DecodeErrorsAs422 = HttpApiBuilder.middleware<never, never>((app) =>
   }) as unknown as typeof app)
 
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
-  Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers])
+  Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers])
 )
 
 /** Serves the API on host:port until the scope closes. */

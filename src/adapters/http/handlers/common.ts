@@ -1,8 +1,11 @@
 // Small pieces the handlers share: turning storage failures into 503 problems, and the
 // tiles state member that /v2/tlog/checkpoint and /healthz both report.
 
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { LogState } from "../../../app/LogStatus.js"
+import { Publisher } from "../../../app/Publisher.js"
+import { ServiceConfig } from "../../../app/ServiceConfig.js"
+import { encodeU64 } from "../../../domain/encoding.js"
 import type { StorageError } from "../../../ports/StorageError.js"
 import { Unavailable } from "../problem.js"
 
@@ -20,4 +23,19 @@ export const tilesState = (state: LogState, prefix: string) => ({
   mmd_seconds: state.mmdSeconds,
   error: state.publishError ?? null,
   diverged: state.diverged !== undefined
+})
+
+/**
+ * U64 of the first published checkpoint note whose size covers `size` leaves: a view that
+ * names leaves is answered with a signed tree that contains them all. The leaves are
+ * committed, so such a checkpoint is at most one merge delay away.
+ */
+export const checkpointCovering = Effect.gen(function*() {
+  const publisher = yield* Publisher
+  const { mmdSeconds } = yield* ServiceConfig
+  return (size: number) =>
+    Effect.flatMap(publisher.awaitCoverage(Math.max(1, size), `${2 * mmdSeconds} seconds`), Option.match({
+      onNone: () => Unavailable.fail("not_yet_published", `no published checkpoint covers ${size} leaves yet`),
+      onSome: (checkpoint) => Effect.succeed(encodeU64(checkpoint.note))
+    }))
 })

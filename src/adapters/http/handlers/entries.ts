@@ -4,7 +4,8 @@
 
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { Bodies, bodyStatusHeader, type BodyStatus } from "../../../app/Bodies.js"
+import { Bodies, type BodyLookup } from "../../../app/Bodies.js"
+import { bodyStatusHeader } from "../../../domain/bodyStatus.js"
 import { EntryWrites, MAX_WRITE_REQUEST_BYTES } from "../../../app/EntryWrites.js"
 import { LogReader } from "../../../app/LogReader.js"
 import { LogStatus } from "../../../app/LogStatus.js"
@@ -22,12 +23,9 @@ import { coveringCheckpoint } from "./tlog.js"
 
 const BODY_STATUS = "x-aics-body-status"
 
-const goneBody = (status: Exclude<BodyStatus, { state: "available" | "unavailable" }>) => ({
-  state: status.state,
-  tombstone_index: status.state === "tombstoned" ? status.tombstoneIndex : null,
-  reason_code: status.state === "tombstoned" ? status.reasonCode : null,
-  policy_index: status.state === "expired" ? status.policyIndex : null
-})
+/** X-AICS-Body-Status of a lookup. */
+const statusHeader = (body: BodyLookup): string =>
+  body.state === "gone" ? bodyStatusHeader(body.status) : body.state
 
 export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handlers) =>
   Effect.gen(function*() {
@@ -54,7 +52,7 @@ export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handler
             path: url.pathname,
             query: url.search.length > 1 ? url.search.slice(1) : "",
             // Node lower-cases header names and joins repeated fields with ", ".
-            headers: (name) => headers[name.toLowerCase()],
+            headers,
             body: read.bytes
           })
           return yield* HttpServerResponse.json(answer.body, {
@@ -71,24 +69,26 @@ export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handler
           const checkpoint = yield* coveringCheckpoint(publisher, index, committed, config.mmdSeconds)
           const [entry] = yield* store.readEntries(index, index + 1)
           const proof = yield* reader.inclusionProof(index, checkpoint.size)
-          const leaf = JSON.parse(fromUtf8(entry!)) as { envelope: Record<string, unknown> }
+          const leaf = JSON.parse(fromUtf8(entry!)) as { envelope: Record<string, unknown>; logged: number }
           const payload = (leaf.envelope["payload"] ?? {}) as Record<string, unknown>
           const reference = bodyReference(payload)
-          const bodyStatus = reference === undefined ? undefined : yield* bodies.status(reference.digest)
+          const body = reference === undefined
+            ? undefined
+            : yield* bodies.ofEntry({ index, type: String(leaf.envelope["type"]), logged: leaf.logged }, reference.digest)
           const bundle = {
             entry_bytes: encodeU64(entry!),
             index,
             inclusion_proof: proof.map(encodeB64),
             checkpoint_note: encodeU64(checkpoint.note),
             envelope: leaf.envelope,
-            body_or_ct: reference?.rides === true && bodyStatus?.state === "available" ? encodeU64(bodyStatus.bytes) : null
+            body_or_ct: reference?.rides === true && body?.state === "available" ? encodeU64(body.bytes) : null
           }
-          const headers = bodyStatus === undefined ? {} : { [BODY_STATUS]: bodyStatusHeader(bodyStatus) }
+          const headers = body === undefined ? {} : { [BODY_STATUS]: statusHeader(body) }
           return yield* HttpServerResponse.json(bundle, { headers }).pipe(Effect.orDie)
         }).pipe(orUnavailable))
       .handle("body", ({ path: { digest } }) =>
         Effect.gen(function*() {
-          const body = yield* bodies.status(decodeU64(digest)!)
+          const body = yield* bodies.ofDigest(decodeU64(digest)!)
           switch (body.state) {
             case "available":
               return HttpServerResponse.uint8Array(body.bytes, {
@@ -98,8 +98,8 @@ export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handler
               })
             case "unavailable":
               return yield* NotFound.fail("body_not_found", "no stored body has this hash; absence proves nothing")
-            default:
-              return yield* Effect.fail(goneBody(body))
+            case "gone":
+              return yield* Effect.fail({ ...body.status, state: body.status.state as "tombstoned" | "expired" })
           }
         }).pipe(orUnavailable))
   }))

@@ -1,0 +1,65 @@
+// Identity views (service.md "Identity", "Projections"; docs/protocol.md section 10):
+// pure views of the log's state, with the checkpoint note that covers every index they name.
+
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Either } from "effect"
+import { Sequencer } from "../../../app/Sequencer.js"
+import { ReadCursors } from "../../../ports/ReadCursors.js"
+import { agentView } from "../../../domain/views/agentView.js"
+import { ansLookup } from "../../../domain/views/ansLookup.js"
+import { directoryView } from "../../../domain/views/directory.js"
+import { keyView } from "../../../domain/views/keyView.js"
+import { DIRECTORY_LIMIT, KEY_ENVELOPES_LIMIT } from "../../../domain/views/limits.js"
+import { nameView } from "../../../domain/views/nameView.js"
+import { AicsApi } from "../api.js"
+import { InvalidRequest, NotFound } from "../problem.js"
+import { signedBy } from "../signedRead.js"
+import { checkpointCovering, orUnavailable } from "./common.js"
+
+export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handlers) =>
+  Effect.gen(function*() {
+    const sequencer = yield* Sequencer
+    const cursors = yield* ReadCursors
+    const covering = yield* checkpointCovering
+
+    return handlers
+      .handle("name", ({ path }) =>
+        Effect.gen(function*() {
+          const view = nameView(yield* sequencer.state, path.name)
+          if (Either.isLeft(view)) {
+            return yield* view.left === "name_invalid"
+              ? InvalidRequest.fail("name_invalid", `${JSON.stringify(path.name)} is not a name or handle of this instance`)
+              : NotFound.fail("name_not_found", `${path.name} is not claimed here`)
+          }
+          return { ...view.right, checkpoint_note: yield* covering(view.right.size) }
+        }))
+      .handle("key", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const view = keyView(yield* sequencer.state, path.kid, {
+            from: urlParams.from ?? 0,
+            limit: urlParams.limit ?? KEY_ENVELOPES_LIMIT.default
+          })
+          if (Either.isLeft(view)) return yield* NotFound.fail("key_not_found", "no envelope of this key is in the log")
+          return view.right
+        }))
+      .handle("ans", ({ path }) =>
+        Effect.gen(function*() {
+          const view = ansLookup(yield* sequencer.state, path.handle)
+          if (Either.isLeft(view)) {
+            return yield* view.left === "handle_invalid"
+              ? InvalidRequest.fail("handle_invalid", `${JSON.stringify(path.handle)} is not a handle of this instance`)
+              : NotFound.fail("name_not_found", `${path.handle} is not claimed here`)
+          }
+          return view.right
+        }))
+      .handle("directory", ({ urlParams }) =>
+        Effect.map(sequencer.state, (state) =>
+          directoryView(state, { q: urlParams.q, limit: urlParams.limit ?? DIRECTORY_LIMIT.default })))
+      .handle("me", ({ request }) =>
+        Effect.gen(function*() {
+          const { keyid } = yield* signedBy(request)
+          const readThrough = yield* cursors.get(keyid)
+          // SUP balances arrive with the SUP capability; until then every balance is 0.
+          return { ...agentView(yield* sequencer.state, keyid, readThrough < 0 ? null : readThrough), balance: 0 }
+        }).pipe(orUnavailable))
+  }))

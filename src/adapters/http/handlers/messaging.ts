@@ -1,0 +1,101 @@
+// Inboxes, grants and capsules (service.md "Messaging and capsules"; docs/protocol.md
+// sections 9 and 10). The public views give metadata only; the signed reads give the
+// signing key its own ciphertext and the senders' envelopes. The service never decrypts.
+
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Either, Option } from "effect"
+import { Sequencer } from "../../../app/Sequencer.js"
+import { fromUtf8 } from "../../../domain/bytes.js"
+import { decodeU64, encodeU64 } from "../../../domain/encoding.js"
+import { isDidKey } from "../../../domain/identity/didKey.js"
+import { capsuleList } from "../../../domain/views/capsuleList.js"
+import { capsuleSlot } from "../../../domain/views/capsuleSlot.js"
+import { grantsView } from "../../../domain/views/grantsView.js"
+import { inboxStatus } from "../../../domain/views/inboxStatus.js"
+import { inboxView } from "../../../domain/views/inboxView.js"
+import { INBOX_LIMIT } from "../../../domain/views/limits.js"
+import { BodyStore } from "../../../ports/BodyStore.js"
+import { Clock } from "../../../ports/Clock.js"
+import { LogStore } from "../../../ports/LogStore.js"
+import { ReadCursors } from "../../../ports/ReadCursors.js"
+import { AicsApi } from "../api.js"
+import { Forbidden, InvalidRequest, NotFound } from "../problem.js"
+import { signedBy } from "../signedRead.js"
+import { checkpointCovering, orUnavailable } from "./common.js"
+
+export const MessagingHandlers = HttpApiBuilder.group(AicsApi, "messaging", (handlers) =>
+  Effect.gen(function*() {
+    const sequencer = yield* Sequencer
+    const cursors = yield* ReadCursors
+    const store = yield* LogStore
+    const bodies = yield* BodyStore
+    const clock = yield* Clock
+    const covering = yield* checkpointCovering
+
+    /** U64 of a stored ciphertext whose body status is available, else null. */
+    const ciphertext = (ctHash: string, available: boolean) =>
+      available
+        ? Effect.map(bodies.get(decodeU64(ctHash)!), (bytes) => Option.match(bytes, { onNone: () => null, onSome: encodeU64 }))
+        : Effect.succeed(null)
+
+    const envelopeAt = (index: number) =>
+      Effect.map(store.readEntries(index, index + 1), ([bytes]) =>
+        (JSON.parse(fromUtf8(bytes!)) as { envelope: Record<string, unknown> }).envelope)
+
+    return handlers
+      .handle("inboxStatus", ({ request }) =>
+        Effect.gen(function*() {
+          const { keyid } = yield* signedBy(request)
+          const readThrough = yield* cursors.get(keyid)
+          return inboxStatus(yield* sequencer.state, keyid, readThrough < 0 ? null : readThrough)
+        }).pipe(orUnavailable))
+      .handle("ownInbox", ({ request, urlParams }) =>
+        Effect.gen(function*() {
+          const { keyid } = yield* signedBy(request)
+          const readThrough = yield* cursors.get(keyid)
+          const view = inboxView(yield* sequencer.state, keyid, {
+            from: 0,
+            limit: INBOX_LIMIT.default,
+            unreadOnly: urlParams.unread_only === "true",
+            readThrough: readThrough < 0 ? null : readThrough
+          }, yield* clock.nowMillis)
+          const messages = yield* Effect.forEach(view.messages, (message) =>
+            Effect.all({
+              envelope: envelopeAt(message.index),
+              ct: ciphertext(message.ct_hash, message.body.state === "available")
+            }).pipe(Effect.map((extra) => ({ ...message, ...extra }))))
+          // What was returned is read: the cursor moves to the newest message of the answer.
+          if (view.indices.length > 0) yield* cursors.advance(keyid, view.indices[view.indices.length - 1]!)
+          return { kid: view.kid, indices: view.indices, size: view.size, messages, next_from: view.next_from }
+        }).pipe(orUnavailable))
+      .handle("inbox", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          if (!isDidKey(path.kid)) return yield* InvalidRequest.fail("kid_invalid", "kid must be the did:key of an Ed25519 key")
+          const view = inboxView(yield* sequencer.state, path.kid, {
+            from: urlParams.from ?? 0,
+            limit: urlParams.limit ?? INBOX_LIMIT.default
+          }, yield* clock.nowMillis)
+          return { ...view, checkpoint_note: yield* covering(view.size) }
+        }))
+      .handle("grants", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          if (!isDidKey(path.kid)) return yield* InvalidRequest.fail("kid_invalid", "kid must be the did:key of an Ed25519 key")
+          if (urlParams.sender !== undefined && urlParams.sender !== "*" && !isDidKey(urlParams.sender)) {
+            return yield* InvalidRequest.fail("sender_invalid", "sender must be a did:key or *", [{ path: "sender", message: "expected a did:key or *" }])
+          }
+          return grantsView(yield* sequencer.state, path.kid, urlParams.sender, yield* clock.nowMillis)
+        }))
+      .handle("capsules", ({ request }) =>
+        Effect.gen(function*() {
+          const { keyid } = yield* signedBy(request)
+          return capsuleList(yield* sequencer.state, keyid, yield* clock.nowMillis)
+        }).pipe(orUnavailable))
+      .handle("capsule", ({ request, path }) =>
+        Effect.gen(function*() {
+          const { keyid } = yield* signedBy(request)
+          const view = capsuleSlot(yield* sequencer.state, path.key_hash, yield* clock.nowMillis)
+          if (Either.isLeft(view)) return yield* NotFound.fail("capsule_not_found", "no capsule has this slot")
+          if (view.right.owner !== keyid) return yield* Forbidden.fail("not_authorized", "only the slot's owner may read it")
+          return { ...view.right, ct: yield* ciphertext(view.right.ct_hash, view.right.body.state === "available") }
+        }).pipe(orUnavailable))
+  }))

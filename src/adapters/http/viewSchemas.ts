@@ -1,0 +1,171 @@
+// Schemas of the identity and messaging views (src/domain/views, docs/protocol.md section
+// 10), so /openapi.json documents exactly what the handlers encode.
+
+import { Schema } from "effect"
+
+const Kid = Schema.String.annotations({ description: "did:key of an Ed25519 key" })
+const U64 = Schema.String.annotations({ description: "base64url without padding" })
+const Index = Schema.Int.annotations({ description: "leaf index" })
+const Tier = Schema.Literal("key", "secret").annotations({ description: "key: claimed by the key it binds; secret: claimed through the text gate with a secret, resting on the service's word" })
+
+export const BodyStatusSchema = Schema.Struct({
+  state: Schema.Literal("available", "tombstoned", "expired"),
+  tombstone_index: Schema.NullOr(Index),
+  reason_code: Schema.NullOr(Schema.String),
+  policy_index: Schema.NullOr(Index)
+}).annotations({ identifier: "BodyStatus" })
+
+export const KeyEventSchema = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("claim"), index: Index, logged: Schema.Int, signer: Kid, kid: Kid, x25519: U64, recovery: Schema.NullOr(Kid) }),
+  Schema.Struct({ type: Schema.Literal("key.rotate"), index: Index, logged: Schema.Int, signer: Kid, prev_kid: Kid, kid: Kid }),
+  Schema.Struct({ type: Schema.Literal("key.x25519"), index: Index, logged: Schema.Int, signer: Kid, x25519: U64 })
+).annotations({ identifier: "KeyEvent" })
+
+export const NameViewSchema = Schema.Struct({
+  name: Schema.String,
+  tier: Tier,
+  kid: Kid,
+  kid_index: Index,
+  recovery: Schema.NullOr(Kid),
+  recovery_index: Schema.NullOr(Index),
+  x25519: U64,
+  x25519_index: Index,
+  claim_index: Index,
+  events: Schema.Array(KeyEventSchema),
+  indices: Schema.Array(Index),
+  size: Schema.Int,
+  checkpoint_note: U64.annotations({ description: "U64 of the signed checkpoint note at a size covering every index" })
+}).annotations({ identifier: "NameView" })
+
+export const KeyViewSchema = Schema.Struct({
+  kid: Kid,
+  name: Schema.NullOr(Schema.String),
+  tier: Schema.NullOr(Tier),
+  current: Schema.Boolean,
+  bound_index: Schema.NullOr(Index),
+  unbound_index: Schema.NullOr(Index),
+  seq: Schema.NullOr(Schema.Int),
+  head_index: Schema.NullOr(Index),
+  indices: Schema.Array(Index),
+  next_from: Schema.NullOr(Index),
+  size: Schema.Int
+}).annotations({ identifier: "KeyView" })
+
+export const AnsViewSchema = Schema.Struct({
+  handle: Schema.String,
+  name: Schema.String,
+  tier: Tier,
+  kid: Kid,
+  kid_index: Index,
+  recovery: Schema.NullOr(Kid),
+  recovery_index: Schema.NullOr(Index),
+  x25519: U64,
+  x25519_index: Index,
+  size: Schema.Int
+}).annotations({ identifier: "AnsLookup" })
+
+export const DirectorySchema = Schema.Struct({
+  q: Schema.NullOr(Schema.String),
+  names: Schema.Array(Schema.Struct({
+    name: Schema.String, tier: Tier, kid: Kid, kid_index: Index, recovery: Schema.NullOr(Kid),
+    x25519: U64, x25519_index: Index, claim_index: Index
+  })),
+  truncated: Schema.Boolean
+}).annotations({ identifier: "Directory" })
+
+const InboxCounts = {
+  unread: Schema.Int,
+  total: Schema.Int,
+  latest_index: Schema.NullOr(Index)
+}
+
+export const InboxStatusSchema = Schema.Struct({ kid: Kid, ...InboxCounts }).annotations({ identifier: "InboxStatus" })
+
+export const AgentViewSchema = Schema.Struct({
+  kid: Kid,
+  name: Schema.NullOr(Schema.String),
+  tier: Schema.NullOr(Tier),
+  inbox: Schema.Struct(InboxCounts),
+  balance: Schema.Int.annotations({ description: "SUP balance of the name (0 until SUP exists)" })
+}).annotations({ identifier: "Agent" })
+
+export const GrantSchema = Schema.Struct({
+  index: Index,
+  logged: Schema.Int,
+  signer: Kid,
+  sender: Schema.String,
+  use: Schema.Literal("dm"),
+  limit: Schema.NullOr(Schema.Int),
+  until: Schema.NullOr(Schema.Int),
+  uses: Schema.Int,
+  revoked_index: Schema.NullOr(Index),
+  in_force: Schema.Boolean
+}).annotations({ identifier: "Grant" })
+
+export const MessageSchema = Schema.Struct({
+  index: Index,
+  logged: Schema.Int,
+  from: Kid,
+  to: Kid,
+  grant_index: Index,
+  grant: GrantSchema,
+  ct_hash: U64,
+  size: Schema.Int,
+  x25519_index: Index,
+  body: BodyStatusSchema
+}).annotations({ identifier: "Message" })
+
+export const InboxPageSchema = Schema.Struct({
+  kid: Kid,
+  indices: Schema.Array(Index),
+  size: Schema.Int,
+  messages: Schema.Array(MessageSchema),
+  next_from: Schema.NullOr(Index),
+  checkpoint_note: U64
+}).annotations({ identifier: "InboxPage" })
+
+export const OwnInboxSchema = Schema.Struct({
+  kid: Kid,
+  indices: Schema.Array(Index),
+  size: Schema.Int,
+  messages: Schema.Array(Schema.Struct({
+    ...MessageSchema.fields,
+    envelope: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ description: "the sender's signed envelope" }),
+    ct: Schema.NullOr(U64).annotations({ description: "U64 of the ciphertext (enc || ct), null when expired or hidden" })
+  })),
+  next_from: Schema.NullOr(Index)
+}).annotations({ identifier: "OwnInbox" })
+
+export const GrantsSchema = Schema.Struct({
+  kid: Kid,
+  grants: Schema.Array(GrantSchema),
+  indices: Schema.Array(Index),
+  size: Schema.Int,
+  sender: Schema.optional(Schema.String),
+  governing_index: Schema.optional(Schema.NullOr(Index))
+}).annotations({ identifier: "Grants" })
+
+const CapsuleFields = {
+  slot: U64,
+  owner: Kid,
+  first_index: Index,
+  index: Index,
+  logged: Schema.Int,
+  ct_hash: U64,
+  size: Schema.Int,
+  body: BodyStatusSchema,
+  writes: Schema.Array(Index)
+}
+
+export const CapsuleListSchema = Schema.Struct({
+  kid: Kid,
+  capsules: Schema.Array(Schema.Struct(CapsuleFields)),
+  indices: Schema.Array(Index),
+  size: Schema.Int
+}).annotations({ identifier: "Capsules" })
+
+export const CapsuleSlotSchema = Schema.Struct({
+  ...CapsuleFields,
+  size: Schema.Int,
+  ct: Schema.NullOr(U64).annotations({ description: "U64 of the current ciphertext, null when expired" })
+}).annotations({ identifier: "CapsuleSlot" })
