@@ -25,6 +25,7 @@ import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { NonceStore } from "../ports/NonceStore.js"
 import { type CheckedSubmission, WriteChecks, type WriteRequest } from "../ports/WriteChecks.js"
+import { BodyLedger } from "./BodyLedger.js"
 import { LogHealth } from "./LogHealth.js"
 import { Receipts } from "./Receipts.js"
 import { Sequencer } from "./Sequencer.js"
@@ -54,6 +55,7 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
     const clock = yield* Clock
     const nonces = yield* NonceStore
     const health = yield* LogHealth
+    const ledger = yield* BodyLedger
     const sequencer = yield* Sequencer
     const receipts = yield* Receipts
     const checks = yield* WriteChecks
@@ -107,6 +109,10 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         if (Either.isLeft(submission)) return yield* refusal(request, submission.left, nowMillis)
         const diverged = yield* health.diverged
         if (diverged !== undefined) return yield* refusal(request, refuse("log_unavailable", diverged), nowMillis)
+        const { body, rule } = submission.right
+        if (rule.body.kind === "ciphertext" && body !== null && !(yield* ledger.fits(body.bytes.length))) {
+          return yield* refusal(request, refuse("ciphertext_budget_exhausted", "no room for more ciphertext until retention frees some"), nowMillis)
+        }
 
         const outcome = yield* sequencer.submit(submission.right)
         if (outcome._tag === "Refused") return yield* refusal(request, outcome.refusal, outcome.at)

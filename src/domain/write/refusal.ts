@@ -50,7 +50,8 @@ export const REFUSALS = {
   recipient_unknown: { status: 422, condition: "a dm's `to` holds no name, so it has no X25519 key to encrypt to" },
   // 503: come back later.
   log_unavailable: { status: 503, condition: "the log refuses writes (diverged from its tiles, or storage failed)" },
-  queue_full: { status: 503, condition: "the sequencer's queue is full; retry after the Retry-After delay" }
+  queue_full: { status: 503, condition: "the sequencer's queue is full; retry after the Retry-After delay" },
+  ciphertext_budget_exhausted: { status: 503, condition: "the service keeps no more DM or capsule ciphertext until retention frees room (AICS_CIPHERTEXT_BUDGET_BYTES)" }
 } as const satisfies Record<string, { readonly status: number; readonly condition: string }>
 
 export type RefusalCode = keyof typeof REFUSALS

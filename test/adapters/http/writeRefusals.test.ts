@@ -34,11 +34,13 @@ import { removeDir, startServer, tempDataDir, type RunningServer } from "../../s
 const NOT_REACHABLE: ReadonlyArray<RefusalCode> = [
   // The sequencer's queue holds 8,192 submissions (app/Sequencer.ts QUEUE_CAPACITY) and
   // drains in batches; filling it takes thousands of simultaneous connections.
-  "queue_full"
+  "queue_full",
+  // Needs a server with a small budget: test/adapters/http/ciphertextBudget.test.ts.
+  "ciphertext_budget_exhausted"
 ]
 
 // log_unavailable needs a diverged log: it has its own server, at the end of this file.
-type TableCode = Exclude<RefusalCode, "queue_full" | "log_unavailable">
+type TableCode = Exclude<RefusalCode, "queue_full" | "log_unavailable" | "ciphertext_budget_exhausted">
 
 interface Variant {
   readonly label: string

@@ -1,9 +1,10 @@
 // /healthz: liveness in constant time, from memory only. 503 when the log diverged from
 // its tiles (it then refuses new leaves); otherwise 200, DEGRADED when the tiles are not
-// being written. Later capabilities add the ciphertext budget and held agent writes.
+// being written or the ciphertext budget is exhausted. Held agent writes come with freezes.
 
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { BodyLedger } from "../../../app/BodyLedger.js"
 import { LogStatus } from "../../../app/LogStatus.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"
 import { AicsApi } from "../api.js"
@@ -13,6 +14,7 @@ export const TelemetryHandlers = HttpApiBuilder.group(AicsApi, "telemetry", (han
   Effect.gen(function*() {
     const config = yield* ServiceConfig
     const status = yield* LogStatus
+    const ledger = yield* BodyLedger
     const prefix = `${config.publicUrl}/tiles/`
     return handlers.handle("healthz", () =>
       Effect.gen(function*() {
@@ -20,6 +22,7 @@ export const TelemetryHandlers = HttpApiBuilder.group(AicsApi, "telemetry", (han
         const reasons: Array<string> = []
         if (state.diverged !== undefined) reasons.push(`log_diverged: ${state.diverged}`)
         if (state.tilesStalled) reasons.push(state.publishError !== undefined ? `tiles_not_written: ${state.publishError}` : "tiles_lagging")
+        if (yield* ledger.exhausted) reasons.push("ciphertext_budget_exhausted")
         const health = {
           status: state.diverged !== undefined ? "DIVERGED" as const : reasons.length > 0 ? "DEGRADED" as const : "OK" as const,
           tree_size: state.size,
