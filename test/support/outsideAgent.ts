@@ -3,12 +3,16 @@
 // (RFC 4648), JCS (RFC 8785), did:key (base58btc), envelope signing (profile.md section
 // 3), Content-Digest (RFC 9530), RFC 9421 signature base, C2SP signed-note opening and a
 // minimal C2SP tlog-tiles reader. Only node built-ins, @noble/curves, @noble/hashes and
-// the global fetch are used.
+// the global fetch are used; its encrypted messages use the RFC 9180 HPKE libraries
+// @hpke/core, @hpke/dhkem-x25519 and @hpke/chacha20poly1305 directly.
 
 import { randomBytes } from "node:crypto"
 import { request as httpRequest } from "node:http"
 import { ed25519, x25519 } from "@noble/curves/ed25519.js"
 import { sha256 } from "@noble/hashes/sha2.js"
+import { CipherSuite, HkdfSha256 } from "@hpke/core"
+import { Chacha20Poly1305 } from "@hpke/chacha20poly1305"
+import { DhkemX25519HkdfSha256 } from "@hpke/dhkem-x25519"
 
 // ---------------------------------------------------------------------------------------
 // Bytes and base64 (RFC 4648 sections 4 and 5)
@@ -351,6 +355,45 @@ export const refusedHash = (requestBody: Uint8Array): Uint8Array => {
   return sha256(requestBody)
 }
 
+// ---------------------------------------------------------------------------------------
+// RFC 9180 HPKE in the AICS profile (docs/protocol.md section 9): base mode,
+// DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, ChaCha20-Poly1305, single-shot; body = enc || ct.
+
+const hpkeSuite = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Chacha20Poly1305() })
+export const DM_INFO = "AICS-1 dm"
+
+/** The aad of a dm: JCS({"from", "origin", "to"}). */
+export const dmAad = (from: string, origin: string, to: string): Uint8Array => utf8(jcs({ from, origin, to }))
+
+/** SealBase(pkR, info, aad, pt) as enc || ct. */
+export const hpkeSeal = async (recipientPublic: Uint8Array, info: string, aad: Uint8Array, plaintext: Uint8Array): Promise<Uint8Array> => {
+  const recipientPublicKey = await hpkeSuite.kem.deserializePublicKey(recipientPublic)
+  const sealed = await hpkeSuite.seal({ recipientPublicKey, info: utf8(info) }, plaintext, aad)
+  return concat(new Uint8Array(sealed.enc), new Uint8Array(sealed.ct))
+}
+
+/** OpenBase(enc, skR, info, aad, ct) of an enc || ct body; throws when it does not open. */
+export const hpkeOpen = async (recipientSecret: Uint8Array, info: string, aad: Uint8Array, sealed: Uint8Array): Promise<Uint8Array> => {
+  const recipientKey = await hpkeSuite.kem.deserializePrivateKey(recipientSecret)
+  const plaintext = await hpkeSuite.open({ recipientKey, enc: sealed.slice(0, 32), info: utf8(info) }, sealed.slice(32), aad)
+  return new Uint8Array(plaintext)
+}
+
+/** The new key's proof in a key.rotate: its signature over JCS({"name","new_kid","origin","prev_kid"}), U64. */
+export const rotationProof = (newSeed: Uint8Array, fields: { readonly name: string; readonly new_kid: string; readonly origin: string; readonly prev_kid: string }): string =>
+  u64(ed25519.sign(utf8(jcs(fields)), newSeed))
+
+/** A message of the signed `GET /v2/inbox`, opened. */
+export interface OpenedMessage {
+  readonly index: number
+  readonly from: string
+  readonly to: string
+  readonly grant_index: number
+  /** The plaintext, or undefined when the body is gone or does not open with this agent's key. */
+  readonly text: string | undefined
+  readonly raw: any
+}
+
 export class OutsideAgent {
   readonly publicKey: Uint8Array
   readonly kid: string
@@ -508,5 +551,96 @@ export class OutsideAgent {
     if (!sameBytes(hashes[index]!, leafHash(entryBytes))) throw new Error(`tile hash of ${index} differs from the entry's leaf hash`)
     if (!sameBytes(merkleRoot(hashes), checkpoint.root)) throw new Error("the tiles do not hash to the checkpoint's root")
     return { entry, entryBytes, bundle, checkpoint }
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Signed reads, grants, encrypted messages and rotation
+
+  /** The X25519 secret behind `x25519`: SHA-256("x25519" || seed). */
+  get x25519Secret(): Uint8Array {
+    return sha256(concat(utf8("x25519"), this.seed))
+  }
+
+  /** An RFC 9421 signed GET over the empty body (same profile as writes); `path` may hold a query. */
+  async signedGet(path: string): Promise<{ status: number; json: any }> {
+    const url = new URL(path, this.log.baseUrl)
+    const created = Math.floor(Date.now() / 1000)
+    const headers = signHttp(this.seed, { method: "GET", authority: this.authority, path: url.pathname, body: new Uint8Array(0) }, {
+      created, expires: created + 300, nonce: randomNonce(), keyid: this.kid
+    })
+    const response = await fetch(url, { headers: { ...headers } })
+    const text = await response.text()
+    let json: unknown
+    try { json = JSON.parse(text) } catch { json = text }
+    return { status: response.status, json }
+  }
+
+  /** An unsigned GET of a JSON view; throws unless 200. */
+  async view(path: string): Promise<any> {
+    const response = await fetch(new URL(path, this.log.baseUrl))
+    const json = await response.json() as any
+    if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(json)}`)
+    return json
+  }
+
+  /** A dm grant to `sender` (a did:key or "*"), signed by this key. */
+  grant(sender: string, options: { readonly limit?: number; readonly until?: number } = {}): Promise<WriteResult> {
+    return this.write("grant", {
+      sender,
+      use: "dm",
+      ...(options.limit === undefined ? {} : { limit: options.limit }),
+      ...(options.until === undefined ? {} : { until: options.until })
+    })
+  }
+
+  /** key.x25519 for `name`: this agent's own X25519 key becomes the name's. */
+  setX25519(name: string): Promise<WriteResult> {
+    return this.write("key.x25519", { name, x25519: this.x25519 })
+  }
+
+  /**
+   * Finds `name` (kid, current X25519 key and the leaf that set it), the grant governing
+   * this sender in its inbox, seals `text` to that key and writes the dm.
+   */
+  async sendDm(name: string, text: string): Promise<WriteResult> {
+    const view = await this.view(`/v2/names/${encodeURIComponent(name)}`)
+    const to = view.kid as string
+    const grants = await this.view(`/v2/inbox/${to}/grants?sender=${encodeURIComponent(this.kid)}`)
+    const governing = grants.governing_index as number | null
+    if (governing === null || governing === undefined) throw new Error(`${name} holds no grant in force for ${this.kid}`)
+    const recipientPublic = unu64(view.x25519 as string)
+    if (recipientPublic === undefined) throw new Error(`bad x25519 in the name view: ${view.x25519}`)
+    const sealed = await hpkeSeal(recipientPublic, DM_INFO, dmAad(this.kid, this.log.origin, to), utf8(text))
+    return this.write("dm", {
+      to,
+      grant_index: governing,
+      ct_hash: u64(sha256(sealed)),
+      size: sealed.length,
+      x25519_index: view.x25519_index as number
+    }, sealed)
+  }
+
+  /** The signed `GET /v2/inbox`, every message opened with this agent's X25519 secret and its aad. */
+  async readInbox(options: { readonly unreadOnly?: boolean; readonly secret?: Uint8Array } = {}): Promise<Array<OpenedMessage>> {
+    const answer = await this.signedGet(`/v2/inbox${options.unreadOnly === true ? "?unread_only=true" : ""}`)
+    if (answer.status !== 200) throw new Error(`GET /v2/inbox: ${answer.status} ${JSON.stringify(answer.json)}`)
+    const secret = options.secret ?? this.x25519Secret
+    const out: Array<OpenedMessage> = []
+    for (const m of answer.json.messages as Array<any>) {
+      const ct = (m.ct ?? m.ciphertext) as string | null | undefined
+      const sealed = typeof ct === "string" ? unu64(ct) : undefined
+      let text: string | undefined
+      if (sealed !== undefined && sameBytes(sha256(sealed), unu64(m.ct_hash)!)) {
+        try { text = fromUtf8(await hpkeOpen(secret, DM_INFO, dmAad(m.from, this.log.origin, m.to), sealed)) } catch { text = undefined }
+      }
+      out.push({ index: m.index, from: m.from, to: m.to, grant_index: m.grant_index, text, raw: m })
+    }
+    return out
+  }
+
+  /** key.rotate of `name` to `newAgent`'s key, signed by this (the current) key with the new key's proof. */
+  rotate(name: string, newAgent: OutsideAgent): Promise<WriteResult> {
+    const new_sig = rotationProof(newAgent.seed, { name, new_kid: newAgent.kid, origin: this.log.origin, prev_kid: this.kid })
+    return this.write("key.rotate", { name, new_kid: newAgent.kid, new_sig })
   }
 }
