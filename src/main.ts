@@ -3,7 +3,7 @@
 
 import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
-import { Config, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
 import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
@@ -47,14 +47,8 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
 
 // The stateless write checks (signature, envelope, payload) on AICS_CHECK_WORKERS worker
 // threads, or on the event loop when it is 0.
-const checkWorkers = Config.integer("AICS_CHECK_WORKERS").pipe(
-  Config.withDefault(1),
-  Config.validate({ message: "AICS_CHECK_WORKERS must be an integer from 0 to 16", validation: (n) => n >= 0 && n <= 16 })
-)
-
 const WriteChecksLive = Layer.unwrapEffect(Effect.gen(function*() {
-  const { origin, authorities } = yield* ServiceConfig
-  const workers = yield* checkWorkers
+  const { origin, authorities, checkWorkers: workers } = yield* ServiceConfig
   return workers === 0 ? InProcessWriteChecksLive({ origin, authorities }) : WorkerWriteChecksLive({ origin, authorities, workers })
 }))
 

@@ -23,6 +23,8 @@ export interface ServiceSettings {
   readonly tileMirrors: ReadonlyArray<string>
   /** `@authority` values signed requests may name (lower case host[:port], default port left out). */
   readonly authorities: ReadonlyArray<string>
+  /** Worker threads for the stateless checks of writes; 0 runs them on the event loop. */
+  readonly checkWorkers: number
   /** Bytes of unexpired DM and capsule ciphertext the service keeps at most. */
   readonly ciphertextBudgetBytes: number
   /** Owner key (did:key) chosen by the operator; when absent, first start makes one. */
@@ -87,6 +89,7 @@ const settingsConfig = Effect.gen(function*() {
   const authorities = yield* checked(
     Config.map(Config.withDefault(Config.string("AICS_AUTHORITY"), ""), (s) => s.split(",").map((a) => a.trim()).filter((a) => a.length > 0)),
     "AICS_AUTHORITY", (as) => as.every((a) => AUTHORITY.test(a)), "must be a comma list of lower-case host[:port]")
+  const checkWorkers = yield* intBetween("AICS_CHECK_WORKERS", 0, 16, 1)
   const ciphertextBudgetBytes = yield* intBetween("AICS_CIPHERTEXT_BUDGET_BYTES", 0, Number.MAX_SAFE_INTEGER, 10 * 1024 ** 3)
   const ownerKid = yield* Config.option(Config.nonEmptyString("AICS_OWNER_KID"))
   return {
@@ -94,6 +97,7 @@ const settingsConfig = Effect.gen(function*() {
     publicUrl: publicUrl.replace(/\/+$/, ""),
     tileMirrors,
     authorities: authorities.length > 0 ? authorities : defaultAuthorities(host, port),
+    checkWorkers,
     ciphertextBudgetBytes,
     ownerKid: ownerKid._tag === "Some" ? ownerKid.value : undefined
   } satisfies ServiceSettings
