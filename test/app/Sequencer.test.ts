@@ -1,0 +1,244 @@
+// The sequencer's pipeline (src/app/Sequencer.ts) over memory stores whose puts and appends
+// a test can hold, release or fail:
+//   - nothing is answered, accepted or refused, before its leaves (and those of every batch
+//     before it) are durable, and a leaf is never appended before the body it names;
+//   - batch N+1 is decided and its bodies written while batch N's leaves are being appended;
+//   - a failed put or append fails its batch and every batch decided on top of it, refusals
+//     included, and the state goes back to the last durable one, so the same submissions
+//     are accepted afterwards at the same indexes.
+
+import { describe, expect } from "vitest"
+import { it } from "@effect/vitest"
+import { Deferred, Effect, Either, Fiber, Layer } from "effect"
+import { makeTestClock } from "../../src/adapters/clock/TestClock.js"
+import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
+import { MemoryBodyStoreLive } from "../../src/adapters/memory/MemoryBodyStore.js"
+import { MemoryLogStoreLive } from "../../src/adapters/memory/MemoryLogStore.js"
+import { LogHealth } from "../../src/app/LogHealth.js"
+import { LogWriter } from "../../src/app/LogWriter.js"
+import { Sequencer, type WriteOutcome } from "../../src/app/Sequencer.js"
+import { fromUtf8, toHex } from "../../src/domain/bytes.js"
+import { decodeU64 } from "../../src/domain/encoding.js"
+import type { Envelope } from "../../src/domain/envelope/envelope.js"
+import { checkSubmission, type Submission } from "../../src/domain/write/submission.js"
+import { BodyStore, type StoredBody } from "../../src/ports/BodyStore.js"
+import { LogStore, type AppendedLeaf } from "../../src/ports/LogStore.js"
+import { StorageError } from "../../src/ports/StorageError.js"
+import { accepted, envelopeFor, makeAgent, postPayload, writeRequestBody, type TestAgent } from "../support/agents.js"
+
+const ORIGIN = "sequencer.test/aics"
+const ctx = { origin: ORIGIN, sha256: nodeCrypto.sha256, ed25519: nodeCrypto.ed25519 }
+
+type Hook = Effect.Effect<void, StorageError>
+
+/** What the stores saw, and what runs before each put and append (tests replace the hooks). */
+interface Controls {
+  /** Digests (hex) of the bodies whose put completed. */
+  readonly durableBodies: Set<string>
+  /** Puts and appends, in the order they started and ended. */
+  readonly events: Array<string>
+  /** Indexes of leaves appended while a body they name was not durable: must stay empty. */
+  readonly orphanLeaves: Array<number>
+  beforePut: Hook
+  beforeAppend: Hook
+  /** Opens every gate, so a failed test does not leave a stage waiting forever. */
+  readonly openGates: Array<Effect.Effect<boolean>>
+}
+
+const newControls = (): Controls => ({
+  durableBodies: new Set(),
+  events: [],
+  orphanLeaves: [],
+  beforePut: Effect.void,
+  beforeAppend: Effect.void,
+  openGates: []
+})
+
+const controlledStores = (controls: Controls) => {
+  let puts = 0
+  let appends = 0
+  const bodies = Layer.effect(BodyStore, Effect.map(BodyStore, (store) => BodyStore.of({
+    ...store,
+    put: (batch: ReadonlyArray<StoredBody>) =>
+      Effect.gen(function*() {
+        const n = ++puts
+        controls.events.push(`put ${n}`)
+        yield* Effect.suspend(() => controls.beforePut)
+        yield* store.put(batch)
+        for (const body of batch) controls.durableBodies.add(toHex(body.digest))
+        controls.events.push(`put ${n} done`)
+      })
+  }))).pipe(Layer.provide(MemoryBodyStoreLive))
+  const log = Layer.effect(LogStore, Effect.map(LogStore, (store) => LogStore.of({
+    ...store,
+    append: (start: number, leaves: ReadonlyArray<AppendedLeaf>) =>
+      Effect.gen(function*() {
+        const n = ++appends
+        controls.events.push(`append ${n}`)
+        leaves.forEach((leaf, i) => {
+          const { envelope } = JSON.parse(fromUtf8(leaf.bytes)) as { envelope: Envelope }
+          const named = envelope.payload["body_hash"]
+          if (typeof named === "string" && !controls.durableBodies.has(toHex(decodeU64(named)!))) controls.orphanLeaves.push(start + i)
+        })
+        yield* Effect.suspend(() => controls.beforeAppend)
+        yield* store.append(start, leaves)
+        controls.events.push(`append ${n} done`)
+      })
+  }))).pipe(Layer.provide(MemoryLogStoreLive))
+  return Layer.mergeAll(bodies, log)
+}
+
+const sequencerWith = (controls: Controls) =>
+  Sequencer.layer.pipe(
+    Layer.provideMerge(LogWriter.layer),
+    Layer.provideMerge(LogHealth.layer),
+    Layer.provideMerge(controlledStores(controls)),
+    Layer.provideMerge(Layer.mergeAll(NodeCryptoLive, makeTestClock(1_795_000_000_000).layer))
+  )
+
+const submission = (envelope: Envelope, body: Uint8Array | null): Submission =>
+  Either.getOrThrow(checkSubmission(writeRequestBody(envelope, body), { ...envelope, keyid: envelope.kid }, ctx))
+
+/** The agent's next post, its chain advanced as if it will be accepted. */
+const nextPost = (agent: TestAgent, text: string): Submission => {
+  const { payload, body } = postPayload(text)
+  const envelope = envelopeFor(agent, ORIGIN, "post", payload)
+  accepted(agent, envelope)
+  return submission(envelope, body)
+}
+
+const claim = (agent: TestAgent, name: string): Submission => {
+  const envelope = envelopeFor(agent, ORIGIN, "claim", { name, x25519: agent.x25519 })
+  accepted(agent, envelope)
+  return submission(envelope, null)
+}
+
+/** A hook that waits until the test opens it, and tells the test when it was reached. */
+const gate = (controls: Controls) => Effect.gen(function*() {
+  const reached = yield* Deferred.make<void>()
+  const open = yield* Deferred.make<void, StorageError>()
+  controls.openGates.push(Deferred.succeed(open, undefined))
+  const hook: Hook = Effect.zipRight(Deferred.succeed(reached, undefined), Deferred.await(open))
+  return {
+    hook,
+    reached: Deferred.await(reached),
+    release: Deferred.succeed(open, undefined),
+    fail: (detail: string) => Deferred.fail(open, new StorageError({ operation: "test", detail }))
+  }
+})
+
+const code = (outcome: WriteOutcome) => (outcome._tag === "Accepted" ? `accepted ${outcome.index}` : outcome.refusal.code)
+
+/** Whether the fiber has ended, after letting every other fiber run. */
+const isDone = <A>(fiber: Fiber.RuntimeFiber<A>) =>
+  Effect.zipRight(Effect.repeatN(Effect.yieldNow(), 50), Effect.map(Fiber.poll(fiber), (exit) => exit._tag === "Some"))
+
+describe("Sequencer pipeline", () => {
+  it.scoped("answers only after bodies then leaves are durable, in log order", () => {
+    const controls = newControls()
+    return Effect.gen(function*() {
+      const sequencer = yield* Sequencer
+      const held = yield* gate(controls)
+      controls.beforePut = held.hook
+      const agents = Array.from({ length: 5 }, (_, i) => makeAgent(`answers ${i} ${Math.random()}`))
+      const fibers = yield* Effect.forEach(agents, (agent) => Effect.fork(sequencer.submit(nextPost(agent, "hello"))))
+      yield* held.reached
+      for (const fiber of fibers) expect(yield* isDone(fiber)).toBe(false)
+      yield* held.release
+      const outcomes = yield* Effect.forEach(fibers, Fiber.join)
+      expect(outcomes.map(code).sort()).toEqual(["accepted 0", "accepted 1", "accepted 2", "accepted 3", "accepted 4"])
+      expect(controls.orphanLeaves).toEqual([])
+      expect((yield* sequencer.state).size).toBe(5)
+    }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
+  })
+
+  it.scoped("decides batch N+1 and writes its bodies while batch N's leaves are appended", () => {
+    const controls = newControls()
+    return Effect.gen(function*() {
+      const sequencer = yield* Sequencer
+      const agent = makeAgent(`pipeline ${Math.random()}`)
+      const appendHeld = yield* gate(controls)
+      controls.beforeAppend = appendHeld.hook
+      const first = yield* Effect.fork(sequencer.submit(nextPost(agent, "first")))
+      yield* appendHeld.reached
+      // The first batch's leaves are held; the second batch (the same key's next post,
+      // decided on the tentative state) still gets its bodies written.
+      controls.beforeAppend = Effect.void
+      const second = yield* Effect.fork(sequencer.submit(nextPost(agent, "second")))
+      yield* Effect.repeatN(Effect.yieldNow(), 50)
+      expect(controls.events).toEqual(["put 1", "put 1 done", "append 1", "put 2", "put 2 done"])
+      expect(yield* isDone(first)).toBe(false)
+      expect(yield* isDone(second)).toBe(false)
+      yield* appendHeld.release
+      expect(code(yield* Fiber.join(first))).toBe("accepted 0")
+      expect(code(yield* Fiber.join(second))).toBe("accepted 1")
+      expect(controls.orphanLeaves).toEqual([])
+    }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
+  })
+
+  it.scoped("a failed append fails every batch decided on top of it, refusals too, and the state goes back", () => {
+    const controls = newControls()
+    return Effect.gen(function*() {
+      const sequencer = yield* Sequencer
+      const alice = makeAgent(`alice ${Math.random()}`)
+      const bob = makeAgent(`bob ${Math.random()}`)
+      const appendHeld = yield* gate(controls)
+      controls.beforeAppend = appendHeld.hook
+      const aliceClaim = claim(alice, "shared")
+      const aliceFirst = yield* Effect.fork(sequencer.submit(aliceClaim))
+      yield* appendHeld.reached
+      controls.beforeAppend = Effect.void
+      // Decided on top of the held batch: alice's next post is accepted there, bob's claim
+      // of the same name is refused there (name_taken). Neither may be answered as such.
+      const alicePost = nextPost(alice, "after the claim")
+      const bobClaim = claim(bob, "shared")
+      const later = yield* Effect.forEach([alicePost, bobClaim], (s) => Effect.fork(sequencer.submit(s)))
+      yield* Effect.repeatN(Effect.yieldNow(), 50)
+      // Alice's post (the only body) is already durable: its batch is past the first stage.
+      expect(controls.events).toEqual(["append 1", "put 1", "put 1 done"])
+      yield* appendHeld.fail("disk full")
+      expect(code(yield* Fiber.join(aliceFirst))).toBe("log_unavailable")
+      expect((yield* Effect.forEach(later, Fiber.join)).map(code)).toEqual(["log_unavailable", "log_unavailable"])
+      expect((yield* sequencer.state).size).toBe(0)
+      // From the durable state again: bob's claim is now the first, alice's is refused.
+      expect(code(yield* sequencer.submit(bobClaim))).toBe("accepted 0")
+      expect(code(yield* sequencer.submit(aliceClaim))).toBe("name_taken")
+      expect((yield* sequencer.state).size).toBe(1)
+    }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
+  })
+
+  it.scoped("a failed put fails its batch and the batches after it; nothing of them is appended", () => {
+    const controls = newControls()
+    return Effect.gen(function*() {
+      const sequencer = yield* Sequencer
+      const agent = makeAgent(`put fails ${Math.random()}`)
+      const appendHeld = yield* gate(controls)
+      controls.beforeAppend = appendHeld.hook
+      const zero = nextPost(agent, "zero")
+      const first = yield* Effect.fork(sequencer.submit(zero))
+      yield* appendHeld.reached
+      controls.beforeAppend = Effect.void
+      // Batch 2's put fails; batch 3 is decided on top of it before the failure is seen.
+      const putHeld = yield* gate(controls)
+      controls.beforePut = putHeld.hook
+      const one = nextPost(agent, "one")
+      const second = yield* Effect.fork(sequencer.submit(one))
+      yield* putHeld.reached
+      controls.beforePut = Effect.void
+      const two = nextPost(agent, "two")
+      const third = yield* Effect.fork(sequencer.submit(two))
+      yield* putHeld.fail("no space for bodies")
+      yield* Effect.repeatN(Effect.yieldNow(), 50)
+      yield* appendHeld.release
+      expect(code(yield* Fiber.join(first))).toBe("accepted 0")
+      expect(code(yield* Fiber.join(second))).toBe("log_unavailable")
+      expect(code(yield* Fiber.join(third))).toBe("log_unavailable")
+      expect(controls.events.filter((e) => e.startsWith("append") && e.endsWith("done"))).toEqual(["append 1 done"])
+      expect((yield* sequencer.state).size).toBe(1)
+      // The chain continues from the durable state: "one" is accepted again at index 1.
+      expect(code(yield* sequencer.submit(one))).toBe("accepted 1")
+      expect(code(yield* sequencer.submit(two))).toBe("accepted 2")
+      expect(controls.orphanLeaves).toEqual([])
+    }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
+  })
+})
