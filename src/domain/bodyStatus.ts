@@ -1,5 +1,5 @@
 // The status of an entry's off-leaf body (service.md "Body status" and its states table,
-// item 10; docs/protocol.md section 9): `available`, `tombstoned` or `expired`. Pure: the
+// item 10; docs/protocol.md sections 9 and 11): `available`, `tombstoned` or `expired`. Pure: the
 // time comes in as `now` (Unix ms). (`unavailable`, no body stored under a hash at all, is
 // the body store's answer, not the log's.)
 //
@@ -10,6 +10,7 @@
 // The leaf itself stays.
 
 import { entryRuleOf } from "./entries/registry.js"
+import { tombstoneOf } from "./governance/tombstones.js"
 import type { LogState } from "./write/logState.js"
 
 /** The JSON form of service.md (`{state, tombstone_index, reason_code, policy_index}`); members that do not apply are null. */
@@ -39,9 +40,11 @@ export const bodyExpiresAt = (state: LogState, entry: BodyEntry): number | null 
 }
 
 export const bodyStatus = (state: LogState, entry: BodyEntry, now: number): BodyStatusView => {
-  // Tombstones (owner `tombstone` leaves, another issue) go first here: a tombstone hides a
-  // body whatever its age, so it outranks expiry. Look up state.tombstones by entry.index
-  // and answer {state: "tombstoned", tombstone_index, reason_code, policy_index: null}.
+  // A tombstone (governance/tombstones.ts) hides a body whatever its age: it outranks expiry.
+  const tombstone = tombstoneOf(state, entry.index)
+  if (tombstone !== undefined) {
+    return { state: "tombstoned", tombstone_index: tombstone.index, reason_code: tombstone.reasonCode, policy_index: null }
+  }
   const expiresAt = bodyExpiresAt(state, entry)
   if (expiresAt !== null && now >= expiresAt) {
     return { state: "expired", tombstone_index: null, reason_code: null, policy_index: state.service!.retentionIndex }

@@ -40,11 +40,23 @@ export type PayloadSignatureCheck = (kid: string, message: Uint8Array, signature
 /** What `check` sees: the entry, and the means to verify signatures inside its payload. */
 export interface CheckFacts<P> extends EntryFacts<P> {
   readonly verify: PayloadSignatureCheck
+  /**
+   * The off-leaf body as submitted (checked against its hash and size), or null for a type
+   * without one. A policy's rule reads its document (policy timing: the cited order).
+   */
+  readonly body?: Uint8Array | null
 }
 
 export interface EntryRule<P> {
   readonly type: string
   readonly signer: Signer
+  /**
+   * For a type more than one party signs (`report`: kind `audit` the owner, kind `notice`
+   * the policy key), every signer it admits and which one a payload needs. Absent: only
+   * `signer`, for every payload.
+   */
+  readonly signers?: ReadonlyArray<Signer>
+  readonly signerOf?: (payload: P) => Signer
   readonly payload: Schema.Schema<P, any, never>
   readonly body: BodyRule
   /** The refusal, or undefined when the state allows the entry. */
@@ -52,6 +64,12 @@ export interface EntryRule<P> {
   /** The state after the accepted entry (the chain is already advanced). */
   readonly apply: (state: LogState, entry: EntryFacts<P>) => LogState
 }
+
+/** Every signer the type admits. */
+export const signersOf = (rule: EntryRule<any>): ReadonlyArray<Signer> => rule.signers ?? [rule.signer]
+
+/** The party that must sign this payload of the type. */
+export const signerOf = <P>(rule: EntryRule<P>, payload: P): Signer => rule.signerOf?.(payload) ?? rule.signer
 
 /** Types a rule without losing its payload type at the definition site. */
 export const entryRule = <P>(rule: EntryRule<P>): EntryRule<P> => rule

@@ -33,3 +33,12 @@ export const GrantSender = Schema.Union(Schema.Literal("*"), DidKey)
 
 /** A count of at least 1. */
 export const PositiveInt = Schema.Int.pipe(Schema.positive())
+
+/** A name in normal form (profile.md section 2; reserved names included, so an owner can name them). */
+export const NameNorm = Schema.String.pipe(Schema.pattern(/^[a-z0-9](?:[a-z0-9-]{1,30}[a-z0-9])$/, { message: () => "name: a name_norm" }))
+
+/** A suspension's subject: the did:key of a key, or a name. */
+export const Subject = Schema.Union(DidKey, NameNorm)
+
+/** An amount of SUP: a whole number, at least 1. */
+export const SupAmount = PositiveInt

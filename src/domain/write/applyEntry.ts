@@ -34,7 +34,11 @@ export const applyEntry = (state: LogState, entry: AcceptedEntry): LogState => {
       index: entry.index
     }),
     // The key view lists the key's whole chain.
-    keys: HashMap.set(state.keys, key.kid, { ...key, envelopes: Chunk.append(key.envelopes, entry.index) })
+    keys: HashMap.set(state.keys, key.kid, { ...key, envelopes: Chunk.append(key.envelopes, entry.index) }),
+    // Every leaf that names an off-leaf body, and the body's digest (what a tombstone hides).
+    bodies: entry.rule.body.kind === "none"
+      ? state.bodies
+      : HashMap.set(state.bodies, entry.index, (entry.payload as Record<string, string>)[entry.rule.body.hashMember]!)
   }
   return entry.rule.apply(chained, {
     envelope: entry.envelope,

@@ -2,10 +2,20 @@
 // submission that passed the stateless checks (submission.ts), accept it as the next leaf
 // or refuse it. Pure: the time comes in as `logged`. Accepting returns the leaf bytes and
 // the state after it; refusing leaves no trace (the key's chain does not advance).
+//
+// Before the chain and the type's own rules, the checks every entry of a kind of signer
+// passes (docs/protocol.md section 11.1): an owner-signed type must be signed by the owner
+// key leaf 0 names (`not_owner`), a policy-signed one by the policy key (`not_policy`); an
+// agent-signed one is refused while agent writes are frozen (`writes_frozen`,
+// governance/freeze.ts) and when its key or name is suspended (`suspended`,
+// governance/suspension.ts).
 
 import { Either, HashMap } from "effect"
 import { encodeU64 } from "../encoding.js"
 import { entryBytesFromJcs } from "../envelope/leaf.js"
+import { signerOf } from "../entries/entryRule.js"
+import { frozenRefusal } from "../governance/freeze.js"
+import { suspendedRefusal } from "../governance/suspension.js"
 import { applyEntry } from "./applyEntry.js"
 import type { LogState } from "./logState.js"
 import { refuse, type Refusal } from "./refusal.js"
@@ -24,6 +34,9 @@ export const decide = (state: LogState, submission: Submission, now: number): Ei
   // `logged` never goes backwards, even if the clock does.
   const logged = Math.max(now, state.lastLogged)
 
+  const generic = signerRefusal(state, submission, logged)
+  if (generic !== undefined) return Either.left(generic)
+
   const head = HashMap.get(state.chains, envelope.kid)
   const expectedSeq = head._tag === "Some" ? head.value.seq + 1 : 0
   if (envelope.seq !== expectedSeq) {
@@ -35,7 +48,7 @@ export const decide = (state: LogState, submission: Submission, now: number): Ei
   }
 
   const facts = { envelope, payload: submission.payload, index, logged }
-  const refusal = submission.rule.check(state, { ...facts, verify: submission.verify })
+  const refusal = submission.rule.check(state, { ...facts, verify: submission.verify, body: submission.body?.bytes ?? null })
   if (refusal !== undefined) return Either.left(refusal)
 
   const entryBytes = entryBytesFromJcs(submission.envelopeJcs, index, logged)
@@ -47,4 +60,23 @@ export const decide = (state: LogState, submission: Submission, now: number): Ei
     logged,
     entryBytes: entryBytes.right
   })
+}
+
+/** The checks that depend on who signs: the owner's and policy key's identity, freeze, suspension. */
+const signerRefusal = (state: LogState, submission: Submission, logged: number): Refusal | undefined => {
+  const { envelope, rule, payload } = submission
+  switch (signerOf(rule, payload)) {
+    case "owner":
+      return state.service === undefined || envelope.kid !== state.service.ownerKid
+        ? refuse("not_owner", `a ${rule.type} is signed by the owner key leaf 0 names`)
+        : undefined
+    case "policy":
+      // The charter (leaf 0) names the policy key itself; its rule checks that.
+      if (state.service === undefined) return undefined
+      return envelope.kid !== state.service.policyKid
+        ? refuse("not_policy", `a ${rule.type} is signed by the policy key leaf 0 names`)
+        : undefined
+    case "agent":
+      return frozenRefusal(state) ?? suspendedRefusal(state, envelope.kid, payload, logged)
+  }
 }

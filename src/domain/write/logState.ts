@@ -10,6 +10,29 @@
 // pure values. Nothing here grows by copying an array.
 
 import { Chunk, HashMap, HashSet, Option } from "effect"
+import type { ForumState } from "../forum/polls.js"
+import type { FreezeState } from "../governance/freeze.js"
+import type { PolicyRecord } from "../governance/policyTiming.js"
+import type { SuspensionRecord } from "../governance/suspension.js"
+import type { TombstoneRecord } from "../governance/tombstones.js"
+import type { SupState } from "../sup/ledger.js"
+import type { TaskState } from "../tasks/ownerRequests.js"
+
+/** What the owner's and the policy key's governance leaves established (src/domain/governance). */
+export interface GovernanceState {
+  readonly freeze: FreezeState
+  /** Subject (did:key or name) -> its latest suspension. */
+  readonly suspensions: HashMap.HashMap<string, SuspensionRecord>
+  /** Target leaf -> the tombstone hiding its body; tombstone leaf -> its target. */
+  readonly tombstones: HashMap.HashMap<number, TombstoneRecord>
+  readonly tombstoneLeaves: HashMap.HashMap<number, number>
+  /** Policy leaves, log order. */
+  readonly policies: Chunk.Chunk<PolicyRecord>
+  /** Notice hash -> the `report` leaf (kind notice) that closed it. */
+  readonly noticeReports: HashMap.HashMap<string, number>
+  /** `report` leaves of kind audit, log order. */
+  readonly audits: Chunk.Chunk<number>
+}
 
 /** Head of one key's chain (profile.md section 3). */
 export interface ChainHead {
@@ -138,6 +161,8 @@ export interface ServiceKeys {
   readonly policyKid: string
   readonly ownerKid: string
   readonly instanceDomain: string
+  /** Seconds a policy change is announced before it may take effect (governance/policyTiming.ts). */
+  readonly noticePeriodSeconds: number
   /** Days after which DM and capsule ciphertext expires (at least 90). */
   readonly retentionDays: number
   /** The leaf that set the retention (the charter, 0): an expired body's policy_index. */
@@ -167,6 +192,12 @@ export interface LogState {
   /** Capsule slots by slot, and each owner's slots in order of their first write. */
   readonly capsules: HashMap.HashMap<string, CapsuleRecord>
   readonly capsulesByOwner: HashMap.HashMap<string, Chunk.Chunk<string>>
+  /** Leaf -> U64 digest of the off-leaf body it names (what a tombstone can hide). */
+  readonly bodies: HashMap.HashMap<number, string>
+  readonly governance: GovernanceState
+  readonly forum: ForumState
+  readonly sup: SupState
+  readonly tasks: TaskState
 }
 
 export const emptyLogState: LogState = {
@@ -183,7 +214,27 @@ export const emptyLogState: LogState = {
   grantsBySigner: HashMap.empty(),
   inboxes: HashMap.empty(),
   capsules: HashMap.empty(),
-  capsulesByOwner: HashMap.empty()
+  capsulesByOwner: HashMap.empty(),
+  bodies: HashMap.empty(),
+  governance: {
+    freeze: { frozenIndex: null, events: Chunk.empty() },
+    suspensions: HashMap.empty(),
+    tombstones: HashMap.empty(),
+    tombstoneLeaves: HashMap.empty(),
+    policies: Chunk.empty(),
+    noticeReports: HashMap.empty(),
+    audits: Chunk.empty()
+  },
+  forum: { postMeta: HashMap.empty(), polls: HashMap.empty(), votes: HashMap.empty() },
+  sup: {
+    accounts: HashMap.empty(),
+    claims: HashMap.empty(),
+    transactions: HashMap.empty(),
+    creditedTotal: 0,
+    spentTotal: 0,
+    contributionsCredited: 0
+  },
+  tasks: { tasks: HashMap.empty(), taskOrder: Chunk.empty(), quotes: HashMap.empty(), requests: HashMap.empty() }
 }
 
 /** Appends to the sequence a persistent map holds under the key (O(log n), no copy). */

@@ -2,7 +2,7 @@
 // refused write answers `{entry, receipt_note}` with the status of its code, and the
 // receipt is a log-signed refusal note naming the code (profile.md section 4). A code is
 // added here, with its condition, or it does not exist; codes join as the rules that raise
-// them do (403 for freezes and suspensions, 429 for rate limits).
+// them do (429 for rate limits).
 
 export const REFUSALS = {
   // 400: the request or the envelope is not well formed.
@@ -28,6 +28,10 @@ export const REFUSALS = {
   envelope_binding: { status: 401, condition: "the envelope's kid, nonce, created or expires differ from the HTTP signature's" },
   // 403: the key may not do this.
   not_authorized: { status: 403, condition: "the key acts for a name it does not hold (key.x25519 needs the name's current key; key.rotate its current or recovery key), or revokes a grant it did not sign" },
+  not_owner: { status: 403, condition: "an owner-signed type (tombstone, suspension, freeze, report of kind audit, policy, task, task.award, action.quote, action.complete) is not signed by the owner key leaf 0 names" },
+  not_policy: { status: 403, condition: "a policy-signed type (report of kind notice, sup.credit, sup.refusal) is not signed by the policy key leaf 0 names" },
+  writes_frozen: { status: 403, condition: "an agent-signed entry while an owner freeze is in force (agent writes are held until a freeze with state open and resume)" },
+  suspended: { status: 403, condition: "an agent-signed entry whose key, the name the key acts for, or the name the entry acts for (payload `name`) is under a suspension in force" },
   grant_required: { status: 403, condition: "a dm cites a grant that is not in force for it: not signed by `to`, not for this sender or \"*\", revoked, past its `until` at `logged`, or with its `limit` of DMs used" },
   // 409: conflicts with the log's state.
   nonce_reused: { status: 409, condition: "this key already used this nonce within the replay window" },
@@ -37,6 +41,20 @@ export const REFUSALS = {
   key_has_name: { status: 409, condition: "the key (claiming, or a rotation's new key) holds a name or held one: a key is bound to a name at most once" },
   grant_revoked: { status: 409, condition: "the grant is already revoked (a grant is revoked once)" },
   x25519_stale: { status: 409, condition: "a dm's x25519_index set an X25519 key of the recipient's name, but a later leaf replaced it: encrypt to the current one" },
+  already_frozen: { status: 409, condition: "a freeze with state frozen while agent writes are already frozen" },
+  not_frozen: { status: 409, condition: "a freeze with state open while agent writes are not frozen" },
+  not_suspended: { status: 409, condition: "a suspension ending (until at or before now, no order) for a subject with no suspension in force" },
+  already_tombstoned: { status: 409, condition: "a tombstone for a body another tombstone already hides" },
+  notice_closed: { status: 409, condition: "a report of kind notice for a notice hash already reported: a closed notice is never closed (or opened) again" },
+  poll_closed: { status: 409, condition: "a vote at or after its poll's closes" },
+  already_voted: { status: 409, condition: "a vote by a key that already voted in the poll (one vote per key, each counting one)" },
+  task_awarded: { status: 409, condition: "a task.award for a task already awarded (a task is awarded once)" },
+  quote_paid: { status: 409, condition: "an action.pay for a quote already paid" },
+  quote_expired: { status: 409, condition: "an action.pay at or after the quote's expires" },
+  quote_unpaid: { status: 409, condition: "an action.complete for a quote not yet paid" },
+  action_completed: { status: 409, condition: "an action.complete for a quote already completed" },
+  insufficient_balance: { status: 409, condition: "an action.pay whose amount exceeds the SUP balance of the name the key acts for (a key holding no name has no account): a balance never goes negative" },
+  claim_settled: { status: 409, condition: "a sup.credit or sup.refusal for a contribution claim already settled, or a sup.credit for an on-chain transaction already credited" },
   slot_taken: { status: 409, condition: "the capsule slot belongs to another key (the key that first wrote it)" },
   // 413: too large.
   body_too_large: { status: 413, condition: "the body exceeds its type's limit (text 16 KiB, ciphertext 64 KiB)" },
@@ -47,7 +65,9 @@ export const REFUSALS = {
   name_reserved: { status: 422, condition: "the name is reserved" },
   name_unclaimed: { status: 422, condition: "a key event names a name no one has claimed" },
   proof_invalid: { status: 422, condition: "key.rotate's new_sig is not the new key's Ed25519 signature over JCS({name, new_kid, origin, prev_kid}) with prev_kid the name's current key, or the new key is of small order" },
-  recipient_unknown: { status: 422, condition: "a dm's `to` holds no name, so it has no X25519 key to encrypt to" },
+  recipient_unknown: { status: 422, condition: "a dm's `to` holds no name, so it has no X25519 key to encrypt to; or a task award's submission was signed by a key that never held a name, so has no SUP account" },
+  policy_too_soon: { status: 422, condition: "a policy without order_hash whose not_before is earlier than its logged time plus the charter's notice_period_seconds" },
+  order_not_cited: { status: 422, condition: "a policy with order_hash whose document does not contain that hash (U64 text): only an order the document cites may shorten the notice period" },
   // 503: come back later.
   log_unavailable: { status: 503, condition: "the log refuses writes (diverged from its tiles, or storage failed)" },
   queue_full: { status: 503, condition: "the sequencer's queue is full; retry after the Retry-After delay" },

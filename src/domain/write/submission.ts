@@ -14,7 +14,7 @@ import { isJsonObject, jcs } from "../envelope/jcs.js"
 import { MAX_ENTRY_BYTES } from "../envelope/leaf.js"
 import { parseStrictJson } from "../envelope/strictJson.js"
 import { verifyEnvelopeSignature } from "../envelope/signature.js"
-import type { EntryRule, PayloadSignatureCheck } from "../entries/entryRule.js"
+import { signerOf, signersOf, type EntryRule, type PayloadSignatureCheck, type Signer } from "../entries/entryRule.js"
 import { publicKeyFromDidKey } from "../identity/didKey.js"
 import { payloadSignatureCheck } from "../identity/possession.js"
 import { isSmallOrderKey } from "../identity/smallOrder.js"
@@ -56,10 +56,34 @@ const LEAF_OVERHEAD = 64
 
 const left = (code: Parameters<typeof refuse>[0], detail: string) => Either.left(refuse(code, detail))
 
+/** POST /v2/entries: agent-signed types only. */
 export const checkSubmission = (
   rawBody: Uint8Array,
   signature: SignatureFacts,
   ctx: SubmissionContext
+): Either.Either<Submission, Refusal> => checkEntry(rawBody, signature, ctx, ["agent"])
+
+/**
+ * The owner routes (`/v2/admin/*`, profile.md section 5): the same request and checks, for
+ * owner-signed types only. That the kid is the owner key leaf 0 names is checked in the
+ * sequencer (decide: `not_owner`), where the state is.
+ */
+export const checkAdminSubmission = (
+  rawBody: Uint8Array,
+  signature: SignatureFacts,
+  ctx: SubmissionContext
+): Either.Either<Submission, Refusal> => checkEntry(rawBody, signature, ctx, ["owner"])
+
+/**
+ * The checks for a request whose type is signed by one of `signers`. The service's own
+ * policy-signed leaves (notice reports, SUP credits and refusals) pass through it with
+ * ["policy"] before the sequencer, like any other entry.
+ */
+export const checkEntry = (
+  rawBody: Uint8Array,
+  signature: SignatureFacts,
+  ctx: SubmissionContext,
+  signers: ReadonlyArray<Signer>
 ): Either.Either<Submission, Refusal> => {
   let text: string
   try {
@@ -97,8 +121,9 @@ export const checkSubmission = (
   }
 
   const rule = entryRuleOf(envelope.type)
-  if (rule === undefined || rule.signer !== "agent") {
-    return left("unknown_type", `${JSON.stringify(envelope.type)} is not an entry type agents submit at /v2/entries`)
+  const route = signers.includes("agent") ? "agents submit at /v2/entries" : `${signers.join(" or ")} signs here`
+  if (rule === undefined || !signersOf(rule).some((s) => signers.includes(s))) {
+    return left("unknown_type", `${JSON.stringify(envelope.type)} is not an entry type ${route}`)
   }
 
   const envelopeJcs = jcs(envelope)
@@ -112,6 +137,9 @@ export const checkSubmission = (
 
   const payload = Schema.decodeUnknownEither(rule.payload, { onExcessProperty: "error", errors: "all" })(envelope.payload)
   if (Either.isLeft(payload)) return left("payload_invalid", payload.left.message)
+  if (!signers.includes(signerOf(rule, payload.right))) {
+    return left("unknown_type", `this ${rule.type} is not one ${route}`)
+  }
 
   const body = checkBody(rule, payload.right as Record<string, unknown>, rawBodyMember, ctx.sha256)
   if (Either.isLeft(body)) return Either.left(body.left)

@@ -38,6 +38,7 @@ export const charter = entryRule({
       policyKid: payload.policy_kid,
       ownerKid: payload.owner_kid,
       instanceDomain: payload.instance_domain,
+      noticePeriodSeconds: payload.notice_period_seconds,
       // The retention of DM and capsule ciphertext (bodyStatus.ts); an expired body cites
       // this leaf as its policy_index.
       retentionDays: payload.retention_days,

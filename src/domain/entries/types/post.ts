@@ -2,7 +2,7 @@
 // the off-leaf body named by body_hash and size, at most 16 KiB of UTF-8. A reply names an
 // earlier post by its leaf index.
 
-import { HashSet, Schema } from "effect"
+import { HashMap, HashSet, Schema } from "effect"
 import { refuse } from "../../write/refusal.js"
 import { entryRule, TEXT_LIMIT } from "../entryRule.js"
 import { Channel, Hash32, LeafIndex, Size } from "../fields.js"
@@ -23,5 +23,13 @@ export const post = entryRule({
     payload.reply_to !== undefined && !HashSet.has(state.posts, payload.reply_to)
       ? refuse("payload_invalid", `reply_to ${payload.reply_to} is not a post`)
       : undefined,
-  apply: (state, { index }) => ({ ...state, posts: HashSet.add(state.posts, index) })
+  apply: (state, { envelope, payload, index, logged }) => ({
+    ...state,
+    posts: HashSet.add(state.posts, index),
+    // Who posted, when, where: task awards credit the author's name, quotes name a post.
+    forum: {
+      ...state.forum,
+      postMeta: HashMap.set(state.forum.postMeta, index, { author: envelope.kid, logged, channel: payload.channel })
+    }
+  })
 })

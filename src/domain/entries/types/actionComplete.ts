@@ -1,0 +1,31 @@
+// `action.complete` (owner-signed): the owner completes a paid request, naming the result
+// by hash (served at /v2/bodies/{digest}, never in the wire bundle). Rules:
+// tasks/ownerRequests.ts.
+
+import { HashMap, Schema } from "effect"
+import { completionRefusal, quoteOf } from "../../tasks/ownerRequests.js"
+import { entryRule } from "../entryRule.js"
+import { Hash32, LeafIndex } from "../fields.js"
+
+export const ActionCompletePayload = Schema.Struct({
+  quote_index: LeafIndex,
+  result_hash: Hash32
+})
+
+export const actionComplete = entryRule({
+  type: "action.complete",
+  signer: "owner",
+  payload: ActionCompletePayload,
+  body: { kind: "none" },
+  check: (state, { payload }) => completionRefusal(state, payload.quote_index),
+  apply: (state, { payload, index }) => {
+    const quote = quoteOf(state, payload.quote_index)!
+    return {
+      ...state,
+      tasks: {
+        ...state.tasks,
+        quotes: HashMap.set(state.tasks.quotes, quote.index, { ...quote, completion: { index, resultHash: payload.result_hash } })
+      }
+    }
+  }
+})

@@ -1,0 +1,123 @@
+// Notices (service.md items 9 and 10 of "What the service does", "States and transitions"
+// "Notice", "Notices", "Notice request", "Limits"). The notice register lives OFF the log:
+// the app keeps it and calls these pure rules. Taking a notice writes no leaf; closing one
+// writes one policy-signed `report` leaf {kind: "notice", notice_hash, outcome}. The report
+// id, the text and the contact never reach the log, and are deleted 12 months after the
+// notice is closed:
+//
+//   (none) --POST /notice accepted-------------> open      (201, no leaf)
+//   open   --owner close with an outcome--------> closed    (one `report` leaf)
+//   closed --12 calendar months after closing---> closed, text and contact deleted
+//
+// A closed notice never opens again: `closeNotice` refuses `notice_closed`, and on the log
+// a second report for one notice hash is refused `notice_closed` too (noticeReportRefusal).
+
+import { Either, HashMap, Schema } from "effect"
+import type { LogState } from "../write/logState.js"
+import { refuse, type Refusal } from "../write/refusal.js"
+
+/** The closed list of outcomes a notice is closed with (docs/protocol.md section 11.2). */
+export const NOTICE_OUTCOMES = ["removed", "no_action", "invalid", "withdrawn", "duplicate"] as const
+export type NoticeOutcome = typeof NOTICE_OUTCOMES[number]
+
+export const NOTICE_KINDS = ["notice", "counter_notice", "erasure_request"] as const
+export type NoticeKind = typeof NOTICE_KINDS[number]
+
+const nullableMax = (max: number) => Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(max))))
+
+/** The body of POST /notice (service.md "Notice request"); no other members. */
+export const NoticeRequest = Schema.Struct({
+  kind: Schema.optional(Schema.Literal(...NOTICE_KINDS)),
+  location: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1000)),
+  explanation: Schema.String.pipe(Schema.minLength(10), Schema.maxLength(8000)),
+  name: nullableMax(200),
+  email: nullableMax(254),
+  report_id: nullableMax(40),
+  accurate: Schema.Boolean
+})
+export type NoticeRequest = typeof NoticeRequest.Type
+
+export interface NoticeRecord {
+  /** The register's id (never on the log). */
+  readonly reportId: string
+  readonly kind: NoticeKind
+  /** Unix ms the notice was taken. */
+  readonly received: number
+  readonly status: "open" | "closed"
+  /** The text (location, explanation, the cited report id) and the contact; null once deleted. */
+  readonly text: { readonly location: string; readonly explanation: string; readonly citedReportId: string | null } | null
+  readonly contact: { readonly name: string | null; readonly email: string | null } | null
+  /** Set on closing: when, with what outcome, and the report leaf. */
+  readonly closed: number | null
+  readonly outcome: NoticeOutcome | null
+  readonly reportIndex: number | null
+}
+
+export type NoticeProblem = "notice_invalid" | "notice_closed"
+
+/** Takes a notice (open). `reportId` is chosen by the app; `now` is Unix ms. */
+export const openNotice = (request: unknown, reportId: string, now: number): Either.Either<NoticeRecord, NoticeProblem> => {
+  const decoded = Schema.decodeUnknownEither(NoticeRequest, { onExcessProperty: "error" })(request)
+  if (Either.isLeft(decoded) || decoded.right.accurate !== true) return Either.left("notice_invalid")
+  const r = decoded.right
+  return Either.right({
+    reportId,
+    kind: r.kind ?? "notice",
+    received: now,
+    status: "open",
+    text: { location: r.location, explanation: r.explanation, citedReportId: r.report_id ?? null },
+    contact: { name: r.name ?? null, email: r.email ?? null },
+    closed: null,
+    outcome: null,
+    reportIndex: null
+  })
+}
+
+/** What the notice hash commits to: JCS of this object (contact and report id left out). */
+export const noticeHashInput = (record: NoticeRecord) => ({
+  kind: record.kind,
+  received: record.received,
+  location: record.text?.location ?? null,
+  explanation: record.text?.explanation ?? null
+})
+
+/** Closes an open notice; the app then writes the report leaf and records its index. */
+export const closeNotice = (record: NoticeRecord, outcome: NoticeOutcome, now: number, reportIndex: number): Either.Either<NoticeRecord, NoticeProblem> =>
+  record.status === "closed"
+    ? Either.left("notice_closed")
+    : Either.right({ ...record, status: "closed", closed: now, outcome, reportIndex })
+
+/** Unix ms from which a closed notice's text and contact are deleted: 12 calendar months after closing (UTC). */
+export const deletionDueAt = (closed: number): number => {
+  const d = new Date(closed)
+  // setUTCMonth rolls over (29 February + 12 months = 1 March): never earlier than 12 months.
+  d.setUTCMonth(d.getUTCMonth() + 12)
+  return d.getTime()
+}
+
+/** The record as it must be at `now`: text and contact gone once the deletion is due. */
+export const purgeNotice = (record: NoticeRecord, now: number): NoticeRecord =>
+  record.status === "closed" && record.closed !== null && now >= deletionDueAt(record.closed)
+    ? { ...record, text: null, contact: null }
+    : record
+
+// The log side: the `report` leaf of kind notice.
+
+export interface NoticeReport {
+  readonly notice_hash: string
+  readonly outcome: NoticeOutcome
+  readonly tombstone_index?: number | undefined
+}
+
+export const noticeReportRefusal = (state: LogState, report: NoticeReport): Refusal | undefined => {
+  const earlier = HashMap.get(state.governance.noticeReports, report.notice_hash)
+  if (earlier._tag === "Some") return refuse("notice_closed", `the notice was closed by leaf ${earlier.value}`)
+  if (report.outcome === "removed") {
+    if (report.tombstone_index === undefined || !HashMap.has(state.governance.tombstoneLeaves, report.tombstone_index)) {
+      return refuse("payload_invalid", "outcome removed needs tombstone_index naming a tombstone leaf")
+    }
+  } else if (report.tombstone_index !== undefined) {
+    return refuse("payload_invalid", "tombstone_index goes only with outcome removed")
+  }
+  return undefined
+}
