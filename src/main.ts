@@ -18,6 +18,7 @@ import { InProcessWriteChecksLive } from "./adapters/workers/InProcessWriteCheck
 import { WorkerWriteChecksLive } from "./adapters/workers/WorkerWriteChecks.js"
 import { Bodies } from "./app/Bodies.js"
 import { Charter, makeCharter } from "./app/Charter.js"
+import { AdminWrites } from "./app/AdminWrites.js"
 import { BodyLedger } from "./app/BodyLedger.js"
 import { EntryWrites } from "./app/EntryWrites.js"
 import { LogHealth } from "./app/LogHealth.js"
@@ -31,6 +32,7 @@ import { Sequencer } from "./app/Sequencer.js"
 import { ServiceConfig } from "./app/ServiceConfig.js"
 import { SignedReads } from "./app/SignedReads.js"
 import { TileAuditLive } from "./app/TileAudit.js"
+import { WriteAnswers } from "./app/WriteAnswers.js"
 import { Clock } from "./ports/Clock.js"
 
 const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, ServiceConfig.fromEnv)
@@ -59,7 +61,8 @@ const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVke
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
 const Main = Layer.mergeAll(Http, TileAuditLive).pipe(
   Layer.provide(VkeyFile),
-  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, SignedReads.layer, Bodies.layer)),
+  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer)),
+  Layer.provideMerge(WriteAnswers.layer),
   Layer.provideMerge(BodyLedger.layer),
   Layer.provideMerge(WriteChecksLive),
   Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer)),

@@ -13,34 +13,24 @@
 // refusal's status with a refusal receipt naming the code.
 
 import { Context, Effect, Either, Layer, Schema } from "effect"
-import { fromUtf8 } from "../domain/bytes.js"
-import { encodeU64 } from "../domain/encoding.js"
 import { entryRuleOf } from "../domain/entries/registry.js"
-import { isJsonObject } from "../domain/envelope/jcs.js"
 import { replayExpiry } from "../domain/http/aicsProfile.js"
 import { payloadSignatureCheck } from "../domain/identity/possession.js"
-import { refuse, refusalStatus, type Refusal } from "../domain/write/refusal.js"
-import { refusedEnvelopeHash, type Submission } from "../domain/write/submission.js"
+import { refuse, type Refusal } from "../domain/write/refusal.js"
+import type { Submission } from "../domain/write/submission.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { NonceStore } from "../ports/NonceStore.js"
 import { type CheckedSubmission, WriteChecks, type WriteRequest } from "../ports/WriteChecks.js"
 import { BodyLedger } from "./BodyLedger.js"
 import { LogHealth } from "./LogHealth.js"
-import { Receipts } from "./Receipts.js"
 import { Sequencer } from "./Sequencer.js"
+import { WriteAnswers, type WriteAnswer } from "./WriteAnswers.js"
 
 /** Largest accepted request body: a 64 KiB envelope and a 64 KiB body in U64, with room. */
 export const MAX_WRITE_REQUEST_BYTES = 256 * 1024
 
-export interface WriteAnswer {
-  readonly status: number
-  readonly body: { readonly entry: Record<string, unknown>; readonly receipt_note: string }
-  /** `/v2/entries/<index>` for an accepted entry. */
-  readonly location?: string
-  /** Seconds, for 503 queue_full. */
-  readonly retryAfter?: number
-}
+export type { WriteAnswer }
 
 export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
   readonly write: (request: WriteRequest) => Effect.Effect<WriteAnswer>
@@ -57,7 +47,7 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
     const health = yield* LogHealth
     const ledger = yield* BodyLedger
     const sequencer = yield* Sequencer
-    const receipts = yield* Receipts
+    const answers = yield* WriteAnswers
     const checks = yield* WriteChecks
     const verify = payloadSignatureCheck(crypto.ed25519)
 
@@ -74,19 +64,7 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
       return Either.right({ ...checked, rule, payload: payload.right, verify })
     }
 
-    const refusal = (request: WriteRequest, reason: Refusal, at: number): Effect.Effect<WriteAnswer> =>
-      Effect.gen(function*() {
-        const envelopeHash = refusedEnvelopeHash(request.body, crypto.sha256)
-        const note = yield* receipts.refused(reason.code, envelopeHash, at)
-        return {
-          status: refusalStatus(reason.code),
-          body: {
-            entry: { refused: reason.code, detail: reason.detail, envelope_hash: encodeU64(envelopeHash), ...readableKey(request.body) },
-            receipt_note: encodeU64(note)
-          },
-          ...(reason.code === "queue_full" ? { retryAfter: 1 } : {})
-        }
-      })
+    const refusal = (request: WriteRequest, reason: Refusal, at: number) => answers.refused(request.body, reason, at)
 
     const write = (request: WriteRequest) =>
       Effect.gen(function*() {
@@ -116,23 +94,7 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
 
         const outcome = yield* sequencer.submit(submission.right)
         if (outcome._tag === "Refused") return yield* refusal(request, outcome.refusal, outcome.at)
-        const { envelope } = submission.right
-        const note = yield* receipts.accepted(outcome.index, outcome.leafHash, outcome.logged)
-        return {
-          status: 202,
-          body: {
-            entry: {
-              index: outcome.index,
-              leaf_hash: encodeU64(outcome.leafHash),
-              logged: outcome.logged,
-              type: envelope.type,
-              kid: envelope.kid,
-              seq: envelope.seq
-            },
-            receipt_note: encodeU64(note)
-          },
-          location: `/v2/entries/${outcome.index}`
-        } satisfies WriteAnswer
+        return yield* answers.accepted(submission.right.envelope, outcome, 202)
       })
 
     const tooLarge = Effect.flatMap(clock.nowMillis, (now) =>
@@ -144,19 +106,4 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
 
     return { write, tooLarge }
   }))
-}
-
-/** The refused envelope's kid and seq, where they can be read (profile.md section 4). */
-const readableKey = (body: Uint8Array): { kid?: string; seq?: number } => {
-  try {
-    const request: unknown = JSON.parse(fromUtf8(body))
-    if (!isJsonObject(request) || !isJsonObject(request["envelope"])) return {}
-    const { kid, seq } = request["envelope"]
-    return {
-      ...(typeof kid === "string" ? { kid } : {}),
-      ...(typeof seq === "number" && Number.isSafeInteger(seq) ? { seq } : {})
-    }
-  } catch {
-    return {}
-  }
 }

@@ -219,6 +219,35 @@ const MessagingGroup = HttpApiGroup.make("messaging")
   .addError(Conflict.pipe(problemEncoding))
   .annotate(OpenApi.Description, "Inboxes, grants and capsules; the service stores ciphertext only")
 
+/** Owner routes: the path and the entry types each takes (docs/protocol.md section 11). */
+export const ADMIN_ROUTES = {
+  tombstones: { path: "/v2/admin/tombstones", types: ["tombstone"] },
+  suspensions: { path: "/v2/admin/suspensions", types: ["suspension"] },
+  freeze: { path: "/v2/admin/freeze", types: ["freeze"] },
+  audits: { path: "/v2/admin/audits", types: ["report"] },
+  policy: { path: "/v2/admin/policy", types: ["policy"] },
+  tasks: { path: "/v2/admin/tasks", types: ["task", "task.award"] },
+  actions: { path: "/v2/admin/actions", types: ["action.quote", "action.complete"] }
+} as const
+
+const adminEndpoint = <const Name extends keyof typeof ADMIN_ROUTES>(name: Name) =>
+  HttpApiEndpoint.post(name, ADMIN_ROUTES[name].path)
+    .setPayload(WriteRequest)
+    .addSuccess(WriteReceipt.annotations({ [HttpApiSchema.AnnotationStatus]: 201 }))
+    .addError(refusalAt(400)).addError(refusalAt(401)).addError(refusalAt(403)).addError(refusalAt(409))
+    .addError(refusalAt(413)).addError(refusalAt(422)).addError(refusalAt(503))
+    .annotate(OpenApi.Description, `Owner-signed ${ADMIN_ROUTES[name].types.join(" or ")} entry: 401 unsigned, 403 another key, 201 once durable`)
+
+const AdminGroup = HttpApiGroup.make("admin")
+  .add(adminEndpoint("tombstones"))
+  .add(adminEndpoint("suspensions"))
+  .add(adminEndpoint("freeze"))
+  .add(adminEndpoint("audits"))
+  .add(adminEndpoint("policy"))
+  .add(adminEndpoint("tasks"))
+  .add(adminEndpoint("actions"))
+  .annotate(OpenApi.Description, "Owner operations: each a signed, logged leaf")
+
 export class AicsApi extends HttpApi.make("aics")
   .add(TlogGroup)
   .add(EntriesGroup)
@@ -227,6 +256,7 @@ export class AicsApi extends HttpApi.make("aics")
   .add(TelemetryGroup)
   .add(IdentityGroup)
   .add(MessagingGroup)
+  .add(AdminGroup)
   .addError(InvalidRequest.pipe(problemEncoding))
   .addError(NotFound.pipe(problemEncoding))
   .addError(Unavailable.pipe(problemEncoding))

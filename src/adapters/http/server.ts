@@ -10,6 +10,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { AicsApi } from "./api.js"
 import { DiscoveryHandlers } from "./handlers/discovery.js"
+import { AdminHandlers } from "./handlers/admin.js"
 import { EntriesHandlers } from "./handlers/entries.js"
 import { IdentityHandlers } from "./handlers/identity.js"
 import { MessagingHandlers } from "./handlers/messaging.js"
@@ -35,7 +36,7 @@ const DecodeErrorsAs422 = HttpApiBuilder.middleware<never, never>((app) =>
   }) as unknown as typeof app)
 
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
-  Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers])
+  Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers])
 )
 
 /** Serves the API on host:port until the scope closes. */

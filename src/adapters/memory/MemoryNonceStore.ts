@@ -2,8 +2,9 @@
 // forgetting expired pairs costs nothing per request: whole buckets are dropped.
 //
 // Across a restart the memory is lost; the writes it protects stay protected because a
-// replayed envelope repeats a seq its key already used, and the sequencer refuses it. The
-// service also re-remembers the nonces of recent leaves at start (app/Sequencer.ts).
+// replayed envelope repeats a seq its key already used, and the sequencer refuses it. A
+// signed read replayed across a restart within its window would be answered again: it
+// reveals nothing its signer was not already shown.
 
 import { Effect, Layer } from "effect"
 import { NonceStore } from "../../ports/NonceStore.js"

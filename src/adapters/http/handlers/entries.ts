@@ -6,7 +6,7 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Bodies, type BodyLookup } from "../../../app/Bodies.js"
 import { bodyStatusHeader } from "../../../domain/bodyStatus.js"
-import { EntryWrites, MAX_WRITE_REQUEST_BYTES } from "../../../app/EntryWrites.js"
+import { EntryWrites } from "../../../app/EntryWrites.js"
 import { LogReader } from "../../../app/LogReader.js"
 import { LogStatus } from "../../../app/LogStatus.js"
 import { Publisher } from "../../../app/Publisher.js"
@@ -16,7 +16,7 @@ import { bodyReference } from "../../../domain/bodyReference.js"
 import { decodeU64, encodeB64, encodeU64 } from "../../../domain/encoding.js"
 import { LogStore } from "../../../ports/LogStore.js"
 import { AicsApi } from "../api.js"
-import { readLimitedBody } from "../limitedBody.js"
+import { answerWrite } from "../writeRoute.js"
 import { NotFound } from "../problem.js"
 import { orUnavailable } from "./common.js"
 import { coveringCheckpoint } from "./tlog.js"
@@ -38,31 +38,7 @@ export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handler
     const writes = yield* EntryWrites
 
     return handlers
-      .handleRaw("write", ({ request }) =>
-        Effect.gen(function*() {
-          const url = new URL(request.url, "http://x")
-          const headers = request.headers
-          // An oversized body is refused from its Content-Length, or as soon as reading passes
-          // the limit, so no client can make the service buffer more than that.
-          const read = yield* readLimitedBody(request, MAX_WRITE_REQUEST_BYTES)
-          if (read._tag === "Failed") return HttpServerResponse.empty({ status: 400 })
-          const answer = read._tag === "TooLarge" ? yield* writes.tooLarge : yield* writes.write({
-            method: request.method,
-            authority: headers["host"],
-            path: url.pathname,
-            query: url.search.length > 1 ? url.search.slice(1) : "",
-            // Node lower-cases header names and joins repeated fields with ", ".
-            headers,
-            body: read.bytes
-          })
-          return yield* HttpServerResponse.json(answer.body, {
-            status: answer.status,
-            headers: {
-              ...(answer.location !== undefined ? { location: answer.location } : {}),
-              ...(answer.retryAfter !== undefined ? { "retry-after": String(answer.retryAfter) } : {})
-            }
-          }).pipe(Effect.orDie)
-        }))
+      .handleRaw("write", ({ request }) => answerWrite(request, writes.write, writes.tooLarge))
       .handle("entry", ({ path: { index } }) =>
         Effect.gen(function*() {
           const committed = (yield* status.current).size

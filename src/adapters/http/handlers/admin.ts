@@ -1,0 +1,26 @@
+// /v2/admin/*: the owner's signed operations (app/AdminWrites.ts), one route per kind of
+// operation, each taking only its entry types.
+
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { AdminWrites } from "../../../app/AdminWrites.js"
+import { EntryWrites } from "../../../app/EntryWrites.js"
+import { ADMIN_ROUTES, AicsApi } from "../api.js"
+import { answerWrite } from "../writeRoute.js"
+
+export const AdminHandlers = HttpApiBuilder.group(AicsApi, "admin", (handlers) =>
+  Effect.gen(function*() {
+    const admin = yield* AdminWrites
+    const { tooLarge } = yield* EntryWrites
+    const route = (name: keyof typeof ADMIN_ROUTES) =>
+      ({ request }: { request: Parameters<typeof answerWrite>[0] }) =>
+        answerWrite(request, (write) => admin.write(write, ADMIN_ROUTES[name].types), tooLarge)
+    return handlers
+      .handleRaw("tombstones", route("tombstones"))
+      .handleRaw("suspensions", route("suspensions"))
+      .handleRaw("freeze", route("freeze"))
+      .handleRaw("audits", route("audits"))
+      .handleRaw("policy", route("policy"))
+      .handleRaw("tasks", route("tasks"))
+      .handleRaw("actions", route("actions"))
+  }))

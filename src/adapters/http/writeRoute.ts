@@ -1,0 +1,44 @@
+// The HTTP side shared by every write route (POST /v2/entries and /v2/admin/*): read the
+// body within the limit, describe the request as the write checks see it, and send the
+// answer with its status, Location and Retry-After.
+
+import type { HttpServerRequest } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { MAX_WRITE_REQUEST_BYTES } from "../../app/EntryWrites.js"
+import type { WriteAnswer } from "../../app/WriteAnswers.js"
+import type { WriteRequest } from "../../ports/WriteChecks.js"
+import { readLimitedBody } from "./limitedBody.js"
+
+/**
+ * Answers a write: `write` gets the request as received, `tooLarge` answers a body over the
+ * limit (refused from its Content-Length, or as soon as reading passes the limit, so no
+ * client can make the service buffer more than that).
+ */
+export const answerWrite = (
+  request: HttpServerRequest.HttpServerRequest,
+  write: (request: WriteRequest) => Effect.Effect<WriteAnswer>,
+  tooLarge: Effect.Effect<WriteAnswer>
+) =>
+  Effect.gen(function*() {
+    const read = yield* readLimitedBody(request, MAX_WRITE_REQUEST_BYTES)
+    if (read._tag === "Failed") return HttpServerResponse.empty({ status: 400 })
+    const url = new URL(request.url, "http://x")
+    const headers = request.headers
+    const answer = read._tag === "TooLarge" ? yield* tooLarge : yield* write({
+      method: request.method,
+      authority: headers["host"],
+      path: url.pathname,
+      query: url.search.length > 1 ? url.search.slice(1) : "",
+      // Node lower-cases header names and joins repeated fields with ", ".
+      headers,
+      body: read.bytes
+    })
+    return yield* HttpServerResponse.json(answer.body, {
+      status: answer.status,
+      headers: {
+        ...(answer.location !== undefined ? { location: answer.location } : {}),
+        ...(answer.retryAfter !== undefined ? { "retry-after": String(answer.retryAfter) } : {})
+      }
+    }).pipe(Effect.orDie)
+  })

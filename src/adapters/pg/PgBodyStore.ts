@@ -1,0 +1,91 @@
+// BodyStore on PostgreSQL: one row per body in aics_bodies (digest primary key, bytes).
+//
+// put(bodies) refuses, before writing anything, what FsBodyStore refuses (a digest that
+// is not 32 bytes, a body over MAX_BODY_SIZE, bytes that do not hash to their digest),
+// drops duplicates within the batch, then inserts the rest with ON CONFLICT DO NOTHING,
+// which makes it idempotent across batches and processes. A batch is one multi-row INSERT
+// (node-postgres sends the bytea parameters in binary), or several in one transaction when
+// it passes MAX_STATEMENT_BODIES or MAX_STATEMENT_BYTES: durable, all of it, when its
+// commit returns. The bytes are copied when checked: what is stored is what was hashed,
+// whatever the caller does with its arrays while the put waits for a connection.
+// remove(digest) deletes the row: durable when the statement's commit returns. get reads it.
+
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer, Option } from "effect"
+import { equal, toHex } from "../../domain/bytes.js"
+import { BodyStore, type StoredBody } from "../../ports/BodyStore.js"
+import { Crypto } from "../../ports/Crypto.js"
+import { StorageError } from "../../ports/StorageError.js"
+import { MAX_BODY_SIZE } from "../fs/bodyLayout.js"
+import { digestName } from "../fs/bodyName.js"
+import { storage, toBytes, transact } from "./pgValues.js"
+
+const MAX_STATEMENT_BODIES = 1_000
+const MAX_STATEMENT_BYTES = 64 * 1024 * 1024
+
+const refuse = (detail: string) => Effect.fail(new StorageError({ operation: "put", detail }))
+
+/** Groups of bodies, each small enough for one statement. */
+const statementGroups = (bodies: ReadonlyArray<StoredBody>): Array<Array<StoredBody>> => {
+  const groups: Array<Array<StoredBody>> = []
+  let bytes = 0
+  for (const body of bodies) {
+    const last = groups[groups.length - 1]
+    if (last !== undefined && last.length < MAX_STATEMENT_BODIES && bytes + body.bytes.length <= MAX_STATEMENT_BYTES) {
+      last.push(body)
+      bytes += body.bytes.length
+    } else {
+      groups.push([body])
+      bytes = body.bytes.length
+    }
+  }
+  return groups
+}
+
+export const PgBodyStoreLive: Layer.Layer<BodyStore, never, SqlClient.SqlClient | Crypto> = Layer.effect(
+  BodyStore,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const { sha256 } = yield* Crypto
+
+    const insert = (group: ReadonlyArray<StoredBody>) =>
+      sql`INSERT INTO aics_bodies ${sql.insert(group.map((body) => ({ digest: body.digest, bytes: body.bytes })))}
+        ON CONFLICT (digest) DO NOTHING`
+
+    const put = (bodies: ReadonlyArray<StoredBody>) =>
+      Effect.suspend(() => {
+        const unique = new Map<string, StoredBody>()
+        for (const body of bodies) {
+          const name = digestName("put", body.digest)
+          if (name instanceof StorageError) return Effect.fail(name)
+          if (body.bytes.length > MAX_BODY_SIZE) return refuse(`body ${name} has ${body.bytes.length} bytes, more than ${MAX_BODY_SIZE}`)
+          const bytes = body.bytes.slice()
+          if (!equal(sha256(bytes), body.digest)) return refuse(`the bytes of body ${toHex(body.digest)} do not hash to its digest`)
+          unique.set(name, { digest: body.digest.slice(), bytes })
+        }
+        const groups = statementGroups([...unique.values()])
+        if (groups.length === 0) return Effect.void
+        if (groups.length === 1) return insert(groups[0]!).pipe(Effect.asVoid, storage("put"))
+        return transact(sql, "put", Effect.forEach(groups, insert, { discard: true }))
+      })
+
+    const get = (digest: Uint8Array) =>
+      Effect.suspend(() => {
+        const name = digestName("get", digest)
+        if (name instanceof StorageError) return Effect.fail(name)
+        return sql<{ bytes: Uint8Array }>`SELECT bytes FROM aics_bodies WHERE digest = ${digest}`.pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toBytes(row.bytes))),
+          storage("get")
+        )
+      })
+
+    const remove = (digest: Uint8Array) =>
+      Effect.suspend(() => {
+        const name = digestName("remove", digest)
+        if (name instanceof StorageError) return Effect.fail(name)
+        return sql`DELETE FROM aics_bodies WHERE digest = ${digest}`.pipe(Effect.asVoid, storage("remove"))
+      })
+
+    return BodyStore.of({ put, get, remove })
+  })
+)

@@ -1,0 +1,128 @@
+// LogStore on PostgreSQL (tables in migrations.ts: aics_log_head, aics_leaves,
+// aics_hashes), shared by every API process of a deployment.
+//
+// append(start, leaves) is one transaction:
+//   - the batch is checked first, outside it (appendCheck.ts, as every LogStore adapter:
+//     leaf hashes, hash counts and sizes), so the lock below is held for the writes only;
+//   - SELECT size FROM aics_log_head FOR UPDATE locks the one head row: appends from every
+//     process are serialized there, and start is compared with the size read under the
+//     lock, so a second writer at the same start waits, then is refused with nothing
+//     written. The primary keys on idx would also refuse a second leaf at a position (a
+//     fork), but only after the loser has sent its whole batch and with a unique-violation
+//     instead of the port's refusal; the head row also makes `size` one row read;
+//   - the leaves and their stored hashes are inserted (logInserts.ts, statements built
+//     before the lock), the head row is moved to start + leaves.length, and the
+//     transaction commits.
+// Durability: the append is durable when COMMIT returns, which with synchronous_commit on
+// (the default; PgStorage.ts warns otherwise) is after the commit record is flushed to the
+// server's WAL (and to synchronous standbys, if the operator configures them). Readers see
+// nothing of a batch before its commit and all of it after, so rows below the head never
+// change and reads need no lock. If COMMIT itself fails the outcome is unknown: the append
+// fails with a StorageError and the next append at the same start tells (refused if it
+// was committed). The append is uninterruptible, so it never ends with a COMMIT in flight.
+//
+// Reads go to the database every time (another process may have appended): a range read
+// is one query whose row count tells whether the range was within the committed log.
+
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer, Option } from "effect"
+import { HASH_SIZE, makeTreeHasher, type Hash } from "../../domain/tlog/hasher.js"
+import { isTreeSize, storedHashCount } from "../../domain/tlog/storedHash.js"
+import { Crypto } from "../../ports/Crypto.js"
+import { LogStore, type AppendedLeaf } from "../../ports/LogStore.js"
+import { StorageError } from "../../ports/StorageError.js"
+import { checkAppend } from "../fs/appendCheck.js"
+import { hashInserts, leafInserts } from "./logInserts.js"
+import { storage, toBytes, toNumber, transact } from "./pgValues.js"
+
+const outOfRange = (operation: string, detail: string) => new StorageError({ operation, detail })
+
+const isRange = (from: number, to: number) => Number.isSafeInteger(from) && Number.isSafeInteger(to) && from >= 0 && from <= to
+
+export const PgLogStoreLive: Layer.Layer<LogStore, never, SqlClient.SqlClient | Crypto> = Layer.effect(
+  LogStore,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const hasher = makeTreeHasher((yield* Crypto).sha256)
+
+    const headSize = (rows: ReadonlyArray<{ readonly size: unknown }>) =>
+      rows.length === 1
+        ? Effect.succeed(toNumber(rows[0]!.size))
+        : Effect.fail(new StorageError({ operation: "size", detail: "the log head row is missing: were the migrations run?" }))
+
+    const size = sql<{ size: string }>`SELECT size FROM aics_log_head`.pipe(Effect.flatMap(headSize), storage("size"))
+
+    const append = (start: number, leaves: ReadonlyArray<AppendedLeaf>) =>
+      Effect.suspend(() => {
+        if (!isTreeSize(start)) return Effect.fail(new StorageError({ operation: "append", detail: `append at ${start}: not a log position` }))
+        // Everything but the start, which only the locked head row can tell.
+        const malformed = checkAppend(hasher, start, start, leaves)
+        if (malformed !== undefined) return Effect.fail(malformed)
+        const atSize = (committed: number) => {
+          const refused = checkAppend(hasher, committed, start, [])
+          return refused === undefined ? Effect.void : Effect.fail(refused)
+        }
+        if (leaves.length === 0) return Effect.flatMap(size, atSize)
+        const writes = [
+          ...leafInserts(sql, start, leaves),
+          ...hashInserts(sql, storedHashCount(start), leaves.flatMap((leaf) => leaf.hashes)),
+          sql`UPDATE aics_log_head SET size = ${start + leaves.length}`
+        ]
+        return transact(sql, "append", Effect.gen(function*() {
+          const committed = yield* Effect.flatMap(sql<{ size: string }>`SELECT size FROM aics_log_head FOR UPDATE`, headSize)
+          yield* atSize(committed)
+          for (const write of writes) yield* write
+        })).pipe(Effect.uninterruptible)
+      })
+
+    /** The failure of a read beyond the committed log (one more query, on the failure path only). */
+    const beyond = (operation: string, detail: (size: number) => string) =>
+      Effect.flatMap(size, (n) => Effect.fail(outOfRange(operation, detail(n))))
+
+    const readEntries = (from: number, to: number) =>
+      Effect.gen(function*() {
+        const refuse = beyond("readEntries", (n) => `entries [${from}, ${to}) of a log of ${n}`)
+        if (!isRange(from, to)) return yield* refuse
+        if (from === to) return (yield* size) >= to ? [] : yield* refuse
+        const rows = yield* sql<{ bytes: Uint8Array }>`SELECT bytes FROM aics_leaves
+          WHERE idx >= ${from} AND idx < ${to} ORDER BY idx`.pipe(storage("readEntries"))
+        if (rows.length !== to - from) return yield* refuse
+        return rows.map((row) => toBytes(row.bytes))
+      })
+
+    const readHashRange = (from: number, to: number) =>
+      Effect.gen(function*() {
+        const refuse = beyond("readHashRange", (n) => `hashes [${from}, ${to}) of ${storedHashCount(n)}`)
+        if (!isRange(from, to)) return yield* refuse
+        if (from === to) return storedHashCount(yield* size) >= to ? [] : yield* refuse
+        const rows = yield* sql<{ hash: Uint8Array }>`SELECT hash FROM aics_hashes
+          WHERE idx >= ${from} AND idx < ${to} ORDER BY idx`.pipe(storage("readHashRange"))
+        if (rows.length !== to - from) return yield* refuse
+        return rows.map((row) => toBytes(row.hash))
+      })
+
+    const readHashes = (indexes: ReadonlyArray<number>) =>
+      Effect.gen(function*() {
+        const bad = indexes.find((index) => !(Number.isSafeInteger(index) && index >= 0))
+        if (bad !== undefined) return yield* beyond("readHashes", (n) => `hash ${bad} of ${storedHashCount(n)}`)
+        if (indexes.length === 0) return []
+        const wanted = [...new Set(indexes)]
+        const rows = yield* sql<{ idx: string; hash: Uint8Array }>`SELECT idx, hash FROM aics_hashes
+          WHERE idx = ANY(${wanted}::bigint[])`.pipe(storage("readHashes"))
+        const byIndex = new Map(rows.map((row) => [toNumber(row.idx), row.hash]))
+        const missing = wanted.find((index) => !byIndex.has(index))
+        if (missing !== undefined) return yield* beyond("readHashes", (n) => `hash ${missing} of ${storedHashCount(n)}`)
+        return indexes.map((index) => toBytes(byIndex.get(index)))
+      })
+
+    const findLeaf = (leafHash: Hash) =>
+      leafHash.length !== HASH_SIZE
+        ? Effect.succeed(Option.none<number>())
+        : sql<{ idx: string }>`SELECT idx FROM aics_leaves WHERE leaf_hash = ${leafHash} ORDER BY idx LIMIT 1`.pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toNumber(row.idx))),
+          storage("findLeaf")
+        )
+
+    return LogStore.of({ size, append, readEntries, readHashes, readHashRange, findLeaf })
+  })
+)

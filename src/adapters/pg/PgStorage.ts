@@ -1,0 +1,71 @@
+// The storage ports on PostgreSQL, for a deployment that outgrows one machine: the log,
+// bodies, nonce replay store and read cursors of every API process live in one database
+// (AICS_DATABASE_URL), reached through one @effect/sql-pg pool per process.
+//
+// PgStorageLive(url) opens the pool (its first query proves the server is reachable), runs
+// the migrations (migrations.ts; idempotent, and safe when several processes start at
+// once), warns when synchronous_commit is off (a commit would then return before the WAL
+// flush, and an acknowledged append could be lost in a server crash), and only then
+// provides the four ports. The pool closes when the layer's scope closes.
+
+import * as PgClient from "@effect/sql-pg/PgClient"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer, Redacted } from "effect"
+import type { BodyStore } from "../../ports/BodyStore.js"
+import type { Crypto } from "../../ports/Crypto.js"
+import type { LogStore } from "../../ports/LogStore.js"
+import type { NonceStore } from "../../ports/NonceStore.js"
+import type { ReadCursors } from "../../ports/ReadCursors.js"
+import { StorageError } from "../../ports/StorageError.js"
+import { runMigrations } from "./migrations.js"
+import { PgBodyStoreLive } from "./PgBodyStore.js"
+import { PgLogStoreLive } from "./PgLogStore.js"
+import { PgNonceStoreLive } from "./PgNonceStore.js"
+import { PgReadCursorsLive } from "./PgReadCursors.js"
+import { storage } from "./pgValues.js"
+
+export interface PgStorageOptions {
+  /**
+   * Connections in this process's pool (default 10). Appends are serialized by the
+   * database whatever the size; reads and other writes use the rest. 1 for PGlite.
+   */
+  readonly maxConnections?: number
+}
+
+export const DEFAULT_MAX_CONNECTIONS = 10
+
+const warnUnlessSynchronous = Effect.flatMap(PgClient.PgClient, (sql) =>
+  sql<{ setting: string }>`SELECT current_setting('synchronous_commit') AS setting`.pipe(
+    Effect.flatMap((rows) =>
+      rows[0]?.setting === "off"
+        ? Effect.logWarning("synchronous_commit is off: a committed append may be lost if the database server crashes")
+        : Effect.void
+    ),
+    storage("open")
+  ))
+
+/** The pool, with the migrations run: what the adapters below need. */
+export const PgDatabaseLive = (
+  url: string | Redacted.Redacted<string>,
+  options: PgStorageOptions = {}
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, StorageError> =>
+  Layer.effectDiscard(Effect.zipRight(warnUnlessSynchronous, runMigrations)).pipe(
+    Layer.provideMerge(PgClient.layer({
+      url: typeof url === "string" ? Redacted.make(url) : url,
+      maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      applicationName: "aics"
+    }).pipe(
+      Layer.mapError((error) => new StorageError({ operation: "open", detail: `cannot reach the database: ${error.message}`, cause: error }))
+    ))
+  )
+
+/** The four storage adapters over a pool already provided (and migrated). */
+export const PgStoresLive: Layer.Layer<LogStore | BodyStore | NonceStore | ReadCursors, never, SqlClient.SqlClient | Crypto> =
+  Layer.mergeAll(PgLogStoreLive, PgBodyStoreLive, PgNonceStoreLive, PgReadCursorsLive)
+
+/** Every storage port on the database at `url`: one pool, migrations run first. */
+export const PgStorageLive = (
+  url: string | Redacted.Redacted<string>,
+  options: PgStorageOptions = {}
+): Layer.Layer<LogStore | BodyStore | NonceStore | ReadCursors, StorageError, Crypto> =>
+  PgStoresLive.pipe(Layer.provide(PgDatabaseLive(url, options)))

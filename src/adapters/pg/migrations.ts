@@ -1,0 +1,103 @@
+// The PostgreSQL schema of the storage ports, as named migrations in order, run by
+// PgMigrator at every start (PgStorage.ts). Tables are created unqualified, so they land in
+// the first schema of the connection's search_path (tests give each suite its own).
+//
+// Running them is idempotent and safe with several processes starting at once:
+//   1. aics_migrations (the migrator's table) is created if missing, in a transaction
+//      holding an advisory lock for the schema: the migrator's own check-then-create is not
+//      atomic, and two nodes starting together on an empty database would both create it;
+//   2. PgMigrator locks aics_migrations (ACCESS EXCLUSIVE) in one transaction, runs the
+//      migrations above the latest recorded id, records them and commits: a second node
+//      waits for the lock, then finds nothing to do. A migration that fails rolls back
+//      with the rest of its transaction.
+// A new migration takes the next number; a migration, once released, never changes.
+
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as PgMigrator from "@effect/sql-pg/PgMigrator"
+import { Effect } from "effect"
+import { StorageError } from "../../ports/StorageError.js"
+import { storage } from "./pgValues.js"
+
+export const MIGRATIONS_TABLE = "aics_migrations"
+
+const statements = (...ddl: ReadonlyArray<string>): Effect.Effect<void, unknown, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(ddl, (statement) => sql.unsafe(statement), { discard: true }))
+
+export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
+  // The log (PgLogStore.ts). The head row holds the committed size: appends lock it, so
+  // two writers never both append at the same position. Leaves and stored hashes are
+  // addressed by position; findLeaf reads the first index of a leaf hash from the index.
+  "0001_log": statements(
+    `CREATE TABLE aics_log_head (
+      only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+      size bigint NOT NULL CHECK (size >= 0)
+    )`,
+    `INSERT INTO aics_log_head (only_row, size) VALUES (true, 0)`,
+    `CREATE TABLE aics_leaves (
+      idx bigint PRIMARY KEY CHECK (idx >= 0),
+      bytes bytea NOT NULL CHECK (octet_length(bytes) <= 65535),
+      leaf_hash bytea NOT NULL CHECK (octet_length(leaf_hash) = 32)
+    )`,
+    `CREATE INDEX aics_leaves_by_hash ON aics_leaves (leaf_hash, idx)`,
+    `CREATE TABLE aics_hashes (
+      idx bigint PRIMARY KEY CHECK (idx >= 0),
+      hash bytea NOT NULL CHECK (octet_length(hash) = 32)
+    )`
+  ),
+  // Off-leaf bodies by SHA-256 (PgBodyStore.ts).
+  "0002_bodies": statements(
+    `CREATE TABLE aics_bodies (
+      digest bytea PRIMARY KEY CHECK (octet_length(digest) = 32),
+      bytes bytea NOT NULL
+    )`
+  ),
+  // The replay store (PgNonceStore.ts): bytea, not text, since the port takes any string,
+  // NUL included, which text refuses. Expired rows are deleted by `until`. UNLOGGED: see
+  // PgNonceStore.ts for why it need not survive a database crash, and what it saves.
+  "0003_nonces": statements(
+    `CREATE UNLOGGED TABLE aics_nonces (
+      keyid bytea NOT NULL,
+      nonce bytea NOT NULL,
+      until bigint NOT NULL,
+      PRIMARY KEY (keyid, nonce)
+    )`,
+    `CREATE INDEX aics_nonces_by_until ON aics_nonces (until)`
+  ),
+  // Inbox read cursors (PgReadCursors.ts).
+  "0004_read_cursors": statements(
+    `CREATE TABLE aics_read_cursors (
+      kid text PRIMARY KEY,
+      idx bigint NOT NULL
+    )`
+  )
+}
+
+const ensureMigrationsTable = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.withTransaction(Effect.zipRight(
+    sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.' || ${MIGRATIONS_TABLE}))`,
+    sql`CREATE TABLE IF NOT EXISTS ${sql(MIGRATIONS_TABLE)} (
+      migration_id integer PRIMARY KEY,
+      created_at timestamp with time zone NOT NULL DEFAULT now(),
+      name text NOT NULL
+    )`
+  )))
+
+/** Runs the migrations not yet recorded; answers the ones it ran, [id, name], in order. */
+export const runMigrations: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  StorageError,
+  SqlClient.SqlClient | PgClient.PgClient
+> = ensureMigrationsTable.pipe(
+  Effect.zipRight(PgMigrator.run({ loader: PgMigrator.fromRecord(migrations), table: MIGRATIONS_TABLE })),
+  // The migrator's pg_dump support needs a file system and a command executor in its
+  // context; it only dumps with a schemaDirectory, which is never given here.
+  Effect.provide(NodeContext.layer),
+  // A failed migration is a defect in the migrator; here it is the start's StorageError.
+  Effect.catchAllDefect((defect) =>
+    Effect.fail(new StorageError({ operation: "migrate", detail: `a migration failed: ${String(defect)}`, cause: defect }))),
+  Effect.mapError((error) =>
+    error._tag === "MigrationError" ? new StorageError({ operation: "migrate", detail: error.message, cause: error }) : error),
+  storage("migrate")
+)

@@ -1,0 +1,70 @@
+// The owner's operations (service.md "Owner operations", "Authentication" 5; profile.md
+// section 5): the same signed {envelope, body} request as POST /v2/entries, sent to the
+// /v2/admin/* route of its type, answered 201 {entry, receipt_note} once durable. Unsigned
+// is 401; signed by any key but the owner key leaf 0 names is 403 `not_owner`. The rules of
+// each operation are the domain's (src/domain/governance, entries/types): this only
+// authenticates, checks the envelope and hands it to the one sequencer.
+//
+// Owner traffic is rare, so its checks run on the event loop (no worker round trip).
+
+import { Context, Effect, Either, Layer } from "effect"
+import { checkAicsSignature, replayExpiry } from "../domain/http/aicsProfile.js"
+import { refuse } from "../domain/write/refusal.js"
+import { checkAdminSubmission } from "../domain/write/submission.js"
+import { Clock } from "../ports/Clock.js"
+import { Crypto } from "../ports/Crypto.js"
+import { NonceStore } from "../ports/NonceStore.js"
+import type { WriteRequest } from "../ports/WriteChecks.js"
+import { Charter } from "./Charter.js"
+import { LogHealth } from "./LogHealth.js"
+import { Sequencer } from "./Sequencer.js"
+import { ServiceConfig } from "./ServiceConfig.js"
+import { WriteAnswers, type WriteAnswer } from "./WriteAnswers.js"
+
+export class AdminWrites extends Context.Tag("aics/AdminWrites")<AdminWrites, {
+  /** Writes an owner entry whose type is one of `types` (the route's). */
+  readonly write: (request: WriteRequest, types: ReadonlyArray<string>) => Effect.Effect<WriteAnswer>
+}>() {
+  static readonly layer = Layer.effect(AdminWrites, Effect.gen(function*() {
+    const config = yield* ServiceConfig
+    const crypto = yield* Crypto
+    const clock = yield* Clock
+    const nonces = yield* NonceStore
+    const health = yield* LogHealth
+    const sequencer = yield* Sequencer
+    const answers = yield* WriteAnswers
+    const { ownerKid } = (yield* Charter).terms
+    const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
+
+    return {
+      write: (request, types) =>
+        Effect.gen(function*() {
+          const nowMillis = yield* clock.nowMillis
+          const now = Math.floor(nowMillis / 1000)
+          const refused = (code: Parameters<typeof refuse>[0], detail: string) => answers.refused(request.body, refuse(code, detail), nowMillis)
+          if (request.query !== "") return yield* refused("malformed_request", "owner routes take no query string")
+          const signature = checkAicsSignature(
+            { ...request, headers: (name) => request.headers[name.toLowerCase()] },
+            { now, authorities: config.authorities, ed25519: crypto.ed25519, sha256: crypto.sha256 }
+          )
+          if (Either.isLeft(signature)) return yield* refused(signature.left.code, signature.left.detail)
+          if (signature.right.keyid !== ownerKid) return yield* refused("not_owner", "owner routes are signed by the owner key that leaf 0 names")
+          const fresh = yield* nonces.remember(signature.right.keyid, signature.right.nonce, replayExpiry(signature.right), now).pipe(
+            Effect.orElseSucceed(() => undefined)
+          )
+          if (fresh === undefined) return yield* refused("log_unavailable", "the replay store failed")
+          if (!fresh) return yield* refused("nonce_reused", "this key already used this nonce")
+          const submission = checkAdminSubmission(request.body, signature.right, context)
+          if (Either.isLeft(submission)) return yield* answers.refused(request.body, submission.left, nowMillis)
+          if (!types.includes(submission.right.envelope.type)) {
+            return yield* refused("unknown_type", `this route takes ${types.join(" or ")}, not ${submission.right.envelope.type}`)
+          }
+          const diverged = yield* health.diverged
+          if (diverged !== undefined) return yield* refused("log_unavailable", diverged)
+          const outcome = yield* sequencer.submit(submission.right)
+          if (outcome._tag === "Refused") return yield* answers.refused(request.body, outcome.refusal, outcome.at)
+          return yield* answers.accepted(submission.right.envelope, outcome, 201)
+        })
+    }
+  }))
+}

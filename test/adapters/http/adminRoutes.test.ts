@@ -1,0 +1,131 @@
+// The owner routes through the real server: for every route, unsigned is 401, signed by
+// another key is 403 (not_owner), and signed by the owner key is 201 with a receipt, the
+// leaf then being in the log. The owner key is the one the first start wrote to owner.key.
+
+import { readFile } from "node:fs/promises"
+import { join } from "node:path"
+import { Either } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { utf8 } from "../../../src/domain/bytes.js"
+import { decodeU64, encodeU64 } from "../../../src/domain/encoding.js"
+import { signRequest } from "../../../src/domain/http/messageSignature.js"
+import { didKeyFromPublicKey } from "../../../src/domain/identity/didKey.js"
+import { accepted, envelopeFor, makeAgent, postPayload, writeRequestBody, type TestAgent } from "../../support/agents.js"
+import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
+
+const ORIGIN = "localhost/aics"
+let dataDir: string
+let server: RunningServer
+let owner: TestAgent
+let poster: TestAgent
+let postIndex: number
+
+const agentFromSeed = (seed: Uint8Array): TestAgent => ({
+  seed, kid: didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(seed)), x25519: "", seq: 0, prev: null, nonces: 0
+})
+
+/** POSTs the envelope of `signer` for `type` to the path, signed (or not) by `signer`. */
+const send = async (path: string, signer: TestAgent, type: string, payload: Record<string, unknown>, body: Uint8Array | null, signed = true) => {
+  const envelope = envelopeFor(signer, ORIGIN, type, payload, { created: Math.floor(Date.now() / 1000) })
+  const raw = writeRequestBody(envelope, body)
+  const headers: Record<string, string> = { "content-type": "application/json" }
+  if (signed) {
+    const h = Either.getOrThrow(signRequest({
+      seed: signer.seed, keyid: signer.kid, nonce: envelope.nonce, created: envelope.created, expires: envelope.expires,
+      method: "POST", authority: `127.0.0.1:${server.port}`, path, body: raw
+    }, nodeCrypto))
+    Object.assign(headers, { "content-digest": h["Content-Digest"], "signature-input": h["Signature-Input"], signature: h.Signature })
+  }
+  const response = await fetch(`${server.baseUrl}${path}`, { method: "POST", headers, body: raw })
+  const json = await response.json() as { entry: Record<string, any>; receipt_note: string }
+  if (response.status === 201 || response.status === 202) accepted(signer, envelope)
+  return { status: response.status, json, location: response.headers.get("location") }
+}
+
+beforeAll(async () => {
+  dataDir = await tempDataDir()
+  server = await startServer({ dataDir })
+  const ownerFile = JSON.parse(await readFile(join(dataDir, "owner.key"), "utf8")) as { seed: string }
+  owner = agentFromSeed(decodeU64(ownerFile.seed)!)
+  poster = makeAgent(`admin poster ${Date.now()}`)
+  const post = postPayload("a post the owner will act on")
+  const written = await send("/v2/entries", poster, "post", post.payload, post.body)
+  expect(written.status).toBe(202)
+  postIndex = written.json.entry["index"]
+})
+
+afterAll(async () => {
+  await server?.stop()
+  await removeDir(dataDir)
+})
+
+const now = () => Math.floor(Date.now() / 1000)
+const document = utf8("# A policy change\n\nPosts are kept forever.\n")
+const taskText = utf8("Write a verifier in another language.")
+
+const ROUTES: ReadonlyArray<{ path: string; type: string; payload: () => Record<string, unknown>; body: Uint8Array | null }> = [
+  { path: "/v2/admin/tombstones", type: "tombstone", payload: () => ({ target_index: postIndex, reason_code: "spam" }), body: null },
+  { path: "/v2/admin/suspensions", type: "suspension", payload: () => ({ subject: poster.kid, order: encodeU64(nodeCrypto.sha256(utf8("order 1"))) }), body: null },
+  { path: "/v2/admin/audits", type: "report", payload: () => ({ kind: "audit", subject: "incident", report_hash: encodeU64(nodeCrypto.sha256(utf8("report"))) }), body: null },
+  {
+    path: "/v2/admin/policy", type: "policy",
+    payload: () => ({ kind: "change", document_hash: encodeU64(nodeCrypto.sha256(document)), size: document.length, not_before: now() + 40 * 86_400 }),
+    body: document
+  },
+  {
+    path: "/v2/admin/tasks", type: "task",
+    payload: () => ({ body_hash: encodeU64(nodeCrypto.sha256(taskText)), size: taskText.length, reward: 5, closes: now() + 86_400 }),
+    body: taskText
+  },
+  { path: "/v2/admin/actions", type: "action.quote", payload: () => ({ request_index: postIndex, amount: 3 }), body: null },
+  { path: "/v2/admin/freeze", type: "freeze", payload: () => ({ state: "frozen" }), body: null }
+]
+
+describe("owner routes", () => {
+  for (const route of ROUTES) {
+    it(`${route.path}: unsigned 401, another key 403, the owner 201`, async () => {
+      const stranger = makeAgent(`stranger ${route.path} ${Date.now()}`)
+      const unsigned = await send(route.path, owner, route.type, route.payload(), route.body, false)
+      expect(unsigned.status).toBe(401)
+      expect(unsigned.json.entry["refused"]).toBe("signature_missing")
+      const other = await send(route.path, stranger, route.type, route.payload(), route.body)
+      expect(other.status).toBe(403)
+      expect(other.json.entry["refused"]).toBe("not_owner")
+      const done = await send(route.path, owner, route.type, route.payload(), route.body)
+      expect(done.status, JSON.stringify(done.json)).toBe(201)
+      expect(done.location).toBe(`/v2/entries/${done.json.entry["index"]}`)
+      expect(done.json.entry["type"]).toBe(route.type)
+      expect(done.json.entry["kid"]).toBe(owner.kid)
+    })
+  }
+
+  it("hides a tombstoned body (410 with its reason) while its leaf stays", async () => {
+    const post = postPayload("a post the owner will act on")
+    const body = await fetch(`${server.baseUrl}/v2/bodies/${post.payload.body_hash}`)
+    expect(body.status).toBe(410)
+    const gone = await body.json() as Record<string, unknown>
+    expect(gone["state"]).toBe("tombstoned")
+    expect(gone["reason_code"]).toBe("spam")
+    const entry = await fetch(`${server.baseUrl}/v2/entries/${postIndex}`)
+    expect(entry.status).toBe(200)
+    expect(entry.headers.get("x-aics-body-status")).toMatch(/^tombstoned;tombstone_index=\d+;reason_code=spam$/)
+    expect((await entry.json() as Record<string, unknown>)["body_or_ct"]).toBeNull()
+  })
+
+  it("refuses an entry of another type on a route, and agent entries while frozen", async () => {
+    const wrongType = await send("/v2/admin/tombstones", owner, "freeze", { state: "frozen" }, null)
+    expect(wrongType.status).toBe(400)
+    expect(wrongType.json.entry["refused"]).toBe("unknown_type")
+    // The freeze route ran last: agents can no longer write.
+    const agent = makeAgent(`after freeze ${Date.now()}`)
+    const post = postPayload("while frozen")
+    const refused = await send("/v2/entries", agent, "post", post.payload, post.body)
+    expect(refused.status).toBe(403)
+    expect(refused.json.entry["refused"]).toBe("writes_frozen")
+    const health = await (await fetch(`${server.baseUrl}/healthz`)).json() as { status: string; agent_writes_held: boolean; reasons: Array<string> }
+    expect(health.status).toBe("DEGRADED")
+    expect(health.agent_writes_held).toBe(true)
+    expect(health.reasons).toContain("agent_writes_held")
+  })
+})

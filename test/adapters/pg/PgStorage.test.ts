@@ -1,0 +1,76 @@
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { it } from "@effect/vitest"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { describe, expect } from "vitest"
+import { NodeCryptoLive, nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { runMigrations } from "../../../src/adapters/pg/migrations.js"
+import { PgDatabaseLive, PgStorageLive } from "../../../src/adapters/pg/PgStorage.js"
+import { utf8 } from "../../../src/domain/bytes.js"
+import { BodyStore } from "../../../src/ports/BodyStore.js"
+import { LogStore } from "../../../src/ports/LogStore.js"
+import { NonceStore } from "../../../src/ports/NonceStore.js"
+import { ReadCursors } from "../../../src/ports/ReadCursors.js"
+import { entryBytes, LogModel } from "../../ports/LogStore.contract.js"
+import { testDatabase } from "../../support/pg.js"
+
+const db = testDatabase()
+const storage = (url: string) => PgStorageLive(url, { maxConnections: db.maxConnections }).pipe(Layer.provide(NodeCryptoLive))
+
+/** The migrations, run on a pool of their own; answers the ones that ran. */
+const migrate = (url: string) =>
+  runMigrations.pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: db.maxConnections })))
+
+const recorded = (url: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM aics_migrations ORDER BY migration_id`).pipe(
+    Effect.map((rows) => rows.map((row) => [row.migration_id, row.name])),
+    Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
+  )
+
+const ALL = [[1, "log"], [2, "bodies"], [3, "nonces"], [4, "read_cursors"]]
+
+describe("PgStorage", () => {
+  it.scoped("provides every storage port from one pool", () =>
+    Effect.gen(function*() {
+      const context = yield* Layer.build(storage(yield* db.freshSchema))
+      const model = new LogModel()
+      yield* Context.get(context, LogStore).append(0, model.add([entryBytes(1, 10)]))
+      expect(yield* Context.get(context, LogStore).size).toBe(1)
+      const bytes = utf8("a body")
+      yield* Context.get(context, BodyStore).put([{ digest: nodeCrypto.sha256(bytes), bytes }])
+      expect(Option.isSome(yield* Context.get(context, BodyStore).get(nodeCrypto.sha256(bytes)))).toBe(true)
+      expect(yield* Context.get(context, NonceStore).remember("k", "n", 10, 0)).toBe(true)
+      yield* Context.get(context, ReadCursors).advance("did:key:zA", 3)
+      expect(yield* Context.get(context, ReadCursors).get("did:key:zA")).toBe(3)
+    }))
+
+  it.scoped("runs every migration on a new schema, then none: a second run is a no-op that keeps the data", () =>
+    Effect.gen(function*() {
+      const url = yield* db.freshSchema
+      expect(yield* migrate(url)).toEqual(ALL)
+      expect(yield* migrate(url)).toEqual([])
+      const model = new LogModel()
+      yield* Effect.scoped(Effect.flatMap(LogStore, (store) => store.append(0, model.add([entryBytes(1, 10), entryBytes(2, 20)]))).pipe(
+        Effect.provide(storage(url))
+      ))
+      expect(yield* migrate(url)).toEqual([])
+      expect(yield* recorded(url)).toEqual(ALL)
+      expect(yield* Effect.scoped(Effect.flatMap(LogStore, (store) => store.size).pipe(Effect.provide(storage(url))))).toBe(2)
+    }))
+
+  it.scoped("fails to open, with a StorageError, when the database cannot be reached", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(Effect.scoped(Layer.build(PgDatabaseLive("postgres://postgres@127.0.0.1:1/none"))))
+      expect(error._tag).toBe("StorageError")
+    }))
+
+  // Several API processes starting together on an empty database.
+  it.scoped.runIf(db.multiSession)("several processes starting at once migrate once", () =>
+    Effect.gen(function*() {
+      const url = yield* db.freshSchema
+      const ran = yield* Effect.all(Array.from({ length: 6 }, () => migrate(url)), { concurrency: "unbounded" })
+      expect(ran.flat()).toEqual(ALL)
+      expect(yield* recorded(url)).toEqual(ALL)
+    }))
+})
