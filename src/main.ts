@@ -10,6 +10,7 @@ import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
 import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
 import { FsReadCursorsLive } from "./adapters/fs/FsReadCursors.js"
 import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
+import { PgStorageLive } from "./adapters/pg/PgStorage.js"
 import { HttpLive } from "./adapters/http/server.js"
 import { MemoryNonceStoreLive } from "./adapters/memory/MemoryNonceStore.js"
 import { FileKeysLive } from "./adapters/keys/FileKeys.js"
@@ -37,13 +38,19 @@ import { Clock } from "./ports/Clock.js"
 
 const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, ServiceConfig.fromEnv)
 
+// PostgreSQL when AICS_DATABASE_URL is set, else the filesystem under AICS_DATA_DIR. Tiles
+// and the service's keys stay on the filesystem either way.
 const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
   Layer.mergeAll(
-    FsLogStoreLive(join(config.dataDir, "log")),
-    FsBodyStoreLive(join(config.dataDir, "bodies")),
+    config.databaseUrl === undefined
+      ? Layer.mergeAll(
+        FsLogStoreLive(join(config.dataDir, "log")),
+        FsBodyStoreLive(join(config.dataDir, "bodies")),
+        MemoryNonceStoreLive,
+        FsReadCursorsLive(join(config.dataDir, "cursors"))
+      )
+      : PgStorageLive(config.databaseUrl, { maxConnections: config.databasePool }),
     FsTileSinkLive(join(config.dataDir, "tiles")),
-    MemoryNonceStoreLive,
-    FsReadCursorsLive(join(config.dataDir, "cursors")),
     FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid })
   )))
 

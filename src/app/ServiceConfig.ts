@@ -2,7 +2,7 @@
 // Every value is checked here, so a typo stops the service with a message naming the
 // variable instead of surfacing later as a strange failure.
 
-import { Config, ConfigError, Context, Effect, Either, Layer } from "effect"
+import { Config, ConfigError, Context, Effect, Either, Layer, Option, type Redacted } from "effect"
 
 export interface ServiceSettings {
   /** Folder of the filesystem storage: keys, log, bodies, tiles. */
@@ -23,6 +23,10 @@ export interface ServiceSettings {
   readonly tileMirrors: ReadonlyArray<string>
   /** `@authority` values signed requests may name (lower case host[:port], default port left out). */
   readonly authorities: ReadonlyArray<string>
+  /** PostgreSQL for the log, bodies, nonces and read cursors; the filesystem when absent. */
+  readonly databaseUrl: Redacted.Redacted<string> | undefined
+  /** Connections of the PostgreSQL pool. */
+  readonly databasePool: number
   /** Worker threads for the stateless checks of writes; 0 runs them on the event loop. */
   readonly checkWorkers: number
   /** Bytes of unexpired DM and capsule ciphertext the service keeps at most. */
@@ -89,6 +93,8 @@ const settingsConfig = Effect.gen(function*() {
   const authorities = yield* checked(
     Config.map(Config.withDefault(Config.string("AICS_AUTHORITY"), ""), (s) => s.split(",").map((a) => a.trim()).filter((a) => a.length > 0)),
     "AICS_AUTHORITY", (as) => as.every((a) => AUTHORITY.test(a)), "must be a comma list of lower-case host[:port]")
+  const databaseUrl = yield* Config.option(Config.redacted("AICS_DATABASE_URL"))
+  const databasePool = yield* intBetween("AICS_DATABASE_POOL", 1, 100, 10)
   const checkWorkers = yield* intBetween("AICS_CHECK_WORKERS", 0, 16, 1)
   const ciphertextBudgetBytes = yield* intBetween("AICS_CIPHERTEXT_BUDGET_BYTES", 0, Number.MAX_SAFE_INTEGER, 10 * 1024 ** 3)
   const ownerKid = yield* Config.option(Config.nonEmptyString("AICS_OWNER_KID"))
@@ -97,6 +103,8 @@ const settingsConfig = Effect.gen(function*() {
     publicUrl: publicUrl.replace(/\/+$/, ""),
     tileMirrors,
     authorities: authorities.length > 0 ? authorities : defaultAuthorities(host, port),
+    databaseUrl: Option.getOrUndefined(databaseUrl),
+    databasePool,
     checkWorkers,
     ciphertextBudgetBytes,
     ownerKid: ownerKid._tag === "Some" ? ownerKid.value : undefined
