@@ -21,7 +21,8 @@ export const KeyEventSchema = Schema.Union(
   Schema.Struct({ type: Schema.Literal("key.x25519"), index: Index, logged: Schema.Int, signer: Kid, x25519: U64 })
 ).annotations({ identifier: "KeyEvent" })
 
-export const NameViewSchema = Schema.Struct({
+/** A name's current keys with the leaves that set them. */
+const CurrentKeys = {
   name: Schema.String,
   tier: Tier,
   kid: Kid,
@@ -29,7 +30,11 @@ export const NameViewSchema = Schema.Struct({
   recovery: Schema.NullOr(Kid),
   recovery_index: Schema.NullOr(Index),
   x25519: U64,
-  x25519_index: Index,
+  x25519_index: Index
+}
+
+export const NameViewSchema = Schema.Struct({
+  ...CurrentKeys,
   claim_index: Index,
   events: Schema.Array(KeyEventSchema),
   indices: Schema.Array(Index),
@@ -53,14 +58,7 @@ export const KeyViewSchema = Schema.Struct({
 
 export const AnsViewSchema = Schema.Struct({
   handle: Schema.String,
-  name: Schema.String,
-  tier: Tier,
-  kid: Kid,
-  kid_index: Index,
-  recovery: Schema.NullOr(Kid),
-  recovery_index: Schema.NullOr(Index),
-  x25519: U64,
-  x25519_index: Index,
+  ...CurrentKeys,
   size: Schema.Int
 }).annotations({ identifier: "AnsLookup" })
 

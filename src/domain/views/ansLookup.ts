@@ -4,20 +4,13 @@
 
 import { Either } from "effect"
 import { nameRecordOf } from "../identity/bindings.js"
-import type { LogState, NameTier } from "../write/logState.js"
+import type { LogState } from "../write/logState.js"
 import { sizeCovering } from "./coverage.js"
 import { nameOfHandle } from "./handles.js"
+import { currentKeysOf, type CurrentKeys } from "./nameView.js"
 
-export interface AnsView {
+export interface AnsView extends CurrentKeys {
   readonly handle: string
-  readonly name: string
-  readonly tier: NameTier
-  readonly kid: string
-  readonly kid_index: number
-  readonly recovery: string | null
-  readonly recovery_index: number | null
-  readonly x25519: string
-  readonly x25519_index: number
   /** Smallest tree covering the leaves above. */
   readonly size: number
 }
@@ -29,17 +22,6 @@ export const ansLookup = (state: LogState, handle: string): Either.Either<AnsVie
   if (name === undefined) return Either.left("handle_invalid")
   const record = nameRecordOf(state, name)
   if (record === undefined) return Either.left("name_not_found")
-  const recoveryIndex = record.recovery === null ? null : record.claimIndex
-  return Either.right({
-    handle,
-    name: record.name,
-    tier: record.tier,
-    kid: record.kid,
-    kid_index: record.kidIndex,
-    recovery: record.recovery,
-    recovery_index: recoveryIndex,
-    x25519: record.x25519,
-    x25519_index: record.x25519Index,
-    size: sizeCovering([record.kidIndex, record.x25519Index, recoveryIndex])
-  })
+  const keys = currentKeysOf(record)
+  return Either.right({ handle, ...keys, size: sizeCovering([keys.kid_index, keys.x25519_index, keys.recovery_index]) })
 }

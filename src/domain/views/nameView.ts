@@ -10,7 +10,8 @@ import { sizeCovering } from "./coverage.js"
 import { nameOfHandle } from "./handles.js"
 import { keyEventView, type KeyEventView } from "./items.js"
 
-export interface NameView {
+/** A name's current keys with the leaves that set them (name view and ANS lookup). */
+export interface CurrentKeys {
   readonly name: string
   readonly tier: NameTier
   /** The key that acts for the name, and the claim or rotation that bound it. */
@@ -22,6 +23,20 @@ export interface NameView {
   /** The current X25519 key (U64) and the claim or key.x25519 leaf that set it. */
   readonly x25519: string
   readonly x25519_index: number
+}
+
+export const currentKeysOf = (record: NameRecord): CurrentKeys => ({
+  name: record.name,
+  tier: record.tier,
+  kid: record.kid,
+  kid_index: record.kidIndex,
+  recovery: record.recovery,
+  recovery_index: record.recovery === null ? null : record.claimIndex,
+  x25519: record.x25519,
+  x25519_index: record.x25519Index
+})
+
+export interface NameView extends CurrentKeys {
   readonly claim_index: number
   readonly events: ReadonlyArray<KeyEventView>
   readonly indices: ReadonlyArray<number>
@@ -34,14 +49,7 @@ export const nameViewOf = (record: NameRecord): NameView => {
   const events = Chunk.toArray(record.events).map(keyEventView)
   const indices = events.map((e) => e.index)
   return {
-    name: record.name,
-    tier: record.tier,
-    kid: record.kid,
-    kid_index: record.kidIndex,
-    recovery: record.recovery,
-    recovery_index: record.recovery === null ? null : record.claimIndex,
-    x25519: record.x25519,
-    x25519_index: record.x25519Index,
+    ...currentKeysOf(record),
     claim_index: record.claimIndex,
     events,
     indices,
