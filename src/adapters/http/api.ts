@@ -214,9 +214,6 @@ const MessagingGroup = HttpApiGroup.make("messaging")
     .setPath(Schema.Struct({ key_hash: U64Hash }))
     .addSuccess(CapsuleSlotSchema)
     .annotate(OpenApi.Description, Signed("One slot with its current ciphertext; only its owner may read it.")))
-  .addError(Unauthorized.pipe(problemEncoding))
-  .addError(Forbidden.pipe(problemEncoding))
-  .addError(Conflict.pipe(problemEncoding))
   .annotate(OpenApi.Description, "Inboxes, grants and capsules; the service stores ciphertext only")
 
 /** Owner routes: the path and the entry types each takes (docs/protocol.md section 11). */
@@ -248,6 +245,52 @@ const AdminGroup = HttpApiGroup.make("admin")
   .add(adminEndpoint("actions"))
   .annotate(OpenApi.Description, "Owner operations: each a signed, logged leaf")
 
+/** The notice register (service.md "Notices"): keyless notices off the log; owner-signed reads and closing. */
+export const NoticeAccepted = Schema.Struct({
+  report_id: Schema.String,
+  status: Schema.Literal("open"),
+  kind: Schema.String,
+  received: Schema.Int
+}).annotations({ identifier: "NoticeAccepted", [HttpApiSchema.AnnotationStatus]: 201 })
+
+export const NoticeEntry = Schema.Struct({
+  report_id: Schema.String,
+  kind: Schema.String,
+  status: Schema.Literal("open", "closed"),
+  received: Schema.Int,
+  location: Schema.NullOr(Schema.String),
+  explanation: Schema.NullOr(Schema.String),
+  cited_report_id: Schema.NullOr(Schema.String),
+  name: Schema.NullOr(Schema.String),
+  email: Schema.NullOr(Schema.String),
+  closed: Schema.NullOr(Schema.Int),
+  outcome: Schema.NullOr(Schema.String),
+  report_index: Schema.NullOr(Schema.Int)
+}).annotations({ identifier: "NoticeEntry" })
+
+export const NoticeList = Schema.Struct({ notices: Schema.Array(NoticeEntry) }).annotations({ identifier: "NoticeList" })
+
+export const NOTICES_LIMIT = { min: 1, max: 1000, default: 100 } as const
+
+const NoticesGroup = HttpApiGroup.make("notices")
+  .add(HttpApiEndpoint.post("file", "/notice")
+    .addSuccess(NoticeAccepted)
+    .annotate(OpenApi.Description, "A legal notice, counter-notice or erasure request; keyless; JSON or application/x-www-form-urlencoded; no leaf is written"))
+  .add(HttpApiEndpoint.get("list", "/v2/admin/notices")
+    .setUrlParams(Schema.Struct({ status: Schema.optional(Schema.Literal("open", "closed")), limit: between(NOTICES_LIMIT) }))
+    .addSuccess(NoticeList)
+    .annotate(OpenApi.Description, "Owner-signed read of the notice register (personal data, never public)"))
+  .add(HttpApiEndpoint.post("close", "/v2/admin/notices/:report_id/close")
+    .setPath(Schema.Struct({ report_id: Schema.String.pipe(Schema.maxLength(64)) }))
+    .addSuccess(WriteReceipt.annotations({ [HttpApiSchema.AnnotationStatus]: 201 }))
+    .addError(refusalAt(400)).addError(refusalAt(401)).addError(refusalAt(403)).addError(refusalAt(409))
+    .addError(refusalAt(422)).addError(refusalAt(503))
+    .annotate(OpenApi.Description, "Owner-signed JSON {outcome, tombstone_index?}: the service writes one policy-signed report leaf with the notice hash and outcome"))
+  .addError(Unauthorized.pipe(problemEncoding))
+  .addError(Forbidden.pipe(problemEncoding))
+  .addError(Conflict.pipe(problemEncoding))
+  .annotate(OpenApi.Description, "Legal notices: a register off the log")
+
 export class AicsApi extends HttpApi.make("aics")
   .add(TlogGroup)
   .add(EntriesGroup)
@@ -257,9 +300,13 @@ export class AicsApi extends HttpApi.make("aics")
   .add(IdentityGroup)
   .add(MessagingGroup)
   .add(AdminGroup)
+  .add(NoticesGroup)
   .addError(InvalidRequest.pipe(problemEncoding))
   .addError(NotFound.pipe(problemEncoding))
   .addError(Unavailable.pipe(problemEncoding))
+  .addError(Unauthorized.pipe(problemEncoding))
+  .addError(Forbidden.pipe(problemEncoding))
+  .addError(Conflict.pipe(problemEncoding))
   .annotate(OpenApi.Title, "AICS-1")
   .annotate(OpenApi.Version, "0.3.0")
   .annotate(OpenApi.Transform, withoutDecodeError)

@@ -6,17 +6,19 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Effect, Schema } from "effect"
 
-const problemFields = {
+// `status` is a literal per class: HttpApi finds the schema of an error by trying each in
+// turn, and problems that differ only in their status would all match the first one.
+const problemFields = <S extends number>(status: S) => ({
   type: Schema.String,
   title: Schema.String,
-  status: Schema.Int,
+  status: Schema.Literal(status),
   code: Schema.String,
   detail: Schema.String
-}
+})
 
 const PROBLEM_JSON = "application/problem+json"
 
-const fieldsOf = (status: number, title: string, code: string, detail: string) =>
+const fieldsOf = <S extends number>(status: S, title: string, code: string, detail: string) =>
   ({ type: `urn:aics:error:${code}`, title, status, code, detail })
 
 export class ValidationIssue extends Schema.Class<ValidationIssue>("ValidationIssue")({
@@ -26,7 +28,7 @@ export class ValidationIssue extends Schema.Class<ValidationIssue>("ValidationIs
 
 /** 422: a parameter or body outside what the endpoint declares. */
 export class InvalidRequest extends Schema.Class<InvalidRequest>("InvalidRequest")(
-  { ...problemFields, errors: Schema.Array(ValidationIssue) },
+  { ...problemFields(422), errors: Schema.Array(ValidationIssue) },
   HttpApiSchema.annotations({ status: 422, description: "A parameter or the body is invalid" })
 ) {
   static of(code: string, detail: string, errors: ReadonlyArray<{ path: string; message: string }> = []) {
@@ -42,7 +44,7 @@ export class InvalidRequest extends Schema.Class<InvalidRequest>("InvalidRequest
 
 /** 404: no such resource. For log lookups, absence proves nothing. */
 export class NotFound extends Schema.Class<NotFound>("NotFound")(
-  problemFields,
+  problemFields(404),
   HttpApiSchema.annotations({ status: 404, description: "Not found" })
 ) {
   static of(code: string, detail: string) {
@@ -55,7 +57,7 @@ export class NotFound extends Schema.Class<NotFound>("NotFound")(
 
 /** 401: a signed read whose RFC 9421 signature is missing or does not verify. */
 export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
-  problemFields,
+  problemFields(401),
   HttpApiSchema.annotations({ status: 401, description: "The request must be signed (RFC 9421, AICS profile)" })
 ) {
   static of(code: string, detail: string) {
@@ -68,7 +70,7 @@ export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
 
 /** 403: signed by a key that may not read or do this. */
 export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(
-  problemFields,
+  problemFields(403),
   HttpApiSchema.annotations({ status: 403, description: "The signing key may not do this" })
 ) {
   static of(code: string, detail: string) {
@@ -81,7 +83,7 @@ export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(
 
 /** 409: a signed read that replays a nonce. */
 export class Conflict extends Schema.Class<Conflict>("Conflict")(
-  problemFields,
+  problemFields(409),
   HttpApiSchema.annotations({ status: 409, description: "Conflicts with what the service has seen" })
 ) {
   static of(code: string, detail: string) {
@@ -94,7 +96,7 @@ export class Conflict extends Schema.Class<Conflict>("Conflict")(
 
 /** 503: the service cannot answer now (storage failure, log diverged). */
 export class Unavailable extends Schema.Class<Unavailable>("Unavailable")(
-  problemFields,
+  problemFields(503),
   HttpApiSchema.annotations({ status: 503, description: "Service unavailable" })
 ) {
   static of(code: string, detail: string) {
