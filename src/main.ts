@@ -8,6 +8,7 @@ import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
 import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
 import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
+import { FsNoticeRegisterLive } from "./adapters/fs/FsNoticeRegister.js"
 import { FsReadCursorsLive } from "./adapters/fs/FsReadCursors.js"
 import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
 import { PgStorageLive } from "./adapters/pg/PgStorage.js"
@@ -27,6 +28,7 @@ import { LogNotary } from "./app/LogNotary.js"
 import { LogReader } from "./app/LogReader.js"
 import { LogStatus } from "./app/LogStatus.js"
 import { LogWriter } from "./app/LogWriter.js"
+import { Notices, NoticeRetentionLive } from "./app/Notices.js"
 import { Publisher } from "./app/Publisher.js"
 import { Receipts } from "./app/Receipts.js"
 import { Sequencer } from "./app/Sequencer.js"
@@ -51,6 +53,8 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
       )
       : PgStorageLive(config.databaseUrl, { maxConnections: config.databasePool }),
     FsTileSinkLive(join(config.dataDir, "tiles")),
+    // The notice register (personal data, off the log) stays on the filesystem either way.
+    FsNoticeRegisterLive(join(config.dataDir, "notices")),
     FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid })
   )))
 
@@ -66,9 +70,9 @@ const Http = Layer.unwrapEffect(Effect.map(ServiceConfig, HttpLive))
 const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVkeyFileLive(config.dataDir)))
 
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
-const Main = Layer.mergeAll(Http, TileAuditLive).pipe(
+const Main = Layer.mergeAll(Http, TileAuditLive, NoticeRetentionLive).pipe(
   Layer.provide(VkeyFile),
-  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer)),
+  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer, Notices.layer)),
   Layer.provideMerge(WriteAnswers.layer),
   Layer.provideMerge(BodyLedger.layer),
   Layer.provideMerge(WriteChecksLive),

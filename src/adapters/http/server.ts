@@ -14,6 +14,7 @@ import { AdminHandlers } from "./handlers/admin.js"
 import { EntriesHandlers } from "./handlers/entries.js"
 import { IdentityHandlers } from "./handlers/identity.js"
 import { MessagingHandlers } from "./handlers/messaging.js"
+import { NoticesHandlers } from "./handlers/notices.js"
 import { TelemetryHandlers } from "./handlers/telemetry.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
@@ -36,7 +37,7 @@ const DecodeErrorsAs422 = HttpApiBuilder.middleware<never, never>((app) =>
   }) as unknown as typeof app)
 
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
-  Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers])
+  Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers])
 )
 
 /** Serves the API on host:port until the scope closes. */

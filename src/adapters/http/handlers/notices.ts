@@ -1,0 +1,79 @@
+// The notice routes (app/Notices.ts): POST /notice (keyless, JSON or a form, no leaf),
+// GET /v2/admin/notices (owner-signed read: 401 unsigned, 403 another key) and
+// POST /v2/admin/notices/{report_id}/close (owner-signed; the service writes the report leaf).
+
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { Charter } from "../../../app/Charter.js"
+import { MAX_WRITE_REQUEST_BYTES } from "../../../app/EntryWrites.js"
+import { MAX_NOTICE_BYTES, Notices, type NoticeProblemAnswer } from "../../../app/Notices.js"
+import { AicsApi, NOTICES_LIMIT } from "../api.js"
+import { readLimitedBody } from "../limitedBody.js"
+import { Forbidden, PROBLEM_CONTENT_TYPE } from "../problem.js"
+import { signedBy } from "../signedRead.js"
+import { orUnavailable } from "./common.js"
+
+const TITLES: Record<number, string> = {
+  400: "Bad request", 404: "Not found", 413: "Content too large", 422: "Invalid request", 503: "Service unavailable"
+}
+
+const problemResponse = (p: Omit<NoticeProblemAnswer, "_tag">) =>
+  HttpServerResponse.json({
+    type: `urn:aics:error:${p.code}`, title: TITLES[p.status] ?? "Error", status: p.status, code: p.code, detail: p.detail,
+    ...(p.status === 422 ? { errors: [] } : {})
+  }, { status: p.status, contentType: PROBLEM_CONTENT_TYPE }).pipe(Effect.orDie)
+
+const storageProblem = (e: { readonly message: string }) => problemResponse({ status: 503, code: "storage_unavailable", detail: e.message })
+
+export const NoticesHandlers = HttpApiBuilder.group(AicsApi, "notices", (handlers) =>
+  Effect.gen(function*() {
+    const notices = yield* Notices
+    const { ownerKid } = (yield* Charter).terms
+    return handlers
+      .handleRaw("file", ({ request }) =>
+        Effect.gen(function*() {
+          const read = yield* readLimitedBody(request, MAX_NOTICE_BYTES)
+          if (read._tag === "Failed") return yield* problemResponse({ status: 400, code: "malformed_request", detail: "the body could not be read" })
+          if (read._tag === "TooLarge") return yield* problemResponse({ status: 413, code: "body_too_large", detail: `a notice is at most ${MAX_NOTICE_BYTES} bytes` })
+          const filed = yield* notices.file(read.bytes, request.headers["content-type"])
+          if (filed._tag === "Problem") return yield* problemResponse(filed)
+          return yield* HttpServerResponse.json(filed.view, { status: 201 }).pipe(Effect.orDie)
+        }).pipe(Effect.catchTag("StorageError", storageProblem)))
+      // Raw, so a refused signature answers with its own status (401, 403, 409), whatever
+      // other problem shares its fields.
+      .handleRaw("list", ({ request, urlParams }) =>
+        Effect.gen(function*() {
+          const { keyid } = yield* signedBy(request)
+          if (keyid !== ownerKid) return yield* Forbidden.fail("not_owner", "the notice register is read with the owner key that leaf 0 names")
+          const list = yield* notices.list(urlParams.status, urlParams.limit ?? NOTICES_LIMIT.default)
+          return yield* HttpServerResponse.json({ notices: list }, { status: 200 }).pipe(Effect.orDie)
+        }).pipe(
+          orUnavailable,
+          Effect.catchAll((p) => problemResponse({ status: p.status, code: p.code, detail: p.detail }))
+        ))
+      .handleRaw("close", ({ path, request }) =>
+        Effect.gen(function*() {
+          const read = yield* readLimitedBody(request, MAX_WRITE_REQUEST_BYTES)
+          if (read._tag === "Failed") return HttpServerResponse.empty({ status: 400 })
+          if (read._tag === "TooLarge") return yield* problemResponse({ status: 413, code: "body_too_large", detail: "the body is too large" })
+          const url = new URL(request.url, "http://x")
+          const closed = yield* notices.close({
+            method: request.method,
+            authority: request.headers["host"],
+            path: url.pathname,
+            query: url.search.length > 1 ? url.search.slice(1) : "",
+            headers: request.headers,
+            body: read.bytes
+          }, path.report_id)
+          if (closed._tag === "Problem") return yield* problemResponse(closed)
+          const { answer } = closed
+          return yield* HttpServerResponse.json(answer.body, {
+            status: answer.status,
+            headers: {
+              ...(answer.location !== undefined ? { location: answer.location } : {}),
+              ...(answer.retryAfter !== undefined ? { "retry-after": String(answer.retryAfter) } : {})
+            }
+          }).pipe(Effect.orDie)
+        }).pipe(Effect.catchTag("StorageError", storageProblem)))
+  }))
+

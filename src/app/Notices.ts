@@ -1,0 +1,255 @@
+// The notice register's application side (service.md item 9, "Notice request", "Notice",
+// "Notices"; docs/protocol.md section 11). Taking a notice writes no leaf: the record goes
+// to the NoticeRegister only. Closing one (owner-signed) makes the service write ONE
+// policy-signed `report` leaf {kind: "notice", notice_hash, outcome, tombstone_index?}:
+// the report id, the text and the contact never reach the log. A background job deletes
+// text and contact 12 months after closing (governance/notice.ts deletionDueAt), reading
+// the time from the Clock port.
+
+import { Context, Effect, Either, HashMap, Layer, Option, Schedule, Schema } from "effect"
+import { fromUtf8, utf8 } from "../domain/bytes.js"
+import { encodeU64 } from "../domain/encoding.js"
+import { AUTH_ALG, ENVELOPE_VERSION, type Envelope, type UnsignedEnvelope } from "../domain/envelope/envelope.js"
+import { isJsonObject, jcs, type JsonObject } from "../domain/envelope/jcs.js"
+import { parseStrictJson } from "../domain/envelope/strictJson.js"
+import { signingInput } from "../domain/envelope/signature.js"
+import {
+  NOTICE_OUTCOMES, noticeHashInput, openNotice, purgeNotice, type NoticeOutcome, type NoticeRecord
+} from "../domain/governance/notice.js"
+import { checkAicsSignature, replayExpiry } from "../domain/http/aicsProfile.js"
+import { didKeyFromPublicKey } from "../domain/identity/didKey.js"
+import { refuse, type RefusalCode } from "../domain/write/refusal.js"
+import { checkEntry } from "../domain/write/submission.js"
+import { Clock } from "../ports/Clock.js"
+import { Crypto } from "../ports/Crypto.js"
+import { Entropy } from "../ports/Entropy.js"
+import { NonceStore } from "../ports/NonceStore.js"
+import { NoticeRegister } from "../ports/NoticeRegister.js"
+import { Signer } from "../ports/Signer.js"
+import type { StorageError } from "../ports/StorageError.js"
+import type { WriteRequest } from "../ports/WriteChecks.js"
+import { Charter } from "./Charter.js"
+import { LogHealth } from "./LogHealth.js"
+import { Sequencer } from "./Sequencer.js"
+import { ServiceConfig } from "./ServiceConfig.js"
+import { WriteAnswers, type WriteAnswer } from "./WriteAnswers.js"
+
+/** Largest POST /notice body read (the fields' limits add up to well under this). */
+export const MAX_NOTICE_BYTES = 64 * 1024
+
+/** A problem answer (problem+json) for the notice routes. */
+export interface NoticeProblemAnswer {
+  readonly _tag: "Problem"
+  readonly status: number
+  readonly code: string
+  readonly detail: string
+}
+const problem = (status: number, code: string, detail: string): NoticeProblemAnswer => ({ _tag: "Problem", status, code, detail })
+
+/** The register view of one record (GET /v2/admin/notices): personal data, owner only. */
+export const noticeView = (record: NoticeRecord) => ({
+  report_id: record.reportId,
+  kind: record.kind,
+  status: record.status,
+  received: record.received,
+  location: record.text?.location ?? null,
+  explanation: record.text?.explanation ?? null,
+  cited_report_id: record.text?.citedReportId ?? null,
+  name: record.contact?.name ?? null,
+  email: record.contact?.email ?? null,
+  closed: record.closed,
+  outcome: record.outcome,
+  report_index: record.reportIndex
+})
+export type NoticeView = ReturnType<typeof noticeView>
+
+/** The body of the close route. */
+const CloseBody = Schema.Struct({
+  outcome: Schema.Literal(...NOTICE_OUTCOMES),
+  tombstone_index: Schema.optional(Schema.Int.pipe(Schema.nonNegative()))
+})
+
+/** POST /notice as JSON or a form: the request object for openNotice. */
+export const noticeRequestOf = (body: Uint8Array, contentType: string | undefined): unknown => {
+  let text: string
+  try {
+    text = fromUtf8(body)
+  } catch {
+    return undefined
+  }
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase()
+  if (type === "application/x-www-form-urlencoded") {
+    const form = new URLSearchParams(text)
+    const request: Record<string, unknown> = {}
+    for (const [name, value] of form) {
+      if (name in request) return undefined
+      request[name] = name === "accurate" ? (value === "true" || value === "on" ? true : value === "false" ? false : value)
+        : (name === "name" || name === "email" || name === "report_id") && value === "" ? null
+        : value
+    }
+    return request
+  }
+  if (type !== "application/json" && type !== "") return undefined
+  const parsed = parseStrictJson(text)
+  return Either.isRight(parsed) && isJsonObject(parsed.right) ? parsed.right : undefined
+}
+
+/** Deletes text and contact of every notice closed 12 months ago or more (at the Clock's now). */
+export const purgeDueNotices = Effect.gen(function*() {
+  const register = yield* NoticeRegister
+  const clock = yield* Clock
+  return yield* register.purge(yield* clock.nowMillis)
+})
+
+/** The retention job: purges at start and then every hour, for the life of the scope. */
+export const NoticeRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {
+  const register = yield* NoticeRegister
+  const clock = yield* Clock
+  const run = purgeDueNotices.pipe(
+    Effect.provideService(NoticeRegister, register),
+    Effect.provideService(Clock, clock),
+    Effect.tap((n) => (n > 0 ? Effect.logInfo(`deleted the text and contact of ${n} closed notice(s)`) : Effect.void)),
+    Effect.catchAll((e) => Effect.logError(`notice retention failed: ${e.message}`))
+  )
+  yield* Effect.forkScoped(Effect.repeat(run, Schedule.spaced("1 hour")))
+}))
+
+const NONCE_BYTES = 16
+
+export class Notices extends Context.Tag("aics/Notices")<Notices, {
+  /** POST /notice: 201 with the report id, or a 422 problem. No leaf is written. */
+  readonly file: (body: Uint8Array, contentType: string | undefined) => Effect.Effect<
+    { readonly _tag: "Filed"; readonly view: { report_id: string; status: "open"; kind: string; received: number } } | NoticeProblemAnswer,
+    StorageError
+  >
+  /** GET /v2/admin/notices once the owner's signature is checked: texts purged when due. */
+  readonly list: (status: "open" | "closed" | undefined, limit: number) => Effect.Effect<ReadonlyArray<NoticeView>, StorageError>
+  /** POST /v2/admin/notices/{report_id}/close: authenticates the owner, writes the report leaf. */
+  readonly close: (request: WriteRequest, reportId: string) => Effect.Effect<
+    { readonly _tag: "Answer"; readonly answer: WriteAnswer } | NoticeProblemAnswer,
+    StorageError
+  >
+}>() {
+  static readonly layer = Layer.effect(Notices, Effect.gen(function*() {
+    const config = yield* ServiceConfig
+    const crypto = yield* Crypto
+    const clock = yield* Clock
+    const entropy = yield* Entropy
+    const nonces = yield* NonceStore
+    const health = yield* LogHealth
+    const sequencer = yield* Sequencer
+    const answers = yield* WriteAnswers
+    const register = yield* NoticeRegister
+    const signer = yield* Signer
+    const { ownerKid } = (yield* Charter).terms
+    const policyKid = didKeyFromPublicKey(signer.policy.publicKey)
+    const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
+    // One close at a time: each takes the policy key's chain head and extends it.
+    const closing = yield* Effect.makeSemaphore(1)
+
+    /** The policy-signed report leaf for a notice, submitted to the sequencer. */
+    const writeReport = (payload: JsonObject, nowMillis: number) =>
+      Effect.gen(function*() {
+        const state = yield* sequencer.state
+        const head = HashMap.get(state.chains, policyKid)
+        const created = Math.floor(nowMillis / 1000)
+        const unsigned: UnsignedEnvelope = {
+          v: ENVELOPE_VERSION,
+          origin: config.origin,
+          type: "report",
+          kid: policyKid,
+          seq: Option.match(head, { onNone: () => 0, onSome: (h) => h.seq + 1 }),
+          prev: Option.match(head, { onNone: () => null, onSome: (h) => encodeU64(h.hash) }),
+          nonce: encodeU64(yield* entropy.randomBytes(NONCE_BYTES)),
+          created,
+          expires: created + 600,
+          payload
+        }
+        const input = signingInput(unsigned)
+        if (Either.isLeft(input)) return yield* Effect.die(new Error(input.left.reason))
+        const signature = yield* signer.policy.sign(utf8(input.right))
+        const envelope: Envelope = { ...unsigned, auth: { alg: AUTH_ALG, sig: encodeU64(signature) } }
+        const raw = utf8(JSON.stringify({ envelope, body: null }))
+        const submission = checkEntry(raw, { keyid: policyKid, nonce: envelope.nonce, created, expires: envelope.expires }, context, ["policy"])
+        if (Either.isLeft(submission)) return { raw, envelope, outcome: { _tag: "Refused" as const, refusal: submission.left, at: nowMillis } }
+        return { raw, envelope, outcome: yield* sequencer.submit(submission.right) }
+      })
+
+    return {
+      file: (body, contentType) =>
+        Effect.gen(function*() {
+          const now = yield* clock.nowMillis
+          const reportId = `n_${encodeU64(yield* entropy.randomBytes(18))}`
+          const opened = openNotice(noticeRequestOf(body, contentType), reportId, now)
+          if (Either.isLeft(opened)) {
+            return problem(422, "notice_invalid",
+              "a notice is JSON or a form with location (1-1000), explanation (10-8000), accurate true, and optionally kind, name (max 200), email (max 254), report_id (max 40); no other members")
+          }
+          yield* register.add(opened.right)
+          return { _tag: "Filed" as const, view: { report_id: reportId, status: "open" as const, kind: opened.right.kind, received: now } }
+        }),
+
+      list: (status, limit) =>
+        Effect.gen(function*() {
+          const now = yield* clock.nowMillis
+          const records = yield* register.list(status, limit)
+          return records.map((r) => noticeView(purgeNotice(r, now)))
+        }),
+
+      close: (request, reportId) =>
+        Effect.gen(function*() {
+          const nowMillis = yield* clock.nowMillis
+          const now = Math.floor(nowMillis / 1000)
+          const refused = (code: RefusalCode, detail: string) =>
+            Effect.map(answers.refused(request.body, refuse(code, detail), nowMillis), (answer) => ({ _tag: "Answer" as const, answer }))
+          if (request.query !== "") return yield* refused("malformed_request", "owner routes take no query string")
+          const signature = checkAicsSignature(
+            { ...request, headers: (name) => request.headers[name.toLowerCase()] as string | undefined },
+            { now, authorities: config.authorities, ed25519: crypto.ed25519, sha256: crypto.sha256 }
+          )
+          if (Either.isLeft(signature)) return yield* refused(signature.left.code, signature.left.detail)
+          if (signature.right.keyid !== ownerKid) return yield* refused("not_owner", "owner routes are signed by the owner key that leaf 0 names")
+          const fresh = yield* nonces.remember(signature.right.keyid, signature.right.nonce, replayExpiry(signature.right), now).pipe(
+            Effect.orElseSucceed(() => undefined)
+          )
+          if (fresh === undefined) return yield* refused("log_unavailable", "the replay store failed")
+          if (!fresh) return yield* refused("nonce_reused", "this key already used this nonce")
+
+          let text: string
+          try {
+            text = fromUtf8(request.body)
+          } catch {
+            return yield* refused("malformed_request", "the body is not UTF-8")
+          }
+          const parsed = parseStrictJson(text)
+          if (Either.isLeft(parsed)) return yield* refused("malformed_request", `the body is not I-JSON: ${parsed.left}`)
+          const decoded = Schema.decodeUnknownEither(CloseBody, { onExcessProperty: "error" })(parsed.right)
+          if (Either.isLeft(decoded)) return yield* refused("payload_invalid", "the body is {outcome, tombstone_index?}")
+          const { outcome, tombstone_index } = decoded.right
+
+          return yield* closing.withPermits(1)(Effect.gen(function*() {
+            const found = yield* register.get(reportId)
+            if (Option.isNone(found)) return problem(404, "notice_not_found", "no notice has this report id")
+            const record = found.value
+            if (record.status === "closed") return yield* refused("notice_closed", `the notice was closed by leaf ${record.reportIndex}`)
+            const diverged = yield* health.diverged
+            if (diverged !== undefined) return yield* refused("log_unavailable", diverged)
+            const hashInput = jcs(noticeHashInput(record))
+            if (Either.isLeft(hashInput)) return yield* Effect.die(new Error(hashInput.left.reason))
+            const payload: JsonObject = {
+              kind: "notice",
+              notice_hash: encodeU64(crypto.sha256(utf8(hashInput.right))),
+              outcome: outcome satisfies NoticeOutcome,
+              ...(tombstone_index !== undefined ? { tombstone_index } : {})
+            }
+            const written = yield* writeReport(payload, nowMillis)
+            if (written.outcome._tag === "Refused") {
+              return { _tag: "Answer" as const, answer: yield* answers.refused(written.raw, written.outcome.refusal, written.outcome.at) }
+            }
+            yield* register.close(reportId, { at: written.outcome.logged, outcome, reportIndex: written.outcome.index })
+            return { _tag: "Answer" as const, answer: yield* answers.accepted(written.envelope, written.outcome, 201) }
+          }))
+        })
+    }
+  }))
+}

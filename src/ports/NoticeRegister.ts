@@ -1,0 +1,27 @@
+// The notice register (service.md item 9, "Notice"; docs/protocol.md section 11.3): legal
+// notices taken by POST /notice, kept OFF the log. Records are the domain's NoticeRecord
+// (src/domain/governance/notice.ts); the app applies the rules, the register stores.
+//
+// Contract (test/ports/NoticeRegister.contract.ts): `add` is durable before it returns and
+// refuses nothing (report ids are the app's, unique); `get` finds a record by report id;
+// `list` gives records of a status (or all) in the order they were taken, at most `limit`;
+// `close` records closed/outcome/reportIndex of an open record (None when missing or
+// already closed); `purge` deletes text and contact of every closed record whose deletion
+// is due at `now` (12 months after closing) and returns how many it emptied. A durable
+// adapter keeps everything across reopens, and purged text is gone from its files.
+
+import type { Effect, Option } from "effect"
+import { Context } from "effect"
+import type { NoticeOutcome, NoticeRecord } from "../domain/governance/notice.js"
+import type { StorageError } from "./StorageError.js"
+
+export class NoticeRegister extends Context.Tag("aics/NoticeRegister")<NoticeRegister, {
+  readonly add: (record: NoticeRecord) => Effect.Effect<void, StorageError>
+  readonly get: (reportId: string) => Effect.Effect<Option.Option<NoticeRecord>, StorageError>
+  readonly list: (status: "open" | "closed" | undefined, limit: number) => Effect.Effect<ReadonlyArray<NoticeRecord>, StorageError>
+  readonly close: (
+    reportId: string,
+    closed: { readonly at: number; readonly outcome: NoticeOutcome; readonly reportIndex: number }
+  ) => Effect.Effect<Option.Option<NoticeRecord>, StorageError>
+  readonly purge: (now: number) => Effect.Effect<number, StorageError>
+}>() {}
