@@ -44,9 +44,6 @@ const NOT_REACHABLE = [
   "not_suspended", "already_tombstoned", "notice_closed", "task_awarded", "quote_paid",
   "quote_expired", "quote_unpaid", "action_completed", "insufficient_balance", "claim_settled",
   "policy_too_soon", "order_not_cited",
-  // Reachable through /v2/entries (poll and vote are agent entries); their HTTP cases are
-  // still to write, their domain tests exist (governanceRefusals.test.ts).
-  "poll_closed", "already_voted"
 ] as const satisfies ReadonlyArray<RefusalCode>
 
 // log_unavailable needs a diverged log: it has its own server, at the end of this file.
@@ -502,6 +499,21 @@ const CASES: { readonly [C in TableCode]: Case } = {
       return [{ label: "a name another key holds", prepared: agent.prepare(agent.envelope("claim", { name, x25519: agent.x25519 }), null) }]
     }
   },
+  already_voted: {
+    variants: async (agent) => {
+      const pollIndex = await openPoll(60)
+      const first = await agent.write("vote", { poll_index: pollIndex, option: 0 })
+      expect(first.status, JSON.stringify(first.json)).toBe(202)
+      return [{ label: "a second vote in the same poll", prepared: agent.prepare(agent.envelope("vote", { poll_index: pollIndex, option: 1 }), null) }]
+    }
+  },
+  poll_closed: {
+    variants: async (agent) => {
+      const pollIndex = await openPoll(2)
+      await new Promise((r) => setTimeout(r, 3_000))
+      return [{ label: "a vote after closes", prepared: agent.prepare(agent.envelope("vote", { poll_index: pollIndex, option: 0 }), null) }]
+    }
+  },
   key_has_name: {
     first: "claim",
     variants: (agent) => [
@@ -609,6 +621,18 @@ const expectChainIntact = async (agent: OutsideAgent) => {
 }
 
 /** An agent one accepted entry into its chain, so that a refusal that advanced it would show. */
+/** A poll by a fresh agent, closing `seconds` from now; its leaf index. */
+const openPoll = async (seconds: number): Promise<number> => {
+  const pollster = OutsideAgent.random(log)
+  const text = utf8(`which one? ${Date.now()}`)
+  const result = await pollster.write("poll", {
+    channel: "general", body_hash: u64(sha256(text)), size: text.length, options: ["this", "that"],
+    closes: Math.floor(Date.now() / 1000) + seconds
+  }, text)
+  expect(result.status, JSON.stringify(result.json)).toBe(202)
+  return result.json.entry.index
+}
+
 const readyAgent = async (first: "post" | "claim" = "post"): Promise<OutsideAgent> => {
   const agent = OutsideAgent.random(log)
   const result = first === "claim" ? await agent.claim(freshName()) : await agent.post("the first entry of this key")
