@@ -1,11 +1,10 @@
-// The sequencer's pipeline (src/app/Sequencer.ts) over memory stores whose puts and appends
+// The sequencer's commit (src/app/Sequencer.ts) over memory stores whose puts and appends
 // a test can hold, release or fail:
-//   - nothing is answered, accepted or refused, before its leaves (and those of every batch
-//     before it) are durable, and a leaf is never appended before the body it names;
-//   - batch N+1 is decided and its bodies written while batch N's leaves are being appended;
-//   - a failed put or append fails its batch and every batch decided on top of it, refusals
-//     included, and the state goes back to the last durable one, so the same submissions
-//     are accepted afterwards at the same indexes.
+//   - nothing is answered, accepted or refused, before its batch's bodies and then leaves
+//     are durable, and a leaf is never appended before the body it names;
+//   - a failed put or append answers the whole batch log_unavailable, refusals included
+//     (they may rest on acceptances that never reached the log), and the state goes back
+//     to the last committed one, so the same submissions are decided again from there.
 
 import { describe, expect } from "vitest"
 import { it } from "@effect/vitest"
@@ -133,8 +132,8 @@ const code = (outcome: WriteOutcome) => (outcome._tag === "Accepted" ? `accepted
 const isDone = <A>(fiber: Fiber.RuntimeFiber<A>) =>
   Effect.zipRight(Effect.repeatN(Effect.yieldNow(), 50), Effect.map(Fiber.poll(fiber), (exit) => exit._tag === "Some"))
 
-describe("Sequencer pipeline", () => {
-  it.scoped("answers only after bodies then leaves are durable, in log order", () => {
+describe("Sequencer commit", () => {
+  it.scoped("answers only after bodies then leaves are durable", () => {
     const controls = newControls()
     return Effect.gen(function*() {
       const sequencer = yield* Sequencer
@@ -152,93 +151,58 @@ describe("Sequencer pipeline", () => {
     }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
   })
 
-  it.scoped("decides batch N+1 and writes its bodies while batch N's leaves are appended", () => {
+  it.scoped("a failed append answers its whole batch log_unavailable, refusals too, and the state goes back", () => {
     const controls = newControls()
     return Effect.gen(function*() {
       const sequencer = yield* Sequencer
-      const agent = makeAgent(`pipeline ${Math.random()}`)
-      const appendHeld = yield* gate(controls)
-      controls.beforeAppend = appendHeld.hook
-      const first = yield* Effect.fork(sequencer.submit(nextPost(agent, "first")))
-      yield* appendHeld.reached
-      // The first batch's leaves are held; the second batch (the same key's next post,
-      // decided on the tentative state) still gets its bodies written.
-      controls.beforeAppend = Effect.void
-      const second = yield* Effect.fork(sequencer.submit(nextPost(agent, "second")))
+      const carol = makeAgent(`carol ${Math.random()}`)
+      const alice = makeAgent(`alice ${Math.random()}`)
+      const bob = makeAgent(`bob ${Math.random()}`)
+      // Carol's post is committed while alice's and bob's claims of one name queue behind
+      // it, so those two are decided together: alice's accepted, bob's refused name_taken.
+      const held = yield* gate(controls)
+      controls.beforePut = held.hook
+      const first = yield* Effect.fork(sequencer.submit(nextPost(carol, "first")))
+      yield* held.reached
+      controls.beforePut = Effect.void
+      const aliceClaim = claim(alice, "shared")
+      const bobClaim = claim(bob, "shared")
+      const claims = yield* Effect.forEach([aliceClaim, bobClaim], (s) => Effect.fork(sequencer.submit(s)))
       yield* Effect.repeatN(Effect.yieldNow(), 50)
-      expect(controls.events).toEqual(["put 1", "put 1 done", "append 1", "put 2", "put 2 done"])
-      expect(yield* isDone(first)).toBe(false)
-      expect(yield* isDone(second)).toBe(false)
-      yield* appendHeld.release
+      expect(yield* sequencer.queued).toBe(2)
+      // The second append fails: alice's claim never reaches the log, so bob's refusal,
+      // which rests on it, must not be answered either.
+      let appends = 0
+      controls.beforeAppend = Effect.suspend(() =>
+        ++appends === 2 ? Effect.fail(new StorageError({ operation: "test", detail: "disk full" })) : Effect.void)
+      yield* held.release
       expect(code(yield* Fiber.join(first))).toBe("accepted 0")
-      expect(code(yield* Fiber.join(second))).toBe("accepted 1")
+      expect((yield* Effect.forEach(claims, Fiber.join)).map(code)).toEqual(["log_unavailable", "log_unavailable"])
+      expect((yield* sequencer.state).size).toBe(1)
+      // From the committed state again: bob's claim is now first, alice's is refused.
+      expect(code(yield* sequencer.submit(bobClaim))).toBe("accepted 1")
+      expect(code(yield* sequencer.submit(aliceClaim))).toBe("name_taken")
+      expect((yield* sequencer.state).size).toBe(2)
       expect(controls.orphanLeaves).toEqual([])
     }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
   })
 
-  it.scoped("a failed append fails every batch decided on top of it, refusals too, and the state goes back", () => {
-    const controls = newControls()
-    return Effect.gen(function*() {
-      const sequencer = yield* Sequencer
-      const alice = makeAgent(`alice ${Math.random()}`)
-      const bob = makeAgent(`bob ${Math.random()}`)
-      const appendHeld = yield* gate(controls)
-      controls.beforeAppend = appendHeld.hook
-      const aliceClaim = claim(alice, "shared")
-      const aliceFirst = yield* Effect.fork(sequencer.submit(aliceClaim))
-      yield* appendHeld.reached
-      controls.beforeAppend = Effect.void
-      // Decided on top of the held batch: alice's next post is accepted there, bob's claim
-      // of the same name is refused there (name_taken). Neither may be answered as such.
-      const alicePost = nextPost(alice, "after the claim")
-      const bobClaim = claim(bob, "shared")
-      const later = yield* Effect.forEach([alicePost, bobClaim], (s) => Effect.fork(sequencer.submit(s)))
-      yield* Effect.repeatN(Effect.yieldNow(), 50)
-      // Alice's post (the only body) is already durable: its batch is past the first stage.
-      expect(controls.events).toEqual(["append 1", "put 1", "put 1 done"])
-      yield* appendHeld.fail("disk full")
-      expect(code(yield* Fiber.join(aliceFirst))).toBe("log_unavailable")
-      expect((yield* Effect.forEach(later, Fiber.join)).map(code)).toEqual(["log_unavailable", "log_unavailable"])
-      expect((yield* sequencer.state).size).toBe(0)
-      // From the durable state again: bob's claim is now the first, alice's is refused.
-      expect(code(yield* sequencer.submit(bobClaim))).toBe("accepted 0")
-      expect(code(yield* sequencer.submit(aliceClaim))).toBe("name_taken")
-      expect((yield* sequencer.state).size).toBe(1)
-    }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
-  })
-
-  it.scoped("a failed put fails its batch and the batches after it; nothing of them is appended", () => {
+  it.scoped("a failed put answers its batch log_unavailable and appends nothing of it", () => {
     const controls = newControls()
     return Effect.gen(function*() {
       const sequencer = yield* Sequencer
       const agent = makeAgent(`put fails ${Math.random()}`)
-      const appendHeld = yield* gate(controls)
-      controls.beforeAppend = appendHeld.hook
       const zero = nextPost(agent, "zero")
-      const first = yield* Effect.fork(sequencer.submit(zero))
-      yield* appendHeld.reached
-      controls.beforeAppend = Effect.void
-      // Batch 2's put fails; batch 3 is decided on top of it before the failure is seen.
-      const putHeld = yield* gate(controls)
-      controls.beforePut = putHeld.hook
       const one = nextPost(agent, "one")
-      const second = yield* Effect.fork(sequencer.submit(one))
-      yield* putHeld.reached
+      controls.beforePut = Effect.fail(new StorageError({ operation: "test", detail: "no space for bodies" }))
+      expect(code(yield* sequencer.submit(zero))).toBe("log_unavailable")
+      expect(controls.events.filter((e) => e.startsWith("append"))).toEqual([])
+      expect((yield* sequencer.state).size).toBe(0)
+      // The chain continues from the committed state: "zero" is accepted at index 0.
       controls.beforePut = Effect.void
-      const two = nextPost(agent, "two")
-      const third = yield* Effect.fork(sequencer.submit(two))
-      yield* putHeld.fail("no space for bodies")
-      yield* Effect.repeatN(Effect.yieldNow(), 50)
-      yield* appendHeld.release
-      expect(code(yield* Fiber.join(first))).toBe("accepted 0")
-      expect(code(yield* Fiber.join(second))).toBe("log_unavailable")
-      expect(code(yield* Fiber.join(third))).toBe("log_unavailable")
-      expect(controls.events.filter((e) => e.startsWith("append") && e.endsWith("done"))).toEqual(["append 1 done"])
-      expect((yield* sequencer.state).size).toBe(1)
-      // The chain continues from the durable state: "one" is accepted again at index 1.
+      expect(code(yield* sequencer.submit(zero))).toBe("accepted 0")
       expect(code(yield* sequencer.submit(one))).toBe("accepted 1")
-      expect(code(yield* sequencer.submit(two))).toBe("accepted 2")
       expect(controls.orphanLeaves).toEqual([])
-    }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
+    }).pipe(Effect.provide(sequencerWith(controls)))
   })
 })

@@ -10,7 +10,9 @@
 //   them in one message, so a burst costs one postMessage per worker each way.
 // - The layer is ready once every worker has loaded (a missing dist/ stops the service at
 //   start, not at the first write). A worker that dies later is replaced; the requests it
-//   held end as defects (500), like an exception of the in-process checks.
+//   held end as defects (500), like an exception of the in-process checks. If the
+//   replacement cannot start either, its slot stays empty; with every slot empty, checks
+//   end as defects at once rather than wait for a worker that will not come.
 // - Closing the layer terminates the workers; requests still outstanding are interrupted.
 
 import { Worker } from "node:worker_threads"
@@ -38,7 +40,8 @@ const defaultScript = (): URL =>
 type Resume = (answer: Effect.Effect<WriteCheck>) => void
 
 interface Slot {
-  worker: Worker
+  /** Undefined once a worker died and its replacement could not start. */
+  worker: Worker | undefined
   /** Requests sent and not yet answered, by id. */
   readonly pending: Map<number, Resume>
   /** Requests of this turn, not yet sent. */
@@ -76,14 +79,11 @@ export const WorkerWriteChecksLive = (options: WorkerWriteChecksOptions): Layer.
         })
         const stopped = (why: string) => {
           if (slot.worker !== worker) return
+          failPending(slot, `the write-check worker stopped: ${why}`)
           if (!ready) {
+            slot.worker = undefined
             reject(new WriteCheckWorkerError({ detail: `a write-check worker (${script.href}) did not start: ${why}` }))
-            return
-          }
-          const lost = [...slot.pending.values()]
-          slot.pending.clear()
-          for (const resume of lost) resume(Effect.die(new Error(`the write-check worker stopped: ${why}`)))
-          if (!closing) {
+          } else if (!closing) {
             start(slot).catch(() => undefined)
           }
         }
@@ -91,11 +91,13 @@ export const WorkerWriteChecksLive = (options: WorkerWriteChecksOptions): Layer.
         worker.on("exit", (code) => stopped(`exit code ${code}`))
       })
 
-    const slots: Array<Slot> = Array.from({ length: options.workers }, () => ({
-      worker: undefined as unknown as Worker,
-      pending: new Map(),
-      outbox: []
-    }))
+    const failPending = (slot: Slot, why: string) => {
+      const lost = [...slot.pending.values()]
+      slot.pending.clear()
+      for (const resume of lost) resume(Effect.die(new Error(why)))
+    }
+
+    const slots: Array<Slot> = Array.from({ length: options.workers }, () => ({ worker: undefined, pending: new Map(), outbox: [] }))
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
         closing = true
@@ -115,13 +117,17 @@ export const WorkerWriteChecksLive = (options: WorkerWriteChecksOptions): Layer.
     const flush = (slot: Slot) => () => {
       const batch = slot.outbox
       slot.outbox = []
-      slot.worker.postMessage(batch)
+      if (slot.worker === undefined) failPending(slot, "no write-check worker is running")
+      else slot.worker.postMessage(batch)
     }
 
     const check = (request: WriteRequest, now: number) =>
       Effect.async<WriteCheck>((resume) => {
-        let slot = slots[0]!
-        for (const other of slots) if (other.pending.size < slot.pending.size) slot = other
+        let slot: Slot | undefined
+        for (const other of slots) {
+          if (other.worker !== undefined && (slot === undefined || other.pending.size < slot.pending.size)) slot = other
+        }
+        if (slot === undefined) return resume(Effect.die(new Error("no write-check worker is running")))
         const id = nextId++
         slot.pending.set(id, resume)
         if (slot.outbox.length === 0) queueMicrotask(flush(slot))

@@ -192,6 +192,22 @@ describe("WriteChecks contract: in process and on worker threads", () => {
     })
   })
 
+  it("ends the requests of a worker that dies as defects, and replaces the worker", async () => {
+    const crashing = WorkerWriteChecksLive({ ...settings, workers: 1, script: new URL("./crashingWorker.mjs", import.meta.url) })
+    const request = postRequest("crash")
+    const exits = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const checks = Context.get(yield* Layer.build(crashing), WriteChecks)
+      // The second request goes to the replacement, which dies too: neither one hangs.
+      const first = yield* Effect.exit(checks.check(request, NOW))
+      const second = yield* Effect.exit(checks.check(request, NOW))
+      return [first, second]
+    })))
+    for (const exit of exits) {
+      expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+      expect(String(Exit.isFailure(exit) ? Cause.squash(exit.cause) : "")).toContain("the write-check worker stopped: exit code 3")
+    }
+  })
+
   it("refuses to start when the worker script cannot load", async () => {
     const broken = WorkerWriteChecksLive({ ...settings, workers: 1, script: new URL("./missing-worker.js", import.meta.url) })
     const exit = await Effect.runPromiseExit(Effect.scoped(Layer.build(broken)))
