@@ -8,7 +8,6 @@
 // Owner traffic is rare, so its checks run on the event loop (no worker round trip).
 
 import { Context, Effect, Either, Layer } from "effect"
-import { checkAicsSignature, replayExpiry } from "../domain/http/aicsProfile.js"
 import { refuse } from "../domain/write/refusal.js"
 import { checkAdminSubmission } from "../domain/write/submission.js"
 import { Clock } from "../ports/Clock.js"
@@ -16,6 +15,7 @@ import { Crypto } from "../ports/Crypto.js"
 import { NonceStore } from "../ports/NonceStore.js"
 import type { WriteRequest } from "../ports/WriteChecks.js"
 import { Charter } from "./Charter.js"
+import { checkOwnerSignature } from "./ownerSignature.js"
 import { LogHealth } from "./LogHealth.js"
 import { Sequencer } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
@@ -34,6 +34,7 @@ export class AdminWrites extends Context.Tag("aics/AdminWrites")<AdminWrites, {
     const sequencer = yield* Sequencer
     const answers = yield* WriteAnswers
     const { ownerKid } = (yield* Charter).terms
+    const owner = { ownerKid, authorities: config.authorities, ed25519: crypto.ed25519, sha256: crypto.sha256, nonces }
     const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
 
     return {
@@ -42,18 +43,8 @@ export class AdminWrites extends Context.Tag("aics/AdminWrites")<AdminWrites, {
           const nowMillis = yield* clock.nowMillis
           const now = Math.floor(nowMillis / 1000)
           const refused = (code: Parameters<typeof refuse>[0], detail: string) => answers.refused(request.body, refuse(code, detail), nowMillis)
-          if (request.query !== "") return yield* refused("malformed_request", "owner routes take no query string")
-          const signature = checkAicsSignature(
-            { ...request, headers: (name) => request.headers[name.toLowerCase()] },
-            { now, authorities: config.authorities, ed25519: crypto.ed25519, sha256: crypto.sha256 }
-          )
-          if (Either.isLeft(signature)) return yield* refused(signature.left.code, signature.left.detail)
-          if (signature.right.keyid !== ownerKid) return yield* refused("not_owner", "owner routes are signed by the owner key that leaf 0 names")
-          const fresh = yield* nonces.remember(signature.right.keyid, signature.right.nonce, replayExpiry(signature.right), now).pipe(
-            Effect.orElseSucceed(() => undefined)
-          )
-          if (fresh === undefined) return yield* refused("log_unavailable", "the replay store failed")
-          if (!fresh) return yield* refused("nonce_reused", "this key already used this nonce")
+          const signature = yield* checkOwnerSignature(owner, request, now)
+          if (Either.isLeft(signature)) return yield* answers.refused(request.body, signature.left, nowMillis)
           const submission = checkAdminSubmission(request.body, signature.right, context)
           if (Either.isLeft(submission)) return yield* answers.refused(request.body, submission.left, nowMillis)
           if (!types.includes(submission.right.envelope.type)) {

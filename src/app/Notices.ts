@@ -16,7 +16,6 @@ import { signingInput } from "../domain/envelope/signature.js"
 import {
   NOTICE_OUTCOMES, noticeHashInput, openNotice, purgeNotice, type NoticeOutcome, type NoticeRecord
 } from "../domain/governance/notice.js"
-import { checkAicsSignature, replayExpiry } from "../domain/http/aicsProfile.js"
 import { didKeyFromPublicKey } from "../domain/identity/didKey.js"
 import { refuse, type RefusalCode } from "../domain/write/refusal.js"
 import { checkEntry } from "../domain/write/submission.js"
@@ -29,6 +28,7 @@ import { Signer } from "../ports/Signer.js"
 import type { StorageError } from "../ports/StorageError.js"
 import type { WriteRequest } from "../ports/WriteChecks.js"
 import { Charter } from "./Charter.js"
+import { checkOwnerSignature } from "./ownerSignature.js"
 import { LogHealth } from "./LogHealth.js"
 import { Sequencer } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
@@ -142,6 +142,7 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
     const register = yield* NoticeRegister
     const signer = yield* Signer
     const { ownerKid } = (yield* Charter).terms
+    const owner = { ownerKid, authorities: config.authorities, ed25519: crypto.ed25519, sha256: crypto.sha256, nonces }
     const policyKid = didKeyFromPublicKey(signer.policy.publicKey)
     const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
     // One close at a time: each takes the policy key's chain head and extends it.
@@ -202,18 +203,8 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
           const now = Math.floor(nowMillis / 1000)
           const refused = (code: RefusalCode, detail: string) =>
             Effect.map(answers.refused(request.body, refuse(code, detail), nowMillis), (answer) => ({ _tag: "Answer" as const, answer }))
-          if (request.query !== "") return yield* refused("malformed_request", "owner routes take no query string")
-          const signature = checkAicsSignature(
-            { ...request, headers: (name) => request.headers[name.toLowerCase()] as string | undefined },
-            { now, authorities: config.authorities, ed25519: crypto.ed25519, sha256: crypto.sha256 }
-          )
-          if (Either.isLeft(signature)) return yield* refused(signature.left.code, signature.left.detail)
-          if (signature.right.keyid !== ownerKid) return yield* refused("not_owner", "owner routes are signed by the owner key that leaf 0 names")
-          const fresh = yield* nonces.remember(signature.right.keyid, signature.right.nonce, replayExpiry(signature.right), now).pipe(
-            Effect.orElseSucceed(() => undefined)
-          )
-          if (fresh === undefined) return yield* refused("log_unavailable", "the replay store failed")
-          if (!fresh) return yield* refused("nonce_reused", "this key already used this nonce")
+          const signature = yield* checkOwnerSignature(owner, request, now)
+          if (Either.isLeft(signature)) return yield* Effect.map(answers.refused(request.body, signature.left, nowMillis), (answer) => ({ _tag: "Answer" as const, answer }))
 
           let text: string
           try {
