@@ -12,19 +12,17 @@
 
 import { afterAll, beforeAll, describe, expect } from "vitest"
 import { it } from "@effect/vitest"
-import { execFile, spawn, type ChildProcess } from "node:child_process"
-import { existsSync, statSync } from "node:fs"
-import { mkdtemp, open, readdir, rm, stat, truncate } from "node:fs/promises"
+import { mkdtemp, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { promisify } from "node:util"
 import { Effect, Layer, Option } from "effect"
 import { nodeCrypto, NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { INDEX_ENTRY_SIZE, MAX_UNSYNCED_RECORDS } from "../../../src/adapters/fs/bodyLayout.js"
 import { FsBodyStoreLive } from "../../../src/adapters/fs/FsBodyStore.js"
 import { toHex } from "../../../src/domain/bytes.js"
 import { BodyStore } from "../../../src/ports/BodyStore.js"
+import { killRunningChild, runUntilKilled, tearUnsyncedTails } from "../../support/crashHarness.js"
 
 const ROOT = resolve(import.meta.dirname, "../../..")
 const KILLS = 16
@@ -81,28 +79,6 @@ Effect.runPromise(program.pipe(Effect.provide(FsBodyStoreLive(directory).pipe(La
 })
 `
 
-/** The sources the child's dist/ modules come from. */
-const SOURCES = ["src/adapters/fs", "src/adapters/crypto", "src/domain", "src/ports"]
-
-const ensureBuilt = async () => {
-  const stale = async () => {
-    for (const folder of SOURCES) {
-      for (const name of await readdir(join(ROOT, folder), { recursive: true })) {
-        if (!name.endsWith(".ts")) continue
-        const output = join(ROOT, "dist", folder, name).replace(/\.ts$/, ".js")
-        if (!existsSync(output) || statSync(output).mtimeMs < statSync(join(ROOT, folder, name)).mtimeMs) return output
-      }
-    }
-    return undefined
-  }
-  if ((await stale()) === undefined) return
-  const tsc = join(ROOT, "node_modules", ".bin", "tsc")
-  // Type errors elsewhere still emit JavaScript; what matters is that the child's modules are fresh.
-  await promisify(execFile)(tsc, ["-p", "tsconfig.build.json"], { cwd: ROOT }).catch(() => undefined)
-  const still = await stale()
-  if (still !== undefined) throw new Error(`dist/ is still stale after tsc (${still})`)
-}
-
 /**
  * What the test knows of the store: bodies acknowledged stored, acknowledged removed, and
  * those of the operation in flight (in neither set until the operation is acknowledged).
@@ -116,95 +92,53 @@ class Model {
   durable: [number, number] = [0, 0]
 }
 
-let running: ChildProcess | undefined
-
-/** Runs the child from `start`, kills it a while after its first acknowledgement; returns the acknowledgements seen. */
-const runAndKill = (dir: string, start: number, delayMs: number, model: Model) =>
-  new Promise<number>((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", CHILD, dir, String(start)], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    running = child
-    let buffered = ""
-    let stderr = ""
-    let acks = 0
-    let pending: { readonly kind: "put"; readonly bodies: Array<number>; readonly again: number } | { readonly kind: "remove"; readonly body: number } | undefined
-    let killTimer: NodeJS.Timeout | undefined
-    const guard = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`the child never acknowledged an operation: ${stderr}`))
-    }, 20_000)
-    child.stdout.setEncoding("utf8")
-    child.stdout.on("data", (chunk: string) => {
-      buffered += chunk
-      const lines = buffered.split("\n")
-      buffered = lines.pop()! // only whole lines count
-      for (const line of lines) {
-        const [kind, a, b, c] = line.split(" ")
-        if (kind === "put") {
-          const first = Number(a)
-          pending = { kind, bodies: Array.from({ length: Number(b) }, (_, k) => first + k), again: Number(c) }
-          // A body put again while stored stays stored whatever happens.
-          model.uncertain = [...pending.bodies, ...(pending.again >= 0 && !model.stored.has(pending.again) ? [pending.again] : [])]
-          model.removed.delete(pending.again)
-        } else if (kind === "remove") {
-          pending = { kind, body: Number(a) }
-          model.uncertain = [pending.body]
-          model.stored.delete(pending.body)
-        } else if (kind === "ack" && pending !== undefined) {
-          if (pending.kind === "put") {
-            for (const i of model.uncertain) {
-              model.stored.add(i)
-              model.removed.delete(i)
-            }
-          } else {
-            model.stored.delete(pending.body)
-            model.removed.add(pending.body)
-          }
-          model.uncertain = []
-          model.durable = [Number(a), Number(b)]
-          pending = undefined
-          acks++
-          if (killTimer === undefined) killTimer = setTimeout(() => child.kill("SIGKILL"), delayMs)
+/** Runs the child (on the dist/ that globalSetup built) from `start`, kills it a while after its first acknowledgement; returns the acknowledgements seen. */
+const runAndKill = async (dir: string, start: number, delayMs: number, model: Model): Promise<number> => {
+  let acks = 0
+  let pending: { readonly kind: "put"; readonly bodies: Array<number>; readonly again: number } | { readonly kind: "remove"; readonly body: number } | undefined
+  await runUntilKilled(["--input-type=module", "-e", CHILD, dir, String(start)], delayMs, (line) => {
+    const [kind, a, b, c] = line.split(" ")
+    if (kind === "put") {
+      const first = Number(a)
+      pending = { kind, bodies: Array.from({ length: Number(b) }, (_, k) => first + k), again: Number(c) }
+      // A body put again while stored stays stored whatever happens.
+      model.uncertain = [...pending.bodies, ...(pending.again >= 0 && !model.stored.has(pending.again) ? [pending.again] : [])]
+      model.removed.delete(pending.again)
+    } else if (kind === "remove") {
+      pending = { kind, body: Number(a) }
+      model.uncertain = [pending.body]
+      model.stored.delete(pending.body)
+    } else if (kind === "ack" && pending !== undefined) {
+      if (pending.kind === "put") {
+        for (const i of model.uncertain) {
+          model.stored.add(i)
+          model.removed.delete(i)
         }
+      } else {
+        model.stored.delete(pending.body)
+        model.removed.add(pending.body)
       }
-    })
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)))
-    child.on("close", (code, signal) => {
-      clearTimeout(guard)
-      running = undefined
-      if (signal !== "SIGKILL") reject(new Error(`the child exited by itself (${code}): ${stderr}`))
-      else resolvePromise(acks)
-    })
+      model.uncertain = []
+      model.durable = [Number(a), Number(b)]
+      pending = undefined
+      acks++
+      return true
+    }
+    return false
   })
+  return acks
+}
 
 /**
- * Tears what was written after the last acknowledgement as a power loss may: a random part
- * of each file's unsynced tail is kept, sometimes with a page of it zeroed. Only when at
- * most one write group was in flight, as on a real disk; returns whether it tore anything.
+ * Tears what was written after the last acknowledgement as a power loss may (see
+ * tearUnsyncedTails), only when at most one write group was in flight, as on a real disk;
+ * returns whether it tore anything.
  */
 const simulatePowerLoss = (dir: string, model: Model) =>
   Effect.promise(async () => {
-    const files = [{ name: "bodies", durable: model.durable[0] }, { name: "index", durable: model.durable[1] }]
-    const lengths = await Promise.all(files.map(async (file) => (await stat(join(dir, file.name))).size))
-    if (lengths[1]! - model.durable[1] > INDEX_ENTRY_SIZE * MAX_UNSYNCED_RECORDS) return false
-    let tore = false
-    for (const [i, file] of files.entries()) {
-      const length = lengths[i]!
-      if (length <= file.durable) continue
-      const cut = file.durable + Math.floor(Math.random() * (length - file.durable + 1))
-      await truncate(join(dir, file.name), cut)
-      const firstPage = Math.ceil(file.durable / 4096)
-      const pages = Math.floor(cut / 4096) - firstPage
-      if (pages > 0 && Math.random() < 0.5) {
-        const handle = await open(join(dir, file.name), "r+")
-        await handle.write(new Uint8Array(4096), 0, 4096, 4096 * (firstPage + Math.floor(Math.random() * pages)))
-        await handle.close()
-      }
-      tore ||= cut < length
-    }
-    return tore
+    const index = (await stat(join(dir, "index"))).size
+    if (index - model.durable[1] > INDEX_ENTRY_SIZE * MAX_UNSYNCED_RECORDS) return false
+    return tearUnsyncedTails(dir, [{ name: "bodies", durable: model.durable[0] }, { name: "index", durable: model.durable[1] }])
   })
 
 /** Reopens the store in this process and checks it against the model, which it then settles. */
@@ -244,16 +178,10 @@ const checkStore = (dir: string, model: Model, round: number) =>
 describe("FsBodyStore under SIGKILL", () => {
   let dir = ""
   beforeAll(async () => {
-    await ensureBuilt()
     dir = join(await mkdtemp(join(tmpdir(), "aics-body-crash-")), "bodies")
   })
   afterAll(async () => {
-    const child = running
-    if (child !== undefined) {
-      const closed = new Promise((done) => child.once("close", done))
-      child.kill("SIGKILL")
-      await closed
-    }
+    await killRunningChild()
     if (dir !== "") await rm(resolve(dir, ".."), { recursive: true, force: true })
   })
 

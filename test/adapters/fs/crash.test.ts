@@ -9,12 +9,9 @@
 
 import { afterAll, beforeAll, describe, expect } from "vitest"
 import { it } from "@effect/vitest"
-import { execFile, spawn, type ChildProcess } from "node:child_process"
-import { existsSync, statSync } from "node:fs"
-import { mkdtemp, open, readdir, rm, stat, truncate } from "node:fs/promises"
+import { mkdtemp, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join, relative, resolve } from "node:path"
-import { promisify } from "node:util"
+import { join } from "node:path"
 import { Effect, Layer } from "effect"
 import { NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { FsLogStoreLive } from "../../../src/adapters/fs/FsLogStore.js"
@@ -24,88 +21,33 @@ import { frontierFromHashes, frontierIndexes, frontierRoot } from "../../../src/
 import { storedHashCount } from "../../../src/domain/tlog/storedHash.js"
 import { LogStore } from "../../../src/ports/LogStore.js"
 import { hasher, LogModel } from "../../ports/LogStore.contract.js"
+import { killRunningChild, runUntilKilled, tearUnsyncedTails } from "../../support/crashHarness.js"
 import { crashEntry } from "./crashEntries.mjs"
 
-const ROOT = resolve(import.meta.dirname, "../../..")
 const CHILD = join(import.meta.dirname, "crashChild.mjs")
 const KILLS = 24
 
-/** Source folders the child's dist/ imports come from. */
-const SOURCES = ["src/adapters/fs", "src/adapters/crypto", "src/domain", "src/ports"]
-
-const staleOutputs = async (): Promise<Array<string>> => {
-  const stale: Array<string> = []
-  for (const folder of SOURCES) {
-    for (const name of await readdir(join(ROOT, folder), { recursive: true })) {
-      if (!name.endsWith(".ts")) continue
-      const source = join(ROOT, folder, name)
-      const output = join(ROOT, "dist", relative(ROOT, source)).replace(/\.ts$/, ".js")
-      if (!existsSync(output) || statSync(output).mtimeMs < statSync(source).mtimeMs) stale.push(output)
-    }
-  }
-  return stale
-}
-
-/** Builds dist/ when it is missing or older than the sources the child runs. */
-const ensureBuilt = async () => {
-  if ((await staleOutputs()).length === 0) return
-  const tsc = join(ROOT, "node_modules", ".bin", "tsc")
-  // Type errors elsewhere in the project still emit JavaScript; what matters here is that
-  // the child's modules are fresh afterwards.
-  const result = await promisify(execFile)(tsc, ["-p", "tsconfig.build.json"], { cwd: ROOT }).catch((error) => error)
-  const stale = await staleOutputs()
-  if (stale.length > 0) throw new Error(`dist/ is still stale after tsc (${stale[0]}): ${result.stdout ?? ""}${result.stderr ?? ""}`)
-}
-
 interface ChildRun {
   /** Size the child found when it opened the store. */
-  readonly opened: number
+  opened: number
   /** Largest size the child acknowledged. */
-  readonly acknowledged: number
-  readonly batches: number
+  acknowledged: number
+  batches: number
 }
 
-/** The child now running, so that a test that times out still kills it before cleaning up. */
-let running: ChildProcess | undefined
-
-/** Starts the child, lets it append for a random while after its first acknowledgement, kills it. */
-const runAndKill = (dir: string, delayMs: number) =>
-  new Promise<ChildRun>((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CHILD, dir], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] })
-    running = child
-    let buffered = ""
-    let stderr = ""
-    let opened = -1
-    let acknowledged = -1
-    let batches = 0
-    let killTimer: NodeJS.Timeout | undefined
-    const guard = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`the child never acknowledged a batch: ${stderr}`))
-    }, 20_000)
-    child.stdout.setEncoding("utf8")
-    child.stdout.on("data", (chunk: string) => {
-      buffered += chunk
-      const lines = buffered.split("\n")
-      buffered = lines.pop()! // only whole lines count as acknowledgements
-      for (const line of lines) {
-        const [kind, , size] = line.split(" ")
-        if (kind === "open") opened = Number(line.split(" ")[1])
-        if (kind === "ack") {
-          acknowledged = Number(size)
-          batches++
-          if (killTimer === undefined) killTimer = setTimeout(() => child.kill("SIGKILL"), delayMs)
-        }
-      }
-    })
-    child.stderr.on("data", (chunk) => (stderr += String(chunk)))
-    child.on("close", (code, signal) => {
-      clearTimeout(guard)
-      running = undefined
-      if (signal !== "SIGKILL") reject(new Error(`the child exited by itself (${code}): ${stderr}`))
-      else resolvePromise({ opened, acknowledged, batches })
-    })
+/** Runs the child (on the dist/ that globalSetup built), kills it a while after its first acknowledged batch. */
+const runAndKill = async (dir: string, delayMs: number): Promise<ChildRun> => {
+  const run: ChildRun = { opened: -1, acknowledged: -1, batches: 0 }
+  await runUntilKilled([CHILD, dir], delayMs, (line) => {
+    const [kind, first, size] = line.split(" ")
+    if (kind === "open") run.opened = Number(first)
+    if (kind !== "ack") return false
+    run.acknowledged = Number(size)
+    run.batches++
+    return true
   })
+  return run
+}
 
 const same = (a: Uint8Array, b: Uint8Array) =>
   Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
@@ -156,57 +98,29 @@ const leavesBytes = (() => {
 })()
 
 /**
- * Turns the SIGKILL into a simulated power loss. A killed process's writes survive in the
- * page cache, but after a power loss only what was fsynced is certain: the bytes after the
- * durable point may be partly missing or zeroed, page by page. The durable point is the
- * acknowledged size, or what the last open recovered and synced. The state made here must
- * be one a real power loss can produce, so it is only made when at most one group of
- * leaves (MAX_UNSYNCED_LEAVES) was in flight after that point: with more, an unacknowledged
- * group may have been synced, and tearing it would invent a loss no disk can cause.
+ * Turns the SIGKILL into a simulated power loss (see tearUnsyncedTails). The durable point
+ * is the acknowledged size, or what the last open recovered and synced; the state is torn
+ * only when at most one group of leaves (MAX_UNSYNCED_LEAVES) was in flight after it.
  * Returns whether it tore anything.
  */
 const simulatePowerLoss = (dir: string, durable: number) =>
   Effect.promise(async () => {
-    const files = [
+    const offsets = (await stat(join(dir, "offsets"))).size
+    if (Math.floor(offsets / 8) - durable > MAX_UNSYNCED_LEAVES) return false
+    return tearUnsyncedTails(dir, [
       { name: "leaves", durable: leavesBytes(durable) },
       { name: "offsets", durable: 8 * durable },
       { name: "hashes", durable: 32 * storedHashCount(durable) }
-    ]
-    const lengths = await Promise.all(files.map(async (file) => (await stat(join(dir, file.name))).size))
-    if (Math.floor(lengths[1]! / 8) - durable > MAX_UNSYNCED_LEAVES) return false
-    let tore = false
-    for (const [i, file] of files.entries()) {
-      const length = lengths[i]!
-      if (length <= file.durable) continue
-      // Keep a random part of the unsynced tail...
-      const cut = file.durable + Math.floor(Math.random() * (length - file.durable + 1))
-      await truncate(join(dir, file.name), cut)
-      // ...with, sometimes, a page of it lost to zeros.
-      const firstPage = Math.ceil(file.durable / 4096)
-      const pages = Math.floor(cut / 4096) - firstPage
-      if (pages > 0 && Math.random() < 0.5) {
-        const handle = await open(join(dir, file.name), "r+")
-        await handle.write(new Uint8Array(4096), 0, 4096, 4096 * (firstPage + Math.floor(Math.random() * pages)))
-        await handle.close()
-      }
-      tore ||= cut < length
-    }
-    return tore
+    ])
   })
 
 describe("FsLogStore under SIGKILL", () => {
   let dir = ""
   beforeAll(async () => {
-    await ensureBuilt()
     dir = await mkdtemp(join(tmpdir(), "aics-crash-"))
   })
   afterAll(async () => {
-    const child = running
-    if (child !== undefined) {
-      const closed = new Promise((done) => child.once("close", done))
-      child.kill("SIGKILL")
-      await closed
-    }
+    await killRunningChild()
     if (dir !== "") await rm(dir, { recursive: true, force: true })
   })
 
