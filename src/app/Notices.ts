@@ -5,6 +5,11 @@
 // the report id, the text and the contact never reach the log. A background job deletes
 // text and contact 12 months after closing (governance/notice.ts deletionDueAt), reading
 // the time from the Clock port.
+//
+// Closing is two durable steps, the report leaf and then the register's record. A process
+// that dies between them leaves a notice the log has closed and the register holds open;
+// the register is settled from the log's report leaf at start, and again by a later close
+// of that notice, so the two never disagree for long and no second report is attempted.
 
 import { Context, Effect, Either, HashMap, Layer, Option, Schedule, Schema } from "effect"
 import { fromUtf8, utf8 } from "../domain/bytes.js"
@@ -22,6 +27,7 @@ import { checkEntry } from "../domain/write/submission.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Entropy } from "../ports/Entropy.js"
+import { LogStore } from "../ports/LogStore.js"
 import { NonceStore } from "../ports/NonceStore.js"
 import { NoticeRegister } from "../ports/NoticeRegister.js"
 import { Signer } from "../ports/Signer.js"
@@ -140,6 +146,7 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
     const sequencer = yield* Sequencer
     const answers = yield* WriteAnswers
     const register = yield* NoticeRegister
+    const store = yield* LogStore
     const signer = yield* Signer
     const { ownerKid } = (yield* Charter).terms
     const owner = { ownerKid, authorities: config.authorities, ed25519: crypto.ed25519, sha256: crypto.sha256, nonces }
@@ -147,6 +154,31 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
     const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
     // One close at a time: each takes the policy key's chain head and extends it.
     const closing = yield* Effect.makeSemaphore(1)
+
+    /** U64 of SHA-256(JCS of the notice's committed members): what the report leaf names. */
+    const noticeHashOf = (record: NoticeRecord): string => {
+      const hashInput = jcs(noticeHashInput(record))
+      if (Either.isLeft(hashInput)) throw new Error(hashInput.left.reason)
+      return encodeU64(crypto.sha256(utf8(hashInput.right)))
+    }
+
+    /**
+     * When the log already holds this notice's report leaf (a close whose register update
+     * was lost), records the close from that leaf and answers its index; None otherwise.
+     */
+    const settleFromLog = (record: NoticeRecord) =>
+      Effect.gen(function*() {
+        const state = yield* sequencer.state
+        const index = HashMap.get(state.governance.noticeReports, noticeHashOf(record))
+        if (Option.isNone(index)) return Option.none<number>()
+        const [bytes] = yield* store.readEntries(index.value, index.value + 1)
+        const leaf = JSON.parse(fromUtf8(bytes!)) as { logged: number; envelope: { payload: { outcome: NoticeOutcome } } }
+        yield* register.close(record.reportId, { at: leaf.logged, outcome: leaf.envelope.payload.outcome, reportIndex: index.value })
+        yield* Effect.logWarning(`notice ${record.reportId} was closed by leaf ${index.value}; the register now says so`)
+        return index
+      })
+
+    yield* Effect.forEach(yield* register.list("open", Number.MAX_SAFE_INTEGER), settleFromLog, { discard: true })
 
     /** The policy-signed report leaf for a notice, submitted to the sequencer. */
     const writeReport = (payload: JsonObject, nowMillis: number) =>
@@ -223,13 +255,13 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
             if (Option.isNone(found)) return problem(404, "notice_not_found", "no notice has this report id")
             const record = found.value
             if (record.status === "closed") return yield* refused("notice_closed", `the notice was closed by leaf ${record.reportIndex}`)
+            const settled = yield* settleFromLog(record)
+            if (Option.isSome(settled)) return yield* refused("notice_closed", `the notice was closed by leaf ${settled.value}`)
             const diverged = yield* health.diverged
             if (diverged !== undefined) return yield* refused("log_unavailable", diverged)
-            const hashInput = jcs(noticeHashInput(record))
-            if (Either.isLeft(hashInput)) return yield* Effect.die(new Error(hashInput.left.reason))
             const payload: JsonObject = {
               kind: "notice",
-              notice_hash: encodeU64(crypto.sha256(utf8(hashInput.right))),
+              notice_hash: noticeHashOf(record),
               outcome: outcome satisfies NoticeOutcome,
               ...(tombstone_index !== undefined ? { tombstone_index } : {})
             }
