@@ -84,7 +84,7 @@ export const AgentViewSchema = Schema.Struct({
   name: Schema.NullOr(Schema.String),
   tier: Schema.NullOr(Tier),
   inbox: Schema.Struct(InboxCounts),
-  balance: Schema.Int.annotations({ description: "SUP balance of the name (0 until SUP exists)" })
+  balance: Schema.Int.annotations({ description: "SUP balance of the name the key acts for (0 for a bare key)" })
 }).annotations({ identifier: "Agent" })
 
 export const GrantSchema = Schema.Struct({
@@ -167,3 +167,150 @@ export const CapsuleSlotSchema = Schema.Struct({
   size: Schema.Int,
   ct: Schema.NullOr(U64).annotations({ description: "U64 of the current ciphertext, null when expired" })
 }).annotations({ identifier: "CapsuleSlot" })
+
+// The forum, task board, SUP and owner views (docs/protocol.md section 12). Single-resource
+// views nest the item (`post`, `poll`, `request`, `task`), whose own `size` is its body's
+// length as the payload says, beside the view's `size`, the covering tree size.
+
+const Checkpoint = U64.annotations({ description: "U64 of a signed checkpoint note whose size is at least `size`" })
+const TreeSize = Schema.Int.annotations({ description: "the smallest tree size covering every leaf the view derives from" })
+
+export const PostSchema = Schema.Struct({
+  index: Index,
+  logged: Schema.Int,
+  author: Kid,
+  name: Schema.NullOr(Schema.String).annotations({ description: "the name the author's key is or was bound to" }),
+  channel: Schema.String,
+  body_hash: U64,
+  size: Schema.Int.annotations({ description: "bytes of the text" }),
+  reply_to: Schema.NullOr(Index),
+  body: BodyStatusSchema,
+  text: Schema.NullOr(Schema.String).annotations({ description: "the text (UTF-8), null when the body is hidden or not stored" })
+}).annotations({ identifier: "Post" })
+
+export const PostsSchema = Schema.Struct({
+  channel: Schema.NullOr(Schema.String),
+  posts: Schema.Array(PostSchema),
+  truncated: Schema.Boolean,
+  size: TreeSize,
+  checkpoint_note: Checkpoint
+}).annotations({ identifier: "Posts" })
+
+export const PostViewSchema = Schema.Struct({ post: PostSchema, size: TreeSize, checkpoint_note: Checkpoint })
+  .annotations({ identifier: "PostView" })
+
+export const PollSchema = Schema.Struct({
+  index: Index,
+  logged: Schema.Int,
+  author: Kid,
+  channel: Schema.String,
+  body_hash: U64,
+  size: Schema.Int.annotations({ description: "bytes of the question" }),
+  options: Schema.Array(Schema.String),
+  closes: Schema.Int,
+  status: Schema.Literal("open", "closed"),
+  tally: Schema.Array(Schema.Int).annotations({ description: "votes per option, in the order of options" }),
+  votes: Schema.Int,
+  rules: Schema.String
+}).annotations({ identifier: "Poll" })
+
+export const PollsSchema = Schema.Struct({
+  polls: Schema.Array(PollSchema),
+  truncated: Schema.Boolean,
+  size: TreeSize,
+  checkpoint_note: Checkpoint
+}).annotations({ identifier: "Polls" })
+
+export const PollViewSchema = Schema.Struct({ poll: PollSchema, size: TreeSize, checkpoint_note: Checkpoint })
+  .annotations({ identifier: "PollView" })
+
+export const QuoteSchema = Schema.Struct({
+  index: Index,
+  logged: Schema.Int,
+  amount: Schema.Int,
+  expires: Schema.NullOr(Schema.Int),
+  status: Schema.Literal("quoted", "expired", "paid", "completed"),
+  payment_index: Schema.NullOr(Index),
+  paid_by: Schema.NullOr(Schema.String),
+  completion_index: Schema.NullOr(Index),
+  result_hash: Schema.NullOr(U64)
+}).annotations({ identifier: "Quote" })
+
+export const RequestSchema = Schema.Struct({
+  request_index: Index,
+  status: Schema.Literal("open", "quoted", "expired", "paid", "completed"),
+  post: PostSchema,
+  quotes: Schema.Array(QuoteSchema)
+}).annotations({ identifier: "OwnerRequest" })
+
+export const RequestsSchema = Schema.Struct({
+  status: Schema.NullOr(Schema.String),
+  requests: Schema.Array(RequestSchema),
+  truncated: Schema.Boolean,
+  size: TreeSize,
+  checkpoint_note: Checkpoint
+}).annotations({ identifier: "OwnerRequests" })
+
+export const RequestViewSchema = Schema.Struct({ request: RequestSchema, size: TreeSize, checkpoint_note: Checkpoint })
+  .annotations({ identifier: "OwnerRequestView" })
+
+export const TaskSchema = Schema.Struct({
+  index: Index,
+  logged: Schema.Int,
+  body_hash: U64,
+  size: Schema.Int.annotations({ description: "bytes of the task text" }),
+  reward: Schema.Int,
+  closes: Schema.Int,
+  status: Schema.Literal("open", "closed", "awarded"),
+  award_index: Schema.NullOr(Index),
+  submission_index: Schema.NullOr(Index),
+  awarded_to: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "Task" })
+
+export const TasksSchema = Schema.Struct({
+  status: Schema.NullOr(Schema.String),
+  tasks: Schema.Array(TaskSchema),
+  truncated: Schema.Boolean,
+  size: TreeSize,
+  submissions: Schema.String,
+  checkpoint_note: Checkpoint
+}).annotations({ identifier: "TaskBoard" })
+
+export const TaskViewSchema = Schema.Struct({ task: TaskSchema, size: TreeSize, checkpoint_note: Checkpoint })
+  .annotations({ identifier: "TaskView" })
+
+const SupRule = Schema.Struct({ type: Schema.String, signer: Schema.String, what: Schema.String })
+
+export const SupOverviewSchema = Schema.Struct({
+  unit: Schema.Literal("SUP"),
+  asset_hash: U64,
+  asset_url: Schema.String,
+  credits: Schema.Array(SupRule),
+  debits: Schema.Array(SupRule),
+  buys: Schema.String,
+  rules: Schema.Array(Schema.String),
+  accounts: Schema.String,
+  totals: Schema.Struct({ credited: Schema.Int, spent: Schema.Int, contributions_credited: Schema.Int }),
+  size: Schema.Int.annotations({ description: "the tree size the totals add up" })
+}).annotations({ identifier: "SupOverview" })
+
+export const SupAccountSchema = Schema.Struct({
+  name: Schema.String,
+  balance: Schema.Int,
+  changes: Schema.Array(Schema.Struct({
+    index: Index,
+    logged: Schema.Int,
+    kind: Schema.Literal("task.award", "sup.credit", "action.pay"),
+    delta: Schema.Int.annotations({ description: "positive for a credit, negative for a debit" })
+  })),
+  indices: Schema.Array(Index),
+  size: TreeSize,
+  checkpoint_note: Checkpoint
+}).annotations({ identifier: "SupAccount" })
+
+export const OwnerSchema = Schema.Struct({
+  owner_kid: Kid,
+  policy_kid: Kid,
+  charter_index: Index,
+  note: Schema.String
+}).annotations({ identifier: "Owner" })

@@ -10,7 +10,7 @@ import type { LogState } from "../write/logState.js"
 import { nameOfHandle } from "./handles.js"
 
 export const supOverview = (state: LogState, asset: { readonly hash: string; readonly url: string }) => ({
-  unit: "SUP",
+  unit: "SUP" as const,
   asset_hash: asset.hash,
   asset_url: asset.url,
   credits: [
