@@ -8,7 +8,7 @@
 
 import { Context, Duration, Effect, Layer, Schedule } from "effect"
 import {
-  accessClass, countKey, keepWindow, latencyBucket, outcomeOf, ownerStats, routeGroup, utcDay
+  accessClass, countKey, keepCounter, latencyBucket, oldestKeptDay, outcomeOf, ownerStats, routeGroup, utcDay
 } from "../domain/stats/requestStats.js"
 import { Clock } from "../ports/Clock.js"
 import { StatsStore } from "../ports/StatsStore.js"
@@ -26,6 +26,7 @@ export interface AnsweredRequest {
 export type OwnerStatsDocument = ReturnType<typeof ownerStats>
 
 const CACHE_MS = 10_000
+const DAY_MS = 86_400_000
 const SAVE_EVERY = Duration.seconds(60)
 
 export class RequestStats extends Context.Tag("aics/RequestStats")<RequestStats, {
@@ -43,17 +44,29 @@ export class RequestStats extends Context.Tag("aics/RequestStats")<RequestStats,
       if (!dirty) return Effect.void
       dirty = false
       return Effect.flatMap(clock.nowMillis, (now) => {
-        for (const key of counters.keys()) if (!keepWindow(key, now)) counters.delete(key)
+        const oldest = oldestKeptDay(now)
+        for (const key of counters.keys()) if (!keepCounter(key, oldest)) counters.delete(key)
         return store.save([...counters])
       }).pipe(Effect.catchAll((e) => Effect.zipRight(Effect.sync(() => { dirty = true }), Effect.logWarning(`request statistics not saved: ${e.message}`))))
     })
     yield* Effect.forkScoped(Effect.repeat(Effect.delay(save, SAVE_EVERY), Schedule.forever))
     yield* Effect.addFinalizer(() => save)
 
+    // The day's name, recomputed only when the day changes (requests arrive in time order, near enough).
+    let dayStart = -1
+    let dayName = ""
+    const dayOf = (now: number) => {
+      if (now < dayStart || now >= dayStart + DAY_MS) {
+        dayStart = now - (now % DAY_MS)
+        dayName = utcDay(now)
+      }
+      return dayName
+    }
+
     return {
       count: (r) => Effect.map(clock.nowMillis, (now) => {
         const key = countKey(
-          utcDay(now),
+          dayOf(now),
           accessClass(r),
           routeGroup(r.path),
           outcomeOf(r.status),

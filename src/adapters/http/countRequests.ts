@@ -10,24 +10,23 @@ import { Effect, Exit } from "effect"
 import { RequestStats } from "../../app/RequestStats.js"
 
 export const countRequests = (app: HttpApp.Default): HttpApp.Default<never, RequestStats> =>
-  Effect.gen(function*() {
-    const stats = yield* RequestStats
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const started = performance.now()
-    return yield* Effect.onExit(app, (exit) =>
-      Effect.flatMap(
-        Exit.isSuccess(exit) ? Effect.succeed(exit.value.status) : Effect.map(HttpServerError.causeResponse(exit.cause), ([r]) => r.status),
-        (status) => {
-          const headers = request.headers
-          const query = request.url.indexOf("?")
-          return stats.count({
-            path: query < 0 ? request.url : request.url.slice(0, query),
-            signed: headers["signature-input"] !== undefined,
-            userAgent: headers["user-agent"],
-            acceptsHtml: headers["accept"]?.includes("text/html") === true,
-            status,
-            latencyMs: performance.now() - started
-          })
-        }
-      ))
-  })
+  Effect.flatMap(RequestStats, (stats) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const started = performance.now()
+      const count = (status: number) => {
+        const headers = request.headers
+        const query = request.url.indexOf("?")
+        return stats.count({
+          path: query < 0 ? request.url : request.url.slice(0, query),
+          signed: headers["signature-input"] !== undefined,
+          userAgent: headers["user-agent"],
+          acceptsHtml: headers["accept"]?.includes("text/html") === true,
+          status,
+          latencyMs: performance.now() - started
+        })
+      }
+      return Effect.onExit(app, (exit) =>
+        Exit.isSuccess(exit)
+          ? count(exit.value.status)
+          : Effect.flatMap(HttpServerError.causeResponse(exit.cause), ([response]) => count(response.status)))
+    }))

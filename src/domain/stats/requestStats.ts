@@ -144,5 +144,7 @@ export const ownerStats = (counts: Iterable<readonly [string, number]>, days: nu
   }
 }
 
-/** Counters older than the longest window (366 days) are dropped: nothing reads them. */
-export const keepWindow = (key: string, now: number): boolean => key.slice(0, 10) >= windowDays(now, 366)[0]!
+/** The oldest day the longest window (366 days) reads: older counters are dropped. */
+export const oldestKeptDay = (now: number): string => windowDays(now, 366)[0]!
+
+export const keepCounter = (key: string, oldestDay: string): boolean => key.slice(0, 10) >= oldestDay

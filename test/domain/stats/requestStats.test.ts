@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest"
 import {
-  accessClass, countKey, keepWindow, latencyBucket, outcomeOf, ownerStats, routeGroup, utcDay, windowDays
+  accessClass, countKey, keepCounter, latencyBucket, oldestKeptDay, outcomeOf, ownerStats, routeGroup, utcDay, windowDays
 } from "../../../src/domain/stats/requestStats.js"
 
 const NOW = Date.UTC(2026, 2, 1, 12, 30) // 1 March 2026, 12:30 UTC
@@ -57,7 +57,8 @@ describe("request statistics", () => {
 
   it("drops counters older than the longest window", () => {
     expect(utcDay(NOW)).toBe("2026-03-01")
-    expect(keepWindow(countKey(windowDays(NOW, 366)[0]!, "program", "tlog", "ok", "le_50"), NOW)).toBe(true)
-    expect(keepWindow(countKey("2025-02-28", "program", "tlog", "ok", "le_50"), NOW)).toBe(false)
+    expect(oldestKeptDay(NOW)).toBe("2025-03-01")
+    expect(keepCounter(countKey("2025-03-01", "program", "tlog", "ok", "le_50"), oldestKeptDay(NOW))).toBe(true)
+    expect(keepCounter(countKey("2025-02-28", "program", "tlog", "ok", "le_50"), oldestKeptDay(NOW))).toBe(false)
   })
 })
