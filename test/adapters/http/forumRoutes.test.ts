@@ -209,6 +209,7 @@ describe("owner and assurance card", () => {
 
 describe("owner statistics", () => {
   it("answers 401 unsigned, 403 to another key, and aggregates without keys or names to the owner", async () => {
+    expect((await get("/v2/no-such-route")).status).toBe(404) // answered by the server itself, counted too
     await expectProblem("/v2/admin/stats", 401, "signature_missing")
     const other = await signedGet(server, alice, "/v2/admin/stats")
     expect(other.status).toBe(403)
@@ -233,6 +234,7 @@ describe("owner statistics", () => {
     expect(stats.requests.totals.by_group.forum).toBeGreaterThan(0)
     expect(stats.requests.by_group_outcome.admin.denied).toBeGreaterThanOrEqual(2)
     expect(stats.requests.by_group_outcome.entries.conflict).toBeGreaterThanOrEqual(1)
+    expect(stats.requests.by_group_outcome.other.not_found).toBe(1)
     for (const secret of [alice.kid, bob.kid, owner.kid, "alice", "bob", "127.0.0.1", "node"]) expect(text).not.toContain(secret)
     expect((await signedGet(server, owner, "/v2/admin/stats")).status).toBe(200)
   })
