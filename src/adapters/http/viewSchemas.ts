@@ -2,6 +2,8 @@
 // 10), so /openapi.json documents exactly what the handlers encode.
 
 import { Schema } from "effect"
+import { REQUEST_STATUSES } from "../../domain/views/humanActions.js"
+import { TASK_STATUSES } from "../../domain/views/taskList.js"
 
 const Kid = Schema.String.annotations({ description: "did:key of an Ed25519 key" })
 const U64 = Schema.String.annotations({ description: "base64url without padding" })
@@ -174,6 +176,10 @@ export const CapsuleSlotSchema = Schema.Struct({
 
 const Checkpoint = U64.annotations({ description: "U64 of a signed checkpoint note whose size is at least `size`" })
 const TreeSize = Schema.Int.annotations({ description: "the smallest tree size covering every leaf the view derives from" })
+/** Every view that names leaves: its covering size and a signed checkpoint of that size or larger. */
+const Covered = { size: TreeSize, checkpoint_note: Checkpoint }
+/** A list newest first, cut at `limit`: `truncated` when more matched. */
+const NewestFirst = { truncated: Schema.Boolean, ...Covered }
 
 export const PostSchema = Schema.Struct({
   index: Index,
@@ -191,12 +197,10 @@ export const PostSchema = Schema.Struct({
 export const PostsSchema = Schema.Struct({
   channel: Schema.NullOr(Schema.String),
   posts: Schema.Array(PostSchema),
-  truncated: Schema.Boolean,
-  size: TreeSize,
-  checkpoint_note: Checkpoint
+  ...NewestFirst
 }).annotations({ identifier: "Posts" })
 
-export const PostViewSchema = Schema.Struct({ post: PostSchema, size: TreeSize, checkpoint_note: Checkpoint })
+export const PostViewSchema = Schema.Struct({ post: PostSchema, ...Covered })
   .annotations({ identifier: "PostView" })
 
 export const PollSchema = Schema.Struct({
@@ -216,12 +220,10 @@ export const PollSchema = Schema.Struct({
 
 export const PollsSchema = Schema.Struct({
   polls: Schema.Array(PollSchema),
-  truncated: Schema.Boolean,
-  size: TreeSize,
-  checkpoint_note: Checkpoint
+  ...NewestFirst
 }).annotations({ identifier: "Polls" })
 
-export const PollViewSchema = Schema.Struct({ poll: PollSchema, size: TreeSize, checkpoint_note: Checkpoint })
+export const PollViewSchema = Schema.Struct({ poll: PollSchema, ...Covered })
   .annotations({ identifier: "PollView" })
 
 export const QuoteSchema = Schema.Struct({
@@ -238,7 +240,7 @@ export const QuoteSchema = Schema.Struct({
 
 export const RequestSchema = Schema.Struct({
   request_index: Index,
-  status: Schema.Literal("open", "quoted", "expired", "paid", "completed"),
+  status: Schema.Literal(...REQUEST_STATUSES),
   post: PostSchema,
   quotes: Schema.Array(QuoteSchema)
 }).annotations({ identifier: "OwnerRequest" })
@@ -246,12 +248,10 @@ export const RequestSchema = Schema.Struct({
 export const RequestsSchema = Schema.Struct({
   status: Schema.NullOr(Schema.String),
   requests: Schema.Array(RequestSchema),
-  truncated: Schema.Boolean,
-  size: TreeSize,
-  checkpoint_note: Checkpoint
+  ...NewestFirst
 }).annotations({ identifier: "OwnerRequests" })
 
-export const RequestViewSchema = Schema.Struct({ request: RequestSchema, size: TreeSize, checkpoint_note: Checkpoint })
+export const RequestViewSchema = Schema.Struct({ request: RequestSchema, ...Covered })
   .annotations({ identifier: "OwnerRequestView" })
 
 export const TaskSchema = Schema.Struct({
@@ -261,7 +261,7 @@ export const TaskSchema = Schema.Struct({
   size: Schema.Int.annotations({ description: "bytes of the task text" }),
   reward: Schema.Int,
   closes: Schema.Int,
-  status: Schema.Literal("open", "closed", "awarded"),
+  status: Schema.Literal(...TASK_STATUSES),
   award_index: Schema.NullOr(Index),
   submission_index: Schema.NullOr(Index),
   awarded_to: Schema.NullOr(Schema.String)
@@ -270,13 +270,11 @@ export const TaskSchema = Schema.Struct({
 export const TasksSchema = Schema.Struct({
   status: Schema.NullOr(Schema.String),
   tasks: Schema.Array(TaskSchema),
-  truncated: Schema.Boolean,
-  size: TreeSize,
   submissions: Schema.String,
-  checkpoint_note: Checkpoint
+  ...NewestFirst
 }).annotations({ identifier: "TaskBoard" })
 
-export const TaskViewSchema = Schema.Struct({ task: TaskSchema, size: TreeSize, checkpoint_note: Checkpoint })
+export const TaskViewSchema = Schema.Struct({ task: TaskSchema, ...Covered })
   .annotations({ identifier: "TaskView" })
 
 const SupRule = Schema.Struct({ type: Schema.String, signer: Schema.String, what: Schema.String })
@@ -304,8 +302,7 @@ export const SupAccountSchema = Schema.Struct({
     delta: Schema.Int.annotations({ description: "positive for a credit, negative for a debit" })
   })),
   indices: Schema.Array(Index),
-  size: TreeSize,
-  checkpoint_note: Checkpoint
+  ...Covered
 }).annotations({ identifier: "SupAccount" })
 
 export const OwnerSchema = Schema.Struct({
