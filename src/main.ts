@@ -10,6 +10,8 @@ import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
 import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
 import { FsNoticeRegisterLive } from "./adapters/fs/FsNoticeRegister.js"
 import { FsReadCursorsLive } from "./adapters/fs/FsReadCursors.js"
+import { FsStatsStoreLive } from "./adapters/fs/FsStatsStore.js"
+import { SupAssetFileLive } from "./adapters/fs/SupAssetFile.js"
 import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
 import { PgStorageLive } from "./adapters/pg/PgStorage.js"
 import { HttpLive } from "./adapters/http/server.js"
@@ -22,6 +24,7 @@ import { Bodies } from "./app/Bodies.js"
 import { Charter, makeCharter } from "./app/Charter.js"
 import { AdminWrites } from "./app/AdminWrites.js"
 import { BodyLedger } from "./app/BodyLedger.js"
+import { Card } from "./app/Card.js"
 import { EntryWrites } from "./app/EntryWrites.js"
 import { LogHealth } from "./app/LogHealth.js"
 import { LogNotary } from "./app/LogNotary.js"
@@ -31,9 +34,11 @@ import { LogWriter } from "./app/LogWriter.js"
 import { Notices, NoticeRetentionLive } from "./app/Notices.js"
 import { Publisher } from "./app/Publisher.js"
 import { Receipts } from "./app/Receipts.js"
+import { RequestStats } from "./app/RequestStats.js"
 import { Sequencer } from "./app/Sequencer.js"
 import { ServiceConfig } from "./app/ServiceConfig.js"
 import { SignedReads } from "./app/SignedReads.js"
+import { SupAsset } from "./app/SupAsset.js"
 import { TileAuditLive } from "./app/TileAudit.js"
 import { WriteAnswers } from "./app/WriteAnswers.js"
 import { Clock } from "./ports/Clock.js"
@@ -53,8 +58,10 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
       )
       : PgStorageLive(config.databaseUrl, { maxConnections: config.databasePool }),
     FsTileSinkLive(join(config.dataDir, "tiles")),
-    // The notice register (personal data, off the log) stays on the filesystem either way.
+    // The notice register (personal data, off the log) stays on the filesystem either way,
+    // and so do the owner's request statistics.
     FsNoticeRegisterLive(join(config.dataDir, "notices")),
+    FsStatsStoreLive(join(config.dataDir, "stats")),
     FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid })
   )))
 
@@ -67,12 +74,18 @@ const WriteChecksLive = Layer.unwrapEffect(Effect.gen(function*() {
 
 const Http = Layer.unwrapEffect(Effect.map(ServiceConfig, HttpLive))
 
+// The SUP asset descriptor: the operator's file (AICS_SUP_ASSET_FILE) or the built-in one.
+const SupAssetLive = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
+  config.supAssetFile === undefined ? SupAsset.builtIn : SupAssetFileLive(config.supAssetFile)))
+
 const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVkeyFileLive(config.dataDir)))
 
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
 const Main = Layer.mergeAll(Http, TileAuditLive, NoticeRetentionLive).pipe(
   Layer.provide(VkeyFile),
-  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer, Notices.layer)),
+  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer, Notices.layer, RequestStats.layer)),
+  Layer.provideMerge(Card.layer()),
+  Layer.provideMerge(SupAssetLive),
   Layer.provideMerge(WriteAnswers.layer),
   Layer.provideMerge(BodyLedger.layer),
   Layer.provideMerge(WriteChecksLive),

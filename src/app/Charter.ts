@@ -60,7 +60,7 @@ export const makeCharter = Effect.gen(function*() {
     logVkey: notary.vkey,
     policyKid: didKeyFromPublicKey(signer.policy.publicKey),
     ownerKid: owner.kid,
-    noticePeriodSeconds: DEFAULT_NOTICE_PERIOD_SECONDS,
+    noticePeriodSeconds: config.noticePeriodSeconds ?? DEFAULT_NOTICE_PERIOD_SECONDS,
     retentionDays: DEFAULT_RETENTION_DAYS,
     mmdSeconds: config.mmdSeconds
   }

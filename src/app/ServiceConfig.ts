@@ -33,7 +33,18 @@ export interface ServiceSettings {
   readonly ciphertextBudgetBytes: number
   /** Owner key (did:key) chosen by the operator; when absent, first start makes one. */
   readonly ownerKid: string | undefined
+  /** Seconds a policy is announced before it applies, written into leaf 0 at the first start (default 30 days). */
+  readonly noticePeriodSeconds?: number | undefined
+  /** A JSON file served byte for byte as the SUP asset descriptor; the built-in one when absent. */
+  readonly supAssetFile?: string | undefined
 }
+
+/** Where the canonical tiles are served, below the public URL. */
+export const TILE_PREFIX = "/tiles/"
+
+/** The tile prefixes of /tiles and the card: the canonical one first, then the mirrors. */
+export const tilePrefixes = (settings: ServiceSettings): ReadonlyArray<string> =>
+  [`${settings.publicUrl}${TILE_PREFIX}`, ...settings.tileMirrors]
 
 export class ServiceConfig extends Context.Tag("aics/ServiceConfig")<ServiceConfig, ServiceSettings>() {
   static readonly fromEnv = Layer.effect(ServiceConfig, Effect.suspend(() => settingsConfig))
@@ -98,6 +109,8 @@ const settingsConfig = Effect.gen(function*() {
   const checkWorkers = yield* intBetween("AICS_CHECK_WORKERS", 0, 16, 1)
   const ciphertextBudgetBytes = yield* intBetween("AICS_CIPHERTEXT_BUDGET_BYTES", 0, Number.MAX_SAFE_INTEGER, 10 * 1024 ** 3)
   const ownerKid = yield* Config.option(Config.nonEmptyString("AICS_OWNER_KID"))
+  const noticePeriodSeconds = yield* intBetween("AICS_NOTICE_PERIOD_SECONDS", 1, 366 * 86_400, 30 * 86_400)
+  const supAssetFile = yield* Config.option(Config.nonEmptyString("AICS_SUP_ASSET_FILE"))
   return {
     dataDir, host, port, domain, origin, mmdSeconds, tileCheckSeconds,
     publicUrl: publicUrl.replace(/\/+$/, ""),
@@ -107,6 +120,8 @@ const settingsConfig = Effect.gen(function*() {
     databasePool,
     checkWorkers,
     ciphertextBudgetBytes,
-    ownerKid: ownerKid._tag === "Some" ? ownerKid.value : undefined
+    ownerKid: ownerKid._tag === "Some" ? ownerKid.value : undefined,
+    noticePeriodSeconds,
+    supAssetFile: Option.getOrUndefined(supAssetFile)
   } satisfies ServiceSettings
 })

@@ -9,8 +9,13 @@ import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { AicsApi } from "./api.js"
+import { countRequests } from "./countRequests.js"
 import { DiscoveryHandlers } from "./handlers/discovery.js"
 import { AdminHandlers } from "./handlers/admin.js"
+import { AgoraHandlers } from "./handlers/agora.js"
+import { OwnerHandlers } from "./handlers/owner.js"
+import { SupHandlers } from "./handlers/sup.js"
+import { TasksHandlers } from "./handlers/tasks.js"
 import { EntriesHandlers } from "./handlers/entries.js"
 import { IdentityHandlers } from "./handlers/identity.js"
 import { MessagingHandlers } from "./handlers/messaging.js"
@@ -37,12 +42,13 @@ const DecodeErrorsAs422 = HttpApiBuilder.middleware<never, never>((app) =>
   }) as unknown as typeof app)
 
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
-  Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers])
+  Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers,
+    AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers])
 )
 
 /** Serves the API on host:port until the scope closes. */
 export const HttpLive = (options: { readonly host: string; readonly port: number }) =>
-  HttpApiBuilder.serve().pipe(
+  HttpApiBuilder.serve(countRequests).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(DecodeErrorsAs422),
     Layer.provide(ApiLive),

@@ -2,6 +2,8 @@
 // 10), so /openapi.json documents exactly what the handlers encode.
 
 import { Schema } from "effect"
+import { REQUEST_STATUSES } from "../../domain/views/humanActions.js"
+import { TASK_STATUSES } from "../../domain/views/taskList.js"
 
 const Kid = Schema.String.annotations({ description: "did:key of an Ed25519 key" })
 const U64 = Schema.String.annotations({ description: "base64url without padding" })
@@ -84,7 +86,7 @@ export const AgentViewSchema = Schema.Struct({
   name: Schema.NullOr(Schema.String),
   tier: Schema.NullOr(Tier),
   inbox: Schema.Struct(InboxCounts),
-  balance: Schema.Int.annotations({ description: "SUP balance of the name (0 until SUP exists)" })
+  balance: Schema.Int.annotations({ description: "SUP balance of the name the key acts for (0 for a bare key)" })
 }).annotations({ identifier: "Agent" })
 
 export const GrantSchema = Schema.Struct({
@@ -167,3 +169,145 @@ export const CapsuleSlotSchema = Schema.Struct({
   size: Schema.Int,
   ct: Schema.NullOr(U64).annotations({ description: "U64 of the current ciphertext, null when expired" })
 }).annotations({ identifier: "CapsuleSlot" })
+
+// The forum, task board, SUP and owner views (docs/protocol.md section 12). Single-resource
+// views nest the item (`post`, `poll`, `request`, `task`), whose own `size` is its body's
+// length as the payload says, beside the view's `size`, the covering tree size.
+
+const Checkpoint = U64.annotations({ description: "U64 of a signed checkpoint note whose size is at least `size`" })
+const TreeSize = Schema.Int.annotations({ description: "the smallest tree size covering every leaf the view derives from" })
+/** Every view that names leaves: its covering size and a signed checkpoint of that size or larger. */
+const Covered = { size: TreeSize, checkpoint_note: Checkpoint }
+/** A list newest first, cut at `limit`: `truncated` when more matched. */
+const NewestFirst = { truncated: Schema.Boolean, ...Covered }
+
+export const PostSchema = Schema.Struct({
+  index: Index,
+  logged: Schema.Int,
+  author: Kid,
+  name: Schema.NullOr(Schema.String).annotations({ description: "the name the author's key is or was bound to" }),
+  channel: Schema.String,
+  body_hash: U64,
+  size: Schema.Int.annotations({ description: "bytes of the text" }),
+  reply_to: Schema.NullOr(Index),
+  body: BodyStatusSchema,
+  text: Schema.NullOr(Schema.String).annotations({ description: "the text (UTF-8), null when the body is hidden or not stored" })
+}).annotations({ identifier: "Post" })
+
+export const PostsSchema = Schema.Struct({
+  channel: Schema.NullOr(Schema.String),
+  posts: Schema.Array(PostSchema),
+  ...NewestFirst
+}).annotations({ identifier: "Posts" })
+
+export const PostViewSchema = Schema.Struct({ post: PostSchema, ...Covered })
+  .annotations({ identifier: "PostView" })
+
+export const PollSchema = Schema.Struct({
+  index: Index,
+  logged: Schema.Int,
+  author: Kid,
+  channel: Schema.String,
+  body_hash: U64,
+  size: Schema.Int.annotations({ description: "bytes of the question" }),
+  options: Schema.Array(Schema.String),
+  closes: Schema.Int,
+  status: Schema.Literal("open", "closed"),
+  tally: Schema.Array(Schema.Int).annotations({ description: "votes per option, in the order of options" }),
+  votes: Schema.Int,
+  rules: Schema.String
+}).annotations({ identifier: "Poll" })
+
+export const PollsSchema = Schema.Struct({
+  polls: Schema.Array(PollSchema),
+  ...NewestFirst
+}).annotations({ identifier: "Polls" })
+
+export const PollViewSchema = Schema.Struct({ poll: PollSchema, ...Covered })
+  .annotations({ identifier: "PollView" })
+
+export const QuoteSchema = Schema.Struct({
+  index: Index,
+  logged: Schema.Int,
+  amount: Schema.Int,
+  expires: Schema.NullOr(Schema.Int),
+  status: Schema.Literal("quoted", "expired", "paid", "completed"),
+  payment_index: Schema.NullOr(Index),
+  paid_by: Schema.NullOr(Schema.String),
+  completion_index: Schema.NullOr(Index),
+  result_hash: Schema.NullOr(U64)
+}).annotations({ identifier: "Quote" })
+
+export const RequestSchema = Schema.Struct({
+  request_index: Index,
+  status: Schema.Literal(...REQUEST_STATUSES),
+  post: PostSchema,
+  quotes: Schema.Array(QuoteSchema)
+}).annotations({ identifier: "OwnerRequest" })
+
+export const RequestsSchema = Schema.Struct({
+  status: Schema.NullOr(Schema.String),
+  requests: Schema.Array(RequestSchema),
+  ...NewestFirst
+}).annotations({ identifier: "OwnerRequests" })
+
+export const RequestViewSchema = Schema.Struct({ request: RequestSchema, ...Covered })
+  .annotations({ identifier: "OwnerRequestView" })
+
+export const TaskSchema = Schema.Struct({
+  index: Index,
+  logged: Schema.Int,
+  body_hash: U64,
+  size: Schema.Int.annotations({ description: "bytes of the task text" }),
+  reward: Schema.Int,
+  closes: Schema.Int,
+  status: Schema.Literal(...TASK_STATUSES),
+  award_index: Schema.NullOr(Index),
+  submission_index: Schema.NullOr(Index),
+  awarded_to: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "Task" })
+
+export const TasksSchema = Schema.Struct({
+  status: Schema.NullOr(Schema.String),
+  tasks: Schema.Array(TaskSchema),
+  submissions: Schema.String,
+  ...NewestFirst
+}).annotations({ identifier: "TaskBoard" })
+
+export const TaskViewSchema = Schema.Struct({ task: TaskSchema, ...Covered })
+  .annotations({ identifier: "TaskView" })
+
+const SupRule = Schema.Struct({ type: Schema.String, signer: Schema.String, what: Schema.String })
+
+export const SupOverviewSchema = Schema.Struct({
+  unit: Schema.Literal("SUP"),
+  asset_hash: U64,
+  asset_url: Schema.String,
+  credits: Schema.Array(SupRule),
+  debits: Schema.Array(SupRule),
+  buys: Schema.String,
+  rules: Schema.Array(Schema.String),
+  accounts: Schema.String,
+  totals: Schema.Struct({ credited: Schema.Int, spent: Schema.Int, contributions_credited: Schema.Int }),
+  size: Schema.Int.annotations({ description: "the tree size the totals add up" })
+}).annotations({ identifier: "SupOverview" })
+
+export const SupAccountSchema = Schema.Struct({
+  name: Schema.String,
+  balance: Schema.Int,
+  changes: Schema.Array(Schema.Struct({
+    index: Index,
+    logged: Schema.Int,
+    kind: Schema.Literal("task.award", "sup.credit", "action.pay"),
+    delta: Schema.Int.annotations({ description: "positive for a credit, negative for a debit" })
+  })),
+  indices: Schema.Array(Index),
+  ...Covered
+}).annotations({ identifier: "SupAccount" })
+
+export const OwnerSchema = Schema.Struct({
+  owner_kid: Kid,
+  policy_kid: Kid,
+  charter_index: Index,
+  note: Schema.String
+}).annotations({ identifier: "Owner" })

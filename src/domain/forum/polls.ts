@@ -9,7 +9,7 @@
 // `payload_invalid` (poll_index is no poll, option out of range; a poll whose closes is not
 // after its own logged time), `poll_closed`, `already_voted`. Votes never read a balance.
 
-import { HashMap, Option } from "effect"
+import { type Chunk, HashMap, Option } from "effect"
 import type { LogState } from "../write/logState.js"
 import { refuse, type Refusal } from "../write/refusal.js"
 
@@ -26,19 +26,29 @@ export interface PollRecord {
   /** Votes per option (the same order as options). Copied per vote: at most 16 numbers. */
   readonly tally: ReadonlyArray<number>
   readonly votes: number
+  /** The last vote leaf counted (null before the first): the tally's covering size. */
+  readonly lastVoteIndex: number | null
 }
 
-/** What a post leaf said in public: who signed it, when, where. */
+/** What a post leaf said in public: who signed it, when, where, how long, in reply to what. */
 export interface PostMeta {
   readonly author: string
   readonly logged: number
   readonly channel: string
+  /** Bytes of the text (its hash is the leaf's entry in LogState.bodies). */
+  readonly size: number
+  readonly replyTo: number | null
 }
 
 export interface ForumState {
   /** post leaf -> its metadata (task awards credit the author's name; quotes name a post). */
   readonly postMeta: HashMap.HashMap<number, PostMeta>
+  /** Post leaves in log order, all of them and per channel: the agora lists, newest first. */
+  readonly postOrder: Chunk.Chunk<number>
+  readonly channelPosts: HashMap.HashMap<string, Chunk.Chunk<number>>
   readonly polls: HashMap.HashMap<number, PollRecord>
+  /** Poll leaves in log order. */
+  readonly pollOrder: Chunk.Chunk<number>
   /** `<poll_index> <kid>` -> the vote leaf. */
   readonly votes: HashMap.HashMap<string, number>
 }
@@ -70,7 +80,8 @@ export const applyVote = (forum: ForumState, kid: string, pollIndex: number, opt
     polls: HashMap.set(forum.polls, pollIndex, {
       ...poll,
       tally: poll.tally.map((n, i) => (i === option ? n + 1 : n)),
-      votes: poll.votes + 1
+      votes: poll.votes + 1,
+      lastVoteIndex: index
     }),
     votes: HashMap.set(forum.votes, voteKey(pollIndex, kid), index)
   }

@@ -27,3 +27,41 @@ export const lowerBound = <A>(chunk: Chunk.Chunk<A>, key: (a: A) => number, targ
 /** The last element, if any. */
 export const lastOf = <A>(chunk: Chunk.Chunk<A>): A | undefined =>
   chunk.length === 0 ? undefined : Chunk.unsafeGet(chunk, chunk.length - 1)
+
+/** The chunk's elements from the last to the first, each read in O(log n) when reached. */
+export function* fromEnd<A>(chunk: Chunk.Chunk<A>): Generator<A> {
+  for (let i = chunk.length - 1; i >= 0; i--) yield Chunk.unsafeGet(chunk, i)
+}
+
+/** Two sequences of numbers, each descending, merged into one descending sequence. */
+export function* mergeDescending(a: Iterator<number>, b: Iterator<number>): Generator<number> {
+  let x = a.next()
+  let y = b.next()
+  while (!x.done || !y.done) {
+    if (y.done || (!x.done && x.value >= y.value)) {
+      yield x.value
+      x = a.next()
+    } else {
+      yield y.value
+      y = b.next()
+    }
+  }
+}
+
+/**
+ * Up to `limit` elements that `accept` keeps, in the order given (newest first when the
+ * sequence is), and whether more were left. Reads only as far as it needs.
+ */
+export const firstAccepted = <A>(sequence: Iterable<A>, limit: number, accept: (a: A) => boolean = () => true) => {
+  const items: Array<A> = []
+  for (const a of sequence) {
+    if (!accept(a)) continue
+    if (items.length === limit) return { items, truncated: true }
+    items.push(a)
+  }
+  return { items, truncated: false }
+}
+
+/** Up to `limit` elements of a chunk from its end (newest first), and whether more were left. */
+export const newestFirst = <A>(chunk: Chunk.Chunk<A>, limit: number, accept: (a: A) => boolean = () => true) =>
+  firstAccepted(fromEnd(chunk), limit, accept)

@@ -13,3 +13,11 @@ export interface PageQuery {
   readonly from: number
   readonly limit: number
 }
+
+// The forum, task board and owner's statistics (service.md "Limits").
+export const AGORA_POSTS_LIMIT = { min: 1, max: 200, default: 50 } as const
+export const HUMAN_ACTIONS_LIMIT = { min: 1, max: 200, default: 50 } as const
+export const TASKS_LIMIT = { min: 1, max: 500, default: 100 } as const
+export const STATS_DAYS = { min: 1, max: 366, default: 30 } as const
+/** Polls listed by /v2/agora/polls, newest first (service.md sets no bound: this service's choice). */
+export const POLLS_LISTED = 200

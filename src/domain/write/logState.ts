@@ -225,7 +225,14 @@ export const emptyLogState: LogState = {
     noticeReports: HashMap.empty(),
     audits: Chunk.empty()
   },
-  forum: { postMeta: HashMap.empty(), polls: HashMap.empty(), votes: HashMap.empty() },
+  forum: {
+    postMeta: HashMap.empty(),
+    postOrder: Chunk.empty(),
+    channelPosts: HashMap.empty(),
+    polls: HashMap.empty(),
+    pollOrder: Chunk.empty(),
+    votes: HashMap.empty()
+  },
   sup: {
     accounts: HashMap.empty(),
     claims: HashMap.empty(),

@@ -11,6 +11,7 @@ import { directoryView } from "../../../domain/views/directory.js"
 import { keyView } from "../../../domain/views/keyView.js"
 import { DIRECTORY_LIMIT, KEY_ENVELOPES_LIMIT } from "../../../domain/views/limits.js"
 import { nameView } from "../../../domain/views/nameView.js"
+import { balanceOf } from "../../../domain/sup/ledger.js"
 import { AicsApi } from "../api.js"
 import { InvalidRequest, NotFound } from "../problem.js"
 import { signedBy } from "../signedRead.js"
@@ -59,7 +60,9 @@ export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handl
         Effect.gen(function*() {
           const { keyid } = yield* signedBy(request)
           const readThrough = yield* cursors.get(keyid)
-          // SUP balances arrive with the SUP capability; until then every balance is 0.
-          return { ...agentView(yield* sequencer.state, keyid, readThrough < 0 ? null : readThrough), balance: 0 }
+          const state = yield* sequencer.state
+          const view = agentView(state, keyid, readThrough < 0 ? null : readThrough)
+          // The SUP balance of the name the key acts for (sup/ledger.ts); a bare key has none.
+          return { ...view, balance: view.name === null ? 0 : balanceOf(state.sup, view.name) }
         }).pipe(orUnavailable))
   }))

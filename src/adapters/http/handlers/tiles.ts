@@ -5,7 +5,7 @@
 
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { ServiceConfig } from "../../../app/ServiceConfig.js"
+import { ServiceConfig, TILE_PREFIX, tilePrefixes } from "../../../app/ServiceConfig.js"
 import { parseTilePath } from "../../../domain/tlog/tile.js"
 import { TileSink } from "../../../ports/TileSink.js"
 import { AicsApi } from "../api.js"
@@ -13,7 +13,6 @@ import { NotFound } from "../problem.js"
 import { orUnavailable } from "./common.js"
 
 const IMMUTABLE = "public, max-age=31536000, immutable"
-const TILE_PREFIX = "/tiles/"
 
 export const TilesHandlers = HttpApiBuilder.group(AicsApi, "tiles", (handlers) =>
   Effect.gen(function*() {
@@ -32,7 +31,7 @@ export const TilesHandlers = HttpApiBuilder.group(AicsApi, "tiles", (handlers) =
       orUnavailable
     )
 
-    const prefixes = [`${config.publicUrl}${TILE_PREFIX}`, ...config.tileMirrors].join("\n") + "\n"
+    const prefixes = tilePrefixes(config).join("\n") + "\n"
 
     return handlers
       .handle("checkpoint", () => checkpoint)

@@ -2,7 +2,7 @@
 // question (the off-leaf text, at most 16 KiB) in a channel with 2 to 16 distinct options,
 // open until `closes`. Rules: forum/polls.ts.
 
-import { HashMap, Schema } from "effect"
+import { Chunk, HashMap, Schema } from "effect"
 import { newPollRefusal } from "../../forum/polls.js"
 import { entryRule, TEXT_LIMIT } from "../entryRule.js"
 import { Channel, Hash32, Size, UnixSeconds } from "../fields.js"
@@ -37,8 +37,10 @@ export const poll = entryRule({
         options: payload.options,
         closes: payload.closes,
         tally: payload.options.map(() => 0),
-        votes: 0
-      })
+        votes: 0,
+        lastVoteIndex: null
+      }),
+      pollOrder: Chunk.append(state.forum.pollOrder, index)
     }
   })
 })

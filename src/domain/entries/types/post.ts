@@ -2,7 +2,8 @@
 // the off-leaf body named by body_hash and size, at most 16 KiB of UTF-8. A reply names an
 // earlier post by its leaf index.
 
-import { HashMap, HashSet, Schema } from "effect"
+import { Chunk, HashMap, HashSet, Schema } from "effect"
+import { appendAt } from "../../write/logState.js"
 import { refuse } from "../../write/refusal.js"
 import { entryRule, TEXT_LIMIT } from "../entryRule.js"
 import { Channel, Hash32, LeafIndex, Size } from "../fields.js"
@@ -29,7 +30,11 @@ export const post = entryRule({
     // Who posted, when, where: task awards credit the author's name, quotes name a post.
     forum: {
       ...state.forum,
-      postMeta: HashMap.set(state.forum.postMeta, index, { author: envelope.kid, logged, channel: payload.channel })
+      postMeta: HashMap.set(state.forum.postMeta, index, {
+        author: envelope.kid, logged, channel: payload.channel, size: payload.size, replyTo: payload.reply_to ?? null
+      }),
+      postOrder: Chunk.append(state.forum.postOrder, index),
+      channelPosts: appendAt(state.forum.channelPosts, payload.channel, index)
     }
   })
 })

@@ -1,0 +1,32 @@
+// The HTTP middleware that feeds the owner's statistics (app/RequestStats.ts): as each
+// answer goes out it reads the path, whether the request is signed, the user agent and
+// Accept (to tell a program, a browser and a crawler apart), the status and the latency,
+// and bumps one counter. Nothing read here is stored. A request that ends in an error the
+// server answers itself (no route: 404) is counted with the status it is answered with.
+
+import { HttpServerError, HttpServerRequest } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { Effect, Exit } from "effect"
+import { RequestStats } from "../../app/RequestStats.js"
+
+export const countRequests = (app: HttpApp.Default): HttpApp.Default<never, RequestStats> =>
+  Effect.flatMap(RequestStats, (stats) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const started = performance.now()
+      const count = (status: number) => {
+        const headers = request.headers
+        const query = request.url.indexOf("?")
+        return stats.count({
+          path: query < 0 ? request.url : request.url.slice(0, query),
+          signed: headers["signature-input"] !== undefined,
+          userAgent: headers["user-agent"],
+          acceptsHtml: headers["accept"]?.includes("text/html") === true,
+          status,
+          latencyMs: performance.now() - started
+        })
+      }
+      return Effect.onExit(app, (exit) =>
+        Exit.isSuccess(exit)
+          ? count(exit.value.status)
+          : Effect.flatMap(HttpServerError.causeResponse(exit.cause), ([response]) => count(response.status)))
+    }))

@@ -1,0 +1,53 @@
+// The owner's key (convenience copy of leaf 0's), the assurance card with its headers, and
+// the owner's statistics (service.md "Identity" /v2/owner, "Discovery"
+// /.well-known/aics-card.json, "Owner statistics"; docs/protocol.md section 12).
+
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { Card } from "../../../app/Card.js"
+import { Charter } from "../../../app/Charter.js"
+import { RequestStats } from "../../../app/RequestStats.js"
+import { Sequencer } from "../../../app/Sequencer.js"
+import { STATS_DAYS } from "../../../domain/views/limits.js"
+import { Clock } from "../../../ports/Clock.js"
+import { AicsApi } from "../api.js"
+import { Forbidden } from "../problem.js"
+import { signedBy } from "../signedRead.js"
+import { orUnavailable } from "./common.js"
+
+export const OwnerHandlers = HttpApiBuilder.group(AicsApi, "owner", (handlers) =>
+  Effect.gen(function*() {
+    const { terms } = yield* Charter
+    const card = yield* Card
+    const sequencer = yield* Sequencer
+    const clock = yield* Clock
+    const stats = yield* RequestStats
+
+    return handlers
+      .handle("owner", () =>
+        Effect.succeed({
+          owner_kid: terms.ownerKid,
+          policy_kid: terms.policyKid,
+          charter_index: 0,
+          note: "a convenience copy: pin the owner key from leaf 0 and from keys obtained out of band"
+        }))
+      .handle("card", () =>
+        Effect.gen(function*() {
+          const leaf = card.leafAt(yield* sequencer.state, yield* clock.nowMillis)
+          return HttpServerResponse.uint8Array(card.bytes, {
+            contentType: "application/json",
+            headers: {
+              "x-aics-card-sha256": card.hash,
+              "x-aics-card-leaf": leaf === undefined ? "none" : String(leaf),
+              // The leaf header changes when the owner's card policy comes into force.
+              "cache-control": "no-cache"
+            }
+          })
+        }))
+      .handle("stats", ({ request, urlParams }) =>
+        Effect.gen(function*() {
+          const { keyid } = yield* signedBy(request)
+          if (keyid !== terms.ownerKid) return yield* Forbidden.fail("not_owner", "the statistics are read with the owner key that leaf 0 names")
+          return yield* stats.document(urlParams.days ?? STATS_DAYS.default)
+        }).pipe(orUnavailable))
+  }))

@@ -1,0 +1,62 @@
+// The public forum's posts (service.md "Forum, owner requests, tasks": `/v2/agora/posts`
+// newest first, "a hidden body shows its tombstone"; `/v2/agora/posts/{index}`;
+// docs/protocol.md section 12). A post is shown with its author, the name that key was
+// bound to, its channel and reply, and the status of its text (available, or tombstoned
+// with the tombstone's leaf and reason). The text itself is the app's to add: it lives in
+// the body store, not in the log's state.
+
+import { HashMap, Option } from "effect"
+import { bodyStatus, type BodyStatusView } from "../bodyStatus.js"
+import { boundNameOf } from "../identity/bindings.js"
+import type { LogState } from "../write/logState.js"
+import { newestFirst } from "./chunks.js"
+import { sizeCovering } from "./coverage.js"
+
+export interface PostItem {
+  readonly index: number
+  readonly logged: number
+  readonly author: string
+  /** The name the author's key is or was bound to, or null for a bare key. */
+  readonly name: string | null
+  readonly channel: string
+  readonly body_hash: string
+  /** Bytes of the text. */
+  readonly size: number
+  readonly reply_to: number | null
+  readonly body: BodyStatusView
+}
+
+export const postItem = (state: LogState, index: number, now: number): PostItem | undefined => {
+  const meta = Option.getOrUndefined(HashMap.get(state.forum.postMeta, index))
+  if (meta === undefined) return undefined
+  return {
+    index,
+    logged: meta.logged,
+    author: meta.author,
+    name: boundNameOf(state, meta.author) ?? null,
+    channel: meta.channel,
+    body_hash: Option.getOrThrow(HashMap.get(state.bodies, index)),
+    size: meta.size,
+    reply_to: meta.replyTo,
+    body: bodyStatus(state, { index, type: "post", logged: meta.logged }, now)
+  }
+}
+
+/** The leaves a post item derives from: the post and the tombstone hiding it, if any. */
+export const postLeaves = (post: PostItem): ReadonlyArray<number | null> => [post.index, post.body.tombstone_index]
+
+/** `GET /v2/agora/posts`: the newest `limit` posts, of one channel when given. */
+export const postsView = (state: LogState, query: { readonly channel: string | undefined; readonly limit: number }, now: number) => {
+  const order = query.channel === undefined
+    ? state.forum.postOrder
+    : Option.getOrUndefined(HashMap.get(state.forum.channelPosts, query.channel))
+  const page = order === undefined ? { items: [], truncated: false } : newestFirst(order, query.limit)
+  const posts = page.items.map((i) => postItem(state, i, now)!)
+  return { channel: query.channel ?? null, posts, truncated: page.truncated, size: sizeCovering(posts.flatMap(postLeaves)) }
+}
+
+/** `GET /v2/agora/posts/{index}`: one post, or undefined when the leaf is no post. */
+export const postView = (state: LogState, index: number, now: number) => {
+  const post = postItem(state, index, now)
+  return post === undefined ? undefined : { post, size: sizeCovering(postLeaves(post)) }
+}

@@ -1,0 +1,74 @@
+// Requests to the owner (service.md "Forum, owner requests, tasks":
+// `/v2/agora/human-actions` "requests to the owner newest first: posts the owner quoted and
+// posts in channel `owner-actions`", `/v2/agora/human-actions/{request_index}` "request
+// with quotes, completion, payment"; docs/protocol.md section 12). A request is a post; its
+// quotes, payments and completions are tasks/ownerRequests.ts's. Its status is the
+// furthest any of its quotes reached (completed, then paid), else its newest quote's
+// (quoted or expired), else `open` (no quote yet).
+
+import { Chunk, HashMap, Option } from "effect"
+import { quoteOf, quoteStatus, requestView } from "../tasks/ownerRequests.js"
+import type { LogState } from "../write/logState.js"
+import { postItem, postLeaves } from "./agoraPosts.js"
+import { sizeCovering } from "./coverage.js"
+import { firstAccepted, fromEnd, mergeDescending } from "./chunks.js"
+
+export const OWNER_ACTIONS_CHANNEL = "owner-actions"
+
+export const REQUEST_STATUSES = ["open", "quoted", "expired", "paid", "completed"] as const
+export type RequestStatus = typeof REQUEST_STATUSES[number]
+
+const quotesOf = (state: LogState, requestIndex: number): ReadonlyArray<number> =>
+  Chunk.toReadonlyArray(Option.getOrElse(HashMap.get(state.tasks.requests, requestIndex), () => Chunk.empty<number>()))
+
+export const requestStatus = (state: LogState, requestIndex: number, now: number): RequestStatus => {
+  const statuses = quotesOf(state, requestIndex).map((i) => quoteStatus(quoteOf(state, i)!, now))
+  if (statuses.includes("completed")) return "completed"
+  if (statuses.includes("paid")) return "paid"
+  return statuses.length === 0 ? "open" : statuses[statuses.length - 1]!
+}
+
+const requestItem = (state: LogState, requestIndex: number, now: number) => {
+  const post = postItem(state, requestIndex, now)!
+  const { request_index: _, author: __, channel: ___, quotes } = requestView(state, requestIndex, now)!
+  return { request_index: requestIndex, status: requestStatus(state, requestIndex, now), post, quotes }
+}
+
+type RequestItem = ReturnType<typeof requestItem>
+
+const requestLeaves = (item: RequestItem): ReadonlyArray<number | null> => [
+  ...postLeaves(item.post),
+  ...item.quotes.flatMap((q) => [q.index, q.payment_index, q.completion_index])
+]
+
+/** Every request's post leaf, newest first: the channel's posts merged with the quoted ones. */
+const requestOrder = (state: LogState): Iterable<number> => {
+  const channel = Option.getOrElse(HashMap.get(state.forum.channelPosts, OWNER_ACTIONS_CHANNEL), () => Chunk.empty<number>())
+  // Quoted posts outside the channel are few (the owner quotes by hand); the channel may be
+  // long, so it is walked from its end only as far as the page needs.
+  const quoted = [...HashMap.keys(state.tasks.requests)]
+    .filter((i) => !isInChannel(state, i))
+    .sort((a, b) => b - a)
+  return { [Symbol.iterator]: () => mergeDescending(fromEnd(channel), quoted[Symbol.iterator]()) }
+}
+
+const isInChannel = (state: LogState, postIndex: number): boolean =>
+  Option.getOrUndefined(HashMap.get(state.forum.postMeta, postIndex))?.channel === OWNER_ACTIONS_CHANNEL
+
+/** True when the leaf is a request to the owner: a post in `owner-actions`, or one the owner quoted. */
+export const isRequest = (state: LogState, index: number): boolean =>
+  isInChannel(state, index) || HashMap.has(state.tasks.requests, index)
+
+/** `GET /v2/agora/human-actions`: requests newest first, of one status when given. */
+export const humanActionsView = (state: LogState, query: { readonly status: RequestStatus | undefined; readonly limit: number }, now: number) => {
+  const page = firstAccepted(requestOrder(state), query.limit, (i) => query.status === undefined || requestStatus(state, i, now) === query.status)
+  const requests = page.items.map((i) => requestItem(state, i, now))
+  return { status: query.status ?? null, requests, truncated: page.truncated, size: sizeCovering(requests.flatMap(requestLeaves)) }
+}
+
+/** `GET /v2/agora/human-actions/{request_index}`: a request with its quotes, or undefined when the leaf is none. */
+export const humanActionView = (state: LogState, requestIndex: number, now: number) => {
+  if (!isRequest(state, requestIndex)) return undefined
+  const request = requestItem(state, requestIndex, now)
+  return { request, size: sizeCovering(requestLeaves(request)) }
+}

@@ -1,0 +1,45 @@
+// The owner's request statistics service (app/RequestStats.ts) with a controlled clock: each
+// answered request bumps one counter; the document is cached for 10 seconds; the counters
+// survive a restart through the StatsStore (saved when the service stops).
+
+import { it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { expect } from "vitest"
+import { makeTestClock } from "../../src/adapters/clock/TestClock.js"
+import { FsStatsStoreLive } from "../../src/adapters/fs/FsStatsStore.js"
+import { RequestStats, type AnsweredRequest } from "../../src/app/RequestStats.js"
+import { tempDir } from "../adapters/fs/tempDir.js"
+
+const T0 = Date.UTC(2026, 2, 1, 10, 0)
+const request = (over: Partial<AnsweredRequest> = {}): AnsweredRequest =>
+  ({ path: "/v2/agora/posts", signed: false, userAgent: "curl/8", acceptsHtml: false, status: 200, latencyMs: 3, ...over })
+
+it.scoped("counts, caches for 10 s, and keeps the counters across a restart", () =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir("request-stats")
+    const clock = makeTestClock(T0)
+    const layer = RequestStats.layer.pipe(Layer.provide(Layer.mergeAll(clock.layer, FsStatsStoreLive(dir))))
+
+    yield* Effect.scoped(Effect.gen(function*() {
+      const stats = yield* RequestStats
+      yield* stats.count(request())
+      yield* stats.count(request({ path: "/v2/admin/stats", status: 403, latencyMs: 120 }))
+      const first = yield* stats.document(1)
+      expect(first.requests.totals.total).toBe(2)
+      yield* stats.count(request({ status: 404 }))
+      expect((yield* stats.document(1)).requests.totals.total).toBe(2) // cached
+      yield* clock.advance(10_000)
+      const later = yield* stats.document(1)
+      expect(later.requests.totals.total).toBe(3)
+      expect(later.requests.by_group_outcome["admin"]).toMatchObject({ denied: 1 })
+      expect(later.requests.totals.by_latency).toMatchObject({ le_50: 2, le_250: 1 })
+    }).pipe(Effect.provide(layer)))
+
+    yield* Effect.scoped(Effect.gen(function*() {
+      const stats = yield* RequestStats
+      yield* stats.count(request())
+      const doc = yield* stats.document(30)
+      expect(doc.requests.totals.total).toBe(4)
+      expect(doc.requests.daily[29]).toMatchObject({ day: "2026-03-01", total: 4 })
+    }).pipe(Effect.provide(layer)))
+  }))
