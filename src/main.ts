@@ -8,6 +8,8 @@ import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
 import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
 import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
+import { FsChainOracleLive } from "./adapters/fs/FsChainOracle.js"
+import { FsContributionIntentsLive } from "./adapters/fs/FsContributionIntents.js"
 import { FsNoticeRegisterLive } from "./adapters/fs/FsNoticeRegister.js"
 import { FsReadCursorsLive } from "./adapters/fs/FsReadCursors.js"
 import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
@@ -20,6 +22,7 @@ import { InProcessWriteChecksLive } from "./adapters/workers/InProcessWriteCheck
 import { WorkerWriteChecksLive } from "./adapters/workers/WorkerWriteChecks.js"
 import { Bodies } from "./app/Bodies.js"
 import { Charter, makeCharter } from "./app/Charter.js"
+import { Contributions } from "./app/Contributions.js"
 import { AdminWrites } from "./app/AdminWrites.js"
 import { BodyLedger } from "./app/BodyLedger.js"
 import { EntryWrites } from "./app/EntryWrites.js"
@@ -29,6 +32,7 @@ import { LogReader } from "./app/LogReader.js"
 import { LogStatus } from "./app/LogStatus.js"
 import { LogWriter } from "./app/LogWriter.js"
 import { Notices, NoticeRetentionLive } from "./app/Notices.js"
+import { PolicyWrites } from "./app/PolicyWrites.js"
 import { Publisher } from "./app/Publisher.js"
 import { Receipts } from "./app/Receipts.js"
 import { Sequencer } from "./app/Sequencer.js"
@@ -55,6 +59,9 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
     FsTileSinkLive(join(config.dataDir, "tiles")),
     // The notice register (personal data, off the log) stays on the filesystem either way.
     FsNoticeRegisterLive(join(config.dataDir, "notices")),
+    // Contribution intents (off the log) likewise; the chain ledger is the operator's watcher's file.
+    FsContributionIntentsLive(join(config.dataDir, "contributions")),
+    FsChainOracleLive(config.contributions.ledger),
     FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid })
   )))
 
@@ -72,8 +79,8 @@ const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVke
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
 const Main = Layer.mergeAll(Http, TileAuditLive, NoticeRetentionLive).pipe(
   Layer.provide(VkeyFile),
-  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer, Notices.layer)),
-  Layer.provideMerge(WriteAnswers.layer),
+  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer, Notices.layer, Contributions.layer)),
+  Layer.provideMerge(Layer.mergeAll(WriteAnswers.layer, PolicyWrites.layer)),
   Layer.provideMerge(BodyLedger.layer),
   Layer.provideMerge(WriteChecksLive),
   Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer)),

@@ -11,6 +11,7 @@ import { Effect, Layer } from "effect"
 import { AicsApi } from "./api.js"
 import { DiscoveryHandlers } from "./handlers/discovery.js"
 import { AdminHandlers } from "./handlers/admin.js"
+import { ContributionsHandlers } from "./handlers/contributions.js"
 import { EntriesHandlers } from "./handlers/entries.js"
 import { IdentityHandlers } from "./handlers/identity.js"
 import { MessagingHandlers } from "./handlers/messaging.js"
@@ -37,7 +38,7 @@ const DecodeErrorsAs422 = HttpApiBuilder.middleware<never, never>((app) =>
   }) as unknown as typeof app)
 
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
-  Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers])
+  Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers, ContributionsHandlers])
 )
 
 /** Serves the API on host:port until the scope closes. */
