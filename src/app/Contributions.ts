@@ -164,6 +164,10 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
           if (written.outcome._tag === "Refused") {
             return { _tag: "Answer" as const, answer: yield* answers.refused(written.raw, written.outcome.refusal, written.outcome.at) }
           }
+          // The log is the authority on transactions (a tx credits once, by the ledger's rule);
+          // the store's mark only stops a second transfer of the same units crediting the
+          // intent again. Lost in a crash right after the leaf, it lets at most such a
+          // second, real payment credit too.
           if (decision._tag === "Credit") yield* intents.credited(claimed.intent_id, written.outcome.index)
           const accepted = yield* answers.accepted(written.envelope, written.outcome, 201)
           return {

@@ -181,6 +181,12 @@ describe("contributions on an open service", () => {
     expect((await committed(server)).tiles.size).toBe(before + 1)
   })
 
+  it("is described in /openapi.json", async () => {
+    const spec = await (await fetch(`${server.baseUrl}/openapi.json`)).json() as { paths: Record<string, { post?: unknown }> }
+    expect(spec.paths["/v2/sup/contributions/intents"]?.post).toBeDefined()
+    expect(spec.paths["/v2/sup/contributions"]?.post).toBeDefined()
+  })
+
   it("refuses malformed claims with a 422 problem and no leaf", async () => {
     const before = (await committed(server)).tiles.size
     for (const [body, code] of [

@@ -26,26 +26,23 @@ export const ContributionsHandlers = HttpApiBuilder.group(AicsApi, "contribution
         return { bytes: body.bytes, secure: reachedOverHttps(request.headers, https) }
       })
 
-    const respond = <A extends { readonly _tag: string }>(answer: A, success: (a: Exclude<A, { _tag: "Problem" }>) => Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
-      answer._tag === "Problem"
-        ? problemResponse(answer as unknown as { status: number; code: string; detail: string })
-        : success(answer as Exclude<A, { _tag: "Problem" }>)
-
     return handlers
       .handleRaw("intent", ({ request }) =>
         Effect.gen(function*() {
           const { bytes, secure } = yield* read(request)
           const answer = yield* contributions.intent(bytes, secure)
-          return yield* respond(answer, (made) => HttpServerResponse.json(made.view, { status: 201 }).pipe(Effect.orDie))
+          if (answer._tag === "Problem") return yield* problemResponse(answer)
+          return yield* HttpServerResponse.json(answer.view, { status: 201 }).pipe(Effect.orDie)
         }).pipe(Effect.catchTag("StorageError", storageProblem), Effect.catchAll(problemResponse)))
       .handleRaw("claim", ({ request }) =>
         Effect.gen(function*() {
           const { bytes, secure } = yield* read(request)
-          const answer = yield* contributions.claim(bytes, secure)
-          return yield* respond(answer, ({ answer: a }) =>
-            HttpServerResponse.json(a.body, {
-              status: a.status,
-              headers: a.location === undefined ? {} : { location: a.location }
-            }).pipe(Effect.orDie))
+          const claimed = yield* contributions.claim(bytes, secure)
+          if (claimed._tag === "Problem") return yield* problemResponse(claimed)
+          const { answer } = claimed
+          return yield* HttpServerResponse.json(answer.body, {
+            status: answer.status,
+            headers: answer.location === undefined ? {} : { location: answer.location }
+          }).pipe(Effect.orDie)
         }).pipe(Effect.catchTag("StorageError", storageProblem), Effect.catchAll(problemResponse)))
   }))
