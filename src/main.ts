@@ -8,6 +8,8 @@ import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
 import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
 import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
+import { FsChainOracleLive } from "./adapters/fs/FsChainOracle.js"
+import { FsContributionIntentsLive } from "./adapters/fs/FsContributionIntents.js"
 import { FsNoticeRegisterLive } from "./adapters/fs/FsNoticeRegister.js"
 import { FsReadCursorsLive } from "./adapters/fs/FsReadCursors.js"
 import { FsStatsStoreLive } from "./adapters/fs/FsStatsStore.js"
@@ -22,6 +24,7 @@ import { InProcessWriteChecksLive } from "./adapters/workers/InProcessWriteCheck
 import { WorkerWriteChecksLive } from "./adapters/workers/WorkerWriteChecks.js"
 import { Bodies } from "./app/Bodies.js"
 import { Charter, makeCharter } from "./app/Charter.js"
+import { Contributions } from "./app/Contributions.js"
 import { AdminWrites } from "./app/AdminWrites.js"
 import { BodyLedger } from "./app/BodyLedger.js"
 import { Card } from "./app/Card.js"
@@ -32,6 +35,7 @@ import { LogReader } from "./app/LogReader.js"
 import { LogStatus } from "./app/LogStatus.js"
 import { LogWriter } from "./app/LogWriter.js"
 import { Notices, NoticeRetentionLive } from "./app/Notices.js"
+import { PolicyWrites } from "./app/PolicyWrites.js"
 import { Publisher } from "./app/Publisher.js"
 import { Receipts } from "./app/Receipts.js"
 import { RequestStats } from "./app/RequestStats.js"
@@ -62,6 +66,9 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
     // and so do the owner's request statistics.
     FsNoticeRegisterLive(join(config.dataDir, "notices")),
     FsStatsStoreLive(join(config.dataDir, "stats")),
+    // Contribution intents (off the log) likewise; the chain ledger is the operator's watcher's file.
+    FsContributionIntentsLive(join(config.dataDir, "contributions")),
+    FsChainOracleLive(config.contributions.ledger),
     FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid })
   )))
 
@@ -83,10 +90,10 @@ const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVke
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
 const Main = Layer.mergeAll(Http, TileAuditLive, NoticeRetentionLive).pipe(
   Layer.provide(VkeyFile),
-  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer, Notices.layer, RequestStats.layer)),
-  Layer.provideMerge(Card.layer()),
+  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer, Notices.layer, Contributions.layer, RequestStats.layer)),
+  Layer.provideMerge(Card.layer),
   Layer.provideMerge(SupAssetLive),
-  Layer.provideMerge(WriteAnswers.layer),
+  Layer.provideMerge(Layer.mergeAll(WriteAnswers.layer, PolicyWrites.layer)),
   Layer.provideMerge(BodyLedger.layer),
   Layer.provideMerge(WriteChecksLive),
   Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer)),

@@ -27,41 +27,41 @@ export interface AssuranceCard {
 
 export class Card extends Context.Tag("aics/Card")<Card, AssuranceCard>() {
   /**
-   * Contribution addresses are none until a contribution feature supplies them (service.md
-   * "Contribution"); the card then lists them so agents compare before sending.
+   * The card lists the configured contribution networks (service.md "Contribution
+   * intent": network, asset and address are compared with the signed card before
+   * sending), none while contributions are closed.
    */
-  static readonly layer = (contributions: ReadonlyArray<ContributionAddress> = []) =>
-    Layer.effect(Card, Effect.gen(function*() {
-      const charter = yield* Charter
-      const config = yield* ServiceConfig
-      const signer = yield* Signer
-      const crypto = yield* Crypto
-      const asset = yield* SupAsset
-      const terms: CardTerms = {
-        origin: charter.terms.origin,
-        instanceDomain: charter.terms.instanceDomain,
-        publicUrl: config.publicUrl,
-        logVkey: charter.terms.logVkey,
-        policyKid: charter.terms.policyKid,
-        ownerKid: charter.terms.ownerKid,
-        charterHash: encodeU64(charter.documentHash),
-        charterSize: charter.document.length,
-        noticePeriodSeconds: charter.terms.noticePeriodSeconds,
-        retentionDays: charter.terms.retentionDays,
-        mmdSeconds: charter.terms.mmdSeconds,
-        tiles: tilePrefixes(config),
-        assetHash: asset.hash,
-        contributions
+  static readonly layer = Layer.effect(Card, Effect.gen(function*() {
+    const charter = yield* Charter
+    const config = yield* ServiceConfig
+    const signer = yield* Signer
+    const crypto = yield* Crypto
+    const asset = yield* SupAsset
+    const terms: CardTerms = {
+      origin: charter.terms.origin,
+      instanceDomain: charter.terms.instanceDomain,
+      publicUrl: config.publicUrl,
+      logVkey: charter.terms.logVkey,
+      policyKid: charter.terms.policyKid,
+      ownerKid: charter.terms.ownerKid,
+      charterHash: encodeU64(charter.documentHash),
+      charterSize: charter.document.length,
+      noticePeriodSeconds: charter.terms.noticePeriodSeconds,
+      retentionDays: charter.terms.retentionDays,
+      mmdSeconds: charter.terms.mmdSeconds,
+      tiles: tilePrefixes(config),
+      assetHash: asset.hash,
+      contributions: config.contributions.networks.map(({ network, asset, address }): ContributionAddress => ({ network, asset, address }))
+    }
+    const bytes = signedCardBytes(terms, yield* signer.policy.sign(cardSigningInput(terms)))
+    const hash = encodeU64(crypto.sha256(bytes))
+    return {
+      bytes,
+      hash,
+      leafAt: (state, now) => {
+        const policy = policyInForce(state, "card", now)
+        return policy !== undefined && policy.documentHash === hash ? policy.index : undefined
       }
-      const bytes = signedCardBytes(terms, yield* signer.policy.sign(cardSigningInput(terms)))
-      const hash = encodeU64(crypto.sha256(bytes))
-      return {
-        bytes,
-        hash,
-        leafAt: (state, now) => {
-          const policy = policyInForce(state, "card", now)
-          return policy !== undefined && policy.documentHash === hash ? policy.index : undefined
-        }
-      }
-    }))
+    }
+  }))
 }

@@ -7,7 +7,7 @@
 import { Context, Data, Effect, Either, Option } from "effect"
 import { fromUtf8, utf8 } from "../domain/bytes.js"
 import {
-  charterDocument, charterPayload, DEFAULT_NOTICE_PERIOD_SECONDS, DEFAULT_RETENTION_DAYS, type CharterTerms
+  charterDocument, charterPayload, DEFAULT_RETENTION_DAYS, type CharterTerms
 } from "../domain/charter.js"
 import { decodeU64, encodeU64 } from "../domain/encoding.js"
 import { AUTH_ALG, ENVELOPE_VERSION, type Envelope, type UnsignedEnvelope } from "../domain/envelope/envelope.js"
@@ -60,7 +60,7 @@ export const makeCharter = Effect.gen(function*() {
     logVkey: notary.vkey,
     policyKid: didKeyFromPublicKey(signer.policy.publicKey),
     ownerKid: owner.kid,
-    noticePeriodSeconds: config.noticePeriodSeconds ?? DEFAULT_NOTICE_PERIOD_SECONDS,
+    noticePeriodSeconds: config.noticePeriodSeconds,
     retentionDays: DEFAULT_RETENTION_DAYS,
     mmdSeconds: config.mmdSeconds
   }

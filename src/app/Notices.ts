@@ -14,28 +14,25 @@
 import { Context, Effect, Either, HashMap, Layer, Option, Schedule, Schema } from "effect"
 import { fromUtf8, utf8 } from "../domain/bytes.js"
 import { encodeU64 } from "../domain/encoding.js"
-import { AUTH_ALG, ENVELOPE_VERSION, type Envelope, type UnsignedEnvelope } from "../domain/envelope/envelope.js"
 import { isJsonObject, jcs, type JsonObject } from "../domain/envelope/jcs.js"
 import { parseStrictJson } from "../domain/envelope/strictJson.js"
-import { signingInput } from "../domain/envelope/signature.js"
 import {
   NOTICE_OUTCOMES, noticeHashInput, openNotice, purgeNotice, type NoticeOutcome, type NoticeRecord
 } from "../domain/governance/notice.js"
-import { didKeyFromPublicKey } from "../domain/identity/didKey.js"
 import { refuse, type RefusalCode } from "../domain/write/refusal.js"
-import { checkEntry } from "../domain/write/submission.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Entropy } from "../ports/Entropy.js"
 import { LogStore } from "../ports/LogStore.js"
 import { NonceStore } from "../ports/NonceStore.js"
 import { NoticeRegister } from "../ports/NoticeRegister.js"
-import { Signer } from "../ports/Signer.js"
 import type { StorageError } from "../ports/StorageError.js"
 import type { WriteRequest } from "../ports/WriteChecks.js"
 import { Charter } from "./Charter.js"
 import { checkOwnerSignature } from "./ownerSignature.js"
 import { LogHealth } from "./LogHealth.js"
+import { PolicyWrites } from "./PolicyWrites.js"
+import { problemAnswer, type ProblemAnswer } from "./ProblemAnswer.js"
 import { Sequencer } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
 import { WriteAnswers, type WriteAnswer } from "./WriteAnswers.js"
@@ -44,13 +41,8 @@ import { WriteAnswers, type WriteAnswer } from "./WriteAnswers.js"
 export const MAX_NOTICE_BYTES = 64 * 1024
 
 /** A problem answer (problem+json) for the notice routes. */
-export interface NoticeProblemAnswer {
-  readonly _tag: "Problem"
-  readonly status: number
-  readonly code: string
-  readonly detail: string
-}
-const problem = (status: number, code: string, detail: string): NoticeProblemAnswer => ({ _tag: "Problem", status, code, detail })
+export type NoticeProblemAnswer = ProblemAnswer
+const problem = problemAnswer
 
 /** The register view of one record (GET /v2/admin/notices): personal data, owner only. */
 export const noticeView = (record: NoticeRecord) => ({
@@ -120,8 +112,6 @@ export const NoticeRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {
   yield* Effect.forkScoped(Effect.repeat(run, Schedule.spaced("1 hour")))
 }))
 
-const NONCE_BYTES = 16
-
 export class Notices extends Context.Tag("aics/Notices")<Notices, {
   /** POST /notice: 201 with the report id, or a 422 problem. No leaf is written. */
   readonly file: (body: Uint8Array, contentType: string | undefined) => Effect.Effect<
@@ -143,16 +133,14 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
     const entropy = yield* Entropy
     const nonces = yield* NonceStore
     const health = yield* LogHealth
-    const sequencer = yield* Sequencer
+    const policy = yield* PolicyWrites
     const answers = yield* WriteAnswers
     const register = yield* NoticeRegister
+    const sequencer = yield* Sequencer
     const store = yield* LogStore
-    const signer = yield* Signer
     const { ownerKid } = (yield* Charter).terms
     const owner = { ownerKid, authorities: config.authorities, ed25519: crypto.ed25519, sha256: crypto.sha256, nonces }
-    const policyKid = didKeyFromPublicKey(signer.policy.publicKey)
-    const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
-    // One close at a time: each takes the policy key's chain head and extends it.
+    // One close at a time: the register's check and its report leaf go together.
     const closing = yield* Effect.makeSemaphore(1)
 
     /** U64 of SHA-256(JCS of the notice's committed members): what the report leaf names. */
@@ -179,34 +167,6 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
       })
 
     yield* Effect.forEach(yield* register.list("open", Number.MAX_SAFE_INTEGER), settleFromLog, { discard: true })
-
-    /** The policy-signed report leaf for a notice, submitted to the sequencer. */
-    const writeReport = (payload: JsonObject, nowMillis: number) =>
-      Effect.gen(function*() {
-        const state = yield* sequencer.state
-        const head = HashMap.get(state.chains, policyKid)
-        const created = Math.floor(nowMillis / 1000)
-        const unsigned: UnsignedEnvelope = {
-          v: ENVELOPE_VERSION,
-          origin: config.origin,
-          type: "report",
-          kid: policyKid,
-          seq: Option.match(head, { onNone: () => 0, onSome: (h) => h.seq + 1 }),
-          prev: Option.match(head, { onNone: () => null, onSome: (h) => encodeU64(h.hash) }),
-          nonce: encodeU64(yield* entropy.randomBytes(NONCE_BYTES)),
-          created,
-          expires: created + 600,
-          payload
-        }
-        const input = signingInput(unsigned)
-        if (Either.isLeft(input)) return yield* Effect.die(new Error(input.left.reason))
-        const signature = yield* signer.policy.sign(utf8(input.right))
-        const envelope: Envelope = { ...unsigned, auth: { alg: AUTH_ALG, sig: encodeU64(signature) } }
-        const raw = utf8(JSON.stringify({ envelope, body: null }))
-        const submission = checkEntry(raw, { keyid: policyKid, nonce: envelope.nonce, created, expires: envelope.expires }, context, ["policy"])
-        if (Either.isLeft(submission)) return { raw, envelope, outcome: { _tag: "Refused" as const, refusal: submission.left, at: nowMillis } }
-        return { raw, envelope, outcome: yield* sequencer.submit(submission.right) }
-      })
 
     return {
       file: (body, contentType) =>
@@ -265,7 +225,7 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
               outcome: outcome satisfies NoticeOutcome,
               ...(tombstone_index !== undefined ? { tombstone_index } : {})
             }
-            const written = yield* writeReport(payload, nowMillis)
+            const written = yield* policy.write("report", payload, nowMillis)
             if (written.outcome._tag === "Refused") {
               return { _tag: "Answer" as const, answer: yield* answers.refused(written.raw, written.outcome.refusal, written.outcome.at) }
             }

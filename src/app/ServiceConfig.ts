@@ -3,6 +3,8 @@
 // variable instead of surfacing later as a strange failure.
 
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, type Redacted } from "effect"
+import { DEFAULT_NOTICE_PERIOD_SECONDS } from "../domain/charter.js"
+import { MIN_UNITS_PER_SUP, type NetworkTerms } from "../domain/sup/contributions.js"
 
 export interface ServiceSettings {
   /** Folder of the filesystem storage: keys, log, bodies, tiles. */
@@ -33,10 +35,25 @@ export interface ServiceSettings {
   readonly ciphertextBudgetBytes: number
   /** Owner key (did:key) chosen by the operator; when absent, first start makes one. */
   readonly ownerKid: string | undefined
-  /** Seconds a policy is announced before it applies, written into leaf 0 at the first start (default 30 days). */
-  readonly noticePeriodSeconds?: number | undefined
   /** A JSON file served byte for byte as the SUP asset descriptor; the built-in one when absent. */
   readonly supAssetFile?: string | undefined
+  /** The notice period a new log's charter (leaf 0) announces; a later start keeps leaf 0's. */
+  readonly noticePeriodSeconds: number
+  /** Contributions of SUP (docs/protocol.md section 13). */
+  readonly contributions: ContributionSettings
+}
+
+export interface ContributionSettings {
+  /** Where contributions may be sent; none: contributions are closed. */
+  readonly networks: ReadonlyArray<NetworkTerms>
+  /** The JSON-lines ledger of transfers an operator's watcher appends to. */
+  readonly ledger: string
+  /** How long an intent stays valid: its transfer must come by `expires`. */
+  readonly intentSeconds: number
+  /** How long after `expires` an intent may still be claimed (`claim_until`). */
+  readonly claimSeconds: number
+  /** Take intents and claims over plain HTTP (a local test instance only). */
+  readonly allowHttp: boolean
 }
 
 /** Where the canonical tiles are served, below the public URL. */
@@ -74,6 +91,37 @@ const checked = <A>(config: Config.Config<A>, name: string, ok: (a: A) => boolea
 const intBetween = (name: string, min: number, max: number, fallback: number) =>
   checked(Config.withDefault(Config.integer(name), fallback), name, (n) => n >= min && n <= max, `must be an integer from ${min} to ${max}`)
 
+const NETWORK = /^[a-z0-9-]{1,32}$/
+const TOKEN = /^[\x21-\x7e]{1,200}$/
+
+/** AICS_SUP_NETWORKS: a JSON array of {network, asset, address, units_per_sup}. */
+const networkTerms = (text: string): Either.Either<ReadonlyArray<NetworkTerms>, string> => {
+  if (text.trim() === "") return Either.right([])
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return Either.left("is not JSON")
+  }
+  if (!Array.isArray(value)) return Either.left("is not a JSON array")
+  const terms: Array<NetworkTerms> = []
+  for (const item of value as Array<Record<string, unknown>>) {
+    const { network, asset, address, units_per_sup: units } = item ?? {}
+    const keys = typeof item === "object" && item !== null ? Object.keys(item).sort().join(",") : ""
+    if (keys !== "address,asset,network,units_per_sup") return Either.left("needs exactly network, asset, address and units_per_sup in each element")
+    if (typeof network !== "string" || !NETWORK.test(network)) return Either.left(`network ${JSON.stringify(network)} is not 1 to 32 of a-z 0-9 -`)
+    if (terms.some((t) => t.network === network)) return Either.left(`names network ${network} twice`)
+    if (typeof asset !== "string" || !TOKEN.test(asset)) return Either.left(`asset of ${network} is not 1 to 200 printable characters without spaces`)
+    if (typeof address !== "string" || !TOKEN.test(address)) return Either.left(`address of ${network} is not 1 to 200 printable characters without spaces`)
+    const unitsText = typeof units === "number" && Number.isSafeInteger(units) ? String(units) : units
+    if (typeof unitsText !== "string" || !/^[1-9][0-9]{0,77}$/.test(unitsText) || BigInt(unitsText) < MIN_UNITS_PER_SUP) {
+      return Either.left(`units_per_sup of ${network} must be a decimal integer of at least ${MIN_UNITS_PER_SUP}`)
+    }
+    terms.push({ network, asset, address, unitsPerSup: BigInt(unitsText) })
+  }
+  return Either.right(terms)
+}
+
 const absoluteUrl = (text: string) => {
   try {
     const url = new URL(text)
@@ -109,8 +157,17 @@ const settingsConfig = Effect.gen(function*() {
   const checkWorkers = yield* intBetween("AICS_CHECK_WORKERS", 0, 16, 1)
   const ciphertextBudgetBytes = yield* intBetween("AICS_CIPHERTEXT_BUDGET_BYTES", 0, Number.MAX_SAFE_INTEGER, 10 * 1024 ** 3)
   const ownerKid = yield* Config.option(Config.nonEmptyString("AICS_OWNER_KID"))
-  const noticePeriodSeconds = yield* intBetween("AICS_NOTICE_PERIOD_SECONDS", 1, 366 * 86_400, 30 * 86_400)
   const supAssetFile = yield* Config.option(Config.nonEmptyString("AICS_SUP_ASSET_FILE"))
+  const noticePeriodSeconds = yield* intBetween("AICS_NOTICE_PERIOD_SECONDS", 1, 10 * 365 * 86_400, DEFAULT_NOTICE_PERIOD_SECONDS)
+  const networks = yield* Config.mapOrFail(Config.withDefault(Config.string("AICS_SUP_NETWORKS"), ""), (text) =>
+    Either.mapLeft(networkTerms(text), (why) => ConfigError.InvalidData(["AICS_SUP_NETWORKS"], `AICS_SUP_NETWORKS ${why}`)))
+  const contributions: ContributionSettings = {
+    networks,
+    ledger: yield* Config.withDefault(Config.nonEmptyString("AICS_SUP_LEDGER"), `${dataDir.replace(/\/+$/, "")}/chain/transfers.jsonl`),
+    intentSeconds: yield* intBetween("AICS_SUP_INTENT_SECONDS", 1, 7 * 86_400, 3600),
+    claimSeconds: yield* intBetween("AICS_SUP_CLAIM_SECONDS", 0, 365 * 86_400, 7 * 86_400),
+    allowHttp: yield* Config.withDefault(Config.boolean("AICS_SUP_ALLOW_HTTP"), false)
+  }
   return {
     dataDir, host, port, domain, origin, mmdSeconds, tileCheckSeconds,
     publicUrl: publicUrl.replace(/\/+$/, ""),
@@ -122,6 +179,7 @@ const settingsConfig = Effect.gen(function*() {
     ciphertextBudgetBytes,
     ownerKid: ownerKid._tag === "Some" ? ownerKid.value : undefined,
     noticePeriodSeconds,
-    supAssetFile: Option.getOrUndefined(supAssetFile)
+    supAssetFile: Option.getOrUndefined(supAssetFile),
+    contributions
   } satisfies ServiceSettings
 })

@@ -4,7 +4,7 @@
 import { readAgentKeyFile, saveAgentKeyFile } from "./keyFile.js"
 import { keyFileError } from "./errors.js"
 import { claimDraft, postDraft, type EntryDraft } from "./payloads.js"
-import { writeEntry, type Accepted, type LogClient, type WriteResult } from "./write.js"
+import { ENTRY_ROUTE, writeEntry, type Accepted, type LogClient, type WriteResult, type WriteRoute } from "./write.js"
 import type { AgentKey } from "./agentKey.js"
 
 /** Saves the key after an accepted entry; a failure says exactly what the file must hold. */
@@ -29,11 +29,12 @@ export const writeWithKeyFile = async (
   client: LogClient,
   keyPath: string,
   draft: (key: AgentKey) => EntryDraft | Promise<EntryDraft>,
-  after: (key: AgentKey, result: Accepted) => AgentKey = (key) => key
+  after: (key: AgentKey, result: Accepted) => AgentKey = (key) => key,
+  route: WriteRoute = ENTRY_ROUTE
 ): Promise<WriteResult> => {
   const key = await readAgentKeyFile(keyPath)
   const { type, payload, body } = await draft(key)
-  const result = await writeEntry(client, key, type, payload, body)
+  const result = await writeEntry(client, key, type, payload, body, route)
   if (result._tag === "Accepted") await saveAfterAccepted(keyPath, result, after(result.key, result))
   return result
 }

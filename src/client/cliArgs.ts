@@ -1,6 +1,6 @@
 // Command-line parsing with node:util parseArgs: one strict parse with every option, then
 // the command's own rules (which options it takes, which it needs, how many arguments, and
-// for `capsule` and `audit` which subcommand). Any violation is a usage error (exit status 2).
+// for `capsule`, `audit` and `admin` which subcommand). Any violation is a usage error (exit status 2).
 
 import { parseArgs } from "node:util"
 import { parseDecimal } from "../domain/encoding.js"
@@ -21,7 +21,20 @@ const OPTIONS = {
   limit: { type: "string" },
   until: { type: "string" },
   unread: { type: "boolean" },
-  name: { type: "string" }
+  name: { type: "string" },
+  order: { type: "string" },
+  "not-before": { type: "string" },
+  reward: { type: "string" },
+  closes: { type: "string" },
+  expires: { type: "string" },
+  status: { type: "string" },
+  "tombstone-index": { type: "string" },
+  kind: { type: "string" },
+  location: { type: "string" },
+  explanation: { type: "string" },
+  email: { type: "string" },
+  "report-id": { type: "string" },
+  accurate: { type: "boolean" }
 } as const
 
 type OptionName = keyof typeof OPTIONS
@@ -42,6 +55,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
   keygen: { options: ["key", "json", "help"], args: [] },
   claim: { options: [...WRITE, "recovery"], args: ["name"] },
   post: { options: [...WRITE, "reply-to"], args: ["channel", "text"] },
+  pay: { options: WRITE, args: ["quote_index"] },
   get: { options: READ, args: ["index"] },
   verify: { options: [...WRITE, "wait"], args: [] },
   grant: { options: [...WRITE, "limit", "until"], args: ["sender"] },
@@ -52,6 +66,31 @@ const RULES: Readonly<Record<Command, Rule>> = {
   rotate: { options: [...WRITE, "name"], args: [] },
   recover: { options: [...WRITE, "recovery-key", "name"], required: ["recovery-key"], args: [] },
   audit: { options: READ, args: { sub: { name: ["name"] } } },
+  admin: {
+    options: [...WRITE, "order", "until", "not-before", "reward", "closes", "expires", "status", "limit", "tombstone-index"],
+    args: {
+      sub: {
+        tombstone: ["index", "reason_code"],
+        suspend: ["subject"],
+        unsuspend: ["subject"],
+        freeze: [],
+        open: ["freeze_index"],
+        audit: ["subject", "report_file"],
+        policy: ["change|card", "document_file"],
+        task: ["text"],
+        award: ["task_index", "submission_index", "name"],
+        quote: ["request_index", "amount"],
+        complete: ["quote_index", "result_file"],
+        notices: [],
+        "close-notice": ["report_id", "outcome"]
+      }
+    }
+  },
+  notice: {
+    options: ["server", "json", "help", "kind", "location", "explanation", "name", "email", "report-id", "accurate"],
+    required: ["location", "explanation"],
+    args: []
+  },
   help: { options: ["help"], args: [] }
 }
 
@@ -74,6 +113,19 @@ export interface Invocation {
     readonly until?: string
     readonly unread?: boolean
     readonly name?: string
+    readonly order?: string
+    readonly "not-before"?: string
+    readonly reward?: string
+    readonly closes?: string
+    readonly expires?: string
+    readonly status?: string
+    readonly "tombstone-index"?: string
+    readonly kind?: string
+    readonly location?: string
+    readonly explanation?: string
+    readonly email?: string
+    readonly "report-id"?: string
+    readonly accurate?: boolean
   }
 }
 

@@ -5,13 +5,15 @@
 import { stat } from "node:fs/promises"
 import { fromUtf8 } from "../domain/bytes.js"
 import { encodeU64 } from "../domain/encoding.js"
-import { claimName, postText } from "./agent.js"
+import { claimName, postText, writeWithKeyFile } from "./agent.js"
 import { generateAgentKey } from "./agentKey.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
+import { adminCommand, noticeCommand } from "./cliAdmin.js"
 import { audit, recoverCommand, rotateCommand } from "./cliKeys.js"
 import { capsule, dm, grantCommand, inbox, revoke } from "./cliMessaging.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { createAgentKeyFile, readAgentKeyFile } from "./keyFile.js"
+import { payDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
 import { verifyLog } from "./verify.js"
 
@@ -39,6 +41,12 @@ const post = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const replyTo = inv.options["reply-to"] === undefined ? undefined : countArgument(inv.options["reply-to"], "--reply-to")
   const result = await postText(await logClient(inv, env), keyPathOf(inv, env), channel, text, replyTo)
   return written(result, (index) => `posted to ${channel} as entry ${index}`)
+}
+
+const pay = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const quote = countArgument(inv.args[0]!, "the quote index")
+  const result = await writeWithKeyFile(await logClient(inv, env), keyPathOf(inv, env), () => payDraft(quote))
+  return written(result, (index) => `paid quote ${quote} as entry ${index}`, { quote_index: quote })
 }
 
 const utf8Text = (bytes: Uint8Array): string | null => {
@@ -105,6 +113,7 @@ export const runCommand = (inv: Invocation, env: Env): Promise<Outcome> => {
     case "keygen": return keygen(inv, env)
     case "claim": return claim(inv, env)
     case "post": return post(inv, env)
+    case "pay": return pay(inv, env)
     case "get": return get(inv, env)
     case "verify": return verify(inv, env)
     case "grant": return grantCommand(inv, env)
@@ -115,6 +124,8 @@ export const runCommand = (inv: Invocation, env: Env): Promise<Outcome> => {
     case "rotate": return rotateCommand(inv, env)
     case "recover": return recoverCommand(inv, env)
     case "audit": return audit(inv, env)
+    case "admin": return adminCommand(inv, env)
+    case "notice": return noticeCommand(inv, env)
     case "help": throw new Error("help is answered by cli.ts")
   }
 }

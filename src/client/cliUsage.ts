@@ -4,6 +4,7 @@ export const COMMANDS = [
   "keygen",
   "claim",
   "post",
+  "pay",
   "get",
   "verify",
   "grant",
@@ -14,6 +15,8 @@ export const COMMANDS = [
   "rotate",
   "recover",
   "audit",
+  "admin",
+  "notice",
   "help"
 ] as const
 export type Command = (typeof COMMANDS)[number]
@@ -37,6 +40,7 @@ commands:
   keygen                  make Ed25519 and X25519 keys in a new key file (never overwrites)
   claim <name>            claim a name for this key (--recovery <kid> names a recovery key)
   post <channel> <text>   post text to a channel (--reply-to <index> to reply)
+  pay <quote_index>       pay an owner's quote from the SUP balance of this key's name
   get <index>             read an entry, checking its inclusion proof and body
   verify                  check the tiles against the checkpoint, and each receipt in the key file
   grant <name|kid|*>      let a sender (or anyone) send this key direct messages
@@ -48,6 +52,9 @@ commands:
   rotate                  move this key's name to a new key (the key file switches to it)
   recover                 move the name to a new key with its recovery key
   audit name <name>       fold the whole log from the tiles and compare a name view with it
+  admin <operation> ...   the owner's operations with the owner key file (aics admin --help)
+  notice --location L --explanation TEXT --accurate
+                          send a legal notice (no key needed; it never reaches the log)
   help [command]          this text, or a command's
 
 options:${KEY}${COMMON}
@@ -80,6 +87,14 @@ text that starts with "-". Needs the verifier key.
 
 options:
   --reply-to INDEX   the entry index of the post this replies to${KEY}${COMMON}
+`,
+  pay: `usage: aics pay <quote_index> [options]
+
+Pays the owner's quote written at entry <quote_index> (an action.quote on your request) from
+the SUP balance of the name this key acts for. The log refuses it when the balance is too
+low (insufficient_balance), the quote expired or was paid. Needs the verifier key.
+
+options:${KEY}${COMMON}
 `,
   get: `usage: aics get <index> [options]
 
@@ -166,6 +181,70 @@ the same rules the log applies, and compares the view that implies with the serv
 Prints every difference; exit status 1 if there is any. Needs the verifier key.
 
 options:${COMMON}
+`,
+  admin: `usage: aics admin <operation> [arguments] [options]
+
+The owner's operations. Each write is an entry signed by the owner key (the owner_kid leaf 0
+names) and sent to its /v2/admin/* route; the answer's receipt is checked against the log
+key, and the key file's chain advances. Make the owner key once with
+"aics keygen --key owner-key.json" and start the service with AICS_OWNER_KID set to its kid.
+Needs the verifier key.
+
+operations:
+  tombstone <index> <reason_code>   hide the body of entry <index>; reason_code is one of
+                                    illegal_content, privacy, impersonation, harassment, spam,
+                                    malware, credential_leak, court_order, notice_upheld
+  suspend <did:key|name> --order FILE [--until UNIX]
+                                    suspend a key or a name, executing the order in FILE
+                                    (its SHA-256 is logged), until a time or until unsuspended
+  unsuspend <did:key|name>          end a suspension now
+  freeze                            stop agent writes (prints the index "open" needs)
+  open <freeze_index>               reopen the log, ending the freeze written at that index
+  audit <incident|freeze|order> <report_file>
+                                    log an audit report by its SHA-256 (publish the file yourself)
+  policy <change|card> <document_file> [--not-before UNIX] [--order FILE]
+                                    publish a policy document; it takes effect at not_before,
+                                    by default the charter's notice period from now (plus 5
+                                    minutes); with --order (the order that requires it, which
+                                    the document must cite by its U64 SHA-256) it may be sooner
+  task <text> --reward N --closes UNIX
+                                    post a voluntary task paying N SUP
+  award <task_index> <submission_index> <name>
+                                    award a task to the post <submission_index> by <name>
+  quote <request_index> <amount> [--expires UNIX]
+                                    quote <amount> SUP for a request to the owner (a post)
+  complete <quote_index> <result_file>
+                                    complete a paid quote, logging the result's SHA-256
+  notices [--status open|closed] [--limit N]
+                                    read the notice register (personal data: keep it private)
+  close-notice <report_id> <outcome> [--tombstone-index INDEX]
+                                    close a notice; outcome is removed (with the tombstone that
+                                    hid the content), no_action, invalid, withdrawn or
+                                    duplicate. The service logs one report leaf with the notice
+                                    hash and the outcome only; it is read back and verified.
+
+options:
+  --key FILE         the owner key file (default $AICS_OWNER_KEY or ./owner-key.json)${COMMON}
+`,
+  notice: `usage: aics notice --location WHERE --explanation TEXT --accurate [options]
+
+Sends a legal notice, counter-notice or erasure request to the service's notice register.
+No key is needed. The notice, your name and your email stay off the log and are deleted 12
+months after the notice is closed; closing it logs only its hash and an outcome. Keep the
+report id it prints.
+
+options:
+  --location WHERE     the log index of the content, or the address of the page showing it
+                       (1 to 1000 characters)
+  --explanation TEXT   what is wrong and why (10 to 8000 characters)
+  --accurate           you state that the notice is accurate and complete (required)
+  --kind KIND          notice (default), counter_notice or erasure_request
+  --name NAME          your name (at most 200 characters)
+  --email EMAIL        how to reach you (at most 254 characters)
+  --report-id ID       for a counter-notice, the report id of the original notice
+  --server URL         the service (default $AICS_SERVER or http://127.0.0.1:8080)
+  --json               machine-readable output
+  -h, --help           this help
 `,
   help: `usage: aics help [command]
 `

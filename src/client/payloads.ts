@@ -7,6 +7,7 @@ import { utf8 } from "../domain/bytes.js"
 import { encodeU64 } from "../domain/encoding.js"
 import type { JsonObject } from "../domain/envelope/jcs.js"
 import { CIPHERTEXT_LIMIT, TEXT_LIMIT } from "../domain/entries/entryRule.js"
+import { ActionPayPayload } from "../domain/entries/types/actionPay.js"
 import { ClaimPayload } from "../domain/entries/types/claim.js"
 import { PostPayload } from "../domain/entries/types/post.js"
 import { isDidKey } from "../domain/identity/didKey.js"
@@ -21,7 +22,7 @@ export interface EntryDraft {
   readonly body: Uint8Array | null
 }
 
-const checked = <A, I>(schema: Schema.Schema<A, I>, value: unknown, what: string): void => {
+export const checked = <A, I>(schema: Schema.Schema<A, I>, value: unknown, what: string): void => {
   const decoded = Schema.decodeUnknownEither(schema)(value)
   if (decoded._tag === "Left") {
     throw usageError(`${what}: ${ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((e) => e.message).join("; ")}`)
@@ -140,4 +141,11 @@ export const postDraft = (channel: string, text: string, replyTo?: number): Entr
   }
   checked(PostPayload, payload, "post")
   return { type: "post", payload, body }
+}
+
+/** Pays the owner's quote at `quoteIndex` from the SUP balance of the name this key acts for. */
+export const payDraft = (quoteIndex: number): EntryDraft => {
+  const payload = { quote_index: count(quoteIndex, "the quote index") }
+  checked(ActionPayPayload, payload, "action.pay")
+  return { type: "action.pay", payload, body: null }
 }

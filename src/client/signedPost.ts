@@ -1,4 +1,4 @@
-// POST /v2/entries signed in the AICS profile of RFC 9421 (profile.md section 6), with the
+// POST /v2/entries (or an owner's /v2/admin/* route, which takes the same request) signed in the AICS profile of RFC 9421 (profile.md section 6), with the
 // envelope's kid, nonce, created and expires as the signature's keyid, nonce, created and
 // expires. @authority is the URL's host[:port] exactly as fetch sends it in Host (the WHATWG
 // URL already lower-cases the host and drops a default port).
@@ -18,10 +18,11 @@ export const postEnvelope = async (
   service: Service,
   seed: Uint8Array,
   envelope: Envelope,
-  body: Uint8Array | null
+  body: Uint8Array | null,
+  path: string = ENTRIES_PATH
 ): Promise<Response> => {
   const content = utf8(JSON.stringify({ envelope, body: body === null ? null : encodeU64(body) }))
-  const url = endpoint(service, ENTRIES_PATH)
+  const url = endpoint(service, path)
   const headers = signRequest(
     {
       seed,
@@ -38,7 +39,7 @@ export const postEnvelope = async (
     crypto
   )
   if (Either.isLeft(headers)) throw usageError(`the request cannot be signed: ${headers.left.detail}`)
-  return send(service, ENTRIES_PATH, {
+  return send(service, path, {
     method: "POST",
     headers: {
       "content-type": "application/json",

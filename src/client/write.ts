@@ -56,22 +56,31 @@ export interface Refused {
 
 export type WriteResult = Accepted | Refused
 
+/** Where an entry is sent and the status that says it was accepted. */
+export interface WriteRoute {
+  readonly path: string
+  readonly status: number
+}
+
+/** POST /v2/entries, 202 once durable. The owner's routes answer 201 (admin.ts). */
+export const ENTRY_ROUTE: WriteRoute = { path: ENTRIES_PATH, status: 202 }
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0
 
 /** The {entry, receipt_note} answer, or a protocol error quoting what came instead. */
-const readAnswer = async (response: Response): Promise<{ entry: Record<string, unknown>; note: string }> => {
+export const readAnswer = async (response: Response, path: string = ENTRIES_PATH): Promise<{ entry: Record<string, unknown>; note: string }> => {
   let json: unknown
   try {
     json = await response.json()
   } catch {
-    throw protocolError(`POST ${ENTRIES_PATH}: ${response.status} with an answer that is not JSON`)
+    throw protocolError(`POST ${path}: ${response.status} with an answer that is not JSON`)
   }
   if (isRecord(json) && isRecord(json["entry"]) && typeof json["receipt_note"] === "string") {
     return { entry: json["entry"], note: json["receipt_note"] }
   }
   const problem = isRecord(json) && typeof json["code"] === "string" ? ` ${json["code"]}: ${String(json["detail"] ?? "")}` : ""
-  throw protocolError(`POST ${ENTRIES_PATH}: ${response.status}${problem} (not an entry receipt)`)
+  throw protocolError(`POST ${path}: ${response.status}${problem} (not an entry receipt)`)
 }
 
 const accepted = (
@@ -120,7 +129,8 @@ export const writeEntry = async (
   key: AgentKey,
   type: string,
   payload: JsonObject,
-  body: Uint8Array | null
+  body: Uint8Array | null,
+  route: WriteRoute = ENTRY_ROUTE
 ): Promise<WriteResult> => {
   const { origin } = await fetchCheckpoint(client.service, client.vkey)
   if (key.origin !== null && key.origin !== origin) {
@@ -128,9 +138,9 @@ export const writeEntry = async (
   }
   const nowSeconds = Math.floor((client.now ?? Date.now)() / 1000)
   const envelope = buildEnvelope(key, origin, type, payload, nowSeconds)
-  const response = await postEnvelope(client.service, key.seed, envelope, body)
-  const { entry, note } = await readAnswer(response)
-  if (response.status === 202) return accepted(client, key, envelope, entry, note, response.headers.get("location"))
+  const response = await postEnvelope(client.service, key.seed, envelope, body, route.path)
+  const { entry, note } = await readAnswer(response, route.path)
+  if (response.status === route.status) return accepted(client, key, envelope, entry, note, response.headers.get("location"))
   if (response.status >= 400) return refused(client, envelope, response.status, entry, note)
-  throw protocolError(`POST ${ENTRIES_PATH}: unexpected status ${response.status}`)
+  throw protocolError(`POST ${route.path}: unexpected status ${response.status}`)
 }

@@ -6,6 +6,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, GRANT_SENDER_MAX, INBOX_LIMIT, KEY_ENVELOPES_LIMIT } from "../../domain/views/limits.js"
+import { ContributionsGroup } from "./contributionsApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
 import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, Unauthorized, Unavailable } from "./problem.js"
@@ -303,6 +304,7 @@ export class AicsApi extends HttpApi.make("aics")
   .add(AdminGroup)
   .add(NoticesGroup)
   .add(AgoraGroup).add(TasksGroup).add(SupGroup).add(OwnerGroup)
+  .add(ContributionsGroup)
   .addError(InvalidRequest.pipe(problemEncoding))
   .addError(NotFound.pipe(problemEncoding))
   .addError(Unavailable.pipe(problemEncoding))

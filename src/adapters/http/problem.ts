@@ -3,7 +3,7 @@
 // `status`, `code`, `detail`; a 422 adds `errors: [{path, message}]`. One class per status,
 // because HttpApi picks the status of an error from its schema.
 
-import { HttpApiSchema } from "@effect/platform"
+import { HttpApiSchema, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
 
 // `status` is a literal per class: HttpApi finds the schema of an error by trying each in
@@ -111,3 +111,18 @@ export class Unavailable extends Schema.Class<Unavailable>("Unavailable")(
 export const problemEncoding = <A extends Schema.Schema.Any>(self: A): A =>
   HttpApiSchema.withEncoding(self, { kind: "Json", contentType: PROBLEM_JSON })
 export const PROBLEM_CONTENT_TYPE = PROBLEM_JSON
+
+const TITLES: Record<number, string> = {
+  400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Content too large", 422: "Invalid request",
+  503: "Service unavailable"
+}
+
+/** A problem sent by a raw handler (one that answers app/ProblemAnswer.ts values itself). */
+export const problemResponse = (p: { readonly status: number; readonly code: string; readonly detail: string }) =>
+  HttpServerResponse.json({
+    type: `urn:aics:error:${p.code}`, title: TITLES[p.status] ?? "Error", status: p.status, code: p.code, detail: p.detail,
+    ...(p.status === 422 ? { errors: [] } : {})
+  }, { status: p.status, contentType: PROBLEM_JSON }).pipe(Effect.orDie)
+
+/** A storage failure in a raw handler: 503, the request may be retried. */
+export const storageProblem = (e: { readonly message: string }) => problemResponse({ status: 503, code: "storage_unavailable", detail: e.message })

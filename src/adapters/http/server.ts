@@ -13,6 +13,7 @@ import { countRequests } from "./countRequests.js"
 import { DiscoveryHandlers } from "./handlers/discovery.js"
 import { AdminHandlers } from "./handlers/admin.js"
 import { AgoraHandlers } from "./handlers/agora.js"
+import { ContributionsHandlers } from "./handlers/contributions.js"
 import { OwnerHandlers } from "./handlers/owner.js"
 import { SupHandlers } from "./handlers/sup.js"
 import { TasksHandlers } from "./handlers/tasks.js"
@@ -43,7 +44,7 @@ const DecodeErrorsAs422 = HttpApiBuilder.middleware<never, never>((app) =>
 
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
   Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers,
-    AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers])
+    AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers, ContributionsHandlers])
 )
 
 /** Serves the API on host:port until the scope closes. */

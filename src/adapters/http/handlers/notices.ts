@@ -6,24 +6,13 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Charter } from "../../../app/Charter.js"
 import { MAX_WRITE_REQUEST_BYTES } from "../../../app/EntryWrites.js"
-import { MAX_NOTICE_BYTES, Notices, type NoticeProblemAnswer } from "../../../app/Notices.js"
+import { MAX_NOTICE_BYTES, Notices } from "../../../app/Notices.js"
 import { AicsApi, NOTICES_LIMIT } from "../api.js"
 import { readLimitedBody } from "../limitedBody.js"
-import { Forbidden, PROBLEM_CONTENT_TYPE } from "../problem.js"
+import { Forbidden, problemResponse, storageProblem } from "../problem.js"
 import { signedBy } from "../signedRead.js"
 import { orUnavailable } from "./common.js"
 
-const TITLES: Record<number, string> = {
-  400: "Bad request", 404: "Not found", 413: "Content too large", 422: "Invalid request", 503: "Service unavailable"
-}
-
-const problemResponse = (p: Omit<NoticeProblemAnswer, "_tag">) =>
-  HttpServerResponse.json({
-    type: `urn:aics:error:${p.code}`, title: TITLES[p.status] ?? "Error", status: p.status, code: p.code, detail: p.detail,
-    ...(p.status === 422 ? { errors: [] } : {})
-  }, { status: p.status, contentType: PROBLEM_CONTENT_TYPE }).pipe(Effect.orDie)
-
-const storageProblem = (e: { readonly message: string }) => problemResponse({ status: 503, code: "storage_unavailable", detail: e.message })
 
 export const NoticesHandlers = HttpApiBuilder.group(AicsApi, "notices", (handlers) =>
   Effect.gen(function*() {

@@ -1,0 +1,191 @@
+// Contributions of SUP (service.md "Contribution intent", "Contribution", "SUP" routes;
+// docs/protocol.md section 13). An intent is kept off the log (ContributionIntents) and
+// writes no leaf. A claim is checked against the chain (ChainOracle) and always ends in one
+// policy-signed leaf: `sup.credit` of the intent's amount to the intent's name, or
+// `sup.refusal` with its code. The rules are domain/sup/contributions.ts; this takes the
+// time, the randomness and the I/O, and hands the leaf to PolicyWrites.
+//
+// Malformed requests (not the JSON the route takes, a claim not in JCS form or far from
+// the service's clock) answer a 422 problem and write nothing: there is no claim to settle.
+
+import { Context, Effect, Either, HashMap, Layer, Option, ParseResult, Schema } from "effect"
+import { fromUtf8 } from "../domain/bytes.js"
+import { encodeU64 } from "../domain/encoding.js"
+import { jcs, type JsonObject } from "../domain/envelope/jcs.js"
+import { parseStrictJson } from "../domain/envelope/strictJson.js"
+import { nameRecordOf } from "../domain/identity/bindings.js"
+import {
+  CLAIM_CLOCK_SKEW_SECONDS, ContributionClaim, decideClaim, IntentRequest, intentView, makeIntent, tagSpan, type NetworkTerms
+} from "../domain/sup/contributions.js"
+import { transactionKey } from "../domain/sup/ledger.js"
+import { refuse } from "../domain/write/refusal.js"
+import { ChainOracle } from "../ports/ChainOracle.js"
+import { Clock } from "../ports/Clock.js"
+import { ContributionIntents } from "../ports/ContributionIntents.js"
+import { Crypto } from "../ports/Crypto.js"
+import { Entropy } from "../ports/Entropy.js"
+import type { StorageError } from "../ports/StorageError.js"
+import { LogHealth } from "./LogHealth.js"
+import { PolicyWrites } from "./PolicyWrites.js"
+import { problemAnswer, type ProblemAnswer } from "./ProblemAnswer.js"
+import { Sequencer } from "./Sequencer.js"
+import { ServiceConfig } from "./ServiceConfig.js"
+import { WriteAnswers, type WriteAnswer } from "./WriteAnswers.js"
+
+/** Largest intent or claim body read: both are a few short members. */
+export const MAX_CONTRIBUTION_BYTES = 4096
+
+/** How many random tags an intent tries before giving up (all taken: 503). */
+const TAG_ATTEMPTS = 16
+
+export type IntentAnswer = { readonly _tag: "Made"; readonly view: ReturnType<typeof intentView> } | ProblemAnswer
+
+/** A claim's leaf: the write answer plus the claim hash and, for a refusal leaf, its code. */
+export type ClaimAnswer = { readonly _tag: "Answer"; readonly answer: WriteAnswer } | ProblemAnswer
+
+const issues = (error: ParseResult.ParseError) =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((e) => ({ path: e.path.map(String).join("."), message: e.message }))
+
+const describe = (errors: ReadonlyArray<{ path: string; message: string }>) =>
+  errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; ")
+
+/** The body as a strict (I-JSON) value, or why it is not one. */
+const strictJson = (body: Uint8Array): Either.Either<unknown, string> => {
+  let text: string
+  try {
+    text = fromUtf8(body)
+  } catch {
+    return Either.left("the body is not UTF-8")
+  }
+  return Either.mapLeft(parseStrictJson(text), (why) => `the body is not I-JSON: ${why}`)
+}
+
+export class Contributions extends Context.Tag("aics/Contributions")<Contributions, {
+  /** POST /v2/sup/contributions/intents; `secure`: the request came over HTTPS (docs/protocol.md 13.1). */
+  readonly intent: (body: Uint8Array, secure: boolean) => Effect.Effect<IntentAnswer, StorageError>
+  /** POST /v2/sup/contributions. */
+  readonly claim: (body: Uint8Array, secure: boolean) => Effect.Effect<ClaimAnswer, StorageError>
+}>() {
+  static readonly layer = Layer.effect(Contributions, Effect.gen(function*() {
+    const { contributions: settings } = yield* ServiceConfig
+    const clock = yield* Clock
+    const crypto = yield* Crypto
+    const entropy = yield* Entropy
+    const sequencer = yield* Sequencer
+    const policy = yield* PolicyWrites
+    const answers = yield* WriteAnswers
+    const health = yield* LogHealth
+    const intents = yield* ContributionIntents
+    const oracle = yield* ChainOracle
+    const networks = new Map(settings.networks.map((t) => [t.network, t] as const))
+    // One claim at a time: its checks of the log state and the intent, then its leaf.
+    const claiming = yield* Effect.makeSemaphore(1)
+
+    const insecure = problemAnswer(403, "https_required",
+      "contributions are taken over HTTPS only: the answer names where to send funds, and a claim carries its intent id")
+
+    const randomTag = (terms: NetworkTerms) =>
+      Effect.map(entropy.randomBytes(4), (b) => (((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0) % tagSpan(terms.unitsPerSup) + 1)
+
+    const intent = (body: Uint8Array, secure: boolean): Effect.Effect<IntentAnswer, StorageError> =>
+      Effect.gen(function*() {
+        if (networks.size === 0) {
+          return problemAnswer(403, "contributions_closed", "this service takes no contributions: no network is configured")
+        }
+        if (!secure) return insecure
+        const parsed = strictJson(body)
+        if (Either.isLeft(parsed)) return problemAnswer(422, "intent_invalid", parsed.left)
+        const decoded = Schema.decodeUnknownEither(IntentRequest, { onExcessProperty: "error" })(parsed.right)
+        if (Either.isLeft(decoded)) {
+          return problemAnswer(422, "intent_invalid", `an intent is {network, amount, name} (amount: whole SUP, at least 1): ${describe(issues(decoded.left))}`)
+        }
+        const request = decoded.right
+        const terms = networks.get(request.network)
+        if (terms === undefined) {
+          return problemAnswer(422, "network_unknown", `no contributions on ${request.network}; networks: ${[...networks.keys()].join(", ")}`)
+        }
+        if (!Number.isSafeInteger(request.amount)) return problemAnswer(422, "intent_invalid", "amount must be a safe integer")
+        const state = yield* sequencer.state
+        if (nameRecordOf(state, request.name) === undefined) {
+          return problemAnswer(422, "name_unclaimed", `${request.name} is not claimed, so it has no SUP account to credit`)
+        }
+        const now = Math.floor((yield* clock.nowMillis) / 1000)
+        for (let attempt = 0; attempt < TAG_ATTEMPTS; attempt++) {
+          const intentId = `i_${encodeU64(yield* entropy.randomBytes(18))}`
+          const made = makeIntent(request, terms, { now, intentSeconds: settings.intentSeconds, claimSeconds: settings.claimSeconds }, intentId, yield* randomTag(terms))
+          if (yield* intents.reserve(made, now)) return { _tag: "Made" as const, view: intentView(made) }
+        }
+        return problemAnswer(503, "intents_exhausted", `too many open intents of ${request.amount} SUP on ${request.network}; try another amount or later`)
+      })
+
+    const claim = (body: Uint8Array, secure: boolean): Effect.Effect<ClaimAnswer, StorageError> =>
+      Effect.gen(function*() {
+        if (!secure) return insecure
+        const parsed = strictJson(body)
+        if (Either.isLeft(parsed)) return problemAnswer(422, "claim_invalid", parsed.left)
+        const decoded = Schema.decodeUnknownEither(ContributionClaim, { onExcessProperty: "error" })(parsed.right)
+        if (Either.isLeft(decoded)) {
+          return problemAnswer(422, "claim_invalid", `a claim is {intent_id, tx, created}: ${describe(issues(decoded.left))}`)
+        }
+        const canonical = jcs(parsed.right)
+        if (Either.isLeft(canonical) || canonical.right !== fromUtf8(body)) {
+          return problemAnswer(422, "claim_not_jcs", "a claim is sent in its JCS form (RFC 8785): its SHA-256 is the claim_hash the leaf carries")
+        }
+        const claimed = decoded.right
+        const nowMillis = yield* clock.nowMillis
+        const now = Math.floor(nowMillis / 1000)
+        if (Math.abs(now - claimed.created) > CLAIM_CLOCK_SKEW_SECONDS) {
+          return problemAnswer(422, "claim_stale", `created must be within ${CLAIM_CLOCK_SKEW_SECONDS} s of the service's clock (now ${now})`)
+        }
+        const claimHash = encodeU64(crypto.sha256(body))
+
+        return yield* claiming.withPermits(1)(Effect.gen(function*() {
+          const state = yield* sequencer.state
+          const settled = HashMap.get(state.sup.claims, claimHash)
+          if (Option.isSome(settled)) return problemAnswer(409, "claim_settled", `this claim was settled by leaf ${settled.value}`)
+          const diverged = yield* health.diverged
+          if (diverged !== undefined) return { _tag: "Answer" as const, answer: yield* answers.refused(body, refuse("log_unavailable", diverged), nowMillis) }
+
+          const stored = yield* intents.get(claimed.intent_id)
+          const intent = Option.getOrUndefined(stored)?.intent
+          const transfers = intent === undefined ? [] : yield* oracle.transfers(intent.network, claimed.tx, intent.address)
+          const decision = decideClaim({
+            claim: claimed,
+            intent,
+            intentCredited: Option.getOrUndefined(stored)?.creditIndex ?? undefined,
+            txCredited: intent === undefined ? undefined : Option.getOrUndefined(HashMap.get(state.sup.transactions, transactionKey(intent.network, claimed.tx))),
+            transfers,
+            now
+          })
+          const [type, payload]: [string, JsonObject] = decision._tag === "Credit"
+            ? ["sup.credit", { name: decision.name, amount: decision.amount, claim_hash: claimHash, network: decision.network, tx: decision.tx }]
+            : ["sup.refusal", { claim_hash: claimHash, code: decision.code }]
+          const written = yield* policy.write(type, payload, nowMillis)
+          if (written.outcome._tag === "Refused") {
+            return { _tag: "Answer" as const, answer: yield* answers.refused(written.raw, written.outcome.refusal, written.outcome.at) }
+          }
+          // The log is the authority on transactions (a tx credits once, by the ledger's rule);
+          // the store's mark only stops a second transfer of the same units crediting the
+          // intent again. Lost in a crash right after the leaf, it lets at most such a
+          // second, real payment credit too.
+          if (decision._tag === "Credit") yield* intents.credited(claimed.intent_id, written.outcome.index)
+          const accepted = yield* answers.accepted(written.envelope, written.outcome, 201)
+          return {
+            _tag: "Answer" as const,
+            answer: {
+              ...accepted,
+              body: {
+                ...accepted.body,
+                claim_hash: claimHash,
+                code: decision._tag === "Credit" ? null : decision.code,
+                detail: decision._tag === "Credit" ? `credited ${decision.amount} SUP to ${decision.name}` : decision.detail
+              }
+            }
+          }
+        }))
+      })
+
+    return { intent, claim }
+  }))
+}
+

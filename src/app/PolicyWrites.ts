@@ -1,0 +1,73 @@
+// The service's own leaves after leaf 0 (profile.md section 5, "Policy-signed"): the
+// `report` of a closed notice, `sup.credit` and `sup.refusal`. Each is an envelope of the
+// policy key at the head of its chain, checked like any entry and handed to the one
+// sequencer. One at a time: each write takes the chain head and extends it, so two at once
+// would both take the same seq and one would be refused.
+
+import { Context, Effect, Either, HashMap, Layer, Option } from "effect"
+import { utf8 } from "../domain/bytes.js"
+import { encodeU64 } from "../domain/encoding.js"
+import { AUTH_ALG, ENVELOPE_VERSION, type Envelope, type UnsignedEnvelope } from "../domain/envelope/envelope.js"
+import type { JsonObject } from "../domain/envelope/jcs.js"
+import { signingInput } from "../domain/envelope/signature.js"
+import { didKeyFromPublicKey } from "../domain/identity/didKey.js"
+import { checkEntry } from "../domain/write/submission.js"
+import { Crypto } from "../ports/Crypto.js"
+import { Entropy } from "../ports/Entropy.js"
+import { Signer } from "../ports/Signer.js"
+import { Sequencer, type WriteOutcome } from "./Sequencer.js"
+import { ServiceConfig } from "./ServiceConfig.js"
+
+const NONCE_BYTES = 16
+
+export interface PolicyWrite {
+  /** The request the envelope travels in, for a refusal's envelope hash. */
+  readonly raw: Uint8Array
+  readonly envelope: Envelope
+  readonly outcome: WriteOutcome
+}
+
+export class PolicyWrites extends Context.Tag("aics/PolicyWrites")<PolicyWrites, {
+  /** Signs and submits one policy leaf of `type`; `nowMillis` is its envelope's created time. */
+  readonly write: (type: string, payload: JsonObject, nowMillis: number) => Effect.Effect<PolicyWrite>
+}>() {
+  static readonly layer = Layer.effect(PolicyWrites, Effect.gen(function*() {
+    const config = yield* ServiceConfig
+    const crypto = yield* Crypto
+    const entropy = yield* Entropy
+    const sequencer = yield* Sequencer
+    const signer = yield* Signer
+    const policyKid = didKeyFromPublicKey(signer.policy.publicKey)
+    const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
+    const lock = yield* Effect.makeSemaphore(1)
+
+    const write = (type: string, payload: JsonObject, nowMillis: number) =>
+      lock.withPermits(1)(Effect.gen(function*() {
+        const state = yield* sequencer.state
+        const head = HashMap.get(state.chains, policyKid)
+        const created = Math.floor(nowMillis / 1000)
+        const unsigned: UnsignedEnvelope = {
+          v: ENVELOPE_VERSION,
+          origin: config.origin,
+          type,
+          kid: policyKid,
+          seq: Option.match(head, { onNone: () => 0, onSome: (h) => h.seq + 1 }),
+          prev: Option.match(head, { onNone: () => null, onSome: (h) => encodeU64(h.hash) }),
+          nonce: encodeU64(yield* entropy.randomBytes(NONCE_BYTES)),
+          created,
+          expires: created + 600,
+          payload
+        }
+        const input = signingInput(unsigned)
+        if (Either.isLeft(input)) return yield* Effect.die(new Error(input.left.reason))
+        const signature = yield* signer.policy.sign(utf8(input.right))
+        const envelope: Envelope = { ...unsigned, auth: { alg: AUTH_ALG, sig: encodeU64(signature) } }
+        const raw = utf8(JSON.stringify({ envelope, body: null }))
+        const submission = checkEntry(raw, { keyid: policyKid, nonce: envelope.nonce, created, expires: envelope.expires }, context, ["policy"])
+        if (Either.isLeft(submission)) return { raw, envelope, outcome: { _tag: "Refused" as const, refusal: submission.left, at: nowMillis } }
+        return { raw, envelope, outcome: yield* sequencer.submit(submission.right) }
+      }))
+
+    return { write }
+  }))
+}

@@ -1,0 +1,11 @@
+// A problem answer (RFC 9457 problem+json, profile.md section 7) that an app service
+// returns as a value for the routes that answer it raw: the handler sends it as it is.
+
+export interface ProblemAnswer {
+  readonly _tag: "Problem"
+  readonly status: number
+  readonly code: string
+  readonly detail: string
+}
+
+export const problemAnswer = (status: number, code: string, detail: string): ProblemAnswer => ({ _tag: "Problem", status, code, detail })

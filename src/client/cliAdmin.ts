@@ -1,0 +1,147 @@
+// The owner's commands, `aics admin <operation>`, and the keyless `aics notice`. Every
+// write is an owner-signed entry sent to its /v2/admin/* route with the owner's key file
+// (default $AICS_OWNER_KEY or ./owner-key.json; "aics keygen --key owner-key.json" makes
+// one, and the service is started with AICS_OWNER_KID set to its kid).
+
+import { readFile } from "node:fs/promises"
+import {
+  auditDraft, awardDraft, checkClosing, closeNotice, completeDraft, fileNotice, freezeDraft, listNotices, noticePeriodSeconds, openDraft,
+  ownerWrite, policyDraft, quoteDraft, suspendDraft, taskDraft, tombstoneDraft, unsuspendDraft
+} from "./admin.js"
+import { countArgument, type Invocation } from "./cliArgs.js"
+import { logClient, written, type Env, type Outcome } from "./cliShared.js"
+import { usageError } from "./errors.js"
+import { serviceAt } from "./http.js"
+import type { EntryDraft } from "./payloads.js"
+
+const DEFAULT_OWNER_KEY = "./owner-key.json"
+/** A policy's not_before defaults to the notice period plus this margin (clocks, queueing). */
+const NOT_BEFORE_MARGIN_SECONDS = 300
+
+export const ownerKeyPathOf = (inv: Invocation, env: Env): string => inv.options.key ?? env["AICS_OWNER_KEY"] ?? DEFAULT_OWNER_KEY
+
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+const fileBytes = async (path: string, what: string): Promise<Uint8Array> => {
+  try {
+    return new Uint8Array(await readFile(path))
+  } catch (error) {
+    throw usageError(`cannot read ${what} ${path}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+const optionalCount = (text: string | undefined, what: string) => (text === undefined ? undefined : countArgument(text, what))
+
+const required = (text: string | undefined, option: string, operation: string): string => {
+  if (text === undefined) throw usageError(`aics admin ${operation} needs --${option}`)
+  return text
+}
+
+/** The entry one write operation makes, and the line that says what it did. */
+const writeOperation = async (inv: Invocation, env: Env, op: string, args: ReadonlyArray<string>): Promise<{ entry: EntryDraft; what: (index: number) => string }> => {
+  const o = inv.options
+  switch (op) {
+    case "tombstone": {
+      const target = countArgument(args[0]!, "the entry index")
+      return { entry: tombstoneDraft(target, args[1]!), what: (i) => `tombstoned the body of entry ${target} (${args[1]}) as entry ${i}` }
+    }
+    case "suspend": {
+      const order = await fileBytes(required(o.order, "order", op), "the order")
+      return { entry: suspendDraft(args[0]!, order, optionalCount(o.until, "--until")), what: (i) => `suspended ${args[0]} as entry ${i}` }
+    }
+    case "unsuspend":
+      // `until` must not be ahead of the leaf's logged time: a second back allows for clocks.
+      return { entry: unsuspendDraft(args[0]!, nowSeconds() - 1), what: (i) => `ended the suspension of ${args[0]} as entry ${i}` }
+    case "freeze":
+      return { entry: freezeDraft(), what: (i) => `froze agent writes as entry ${i} (reopen with "aics admin open ${i}")` }
+    case "open": {
+      const resume = countArgument(args[0]!, "the freeze index")
+      return { entry: openDraft(resume), what: (i) => `reopened the log, ending the freeze of entry ${resume}, as entry ${i}` }
+    }
+    case "audit":
+      return { entry: auditDraft(args[0]!, await fileBytes(args[1]!, "the report")), what: (i) => `logged the ${args[0]} audit report as entry ${i}` }
+    case "policy": {
+      const kind = args[0]!
+      if (kind !== "change" && kind !== "card") throw usageError(`aics admin policy takes "change" or "card", not ${JSON.stringify(kind)}`)
+      const document = await fileBytes(args[1]!, "the document")
+      const order = o.order === undefined ? undefined : await fileBytes(o.order, "the order")
+      const notBefore = o["not-before"] !== undefined
+        ? countArgument(o["not-before"], "--not-before")
+        : nowSeconds() + (order === undefined ? await noticePeriodSeconds(await logClient(inv, env)) + NOT_BEFORE_MARGIN_SECONDS : 0)
+      return { entry: policyDraft(kind, document, notBefore, order), what: (i) => `published the policy ${kind} as entry ${i}, in effect from ${new Date(notBefore * 1000).toISOString()}` }
+    }
+    case "task": {
+      const reward = countArgument(required(o.reward, "reward", op), "--reward")
+      const closes = countArgument(required(o.closes, "closes", op), "--closes")
+      return { entry: taskDraft(args[0]!, reward, closes), what: (i) => `posted a task (reward ${reward} SUP) as entry ${i}` }
+    }
+    case "award": {
+      const [task, submission] = [countArgument(args[0]!, "the task index"), countArgument(args[1]!, "the submission index")]
+      return { entry: awardDraft(task, submission, args[2]!), what: (i) => `awarded task ${task} to ${args[2]} as entry ${i}` }
+    }
+    case "quote": {
+      const [request, amount] = [countArgument(args[0]!, "the request index"), countArgument(args[1]!, "the amount")]
+      return { entry: quoteDraft(request, amount, optionalCount(o.expires, "--expires")), what: (i) => `quoted ${amount} SUP for request ${request} as entry ${i}` }
+    }
+    case "complete": {
+      const quote = countArgument(args[0]!, "the quote index")
+      return { entry: completeDraft(quote, await fileBytes(args[1]!, "the result")), what: (i) => `completed quote ${quote} as entry ${i}` }
+    }
+    default:
+      throw usageError(`unknown admin operation ${JSON.stringify(op)}`)
+  }
+}
+
+const notices = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const status = inv.options.status
+  if (status !== undefined && status !== "open" && status !== "closed") throw usageError(`--status is open or closed, not ${JSON.stringify(status)}`)
+  const listing = await listNotices(await logClient(inv, env), ownerKeyPathOf(inv, env), {
+    ...(status === undefined ? {} : { status }),
+    ...(inv.options.limit === undefined ? {} : { limit: countArgument(inv.options.limit, "--limit") })
+  })
+  const lines = listing.notices.map((n) =>
+    `${String(n["report_id"])} ${String(n["kind"])} ${String(n["status"])}${n["outcome"] === null ? "" : ` ${String(n["outcome"])} (entry ${String(n["report_index"])})`}: ${String(n["location"] ?? "(text deleted)")}`)
+  return { lines: [...lines, `${listing.notices.length} notice${listing.notices.length === 1 ? "" : "s"}`], json: listing }
+}
+
+const closeNoticeCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const [reportId, outcome] = inv.args.slice(1) as [string, string]
+  const tombstone = optionalCount(inv.options["tombstone-index"], "--tombstone-index")
+  checkClosing(outcome, tombstone)
+  const closed = await closeNotice(await logClient(inv, env), ownerKeyPathOf(inv, env), reportId, outcome, tombstone)
+  if (closed._tag === "Refused") {
+    return { lines: [], json: { refused: closed.code, status: closed.status, detail: closed.detail }, failure: `refused ${closed.status} ${closed.code}: ${closed.detail}` }
+  }
+  return {
+    lines: [`closed notice ${reportId} (${outcome}): report leaf ${closed.index}, signed by the policy key and included in the log (verified)`],
+    json: { report_id: reportId, index: closed.index, logged: closed.logged, payload: closed.payload }
+  }
+}
+
+export const adminCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const [op, ...args] = inv.args as [string, ...Array<string>]
+  if (op === "notices") return notices(inv, env)
+  if (op === "close-notice") return closeNoticeCommand(inv, env)
+  const { entry, what } = await writeOperation(inv, env, op, args)
+  const result = await ownerWrite(await logClient(inv, env), ownerKeyPathOf(inv, env), entry)
+  return written(result, what, { operation: op })
+}
+
+export const noticeCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const o = inv.options
+  const notice = {
+    ...(o.kind === undefined ? {} : { kind: o.kind }),
+    location: o.location,
+    explanation: o.explanation,
+    ...(o.name === undefined ? {} : { name: o.name }),
+    ...(o.email === undefined ? {} : { email: o.email }),
+    ...(o["report-id"] === undefined ? {} : { report_id: o["report-id"] }),
+    accurate: o.accurate === true
+  }
+  const filed = await fileNotice({ service: serviceAt(o.server ?? env["AICS_SERVER"] ?? "http://127.0.0.1:8080") }, notice)
+  return {
+    lines: [`filed ${filed.kind} ${filed.report_id}: keep this report id; the notice is in the register, off the log`],
+    json: filed
+  }
+}
+

@@ -1,0 +1,258 @@
+// Contributions through the real server (docs/protocol.md section 13): intents (201, never
+// a leaf; 422 unknown network, bad amount, unclaimed name; 403 closed or not HTTPS) and
+// claims, checked against the chain ledger file a watcher appends to, each outcome one
+// policy-signed leaf: sup.credit, or sup.refusal with every code of the closed list. An
+// intent survives a restart.
+
+import { appendFile } from "node:fs/promises"
+import { join } from "node:path"
+import { Either } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { utf8 } from "../../../src/domain/bytes.js"
+import { encodeU64 } from "../../../src/domain/encoding.js"
+import { jcs } from "../../../src/domain/envelope/jcs.js"
+import { signRequest } from "../../../src/domain/http/messageSignature.js"
+import { accepted, envelopeFor, makeAgent, writeRequestBody, type TestAgent } from "../../support/agents.js"
+import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
+
+const ORIGIN = "localhost/aics"
+const NETWORKS = JSON.stringify([{ network: "testnet", asset: "usdc", address: "addr-test", units_per_sup: "1000000" }])
+const servers: Array<RunningServer> = []
+const dirs: Array<string> = []
+
+const start = async (env: Record<string, string>, dataDir?: string) => {
+  const dir = dataDir ?? await tempDataDir()
+  if (dataDir === undefined) dirs.push(dir)
+  const server = await startServer({ dataDir: dir, env: { AICS_SUP_LEDGER: join(dir, "ledger.jsonl"), ...env } })
+  servers.push(server)
+  return server
+}
+
+afterAll(async () => {
+  for (const s of servers) await s.stop()
+  for (const d of dirs) await removeDir(d)
+})
+
+const now = () => Math.floor(Date.now() / 1000)
+
+const postJson = async (server: RunningServer, path: string, body: string | Uint8Array, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${server.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body })
+  return { status: response.status, json: await response.json() as any, type: response.headers.get("content-type") }
+}
+
+const claimName = async (server: RunningServer, agent: TestAgent, name: string) => {
+  const envelope = envelopeFor(agent, ORIGIN, "claim", { name, x25519: agent.x25519 }, { created: now() })
+  const raw = writeRequestBody(envelope, null)
+  const h = Either.getOrThrow(signRequest({
+    seed: agent.seed, keyid: agent.kid, nonce: envelope.nonce, created: envelope.created, expires: envelope.expires,
+    method: "POST", authority: `127.0.0.1:${server.port}`, path: "/v2/entries", body: raw
+  }, nodeCrypto))
+  const response = await fetch(`${server.baseUrl}/v2/entries`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "content-digest": h["Content-Digest"], "signature-input": h["Signature-Input"], signature: h.Signature },
+    body: raw
+  })
+  expect(response.status).toBe(202)
+  accepted(agent, envelope)
+}
+
+const claimBody = (claim: { intent_id: string; tx: string; created: number }) => Either.getOrThrow(jcs(claim))
+
+/** The watcher's report of a transfer, appended to the ledger file. */
+const chainSays = (server: RunningServer, t: { tx: string; units: string; asset?: string; address?: string; confirmed?: boolean; time?: number }) =>
+  appendFile(join(server.dataDir, "ledger.jsonl"), JSON.stringify({
+    network: "testnet", tx: t.tx, address: t.address ?? "addr-test", asset: t.asset ?? "usdc", units: t.units,
+    confirmed: t.confirmed ?? true, time: t.time ?? now()
+  }) + "\n")
+
+const entryPayload = async (server: RunningServer, index: number) => {
+  const bundle = await (await fetch(`${server.baseUrl}/v2/entries/${index}`)).json() as { envelope: { type: string; kid: string; payload: Record<string, unknown> } }
+  return bundle.envelope
+}
+
+const committed = async (server: RunningServer) =>
+  (await (await fetch(`${server.baseUrl}/v2/tlog/checkpoint`)).json() as { tiles: { size: number }; policy_kid: string })
+
+describe("contributions on an open service", () => {
+  let server: RunningServer
+  let policyKid: string
+  const alice = makeAgent(`contrib alice ${Date.now()}`)
+
+  beforeAll(async () => {
+    server = await start({ AICS_SUP_NETWORKS: NETWORKS, AICS_SUP_ALLOW_HTTP: "true" })
+    await claimName(server, alice, "alice")
+    policyKid = (await committed(server)).policy_kid
+  })
+
+  const intent = async (amount = 5) => {
+    const made = await postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount, name: "alice" }))
+    expect(made.status).toBe(201)
+    return made.json as { intent_id: string; units: string; expires: number; claim_until: number; asset: string; address: string; amount: number }
+  }
+
+  const claim = async (intentId: string, tx: string) => {
+    const body = claimBody({ intent_id: intentId, tx, created: now() })
+    const answer = await postJson(server, "/v2/sup/contributions", body)
+    expect(answer.status).toBe(201)
+    expect(answer.json.claim_hash).toBe(encodeU64(nodeCrypto.sha256(utf8(body))))
+    const envelope = await entryPayload(server, answer.json.entry.index)
+    expect(envelope.kid).toBe(policyKid)
+    return { answer: answer.json, envelope }
+  }
+
+  it("answers an intent with exact units, writing no leaf", async () => {
+    const before = (await committed(server)).tiles.size
+    const made = await intent(5)
+    expect(made).toMatchObject({ network: "testnet", asset: "usdc", address: "addr-test", amount: 5, name: "alice" })
+    expect(BigInt(made.units) > 5_000_000n && BigInt(made.units) < 5_010_000n).toBe(true)
+    expect(made.claim_until).toBeGreaterThan(made.expires)
+    expect((await committed(server)).tiles.size).toBe(before)
+    // Two intents of one amount never ask for the same units.
+    expect((await intent(5)).units).not.toBe(made.units)
+  })
+
+  it("refuses bad intents with a 422 problem", async () => {
+    for (const [body, code] of [
+      [{ network: "mainnet", amount: 5, name: "alice" }, "network_unknown"],
+      [{ network: "testnet", amount: 0, name: "alice" }, "intent_invalid"],
+      [{ network: "testnet", amount: 1.5, name: "alice" }, "intent_invalid"],
+      [{ network: "testnet", amount: "5", name: "alice" }, "intent_invalid"],
+      [{ network: "testnet", amount: 5, name: "nobody-here" }, "name_unclaimed"],
+      [{ network: "testnet", amount: 5, name: "alice", extra: 1 }, "intent_invalid"]
+    ] as const) {
+      const answer = await postJson(server, "/v2/sup/contributions/intents", JSON.stringify(body))
+      expect(answer.status, JSON.stringify(body)).toBe(422)
+      expect(answer.json.code).toBe(code)
+      expect(answer.type).toContain("application/problem+json")
+    }
+  })
+
+  it("credits a confirmed transfer of exactly the units: a policy-signed sup.credit leaf", async () => {
+    const made = await intent(7)
+    await chainSays(server, { tx: "0xcredit1", units: made.units })
+    const { answer, envelope } = await claim(made.intent_id, "0xcredit1")
+    expect(answer.code).toBeNull()
+    expect(envelope.type).toBe("sup.credit")
+    expect(envelope.payload).toMatchObject({ name: "alice", amount: 7, network: "testnet", tx: "0xcredit1", claim_hash: answer.claim_hash })
+    // The same transaction again, for another intent of the same amount: tx_used.
+    const other = await intent(7)
+    const again = await claim(other.intent_id, "0xcredit1")
+    expect(again.answer.code).toBe("tx_used")
+    // The same intent again with another transaction paying its units: tx_used.
+    await chainSays(server, { tx: "0xcredit2", units: made.units })
+    expect((await claim(made.intent_id, "0xcredit2")).answer.code).toBe("tx_used")
+  })
+
+  it("writes a sup.refusal leaf for each code a claim can meet", async () => {
+    const cases: Array<[string, (m: Awaited<ReturnType<typeof intent>>) => Promise<string>]> = [
+      ["intent_unknown", async () => "0xunknown"],
+      ["tx_not_found", async () => "0xnever-sent"],
+      ["asset_mismatch", async (m) => { await chainSays(server, { tx: "0xasset", units: m.units, asset: "dai" }); return "0xasset" }],
+      ["amount_mismatch", async (m) => { await chainSays(server, { tx: "0xamount", units: String(BigInt(m.units) - 1n) }); return "0xamount" }],
+      ["tx_unconfirmed", async (m) => { await chainSays(server, { tx: "0xpending", units: m.units, confirmed: false }); return "0xpending" }],
+      ["intent_expired", async (m) => { await chainSays(server, { tx: "0xlate", units: m.units, time: m.expires + 1 }); return "0xlate" }]
+    ]
+    for (const [code, prepare] of cases) {
+      const made = await intent(3)
+      const tx = await prepare(made)
+      const { answer, envelope } = await claim(code === "intent_unknown" ? "i_no-such-intent" : made.intent_id, tx)
+      expect(answer.code, code).toBe(code)
+      expect(envelope.type).toBe("sup.refusal")
+      expect(envelope.payload).toEqual({ claim_hash: answer.claim_hash, code })
+    }
+  })
+
+  it("lets an unconfirmed claim be made again once confirmed (a new claim, a new hash)", async () => {
+    const made = await intent(2)
+    await chainSays(server, { tx: "0xslow", units: made.units, confirmed: false })
+    const first = await claim(made.intent_id, "0xslow")
+    expect(first.answer.code).toBe("tx_unconfirmed")
+    await chainSays(server, { tx: "0xslow", units: made.units, confirmed: true })
+    // The very same bytes are a settled claim: 409, no leaf.
+    const body = claimBody({ intent_id: made.intent_id, tx: "0xslow", created: now() + 1 })
+    const before = (await committed(server)).tiles.size
+    const second = await postJson(server, "/v2/sup/contributions", body)
+    expect(second.status).toBe(201)
+    expect(second.json.code).toBeNull()
+    const replay = await postJson(server, "/v2/sup/contributions", body)
+    expect(replay.status).toBe(409)
+    expect(replay.json.code).toBe("claim_settled")
+    expect((await committed(server)).tiles.size).toBe(before + 1)
+  })
+
+  it("is described in /openapi.json", async () => {
+    const spec = await (await fetch(`${server.baseUrl}/openapi.json`)).json() as { paths: Record<string, { post?: unknown }> }
+    expect(spec.paths["/v2/sup/contributions/intents"]?.post).toBeDefined()
+    expect(spec.paths["/v2/sup/contributions"]?.post).toBeDefined()
+  })
+
+  it("refuses malformed claims with a 422 problem and no leaf", async () => {
+    const before = (await committed(server)).tiles.size
+    for (const [body, code] of [
+      ['{"tx":"0x1","intent_id":"i_x","created":1}', "claim_not_jcs"],
+      [claimBody({ intent_id: "i_x", tx: "0x1", created: now() - 3600 }), "claim_stale"],
+      ['{"created":1,"intent_id":"i_x"}', "claim_invalid"],
+      ["not json", "claim_invalid"]
+    ] as const) {
+      const answer = await postJson(server, "/v2/sup/contributions", body)
+      expect(answer.status, body).toBe(422)
+      expect(answer.json.code).toBe(code)
+    }
+    const query = await postJson(server, "/v2/sup/contributions?x=1", claimBody({ intent_id: "i_x", tx: "0x1", created: now() }))
+    expect(query.status).toBe(422)
+    expect((await committed(server)).tiles.size).toBe(before)
+  })
+
+  it("keeps intents across a restart", async () => {
+    const made = await intent(4)
+    await server.stop()
+    server = await start({ AICS_SUP_NETWORKS: NETWORKS, AICS_SUP_ALLOW_HTTP: "true" }, server.dataDir)
+    await chainSays(server, { tx: "0xafter-restart", units: made.units })
+    const { answer, envelope } = await claim(made.intent_id, "0xafter-restart")
+    expect(answer.code).toBeNull()
+    expect(envelope.payload).toMatchObject({ name: "alice", amount: 4 })
+  })
+})
+
+describe("claims after claim_until", () => {
+  it("writes a claim_late refusal", async () => {
+    const server = await start({ AICS_SUP_NETWORKS: NETWORKS, AICS_SUP_ALLOW_HTTP: "true", AICS_SUP_INTENT_SECONDS: "1", AICS_SUP_CLAIM_SECONDS: "0" })
+    const bob = makeAgent(`contrib bob ${Date.now()}`)
+    await claimName(server, bob, "bob")
+    const made = (await postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 1, name: "bob" }))).json
+    await chainSays(server, { tx: "0xontime", units: made.units })
+    await new Promise((resolve) => setTimeout(resolve, (made.claim_until + 1 - Date.now() / 1000) * 1000 + 50))
+    const answer = await postJson(server, "/v2/sup/contributions", claimBody({ intent_id: made.intent_id, tx: "0xontime", created: now() }))
+    expect(answer.status).toBe(201)
+    expect(answer.json.code).toBe("claim_late")
+    expect((await entryPayload(server, answer.json.entry.index)).type).toBe("sup.refusal")
+  })
+})
+
+describe("closed contributions and HTTPS", () => {
+  it("answers intents contributions_closed without networks, and refuses plain HTTP behind a proxy", async () => {
+    const server = await start({ AICS_PUBLIC_URL: "https://aics.example" })
+    const closed = await postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 5, name: "alice" }))
+    expect(closed.status).toBe(403)
+    expect(closed.json.code).toBe("contributions_closed")
+    const body = claimBody({ intent_id: "i_x", tx: "0x1", created: now() })
+    const plain = await postJson(server, "/v2/sup/contributions", body, { "x-forwarded-proto": "http" })
+    expect(plain.status).toBe(403)
+    expect(plain.json.code).toBe("https_required")
+    const forwarded = await postJson(server, "/v2/sup/contributions", body, { forwarded: "for=1.2.3.4;proto=http" })
+    expect(forwarded.json.code).toBe("https_required")
+    // Through TLS (the proxy says https): the claim is taken (an unknown intent: its refusal leaf).
+    const tls = await postJson(server, "/v2/sup/contributions", body, { "x-forwarded-proto": "https" })
+    expect(tls.status).toBe(201)
+    expect(tls.json.code).toBe("intent_unknown")
+  })
+
+  it("refuses intents over plain HTTP when the public URL is http and AICS_SUP_ALLOW_HTTP is off", async () => {
+    const server = await start({ AICS_SUP_NETWORKS: NETWORKS })
+    const answer = await postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 5, name: "alice" }))
+    expect(answer.status).toBe(403)
+    expect(answer.json.code).toBe("https_required")
+  })
+})
+

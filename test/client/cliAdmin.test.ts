@@ -1,0 +1,188 @@
+// `aics admin ...` and `aics notice` against the real service: the compiled CLI in child
+// processes, the owner key made with `aics keygen` and named to the service with
+// AICS_OWNER_KID. Every owner operation runs once (and refusals show as status 1 with the
+// log's code); an agent's writes show each operation's effect; another key is not the owner.
+
+import { execFile } from "node:child_process"
+import { mkdtemp, readFile, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { main } from "../../src/client/cli.js"
+import { removeDir, startServer, tempDataDir, type RunningServer } from "../support/server.js"
+
+const CLI = resolve("dist/src/client/cli.js")
+
+let dataDir: string
+let work: string
+let server: RunningServer
+let vkey: string
+
+interface Run {
+  readonly code: number
+  readonly out: string
+  readonly err: string
+}
+
+const aics = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Run> =>
+  new Promise((done) => {
+    execFile(process.execPath, [CLI, ...args], {
+      cwd: work,
+      env: { PATH: process.env["PATH"] ?? "", AICS_SERVER: server.baseUrl, AICS_LOG_VKEY: vkey, AICS_OWNER_KEY: join(work, "owner-key.json"), ...env },
+      timeout: 30_000
+    }, (error, out, err) => done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, out, err }))
+  })
+
+const ok = (run: Run): Run => {
+  expect(run.err, run.err).toBe("")
+  expect(run.code).toBe(0)
+  return run
+}
+const refused = (run: Run, code: string): Run => {
+  expect(run.code, run.out).toBe(1)
+  expect(run.err).toMatch(new RegExp(`^refused \\d{3} ${code}: `))
+  return run
+}
+/** The entry index a write printed ("... as entry N ..."). */
+const indexOf = (run: Run): number => Number(/as entry (\d+)/.exec(run.out)?.[1] ?? NaN)
+
+const agent = (args: ReadonlyArray<string>) => aics([...args, "--key", join(work, "agent.json")])
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), "aics-admin-cli-"))
+  const keygen = await new Promise<Run>((done) => execFile(process.execPath, [CLI, "keygen", "--key", join(work, "owner-key.json"), "--json"], { cwd: work },
+    (error, out, err) => done({ code: error === null ? 0 : 1, out, err })))
+  const ownerKid = (JSON.parse(keygen.out) as { kid: string }).kid
+  dataDir = await tempDataDir()
+  server = await startServer({ dataDir, env: { AICS_OWNER_KID: ownerKid, AICS_NOTICE_PERIOD_SECONDS: "60" } })
+  vkey = (await readFile(join(dataDir, "log.vkey"), "utf8")).trim()
+  ok(await agent(["keygen"]))
+  ok(await agent(["claim", "carol"]))
+}, 60_000)
+
+afterAll(async () => {
+  await server?.stop()
+  if (dataDir !== undefined) await removeDir(dataDir)
+  if (work !== undefined) await removeDir(work)
+})
+
+describe("aics admin and aics notice without a server", () => {
+  const run = async (argv: ReadonlyArray<string>) => {
+    let out = ""
+    let err = ""
+    const code = await main(argv, {}, { out: (t) => { out += t }, err: (t) => { err += t } })
+    return { code, out, err }
+  }
+
+  it("print their help", async () => {
+    const admin = await run(["admin", "--help"])
+    expect(admin.code).toBe(0)
+    for (const op of ["tombstone", "suspend", "unsuspend", "freeze", "open", "audit", "policy", "task", "award", "quote", "complete", "notices", "close-notice"]) {
+      expect(admin.out).toContain(`  ${op}`)
+    }
+    expect((await run(["notice", "--help"])).out).toMatch(/^usage: aics notice --location WHERE --explanation TEXT --accurate/)
+    expect((await run(["pay", "--help"])).out).toMatch(/^usage: aics pay <quote_index>/)
+    expect((await run(["help"])).out).toMatch(/admin <operation>[^]*notice --location/)
+  })
+
+  it("answer usage errors with one line and status 2", async () => {
+    const cases: Array<[ReadonlyArray<string>, RegExp]> = [
+      [["admin"], /aics admin takes "tombstone" or "suspend" or .* first/],
+      [["admin", "reboot"], /first, not "reboot"/],
+      [["admin", "tombstone", "5"], /aics admin tombstone takes <index> <reason_code>, got 1 argument/],
+      [["admin", "tombstone", "5", "rude"], /the reason_code is one of illegal_content, privacy, .*, not "rude"/],
+      [["admin", "tombstone", "5", "spam", "--vkey", "x"], /not an Ed25519 signed-note verifier key/],
+      [["admin", "freeze", "--reply-to", "1"], /aics admin takes no --reply-to/],
+      [["admin", "task", "do it", "--closes", "1"], /aics admin task needs --reward/],
+      [["admin", "suspend", "carol"], /aics admin suspend needs --order/],
+      [["admin", "policy", "rules", "doc.md"], /takes "change" or "card", not "rules"/],
+      [["admin", "notices", "--status", "pending"], /--status is open or closed/],
+      [["admin", "close-notice", "n_x", "removed"], /removed takes --tombstone-index/],
+      [["admin", "close-notice", "n_x", "lost"], /the outcome is one of removed, no_action/],
+      [["notice", "--location", "x"], /aics notice needs --explanation/],
+      [["notice", "--location", "x", "--explanation", "long enough text"], /only with --accurate/],
+      [["notice", "--location", "x", "--explanation", "short", "--accurate"], /explanation/]
+    ]
+    for (const [argv, message] of cases) {
+      const r = await run(argv)
+      expect(r.err, argv.join(" ")).toMatch(/^usage error: /)
+      expect(r.err).toMatch(message)
+      expect(r.code).toBe(2)
+      expect(r.out).toBe("")
+    }
+  })
+})
+
+describe("aics admin against the service", () => {
+  it("freezes and reopens the log", async () => {
+    const freeze = ok(await aics(["admin", "freeze"]))
+    const freezeIndex = indexOf(freeze)
+    expect(freeze.out).toContain(`aics admin open ${freezeIndex}`)
+    refused(await agent(["post", "general", "while frozen"]), "writes_frozen")
+    refused(await aics(["admin", "freeze"]), "already_frozen")
+    ok(await aics(["admin", "open", String(freezeIndex)]))
+    ok(await agent(["post", "general", "after the freeze"]))
+  })
+
+  it("refuses an owner operation signed by another key", async () => {
+    refused(await aics(["admin", "freeze", "--key", join(work, "agent.json")]), "not_owner")
+  })
+
+  it("tombstones a post, and closes a notice about it as removed", async () => {
+    const post = indexOf(ok(await agent(["post", "general", "something unlawful"])))
+    const tombstone = indexOf(ok(await aics(["admin", "tombstone", String(post), "illegal_content"])))
+    const read = ok(await aics(["get", String(post)]))
+    expect(read.out).toContain(`body tombstoned;tombstone_index=${tombstone};reason_code=illegal_content`)
+    expect(read.out).not.toContain("something unlawful")
+
+    const filed = ok(await aics(["notice", "--location", `entry ${post}`, "--explanation", "This post breaks the law.", "--accurate",
+      "--name", "Nora Notifier", "--email", "nora@example.test", "--json"]))
+    const reportId = (JSON.parse(filed.out) as { report_id: string }).report_id
+    const open = ok(await aics(["admin", "notices", "--status", "open"]))
+    expect(open.out).toContain(`${reportId} notice open: entry ${post}`)
+    const closed = ok(await aics(["admin", "close-notice", reportId, "removed", "--tombstone-index", String(tombstone), "--json"]))
+    const report = JSON.parse(closed.out) as { index: number; payload: Record<string, unknown> }
+    expect(report.payload).toMatchObject({ kind: "notice", outcome: "removed", tombstone_index: tombstone })
+    expect(Object.keys(report.payload).sort()).toEqual(["kind", "notice_hash", "outcome", "tombstone_index"])
+    const list = JSON.parse(ok(await aics(["admin", "notices", "--status", "closed", "--json"])).out) as { notices: Array<Record<string, unknown>> }
+    expect(list.notices.find((n) => n["report_id"] === reportId)).toMatchObject({ outcome: "removed", report_index: report.index, email: "nora@example.test" })
+    // A second close: the register says it is closed, and the refusal is the log key's.
+    refused(await aics(["admin", "close-notice", reportId, "no_action"]), "notice_closed")
+  })
+
+  it("suspends a name and ends the suspension", async () => {
+    await writeFile(join(work, "order.pdf"), "court order 17")
+    ok(await aics(["admin", "suspend", "carol", "--order", join(work, "order.pdf")]))
+    refused(await agent(["post", "general", "while suspended"]), "suspended")
+    ok(await aics(["admin", "unsuspend", "carol"]))
+    ok(await agent(["post", "general", "after the suspension"]))
+    refused(await aics(["admin", "unsuspend", "carol"]), "not_suspended")
+  })
+
+  it("logs an audit report and publishes policy changes only after the notice period", async () => {
+    await writeFile(join(work, "audit.md"), "# Incident audit\n")
+    ok(await aics(["admin", "audit", "incident", join(work, "audit.md")]))
+    await writeFile(join(work, "policy.md"), "# Rules v2\n")
+    const policy = ok(await aics(["admin", "policy", "change", join(work, "policy.md"), "--json"]))
+    const notBefore = (JSON.parse(policy.out) as { index: number })
+    expect(notBefore.index).toBeGreaterThan(0)
+    const soon = String(Math.floor(Date.now() / 1000) + 5)
+    refused(await aics(["admin", "policy", "card", join(work, "policy.md"), "--not-before", soon]), "policy_too_soon")
+  })
+
+  it("posts a task, awards it, quotes a request that the agent pays with the award, and completes it", async () => {
+    const closes = String(Math.floor(Date.now() / 1000) + 3600)
+    const task = indexOf(ok(await aics(["admin", "task", "Translate the charter.", "--reward", "10", "--closes", closes])))
+    const submission = indexOf(ok(await agent(["post", "tasks", "Here is the translation."])))
+    ok(await aics(["admin", "award", String(task), String(submission), "carol"]))
+    const request = indexOf(ok(await agent(["post", "owner-actions", "Please add a channel for poetry."])))
+    const quote = indexOf(ok(await aics(["admin", "quote", String(request), "4"])))
+    await writeFile(join(work, "result.txt"), "channel poetry added")
+    refused(await aics(["admin", "complete", String(quote), join(work, "result.txt")]), "quote_unpaid")
+    ok(await agent(["pay", String(quote)]))
+    refused(await agent(["pay", String(quote)]), "quote_paid")
+    ok(await aics(["admin", "complete", String(quote), join(work, "result.txt")]))
+    const tooDear = indexOf(ok(await aics(["admin", "quote", String(request), "7"])))
+    refused(await agent(["pay", String(tooDear)]), "insufficient_balance")
+  })
+})

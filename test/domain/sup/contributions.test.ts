@@ -1,0 +1,67 @@
+// The contribution rules (domain/sup/contributions.ts): units that tell intents apart, and
+// every outcome of a claim.
+
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import {
+  claimable, decideClaim, intentUnits, makeIntent, tagSpan, type ChainTransfer, type ContributionIntent, type NetworkTerms
+} from "../../../src/domain/sup/contributions.js"
+
+const terms: NetworkTerms = { network: "testnet", asset: "usdc", address: "addr-1", unitsPerSup: 1_000_000n }
+const T = 1_767_225_600
+const intent: ContributionIntent = makeIntent({ network: "testnet", amount: 5, name: "alice" }, terms,
+  { now: T, intentSeconds: 3600, claimSeconds: 86_400 }, "i_1", 42)
+const paid = (over: Partial<ChainTransfer> = {}): ChainTransfer => ({
+  network: "testnet", tx: "0xabc", address: "addr-1", asset: "usdc", units: intent.units, confirmed: true, time: T + 60, ...over
+})
+const claim = { intent_id: "i_1", tx: "0xabc", created: T + 100 }
+const decide = (over: Partial<Parameters<typeof decideClaim>[0]> = {}) =>
+  decideClaim({ claim, intent, intentCredited: undefined, txCredited: undefined, transfers: [paid()], now: T + 100, ...over })
+
+describe("intents", () => {
+  it("asks for amount x units_per_sup plus a tag below 1 % of one SUP", () => {
+    expect(intent).toMatchObject({ units: "5000042", expires: T + 3600, claimUntil: T + 3600 + 86_400, name: "alice" })
+    expect(tagSpan(1_000_000n)).toBe(9_999)
+    expect(tagSpan(10n ** 18n)).toBe(1_000_000)
+    expect(intentUnits({ ...terms, unitsPerSup: 10n ** 18n }, 3, 7)).toBe("3000000000000000007")
+  })
+
+  it("never gives two (amount, tag) pairs the same units", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 1e6 }), fc.integer({ min: 1, max: 1e6 }), fc.integer({ min: 1, max: 9_999 }), fc.integer({ min: 1, max: 9_999 }),
+      (a1, a2, t1, t2) => (intentUnits(terms, a1, t1) === intentUnits(terms, a2, t2)) === (a1 === a2 && t1 === t2)))
+  })
+
+  it("is claimable up to and including claim_until", () => {
+    expect(claimable(intent, intent.claimUntil)).toBe(true)
+    expect(claimable(intent, intent.claimUntil + 1)).toBe(false)
+  })
+})
+
+describe("claims", () => {
+  it("credits the intent's amount to the intent's name", () => {
+    expect(decide()).toEqual({ _tag: "Credit", name: "alice", amount: 5, network: "testnet", tx: "0xabc" })
+  })
+
+  const refusals: ReadonlyArray<[string, Partial<Parameters<typeof decideClaim>[0]>]> = [
+    ["intent_unknown", { intent: undefined }],
+    ["claim_late", { now: intent.claimUntil + 1 }],
+    ["tx_used", { intentCredited: 9 }],
+    ["tx_used", { txCredited: 9 }],
+    ["tx_not_found", { transfers: [] }],
+    ["tx_not_found", { transfers: [paid({ address: "addr-2" })] }],
+    ["tx_not_found", { transfers: [paid({ time: T - 1 })] }],
+    ["asset_mismatch", { transfers: [paid({ asset: "dai" })] }],
+    ["amount_mismatch", { transfers: [paid({ units: "5000000" })] }],
+    ["tx_unconfirmed", { transfers: [paid({ confirmed: false })] }],
+    ["intent_expired", { transfers: [paid({ time: intent.expires + 1 })] }]
+  ]
+  for (const [code, over] of refusals) {
+    it(`refuses ${code} (${JSON.stringify(Object.keys(over))})`, () => {
+      expect(decide(over)).toMatchObject({ _tag: "Refusal", code })
+    })
+  }
+
+  it("takes the transfer of the intent's asset and units among several of one transaction", () => {
+    expect(decide({ transfers: [paid({ asset: "dai" }), paid({ units: "1" }), paid()] })._tag).toBe("Credit")
+  })
+})
