@@ -2,16 +2,12 @@
 // another key is 403 (not_owner), and signed by the owner key is 201 with a receipt, the
 // leaf then being in the log. The owner key is the one the first start wrote to owner.key.
 
-import { readFile } from "node:fs/promises"
-import { join } from "node:path"
-import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { utf8 } from "../../../src/domain/bytes.js"
-import { decodeU64, encodeU64 } from "../../../src/domain/encoding.js"
-import { signRequest } from "../../../src/domain/http/messageSignature.js"
-import { didKeyFromPublicKey } from "../../../src/domain/identity/didKey.js"
-import { accepted, envelopeFor, makeAgent, postPayload, writeRequestBody, type TestAgent } from "../../support/agents.js"
+import { encodeU64 } from "../../../src/domain/encoding.js"
+import { makeAgent, postPayload, type TestAgent } from "../../support/agents.js"
+import { ownerOf, sendEntry } from "../../support/signedHttp.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
 const ORIGIN = "localhost/aics"
@@ -21,33 +17,14 @@ let owner: TestAgent
 let poster: TestAgent
 let postIndex: number
 
-const agentFromSeed = (seed: Uint8Array): TestAgent => ({
-  seed, kid: didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(seed)), x25519: "", seq: 0, prev: null, nonces: 0
-})
-
 /** POSTs the envelope of `signer` for `type` to the path, signed (or not) by `signer`. */
-const send = async (path: string, signer: TestAgent, type: string, payload: Record<string, unknown>, body: Uint8Array | null, signed = true) => {
-  const envelope = envelopeFor(signer, ORIGIN, type, payload, { created: Math.floor(Date.now() / 1000) })
-  const raw = writeRequestBody(envelope, body)
-  const headers: Record<string, string> = { "content-type": "application/json" }
-  if (signed) {
-    const h = Either.getOrThrow(signRequest({
-      seed: signer.seed, keyid: signer.kid, nonce: envelope.nonce, created: envelope.created, expires: envelope.expires,
-      method: "POST", authority: `127.0.0.1:${server.port}`, path, body: raw
-    }, nodeCrypto))
-    Object.assign(headers, { "content-digest": h["Content-Digest"], "signature-input": h["Signature-Input"], signature: h.Signature })
-  }
-  const response = await fetch(`${server.baseUrl}${path}`, { method: "POST", headers, body: raw })
-  const json = await response.json() as { entry: Record<string, any>; receipt_note: string }
-  if (response.status === 201 || response.status === 202) accepted(signer, envelope)
-  return { status: response.status, json, location: response.headers.get("location") }
-}
+const send = (path: string, signer: TestAgent, type: string, payload: Record<string, unknown>, body: Uint8Array | null, signed = true) =>
+  sendEntry(server, ORIGIN, path, signer, type, payload, body, signed)
 
 beforeAll(async () => {
   dataDir = await tempDataDir()
   server = await startServer({ dataDir })
-  const ownerFile = JSON.parse(await readFile(join(dataDir, "owner.key"), "utf8")) as { seed: string }
-  owner = agentFromSeed(decodeU64(ownerFile.seed)!)
+  owner = await ownerOf(server)
   poster = makeAgent(`admin poster ${Date.now()}`)
   const post = postPayload("a post the owner will act on")
   const written = await send("/v2/entries", poster, "post", post.payload, post.body)

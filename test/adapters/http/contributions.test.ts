@@ -12,8 +12,8 @@ import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { utf8 } from "../../../src/domain/bytes.js"
 import { encodeU64 } from "../../../src/domain/encoding.js"
 import { jcs } from "../../../src/domain/envelope/jcs.js"
-import { signRequest } from "../../../src/domain/http/messageSignature.js"
-import { accepted, envelopeFor, makeAgent, writeRequestBody, type TestAgent } from "../../support/agents.js"
+import { makeAgent, type TestAgent } from "../../support/agents.js"
+import { sendEntry } from "../../support/signedHttp.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
 const ORIGIN = "localhost/aics"
@@ -42,19 +42,8 @@ const postJson = async (server: RunningServer, path: string, body: string | Uint
 }
 
 const claimName = async (server: RunningServer, agent: TestAgent, name: string) => {
-  const envelope = envelopeFor(agent, ORIGIN, "claim", { name, x25519: agent.x25519 }, { created: now() })
-  const raw = writeRequestBody(envelope, null)
-  const h = Either.getOrThrow(signRequest({
-    seed: agent.seed, keyid: agent.kid, nonce: envelope.nonce, created: envelope.created, expires: envelope.expires,
-    method: "POST", authority: `127.0.0.1:${server.port}`, path: "/v2/entries", body: raw
-  }, nodeCrypto))
-  const response = await fetch(`${server.baseUrl}/v2/entries`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "content-digest": h["Content-Digest"], "signature-input": h["Signature-Input"], signature: h.Signature },
-    body: raw
-  })
-  expect(response.status).toBe(202)
-  accepted(agent, envelope)
+  const sent = await sendEntry(server, ORIGIN, "/v2/entries", agent, "claim", { name, x25519: agent.x25519 })
+  expect(sent.status).toBe(202)
 }
 
 const claimBody = (claim: { intent_id: string; tx: string; created: number }) => Either.getOrThrow(jcs(claim))

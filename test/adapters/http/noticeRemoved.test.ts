@@ -6,18 +6,14 @@
 // is in any public answer: the register itself needs the owner's signature, and no tile,
 // bundle, leaf or entry holds it.
 
-import { randomBytes } from "node:crypto"
-import { readFile } from "node:fs/promises"
-import { join } from "node:path"
 import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { utf8 } from "../../../src/domain/bytes.js"
-import { decodeU64, encodeU64 } from "../../../src/domain/encoding.js"
+import { encodeU64 } from "../../../src/domain/encoding.js"
 import { jcs } from "../../../src/domain/envelope/jcs.js"
-import { signRequest } from "../../../src/domain/http/messageSignature.js"
-import { didKeyFromPublicKey } from "../../../src/domain/identity/didKey.js"
-import { accepted, envelopeFor, makeAgent, postPayload, writeRequestBody, type TestAgent } from "../../support/agents.js"
+import { makeAgent, postPayload, type TestAgent } from "../../support/agents.js"
+import { ownerOf, sendEntry, signedJson } from "../../support/signedHttp.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
 const ORIGIN = "localhost/aics"
@@ -29,8 +25,7 @@ const poster = makeAgent(`removed poster ${Date.now()}`)
 beforeAll(async () => {
   dataDir = await tempDataDir()
   server = await startServer({ dataDir })
-  const seed = decodeU64((JSON.parse(await readFile(join(dataDir, "owner.key"), "utf8")) as { seed: string }).seed)!
-  owner = { seed, kid: didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(seed)), x25519: "", seq: 0, prev: null, nonces: 0 }
+  owner = await ownerOf(server)
 })
 
 afterAll(async () => {
@@ -38,35 +33,15 @@ afterAll(async () => {
   await removeDir(dataDir)
 })
 
-const now = () => Math.floor(Date.now() / 1000)
-
-const signedHeaders = (seed: Uint8Array, nonce: string, created: number, method: string, path: string, raw: Uint8Array) => {
-  const h = Either.getOrThrow(signRequest({
-    seed, keyid: didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(seed)), nonce, created, expires: created + 300,
-    method, authority: `127.0.0.1:${server.port}`, path, body: raw
-  }, nodeCrypto))
-  return { "content-type": "application/json", "content-digest": h["Content-Digest"], "signature-input": h["Signature-Input"], signature: h.Signature }
-}
-
 /** An entry of `agent` to `path` (POST /v2/entries or an owner route); its index. */
 const write = async (path: string, agent: TestAgent, type: string, payload: Record<string, unknown>, body: Uint8Array | null) => {
-  const envelope = envelopeFor(agent, ORIGIN, type, payload, { created: now() })
-  const raw = writeRequestBody(envelope, body)
-  const response = await fetch(`${server.baseUrl}${path}`, { method: "POST", headers: signedHeaders(agent.seed, envelope.nonce, envelope.created, "POST", path, raw), body: raw })
-  const json = await response.json() as { entry: Record<string, any> }
-  expect(response.status, JSON.stringify(json)).toBe(path === "/v2/entries" ? 202 : 201)
-  accepted(agent, envelope)
-  return json.entry["index"] as number
+  const sent = await sendEntry(server, ORIGIN, path, agent, type, payload, body)
+  expect(sent.status, JSON.stringify(sent.json)).toBe(path === "/v2/entries" ? 202 : 201)
+  return sent.index
 }
 
-const close = async (reportId: string, body: unknown) => {
-  const path = `/v2/admin/notices/${reportId}/close`
-  const raw = utf8(JSON.stringify(body))
-  const response = await fetch(`${server.baseUrl}${path}`, {
-    method: "POST", headers: signedHeaders(owner.seed, encodeU64(randomBytes(16)), now(), "POST", path, raw), body: raw
-  })
-  return { status: response.status, json: await response.json() as { entry: Record<string, any> } }
-}
+const close = (reportId: string, body: unknown) =>
+  signedJson(server, "POST", `/v2/admin/notices/${reportId}/close`, owner.seed, body) as Promise<{ status: number; json: { entry: Record<string, any> } }>
 
 const tag = `${Date.now()}-${Math.random().toString(36).slice(2)}`
 const notice = {

@@ -7,7 +7,7 @@
 import { copyFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ownerSeedOf, signedJson } from "../../support/signedFetch.js"
+import { ownerSeedOf, signedJson } from "../../support/signedHttp.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
 let dataDir: string

@@ -4,17 +4,13 @@
 // policy-signed report leaf; and no text, contact or report id ever reaches the log (tiles,
 // bundles, leaves, /v2/entries).
 
-import { randomBytes } from "node:crypto"
 import { readdir, readFile, stat } from "node:fs/promises"
 import { join } from "node:path"
-import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
-import { utf8 } from "../../../src/domain/bytes.js"
-import { decodeU64, encodeU64 } from "../../../src/domain/encoding.js"
-import { signRequest } from "../../../src/domain/http/messageSignature.js"
 import { didKeyFromPublicKey } from "../../../src/domain/identity/didKey.js"
 import { makeAgent } from "../../support/agents.js"
+import { ownerSeedOf, signedJson } from "../../support/signedHttp.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
 let dataDir: string
@@ -26,8 +22,7 @@ const stranger = makeAgent(`notice stranger ${Date.now()}`)
 beforeAll(async () => {
   dataDir = await tempDataDir()
   server = await startServer({ dataDir })
-  const ownerFile = JSON.parse(await readFile(join(dataDir, "owner.key"), "utf8")) as { seed: string }
-  ownerSeed = decodeU64(ownerFile.seed)!
+  ownerSeed = await ownerSeedOf(dataDir)
   ownerKid = didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(ownerSeed))
 })
 
@@ -37,20 +32,7 @@ afterAll(async () => {
 })
 
 /** A request to `path`, signed by the seed (or unsigned when null). */
-const call = async (method: "GET" | "POST", path: string, seed: Uint8Array | null, body?: unknown) => {
-  const raw = body === undefined ? new Uint8Array(0) : utf8(JSON.stringify(body))
-  const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" }
-  if (seed !== null) {
-    const created = Math.floor(Date.now() / 1000)
-    const h = Either.getOrThrow(signRequest({
-      seed, keyid: didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(seed)), nonce: encodeU64(randomBytes(16)),
-      created, expires: created + 300, method, authority: `127.0.0.1:${server.port}`, path: path.split("?")[0]!, body: raw
-    }, nodeCrypto))
-    Object.assign(headers, { "content-digest": h["Content-Digest"], "signature-input": h["Signature-Input"], signature: h.Signature })
-  }
-  const response = await fetch(`${server.baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body: raw }) })
-  return { status: response.status, json: await response.json() as any }
-}
+const call = (method: "GET" | "POST", path: string, seed: Uint8Array | null, body?: unknown) => signedJson(server, method, path, seed, body)
 
 const fileNotice = (body: string, contentType: string) =>
   fetch(`${server.baseUrl}/notice`, { method: "POST", headers: { "content-type": contentType }, body })

@@ -2,12 +2,11 @@
 // 409 for a replayed nonce, 403 for another key's capsule; and the same request signed
 // properly is answered 200.
 
-import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { encodeU64 } from "../../../src/domain/encoding.js"
-import { signRequest } from "../../../src/domain/http/messageSignature.js"
 import { makeAgent, type TestAgent } from "../../support/agents.js"
+import { signatureHeaders } from "../../support/signedHttp.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
 let dataDir: string
@@ -23,14 +22,8 @@ afterAll(async () => {
   await removeDir(dataDir)
 })
 
-const signedHeaders = (agent: TestAgent, path: string, nonce = encodeU64(crypto.getRandomValues(new Uint8Array(16)))) => {
-  const created = Math.floor(Date.now() / 1000)
-  const h = Either.getOrThrow(signRequest({
-    seed: agent.seed, keyid: agent.kid, nonce, created, expires: created + 300,
-    method: "GET", authority: `127.0.0.1:${server.port}`, path, body: new Uint8Array(0)
-  }, nodeCrypto))
-  return { "content-digest": h["Content-Digest"], "signature-input": h["Signature-Input"], signature: h.Signature }
-}
+const signedHeaders = (agent: TestAgent, path: string, nonce?: string) =>
+  signatureHeaders(server, agent.seed, { method: "GET", path, body: new Uint8Array(0), ...(nonce === undefined ? {} : { nonce }) })
 
 describe("signed reads", () => {
   it("answers 401 problem+json when unsigned, 200 when signed, 409 when the nonce is replayed", async () => {
