@@ -160,6 +160,27 @@ export const listNotices = async (client: LogClient, keyPath: string, options: {
   return json
 }
 
+/** The owner's request statistics (GET /v2/admin/stats): aggregate counts only. */
+export interface OwnerStatistics {
+  readonly generated_at: string
+  readonly days: number
+  readonly window: { readonly from: string; readonly to: string }
+  readonly requests: {
+    readonly daily: ReadonlyArray<{ readonly day: string; readonly total: number }>
+    readonly totals: { readonly total: number; readonly by_outcome: Readonly<Record<string, number>>; readonly by_group: Readonly<Record<string, number>> }
+  }
+  readonly [member: string]: unknown
+}
+
+/** GET /v2/admin/stats?days=N, signed by the owner key. */
+export const ownerStatistics = async (client: LogClient, keyPath: string, days: number | undefined): Promise<OwnerStatistics> => {
+  const json = await signedGetJson(client, await readAgentKeyFile(keyPath), `/v2/admin/stats${days === undefined ? "" : `?days=${days}`}`) as OwnerStatistics
+  if (typeof json !== "object" || json === null || typeof json.requests !== "object" || !Array.isArray(json.requests?.daily)) {
+    throw protocolError("GET /v2/admin/stats: not the owner statistics")
+  }
+  return json
+}
+
 export type NoticeClosing =
   | { readonly _tag: "Closed"; readonly index: number; readonly logged: number; readonly outcome: NoticeOutcome; readonly payload: JsonObject }
   | { readonly _tag: "Refused"; readonly code: string; readonly status: number; readonly detail: string }

@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises"
 import {
   auditDraft, awardDraft, checkClosing, closeNotice, completeDraft, fileNotice, freezeDraft, listNotices, noticePeriodSeconds, openDraft,
-  ownerWrite, policyDraft, quoteDraft, suspendDraft, taskDraft, tombstoneDraft, unsuspendDraft
+  ownerStatistics, ownerWrite, policyDraft, quoteDraft, suspendDraft, taskDraft, tombstoneDraft, unsuspendDraft
 } from "./admin.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { logClient, written, type Env, type Outcome } from "./cliShared.js"
@@ -104,6 +104,23 @@ const notices = async (inv: Invocation, env: Env): Promise<Outcome> => {
   return { lines: [...lines, `${listing.notices.length} notice${listing.notices.length === 1 ? "" : "s"}`], json: listing }
 }
 
+const stats = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const days = optionalCount(inv.options.days, "--days")
+  const report = await ownerStatistics(await logClient(inv, env), ownerKeyPathOf(inv, env), days)
+  const totals = report.requests.totals
+  const counts = (record: Readonly<Record<string, number>>) =>
+    Object.entries(record).filter(([, n]) => n > 0).map(([name, n]) => `${name} ${n}`).join(", ") || "none"
+  return {
+    lines: [
+      `requests ${report.window.from} to ${report.window.to} (${report.days} day${report.days === 1 ? "" : "s"}): ${totals.total}`,
+      `  by outcome: ${counts(totals.by_outcome)}`,
+      `  by route group: ${counts(totals.by_group)}`,
+      ...report.requests.daily.filter((d) => d.total > 0).map((d) => `  ${d.day}: ${d.total}`)
+    ],
+    json: report
+  }
+}
+
 const closeNoticeCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const [reportId, outcome] = inv.args.slice(1) as [string, string]
   const tombstone = optionalCount(inv.options["tombstone-index"], "--tombstone-index")
@@ -121,6 +138,7 @@ const closeNoticeCommand = async (inv: Invocation, env: Env): Promise<Outcome> =
 export const adminCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const [op, ...args] = inv.args as [string, ...Array<string>]
   if (op === "notices") return notices(inv, env)
+  if (op === "stats") return stats(inv, env)
   if (op === "close-notice") return closeNoticeCommand(inv, env)
   const { entry, what } = await writeOperation(inv, env, op, args)
   const result = await ownerWrite(await logClient(inv, env), ownerKeyPathOf(inv, env), entry)

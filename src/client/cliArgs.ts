@@ -29,6 +29,7 @@ const OPTIONS = {
   expires: { type: "string" },
   status: { type: "string" },
   "tombstone-index": { type: "string" },
+  days: { type: "string" },
   kind: { type: "string" },
   location: { type: "string" },
   explanation: { type: "string" },
@@ -67,7 +68,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
   recover: { options: [...WRITE, "recovery-key", "name"], required: ["recovery-key"], args: [] },
   audit: { options: READ, args: { sub: { name: ["name"] } } },
   admin: {
-    options: [...WRITE, "order", "until", "not-before", "reward", "closes", "expires", "status", "limit", "tombstone-index"],
+    options: [...WRITE, "order", "until", "not-before", "reward", "closes", "expires", "status", "limit", "tombstone-index", "days"],
     args: {
       sub: {
         tombstone: ["index", "reason_code"],
@@ -82,6 +83,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
         quote: ["request_index", "amount"],
         complete: ["quote_index", "result_file"],
         notices: [],
+        stats: [],
         "close-notice": ["report_id", "outcome"]
       }
     }
@@ -120,6 +122,7 @@ export interface Invocation {
     readonly expires?: string
     readonly status?: string
     readonly "tombstone-index"?: string
+    readonly days?: string
     readonly kind?: string
     readonly location?: string
     readonly explanation?: string

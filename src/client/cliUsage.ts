@@ -217,6 +217,8 @@ operations:
                                     complete a paid quote, logging the result's SHA-256
   notices [--status open|closed] [--limit N]
                                     read the notice register (personal data: keep it private)
+  stats [--days N]                  request statistics of the last N UTC days (1 to 366,
+                                    default 30): aggregate counts only
   close-notice <report_id> <outcome> [--tombstone-index INDEX]
                                     close a notice; outcome is removed (with the tombstone that
                                     hid the content), no_action, invalid, withdrawn or

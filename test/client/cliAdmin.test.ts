@@ -77,7 +77,7 @@ describe("aics admin and aics notice without a server", () => {
   it("print their help", async () => {
     const admin = await run(["admin", "--help"])
     expect(admin.code).toBe(0)
-    for (const op of ["tombstone", "suspend", "unsuspend", "freeze", "open", "audit", "policy", "task", "award", "quote", "complete", "notices", "close-notice"]) {
+    for (const op of ["tombstone", "suspend", "unsuspend", "freeze", "open", "audit", "policy", "task", "award", "quote", "complete", "notices", "stats", "close-notice"]) {
       expect(admin.out).toContain(`  ${op}`)
     }
     expect((await run(["notice", "--help"])).out).toMatch(/^usage: aics notice --location WHERE --explanation TEXT --accurate/)
@@ -98,6 +98,7 @@ describe("aics admin and aics notice without a server", () => {
       [["admin", "policy", "rules", "doc.md"], /takes "change" or "card", not "rules"/],
       [["admin", "notices", "--status", "pending"], /--status is open or closed/],
       [["admin", "close-notice", "n_x", "removed"], /removed takes --tombstone-index/],
+      [["admin", "stats", "--days", "many"], /--days/],
       [["admin", "close-notice", "n_x", "lost"], /the outcome is one of removed, no_action/],
       [["notice", "--location", "x"], /aics notice needs --explanation/],
       [["notice", "--location", "x", "--explanation", "long enough text"], /only with --accurate/],
@@ -148,6 +149,16 @@ describe("aics admin against the service", () => {
     expect(list.notices.find((n) => n["report_id"] === reportId)).toMatchObject({ outcome: "removed", report_index: report.index, email: "nora@example.test" })
     // A second close: the register says it is closed, and the refusal is the log key's.
     refused(await aics(["admin", "close-notice", reportId, "no_action"]), "notice_closed")
+  })
+
+  it("reads the owner's request statistics: aggregate counts, no key or name", async () => {
+    const text = ok(await aics(["admin", "stats", "--days", "2"]))
+    expect(text.out).toMatch(/^requests \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2} \(2 days\): [1-9]\d*/)
+    expect(text.out).toMatch(/by route group: .*entries \d+/)
+    const report = JSON.parse(ok(await aics(["admin", "stats", "--json"])).out) as { days: number; requests: { daily: Array<unknown> } }
+    expect(report.days).toBe(30)
+    expect(report.requests.daily).toHaveLength(30)
+    expect(JSON.stringify(report)).not.toContain("did:key")
   })
 
   it("suspends a name and ends the suspension", async () => {
