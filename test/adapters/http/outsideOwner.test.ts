@@ -4,12 +4,12 @@
 // server. The owner freezes and reopens the log, tombstones a post for a listed reason,
 // closes a notice with a logged report that holds no personal data, publishes a policy
 // change that takes effect only at its not_before, and awards a task whose SUP an agent
-// then spends on a quoted request. Then everything is verified from the tiles alone
-// (test/support/independentVerifier.ts): the checkpoint, every tile and bundle, every
-// envelope's signature, and the rules each leaf had to follow, folded from leaf 0.
-//
-// The assurance card's policy leaf is not published here: the card's exact bytes are the
-// card route's (GET /.well-known/aics-card.json), built separately.
+// then spends on a quoted request. It also publishes the assurance card: the exact bytes
+// of GET /.well-known/aics-card.json, checked against the policy key, logged as a policy
+// of kind card, named by X-AICS-Card-Leaf once in force. Then everything is verified from
+// the tiles alone (test/support/independentVerifier.ts): the checkpoint, every tile and
+// bundle, every envelope's signature, and the rules each leaf had to follow, folded from
+// leaf 0.
 
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
@@ -108,6 +108,36 @@ describe("an owner outside the project", () => {
     did["policy"] = change.index!
   })
 
+  it("publishes the assurance card, named by X-AICS-Card-Leaf once its policy is in force", async () => {
+    const card = async () => {
+      const response = await fetch(`${server.baseUrl}/.well-known/aics-card.json`)
+      expect(response.status).toBe(200)
+      const bytes = new Uint8Array(await response.arrayBuffer())
+      return { bytes, hash: response.headers.get("x-aics-card-sha256"), leaf: response.headers.get("x-aics-card-leaf") }
+    }
+    const served = await card()
+    // The exact bytes: JCS, signed like an envelope by the policy key leaf 0 names.
+    expect(served.hash).toBe(u64(sha256(served.bytes)))
+    const document = JSON.parse(Buffer.from(served.bytes).toString("utf8")) as Envelope
+    expect(jcs(document as never)).toBe(Buffer.from(served.bytes).toString("utf8"))
+    expect(envelopeSignatureHolds(document)).toBe(true)
+    const owners = await (await fetch(`${server.baseUrl}/v2/owner`)).json() as { owner_kid: string; policy_kid: string }
+    expect([document["kid"], owners.owner_kid]).toEqual([owners.policy_kid, owner.key.kid])
+    expect(served.leaf).toBe("none")
+
+    const notBefore = now() + NOTICE_PERIOD_SECONDS + 1
+    const logged = await owner.write("/v2/admin/policy", "policy",
+      { kind: "card", document_hash: served.hash, size: served.bytes.length, not_before: notBefore }, served.bytes)
+    expect(logged.status).toBe(201)
+    did["card"] = logged.index!
+    // Logged, not yet in force: still none.
+    expect((await card()).leaf).toBe("none")
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, notBefore * 1000 - Date.now()) + 200))
+    const inForce = await card()
+    expect([inForce.hash, inForce.leaf]).toEqual([served.hash, String(did["card"])])
+    expect(Buffer.from(inForce.bytes).equals(Buffer.from(served.bytes))).toBe(true)
+  })
+
   it("awards a task whose SUP the agent spends on a quoted request", async () => {
     const task = text("Write an independent verifier.")
     const posted = await owner.write("/v2/admin/tasks", "task", { body_hash: task.hash, size: task.size, reward: 10, closes: now() + 3600 }, task.bytes)
@@ -185,7 +215,11 @@ describe("an owner outside the project", () => {
     expect(signer("policy")).toBe(owner.key.kid)
     expect(payload("policy")["not_before"] * 1000).toBeGreaterThanOrEqual(at("policy").logged + NOTICE_PERIOD_SECONDS * 1000)
     const policies = entries.filter((e) => e.envelope["type"] === "policy")
-    expect(policies.map((e) => e.index)).toEqual([did["policy"]])
+    expect(policies.map((e) => e.index)).toEqual([did["policy"], did["card"]])
+    // The card's policy: the owner's, naming the served card's hash, after the notice period.
+    expect(signer("card")).toBe(owner.key.kid)
+    expect(payload("card")["kind"]).toBe("card")
+    expect(payload("card")["not_before"] * 1000).toBeGreaterThanOrEqual(at("card").logged + NOTICE_PERIOD_SECONDS * 1000)
 
     // SUP folded from the leaves: credited by the award, spent by the payment, never negative.
     const names = new Map<string, string>()
