@@ -149,12 +149,14 @@ export const PgCoordinationLive = (
 
     const relay = (submission: RelayedSubmission) =>
       Effect.gen(function*() {
-        const [row] = yield* sql<{ id: string }>`INSERT INTO aics_relay (envelope_jcs, body)
-          VALUES (${submission.envelopeJcs}, ${submission.body === null ? null : Buffer.from(submission.body)}) RETURNING id`
-        const id = String(row!.id)
+        // Stored and announced in one statement (the NOTIFY is sent at its commit).
         const done = yield* Deferred.make<RelayedOutcome>()
+        const [row] = yield* sql<{ id: string }>`WITH stored AS (
+            INSERT INTO aics_relay (envelope_jcs, body)
+            VALUES (${submission.envelopeJcs}, ${submission.body === null ? null : Buffer.from(submission.body)}) RETURNING id
+          ) SELECT id, pg_notify(${SUBMITTED}, id::text) FROM stored`
+        const id = String(row!.id)
         waiting.set(id, done)
-        yield* notify(SUBMITTED, id)
         const answered = yield* Deferred.await(done).pipe(Effect.timeoutOption(unclaimedTimeout))
         if (Option.isSome(answered)) return answered.value
         // Not answered in time: withdrawn if no sequencer claimed it, else it waits on.
