@@ -8,17 +8,18 @@ import { Effect, Exit, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { checkApiProofs } from "../../support/independentVerifier.js"
 import { presignPosts, sendInOrder } from "../../support/load.js"
-import { expectIncludedInOrder, leaderOf, receiptOf, startNodes, verifiedAtLeast, type Node } from "../../support/nodes.js"
+import { copyKeys, expectIncludedInOrder, leaderOf, receiptOf, startNode, startNodes, verifiedAtLeast, type Node } from "../../support/nodes.js"
 import { testDatabase } from "../../support/pg.js"
-import { removeDir } from "../../support/server.js"
+import { removeDir, startServer, tempDataDir } from "../../support/server.js"
 
 const db = testDatabase()
 const scope = Effect.runSync(Scope.make())
 let nodes: ReadonlyArray<Node> = []
+let together: ReadonlyArray<Node> = []
 
 afterAll(async () => {
-  for (const node of nodes) await node.stop()
-  for (const node of nodes) await removeDir(node.dataDir)
+  for (const node of [...nodes, ...together]) await node.stop()
+  for (const node of [...nodes, ...together]) await removeDir(node.dataDir)
   await Effect.runPromise(Scope.close(scope, Exit.void))
 })
 
@@ -57,4 +58,21 @@ describe.skipIf(!db.multiSession)("two nodes on one database", () => {
     expectIncludedInOrder(fromB, results, vkey)
     await checkApiProofs(b.baseUrl, vkey, fromB)
   }, 240_000)
+
+  it("start together on an empty database: one of them writes leaf 0, both serve it", async () => {
+    // The keys are made once (a start on the filesystem), then copied to both nodes.
+    const keysDir = await tempDataDir()
+    await (await startServer({ dataDir: keysDir })).stop()
+    const url = await Effect.runPromise(Scope.extend(db.freshSchema, scope))
+    together = await Promise.all([0, 1].map(async () => startNode({ databaseUrl: url, dataDir: await copyKeys(keysDir) })))
+    await removeDir(keysDir)
+    const leaves = await Promise.all(together.map(async (node) => (await fetch(`${node.baseUrl}/v2/entries/0`)).json()))
+    expect(leaves[1]).toEqual(leaves[0])
+    const sizes = await Promise.all(together.map(async (node) => {
+      const health = await (await fetch(`${node.baseUrl}/healthz`)).json() as { tree_size: number }
+      return health.tree_size
+    }))
+    expect(sizes).toEqual([1, 1])
+    expect(together.filter((node) => node.output().includes("wrote leaf 0")).length).toBe(1)
+  }, 120_000)
 })
