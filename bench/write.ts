@@ -8,14 +8,20 @@
 //
 //   npm run bench:write                     # 64 keys x 300 posts
 //   node dist/bench/write.js <keys> <perKey>
+//
+// With AICS_DATABASE_URL (PostgreSQL, issue 5) it runs twice, each time on a schema of its
+// own: one node, then two nodes on the one database with half the keys writing to each;
+// then it measures pgbench-style single-row INSERT commits per second on the same server
+// (bench/pgInserts.ts) and prints each run's entries/s as a ratio of that.
 
-import { spawn } from "node:child_process"
-import { mkdtemp, rm } from "node:fs/promises"
+import { spawn, type ChildProcess } from "node:child_process"
+import { copyFile, cp, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { nodeCrypto } from "../src/adapters/crypto/nodeCrypto.js"
 import { utf8 } from "../src/domain/bytes.js"
-import { percentile, presignPosts, sendInOrder } from "../test/support/load.js"
+import { percentile, presignPosts, sendInOrder, type WriteResult } from "../test/support/load.js"
+import { freshSchema, insertCommitsPerSecond } from "./pgInserts.js"
 
 const keys = Number(process.argv[2] ?? 64)
 const perKey = Number(process.argv[3] ?? 300)
@@ -33,9 +39,14 @@ const verifiesPerSecond = (): number => {
   return count / ((performance.now() - start) / 1000)
 }
 
-const startServer = async (dataDir: string, port: number) => {
+const databaseUrl = process.env["AICS_DATABASE_URL"]
+
+const startServer = async (dataDir: string, port: number, database?: string) => {
   const child = spawn(process.execPath, ["dist/src/main.js"], {
-    env: { PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dataDir, AICS_PORT: String(port) },
+    env: {
+      PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dataDir, AICS_PORT: String(port),
+      ...(database === undefined ? {} : { AICS_DATABASE_URL: database })
+    },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
@@ -51,14 +62,25 @@ const startServer = async (dataDir: string, port: number) => {
   return child
 }
 
-const main = async () => {
-  const verifies = verifiesPerSecond()
-  const dataDir = await mkdtemp(join(tmpdir(), "aics-bench-write-"))
-  const port = 20000 + Math.floor(Math.random() * 20000)
-  const server = await startServer(dataDir, port)
-  const baseUrl = `http://127.0.0.1:${port}`
+/** One run: `nodes` processes (on `database`, or one on the filesystem); answers entries/s. */
+const run = async (nodes: number, database?: string): Promise<number> => {
+  const servers: Array<{ child: ChildProcess; dataDir: string; port: number }> = []
+  for (let i = 0; i < nodes; i++) {
+    const dataDir = await mkdtemp(join(tmpdir(), "aics-bench-write-"))
+    // Every node signs with the first node's keys, as an operator copies them.
+    if (i > 0) {
+      await cp(join(servers[0]!.dataDir, "keys"), join(dataDir, "keys"), { recursive: true })
+      await copyFile(join(servers[0]!.dataDir, "owner.kid"), join(dataDir, "owner.kid"))
+    }
+    const port = 20000 + Math.floor(Math.random() * 20000)
+    servers.push({ child: await startServer(dataDir, port, database), dataDir, port })
+  }
+  const baseUrl = `http://127.0.0.1:${servers[0]!.port}`
   try {
-    const writes = presignPosts({ keys, perKey, origin: "localhost/aics", authority: `127.0.0.1:${port}`, label: "bench" })
+    // The keys are shared out between the nodes, each request signed for its node.
+    const share = (i: number) => Math.floor((keys * (i + 1)) / nodes) - Math.floor((keys * i) / nodes)
+    const writes = servers.map((server, i) =>
+      presignPosts({ keys: share(i), perKey, origin: "localhost/aics", authority: `127.0.0.1:${server.port}`, label: `bench-${i}` }))
 
     // Checkpoint sizes as they are published, sampled every 10 ms during the run.
     const published: Array<{ at: number; size: number }> = []
@@ -73,7 +95,8 @@ const main = async () => {
     })()
 
     const started = performance.now()
-    const results = await sendInOrder(baseUrl, writes)
+    const results: Array<WriteResult> = (await Promise.all(servers.map((server, i) =>
+      sendInOrder(`http://127.0.0.1:${server.port}`, writes[i]!)))).flat()
     const seconds = (performance.now() - started) / 1000
     const accepted = results.filter((r) => r.status === 202)
     const lastIndex = Math.max(...accepted.map((r) => r.json!.entry["index"] as number))
@@ -89,18 +112,41 @@ const main = async () => {
     const entriesPerSecond = accepted.length / seconds
     const latencies = accepted.map((r) => r.latency)
     const line = (label: string, value: string) => console.log(`${label.padEnd(46)} ${value}`)
-    console.log(`bench/write: ${keys} keys x ${perKey} posts, concurrency ${keys}, node ${process.version}`)
+    const storage = database === undefined ? "filesystem" : `PostgreSQL, ${nodes} node${nodes > 1 ? "s" : ""}`
+    console.log(`bench/write: ${keys} keys x ${perKey} posts, concurrency ${keys}, ${storage}, node ${process.version}`)
     line("written", `${accepted.length} accepted, ${results.length - accepted.length} refused, ${seconds.toFixed(2)} s`)
     line("durable entries per second", entriesPerSecond.toFixed(0))
     line("202 latency", `p50 ${percentile(latencies, 50).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms`)
     line("202 to a covering checkpoint", `p50 ${percentile(coverage, 50).toFixed(0)} ms  p99 ${percentile(coverage, 99).toFixed(0)} ms  (sampled every 10 ms)`)
     line("node:crypto Ed25519 verifies per second, 1 core", verifies.toFixed(0))
     line("efficiency = entries/s / (verifies/s / 2)", `${(entriesPerSecond / (verifies / 2)).toFixed(2)} (target >= 0.6)`)
+    return entriesPerSecond
   } finally {
-    server.kill("SIGTERM")
-    await new Promise((r) => server.once("exit", r))
-    await rm(dataDir, { recursive: true, force: true })
+    for (const server of servers) {
+      server.child.kill("SIGTERM")
+      await new Promise((r) => server.child.once("exit", r))
+      await rm(server.dataDir, { recursive: true, force: true })
+    }
   }
 }
 
-await main()
+const verifies = verifiesPerSecond()
+if (databaseUrl === undefined) {
+  await run(1)
+} else {
+  const perNodes: Array<[number, number]> = []
+  for (const nodes of [1, 2]) {
+    const schema = await freshSchema(databaseUrl)
+    try {
+      perNodes.push([nodes, await run(nodes, schema.url)])
+    } finally {
+      await schema.drop()
+    }
+    console.log("")
+  }
+  const inserts = await insertCommitsPerSecond(databaseUrl)
+  console.log(`${"single-row INSERT commits per second, 16 conns".padEnd(46)} ${inserts.toFixed(0)} (pgbench-style, same server)`)
+  for (const [nodes, entries] of perNodes) {
+    console.log(`${`ratio entries/s / INSERT commits/s, ${nodes} node${nodes > 1 ? "s" : ""}`.padEnd(46)} ${(entries / inserts).toFixed(3)}`)
+  }
+}

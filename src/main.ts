@@ -1,5 +1,6 @@
 // The composition root: which adapter serves each port, and nothing else. Filesystem
-// storage under AICS_DATA_DIR (default ./data), node:crypto, the system clock, HTTP.
+// storage under AICS_DATA_DIR (default ./data), node:crypto, the system clock, HTTP; or,
+// with AICS_DATABASE_URL, PostgreSQL shared by any number of processes (one sequences).
 
 import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
@@ -15,7 +16,10 @@ import { FsReadCursorsLive } from "./adapters/fs/FsReadCursors.js"
 import { FsStatsStoreLive } from "./adapters/fs/FsStatsStore.js"
 import { SupAssetFileLive } from "./adapters/fs/SupAssetFile.js"
 import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
-import { PgStorageLive } from "./adapters/pg/PgStorage.js"
+import { PgCoordinationLive } from "./adapters/pg/PgCoordination.js"
+import { PgDatabaseLive, PgStoresLive } from "./adapters/pg/PgStorage.js"
+import { PgTileSinkLive } from "./adapters/pg/PgTileSink.js"
+import { MemoryCoordinationLive } from "./adapters/memory/MemoryCoordination.js"
 import { HttpLive } from "./adapters/http/server.js"
 import { MemoryNonceStoreLive } from "./adapters/memory/MemoryNonceStore.js"
 import { FileKeysLive } from "./adapters/keys/FileKeys.js"
@@ -34,6 +38,7 @@ import { LogNotary } from "./app/LogNotary.js"
 import { LogReader } from "./app/LogReader.js"
 import { LogStatus } from "./app/LogStatus.js"
 import { LogWriter } from "./app/LogWriter.js"
+import { NodeRole } from "./app/NodeRole.js"
 import { Notices, NoticeRetentionLive } from "./app/Notices.js"
 import { PolicyWrites } from "./app/PolicyWrites.js"
 import { Publisher } from "./app/Publisher.js"
@@ -49,8 +54,9 @@ import { Clock } from "./ports/Clock.js"
 
 const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, ServiceConfig.fromEnv)
 
-// PostgreSQL when AICS_DATABASE_URL is set, else the filesystem under AICS_DATA_DIR. Tiles
-// and the service's keys stay on the filesystem either way.
+// PostgreSQL when AICS_DATABASE_URL is set: the log, bodies, nonces, cursors, tiles and the
+// coordination of several processes on one pool. Else the filesystem under AICS_DATA_DIR,
+// one process. The service's keys and the notice register stay on the filesystem either way.
 const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
   Layer.mergeAll(
     config.databaseUrl === undefined
@@ -58,10 +64,13 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
         FsLogStoreLive(join(config.dataDir, "log")),
         FsBodyStoreLive(join(config.dataDir, "bodies")),
         MemoryNonceStoreLive,
-        FsReadCursorsLive(join(config.dataDir, "cursors"))
+        FsReadCursorsLive(join(config.dataDir, "cursors")),
+        FsTileSinkLive(join(config.dataDir, "tiles")),
+        MemoryCoordinationLive()
       )
-      : PgStorageLive(config.databaseUrl, { maxConnections: config.databasePool }),
-    FsTileSinkLive(join(config.dataDir, "tiles")),
+      : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl)).pipe(
+        Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
+      ),
     // The notice register (personal data, off the log) stays on the filesystem either way,
     // and so do the owner's request statistics.
     FsNoticeRegisterLive(join(config.dataDir, "notices")),
@@ -101,7 +110,7 @@ const Main = Layer.mergeAll(Http, TileAuditLive, NoticeRetentionLive).pipe(
   // The charter is written before the sequencer folds the log, so leaf 0 is in its state.
   Layer.provideMerge(Layer.effect(Charter, makeCharter)),
   Layer.provideMerge(Layer.mergeAll(LogWriter.layer, LogNotary.layer, LogReader.layer)),
-  Layer.provideMerge(LogHealth.layer),
+  Layer.provideMerge(Layer.mergeAll(LogHealth.layer, NodeRole.layer)),
   Layer.provideMerge(Storage),
   Layer.provideMerge(Platform)
 )

@@ -65,7 +65,7 @@ export const makeCharter = Effect.gen(function*() {
     mmdSeconds: config.mmdSeconds
   }
 
-  if ((yield* store.size) === 0) {
+  if ((yield* writer.refresh) === 0) {
     const document = utf8(charterDocument(terms))
     const documentHash = crypto.sha256(document)
     const now = yield* clock.nowMillis
@@ -88,9 +88,14 @@ export const makeCharter = Effect.gen(function*() {
     const leaf = yield* Either.mapLeft(entryBytes(envelope, 0, now), (e) => new CharterMismatch({ message: String(e) }))
     // The body first: a leaf must never name a body the store does not have.
     yield* bodies.put([{ digest: documentHash, bytes: document }])
-    yield* writer.append(0, [leaf])
-    yield* Effect.logInfo(`wrote leaf 0, the charter of ${config.origin}`)
-    return { envelope, terms, document, documentHash } satisfies CharterLeaf
+    const written = yield* Effect.either(writer.append(0, [leaf]))
+    if (Either.isRight(written)) {
+      yield* Effect.logInfo(`wrote leaf 0, the charter of ${config.origin}`)
+      return { envelope, terms, document, documentHash } satisfies CharterLeaf
+    }
+    // Several processes started at once on an empty database (docs/protocol.md section
+    // 14): another one wrote leaf 0 first. It is then checked below like any later start.
+    if ((yield* writer.refresh) === 0) return yield* written.left
   }
 
   // A later start: leaf 0 must be the charter of this origin under these keys.

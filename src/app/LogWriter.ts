@@ -2,6 +2,10 @@
 // memory, so appending never reads the store: each batch costs its hashing and one durable
 // LogStore.append. It refuses to write while the log is marked diverged from its tiles,
 // and it announces every new size so the publisher can wake up.
+//
+// With several processes on one database (docs/protocol.md section 14) another process may
+// append: `refresh` reloads the frontier from the store's stored hashes (O(log n) reads)
+// when the store has grown, and announces the new size like an append of its own.
 
 import { Context, Effect, Layer, Ref, SubscriptionRef } from "effect"
 import { appendLeaf, frontierFromHashes, frontierIndexes, frontierRoot, type Frontier } from "../domain/tlog/frontier.js"
@@ -22,6 +26,8 @@ export class LogWriter extends Context.Tag("aics/LogWriter")<LogWriter, {
   readonly size: SubscriptionRef.SubscriptionRef<number>
   /** Durably appends the entries at the next indexes; `start` must be the current size. */
   readonly append: (start: number, entries: ReadonlyArray<Uint8Array>) => Effect.Effect<AppendResult, StorageError>
+  /** Reloads the frontier if another process appended; answers the committed size. */
+  readonly refresh: Effect.Effect<number, StorageError>
   /** Root of the committed tree, from the frontier (no store read). */
   readonly root: Effect.Effect<{ readonly size: number; readonly root: Hash }>
 }>() {
@@ -63,9 +69,19 @@ export class LogWriter extends Context.Tag("aics/LogWriter")<LogWriter, {
         return { start, leafHashes }
       }))
 
+    const refresh = lock.withPermits(1)(Effect.gen(function*() {
+      const stored = yield* store.size
+      const known = (yield* Ref.get(frontier)).size
+      if (stored <= known) return known
+      yield* Ref.set(frontier, frontierFromHashes(stored, yield* store.readHashes(frontierIndexes(stored))))
+      yield* SubscriptionRef.set(size, stored)
+      return stored
+    }))
+
     return {
       size,
       append,
+      refresh,
       root: Effect.map(Ref.get(frontier), (f) => ({ size: f.size, root: frontierRoot(hasher, f) }))
     }
   }))

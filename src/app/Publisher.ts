@@ -8,6 +8,14 @@
 // A checkpoint is never signed for two different trees of one size: the root always comes
 // from the log store's stored hashes, which only grow. On start the published checkpoint
 // is checked against the log; if it does not match, the log is marked diverged and stops.
+//
+// Several processes (docs/protocol.md section 14): only the process that sequences
+// (NodeRole) writes tiles and signs checkpoints; the tile sink is shared (PgTileSink), so
+// every process serves the same. The others adopt the checkpoint the sink holds, after
+// judging it against the log as on start, within the same window. Before publishing, the
+// sequencing process adopts it too: a predecessor may have published since it last looked,
+// and it continues from there. Roots come from the stored hashes, which the head row of
+// the log keeps free of forks, so two processes can only ever sign one tree per size.
 
 import { Context, Duration, Effect, Either, Layer, Option, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import { formatCheckpoint } from "../domain/note/checkpoint.js"
@@ -21,6 +29,7 @@ import { LogHealth } from "./LogHealth.js"
 import { LogNotary } from "./LogNotary.js"
 import { LogReader } from "./LogReader.js"
 import { LogWriter } from "./LogWriter.js"
+import { NodeRole } from "./NodeRole.js"
 import { ServiceConfig } from "./ServiceConfig.js"
 import { judgeCheckpoint, type CheckpointJudge, type PublishedCheckpoint } from "./publishedCheckpoint.js"
 import { tileContents } from "./tileContents.js"
@@ -47,12 +56,14 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
     const clock = yield* Clock
     const crypto = yield* Crypto
     const reader = yield* LogReader
+    const { leading } = yield* NodeRole
 
     const judge: CheckpointJudge = {
       origin: config.origin,
       verifierKey: notary.verifierKey,
       ed25519: crypto.ed25519,
-      logSize: SubscriptionRef.get(writer.size),
+      // The store's size: another process may have appended what this one has not read yet.
+      logSize: Effect.orElse(store.size, () => SubscriptionRef.get(writer.size)),
       rootAt: reader.rootAt
     }
     // What an earlier run published must belong to this log; anything else is divergence.
@@ -91,9 +102,24 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
         return published
       })
 
+    /** Takes the sink's checkpoint as the latest when it is newer (another process published it). */
+    const adoptPublished = Effect.gen(function*() {
+      const stored = yield* sink.readCheckpoint
+      if (Option.isNone(stored)) return
+      const previous = yield* SubscriptionRef.get(current)
+      const judged = yield* judgeCheckpoint(judge, stored.value)
+      if (Either.isLeft(judged)) return yield* health.markDiverged(judged.left)
+      if (judged.right.size <= (previous?.size ?? 0)) return
+      yield* SubscriptionRef.set(current, judged.right)
+      const now = yield* clock.nowMillis
+      yield* Ref.set(health.publish, { publishedSize: judged.right.size, publishedAt: now, error: undefined })
+    })
+
     const publishCommitted = lock.withPermits(1)(Effect.gen(function*() {
       // A diverged log publishes nothing more: what is on disk is evidence.
       if ((yield* health.diverged) !== undefined) return yield* SubscriptionRef.get(current)
+      yield* adoptPublished
+      if (!(yield* SubscriptionRef.get(leading))) return yield* SubscriptionRef.get(current)
       return yield* publishTo(yield* SubscriptionRef.get(writer.size))
     }))
 
@@ -106,7 +132,9 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
       Ref.update(health.publish, (s) => ({ ...s, error: `${error.operation}: ${error.detail}` })).pipe(
         Effect.zipRight(Effect.logError("publishing failed", error))
       )
-    const loop = waitForNewLeaves.pipe(
+    // A process that does not sequence looks for a newer checkpoint every window.
+    const waitForWork = Effect.flatMap(SubscriptionRef.get(leading), (lead) => (lead ? waitForNewLeaves : Effect.void))
+    const loop = waitForWork.pipe(
       Effect.zipRight(Effect.sleep(Duration.millis(windowMillis))),
       Effect.zipRight(publishCommitted),
       Effect.tapError(recordFailure),

@@ -25,20 +25,40 @@
 //
 // The queue is bounded: when it is full a submission is refused at once with queue_full
 // (503 and Retry-After), so the service degrades by saying no rather than by growing.
+//
+// Several processes (docs/protocol.md section 14): only the process holding the lease
+// (Coordination) decides and commits. While it leads, it also claims the submissions other
+// processes relayed, decides them in the same batches, and answers them through
+// Coordination once the batch is durable. Every other process relays its submissions and
+// answers its client with the outcome the sequencer sent back (the same receipt: receipts
+// are deterministic signatures of the outcome), after reading the new leaves, so its own
+// views already show the entry. All processes fold every new leaf into their state
+// (catchUp), whoever wrote it. On taking the lease a process first catches up, then
+// settles the submissions a dead predecessor claimed but never answered: those the log
+// holds are answered from the log, the others go back to waiting and are decided anew.
+// A batch that cannot be made durable ends the leadership: the lease is given up and taken
+// again, so the next batch starts from what the store holds (another process may have
+// appended), and submissions still queued are relayed rather than dropped. On the
+// filesystem, Coordination is one process's own (MemoryCoordination): the lease is taken at
+// once and never lost, so this is the single-node path, at the same speed.
 
-import { Context, Deferred, Effect, Either, Exit, Layer, Queue } from "effect"
-import type { Hash } from "../domain/tlog/hasher.js"
+import { Context, Deferred, Duration, Effect, Either, Exit, Layer, Queue, Schedule, Stream, SubscriptionRef } from "effect"
+import { entryBytesFromJcs } from "../domain/envelope/leaf.js"
+import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
 import { decide } from "../domain/write/decide.js"
 import { foldEntry } from "../domain/write/applyEntry.js"
 import { emptyLogState, type LogState } from "../domain/write/logState.js"
 import { refuse, type Refusal } from "../domain/write/refusal.js"
+import { envelopeOfLeaf, relayedBytes, submissionFromRelayed } from "../domain/write/relayed.js"
 import type { Submission } from "../domain/write/submission.js"
 import { BodyStore, type StoredBody } from "../ports/BodyStore.js"
 import { Clock } from "../ports/Clock.js"
+import { Coordination, type RelayedOutcome } from "../ports/Coordination.js"
 import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
 import { StorageError } from "../ports/StorageError.js"
 import { LogWriter } from "./LogWriter.js"
+import { NodeRole } from "./NodeRole.js"
 
 export type WriteOutcome =
   | {
@@ -53,6 +73,8 @@ export type WriteOutcome =
 interface Job {
   readonly submission: Submission
   readonly done: Deferred.Deferred<WriteOutcome>
+  /** Set when another process relayed it: its outcome goes back through Coordination. */
+  readonly relayId?: string
 }
 
 /** One submission of a decided batch: accepted at an index, or refused. */
@@ -64,13 +86,18 @@ type Decided =
 export const MAX_BATCH = 1024
 /** Submissions waiting beyond this many are refused with queue_full. */
 export const QUEUE_CAPACITY = 8192
-/** Leaves folded per read when the state is rebuilt at start. */
+/** Leaves folded per read when the state catches up with the log. */
 const FOLD_CHUNK = 1024
+
+const relayedOutcome = (outcome: WriteOutcome): RelayedOutcome =>
+  outcome._tag === "Accepted"
+    ? { _tag: "Accepted", index: outcome.index, logged: outcome.logged, leafHash: outcome.leafHash }
+    : { _tag: "Refused", code: outcome.refusal.code, detail: outcome.refusal.detail, at: outcome.at }
 
 export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
   /** Decides and, if accepted, durably logs the submission; answers after the commit. */
   readonly submit: (submission: Submission) => Effect.Effect<WriteOutcome>
-  /** The state after the last committed leaf. */
+  /** The state after the last committed leaf this process has read. */
   readonly state: Effect.Effect<LogState>
   /** Submissions waiting. */
   readonly queued: Effect.Effect<number>
@@ -81,13 +108,35 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const writer = yield* LogWriter
     const clock = yield* Clock
     const crypto = yield* Crypto
+    const coordination = yield* Coordination
+    const { leading } = yield* NodeRole
+    const context = { sha256: crypto.sha256, ed25519: crypto.ed25519 }
+    const hasher = makeTreeHasher(crypto.sha256)
+    const scope = yield* Effect.scope
 
-    /** The state after the last committed leaf; only the committing fiber changes it. */
-    let committed: LogState = yield* foldLog(store, crypto.sha256)
+    /** The state after the last committed leaf read; changed under `stateLock` only. */
+    let committed: LogState = yield* foldLeaves(store, crypto.sha256, emptyLogState, yield* store.size)
+    const stateLock = yield* Effect.makeSemaphore(1)
     const queue = yield* Queue.dropping<Job>(QUEUE_CAPACITY)
 
+    /** Reads what other processes appended: the writer's frontier, then the state. */
+    const catchUp = stateLock.withPermits(1)(Effect.gen(function*() {
+      const size = yield* writer.refresh
+      if (committed.size < size) committed = yield* foldLeaves(store, crypto.sha256, committed, size)
+      return committed.size
+    }))
+
+    /** Sends the outcomes of relayed jobs back, and tells the others the log grew. */
+    const answerRelayed = (answers: ReadonlyArray<{ readonly id: string; readonly outcome: RelayedOutcome }>, size: number) =>
+      Effect.zipRight(coordination.answer(answers), coordination.announce(size)).pipe(
+        Effect.retry(Schedule.intersect(Schedule.spaced(Duration.millis(200)), Schedule.recurs(25))),
+        Effect.catchAll((error) => Effect.logError("relayed answers could not be written; the next sequencer settles them", error)),
+        Effect.forkIn(scope)
+      )
+
+    /** Decides and commits one batch; false when it could not be made durable. */
     const commitBatch = (jobs: ReadonlyArray<Job>) =>
-      Effect.gen(function*() {
+      stateLock.withPermits(1)(Effect.gen(function*() {
         const at = yield* clock.nowMillis
         const start = committed.size
         let next = committed
@@ -118,28 +167,135 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         if (Exit.isFailure(durable)) {
           yield* Effect.logError("a batch could not be made durable", durable.cause)
           const failure = refuse("log_unavailable", durable.cause._tag === "Fail" ? durable.cause.error.detail : "the batch could not be written")
-          for (const { job } of decided) yield* Deferred.succeed(job.done, { _tag: "Refused", refusal: failure, at })
-          return
+          const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
+          for (const { job } of decided) {
+            const outcome = { _tag: "Refused", refusal: failure, at } as const
+            if (job.relayId !== undefined) relayed.push({ id: job.relayId, outcome: relayedOutcome(outcome) })
+            else yield* Deferred.succeed(job.done, outcome)
+          }
+          yield* answerRelayed(relayed, committed.size)
+          return false
         }
         committed = next
         const { leafHashes } = durable.value
         let leaf = 0
+        const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
         for (const d of decided) {
           const outcome: WriteOutcome = d.accepted
             ? { _tag: "Accepted", index: d.index, logged: d.logged, leafHash: leafHashes[leaf++]!, entryBytes: d.entryBytes }
             : { _tag: "Refused", refusal: d.refusal, at }
-          yield* Deferred.succeed(d.job.done, outcome)
+          if (d.job.relayId !== undefined) relayed.push({ id: d.job.relayId, outcome: relayedOutcome(outcome) })
+          else yield* Deferred.succeed(d.job.done, outcome)
         }
-      })
+        yield* answerRelayed(relayed, committed.size)
+        return true
+      }))
 
-    // Nothing may interrupt a batch between its decisions and its answers.
-    yield* Effect.forkScoped(Queue.takeBetween(queue, 1, MAX_BATCH).pipe(
+    // Nothing may interrupt a batch between its decisions and its answers. A batch that
+    // fails ends the loop, and with it this leadership.
+    const batchLoop = Queue.takeBetween(queue, 1, MAX_BATCH).pipe(
       Effect.flatMap((jobs) => Effect.uninterruptible(commitBatch(Array.from(jobs)))),
+      Effect.repeat({ while: (ok) => ok }),
+      Effect.asVoid
+    )
+
+    /** Claims what other processes relayed into the queue, while there is room. */
+    const intake = Effect.gen(function*() {
+      yield* coordination.submitted
+      while (true) {
+        const room = Math.min(MAX_BATCH, QUEUE_CAPACITY - (yield* Queue.size(queue)))
+        if (room <= 0) return
+        const claimed = yield* coordination.claim(room, committed.size)
+        const unreadable: Array<{ id: string; outcome: RelayedOutcome }> = []
+        for (const { id, submission } of claimed) {
+          const rebuilt = submissionFromRelayed(submission, context)
+          if (Either.isLeft(rebuilt)) {
+            unreadable.push({ id, outcome: { _tag: "Refused", code: rebuilt.left.code, detail: rebuilt.left.detail, at: yield* clock.nowMillis } })
+            continue
+          }
+          yield* Queue.offer(queue, { submission: rebuilt.right, done: yield* Deferred.make<WriteOutcome>(), relayId: id })
+        }
+        yield* coordination.answer(unreadable)
+        if (claimed.length < room) return
+      }
+    }).pipe(Effect.forever)
+
+    /** Settles what a dead sequencer claimed and never answered (see the header). */
+    const settleOrphans = Effect.gen(function*() {
+      const orphans = yield* coordination.orphans
+      if (orphans.length === 0) return
+      const byEnvelope = new Map(orphans.map((o) => [o.submission.envelopeJcs, o]))
+      const answers: Array<{ id: string; outcome: RelayedOutcome }> = []
+      const size = committed.size
+      for (let from = Math.min(...orphans.map((o) => o.claimedAt)); from < size; from += FOLD_CHUNK) {
+        const leaves = yield* store.readEntries(from, Math.min(size, from + FOLD_CHUNK))
+        for (const [i, leaf] of leaves.entries()) {
+          const { envelopeJcs, logged } = envelopeOfLeaf(leaf)
+          const orphan = byEnvelope.get(envelopeJcs)
+          if (orphan === undefined) continue
+          byEnvelope.delete(envelopeJcs)
+          answers.push({ id: orphan.id, outcome: { _tag: "Accepted", index: from + i, logged, leafHash: hasher.leafHash(leaf) } })
+        }
+      }
+      yield* coordination.answer(answers)
+      yield* coordination.release([...byEnvelope.values()].map((o) => o.id))
+      yield* Effect.logInfo(`settled ${orphans.length} submissions of an earlier sequencer: ${answers.length} from the log, ${byEnvelope.size} decided again`)
+    })
+
+    const relay = (submission: Submission) =>
+      Effect.gen(function*() {
+        const outcome = yield* coordination.relay(relayedBytes(submission))
+        if (outcome._tag === "Refused") return { _tag: "Refused", refusal: refuse(outcome.code, outcome.detail), at: outcome.at } as const
+        // Answered after the leaf is read here too, so this process's views show it.
+        if (committed.size <= outcome.index) yield* catchUp
+        const entryBytes = entryBytesFromJcs(submission.envelopeJcs, outcome.index, outcome.logged)
+        if (Either.isLeft(entryBytes)) return yield* Effect.die(entryBytes.left)
+        return { _tag: "Accepted", index: outcome.index, logged: outcome.logged, leafHash: outcome.leafHash, entryBytes: entryBytes.right } as const
+      }).pipe(
+        Effect.catchAll((error) =>
+          Effect.map(clock.nowMillis, (at) => ({ _tag: "Refused", refusal: refuse("log_unavailable", error.detail), at }) as const))
+      )
+
+    /** Hands what is queued here to whichever process leads next. */
+    const handOver = Effect.gen(function*() {
+      const left = yield* Queue.takeAll(queue)
+      const relayedIds: Array<string> = []
+      for (const job of left) {
+        if (job.relayId !== undefined) relayedIds.push(job.relayId)
+        else yield* Effect.forkIn(Effect.flatMap(relay(job.submission), (outcome) => Deferred.succeed(job.done, outcome)), scope)
+      }
+      yield* coordination.release(relayedIds)
+    }).pipe(Effect.catchAll((error) => Effect.logError("queued submissions could not be handed over", error)))
+
+    const leadOnce = Effect.scoped(Effect.gen(function*() {
+      const lease = yield* coordination.lease
+      yield* catchUp
+      yield* settleOrphans
+      yield* SubscriptionRef.set(leading, true)
+      yield* Effect.logInfo(`this process sequences the log (size ${committed.size})`)
+      yield* Effect.raceFirst(lease.lost, Effect.raceFirst(batchLoop, intake))
+    })).pipe(
+      Effect.ensuring(Effect.zipRight(SubscriptionRef.set(leading, false), handOver)),
+      Effect.catchAll((error) => Effect.zipRight(Effect.logError("sequencing stopped", error), Effect.sleep(Duration.seconds(1))))
+    )
+    yield* Effect.forkScoped(Effect.forever(leadOnce))
+
+    // Leaves other processes append: read them as they are announced.
+    yield* Effect.forkScoped(coordination.appended.pipe(
+      Stream.runForEach(() =>
+        Effect.flatMap(SubscriptionRef.get(leading), (lead) => (lead ? Effect.void : Effect.asVoid(catchUp)))),
+      Effect.catchAll((error) => Effect.logWarning("reading new leaves failed", error)),
       Effect.forever
     ))
+    // A submission queued just as leadership ended is handed over too.
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(
+      Effect.sleep(Duration.seconds(1)),
+      Effect.flatMap(SubscriptionRef.get(leading), (lead) => (lead ? Effect.void : handOver))
+    )))
 
     const submit = (submission: Submission) =>
       Effect.gen(function*() {
+        if (!(yield* SubscriptionRef.get(leading))) return yield* relay(submission)
         const done = yield* Deferred.make<WriteOutcome>()
         const offered = yield* Queue.offer(queue, { submission, done })
         if (!offered) {
@@ -152,22 +308,21 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
   }))
 }
 
-/** The state after every committed leaf, folded from the log store in chunks. */
-const foldLog = (store: typeof LogStore.Service, sha256: (data: Uint8Array) => Uint8Array) =>
+/** `state` with the leaves from its size up to `size` folded in, read in chunks. */
+const foldLeaves = (store: typeof LogStore.Service, sha256: (data: Uint8Array) => Uint8Array, state: LogState, size: number) =>
   Effect.gen(function*() {
-    const size = yield* store.size
-    let state = emptyLogState
-    for (let from = 0; from < size; from += FOLD_CHUNK) {
+    let folding = state
+    for (let from = state.size; from < size; from += FOLD_CHUNK) {
       for (const entry of yield* store.readEntries(from, Math.min(size, from + FOLD_CHUNK))) {
-        const folded = foldEntry(sha256, state, entry)
+        const folded = foldEntry(sha256, folding, entry)
         if (Either.isLeft(folded)) {
           return yield* new StorageError({
             operation: "fold log",
             detail: `leaf ${folded.left.index} cannot be folded: ${folded.left.reason}`
           })
         }
-        state = folded.right
+        folding = folded.right
       }
     }
-    return state
+    return folding
   })

@@ -13,7 +13,9 @@ import { makeTestClock } from "../../src/adapters/clock/TestClock.js"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
 import { MemoryBodyStoreLive } from "../../src/adapters/memory/MemoryBodyStore.js"
 import { MemoryLogStoreLive } from "../../src/adapters/memory/MemoryLogStore.js"
+import { MemoryCoordinationLive } from "../../src/adapters/memory/MemoryCoordination.js"
 import { LogHealth } from "../../src/app/LogHealth.js"
+import { NodeRole } from "../../src/app/NodeRole.js"
 import { LogWriter } from "../../src/app/LogWriter.js"
 import { Sequencer, type WriteOutcome } from "../../src/app/Sequencer.js"
 import { fromUtf8, toHex } from "../../src/domain/bytes.js"
@@ -90,7 +92,7 @@ const controlledStores = (controls: Controls) => {
 const sequencerWith = (controls: Controls) =>
   Sequencer.layer.pipe(
     Layer.provideMerge(LogWriter.layer),
-    Layer.provideMerge(LogHealth.layer),
+    Layer.provideMerge(Layer.mergeAll(LogHealth.layer, NodeRole.layer, MemoryCoordinationLive())),
     Layer.provideMerge(controlledStores(controls)),
     Layer.provideMerge(Layer.mergeAll(NodeCryptoLive, makeTestClock(1_795_000_000_000).layer))
   )

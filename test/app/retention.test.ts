@@ -12,6 +12,8 @@ import { MemoryLogStoreLive } from "../../src/adapters/memory/MemoryLogStore.js"
 import { Bodies } from "../../src/app/Bodies.js"
 import { BodyLedger } from "../../src/app/BodyLedger.js"
 import { Charter } from "../../src/app/Charter.js"
+import { MemoryCoordinationLive } from "../../src/adapters/memory/MemoryCoordination.js"
+import { NodeRole } from "../../src/app/NodeRole.js"
 import { LogHealth } from "../../src/app/LogHealth.js"
 import { LogWriter } from "../../src/app/LogWriter.js"
 import { Sequencer } from "../../src/app/Sequencer.js"
@@ -47,7 +49,9 @@ describe("ciphertext retention", () => {
     const boundary = logged + RETENTION_DAYS * DAY_MS
 
     const clock = makeTestClock(logged)
-    const base = Layer.mergeAll(MemoryLogStoreLive, MemoryBodyStoreLive, LogHealth.layer, clock.layer, ServiceConfig.layer(settings))
+    const base = Layer.mergeAll(
+      MemoryLogStoreLive, MemoryBodyStoreLive, LogHealth.layer, NodeRole.layer, MemoryCoordinationLive(), clock.layer, ServiceConfig.layer(settings)
+    )
       .pipe(Layer.provideMerge(NodeCryptoLive))
     const charter = Layer.succeed(Charter, {
       envelope: undefined as never,

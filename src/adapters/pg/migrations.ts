@@ -71,6 +71,30 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       kid text PRIMARY KEY,
       idx bigint NOT NULL
     )`
+  ),
+  // Submissions handed by one process to the one that sequences (PgCoordination.ts):
+  // waiting while claimed_at is null, answered once outcome is set.
+  "0005_relay": statements(
+    `CREATE TABLE aics_relay (
+      id bigserial PRIMARY KEY,
+      envelope_jcs text NOT NULL,
+      body bytea,
+      claimed_at bigint,
+      outcome jsonb,
+      answered_at timestamp with time zone
+    )`,
+    `CREATE INDEX aics_relay_waiting ON aics_relay (id) WHERE claimed_at IS NULL`
+  ),
+  // Published tiles and the checkpoint (PgTileSink.ts), so every process serves the same.
+  "0006_tiles": statements(
+    `CREATE TABLE aics_tiles (
+      path text PRIMARY KEY,
+      bytes bytea NOT NULL
+    )`,
+    `CREATE TABLE aics_checkpoint (
+      only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+      note bytea NOT NULL
+    )`
   )
 }
 

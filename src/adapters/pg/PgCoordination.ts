@@ -1,0 +1,217 @@
+// Coordination on PostgreSQL (docs/protocol.md section 14): several API processes on one
+// database, one of them sequencing.
+//
+// The lease is a session-level advisory lock, pg_try_advisory_lock(hashtext(<schema> ||
+// '.aics_sequencer')), taken on a connection of its own (a pool of one, apart from the
+// storage pool, so it is never handed to another query nor returned to a pool with the lock
+// on it). The database holds it for the life of that session: a process killed with
+// SIGKILL loses its socket, the server ends the session and frees the lock, and the next
+// process polling for it (every LEASE_POLL) takes it. The holder checks its session every
+// HEARTBEAT; if a check fails the lease is reported lost and the holder stops sequencing.
+// The head row of the log (PgLogStore.ts) stays the guard against a fork: even a holder
+// that has not noticed its loss yet cannot append at a position another has taken.
+//
+// Relayed submissions are rows of aics_relay (migrations.ts): inserted waiting (claimed_at
+// null), claimed by the holder with FOR UPDATE SKIP LOCKED, answered with an outcome
+// (jsonb), deleted by the process that relayed them once it has read the answer. Each step
+// NOTIFYs a channel named after the schema, so nobody polls in the common case; polls at
+// a slow pace cover a lost notification. One fiber per process reads the answers of all
+// its waiting submissions, one query per notification, whatever their number.
+
+import * as PgClient from "@effect/sql-pg/PgClient"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Deferred, Duration, Effect, Layer, Option, Queue, Redacted, Schedule, Stream } from "effect"
+import { fromHex, toHex } from "../../domain/bytes.js"
+import { Coordination, type ClaimedSubmission, type RelayedOutcome, type RelayedSubmission } from "../../ports/Coordination.js"
+import { StorageError } from "../../ports/StorageError.js"
+import { storage, toBytes } from "./pgValues.js"
+
+/** How often a process that does not hold the lease tries to take it. */
+const LEASE_POLL = Duration.millis(250)
+/** How often the holder checks its lease session, and how long a check may take. */
+const HEARTBEAT = Duration.millis(500)
+const HEARTBEAT_TIMEOUT = Duration.seconds(2)
+/** How often the waiting answers are read when no notification came. */
+const ANSWER_POLL = Duration.millis(250)
+/** How often the holder looks for waiting submissions when no notification came. */
+const SUBMITTED_POLL = Duration.millis(250)
+/** How often a process reads the log size when no notification came. */
+const APPENDED_POLL = Duration.seconds(1)
+
+export interface PgCoordinationOptions {
+  /** How long a relayed submission waits to be claimed before it is withdrawn (default 10 s). */
+  readonly unclaimedTimeout?: Duration.DurationInput
+}
+
+interface OutcomeJson {
+  readonly t: "a" | "r"
+  readonly index?: number
+  readonly logged?: number
+  readonly leafHash?: string
+  readonly code?: string
+  readonly detail?: string
+  readonly at?: number
+}
+
+const toJson = (outcome: RelayedOutcome): OutcomeJson =>
+  outcome._tag === "Accepted"
+    ? { t: "a", index: outcome.index, logged: outcome.logged, leafHash: toHex(outcome.leafHash) }
+    : { t: "r", code: outcome.code, detail: outcome.detail, at: outcome.at }
+
+const fromJson = (json: OutcomeJson): RelayedOutcome =>
+  json.t === "a"
+    ? { _tag: "Accepted", index: json.index!, logged: json.logged!, leafHash: fromHex(json.leafHash!)! }
+    : { _tag: "Refused", code: json.code as Extract<RelayedOutcome, { _tag: "Refused" }>["code"], detail: json.detail!, at: json.at! }
+
+const parseJson = (value: unknown): OutcomeJson => (typeof value === "string" ? JSON.parse(value) : value) as OutcomeJson
+
+export const PgCoordinationLive = (
+  url: string | Redacted.Redacted<string>,
+  options: PgCoordinationOptions = {}
+): Layer.Layer<Coordination, StorageError, SqlClient.SqlClient | PgClient.PgClient> =>
+  Layer.scoped(Coordination, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const pg = yield* PgClient.PgClient
+    const unclaimedTimeout = options.unclaimedTimeout ?? Duration.seconds(10)
+
+    // Channel names: NOTIFY is database-wide, and each schema is a deployment of its own.
+    const [{ schema }] = (yield* sql<{ schema: string }>`SELECT current_schema() AS schema`.pipe(storage("open"))) as [{ schema: string }]
+    const channel = (kind: string) => `aics_${kind}_${schema}`.slice(0, 63)
+    const SUBMITTED = channel("submitted")
+    const ANSWERED = channel("answered")
+    const APPENDED = channel("appended")
+    const notify = (name: string, payload: string) => Effect.asVoid(sql`SELECT pg_notify(${name}, ${payload})`)
+
+    /** Wakes fed by LISTEN; a lost or failed listener only slows things to the polls. */
+    const listening = (name: string) =>
+      Effect.gen(function*() {
+        const wake = yield* Queue.sliding<void>(1)
+        yield* Effect.forkScoped(pg.listen(name).pipe(
+          Stream.runForEach(() => Queue.offer(wake, undefined)),
+          Effect.catchAll((error) => Effect.logWarning(`LISTEN ${name} failed; polling instead`, error)),
+          Effect.retry(Schedule.spaced(Duration.seconds(1)))
+        ))
+        return (poll: Duration.Duration) => Effect.asVoid(Queue.take(wake).pipe(Effect.timeoutOption(poll)))
+      })
+    const submittedWake = yield* listening(SUBMITTED)
+    const answeredWake = yield* listening(ANSWERED)
+    const appendedWake = yield* listening(APPENDED)
+
+    // The lease's own connection.
+    const leaseContext = yield* Layer.build(PgClient.layer({
+      url: typeof url === "string" ? Redacted.make(url) : url,
+      maxConnections: 1,
+      applicationName: "aics-lease"
+    })).pipe(Effect.mapError((error) => new StorageError({ operation: "lease", detail: `cannot reach the database: ${error.message}`, cause: error })))
+    const leaseSql = (yield* Effect.provide(SqlClient.SqlClient, leaseContext))
+    const LOCK = `hashtext(current_schema() || '.aics_sequencer')`
+
+    const lease = Effect.gen(function*() {
+      const connection = yield* leaseSql.reserve
+      const tryLock = connection.execute(`SELECT pg_try_advisory_lock(${LOCK}) AS held`, [], undefined).pipe(
+        Effect.map((rows) => rows[0]?.held === true)
+      )
+      yield* tryLock.pipe(
+        Effect.repeat({ until: (held) => held, schedule: Schedule.spaced(LEASE_POLL) })
+      )
+      yield* Effect.addFinalizer(() => Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${LOCK})`, [], undefined)))
+      const lost = yield* Deferred.make<void>()
+      // A failed check means the session, and the lock with it, may be gone.
+      yield* Effect.forkScoped(connection.execute("SELECT 1", [], undefined).pipe(
+        Effect.timeoutFail({ duration: HEARTBEAT_TIMEOUT, onTimeout: () => "heartbeat timed out" }),
+        Effect.zipRight(Effect.sleep(HEARTBEAT)),
+        Effect.forever,
+        Effect.catchAll((error) =>
+          Effect.zipRight(Effect.logError("the sequencing lease is lost", error), Deferred.succeed(lost, undefined)))
+      ))
+      return { lost: Deferred.await(lost) }
+    }).pipe(storage("lease"))
+
+    // Every submission this process relayed and waits for, by id.
+    const waiting = new Map<string, Deferred.Deferred<RelayedOutcome>>()
+    const readAnswers = Effect.gen(function*() {
+      if (waiting.size === 0) return
+      const ids = [...waiting.keys()]
+      const rows = yield* sql<{ id: string; outcome: unknown }>`SELECT id, outcome FROM aics_relay
+        WHERE id = ANY(${ids}::bigint[]) AND outcome IS NOT NULL`
+      if (rows.length === 0) return
+      yield* sql`DELETE FROM aics_relay WHERE id = ANY(${rows.map((r) => String(r.id))}::bigint[])`
+      for (const row of rows) {
+        const done = waiting.get(String(row.id))
+        waiting.delete(String(row.id))
+        if (done !== undefined) yield* Deferred.succeed(done, fromJson(parseJson(row.outcome)))
+      }
+    })
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(
+      answeredWake(ANSWER_POLL),
+      readAnswers.pipe(Effect.catchAll((error) => Effect.logWarning("reading relayed answers failed", error)))
+    )))
+
+    const relay = (submission: RelayedSubmission) =>
+      Effect.gen(function*() {
+        // Stored and announced in one statement (the NOTIFY is sent at its commit).
+        const done = yield* Deferred.make<RelayedOutcome>()
+        const [row] = yield* sql<{ id: string }>`WITH stored AS (
+            INSERT INTO aics_relay (envelope_jcs, body)
+            VALUES (${submission.envelopeJcs}, ${submission.body === null ? null : Buffer.from(submission.body)}) RETURNING id
+          ) SELECT id, pg_notify(${SUBMITTED}, id::text) FROM stored`
+        const id = String(row!.id)
+        waiting.set(id, done)
+        const answered = yield* Deferred.await(done).pipe(Effect.timeoutOption(unclaimedTimeout))
+        if (Option.isSome(answered)) return answered.value
+        // Not answered in time: withdrawn if no sequencer claimed it, else it waits on.
+        const withdrawn = yield* sql`DELETE FROM aics_relay WHERE id = ${id} AND claimed_at IS NULL RETURNING id`
+        if (withdrawn.length === 1) {
+          waiting.delete(id)
+          return yield* new StorageError({ operation: "relay", detail: "no sequencer took the submission" })
+        }
+        return yield* Deferred.await(done)
+      }).pipe(storage("relay"))
+
+    const claimedOf = (row: { id: unknown; envelope_jcs: string; body: unknown; claimed_at: unknown }): ClaimedSubmission => ({
+      id: String(row.id),
+      submission: { envelopeJcs: row.envelope_jcs, body: row.body === null ? null : toBytes(row.body) },
+      claimedAt: Number(row.claimed_at)
+    })
+
+    const claim = (max: number, logSize: number) =>
+      sql<{ id: string; envelope_jcs: string; body: Uint8Array | null; claimed_at: string }>`UPDATE aics_relay SET claimed_at = ${logSize}
+        WHERE id IN (SELECT id FROM aics_relay WHERE claimed_at IS NULL ORDER BY id LIMIT ${max} FOR UPDATE SKIP LOCKED)
+        RETURNING id, envelope_jcs, body, claimed_at`.pipe(
+        Effect.map((rows) => rows.map(claimedOf).sort((a, b) => Number(a.id) - Number(b.id))),
+        storage("claim")
+      )
+
+    const answer = (answers: ReadonlyArray<{ readonly id: string; readonly outcome: RelayedOutcome }>) =>
+      answers.length === 0 ? Effect.void : Effect.zipRight(
+        sql`UPDATE aics_relay SET outcome = t.outcome, answered_at = now()
+          FROM unnest(${answers.map((a) => a.id)}::bigint[], ${answers.map((a) => JSON.stringify(toJson(a.outcome)))}::jsonb[]) AS t(id, outcome)
+          WHERE aics_relay.id = t.id`,
+        notify(ANSWERED, String(answers.length))
+      ).pipe(storage("answer"))
+
+    // Answers nobody read (the relaying process died) are dropped after a while.
+    const orphans = Effect.zipRight(
+      sql`DELETE FROM aics_relay WHERE answered_at < now() - interval '10 minutes'`,
+      sql<{ id: string; envelope_jcs: string; body: Uint8Array | null; claimed_at: string }>`SELECT id, envelope_jcs, body, claimed_at
+        FROM aics_relay WHERE claimed_at IS NOT NULL AND outcome IS NULL ORDER BY id`
+    ).pipe(Effect.map((rows) => rows.map(claimedOf)), storage("orphans"))
+
+    const release = (ids: ReadonlyArray<string>) =>
+      ids.length === 0 ? Effect.void : Effect.zipRight(
+        sql`UPDATE aics_relay SET claimed_at = NULL WHERE id = ANY(${ids}::bigint[]) AND outcome IS NULL`,
+        notify(SUBMITTED, "released")
+      ).pipe(storage("release"))
+
+    return Coordination.of({
+      lease,
+      relay,
+      submitted: submittedWake(SUBMITTED_POLL),
+      claim,
+      answer,
+      orphans,
+      release,
+      announce: (size) => notify(APPENDED, String(size)).pipe(storage("announce")),
+      appended: Stream.repeatEffect(appendedWake(APPENDED_POLL))
+    })
+  }))

@@ -1,0 +1,66 @@
+// How the API processes of one deployment share the writing of the log (issue "PostgreSQL
+// storage and several nodes"; docs/protocol.md section 14). Exactly one process sequences
+// at a time: the one holding the lease. Every other process hands its submissions to it
+// through this port and waits for the outcome, so its own client is answered only after
+// the commit, with the receipt the sequencer's outcome produces.
+//
+// The lifecycle of a relayed submission: `relay` stores it as waiting and wakes the
+// sequencer; the sequencer `claim`s waiting submissions (noting the log size at the claim),
+// decides and commits them, then `answer`s them; `relay` returns the answer. A sequencer
+// that dies between its commit and its answers leaves claimed submissions without an
+// answer: the next lease holder lists them (`orphans`), answers those the log holds from
+// the log and `release`s the others to be decided again. A submission waits as long as it
+// is claimed; one no sequencer claims within `unclaimedTimeout` is withdrawn and fails.
+//
+// Contract (test/ports/Coordination.contract.ts): one lease holder at a time (checked on
+// adapters with several sessions), a lease freed when its holder's scope closes, relayed
+// submissions claimed once each in the order relayed, answers returned to the relaying
+// caller, orphans listed until answered or released.
+
+import type { Effect, Scope, Stream } from "effect"
+import { Context } from "effect"
+import type { RefusalCode } from "../domain/write/refusal.js"
+import type { StorageError } from "./StorageError.js"
+
+/** What crosses to the sequencer: the checked envelope (JCS text) and its body. */
+export interface RelayedSubmission {
+  readonly envelopeJcs: string
+  readonly body: Uint8Array | null
+}
+
+export type RelayedOutcome =
+  | { readonly _tag: "Accepted"; readonly index: number; readonly logged: number; readonly leafHash: Uint8Array }
+  | { readonly _tag: "Refused"; readonly code: RefusalCode; readonly detail: string; readonly at: number }
+
+export interface ClaimedSubmission {
+  readonly id: string
+  readonly submission: RelayedSubmission
+  /** The log size when it was claimed: its leaf, if any, is at this index or later. */
+  readonly claimedAt: number
+}
+
+export interface Lease {
+  /** Completes when the lease is lost while its scope is still open (the holder must stop). */
+  readonly lost: Effect.Effect<void>
+}
+
+export class Coordination extends Context.Tag("aics/Coordination")<Coordination, {
+  /** Waits until this process holds the sequencing lease; it is released when the scope closes. */
+  readonly lease: Effect.Effect<Lease, StorageError, Scope.Scope>
+  /** Hands a submission to the lease holder and waits for its answer. */
+  readonly relay: (submission: RelayedSubmission) => Effect.Effect<RelayedOutcome, StorageError>
+  /** Completes when relayed submissions may be waiting (a notification or a poll interval). */
+  readonly submitted: Effect.Effect<void>
+  /** Takes up to `max` waiting submissions, oldest first, claimed at log size `logSize`. */
+  readonly claim: (max: number, logSize: number) => Effect.Effect<ReadonlyArray<ClaimedSubmission>, StorageError>
+  /** Answers claimed submissions (after their batch is durable). */
+  readonly answer: (answers: ReadonlyArray<{ readonly id: string; readonly outcome: RelayedOutcome }>) => Effect.Effect<void, StorageError>
+  /** Claimed submissions without an answer. */
+  readonly orphans: Effect.Effect<ReadonlyArray<ClaimedSubmission>, StorageError>
+  /** Puts claimed submissions back to waiting. */
+  readonly release: (ids: ReadonlyArray<string>) => Effect.Effect<void, StorageError>
+  /** Tells the other processes that the log grew (the lease holder, after each commit). */
+  readonly announce: (size: number) => Effect.Effect<void, StorageError>
+  /** Emits when another process may have appended: each emission is a cue to read the log. */
+  readonly appended: Stream.Stream<void>
+}>() {}

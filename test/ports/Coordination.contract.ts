@@ -1,0 +1,143 @@
+// The Coordination contract (src/ports/Coordination.ts), as tests every adapter must pass.
+// The suite only talks to the port, through layers the adapter's test file supplies.
+
+import { describe, expect } from "vitest"
+import { it } from "@effect/vitest"
+import { Context, Duration, Effect, Exit, Fiber, Layer, Option, Scope, type Duration as D } from "effect"
+import { toHex, utf8 } from "../../src/domain/bytes.js"
+import { Coordination, type RelayedOutcome } from "../../src/ports/Coordination.js"
+
+export interface CoordinationUnderTest {
+  /**
+   * A new deployment. Each build of the layer it answers is one process of it; relayed
+   * submissions wait at most `unclaimedTimeout` to be claimed.
+   */
+  readonly fresh: (unclaimedTimeout: D.DurationInput) => Effect.Effect<Layer.Layer<Coordination, unknown>, unknown, Scope.Scope>
+  /** Whether two builds are two processes sharing one deployment (a real database server). */
+  readonly severalProcesses: boolean
+}
+
+type Port = typeof Coordination.Service
+
+const build = (layer: Layer.Layer<Coordination, unknown>) => Effect.map(Layer.build(layer), (ctx) => Context.get(ctx, Coordination))
+
+const accepted: RelayedOutcome = { _tag: "Accepted", index: 7, logged: 1_700_000_000_123, leafHash: new Uint8Array(32).fill(9) }
+const refused: RelayedOutcome = { _tag: "Refused", code: "seq_mismatch", detail: "seq 3 is taken", at: 1_700_000_000_456 }
+
+const submission = (n: number) => ({ envelopeJcs: `{"n":${n}}`, body: n % 2 === 0 ? null : utf8(`body ${n}`) })
+
+const comparable = (outcome: RelayedOutcome) =>
+  outcome._tag === "Accepted" ? { ...outcome, leafHash: toHex(outcome.leafHash) } : outcome
+
+/** Claims until `count` submissions are taken (the relays race with the claims). */
+const claimAll = (port: Port, count: number, logSize: number) =>
+  Effect.gen(function*() {
+    const taken = []
+    while (taken.length < count) {
+      taken.push(...(yield* port.claim(count - taken.length, logSize)))
+      if (taken.length < count) yield* Effect.sleep(Duration.millis(20))
+    }
+    return taken
+  })
+
+export const coordinationContract = (name: string, adapter: CoordinationUnderTest): void => {
+  describe(`Coordination contract: ${name}`, () => {
+    it.scopedLive("relays a submission to the claimer and its answer back", () =>
+      Effect.gen(function*() {
+        const port = yield* build(yield* adapter.fresh("10 seconds"))
+        yield* port.lease
+        const first = yield* Effect.fork(port.relay(submission(1)))
+        const [claimed] = yield* claimAll(port, 1, 42)
+        expect(claimed!.claimedAt).toBe(42)
+        expect(claimed!.submission.envelopeJcs).toBe(submission(1).envelopeJcs)
+        expect(toHex(claimed!.submission.body!)).toBe(toHex(submission(1).body!))
+        yield* port.answer([{ id: claimed!.id, outcome: accepted }])
+        expect(comparable(yield* Fiber.join(first))).toEqual(comparable(accepted))
+
+        const second = yield* Effect.fork(port.relay(submission(2)))
+        const [again] = yield* claimAll(port, 1, 43)
+        expect(again!.submission.body).toBeNull()
+        yield* port.answer([{ id: again!.id, outcome: refused }])
+        expect(yield* Fiber.join(second)).toEqual(refused)
+      }))
+
+    it.scopedLive("claims each submission once, oldest first", () =>
+      Effect.gen(function*() {
+        const port = yield* build(yield* adapter.fresh("10 seconds"))
+        const relays = []
+        for (let n = 1; n <= 3; n++) {
+          relays.push(yield* Effect.fork(port.relay(submission(n))))
+          // Relayed one after the other: each is stored before the next starts.
+          yield* Effect.sleep(Duration.millis(50))
+        }
+        const firstTwo = yield* claimAll(port, 2, 0)
+        const third = yield* claimAll(port, 1, 5)
+        expect([...firstTwo, ...third].map((c) => c.submission.envelopeJcs)).toEqual([1, 2, 3].map((n) => submission(n).envelopeJcs))
+        expect(yield* port.claim(10, 6)).toEqual([])
+        yield* port.answer([...firstTwo, ...third].map((c) => ({ id: c.id, outcome: refused })))
+        for (const relay of relays) expect(yield* Fiber.join(relay)).toEqual(refused)
+      }))
+
+    it.scopedLive("lists claimed submissions without an answer until they are released and answered", () =>
+      Effect.gen(function*() {
+        const port = yield* build(yield* adapter.fresh("10 seconds"))
+        const relay = yield* Effect.fork(port.relay(submission(3)))
+        const [claimed] = yield* claimAll(port, 1, 10)
+        expect((yield* port.orphans).map((o) => [o.id, o.claimedAt])).toEqual([[claimed!.id, 10]])
+        yield* port.release([claimed!.id])
+        expect(yield* port.orphans).toEqual([])
+        const [again] = yield* claimAll(port, 1, 11)
+        expect([again!.id, again!.claimedAt]).toEqual([claimed!.id, 11])
+        yield* port.answer([{ id: again!.id, outcome: accepted }])
+        expect(comparable(yield* Fiber.join(relay))).toEqual(comparable(accepted))
+        expect(yield* port.orphans).toEqual([])
+      }))
+
+    it.scopedLive("withdraws a submission nobody claims in time, but waits on for a claimed one", () =>
+      Effect.gen(function*() {
+        const port = yield* build(yield* adapter.fresh("300 millis"))
+        const failed = yield* Effect.exit(port.relay(submission(4)))
+        expect(Exit.isFailure(failed) && failed.cause._tag === "Fail" && failed.cause.error._tag).toBe("StorageError")
+        expect(yield* port.claim(10, 0)).toEqual([])
+
+        const relay = yield* Effect.fork(port.relay(submission(5)))
+        const [claimed] = yield* claimAll(port, 1, 0)
+        yield* Effect.sleep(Duration.millis(600))
+        expect(Option.isNone(yield* Fiber.poll(relay))).toBe(true)
+        yield* port.answer([{ id: claimed!.id, outcome: refused }])
+        expect(yield* Fiber.join(relay)).toEqual(refused)
+      }))
+
+    it.scopedLive("holds one lease at a time and frees it when the holder's scope closes", () =>
+      Effect.gen(function*() {
+        const fresh = yield* adapter.fresh("10 seconds")
+        const first = yield* build(fresh)
+        // A second process where the adapter has them, else a second holder in this one.
+        const second = adapter.severalProcesses ? yield* build(fresh) : first
+        const holder = yield* Scope.make()
+        const lease = yield* Scope.extend(first.lease, holder)
+        const waiter = yield* Effect.fork(Effect.scoped(Effect.as(second.lease, "taken")))
+        yield* Effect.sleep(Duration.millis(1000))
+        expect(Option.isNone(yield* Fiber.poll(waiter))).toBe(true)
+        expect(Option.isNone(yield* Fiber.poll(yield* Effect.fork(lease.lost)))).toBe(true)
+        yield* Scope.close(holder, Exit.void)
+        expect(yield* Fiber.join(waiter).pipe(Effect.timeout("5 seconds"))).toBe("taken")
+      }))
+
+    if (adapter.severalProcesses) {
+      it.scopedLive("relays between processes", () =>
+        Effect.gen(function*() {
+          const fresh = yield* adapter.fresh("10 seconds")
+          const sequencer = yield* build(fresh)
+          const other = yield* build(fresh)
+          yield* sequencer.lease
+          const relays = yield* Effect.forEach([1, 2, 3, 4], (n) => Effect.fork(other.relay(submission(n))))
+          const claimed = yield* claimAll(sequencer, 4, 0)
+          yield* sequencer.answer(claimed.map((c) => ({ id: c.id, outcome: { ...refused, detail: c.submission.envelopeJcs } })))
+          for (const [i, relay] of relays.entries()) {
+            expect(yield* Fiber.join(relay)).toEqual({ ...refused, detail: submission(i + 1).envelopeJcs })
+          }
+        }))
+    }
+  })
+}
