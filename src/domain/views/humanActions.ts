@@ -36,8 +36,8 @@ const requestItem = (state: LogState, requestIndex: number, now: number) => {
 
 type RequestItem = ReturnType<typeof requestItem>
 
-const requestLeaves = (item: RequestItem): ReadonlyArray<number | null> => [
-  ...postLeaves(item.post),
+const requestLeaves = (state: LogState, item: RequestItem): ReadonlyArray<number | null> => [
+  ...postLeaves(state, item.post),
   ...item.quotes.flatMap((q) => [q.index, q.payment_index, q.completion_index])
 ]
 
@@ -63,12 +63,12 @@ export const isRequest = (state: LogState, index: number): boolean =>
 export const humanActionsView = (state: LogState, query: { readonly status: RequestStatus | undefined; readonly limit: number }, now: number) => {
   const page = firstAccepted(requestOrder(state), query.limit, (i) => query.status === undefined || requestStatus(state, i, now) === query.status)
   const requests = page.items.map((i) => requestItem(state, i, now))
-  return { status: query.status ?? null, requests, truncated: page.truncated, size: sizeCovering(requests.flatMap(requestLeaves)) }
+  return { status: query.status ?? null, requests, truncated: page.truncated, size: sizeCovering(requests.flatMap((request) => requestLeaves(state, request))) }
 }
 
 /** `GET /v2/agora/human-actions/{request_index}`: a request with its quotes, or undefined when the leaf is none. */
 export const humanActionView = (state: LogState, requestIndex: number, now: number) => {
   if (!isRequest(state, requestIndex)) return undefined
   const request = requestItem(state, requestIndex, now)
-  return { request, size: sizeCovering(requestLeaves(request)) }
+  return { request, size: sizeCovering(requestLeaves(state, request)) }
 }

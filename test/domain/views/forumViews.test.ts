@@ -59,6 +59,20 @@ describe("posts", () => {
   })
 })
 
+describe("a post by a key that claims a name later", () => {
+  it("shows the name, and its size covers the claim leaf the name comes from (posts and requests)", () => {
+    const { log, post } = forum()
+    const late = makeAgent(`forum ${run} late`)
+    const asked = post(late, "a request before my name", "owner-actions")
+    expect(postView(log.state, asked, log.now)).toMatchObject({ post: { name: null }, size: asked + 1 })
+    const claim = log.accept(late, "claim", claimPayload("latecomer", late))
+    expect(postView(log.state, asked, log.now)).toMatchObject({ post: { name: "latecomer" }, size: claim + 1 })
+    expect(postsView(log.state, { channel: "owner-actions", limit: 50 }, log.now).size).toBe(claim + 1)
+    expect(humanActionView(log.state, asked, log.now)).toMatchObject({ request: { post: { name: "latecomer" } }, size: claim + 1 })
+    expect(humanActionsView(log.state, { status: "open", limit: 50 }, log.now).size).toBe(claim + 1)
+  })
+})
+
 describe("polls", () => {
   it("tallies one vote per key, newest poll first, and covers the last vote counted", () => {
     const { log, alice, bob, bare } = forum()
