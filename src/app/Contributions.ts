@@ -49,6 +49,10 @@ const issues = (error: ParseResult.ParseError) =>
 const describe = (errors: ReadonlyArray<{ path: string; message: string }>) =>
   errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; ")
 
+/** A 422 whose `errors` say what is wrong (profile.md section 7), the detail summing them up. */
+const invalid = (code: string, summary: string, errors: ReadonlyArray<{ path: string; message: string }>) =>
+  problemAnswer(422, code, `${summary}: ${describe(errors)}`, errors)
+
 /** The body as a strict (I-JSON) value, or why it is not one. */
 const strictJson = (body: Uint8Array): Either.Either<unknown, string> => {
   let text: string
@@ -81,6 +85,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
     // One claim at a time: its checks of the log state and the intent, then its leaf.
     const claiming = yield* Effect.makeSemaphore(1)
 
+    const closed = problemAnswer(403, "contributions_closed", "this service takes no contributions: no network is configured")
     const insecure = problemAnswer(403, "https_required",
       "contributions are taken over HTTPS only: the answer names where to send funds, and a claim carries its intent id")
 
@@ -89,25 +94,21 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
 
     const intent = (body: Uint8Array, secure: boolean): Effect.Effect<IntentAnswer, StorageError> =>
       Effect.gen(function*() {
-        if (networks.size === 0) {
-          return problemAnswer(403, "contributions_closed", "this service takes no contributions: no network is configured")
-        }
+        if (networks.size === 0) return closed
         if (!secure) return insecure
         const parsed = strictJson(body)
-        if (Either.isLeft(parsed)) return problemAnswer(422, "intent_invalid", parsed.left)
+        if (Either.isLeft(parsed)) return invalid("intent_invalid", "an intent is {network, amount, name}", [{ path: "", message: parsed.left }])
         const decoded = Schema.decodeUnknownEither(IntentRequest, { onExcessProperty: "error" })(parsed.right)
-        if (Either.isLeft(decoded)) {
-          return problemAnswer(422, "intent_invalid", `an intent is {network, amount, name} (amount: whole SUP, at least 1): ${describe(issues(decoded.left))}`)
-        }
+        if (Either.isLeft(decoded)) return invalid("intent_invalid", "an intent is {network, amount, name} (amount: whole SUP, at least 1)", issues(decoded.left))
         const request = decoded.right
         const terms = networks.get(request.network)
         if (terms === undefined) {
-          return problemAnswer(422, "network_unknown", `no contributions on ${request.network}; networks: ${[...networks.keys()].join(", ")}`)
+          return invalid("network_unknown", "no contributions on this network", [{ path: "network", message: `networks: ${[...networks.keys()].join(", ")}` }])
         }
-        if (!Number.isSafeInteger(request.amount)) return problemAnswer(422, "intent_invalid", "amount must be a safe integer")
+        if (!Number.isSafeInteger(request.amount)) return invalid("intent_invalid", "the amount is too large", [{ path: "amount", message: "a safe integer" }])
         const state = yield* sequencer.state
         if (nameRecordOf(state, request.name) === undefined) {
-          return problemAnswer(422, "name_unclaimed", `${request.name} is not claimed, so it has no SUP account to credit`)
+          return invalid("name_unclaimed", `${request.name} has no SUP account to credit`, [{ path: "name", message: "the name is not claimed" }])
         }
         const now = Math.floor((yield* clock.nowMillis) / 1000)
         for (let attempt = 0; attempt < TAG_ATTEMPTS; attempt++) {
@@ -120,22 +121,22 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
 
     const claim = (body: Uint8Array, secure: boolean): Effect.Effect<ClaimAnswer, StorageError> =>
       Effect.gen(function*() {
+        // No network, no intent to claim: nothing is written (protocol 13.7).
+        if (networks.size === 0) return closed
         if (!secure) return insecure
         const parsed = strictJson(body)
-        if (Either.isLeft(parsed)) return problemAnswer(422, "claim_invalid", parsed.left)
+        if (Either.isLeft(parsed)) return invalid("claim_invalid", "a claim is {intent_id, tx, created}", [{ path: "", message: parsed.left }])
         const decoded = Schema.decodeUnknownEither(ContributionClaim, { onExcessProperty: "error" })(parsed.right)
-        if (Either.isLeft(decoded)) {
-          return problemAnswer(422, "claim_invalid", `a claim is {intent_id, tx, created}: ${describe(issues(decoded.left))}`)
-        }
+        if (Either.isLeft(decoded)) return invalid("claim_invalid", "a claim is {intent_id, tx, created}", issues(decoded.left))
         const canonical = jcs(parsed.right)
         if (Either.isLeft(canonical) || canonical.right !== fromUtf8(body)) {
-          return problemAnswer(422, "claim_not_jcs", "a claim is sent in its JCS form (RFC 8785): its SHA-256 is the claim_hash the leaf carries")
+          return invalid("claim_not_jcs", "a claim is sent in its JCS form (RFC 8785)", [{ path: "", message: "not the JCS form of the claim: its SHA-256 is the claim_hash the leaf carries" }])
         }
         const claimed = decoded.right
         const nowMillis = yield* clock.nowMillis
         const now = Math.floor(nowMillis / 1000)
         if (Math.abs(now - claimed.created) > CLAIM_CLOCK_SKEW_SECONDS) {
-          return problemAnswer(422, "claim_stale", `created must be within ${CLAIM_CLOCK_SKEW_SECONDS} s of the service's clock (now ${now})`)
+          return invalid("claim_stale", "the claim is stale", [{ path: "created", message: `within ${CLAIM_CLOCK_SKEW_SECONDS} s of the service's clock (now ${now})` }])
         }
         const claimHash = encodeU64(crypto.sha256(body))
 
@@ -161,8 +162,10 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
             ? ["sup.credit", { name: decision.name, amount: decision.amount, claim_hash: claimHash, network: decision.network, tx: decision.tx }]
             : ["sup.refusal", { claim_hash: claimHash, code: decision.code }]
           const written = yield* policy.write(type, payload, nowMillis)
+          // A refusal of the service's own leaf names the claim that was sent (the refusal note
+          // hashes its bytes: the claim_hash), which the caller can check; not the policy envelope.
           if (written.outcome._tag === "Refused") {
-            return { _tag: "Answer" as const, answer: yield* answers.refused(written.raw, written.outcome.refusal, written.outcome.at) }
+            return { _tag: "Answer" as const, answer: yield* answers.refused(body, written.outcome.refusal, written.outcome.at) }
           }
           // The log is the authority on transactions (a tx credits once, by the ledger's rule);
           // the store's mark only stops a second transfer of the same units crediting the

@@ -141,6 +141,9 @@ describe("aics admin against the service", () => {
     const reportId = (JSON.parse(filed.out) as { report_id: string }).report_id
     const open = ok(await aics(["admin", "notices", "--status", "open"]))
     expect(open.out).toContain(`${reportId} notice open: entry ${post}`)
+    // A tombstone index that names no tombstone: the log refuses the report leaf, and the
+    // refusal note names the request the owner sent (checked by the CLI against the log key).
+    refused(await aics(["admin", "close-notice", reportId, "removed", "--tombstone-index", String(post)]), "payload_invalid")
     const closed = ok(await aics(["admin", "close-notice", reportId, "removed", "--tombstone-index", String(tombstone), "--json"]))
     const report = JSON.parse(closed.out) as { index: number; payload: Record<string, unknown> }
     expect(report.payload).toMatchObject({ kind: "notice", outcome: "removed", tombstone_index: tombstone })

@@ -118,10 +118,15 @@ const TITLES: Record<number, string> = {
 }
 
 /** A problem sent by a raw handler (one that answers app/ProblemAnswer.ts values itself). */
-export const problemResponse = (p: { readonly status: number; readonly code: string; readonly detail: string }) =>
+export const problemResponse = (p: {
+  readonly status: number
+  readonly code: string
+  readonly detail: string
+  readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
+}) =>
   HttpServerResponse.json({
     type: `urn:aics:error:${p.code}`, title: TITLES[p.status] ?? "Error", status: p.status, code: p.code, detail: p.detail,
-    ...(p.status === 422 ? { errors: [] } : {})
+    ...(p.status === 422 ? { errors: p.errors ?? [] } : {})
   }, { status: p.status, contentType: PROBLEM_JSON }).pipe(Effect.orDie)
 
 /** A storage failure in a raw handler: 503, the request may be retried. */

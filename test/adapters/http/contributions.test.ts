@@ -114,6 +114,9 @@ describe("contributions on an open service", () => {
       expect(answer.status, JSON.stringify(body)).toBe(422)
       expect(answer.json.code).toBe(code)
       expect(answer.type).toContain("application/problem+json")
+      // Like every 422 (profile.md section 7): what is wrong, path by path.
+      expect(answer.json.errors.length, JSON.stringify(answer.json)).toBeGreaterThan(0)
+      for (const e of answer.json.errors) expect(e).toEqual({ path: expect.any(String), message: expect.any(String) })
     }
   })
 
@@ -187,9 +190,14 @@ describe("contributions on an open service", () => {
       const answer = await postJson(server, "/v2/sup/contributions", body)
       expect(answer.status, body).toBe(422)
       expect(answer.json.code).toBe(code)
+      expect(answer.json.errors.length, JSON.stringify(answer.json)).toBeGreaterThan(0)
+      for (const e of answer.json.errors) expect(e).toEqual({ path: expect.any(String), message: expect.any(String) })
     }
+    const missing = await postJson(server, "/v2/sup/contributions", '{"created":1,"intent_id":"i_x"}')
+    expect(missing.json.errors).toContainEqual({ path: "tx", message: expect.any(String) })
     const query = await postJson(server, "/v2/sup/contributions?x=1", claimBody({ intent_id: "i_x", tx: "0x1", created: now() }))
     expect(query.status).toBe(422)
+    expect(query.json.errors).toHaveLength(1)
     expect((await committed(server)).tiles.size).toBe(before)
   })
 
@@ -220,11 +228,21 @@ describe("claims after claim_until", () => {
 })
 
 describe("closed contributions and HTTPS", () => {
-  it("answers intents contributions_closed without networks, and refuses plain HTTP behind a proxy", async () => {
+  it("answers intents and claims contributions_closed without networks, writing nothing", async () => {
     const server = await start({ AICS_PUBLIC_URL: "https://aics.example" })
-    const closed = await postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 5, name: "alice" }))
+    const before = (await committed(server)).tiles.size
+    const closed = await postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 5, name: "alice" }), { "x-forwarded-proto": "https" })
     expect(closed.status).toBe(403)
     expect(closed.json.code).toBe("contributions_closed")
+    const body = claimBody({ intent_id: "i_x", tx: "0x1", created: now() })
+    const claimed = await postJson(server, "/v2/sup/contributions", body, { "x-forwarded-proto": "https" })
+    expect(claimed.status).toBe(403)
+    expect(claimed.json.code).toBe("contributions_closed")
+    expect((await committed(server)).tiles.size).toBe(before)
+  })
+
+  it("refuses plain HTTP behind a proxy, and takes a claim through TLS", async () => {
+    const server = await start({ AICS_PUBLIC_URL: "https://aics.example", AICS_SUP_NETWORKS: NETWORKS })
     const body = claimBody({ intent_id: "i_x", tx: "0x1", created: now() })
     const plain = await postJson(server, "/v2/sup/contributions", body, { "x-forwarded-proto": "http" })
     expect(plain.status).toBe(403)
