@@ -15,7 +15,7 @@ import { jcs, type JsonObject } from "../domain/envelope/jcs.js"
 import { parseStrictJson } from "../domain/envelope/strictJson.js"
 import { nameRecordOf } from "../domain/identity/bindings.js"
 import {
-  CLAIM_CLOCK_SKEW_SECONDS, ContributionClaim, decideClaim, IntentRequest, intentView, makeIntent, tagSpan, type NetworkTerms
+  CLAIM_CLOCK_SKEW_SECONDS, ContributionClaim, decideClaim, IntentRequest, intentView, makeIntent, MAX_OPEN_INTENTS, tagSpan, type NetworkTerms
 } from "../domain/sup/contributions.js"
 import { transactionKey } from "../domain/sup/ledger.js"
 import { refuse } from "../domain/write/refusal.js"
@@ -89,6 +89,21 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
     const insecure = problemAnswer(403, "https_required",
       "contributions are taken over HTTPS only: the answer names where to send funds, and a claim carries its intent id")
 
+    // Credits whose mark the store failed to keep, so this process still refuses the intent
+    // a second credit. The log is the authority on transactions (a `network:tx` credits
+    // once, from the log's maps, restart or not); the mark only stops a second, real
+    // transfer of the same units by `expires` crediting the intent again. Lost with the
+    // process, it lets at most such a second payment credit too (docs/protocol.md 13.3).
+    const unmarked = new Map<string, number>()
+    const markCredited = (intentId: string, index: number) =>
+      intents.credited(intentId, index).pipe(
+        Effect.tap(() => Effect.sync(() => unmarked.delete(intentId))),
+        Effect.catchAll((e) => {
+          unmarked.set(intentId, index)
+          return Effect.logError(`intent ${intentId} was credited by leaf ${index}, but the store did not record it: ${e.message}`)
+        })
+      )
+
     const randomTag = (terms: NetworkTerms) =>
       Effect.map(entropy.randomBytes(4), (b) => (((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0) % tagSpan(terms.unitsPerSup) + 1)
 
@@ -114,7 +129,12 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
         for (let attempt = 0; attempt < TAG_ATTEMPTS; attempt++) {
           const intentId = `i_${encodeU64(yield* entropy.randomBytes(18))}`
           const made = makeIntent(request, terms, { now, intentSeconds: settings.intentSeconds, claimSeconds: settings.claimSeconds }, intentId, yield* randomTag(terms))
-          if (yield* intents.reserve(made, now)) return { _tag: "Made" as const, view: intentView(made) }
+          const reserved = yield* intents.reserve(made, now)
+          if (reserved === "reserved") return { _tag: "Made" as const, view: intentView(made) }
+          if (reserved === "too_many") {
+            return problemAnswer(429, "intents_limit",
+              `${request.name} has ${MAX_OPEN_INTENTS} intents on ${request.network} that can still receive a transfer; make another once one expires`)
+          }
         }
         return problemAnswer(503, "intents_exhausted", `too many open intents of ${request.amount} SUP on ${request.network}; try another amount or later`)
       })
@@ -153,7 +173,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
           const decision = decideClaim({
             claim: claimed,
             intent,
-            intentCredited: Option.getOrUndefined(stored)?.creditIndex ?? undefined,
+            intentCredited: Option.getOrUndefined(stored)?.creditIndex ?? unmarked.get(claimed.intent_id),
             txCredited: intent === undefined ? undefined : Option.getOrUndefined(HashMap.get(state.sup.transactions, transactionKey(intent.network, claimed.tx))),
             transfers,
             now
@@ -167,11 +187,9 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
           if (written.outcome._tag === "Refused") {
             return { _tag: "Answer" as const, answer: yield* answers.refused(body, written.outcome.refusal, written.outcome.at) }
           }
-          // The log is the authority on transactions (a tx credits once, by the ledger's rule);
-          // the store's mark only stops a second transfer of the same units crediting the
-          // intent again. Lost in a crash right after the leaf, it lets at most such a
-          // second, real payment credit too.
-          if (decision._tag === "Credit") yield* intents.credited(claimed.intent_id, written.outcome.index)
+          // The credit is durable in the log now: the answer is 201 whatever happens to the
+          // store's mark (a 503 would hide a receipt the client cannot get again).
+          if (decision._tag === "Credit") yield* markCredited(claimed.intent_id, written.outcome.index)
           const accepted = yield* answers.accepted(written.envelope, written.outcome, 201)
           return {
             _tag: "Answer" as const,

@@ -113,7 +113,7 @@ export const problemEncoding = <A extends Schema.Schema.Any>(self: A): A =>
 export const PROBLEM_CONTENT_TYPE = PROBLEM_JSON
 
 const TITLES: Record<number, string> = {
-  400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Content too large", 422: "Invalid request",
+  400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Content too large", 422: "Invalid request", 429: "Too many requests",
   503: "Service unavailable"
 }
 

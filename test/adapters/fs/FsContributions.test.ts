@@ -41,7 +41,7 @@ it.scoped("FsContributionIntents: a torn last line is dropped at open, and the n
       expect(Option.isNone(yield* store.get("torn"))).toBe(true)
       // Cut off at open: the file is its whole lines again.
       expect(yield* Effect.promise(() => readFile(path, "utf8"))).toBe(whole)
-      expect(yield* store.reserve(intent("after", { units: "2" }), 0)).toBe(true)
+      expect(yield* store.reserve(intent("after", { units: "2" }), 0)).toBe("reserved")
     }).pipe(Effect.provide(layer)))
     yield* Effect.scoped(Effect.gen(function*() {
       const store = yield* ContributionIntents
@@ -59,11 +59,11 @@ it.scoped("FsContributionIntents: bytes a failed write left after the end never 
     const path = join(dir, "intents.jsonl")
     yield* Effect.scoped(Effect.gen(function*() {
       const store = yield* ContributionIntents
-      expect(yield* store.reserve(intent("first", { units: "1" }), 0)).toBe(true)
+      expect(yield* store.reserve(intent("first", { units: "1" }), 0)).toBe("reserved")
       // What a write cut short leaves behind while the store is open: part of a line, longer
       // than the next one. The next line is written at the committed end, over it.
       yield* Effect.promise(() => appendFile(path, `{"intent":{"intentId":"lost","name":"${"x".repeat(400)}`))
-      expect(yield* store.reserve(intent("second", { units: "2" }), 0)).toBe(true)
+      expect(yield* store.reserve(intent("second", { units: "2" }), 0)).toBe("reserved")
       yield* store.credited("second", 9)
     }).pipe(Effect.provide(layer)))
     yield* Effect.scoped(Effect.gen(function*() {

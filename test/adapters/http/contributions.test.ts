@@ -173,6 +173,23 @@ describe("contributions on an open service", () => {
     expect((await committed(server)).tiles.size).toBe(before + 1)
   })
 
+  it("answers 429 intents_limit once a name has 16 intents on a network that can still receive a transfer", async () => {
+    const carol = makeAgent(`contrib carol ${Date.now()}`)
+    await claimName(server, carol, "carol")
+    const ask = () => postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 1, name: "carol" }))
+    const units = new Set<string>()
+    for (let i = 0; i < 16; i++) {
+      const made = await ask()
+      expect(made.status).toBe(201)
+      units.add(made.json.units)
+    }
+    expect(units.size).toBe(16)
+    const refused = await ask()
+    expect(refused.status).toBe(429)
+    expect(refused.json.code).toBe("intents_limit")
+    expect(refused.type).toContain("application/problem+json")
+  })
+
   it("is described in /openapi.json", async () => {
     const spec = await (await fetch(`${server.baseUrl}/openapi.json`)).json() as { paths: Record<string, { post?: unknown }> }
     expect(spec.paths["/v2/sup/contributions/intents"]?.post).toBeDefined()
