@@ -64,6 +64,30 @@ const strictJson = (body: Uint8Array): Either.Either<unknown, string> => {
   return Either.mapLeft(parseStrictJson(text), (why) => `the body is not I-JSON: ${why}`)
 }
 
+/**
+ * Marks an intent credited in the store once its sup.credit leaf is durable, never failing:
+ * the leaf is the credit, and its 201 must reach the client. A mark the store failed to
+ * keep is logged and remembered by this process (`unmarked`), so the intent is still
+ * refused a second credit here. The log is the authority on transactions (a `network:tx`
+ * credits once, from the log's maps, restart or not); the mark only stops a second, real
+ * transfer of the same units by `expires` crediting the intent again. Lost with the
+ * process, it lets at most such a second payment credit too (docs/protocol.md 13.3).
+ */
+export const creditMarks = (intents: typeof ContributionIntents.Service) => {
+  const unmarked = new Map<string, number>()
+  return {
+    mark: (intentId: string, index: number): Effect.Effect<void> =>
+      intents.credited(intentId, index).pipe(
+        Effect.tap(() => Effect.sync(() => unmarked.delete(intentId))),
+        Effect.catchAll((e) => {
+          unmarked.set(intentId, index)
+          return Effect.logError(`intent ${intentId} was credited by leaf ${index}, but the store did not record it: ${e.message}`)
+        })
+      ),
+    unmarked: (intentId: string): number | undefined => unmarked.get(intentId)
+  }
+}
+
 export class Contributions extends Context.Tag("aics/Contributions")<Contributions, {
   /** POST /v2/sup/contributions/intents; `secure`: the request came over HTTPS (docs/protocol.md 13.1). */
   readonly intent: (body: Uint8Array, secure: boolean) => Effect.Effect<IntentAnswer, StorageError>
@@ -89,20 +113,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
     const insecure = problemAnswer(403, "https_required",
       "contributions are taken over HTTPS only: the answer names where to send funds, and a claim carries its intent id")
 
-    // Credits whose mark the store failed to keep, so this process still refuses the intent
-    // a second credit. The log is the authority on transactions (a `network:tx` credits
-    // once, from the log's maps, restart or not); the mark only stops a second, real
-    // transfer of the same units by `expires` crediting the intent again. Lost with the
-    // process, it lets at most such a second payment credit too (docs/protocol.md 13.3).
-    const unmarked = new Map<string, number>()
-    const markCredited = (intentId: string, index: number) =>
-      intents.credited(intentId, index).pipe(
-        Effect.tap(() => Effect.sync(() => unmarked.delete(intentId))),
-        Effect.catchAll((e) => {
-          unmarked.set(intentId, index)
-          return Effect.logError(`intent ${intentId} was credited by leaf ${index}, but the store did not record it: ${e.message}`)
-        })
-      )
+    const marks = creditMarks(intents)
 
     const randomTag = (terms: NetworkTerms) =>
       Effect.map(entropy.randomBytes(4), (b) => (((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0) % tagSpan(terms.unitsPerSup) + 1)
@@ -173,7 +184,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
           const decision = decideClaim({
             claim: claimed,
             intent,
-            intentCredited: Option.getOrUndefined(stored)?.creditIndex ?? unmarked.get(claimed.intent_id),
+            intentCredited: Option.getOrUndefined(stored)?.creditIndex ?? marks.unmarked(claimed.intent_id),
             txCredited: intent === undefined ? undefined : Option.getOrUndefined(HashMap.get(state.sup.transactions, transactionKey(intent.network, claimed.tx))),
             transfers,
             now
@@ -189,7 +200,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
           }
           // The credit is durable in the log now: the answer is 201 whatever happens to the
           // store's mark (a 503 would hide a receipt the client cannot get again).
-          if (decision._tag === "Credit") yield* markCredited(claimed.intent_id, written.outcome.index)
+          if (decision._tag === "Credit") yield* marks.mark(claimed.intent_id, written.outcome.index)
           const accepted = yield* answers.accepted(written.envelope, written.outcome, 201)
           return {
             _tag: "Answer" as const,
