@@ -173,6 +173,35 @@ describe("contributions on an open service", () => {
     expect((await committed(server)).tiles.size).toBe(before + 1)
   })
 
+  it("credits once under concurrent claims: of one intent, and of one transaction for two intents", async () => {
+    const made = await intent(6)
+    await chainSays(server, { tx: "0xrace1", units: made.units })
+    const created = now()
+    const sameIntent = await Promise.all([created, created + 1, created + 2].map((c) =>
+      postJson(server, "/v2/sup/contributions", claimBody({ intent_id: made.intent_id, tx: "0xrace1", created: c }))))
+    expect(sameIntent.map((a) => a.status)).toEqual([201, 201, 201])
+    expect(sameIntent.filter((a) => a.json.code === null)).toHaveLength(1)
+    expect(sameIntent.filter((a) => a.json.code === "tx_used")).toHaveLength(2)
+
+    const [first, second] = [await intent(6), await intent(6)]
+    await chainSays(server, { tx: "0xrace2", units: first!.units })
+    const sameTx = await Promise.all([first!, second!, first!].map((m, i) =>
+      postJson(server, "/v2/sup/contributions", claimBody({ intent_id: m.intent_id, tx: "0xrace2", created: created + i }))))
+    expect(sameTx.map((a) => a.status)).toEqual([201, 201, 201])
+    const credits = sameTx.filter((a) => a.json.code === null)
+    expect(credits).toHaveLength(1)
+    expect((await entryPayload(server, credits[0]!.json.entry.index)).payload).toMatchObject({ tx: "0xrace2", amount: 6 })
+  })
+
+  it("gives concurrent intents of one amount distinct units", async () => {
+    const dave = makeAgent(`contrib dave ${Date.now()}`)
+    await claimName(server, dave, "dave")
+    const made = await Promise.all(Array.from({ length: 12 }, () =>
+      postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 9, name: "dave" }))))
+    expect(made.map((m) => m.status)).toEqual(Array(12).fill(201))
+    expect(new Set(made.map((m) => m.json.units)).size).toBe(12)
+  })
+
   it("answers 429 intents_limit once a name has 16 intents on a network that can still receive a transfer", async () => {
     const carol = makeAgent(`contrib carol ${Date.now()}`)
     await claimName(server, carol, "carol")
