@@ -15,7 +15,7 @@ import { jcs, type JsonObject } from "../domain/envelope/jcs.js"
 import { parseStrictJson } from "../domain/envelope/strictJson.js"
 import { nameRecordOf } from "../domain/identity/bindings.js"
 import {
-  CLAIM_CLOCK_SKEW_SECONDS, ContributionClaim, decideClaim, IntentRequest, intentView, makeIntent, tagSpan, type NetworkTerms
+  CLAIM_CLOCK_SKEW_SECONDS, ContributionClaim, decideClaim, IntentRequest, intentView, makeIntent, MAX_OPEN_INTENTS, tagSpan, type NetworkTerms
 } from "../domain/sup/contributions.js"
 import { transactionKey } from "../domain/sup/ledger.js"
 import { refuse } from "../domain/write/refusal.js"
@@ -49,6 +49,10 @@ const issues = (error: ParseResult.ParseError) =>
 const describe = (errors: ReadonlyArray<{ path: string; message: string }>) =>
   errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; ")
 
+/** A 422 whose `errors` say what is wrong (profile.md section 7), the detail summing them up. */
+const invalid = (code: string, summary: string, errors: ReadonlyArray<{ path: string; message: string }>) =>
+  problemAnswer(422, code, `${summary}: ${describe(errors)}`, errors)
+
 /** The body as a strict (I-JSON) value, or why it is not one. */
 const strictJson = (body: Uint8Array): Either.Either<unknown, string> => {
   let text: string
@@ -58,6 +62,30 @@ const strictJson = (body: Uint8Array): Either.Either<unknown, string> => {
     return Either.left("the body is not UTF-8")
   }
   return Either.mapLeft(parseStrictJson(text), (why) => `the body is not I-JSON: ${why}`)
+}
+
+/**
+ * Marks an intent credited in the store once its sup.credit leaf is durable, never failing:
+ * the leaf is the credit, and its 201 must reach the client. A mark the store failed to
+ * keep is logged and remembered by this process (`unmarked`), so the intent is still
+ * refused a second credit here. The log is the authority on transactions (a `network:tx`
+ * credits once, from the log's maps, restart or not); the mark only stops a second, real
+ * transfer of the same units by `expires` crediting the intent again. Lost with the
+ * process, it lets at most such a second payment credit too (docs/protocol.md 13.3).
+ */
+export const creditMarks = (intents: typeof ContributionIntents.Service) => {
+  const unmarked = new Map<string, number>()
+  return {
+    mark: (intentId: string, index: number): Effect.Effect<void> =>
+      intents.credited(intentId, index).pipe(
+        Effect.tap(() => Effect.sync(() => unmarked.delete(intentId))),
+        Effect.catchAll((e) => {
+          unmarked.set(intentId, index)
+          return Effect.logError(`intent ${intentId} was credited by leaf ${index}, but the store did not record it: ${e.message}`)
+        })
+      ),
+    unmarked: (intentId: string): number | undefined => unmarked.get(intentId)
+  }
 }
 
 export class Contributions extends Context.Tag("aics/Contributions")<Contributions, {
@@ -81,61 +109,65 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
     // One claim at a time: its checks of the log state and the intent, then its leaf.
     const claiming = yield* Effect.makeSemaphore(1)
 
+    const closed = problemAnswer(403, "contributions_closed", "this service takes no contributions: no network is configured")
     const insecure = problemAnswer(403, "https_required",
       "contributions are taken over HTTPS only: the answer names where to send funds, and a claim carries its intent id")
+
+    const marks = creditMarks(intents)
 
     const randomTag = (terms: NetworkTerms) =>
       Effect.map(entropy.randomBytes(4), (b) => (((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0) % tagSpan(terms.unitsPerSup) + 1)
 
     const intent = (body: Uint8Array, secure: boolean): Effect.Effect<IntentAnswer, StorageError> =>
       Effect.gen(function*() {
-        if (networks.size === 0) {
-          return problemAnswer(403, "contributions_closed", "this service takes no contributions: no network is configured")
-        }
+        if (networks.size === 0) return closed
         if (!secure) return insecure
         const parsed = strictJson(body)
-        if (Either.isLeft(parsed)) return problemAnswer(422, "intent_invalid", parsed.left)
+        if (Either.isLeft(parsed)) return invalid("intent_invalid", "an intent is {network, amount, name}", [{ path: "", message: parsed.left }])
         const decoded = Schema.decodeUnknownEither(IntentRequest, { onExcessProperty: "error" })(parsed.right)
-        if (Either.isLeft(decoded)) {
-          return problemAnswer(422, "intent_invalid", `an intent is {network, amount, name} (amount: whole SUP, at least 1): ${describe(issues(decoded.left))}`)
-        }
+        if (Either.isLeft(decoded)) return invalid("intent_invalid", "an intent is {network, amount, name} (amount: whole SUP, at least 1)", issues(decoded.left))
         const request = decoded.right
         const terms = networks.get(request.network)
         if (terms === undefined) {
-          return problemAnswer(422, "network_unknown", `no contributions on ${request.network}; networks: ${[...networks.keys()].join(", ")}`)
+          return invalid("network_unknown", "no contributions on this network", [{ path: "network", message: `networks: ${[...networks.keys()].join(", ")}` }])
         }
-        if (!Number.isSafeInteger(request.amount)) return problemAnswer(422, "intent_invalid", "amount must be a safe integer")
+        if (!Number.isSafeInteger(request.amount)) return invalid("intent_invalid", "the amount is too large", [{ path: "amount", message: "a safe integer" }])
         const state = yield* sequencer.state
         if (nameRecordOf(state, request.name) === undefined) {
-          return problemAnswer(422, "name_unclaimed", `${request.name} is not claimed, so it has no SUP account to credit`)
+          return invalid("name_unclaimed", `${request.name} has no SUP account to credit`, [{ path: "name", message: "the name is not claimed" }])
         }
         const now = Math.floor((yield* clock.nowMillis) / 1000)
         for (let attempt = 0; attempt < TAG_ATTEMPTS; attempt++) {
           const intentId = `i_${encodeU64(yield* entropy.randomBytes(18))}`
           const made = makeIntent(request, terms, { now, intentSeconds: settings.intentSeconds, claimSeconds: settings.claimSeconds }, intentId, yield* randomTag(terms))
-          if (yield* intents.reserve(made, now)) return { _tag: "Made" as const, view: intentView(made) }
+          const reserved = yield* intents.reserve(made, now)
+          if (reserved === "reserved") return { _tag: "Made" as const, view: intentView(made) }
+          if (reserved === "too_many") {
+            return problemAnswer(429, "intents_limit",
+              `${request.name} has ${MAX_OPEN_INTENTS} intents on ${request.network} that can still receive a transfer; make another once one expires`)
+          }
         }
         return problemAnswer(503, "intents_exhausted", `too many open intents of ${request.amount} SUP on ${request.network}; try another amount or later`)
       })
 
     const claim = (body: Uint8Array, secure: boolean): Effect.Effect<ClaimAnswer, StorageError> =>
       Effect.gen(function*() {
+        // No network, no intent to claim: nothing is written (protocol 13.7).
+        if (networks.size === 0) return closed
         if (!secure) return insecure
         const parsed = strictJson(body)
-        if (Either.isLeft(parsed)) return problemAnswer(422, "claim_invalid", parsed.left)
+        if (Either.isLeft(parsed)) return invalid("claim_invalid", "a claim is {intent_id, tx, created}", [{ path: "", message: parsed.left }])
         const decoded = Schema.decodeUnknownEither(ContributionClaim, { onExcessProperty: "error" })(parsed.right)
-        if (Either.isLeft(decoded)) {
-          return problemAnswer(422, "claim_invalid", `a claim is {intent_id, tx, created}: ${describe(issues(decoded.left))}`)
-        }
+        if (Either.isLeft(decoded)) return invalid("claim_invalid", "a claim is {intent_id, tx, created}", issues(decoded.left))
         const canonical = jcs(parsed.right)
         if (Either.isLeft(canonical) || canonical.right !== fromUtf8(body)) {
-          return problemAnswer(422, "claim_not_jcs", "a claim is sent in its JCS form (RFC 8785): its SHA-256 is the claim_hash the leaf carries")
+          return invalid("claim_not_jcs", "a claim is sent in its JCS form (RFC 8785)", [{ path: "", message: "not the JCS form of the claim: its SHA-256 is the claim_hash the leaf carries" }])
         }
         const claimed = decoded.right
         const nowMillis = yield* clock.nowMillis
         const now = Math.floor(nowMillis / 1000)
         if (Math.abs(now - claimed.created) > CLAIM_CLOCK_SKEW_SECONDS) {
-          return problemAnswer(422, "claim_stale", `created must be within ${CLAIM_CLOCK_SKEW_SECONDS} s of the service's clock (now ${now})`)
+          return invalid("claim_stale", "the claim is stale", [{ path: "created", message: `within ${CLAIM_CLOCK_SKEW_SECONDS} s of the service's clock (now ${now})` }])
         }
         const claimHash = encodeU64(crypto.sha256(body))
 
@@ -152,7 +184,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
           const decision = decideClaim({
             claim: claimed,
             intent,
-            intentCredited: Option.getOrUndefined(stored)?.creditIndex ?? undefined,
+            intentCredited: Option.getOrUndefined(stored)?.creditIndex ?? marks.unmarked(claimed.intent_id),
             txCredited: intent === undefined ? undefined : Option.getOrUndefined(HashMap.get(state.sup.transactions, transactionKey(intent.network, claimed.tx))),
             transfers,
             now
@@ -161,14 +193,14 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
             ? ["sup.credit", { name: decision.name, amount: decision.amount, claim_hash: claimHash, network: decision.network, tx: decision.tx }]
             : ["sup.refusal", { claim_hash: claimHash, code: decision.code }]
           const written = yield* policy.write(type, payload, nowMillis)
+          // A refusal of the service's own leaf names the claim that was sent (the refusal note
+          // hashes its bytes: the claim_hash), which the caller can check; not the policy envelope.
           if (written.outcome._tag === "Refused") {
-            return { _tag: "Answer" as const, answer: yield* answers.refused(written.raw, written.outcome.refusal, written.outcome.at) }
+            return { _tag: "Answer" as const, answer: yield* answers.refused(body, written.outcome.refusal, written.outcome.at) }
           }
-          // The log is the authority on transactions (a tx credits once, by the ledger's rule);
-          // the store's mark only stops a second transfer of the same units crediting the
-          // intent again. Lost in a crash right after the leaf, it lets at most such a
-          // second, real payment credit too.
-          if (decision._tag === "Credit") yield* intents.credited(claimed.intent_id, written.outcome.index)
+          // The credit is durable in the log now: the answer is 201 whatever happens to the
+          // store's mark (a 503 would hide a receipt the client cannot get again).
+          if (decision._tag === "Credit") yield* marks.mark(claimed.intent_id, written.outcome.index)
           const accepted = yield* answers.accepted(written.envelope, written.outcome, 201)
           return {
             _tag: "Answer" as const,

@@ -226,8 +226,10 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
               ...(tombstone_index !== undefined ? { tombstone_index } : {})
             }
             const written = yield* policy.write("report", payload, nowMillis)
+            // A refusal of the service's own leaf names the request the owner sent (its
+            // SHA-256 in the refusal note), which the owner can check; not the policy envelope.
             if (written.outcome._tag === "Refused") {
-              return { _tag: "Answer" as const, answer: yield* answers.refused(written.raw, written.outcome.refusal, written.outcome.at) }
+              return { _tag: "Answer" as const, answer: yield* answers.refused(request.body, written.outcome.refusal, written.outcome.at) }
             }
             yield* register.close(reportId, { at: written.outcome.logged, outcome, reportIndex: written.outcome.index })
             return { _tag: "Answer" as const, answer: yield* answers.accepted(written.envelope, written.outcome, 201) }

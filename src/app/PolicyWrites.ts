@@ -21,8 +21,8 @@ import { ServiceConfig } from "./ServiceConfig.js"
 const NONCE_BYTES = 16
 
 export interface PolicyWrite {
-  /** The request the envelope travels in, for a refusal's envelope hash. */
-  readonly raw: Uint8Array
+  // No request bytes: a refusal of a policy leaf is answered as the refusal of the request
+  // that caused it, which its caller can check (docs/protocol.md 13.3).
   readonly envelope: Envelope
   readonly outcome: WriteOutcome
 }
@@ -64,8 +64,8 @@ export class PolicyWrites extends Context.Tag("aics/PolicyWrites")<PolicyWrites,
         const envelope: Envelope = { ...unsigned, auth: { alg: AUTH_ALG, sig: encodeU64(signature) } }
         const raw = utf8(JSON.stringify({ envelope, body: null }))
         const submission = checkEntry(raw, { keyid: policyKid, nonce: envelope.nonce, created, expires: envelope.expires }, context, ["policy"])
-        if (Either.isLeft(submission)) return { raw, envelope, outcome: { _tag: "Refused" as const, refusal: submission.left, at: nowMillis } }
-        return { raw, envelope, outcome: yield* sequencer.submit(submission.right) }
+        if (Either.isLeft(submission)) return { envelope, outcome: { _tag: "Refused" as const, refusal: submission.left, at: nowMillis } }
+        return { envelope, outcome: yield* sequencer.submit(submission.right) }
       }))
 
     return { write }

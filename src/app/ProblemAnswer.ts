@@ -6,6 +6,13 @@ export interface ProblemAnswer {
   readonly status: number
   readonly code: string
   readonly detail: string
+  /** A 422's `errors: [{path, message}]` (profile.md section 7); `path` "" is the whole body. */
+  readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
 }
 
-export const problemAnswer = (status: number, code: string, detail: string): ProblemAnswer => ({ _tag: "Problem", status, code, detail })
+export const problemAnswer = (
+  status: number,
+  code: string,
+  detail: string,
+  errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
+): ProblemAnswer => ({ _tag: "Problem", status, code, detail, ...(errors === undefined ? {} : { errors }) })

@@ -19,6 +19,7 @@ import { TaskAwardPayload } from "../domain/entries/types/taskAward.js"
 import { TombstonePayload } from "../domain/entries/types/tombstone.js"
 import { NOTICE_OUTCOMES, NoticeRequest, type NoticeOutcome } from "../domain/governance/notice.js"
 import { TOMBSTONE_REASONS } from "../domain/governance/tombstones.js"
+import { adminPathOf } from "../domain/http/adminRoutes.js"
 import { signRequest } from "../domain/http/messageSignature.js"
 import { writeWithKeyFile } from "./agent.js"
 import { crypto, randomBytes } from "./crypto.js"
@@ -31,19 +32,6 @@ import { getEntry } from "./read.js"
 import { verifyReceiptNote, verifyRefusalNote } from "./receipts.js"
 import { describeProblem, signedGetJson } from "./signedRead.js"
 import { readAnswer, type LogClient, type WriteResult } from "./write.js"
-
-/** The owner route of each owner-signed entry type (the service's ADMIN_ROUTES). */
-export const ADMIN_PATHS: Readonly<Record<string, string>> = {
-  tombstone: "/v2/admin/tombstones",
-  suspension: "/v2/admin/suspensions",
-  freeze: "/v2/admin/freeze",
-  report: "/v2/admin/audits",
-  policy: "/v2/admin/policy",
-  task: "/v2/admin/tasks",
-  "task.award": "/v2/admin/tasks",
-  "action.quote": "/v2/admin/actions",
-  "action.complete": "/v2/admin/actions"
-}
 
 const hashOf = (bytes: Uint8Array) => encodeU64(crypto.sha256(bytes))
 
@@ -106,7 +94,7 @@ export const completeDraft = (quoteIndex: number, result: Uint8Array): EntryDraf
 
 /** Writes an owner entry to its route with the owner's key file, 201 once durable. */
 export const ownerWrite = (client: LogClient, keyPath: string, entry: EntryDraft): Promise<WriteResult> => {
-  const path = ADMIN_PATHS[entry.type]
+  const path = adminPathOf(entry.type)
   if (path === undefined) throw usageError(`${entry.type} is not an owner operation`)
   return writeWithKeyFile(client, keyPath, () => entry, undefined, { path, status: 201 })
 }

@@ -3,9 +3,11 @@
 // (src/domain/sup/contributions.ts); the app applies the rules, the store keeps them.
 //
 // Contract (test/ports/ContributionIntents.contract.ts): `reserve` adds an intent durably
-// before it returns true, and returns false (adding nothing) when another intent of the
-// same network with the same units is still claimable at `now` (so a transfer matches one
-// intent) or the id is taken; `get` finds an intent by id with the leaf that credited it
+// before it answers "reserved"; it answers "taken" (adding nothing) when the id is taken or
+// another intent of the same network with the same units can still receive a transfer at
+// `now` (domain/sup/contributions.ts receivesTransfers: so a transfer matches one intent),
+// and "too_many" when MAX_OPEN_INTENTS intents of the same name and network can. Checks and
+// adding are one atomic step. `get` finds an intent by id with the leaf that credited it
 // (null until `credited`); `credited` records that leaf durably. A durable adapter keeps
 // everything across reopens.
 
@@ -20,8 +22,10 @@ export interface StoredIntent {
   readonly creditIndex: number | null
 }
 
+export type Reservation = "reserved" | "taken" | "too_many"
+
 export class ContributionIntents extends Context.Tag("aics/ContributionIntents")<ContributionIntents, {
-  readonly reserve: (intent: ContributionIntent, now: number) => Effect.Effect<boolean, StorageError>
+  readonly reserve: (intent: ContributionIntent, now: number) => Effect.Effect<Reservation, StorageError>
   readonly get: (intentId: string) => Effect.Effect<Option.Option<StoredIntent>, StorageError>
   readonly credited: (intentId: string, index: number) => Effect.Effect<void, StorageError>
 }>() {}

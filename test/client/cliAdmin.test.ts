@@ -3,41 +3,22 @@
 // AICS_OWNER_KID. Every owner operation runs once (and refusals show as status 1 with the
 // log's code); an agent's writes show each operation's effect; another key is not the owner.
 
-import { execFile } from "node:child_process"
 import { mkdtemp, readFile, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { main } from "../../src/client/cli.js"
+import { ok, runAics, type AicsRun as Run } from "../support/aicsCli.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../support/server.js"
-
-const CLI = resolve("dist/src/client/cli.js")
 
 let dataDir: string
 let work: string
 let server: RunningServer
 let vkey: string
 
-interface Run {
-  readonly code: number
-  readonly out: string
-  readonly err: string
-}
-
 const aics = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Run> =>
-  new Promise((done) => {
-    execFile(process.execPath, [CLI, ...args], {
-      cwd: work,
-      env: { PATH: process.env["PATH"] ?? "", AICS_SERVER: server.baseUrl, AICS_LOG_VKEY: vkey, AICS_OWNER_KEY: join(work, "owner-key.json"), ...env },
-      timeout: 30_000
-    }, (error, out, err) => done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, out, err }))
-  })
+  runAics(args, { cwd: work, env: { AICS_SERVER: server.baseUrl, AICS_LOG_VKEY: vkey, AICS_OWNER_KEY: join(work, "owner-key.json"), ...env } })
 
-const ok = (run: Run): Run => {
-  expect(run.err, run.err).toBe("")
-  expect(run.code).toBe(0)
-  return run
-}
 const refused = (run: Run, code: string): Run => {
   expect(run.code, run.out).toBe(1)
   expect(run.err).toMatch(new RegExp(`^refused \\d{3} ${code}: `))
@@ -50,8 +31,7 @@ const agent = (args: ReadonlyArray<string>) => aics([...args, "--key", join(work
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), "aics-admin-cli-"))
-  const keygen = await new Promise<Run>((done) => execFile(process.execPath, [CLI, "keygen", "--key", join(work, "owner-key.json"), "--json"], { cwd: work },
-    (error, out, err) => done({ code: error === null ? 0 : 1, out, err })))
+  const keygen = ok(await runAics(["keygen", "--key", join(work, "owner-key.json"), "--json"], { cwd: work }))
   const ownerKid = (JSON.parse(keygen.out) as { kid: string }).kid
   dataDir = await tempDataDir()
   server = await startServer({ dataDir, env: { AICS_OWNER_KID: ownerKid, AICS_NOTICE_PERIOD_SECONDS: "60" } })
@@ -141,6 +121,9 @@ describe("aics admin against the service", () => {
     const reportId = (JSON.parse(filed.out) as { report_id: string }).report_id
     const open = ok(await aics(["admin", "notices", "--status", "open"]))
     expect(open.out).toContain(`${reportId} notice open: entry ${post}`)
+    // A tombstone index that names no tombstone: the log refuses the report leaf, and the
+    // refusal note names the request the owner sent (checked by the CLI against the log key).
+    refused(await aics(["admin", "close-notice", reportId, "removed", "--tombstone-index", String(post)]), "payload_invalid")
     const closed = ok(await aics(["admin", "close-notice", reportId, "removed", "--tombstone-index", String(tombstone), "--json"]))
     const report = JSON.parse(closed.out) as { index: number; payload: Record<string, unknown> }
     expect(report.payload).toMatchObject({ kind: "notice", outcome: "removed", tombstone_index: tombstone })

@@ -4,17 +4,15 @@
 // and leaves the chain where it was; verify checks the tiles and every receipt. The key
 // files' seq and prev are checked after each step against the envelopes in the log.
 
-import { execFile } from "node:child_process"
 import { readFile, stat } from "node:fs/promises"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nobleCrypto } from "../../src/adapters/crypto/nobleCrypto.js"
 import type { Envelope } from "../../src/domain/envelope/envelope.js"
 import { prevOf } from "../../src/domain/envelope/hash.js"
+import { ok, runAics, type AicsRun as Run } from "../support/aicsCli.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../support/server.js"
-
-const CLI = resolve("dist/src/client/cli.js")
 
 let dataDir: string
 let server: RunningServer
@@ -31,35 +29,12 @@ afterAll(async () => {
   if (dataDir !== undefined) await removeDir(dataDir)
 })
 
-interface Run {
-  readonly code: number
-  readonly out: string
-  readonly err: string
-}
-
 /** Runs `aics <args>` in the data folder, with the server and the out-of-band vkey in the environment. */
 const aics = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Run> =>
-  new Promise((done) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      {
-        cwd: dataDir,
-        env: { PATH: process.env["PATH"] ?? "", AICS_SERVER: server.baseUrl, ...env },
-        timeout: 30_000
-      },
-      (error, out, err) => done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, out, err })
-    )
-  })
+  runAics(args, { cwd: dataDir, env: { AICS_SERVER: server.baseUrl, ...env } })
 
 const withVkey = async (args: ReadonlyArray<string>): Promise<Run> =>
   aics(args, { AICS_LOG_VKEY: (await readFile(vkeyFile, "utf8")).trim() })
-
-const ok = (run: Run): Run => {
-  expect(run.err, run.err).toBe("")
-  expect(run.code).toBe(0)
-  return run
-}
 
 const keyFile = async (name: string) => JSON.parse(await readFile(join(dataDir, name), "utf8")) as {
   kid: string

@@ -11,10 +11,9 @@
 //   - audit name folds the whole log from the tiles and agrees with the service's view.
 // Agents' key files live in their own folder, apart from the service's data folder.
 
-import { execFile } from "node:child_process"
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nobleCrypto } from "../../src/adapters/crypto/nobleCrypto.js"
@@ -26,9 +25,8 @@ import { decodeU64 } from "../../src/domain/encoding.js"
 import { utf8 } from "../../src/domain/bytes.js"
 import { parseVerifierKey } from "../../src/domain/note/verifierKey.js"
 import { nameView as domainNameView } from "../../src/domain/views/nameView.js"
+import { ok, runAics, type AicsRun as Run } from "../support/aicsCli.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../support/server.js"
-
-const CLI = resolve("dist/src/client/cli.js")
 
 let dataDir: string
 let agentsDir: string
@@ -48,28 +46,9 @@ afterAll(async () => {
   if (agentsDir !== undefined) await rm(agentsDir, { recursive: true, force: true })
 })
 
-interface Run {
-  readonly code: number
-  readonly out: string
-  readonly err: string
-}
-
 /** Runs `aics <args>` in the agents' folder with the server and the out-of-band vkey. */
 const aics = (args: ReadonlyArray<string>): Promise<Run> =>
-  new Promise((done) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { cwd: agentsDir, env: { PATH: process.env["PATH"] ?? "", AICS_SERVER: server.baseUrl, AICS_LOG_VKEY: vkey }, timeout: 60_000 },
-      (error, out, err) => done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, out, err })
-    )
-  })
-
-const ok = (run: Run): Run => {
-  expect(run.err, run.err).toBe("")
-  expect(run.code).toBe(0)
-  return run
-}
+  runAics(args, { cwd: agentsDir, env: { AICS_SERVER: server.baseUrl, AICS_LOG_VKEY: vkey }, timeoutMs: 60_000 })
 
 const json = async <T = Record<string, unknown>>(args: ReadonlyArray<string>): Promise<T> => JSON.parse(ok(await aics([...args, "--json"])).out) as T
 

@@ -3,7 +3,7 @@
 import { it } from "@effect/vitest"
 import { Effect, Option, type Layer, type Scope } from "effect"
 import { describe, expect } from "vitest"
-import type { ContributionIntent } from "../../src/domain/sup/contributions.js"
+import { MAX_OPEN_INTENTS, type ContributionIntent } from "../../src/domain/sup/contributions.js"
 import { ContributionIntents } from "../../src/ports/ContributionIntents.js"
 
 export interface ContributionIntentsUnderTest {
@@ -37,7 +37,7 @@ export const contributionIntentsContract = (name: string, adapter: ContributionI
       Effect.gen(function*() {
         const layer = yield* adapter.fresh
         yield* withStore(layer, (store) => Effect.gen(function*() {
-          expect(yield* store.reserve(intent("a"), T)).toBe(true)
+          expect(yield* store.reserve(intent("a"), T)).toBe("reserved")
           expect(Option.getOrThrow(yield* store.get("a"))).toEqual({ intent: intent("a"), creditIndex: null })
           expect(Option.isNone(yield* store.get("zz"))).toBe(true)
           yield* store.credited("a", 42)
@@ -45,20 +45,35 @@ export const contributionIntentsContract = (name: string, adapter: ContributionI
         }))
       }))
 
-    it.scoped("refuses a taken id, and units another intent of the network may still claim", () =>
+    it.scoped("refuses a taken id, and units another intent of the network can still receive", () =>
       Effect.gen(function*() {
         const layer = yield* adapter.fresh
         yield* withStore(layer, (store) => Effect.gen(function*() {
-          expect(yield* store.reserve(intent("a", { units: "5000001" }), T)).toBe(true)
-          expect(yield* store.reserve(intent("a", { units: "5000002" }), T)).toBe(false)
-          // Same units, same network, while "a" is claimable (up to and including claim_until).
-          expect(yield* store.reserve(intent("b", { units: "5000001" }), T + 7200)).toBe(false)
+          expect(yield* store.reserve(intent("a", { units: "5000001" }), T)).toBe("reserved")
+          expect(yield* store.reserve(intent("a", { units: "5000002" }), T)).toBe("taken")
+          // Same units, same network, while "a" can receive a transfer (up to and including expires).
+          expect(yield* store.reserve(intent("b", { units: "5000001" }), T + 3600)).toBe("taken")
           expect(Option.isNone(yield* store.get("b"))).toBe(true)
           // Same units on another network: fine.
-          expect(yield* store.reserve(intent("c", { units: "5000001", network: "othernet" }), T)).toBe(true)
-          // Once "a" can no longer be claimed its units are free again.
-          expect(yield* store.reserve(intent("d", { units: "5000001", created: T + 7201 }), T + 7201)).toBe(true)
+          expect(yield* store.reserve(intent("c", { units: "5000001", network: "othernet" }), T)).toBe("reserved")
+          // Once "a" expired its units are free again, though it can still be claimed.
+          expect(yield* store.reserve(intent("d", { units: "5000001", created: T + 3601, expires: T + 7201 }), T + 3601)).toBe("reserved")
           expect(Option.getOrThrow(yield* store.get("a")).intent.units).toBe("5000001")
+        }))
+      }))
+
+    it.scoped("caps the intents of one name and network that can receive a transfer", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          for (let i = 0; i < MAX_OPEN_INTENTS; i++) expect(yield* store.reserve(intent(`open${i}`, { units: String(100 + i) }), T)).toBe("reserved")
+          expect(yield* store.reserve(intent("one-more", { units: "99" }), T)).toBe("too_many")
+          expect(Option.isNone(yield* store.get("one-more"))).toBe(true)
+          // Another name, or another network: their own cap.
+          expect(yield* store.reserve(intent("bob", { units: "99", name: "bob" }), T)).toBe("reserved")
+          expect(yield* store.reserve(intent("elsewhere", { units: "99", network: "othernet" }), T)).toBe("reserved")
+          // Once they expired, the name may make intents again.
+          expect(yield* store.reserve(intent("later", { units: "98", created: T + 3601, expires: T + 7201 }), T + 3601)).toBe("reserved")
         }))
       }))
 
@@ -74,7 +89,7 @@ export const contributionIntentsContract = (name: string, adapter: ContributionI
           yield* withStore(layer, (store) => Effect.gen(function*() {
             expect(Option.getOrThrow(yield* store.get("x"))).toEqual({ intent: intent("x", { units: "1" }), creditIndex: null })
             expect(Option.getOrThrow(yield* store.get("y")).creditIndex).toBe(7)
-            expect(yield* store.reserve(intent("z", { units: "1" }), T)).toBe(false)
+            expect(yield* store.reserve(intent("z", { units: "1" }), T)).toBe("taken")
           }))
         }))
     }

@@ -17,7 +17,7 @@ import { fromUtf8 } from "../../domain/bytes.js"
 import type { ChainTransfer } from "../../domain/sup/contributions.js"
 import { ChainOracle } from "../../ports/ChainOracle.js"
 import { attempt } from "./fileIo.js"
-import { oracleOver, transferKey } from "../memory/MemoryChainOracle.js"
+import { oracleOver, TransferIndex } from "../memory/MemoryChainOracle.js"
 
 const UNITS = /^(?:0|[1-9][0-9]{0,77})$/
 
@@ -40,7 +40,7 @@ export const transferOfLine = (line: string): ChainTransfer | undefined => {
 
 export const FsChainOracleLive = (path: string) =>
   Layer.effect(ChainOracle, Effect.gen(function*() {
-    const transfers = new Map<string, ChainTransfer>()
+    const transfers = new TransferIndex()
     let offset = 0
     const lock = yield* Effect.makeSemaphore(1)
     const refresh = lock.withPermits(1)(Effect.gen(function*() {
@@ -81,7 +81,7 @@ export const FsChainOracleLive = (path: string) =>
         if (line.trim() === "") continue
         const transfer = transferOfLine(line)
         if (transfer === undefined) yield* Effect.logWarning(`${path}: skipped a line that is not a transfer: ${line.slice(0, 200)}`)
-        else transfers.set(transferKey(transfer), transfer)
+        else transfers.set(transfer)
       }
     }))
     return oracleOver(transfers, refresh)

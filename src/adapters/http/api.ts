@@ -5,6 +5,7 @@
 
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { ADMIN_ROUTES } from "../../domain/http/adminRoutes.js"
 import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, GRANT_SENDER_MAX, INBOX_LIMIT, KEY_ENVELOPES_LIMIT } from "../../domain/views/limits.js"
 import { ContributionsGroup } from "./contributionsApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
@@ -217,17 +218,6 @@ const MessagingGroup = HttpApiGroup.make("messaging")
     .addSuccess(CapsuleSlotSchema)
     .annotate(OpenApi.Description, Signed("One slot with its current ciphertext; only its owner may read it.")))
   .annotate(OpenApi.Description, "Inboxes, grants and capsules; the service stores ciphertext only")
-
-/** Owner routes: the path and the entry types each takes (docs/protocol.md section 11). */
-export const ADMIN_ROUTES = {
-  tombstones: { path: "/v2/admin/tombstones", types: ["tombstone"] },
-  suspensions: { path: "/v2/admin/suspensions", types: ["suspension"] },
-  freeze: { path: "/v2/admin/freeze", types: ["freeze"] },
-  audits: { path: "/v2/admin/audits", types: ["report"] },
-  policy: { path: "/v2/admin/policy", types: ["policy"] },
-  tasks: { path: "/v2/admin/tasks", types: ["task", "task.award"] },
-  actions: { path: "/v2/admin/actions", types: ["action.quote", "action.complete"] }
-} as const
 
 const adminEndpoint = <const Name extends keyof typeof ADMIN_ROUTES>(name: Name) =>
   HttpApiEndpoint.post(name, ADMIN_ROUTES[name].path)

@@ -113,15 +113,20 @@ export const problemEncoding = <A extends Schema.Schema.Any>(self: A): A =>
 export const PROBLEM_CONTENT_TYPE = PROBLEM_JSON
 
 const TITLES: Record<number, string> = {
-  400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Content too large", 422: "Invalid request",
+  400: "Bad request", 403: "Forbidden", 404: "Not found", 409: "Conflict", 413: "Content too large", 422: "Invalid request", 429: "Too many requests",
   503: "Service unavailable"
 }
 
 /** A problem sent by a raw handler (one that answers app/ProblemAnswer.ts values itself). */
-export const problemResponse = (p: { readonly status: number; readonly code: string; readonly detail: string }) =>
+export const problemResponse = (p: {
+  readonly status: number
+  readonly code: string
+  readonly detail: string
+  readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
+}) =>
   HttpServerResponse.json({
     type: `urn:aics:error:${p.code}`, title: TITLES[p.status] ?? "Error", status: p.status, code: p.code, detail: p.detail,
-    ...(p.status === 422 ? { errors: [] } : {})
+    ...(p.status === 422 ? { errors: p.errors ?? [] } : {})
   }, { status: p.status, contentType: PROBLEM_JSON }).pipe(Effect.orDie)
 
 /** A storage failure in a raw handler: 503, the request may be retried. */

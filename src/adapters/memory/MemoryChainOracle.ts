@@ -5,15 +5,38 @@ import type { ChainTransfer } from "../../domain/sup/contributions.js"
 import { ChainOracle } from "../../ports/ChainOracle.js"
 import type { StorageError } from "../../ports/StorageError.js"
 
-/** The latest report per transfer (network, tx, address, asset), over a map; shared with the file adapter. */
-export const transferKey = (t: Pick<ChainTransfer, "network" | "tx" | "address" | "asset">) =>
-  JSON.stringify([t.network, t.tx, t.address, t.asset])
+/**
+ * The latest report per transfer (network, tx, address, asset), indexed by what a lookup
+ * asks (network, tx, address), so a lookup costs the same however many transfers were
+ * reported; shared with the file adapter.
+ */
+export class TransferIndex {
+  private readonly byLookup = new Map<string, Map<string, ChainTransfer>>()
 
-export const oracleOver = (transfers: Map<string, ChainTransfer>, refresh: Effect.Effect<void, StorageError> = Effect.void) =>
+  private static key(network: string, tx: string, address: string): string {
+    return JSON.stringify([network, tx, address])
+  }
+
+  /** Records a report, replacing an earlier one of the same transfer. */
+  set(transfer: ChainTransfer): void {
+    const key = TransferIndex.key(transfer.network, transfer.tx, transfer.address)
+    const assets = this.byLookup.get(key) ?? new Map<string, ChainTransfer>()
+    assets.set(transfer.asset, transfer)
+    this.byLookup.set(key, assets)
+  }
+
+  clear(): void {
+    this.byLookup.clear()
+  }
+
+  lookup(network: string, tx: string, address: string): ReadonlyArray<ChainTransfer> {
+    return [...(this.byLookup.get(TransferIndex.key(network, tx, address))?.values() ?? [])]
+  }
+}
+
+export const oracleOver = (transfers: TransferIndex, refresh: Effect.Effect<void, StorageError> = Effect.void) =>
   ChainOracle.of({
-    transfers: (network, tx, address) =>
-      Effect.zipRight(refresh, Effect.sync(() =>
-        [...transfers.values()].filter((t) => t.network === network && t.tx === tx && t.address === address)))
+    transfers: (network, tx, address) => Effect.zipRight(refresh, Effect.sync(() => transfers.lookup(network, tx, address)))
   })
 
 export interface MemoryChain {
@@ -23,9 +46,9 @@ export interface MemoryChain {
 }
 
 export const makeMemoryChain = (): MemoryChain => {
-  const transfers = new Map<string, ChainTransfer>()
+  const transfers = new TransferIndex()
   return {
     layer: Layer.succeed(ChainOracle, oracleOver(transfers)),
-    record: (transfer) => Effect.sync(() => { transfers.set(transferKey(transfer), transfer) })
+    record: (transfer) => Effect.sync(() => transfers.set(transfer))
   }
 }

@@ -2,7 +2,7 @@
 // over maps that the filesystem adapter shares.
 
 import { Effect, Layer, Option } from "effect"
-import { claimable, type ContributionIntent } from "../../domain/sup/contributions.js"
+import { MAX_OPEN_INTENTS, receivesTransfers, type ContributionIntent } from "../../domain/sup/contributions.js"
 import { ContributionIntents, type StoredIntent } from "../../ports/ContributionIntents.js"
 import type { StorageError } from "../../ports/StorageError.js"
 
@@ -14,18 +14,22 @@ export type IntentChange =
 /** The in-memory picture, rebuilt by replaying changes. */
 export interface IntentMaps {
   readonly byId: Map<string, StoredIntent>
-  /** `<network> <units>` -> the latest intent with those units. */
+  /** `<network> <units>` -> the latest intent with those units (the one that expires last). */
   readonly byUnits: Map<string, string>
+  /** `<network> <name>` -> its intents, those that expired pruned as `reserve` meets them. */
+  readonly byOwner: Map<string, ReadonlyArray<string>>
 }
 
-export const emptyIntentMaps = (): IntentMaps => ({ byId: new Map(), byUnits: new Map() })
+export const emptyIntentMaps = (): IntentMaps => ({ byId: new Map(), byUnits: new Map(), byOwner: new Map() })
 
 const unitsKey = (intent: ContributionIntent) => `${intent.network} ${intent.units}`
+const ownerKey = (intent: ContributionIntent) => `${intent.network} ${intent.name}`
 
 export const applyIntentChange = (maps: IntentMaps, change: IntentChange): void => {
   if ("intent" in change) {
     maps.byId.set(change.intent.intentId, { intent: change.intent, creditIndex: null })
     maps.byUnits.set(unitsKey(change.intent), change.intent.intentId)
+    maps.byOwner.set(ownerKey(change.intent), [...maps.byOwner.get(ownerKey(change.intent)) ?? [], change.intent.intentId])
     return
   }
   const stored = maps.byId.get(change.credit.intent_id)
@@ -42,11 +46,14 @@ export const contributionIntentsOver = (
   return ContributionIntents.of({
     reserve: (intent, now) =>
       lock.withPermits(1)(Effect.suspend(() => {
-        if (maps.byId.has(intent.intentId)) return Effect.succeed(false)
+        if (maps.byId.has(intent.intentId)) return Effect.succeed("taken" as const)
+        const open = (maps.byOwner.get(ownerKey(intent)) ?? []).filter((id) => receivesTransfers(maps.byId.get(id)!.intent, now))
+        maps.byOwner.set(ownerKey(intent), open)
+        if (open.length >= MAX_OPEN_INTENTS) return Effect.succeed("too_many" as const)
         const holderId = maps.byUnits.get(unitsKey(intent))
         const holder = holderId === undefined ? undefined : maps.byId.get(holderId)
-        if (holder !== undefined && claimable(holder.intent, now)) return Effect.succeed(false)
-        return Effect.as(commit({ intent }), true)
+        if (holder !== undefined && receivesTransfers(holder.intent, now)) return Effect.succeed("taken" as const)
+        return Effect.as(commit({ intent }), "reserved" as const)
       })),
     get: (intentId) => Effect.sync(() => Option.fromNullable(maps.byId.get(intentId))),
     credited: (intentId, index) =>

@@ -5,7 +5,8 @@
 //   intent   {network, amount, name} -> the exact `units` of the network's asset to send
 //            to its address, valid until `expires`, claimable until `claim_until`. The units
 //            are amount x units_per_sup plus a small tag (below 1 % of one SUP) that no other
-//            claimable intent of the network has, so one transfer matches one intent.
+//            intent of the network that can still receive a transfer has, so one transfer
+//            matches one intent.
 //   claim    {intent_id, tx, created} in JCS form -> a `sup.credit` of the intent's amount
 //            to the intent's name, or a `sup.refusal` with one code of the closed list
 //            (entries/types/supRefusal.ts), decided by `decideClaim` from the transfers the
@@ -56,8 +57,21 @@ export interface ContributionIntent {
   readonly claimUntil: number
 }
 
-/** While an intent may still be claimed, no other intent of its network gets its units. */
-export const claimable = (intent: ContributionIntent, now: number): boolean => now <= intent.claimUntil
+/**
+ * While an intent can still receive a transfer (up to and including `expires`), no other
+ * intent of its network gets its units. That is enough for one transfer to match one
+ * intent: a later intent with the same units is made after this one expired, so a
+ * transfer by `expires` is older than the later intent (`tx_not_found` for it) and one
+ * after is too late for this one (`intent_expired`). Holding the units until `claim_until`
+ * instead would let anyone block an amount's units for the whole claim period.
+ */
+export const receivesTransfers = (intent: ContributionIntent, now: number): boolean => now <= intent.expires
+
+/**
+ * At most this many intents of one name on one network can receive a transfer at a time:
+ * intents cost nothing to make, and each holds units of its amount until it expires.
+ */
+export const MAX_OPEN_INTENTS = 16
 
 export const IntentRequest = Schema.Struct({
   network: Network,

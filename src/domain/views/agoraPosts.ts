@@ -8,7 +8,7 @@
 import { HashMap, Option } from "effect"
 import { bodyStatus, type BodyStatusView } from "../bodyStatus.js"
 import { boundNameOf } from "../identity/bindings.js"
-import type { LogState } from "../write/logState.js"
+import { keyRecordOf, type LogState } from "../write/logState.js"
 import { newestFirst } from "./chunks.js"
 import { sizeCovering } from "./coverage.js"
 
@@ -42,8 +42,13 @@ export const postItem = (state: LogState, index: number, now: number): PostItem 
   }
 }
 
-/** The leaves a post item derives from: the post and the tombstone hiding it, if any. */
-export const postLeaves = (post: PostItem): ReadonlyArray<number | null> => [post.index, post.body.tombstone_index]
+/**
+ * The leaves a post item derives from: the post, the tombstone hiding it, if any, and the
+ * leaf that bound its author's key to `name` (a claim or rotation, maybe logged after the
+ * post), if any.
+ */
+export const postLeaves = (state: LogState, post: PostItem): ReadonlyArray<number | null> =>
+  [post.index, post.body.tombstone_index, post.name === null ? null : keyRecordOf(state, post.author).boundIndex]
 
 /** `GET /v2/agora/posts`: the newest `limit` posts, of one channel when given. */
 export const postsView = (state: LogState, query: { readonly channel: string | undefined; readonly limit: number }, now: number) => {
@@ -52,11 +57,11 @@ export const postsView = (state: LogState, query: { readonly channel: string | u
     : Option.getOrUndefined(HashMap.get(state.forum.channelPosts, query.channel))
   const page = order === undefined ? { items: [], truncated: false } : newestFirst(order, query.limit)
   const posts = page.items.map((i) => postItem(state, i, now)!)
-  return { channel: query.channel ?? null, posts, truncated: page.truncated, size: sizeCovering(posts.flatMap(postLeaves)) }
+  return { channel: query.channel ?? null, posts, truncated: page.truncated, size: sizeCovering(posts.flatMap((post) => postLeaves(state, post))) }
 }
 
 /** `GET /v2/agora/posts/{index}`: one post, or undefined when the leaf is no post. */
 export const postView = (state: LogState, index: number, now: number) => {
   const post = postItem(state, index, now)
-  return post === undefined ? undefined : { post, size: sizeCovering(postLeaves(post)) }
+  return post === undefined ? undefined : { post, size: sizeCovering(postLeaves(state, post)) }
 }

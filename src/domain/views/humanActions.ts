@@ -36,20 +36,43 @@ const requestItem = (state: LogState, requestIndex: number, now: number) => {
 
 type RequestItem = ReturnType<typeof requestItem>
 
-const requestLeaves = (item: RequestItem): ReadonlyArray<number | null> => [
-  ...postLeaves(item.post),
+const requestLeaves = (state: LogState, item: RequestItem): ReadonlyArray<number | null> => [
+  ...postLeaves(state, item.post),
   ...item.quotes.flatMap((q) => [q.index, q.payment_index, q.completion_index])
 ]
 
-/** Every request's post leaf, newest first: the channel's posts merged with the quoted ones. */
-const requestOrder = (state: LogState): Iterable<number> => {
-  const channel = Option.getOrElse(HashMap.get(state.forum.channelPosts, OWNER_ACTIONS_CHANNEL), () => Chunk.empty<number>())
-  // Quoted posts outside the channel are few (the owner quotes by hand); the channel may be
-  // long, so it is walked from its end only as far as the page needs.
-  const quoted = [...HashMap.keys(state.tasks.requests)]
-    .filter((i) => !isInChannel(state, i))
-    .sort((a, b) => b - a)
-  return { [Symbol.iterator]: () => mergeDescending(fromEnd(channel), quoted[Symbol.iterator]()) }
+const ownerActionsChannel = (state: LogState): Chunk.Chunk<number> =>
+  Option.getOrElse(HashMap.get(state.forum.channelPosts, OWNER_ACTIONS_CHANNEL), () => Chunk.empty<number>())
+
+// The quoted posts, newest first, per state: the map is persistent, so one sorted copy
+// serves every request made against that state (the owner quotes by hand: they are few).
+const quotedCache = new WeakMap<LogState["tasks"]["requests"], ReadonlyArray<number>>()
+const quotedDescending = (state: LogState): ReadonlyArray<number> => {
+  const cached = quotedCache.get(state.tasks.requests)
+  if (cached !== undefined) return cached
+  const sorted = [...HashMap.keys(state.tasks.requests)].sort((a, b) => b - a)
+  quotedCache.set(state.tasks.requests, sorted)
+  return sorted
+}
+
+function* unquoted(state: LogState, posts: Iterable<number>): Generator<number> {
+  for (const i of posts) if (!HashMap.has(state.tasks.requests, i)) yield i
+}
+
+/**
+ * The request leaves a status filter has to look at, newest first. Every status but
+ * `open` needs a quote, so those walk the quoted requests only; `open` ones are the
+ * channel's posts without a quote (a post outside the channel is a request only once
+ * quoted); no filter merges both. The channel may be long: it is walked from its end only
+ * as far as the page needs.
+ */
+const candidates = (state: LogState, status: RequestStatus | undefined): Iterable<number> => {
+  if (status === "open") {
+    return { [Symbol.iterator]: () => unquoted(state, fromEnd(ownerActionsChannel(state))) }
+  }
+  if (status !== undefined) return quotedDescending(state)
+  const quotedOutside = () => quotedDescending(state).filter((i) => !isInChannel(state, i))[Symbol.iterator]()
+  return { [Symbol.iterator]: () => mergeDescending(fromEnd(ownerActionsChannel(state)), quotedOutside()) }
 }
 
 const isInChannel = (state: LogState, postIndex: number): boolean =>
@@ -61,14 +84,14 @@ export const isRequest = (state: LogState, index: number): boolean =>
 
 /** `GET /v2/agora/human-actions`: requests newest first, of one status when given. */
 export const humanActionsView = (state: LogState, query: { readonly status: RequestStatus | undefined; readonly limit: number }, now: number) => {
-  const page = firstAccepted(requestOrder(state), query.limit, (i) => query.status === undefined || requestStatus(state, i, now) === query.status)
+  const page = firstAccepted(candidates(state, query.status), query.limit, (i) => query.status === undefined || requestStatus(state, i, now) === query.status)
   const requests = page.items.map((i) => requestItem(state, i, now))
-  return { status: query.status ?? null, requests, truncated: page.truncated, size: sizeCovering(requests.flatMap(requestLeaves)) }
+  return { status: query.status ?? null, requests, truncated: page.truncated, size: sizeCovering(requests.flatMap((request) => requestLeaves(state, request))) }
 }
 
 /** `GET /v2/agora/human-actions/{request_index}`: a request with its quotes, or undefined when the leaf is none. */
 export const humanActionView = (state: LogState, requestIndex: number, now: number) => {
   if (!isRequest(state, requestIndex)) return undefined
   const request = requestItem(state, requestIndex, now)
-  return { request, size: sizeCovering(requestLeaves(request)) }
+  return { request, size: sizeCovering(requestLeaves(state, request)) }
 }

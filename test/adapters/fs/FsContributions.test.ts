@@ -27,25 +27,53 @@ chainOracleContract("FsChainOracle", {
   })
 })
 
-it.scoped("FsContributionIntents: a torn last line is ignored and ended before the next append", () =>
+it.scoped("FsContributionIntents: a torn last line is dropped at open, and the next line is written in its place", () =>
   Effect.gen(function*() {
     const dir = yield* tempDir("intents-torn")
     const layer = FsContributionIntentsLive(dir)
     yield* Effect.scoped(Effect.flatMap(ContributionIntents, (s) => s.reserve(intent("kept", { units: "1" }), 0)).pipe(Effect.provide(layer)))
     const path = join(dir, "intents.jsonl")
+    const whole = yield* Effect.promise(() => readFile(path, "utf8"))
     yield* Effect.promise(() => appendFile(path, "{\"intent\":{\"intentId\":\"torn\""))
     yield* Effect.scoped(Effect.gen(function*() {
       const store = yield* ContributionIntents
       expect(Option.isSome(yield* store.get("kept"))).toBe(true)
       expect(Option.isNone(yield* store.get("torn"))).toBe(true)
-      expect(yield* store.reserve(intent("after", { units: "2" }), 0)).toBe(true)
+      // Cut off at open: the file is its whole lines again.
+      expect(yield* Effect.promise(() => readFile(path, "utf8"))).toBe(whole)
+      expect(yield* store.reserve(intent("after", { units: "2" }), 0)).toBe("reserved")
     }).pipe(Effect.provide(layer)))
     yield* Effect.scoped(Effect.gen(function*() {
       const store = yield* ContributionIntents
       expect(Option.isSome(yield* store.get("after"))).toBe(true)
     }).pipe(Effect.provide(layer)))
     const lines = (yield* Effect.promise(() => readFile(path, "utf8"))).split("\n")
+    expect(lines).toHaveLength(3)
     expect(lines.filter((l) => l.includes("\"after\"")).length).toBe(1)
+  }))
+
+it.scoped("FsContributionIntents: bytes a failed write left after the end never merge with the next line", () =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir("intents-failed")
+    const layer = FsContributionIntentsLive(dir)
+    const path = join(dir, "intents.jsonl")
+    yield* Effect.scoped(Effect.gen(function*() {
+      const store = yield* ContributionIntents
+      expect(yield* store.reserve(intent("first", { units: "1" }), 0)).toBe("reserved")
+      // What a write cut short leaves behind while the store is open: part of a line, longer
+      // than the next one. The next line is written at the committed end, over it.
+      yield* Effect.promise(() => appendFile(path, `{"intent":{"intentId":"lost","name":"${"x".repeat(400)}`))
+      expect(yield* store.reserve(intent("second", { units: "2" }), 0)).toBe("reserved")
+      yield* store.credited("second", 9)
+    }).pipe(Effect.provide(layer)))
+    yield* Effect.scoped(Effect.gen(function*() {
+      const store = yield* ContributionIntents
+      expect(Option.map(yield* store.get("first"), (s) => s.creditIndex)).toEqual(Option.some(null))
+      expect(Option.map(yield* store.get("second"), (s) => s.creditIndex)).toEqual(Option.some(9))
+      expect(Option.isNone(yield* store.get("lost"))).toBe(true)
+      // Reopened: the leftover bytes after the last whole line were cut off.
+      expect((yield* Effect.promise(() => readFile(path, "utf8"))).endsWith("\n")).toBe(true)
+    }).pipe(Effect.provide(layer)))
   }))
 
 it.scoped("FsChainOracle: reads lines as the watcher finishes them, skips junk, rereads a replaced file", () =>

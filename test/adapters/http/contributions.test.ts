@@ -114,6 +114,9 @@ describe("contributions on an open service", () => {
       expect(answer.status, JSON.stringify(body)).toBe(422)
       expect(answer.json.code).toBe(code)
       expect(answer.type).toContain("application/problem+json")
+      // Like every 422 (profile.md section 7): what is wrong, path by path.
+      expect(answer.json.errors.length, JSON.stringify(answer.json)).toBeGreaterThan(0)
+      for (const e of answer.json.errors) expect(e).toEqual({ path: expect.any(String), message: expect.any(String) })
     }
   })
 
@@ -170,6 +173,52 @@ describe("contributions on an open service", () => {
     expect((await committed(server)).tiles.size).toBe(before + 1)
   })
 
+  it("credits once under concurrent claims: of one intent, and of one transaction for two intents", async () => {
+    const made = await intent(6)
+    await chainSays(server, { tx: "0xrace1", units: made.units })
+    const created = now()
+    const sameIntent = await Promise.all([created, created + 1, created + 2].map((c) =>
+      postJson(server, "/v2/sup/contributions", claimBody({ intent_id: made.intent_id, tx: "0xrace1", created: c }))))
+    expect(sameIntent.map((a) => a.status)).toEqual([201, 201, 201])
+    expect(sameIntent.filter((a) => a.json.code === null)).toHaveLength(1)
+    expect(sameIntent.filter((a) => a.json.code === "tx_used")).toHaveLength(2)
+
+    const [first, second] = [await intent(6), await intent(6)]
+    await chainSays(server, { tx: "0xrace2", units: first!.units })
+    const sameTx = await Promise.all([first!, second!, first!].map((m, i) =>
+      postJson(server, "/v2/sup/contributions", claimBody({ intent_id: m.intent_id, tx: "0xrace2", created: created + i }))))
+    expect(sameTx.map((a) => a.status)).toEqual([201, 201, 201])
+    const credits = sameTx.filter((a) => a.json.code === null)
+    expect(credits).toHaveLength(1)
+    expect((await entryPayload(server, credits[0]!.json.entry.index)).payload).toMatchObject({ tx: "0xrace2", amount: 6 })
+  })
+
+  it("gives concurrent intents of one amount distinct units", async () => {
+    const dave = makeAgent(`contrib dave ${Date.now()}`)
+    await claimName(server, dave, "dave")
+    const made = await Promise.all(Array.from({ length: 12 }, () =>
+      postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 9, name: "dave" }))))
+    expect(made.map((m) => m.status)).toEqual(Array(12).fill(201))
+    expect(new Set(made.map((m) => m.json.units)).size).toBe(12)
+  })
+
+  it("answers 429 intents_limit once a name has 16 intents on a network that can still receive a transfer", async () => {
+    const carol = makeAgent(`contrib carol ${Date.now()}`)
+    await claimName(server, carol, "carol")
+    const ask = () => postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 1, name: "carol" }))
+    const units = new Set<string>()
+    for (let i = 0; i < 16; i++) {
+      const made = await ask()
+      expect(made.status).toBe(201)
+      units.add(made.json.units)
+    }
+    expect(units.size).toBe(16)
+    const refused = await ask()
+    expect(refused.status).toBe(429)
+    expect(refused.json.code).toBe("intents_limit")
+    expect(refused.type).toContain("application/problem+json")
+  })
+
   it("is described in /openapi.json", async () => {
     const spec = await (await fetch(`${server.baseUrl}/openapi.json`)).json() as { paths: Record<string, { post?: unknown }> }
     expect(spec.paths["/v2/sup/contributions/intents"]?.post).toBeDefined()
@@ -187,9 +236,14 @@ describe("contributions on an open service", () => {
       const answer = await postJson(server, "/v2/sup/contributions", body)
       expect(answer.status, body).toBe(422)
       expect(answer.json.code).toBe(code)
+      expect(answer.json.errors.length, JSON.stringify(answer.json)).toBeGreaterThan(0)
+      for (const e of answer.json.errors) expect(e).toEqual({ path: expect.any(String), message: expect.any(String) })
     }
+    const missing = await postJson(server, "/v2/sup/contributions", '{"created":1,"intent_id":"i_x"}')
+    expect(missing.json.errors).toContainEqual({ path: "tx", message: expect.any(String) })
     const query = await postJson(server, "/v2/sup/contributions?x=1", claimBody({ intent_id: "i_x", tx: "0x1", created: now() }))
     expect(query.status).toBe(422)
+    expect(query.json.errors).toHaveLength(1)
     expect((await committed(server)).tiles.size).toBe(before)
   })
 
@@ -220,11 +274,21 @@ describe("claims after claim_until", () => {
 })
 
 describe("closed contributions and HTTPS", () => {
-  it("answers intents contributions_closed without networks, and refuses plain HTTP behind a proxy", async () => {
+  it("answers intents and claims contributions_closed without networks, writing nothing", async () => {
     const server = await start({ AICS_PUBLIC_URL: "https://aics.example" })
-    const closed = await postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 5, name: "alice" }))
+    const before = (await committed(server)).tiles.size
+    const closed = await postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 5, name: "alice" }), { "x-forwarded-proto": "https" })
     expect(closed.status).toBe(403)
     expect(closed.json.code).toBe("contributions_closed")
+    const body = claimBody({ intent_id: "i_x", tx: "0x1", created: now() })
+    const claimed = await postJson(server, "/v2/sup/contributions", body, { "x-forwarded-proto": "https" })
+    expect(claimed.status).toBe(403)
+    expect(claimed.json.code).toBe("contributions_closed")
+    expect((await committed(server)).tiles.size).toBe(before)
+  })
+
+  it("refuses plain HTTP behind a proxy, and takes a claim through TLS", async () => {
+    const server = await start({ AICS_PUBLIC_URL: "https://aics.example", AICS_SUP_NETWORKS: NETWORKS })
     const body = claimBody({ intent_id: "i_x", tx: "0x1", created: now() })
     const plain = await postJson(server, "/v2/sup/contributions", body, { "x-forwarded-proto": "http" })
     expect(plain.status).toBe(403)

@@ -215,9 +215,17 @@ describe("owner statistics", () => {
     expect(other.status).toBe(403)
     expect((await other.json() as { code: string }).code).toBe("not_owner")
     for (const bad of ["days=0", "days=367", "days=x"]) {
+      // The signature first: unsigned 401 and another key 403, whatever the parameter.
+      await expectProblem(`/v2/admin/stats?${bad}`, 401, "signature_missing")
+      expect((await signedGet(server, alice, `/v2/admin/stats?${bad}`)).status, bad).toBe(403)
       const response = await signedGet(server, owner, `/v2/admin/stats?${bad}`)
       expect(response.status, bad).toBe(422)
+      const problem = await response.json() as { code: string; errors: Array<{ path: string }> }
+      expect(problem.code).toBe("invalid_parameters")
+      expect(problem.errors[0]!.path).toBe("days")
     }
+    const spec = await (await get("/openapi.json")).json() as { paths: Record<string, { get: { parameters: Array<{ name: string; schema: { description?: string } }> } }> }
+    expect(spec.paths["/v2/admin/stats"]!.get.parameters.find((p) => p.name === "days")?.schema.description).toMatch(/from 1 to 366/)
 
     const response = await signedGet(server, owner, "/v2/admin/stats?days=7")
     expect(response.status).toBe(200)

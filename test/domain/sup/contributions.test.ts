@@ -4,7 +4,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
-  claimable, decideClaim, intentUnits, makeIntent, tagSpan, type ChainTransfer, type ContributionIntent, type NetworkTerms
+  decideClaim, intentUnits, makeIntent, receivesTransfers, tagSpan, type ChainTransfer, type ContributionIntent, type NetworkTerms
 } from "../../../src/domain/sup/contributions.js"
 
 const terms: NetworkTerms = { network: "testnet", asset: "usdc", address: "addr-1", unitsPerSup: 1_000_000n }
@@ -31,9 +31,22 @@ describe("intents", () => {
       (a1, a2, t1, t2) => (intentUnits(terms, a1, t1) === intentUnits(terms, a2, t2)) === (a1 === a2 && t1 === t2)))
   })
 
-  it("is claimable up to and including claim_until", () => {
-    expect(claimable(intent, intent.claimUntil)).toBe(true)
-    expect(claimable(intent, intent.claimUntil + 1)).toBe(false)
+  it("receives transfers (and holds its units) up to and including expires, not until claim_until", () => {
+    expect(receivesTransfers(intent, intent.expires)).toBe(true)
+    expect(receivesTransfers(intent, intent.expires + 1)).toBe(false)
+  })
+
+  it("a later intent with the same units never takes a transfer the earlier one could", () => {
+    // Made the second after the first expired: every transfer credits at most one of them.
+    fc.assert(fc.property(fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: -5, max: 30_000 }),
+      (gap, seconds, at) => {
+        const later = makeIntent({ network: "testnet", amount: 5, name: "bob" }, terms, { now: intent.expires + gap, intentSeconds: seconds, claimSeconds: 86_400 }, "i_2", 42)
+        expect(later.units).toBe(intent.units)
+        const transfer = paid({ time: intent.created + at })
+        const credits = [intent, later].filter((i) =>
+          decideClaim({ claim: { ...claim, intent_id: i.intentId }, intent: i, intentCredited: undefined, txCredited: undefined, transfers: [transfer], now: i.created + 1 })._tag === "Credit")
+        expect(credits.length).toBeLessThanOrEqual(1)
+      }))
   })
 })
 

@@ -8,7 +8,7 @@ import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { pollDetail, pollsView } from "../../../src/domain/views/agoraPolls.js"
 import { postsView, postView } from "../../../src/domain/views/agoraPosts.js"
-import { humanActionsView, humanActionView } from "../../../src/domain/views/humanActions.js"
+import { humanActionsView, humanActionView, isRequest, REQUEST_STATUSES, requestStatus, type RequestStatus } from "../../../src/domain/views/humanActions.js"
 import { supAccountOf, supOverview } from "../../../src/domain/views/supOverview.js"
 import { taskDetail, taskListView } from "../../../src/domain/views/taskList.js"
 import { postPayload } from "../../support/agents.js"
@@ -56,6 +56,20 @@ describe("posts", () => {
     expect(postView(log.state, hidden, log.now)!.size).toBe(tombstone + 1)
     expect(postView(log.state, tombstone, log.now)).toBeUndefined()
     expect(postView(log.state, 0, log.now)).toBeUndefined()
+  })
+})
+
+describe("a post by a key that claims a name later", () => {
+  it("shows the name, and its size covers the claim leaf the name comes from (posts and requests)", () => {
+    const { log, post } = forum()
+    const late = makeAgent(`forum ${run} late`)
+    const asked = post(late, "a request before my name", "owner-actions")
+    expect(postView(log.state, asked, log.now)).toMatchObject({ post: { name: null }, size: asked + 1 })
+    const claim = log.accept(late, "claim", claimPayload("latecomer", late))
+    expect(postView(log.state, asked, log.now)).toMatchObject({ post: { name: "latecomer" }, size: claim + 1 })
+    expect(postsView(log.state, { channel: "owner-actions", limit: 50 }, log.now).size).toBe(claim + 1)
+    expect(humanActionView(log.state, asked, log.now)).toMatchObject({ request: { post: { name: "latecomer" } }, size: claim + 1 })
+    expect(humanActionsView(log.state, { status: "open", limit: 50 }, log.now).size).toBe(claim + 1)
   })
 })
 
@@ -131,5 +145,46 @@ describe("requests to the owner, tasks and SUP", () => {
     expect(postsView(folded, { channel: undefined, limit: 200 }, log.now)).toEqual(postsView(log.state, { channel: undefined, limit: 200 }, log.now))
     expect(humanActionsView(folded, { status: undefined, limit: 200 }, log.now)).toEqual(requests)
     expect(taskListView(folded, { status: undefined, limit: 500 }, log.now)).toEqual(board)
+  })
+})
+
+describe("requests to the owner by status", () => {
+  it("lists the same pages as filtering every request newest first, for every status, limit and time", () => {
+    const { log, alice, bob, post } = forum()
+    const task = taskPayload("earn some SUP", 50, log.seconds + 3600)
+    const taskIndex = log.must(log.ownerOp("task", task.payload, task.body))
+    log.must(log.ownerOp("task.award", { task_index: taskIndex, submission_index: post(alice, "done", "tasks"), name: "alice" }))
+    const posts = [
+      post(bob, "open one", "owner-actions"), post(alice, "elsewhere, to quote"), post(bob, "to quote, in channel", "owner-actions"),
+      post(alice, "to pay", "owner-actions"), post(bob, "never a request"), post(alice, "to complete"), post(bob, "short quote", "owner-actions"),
+      post(bob, "open two", "owner-actions")
+    ]
+    const quote = (request: number, expires?: number) =>
+      log.must(log.ownerOp("action.quote", { request_index: request, amount: 2, ...(expires === undefined ? {} : { expires }) }))
+    quote(posts[1]!)
+    quote(posts[2]!, log.seconds + 100_000)
+    const paid = quote(posts[3]!)
+    log.accept(alice, "action.pay", { quote_index: paid })
+    const completed = quote(posts[5]!)
+    log.accept(alice, "action.pay", { quote_index: completed })
+    log.must(log.ownerOp("action.complete", { quote_index: completed, result_hash: hashOf("done") }))
+    quote(posts[6]!, log.seconds + 30)
+
+    const simple = (status: RequestStatus | undefined, limit: number, now: number) => {
+      const all = Array.from({ length: log.state.size }, (_, i) => log.state.size - 1 - i)
+        .filter((i) => isRequest(log.state, i) && (status === undefined || requestStatus(log.state, i, now) === status))
+      return { indices: all.slice(0, limit), truncated: all.length > limit }
+    }
+    const seen = new Set<string>()
+    for (const now of [log.now, log.now + 60_000, log.now + 200_000_000]) {
+      for (const status of [undefined, ...REQUEST_STATUSES]) {
+        for (let limit = 1; limit <= 9; limit++) {
+          const view = humanActionsView(log.state, { status, limit }, now)
+          expect({ indices: view.requests.map((r) => r.request_index), truncated: view.truncated }, `${status} ${limit} ${now}`).toEqual(simple(status, limit, now))
+          for (const r of view.requests) seen.add(r.status)
+        }
+      }
+    }
+    expect([...seen].sort()).toEqual([...REQUEST_STATUSES].sort())
   })
 })

@@ -5,7 +5,8 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { AdminWrites } from "../../../app/AdminWrites.js"
 import { EntryWrites } from "../../../app/EntryWrites.js"
-import { ADMIN_ROUTES, AicsApi } from "../api.js"
+import { ADMIN_ROUTES } from "../../../domain/http/adminRoutes.js"
+import { AicsApi } from "../api.js"
 import { answerWrite } from "../writeRoute.js"
 
 export const AdminHandlers = HttpApiBuilder.group(AicsApi, "admin", (handlers) =>

@@ -22,7 +22,7 @@ export const ContributionsHandlers = HttpApiBuilder.group(AicsApi, "contribution
         const body = yield* readLimitedBody(request, MAX_CONTRIBUTION_BYTES)
         if (body._tag === "Failed") return yield* Effect.fail({ status: 400, code: "malformed_request", detail: "the body could not be read" })
         if (body._tag === "TooLarge") return yield* Effect.fail({ status: 413, code: "body_too_large", detail: `at most ${MAX_CONTRIBUTION_BYTES} bytes` })
-        if (new URL(request.url, "http://x").search.length > 1) return yield* Effect.fail({ status: 422, code: "query_not_allowed", detail: "this route takes no query string" })
+        if (new URL(request.url, "http://x").search.length > 1) return yield* Effect.fail({ status: 422, code: "query_not_allowed", detail: "this route takes no query string", errors: [{ path: "query", message: "no query string" }] })
         return { bytes: body.bytes, secure: reachedOverHttps(request.headers, https) }
       })
 

@@ -3,7 +3,7 @@
 // /.well-known/aics-card.json, "Owner statistics"; docs/protocol.md section 12).
 
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Either, ParseResult, Schema } from "effect"
 import { Card } from "../../../app/Card.js"
 import { Charter } from "../../../app/Charter.js"
 import { RequestStats } from "../../../app/RequestStats.js"
@@ -11,7 +11,8 @@ import { Sequencer } from "../../../app/Sequencer.js"
 import { STATS_DAYS } from "../../../domain/views/limits.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
-import { Forbidden } from "../problem.js"
+import { StatsDays } from "../forumApi.js"
+import { Forbidden, InvalidRequest } from "../problem.js"
 import { signedBy } from "../signedRead.js"
 import { orUnavailable } from "./common.js"
 
@@ -48,6 +49,12 @@ export const OwnerHandlers = HttpApiBuilder.group(AicsApi, "owner", (handlers) =
         Effect.gen(function*() {
           const { keyid } = yield* signedBy(request)
           if (keyid !== terms.ownerKid) return yield* Forbidden.fail("not_owner", "the statistics are read with the owner key that leaf 0 names")
-          return yield* stats.document(urlParams.days ?? STATS_DAYS.default)
+          if (urlParams.days === undefined) return yield* stats.document(STATS_DAYS.default)
+          const days = Schema.decodeUnknownEither(StatsDays)(urlParams.days)
+          if (Either.isLeft(days)) {
+            const errors = ParseResult.ArrayFormatter.formatErrorSync(days.left).map((e) => ({ path: "days", message: e.message }))
+            return yield* InvalidRequest.fail("invalid_parameters", `days: ${errors.map((e) => e.message).join("; ")}`, errors)
+          }
+          return yield* stats.document(days.right)
         }).pipe(orUnavailable))
   }))

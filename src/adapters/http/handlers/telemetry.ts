@@ -8,7 +8,7 @@ import { BodyLedger } from "../../../app/BodyLedger.js"
 import { LogStatus } from "../../../app/LogStatus.js"
 import { Sequencer } from "../../../app/Sequencer.js"
 import { agentWritesHeld } from "../../../domain/governance/freeze.js"
-import { ServiceConfig } from "../../../app/ServiceConfig.js"
+import { ServiceConfig, TILE_PREFIX } from "../../../app/ServiceConfig.js"
 import { AicsApi } from "../api.js"
 import { tilesState } from "./common.js"
 
@@ -18,7 +18,7 @@ export const TelemetryHandlers = HttpApiBuilder.group(AicsApi, "telemetry", (han
     const status = yield* LogStatus
     const ledger = yield* BodyLedger
     const sequencer = yield* Sequencer
-    const prefix = `${config.publicUrl}/tiles/`
+    const prefix = `${config.publicUrl}${TILE_PREFIX}`
     return handlers.handle("healthz", () =>
       Effect.gen(function*() {
         const state = yield* status.current

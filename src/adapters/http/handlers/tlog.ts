@@ -8,7 +8,7 @@ import { LogNotary } from "../../../app/LogNotary.js"
 import { LogReader } from "../../../app/LogReader.js"
 import { LogStatus } from "../../../app/LogStatus.js"
 import { Publisher } from "../../../app/Publisher.js"
-import { ServiceConfig } from "../../../app/ServiceConfig.js"
+import { ServiceConfig, TILE_PREFIX } from "../../../app/ServiceConfig.js"
 import { fromHex, toHex } from "../../../domain/bytes.js"
 import { decodeU64, encodeB64, encodeU64 } from "../../../domain/encoding.js"
 import { LogStore } from "../../../ports/LogStore.js"
@@ -25,7 +25,7 @@ export const TlogHandlers = HttpApiBuilder.group(AicsApi, "tlog", (handlers) =>
     const status = yield* LogStatus
     const notary = yield* LogNotary
     const charter = yield* Charter
-    const tilesPrefix = `${config.publicUrl}/tiles/`
+    const tilesPrefix = `${config.publicUrl}${TILE_PREFIX}`
 
     const latestCheckpoint = Effect.flatMap(publisher.latest, (latest) =>
       latest === undefined
