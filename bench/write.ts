@@ -9,7 +9,8 @@
 //   npm run bench:write                     # 64 keys x 300 posts
 //   node dist/bench/write.js <keys> <perKey>
 
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -33,8 +34,36 @@ const verifiesPerSecond = (): number => {
   return count / ((performance.now() - start) / 1000)
 }
 
+// CPU time of the server process (every thread: event loop, check workers, V8's GC and
+// compiler threads, libuv's pool), read from /proc, in seconds, by thread name and in all.
+const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim())
+
+const cpuTimes = (stat: string) => {
+  // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
+}
+
+// Node leaves its threads unnamed, so they are told apart by id: the main thread's is the
+// process id, and the check worker is the other busy one (GC helpers share the rest).
+const serverCpu = (pid: number) => {
+  const threads = new Map<string, number>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = tid === String(pid) ? "main" : `thread ${tid}`
+      threads.set(name, cpuTimes(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")))
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return { total: cpuTimes(readFileSync(`/proc/${pid}/stat`, "utf8")), threads }
+}
+
+// Extra node arguments for the server (e.g. --cpu-prof), space-separated.
+const serverArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
+
 const startServer = async (dataDir: string, port: number) => {
-  const child = spawn(process.execPath, ["dist/src/main.js"], {
+  const child = spawn(process.execPath, [...serverArgs, "dist/src/main.js"], {
     env: { PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dataDir, AICS_PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -72,9 +101,13 @@ const main = async () => {
       }
     })()
 
+    const serverBefore = serverCpu(server.pid!)
+    const clientBefore = process.cpuUsage()
     const started = performance.now()
     const results = await sendInOrder(baseUrl, writes)
     const seconds = (performance.now() - started) / 1000
+    const clientCpu = process.cpuUsage(clientBefore)
+    const serverAfter = serverCpu(server.pid!)
     const accepted = results.filter((r) => r.status === 202)
     const lastIndex = Math.max(...accepted.map((r) => r.json!.entry["index"] as number))
     while (published[published.length - 1]!.size <= lastIndex) await new Promise((r) => setTimeout(r, 10))
@@ -94,6 +127,13 @@ const main = async () => {
     line("durable entries per second", entriesPerSecond.toFixed(0))
     line("202 latency", `p50 ${percentile(latencies, 50).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms`)
     line("202 to a covering checkpoint", `p50 ${percentile(coverage, 50).toFixed(0)} ms  p99 ${percentile(coverage, 99).toFixed(0)} ms  (sampled every 10 ms)`)
+    const perEntry = (cpuSeconds: number) => `${((cpuSeconds * 1e6) / accepted.length).toFixed(0)} µs`
+    const clientSeconds = (clientCpu.user + clientCpu.system) / 1e6
+    const serverSeconds = serverAfter.total - serverBefore.total
+    line("CPU per entry: server + load generator", `${perEntry(serverSeconds + clientSeconds)} = ${perEntry(serverSeconds)} + ${perEntry(clientSeconds)}`)
+    const threads = [...serverAfter.threads].map(([name, after]) => [name, after - (serverBefore.threads.get(name) ?? 0)] as const)
+    line("  server threads", threads.filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, s]) => `${name} ${perEntry(s)}`).join(", "))
+    line("  in verifications (1 / (verifies/s) each)", ((serverSeconds + clientSeconds) / accepted.length * verifies).toFixed(1))
     line("node:crypto Ed25519 verifies per second, 1 core", verifies.toFixed(0))
     line("efficiency = entries/s / (verifies/s / 2)", `${(entriesPerSecond / (verifies / 2)).toFixed(2)} (target >= 0.6)`)
   } finally {
