@@ -16,7 +16,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { nodeCrypto } from "../src/adapters/crypto/nodeCrypto.js"
 import { utf8 } from "../src/domain/bytes.js"
-import { percentile, presignPosts, sendInOrder } from "../test/support/load.js"
+import { percentile, presignPosts, rawGetter, sendInOrder } from "../test/support/load.js"
 
 const keys = Number(process.argv[2] ?? 64)
 const perKey = Number(process.argv[3] ?? 300)
@@ -95,9 +95,10 @@ const main = async () => {
     // Checkpoint sizes as they are published, sampled every 10 ms during the run.
     const published: Array<{ at: number; size: number }> = []
     let running = true
+    const checkpoints = rawGetter(baseUrl)
     const watcher = (async () => {
       while (running) {
-        const text = await (await fetch(`${baseUrl}/checkpoint`)).text()
+        const { text } = await checkpoints.get("/checkpoint")
         const size = Number(text.split("\n")[1])
         if (published.length === 0 || published[published.length - 1]!.size !== size) published.push({ at: performance.now(), size })
         await new Promise((r) => setTimeout(r, 10))
@@ -116,6 +117,7 @@ const main = async () => {
     while (published[published.length - 1]!.size <= lastIndex) await new Promise((r) => setTimeout(r, 10))
     running = false
     await watcher
+    checkpoints.close()
 
     const coverage = accepted.map((r) => {
       const index = r.json!.entry["index"] as number

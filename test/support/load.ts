@@ -61,6 +61,7 @@ export const presignPosts = (options: {
 export interface WriteResult {
   readonly write: SignedWrite
   readonly status: number
+  /** The answer's JSON, parsed on first use (the sender itself needs only the status). */
   readonly json: { entry: Record<string, any>; receipt_note: string } | undefined
   /** Milliseconds from send to answer. */
   readonly latency: number
@@ -98,8 +99,7 @@ export const sendInOrder = async (
           return
         }
         const answeredAt = performance.now()
-        const json = JSON.parse(answer.body.toString("utf8")) as WriteResult["json"]
-        const result = { write: writes[i]!, status: answer.status, json, latency: answeredAt - started, answeredAt }
+        const result = answered(writes[i]!, answer, started, answeredAt)
         results.push(result)
         onResult?.(result)
         if (answer.status !== 202) return
@@ -109,6 +109,36 @@ export const sendInOrder = async (
     }
   }))
   return results
+}
+
+const answered = (write: SignedWrite, answer: RawAnswer, started: number, answeredAt: number): WriteResult => {
+  let json: WriteResult["json"] | undefined
+  return {
+    write,
+    status: answer.status,
+    get json() {
+      json ??= JSON.parse(answer.body.toString("utf8")) as WriteResult["json"]
+      return json
+    },
+    latency: answeredAt - started,
+    answeredAt
+  }
+}
+
+/**
+ * GET requests on one keep-alive raw connection, for pollers that run beside the load (the
+ * bench's checkpoint watcher), so they cost the load generator's cores little.
+ */
+export const rawGetter = (baseUrl: string) => {
+  const { hostname, port, host } = new URL(baseUrl)
+  const connection = new Connection(hostname, Number(port))
+  return {
+    get: async (path: string): Promise<{ readonly status: number; readonly text: string }> => {
+      const answer = await connection.exchange(Buffer.from(`GET ${path} HTTP/1.1\r\nhost: ${host}\r\n\r\n`, "latin1"))
+      return { status: answer.status, text: answer.body.toString("utf8") }
+    },
+    close: () => connection.close()
+  }
 }
 
 const requestBytes = (authority: string, write: SignedWrite): Buffer => {
