@@ -14,35 +14,67 @@
 // then it measures pgbench-style single-row INSERT commits per second on the same server
 // (bench/pgInserts.ts) and prints each run's entries/s as a ratio of that.
 
-import { spawn, type ChildProcess } from "node:child_process"
+import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
 import { copyFile, cp, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { nodeCrypto } from "../src/adapters/crypto/nodeCrypto.js"
 import { utf8 } from "../src/domain/bytes.js"
-import { percentile, presignPosts, sendInOrder, type WriteResult } from "../test/support/load.js"
+import { percentile, presignPosts, rawGetter, sendInOrder, type WriteResult } from "../test/support/load.js"
 import { freshSchema, insertCommitsPerSecond } from "./pgInserts.js"
 
 const keys = Number(process.argv[2] ?? 64)
 const perKey = Number(process.argv[3] ?? 300)
 
-const verifiesPerSecond = (): number => {
+/** Verifications per second of wall time on one core, and the CPU time of one (µs). */
+const verifiesPerSecond = (): { perSecond: number; cpuMicros: number } => {
   const seed = nodeCrypto.sha256(utf8("bench verify"))
   const publicKey = nodeCrypto.ed25519.publicKey(seed)
   const messages = Array.from({ length: 64 }, (_, i) => utf8(`message ${i} `.repeat(40)))
   const signatures = messages.map((m) => nodeCrypto.ed25519.sign(seed, m))
   let count = 0
+  const cpu = process.cpuUsage()
   const start = performance.now()
   while (performance.now() - start < 2000) {
     for (let i = 0; i < 64; i++) if (nodeCrypto.ed25519.verify(publicKey, messages[i]!, signatures[i]!)) count++
   }
-  return count / ((performance.now() - start) / 1000)
+  const used = process.cpuUsage(cpu)
+  return { perSecond: count / ((performance.now() - start) / 1000), cpuMicros: (used.user + used.system) / count }
 }
 
 const databaseUrl = process.env["AICS_DATABASE_URL"]
 
+// CPU time of the server process (every thread: event loop, check workers, V8's GC and
+// compiler threads, libuv's pool), read from /proc, in seconds, by thread name and in all.
+const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim())
+
+const cpuTimes = (stat: string) => {
+  // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
+}
+
+// Node leaves its threads unnamed, so they are told apart by id: the main thread's is the
+// process id, and the check worker is the other busy one (GC helpers share the rest).
+const serverCpu = (pid: number) => {
+  const threads = new Map<string, number>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = tid === String(pid) ? "main" : `thread ${tid}`
+      threads.set(name, cpuTimes(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")))
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return { total: cpuTimes(readFileSync(`/proc/${pid}/stat`, "utf8")), threads }
+}
+
+// Extra node arguments for the server (e.g. --cpu-prof), space-separated.
+const serverArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
+
 const startServer = async (dataDir: string, port: number, database?: string) => {
-  const child = spawn(process.execPath, ["dist/src/main.js"], {
+  const child = spawn(process.execPath, [...serverArgs, "dist/src/main.js"], {
     env: {
       PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dataDir, AICS_PORT: String(port),
       ...(database === undefined ? {} : { AICS_DATABASE_URL: database })
@@ -85,24 +117,32 @@ const run = async (nodes: number, database?: string): Promise<number> => {
     // Checkpoint sizes as they are published, sampled every 10 ms during the run.
     const published: Array<{ at: number; size: number }> = []
     let running = true
+    const checkpoints = rawGetter(baseUrl)
     const watcher = (async () => {
       while (running) {
-        const text = await (await fetch(`${baseUrl}/checkpoint`)).text()
+        const { text } = await checkpoints.get("/checkpoint")
         const size = Number(text.split("\n")[1])
         if (published.length === 0 || published[published.length - 1]!.size !== size) published.push({ at: performance.now(), size })
         await new Promise((r) => setTimeout(r, 10))
       }
     })()
 
+    // CPU of every node, all threads, and of this process (the load generator).
+    const serversCpu = () => servers.map((server) => serverCpu(server.child.pid!))
+    const serverBefore = serversCpu()
+    const clientBefore = process.cpuUsage()
     const started = performance.now()
     const results: Array<WriteResult> = (await Promise.all(servers.map((server, i) =>
       sendInOrder(`http://127.0.0.1:${server.port}`, writes[i]!)))).flat()
     const seconds = (performance.now() - started) / 1000
+    const clientCpu = process.cpuUsage(clientBefore)
+    const serverAfter = serversCpu()
     const accepted = results.filter((r) => r.status === 202)
     const lastIndex = Math.max(...accepted.map((r) => r.json!.entry["index"] as number))
     while (published[published.length - 1]!.size <= lastIndex) await new Promise((r) => setTimeout(r, 10))
     running = false
     await watcher
+    checkpoints.close()
 
     const coverage = accepted.map((r) => {
       const index = r.json!.entry["index"] as number
@@ -118,6 +158,17 @@ const run = async (nodes: number, database?: string): Promise<number> => {
     line("durable entries per second", entriesPerSecond.toFixed(0))
     line("202 latency", `p50 ${percentile(latencies, 50).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms`)
     line("202 to a covering checkpoint", `p50 ${percentile(coverage, 50).toFixed(0)} ms  p99 ${percentile(coverage, 99).toFixed(0)} ms  (sampled every 10 ms)`)
+    const perEntry = (cpuSeconds: number) => `${((cpuSeconds * 1e6) / accepted.length).toFixed(0)} µs`
+    const clientSeconds = (clientCpu.user + clientCpu.system) / 1e6
+    const serverSeconds = serverAfter.reduce((sum, after, i) => sum + after.total - serverBefore[i]!.total, 0)
+    line("CPU per entry: servers + load generator", `${perEntry(serverSeconds + clientSeconds)} = ${perEntry(serverSeconds)} + ${perEntry(clientSeconds)}`)
+    const threads = [...serverAfter[0]!.threads].map(([name, after]) => [name, after - (serverBefore[0]!.threads.get(name) ?? 0)] as const)
+    line(`  ${nodes > 1 ? "first node's" : "server"} threads`, threads.filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, s]) => `${name} ${perEntry(s)}`).join(", "))
+    // On a shared machine the wall-clock figures move with the other load; CPU time per
+    // entry, counted in verifications' CPU time, does much less.
+    const verificationsPerEntry = ((serverSeconds + clientSeconds) * 1e6) / accepted.length / verifyCpu
+    line("  in verifications' CPU time", `${verificationsPerEntry.toFixed(2)} (one verification: ${verifyCpu.toFixed(1)} µs of CPU)`)
+    line("  efficiency if the bench had both cores", `${(4 / verificationsPerEntry).toFixed(2)} (= 2 cores / CPU per entry / (1 core / 2 verifications))`)
     line("node:crypto Ed25519 verifies per second, 1 core", verifies.toFixed(0))
     line("efficiency = entries/s / (verifies/s / 2)", `${(entriesPerSecond / (verifies / 2)).toFixed(2)} (target >= 0.6)`)
     return entriesPerSecond
@@ -130,7 +181,7 @@ const run = async (nodes: number, database?: string): Promise<number> => {
   }
 }
 
-const verifies = verifiesPerSecond()
+const { perSecond: verifies, cpuMicros: verifyCpu } = verifiesPerSecond()
 if (databaseUrl === undefined) {
   await run(1)
 } else {

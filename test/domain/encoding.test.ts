@@ -1,5 +1,6 @@
 // profile.md section 1: U64 and B64 encode and strictly decode; canonical decimals.
 
+import { base64, base64urlnopad } from "@scure/base"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { toHex } from "../../src/domain/bytes.js"
@@ -69,6 +70,38 @@ describe("U64 and B64", () => {
         if (b !== undefined) expect(encodeB64(b)).toBe(text)
       }),
       { numRuns: 2000 }
+    )
+  })
+})
+
+describe("the hand-written codec", () => {
+  // @scure/base was the codec before; it stays the reference the faster one must agree with.
+  const scure = (codec: typeof base64, text: string) => {
+    try {
+      const bytes = codec.decode(text)
+      return codec.encode(bytes) === text ? bytes : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  it("encodes as @scure/base does", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+        expect(encodeU64(bytes)).toBe(base64urlnopad.encode(bytes))
+        expect(encodeB64(bytes)).toBe(base64.encode(bytes))
+      })
+    )
+  })
+
+  it("accepts and refuses exactly the strings @scure/base's strict round trip does", () => {
+    const letter = fc.constantFrom(..."AZaz09+/-_=é\u0000 QgwA")
+    fc.assert(
+      fc.property(fc.stringOf(letter, { maxLength: 14 }), (text) => {
+        expect(decodeU64(text)).toEqual(scure(base64urlnopad, text))
+        expect(decodeB64(text)).toEqual(scure(base64, text))
+      }),
+      { numRuns: 5000 }
     )
   })
 })

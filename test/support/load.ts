@@ -2,6 +2,7 @@
 // chain must arrive in seq order) while many keys write at once. Shared by the end-to-end
 // write tests, the crash test and bench/write.
 
+import { connect, type Socket } from "node:net"
 import { Either } from "effect"
 import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
 import { encodeU64 } from "../../src/domain/encoding.js"
@@ -60,6 +61,7 @@ export const presignPosts = (options: {
 export interface WriteResult {
   readonly write: SignedWrite
   readonly status: number
+  /** The answer's JSON, parsed on first use (the sender itself needs only the status). */
   readonly json: { entry: Record<string, any>; receipt_note: string } | undefined
   /** Milliseconds from send to answer. */
   readonly latency: number
@@ -68,35 +70,147 @@ export interface WriteResult {
 }
 
 /**
- * Sends each key's writes in order, all keys at once. Stops a key at its first answer
- * that is not 202 (the rest of its chain cannot be accepted) or at a network error.
+ * Sends each key's writes in order, all keys at once, one keep-alive connection per key.
+ * Stops a key at its first answer that is not 202 (the rest of its chain cannot be
+ * accepted) or at a network error.
+ *
+ * The requests are written as pre-built bytes on raw sockets and the answers read with a
+ * minimal HTTP/1.1 parser, as wrk does: bench/write runs this on the same two cores as the
+ * server, and fetch (undici) cost about as much CPU per request as the server's own
+ * handling, so it measured the client as much as the service.
  */
 export const sendInOrder = async (
   baseUrl: string,
   perKey: ReadonlyArray<ReadonlyArray<SignedWrite>>,
   onResult?: (result: WriteResult) => void
 ): Promise<Array<WriteResult>> => {
+  const { hostname, port, host } = new URL(baseUrl)
+  const prebuilt = perKey.map((writes) => writes.map((write) => requestBytes(host, write)))
   const results: Array<WriteResult> = []
-  await Promise.all(perKey.map(async (writes) => {
-    for (const write of writes) {
-      const started = performance.now()
-      let status: number
-      let json: WriteResult["json"]
-      try {
-        const response = await fetch(`${baseUrl}/v2/entries`, { method: "POST", headers: write.headers, body: write.body })
-        status = response.status
-        json = await response.json() as WriteResult["json"]
-      } catch {
-        return
+  await Promise.all(perKey.map(async (writes, k) => {
+    const connection = new Connection(hostname, Number(port))
+    try {
+      for (let i = 0; i < writes.length; i++) {
+        const started = performance.now()
+        let answer: RawAnswer
+        try {
+          answer = await connection.exchange(prebuilt[k]![i]!)
+        } catch {
+          return
+        }
+        const answeredAt = performance.now()
+        const result = answered(writes[i]!, answer, started, answeredAt)
+        results.push(result)
+        onResult?.(result)
+        if (answer.status !== 202) return
       }
-      const answeredAt = performance.now()
-      const result = { write, status, json, latency: answeredAt - started, answeredAt }
-      results.push(result)
-      onResult?.(result)
-      if (status !== 202) return
+    } finally {
+      connection.close()
     }
   }))
   return results
+}
+
+const answered = (write: SignedWrite, answer: RawAnswer, started: number, answeredAt: number): WriteResult => {
+  let json: WriteResult["json"] | undefined
+  return {
+    write,
+    status: answer.status,
+    get json() {
+      json ??= JSON.parse(answer.body.toString("utf8")) as WriteResult["json"]
+      return json
+    },
+    latency: answeredAt - started,
+    answeredAt
+  }
+}
+
+/**
+ * GET requests on one keep-alive raw connection, for pollers that run beside the load (the
+ * bench's checkpoint watcher), so they cost the load generator's cores little.
+ */
+export const rawGetter = (baseUrl: string) => {
+  const { hostname, port, host } = new URL(baseUrl)
+  const connection = new Connection(hostname, Number(port))
+  return {
+    get: async (path: string): Promise<{ readonly status: number; readonly text: string }> => {
+      const answer = await connection.exchange(Buffer.from(`GET ${path} HTTP/1.1\r\nhost: ${host}\r\n\r\n`, "latin1"))
+      return { status: answer.status, text: answer.body.toString("utf8") }
+    },
+    close: () => connection.close()
+  }
+}
+
+const requestBytes = (authority: string, write: SignedWrite): Buffer => {
+  let head = `POST /v2/entries HTTP/1.1\r\nhost: ${authority}\r\ncontent-length: ${write.body.length}\r\n`
+  for (const [name, value] of Object.entries(write.headers)) head += `${name}: ${value}\r\n`
+  return Buffer.concat([Buffer.from(`${head}\r\n`, "latin1"), write.body])
+}
+
+interface RawAnswer {
+  readonly status: number
+  readonly body: Buffer
+}
+
+const HEAD_END = Buffer.from("\r\n\r\n")
+
+/** One keep-alive HTTP/1.1 connection with at most one request outstanding. */
+class Connection {
+  private socket: Socket | undefined
+  private received: Buffer = Buffer.alloc(0)
+  private waiting: { resolve: (answer: RawAnswer) => void; reject: (error: Error) => void } | undefined
+
+  constructor(private readonly host: string, private readonly port: number) {}
+
+  exchange(request: Buffer): Promise<RawAnswer> {
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject }
+      this.open().write(request)
+    })
+  }
+
+  close(): void {
+    this.socket?.destroy()
+  }
+
+  private open(): Socket {
+    if (this.socket !== undefined && !this.socket.destroyed) return this.socket
+    const socket = connect({ host: this.host, port: this.port, noDelay: true })
+    socket.on("data", (chunk: Buffer) => {
+      this.received = this.received.length === 0 ? chunk : Buffer.concat([this.received, chunk])
+      this.answer()
+    })
+    const lost = (error?: Error) => {
+      const waiting = this.waiting
+      this.waiting = undefined
+      this.received = Buffer.alloc(0)
+      waiting?.reject(error ?? new Error("the connection closed"))
+    }
+    socket.on("error", lost)
+    socket.on("close", () => lost())
+    this.socket = socket
+    return socket
+  }
+
+  /** Resolves the outstanding request once its whole answer (Content-Length framed) is in. */
+  private answer(): void {
+    const end = this.received.indexOf(HEAD_END)
+    if (end < 0 || this.waiting === undefined) return
+    const head = this.received.toString("latin1", 0, end)
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head)
+    if (length === null) {
+      this.socket?.destroy(new Error(`an answer without Content-Length: ${head}`))
+      return
+    }
+    const bodyStart = end + HEAD_END.length
+    const bodyEnd = bodyStart + Number(length[1])
+    if (this.received.length < bodyEnd) return
+    const body = this.received.subarray(bodyStart, bodyEnd)
+    this.received = this.received.subarray(bodyEnd)
+    const waiting = this.waiting
+    this.waiting = undefined
+    waiting.resolve({ status: Number(head.slice(9, 12)), body })
+  }
 }
 
 export const percentile = (values: ReadonlyArray<number>, p: number): number => {

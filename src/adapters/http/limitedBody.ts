@@ -34,7 +34,18 @@ export const readLimitedBody = (request: HttpServerRequest.HttpServerRequest, li
       if (size > limit) finish({ _tag: "TooLarge" })
       else chunks.push(chunk)
     }
-    const onEnd = () => finish({ _tag: "Body", bytes: new Uint8Array(Buffer.concat(chunks, size)) })
+    // The body gets a buffer of its own, exactly its size: Buffer.concat of a small body is
+    // a view into Node's shared 8 KiB pool, and a view is cloned with its whole buffer when
+    // the body is posted to a check worker.
+    const onEnd = () => {
+      const bytes = new Uint8Array(size)
+      let offset = 0
+      for (const chunk of chunks) {
+        bytes.set(chunk, offset)
+        offset += chunk.length
+      }
+      finish({ _tag: "Body", bytes })
+    }
     const onError = (error: Error) => finish({ _tag: "Failed", reason: error.message })
     incoming.on("data", onData)
     incoming.on("end", onEnd)

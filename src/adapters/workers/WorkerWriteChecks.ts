@@ -6,8 +6,12 @@
 //   the same checkWrite as the in-process adapter. Run from the TypeScript sources (tests),
 //   the pool still starts the compiled copy in dist/.
 // - A request goes to the worker with the fewest requests outstanding. Requests that
-//   arrive in the same turn of the runtime go to a worker in one message, and it answers
-//   them in one message, so a burst costs one postMessage per worker each way.
+//   arrive in the same turn of the event loop go to a worker in one message, and it
+//   answers them in one message, so a burst costs one postMessage per worker each way.
+//   The outbox is flushed with setImmediate, after every I/O callback of the turn: a
+//   microtask would run after each socket's callback, and measured one message per
+//   request (bench/write: about 22 requests per message with setImmediate; with the
+//   route cut short after the checks, 90 µs less CPU per write across the two threads).
 // - The layer is ready once every worker has loaded (a missing dist/ stops the service at
 //   start, not at the first write). A worker that dies later is replaced; the requests it
 //   held end as defects (500), like an exception of the in-process checks. If the
@@ -44,7 +48,7 @@ interface Slot {
   worker: Worker | undefined
   /** Requests sent and not yet answered, by id. */
   readonly pending: Map<number, Resume>
-  /** Requests of this turn, not yet sent. */
+  /** Requests of this turn of the event loop, not yet sent. */
   outbox: Array<CheckRequest>
 }
 
@@ -130,7 +134,7 @@ export const WorkerWriteChecksLive = (options: WorkerWriteChecksOptions): Layer.
         if (slot === undefined) return resume(Effect.die(new Error("no write-check worker is running")))
         const id = nextId++
         slot.pending.set(id, resume)
-        if (slot.outbox.length === 0) queueMicrotask(flush(slot))
+        if (slot.outbox.length === 0) setImmediate(flush(slot))
         slot.outbox.push({ id, request, now })
         return Effect.sync(() => {
           slot.pending.delete(id)

@@ -36,16 +36,46 @@ export const signEnvelope = (
     auth: { alg: AUTH_ALG, sig: encodeU64(ed25519.sign(seed, utf8(input))) }
   }))
 
+/** Both JCS texts of a signed envelope: what its signature covers, and the whole envelope. */
+export interface EnvelopeTexts {
+  /** The signing input: JCS with `auth` reduced to `{"alg":"ed25519-jcs"}`. */
+  readonly signed: string
+  /** JCS of the whole envelope, auth.sig included (hashed for `prev`, embedded in the leaf). */
+  readonly whole: string
+}
+
+/**
+ * Both texts from one canonicalisation of the members other than `auth`. JCS writes an
+ * object's members sorted by name, and "auth" sorts before every other envelope member
+ * (created, expires, kid, nonce, origin, payload, prev, seq, type, v), so each text is
+ * `{"auth":` + JCS of its auth + `,` + the rest's JCS without its opening brace.
+ */
+export const envelopeTexts = (envelope: Envelope): Either.Either<EnvelopeTexts, JcsError> => {
+  const { auth, ...members } = envelope
+  return Either.flatMap(jcs(members), (rest) =>
+    Either.flatMap(jcs(withoutSig(auth)), (signedAuth) =>
+      Either.map(jcs(auth), (wholeAuth) => ({
+        // An envelope always has members besides auth, so `rest` is never "{}".
+        signed: `{"auth":${signedAuth},${rest.slice(1)}`,
+        whole: `{"auth":${wholeAuth},${rest.slice(1)}`
+      }))))
+}
+
 /**
  * Whether auth.sig is a valid ed25519-jcs signature of the envelope by the key its kid
  * names. False, never an exception, for another alg, a kid that is not an Ed25519
  * did:key, a signature that is not canonical U64 of 64 bytes, or data with no JCS form.
  */
 export const verifyEnvelopeSignature = (envelope: Envelope, ed25519: Ed25519): boolean => {
+  const input = signingInput(envelope)
+  return Either.isRight(input) && verifySigningInput(envelope, input.right, ed25519)
+}
+
+/** verifyEnvelopeSignature, given the envelope's signing input already computed (envelopeTexts). */
+export const verifySigningInput = (envelope: Envelope, signed: string, ed25519: Ed25519): boolean => {
   if (envelope.auth.alg !== AUTH_ALG) return false
   const publicKey = publicKeyFromDidKey(envelope.kid)
   const signature = decodeU64(envelope.auth.sig)
   if (publicKey === undefined || signature === undefined || signature.length !== 64) return false
-  const input = signingInput(envelope)
-  return Either.isRight(input) && ed25519.verify(publicKey, utf8(input.right), signature)
+  return ed25519.verify(publicKey, utf8(signed), signature)
 }

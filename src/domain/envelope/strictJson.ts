@@ -28,11 +28,15 @@ const findDuplicateName = (text: string): string | undefined => {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === 0x22 /* " */) {
-      let end = i + 1
-      while (text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c /* \ */ ? 2 : 1
+      // The closing quote is the next one not escaped: not preceded by an odd run of
+      // backslashes. (indexOf rather than a loop over every character: the body member
+      // of a write is a kilobyte-long string.)
+      let end = text.indexOf('"', i + 1)
+      while (isEscaped(text, end)) end = text.indexOf('"', end + 1)
       const names = open[open.length - 1]
       if (expectName && names) {
-        const name = JSON.parse(text.slice(i, end + 1)) as string
+        const raw = text.slice(i + 1, end)
+        const name = raw.includes("\\") ? JSON.parse(`"${raw}"`) as string : raw
         if (names.has(name)) return name
         names.add(name)
       }
@@ -50,4 +54,10 @@ const findDuplicateName = (text: string): string | undefined => {
     }
   }
   return undefined
+}
+
+const isEscaped = (text: string, quote: number): boolean => {
+  let backslashes = 0
+  while (text.charCodeAt(quote - 1 - backslashes) === 0x5c /* \ */) backslashes++
+  return backslashes % 2 === 1
 }

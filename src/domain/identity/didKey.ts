@@ -17,12 +17,33 @@ export const didKeyFromPublicKey = (publicKey: Uint8Array): string => {
   return PREFIX + base58.encode(concat(ED25519_PUB_MULTICODEC, publicKey))
 }
 
+// Every write names its key three times (the HTTP keyid, the envelope's kid and its
+// signature check) and an agent writes many times, while base58 decoding is quadratic in
+// the length: the answers are remembered. The function stays pure (same input, same
+// answer; each caller gets its own copy of the bytes).
+const DID_KEY_LENGTH = 56
+const DECODED_LIMIT = 100_000
+const decoded = new Map<string, Uint8Array | null>()
+
 /**
  * The 32-byte Ed25519 public key a did:key names, or undefined for anything else: another
  * DID method or key type, another multibase, a wrong length, or a non-canonical spelling.
  * Whether the bytes are a point on the curve is left to signature verification.
  */
 export const publicKeyFromDidKey = (did: string): Uint8Array | undefined => {
+  // An Ed25519 did:key is 56 characters; longer strings are refused without being remembered.
+  if (did.length > DID_KEY_LENGTH) return undefined
+  let key = decoded.get(did)
+  if (key === undefined) {
+    key = decodeDidKey(did) ?? null
+    // A bound, not an LRU: a flood of new keys costs one decoding each, memory stays fixed.
+    if (decoded.size >= DECODED_LIMIT) decoded.clear()
+    decoded.set(did, key)
+  }
+  return key === null ? undefined : key.slice()
+}
+
+const decodeDidKey = (did: string): Uint8Array | undefined => {
   if (!did.startsWith(PREFIX)) return undefined
   const encoded = did.slice(PREFIX.length)
   let bytes: Uint8Array

@@ -13,7 +13,7 @@ import { decodeEnvelope, type Envelope } from "../envelope/envelope.js"
 import { isJsonObject, jcs } from "../envelope/jcs.js"
 import { MAX_ENTRY_BYTES } from "../envelope/leaf.js"
 import { parseStrictJson } from "../envelope/strictJson.js"
-import { verifyEnvelopeSignature } from "../envelope/signature.js"
+import { envelopeTexts, verifySigningInput } from "../envelope/signature.js"
 import { signerOf, signersOf, type EntryRule, type PayloadSignatureCheck, type Signer } from "../entries/entryRule.js"
 import { publicKeyFromDidKey } from "../identity/didKey.js"
 import { payloadSignatureCheck } from "../identity/possession.js"
@@ -126,12 +126,13 @@ export const checkEntry = (
     return left("unknown_type", `${JSON.stringify(envelope.type)} is not an entry type ${route}`)
   }
 
-  const envelopeJcs = jcs(envelope)
-  if (Either.isLeft(envelopeJcs)) return left("malformed_envelope", envelopeJcs.left.reason)
-  if (envelopeJcs.right.length + LEAF_OVERHEAD > MAX_ENTRY_BYTES) {
+  const texts = envelopeTexts(envelope)
+  if (Either.isLeft(texts)) return left("malformed_envelope", texts.left.reason)
+  const envelopeJcs = texts.right.whole
+  if (envelopeJcs.length + LEAF_OVERHEAD > MAX_ENTRY_BYTES) {
     return left("entry_too_large", `the leaf would exceed ${MAX_ENTRY_BYTES} bytes`)
   }
-  if (!verifyEnvelopeSignature(envelope, ctx.ed25519)) {
+  if (!verifySigningInput(envelope, texts.right.signed, ctx.ed25519)) {
     return left("envelope_signature_invalid", "auth.sig is not kid's ed25519-jcs signature of the envelope")
   }
 
@@ -144,10 +145,10 @@ export const checkEntry = (
   const body = checkBody(rule, payload.right as Record<string, unknown>, rawBodyMember, ctx.sha256)
   if (Either.isLeft(body)) return Either.left(body.left)
 
-  const envelopeBytes = utf8(envelopeJcs.right)
+  const envelopeBytes = utf8(envelopeJcs)
   return Either.right({
     envelope,
-    envelopeJcs: envelopeJcs.right,
+    envelopeJcs,
     envelopeHash: ctx.sha256(envelopeBytes),
     rule,
     payload: payload.right,

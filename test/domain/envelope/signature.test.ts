@@ -9,7 +9,8 @@ import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { fromHex } from "../../../src/domain/bytes.js"
 import { decodeU64, encodeU64 } from "../../../src/domain/encoding.js"
 import type { Envelope, UnsignedEnvelope } from "../../../src/domain/envelope/envelope.js"
-import { signEnvelope, signingInput, verifyEnvelopeSignature } from "../../../src/domain/envelope/signature.js"
+import { jcs } from "../../../src/domain/envelope/jcs.js"
+import { envelopeTexts, signEnvelope, signingInput, verifyEnvelopeSignature, verifySigningInput } from "../../../src/domain/envelope/signature.js"
 import { didKeyFromPublicKey } from "../../../src/domain/identity/didKey.js"
 import { profileVectors as v } from "../profileVectors.js"
 
@@ -85,6 +86,31 @@ describe("verifyEnvelopeSignature", () => {
         expect(verifyEnvelopeSignature({ ...signed, kid: e.kid }, ed25519)).toBe(false)
       }),
       { numRuns: 50 }
+    )
+  })
+})
+
+describe("envelopeTexts", () => {
+  const e = v.envelopes[1]!.envelope
+
+  it("gives the vectors' signing inputs and the JCS of the whole envelope", () => {
+    for (const { envelope, signing_input } of v.envelopes) {
+      const texts = Either.getOrThrow(envelopeTexts(envelope))
+      expect(texts.signed).toBe(signing_input)
+      expect(texts.whole).toBe(Either.getOrThrow(jcs(envelope)))
+      expect(verifySigningInput(envelope, texts.signed, nodeCrypto.ed25519)).toBe(true)
+    }
+  })
+
+  it("equals signingInput and jcs for any payload and auth", () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue()), (payload, extra) => {
+        const envelope = JSON.parse(JSON.stringify({ ...e, payload, auth: { ...extra, ...e.auth } })) as Envelope
+        const texts = envelopeTexts(envelope)
+        const expected = Either.all({ signed: signingInput(envelope), whole: jcs(envelope) })
+        expect(Either.isRight(texts)).toBe(Either.isRight(expected))
+        if (Either.isRight(texts) && Either.isRight(expected)) expect(texts.right).toEqual(expected.right)
+      })
     )
   })
 })

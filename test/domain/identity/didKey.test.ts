@@ -68,4 +68,15 @@ describe("did:key", () => {
     expect(isDidKey(v.agent.kid)).toBe(true)
     expect(() => didKeyFromPublicKey(new Uint8Array(31))).toThrow(RangeError)
   })
+
+  it("answers the same when asked again, with bytes of the caller's own", () => {
+    fc.assert(fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (key) => {
+      const did = didKeyFromPublicKey(key)
+      expect(did).toHaveLength(56)
+      const first = publicKeyFromDidKey(did)!
+      first.fill(0)
+      expect(publicKeyFromDidKey(did)).toEqual(key)
+      expect(publicKeyFromDidKey(did + "1")).toBeUndefined()
+    }))
+  })
 })
