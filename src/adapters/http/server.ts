@@ -47,6 +47,22 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers, ContributionsHandlers])
 )
 
+/**
+ * Idle keep-alive connections are kept 65 s, past the 60 s idle timeout of common load
+ * balancers: a server that closes first races the peer reusing the socket, and the peer
+ * sees "other side closed" on a request it had every right to send (Node's default is 5 s,
+ * which a client whose event loop stalls for a second under load already loses).
+ */
+const KEEP_ALIVE_MS = 65_000
+
+const createKeepAliveServer = () => {
+  const server = createServer()
+  server.keepAliveTimeout = KEEP_ALIVE_MS
+  // Must exceed keepAliveTimeout, or a request arriving at the end of the idle time is cut.
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000
+  return server
+}
+
 /** Serves the API on host:port until the scope closes. */
 export const HttpLive = (options: { readonly host: string; readonly port: number }) =>
   HttpApiBuilder.serve(countRequests).pipe(
@@ -55,5 +71,5 @@ export const HttpLive = (options: { readonly host: string; readonly port: number
     Layer.provide(ApiLive),
     HttpServer.withLogAddress,
     HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide(NodeHttpServer.layer(createServer, { host: options.host, port: options.port }))
+    Layer.provide(NodeHttpServer.layer(createKeepAliveServer, { host: options.host, port: options.port }))
   )
