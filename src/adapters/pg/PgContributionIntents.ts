@@ -1,4 +1,4 @@
-// Contribution intents on PostgreSQL (docs/protocol.md 14.x): one row per intent in
+// Contribution intents on PostgreSQL (docs/protocol.md 14.1): one row per intent in
 // aics_intents, shared by every node, so an intent made on one node is claimed on any other.
 //
 // reserve is one transaction that first takes pg_advisory_xact_lock on the intent's network

@@ -1,4 +1,4 @@
-// The notice register on PostgreSQL (docs/protocol.md 14.x): one row per notice in
+// The notice register on PostgreSQL (docs/protocol.md 14.1): one row per notice in
 // aics_notices, shared by every node, so a notice taken by one node is listed and closed by
 // any other. The rules are the domain's (closeNotice, purgeNotice's deletionDueAt); the
 // table stores.

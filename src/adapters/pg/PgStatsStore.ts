@@ -1,4 +1,4 @@
-// The owner's request statistics on PostgreSQL (docs/protocol.md 14.x): one row per
+// The owner's request statistics on PostgreSQL (docs/protocol.md 14.1): one row per
 // counter in aics_request_stats, shared by every node. Each node adds its own counts
 // (app/RequestStats.ts), so the rows are the sum over nodes and no node overwrites
 // another's.

@@ -2,7 +2,7 @@
 // writes sent to both at once from many keys: every write is answered 202 with a receipt
 // of one log, the entries of every key are in seq order, and the tiles of either node,
 // checked by the independent verifier, hold every acknowledged leaf under one root. And
-// the off-log stores are shared too (section 14.x): a notice filed on one node is listed
+// the off-log stores are shared too (section 14.1): a notice filed on one node is listed
 // and closed on the other, an intent made on one is claimed on the other, and the owner's
 // statistics on one count the requests the other answered. Needs several database
 // sessions, so it runs on the real server only (AICS_TEST_DATABASE_URL).
