@@ -54,9 +54,12 @@ import { Clock } from "./ports/Clock.js"
 
 const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, ServiceConfig.fromEnv)
 
-// PostgreSQL when AICS_DATABASE_URL is set: the log, bodies, nonces, cursors, tiles and the
-// coordination of several processes on one pool. Else the filesystem under AICS_DATA_DIR,
-// one process. The service's keys and the notice register stay on the filesystem either way.
+// PostgreSQL when AICS_DATABASE_URL is set: the log, bodies, nonces, cursors, tiles, the
+// off-log stores (notice register, contribution intents, request statistics) and the
+// coordination of several processes on one pool, so every node serves every route. Else
+// the filesystem under AICS_DATA_DIR, one process. The service's keys stay files under
+// AICS_DATA_DIR either way, and the chain ledger is the operator's watcher's file
+// (AICS_SUP_LEDGER), which every node reads (docs/operations.md).
 const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
   Layer.mergeAll(
     config.databaseUrl === undefined
@@ -66,17 +69,14 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
         MemoryNonceStoreLive,
         FsReadCursorsLive(join(config.dataDir, "cursors")),
         FsTileSinkLive(join(config.dataDir, "tiles")),
-        MemoryCoordinationLive()
+        MemoryCoordinationLive(),
+        FsNoticeRegisterLive(join(config.dataDir, "notices")),
+        FsStatsStoreLive(join(config.dataDir, "stats")),
+        FsContributionIntentsLive(join(config.dataDir, "contributions"))
       )
       : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl)).pipe(
         Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
       ),
-    // The notice register (personal data, off the log) stays on the filesystem either way,
-    // and so do the owner's request statistics.
-    FsNoticeRegisterLive(join(config.dataDir, "notices")),
-    FsStatsStoreLive(join(config.dataDir, "stats")),
-    // Contribution intents (off the log) likewise; the chain ledger is the operator's watcher's file.
-    FsContributionIntentsLive(join(config.dataDir, "contributions")),
     FsChainOracleLive(config.contributions.ledger),
     FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid })
   )))

@@ -1,10 +1,13 @@
 // The owner's request statistics (service.md "Owner statistics", `GET /v2/admin/stats`;
 // domain/stats/requestStats.ts): one counter per (day, access class, route group, outcome,
 // latency bucket), bumped by the HTTP middleware as each answer goes out. Counting is a map
-// increment, so the hot write route pays next to nothing. The counters survive a restart:
-// loaded from the StatsStore at start, saved when changed every SAVE_EVERY and when the
-// service stops (a crash loses at most that interval). The document is cached per `days`
-// for 10 seconds, as service.md says.
+// increment, so the hot write route pays next to nothing. The counts are added to the
+// StatsStore (pending ones every SAVE_EVERY, before a document is made, and when the
+// service stops; a crash loses at most that interval), which several nodes share: each
+// adds its own, so the document, made from the store's counters and this node's pending
+// ones, counts every node's requests (another node's within its SAVE_EVERY). Counters
+// older than the kept window are dropped as counts are added. The document is cached per
+// `days` for 10 seconds, as service.md says.
 
 import { Context, Duration, Effect, Layer, Schedule } from "effect"
 import {
@@ -36,19 +39,42 @@ export class RequestStats extends Context.Tag("aics/RequestStats")<RequestStats,
   static readonly layer = Layer.scoped(RequestStats, Effect.gen(function*() {
     const clock = yield* Clock
     const store = yield* StatsStore
-    const counters = new Map<string, number>(yield* store.load)
-    let dirty = false
+    // The store's counters as last loaded, and the counts made here not yet added to it.
+    let stored = new Map<string, number>(yield* store.load)
+    let pending = new Map<string, number>()
     const cache = new Map<number, { readonly at: number; readonly document: OwnerStatsDocument }>()
+    // Adds and the loads after them run one at a time: a load never misses counts that
+    // left `pending` for an add still under way.
+    const lock = Effect.unsafeMakeSemaphore(1)
 
-    const save = Effect.suspend(() => {
-      if (!dirty) return Effect.void
-      dirty = false
+    const add = Effect.suspend(() => {
+      if (pending.size === 0) return Effect.void
+      const increments = pending
+      pending = new Map()
       return Effect.flatMap(clock.nowMillis, (now) => {
         const oldest = oldestKeptDay(now)
-        for (const key of counters.keys()) if (!keepCounter(key, oldest)) counters.delete(key)
-        return store.save([...counters])
-      }).pipe(Effect.catchAll((e) => Effect.zipRight(Effect.sync(() => { dirty = true }), Effect.logWarning(`request statistics not saved: ${e.message}`))))
+        const drop = [...stored.keys()].filter((key) => !keepCounter(key, oldest))
+        return Effect.map(store.add([...increments], drop), () => { for (const key of drop) stored.delete(key) })
+      }).pipe(Effect.catchAll((e) =>
+        Effect.zipRight(
+          // Not added: counted again with what comes next, for the next add.
+          Effect.sync(() => { for (const [key, n] of increments) pending.set(key, (pending.get(key) ?? 0) + n) }),
+          Effect.logWarning(`request statistics not saved: ${e.message}`)
+        )))
     })
+    const save = lock.withPermits(1)(add)
+    // Every node's counts: the store's, after adding this node's, plus any counted since.
+    const current = lock.withPermits(1)(Effect.zipRight(
+      add,
+      store.load.pipe(
+        Effect.map((loaded) => { stored = new Map(loaded) }),
+        Effect.catchAll((e) => Effect.logWarning(`request statistics not loaded, the document shows the last loaded: ${e.message}`))
+      )
+    )).pipe(Effect.map(() => {
+      const counters = new Map(stored)
+      for (const [key, n] of pending) counters.set(key, (counters.get(key) ?? 0) + n)
+      return counters
+    }))
     yield* Effect.forkScoped(Effect.repeat(Effect.delay(save, SAVE_EVERY), Schedule.forever))
     yield* Effect.addFinalizer(() => save)
 
@@ -72,15 +98,16 @@ export class RequestStats extends Context.Tag("aics/RequestStats")<RequestStats,
           outcomeOf(r.status),
           latencyBucket(r.latencyMs)
         )
-        counters.set(key, (counters.get(key) ?? 0) + 1)
-        dirty = true
+        pending.set(key, (pending.get(key) ?? 0) + 1)
       }),
-      document: (days) => Effect.map(clock.nowMillis, (now) => {
+      document: (days) => Effect.flatMap(clock.nowMillis, (now) => {
         const cached = cache.get(days)
-        if (cached !== undefined && now - cached.at < CACHE_MS) return cached.document
-        const document = ownerStats(counters, days, now)
-        cache.set(days, { at: now, document })
-        return document
+        if (cached !== undefined && now - cached.at < CACHE_MS) return Effect.succeed(cached.document)
+        return Effect.map(current, (counters) => {
+          const document = ownerStats(counters, days, now)
+          cache.set(days, { at: now, document })
+          return document
+        })
       })
     }
   }))

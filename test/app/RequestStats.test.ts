@@ -3,11 +3,13 @@
 // survive a restart through the StatsStore (saved when the service stops).
 
 import { it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { expect } from "vitest"
 import { makeTestClock } from "../../src/adapters/clock/TestClock.js"
 import { FsStatsStoreLive } from "../../src/adapters/fs/FsStatsStore.js"
+import { MemoryStatsStoreLive } from "../../src/adapters/memory/MemoryStatsStore.js"
 import { RequestStats, type AnsweredRequest } from "../../src/app/RequestStats.js"
+import { StatsStore } from "../../src/ports/StatsStore.js"
 import { tempDir } from "../adapters/fs/tempDir.js"
 
 const T0 = Date.UTC(2026, 2, 1, 10, 0)
@@ -42,4 +44,29 @@ it.scoped("counts, caches for 10 s, and keeps the counters across a restart", ()
       expect(doc.requests.totals.total).toBe(4)
       expect(doc.requests.daily[29]).toMatchObject({ day: "2026-03-01", total: 4 })
     }).pipe(Effect.provide(layer)))
+  }))
+
+it.scoped("two nodes on one store: each adds its counts, a document counts both, old counters are dropped", () =>
+  Effect.gen(function*() {
+    const clock = makeTestClock(T0)
+    // A counter from before the kept window (366 days), as a store a year old holds.
+    const stale = "2024-01-01 program tlog ok le_50"
+    const shared = yield* Layer.build(MemoryStatsStoreLive)
+    yield* Context.get(shared, StatsStore).add([[stale, 5]], [])
+    const node = RequestStats.layer.pipe(Layer.provide(Layer.mergeAll(clock.layer, Layer.succeedContext(shared))))
+
+    const b = Context.get(yield* Layer.build(node), RequestStats)
+    // Node A answers three requests and stops (its counts are added as it stops).
+    yield* Effect.scoped(Effect.gen(function*() {
+      const a = Context.get(yield* Layer.build(node), RequestStats)
+      for (let i = 0; i < 3; i++) yield* a.count(request())
+    }))
+    yield* b.count(request({ status: 404 }))
+    const doc = yield* b.document(1)
+    expect(doc.requests.totals.total).toBe(4)
+    expect(doc.requests.by_group_outcome["forum"]).toMatchObject({ ok: 3 })
+    // B's add dropped the stale counter; A's three and B's one are in the store.
+    const stored = yield* Context.get(shared, StatsStore).load
+    expect(stored.find(([key]) => key === stale)).toBeUndefined()
+    expect(stored.reduce((sum, [, n]) => sum + n, 0)).toBe(4)
   }))

@@ -1,12 +1,13 @@
 // The storage ports on PostgreSQL, for a deployment that outgrows one machine: the log,
-// bodies, nonce replay store and read cursors of every API process live in one database
+// bodies, nonce replay store, read cursors and the off-log stores (notice register,
+// contribution intents, request statistics) of every API process live in one database
 // (AICS_DATABASE_URL), reached through one @effect/sql-pg pool per process.
 //
 // PgStorageLive(url) opens the pool (its first query proves the server is reachable), runs
 // the migrations (migrations.ts; idempotent, and safe when several processes start at
 // once), warns when synchronous_commit is off (a commit would then return before the WAL
 // flush, and an acknowledged append could be lost in a server crash), and only then
-// provides the four ports. The pool closes when the layer's scope closes.
+// provides the ports. The pool closes when the layer's scope closes.
 
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -15,13 +16,19 @@ import type { BodyStore } from "../../ports/BodyStore.js"
 import type { Crypto } from "../../ports/Crypto.js"
 import type { LogStore } from "../../ports/LogStore.js"
 import type { NonceStore } from "../../ports/NonceStore.js"
+import type { ContributionIntents } from "../../ports/ContributionIntents.js"
+import type { NoticeRegister } from "../../ports/NoticeRegister.js"
 import type { ReadCursors } from "../../ports/ReadCursors.js"
+import type { StatsStore } from "../../ports/StatsStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { runMigrations } from "./migrations.js"
 import { PgBodyStoreLive } from "./PgBodyStore.js"
+import { PgContributionIntentsLive } from "./PgContributionIntents.js"
 import { PgLogStoreLive } from "./PgLogStore.js"
 import { PgNonceStoreLive } from "./PgNonceStore.js"
+import { PgNoticeRegisterLive } from "./PgNoticeRegister.js"
 import { PgReadCursorsLive } from "./PgReadCursors.js"
+import { PgStatsStoreLive } from "./PgStatsStore.js"
 import { storage } from "./pgValues.js"
 
 export interface PgStorageOptions {
@@ -59,13 +66,23 @@ export const PgDatabaseLive = (
     ))
   )
 
-/** The four storage adapters over a pool already provided (and migrated). */
-export const PgStoresLive: Layer.Layer<LogStore | BodyStore | NonceStore | ReadCursors, never, SqlClient.SqlClient | Crypto> =
-  Layer.mergeAll(PgLogStoreLive, PgBodyStoreLive, PgNonceStoreLive, PgReadCursorsLive)
+/** The storage ports that live in the database. */
+export type PgStores = LogStore | BodyStore | NonceStore | ReadCursors | NoticeRegister | ContributionIntents | StatsStore
+
+/** The storage adapters over a pool already provided (and migrated). */
+export const PgStoresLive: Layer.Layer<PgStores, never, SqlClient.SqlClient | Crypto> = Layer.mergeAll(
+  PgLogStoreLive,
+  PgBodyStoreLive,
+  PgNonceStoreLive,
+  PgReadCursorsLive,
+  PgNoticeRegisterLive,
+  PgContributionIntentsLive,
+  PgStatsStoreLive
+)
 
 /** Every storage port on the database at `url`: one pool, migrations run first. */
 export const PgStorageLive = (
   url: string | Redacted.Redacted<string>,
   options: PgStorageOptions = {}
-): Layer.Layer<LogStore | BodyStore | NonceStore | ReadCursors, StorageError, Crypto> =>
+): Layer.Layer<PgStores, StorageError, Crypto> =>
   PgStoresLive.pipe(Layer.provide(PgDatabaseLive(url, options)))

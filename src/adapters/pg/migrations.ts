@@ -95,6 +95,38 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
       note bytea NOT NULL
     )`
+  ),
+  // The off-log stores, so that every node serves the same: the notice register
+  // (PgNoticeRegister.ts; text and contact in columns of their own, so a purge sets them to
+  // NULL; seq keeps the order notices were taken; purge_due is set on closing), the
+  // contribution intents (PgContributionIntents.ts; indexed for reserve's two checks) and
+  // the owner's request statistics (PgStatsStore.ts; one row per counter, added to).
+  "0007_off_log": statements(
+    `CREATE TABLE aics_notices (
+      seq bigserial PRIMARY KEY,
+      report_id text NOT NULL UNIQUE,
+      status text NOT NULL CHECK (status IN ('open', 'closed')),
+      purge_due bigint,
+      record jsonb NOT NULL,
+      text jsonb,
+      contact jsonb
+    )`,
+    `CREATE INDEX aics_notices_by_status ON aics_notices (status, seq)`,
+    `CREATE TABLE aics_intents (
+      intent_id text PRIMARY KEY,
+      network text NOT NULL,
+      name text NOT NULL,
+      units text NOT NULL,
+      expires bigint NOT NULL,
+      intent jsonb NOT NULL,
+      credit_index bigint
+    )`,
+    `CREATE INDEX aics_intents_by_units ON aics_intents (network, units, expires)`,
+    `CREATE INDEX aics_intents_by_owner ON aics_intents (network, name, expires)`,
+    `CREATE TABLE aics_request_stats (
+      key text PRIMARY KEY,
+      count bigint NOT NULL CHECK (count >= 0)
+    )`
   )
 }
 

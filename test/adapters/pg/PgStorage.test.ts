@@ -8,9 +8,12 @@ import { runMigrations } from "../../../src/adapters/pg/migrations.js"
 import { PgDatabaseLive, PgStorageLive } from "../../../src/adapters/pg/PgStorage.js"
 import { utf8 } from "../../../src/domain/bytes.js"
 import { BodyStore } from "../../../src/ports/BodyStore.js"
+import { ContributionIntents } from "../../../src/ports/ContributionIntents.js"
 import { LogStore } from "../../../src/ports/LogStore.js"
 import { NonceStore } from "../../../src/ports/NonceStore.js"
+import { NoticeRegister } from "../../../src/ports/NoticeRegister.js"
 import { ReadCursors } from "../../../src/ports/ReadCursors.js"
+import { StatsStore } from "../../../src/ports/StatsStore.js"
 import { entryBytes, LogModel } from "../../ports/LogStore.contract.js"
 import { testDatabase } from "../../support/pg.js"
 
@@ -28,7 +31,7 @@ const recorded = (url: string) =>
     Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
   )
 
-const ALL = [[1, "log"], [2, "bodies"], [3, "nonces"], [4, "read_cursors"], [5, "relay"], [6, "tiles"]]
+const ALL = [[1, "log"], [2, "bodies"], [3, "nonces"], [4, "read_cursors"], [5, "relay"], [6, "tiles"], [7, "off_log"]]
 
 describe("PgStorage", () => {
   it.scoped("provides every storage port from one pool", () =>
@@ -43,6 +46,10 @@ describe("PgStorage", () => {
       expect(yield* Context.get(context, NonceStore).remember("k", "n", 10, 0)).toBe(true)
       yield* Context.get(context, ReadCursors).advance("did:key:zA", 3)
       expect(yield* Context.get(context, ReadCursors).get("did:key:zA")).toBe(3)
+      expect(yield* Context.get(context, NoticeRegister).list(undefined, 10)).toEqual([])
+      expect(Option.isNone(yield* Context.get(context, ContributionIntents).get("none"))).toBe(true)
+      yield* Context.get(context, StatsStore).add([["2026-03-01 program tlog ok le_50", 1]], [])
+      expect(yield* Context.get(context, StatsStore).load).toEqual([["2026-03-01 program tlog ok le_50", 1]])
     }))
 
   it.scoped("runs every migration on a new schema, then none: a second run is a no-op that keeps the data", () =>
