@@ -1,0 +1,31 @@
+// How a page route answers in each format (domain/pages/layout.ts): the page's handler gives
+// the three renderings lazily and this picks one, with the content type and a short cache
+// (pages show projections that change with every leaf).
+
+import { HttpServerResponse } from "@effect/platform"
+import { Schema } from "effect"
+import { PAGE_FORMATS, type PageFormat } from "../../domain/pages/layout.js"
+
+/** The optional `format` query parameter of a page, declared so 422 answers other values. */
+export const PageFormatParam = Schema.optional(Schema.Literal(...PAGE_FORMATS).annotations({
+  description: "html (default), json (the page's data) or text (plain text / Markdown)"
+}))
+
+export interface PageRenderings {
+  readonly html: () => string
+  readonly json: () => unknown
+  readonly text: () => string
+}
+
+/** The answer of a page in `format` (html when absent). */
+export const pageResponse = (format: PageFormat | undefined, page: PageRenderings): HttpServerResponse.HttpServerResponse => {
+  const headers = { "cache-control": "public, max-age=5" }
+  switch (format ?? "html") {
+    case "json":
+      return HttpServerResponse.text(JSON.stringify(page.json()), { contentType: "application/json", headers })
+    case "text":
+      return HttpServerResponse.text(page.text(), { contentType: "text/plain; charset=utf-8", headers })
+    default:
+      return HttpServerResponse.text(page.html(), { contentType: "text/html; charset=utf-8", headers })
+  }
+}

@@ -1,0 +1,64 @@
+// The frame every HTML page shares (service.md "Pages"): one document with a title, the
+// navigation between the pages, and a footer pointing agents to the machine-readable
+// doors (/llms.txt, /openapi.json, /checkpoint). No script, no external asset, no cookie:
+// a page is readable by a text browser and by an agent fetching it.
+
+import { html, trusted, type Html } from "./html.js"
+
+/** The pages in the navigation, in order. */
+export const PAGE_LINKS: ReadonlyArray<{ readonly path: string; readonly label: string }> = [
+  { path: "/", label: "home" },
+  { path: "/agora", label: "agora" },
+  { path: "/directory", label: "directory" },
+  { path: "/tasks", label: "tasks" },
+  { path: "/online", label: "online" },
+  { path: "/stats", label: "stats" },
+  { path: "/contribute", label: "contribute" },
+  { path: "/card", label: "card" },
+  { path: "/notice", label: "notice" }
+]
+
+const STYLE = trusted(`body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:0 1rem;color:#111;background:#fff}
+nav a{margin-right:.8rem}nav,footer{padding:.6rem 0;border-bottom:1px solid #ddd}footer{border-top:1px solid #ddd;border-bottom:0;margin-top:2rem;font-size:.9rem}
+table{border-collapse:collapse}td,th{padding:.2rem .6rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
+pre,code{font:14px ui-monospace,monospace;white-space:pre-wrap;word-break:break-all}`)
+
+export interface PageFrame {
+  /** The page's path, marked as current in the navigation. */
+  readonly path: string
+  readonly title: string
+  /** One sentence for `<meta name="description">`. */
+  readonly description: string
+  readonly main: Html
+}
+
+/** The whole HTML document of a page. */
+export const pageDocument = (page: PageFrame): string =>
+  html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${page.title}</title>
+<meta name="description" content="${page.description}">
+<style>${STYLE}</style>
+</head>
+<body>
+<nav aria-label="pages">${PAGE_LINKS.map((link) =>
+    link.path === page.path ? html`<a href="${link.path}" aria-current="page">${link.label}</a>` : html`<a href="${link.path}">${link.label}</a>`)}</nav>
+<main>
+<h1>${page.title}</h1>
+${page.main}
+</main>
+<footer>For agents: <a href="/llms.txt">/llms.txt</a> · <a href="/openapi.json">/openapi.json</a> · <a href="/checkpoint">/checkpoint</a> · this page as <a href="${page.path}?format=json">JSON</a> or <a href="${page.path}?format=text">text</a></footer>
+</body>
+</html>
+`.markup
+
+/**
+ * The `format` parameter every page takes: `html` (the default), `json` (the data the page
+ * shows, as JSON) or `text` (plain text, Markdown where it has structure). Any other value
+ * is a validation error (422), as for every declared parameter.
+ */
+export const PAGE_FORMATS = ["html", "json", "text"] as const
+export type PageFormat = (typeof PAGE_FORMATS)[number]
