@@ -1,10 +1,11 @@
 // Writing FsBodyStore records (bodyLayout.ts) durably: the records are cut into groups of at
 // most MAX_UNSYNCED_RECORDS records and MAX_GROUP_BYTES bytes (one group for any realistic
 // batch); per group, one buffer per file, written at the committed end of that file by
-// position, then fdatasync of both files in parallel, and only then the next group. The
-// records are durable when the last sync is done; recovery (bodyRecovery.ts) handles a
-// crash before that. fdatasync is enough: it also flushes the file size, the only metadata
-// a read needs (the files' names were made durable when they were opened).
+// position, both files in parallel, and only then the next group. The files are open with
+// O_DSYNC (fileIo.ts openStoreFile): a write returns once its bytes and the file size are
+// on stable storage, as write + fdatasync would (the files' names were made durable when
+// they were opened). The records are durable when the last write is done; recovery
+// (bodyRecovery.ts) handles a crash before that.
 
 import type { FileHandle } from "node:fs/promises"
 import { Effect } from "effect"
@@ -24,11 +25,9 @@ import type { BodyFiles } from "./bodyFiles.js"
 import type { BodyEnd } from "./bodyRecovery.js"
 import { attempt, writeFully } from "./fileIo.js"
 
-const writeAndSync = (handle: FileHandle, name: string, bytes: Uint8Array, position: number) =>
-  attempt("write", `${name} at byte ${position}`, async () => {
-    await writeFully(handle, bytes, position)
-    await handle.datasync()
-  })
+/** Durable on return: the file is open with O_DSYNC. */
+const writeDurably = (handle: FileHandle, name: string, bytes: Uint8Array, position: number) =>
+  attempt("write", `${name} at byte ${position}`, () => writeFully(handle, bytes, position))
 
 /** Splits the records into groups within both bounds, in order. */
 const groupsOf = (records: ReadonlyArray<BodyRecord>): Array<ReadonlyArray<BodyRecord>> => {
@@ -68,8 +67,8 @@ const writeGroup = (
   })
   return Effect.all(
     [
-      writeAndSync(files.bodies, "bodies", bodies, end.bytes),
-      writeAndSync(files.index, "index", index, INDEX_ENTRY_SIZE * end.records)
+      writeDurably(files.bodies, "bodies", bodies, end.bytes),
+      writeDurably(files.index, "index", index, INDEX_ENTRY_SIZE * end.records)
     ],
     { concurrency: "unbounded", discard: true }
   ).pipe(Effect.as({ records: end.records + records.length, bytes: end.bytes + bodies.length }))

@@ -8,16 +8,15 @@
 // files) refuses a folder a store has open, and a store refuses a folder being compacted.
 // Other processes are not detected (one process per folder, as for FsLogStore).
 
-import { constants } from "node:fs"
 import type { FileHandle } from "node:fs/promises"
-import { open, readdir, rm } from "node:fs/promises"
+import { readdir, rm } from "node:fs/promises"
 import { join } from "node:path"
 import type { Scope } from "effect"
 import { Effect } from "effect"
 import { StorageError } from "../../ports/StorageError.js"
 import { BODIES_FILE, COMPACT_SUFFIX, INDEX_FILE } from "./bodyLayout.js"
 import { durableFolders } from "./durableFolders.js"
-import { attempt, syncFolder } from "./fileIo.js"
+import { attempt, openStoreFile, syncFolder } from "./fileIo.js"
 
 export interface BodyFiles {
   /** The folder, absolute. */
@@ -25,14 +24,6 @@ export interface BodyFiles {
   readonly bodies: FileHandle
   readonly index: FileHandle
 }
-
-const openFile = (path: string): Effect.Effect<FileHandle, StorageError, Scope.Scope> =>
-  Effect.acquireRelease(
-    // Read-write without O_APPEND: writes go to the committed end by position, so bytes a
-    // failed write left after it are overwritten rather than kept.
-    attempt("open", path, () => open(path, constants.O_RDWR | constants.O_CREAT, 0o644)),
-    (handle) => attempt("close", path, () => handle.close()).pipe(Effect.ignore)
-  )
 
 /** Open folders of this process: how many stores have each open, or "compacting". */
 const openFolders = new Map<string, number | "compacting">()
@@ -77,8 +68,8 @@ export const openBodyFiles = (
     const { root } = yield* durableFolders(directory)
     yield* register(root, use)
     yield* removeLeftovers(root)
-    const bodies = yield* openFile(join(root, BODIES_FILE))
-    const index = yield* openFile(join(root, INDEX_FILE))
+    const bodies = yield* openStoreFile(join(root, BODIES_FILE))
+    const index = yield* openStoreFile(join(root, INDEX_FILE))
     yield* attempt("fsync", root, () => syncFolder(root))
     return { root, bodies, index }
   })

@@ -1,8 +1,9 @@
 // Writing one group of leaves to FsLogStore's files (logLayout.ts) durably: one buffer per
-// file, written at the committed end of that file by position, then fdatasync. The three
-// files are written and synced in parallel; the group is durable only when all three
-// syncs are done, and recovery (logRecovery.ts) handles any crash before that.
-// fdatasync is enough: it also flushes the file size, the only metadata a read needs.
+// file, written at the committed end of that file by position. The files are open with
+// O_DSYNC (fileIo.ts openStoreFile), so each write returns once its bytes and the file size
+// are on stable storage, as write + fdatasync would. The three files are written in
+// parallel; the group is durable only when all three writes are done, and recovery
+// (logRecovery.ts) handles any crash before that.
 
 import type { FileHandle } from "node:fs/promises"
 import { Effect } from "effect"
@@ -19,11 +20,9 @@ export interface LogEnd {
   readonly leavesEnd: number
 }
 
-const writeAndSync = (handle: FileHandle, name: string, bytes: Uint8Array, position: number) =>
-  attempt("append", `${name} at byte ${position}`, async () => {
-    await writeFully(handle, bytes, position)
-    await handle.datasync()
-  })
+/** Durable on return: the file is open with O_DSYNC. */
+const writeDurably = (handle: FileHandle, name: string, bytes: Uint8Array, position: number) =>
+  attempt("append", `${name} at byte ${position}`, () => writeFully(handle, bytes, position))
 
 /** Appends the leaves after `end` and syncs; returns the new end. The caller checked the batch. */
 export const writeGroup = (
@@ -52,9 +51,9 @@ export const writeGroup = (
   })
   return Effect.all(
     [
-      writeAndSync(files.leaves, "leaves", records, end.leavesEnd),
-      writeAndSync(files.offsets, "offsets", offsets, OFFSET_SIZE * end.size),
-      writeAndSync(files.hashes, "hashes", hashes, HASH_SIZE * storedHashCount(end.size))
+      writeDurably(files.leaves, "leaves", records, end.leavesEnd),
+      writeDurably(files.offsets, "offsets", offsets, OFFSET_SIZE * end.size),
+      writeDurably(files.hashes, "hashes", hashes, HASH_SIZE * storedHashCount(end.size))
     ],
     { concurrency: "unbounded", discard: true }
   ).pipe(Effect.as({ size: end.size + leaves.length, leavesEnd: end.leavesEnd + recordBytes }))
