@@ -12,7 +12,7 @@
 
 import { ed25519 } from "@noble/curves/ed25519.js"
 import { sha256 } from "@noble/hashes/sha2.js"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { CryptoPrimitives } from "../../domain/crypto.js"
 import { Crypto } from "../../ports/Crypto.js"
 
@@ -39,4 +39,8 @@ export const nobleCrypto: CryptoPrimitives = {
   }
 }
 
-export const NobleCryptoLive = Layer.succeed(Crypto, nobleCrypto)
+export const NobleCryptoLive = Layer.succeed(Crypto, {
+  ...nobleCrypto,
+  // Pure JavaScript has no pool to run on: it signs in place.
+  signInBackground: (seed, message) => Effect.sync(() => nobleCrypto.ed25519.sign(seed, message))
+})

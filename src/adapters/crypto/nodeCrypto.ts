@@ -3,7 +3,7 @@
 // into KeyObjects once and cached, since building one costs as much as a verification.
 
 import { createPrivateKey, hash, createPublicKey, sign, verify, type KeyObject } from "node:crypto"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { CryptoPrimitives } from "../../domain/crypto.js"
 import { Crypto } from "../../ports/Crypto.js"
 
@@ -73,4 +73,12 @@ export const nodeCrypto: CryptoPrimitives = {
   }
 }
 
-export const NodeCryptoLive = Layer.succeed(Crypto, nodeCrypto)
+/** Ed25519 signing on libuv's thread pool (node:crypto's sign with a callback). */
+const signInBackground = (seed: Uint8Array, message: Uint8Array) =>
+  Effect.async<Uint8Array>((resume) => {
+    if (seed.length !== 32) return resume(Effect.die(new RangeError("an Ed25519 seed is 32 bytes")))
+    sign(null, message, privateKeyOf(seed), (error, signature) =>
+      resume(error === null ? Effect.succeed(new Uint8Array(signature)) : Effect.die(error)))
+  })
+
+export const NodeCryptoLive = Layer.succeed(Crypto, { ...nodeCrypto, signInBackground })

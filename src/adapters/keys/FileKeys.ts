@@ -76,7 +76,7 @@ export const FileKeysLive = (options: FileKeysOptions) =>
 
     const signingKey = (pair: KeyPair): SigningKey => ({
       publicKey: pair.publicKey,
-      sign: (message) => Effect.sync(() => crypto.ed25519.sign(pair.seed, message))
+      sign: (message) => crypto.signInBackground(pair.seed, message)
     })
     return Context.make(Signer, { log: signingKey(log.pair), policy: signingKey(policy.pair) }).pipe(
       Context.add(OwnerKey, { kid: ownerKid })

@@ -3,8 +3,10 @@
 
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { nobleCrypto } from "../../../src/adapters/crypto/nobleCrypto.js"
-import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { Effect } from "effect"
+import { nobleCrypto, NobleCryptoLive } from "../../../src/adapters/crypto/nobleCrypto.js"
+import { nodeCrypto, NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { Crypto } from "../../../src/ports/Crypto.js"
 import { fromHex, toHex } from "../../../src/domain/bytes.js"
 
 const node = nodeCrypto.ed25519
@@ -55,6 +57,23 @@ describe("node:crypto and @noble", () => {
         expect(bothVerify(node.publicKey(s), m, signature)).toBe(true)
       })
     )
+  })
+
+  it("sign in the background the same bytes as in place (node: on libuv's pool)", async () => {
+    const signBoth = (s: Uint8Array, m: Uint8Array) =>
+      Effect.all([NodeCryptoLive, NobleCryptoLive].map((layer) =>
+        Effect.flatMap(Crypto, (crypto) => crypto.signInBackground(s, m)).pipe(Effect.provide(layer))))
+    await fc.assert(
+      fc.asyncProperty(seed, message, async (s, m) => {
+        const [fromNode, fromNoble] = await Effect.runPromise(signBoth(s, m))
+        expect(toHex(fromNode!)).toBe(toHex(node.sign(s, m)))
+        expect(toHex(fromNoble!)).toBe(toHex(node.sign(s, m)))
+      }),
+      { numRuns: 50 }
+    )
+    // A bad seed is a defect, as in place.
+    const bad = Effect.flatMap(Crypto, (crypto) => crypto.signInBackground(new Uint8Array(31), new Uint8Array(1)))
+    await expect(Effect.runPromise(Effect.provide(bad, NodeCryptoLive))).rejects.toThrow(/32 bytes/)
   })
 
   it("both refuse a flipped bit in the signature, the message or the key", () => {
