@@ -2,8 +2,8 @@
 // <directory>/checkpoint, so any static file server can publish the folder as it is.
 //
 // Durability and atomicity come from durableWrite.ts: temporary file, fsync, rename, fsync
-// of the folder (and of new parent folders). A reader therefore sees a whole tile or none,
-// and the old checkpoint or the new one.
+// of the folder (and of new parent folders), on the writer's own thread. A reader therefore
+// sees a whole tile or none, and the old checkpoint or the new one.
 //
 // Full tiles (paths without ".p/") never change once written: a full tile that exists is
 // compared with the new bytes instead of being rewritten. Equal bytes are skipped; different
@@ -13,51 +13,35 @@
 // cannot interleave with another batch's.
 
 import { join } from "node:path"
-import { Effect, Layer, Option } from "effect"
-import { equal } from "../../domain/bytes.js"
+import { Effect, Layer } from "effect"
 import { StorageError } from "../../ports/StorageError.js"
 import { TileSink, type Tile } from "../../ports/TileSink.js"
-import { durableFolders } from "./durableFolders.js"
-import { writeFilesDurably, type FileToWrite } from "./durableWrite.js"
+import { makeDurableWriter } from "./durableWrite.js"
 import { readOptionalFile } from "./readOptional.js"
 import { checkTilePath, isFullTilePath, uniqueTiles } from "./tilePath.js"
 
 const CHECKPOINT = "checkpoint"
 
 export const FsTileSinkLive = (directory: string): Layer.Layer<TileSink, StorageError> =>
-  Layer.effect(
+  Layer.scoped(
     TileSink,
     Effect.gen(function*() {
-      const folders = yield* durableFolders(directory)
-      const fileOf = (path: string) => join(folders.root, ...path.split("/"))
+      const writer = yield* makeDurableWriter(directory)
+      const fileOf = (path: string) => join(writer.root, ...path.split("/"))
       const writes = yield* Effect.makeSemaphore(1)
 
       const writeTiles = (tiles: ReadonlyArray<Tile>) =>
         writes.withPermits(1)(Effect.gen(function*() {
           const unique = uniqueTiles(tiles)
           if (unique instanceof StorageError) return yield* unique
-          const toWrite: Array<FileToWrite> = []
-          for (const tile of unique) {
-            const file = fileOf(tile.path)
-            if (isFullTilePath(tile.path)) {
-              const existing = yield* readOptionalFile("writeTiles", file)
-              if (Option.isSome(existing)) {
-                if (equal(existing.value, tile.bytes)) continue
-                return yield* new StorageError({
-                  operation: "writeTiles",
-                  detail: `full tile ${tile.path} exists with different bytes: refusing to fork the published log`
-                })
-              }
-            }
-            toWrite.push({ path: file, bytes: tile.bytes })
-          }
-          yield* writeFilesDurably(folders, toWrite)
+          // A full tile that exists is compared, not rewritten (see the header).
+          yield* writer.write(unique.map((tile) => ({ path: fileOf(tile.path), bytes: tile.bytes, immutable: isFullTilePath(tile.path) })))
         }))
 
       return {
         writeTiles,
         writeCheckpoint: (note: Uint8Array) =>
-          writes.withPermits(1)(writeFilesDurably(folders, [{ path: fileOf(CHECKPOINT), bytes: note }])),
+          writes.withPermits(1)(writer.write([{ path: fileOf(CHECKPOINT), bytes: note }])),
         readTile: (path: string) => {
           const problem = checkTilePath("readTile", path)
           return problem === undefined ? readOptionalFile("readTile", fileOf(path)) : Effect.fail(problem)

@@ -6,53 +6,64 @@
 // The set of folders already made durable is kept per store, so the cost is paid once per
 // folder and process. A folder that another writer created concurrently is still synced
 // here (mkdir cannot tell whether the other writer's fsync has finished), which keeps
-// concurrent puts correct at the price of a redundant fsync.
+// concurrent writers correct at the price of a redundant fsync.
+//
+// The calls are synchronous: the set is used on the file-writer thread (durableWrite.ts),
+// and on the event loop only once, when a store opens its root.
 
-import { mkdir } from "node:fs/promises"
+import { closeSync, constants, fsyncSync, mkdirSync, openSync } from "node:fs"
 import { dirname, resolve } from "node:path"
-import type { Effect } from "effect"
-import type { StorageError } from "../../ports/StorageError.js"
-import { attempt, syncFolder } from "./fileIo.js"
+import { Effect } from "effect"
+import { StorageError } from "../../ports/StorageError.js"
 
-export interface DurableFolders {
+/** fsyncs a file or folder by path (for a folder: the names in it). */
+export const syncPath = (path: string): void => {
+  const fd = openSync(path, constants.O_RDONLY)
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** The folders whose names are known durable, for one root. */
+export class DurableFolderSet {
+  private readonly known = new Set<string>()
   /** The root, absolute. */
   readonly root: string
-  /** Creates the folder (inside the root) and makes its name and its ancestors' names durable. */
-  readonly ensure: (folder: string) => Effect.Effect<void, StorageError>
-}
 
-const makeDurable = async (folder: string, stopAt: (folder: string) => boolean): Promise<Array<string>> => {
-  await mkdir(folder, { recursive: true })
-  const made: Array<string> = []
-  for (let current = folder; !stopAt(current); current = dirname(current)) {
-    const parent = dirname(current)
-    await syncFolder(parent)
-    made.push(current)
-    if (parent === current) break
+  /**
+   * Makes the root durable: its ancestors are synced up to the filesystem root, once per
+   * set; a few fsyncs, and they cover a root that this process, or one that crashed, just
+   * created. Throws what node:fs throws.
+   */
+  constructor(root: string) {
+    this.root = resolve(root)
+    this.make(this.root, (current) => dirname(current) === current)
   }
-  return made
+
+  /** Creates the folder (inside the root) and makes its name and its ancestors' names durable. */
+  ensure(folder: string): void {
+    this.make(resolve(folder), (current) => this.known.has(current))
+  }
+
+  private make(absolute: string, stopAt: (folder: string) => boolean): void {
+    if (this.known.has(absolute)) return
+    mkdirSync(absolute, { recursive: true })
+    for (let current = absolute; !stopAt(current); current = dirname(current)) {
+      const parent = dirname(current)
+      syncPath(parent)
+      this.known.add(current)
+      if (parent === current) break
+    }
+    this.known.add(absolute)
+  }
 }
 
-/**
- * Makes the root durable (creating it and syncing its parents where needed) and returns the
- * helper for folders inside it.
- */
-export const durableFolders = (root: string): Effect.Effect<DurableFolders, StorageError> => {
-  const absoluteRoot = resolve(root)
-  const known = new Set<string>()
-  const ensure = (folder: string) =>
-    attempt("mkdir", folder, async () => {
-      const absolute = resolve(folder)
-      if (known.has(absolute)) return
-      const made = await makeDurable(absolute, (current) => known.has(current))
-      for (const name of made) known.add(name)
-    })
-  // The root's own ancestors are synced up to the filesystem root, once per open: a few
-  // fsyncs, and they cover a root that this process, or one that crashed, just created.
-  return attempt("mkdir", absoluteRoot, async () => {
-    const made = await makeDurable(absoluteRoot, (current) => dirname(current) === current)
-    for (const name of made) known.add(name)
-    known.add(absoluteRoot)
-    return { root: absoluteRoot, ensure }
+/** Makes a store's root durable (creating it where needed); answers it, absolute. */
+export const durableFolders = (root: string): Effect.Effect<{ readonly root: string }, StorageError> =>
+  Effect.try({
+    try: () => ({ root: new DurableFolderSet(root).root }),
+    catch: (cause) =>
+      new StorageError({ operation: "mkdir", detail: `${root}: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
   })
-}
