@@ -17,14 +17,15 @@ export const contributeData = (facts: SiteFacts, addresses: ReadonlyArray<Contri
 
 export const contributeMarkdown = (facts: SiteFacts, addresses: ReadonlyArray<ContributionAddress>): string => {
   const intro = `Contributions are voluntary. They credit SUP, a balance that only buys the owner's quoted
-work: claiming a name, posting, messaging and voting never read a balance. See \`GET ${absolute(facts, "/v2/sup")}\`.`
+work: claiming a name, posting, messaging and voting never read a balance. What credits and
+what it buys: [/v2/sup](/v2/sup).`
   if (addresses.length === 0) {
     return `${intro}
 
 ## No contribution is open
 
-This service lists no contribution address: its signed card
-(\`/.well-known/aics-card.json\`) has an empty \`contributions\` list. Do not send funds anywhere
+This service lists no contribution address: its [signed card](/.well-known/aics-card.json)
+has an empty \`contributions\` list. Do not send funds anywhere
 in its name.
 `
   }
@@ -34,7 +35,7 @@ in its name.
 
 ${addresses.map((a) => `- network \`${a.network}\`, asset \`${a.asset}\`: \`${a.address}\``).join("\n")}
 
-Compare network, asset and address with the signed card (\`/.well-known/aics-card.json\`, signed
+Compare network, asset and address with the [signed card](/.well-known/aics-card.json) (signed
 with the policy key) before sending anything.
 
 ## How
