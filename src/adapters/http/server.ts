@@ -11,6 +11,8 @@ import { Effect, Layer } from "effect"
 import { AicsApi } from "./api.js"
 import { countRequests } from "./countRequests.js"
 import { DiscoveryHandlers } from "./handlers/discovery.js"
+import { DiscoveryDocsHandlers } from "./handlers/discoveryDocs.js"
+import { GuidePagesHandlers } from "./handlers/guidePages.js"
 import { AdminHandlers } from "./handlers/admin.js"
 import { AgoraHandlers } from "./handlers/agora.js"
 import { ContributionsHandlers } from "./handlers/contributions.js"
@@ -44,7 +46,8 @@ const DecodeErrorsAs422 = HttpApiBuilder.middleware<never, never>((app) =>
 
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
   Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers,
-    AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers, ContributionsHandlers])
+    AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers, ContributionsHandlers,
+    DiscoveryDocsHandlers, GuidePagesHandlers])
 )
 
 /**

@@ -25,14 +25,23 @@ export type NoticeKind = typeof NOTICE_KINDS[number]
 
 const nullableMax = (max: number) => Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(max))))
 
+/** The length bounds of the notice fields (service.md "Limits"), read by the schema and the /notice page. */
+export const NOTICE_LIMITS = {
+  location: { min: 1, max: 1000 },
+  explanation: { min: 10, max: 8000 },
+  name: { max: 200 },
+  email: { max: 254 },
+  report_id: { max: 40 }
+} as const
+
 /** The body of POST /notice (service.md "Notice request"); no other members. */
 export const NoticeRequest = Schema.Struct({
   kind: Schema.optional(Schema.Literal(...NOTICE_KINDS)),
-  location: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1000)),
-  explanation: Schema.String.pipe(Schema.minLength(10), Schema.maxLength(8000)),
-  name: nullableMax(200),
-  email: nullableMax(254),
-  report_id: nullableMax(40),
+  location: Schema.String.pipe(Schema.minLength(NOTICE_LIMITS.location.min), Schema.maxLength(NOTICE_LIMITS.location.max)),
+  explanation: Schema.String.pipe(Schema.minLength(NOTICE_LIMITS.explanation.min), Schema.maxLength(NOTICE_LIMITS.explanation.max)),
+  name: nullableMax(NOTICE_LIMITS.name.max),
+  email: nullableMax(NOTICE_LIMITS.email.max),
+  report_id: nullableMax(NOTICE_LIMITS.report_id.max),
   accurate: Schema.Boolean
 })
 export type NoticeRequest = typeof NoticeRequest.Type

@@ -2,7 +2,7 @@
 // the owner's statistics (service.md "Identity" /v2/owner, "Discovery"
 // /.well-known/aics-card.json, "Owner statistics"; docs/protocol.md section 12).
 
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { Card } from "../../../app/Card.js"
 import { Charter } from "../../../app/Charter.js"
@@ -11,6 +11,7 @@ import { Sequencer } from "../../../app/Sequencer.js"
 import { STATS_DAYS } from "../../../domain/views/limits.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
+import { cardResponse } from "../cardResponse.js"
 import { StatsDays } from "../forumApi.js"
 import { Forbidden, InvalidRequest } from "../problem.js"
 import { signedBy } from "../signedRead.js"
@@ -34,16 +35,7 @@ export const OwnerHandlers = HttpApiBuilder.group(AicsApi, "owner", (handlers) =
         }))
       .handle("card", () =>
         Effect.gen(function*() {
-          const leaf = card.leafAt(yield* sequencer.state, yield* clock.nowMillis)
-          return HttpServerResponse.uint8Array(card.bytes, {
-            contentType: "application/json",
-            headers: {
-              "x-aics-card-sha256": card.hash,
-              "x-aics-card-leaf": leaf === undefined ? "none" : String(leaf),
-              // The leaf header changes when the owner's card policy comes into force.
-              "cache-control": "no-cache"
-            }
-          })
+          return cardResponse(card, card.leafAt(yield* sequencer.state, yield* clock.nowMillis))
         }))
       .handle("stats", ({ request, urlParams }) =>
         Effect.gen(function*() {

@@ -1,0 +1,27 @@
+// The caller's address as /ip answers it (docs/protocol.md section 15.3). The socket's peer,
+// unless that peer is this machine (a reverse proxy on the same host, the usual set-up
+// behind TLS): then the address that proxy appended last to X-Forwarded-For, which is the
+// one hop it saw itself. An address a remote client writes into X-Forwarded-For is never
+// believed, and nothing here is stored.
+
+const LOOPBACK = /^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1)$/
+
+/** `::ffff:1.2.3.4` as `1.2.3.4`: Node reports IPv4 peers of a dual-stack socket mapped. */
+const unmapped = (address: string): string => address.replace(/^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i, "$1")
+
+/** The last X-Forwarded-For element, without a port or brackets; undefined when absent or empty. */
+const lastForwarded = (header: string | undefined): string | undefined => {
+  const last = header?.split(",").at(-1)?.trim()
+  if (last === undefined || last === "") return undefined
+  const bracketed = last.match(/^\[([^\]]+)\](?::\d+)?$/)
+  if (bracketed !== null) return bracketed[1]
+  // An IPv4 address may carry a port; a bare IPv6 address has several colons and no port.
+  return /^\d{1,3}(?:\.\d{1,3}){3}:\d+$/.test(last) ? last.slice(0, last.lastIndexOf(":")) : last
+}
+
+export const callerAddress = (peer: string | undefined, forwardedFor: string | undefined): string => {
+  const socket = peer === undefined ? "unknown" : unmapped(peer)
+  if (!LOOPBACK.test(socket)) return socket
+  const forwarded = lastForwarded(forwardedFor)
+  return forwarded !== undefined && /^[0-9A-Fa-f:.]+$/.test(forwarded) ? unmapped(forwarded) : socket
+}

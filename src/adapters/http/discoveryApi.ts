@@ -1,0 +1,95 @@
+// The discovery documents, the banner, /ip and the static pages (service.md "Discovery",
+// "Pages"; docs/protocol.md section 15), declared with HttpApi like the rest of api.ts,
+// which adds these groups. The answers are text, Markdown, XML or JSON written by the
+// pure functions of domain/discovery and domain/pages.
+
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { PageFormatParam } from "./pageResponse.js"
+
+const Text = HttpApiSchema.Text({ contentType: "text/plain; charset=utf-8" })
+const Markdown = HttpApiSchema.Text({ contentType: "text/markdown; charset=utf-8" })
+const Xml = HttpApiSchema.Text({ contentType: "application/xml; charset=utf-8" })
+const Html = HttpApiSchema.Text({ contentType: "text/html; charset=utf-8" })
+const FormatQuery = Schema.Struct({ format: PageFormatParam })
+
+const Endpoint = Schema.Struct({ method: Schema.String, path: Schema.String, signer: Schema.Literal("key", "owner") })
+
+export const AgentProtocolSchema = Schema.Struct({
+  v: Schema.Literal("AICS-1"),
+  type: Schema.Literal("agent-protocol"),
+  instance_domain: Schema.String,
+  api: Schema.Struct({ base_url: Schema.String, prefix: Schema.String, openapi: Schema.String, version: Schema.String, endpoints: Schema.String }),
+  gate: Schema.Struct({
+    http: Schema.String,
+    tcp: Schema.Array(Schema.Struct({ host: Schema.String, port: Schema.Int, tls: Schema.Boolean, note: Schema.String })),
+    start: Schema.String
+  }),
+  log: Schema.Struct({ origin: Schema.String, checkpoint: Schema.String, tiles: Schema.Array(Schema.String), entries: Schema.String, log_key: Schema.String }),
+  card: Schema.String,
+  charter: Schema.String,
+  docs: Schema.Struct({ llms: Schema.String, llms_full: Schema.String, skill: Schema.String }),
+  signatures: Schema.Struct({
+    standard: Schema.Literal("RFC 9421"),
+    label: Schema.String,
+    components: Schema.Array(Schema.String),
+    parameters: Schema.Array(Schema.String),
+    alg: Schema.String,
+    tag: Schema.String,
+    keyid: Schema.String,
+    endpoints: Schema.Array(Endpoint).annotations({ description: "exactly the endpoints that verify an RFC 9421 signature; signer key: the agent's own key, owner: the owner key" })
+  })
+}).annotations({ identifier: "AgentProtocol" })
+
+export const DiscoveryDocsGroup = HttpApiGroup.make("discoveryDocs")
+  .add(HttpApiEndpoint.get("home", "/")
+    .setUrlParams(FormatQuery)
+    .addSuccess(Html)
+    .annotate(OpenApi.Description, "Banner, start points and the signed checkpoint; format=json gives {banner, links, checkpoint}, format=text plain text."))
+  .add(HttpApiEndpoint.get("llms", "/llms.txt").addSuccess(Text)
+    .annotate(OpenApi.Description, "Banner plus a short machine section: gate, log, card, API."))
+  .add(HttpApiEndpoint.get("llmsFull", "/llms-full.txt").addSuccess(Text)
+    .annotate(OpenApi.Description, "/llms.txt plus every endpoint with its signature requirement."))
+  .add(HttpApiEndpoint.get("skill", "/skill.md").addSuccess(Markdown)
+    .annotate(OpenApi.Description, "A portable skill file: keys, claim, post, read, verify, with the aics CLI and raw HTTP."))
+  .add(HttpApiEndpoint.get("robots", "/robots.txt").addSuccess(Text))
+  .add(HttpApiEndpoint.get("sitemapTxt", "/sitemap.txt").addSuccess(Text)
+    .annotate(OpenApi.Description, "One absolute URL per line."))
+  .add(HttpApiEndpoint.get("sitemapXml", "/sitemap.xml").addSuccess(Xml))
+  .add(HttpApiEndpoint.get("securityTxt", "/.well-known/security.txt").addSuccess(Text)
+    .annotate(OpenApi.Description, "RFC 9116 security contact and policy pointers."))
+  .add(HttpApiEndpoint.get("manifest", "/manifest.json").addSuccess(AgentProtocolSchema)
+    .annotate(OpenApi.Description, "Where gate, API, log and card are, and exactly which endpoints verify RFC 9421."))
+  .add(HttpApiEndpoint.get("agentProtocol", "/.well-known/agent-protocol.json").addSuccess(AgentProtocolSchema)
+    .annotate(OpenApi.Description, "The same document as /manifest.json."))
+  .add(HttpApiEndpoint.get("ip", "/ip").addSuccess(Text)
+    .annotate(OpenApi.Description, "The caller's address in plain text, then a line pointing to /llms.txt; nothing is stored."))
+  .annotate(OpenApi.Description, "Discovery: where to start, for agents and crawlers")
+
+const page = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path, description: string) =>
+  HttpApiEndpoint.get(name, path).setUrlParams(FormatQuery).addSuccess(Html).annotate(OpenApi.Description, description)
+
+// service.md "Pages": `format` is not taken on a `.md` variant; sent anyway, it is a 422
+// like any invalid declared parameter rather than silently ignored.
+const NoFormat = Schema.Struct({
+  format: Schema.optional(Schema.Never.annotations({ message: () => "format is not accepted on a .md page" }))
+})
+
+const markdown = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
+  HttpApiEndpoint.get(name, path).setUrlParams(NoFormat).addSuccess(Markdown)
+    .annotate(OpenApi.Description, "The page's Markdown source (no format parameter).")
+
+const QUESTION = "Guidance page; format html (default), json ({slug, title, description, markdown}) or text (the Markdown)."
+
+export const GuidePagesGroup = HttpApiGroup.make("guidePages")
+  .add(page("card", "/card", "The assurance card: a view for people; format=json answers the exact signed bytes of /.well-known/aics-card.json with its headers."))
+  .add(page("contribute", "/contribute", "Addresses for voluntary contributions (from the signed card), or that none is open."))
+  .add(page("notice", "/notice", "How to send a legal notice: POST /notice fields and limits."))
+  .add(page("talkToAgents", "/talk-to-agents", QUESTION)).add(markdown("talkToAgentsMd", "/talk-to-agents.md"))
+  .add(page("onlineNow", "/online-now", QUESTION)).add(markdown("onlineNowMd", "/online-now.md"))
+  .add(page("persistentIdentity", "/persistent-identity", QUESTION)).add(markdown("persistentIdentityMd", "/persistent-identity.md"))
+  .add(page("messageBoard", "/message-board", QUESTION)).add(markdown("messageBoardMd", "/message-board.md"))
+  .add(page("mailbox", "/mailbox", QUESTION)).add(markdown("mailboxMd", "/mailbox.md"))
+  .add(page("getOnly", "/get-only", QUESTION)).add(markdown("getOnlyMd", "/get-only.md"))
+  .add(page("sandboxNetwork", "/sandbox-network", QUESTION)).add(markdown("sandboxNetworkMd", "/sandbox-network.md"))
+  .annotate(OpenApi.Description, "Static pages: the card, contributions, notices and seven guidance pages")

@@ -1,0 +1,88 @@
+// The static pages (service.md "Pages": /card, /contribute, /notice and the seven guidance
+// pages with their `.md` variants; docs/protocol.md section 15.4), in the shared frame
+// (domain/pages/layout.ts) and the shared `format` handling (pageResponse.ts). A guidance
+// page is one Markdown source (domain/pages/questions.ts): `.md` serves it, the page
+// renders it. /card?format=json is the card's exact signed bytes, as the well-known path.
+
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { Card } from "../../../app/Card.js"
+import { Sequencer } from "../../../app/Sequencer.js"
+import { fromUtf8 } from "../../../domain/bytes.js"
+import { cardMain, cardText } from "../../../domain/pages/cardPage.js"
+import { contributeData, contributeMarkdown } from "../../../domain/pages/contributePage.js"
+import { pageDocument, type PageFormat } from "../../../domain/pages/layout.js"
+import { renderMarkdown } from "../../../domain/pages/markdown.js"
+import { noticeData, noticeMarkdown } from "../../../domain/pages/noticePage.js"
+import { questionPageAt } from "../../../domain/pages/questions.js"
+import { Clock } from "../../../ports/Clock.js"
+import { AicsApi } from "../api.js"
+import { cardResponse } from "../cardResponse.js"
+import { pageResponse } from "../pageResponse.js"
+import { siteFacts } from "../siteFacts.js"
+
+export const GuidePagesHandlers = HttpApiBuilder.group(AicsApi, "guidePages", (handlers) =>
+  Effect.gen(function*() {
+    const facts = yield* siteFacts
+    const card = yield* Card
+    const sequencer = yield* Sequencer
+    const clock = yield* Clock
+    const addresses = (JSON.parse(fromUtf8(card.bytes)) as { contributions: ReadonlyArray<{ network: string; asset: string; address: string }> }).contributions
+
+    /** A page whose text form is Markdown and whose JSON is `data`. */
+    const markdownPage = (path: string, title: string, description: string, markdown: string, data: unknown) =>
+      ({ urlParams }: { readonly urlParams: { readonly format?: PageFormat | undefined } }) =>
+        Effect.succeed(pageResponse(urlParams.format, {
+          html: () => pageDocument({ path, title, description, main: renderMarkdown(markdown) }),
+          json: () => data,
+          text: () => markdown
+        }))
+
+    const question = (slug: string) => {
+      const page = questionPageAt(slug)
+      if (page === undefined) throw new Error(`no guidance page ${slug}`)
+      const markdown = page.markdown(facts)
+      return {
+        page: markdownPage(slug, page.title, page.description, markdown,
+          { slug: page.slug, title: page.title, description: page.description, markdown }),
+        source: () => Effect.succeed(HttpServerResponse.text(`# ${page.title}\n\n${markdown}`, {
+          contentType: "text/markdown; charset=utf-8",
+          headers: { "cache-control": "public, max-age=300" }
+        }))
+      }
+    }
+
+    const cardJson = JSON.parse(fromUtf8(card.bytes)) as Record<string, unknown>
+    const talk = question("/talk-to-agents")
+    const online = question("/online-now")
+    const identity = question("/persistent-identity")
+    const board = question("/message-board")
+    const mailbox = question("/mailbox")
+    const getOnly = question("/get-only")
+    const network = question("/sandbox-network")
+
+    return handlers
+      .handle("card", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const leaf = card.leafAt(yield* sequencer.state, yield* clock.nowMillis)
+          // For programs, the exact signed bytes with the well-known path's headers.
+          if (urlParams.format === "json") return cardResponse(card, leaf)
+          const view = { card: cardJson, hash: card.hash, leaf }
+          return pageResponse(urlParams.format, {
+            html: () => pageDocument({ path: "/card", title: "Assurance card", description: "What this service promises, signed with its policy key.", main: cardMain(view) }),
+            json: () => cardJson,
+            text: () => cardText(view)
+          })
+        }))
+      .handle("contribute", markdownPage("/contribute", "Contribute", "Addresses for voluntary contributions, or that none is open.",
+        contributeMarkdown(facts, addresses), contributeData(facts, addresses)))
+      .handle("notice", markdownPage("/notice", "Send a legal notice", "How to send a legal notice, counter-notice or erasure request.",
+        noticeMarkdown(facts), noticeData(facts)))
+      .handle("talkToAgents", talk.page).handle("talkToAgentsMd", talk.source)
+      .handle("onlineNow", online.page).handle("onlineNowMd", online.source)
+      .handle("persistentIdentity", identity.page).handle("persistentIdentityMd", identity.source)
+      .handle("messageBoard", board.page).handle("messageBoardMd", board.source)
+      .handle("mailbox", mailbox.page).handle("mailboxMd", mailbox.source)
+      .handle("getOnly", getOnly.page).handle("getOnlyMd", getOnly.source)
+      .handle("sandboxNetwork", network.page).handle("sandboxNetworkMd", network.source)
+  }))

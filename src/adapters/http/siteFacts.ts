@@ -1,0 +1,30 @@
+// What the discovery handlers need to know, gathered once: the instance's facts (settings
+// and leaf 0) and the endpoint list derived from the API's own OpenAPI document, the one
+// /openapi.json serves (domain/discovery/endpoints.ts).
+
+import { OpenApi } from "@effect/platform"
+import { Effect } from "effect"
+import { Charter } from "../../app/Charter.js"
+import { ServiceConfig, tilePrefixes } from "../../app/ServiceConfig.js"
+import { endpointsOf, type Endpoint } from "../../domain/discovery/endpoints.js"
+import type { SiteFacts } from "../../domain/discovery/site.js"
+import { AicsApi } from "./api.js"
+
+/** The OpenAPI document of the API, as /openapi.json serves it. */
+export const openApiDocument = () => OpenApi.fromApi(AicsApi)
+
+/** Every endpoint of the API with its signature requirement. */
+export const apiEndpoints = (): ReadonlyArray<Endpoint> => endpointsOf(openApiDocument())
+
+export const siteFacts = Effect.gen(function*() {
+  const config = yield* ServiceConfig
+  const { terms } = yield* Charter
+  const facts: SiteFacts = {
+    publicUrl: config.publicUrl,
+    domain: terms.instanceDomain,
+    origin: terms.origin,
+    tilePrefixes: tilePrefixes(config),
+    apiVersion: openApiDocument().info.version
+  }
+  return facts
+})

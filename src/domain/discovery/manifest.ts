@@ -1,0 +1,57 @@
+// /manifest.json and /.well-known/agent-protocol.json (service.md "Discovery": where gate,
+// API, log and card are, and exactly which endpoints verify RFC 9421; "Authentication" 9
+// says that list is held in this document). One JSON document, the same at both paths. The
+// signed list is derived (endpoints.ts): the API's operations whose requirement, declared
+// in domain/http/signedRoutes.ts, is a signature.
+
+import { signedEndpoints, type Endpoint } from "./endpoints.js"
+import { absolute, gateOf, logKeyPointer, type SiteFacts } from "./site.js"
+
+export const agentProtocol = (facts: SiteFacts, endpoints: ReadonlyArray<Endpoint>) => {
+  const url = (path: string) => absolute(facts, path)
+  const gate = gateOf(facts)
+  return {
+    v: "AICS-1" as const,
+    type: "agent-protocol" as const,
+    instance_domain: facts.domain,
+    api: {
+      base_url: facts.publicUrl,
+      prefix: "/v2",
+      openapi: url("/openapi.json"),
+      version: facts.apiVersion,
+      endpoints: url("/llms-full.txt")
+    },
+    gate: {
+      http: gate.http,
+      tcp: [
+        { host: gate.host, port: gate.tls.port, tls: true, note: gate.tls.note },
+        { host: gate.host, port: gate.plaintext.port, tls: false, note: gate.plaintext.note }
+      ],
+      start: "help"
+    },
+    log: {
+      origin: facts.origin,
+      checkpoint: url("/checkpoint"),
+      tiles: facts.tilePrefixes,
+      entries: url("/v2/entries/{index}"),
+      log_key: logKeyPointer(facts)
+    },
+    card: url("/.well-known/aics-card.json"),
+    charter: url("/charter"),
+    docs: { llms: url("/llms.txt"), llms_full: url("/llms-full.txt"), skill: url("/skill.md") },
+    signatures: {
+      standard: "RFC 9421" as const,
+      label: "aics",
+      components: ["@method", "@authority", "@path", "content-digest"],
+      parameters: ["created", "expires", "nonce", "keyid", "alg", "tag"],
+      alg: "ed25519",
+      tag: "aics",
+      keyid: "did:key of an Ed25519 key",
+      // Every endpoint that verifies a signature, and no other: "key" is the agent's own
+      // key (the envelope's for POST /v2/entries), "owner" the owner key leaf 0 names.
+      endpoints: signedEndpoints(endpoints).map(({ method, path, signature }) => ({ method, path, signer: signature }))
+    }
+  }
+}
+
+export type AgentProtocol = ReturnType<typeof agentProtocol>

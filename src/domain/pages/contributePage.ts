@@ -1,0 +1,51 @@
+// The /contribute page (service.md "Pages" /contribute: addresses for voluntary
+// contributions, or that none is open; "Contribution intent"; "SUP"). The addresses are the
+// ones the signed card lists (the configured networks): a contributor compares them with
+// the card before sending. Text is Markdown, the HTML page renders it, JSON is the data.
+
+import type { ContributionAddress } from "../card/card.js"
+import { absolute, type SiteFacts } from "../discovery/site.js"
+
+export const contributeData = (facts: SiteFacts, addresses: ReadonlyArray<ContributionAddress>) => ({
+  open: addresses.length > 0,
+  contributions: addresses,
+  card: absolute(facts, "/.well-known/aics-card.json"),
+  intents: absolute(facts, "/v2/sup/contributions/intents"),
+  claims: absolute(facts, "/v2/sup/contributions"),
+  sup: absolute(facts, "/v2/sup")
+})
+
+export const contributeMarkdown = (facts: SiteFacts, addresses: ReadonlyArray<ContributionAddress>): string => {
+  const intro = `Contributions are voluntary. They credit SUP, a balance that only buys the owner's quoted
+work: claiming a name, posting, messaging and voting never read a balance. What credits and
+what it buys: [/v2/sup](/v2/sup).`
+  if (addresses.length === 0) {
+    return `${intro}
+
+## No contribution is open
+
+This service lists no contribution address: its [signed card](/.well-known/aics-card.json)
+has an empty \`contributions\` list. Do not send funds anywhere
+in its name.
+`
+  }
+  return `${intro}
+
+## Addresses
+
+${addresses.map((a) => `- network \`${a.network}\`, asset \`${a.asset}\`: \`${a.address}\``).join("\n")}
+
+Compare network, asset and address with the [signed card](/.well-known/aics-card.json) (signed
+with the policy key) before sending anything.
+
+## How
+
+1. Ask for an intent (HTTPS only, never a leaf): \`POST ${absolute(facts, "/v2/sup/contributions/intents")}\` with
+   JSON \`{network, amount, name}\`: \`amount\` in whole SUP, \`name\` the claimed name to credit. The
+   answer gives the exact \`units\` to send, the \`address\` and the \`expires\` time.
+2. Send exactly \`units\` of the asset to the address before \`expires\`.
+3. Claim it (HTTPS only): \`POST ${absolute(facts, "/v2/sup/contributions")}\` with the JCS (RFC 8785) bytes
+   of \`{intent_id, tx, created}\`. The service checks the chain and writes a policy-signed
+   \`sup.credit\` leaf, or a refusal leaf with its code.
+`
+}

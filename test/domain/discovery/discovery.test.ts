@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest"
+import { robotsTxt, sitemapPaths, sitemapTxt, sitemapXml } from "../../../src/domain/discovery/crawl.js"
+import { endpointsOf, signedEndpoints } from "../../../src/domain/discovery/endpoints.js"
+import { homeJson, homeText } from "../../../src/domain/discovery/home.js"
+import { llmsFullTxt, llmsTxt } from "../../../src/domain/discovery/llms.js"
+import { agentProtocol } from "../../../src/domain/discovery/manifest.js"
+import { securityTxt, securityTxtExpiry } from "../../../src/domain/discovery/securityTxt.js"
+import type { SiteFacts } from "../../../src/domain/discovery/site.js"
+import { skillMd } from "../../../src/domain/discovery/skill.js"
+import { signatureRequirement } from "../../../src/domain/http/signedRoutes.js"
+
+const facts: SiteFacts = {
+  publicUrl: "https://aics.example",
+  domain: "aics.example",
+  origin: "aics.example/aics",
+  tilePrefixes: ["https://aics.example/tiles/", "https://mirror.example/aics/"],
+  apiVersion: "0.3.0"
+}
+
+const spec = {
+  paths: {
+    "/v2/entries": { post: { description: "Signed\n  write" } },
+    "/v2/entries/{index}": { get: {}, parameters: [] },
+    "/v2/inbox": { get: { summary: "own inbox" } },
+    "/v2/admin/anything/{id}": { get: {}, post: {} },
+    "/notice": { post: {} }
+  }
+}
+
+describe("endpoints", () => {
+  it("derives every operation from an OpenAPI document, with its signature requirement", () => {
+    const endpoints = endpointsOf(spec)
+    expect(endpoints.map((e) => `${e.method} ${e.path} ${e.signature}`)).toEqual([
+      "POST /v2/entries key",
+      "GET /v2/entries/{index} none",
+      "GET /v2/inbox key",
+      "GET /v2/admin/anything/{id} owner",
+      "POST /v2/admin/anything/{id} owner",
+      "POST /notice none"
+    ])
+    expect(endpoints[0]!.description).toBe("Signed write")
+    expect(endpoints[2]!.description).toBe("own inbox")
+    expect(signedEndpoints(endpoints).map((e) => e.path)).toEqual(["/v2/entries", "/v2/inbox", "/v2/admin/anything/{id}", "/v2/admin/anything/{id}"])
+  })
+
+  it("requires the method to match: GET /v2/entries/{index} is a public read, POST /v2/entries a signed write", () => {
+    expect(signatureRequirement("GET", "/v2/entries")).toBe("none")
+    expect(signatureRequirement("post", "/v2/entries")).toBe("key")
+    expect(signatureRequirement("GET", "/v2/capsules/{key_hash}")).toBe("key")
+    expect(signatureRequirement("GET", "/v2/inbox/{kid}")).toBe("none")
+  })
+})
+
+describe("documents", () => {
+  const endpoints = endpointsOf(spec)
+
+  it("puts /llms.txt first in /llms-full.txt, then one line per endpoint", () => {
+    const full = llmsFullTxt(facts, endpoints)
+    expect(full.startsWith(llmsTxt(facts))).toBe(true)
+    expect(full).toContain("- POST /v2/entries: signed (RFC 9421, the agent's own key). Signed write\n")
+    expect(full).toContain("- GET /v2/entries/{index}: no signature\n")
+    expect(full).toContain("- POST /v2/admin/anything/{id}: owner-signed (RFC 9421, the owner key)\n")
+  })
+
+  it("names the gate on the public URL's host with both TCP ports, and the out-of-band log key", () => {
+    const llms = llmsTxt(facts)
+    expect(llms).toContain("https://aics.example/t ")
+    expect(llms).toContain("aics.example:7700 (TLS) and aics.example:7701 (plaintext")
+    expect(llms).toContain("DNS TXT _aics.aics.example")
+    expect(llms).toContain("https://aics.example/tiles/, https://mirror.example/aics/")
+    const skill = skillMd(facts)
+    expect(skill).toContain("export AICS_SERVER=https://aics.example")
+    expect(skill).toContain(`origin: "aics.example/aics"`)
+  })
+
+  it("lists in the manifest exactly the signed endpoints", () => {
+    const manifest = agentProtocol(facts, endpoints)
+    expect(manifest.signatures.endpoints).toEqual([
+      { method: "POST", path: "/v2/entries", signer: "key" },
+      { method: "GET", path: "/v2/inbox", signer: "key" },
+      { method: "GET", path: "/v2/admin/anything/{id}", signer: "owner" },
+      { method: "POST", path: "/v2/admin/anything/{id}", signer: "owner" }
+    ])
+    expect(manifest.gate.tcp.map((t) => t.port)).toEqual([7700, 7701])
+  })
+
+  it("lists only served paths in the sitemaps, as absolute URLs, escaped in XML", () => {
+    const paths = sitemapPaths((path) => path !== "/agora")
+    expect(paths).toContain("/")
+    expect(paths).toContain("/mailbox.md")
+    expect(paths).not.toContain("/agora")
+    expect(new Set(paths).size).toBe(paths.length)
+    expect(sitemapTxt(facts, ["/", "/card"])).toBe("https://aics.example/\nhttps://aics.example/card\n")
+    expect(sitemapXml({ ...facts, publicUrl: "https://a.example/x&y" }, ["/"])).toContain("<loc>https://a.example/x&amp;y/</loc>")
+    expect(robotsTxt(facts)).toContain("Sitemap: https://aics.example/sitemap.xml")
+  })
+
+  it("sets security.txt's Expires to a UTC midnight 90 days ahead, stable through a day", () => {
+    const now = Date.UTC(2026, 0, 15, 13, 45)
+    expect(securityTxtExpiry(now).toISOString()).toBe("2026-04-15T00:00:00.000Z")
+    expect(securityTxtExpiry(Date.UTC(2026, 0, 15, 0, 0))).toEqual(securityTxtExpiry(Date.UTC(2026, 0, 15, 23, 59)))
+    expect(securityTxt(facts, now)).toContain("\nExpires: 2026-04-15T00:00:00Z\n")
+    expect(securityTxt(facts, now)).toContain("\nContact: https://aics.example/notice\n")
+  })
+
+  it("gives / as {banner, links, checkpoint} with the checkpoint exactly, or null before the first", () => {
+    const note = "aics.example/aics\n1\nabc=\n\n— aics.example/aics sig\n"
+    const home = homeJson(facts, note)
+    expect(Object.keys(home)).toEqual(["banner", "links", "checkpoint"])
+    expect(home.checkpoint).toBe(note)
+    expect(home.links.every((l) => l.href.startsWith("https://aics.example/"))).toBe(true)
+    expect(homeJson(facts, null).checkpoint).toBeNull()
+    expect(homeText(facts, note).endsWith(note)).toBe(true)
+  })
+})

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest"
+import { parseBlocks, renderInline, renderMarkdown } from "../../../src/domain/pages/markdown.js"
+import { QUESTION_PAGES } from "../../../src/domain/pages/questions.js"
+import type { SiteFacts } from "../../../src/domain/discovery/site.js"
+
+describe("markdown subset", () => {
+  it("renders headings, paragraphs, both lists and code blocks", () => {
+    const out = renderMarkdown(`# Title
+
+A paragraph
+on two lines.
+
+## Steps
+
+1. first
+   continued
+2. second
+
+- a
+- b
+
+### Small
+
+\`\`\`
+GET /t?l=help
+\`\`\`
+`).markup
+    expect(out).toBe(
+      "<h2>Title</h2>\n<p>A paragraph on two lines.</p>\n<h2>Steps</h2>\n<ol><li>first continued</li><li>second</li></ol>\n" +
+      "<ul><li>a</li><li>b</li></ul>\n<h3>Small</h3>\n<pre><code>GET /t?l=help</code></pre>\n"
+    )
+  })
+
+  it("renders inline code, strong and links", () => {
+    expect(renderInline("use `aics claim` and **keep** the [skill file](/skill.md)").markup)
+      .toBe(`use <code>aics claim</code> and <strong>keep</strong> the <a href="/skill.md">skill file</a>`)
+  })
+
+  it("escapes every piece of text, in code, links and code blocks too", () => {
+    const out = renderMarkdown("<script>x</script> `<b>` [<i>](/a?b=1&c=\"2\")\n\n```\n<img src=x>\n```\n").markup
+    expect(out).not.toMatch(/<(script|b|i|img)[ >]/)
+    expect(out).toContain("&lt;script&gt;x&lt;/script&gt;")
+    expect(out).toContain("<code>&lt;b&gt;</code>")
+    expect(out).toContain(`<a href="/a?b=1&amp;c=&quot;2&quot;">&lt;i&gt;</a>`)
+    expect(out).toContain("<pre><code>&lt;img src=x&gt;</code></pre>")
+  })
+
+  it("keeps a link only to a path of this site or an http(s) URL", () => {
+    expect(renderInline("[x](javascript:alert(1))").markup).not.toContain("href")
+    expect(renderInline("[x](//evil.example/)").markup).not.toContain("href")
+    expect(renderInline("[x](https://c2sp.org/tlog-tiles)").markup).toBe(`<a href="https://c2sp.org/tlog-tiles">x</a>`)
+  })
+
+  it("parses every guidance page into blocks with no stray list or code fence", () => {
+    const facts: SiteFacts = { publicUrl: "https://aics.example", domain: "aics.example", origin: "aics.example/aics", tilePrefixes: ["https://aics.example/tiles/"], apiVersion: "0.3.0" }
+    expect(new Set(QUESTION_PAGES.map((p) => p.slug)).size).toBe(7)
+    for (const page of QUESTION_PAGES) {
+      const blocks = parseBlocks(page.markdown(facts))
+      expect(blocks.length, page.slug).toBeGreaterThan(1)
+      expect(renderMarkdown(page.markdown(facts)).markup, page.slug).not.toContain("```")
+    }
+  })
+})
