@@ -1,5 +1,5 @@
 // LogStore on a local folder: three append-only files (logLayout.ts) written with
-// positional I/O and made durable with fdatasync before an append returns.
+// positional I/O, durable before an append returns (the files are open with O_DSYNC).
 //
 // Opening runs recovery (logRecovery.ts): the files may disagree after a crash, but only
 // in the group of leaves that was being written, and recovery settles them on the longest
@@ -11,11 +11,12 @@
 //   - refuses a batch that does not start at the committed size or is malformed
 //     (appendCheck.ts), before writing anything;
 //   - writes the batch in groups of at most MAX_UNSYNCED_LEAVES leaves (one group for any
-//     realistic batch): per group one buffer and one positional write per file, then
-//     fdatasync of the three files in parallel (logAppend.ts). Group commit across callers
-//     is the caller's job; it passes whole batches;
-//   - only after the last sync moves the committed end, which makes the batch visible to
-//     reads and findLeaf, and returns.
+//     realistic batch): per group one buffer and one positional, synchronous-to-disk write
+//     per file, the three in parallel (logAppend.ts). Group commit across callers is the
+//     caller's job; it passes whole batches;
+//   - only after the last write moves the committed end, which makes the batch visible to
+//     reads and findLeaf, and returns. The last leaves appended are also kept in memory
+//     (recentEntries.ts) for the readers that follow the writer.
 // Appends are serialized by a semaphore and are uninterruptible once started, so a write
 // never runs after its caller gave up, racing the next append at the same offset. If a
 // write or sync fails, the page cache can no longer be trusted to match the disk (an fsync
@@ -38,6 +39,7 @@ import { openLogFiles } from "./logFiles.js"
 import { MAX_UNSYNCED_LEAVES } from "./logLayout.js"
 import { readEntries, readHashes, readHashRange } from "./logReads.js"
 import { recoverLog } from "./logRecovery.js"
+import { makeRecentEntries } from "./recentEntries.js"
 import { loadLeafIndex } from "./loadLeafIndex.js"
 
 export const FsLogStoreLive = (directory: string): Layer.Layer<LogStore, StorageError, Crypto> =>
@@ -49,6 +51,7 @@ export const FsLogStoreLive = (directory: string): Layer.Layer<LogStore, Storage
       let committed: LogEnd = yield* recoverLog(files, hasher)
       const index = yield* loadLeafIndex(files.hashes, committed.size)
       let unusable: StorageError | undefined
+      const recent = makeRecentEntries()
 
       const appends = yield* Effect.makeSemaphore(1)
       // Finalizers run in reverse order, so this one, added after the files were opened,
@@ -70,6 +73,7 @@ export const FsLogStoreLive = (directory: string): Layer.Layer<LogStore, Storage
           const start = committed.size
           committed = end
           leaves.forEach((leaf, i) => index.add(leaf.hashes[0]!, start + i))
+          recent.add(start, leaves.map((leaf) => leaf.bytes))
         })
 
       const append = (start: number, leaves: ReadonlyArray<AppendedLeaf>) =>
@@ -106,7 +110,11 @@ export const FsLogStoreLive = (directory: string): Layer.Layer<LogStore, Storage
       return LogStore.of({
         size: Effect.sync(() => committed.size),
         append,
-        readEntries: (from, to) => Effect.suspend(() => readEntries(files, committed, from, to)),
+        readEntries: (from, to) =>
+          Effect.suspend(() => {
+            const kept = to <= committed.size ? recent.get(from, to) : undefined
+            return kept !== undefined ? Effect.succeed(kept) : readEntries(files, committed, from, to)
+          }),
         readHashes: (indexes) => Effect.suspend(() => readHashes(files, committed, indexes)),
         readHashRange: (from, to) => Effect.suspend(() => readHashRange(files, committed, from, to)),
         findLeaf
