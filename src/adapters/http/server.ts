@@ -22,6 +22,7 @@ import { IdentityHandlers } from "./handlers/identity.js"
 import { MessagingHandlers } from "./handlers/messaging.js"
 import { NoticesHandlers } from "./handlers/notices.js"
 import { TelemetryHandlers } from "./handlers/telemetry.js"
+import { ServiceStatsHandlers } from "./handlers/serviceStats.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
@@ -44,7 +45,8 @@ const DecodeErrorsAs422 = HttpApiBuilder.middleware<never, never>((app) =>
 
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
   Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers,
-    AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers, ContributionsHandlers])
+    AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers, ContributionsHandlers,
+    ServiceStatsHandlers])
 )
 
 /**

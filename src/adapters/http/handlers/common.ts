@@ -2,7 +2,6 @@
 // tiles state member that /v2/tlog/checkpoint and /healthz both report.
 
 import { Effect, Option } from "effect"
-import type { LogState } from "../../../app/LogStatus.js"
 import { Publisher } from "../../../app/Publisher.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"
 import { encodeU64 } from "../../../domain/encoding.js"
@@ -14,16 +13,7 @@ export const orUnavailable = <A, E, R>(effect: Effect.Effect<A, E | StorageError
   Effect.catchIf(effect, (e): e is StorageError => (e as { _tag?: unknown })?._tag === "StorageError",
     (error) => Effect.fail(Unavailable.of("storage_unavailable", `${error.operation} failed: ${error.detail}`)))
 
-export const tilesState = (state: LogState, prefix: string) => ({
-  prefix,
-  size: state.size,
-  published_size: state.publishedSize,
-  lag_entries: state.lagEntries,
-  lag_seconds: state.lagSeconds,
-  mmd_seconds: state.mmdSeconds,
-  error: state.publishError ?? null,
-  diverged: state.diverged !== undefined
-})
+export { tilesState } from "../../../app/LogStatus.js"
 
 /**
  * U64 of the first published checkpoint note whose size covers `size` leaves: a view that
