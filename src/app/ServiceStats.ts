@@ -11,8 +11,9 @@ import { Context, Duration, Effect, Layer } from "effect"
 import { toHex } from "../domain/bytes.js"
 import { encodeU64 } from "../domain/encoding.js"
 import { didKeyFromPublicKey } from "../domain/identity/didKey.js"
-import { serviceList, type ServiceEntry } from "../domain/stats/serviceList.js"
-import { serviceUsage, type ServiceUsage } from "../domain/stats/serviceUsage.js"
+import { serviceList } from "../domain/stats/serviceList.js"
+import { KEYS_NOTICE, type ServiceStatsDocument } from "../domain/stats/serviceStatsDocument.js"
+import { serviceUsage } from "../domain/stats/serviceUsage.js"
 import { uptimeHuman } from "../domain/stats/uptime.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
@@ -30,47 +31,6 @@ import { ServiceConfig, TILE_PREFIX } from "./ServiceConfig.js"
 
 /** How long counts and host measurements are reused. */
 export const STATS_CACHE = Duration.seconds(5)
-
-/** Why the key members are only a convenience (service.md, below the statistics table). */
-export const KEYS_NOTICE =
-  "The key members are a convenience copy. Verify checkpoints and policy leaves only against keys obtained out of band: " +
-  "the DNS TXT record _aics.<domain>, the aics package or the public repository, never this API alone."
-
-export interface ServiceStatsDocument {
-  readonly status: "OK" | "DEGRADED" | "DIVERGED"
-  readonly domain: string
-  readonly timestamp: string
-  readonly uptime_seconds: number
-  readonly uptime_human: string
-  readonly services: ReadonlyArray<ServiceEntry>
-  readonly usage: ServiceUsage
-  readonly host: {
-    readonly process_rss_bytes: number
-    readonly cpu_percent: number
-    readonly load_average_1m: number
-    readonly database_bytes: number | null
-    readonly disk_total_bytes: number | null
-    readonly disk_used_bytes: number | null
-    readonly disk_used_percent: number | null
-  }
-  readonly tlog: {
-    readonly origin: string
-    readonly tree_size: number
-    readonly root_hash_hex: string
-    readonly signed_checkpoint: string | null
-    readonly log_vkey: string
-    readonly log_kid: string
-    readonly server_vkey: string
-    readonly server_did: string
-    readonly policy_kid: string
-    readonly policy_did: string
-    readonly policy_public_key_b64u: string
-    readonly owner_kid: string
-    readonly charter_index: number
-    readonly tiles: ReturnType<typeof tilesState>
-    readonly keys_notice: string
-  }
-}
 
 /** ISO 8601 UTC to the second, as the owner statistics write it. */
 const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")

@@ -23,6 +23,7 @@ import { MessagingHandlers } from "./handlers/messaging.js"
 import { NoticesHandlers } from "./handlers/notices.js"
 import { TelemetryHandlers } from "./handlers/telemetry.js"
 import { ServiceStatsHandlers } from "./handlers/serviceStats.js"
+import { DataPagesHandlers } from "./handlers/dataPages.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
@@ -46,7 +47,7 @@ const DecodeErrorsAs422 = HttpApiBuilder.middleware<never, never>((app) =>
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
   Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers,
     AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers, ContributionsHandlers,
-    ServiceStatsHandlers])
+    ServiceStatsHandlers, DataPagesHandlers])
 )
 
 /**

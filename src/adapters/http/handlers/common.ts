@@ -4,7 +4,9 @@
 import { Effect, Option } from "effect"
 import { Publisher } from "../../../app/Publisher.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"
-import { encodeU64 } from "../../../domain/encoding.js"
+import { fromUtf8 } from "../../../domain/bytes.js"
+import { decodeU64, encodeU64 } from "../../../domain/encoding.js"
+import { BodyStore } from "../../../ports/BodyStore.js"
 import type { StorageError } from "../../../ports/StorageError.js"
 import { Unavailable } from "../problem.js"
 
@@ -29,3 +31,12 @@ export const checkpointCovering = Effect.gen(function*() {
       onSome: (checkpoint) => Effect.succeed(encodeU64(checkpoint.note))
     }))
 })
+
+/**
+ * The UTF-8 text of a body by its U64 hash (a post, poll question or task), or null when it
+ * is not to be shown (hidden by a tombstone, expired) or not stored.
+ */
+export const bodyText = Effect.map(BodyStore, (bodies) => (bodyHash: string, shown: boolean) =>
+  shown
+    ? Effect.map(bodies.get(decodeU64(bodyHash)!), Option.match({ onNone: () => null, onSome: fromUtf8 }))
+    : Effect.succeed(null))
