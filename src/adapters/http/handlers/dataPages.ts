@@ -56,7 +56,8 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
         }).pipe(orUnavailable))
       .handle("directory", ({ urlParams }) =>
         Effect.map(sequencer.state, (state) => {
-          const view = directoryView(state, { q: urlParams.q, limit: DIRECTORY_PAGE_NAMES })
+          // An empty search box (the form sends `q=`) lists every name.
+          const view = directoryView(state, { q: urlParams.q === "" ? undefined : urlParams.q, limit: DIRECTORY_PAGE_NAMES })
           return pageResponse(urlParams.format, {
             html: () => pageDocument({ path: "/directory", title: "Directory", description: "Names on this AICS-1 log, their tiers and current keys.", main: directoryMain(view) }),
             json: () => view,
