@@ -48,7 +48,8 @@ const disk = (folder: string) =>
 export const makeNodeHostMetrics = (options: { readonly dataDir: string; readonly databaseBytes: Effect.Effect<number | null> }) =>
   Effect.gen(function*() {
     const cores = Math.max(1, availableParallelism())
-    let last = { cpu: process.cpuUsage(), at: performance.now() - process.uptime() * 1000, percent: 0 }
+    // The first interval starts with the process: no CPU time used, at the process's start.
+    let last = { cpu: { user: 0, system: 0 }, at: performance.now() - process.uptime() * 1000, percent: 0 }
     const cpuPercent = Effect.sync(() => {
       const at = performance.now()
       if (at - last.at < CPU_MIN_INTERVAL_MS) return last.percent
