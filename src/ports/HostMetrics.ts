@@ -6,7 +6,8 @@
 // a file system without statfs, the size of a database that does not answer), never a
 // made-up number.
 
-import { Context, Effect, Layer } from "effect"
+import type { Effect } from "effect"
+import { Context } from "effect"
 
 export interface HostMeasurements {
   /** Resident set size of this process, bytes. */
@@ -26,7 +27,4 @@ export interface HostMeasurements {
 
 export class HostMetrics extends Context.Tag("aics/HostMetrics")<HostMetrics, {
   readonly measure: Effect.Effect<HostMeasurements>
-}>() {
-  /** Fixed figures (tests). */
-  static readonly fixed = (measurements: HostMeasurements) => Layer.succeed(HostMetrics, { measure: Effect.succeed(measurements) })
-}
+}>() {}

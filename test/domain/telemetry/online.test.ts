@@ -48,8 +48,8 @@ describe("onlineView", () => {
     log.accept(bare, "capsule", capsule.payload, capsule.body)
     log.must(log.ownerOp("tombstone", { target_index: barePost, reason_code: "spam" }))
     expect(onlineView(log.state, 600, log.now).count).toBe(0)
-    const again2 = postPayload("public again")
-    log.accept(alice, "post", again2.payload, again2.body)
+    const publicAgain = postPayload("public again")
+    log.accept(alice, "post", publicAgain.payload, publicAgain.body)
     expect(onlineView(log.state, 600, log.now).agents.map((a) => a.name)).toEqual(["alice"])
 
     // Kept incrementally or folded from scratch, the same answer.
