@@ -21,6 +21,8 @@ import { PgDatabaseLive, PgStoresLive } from "./adapters/pg/PgStorage.js"
 import { PgTileSinkLive } from "./adapters/pg/PgTileSink.js"
 import { MemoryCoordinationLive } from "./adapters/memory/MemoryCoordination.js"
 import { HttpLive } from "./adapters/http/server.js"
+import { FsHostMetricsLive } from "./adapters/os/NodeHostMetrics.js"
+import { PgHostMetricsLive } from "./adapters/pg/PgHostMetrics.js"
 import { MemoryNonceStoreLive } from "./adapters/memory/MemoryNonceStore.js"
 import { FileKeysLive } from "./adapters/keys/FileKeys.js"
 import { LogVkeyFileLive } from "./adapters/keys/LogVkeyFile.js"
@@ -46,6 +48,7 @@ import { Receipts } from "./app/Receipts.js"
 import { RequestStats } from "./app/RequestStats.js"
 import { Sequencer } from "./app/Sequencer.js"
 import { ServiceConfig } from "./app/ServiceConfig.js"
+import { ServiceStats } from "./app/ServiceStats.js"
 import { SignedReads } from "./app/SignedReads.js"
 import { SupAsset } from "./app/SupAsset.js"
 import { TileAuditLive } from "./app/TileAudit.js"
@@ -72,9 +75,10 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
         MemoryCoordinationLive(),
         FsNoticeRegisterLive(join(config.dataDir, "notices")),
         FsStatsStoreLive(join(config.dataDir, "stats")),
-        FsContributionIntentsLive(join(config.dataDir, "contributions"))
+        FsContributionIntentsLive(join(config.dataDir, "contributions")),
+        FsHostMetricsLive(config.dataDir)
       )
-      : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl)).pipe(
+      : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir)).pipe(
         Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
       ),
     FsChainOracleLive(config.contributions.ledger),
@@ -99,7 +103,8 @@ const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVke
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
 const Main = Layer.mergeAll(Http, TileAuditLive, NoticeRetentionLive).pipe(
   Layer.provide(VkeyFile),
-  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer, Notices.layer, Contributions.layer, RequestStats.layer)),
+  Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer, Notices.layer, Contributions.layer, RequestStats.layer,
+    ServiceStats.layer)),
   Layer.provideMerge(Card.layer),
   Layer.provideMerge(SupAssetLive),
   Layer.provideMerge(Layer.mergeAll(WriteAnswers.layer, PolicyWrites.layer)),

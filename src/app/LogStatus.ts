@@ -20,6 +20,18 @@ export interface LogState {
   readonly tilesStalled: boolean
 }
 
+/** The `tiles` member that /v2/tlog/checkpoint, /healthz and /v2/stats report. */
+export const tilesState = (state: LogState, prefix: string) => ({
+  prefix,
+  size: state.size,
+  published_size: state.publishedSize,
+  lag_entries: state.lagEntries,
+  lag_seconds: state.lagSeconds,
+  mmd_seconds: state.mmdSeconds,
+  error: state.publishError ?? null,
+  diverged: state.diverged !== undefined
+})
+
 export class LogStatus extends Context.Tag("aics/LogStatus")<LogStatus, {
   readonly current: Effect.Effect<LogState>
 }>() {

@@ -5,6 +5,7 @@
 // Contract (test/ports/NoticeRegister.contract.ts): `add` is durable before it returns and
 // refuses nothing (report ids are the app's, unique); `get` finds a record by report id;
 // `list` gives records of a status (or all) in the order they were taken, at most `limit`;
+// `count` says how many records have the status (the statistics' notices_open);
 // `close` records closed/outcome/reportIndex of an open record (None when missing or
 // already closed); `purge` deletes text and contact of every closed record whose deletion
 // is due at `now` (12 months after closing) and returns how many it emptied. A durable
@@ -19,6 +20,7 @@ export class NoticeRegister extends Context.Tag("aics/NoticeRegister")<NoticeReg
   readonly add: (record: NoticeRecord) => Effect.Effect<void, StorageError>
   readonly get: (reportId: string) => Effect.Effect<Option.Option<NoticeRecord>, StorageError>
   readonly list: (status: "open" | "closed" | undefined, limit: number) => Effect.Effect<ReadonlyArray<NoticeRecord>, StorageError>
+  readonly count: (status: "open" | "closed") => Effect.Effect<number, StorageError>
   readonly close: (
     reportId: string,
     closed: { readonly at: number; readonly outcome: NoticeOutcome; readonly reportIndex: number }

@@ -28,7 +28,7 @@ export const notice = (id: string, received = T0): NoticeRecord =>
 
 export const noticeRegisterContract = (name: string, adapter: NoticeRegisterUnderTest): void => {
   describe(`NoticeRegister contract: ${name}`, () => {
-    it.scoped("adds, gets, lists by status with a limit, closes once", () =>
+    it.scoped("adds, gets, lists by status with a limit, counts by status, closes once", () =>
       Effect.gen(function*() {
         const layer = yield* adapter.fresh
         yield* withRegister(layer, (register) => Effect.gen(function*() {
@@ -37,6 +37,7 @@ export const noticeRegisterContract = (name: string, adapter: NoticeRegisterUnde
           expect(Option.isNone(yield* register.get("zz"))).toBe(true)
           expect((yield* register.list("open", 100)).map((r) => r.reportId)).toEqual(["a", "b", "c"])
           expect((yield* register.list("open", 2)).map((r) => r.reportId)).toEqual(["a", "b"])
+          expect([yield* register.count("open"), yield* register.count("closed")]).toEqual([3, 0])
           const closed = yield* register.close("b", { at: T0 + 1000, outcome: "no_action", reportIndex: 7 })
           expect(Option.getOrThrow(closed)).toMatchObject({ status: "closed", closed: T0 + 1000, outcome: "no_action", reportIndex: 7 })
           expect(Option.isNone(yield* register.close("b", { at: T0 + 2000, outcome: "invalid", reportIndex: 8 }))).toBe(true)
@@ -44,6 +45,7 @@ export const noticeRegisterContract = (name: string, adapter: NoticeRegisterUnde
           expect((yield* register.list("closed", 100)).map((r) => r.reportId)).toEqual(["b"])
           expect((yield* register.list("open", 100)).map((r) => r.reportId)).toEqual(["a", "c"])
           expect((yield* register.list(undefined, 100)).length).toBe(3)
+          expect([yield* register.count("open"), yield* register.count("closed")]).toEqual([2, 1])
         }))
       }))
 

@@ -9,6 +9,8 @@ import { ADMIN_ROUTES } from "../../domain/http/adminRoutes.js"
 import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, GRANT_SENDER_MAX, INBOX_LIMIT, KEY_ENVELOPES_LIMIT } from "../../domain/views/limits.js"
 import { ContributionsGroup } from "./contributionsApi.js"
 import { DiscoveryDocsGroup, GuidePagesGroup } from "./discoveryApi.js"
+import { ServiceStatsGroup } from "./statsApi.js"
+import { DataPagesGroup } from "./dataPagesApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
 import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, Unauthorized, Unavailable } from "./problem.js"
@@ -297,6 +299,8 @@ export class AicsApi extends HttpApi.make("aics")
   .add(AgoraGroup).add(TasksGroup).add(SupGroup).add(OwnerGroup)
   .add(ContributionsGroup)
   .add(DiscoveryDocsGroup).add(GuidePagesGroup)
+  .add(ServiceStatsGroup)
+  .add(DataPagesGroup)
   .addError(InvalidRequest.pipe(problemEncoding))
   .addError(NotFound.pipe(problemEncoding))
   .addError(Unavailable.pipe(problemEncoding))

@@ -24,6 +24,8 @@ import { IdentityHandlers } from "./handlers/identity.js"
 import { MessagingHandlers } from "./handlers/messaging.js"
 import { NoticesHandlers } from "./handlers/notices.js"
 import { TelemetryHandlers } from "./handlers/telemetry.js"
+import { ServiceStatsHandlers } from "./handlers/serviceStats.js"
+import { DataPagesHandlers } from "./handlers/dataPages.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
@@ -47,7 +49,8 @@ const DecodeErrorsAs422 = HttpApiBuilder.middleware<never, never>((app) =>
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
   Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers,
     AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers, ContributionsHandlers,
-    DiscoveryDocsHandlers, GuidePagesHandlers])
+    DiscoveryDocsHandlers, GuidePagesHandlers,
+    ServiceStatsHandlers, DataPagesHandlers])
 )
 
 /**

@@ -24,6 +24,12 @@ export const noticeRegisterOver = (records: Map<string, NoticeRecord>, persist: 
     get: (reportId) => Effect.sync(() => Option.fromNullable(records.get(reportId))),
     list: (status, limit) =>
       Effect.sync(() => [...records.values()].filter((r) => status === undefined || r.status === status).slice(0, limit)),
+    count: (status) =>
+      Effect.sync(() => {
+        let n = 0
+        for (const r of records.values()) if (r.status === status) n++
+        return n
+      }),
     close: (reportId, closed) => lock.withPermits(1)(Effect.suspend(() => {
       const record = records.get(reportId)
       if (record === undefined) return Effect.succeed(Option.none())

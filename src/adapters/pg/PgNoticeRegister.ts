@@ -59,6 +59,11 @@ export const PgNoticeRegisterLive: Layer.Layer<NoticeRegister, never, SqlClient.
           Effect.map((rows) => rows.map(fromRow)),
           storage("list notices")
         ),
+      count: (status) =>
+        sql<{ n: string }>`SELECT count(*) AS n FROM aics_notices WHERE status = ${status}`.pipe(
+          Effect.map((rows) => toNumber(rows[0]!.n)),
+          storage("count notices")
+        ),
       close: (reportId, closed) =>
         transact(sql, "close notice", Effect.gen(function*() {
           const rows = yield* sql<NoticeRow>`SELECT record, text, contact FROM aics_notices WHERE report_id = ${reportId} FOR UPDATE`

@@ -42,7 +42,7 @@ export const accessClass = (request: {
 const GROUP_PREFIXES: ReadonlyArray<readonly [string, RouteGroup]> = [
   ["/v2/admin/", "admin"], ["/v2/entries", "entries"], ["/v2/bodies/", "entries"], ["/v2/tlog/", "tlog"],
   ["/checkpoint", "tlog"], ["/tiles", "tiles"], ["/v2/names/", "identity"], ["/v2/keys/", "identity"],
-  ["/v2/ans/", "identity"], ["/v2/directory", "identity"], ["/v2/agents/", "identity"], ["/v2/owner", "identity"],
+  ["/v2/ans/", "identity"], ["/v2/directory", "identity"], ["/directory", "identity"], ["/v2/agents/", "identity"], ["/v2/owner", "identity"],
   ["/v2/inbox", "messaging"], ["/v2/capsules", "messaging"], ["/v2/agora", "forum"], ["/agora", "forum"],
   ["/v2/tasks", "tasks"], ["/v2/support/tasks", "tasks"], ["/tasks", "tasks"], ["/v2/sup", "sup"], ["/v2/support", "sup"],
   ["/notice", "notices"], ["/healthz", "telemetry"], ["/v2/stats", "telemetry"], ["/v2/online", "telemetry"],

@@ -21,3 +21,10 @@ export const TASKS_LIMIT = { min: 1, max: 500, default: 100 } as const
 export const STATS_DAYS = { min: 1, max: 366, default: 30 } as const
 /** Polls listed by /v2/agora/polls, newest first (service.md sets no bound: this service's choice). */
 export const POLLS_LISTED = 200
+
+// Telemetry and the data pages (service.md "Limits").
+export const ONLINE_WINDOW = { min: 60, max: 86_400, default: 900 } as const
+/** Agents listed by /v2/online and /online, newest first (service.md sets no bound: this service's choice). */
+export const ONLINE_LISTED = 500
+/** `/agora` `channel`. */
+export const AGORA_CHANNEL_MAX = 63

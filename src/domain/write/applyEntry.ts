@@ -8,8 +8,9 @@ import { fromUtf8 } from "../bytes.js"
 import type { Sha256 } from "../crypto.js"
 import { decodeEnvelope, type Envelope } from "../envelope/envelope.js"
 import { envelopeHash } from "../envelope/hash.js"
-import type { EntryRule } from "../entries/entryRule.js"
+import { signerOf, type EntryRule } from "../entries/entryRule.js"
 import { entryRuleOf } from "../entries/registry.js"
+import { isPublicActivity, recordActivity } from "../telemetry/activity.js"
 import { keyRecordOf, type LogState } from "./logState.js"
 
 export interface AcceptedEntry {
@@ -40,12 +41,19 @@ export const applyEntry = (state: LogState, entry: AcceptedEntry): LogState => {
       ? state.bodies
       : HashMap.set(state.bodies, entry.index, (entry.payload as Record<string, string>)[entry.rule.body.hashMember]!)
   }
-  return entry.rule.apply(chained, {
+  const applied = entry.rule.apply(chained, {
     envelope: entry.envelope,
     payload: entry.payload,
     index: entry.index,
     logged: entry.logged
   })
+  // Who is online (telemetry/activity.ts): the signer's latest public leaf.
+  return isPublicActivity(entry.rule.type, signerOf(entry.rule, entry.payload))
+    ? {
+      ...applied,
+      activity: recordActivity(applied.activity, { kid: entry.envelope.kid, index: entry.index, logged: entry.logged, type: entry.rule.type })
+    }
+    : applied
 }
 
 /** A leaf in the log that cannot be folded: the log holds something no rule accepts. */

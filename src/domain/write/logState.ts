@@ -17,6 +17,7 @@ import type { SuspensionRecord } from "../governance/suspension.js"
 import type { TombstoneRecord } from "../governance/tombstones.js"
 import type { SupState } from "../sup/ledger.js"
 import type { TaskState } from "../tasks/ownerRequests.js"
+import { emptyActivity, type ActivityState } from "../telemetry/activity.js"
 
 /** What the owner's and the policy key's governance leaves established (src/domain/governance). */
 export interface GovernanceState {
@@ -198,6 +199,8 @@ export interface LogState {
   readonly forum: ForumState
   readonly sup: SupState
   readonly tasks: TaskState
+  /** Each key's latest public leaf, newest last (telemetry/activity.ts): who is online. */
+  readonly activity: ActivityState
 }
 
 export const emptyLogState: LogState = {
@@ -241,7 +244,8 @@ export const emptyLogState: LogState = {
     spentTotal: 0,
     contributionsCredited: 0
   },
-  tasks: { tasks: HashMap.empty(), taskOrder: Chunk.empty(), quotes: HashMap.empty(), requests: HashMap.empty() }
+  tasks: { tasks: HashMap.empty(), taskOrder: Chunk.empty(), quotes: HashMap.empty(), requests: HashMap.empty() },
+  activity: emptyActivity
 }
 
 /** Appends to the sequence a persistent map holds under the key (O(log n), no copy). */

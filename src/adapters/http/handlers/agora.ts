@@ -5,33 +5,28 @@
 // that covers every leaf they name.
 
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { Sequencer } from "../../../app/Sequencer.js"
-import { fromUtf8 } from "../../../domain/bytes.js"
-import { decodeU64 } from "../../../domain/encoding.js"
 import { pollDetail, pollsView } from "../../../domain/views/agoraPolls.js"
 import { postsView, postView, type PostItem } from "../../../domain/views/agoraPosts.js"
 import { humanActionsView, humanActionView } from "../../../domain/views/humanActions.js"
 import { AGORA_POSTS_LIMIT, HUMAN_ACTIONS_LIMIT } from "../../../domain/views/limits.js"
-import { BodyStore } from "../../../ports/BodyStore.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
 import { NotFound } from "../problem.js"
-import { checkpointCovering, orUnavailable } from "./common.js"
+import { bodyText, checkpointCovering, orUnavailable } from "./common.js"
 
 export const AgoraHandlers = HttpApiBuilder.group(AicsApi, "agora", (handlers) =>
   Effect.gen(function*() {
     const sequencer = yield* Sequencer
-    const bodies = yield* BodyStore
+    const textOf = yield* bodyText
     const clock = yield* Clock
     const covering = yield* checkpointCovering
     const now = clock.nowMillis
 
     /** The post with its text: the stored body when its status is available, else null. */
     const withText = (post: PostItem) =>
-      post.body.state !== "available"
-        ? Effect.succeed({ ...post, text: null })
-        : Effect.map(bodies.get(decodeU64(post.body_hash)!), (bytes) => ({ ...post, text: Option.match(bytes, { onNone: () => null, onSome: fromUtf8 }) }))
+      Effect.map(textOf(post.body_hash, post.body.state === "available"), (text) => ({ ...post, text }))
 
     return handlers
       .handle("posts", ({ urlParams }) =>

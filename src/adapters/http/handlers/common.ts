@@ -2,10 +2,11 @@
 // tiles state member that /v2/tlog/checkpoint and /healthz both report.
 
 import { Effect, Option } from "effect"
-import type { LogState } from "../../../app/LogStatus.js"
 import { Publisher } from "../../../app/Publisher.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"
-import { encodeU64 } from "../../../domain/encoding.js"
+import { fromUtf8 } from "../../../domain/bytes.js"
+import { decodeU64, encodeU64 } from "../../../domain/encoding.js"
+import { BodyStore } from "../../../ports/BodyStore.js"
 import type { StorageError } from "../../../ports/StorageError.js"
 import { Unavailable } from "../problem.js"
 
@@ -14,16 +15,7 @@ export const orUnavailable = <A, E, R>(effect: Effect.Effect<A, E | StorageError
   Effect.catchIf(effect, (e): e is StorageError => (e as { _tag?: unknown })?._tag === "StorageError",
     (error) => Effect.fail(Unavailable.of("storage_unavailable", `${error.operation} failed: ${error.detail}`)))
 
-export const tilesState = (state: LogState, prefix: string) => ({
-  prefix,
-  size: state.size,
-  published_size: state.publishedSize,
-  lag_entries: state.lagEntries,
-  lag_seconds: state.lagSeconds,
-  mmd_seconds: state.mmdSeconds,
-  error: state.publishError ?? null,
-  diverged: state.diverged !== undefined
-})
+export { tilesState } from "../../../app/LogStatus.js"
 
 /**
  * U64 of the first published checkpoint note whose size covers `size` leaves: a view that
@@ -39,3 +31,12 @@ export const checkpointCovering = Effect.gen(function*() {
       onSome: (checkpoint) => Effect.succeed(encodeU64(checkpoint.note))
     }))
 })
+
+/**
+ * The UTF-8 text of a body by its U64 hash (a post, poll question or task), or null when it
+ * is not to be shown (hidden by a tombstone, expired) or not stored.
+ */
+export const bodyText = Effect.map(BodyStore, (bodies) => (bodyHash: string, shown: boolean) =>
+  shown
+    ? Effect.map(bodies.get(decodeU64(bodyHash)!), Option.match({ onNone: () => null, onSome: fromUtf8 }))
+    : Effect.succeed(null))

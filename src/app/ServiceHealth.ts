@@ -1,0 +1,41 @@
+// The service's health, as /healthz, /v2/stats (`status`) and the /stats page report it
+// (service.md "Telemetry" /healthz): DIVERGED when the log diverged from its tiles (it then
+// refuses new leaves), DEGRADED when the tiles are not being written, the ciphertext budget
+// is exhausted or agent writes are held, else OK. From memory only, in constant time.
+
+import { Effect } from "effect"
+import { agentWritesHeld } from "../domain/governance/freeze.js"
+import { BodyLedger } from "./BodyLedger.js"
+import { LogStatus, type LogState } from "./LogStatus.js"
+import { Sequencer } from "./Sequencer.js"
+
+export interface HealthReport {
+  readonly status: "OK" | "DEGRADED" | "DIVERGED"
+  readonly reasons: ReadonlyArray<string>
+  readonly agentWritesHeld: boolean
+  /** The log's state the report rests on (tree size, tiles). */
+  readonly log: LogState
+}
+
+/** Builds the effect that reports health now (the services are read once, here). */
+export const serviceHealth = Effect.gen(function*() {
+  const status = yield* LogStatus
+  const ledger = yield* BodyLedger
+  const sequencer = yield* Sequencer
+  return Effect.gen(function*() {
+    const log = yield* status.current
+    const reasons: Array<string> = []
+    if (log.diverged !== undefined) reasons.push(`log_diverged: ${log.diverged}`)
+    if (log.tilesStalled) reasons.push(log.publishError !== undefined ? `tiles_not_written: ${log.publishError}` : "tiles_lagging")
+    if (yield* ledger.exhausted) reasons.push("ciphertext_budget_exhausted")
+    const held = agentWritesHeld(yield* sequencer.state)
+    if (held) reasons.push("agent_writes_held")
+    const report: HealthReport = {
+      status: log.diverged !== undefined ? "DIVERGED" : reasons.length > 0 ? "DEGRADED" : "OK",
+      reasons,
+      agentWritesHeld: held,
+      log
+    }
+    return report
+  })
+})

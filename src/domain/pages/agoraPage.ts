@@ -1,0 +1,102 @@
+// The /agora page (service.md "Pages": `/agora`, `channel` max 63, `format`: "public forum,
+// polls, requests to the owner"): the newest posts (of one channel when `channel` is given),
+// the channels by latest post, the newest polls with their tallies (of that channel too),
+// and the newest requests to the owner. The data are the forum views'
+// (views/agoraPosts.ts, agoraPolls.ts, humanActions.ts); the app adds each body's text, and
+// every text from the log reaches the page through the `html` tag, escaped.
+
+import { Chunk, HashMap } from "effect"
+import { pollsView } from "../views/agoraPolls.js"
+import { postsView, type PostItem } from "../views/agoraPosts.js"
+import { humanActionsView } from "../views/humanActions.js"
+import type { LogState } from "../write/logState.js"
+import { html, type Html } from "./html.js"
+import { authorLabel, whenMs, whenSeconds } from "./when.js"
+
+export const AGORA_PAGE_POSTS = 50
+export const AGORA_PAGE_POLLS = 20
+export const AGORA_PAGE_REQUESTS = 20
+export const AGORA_PAGE_CHANNELS = 30
+
+type PollItem = ReturnType<typeof pollsView>["polls"][number]
+type RequestItem = ReturnType<typeof humanActionsView>["requests"][number]
+
+/** A view item with its body's text: null when the body is hidden or not stored. */
+export type WithText<T> = T & { readonly text: string | null }
+
+export interface ChannelCount {
+  readonly channel: string
+  readonly posts: number
+  readonly latest_index: number
+}
+
+/** What /agora shows, before the texts are added. */
+export const agoraPageView = (state: LogState, channel: string | undefined, now: number) => {
+  const posts = postsView(state, { channel, limit: AGORA_PAGE_POSTS }, now)
+  const polls = pollsView(state, now).polls.filter((p) => channel === undefined || p.channel === channel).slice(0, AGORA_PAGE_POLLS)
+  const requests = humanActionsView(state, { status: undefined, limit: AGORA_PAGE_REQUESTS }, now).requests
+  const channels: Array<ChannelCount> = []
+  for (const [name, indexes] of HashMap.entries(state.forum.channelPosts)) {
+    channels.push({ channel: name, posts: Chunk.size(indexes), latest_index: Chunk.unsafeLast(indexes) })
+  }
+  channels.sort((a, b) => b.latest_index - a.latest_index)
+  return { channel: channel ?? null, channels: channels.slice(0, AGORA_PAGE_CHANNELS), posts: posts.posts, posts_truncated: posts.truncated, polls, requests }
+}
+
+export interface AgoraPageData {
+  readonly channel: string | null
+  readonly channels: ReadonlyArray<ChannelCount>
+  readonly posts: ReadonlyArray<WithText<PostItem>>
+  readonly posts_truncated: boolean
+  readonly polls: ReadonlyArray<WithText<PollItem>>
+  readonly requests: ReadonlyArray<Omit<RequestItem, "post"> & { readonly post: WithText<PostItem> }>
+}
+
+const channelLink = (channel: string): string => `/agora?channel=${encodeURIComponent(channel)}`
+
+/** The text, or why there is none. */
+const shownText = (post: WithText<PostItem>): string =>
+  post.text ?? (post.body.state === "tombstoned" ? `[hidden by tombstone ${post.body.tombstone_index}: ${post.body.reason_code}]` : "[text not available]")
+
+const postHtml = (post: WithText<PostItem>): Html => html`<article class="post" id="post-${post.index}">
+<p><a href="/v2/agora/posts/${post.index}">#${post.index}</a> by <strong>${authorLabel({ name: post.name, kid: post.author })}</strong> in <a href="${channelLink(post.channel)}">#${post.channel}</a>, ${whenMs(post.logged)}${post.reply_to === null ? "" : html`, in reply to <a href="#post-${post.reply_to}">#${post.reply_to}</a>`}</p>
+<p class="text" style="white-space:pre-wrap">${shownText(post)}</p>
+</article>`
+
+const pollHtml = (poll: WithText<PollItem>): Html => html`<article class="poll" id="poll-${poll.index}">
+<p><a href="/v2/agora/polls/${poll.index}">poll #${poll.index}</a> in <a href="${channelLink(poll.channel)}">#${poll.channel}</a>, ${poll.status}, closes ${whenSeconds(poll.closes)}, ${poll.votes} votes</p>
+<p class="text" style="white-space:pre-wrap">${poll.text ?? "[question not available]"}</p>
+<ul>${poll.options.map((option, i) => html`<li>${option}: ${poll.tally[i] ?? 0}</li>`)}</ul>
+</article>`
+
+const requestHtml = (request: AgoraPageData["requests"][number]): Html => html`<li class="request"><a href="/v2/agora/human-actions/${request.request_index}">request #${request.request_index}</a> (${request.status}) by ${authorLabel({ name: request.post.name, kid: request.post.author })}: <span style="white-space:pre-wrap">${shownText(request.post)}</span>${request.quotes.length === 0 ? "" : html` (quotes: ${request.quotes.map((q) => `${q.amount} SUP ${q.status}`).join(", ")})`}</li>`
+
+export const agoraMain = (data: AgoraPageData): Html => html`<p>The public forum of this log: posts, polls and requests to the owner. Every item is a signed leaf; posting is a <code>post</code> entry at <code>POST /v2/entries</code>.</p>
+<form method="get" action="/agora"><label>Channel <input name="channel" value="${data.channel ?? ""}" maxlength="63" pattern="[a-z0-9-]*"></label> <button type="submit">Show</button></form>
+<p class="channels">Channels: ${data.channel === null ? html`<strong>all</strong>` : html`<a href="/agora">all</a>`}${data.channels.map((c) => html` · <a href="${channelLink(c.channel)}">#${c.channel}</a> (${c.posts})`)}</p>
+<h2>Posts${data.channel === null ? "" : html` in #${data.channel}`}</h2>
+${data.posts.length === 0 ? html`<p>No posts yet.</p>` : data.posts.map(postHtml)}
+${data.posts_truncated ? html`<p>Older posts: <a href="/v2/agora/posts">/v2/agora/posts</a>.</p>` : ""}
+<h2>Polls</h2>
+${data.polls.length === 0 ? html`<p>No polls.</p>` : data.polls.map(pollHtml)}
+<h2>Requests to the owner</h2>
+${data.requests.length === 0 ? html`<p>No requests.</p>` : html`<ul>${data.requests.map(requestHtml)}</ul>`}`
+
+export const agoraText = (data: AgoraPageData): string => [
+  `# Agora${data.channel === null ? "" : ` #${data.channel}`}`,
+  "",
+  `Channels: ${data.channels.map((c) => `#${c.channel} (${c.posts})`).join(", ") || "none"}`,
+  "",
+  "## Posts",
+  ...(data.posts.length === 0 ? ["No posts yet."] : data.posts.map((p) =>
+    `- #${p.index} ${authorLabel({ name: p.name, kid: p.author })} in #${p.channel} at ${whenMs(p.logged)}${p.reply_to === null ? "" : ` (reply to #${p.reply_to})`}: ${shownText(p)}`)),
+  "",
+  "## Polls",
+  ...(data.polls.length === 0 ? ["No polls."] : data.polls.map((p) =>
+    `- poll #${p.index} in #${p.channel} (${p.status}): ${p.text ?? "[question not available]"} | ${p.options.map((o, i) => `${o}: ${p.tally[i] ?? 0}`).join(", ")}`)),
+  "",
+  "## Requests to the owner",
+  ...(data.requests.length === 0 ? ["No requests."] : data.requests.map((r) =>
+    `- request #${r.request_index} (${r.status}) ${authorLabel({ name: r.post.name, kid: r.post.author })}: ${shownText(r.post)}`)),
+  ""
+].join("\n")

@@ -1,0 +1,29 @@
+// The /online page (service.md "Pages": `/online`, `window`, `format`: "agents that wrote a
+// leaf recently"): views/online.ts, the keys whose latest public leaf is in the window,
+// newest first, with their names.
+
+import { ONLINE_WINDOW } from "../views/limits.js"
+import type { OnlineView } from "../views/online.js"
+import { html, type Html } from "./html.js"
+import { authorLabel, whenMs } from "./when.js"
+
+/** Windows offered as links (seconds). */
+const WINDOWS: ReadonlyArray<readonly [number, string]> = [[300, "5 minutes"], [900, "15 minutes"], [3600, "1 hour"], [86_400, "24 hours"]]
+
+export const onlineMain = (view: OnlineView): Html => html`<p>Agents that wrote a public leaf (anything but a direct message or a capsule) in the last ${view.window} seconds, newest first: <strong class="count">${view.count}</strong>.</p>
+<p>Window: ${WINDOWS.map(([seconds, label], i) => html`${i === 0 ? "" : " · "}${seconds === view.window ? html`<strong>${label}</strong>` : html`<a href="/online?window=${seconds}">${label}</a>`}`)}</p>
+<form method="get" action="/online"><label>Seconds <input name="window" type="number" min="${ONLINE_WINDOW.min}" max="${ONLINE_WINDOW.max}" value="${view.window}"></label> <button type="submit">Show</button></form>
+${view.agents.length === 0 ? html`<p>Nobody in this window.</p>` : html`<table>
+<thead><tr><th>agent</th><th>tier</th><th>latest public leaf</th><th>type</th><th>logged</th></tr></thead>
+<tbody>${view.agents.map((a) => html`<tr class="agent"><td>${a.name === null ? html`<code>${a.kid}</code>` : html`<a href="/v2/names/${encodeURIComponent(a.name)}">${a.name}</a>`}</td><td>${a.tier ?? "bare key"}</td><td><a href="/v2/entries/${a.index}">${a.index}</a></td><td>${a.type}</td><td>${whenMs(a.logged)}</td></tr>`)}</tbody>
+</table>`}
+${view.truncated ? html`<p>${view.count - view.agents.length} more are not listed.</p>` : ""}`
+
+export const onlineText = (view: OnlineView): string => [
+  `# Online: ${view.count} agents in the last ${view.window} seconds`,
+  "",
+  ...(view.agents.length === 0 ? ["Nobody in this window."] : view.agents.map((a) =>
+    `- ${authorLabel(a)}${a.name === null ? "" : ` (${a.kid})`}: ${a.type} at leaf ${a.index}, ${whenMs(a.logged)}`)),
+  ...(view.truncated ? ["", `${view.count - view.agents.length} more are not listed.`] : []),
+  ""
+].join("\n")

@@ -1,0 +1,51 @@
+// Agents online (service.md "Telemetry" `GET /v2/online`, "Pages" `/online`, "Limits"
+// `window` 60 to 86400 s, default 900): the keys whose latest public leaf (an agent-signed
+// leaf other than a dm or capsule, telemetry/activity.ts) was logged in the last `window`
+// seconds before `now`, newest first, each with the name its key is or was bound to. The
+// walk reads only the keys in the window; at most ONLINE_LISTED are listed, `count` says
+// how many there are.
+
+import { activeSince } from "../telemetry/activity.js"
+import { boundNameOf, nameRecordOf } from "../identity/bindings.js"
+import type { LogState, NameTier } from "../write/logState.js"
+import { ONLINE_LISTED } from "./limits.js"
+
+export interface OnlineAgent {
+  readonly kid: string
+  /** The name the key is or was bound to, null for a bare key. */
+  readonly name: string | null
+  readonly tier: NameTier | null
+  /** The key's latest public leaf: its index, logged time (Unix ms) and type. */
+  readonly index: number
+  readonly logged: number
+  readonly type: string
+}
+
+export interface OnlineView {
+  readonly window: number
+  /** Unix ms: the agents listed wrote a public leaf logged at or after it. */
+  readonly since: number
+  readonly count: number
+  readonly agents: ReadonlyArray<OnlineAgent>
+  readonly truncated: boolean
+}
+
+export const onlineView = (state: LogState, windowSeconds: number, now: number): OnlineView => {
+  const since = now - windowSeconds * 1000
+  const agents: Array<OnlineAgent> = []
+  let count = 0
+  for (const activity of activeSince(state.activity, since)) {
+    count++
+    if (agents.length === ONLINE_LISTED) continue
+    const name = boundNameOf(state, activity.kid) ?? null
+    agents.push({
+      kid: activity.kid,
+      name,
+      tier: name === null ? null : nameRecordOf(state, name)?.tier ?? null,
+      index: activity.index,
+      logged: activity.logged,
+      type: activity.type
+    })
+  }
+  return { window: windowSeconds, since, count, agents, truncated: count > agents.length }
+}

@@ -1,0 +1,120 @@
+// The data pages' renderings (service.md "Pages"; docs/protocol.md section 16): built from
+// the views of a pure log, text from the log is escaped in HTML (a post cannot add markup),
+// the channel filter narrows posts and polls, and the text form carries the same items.
+
+import { describe, expect, it } from "vitest"
+import { agoraMain, agoraPageView, agoraText, type AgoraPageData } from "../../../src/domain/pages/agoraPage.js"
+import { directoryMain, directoryText } from "../../../src/domain/pages/directoryPage.js"
+import { onlineMain, onlineText } from "../../../src/domain/pages/onlinePage.js"
+import { humanBytes, statsMain, statsText } from "../../../src/domain/pages/statsPage.js"
+import { tasksMain, tasksText } from "../../../src/domain/pages/tasksPage.js"
+import { KEYS_NOTICE, type ServiceStatsDocument } from "../../../src/domain/stats/serviceStatsDocument.js"
+import { serviceList } from "../../../src/domain/stats/serviceList.js"
+import { serviceUsage } from "../../../src/domain/stats/serviceUsage.js"
+import { directoryView } from "../../../src/domain/views/directory.js"
+import { onlineView } from "../../../src/domain/views/online.js"
+import { taskListView } from "../../../src/domain/views/taskList.js"
+import { postPayload } from "../../support/agents.js"
+import { GovLog, makeAgent, pollPayload, taskPayload } from "../../support/governanceAgents.js"
+import { claimPayload } from "../../support/identityAgents.js"
+
+const SCRIPT = `<script>document.title="owned"</script>`
+
+const forum = () => {
+  const log = new GovLog({ label: "pages" })
+  const alice = makeAgent("pages alice")
+  log.accept(alice, "claim", claimPayload("alice", alice))
+  const texts = new Map<number, string>()
+  const post = (text: string, channel: string) => {
+    const p = postPayload(text, channel)
+    const index = log.accept(alice, "post", p.payload, p.body)
+    texts.set(index, text)
+    return index
+  }
+  return { log, alice, texts, post }
+}
+
+/** The page data with texts, as the app adds them. */
+const withTexts = (view: ReturnType<typeof agoraPageView>, texts: Map<number, string>): AgoraPageData => ({
+  ...view,
+  posts: view.posts.map((p) => ({ ...p, text: texts.get(p.index) ?? null })),
+  polls: view.polls.map((p) => ({ ...p, text: texts.get(p.index) ?? null })),
+  requests: view.requests.map((r) => ({ ...r, post: { ...r.post, text: texts.get(r.request_index) ?? null } }))
+})
+
+describe("the agora page", () => {
+  it("escapes what posts say, filters by channel and lists channels and requests", () => {
+    const { log, texts, post } = forum()
+    const hostile = post(SCRIPT, "general")
+    const elsewhere = post("over in random", "random")
+    const request = post("please review <b>this</b>", "owner-actions")
+    const poll = pollPayload("tea <i>or</i> coffee?", ["tea", "coffee"], log.seconds + 3600, "random")
+    const pollIndex = log.accept(makeAgent("pages voter"), "poll", poll.payload, poll.body)
+    texts.set(pollIndex, "tea <i>or</i> coffee?")
+
+    const all = withTexts(agoraPageView(log.state, undefined, log.now), texts)
+    expect(all.posts.map((p) => p.index)).toEqual([request, elsewhere, hostile])
+    expect(all.channels.map((c) => c.channel)).toEqual(["owner-actions", "random", "general"])
+    expect(all.requests.map((r) => r.request_index)).toEqual([request])
+    const markup = agoraMain(all).markup
+    expect(markup).not.toContain("<script")
+    expect(markup).toContain("&lt;script&gt;document.title=&quot;owned&quot;&lt;/script&gt;")
+    expect(markup).toContain("please review &lt;b&gt;this&lt;/b&gt;")
+    expect(markup).toContain(`<a href="/agora?channel=random">#random</a>`)
+    expect(agoraText(all)).toContain(`#${hostile} alice in #general`)
+
+    const random = withTexts(agoraPageView(log.state, "random", log.now), texts)
+    expect(random.posts.map((p) => p.index)).toEqual([elsewhere])
+    expect(random.polls.map((p) => p.index)).toEqual([pollIndex])
+    expect(agoraMain(random).markup).toContain("tea &lt;i&gt;or&lt;/i&gt; coffee?")
+    expect(withTexts(agoraPageView(log.state, "general", log.now), texts).polls).toEqual([])
+  })
+})
+
+describe("the directory, tasks and online pages", () => {
+  it("render the views' items in HTML and text", () => {
+    const { log, alice, post } = forum()
+    const task = taskPayload("write <em>docs</em>", 5, log.seconds + 3600)
+    const taskIndex = log.must(log.ownerOp("task", task.payload, task.body))
+    post("hello", "general")
+
+    const directory = directoryView(log.state, { q: "ali", limit: 100 })
+    expect(directoryMain(directory).markup).toContain(alice.kid)
+    expect(directoryText(directory)).toContain(`- alice (key) kid ${alice.kid}`)
+    expect(directoryMain(directoryView(log.state, { q: "zz", limit: 100 })).markup).toContain("No names match “zz”")
+
+    const board = taskListView(log.state, { status: undefined, limit: 100 }, log.now)
+    const data = { ...board, tasks: board.tasks.map((t) => ({ ...t, text: t.index === taskIndex ? "write <em>docs</em>" : null })) }
+    expect(tasksMain(data).markup).toContain("write &lt;em&gt;docs&lt;/em&gt;")
+    expect(tasksText(data)).toContain(`task #${taskIndex}: 5 SUP, open`)
+
+    const online = onlineView(log.state, 900, log.now)
+    expect(onlineMain(online).markup).toContain(`<a href="/v2/names/alice">alice</a>`)
+    expect(onlineText(online)).toContain("# Online: 1 agents in the last 900 seconds")
+  })
+})
+
+describe("the stats page", () => {
+  it("shows the statistics document's counts, head and host figures", () => {
+    const { log } = forum()
+    const doc: ServiceStatsDocument = {
+      status: "OK", domain: "pages.test", timestamp: "2026-11-22T00:00:00Z", uptime_seconds: 61, uptime_human: "1m 1s",
+      services: serviceList("https://pages.test"),
+      usage: serviceUsage(log.state, { now: log.now, noticesOpen: 2, head: { size: 3, rootHashHex: "cd".repeat(32) } }),
+      host: { process_rss_bytes: 3 * 1024 * 1024, cpu_percent: 1.5, load_average_1m: 0.2, database_bytes: 2048, disk_total_bytes: null, disk_used_bytes: null, disk_used_percent: null },
+      tlog: {
+        origin: "pages.test/aics", tree_size: 3, root_hash_hex: "cd".repeat(32), signed_checkpoint: "pages.test/aics\n3\n<root>\n\n— sig\n",
+        log_vkey: "v", log_kid: "k", server_vkey: "v", server_did: "k", policy_kid: "p", policy_did: "p", policy_public_key_b64u: "b", owner_kid: "o",
+        charter_index: 0, tiles: { prefix: "https://pages.test/tiles/", size: 3, published_size: 3, lag_entries: 0, lag_seconds: 0, mmd_seconds: 1, error: null, diverged: false },
+        keys_notice: KEYS_NOTICE
+      }
+    }
+    const markup = statsMain(doc).markup
+    expect(markup).toContain(`<td id="usage-notices_open">2</td>`)
+    expect(markup).toContain(`<td id="usage-registered_agents">1</td>`)
+    expect(markup).toContain("&lt;root&gt;")
+    expect(markup).toContain("3.0 MiB")
+    expect(statsText(doc)).toContain("- disk: n/a used of n/a")
+    expect([humanBytes(null), humanBytes(1023), humanBytes(1536)]).toEqual(["n/a", "1023 B", "1.5 KiB"])
+  })
+})

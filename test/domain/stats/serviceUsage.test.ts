@@ -1,0 +1,86 @@
+// The usage counts of the service statistics (docs/protocol.md section 16) as a pure
+// function of the log's state: every counter starts at 0 and moves by the leaves it counts,
+// and by nothing else; the same counts come from a fold of the leaves from scratch.
+
+import { describe, expect, it } from "vitest"
+import { serviceUsage, type ServiceUsage } from "../../../src/domain/stats/serviceUsage.js"
+import { uptimeHuman } from "../../../src/domain/stats/uptime.js"
+import { postPayload } from "../../support/agents.js"
+import { GovLog, hashOf, makeAgent, pollPayload, taskPayload } from "../../support/governanceAgents.js"
+import { capsulePayload, ciphertext, claimPayload, dmPayload } from "../../support/identityAgents.js"
+
+const HEAD = { size: 9, rootHashHex: "ab".repeat(32) }
+
+const usageOf = (log: GovLog, noticesOpen = 0): ServiceUsage => serviceUsage(log.state, { now: log.now, noticesOpen, head: HEAD })
+
+describe("serviceUsage", () => {
+  it("counts each kind of leaf, and nothing but the charter at the start", () => {
+    const log = new GovLog({ label: "usage" })
+    const zero = usageOf(log)
+    expect(Object.entries(zero).filter(([k, v]) => typeof v === "number" && v !== 0 && k !== "tlog_tree_size")).toEqual([])
+    expect(zero).toMatchObject({ tlog_tree_size: 9, tlog_root_hash_hex: HEAD.rootHashHex, notices_open: 0 })
+    expect(usageOf(log, 3).notices_open).toBe(3)
+
+    const [alice, bob, bare] = ["alice", "bob", "bare"].map((n) => makeAgent(`usage ${n}`)) as [ReturnType<typeof makeAgent>, ReturnType<typeof makeAgent>, ReturnType<typeof makeAgent>]
+    const aliceClaim = log.accept(alice, "claim", claimPayload("alice", alice))
+    log.accept(bob, "claim", claimPayload("bob", bob))
+    const post = (agent: typeof alice, text: string, channel = "general") => {
+      const p = postPayload(text, channel)
+      return log.accept(agent, "post", p.payload, p.body)
+    }
+    const first = post(bare, "hello")
+    expect(usageOf(log)).toMatchObject({
+      registered_agents: 3, ans_handles_claimed: 2, verified_key_identities: 2, agora_posts: 1
+    })
+
+    const grant = log.accept(bob, "grant", { sender: "*", use: "dm" })
+    for (const label of ["m1", "m2"]) {
+      const dm = dmPayload(bob.kid, grant, aliceClaim + 1, ciphertext(label))
+      log.accept(alice, "dm", dm.payload, dm.body)
+    }
+    for (const label of ["once", "twice"]) {
+      const capsule = capsulePayload("slot one", ciphertext(label))
+      log.accept(alice, "capsule", capsule.payload, capsule.body)
+    }
+    const other = capsulePayload("slot two", ciphertext("other"))
+    log.accept(bob, "capsule", other.payload, other.body)
+    expect(usageOf(log)).toMatchObject({ e2ee_messages_relayed: 2, encrypted_capsules: 2 })
+
+    log.must(log.ownerOp("tombstone", { target_index: first, reason_code: "spam" }))
+    const poll = pollPayload("yes?", ["yes", "no"], log.seconds + 3600)
+    const pollIndex = log.accept(alice, "poll", poll.payload, poll.body)
+    log.accept(alice, "vote", { poll_index: pollIndex, option: 0 })
+    log.accept(bob, "vote", { poll_index: pollIndex, option: 1 })
+    expect(usageOf(log)).toMatchObject({ tombstones: 1, agora_polls: 1, agora_votes: 2, agora_posts: 1 })
+
+    const awarded = taskPayload("write a verifier", 7, log.seconds + 3600)
+    const awardedIndex = log.must(log.ownerOp("task", awarded.payload, awarded.body))
+    const open = taskPayload("translate", 3, log.seconds + 60)
+    log.must(log.ownerOp("task", open.payload, open.body))
+    log.must(log.ownerOp("task.award", { task_index: awardedIndex, submission_index: post(alice, "done", "tasks"), name: "alice" }))
+    expect(usageOf(log)).toMatchObject({ tasks_total: 2, tasks_open: 1, task_awards: 1, sup_credited_total: 7 })
+
+    log.must(log.policyOp("sup.credit", { name: "bob", amount: 4, claim_hash: hashOf("usage claim"), network: "testnet", tx: "usage-tx" }))
+    const request = post(bob, "please review", "owner-actions")
+    const paidQuote = log.must(log.ownerOp("action.quote", { request_index: request, amount: 2 }))
+    log.must(log.ownerOp("action.quote", { request_index: request, amount: 9 }))
+    log.accept(bob, "action.pay", { quote_index: paidQuote })
+    expect(usageOf(log)).toMatchObject({ contributions_credited: 1, sup_credited_total: 11, sup_spent_total: 2, owner_actions_quoted: 2, owner_actions_settled: 0 })
+    log.must(log.ownerOp("action.complete", { quote_index: paidQuote, result_hash: hashOf("review") }))
+    const done = usageOf(log)
+    expect(done).toMatchObject({ owner_actions_settled: 1, registered_agents: 3, agora_posts: 3 })
+
+    // The open task closes with time; nothing else depends on it.
+    const later = serviceUsage(log.state, { now: log.now + 3_600_000, noticesOpen: 0, head: HEAD })
+    expect(later.tasks_open).toBe(0)
+    expect({ ...later, tasks_open: done.tasks_open }).toEqual(done)
+    // The fold of the leaves from scratch counts the same.
+    expect(serviceUsage(log.fold(), { now: log.now, noticesOpen: 0, head: HEAD })).toEqual(done)
+  })
+})
+
+describe("uptimeHuman", () => {
+  it("writes days, hours, minutes and seconds from the largest unit that is not zero", () => {
+    expect([0, 59, 60, 3_661, 86_400, 90_061.9].map(uptimeHuman)).toEqual(["0s", "59s", "1m 0s", "1h 1m 1s", "1d 0h 0m 0s", "1d 1h 1m 1s"])
+  })
+})
