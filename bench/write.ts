@@ -164,6 +164,10 @@ const run = async (nodes: number, database?: string): Promise<number> => {
     line("CPU per entry: servers + load generator", `${perEntry(serverSeconds + clientSeconds)} = ${perEntry(serverSeconds)} + ${perEntry(clientSeconds)}`)
     const threads = [...serverAfter[0]!.threads].map(([name, after]) => [name, after - (serverBefore[0]!.threads.get(name) ?? 0)] as const)
     line(`  ${nodes > 1 ? "first node's" : "server"} threads`, threads.filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, s]) => `${name} ${perEntry(s)}`).join(", "))
+    // How busy the event loop was: at 100% it is the bottleneck, below it the writes wait
+    // for something else (I/O, another thread, a lock).
+    const mainSeconds = threads.find(([name]) => name === "main")?.[1] ?? 0
+    line("  event loop busy (main thread CPU / wall)", `${((mainSeconds / seconds) * 100).toFixed(0)}%`)
     // On a shared machine the wall-clock figures move with the other load; CPU time per
     // entry, counted in verifications' CPU time, does much less.
     const verificationsPerEntry = ((serverSeconds + clientSeconds) * 1e6) / accepted.length / verifyCpu
