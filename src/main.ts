@@ -7,6 +7,8 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
+import { NodeScryptLive } from "./adapters/crypto/nodeScrypt.js"
+import { FsGateSecretsLive } from "./adapters/fs/FsGateSecrets.js"
 import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
 import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
 import { FsChainOracleLive } from "./adapters/fs/FsChainOracle.js"
@@ -33,6 +35,7 @@ import { AdminWrites } from "./app/AdminWrites.js"
 import { BodyLedger } from "./app/BodyLedger.js"
 import { Card } from "./app/Card.js"
 import { EntryWrites } from "./app/EntryWrites.js"
+import { Gate } from "./app/Gate.js"
 import { LogHealth } from "./app/LogHealth.js"
 import { LogNotary } from "./app/LogNotary.js"
 import { LogReader } from "./app/LogReader.js"
@@ -52,7 +55,7 @@ import { TileAuditLive } from "./app/TileAudit.js"
 import { WriteAnswers } from "./app/WriteAnswers.js"
 import { Clock } from "./ports/Clock.js"
 
-const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, ServiceConfig.fromEnv)
+const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, ServiceConfig.fromEnv)
 
 // PostgreSQL when AICS_DATABASE_URL is set: the log, bodies, nonces, cursors, tiles, the
 // off-log stores (notice register, contribution intents, request statistics) and the
@@ -72,7 +75,8 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
         MemoryCoordinationLive(),
         FsNoticeRegisterLive(join(config.dataDir, "notices")),
         FsStatsStoreLive(join(config.dataDir, "stats")),
-        FsContributionIntentsLive(join(config.dataDir, "contributions"))
+        FsContributionIntentsLive(join(config.dataDir, "contributions")),
+        FsGateSecretsLive(join(config.dataDir, "gate-secrets"))
       )
       : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl)).pipe(
         Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
@@ -99,6 +103,7 @@ const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVke
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
 const Main = Layer.mergeAll(Http, TileAuditLive, NoticeRetentionLive).pipe(
   Layer.provide(VkeyFile),
+  Layer.provideMerge(Gate.layer),
   Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer, Notices.layer, Contributions.layer, RequestStats.layer)),
   Layer.provideMerge(Card.layer),
   Layer.provideMerge(SupAssetLive),

@@ -8,6 +8,7 @@ import { Schema } from "effect"
 import { ADMIN_ROUTES } from "../../domain/http/adminRoutes.js"
 import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, GRANT_SENDER_MAX, INBOX_LIMIT, KEY_ENVELOPES_LIMIT } from "../../domain/views/limits.js"
 import { ContributionsGroup } from "./contributionsApi.js"
+import { GateGroup } from "./gateApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
 import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, Unauthorized, Unavailable } from "./problem.js"
@@ -295,6 +296,7 @@ export class AicsApi extends HttpApi.make("aics")
   .add(NoticesGroup)
   .add(AgoraGroup).add(TasksGroup).add(SupGroup).add(OwnerGroup)
   .add(ContributionsGroup)
+  .add(GateGroup)
   .addError(InvalidRequest.pipe(problemEncoding))
   .addError(NotFound.pipe(problemEncoding))
   .addError(Unavailable.pipe(problemEncoding))

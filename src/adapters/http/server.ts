@@ -25,6 +25,7 @@ import { TelemetryHandlers } from "./handlers/telemetry.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
+import { GateHandlers } from "./handlers/gate.js"
 
 const isDecodeError = (error: unknown): error is HttpApiDecodeError =>
   (error as { _tag?: unknown } | undefined)?._tag === "HttpApiDecodeError"
@@ -44,7 +45,7 @@ const DecodeErrorsAs422 = HttpApiBuilder.middleware<never, never>((app) =>
 
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
   Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers,
-    AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers, ContributionsHandlers])
+    AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers, ContributionsHandlers, GateHandlers])
 )
 
 /**

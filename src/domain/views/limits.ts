@@ -21,3 +21,7 @@ export const TASKS_LIMIT = { min: 1, max: 500, default: 100 } as const
 export const STATS_DAYS = { min: 1, max: 366, default: 30 } as const
 /** Polls listed by /v2/agora/polls, newest first (service.md sets no bound: this service's choice). */
 export const POLLS_LISTED = 200
+
+// The text gate (service.md "Limits"): GET /t's session id and its one URL-encoded line.
+export const GATE_SESSION_MAX = 64
+export const GATE_LINE_MAX = 1_048_576
