@@ -23,6 +23,7 @@ import { PgDatabaseLive, PgStoresLive } from "./adapters/pg/PgStorage.js"
 import { PgTileSinkLive } from "./adapters/pg/PgTileSink.js"
 import { MemoryCoordinationLive } from "./adapters/memory/MemoryCoordination.js"
 import { HttpLive } from "./adapters/http/server.js"
+import { GateTcpLive } from "./adapters/tcp/gateServer.js"
 import { MemoryNonceStoreLive } from "./adapters/memory/MemoryNonceStore.js"
 import { FileKeysLive } from "./adapters/keys/FileKeys.js"
 import { LogVkeyFileLive } from "./adapters/keys/LogVkeyFile.js"
@@ -94,6 +95,14 @@ const WriteChecksLive = Layer.unwrapEffect(Effect.gen(function*() {
 
 const Http = Layer.unwrapEffect(Effect.map(ServiceConfig, HttpLive))
 
+// The text gate's TCP ports: plaintext (AICS_GATE_PORT) and TLS (AICS_GATE_TLS_PORT), each
+// only when configured.
+const GateTcp = Layer.unwrapEffect(Effect.map(ServiceConfig, ({ host, gate }) =>
+  Layer.mergeAll(
+    gate === undefined || gate.port === 0 ? Layer.empty : GateTcpLive({ host, port: gate.port }),
+    gate === undefined || gate.tlsPort === 0 ? Layer.empty : GateTcpLive({ host, port: gate.tlsPort, tls: { certFile: gate.tlsCert!, keyFile: gate.tlsKey! } })
+  )))
+
 // The SUP asset descriptor: the operator's file (AICS_SUP_ASSET_FILE) or the built-in one.
 const SupAssetLive = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
   config.supAssetFile === undefined ? SupAsset.builtIn : SupAssetFileLive(config.supAssetFile)))
@@ -101,7 +110,7 @@ const SupAssetLive = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
 const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVkeyFileLive(config.dataDir)))
 
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
-const Main = Layer.mergeAll(Http, TileAuditLive, NoticeRetentionLive).pipe(
+const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).pipe(
   Layer.provide(VkeyFile),
   Layer.provideMerge(Gate.layer),
   Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer, Notices.layer, Contributions.layer, RequestStats.layer)),

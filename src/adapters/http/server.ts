@@ -56,8 +56,14 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
  */
 const KEEP_ALIVE_MS = 65_000
 
+/**
+ * Room for GET /t's one URL-encoded line (service.md "Limits": `l` up to 1048576
+ * characters) in the request line; Node's default header limit is 16 KiB.
+ */
+const MAX_HEADER_BYTES = 1_048_576 + 65_536
+
 const createKeepAliveServer = () => {
-  const server = createServer()
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES })
   server.keepAliveTimeout = KEEP_ALIVE_MS
   // Must exceed keepAliveTimeout, or a request arriving at the end of the idle time is cut.
   server.headersTimeout = KEEP_ALIVE_MS + 1_000
