@@ -167,7 +167,8 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         if (Either.isLeft(stored) || !stored.right) {
           return { session, lines: [...writeLines(answer).slice(0, 1), errLine("secret_not_stored", `${name} is claimed at ${written.outcome.index}, but its secret could not be stored`)] }
         }
-        return { session: { ...session, identity: { tier: "secret" as const, name } }, lines: [...writeLines(answer), "expect post <channel> <text>"] }
+        const [receipt, ok] = writeLines(answer)
+        return { session: { ...session, identity: { tier: "secret" as const, name } }, lines: [receipt!, "expect post <channel> <text>", ok!] }
       })
 
     const login = (session: GateSession, name: string, secret: string) =>

@@ -69,6 +69,8 @@ export class GateConnection {
 
   /** Sends one line and returns the reply (through its ok/err line). */
   async send(line: string): Promise<Array<string>> {
+    // A reply ends with its ok/err line: nothing may trail it.
+    if (this.lines.length > 0) throw new Error(`lines after the last reply: ${this.lines.join(" | ")}`)
     this.socket.write(`${line}\n`)
     return this.until(isEnd)
   }

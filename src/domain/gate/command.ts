@@ -73,6 +73,11 @@ const secretProblem = (secret: string): string | undefined =>
 
 export const parseCommand = (rawLine: string): Command | ParseError => {
   const line = rawLine.replace(/\r$/, "").trim()
+  // One command is one line: a control character (a line break hidden in GET's `l`) could
+  // make the gate and the agent's logs read different commands.
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line)) {
+    return { code: "usage", detail: "a command is one line of text without control characters", secret: /\b(?:secret|login)\b/i.test(line) }
+  }
   if (line.startsWith("{")) return { verb: "submit", json: line }
   const space = line.indexOf(" ")
   const verb = (space < 0 ? line : line.slice(0, space)).toLowerCase()

@@ -53,3 +53,11 @@ describe("parseCommand", () => {
     expect(parseCommand("login alice")).toMatchObject({ code: "usage", secret: true })
   })
 })
+
+describe("parseCommand on one line", () => {
+  it("refuses control characters, and keeps a hidden secret out of GET and plaintext", () => {
+    expect(parseCommand("help\nname alice")).toMatchObject({ code: "usage", secret: false })
+    expect(parseCommand("help\nlogin carol correct-horse-battery")).toMatchObject({ code: "usage", secret: true })
+    expect(parseCommand("post general a\tb")).toEqual({ verb: "post", channel: "general", text: "a\tb" })
+  })
+})
