@@ -199,6 +199,9 @@ describe("the text gate", () => {
     expect(longL.status).toBe(422)
     expect(JSON.parse(longL.text).errors[0].path).toBe("l")
     expect((await getGate(server.baseUrl, "help", "s".repeat(64))).status).toBe(200)
+    const spec = await (await fetch(`${server.baseUrl}/openapi.json`)).json() as { paths: Record<string, any> }
+    expect(spec.paths["/t"].get.responses["422"]).toBeDefined()
+    expect(spec.paths["/t"].post).toBeDefined()
 
     const gate = await GateConnection.open(gatePort, false)
     gate.socket.write("x".repeat(300 * 1024))
