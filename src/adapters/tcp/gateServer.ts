@@ -39,10 +39,12 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: <A>(effect: Effec
   const write = (lines: ReadonlyArray<string>) => {
     if (!closed && lines.length > 0) socket.write(lines.map((line) => `${line}\n`).join(""))
   }
+  /** Ends the connection after what was written; a peer that keeps sending is cut off. */
   const finish = () => {
     if (closed) return
     closed = true
     socket.end()
+    setTimeout(() => socket.destroy(), 2000).unref()
   }
 
   // The greeting: a new session, and what to type first. Lines wait for it.
@@ -80,6 +82,7 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: <A>(effect: Effec
     if (id !== undefined) void run(gate.end(id))
   })
   socket.on("data", (chunk: Buffer) => {
+    if (closed) return
     buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk])
     let newline: number
     while ((newline = buffered.indexOf(0x0a)) >= 0) {

@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort, removeDir, type RunningServer, startServer, tempDataDir } from "../../support/server.js"
 import { field, GateConnection, getGate, lastLine, leavesFromTiles, postGate, selfSignedCert } from "../../support/gateClient.js"
+import { advanceChain, claimDraft, gateLine, generateAgentKey, postDraft, signGateText } from "../../../src/client/index.js"
 import { Ed25519Key, envelopeHash, envelopeSignatureHolds, jcs, sha256, u64, utf8, type Envelope } from "../../support/outsideOwner.js"
 
 let server: RunningServer
@@ -115,6 +116,21 @@ describe("the text gate", () => {
     // The same line again: the nonce is spent, as on POST /v2/entries.
     expect(lastLine(await gate.send(JSON.stringify({ envelope, body: u64(body) })))).toMatch(/^err nonce_reused /)
     expect(await gate.send("quit")).toEqual(["ok bye"])
+  })
+
+  it("takes the lines the aics library makes: a claim and a post pasted whole, and a proof signed with signGateText", async () => {
+    const key = generateAgentKey()
+    const gate = await GateConnection.open(gatePort, false)
+    const claimLine = gateLine(key, "localhost/aics", claimDraft(key, "gate-lib"))
+    const claimed = await gate.send(claimLine)
+    written["libraryClaim"] = acceptedIndex(claimed)
+    // The agent keeps its chain with the receipt the gate printed, as after an HTTP write.
+    const { entry, receipt_note } = JSON.parse(field(claimed, "receipt"))
+    const next = advanceChain(key, JSON.parse(claimLine).envelope, { ...entry, receipt_note })
+    written["libraryPost"] = acceptedIndex(await gate.send(gateLine(next, "localhost/aics", postDraft("general", "made by the library"))))
+    const challenge = await gate.send(`identify ${key.kid}`)
+    expect(await gate.send(`prove ${signGateText(key, field(challenge, "challenge"))}`)).toContain(`ok key ${key.kid}`)
+    gate.close()
   })
 
   it("onboards a secret identity over TLS: claim, post, and a login on a later connection", async () => {
