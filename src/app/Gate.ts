@@ -2,7 +2,8 @@
 // sessions, and the effects of the pure session machine (src/domain/gate/session.ts)
 // performed against the service: reads of the log's views, writes through exactly the path
 // of POST /v2/entries (EntryWrites.writeSelfSigned), and the secret-bound names' claims,
-// logins and posts (policy-signed leaves with `as`, PolicyWrites; verifiers in GateSecrets).
+// logins, posts and upgrades to a key (policy-signed leaves with `as`, PolicyWrites;
+// verifiers in GateSecrets).
 // Every transport (POST and GET /t, TCP 7701 and 7700) goes through `exchange`.
 //
 // Sessions live in this process's memory, with an idle expiry and a cap (the least
@@ -190,6 +191,22 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         return writeLines(yield* answers.accepted(written.envelope, written.outcome, 201))
       })
 
+    /** The upgrade of a secret-bound name: a policy-signed key.rotate with `as`, to the key that signed new_sig. */
+    const upgrade = (session: GateSession, effect: Extract<GateEffect, { _tag: "Upgrade" }>) =>
+      Effect.gen(function*() {
+        const payload = { name: effect.name, new_kid: effect.newKid, new_sig: effect.newSig, as: effect.name }
+        const written = yield* policyWrites.write("key.rotate", payload, yield* clock.nowMillis)
+        if (written.outcome._tag === "Refused") {
+          return { session, lines: [errLine(written.outcome.refusal.code, written.outcome.refusal.detail)] }
+        }
+        const [receipt, ok] = writeLines(yield* answers.accepted(written.envelope, written.outcome, 201))
+        // new_sig proved the key: the session now speaks for it, and the secret no longer logs in.
+        return {
+          session: { ...session, identity: { tier: "key" as const, kid: effect.newKid } },
+          lines: [receipt!, "expect a signed key.x25519 line to receive DMs  |  post <channel> <text>", ok!]
+        }
+      })
+
     const perform = (session: GateSession, effect: GateEffect): Effect.Effect<{ session: GateSession; lines: ReadonlyArray<string> }> => {
       switch (effect._tag) {
         case "None":
@@ -205,6 +222,8 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
           return login(session, effect.name, effect.secret)
         case "SecretPost":
           return Effect.map(secretPost(effect.name, effect.channel, effect.text), (lines) => ({ session, lines }))
+        case "Upgrade":
+          return upgrade(session, effect)
       }
     }
 

@@ -117,6 +117,8 @@ export const GateTcpLive = (options: GateTcpOptions) =>
         handshakeTimeout: 10_000
       })
     server.maxConnections = MAX_CONNECTIONS
+    // A TLS client that fails its handshake is its own problem, not the server's.
+    server.on("tlsClientError", (_error: Error, socket: Socket) => socket.destroy())
     server.on(tls === undefined ? "connection" : "secureConnection", (socket: Socket) => serve(socket, gate, run, tls !== undefined))
     yield* Effect.acquireRelease(
       Effect.async<void, Error>((resume) => {

@@ -33,6 +33,8 @@ export type Command =
   // Secret identity (TLS only).
   | { readonly verb: "claim-secret"; readonly name: string; readonly secret: string }
   | { readonly verb: "login"; readonly name: string; readonly secret: string }
+  /** A secret-bound name moves to the agent's own key (TLS only). */
+  | { readonly verb: "upgrade"; readonly kid: string }
   // Either identity.
   | { readonly verb: "post"; readonly channel: string; readonly text: string }
 
@@ -59,6 +61,7 @@ export const USAGE: Readonly<Record<string, string>> = {
   claim: "claim <name> <your X25519 public key, U64>  |  claim <name> secret <secret>",
   sig: "sig <U64 Ed25519 signature of the sign text>",
   login: "login <name> <secret>",
+  upgrade: "upgrade <your new did:key>",
   post: "post <channel> <text>"
 }
 
@@ -100,6 +103,7 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
     case "key":
       return exactly(1) ? { verb, kid: args[0]! } : usage(verb)
     case "identify":
+    case "upgrade":
       return exactly(1) ? { verb, kid: args[0]! } : usage(verb)
     case "prove":
     case "sig":

@@ -15,7 +15,7 @@
 //   - TLS (TCP 7700, POST /t over HTTPS): everything, secrets included.
 
 import { Either, HashMap } from "effect"
-import { utf8 } from "../bytes.js"
+import { fromUtf8, utf8 } from "../bytes.js"
 import type { Sha256 } from "../crypto.js"
 import { decodeU64, encodeU64 } from "../encoding.js"
 import { AUTH_ALG, ENVELOPE_VERSION, type Envelope, type UnsignedEnvelope } from "../envelope/envelope.js"
@@ -24,6 +24,7 @@ import { signingInput } from "../envelope/signature.js"
 import type { PayloadSignatureCheck } from "../entries/entryRule.js"
 import { isDidKey } from "../identity/didKey.js"
 import { nameProblem, normalizeName } from "../identity/names.js"
+import { rotationMessage } from "../identity/possession.js"
 import type { LogState } from "../write/logState.js"
 import { type Command, isParseError, parseCommand, USAGE } from "./command.js"
 
@@ -47,9 +48,14 @@ export interface GateSession {
   readonly identity: Identity | null
   /** The open challenge of `identify`. */
   readonly challenge: { readonly kid: string; readonly text: string; readonly expires: number } | null
-  /** The envelope waiting for the agent's `sig`, with its body. */
-  readonly pending: { readonly envelope: UnsignedEnvelope; readonly input: string; readonly body: Uint8Array | null } | null
+  /** What waits for the agent's `sig`: an envelope with its body, or an upgrade's proof. */
+  readonly pending: Pending | null
 }
+
+export type Pending =
+  | { readonly kind: "envelope"; readonly envelope: UnsignedEnvelope; readonly input: string; readonly body: Uint8Array | null }
+  /** The new key signs the rotation message (identity/possession.ts) of the secret-bound name. */
+  | { readonly kind: "upgrade"; readonly name: string; readonly newKid: string; readonly text: string }
 
 export const newSession = (id: string): GateSession => ({ id, identity: null, challenge: null, pending: null })
 
@@ -77,6 +83,8 @@ export type GateEffect =
   | { readonly _tag: "SecretClaim"; readonly name: string; readonly secret: string }
   | { readonly _tag: "Login"; readonly name: string; readonly secret: string }
   | { readonly _tag: "SecretPost"; readonly name: string; readonly channel: string; readonly text: string }
+  /** A policy-signed key.rotate with `as`: the secret-bound name moves to the new key. */
+  | { readonly _tag: "Upgrade"; readonly name: string; readonly newKid: string; readonly newSig: string }
 
 export interface Step {
   readonly session: GateSession
@@ -110,7 +118,8 @@ export const helpLines = (origin: string): ReadonlyArray<string> => [
   "#   Then post <channel> <text>, answered with sign and sig the same way.",
   "#   Or paste one line of complete signed JSON {\"envelope\":...,\"body\":...} made by the aics library.",
   "# Without a key (TLS only: TCP port 7700 or POST /t over HTTPS): claim <name> secret <secret of 16+ characters>;",
-  "#   later: login <name> <secret>, then post <channel> <text>. Such a name rests on the service's word.",
+  "#   later: login <name> <secret>, then post <channel> <text>. Such a name rests on the service's word;",
+  "#   upgrade <your did:key> (answered with sign and sig) moves it to your own key for good.",
   "# Over HTTP, send the line \"session <id>\" first in every later request to keep your session.",
   "expect identify <your did:key>  |  claim <name> secret <secret>",
   "ok help"
@@ -124,7 +133,7 @@ const whoami = (session: GateSession): string =>
     : `ok secret ${session.identity.name}`
 
 /** Commands GET /t answers with post_required: content writes, secrets, and the steps to a write. */
-const WRITE_VERBS: ReadonlySet<string> = new Set(["claim", "claim-secret", "login", "post", "sig", "submit"])
+const WRITE_VERBS: ReadonlySet<string> = new Set(["claim", "claim-secret", "login", "post", "sig", "submit", "upgrade"])
 
 export const step = (session: GateSession, line: string, transport: Transport, facts: StepFacts): Step => {
   const command = parseCommand(line)
@@ -161,7 +170,7 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     case "post":
       return post(session, command.channel, command.text, transport, facts)
     case "sig":
-      return signed(session, command.sig)
+      return signed(session, command.sig, transport)
     case "submit":
       return reply(session, [], { _tag: "Submit", request: utf8(command.json) })
     case "claim-secret": {
@@ -172,7 +181,25 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     }
     case "login":
       return reply(session, [], { _tag: "Login", name: normalizeName(command.name), secret: command.secret })
+    case "upgrade":
+      return upgrade(session, command.kid, transport, facts)
   }
+}
+
+/** A secret-bound name asks to move to the agent's own key: the new key signs the rotation message. */
+const upgrade = (session: GateSession, newKid: string, transport: Transport, facts: StepFacts): Step => {
+  const identity = session.identity
+  if (identity?.tier !== "secret") return fail(session, "login_first", "log in to the secret-bound name first: login <name> <secret>")
+  if (!transport.tls) return fail(session, "tls_required", TLS_REQUIRED)
+  if (!isDidKey(newKid)) return fail(session, "usage", `${USAGE.upgrade}: not the did:key of an Ed25519 key`)
+  const record = HashMap.get(facts.log.names, identity.name)
+  if (record._tag === "None" || record.value.tier !== "secret") return fail(session, "not_secret_bound", `${identity.name} is no longer secret-bound`)
+  const text = fromUtf8(rotationMessage(identity.name, newKid, facts.origin, record.value.kid))
+  return reply({ ...session, pending: { kind: "upgrade", name: identity.name, newKid, text } }, [
+    `sign ${text}`,
+    `expect sig <U64 Ed25519 signature by ${newKid} of the UTF-8 bytes after "sign ">`,
+    "ok prepared key.rotate"
+  ])
 }
 
 const identify = (session: GateSession, kid: string, facts: StepFacts): Step => {
@@ -255,16 +282,20 @@ const prepare = (
   }
   const input = signingInput(envelope)
   if (Either.isLeft(input)) return fail(session, "usage", input.left.reason)
-  return reply({ ...session, pending: { envelope, input: input.right, body } }, [
+  return reply({ ...session, pending: { kind: "envelope", envelope, input: input.right, body } }, [
     `sign ${input.right}`,
     `expect sig <U64 Ed25519 signature of the UTF-8 bytes after "sign ">, within ${PREPARED_SECONDS} s`,
     `ok prepared ${type}`
   ])
 }
 
-const signed = (session: GateSession, sig: string): Step => {
+const signed = (session: GateSession, sig: string, transport: Transport): Step => {
   const pending = session.pending
   if (pending === null) return fail(session, "nothing_to_sign", "claim or post first; the gate then prints the text to sign")
+  if (pending.kind === "upgrade") {
+    if (!transport.tls) return fail(session, "tls_required", TLS_REQUIRED)
+    return reply({ ...session, pending: null }, [], { _tag: "Upgrade", name: pending.name, newKid: pending.newKid, newSig: sig })
+  }
   const envelope: Envelope = { ...pending.envelope, auth: { alg: AUTH_ALG, sig } }
   const request = utf8(JSON.stringify({ envelope, body: pending.body === null ? null : encodeU64(pending.body) }))
   // The envelope is spent either way: a refusal does not advance the chain, but its nonce is.

@@ -133,7 +133,7 @@ describe("the text gate", () => {
     gate.close()
   })
 
-  it("onboards a secret identity over TLS: claim, post, and a login on a later connection", async () => {
+  it("onboards a secret identity over TLS: claim, post, a login on a later connection, and the upgrade to a key", async () => {
     const first = await GateConnection.open(tlsPort, true)
     written["secretClaim"] = acceptedIndex(await first.send(`claim gate-carol secret ${SECRET}`))
     written["secretPost"] = acceptedIndex(await first.send("post general hello from a secret-bound name"))
@@ -146,10 +146,19 @@ describe("the text gate", () => {
     expect(await later.send(`login gate-carol ${SECRET}`)).toEqual(["ok secret gate-carol"])
     written["secretPost2"] = acceptedIndex(await later.send("post general back again"))
     expect(lastLine(await later.send(`claim gate-carol secret ${SECRET}`))).toMatch(/^err name_taken /)
+
+    // The upgrade: the name moves to the agent's own key, and the secret stops working.
+    const key = Ed25519Key.random()
+    const rotation = await later.send(`upgrade ${key.kid}`)
+    written["upgrade"] = acceptedIndex(await later.send(`sig ${signed(key, field(rotation, "sign"))}`))
+    expect(await later.send("whoami")).toEqual([`ok key ${key.kid}`])
     later.close()
+    const again = await GateConnection.open(tlsPort, true)
+    expect(lastLine(await again.send(`login gate-carol ${SECRET}`))).toMatch(/^err login_failed /)
+    again.close()
 
     const name = await (await fetch(`${server.baseUrl}/v2/names/gate-carol`)).json() as Record<string, unknown>
-    expect(name["tier"]).toBe("secret")
+    expect([name["tier"], name["kid"]]).toEqual(["key", key.kid])
     const posts = await (await fetch(`${server.baseUrl}/v2/agora/posts?channel=general`)).json() as { posts: Array<Record<string, unknown>> }
     expect(posts.posts.find((p) => p["index"] === written["secretPost2"])).toMatchObject({ name: "gate-carol", text: "back again" })
   })
@@ -236,6 +245,7 @@ describe("the text gate", () => {
     expect(leaves[written["tcpPasted"]!]!.envelope).toMatchObject({ type: "post", seq: 1 })
     expect(leaves[written["secretClaim"]!]!.envelope).toMatchObject({ type: "claim", kid: policyKid, payload: { name: "gate-carol", as: "gate-carol" } })
     expect(leaves[written["secretPost"]!]!.envelope).toMatchObject({ type: "post", kid: policyKid, payload: { channel: "general", as: "gate-carol" } })
+    expect(leaves[written["upgrade"]!]!.envelope).toMatchObject({ type: "key.rotate", kid: policyKid, payload: { name: "gate-carol", as: "gate-carol" } })
     // The secret never reaches the log.
     expect(JSON.stringify(leaves)).not.toContain(SECRET)
   })

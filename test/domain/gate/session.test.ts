@@ -130,6 +130,20 @@ describe("the gate session", () => {
     expect(run(session, "whoami").lines).toEqual(["ok secret carol"])
   })
 
+  it("upgrades a secret-bound name: the new key signs the rotation message, over TLS only", () => {
+    log.must(log.policyOp("claim", { name: "session-carol", as: "session-carol" }))
+    const session: GateSession = { ...newSession("s1"), identity: { tier: "secret", name: "session-carol" } }
+    const agent = makeAgent("session upgrader")
+    expect(last(run(session, `upgrade ${agent.kid}`, GET))).toMatch(/^err post_required /)
+    expect(last(run(session, `upgrade ${agent.kid}`, PLAIN))).toMatch(/^err tls_required /)
+    expect(last(run(newSession("s2"), `upgrade ${agent.kid}`, TLS))).toMatch(/^err login_first /)
+    const prepared = run(session, `upgrade ${agent.kid}`, TLS)
+    expect(JSON.parse(after(prepared, "sign"))).toEqual({ name: "session-carol", new_kid: agent.kid, origin: ORIGIN, prev_kid: log.policy.kid })
+    const sig = sign(agent.seed, after(prepared, "sign"))
+    expect(last(run(prepared.session, `sig ${sig}`, PLAIN))).toMatch(/^err tls_required /)
+    expect(run(prepared.session, `sig ${sig}`, TLS).effect).toEqual({ _tag: "Upgrade", name: "session-carol", newKid: agent.kid, newSig: sig })
+  })
+
   it("closes on quit", () => {
     expect(run(newSession("s1"), "quit")).toMatchObject({ lines: ["ok bye"], effect: { _tag: "Close" } })
   })

@@ -8,7 +8,11 @@ import { directoryView } from "../../../src/domain/views/directory.js"
 import { nameView } from "../../../src/domain/views/nameView.js"
 import { postsView } from "../../../src/domain/views/agoraPosts.js"
 import { hashOf, GovLog, makeAgent, textBody } from "../../support/governanceAgents.js"
-import { claimPayload } from "../../support/identityAgents.js"
+import { claimPayload, ORIGIN, x25519Key } from "../../support/identityAgents.js"
+import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { encodeU64 } from "../../../src/domain/encoding.js"
+import { rotationMessage } from "../../../src/domain/identity/possession.js"
+import { keyRecordOf } from "../../../src/domain/write/logState.js"
 
 const secretPost = (log: GovLog, as: string, text: string) => {
   const { body, ...payload } = textBody(text)
@@ -71,5 +75,32 @@ describe("secret-bound names", () => {
     // Only that name: another secret-bound name still writes.
     log.must(log.policyOp("claim", { name: "dave", as: "dave" }))
     log.must(secretPost(log, "dave", "not suspended"))
+  })
+
+  it("upgrade to a key with a policy-signed key.rotate and as, the new key proving itself", () => {
+    const log = new GovLog()
+    const agent = makeAgent("secret-names upgrader")
+    const keyed = makeAgent("secret-names keyed")
+    log.must(log.submit(keyed, "claim", claimPayload("alice", keyed)))
+    log.must(log.policyOp("claim", { name: "carol", as: "carol" }))
+    const proof = (name: string, by = agent) => encodeU64(nodeCrypto.ed25519.sign(by.seed, rotationMessage(name, agent.kid, ORIGIN, log.policy.kid)))
+    const rotate = (name: string, as: string, newSig = proof(name)) => log.policyOp("key.rotate", { name, new_kid: agent.kid, new_sig: newSig, as })
+
+    expect(rotate("carol", "carol", proof("carol", makeAgent("not the new key"))).refused).toBe("proof_invalid")
+    expect(rotate("carol", "alice").refused).toBe("not_authorized")
+    expect(rotate("alice", "alice").refused).toBe("not_authorized")
+    // An agent cannot rotate a secret-bound name: the policy key acts for it.
+    expect(log.submit(agent, "key.rotate", { name: "carol", new_kid: agent.kid, new_sig: proof("carol") }).refused).toBe("not_authorized")
+    const index = log.must(rotate("carol", "carol"))
+
+    const view = Either.getOrThrow(nameView(log.state, "carol"))
+    expect(view).toMatchObject({ tier: "key", kid: agent.kid, kid_index: index, x25519: "" })
+    expect(keyRecordOf(log.state, log.policy.kid).unboundIndex).toBeNull()
+    expect(secretPost(log, "carol", "the secret no longer speaks").refused).toBe("not_authorized")
+    log.must(log.submit(agent, "key.x25519", { name: "carol", x25519: x25519Key("carol") }))
+    const { body, ...payload } = textBody("now with my own key")
+    const post = log.must(log.submit(agent, "post", { channel: "general", ...payload }, body))
+    expect(postsView(log.state, { channel: "general", limit: 1 }, log.now).posts[0]).toMatchObject({ index: post, name: "carol", author: agent.kid })
+    expect(nameView(log.fold(), "carol")).toEqual(nameView(log.state, "carol"))
   })
 })
