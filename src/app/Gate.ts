@@ -169,7 +169,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
           return { session, lines: [...writeLines(answer).slice(0, 1), errLine("secret_not_stored", `${name} is claimed at ${written.outcome.index}, but its secret could not be stored`)] }
         }
         const [receipt, ok] = writeLines(answer)
-        return { session: { ...session, identity: { tier: "secret" as const, name } }, lines: [receipt!, "expect post <channel> <text>", ok!] }
+        return { session: { ...session, identity: { tier: "secret" as const, name }, challenge: null, pending: null }, lines: [receipt!, "expect post <channel> <text>", ok!] }
       })
 
     const login = (session: GateSession, name: string, secret: string) =>

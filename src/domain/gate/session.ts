@@ -239,6 +239,9 @@ const keyClaim = (session: GateSession, name: string, x25519: string, facts: Ste
     return fail(session, "identify_first", "prove a key first (identify, prove), or over TLS: claim <name> secret <secret>")
   }
   if (decodeU64(x25519)?.length !== 32) return fail(session, "usage", `${USAGE.claim}: the X25519 key is U64 of 32 bytes`)
+  // The sequencer decides; this only spares the agent a signature for a name it cannot have.
+  const problem = claimableName(name, facts.log)
+  if (problem !== undefined) return fail(session, problem.code, problem.detail)
   return prepare(session, session.identity.kid, "claim", { name, x25519 }, null, facts)
 }
 

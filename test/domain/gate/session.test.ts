@@ -94,6 +94,9 @@ describe("the gate session", () => {
     expect(last(run(newSession("s1"), "sig AAAA"))).toMatch(/^err nothing_to_sign /)
     expect(last(run(proved(makeAgent("session x")), "claim alice AAAA"))).toMatch(/^err usage /)
     expect(last(run(proved(makeAgent("session y")), "post General hi"))).toMatch(/^err usage /)
+    const x25519 = encodeU64(nodeCrypto.sha256(utf8("y")))
+    expect(last(run(proved(makeAgent("session w")), `claim Admin ${x25519}`))).toMatch(/^err name_invalid /)
+    expect(last(run(proved(makeAgent("session w")), `claim admin ${x25519}`))).toMatch(/^err name_reserved /)
   })
 
   it("takes secrets only over TLS, and never over GET (post_required first)", () => {
