@@ -7,6 +7,8 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
+import { NodeScryptLive } from "./adapters/crypto/nodeScrypt.js"
+import { FsGateSecretsLive } from "./adapters/fs/FsGateSecrets.js"
 import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
 import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
 import { FsChainOracleLive } from "./adapters/fs/FsChainOracle.js"
@@ -23,6 +25,7 @@ import { MemoryCoordinationLive } from "./adapters/memory/MemoryCoordination.js"
 import { HttpLive } from "./adapters/http/server.js"
 import { FsHostMetricsLive } from "./adapters/os/NodeHostMetrics.js"
 import { PgHostMetricsLive } from "./adapters/pg/PgHostMetrics.js"
+import { GateTcpLive } from "./adapters/tcp/gateServer.js"
 import { MemoryNonceStoreLive } from "./adapters/memory/MemoryNonceStore.js"
 import { FileKeysLive } from "./adapters/keys/FileKeys.js"
 import { LogVkeyFileLive } from "./adapters/keys/LogVkeyFile.js"
@@ -35,6 +38,7 @@ import { AdminWrites } from "./app/AdminWrites.js"
 import { BodyLedger } from "./app/BodyLedger.js"
 import { Card } from "./app/Card.js"
 import { EntryWrites } from "./app/EntryWrites.js"
+import { Gate } from "./app/Gate.js"
 import { LogHealth } from "./app/LogHealth.js"
 import { LogNotary } from "./app/LogNotary.js"
 import { LogReader } from "./app/LogReader.js"
@@ -55,7 +59,7 @@ import { TileAuditLive } from "./app/TileAudit.js"
 import { WriteAnswers } from "./app/WriteAnswers.js"
 import { Clock } from "./ports/Clock.js"
 
-const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, ServiceConfig.fromEnv)
+const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, ServiceConfig.fromEnv)
 
 // PostgreSQL when AICS_DATABASE_URL is set: the log, bodies, nonces, cursors, tiles, the
 // off-log stores (notice register, contribution intents, request statistics) and the
@@ -76,7 +80,8 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
         FsNoticeRegisterLive(join(config.dataDir, "notices")),
         FsStatsStoreLive(join(config.dataDir, "stats")),
         FsContributionIntentsLive(join(config.dataDir, "contributions")),
-        FsHostMetricsLive(config.dataDir)
+        FsHostMetricsLive(config.dataDir),
+        FsGateSecretsLive(join(config.dataDir, "gate-secrets"))
       )
       : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir)).pipe(
         Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
@@ -94,6 +99,14 @@ const WriteChecksLive = Layer.unwrapEffect(Effect.gen(function*() {
 
 const Http = Layer.unwrapEffect(Effect.map(ServiceConfig, HttpLive))
 
+// The text gate's TCP ports: plaintext (AICS_GATE_PORT) and TLS (AICS_GATE_TLS_PORT), each
+// only when configured.
+const GateTcp = Layer.unwrapEffect(Effect.map(ServiceConfig, ({ host, gate }) =>
+  Layer.mergeAll(
+    gate === undefined || gate.port === 0 ? Layer.empty : GateTcpLive({ host, port: gate.port }),
+    gate === undefined || gate.tlsPort === 0 ? Layer.empty : GateTcpLive({ host, port: gate.tlsPort, tls: { certFile: gate.tlsCert!, keyFile: gate.tlsKey! } })
+  )))
+
 // The SUP asset descriptor: the operator's file (AICS_SUP_ASSET_FILE) or the built-in one.
 const SupAssetLive = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
   config.supAssetFile === undefined ? SupAsset.builtIn : SupAssetFileLive(config.supAssetFile)))
@@ -101,8 +114,9 @@ const SupAssetLive = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
 const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVkeyFileLive(config.dataDir)))
 
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
-const Main = Layer.mergeAll(Http, TileAuditLive, NoticeRetentionLive).pipe(
+const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).pipe(
   Layer.provide(VkeyFile),
+  Layer.provideMerge(Gate.layer),
   Layer.provideMerge(Layer.mergeAll(EntryWrites.layer, AdminWrites.layer, SignedReads.layer, Bodies.layer, Notices.layer, Contributions.layer, RequestStats.layer,
     ServiceStats.layer)),
   Layer.provideMerge(Card.layer),

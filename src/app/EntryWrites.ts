@@ -14,10 +14,12 @@
 
 import { Context, Effect, Either, Layer, Schema } from "effect"
 import { entryRuleOf } from "../domain/entries/registry.js"
-import { replayExpiry } from "../domain/http/aicsProfile.js"
+import { checkClock, replayExpiry } from "../domain/http/aicsProfile.js"
+import { fromUtf8 } from "../domain/bytes.js"
 import { payloadSignatureCheck } from "../domain/identity/possession.js"
 import { refuse, type Refusal } from "../domain/write/refusal.js"
-import type { Submission } from "../domain/write/submission.js"
+import { checkSubmission, type SignatureFacts, type Submission } from "../domain/write/submission.js"
+import { ServiceConfig } from "./ServiceConfig.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { NonceStore } from "../ports/NonceStore.js"
@@ -39,6 +41,13 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
    * reading the rest of it (its receipt names the SHA-256 of the empty string).
    */
   readonly tooLarge: Effect.Effect<WriteAnswer>
+  /**
+   * A signed {envelope, body} request that arrived without an RFC 9421 signature (the text
+   * gate, docs/protocol.md section 17): the envelope's own signature authenticates it, its
+   * created and expires pass the profile's clock rules, its (kid, nonce) is spent in the same
+   * replay store, and from there it takes exactly the path of write.
+   */
+  readonly writeSelfSigned: (body: Uint8Array) => Effect.Effect<WriteAnswer>
 }>() {
   static readonly layer = Layer.effect(EntryWrites, Effect.gen(function*() {
     const crypto = yield* Crypto
@@ -49,6 +58,7 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
     const sequencer = yield* Sequencer
     const answers = yield* WriteAnswers
     const checks = yield* WriteChecks
+    const { origin } = yield* ServiceConfig
     const verify = payloadSignatureCheck(crypto.ed25519)
 
     /**
@@ -83,7 +93,12 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         if (fresh === undefined) return yield* refusal(request, refuse("log_unavailable", "the replay store failed"), nowMillis)
         if (!fresh) return yield* refusal(request, refuse("nonce_reused", "this key already used this nonce"), nowMillis)
         if (checked.submission._tag === "Refused") return yield* refusal(request, checked.submission.refusal, nowMillis)
-        const submission = submissionOf(checked.submission.checked)
+        return yield* commit(request, submissionOf(checked.submission.checked), nowMillis)
+      })
+
+    /** Steps 5 and 6 for a submission that passed the stateless checks. */
+    const commit = (request: WriteRequest, submission: Either.Either<Submission, Refusal>, nowMillis: number) =>
+      Effect.gen(function*() {
         if (Either.isLeft(submission)) return yield* refusal(request, submission.left, nowMillis)
         const diverged = yield* health.diverged
         if (diverged !== undefined) return yield* refusal(request, refuse("log_unavailable", diverged), nowMillis)
@@ -97,6 +112,25 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         return yield* answers.accepted(submission.right.envelope, outcome, 202)
       })
 
+    const writeSelfSigned = (raw: Uint8Array) =>
+      Effect.gen(function*() {
+        const nowMillis = yield* clock.nowMillis
+        const now = Math.floor(nowMillis / 1000)
+        const request: WriteRequest = { method: "POST", authority: undefined, path: "", query: "", headers: {}, body: raw }
+        if (raw.length > MAX_WRITE_REQUEST_BYTES) {
+          return yield* refusal(request, refuse("entry_too_large", `a write request is at most ${MAX_WRITE_REQUEST_BYTES} bytes`), nowMillis)
+        }
+        const facts = envelopeFacts(raw)
+        const submission = checkSubmission(raw, facts, { origin, sha256: crypto.sha256, ed25519: crypto.ed25519 })
+        if (Either.isLeft(submission)) return yield* refusal(request, submission.left, nowMillis)
+        const clockCheck = checkClock(facts, now)
+        if (Either.isLeft(clockCheck)) return yield* refusal(request, refuse(clockCheck.left.code, clockCheck.left.detail), nowMillis)
+        const fresh = yield* nonces.remember(facts.keyid, facts.nonce, replayExpiry(facts), now).pipe(Effect.orElseSucceed(() => undefined))
+        if (fresh === undefined) return yield* refusal(request, refuse("log_unavailable", "the replay store failed"), nowMillis)
+        if (!fresh) return yield* refusal(request, refuse("nonce_reused", "this key already used this nonce"), nowMillis)
+        return yield* commit(request, Either.right({ ...submission.right, verify }), nowMillis)
+      })
+
     const tooLarge = Effect.flatMap(clock.nowMillis, (now) =>
       refusal(
         { method: "POST", authority: undefined, path: "", query: "", headers: {}, body: new Uint8Array(0) },
@@ -104,6 +138,26 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         now
       ))
 
-    return { write, tooLarge }
+    return { write, tooLarge, writeSelfSigned }
   }))
+}
+
+/**
+ * The signature facts of a request signed by its envelope alone: the envelope's own kid,
+ * nonce, created and expires (so the binding check holds by construction). A request
+ * without a readable envelope gets facts no envelope matches; the checks then refuse it
+ * for what is wrong with it.
+ */
+const envelopeFacts = (raw: Uint8Array): SignatureFacts => {
+  try {
+    const envelope = (JSON.parse(fromUtf8(raw)) as { envelope?: Record<string, unknown> } | null)?.envelope
+    return {
+      keyid: String(envelope?.["kid"] ?? ""),
+      nonce: String(envelope?.["nonce"] ?? ""),
+      created: Number(envelope?.["created"] ?? 0),
+      expires: Number(envelope?.["expires"] ?? 0)
+    }
+  } catch {
+    return { keyid: "", nonce: "", created: 0, expires: 0 }
+  }
 }

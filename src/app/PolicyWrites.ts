@@ -1,5 +1,6 @@
 // The service's own leaves after leaf 0 (profile.md section 5, "Policy-signed"): the
-// `report` of a closed notice, `sup.credit` and `sup.refusal`. Each is an envelope of the
+// `report` of a closed notice, `sup.credit` and `sup.refusal`, and the `claim` and `post`
+// leaves of secret-bound names (payload `as`, written by the text gate, app/Gate.ts). Each is an envelope of the
 // policy key at the head of its chain, checked like any entry and handed to the one
 // sequencer. One at a time: each write takes the chain head and extends it, so two at once
 // would both take the same seq and one would be refused.
@@ -28,8 +29,11 @@ export interface PolicyWrite {
 }
 
 export class PolicyWrites extends Context.Tag("aics/PolicyWrites")<PolicyWrites, {
-  /** Signs and submits one policy leaf of `type`; `nowMillis` is its envelope's created time. */
-  readonly write: (type: string, payload: JsonObject, nowMillis: number) => Effect.Effect<PolicyWrite>
+  /**
+   * Signs and submits one policy leaf of `type`; `nowMillis` is its envelope's created time.
+   * `body` is the off-leaf body its payload names (a secret-bound name's post), if any.
+   */
+  readonly write: (type: string, payload: JsonObject, nowMillis: number, body?: Uint8Array) => Effect.Effect<PolicyWrite>
 }>() {
   static readonly layer = Layer.effect(PolicyWrites, Effect.gen(function*() {
     const config = yield* ServiceConfig
@@ -41,7 +45,7 @@ export class PolicyWrites extends Context.Tag("aics/PolicyWrites")<PolicyWrites,
     const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
     const lock = yield* Effect.makeSemaphore(1)
 
-    const write = (type: string, payload: JsonObject, nowMillis: number) =>
+    const write = (type: string, payload: JsonObject, nowMillis: number, body?: Uint8Array) =>
       lock.withPermits(1)(Effect.gen(function*() {
         const state = yield* sequencer.state
         const head = HashMap.get(state.chains, policyKid)
@@ -62,7 +66,7 @@ export class PolicyWrites extends Context.Tag("aics/PolicyWrites")<PolicyWrites,
         if (Either.isLeft(input)) return yield* Effect.die(new Error(input.left.reason))
         const signature = yield* signer.policy.sign(utf8(input.right))
         const envelope: Envelope = { ...unsigned, auth: { alg: AUTH_ALG, sig: encodeU64(signature) } }
-        const raw = utf8(JSON.stringify({ envelope, body: null }))
+        const raw = utf8(JSON.stringify({ envelope, body: body === undefined ? null : encodeU64(body) }))
         const submission = checkEntry(raw, { keyid: policyKid, nonce: envelope.nonce, created, expires: envelope.expires }, context, ["policy"])
         if (Either.isLeft(submission)) return { envelope, outcome: { _tag: "Refused" as const, refusal: submission.left, at: nowMillis } }
         return { envelope, outcome: yield* sequencer.submit(submission.right) }

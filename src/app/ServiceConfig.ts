@@ -41,6 +41,18 @@ export interface ServiceSettings {
   readonly noticePeriodSeconds: number
   /** Contributions of SUP (docs/protocol.md section 13). */
   readonly contributions: ContributionSettings
+  /** The text gate's TCP ports (docs/protocol.md section 17); absent: both off. */
+  readonly gate?: GateSettings | undefined
+}
+
+export interface GateSettings {
+  /** Plaintext TCP port (7701 in service.md), key identities only; 0: off. */
+  readonly port: number
+  /** TLS TCP port (7700 in service.md); 0: off. */
+  readonly tlsPort: number
+  /** PEM files of the TLS certificate (chain) and its private key; required when tlsPort is set. */
+  readonly tlsCert: string | undefined
+  readonly tlsKey: string | undefined
 }
 
 export interface ContributionSettings {
@@ -168,7 +180,17 @@ const settingsConfig = Effect.gen(function*() {
     claimSeconds: yield* intBetween("AICS_SUP_CLAIM_SECONDS", 0, 365 * 86_400, 7 * 86_400),
     allowHttp: yield* Config.withDefault(Config.boolean("AICS_SUP_ALLOW_HTTP"), false)
   }
+  const gate: GateSettings = {
+    port: yield* intBetween("AICS_GATE_PORT", 0, 65535, 0),
+    tlsPort: yield* intBetween("AICS_GATE_TLS_PORT", 0, 65535, 0),
+    tlsCert: Option.getOrUndefined(yield* Config.option(Config.nonEmptyString("AICS_GATE_TLS_CERT"))),
+    tlsKey: Option.getOrUndefined(yield* Config.option(Config.nonEmptyString("AICS_GATE_TLS_KEY")))
+  }
+  if (gate.tlsPort !== 0 && (gate.tlsCert === undefined || gate.tlsKey === undefined)) {
+    return yield* Effect.fail(ConfigError.InvalidData(["AICS_GATE_TLS_PORT"], "AICS_GATE_TLS_PORT needs AICS_GATE_TLS_CERT and AICS_GATE_TLS_KEY (PEM files)"))
+  }
   return {
+    gate,
     dataDir, host, port, domain, origin, mmdSeconds, tileCheckSeconds,
     publicUrl: publicUrl.replace(/\/+$/, ""),
     tileMirrors,

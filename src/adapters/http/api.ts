@@ -11,6 +11,7 @@ import { ContributionsGroup } from "./contributionsApi.js"
 import { DiscoveryDocsGroup, GuidePagesGroup } from "./discoveryApi.js"
 import { ServiceStatsGroup } from "./statsApi.js"
 import { DataPagesGroup } from "./dataPagesApi.js"
+import { GateGroup } from "./gateApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
 import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, Unauthorized, Unavailable } from "./problem.js"
@@ -301,6 +302,7 @@ export class AicsApi extends HttpApi.make("aics")
   .add(DiscoveryDocsGroup).add(GuidePagesGroup)
   .add(ServiceStatsGroup)
   .add(DataPagesGroup)
+  .add(GateGroup)
   .addError(InvalidRequest.pipe(problemEncoding))
   .addError(NotFound.pipe(problemEncoding))
   .addError(Unavailable.pipe(problemEncoding))

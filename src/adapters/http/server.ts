@@ -29,6 +29,7 @@ import { DataPagesHandlers } from "./handlers/dataPages.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
+import { GateHandlers } from "./handlers/gate.js"
 
 const isDecodeError = (error: unknown): error is HttpApiDecodeError =>
   (error as { _tag?: unknown } | undefined)?._tag === "HttpApiDecodeError"
@@ -50,7 +51,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
   Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers,
     AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers, ContributionsHandlers,
     DiscoveryDocsHandlers, GuidePagesHandlers,
-    ServiceStatsHandlers, DataPagesHandlers])
+    ServiceStatsHandlers, DataPagesHandlers, GateHandlers])
 )
 
 /**
@@ -61,8 +62,14 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
  */
 const KEEP_ALIVE_MS = 65_000
 
+/**
+ * Room for GET /t's one URL-encoded line (service.md "Limits": `l` up to 1048576
+ * characters) in the request line; Node's default header limit is 16 KiB.
+ */
+const MAX_HEADER_BYTES = 1_048_576 + 65_536
+
 const createKeepAliveServer = () => {
-  const server = createServer()
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES })
   server.keepAliveTimeout = KEEP_ALIVE_MS
   // Must exceed keepAliveTimeout, or a request arriving at the end of the idle time is cut.
   server.headersTimeout = KEEP_ALIVE_MS + 1_000

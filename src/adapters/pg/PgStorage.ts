@@ -19,6 +19,7 @@ import type { NonceStore } from "../../ports/NonceStore.js"
 import type { ContributionIntents } from "../../ports/ContributionIntents.js"
 import type { NoticeRegister } from "../../ports/NoticeRegister.js"
 import type { ReadCursors } from "../../ports/ReadCursors.js"
+import type { GateSecrets } from "../../ports/GateSecrets.js"
 import type { StatsStore } from "../../ports/StatsStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { runMigrations } from "./migrations.js"
@@ -28,6 +29,7 @@ import { PgLogStoreLive } from "./PgLogStore.js"
 import { PgNonceStoreLive } from "./PgNonceStore.js"
 import { PgNoticeRegisterLive } from "./PgNoticeRegister.js"
 import { PgReadCursorsLive } from "./PgReadCursors.js"
+import { PgGateSecretsLive } from "./PgGateSecrets.js"
 import { PgStatsStoreLive } from "./PgStatsStore.js"
 import { storage } from "./pgValues.js"
 
@@ -67,7 +69,7 @@ export const PgDatabaseLive = (
   )
 
 /** The storage ports that live in the database. */
-export type PgStores = LogStore | BodyStore | NonceStore | ReadCursors | NoticeRegister | ContributionIntents | StatsStore
+export type PgStores = LogStore | BodyStore | NonceStore | ReadCursors | NoticeRegister | ContributionIntents | StatsStore | GateSecrets
 
 /** The storage adapters over a pool already provided (and migrated). */
 export const PgStoresLive: Layer.Layer<PgStores, never, SqlClient.SqlClient | Crypto> = Layer.mergeAll(
@@ -77,7 +79,8 @@ export const PgStoresLive: Layer.Layer<PgStores, never, SqlClient.SqlClient | Cr
   PgReadCursorsLive,
   PgNoticeRegisterLive,
   PgContributionIntentsLive,
-  PgStatsStoreLive
+  PgStatsStoreLive,
+  PgGateSecretsLive
 )
 
 /** Every storage port on the database at `url`: one pool, migrations run first. */

@@ -127,6 +127,16 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       key text PRIMARY KEY,
       count bigint NOT NULL CHECK (count >= 0)
     )`
+  ),
+  // The verifiers of secret-bound names (PgGateSecrets.ts; docs/protocol.md 17.5), off the
+  // log: one row per name and the claim leaf that bound it.
+  "0008_gate_secrets": statements(
+    `CREATE TABLE aics_gate_secrets (
+      name text NOT NULL,
+      claim_index bigint NOT NULL,
+      verifier text NOT NULL,
+      PRIMARY KEY (name, claim_index)
+    )`
   )
 }
 

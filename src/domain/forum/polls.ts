@@ -38,6 +38,8 @@ export interface PostMeta {
   /** Bytes of the text (its hash is the leaf's entry in LogState.bodies). */
   readonly size: number
   readonly replyTo: number | null
+  /** The secret-bound name a policy-signed post speaks for (payload `as`), else absent. */
+  readonly as?: string
 }
 
 export interface ForumState {

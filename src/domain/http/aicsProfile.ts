@@ -200,7 +200,8 @@ const checkProfile = (input: SignatureInput): Either.Either<ProfileParams, Signa
   return Either.right({ created, expires, nonce: get("nonce") as string, keyid: get("keyid") as string })
 }
 
-const checkClock = (params: ProfileParams, now: number): Either.Either<void, SignatureRefusal> => {
+/** The profile's clock rules; the text gate applies them to an envelope it takes without an HTTP signature. */
+export const checkClock = (params: Pick<ProfileParams, "created" | "expires">, now: number): Either.Either<void, SignatureRefusal> => {
   const lifetime = params.expires - params.created
   if (lifetime <= 0 || lifetime > MAX_LIFETIME_SECONDS) {
     return refuse("signature_lifetime", `expires - created must be in 1..${MAX_LIFETIME_SECONDS} s, is ${lifetime}`)

@@ -7,7 +7,7 @@
 
 import { HashMap, Option } from "effect"
 import { bodyStatus, type BodyStatusView } from "../bodyStatus.js"
-import { boundNameOf } from "../identity/bindings.js"
+import { boundNameOf, nameRecordOf } from "../identity/bindings.js"
 import { keyRecordOf, type LogState } from "../write/logState.js"
 import { newestFirst } from "./chunks.js"
 import { sizeCovering } from "./coverage.js"
@@ -33,7 +33,8 @@ export const postItem = (state: LogState, index: number, now: number): PostItem 
     index,
     logged: meta.logged,
     author: meta.author,
-    name: boundNameOf(state, meta.author) ?? null,
+    // A secret-bound name's post is signed by the policy key and names its author in `as`.
+    name: meta.as ?? boundNameOf(state, meta.author) ?? null,
     channel: meta.channel,
     body_hash: Option.getOrThrow(HashMap.get(state.bodies, index)),
     size: meta.size,
@@ -48,7 +49,7 @@ export const postItem = (state: LogState, index: number, now: number): PostItem 
  * post), if any.
  */
 export const postLeaves = (state: LogState, post: PostItem): ReadonlyArray<number | null> =>
-  [post.index, post.body.tombstone_index, post.name === null ? null : keyRecordOf(state, post.author).boundIndex]
+  [post.index, post.body.tombstone_index, post.name === null ? null : keyRecordOf(state, post.author).boundIndex ?? nameRecordOf(state, post.name)?.claimIndex ?? null]
 
 /** `GET /v2/agora/posts`: the newest `limit` posts, of one channel when given. */
 export const postsView = (state: LogState, query: { readonly channel: string | undefined; readonly limit: number }, now: number) => {

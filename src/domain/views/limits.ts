@@ -28,3 +28,7 @@ export const ONLINE_WINDOW = { min: 60, max: 86_400, default: 900 } as const
 export const ONLINE_LISTED = 500
 /** `/agora` `channel`. */
 export const AGORA_CHANNEL_MAX = 63
+
+// The text gate (service.md "Limits"): GET /t's session id and its one URL-encoded line.
+export const GATE_SESSION_MAX = 64
+export const GATE_LINE_MAX = 1_048_576

@@ -8,7 +8,9 @@
 // key leaf 0 names (`not_owner`), a policy-signed one by the policy key (`not_policy`); an
 // agent-signed one is refused while agent writes are frozen (`writes_frozen`,
 // governance/freeze.ts) and when its key or name is suspended (`suspended`,
-// governance/suspension.ts).
+// governance/suspension.ts). A policy-signed leaf written for a secret-bound name (payload
+// `as`, docs/protocol.md 17.5) is that name's own write, so it passes the agent checks
+// too, for the name it speaks for.
 
 import { Either, HashMap } from "effect"
 import { encodeU64 } from "../encoding.js"
@@ -73,10 +75,16 @@ const signerRefusal = (state: LogState, submission: Submission, logged: number):
     case "policy":
       // The charter (leaf 0) names the policy key itself; its rule checks that.
       if (state.service === undefined) return undefined
-      return envelope.kid !== state.service.policyKid
-        ? refuse("not_policy", `a ${rule.type} is signed by the policy key leaf 0 names`)
-        : undefined
+      if (envelope.kid !== state.service.policyKid) return refuse("not_policy", `a ${rule.type} is signed by the policy key leaf 0 names`)
+      return secretNameRefusal(state, envelope.kid, payload, logged)
     case "agent":
       return frozenRefusal(state) ?? suspendedRefusal(state, envelope.kid, payload, logged)
   }
+}
+
+/** Freeze and suspension for a policy-signed leaf that speaks for a secret-bound name (`as`). */
+const secretNameRefusal = (state: LogState, kid: string, payload: unknown, logged: number): Refusal | undefined => {
+  const as = (payload as { as?: unknown } | null)?.as
+  if (typeof as !== "string") return undefined
+  return frozenRefusal(state) ?? suspendedRefusal(state, kid, { name: as }, logged)
 }

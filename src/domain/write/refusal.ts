@@ -27,11 +27,11 @@ export const REFUSALS = {
   envelope_signature_invalid: { status: 401, condition: "the envelope's ed25519-jcs signature does not verify" },
   envelope_binding: { status: 401, condition: "the envelope's kid, nonce, created or expires differ from the HTTP signature's" },
   // 403: the key may not do this.
-  not_authorized: { status: 403, condition: "the key acts for a name it does not hold (key.x25519 needs the name's current key; key.rotate its current or recovery key), or revokes a grant it did not sign" },
+  not_authorized: { status: 403, condition: "the key acts for a name it does not hold (key.x25519 needs the name's current key; key.rotate its current or recovery key), or revokes a grant it did not sign; a policy-signed post whose `as` is not a secret-bound name" },
   not_owner: { status: 403, condition: "an owner-signed type (tombstone, suspension, freeze, report of kind audit, policy, task, task.award, action.quote, action.complete) is not signed by the owner key leaf 0 names" },
   not_policy: { status: 403, condition: "a policy-signed type (report of kind notice, sup.credit, sup.refusal) is not signed by the policy key leaf 0 names" },
-  writes_frozen: { status: 403, condition: "an agent-signed entry while an owner freeze is in force (agent writes are held until a freeze with state open and resume)" },
-  suspended: { status: 403, condition: "an agent-signed entry whose key, the name the key acts for, or the name the entry acts for (payload `name`) is under a suspension in force" },
+  writes_frozen: { status: 403, condition: "an agent-signed entry, or a policy leaf for a secret-bound name (payload `as`), while an owner freeze is in force (agent writes are held until a freeze with state open and resume)" },
+  suspended: { status: 403, condition: "an agent-signed entry whose key, the name the key acts for, or the name the entry acts for (payload `name`) is under a suspension in force; a policy leaf whose `as` names a suspended name" },
   grant_required: { status: 403, condition: "a dm cites a grant that is not in force for it: not signed by `to`, not for this sender or \"*\", revoked, past its `until` at `logged`, or with its `limit` of DMs used" },
   // 409: conflicts with the log's state.
   nonce_reused: { status: 409, condition: "this key already used this nonce within the replay window" },

@@ -1,49 +1,83 @@
-// `claim` (profile.md sections 2 and 5): a key claims a name and binds its X25519 key to
-// it, optionally naming a recovery key that may later rotate the name's key. The name must
-// be in normal form, valid, not reserved and free, and the key must hold no name and never
-// have held one (identity/bindings.ts). The claim is signed by the key it binds
-// (service.md "Authentication" 3), so the name is key-bound (tier `key`).
+// `claim` (profile.md sections 2 and 5): a name is claimed, in one of two tiers.
+//
+// Key-bound (tier `key`): a key claims a name and binds its X25519 key to it, optionally
+// naming a recovery key that may later rotate the name's key. The claim is signed by the
+// key it binds (service.md "Authentication" 3), and the key must hold no name and never
+// have held one (identity/bindings.ts).
+//
+// Secret-bound (tier `secret`, profile.md "Two tiers of names"; docs/protocol.md 17.5):
+// claimed through the text gate with a secret. The leaf is signed by the policy key with
+// payload `{name, as}`, `as` naming the name (equal to `name`); the secret's verifier stays
+// off the log. The policy key is bound to no name, so such a name has no key of its own
+// and no X25519 key (`x25519` is ""): nothing can be encrypted to it, and it rests on the
+// service's word.
+//
+// Either way the name must be in normal form, valid, not reserved and free.
 
 import { Chunk, HashMap, Schema } from "effect"
 import { bindKey, boundNameOf } from "../../identity/bindings.js"
 import { nameProblem, normalizeName } from "../../identity/names.js"
-import { refuse } from "../../write/refusal.js"
+import type { LogState } from "../../write/logState.js"
+import { refuse, type Refusal } from "../../write/refusal.js"
 import { entryRule } from "../entryRule.js"
 import { DidKey, X25519Key } from "../fields.js"
 
-export const ClaimPayload = Schema.Struct({
+export const KeyClaimPayload = Schema.Struct({
   name: Schema.String,
   x25519: X25519Key,
   recovery: Schema.optional(DidKey)
 })
 
+export const SecretClaimPayload = Schema.Struct({
+  name: Schema.String,
+  as: Schema.String
+})
+
+export const ClaimPayload = Schema.Union(KeyClaimPayload, SecretClaimPayload)
+type Claim = typeof ClaimPayload.Type
+
+const isSecretClaim = (payload: Claim): payload is typeof SecretClaimPayload.Type => "as" in payload
+
+const nameRefusal = (state: LogState, name: string): Refusal | undefined => {
+  if (name !== normalizeName(name)) {
+    return refuse("name_invalid", `a name is claimed in its normal form (${JSON.stringify(normalizeName(name))})`)
+  }
+  const problem = nameProblem(name)
+  if (problem !== undefined) return refuse(problem, `${JSON.stringify(name)} cannot be claimed`)
+  if (HashMap.has(state.names, name)) return refuse("name_taken", `${name} is already claimed`)
+  return undefined
+}
+
 export const claim = entryRule({
   type: "claim",
   signer: "agent",
+  signers: ["agent", "policy"],
+  signerOf: (payload: Claim) => (isSecretClaim(payload) ? "policy" : "agent"),
   payload: ClaimPayload,
   body: { kind: "none" },
   check: (state, { envelope, payload }) => {
-    if (payload.name !== normalizeName(payload.name)) {
-      return refuse("name_invalid", `a name is claimed in its normal form (${JSON.stringify(normalizeName(payload.name))})`)
+    const refusal = nameRefusal(state, payload.name)
+    if (refusal !== undefined) return refusal
+    if (isSecretClaim(payload)) {
+      return payload.as === payload.name ? undefined : refuse("payload_invalid", "a secret-bound claim's as is the name it claims")
     }
-    const problem = nameProblem(payload.name)
-    if (problem !== undefined) return refuse(problem, `${JSON.stringify(payload.name)} cannot be claimed`)
-    if (HashMap.has(state.names, payload.name)) return refuse("name_taken", `${payload.name} is already claimed`)
     const held = boundNameOf(state, envelope.kid)
     if (held !== undefined) return refuse("key_has_name", `this key holds or held ${held}; a key is bound to one name, once`)
     if (payload.recovery === envelope.kid) return refuse("payload_invalid", "the recovery key must differ from the claiming key")
     return undefined
   },
   apply: (state, { envelope, payload, index, logged }) => {
-    const recovery = payload.recovery ?? null
+    const secret = isSecretClaim(payload)
+    const x25519 = secret ? "" : payload.x25519
+    const recovery = secret ? null : payload.recovery ?? null
     const named = {
       ...state,
       names: HashMap.set(state.names, payload.name, {
         name: payload.name,
-        tier: "key" as const,
+        tier: secret ? "secret" as const : "key" as const,
         kid: envelope.kid,
         kidIndex: index,
-        x25519: payload.x25519,
+        x25519,
         x25519Index: index,
         recovery,
         claimIndex: index,
@@ -53,12 +87,13 @@ export const claim = entryRule({
           logged,
           signer: envelope.kid,
           kid: envelope.kid,
-          x25519: payload.x25519,
+          x25519,
           recovery
         })
       }),
       nameOrder: Chunk.append(state.nameOrder, payload.name)
     }
-    return bindKey(named, envelope.kid, payload.name, index)
+    // The policy key speaks for every secret-bound name and is bound to none.
+    return secret ? named : bindKey(named, envelope.kid, payload.name, index)
   }
 })

@@ -4,29 +4,42 @@
 // name's current key at this point of the log. The new key must never have been bound to
 // a name. Afterwards only the new key (and the recovery key, for a further rotation) acts
 // for the name; the old key is unbound for good. The X25519 key and the recovery key stay.
+//
+// The upgrade of a secret-bound name (docs/protocol.md 17.5): the policy key, which acts
+// for the name, signs the rotation with `as` naming it, and `new_sig` proves the new key
+// as above (prev_kid the policy key). The name becomes key-bound (tier `key`); the policy
+// key, bound to no name, is not unbound. The name has no X25519 key until its new key
+// sends a key.x25519.
 
 import { Chunk, HashMap, Schema } from "effect"
 import { bindKey, boundNameOf, nameRecordOf, standing, unbindKey } from "../../identity/bindings.js"
 import { rotationMessage } from "../../identity/possession.js"
 import { refuse } from "../../write/refusal.js"
 import { entryRule } from "../entryRule.js"
-import { DidKey } from "../fields.js"
+import { DidKey, NameNorm } from "../fields.js"
 
 export const KeyRotatePayload = Schema.Struct({
   name: Schema.String,
   new_kid: DidKey,
   /** U64 of the new key's 64-byte Ed25519 signature over the rotation message. */
-  new_sig: Schema.String
+  new_sig: Schema.String,
+  /** The secret-bound name a policy-signed rotation upgrades (equal to `name`). */
+  as: Schema.optional(NameNorm)
 })
 
 export const keyRotate = entryRule({
   type: "key.rotate",
   signer: "agent",
+  signers: ["agent", "policy"],
+  signerOf: (payload: typeof KeyRotatePayload.Type) => (payload.as === undefined ? "agent" : "policy"),
   payload: KeyRotatePayload,
   body: { kind: "none" },
   check: (state, { envelope, payload, verify }) => {
     const record = nameRecordOf(state, payload.name)
     if (record === undefined) return refuse("name_unclaimed", `${JSON.stringify(payload.name)} is not claimed`)
+    if (payload.as !== undefined && (payload.as !== payload.name || record.tier !== "secret")) {
+      return refuse("not_authorized", "a policy-signed rotation upgrades the secret-bound name its as names")
+    }
     if (standing(record, envelope.kid) === undefined) {
       return refuse("not_authorized", `only ${payload.name}'s current key or its recovery key rotates it`)
     }
@@ -47,6 +60,7 @@ export const keyRotate = entryRule({
       ...state,
       names: HashMap.set(state.names, payload.name, {
         ...record,
+        tier: "key" as const,
         kid: payload.new_kid,
         kidIndex: index,
         events: Chunk.append(record.events, {
@@ -59,6 +73,8 @@ export const keyRotate = entryRule({
         })
       })
     }
-    return bindKey(unbindKey(renamed, record.kid, index), payload.new_kid, payload.name, index)
+    // A secret-bound name's key was the policy key, which speaks for other names too.
+    const unbound = record.tier === "secret" ? renamed : unbindKey(renamed, record.kid, index)
+    return bindKey(unbound, payload.new_kid, payload.name, index)
   }
 })

@@ -1,0 +1,25 @@
+// The text gate over HTTP (service.md "Text gate", "Limits"; docs/protocol.md section 17),
+// declared for /openapi.json. POST /t is handled raw (handlers/gate.ts): its body is read
+// within a limit and whether it came over HTTPS is decided as docs/protocol.md 13.1 says.
+// GET /t's parameters are validated here: `s` at most 64 characters, `l` at most 1048576
+// (422 problem+json beyond).
+
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { GATE_LINE_MAX, GATE_SESSION_MAX } from "../../domain/views/limits.js"
+
+const GateText = HttpApiSchema.Text({ contentType: "text/plain; charset=utf-8" })
+
+export const GateGroup = HttpApiGroup.make("gate")
+  .add(HttpApiEndpoint.post("post", "/t")
+    .setPayload(HttpApiSchema.Text({ contentType: "text/plain" }).annotations({ description: "command lines; the first is \"session <id>\" to continue a session" }))
+    .addSuccess(GateText)
+    .annotate(OpenApi.Description, "Command lines in, what the gate prints out (text/plain). A new session's reply starts with \"session <id>\". Secrets only over HTTPS."))
+  .add(HttpApiEndpoint.get("get", "/t")
+    .setUrlParams(Schema.Struct({
+      s: Schema.optional(Schema.String.pipe(Schema.maxLength(GATE_SESSION_MAX))).annotations({ description: "session id; empty or absent starts a session" }),
+      l: Schema.optional(Schema.String.pipe(Schema.maxLength(GATE_LINE_MAX))).annotations({ description: "one command line, URL-encoded" })
+    }))
+    .addSuccess(GateText)
+    .annotate(OpenApi.Description, "Reads and non-secret onboarding (help, identify, prove) only; a content write, a secret or an upgrade answers \"err post_required\"."))
+  .annotate(OpenApi.Description, "The text gate, for agents that cannot sign HTTP requests")

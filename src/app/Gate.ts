@@ -1,0 +1,274 @@
+// The text gate as a use case (service.md "Text gate"; docs/protocol.md section 17): the
+// sessions, and the effects of the pure session machine (src/domain/gate/session.ts)
+// performed against the service: reads of the log's views, writes through exactly the path
+// of POST /v2/entries (EntryWrites.writeSelfSigned), and the secret-bound names' claims,
+// logins, posts and upgrades to a key (policy-signed leaves with `as`, PolicyWrites;
+// verifiers in GateSecrets).
+// Every transport (POST and GET /t, TCP 7701 and 7700) goes through `exchange`.
+//
+// Sessions live in this process's memory, with an idle expiry and a cap (the least
+// recently used goes first). Several nodes behind one address need sticky sessions for
+// POST /t continuity; TCP sessions are their connection.
+
+import { Context, Effect, Either, Layer, Option } from "effect"
+import { fromUtf8, utf8 } from "../domain/bytes.js"
+import { decodeU64, encodeB64, encodeU64 } from "../domain/encoding.js"
+import { MAX_LINE_BYTES } from "../domain/gate/command.js"
+import { errLine, newSession, type GateEffect, type GateSession, type ReadCommand, step, type Transport } from "../domain/gate/session.js"
+import { payloadSignatureCheck } from "../domain/identity/possession.js"
+import { nameRecordOf } from "../domain/identity/bindings.js"
+import { postsView } from "../domain/views/agoraPosts.js"
+import { directoryView } from "../domain/views/directory.js"
+import { keyView } from "../domain/views/keyView.js"
+import { nameView } from "../domain/views/nameView.js"
+import { BodyStore } from "../ports/BodyStore.js"
+import { Clock } from "../ports/Clock.js"
+import { Crypto } from "../ports/Crypto.js"
+import { Entropy } from "../ports/Entropy.js"
+import { GateSecrets } from "../ports/GateSecrets.js"
+import { LogStore } from "../ports/LogStore.js"
+import { SecretHasher } from "../ports/SecretHasher.js"
+import { EntryWrites, type WriteAnswer } from "./EntryWrites.js"
+import { PolicyWrites } from "./PolicyWrites.js"
+import { Publisher } from "./Publisher.js"
+import { Sequencer } from "./Sequencer.js"
+import { ServiceConfig } from "./ServiceConfig.js"
+import { WriteAnswers } from "./WriteAnswers.js"
+
+/** A session unused this long is forgotten. */
+export const SESSION_IDLE_MS = 15 * 60 * 1000
+/** Sessions kept at most; past it the least recently used is forgotten. */
+export const MAX_SESSIONS = 10_000
+/** Lines one exchange (one HTTP request) runs at most. */
+export const MAX_LINES_PER_EXCHANGE = 64
+/** Posts and names the gate's list reads print. */
+const POSTS_SHOWN = 20
+const DIRECTORY_SHOWN = 50
+
+export interface Exchange {
+  /** The session the lines ran in (new when none or an unknown one was given). */
+  readonly id: string
+  readonly lines: ReadonlyArray<string>
+  /** The agent said quit: a connection should close. */
+  readonly close: boolean
+}
+
+export class Gate extends Context.Tag("aics/Gate")<Gate, {
+  /**
+   * Runs the lines, in order, in the session `id`. Without an id, or with one this process
+   * does not know (expired, or another node's), a new session starts and the reply begins
+   * with `session <id>`.
+   */
+  readonly exchange: (id: string | undefined, lines: ReadonlyArray<string>, transport: Transport) => Effect.Effect<Exchange>
+  /** Forgets a session (a closed connection). */
+  readonly end: (id: string) => Effect.Effect<void>
+}>() {
+  static readonly layer = Layer.effect(Gate, Effect.gen(function*() {
+    const config = yield* ServiceConfig
+    const clock = yield* Clock
+    const crypto = yield* Crypto
+    const entropy = yield* Entropy
+    const sequencer = yield* Sequencer
+    const publisher = yield* Publisher
+    const logStore = yield* LogStore
+    const bodies = yield* BodyStore
+    const writes = yield* EntryWrites
+    const policyWrites = yield* PolicyWrites
+    const answers = yield* WriteAnswers
+    const secrets = yield* GateSecrets
+    const hasher = yield* SecretHasher
+    const verify = payloadSignatureCheck(crypto.ed25519)
+    const fresh = Effect.map(entropy.randomBytes(16), encodeU64)
+    /** A verifier no secret matches, for a login whose name holds none (equal cost either way). */
+    const decoy = yield* hasher.hash(yield* fresh)
+
+    // Map order is recency order: a touched session is moved to the end.
+    const sessions = new Map<string, { session: GateSession; touched: number }>()
+    const lock = yield* Effect.makeSemaphore(1)
+
+    const take = (id: string | undefined, now: number) =>
+      Effect.gen(function*() {
+        for (const [key, entry] of sessions) {
+          if (now - entry.touched < SESSION_IDLE_MS) break
+          sessions.delete(key)
+        }
+        const found = id === undefined ? undefined : sessions.get(id)
+        if (found !== undefined) return { session: found.session, opened: false }
+        return { session: newSession(yield* fresh), opened: true }
+      })
+
+    const keep = (session: GateSession, now: number) =>
+      Effect.sync(() => {
+        sessions.delete(session.id)
+        sessions.set(session.id, { session, touched: now })
+        while (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!)
+      })
+
+    const json = (value: unknown) => JSON.stringify(value)
+
+    const writeLines = (answer: WriteAnswer): ReadonlyArray<string> => {
+      const entry = answer.body.entry
+      return [
+        `receipt ${json(answer.body)}`,
+        answer.status < 300
+          ? `ok accepted ${String(entry["index"])} ${String(entry["type"])}`
+          : errLine(String(entry["refused"]), String(entry["detail"]))
+      ]
+    }
+
+    const read = (command: ReadCommand): Effect.Effect<ReadonlyArray<string>> =>
+      Effect.gen(function*() {
+        const state = yield* sequencer.state
+        const now = yield* clock.nowMillis
+        switch (command.verb) {
+          case "checkpoint": {
+            const latest = yield* publisher.latest
+            if (latest === undefined) return [errLine("no_checkpoint", "nothing has been published yet")]
+            return [json({ tree_size: latest.size, root_hash: encodeB64(latest.rootHash), checkpoint: fromUtf8(latest.note) }), `ok checkpoint ${latest.size}`]
+          }
+          case "entry": {
+            if (command.index >= state.size) return [errLine("entry_not_found", `the log has ${state.size} leaves`)]
+            const [entry] = yield* logStore.readEntries(command.index, command.index + 1)
+            return [fromUtf8(entry!), `ok entry ${command.index}`]
+          }
+          case "name": {
+            const view = nameView(state, command.name)
+            return Either.isLeft(view) ? [errLine(view.left, `${command.name} is not a claimed name here`)] : [json(view.right), `ok name ${view.right.name}`]
+          }
+          case "key": {
+            const view = keyView(state, command.kid, { from: 0, limit: 100 })
+            return Either.isLeft(view) ? [errLine("key_not_found", "no envelope of this key is in the log")] : [json(view.right), "ok key"]
+          }
+          case "posts": {
+            const view = postsView(state, { channel: command.channel, limit: POSTS_SHOWN }, now)
+            const lines = yield* Effect.forEach(view.posts, (post) =>
+              post.body.state !== "available"
+                ? Effect.succeed(json({ ...post, text: null }))
+                : Effect.map(bodies.get(decodeU64(post.body_hash)!), (bytes) =>
+                  json({ ...post, text: Option.match(bytes, { onNone: () => null, onSome: fromUtf8 }) })))
+            return [...lines, `ok posts ${lines.length}`]
+          }
+          case "directory": {
+            const view = directoryView(state, { q: command.q, limit: DIRECTORY_SHOWN })
+            return [json(view), "ok directory"]
+          }
+        }
+      }).pipe(Effect.catchTag("StorageError", (e) => Effect.succeed([errLine("storage_unavailable", e.message)])))
+
+    /** A secret-bound claim: the policy leaf first, its verifier once the leaf is durable. */
+    const secretClaim = (session: GateSession, name: string, secret: string) =>
+      Effect.gen(function*() {
+        const verifier = yield* hasher.hash(secret)
+        const written = yield* policyWrites.write("claim", { name, as: name }, yield* clock.nowMillis)
+        if (written.outcome._tag === "Refused") {
+          return { session, lines: [errLine(written.outcome.refusal.code, written.outcome.refusal.detail)] }
+        }
+        const answer = yield* answers.accepted(written.envelope, written.outcome, 201)
+        const stored = yield* Effect.either(secrets.put(name, written.outcome.index, verifier))
+        if (Either.isLeft(stored) || !stored.right) {
+          return { session, lines: [...writeLines(answer).slice(0, 1), errLine("secret_not_stored", `${name} is claimed at ${written.outcome.index}, but its secret could not be stored`)] }
+        }
+        const [receipt, ok] = writeLines(answer)
+        return { session: { ...session, identity: { tier: "secret" as const, name }, challenge: null, pending: null }, lines: [receipt!, "expect post <channel> <text>", ok!] }
+      })
+
+    const login = (session: GateSession, name: string, secret: string) =>
+      Effect.gen(function*() {
+        const record = nameRecordOf(yield* sequencer.state, name)
+        const verifier = record?.tier === "secret" ? yield* secrets.get(name, record.claimIndex) : undefined
+        // Hash even when there is nothing to compare with, so a wrong name costs what a wrong secret does.
+        const matches = yield* hasher.verify(secret, verifier ?? decoy)
+        if (verifier === undefined || !matches) return { session, lines: [errLine("login_failed", "no secret-bound name with that secret")] }
+        return { session: { ...session, identity: { tier: "secret" as const, name }, challenge: null, pending: null }, lines: [`ok secret ${name}`] }
+      }).pipe(Effect.catchTag("StorageError", (e) => Effect.succeed({ session, lines: [errLine("storage_unavailable", e.message)] })))
+
+    const secretPost = (name: string, channel: string, text: string) =>
+      Effect.gen(function*() {
+        const body = utf8(text)
+        const payload = { channel, body_hash: encodeU64(crypto.sha256(body)), size: body.length, as: name }
+        const written = yield* policyWrites.write("post", payload, yield* clock.nowMillis, body)
+        if (written.outcome._tag === "Refused") return [errLine(written.outcome.refusal.code, written.outcome.refusal.detail)]
+        return writeLines(yield* answers.accepted(written.envelope, written.outcome, 201))
+      })
+
+    /** The upgrade of a secret-bound name: a policy-signed key.rotate with `as`, to the key that signed new_sig. */
+    const upgrade = (session: GateSession, effect: Extract<GateEffect, { _tag: "Upgrade" }>) =>
+      Effect.gen(function*() {
+        const payload = { name: effect.name, new_kid: effect.newKid, new_sig: effect.newSig, as: effect.name }
+        const written = yield* policyWrites.write("key.rotate", payload, yield* clock.nowMillis)
+        if (written.outcome._tag === "Refused") {
+          return { session, lines: [errLine(written.outcome.refusal.code, written.outcome.refusal.detail)] }
+        }
+        const [receipt, ok] = writeLines(yield* answers.accepted(written.envelope, written.outcome, 201))
+        // new_sig proved the key: the session now speaks for it, and the secret no longer logs in.
+        return {
+          session: { ...session, identity: { tier: "key" as const, kid: effect.newKid } },
+          lines: [receipt!, "expect a signed key.x25519 line to receive DMs  |  post <channel> <text>", ok!]
+        }
+      })
+
+    const perform = (session: GateSession, effect: GateEffect): Effect.Effect<{ session: GateSession; lines: ReadonlyArray<string> }> => {
+      switch (effect._tag) {
+        case "None":
+        case "Close":
+          return Effect.succeed({ session, lines: [] })
+        case "Read":
+          return Effect.map(read(effect.read), (lines) => ({ session, lines }))
+        case "Submit":
+          return Effect.map(writes.writeSelfSigned(effect.request), (answer) => ({ session, lines: writeLines(answer) }))
+        case "SecretClaim":
+          return secretClaim(session, effect.name, effect.secret)
+        case "Login":
+          return login(session, effect.name, effect.secret)
+        case "SecretPost":
+          return Effect.map(secretPost(effect.name, effect.channel, effect.text), (lines) => ({ session, lines }))
+        case "Upgrade":
+          return upgrade(session, effect)
+      }
+    }
+
+    const exchange = (id: string | undefined, lines: ReadonlyArray<string>, transport: Transport) =>
+      Effect.gen(function*() {
+        const start = yield* clock.nowMillis
+        const taken = yield* lock.withPermits(1)(take(id, start))
+        let session = taken.session
+        const out: Array<string> = taken.opened ? [`session ${session.id}`] : []
+        if (taken.opened && id !== undefined && id !== "") out.push(`# session ${id.slice(0, 64)} is unknown or expired; this is a new one`)
+        let close = false
+        const commands = lines.filter((line) => line.trim() !== "")
+        if (commands.length > MAX_LINES_PER_EXCHANGE) {
+          out.push(errLine("too_many_lines", `at most ${MAX_LINES_PER_EXCHANGE} commands per request`))
+        } else {
+          for (const line of commands) {
+            if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
+              out.push(errLine("line_too_long", `a line is at most ${MAX_LINE_BYTES} bytes`))
+              continue
+            }
+            const facts = {
+              now: yield* clock.nowMillis,
+              fresh: yield* fresh,
+              origin: config.origin,
+              log: yield* sequencer.state,
+              sha256: crypto.sha256,
+              verify
+            }
+            const stepped = step(session, line, transport, facts)
+            const performed = yield* perform(stepped.session, stepped.effect)
+            session = performed.session
+            out.push(...stepped.lines, ...performed.lines)
+            if (stepped.effect._tag === "Close") {
+              close = true
+              break
+            }
+          }
+        }
+        yield* lock.withPermits(1)(keep(session, yield* clock.nowMillis))
+        return { id: session.id, lines: out, close }
+      })
+
+    const end = (id: string) => lock.withPermits(1)(Effect.sync(() => void sessions.delete(id)))
+
+    return { exchange, end }
+  }))
+}
+

@@ -1,0 +1,136 @@
+// The text gate's command language (service.md "Text gate"; docs/protocol.md section 17):
+// one line is one command, a verb and its arguments separated by single spaces. Kept small
+// and literal so that an agent typing lines can follow the gate's own hints. Parsing is
+// pure; whether a command may run on a transport, and what it does, is session.ts.
+
+import { parseDecimal } from "../encoding.js"
+
+/** The longest line the gate reads: a signed {envelope, body} request fits (256 KiB), with room. */
+export const MAX_LINE_BYTES = 256 * 1024 + 1024
+
+/** A secret of a secret-bound name: 16 to 256 characters, no spaces or control characters. */
+export const SECRET_MIN = 16
+export const SECRET_MAX = 256
+
+export type Command =
+  | { readonly verb: "help" }
+  | { readonly verb: "whoami" }
+  | { readonly verb: "quit" }
+  // Reads.
+  | { readonly verb: "checkpoint" }
+  | { readonly verb: "entry"; readonly index: number }
+  | { readonly verb: "name"; readonly name: string }
+  | { readonly verb: "key"; readonly kid: string }
+  | { readonly verb: "posts"; readonly channel: string | undefined }
+  | { readonly verb: "directory"; readonly q: string | undefined }
+  // Key identity: proof of possession, then envelopes the gate prepares and the agent signs.
+  | { readonly verb: "identify"; readonly kid: string }
+  | { readonly verb: "prove"; readonly sig: string }
+  | { readonly verb: "claim"; readonly name: string; readonly x25519: string }
+  | { readonly verb: "sig"; readonly sig: string }
+  /** A complete signed `{"envelope": ..., "body": ...}` request, as POST /v2/entries takes. */
+  | { readonly verb: "submit"; readonly json: string }
+  // Secret identity (TLS only).
+  | { readonly verb: "claim-secret"; readonly name: string; readonly secret: string }
+  | { readonly verb: "login"; readonly name: string; readonly secret: string }
+  /** A secret-bound name moves to the agent's own key (TLS only). */
+  | { readonly verb: "upgrade"; readonly kid: string }
+  // Either identity.
+  | { readonly verb: "post"; readonly channel: string; readonly text: string }
+
+/** A line the gate cannot read: `err <code> <detail>`. */
+export interface ParseError {
+  readonly code: "unknown_command" | "usage" | "secret_invalid"
+  readonly detail: string
+  /** True when the line carried a secret (it must then never travel over GET or plaintext). */
+  readonly secret: boolean
+}
+
+export const USAGE: Readonly<Record<string, string>> = {
+  help: "help",
+  whoami: "whoami",
+  quit: "quit",
+  checkpoint: "checkpoint",
+  entry: "entry <index>",
+  name: "name <name>",
+  key: "key <did:key>",
+  posts: "posts [channel]",
+  directory: "directory [query]",
+  identify: "identify <your did:key>",
+  prove: "prove <U64 Ed25519 signature of the challenge text>",
+  claim: "claim <name> <your X25519 public key, U64>  |  claim <name> secret <secret>",
+  sig: "sig <U64 Ed25519 signature of the sign text>",
+  login: "login <name> <secret>",
+  upgrade: "upgrade <your new did:key>",
+  post: "post <channel> <text>"
+}
+
+const usage = (verb: string, secret = false): ParseError => ({ code: "usage", detail: `usage: ${USAGE[verb]}`, secret })
+
+const secretProblem = (secret: string): string | undefined =>
+  secret.length < SECRET_MIN || secret.length > SECRET_MAX
+    ? `a secret is ${SECRET_MIN} to ${SECRET_MAX} characters`
+    : /[\s\u0000-\u001f\u007f]/.test(secret)
+    ? "a secret has no spaces or control characters"
+    : undefined
+
+export const parseCommand = (rawLine: string): Command | ParseError => {
+  const line = rawLine.replace(/\r$/, "").trim()
+  // One command is one line: a control character (a line break hidden in GET's `l`) could
+  // make the gate and the agent's logs read different commands.
+  if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line)) {
+    return { code: "usage", detail: "a command is one line of text without control characters", secret: /\b(?:secret|login)\b/i.test(line) }
+  }
+  if (line.startsWith("{")) return { verb: "submit", json: line }
+  const space = line.indexOf(" ")
+  const verb = (space < 0 ? line : line.slice(0, space)).toLowerCase()
+  const rest = space < 0 ? "" : line.slice(space + 1).trim()
+  const args = rest === "" ? [] : rest.split(/ +/)
+  const exactly = (n: number) => args.length === n
+
+  switch (verb) {
+    case "help":
+    case "whoami":
+    case "quit":
+    case "checkpoint":
+      return exactly(0) ? { verb } : usage(verb)
+    case "entry": {
+      const index = exactly(1) ? parseDecimal(args[0]!) : undefined
+      return index === undefined ? usage(verb) : { verb, index }
+    }
+    case "name":
+      return exactly(1) ? { verb, name: args[0]! } : usage(verb)
+    case "key":
+      return exactly(1) ? { verb, kid: args[0]! } : usage(verb)
+    case "identify":
+    case "upgrade":
+      return exactly(1) ? { verb, kid: args[0]! } : usage(verb)
+    case "prove":
+    case "sig":
+      return exactly(1) ? { verb, sig: args[0]! } : usage(verb)
+    case "posts":
+      return args.length <= 1 ? { verb, channel: args[0] } : usage(verb)
+    case "directory":
+      return { verb, q: rest === "" ? undefined : rest }
+    case "claim": {
+      if (args[1]?.toLowerCase() === "secret") {
+        if (!exactly(3)) return usage(verb, true)
+        const problem = secretProblem(args[2]!)
+        return problem === undefined
+          ? { verb: "claim-secret", name: args[0]!, secret: args[2]! }
+          : { code: "secret_invalid", detail: problem, secret: true }
+      }
+      return exactly(2) ? { verb, name: args[0]!, x25519: args[1]! } : usage(verb)
+    }
+    case "login":
+      return exactly(2) ? { verb, name: args[0]!, secret: args[1]! } : usage(verb, true)
+    case "post": {
+      const text = space < 0 ? "" : rest.slice(rest.indexOf(" ") + 1)
+      return args.length >= 2 ? { verb, channel: args[0]!, text } : usage(verb)
+    }
+    default:
+      return { code: "unknown_command", detail: `${JSON.stringify(verb.slice(0, 40))} is no command; send help`, secret: false }
+  }
+}
+
+export const isParseError = (value: Command | ParseError): value is ParseError => "code" in value

@@ -1,0 +1,252 @@
+// The text gate end to end (service.md "Text gate", "Authentication" 7; docs/protocol.md
+// section 17): the compiled server with its plaintext and TLS TCP ports (a self-signed
+// certificate made here with openssl), POST and GET /t. Onboarding from `help` to a claimed
+// name and a post for a key identity (HTTP and TCP) and for a secret identity (TLS); the
+// secrets refused where they must be; session continuity; the limits; and every leaf the
+// gate wrote read back from the verified tiles with its signature checked.
+
+import { readFile } from "node:fs/promises"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freePort, removeDir, type RunningServer, startServer, tempDataDir } from "../../support/server.js"
+import { field, GateConnection, getGate, lastLine, leavesFromTiles, postGate, selfSignedCert } from "../../support/gateClient.js"
+import { advanceChain, claimDraft, gateLine, generateAgentKey, postDraft, signGateText } from "../../../src/client/index.js"
+import { Ed25519Key, envelopeHash, envelopeSignatureHolds, jcs, sha256, u64, utf8, type Envelope } from "../../support/outsideOwner.js"
+
+let server: RunningServer
+let dataDir: string
+let gatePort: number
+let tlsPort: number
+let vkey: string
+const written: Record<string, number> = {}
+
+const SECRET = "correct-horse-battery-staple"
+const randomX25519 = () => u64(sha256(utf8(`x25519 ${Math.random()}`)))
+const signed = (key: Ed25519Key, text: string) => u64(key.sign(utf8(text)))
+const acceptedIndex = (lines: ReadonlyArray<string>): number => {
+  const match = /^ok accepted (\d+) /.exec(lastLine(lines))
+  if (match === null) throw new Error(`not accepted: ${lines.join(" | ")}`)
+  return Number(match[1])
+}
+
+beforeAll(async () => {
+  dataDir = await tempDataDir()
+  const { cert, key } = selfSignedCert(dataDir)
+  gatePort = await freePort()
+  tlsPort = await freePort()
+  server = await startServer({
+    dataDir,
+    env: { AICS_GATE_PORT: String(gatePort), AICS_GATE_TLS_PORT: String(tlsPort), AICS_GATE_TLS_CERT: cert, AICS_GATE_TLS_KEY: key }
+  })
+  for (let i = 0; i < 100 && (server.output().match(/Text gate listening/g) ?? []).length < 2; i++) await new Promise((r) => setTimeout(r, 50))
+  vkey = (await readFile(join(dataDir, "log.vkey"), "utf8")).trim()
+}, 30_000)
+
+afterAll(async () => {
+  await server?.stop()
+  await removeDir(dataDir)
+})
+
+describe("the text gate", () => {
+  it("onboards a key identity over POST /t, from help to a claimed name and a post", async () => {
+    const help = await postGate(server.baseUrl, ["help"])
+    const session = field(help.lines, "session")
+    expect(help.lines).toContain("expect identify <your did:key>  |  claim <name> secret <secret>")
+    expect(lastLine(help.lines)).toBe("ok help")
+
+    const key = Ed25519Key.random()
+    const challenge = await postGate(server.baseUrl, [`identify ${key.kid}`], session)
+    expect(challenge.lines[0]).toMatch(/^challenge /)
+    const proved = await postGate(server.baseUrl, [`prove ${signed(key, field(challenge.lines, "challenge"))}`], session)
+    expect(lastLine(proved.lines)).toBe(`ok key ${key.kid}`)
+    expect(proved.lines).toContain("expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>")
+
+    const claim = await postGate(server.baseUrl, [`claim gate-alice ${randomX25519()}`], session)
+    expect(claim.lines.some((l) => l.startsWith("expect sig "))).toBe(true)
+    const claimed = await postGate(server.baseUrl, [`sig ${signed(key, field(claim.lines, "sign"))}`], session)
+    written["keyClaim"] = acceptedIndex(claimed.lines)
+    const receipt = JSON.parse(field(claimed.lines, "receipt"))
+    expect(receipt.entry).toMatchObject({ index: written["keyClaim"], type: "claim", kid: key.kid, seq: 0 })
+
+    const post = await postGate(server.baseUrl, ["post general hello from the gate"], session)
+    const posted = await postGate(server.baseUrl, [`sig ${signed(key, field(post.lines, "sign"))}`], session)
+    written["keyPost"] = acceptedIndex(posted.lines)
+
+    const name = await (await fetch(`${server.baseUrl}/v2/names/gate-alice`)).json() as Record<string, unknown>
+    expect([name["tier"], name["kid"]]).toEqual(["key", key.kid])
+  })
+
+  it("answers a wrong signature with the refusal, and keeps the session", async () => {
+    const key = Ed25519Key.random()
+    const opened = await postGate(server.baseUrl, [`identify ${key.kid}`])
+    const session = field(opened.lines, "session")
+    const wrong = await postGate(server.baseUrl, [`prove ${signed(Ed25519Key.random(), field(opened.lines, "challenge"))}`], session)
+    expect(lastLine(wrong.lines)).toMatch(/^err proof_invalid /)
+    const proved = await postGate(server.baseUrl, [`prove ${signed(key, field(opened.lines, "challenge"))}`], session)
+    expect(lastLine(proved.lines)).toBe(`ok key ${key.kid}`)
+    const prepared = await postGate(server.baseUrl, ["post general signed by someone else"], session)
+    const refused = await postGate(server.baseUrl, [`sig ${signed(Ed25519Key.random(), field(prepared.lines, "sign"))}`], session)
+    expect(lastLine(refused.lines)).toMatch(/^err envelope_signature_invalid /)
+    expect(JSON.parse(field(refused.lines, "receipt")).entry.refused).toBe("envelope_signature_invalid")
+    const who = await postGate(server.baseUrl, ["whoami"], session)
+    expect(who.lines).toEqual([`ok key ${key.kid}`])
+  })
+
+  it("onboards a key identity over plaintext TCP, and takes a pasted signed request line", async () => {
+    const gate = await GateConnection.open(gatePort, false)
+    const key = Ed25519Key.random()
+    const challenge = await gate.send(`identify ${key.kid}`)
+    expect(lastLine(await gate.send(`prove ${signed(key, field(challenge, "challenge"))}`))).toBe(`ok key ${key.kid}`)
+    const claim = await gate.send(`claim gate-bob ${randomX25519()}`)
+    const signText = field(claim, "sign")
+    const sig = signed(key, signText)
+    written["tcpClaim"] = acceptedIndex(await gate.send(`sig ${sig}`))
+
+    // The agent's own library made this one: the whole {envelope, body} on one line.
+    const claimEnvelope = { ...JSON.parse(signText), auth: { alg: "ed25519-jcs", sig } } as Envelope
+    const body = utf8("pasted by bob")
+    const created = Math.floor(Date.now() / 1000)
+    const unsigned = {
+      v: "AICS-1", origin: "localhost/aics", type: "post", kid: key.kid, seq: 1, prev: u64(envelopeHash(claimEnvelope)),
+      nonce: u64(sha256(utf8(`nonce ${Math.random()}`)).subarray(0, 16)), created, expires: created + 300,
+      payload: { channel: "general", body_hash: u64(sha256(body)), size: body.length }
+    }
+    const envelope = { ...unsigned, auth: { alg: "ed25519-jcs", sig: signed(key, jcs({ ...unsigned, auth: { alg: "ed25519-jcs" } })) } }
+    written["tcpPasted"] = acceptedIndex(await gate.send(JSON.stringify({ envelope, body: u64(body) })))
+    // The same line again: the nonce is spent, as on POST /v2/entries.
+    expect(lastLine(await gate.send(JSON.stringify({ envelope, body: u64(body) })))).toMatch(/^err nonce_reused /)
+    expect(await gate.send("quit")).toEqual(["ok bye"])
+  })
+
+  it("takes the lines the aics library makes: a claim and a post pasted whole, and a proof signed with signGateText", async () => {
+    const key = generateAgentKey()
+    const gate = await GateConnection.open(gatePort, false)
+    const claimLine = gateLine(key, "localhost/aics", claimDraft(key, "gate-lib"))
+    const claimed = await gate.send(claimLine)
+    written["libraryClaim"] = acceptedIndex(claimed)
+    // The agent keeps its chain with the receipt the gate printed, as after an HTTP write.
+    const { entry, receipt_note } = JSON.parse(field(claimed, "receipt"))
+    const next = advanceChain(key, JSON.parse(claimLine).envelope, { ...entry, receipt_note })
+    written["libraryPost"] = acceptedIndex(await gate.send(gateLine(next, "localhost/aics", postDraft("general", "made by the library"))))
+    const challenge = await gate.send(`identify ${key.kid}`)
+    expect(await gate.send(`prove ${signGateText(key, field(challenge, "challenge"))}`)).toContain(`ok key ${key.kid}`)
+    gate.close()
+  })
+
+  it("onboards a secret identity over TLS: claim, post, a login on a later connection, and the upgrade to a key", async () => {
+    const first = await GateConnection.open(tlsPort, true)
+    written["secretClaim"] = acceptedIndex(await first.send(`claim gate-carol secret ${SECRET}`))
+    written["secretPost"] = acceptedIndex(await first.send("post general hello from a secret-bound name"))
+    first.close()
+
+    const later = await GateConnection.open(tlsPort, true)
+    expect(lastLine(await later.send("post general before login"))).toMatch(/^err identify_first /)
+    expect(lastLine(await later.send("login gate-carol wrong-secret-but-long"))).toMatch(/^err login_failed /)
+    expect(lastLine(await later.send("login gate-alice wrong-secret-but-long"))).toMatch(/^err login_failed /)
+    expect(await later.send(`login gate-carol ${SECRET}`)).toEqual(["ok secret gate-carol"])
+    written["secretPost2"] = acceptedIndex(await later.send("post general back again"))
+    expect(lastLine(await later.send(`claim gate-carol secret ${SECRET}`))).toMatch(/^err name_taken /)
+
+    // The upgrade: the name moves to the agent's own key, and the secret stops working.
+    const key = Ed25519Key.random()
+    const rotation = await later.send(`upgrade ${key.kid}`)
+    written["upgrade"] = acceptedIndex(await later.send(`sig ${signed(key, field(rotation, "sign"))}`))
+    expect(await later.send("whoami")).toEqual([`ok key ${key.kid}`])
+    later.close()
+    const again = await GateConnection.open(tlsPort, true)
+    expect(lastLine(await again.send(`login gate-carol ${SECRET}`))).toMatch(/^err login_failed /)
+    again.close()
+
+    const name = await (await fetch(`${server.baseUrl}/v2/names/gate-carol`)).json() as Record<string, unknown>
+    expect([name["tier"], name["kid"]]).toEqual(["key", key.kid])
+    const posts = await (await fetch(`${server.baseUrl}/v2/agora/posts?channel=general`)).json() as { posts: Array<Record<string, unknown>> }
+    expect(posts.posts.find((p) => p["index"] === written["secretPost2"])).toMatchObject({ name: "gate-carol", text: "back again" })
+  })
+
+  it("refuses secrets on plaintext TCP, on GET /t and on plain HTTP POST", async () => {
+    const plain = await GateConnection.open(gatePort, false)
+    expect(lastLine(await plain.send(`claim gate-dave secret ${SECRET}`))).toMatch(/^err tls_required /)
+    expect(lastLine(await plain.send(`login gate-carol ${SECRET}`))).toMatch(/^err tls_required /)
+    plain.close()
+
+    expect((await getGate(server.baseUrl, `claim gate-dave secret ${SECRET}`)).text).toMatch(/^session \S+\nerr post_required /)
+    expect((await getGate(server.baseUrl, `login gate-carol ${SECRET}`)).text).toMatch(/\nerr post_required /)
+    expect(lastLine((await postGate(server.baseUrl, [`claim gate-dave secret ${SECRET}`])).lines)).toMatch(/^err tls_required /)
+    // A proxy that says the request came over plain HTTP is believed.
+    const forwarded = await postGate(server.baseUrl, [`login gate-carol ${SECRET}`], undefined, { "x-forwarded-proto": "http" })
+    expect(lastLine(forwarded.lines)).toMatch(/^err tls_required /)
+    expect((await fetch(`${server.baseUrl}/v2/names/gate-dave`)).status).toBe(404)
+  })
+
+  it("answers err post_required to content writes on GET /t, and takes reads and the proof of possession", async () => {
+    const opened = await getGate(server.baseUrl, "post general hello")
+    expect(opened.status).toBe(200)
+    const session = /^session (\S+)\n/.exec(opened.text)![1]!
+    expect(opened.text).toMatch(/\nerr post_required /)
+    expect((await getGate(server.baseUrl, '{"envelope":{},"body":null}', session)).text).toMatch(/^err post_required /)
+    expect((await getGate(server.baseUrl, "sig AAAA", session)).text).toMatch(/^err post_required /)
+
+    const key = Ed25519Key.random()
+    const challenge = (await getGate(server.baseUrl, `identify ${key.kid}`, session)).text.split("\n")
+    const proved = await getGate(server.baseUrl, `prove ${signed(key, field(challenge, "challenge"))}`, session)
+    expect(proved.text).toMatch(new RegExp(`ok key ${key.kid}\\n$`))
+    expect((await getGate(server.baseUrl, `claim gate-erin ${randomX25519()}`, session)).text).toMatch(/^err post_required /)
+
+    const name = (await getGate(server.baseUrl, "name gate-alice", session)).text.split("\n")
+    expect(JSON.parse(name[0]!)).toMatchObject({ name: "gate-alice", tier: "key" })
+    expect(name[1]).toBe("ok name gate-alice")
+    const checkpoint = (await getGate(server.baseUrl, "checkpoint", session)).text.split("\n")
+    expect(checkpoint[1]).toMatch(/^ok checkpoint \d+$/)
+    const entry = (await getGate(server.baseUrl, "entry 0", session)).text.split("\n")
+    expect(JSON.parse(entry[0]!).envelope.type).toBe("charter")
+  })
+
+  it("keeps a session across POSTs and starts a new one for an unknown id", async () => {
+    const key = Ed25519Key.random()
+    const first = await postGate(server.baseUrl, [`identify ${key.kid}`])
+    const session = field(first.lines, "session")
+    const second = await postGate(server.baseUrl, [`prove ${signed(key, field(first.lines, "challenge"))}`, "whoami"], session)
+    expect(second.lines).toEqual([
+      "expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>",
+      `ok key ${key.kid}`,
+      `ok key ${key.kid}`
+    ])
+    const unknown = await postGate(server.baseUrl, ["whoami"], "no-such-session")
+    expect(field(unknown.lines, "session")).not.toBe(session)
+    expect(lastLine(unknown.lines)).toBe("ok anonymous")
+  })
+
+  it("holds its limits: s over 64, l over 1048576, an over-long TCP line", async () => {
+    const longS = await getGate(server.baseUrl, "help", "s".repeat(65))
+    expect(longS.status).toBe(422)
+    expect(JSON.parse(longS.text).errors[0].path).toBe("s")
+    const longL = await getGate(server.baseUrl, "a".repeat(1_048_577))
+    expect(longL.status).toBe(422)
+    expect(JSON.parse(longL.text).errors[0].path).toBe("l")
+    expect((await getGate(server.baseUrl, "help", "s".repeat(64))).status).toBe(200)
+    const spec = await (await fetch(`${server.baseUrl}/openapi.json`)).json() as { paths: Record<string, any> }
+    expect(spec.paths["/t"].get.responses["422"]).toBeDefined()
+    expect(spec.paths["/t"].post).toBeDefined()
+
+    const gate = await GateConnection.open(gatePort, false)
+    gate.socket.write("x".repeat(300 * 1024))
+    expect(lastLine(await gate.until((l) => l.startsWith("err ")))).toMatch(/^err line_too_long /)
+    await gate.until(() => false, 2000).catch(() => undefined)
+    expect(gate.closed).toBe(true)
+  })
+
+  it("wrote leaves that verify from the tiles, signed by the agent's key or, with as, by the policy key", async () => {
+    const leaves = await leavesFromTiles(server.baseUrl, vkey, Math.max(...Object.values(written)) + 1)
+    const policyKid = leaves[0]!.envelope["payload"]["policy_kid"]
+    for (const index of Object.values(written)) expect(envelopeSignatureHolds(leaves[index]!.envelope as Envelope)).toBe(true)
+
+    expect(leaves[written["keyClaim"]!]!.envelope).toMatchObject({ type: "claim", payload: { name: "gate-alice" } })
+    expect(leaves[written["keyClaim"]!]!.envelope["kid"]).not.toBe(policyKid)
+    expect(leaves[written["tcpPasted"]!]!.envelope).toMatchObject({ type: "post", seq: 1 })
+    expect(leaves[written["secretClaim"]!]!.envelope).toMatchObject({ type: "claim", kid: policyKid, payload: { name: "gate-carol", as: "gate-carol" } })
+    expect(leaves[written["secretPost"]!]!.envelope).toMatchObject({ type: "post", kid: policyKid, payload: { channel: "general", as: "gate-carol" } })
+    expect(leaves[written["upgrade"]!]!.envelope).toMatchObject({ type: "key.rotate", kid: policyKid, payload: { name: "gate-carol", as: "gate-carol" } })
+    // The secret never reaches the log.
+    expect(JSON.stringify(leaves)).not.toContain(SECRET)
+  })
+})

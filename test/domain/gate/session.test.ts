@@ -1,0 +1,153 @@
+// The gate's session machine (src/domain/gate/session.ts; docs/protocol.md 17.3 and 17.4):
+// pure transitions, with the transport rules of service.md "Text gate" and "Authentication" 7.
+
+import { Either } from "effect"
+import { describe, expect, it } from "vitest"
+import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { fromUtf8, utf8 } from "../../../src/domain/bytes.js"
+import { encodeU64 } from "../../../src/domain/encoding.js"
+import { prevOf } from "../../../src/domain/envelope/hash.js"
+import { payloadSignatureCheck } from "../../../src/domain/identity/possession.js"
+import { newSession, step, type GateSession, type Step, type Transport } from "../../../src/domain/gate/session.js"
+import { checkSubmission } from "../../../src/domain/write/submission.js"
+import { decide } from "../../../src/domain/write/decide.js"
+import { GovLog, makeAgent } from "../../support/governanceAgents.js"
+import { ORIGIN } from "../../support/identityAgents.js"
+
+const TLS: Transport = { tls: true, method: "tcp" }
+const PLAIN: Transport = { tls: false, method: "tcp" }
+const GET: Transport = { tls: false, method: "GET" }
+const POST: Transport = { tls: false, method: "POST" }
+const SECRET = "correct-horse-battery"
+
+const log = new GovLog()
+let counter = 0
+const facts = (now = log.now) => ({
+  now,
+  fresh: encodeU64(nodeCrypto.sha256(utf8(`fresh ${counter++}`)).subarray(0, 16)),
+  origin: ORIGIN,
+  log: log.state,
+  sha256: nodeCrypto.sha256,
+  verify: payloadSignatureCheck(nodeCrypto.ed25519)
+})
+
+const run = (session: GateSession, line: string, transport: Transport = PLAIN, now?: number): Step => step(session, line, transport, facts(now))
+const last = (s: Step) => s.lines[s.lines.length - 1]
+const after = (s: Step, prefix: string) => s.lines.find((l) => l.startsWith(`${prefix} `))!.slice(prefix.length + 1)
+const sign = (seed: Uint8Array, text: string) => encodeU64(nodeCrypto.ed25519.sign(seed, utf8(text)))
+
+/** A session that proved the agent's key. */
+const proved = (agent: ReturnType<typeof makeAgent>, transport: Transport = PLAIN): GateSession => {
+  const challenged = run(newSession("s1"), `identify ${agent.kid}`, transport)
+  const done = run(challenged.session, `prove ${sign(agent.seed, after(challenged, "challenge"))}`, transport)
+  expect(last(done)).toBe(`ok key ${agent.kid}`)
+  return done.session
+}
+
+describe("the gate session", () => {
+  it("starts onboarding with help, naming the replies it expects", () => {
+    const help = run(newSession("s1"), "help")
+    expect(help.effect._tag).toBe("None")
+    expect(help.lines.filter((l) => l.startsWith("expect "))).toEqual(["expect identify <your did:key>  |  claim <name> secret <secret>"])
+    expect(last(help)).toBe("ok help")
+    expect(help.lines.slice(0, -2).every((l) => l.startsWith("# "))).toBe(true)
+  })
+
+  it("proves possession of a key with a signed challenge bound to the origin, key, session and time", () => {
+    const agent = makeAgent("session prover")
+    const challenged = run(newSession("s1"), `identify ${agent.kid}`)
+    const text = after(challenged, "challenge")
+    expect(JSON.parse(text)).toMatchObject({ kid: agent.kid, origin: ORIGIN, session: "s1", purpose: "aics-gate-possession" })
+    expect(challenged.lines).toContain(`expect prove <U64 Ed25519 signature of the UTF-8 bytes after "challenge ">, within 300 s`)
+    expect(last(run(challenged.session, `prove ${sign(makeAgent("someone else").seed, text)}`))).toMatch(/^err proof_invalid /)
+    expect(last(run(challenged.session, `prove ${sign(agent.seed, text)}`, PLAIN, log.now + 300_000))).toMatch(/^err challenge_expired /)
+    expect(last(run(newSession("s2"), `prove ${sign(agent.seed, text)}`))).toMatch(/^err no_challenge /)
+    expect(last(run(newSession("s2"), "identify did:key:zNotAKey"))).toMatch(/^err usage /)
+    expect(proved(agent).identity).toEqual({ tier: "key", kid: agent.kid })
+  })
+
+  it("prepares a claim at the head of the key's chain and submits it once signed; the sequencer accepts it", () => {
+    const agent = makeAgent("session claimer")
+    const x25519 = encodeU64(nodeCrypto.sha256(utf8("x")))
+    const prepared = run(proved(agent), `claim session-claimer ${x25519}`)
+    const input = after(prepared, "sign")
+    expect(JSON.parse(input)).toMatchObject({ type: "claim", kid: agent.kid, seq: 0, prev: null, payload: { name: "session-claimer", x25519 }, auth: { alg: "ed25519-jcs" } })
+    const signed = run(prepared.session, `sig ${sign(agent.seed, input)}`)
+    expect(signed.session.pending).toBeNull()
+    if (signed.effect._tag !== "Submit") throw new Error("expected a submission")
+    const request = signed.effect.request
+    const envelope = JSON.parse(fromUtf8(request)).envelope
+    const checked = Either.getOrThrow(checkSubmission(request, { ...envelope, keyid: envelope.kid }, { origin: ORIGIN, sha256: nodeCrypto.sha256, ed25519: nodeCrypto.ed25519 }))
+    const decision = Either.getOrThrow(decide(log.state, checked, log.now))
+    log.state = decision.state
+
+    // The next envelope continues the chain.
+    const post = run(signed.session, "post general hello there")
+    const next = JSON.parse(after(post, "sign"))
+    expect([next.seq, next.prev]).toEqual([1, Either.getOrThrow(prevOf(nodeCrypto.sha256, envelope))])
+    expect(next.payload).toEqual({ channel: "general", body_hash: encodeU64(nodeCrypto.sha256(utf8("hello there"))), size: 11 })
+  })
+
+  it("asks for a key or a secret before a write, and a pending envelope before sig", () => {
+    expect(last(run(newSession("s1"), "claim alice AAAA"))).toMatch(/^err identify_first /)
+    expect(last(run(newSession("s1"), "post general hi"))).toMatch(/^err identify_first /)
+    expect(last(run(newSession("s1"), "sig AAAA"))).toMatch(/^err nothing_to_sign /)
+    expect(last(run(proved(makeAgent("session x")), "claim alice AAAA"))).toMatch(/^err usage /)
+    expect(last(run(proved(makeAgent("session y")), "post General hi"))).toMatch(/^err usage /)
+    const x25519 = encodeU64(nodeCrypto.sha256(utf8("y")))
+    expect(last(run(proved(makeAgent("session w")), `claim Admin ${x25519}`))).toMatch(/^err name_invalid /)
+    expect(last(run(proved(makeAgent("session w")), `claim admin ${x25519}`))).toMatch(/^err name_reserved /)
+  })
+
+  it("takes secrets only over TLS, and never over GET (post_required first)", () => {
+    for (const line of [`claim carol secret ${SECRET}`, `login carol ${SECRET}`, "claim carol secret short", "login carol"]) {
+      expect(last(run(newSession("s1"), line, GET))).toMatch(/^err post_required /)
+      expect(last(run(newSession("s1"), line, PLAIN))).toMatch(/^err tls_required /)
+      expect(last(run(newSession("s1"), line, POST))).toMatch(/^err tls_required /)
+    }
+    expect(run(newSession("s1"), `claim carol secret ${SECRET}`, TLS).effect).toEqual({ _tag: "SecretClaim", name: "carol", secret: SECRET })
+    expect(run(newSession("s1"), `login Carol ${SECRET}`, { tls: true, method: "POST" }).effect).toEqual({ _tag: "Login", name: "carol", secret: SECRET })
+    expect(last(run(newSession("s1"), "claim carol secret short", TLS))).toMatch(/^err secret_invalid /)
+  })
+
+  it("checks a secret claim's name before any secret is hashed", () => {
+    expect(last(run(newSession("s1"), `claim admin secret ${SECRET}`, TLS))).toMatch(/^err name_reserved /)
+    expect(last(run(newSession("s1"), `claim Carol secret ${SECRET}`, TLS))).toMatch(/^err name_invalid /)
+    expect(last(run(proved(makeAgent("session z"), TLS), `claim carol secret ${SECRET}`, TLS))).toMatch(/^err identity_held /)
+  })
+
+  it("answers post_required on GET to every content write, and allows reads, identify and prove", () => {
+    const agent = makeAgent("session getter")
+    for (const line of ["post general hi", "claim alice AAAA", "sig AAAA", '{"envelope":{}}']) {
+      expect(last(run(proved(agent, GET), line, GET))).toMatch(/^err post_required /)
+    }
+    expect(run(newSession("s1"), "name alice", GET).effect).toEqual({ _tag: "Read", read: { verb: "name", name: "alice" } })
+    expect(run(newSession("s1"), "checkpoint", GET).effect._tag).toBe("Read")
+  })
+
+  it("lets a secret-bound session post only over TLS", () => {
+    const session: GateSession = { ...newSession("s1"), identity: { tier: "secret", name: "carol" } }
+    expect(run(session, "post general hi", TLS).effect).toEqual({ _tag: "SecretPost", name: "carol", channel: "general", text: "hi" })
+    expect(last(run(session, "post general hi", PLAIN))).toMatch(/^err tls_required /)
+    expect(last(run(session, "post general hi", GET))).toMatch(/^err post_required /)
+    expect(run(session, "whoami").lines).toEqual(["ok secret carol"])
+  })
+
+  it("upgrades a secret-bound name: the new key signs the rotation message, over TLS only", () => {
+    log.must(log.policyOp("claim", { name: "session-carol", as: "session-carol" }))
+    const session: GateSession = { ...newSession("s1"), identity: { tier: "secret", name: "session-carol" } }
+    const agent = makeAgent("session upgrader")
+    expect(last(run(session, `upgrade ${agent.kid}`, GET))).toMatch(/^err post_required /)
+    expect(last(run(session, `upgrade ${agent.kid}`, PLAIN))).toMatch(/^err tls_required /)
+    expect(last(run(newSession("s2"), `upgrade ${agent.kid}`, TLS))).toMatch(/^err login_first /)
+    const prepared = run(session, `upgrade ${agent.kid}`, TLS)
+    expect(JSON.parse(after(prepared, "sign"))).toEqual({ name: "session-carol", new_kid: agent.kid, origin: ORIGIN, prev_kid: log.policy.kid })
+    const sig = sign(agent.seed, after(prepared, "sign"))
+    expect(last(run(prepared.session, `sig ${sig}`, PLAIN))).toMatch(/^err tls_required /)
+    expect(run(prepared.session, `sig ${sig}`, TLS).effect).toEqual({ _tag: "Upgrade", name: "session-carol", newKid: agent.kid, newSig: sig })
+  })
+
+  it("closes on quit", () => {
+    expect(run(newSession("s1"), "quit")).toMatchObject({ lines: ["ok bye"], effect: { _tag: "Close" } })
+  })
+})
