@@ -17,7 +17,7 @@ import { SuspensionPayload } from "../domain/entries/types/suspension.js"
 import { TaskPayload } from "../domain/entries/types/task.js"
 import { TaskAwardPayload } from "../domain/entries/types/taskAward.js"
 import { TombstonePayload } from "../domain/entries/types/tombstone.js"
-import { NOTICE_OUTCOMES, NoticeRequest, type NoticeOutcome } from "../domain/governance/notice.js"
+import { NOTICE_LIMITS, NOTICE_OUTCOMES, NoticeRequest, type NoticeOutcome } from "../domain/governance/notice.js"
 import { TOMBSTONE_REASONS } from "../domain/governance/tombstones.js"
 import { adminPathOf } from "../domain/http/adminRoutes.js"
 import { signRequest } from "../domain/http/messageSignature.js"
@@ -222,7 +222,7 @@ export const closeNotice = async (
 export const fileNotice = async (client: Pick<LogClient, "service">, notice: Record<string, unknown>): Promise<{ report_id: string; kind: string; received: number }> => {
   const decoded = Schema.decodeUnknownEither(NoticeRequest, { onExcessProperty: "error" })(notice)
   if (Either.isLeft(decoded)) {
-    throw usageError(`a notice needs --location (1 to 1000 characters), --explanation (10 to 8000) and --accurate; ${ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((e) => `${e.path.join(".")}: ${e.message}`).join("; ")}`)
+    throw usageError(`a notice needs --location (${NOTICE_LIMITS.location.min} to ${NOTICE_LIMITS.location.max} characters), --explanation (${NOTICE_LIMITS.explanation.min} to ${NOTICE_LIMITS.explanation.max}) and --accurate; ${ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((e) => `${e.path.join(".")}: ${e.message}`).join("; ")}`)
   }
   if (decoded.right.accurate !== true) throw usageError("a notice is taken only with --accurate: you state that it is accurate and complete")
   const response = await send(client.service, "/notice", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(notice) })
