@@ -1,4 +1,4 @@
-// The caller's address as /ip answers it (docs/protocol.md section 15.3). The socket's peer,
+// The caller's address as /ip answers it (docs/protocol.md section 15.2). The socket's peer,
 // unless that peer is this machine (a reverse proxy on the same host, the usual set-up
 // behind TLS): then the address that proxy appended last to X-Forwarded-For, which is the
 // one hop it saw itself. An address a remote client writes into X-Forwarded-For is never
