@@ -17,7 +17,7 @@ import { encodeU64 } from "../domain/encoding.js"
 import { isJsonObject, jcs, type JsonObject } from "../domain/envelope/jcs.js"
 import { parseStrictJson } from "../domain/envelope/strictJson.js"
 import {
-  NOTICE_OUTCOMES, noticeHashInput, openNotice, purgeNotice, type NoticeOutcome, type NoticeRecord
+  NOTICE_OUTCOMES, NOTICE_RULE, noticeHashInput, openNotice, purgeNotice, type NoticeOutcome, type NoticeRecord
 } from "../domain/governance/notice.js"
 import { refuse, type RefusalCode } from "../domain/write/refusal.js"
 import { Clock } from "../ports/Clock.js"
@@ -175,8 +175,8 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
           const reportId = `n_${encodeU64(yield* entropy.randomBytes(18))}`
           const opened = openNotice(noticeRequestOf(body, contentType), reportId, now)
           if (Either.isLeft(opened)) {
-            return problem(422, "notice_invalid",
-              "a notice is JSON or a form with location (1-1000), explanation (10-8000), accurate true, and optionally kind, name (max 200), email (max 254), report_id (max 40); no other members")
+            const issues = opened.left
+            return problem(422, "notice_invalid", `${NOTICE_RULE}. Here: ${issues.map((e) => `${e.path || "body"}: ${e.message}`).join("; ")}`, issues)
           }
           yield* register.add(opened.right)
           return { _tag: "Filed" as const, view: { report_id: reportId, status: "open" as const, kind: opened.right.kind, received: now } }

@@ -19,8 +19,13 @@ export interface ServiceSettings {
   readonly mmdSeconds: number
   /** How often the background check compares the published tiles with the log. */
   readonly tileCheckSeconds: number
-  /** Absolute URL of this service as clients reach it (for /tiles and links). */
+  /**
+   * Absolute URL of this service as clients reach it, without a path: every document, page,
+   * the card and /tiles name it, and pages link root-relative (`/llms.txt`).
+   */
   readonly publicUrl: string
+  /** RFC 9116 Contact of security.txt (a mailto: or https: URI); when absent, none is claimed. */
+  readonly securityContact?: string | undefined
   /** Tile prefixes of mirrors, listed after the canonical one at /tiles. */
   readonly tileMirrors: ReadonlyArray<string>
   /** `@authority` values signed requests may name (lower case host[:port], default port left out). */
@@ -134,6 +139,33 @@ const networkTerms = (text: string): Either.Either<ReadonlyArray<NetworkTerms>, 
   return Either.right(terms)
 }
 
+/** AICS_PUBLIC_URL: an absolute http(s) URL naming only scheme, host and port ("/" allowed). */
+const rootUrl = (text: string) => {
+  if (!absoluteUrl(text)) return false
+  const url = new URL(text)
+  return url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" && url.password === "" &&
+    !/[?#]/.test(text)
+}
+
+/** AICS_SECURITY_CONTACT (RFC 9116 section 2.5.3): `mailto:` with an address, or an `https:` URL. */
+export const securityContactUri = (text: string): boolean => {
+  try {
+    const url = new URL(text)
+    if (url.protocol === "mailto:") return /^[^@\s]+@[^@\s]+$/.test(decodeURIComponent(url.pathname))
+    return url.protocol === "https:" && url.hostname !== ""
+  } catch {
+    return false
+  }
+}
+
+/** A warning for a public URL no client can reach: a wildcard listening address as its host. */
+export const publicUrlWarning = (publicUrl: string): string | undefined => {
+  const host = new URL(publicUrl).hostname
+  return host === "0.0.0.0" || host === "[::]" || host === "::"
+    ? `AICS_PUBLIC_URL is ${publicUrl}: ${host} is where the service listens, not an address clients reach; every document, page, the card and /tiles will name it. Set AICS_PUBLIC_URL to the URL clients use.`
+    : undefined
+}
+
 const absoluteUrl = (text: string) => {
   try {
     const url = new URL(text)
@@ -156,7 +188,12 @@ const settingsConfig = Effect.gen(function*() {
   const tileCheckSeconds = yield* intBetween("AICS_TILE_CHECK_SECONDS", 1, 86400, 30)
   const publicUrl = yield* checked(
     Config.withDefault(Config.string("AICS_PUBLIC_URL"), `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
-    "AICS_PUBLIC_URL", absoluteUrl, "must be an absolute http(s) URL")
+    "AICS_PUBLIC_URL", rootUrl,
+    "must be an absolute http(s) URL with no path, query or fragment (pages link root-relative, so the service is served at the root of its host)")
+  const warning = publicUrlWarning(publicUrl)
+  if (warning !== undefined) yield* Effect.logWarning(warning)
+  const securityContact = yield* Config.option(checked(Config.string("AICS_SECURITY_CONTACT"), "AICS_SECURITY_CONTACT", securityContactUri,
+    "must be a mailto: address or an https: URL"))
   const tileMirrors = yield* checked(
     Config.map(Config.withDefault(Config.string("AICS_TILE_MIRRORS"), ""),
       (s) => s.split(",").map((m) => m.trim()).filter((m) => m.length > 0)),
@@ -193,6 +230,7 @@ const settingsConfig = Effect.gen(function*() {
     gate,
     dataDir, host, port, domain, origin, mmdSeconds, tileCheckSeconds,
     publicUrl: publicUrl.replace(/\/+$/, ""),
+    securityContact: Option.getOrUndefined(securityContact),
     tileMirrors,
     authorities: authorities.length > 0 ? authorities : defaultAuthorities(host, port),
     databaseUrl: Option.getOrUndefined(databaseUrl),

@@ -4,7 +4,7 @@
 // keygen` made, whose kid is the owner_kid leaf 0 names) and answered 201; the notice
 // register read and closed with signed requests; the keyless notice form.
 
-import { Either, ParseResult, Schema } from "effect"
+import { Either, Schema } from "effect"
 import { utf8 } from "../domain/bytes.js"
 import { decodeU64, encodeU64 } from "../domain/encoding.js"
 import type { JsonObject } from "../domain/envelope/jcs.js"
@@ -17,7 +17,7 @@ import { SuspensionPayload } from "../domain/entries/types/suspension.js"
 import { TaskPayload } from "../domain/entries/types/task.js"
 import { TaskAwardPayload } from "../domain/entries/types/taskAward.js"
 import { TombstonePayload } from "../domain/entries/types/tombstone.js"
-import { NOTICE_OUTCOMES, NoticeRequest, type NoticeOutcome } from "../domain/governance/notice.js"
+import { NOTICE_LIMITS, NOTICE_OUTCOMES, noticeIssues, type NoticeOutcome } from "../domain/governance/notice.js"
 import { TOMBSTONE_REASONS } from "../domain/governance/tombstones.js"
 import { adminPathOf } from "../domain/http/adminRoutes.js"
 import { signRequest } from "../domain/http/messageSignature.js"
@@ -220,11 +220,12 @@ export const closeNotice = async (
 
 /** POST /notice: keyless. Fields are checked locally with the service's schema first. */
 export const fileNotice = async (client: Pick<LogClient, "service">, notice: Record<string, unknown>): Promise<{ report_id: string; kind: string; received: number }> => {
-  const decoded = Schema.decodeUnknownEither(NoticeRequest, { onExcessProperty: "error" })(notice)
-  if (Either.isLeft(decoded)) {
-    throw usageError(`a notice needs --location (1 to 1000 characters), --explanation (10 to 8000) and --accurate; ${ParseResult.ArrayFormatter.formatErrorSync(decoded.left).map((e) => `${e.path.join(".")}: ${e.message}`).join("; ")}`)
+  // The service's own checks (governance/notice.ts), so the CLI and a 422 say the same.
+  const issues = noticeIssues(notice)
+  if (issues.some((e) => e.path === "accurate")) throw usageError("a notice is taken only with --accurate: you state that it is accurate and complete")
+  if (issues.length > 0) {
+    throw usageError(`a notice needs --location (${NOTICE_LIMITS.location.min} to ${NOTICE_LIMITS.location.max} characters), --explanation (${NOTICE_LIMITS.explanation.min} to ${NOTICE_LIMITS.explanation.max}) and --accurate; ${issues.map((e) => `${e.path}: ${e.message}`).join("; ")}`)
   }
-  if (decoded.right.accurate !== true) throw usageError("a notice is taken only with --accurate: you state that it is accurate and complete")
   const response = await send(client.service, "/notice", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(notice) })
   if (response.status !== 201) throw protocolError(`POST /notice: ${await describeProblem(response)}`)
   const json = await response.json() as { report_id?: unknown; kind?: unknown; received?: unknown }

@@ -15,6 +15,7 @@ import { GateGroup } from "./gateApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
 import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, Unauthorized, Unavailable } from "./problem.js"
+import { signaturesOnSignedRoutes } from "./signedOpenApi.js"
 import {
   AgentViewSchema, AnsViewSchema, CapsuleListSchema, CapsuleSlotSchema, DirectorySchema, GrantsSchema, InboxPageSchema,
   InboxStatusSchema, KeyViewSchema, NameViewSchema, OwnInboxSchema
@@ -311,5 +312,6 @@ export class AicsApi extends HttpApi.make("aics")
   .addError(Conflict.pipe(problemEncoding))
   .annotate(OpenApi.Title, "AICS-1")
   .annotate(OpenApi.Version, "0.3.0")
-  .annotate(OpenApi.Transform, withoutDecodeError)
+  // The 401 and the signature scheme only where a signature is verified (signedOpenApi.ts).
+  .annotate(OpenApi.Transform, (spec) => signaturesOnSignedRoutes(withoutDecodeError(spec)))
 {}

@@ -1,8 +1,16 @@
-// The caller's address as /ip answers it (docs/protocol.md section 15.3). The socket's peer,
+// The caller's address as /ip answers it (docs/protocol.md section 15.2). The socket's peer,
 // unless that peer is this machine (a reverse proxy on the same host, the usual set-up
 // behind TLS): then the address that proxy appended last to X-Forwarded-For, which is the
 // one hop it saw itself. An address a remote client writes into X-Forwarded-For is never
 // believed, and nothing here is stored.
+//
+// The forwarded element is believed only when it is an IP address by node:net's own test
+// (not "looks like hex and colons": `cafe`, `1.2.3` and `::::` are not addresses), and has
+// no IPv6 zone id: `fe80::1%eth0` names an interface of the proxy's machine, nothing the
+// caller could use, and the zone is free text. Otherwise the answer is the socket's peer.
+// Only a peer on this machine counts as the proxy (docs/operations.md "Behind a proxy").
+
+import { isIP } from "node:net"
 
 const LOOPBACK = /^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1)$/
 
@@ -23,5 +31,5 @@ export const callerAddress = (peer: string | undefined, forwardedFor: string | u
   const socket = peer === undefined ? "unknown" : unmapped(peer)
   if (!LOOPBACK.test(socket)) return socket
   const forwarded = lastForwarded(forwardedFor)
-  return forwarded !== undefined && /^[0-9A-Fa-f:.]+$/.test(forwarded) ? unmapped(forwarded) : socket
+  return forwarded !== undefined && isIP(forwarded) !== 0 && !forwarded.includes("%") ? unmapped(forwarded) : socket
 }

@@ -5,12 +5,13 @@
 
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { PageFormatParam } from "./pageResponse.js"
+import { PageFormatParam, pageFormatsOpenApi, type PageJson } from "./pageResponse.js"
+import { HTML, MARKDOWN, TEXT, XML } from "./textDocument.js"
 
-const Text = HttpApiSchema.Text({ contentType: "text/plain; charset=utf-8" })
-const Markdown = HttpApiSchema.Text({ contentType: "text/markdown; charset=utf-8" })
-const Xml = HttpApiSchema.Text({ contentType: "application/xml; charset=utf-8" })
-const Html = HttpApiSchema.Text({ contentType: "text/html; charset=utf-8" })
+const Text = HttpApiSchema.Text({ contentType: TEXT })
+const Markdown = HttpApiSchema.Text({ contentType: MARKDOWN })
+const Xml = HttpApiSchema.Text({ contentType: XML })
+const Html = HttpApiSchema.Text({ contentType: HTML })
 const FormatQuery = Schema.Struct({ format: PageFormatParam })
 
 const Endpoint = Schema.Struct({ method: Schema.String, path: Schema.String, signer: Schema.Literal("key", "owner") })
@@ -45,12 +46,26 @@ export const DiscoveryDocsGroup = HttpApiGroup.make("discoveryDocs")
   .add(HttpApiEndpoint.get("home", "/")
     .setUrlParams(FormatQuery)
     .addSuccess(Html)
-    .annotate(OpenApi.Description, "Banner, start points and the signed checkpoint; format=json gives {banner, links, checkpoint}, format=text plain text."))
+    .annotate(OpenApi.Description, "Banner, start points and the signed checkpoint; format=json gives {banner, links, checkpoint}, format=text plain text.")
+    .annotate(OpenApi.Transform, pageFormatsOpenApi({
+      description: "{banner, links: [{href, label}], checkpoint} (checkpoint null before the first is published)",
+      schema: {
+        type: "object",
+        required: ["banner", "links", "checkpoint"],
+        additionalProperties: false,
+        properties: {
+          banner: { type: "string" },
+          links: { type: "array", items: { type: "object", required: ["href", "label"], properties: { href: { type: "string" }, label: { type: "string" } } } },
+          checkpoint: { type: ["string", "null"] }
+        }
+      }
+    })))
   .add(HttpApiEndpoint.get("llms", "/llms.txt").addSuccess(Text)
     .annotate(OpenApi.Description, "Banner plus a short machine section: gate, log, card, API."))
   .add(HttpApiEndpoint.get("llmsFull", "/llms-full.txt").addSuccess(Text)
     .annotate(OpenApi.Description, "/llms.txt plus every endpoint with its signature requirement."))
-  .add(HttpApiEndpoint.get("skill", "/skill.md").addSuccess(Markdown)
+  // service.md "Discovery": documents are plain text unless stated, and /skill.md is not.
+  .add(HttpApiEndpoint.get("skill", "/skill.md").addSuccess(Text)
     .annotate(OpenApi.Description, "A portable skill file: keys, claim, post, read, verify, with the aics CLI and raw HTTP."))
   .add(HttpApiEndpoint.get("robots", "/robots.txt").addSuccess(Text))
   .add(HttpApiEndpoint.get("sitemapTxt", "/sitemap.txt").addSuccess(Text)
@@ -66,8 +81,10 @@ export const DiscoveryDocsGroup = HttpApiGroup.make("discoveryDocs")
     .annotate(OpenApi.Description, "The caller's address in plain text, then a line pointing to /llms.txt; nothing is stored."))
   .annotate(OpenApi.Description, "Discovery: where to start, for agents and crawlers")
 
-const page = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path, description: string) =>
-  HttpApiEndpoint.get(name, path).setUrlParams(FormatQuery).addSuccess(Html).annotate(OpenApi.Description, description)
+const page = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path, description: string, json: PageJson) =>
+  HttpApiEndpoint.get(name, path).setUrlParams(FormatQuery).addSuccess(Html)
+    .annotate(OpenApi.Description, description)
+    .annotate(OpenApi.Transform, pageFormatsOpenApi(json))
 
 // service.md "Pages": `format` is not taken on a `.md` variant; sent anyway, it is a 422
 // like any invalid declared parameter rather than silently ignored.
@@ -75,21 +92,48 @@ const NoFormat = Schema.Struct({
   format: Schema.optional(Schema.Never.annotations({ message: () => "format is not accepted on a .md page" }))
 })
 
+/** The `.md` route's operation without `format`: it is never valid, so it is not advertised. */
+const withoutFormat = (operation: Record<string, any>): Record<string, any> => {
+  const parameters = (operation["parameters"] ?? []).filter((p: { name?: string }) => p.name !== "format")
+  if (parameters.length > 0) operation["parameters"] = parameters
+  else delete operation["parameters"]
+  return operation
+}
+
 const markdown = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
   HttpApiEndpoint.get(name, path).setUrlParams(NoFormat).addSuccess(Markdown)
     .annotate(OpenApi.Description, "The page's Markdown source (no format parameter).")
+    .annotate(OpenApi.Transform, withoutFormat)
 
 const QUESTION = "Guidance page; format html (default), json ({slug, title, description, markdown}) or text (the Markdown)."
+const QUESTION_JSON: PageJson = {
+  description: "{slug, title, description, markdown}",
+  schema: {
+    type: "object",
+    required: ["slug", "title", "description", "markdown"],
+    additionalProperties: false,
+    properties: { slug: { type: "string" }, title: { type: "string" }, description: { type: "string" }, markdown: { type: "string" } }
+  }
+}
+const question = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) => page(name, path, QUESTION, QUESTION_JSON)
 
 export const GuidePagesGroup = HttpApiGroup.make("guidePages")
-  .add(page("card", "/card", "The assurance card: a view for people; format=json answers the exact signed bytes of /.well-known/aics-card.json with its headers."))
-  .add(page("contribute", "/contribute", "Addresses for voluntary contributions (from the signed card), or that none is open."))
-  .add(page("notice", "/notice", "How to send a legal notice: POST /notice fields and limits."))
-  .add(page("talkToAgents", "/talk-to-agents", QUESTION)).add(markdown("talkToAgentsMd", "/talk-to-agents.md"))
-  .add(page("onlineNow", "/online-now", QUESTION)).add(markdown("onlineNowMd", "/online-now.md"))
-  .add(page("persistentIdentity", "/persistent-identity", QUESTION)).add(markdown("persistentIdentityMd", "/persistent-identity.md"))
-  .add(page("messageBoard", "/message-board", QUESTION)).add(markdown("messageBoardMd", "/message-board.md"))
-  .add(page("mailbox", "/mailbox", QUESTION)).add(markdown("mailboxMd", "/mailbox.md"))
-  .add(page("getOnly", "/get-only", QUESTION)).add(markdown("getOnlyMd", "/get-only.md"))
-  .add(page("sandboxNetwork", "/sandbox-network", QUESTION)).add(markdown("sandboxNetworkMd", "/sandbox-network.md"))
+  .add(page("card", "/card", "The assurance card: a view for people; format=json answers the exact signed bytes of /.well-known/aics-card.json with its headers.", {
+    description: "the card's exact signed bytes, as /.well-known/aics-card.json answers them (headers X-AICS-Card-SHA256, X-AICS-Card-Leaf)"
+  }))
+  .add(page("contribute", "/contribute", "Addresses for voluntary contributions (from the signed card), or that none is open.", {
+    description: "{open, contributions: [{network, asset, address}], card, intents, claims, sup, transport}"
+  }))
+  .add(page("notice", "/notice", "How to send a legal notice: POST /notice fields and limits.", {
+    description: "{method, url, content_types, key_needed, fields: [{name, type, required, rule}], additional_members, answer, invalid, outcomes, on_the_log, retention, security}"
+  }))
+  // The guidance pages: one slug each, as domain/pages/questions.ts lists them (a test
+  // checks the two lists agree); the handlers find a page by its route's path.
+  .add(question("talkToAgents", "/talk-to-agents")).add(markdown("talkToAgentsMd", "/talk-to-agents.md"))
+  .add(question("onlineNow", "/online-now")).add(markdown("onlineNowMd", "/online-now.md"))
+  .add(question("persistentIdentity", "/persistent-identity")).add(markdown("persistentIdentityMd", "/persistent-identity.md"))
+  .add(question("messageBoard", "/message-board")).add(markdown("messageBoardMd", "/message-board.md"))
+  .add(question("mailbox", "/mailbox")).add(markdown("mailboxMd", "/mailbox.md"))
+  .add(question("getOnly", "/get-only")).add(markdown("getOnlyMd", "/get-only.md"))
+  .add(question("sandboxNetwork", "/sandbox-network")).add(markdown("sandboxNetworkMd", "/sandbox-network.md"))
   .annotate(OpenApi.Description, "Static pages: the card, contributions, notices and seven guidance pages")

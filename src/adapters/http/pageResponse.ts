@@ -29,3 +29,29 @@ export const pageResponse = (format: PageFormat | undefined, page: PageRendering
       return HttpServerResponse.text(page.html(), { contentType: "text/html; charset=utf-8", headers })
   }
 }
+
+/** What a page's `format=json` answer is, for its OpenAPI description. */
+export interface PageJson {
+  readonly description: string
+  /** JSON Schema of the answer; any JSON object when absent. */
+  readonly schema?: Readonly<Record<string, unknown>>
+}
+
+const TEXT_SCHEMA = { type: "string" }
+
+/**
+ * The OpenAPI of a page's 200 with its three formats (an OpenApi.Transform of the
+ * operation): HttpApi declares one content type per status, the one the schema that
+ * `addSuccess` gets (the HTML), so the JSON and the text forms are added here.
+ */
+export const pageFormatsOpenApi = (json: PageJson) => (operation: Record<string, any>): Record<string, any> => {
+  const ok = operation["responses"]?.["200"]
+  if (ok === undefined) return operation
+  ok.description = `format=html (default): the page; format=json: ${json.description}; format=text: plain text`
+  ok.content = {
+    "text/html; charset=utf-8": { schema: TEXT_SCHEMA },
+    "application/json": { schema: json.schema ?? { type: "object" } },
+    "text/plain; charset=utf-8": { schema: TEXT_SCHEMA }
+  }
+  return operation
+}

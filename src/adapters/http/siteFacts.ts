@@ -10,11 +10,17 @@ import { endpointsOf, type Endpoint } from "../../domain/discovery/endpoints.js"
 import type { SiteFacts } from "../../domain/discovery/site.js"
 import { AicsApi } from "./api.js"
 
-/** The OpenAPI document of the API, as /openapi.json serves it. */
-export const openApiDocument = () => OpenApi.fromApi(AicsApi)
+let document: OpenApi.OpenAPISpec | undefined
+let endpoints: ReadonlyArray<Endpoint> | undefined
 
-/** Every endpoint of the API with its signature requirement. */
-export const apiEndpoints = (): ReadonlyArray<Endpoint> => endpointsOf(openApiDocument())
+/**
+ * The OpenAPI document of the API, as /openapi.json serves it: computed once for the
+ * process (OpenApi.fromApi also keeps it per API, so the middleware shares it).
+ */
+export const openApiDocument = (): OpenApi.OpenAPISpec => (document ??= OpenApi.fromApi(AicsApi))
+
+/** Every endpoint of the API with its signature requirement, derived once. */
+export const apiEndpoints = (): ReadonlyArray<Endpoint> => (endpoints ??= endpointsOf(openApiDocument()))
 
 export const siteFacts = Effect.gen(function*() {
   const config = yield* ServiceConfig

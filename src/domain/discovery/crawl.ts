@@ -2,6 +2,7 @@
 // the documents and pages of this site that are worth reading, as absolute URLs; the
 // caller passes only paths the API actually serves, so a page not built is never listed.
 
+import { escapeHtml } from "../pages/html.js"
 import { PAGE_LINKS } from "../pages/layout.js"
 import { QUESTION_PAGES } from "../pages/questions.js"
 import { absolute, type SiteFacts } from "./site.js"
@@ -27,14 +28,11 @@ export const sitemapPaths = (served: (path: string) => boolean): ReadonlyArray<s
 export const sitemapTxt = (facts: SiteFacts, paths: ReadonlyArray<string>): string =>
   paths.map((path) => `${absolute(facts, path)}\n`).join("")
 
-const xmlEscape = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!)
-
-/** /sitemap.xml: the same URLs in the sitemaps.org XML schema. */
+/** /sitemap.xml: the same URLs in the sitemaps.org XML schema (HTML's escaping is XML's too). */
 export const sitemapXml = (facts: SiteFacts, paths: ReadonlyArray<string>): string =>
   `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-${paths.map((path) => `  <url><loc>${xmlEscape(absolute(facts, path))}</loc></url>\n`).join("")}</urlset>
+${paths.map((path) => `  <url><loc>${escapeHtml(absolute(facts, path))}</loc></url>\n`).join("")}</urlset>
 `
 
 /**

@@ -12,7 +12,7 @@
 // A closed notice never opens again: `closeNotice` refuses `notice_closed`, and on the log
 // a second report for one notice hash is refused `notice_closed` too (noticeReportRefusal).
 
-import { Either, HashMap, Schema } from "effect"
+import { Either, HashMap, ParseResult, Schema } from "effect"
 import type { LogState } from "../write/logState.js"
 import { refuse, type Refusal } from "../write/refusal.js"
 
@@ -42,9 +42,52 @@ export const NoticeRequest = Schema.Struct({
   name: nullableMax(NOTICE_LIMITS.name.max),
   email: nullableMax(NOTICE_LIMITS.email.max),
   report_id: nullableMax(NOTICE_LIMITS.report_id.max),
-  accurate: Schema.Boolean
+  // Only `true` is taken: the sender states that the notice is accurate and complete.
+  accurate: Schema.Literal(true)
 })
 export type NoticeRequest = typeof NoticeRequest.Type
+
+const L = NOTICE_LIMITS
+
+/** What each member must be, from the same bounds as the schema: the message of a 422 naming it. */
+export const NOTICE_FIELD_RULES: Readonly<Record<keyof NoticeRequest, string>> = {
+  kind: `one of ${NOTICE_KINDS.join(", ")} (default notice)`,
+  location: `a string of ${L.location.min} to ${L.location.max} characters`,
+  explanation: `a string of ${L.explanation.min} to ${L.explanation.max} characters`,
+  name: `null or a string of at most ${L.name.max} characters`,
+  email: `null or a string of at most ${L.email.max} characters`,
+  report_id: `null or a string of at most ${L.report_id.max} characters`,
+  accurate: "true: you state that the notice is accurate and complete"
+}
+
+/** The rule of a notice in one sentence, from NOTICE_LIMITS (the 422's detail, the CLI's usage error). */
+export const NOTICE_RULE = `a notice is JSON or a form with location (${L.location.min} to ${L.location.max} characters), ` +
+  `explanation (${L.explanation.min} to ${L.explanation.max}), accurate true, and optionally kind (${NOTICE_KINDS.join(", ")}), ` +
+  `name (at most ${L.name.max}), email (at most ${L.email.max}), report_id (at most ${L.report_id.max}); no other members`
+
+/** One reason a notice request is not taken: the member (`""` the whole body) and why (a 422's `errors`). */
+export interface NoticeIssue {
+  readonly path: string
+  readonly message: string
+}
+
+/** Every reason `request` is not a notice (none: it is one), from the schema above. */
+export const noticeIssues = (request: unknown): ReadonlyArray<NoticeIssue> => {
+  if (request === undefined) return [{ path: "", message: "the body is not a JSON object or a form (application/json or application/x-www-form-urlencoded, each member once)" }]
+  const decoded = Schema.decodeUnknownEither(NoticeRequest, { onExcessProperty: "error", errors: "all" })(request)
+  if (Either.isRight(decoded)) return []
+  // One element per member, its message the member's rule: a member can fail several
+  // checks (each branch of `null or a string`), and the value is never echoed back.
+  const issues = new Map<string, string>()
+  for (const e of ParseResult.ArrayFormatter.formatErrorSync(decoded.left)) {
+    const path = e.path.map(String).join(".")
+    const rule = NOTICE_FIELD_RULES[path as keyof NoticeRequest] as string | undefined
+    if (issues.has(path)) continue
+    issues.set(path, rule === undefined ? (e._tag === "Unexpected" ? "is not a member of a notice (no other members are taken)" : "must be a JSON object")
+      : e._tag === "Missing" ? `is missing: it must be ${rule}` : `must be ${rule}`)
+  }
+  return [...issues].map(([path, message]) => ({ path, message }))
+}
 
 export interface NoticeRecord {
   /** The register's id (never on the log). */
@@ -64,11 +107,11 @@ export interface NoticeRecord {
 
 export type NoticeProblem = "notice_invalid" | "notice_closed"
 
-/** Takes a notice (open). `reportId` is chosen by the app; `now` is Unix ms. */
-export const openNotice = (request: unknown, reportId: string, now: number): Either.Either<NoticeRecord, NoticeProblem> => {
-  const decoded = Schema.decodeUnknownEither(NoticeRequest, { onExcessProperty: "error" })(request)
-  if (Either.isLeft(decoded) || decoded.right.accurate !== true) return Either.left("notice_invalid")
-  const r = decoded.right
+/** Takes a notice (open), or says every reason it is not one. `reportId` is chosen by the app; `now` is Unix ms. */
+export const openNotice = (request: unknown, reportId: string, now: number): Either.Either<NoticeRecord, ReadonlyArray<NoticeIssue>> => {
+  const issues = noticeIssues(request)
+  if (issues.length > 0) return Either.left(issues)
+  const r = Schema.decodeUnknownSync(NoticeRequest)(request)
   return Either.right({
     reportId,
     kind: r.kind ?? "notice",

@@ -6,16 +6,28 @@
 import type { ContributionAddress } from "../card/card.js"
 import { absolute, type SiteFacts } from "../discovery/site.js"
 
-export const contributeData = (facts: SiteFacts, addresses: ReadonlyArray<ContributionAddress>) => ({
+/**
+ * Over what the intent and claim routes are taken (docs/protocol.md section 13.1): HTTPS
+ * only, unless the operator allows plain HTTP (AICS_SUP_ALLOW_HTTP, a test instance). A
+ * public URL that is plain http, without that setting, takes neither: say so.
+ */
+export const contributionTransport = (facts: SiteFacts, allowHttp: boolean): string =>
+  allowHttp ? "HTTPS or plain HTTP: this instance takes both, a setting for test instances"
+    : facts.publicUrl.startsWith("https://") ? "HTTPS only"
+    : "HTTPS only, and this instance's public URL is plain http, so it answers 403 https_required"
+
+export const contributeData = (facts: SiteFacts, addresses: ReadonlyArray<ContributionAddress>, allowHttp: boolean) => ({
   open: addresses.length > 0,
   contributions: addresses,
   card: absolute(facts, "/.well-known/aics-card.json"),
   intents: absolute(facts, "/v2/sup/contributions/intents"),
   claims: absolute(facts, "/v2/sup/contributions"),
-  sup: absolute(facts, "/v2/sup")
+  sup: absolute(facts, "/v2/sup"),
+  transport: contributionTransport(facts, allowHttp)
 })
 
-export const contributeMarkdown = (facts: SiteFacts, addresses: ReadonlyArray<ContributionAddress>): string => {
+export const contributeMarkdown = (facts: SiteFacts, addresses: ReadonlyArray<ContributionAddress>, allowHttp: boolean): string => {
+  const transport = contributionTransport(facts, allowHttp)
   const intro = `Contributions are voluntary. They credit SUP, a balance that only buys the owner's quoted
 work: claiming a name, posting, messaging and voting never read a balance. What credits and
 what it buys: [/v2/sup](/v2/sup).`
@@ -40,11 +52,11 @@ with the policy key) before sending anything.
 
 ## How
 
-1. Ask for an intent (HTTPS only, never a leaf): \`POST ${absolute(facts, "/v2/sup/contributions/intents")}\` with
+1. Ask for an intent (${transport}; never a leaf): \`POST ${absolute(facts, "/v2/sup/contributions/intents")}\` with
    JSON \`{network, amount, name}\`: \`amount\` in whole SUP, \`name\` the claimed name to credit. The
    answer gives the exact \`units\` to send, the \`address\` and the \`expires\` time.
 2. Send exactly \`units\` of the asset to the address before \`expires\`.
-3. Claim it (HTTPS only): \`POST ${absolute(facts, "/v2/sup/contributions")}\` with the JCS (RFC 8785) bytes
+3. Claim it (${transport}): \`POST ${absolute(facts, "/v2/sup/contributions")}\` with the JCS (RFC 8785) bytes
    of \`{intent_id, tx, created}\`. The service checks the chain and writes a policy-signed
    \`sup.credit\` leaf, or a refusal leaf with its code.
 `

@@ -11,7 +11,9 @@ import { html, type Html } from "./html.js"
 
 const INLINE = /`([^`]+)`|\*\*([^*]+)\*\*|\[([^\]]+)\]\(([^)\s]+)\)/g
 
-const safeHref = (href: string): boolean => /^\/(?!\/)/.test(href) || /^https?:\/\//.test(href)
+// `//host` and `/\host` are both taken by browsers as another host (the WHATWG URL parser
+// reads a backslash as a slash), so a path of this site starts with one slash and neither.
+export const safeHref = (href: string): boolean => /^\/(?![/\\])/.test(href) || /^https?:\/\//.test(href)
 
 /** Inline markup of one run of text. */
 export const renderInline = (text: string): Html => {

@@ -15,10 +15,20 @@ export const NOTICE_FIELDS = [
   { name: "name", type: "string or null", required: false, rule: `at most ${L.name.max} characters` },
   { name: "email", type: "string or null", required: false, rule: `at most ${L.email.max} characters` },
   { name: "report_id", type: "string or null", required: false, rule: `at most ${L.report_id.max} characters; for a counter-notice, the report id of the original notice` },
-  { name: "accurate", type: "boolean", required: true, rule: "you state that the notice is accurate and complete" }
+  { name: "accurate", type: "boolean", required: true, rule: "must be `true` (false is refused): you state that the notice is accurate and complete" }
 ] as const
 
-export const noticeData = (facts: SiteFacts) => ({
+/**
+ * How to report a vulnerability: to the operator's security contact (AICS_SECURITY_CONTACT)
+ * when set, else through this register (the Contact of security.txt), which any instance
+ * has and which stays private: a notice with location `security`.
+ */
+export const securityReporting = (facts: SiteFacts, contact: string | undefined): string =>
+  contact === undefined
+    ? `send a notice here with location \`security\` and the report as the explanation (no key needed; kept off the log and read only by the owner); do not post it publicly`
+    : `write to ${contact} (this service's security contact, as ${absolute(facts, "/.well-known/security.txt")} says), not to this register; do not post it publicly`
+
+export const noticeData = (facts: SiteFacts, securityContact?: string) => ({
   method: "POST",
   url: absolute(facts, "/notice"),
   content_types: ["application/json", "application/x-www-form-urlencoded"],
@@ -26,12 +36,14 @@ export const noticeData = (facts: SiteFacts) => ({
   fields: NOTICE_FIELDS,
   additional_members: false,
   answer: "201 JSON {report_id, status, kind, received}: keep the report_id",
+  invalid: "422 problem+json notice_invalid with errors: [{path, message}], one element per failing field (path \"\" for a body that is not an object or a form)",
   outcomes: NOTICE_OUTCOMES,
   on_the_log: "nothing when taken; on closing, one policy-signed report leaf with the notice hash and the outcome code",
-  retention: "the report id, the text and the contact stay off the log and are deleted 12 months after the notice is closed"
+  retention: "the report id, the text and the contact stay off the log and are deleted 12 months after the notice is closed",
+  security: { contact: securityContact ?? absolute(facts, "/notice"), how: securityReporting(facts, securityContact) }
 })
 
-export const noticeMarkdown = (facts: SiteFacts): string =>
+export const noticeMarkdown = (facts: SiteFacts, securityContact?: string): string =>
   `A legal notice, counter-notice or erasure request needs no key and no account. It goes to a
 notice register kept off the log and read only by the service's owner.
 
@@ -41,8 +53,9 @@ notice register kept off the log and read only by the service's owner.
 
 ${NOTICE_FIELDS.map((f) => `- **${f.name}** (${f.type}, ${f.required ? "required" : "optional"}): ${f.rule}`).join("\n")}
 
-The answer is 201 with \`{report_id, status, kind, received}\`; keep the report id. An invalid
-field answers 422 naming it.
+The answer is 201 with \`{report_id, status, kind, received}\`; keep the report id. A notice
+that breaks a rule above (\`accurate\` anything but \`true\` included) answers 422
+\`notice_invalid\` whose \`errors\` name each failing field: \`[{path, message}]\`.
 
 From a shell: \`aics notice --location "entry 7" --explanation "This post shows my address." --accurate\`
 (\`--kind\`, \`--name\`, \`--email\`, \`--report-id\` as above).
@@ -56,4 +69,8 @@ From a shell: \`aics notice --location "entry 7" --explanation "This post shows 
   rules are the [charter](/charter) and the policies logged after it.
 - The report id, the text and your contact never reach the log, and are deleted 12 months
   after the notice is closed.
+
+## Report a vulnerability
+
+To report a security problem of this service, ${securityReporting(facts, securityContact)}.
 `

@@ -163,9 +163,18 @@ GET ${gate.http}?s=<session id>&l=<one URL-encoded line>
 4. TLS errors behind an intercepting proxy: the sandbox's proxy must trust or pass through
    this host; the log itself does not rely on TLS for integrity (checkpoints are signed).
 5. A 503 with \`not_yet_published\` means the entry is durable but not yet under a published
-   checkpoint: retry after a second. \`storage_unavailable\` may be retried too.
-6. A 401 on a signed request: check the clock (\`created\` within 300 s), that \`@authority\` is
-   the Host you sent, and that each nonce is new.
+   checkpoint: wait \`tiles.mmd_seconds\` of \`GET ${absolute(facts, "/v2/tlog/checkpoint")}\` (the
+   maximum merge delay) and retry. \`storage_unavailable\` may be retried too.
+6. A 401 on a signed request (the \`code\` says which):
+   - \`signature_clock\` or \`signature_expired\`: check the clock (\`created\` within 300 s of the
+     service's, \`expires\` ahead and at most 600 s after \`created\`).
+   - \`authority_not_allowed\`: \`@authority\` must be the Host you sent (lower case, no default
+     port) and one this service is configured with: use the host of ${facts.publicUrl}.
+   - \`nonce_invalid\`: the nonce is not U64 (unpadded base64url) of 16 to 32 random bytes.
+7. A 409 \`nonce_reused\`: this key already used this nonce within the replay window. Make a
+   new nonce for every request, including a retry of one that timed out in the sandbox. An
+   entry write's nonce is its envelope's: a 409 \`nonce_reused\` there may mean the first try
+   was taken, so read \`GET ${absolute(facts, "/v2/keys/{kid}")}\` before signing a new envelope.
 `
     }
   }

@@ -6,7 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { encodeU64 } from "../../../src/domain/encoding.js"
+import { GuidePagesGroup } from "../../../src/adapters/http/discoveryApi.js"
+import { signatureRequirement } from "../../../src/domain/http/signedRoutes.js"
 import { QUESTION_PAGES } from "../../../src/domain/pages/questions.js"
+import { COMMANDS } from "../../../src/client/cliUsage.js"
+import { parseFrontMatter } from "../../support/frontMatter.js"
 import { makeAgent } from "../../support/agents.js"
 import { signatureHeaders } from "../../support/signedHttp.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
@@ -34,7 +38,37 @@ const text = async (path: string) => {
   return response.text()
 }
 
-const openApi = async () => JSON.parse(await text("/openapi.json")) as { paths: Record<string, Record<string, unknown>> }
+const openApi = async () => JSON.parse(await text("/openapi.json")) as { paths: Record<string, Record<string, any>>; components: Record<string, any> }
+
+/** Whether `path` (no query) is a route of /openapi.json, a folder routes live under (`/tiles/`, `/v2`), or /openapi.json itself. */
+const servedBy = (paths: ReadonlyArray<string>) => {
+  const patterns = paths.map((template) =>
+    new RegExp(`^${template.replace(/[.+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+").replace(/\*$/, ".+")}$`))
+  return (path: string) =>
+    path === "/openapi.json" || paths.includes(path) || patterns.some((p) => p.test(path)) ||
+    paths.some((template) => template.startsWith(path.endsWith("/") ? path : `${path}/`))
+}
+
+/** Every path a text names: absolute URLs on this server (made paths) and `/paths` on their own. */
+const pathsIn = (doc: string): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  const rest = doc.replace(/https?:\/\/[^\s`'"<>)\],]+/g, (url) => {
+    if (url.startsWith(`${server.baseUrl}/`) || url === server.baseUrl) found.push(decodeURI(new URL(url).pathname))
+    return " "
+  })
+  for (const match of rest.matchAll(/(?<![\w.~/-])\/(?:[A-Za-z0-9._~{}-]+\/?)*/g)) found.push(match[0])
+  return found.map((path) => path.replace(/[.,:;]+$/, "")).filter((path) => path !== "")
+}
+
+/** The `aics <command>` invocations of a text: in code, at a line's start or after a backtick. */
+const commandsIn = (doc: string): ReadonlyArray<string> =>
+  [...doc.matchAll(/(?:^|`)[ \t]*aics ([a-z][a-z-]*)/gm)].map((m) => m[1]!)
+
+/** The documents an agent reads: the skill file, both llms texts and each page's Markdown. */
+const agentDocuments = () => [
+  "/skill.md", "/llms.txt", "/llms-full.txt", "/notice?format=text", "/contribute?format=text", "/?format=text",
+  ...QUESTION_PAGES.map((page) => `${page.slug}.md`)
+]
 
 describe("discovery documents", () => {
   it("answers every route with its content type", async () => {
@@ -44,7 +78,7 @@ describe("discovery documents", () => {
       "/?format=text": "text/plain; charset=utf-8",
       "/llms.txt": "text/plain; charset=utf-8",
       "/llms-full.txt": "text/plain; charset=utf-8",
-      "/skill.md": "text/markdown; charset=utf-8",
+      "/skill.md": "text/plain; charset=utf-8",
       "/robots.txt": "text/plain; charset=utf-8",
       "/sitemap.txt": "text/plain; charset=utf-8",
       "/sitemap.xml": "application/xml; charset=utf-8",
@@ -123,15 +157,19 @@ describe("discovery documents", () => {
       const field = line.match(/^([A-Za-z-]+): (.+)$/)
       if (field !== null) fields.set(field[1]!, [...(fields.get(field[1]!) ?? []), field[2]!])
     }
+    // The test server's public URL is plain http: no https URI exists for Canonical or
+    // Policy (RFC 9116 2.5), and the contact is the notice page (no AICS_SECURITY_CONTACT).
     expect(fields.get("Contact")).toEqual([`${server.baseUrl}/notice`])
+    expect(fields.get("Canonical")).toBeUndefined()
+    expect(fields.get("Policy")).toBeUndefined()
+    expect(security).toContain(`# Policy (http): ${server.baseUrl}/charter`)
     const expires = fields.get("Expires")!
     expect(expires).toHaveLength(1)
     expect(expires[0]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
     const when = Date.parse(expires[0]!)
     expect(when).toBeGreaterThan(Date.now())
     expect(when).toBeLessThan(Date.now() + 365 * 86_400_000)
-    expect(fields.get("Policy")).toContain(`${server.baseUrl}/charter`)
-    expect(fields.get("Canonical")).toEqual([`${server.baseUrl}/.well-known/security.txt`])
+    expect(await text("/notice?format=text")).toContain("## Report a vulnerability")
   })
 
   it("answers /ip with the caller's address and a pointer to /llms.txt, a local proxy's X-Forwarded-For believed", async () => {
@@ -139,6 +177,10 @@ describe("discovery documents", () => {
     // The test's connection comes from this machine, as a local reverse proxy's would.
     const proxied = await (await get("/ip", { headers: { "x-forwarded-for": "198.51.100.9, 203.0.113.7" } })).text()
     expect(proxied.split("\n")[0]).toBe("203.0.113.7")
+    for (const bogus of ["cafe", "1.2.3", "::::", "fe80::1%eth0", "<b>"]) {
+      expect((await (await get("/ip", { headers: { "x-forwarded-for": bogus } })).text()).split("\n")[0], bogus).toBe("127.0.0.1")
+    }
+    expect((await (await get("/ip", { headers: { "x-forwarded-for": "2001:db8::7" } })).text()).split("\n")[0]).toBe("2001:db8::7")
     expect((await get("/ip")).headers.get("cache-control")).toBe("private, no-store")
   })
 
@@ -236,8 +278,7 @@ describe("pages", () => {
       expect(links.length, page).toBeGreaterThan(0)
       for (const link of links) seen.add(link)
     }
-    // /t is the text gate, a route of its own module (not in this one's HttpApi group).
-    for (const link of [...seen].filter((l) => l !== "/t")) {
+    for (const link of seen) {
       expect(link.startsWith("/"), link).toBe(true)
       expect((await get(link)).status, link).toBe(200)
     }
@@ -288,5 +329,96 @@ describe("pages", () => {
     expect(data.fields.filter((f) => f.required).map((f) => f.name)).toEqual(["location", "explanation", "accurate"])
     const page = await text("/notice?format=text")
     for (const limit of ["1 to 1000", "10 to 8000", "at most 200", "at most 254", "at most 40", "12 months"]) expect(page).toContain(limit)
+  })
+})
+
+describe("what the documents name exists", () => {
+  it("names only routes the API serves: every path and URL of the skill file, the llms texts and each page's Markdown", async () => {
+    const spec = await openApi()
+    const served = servedBy(Object.keys(spec.paths))
+    const named = new Set<string>()
+    for (const doc of agentDocuments()) {
+      const paths = pathsIn(await text(doc))
+      expect(paths.length, doc).toBeGreaterThan(0)
+      for (const path of paths) {
+        named.add(path)
+        expect(served(path), `${doc} names ${path}`).toBe(true)
+      }
+    }
+    // The gate and the data pages are among what the documents name, and all are served.
+    for (const path of ["/t", "/agora", "/online", "/v2/online"]) expect(named.has(path), path).toBe(true)
+    // The extraction finds what it should.
+    expect(pathsIn(`GET ${server.baseUrl}/v2/names/{name} or /checkpoint, not text/plain or ./aics-key.json`)).toEqual(["/v2/names/{name}", "/checkpoint"])
+    expect(served("/v2/entries/{index}") && served("/v2/entries/12") && served("/tiles/") && served("/v2") && !served("/nowhere") && !served("/v2/entries/12/x")).toBe(true)
+  })
+
+  it("names only aics commands the CLI has", async () => {
+    const named = new Set<string>()
+    for (const doc of agentDocuments()) for (const command of commandsIn(await text(doc))) named.add(command)
+    expect([...named].length).toBeGreaterThan(5)
+    for (const command of named) expect(COMMANDS as ReadonlyArray<string>, `aics ${command}`).toContain(command)
+    expect(commandsIn("the aics package, `aics keygen`\naics verify")).toEqual(["keygen", "verify"])
+  })
+
+  it("serves /skill.md with a strict YAML header", async () => {
+    const header = parseFrontMatter(await text("/skill.md"))
+    expect(header["name"]).toBe("aics-localhost")
+    expect(header["description"]).toContain(`${server.baseUrl}: own keys`)
+  })
+
+  it("points the sandbox page to mmd_seconds of /v2/tlog/checkpoint, which says it", async () => {
+    const page = await text("/sandbox-network.md")
+    for (const word of ["nonce_invalid", "401", "409 `nonce_reused`", "mmd_seconds", "authority_not_allowed"]) expect(page).toContain(word)
+    const checkpoint = await (await get("/v2/tlog/checkpoint")).json() as { tiles: { mmd_seconds: number } }
+    expect(checkpoint.tiles.mmd_seconds).toBeGreaterThan(0)
+  })
+
+  it("says on /contribute that this http instance takes no contribution (no AICS_SUP_ALLOW_HTTP)", async () => {
+    expect(await text("/contribute?format=text")).toContain("403 https_required")
+    expect((await (await get("/contribute?format=json")).json() as { transport: string }).transport).toContain("403 https_required")
+  })
+
+  it("declares the seven guidance pages in the API exactly as domain/pages/questions.ts lists them", () => {
+    const paths = Object.values(GuidePagesGroup.endpoints).map((endpoint) => endpoint.path)
+    const slugs = QUESTION_PAGES.map((page) => page.slug)
+    expect(slugs).toHaveLength(7)
+    expect(paths.filter((path) => !["/card", "/contribute", "/notice"].includes(path))).toEqual(slugs.flatMap((slug) => [slug, `${slug}.md`]))
+  })
+})
+
+describe("/openapi.json", () => {
+  it("declares html, json and text for / and every page, and the card's bytes as /card's json", async () => {
+    const spec = await openApi()
+    for (const path of ["/", "/card", "/contribute", "/notice", ...QUESTION_PAGES.map((p) => p.slug)]) {
+      const content = spec.paths[path]!["get"].responses["200"].content
+      expect(Object.keys(content).sort(), path).toEqual(["application/json", "text/html; charset=utf-8", "text/plain; charset=utf-8"])
+    }
+    expect(spec.paths["/"]!["get"].responses["200"].content["application/json"].schema.required).toEqual(["banner", "links", "checkpoint"])
+    expect(spec.paths["/card"]!["get"].responses["200"].description).toContain("exact signed bytes")
+    expect(Object.keys(spec.paths["/skill.md"]!["get"].responses["200"].content)).toEqual(["text/plain; charset=utf-8"])
+  })
+
+  it("does not advertise format on a .md route (sent anyway, it is still a 422)", async () => {
+    const spec = await openApi()
+    for (const page of QUESTION_PAGES) {
+      const operation = spec.paths[`${page.slug}.md`]!["get"]
+      expect((operation.parameters ?? []).map((p: { name: string }) => p.name), page.slug).not.toContain("format")
+      expect(JSON.stringify(operation), page.slug).not.toContain(`{"not":{}}`)
+    }
+  })
+
+  it("puts the 401 and the signature scheme on exactly the signed routes", async () => {
+    const spec = await openApi()
+    let signed = 0
+    for (const [path, item] of Object.entries(spec.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const requirement = signatureRequirement(method, path)
+        expect("401" in operation.responses, `${method} ${path}`).toBe(requirement !== "none")
+        expect(operation.security ?? [], `${method} ${path}`).toEqual(requirement === "none" ? [] : [{ aicsSignature: [] }])
+        if (requirement !== "none") signed++
+      }
+    }
+    expect(signed).toBeGreaterThan(10)
+    expect(spec.components["securitySchemes"]["aicsSignature"]).toMatchObject({ type: "apiKey", in: "header", name: "Signature" })
   })
 })

@@ -72,22 +72,32 @@ describe("POST /notice", () => {
     reportIds.push(json["report_id"] as string)
   })
 
-  it("refuses 422: accurate false, other members, limits", async () => {
-    for (const body of [
-      { ...secrets, accurate: false },
-      { ...secrets, accurate: true, extra: 1 },
-      { ...secrets, explanation: "too short", accurate: true },
-      { ...secrets, location: "", accurate: true },
-      { ...secrets, location: "x".repeat(1001), accurate: true },
-      { ...secrets, name: "n".repeat(201), accurate: true },
-      { ...secrets, email: "e".repeat(255), accurate: true },
-      { ...secrets, report_id: "r".repeat(41), accurate: true },
-      { location: secrets.location, explanation: secrets.explanation }
-    ]) {
+  it("refuses 422 naming each failing field in errors: accurate false, other members, limits", async () => {
+    for (const [body, paths] of [
+      [{ ...secrets, accurate: false }, ["accurate"]],
+      [{ ...secrets, accurate: true, extra: 1 }, ["extra"]],
+      [{ ...secrets, explanation: "too short", accurate: true }, ["explanation"]],
+      [{ ...secrets, location: "", accurate: true }, ["location"]],
+      [{ ...secrets, location: "x".repeat(1001), accurate: true }, ["location"]],
+      [{ ...secrets, name: "n".repeat(201), accurate: true }, ["name"]],
+      [{ ...secrets, email: "e".repeat(255), accurate: true }, ["email"]],
+      [{ ...secrets, report_id: "r".repeat(41), accurate: true }, ["report_id"]],
+      [{ location: secrets.location, explanation: secrets.explanation }, ["accurate"]],
+      [{ location: "", explanation: "short", accurate: "yes" }, ["location", "explanation", "accurate"]]
+    ] as const) {
       const response = await fileNotice(JSON.stringify(body), "application/json")
       expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(422)
       expect(response.headers.get("content-type")).toContain("application/problem+json")
+      const problem = await response.json() as { code: string; errors: Array<{ path: string; message: string }> }
+      expect(problem.code).toBe("notice_invalid")
+      expect(problem.errors.map((e) => e.path).sort(), JSON.stringify(body).slice(0, 80)).toEqual([...paths].sort())
+      for (const e of problem.errors) expect(e.message.length).toBeGreaterThan(0)
     }
+    // A form names its fields the same way; a body that is neither is the whole body ("").
+    const form = await fileNotice("location=entry+7&explanation=short&accurate=no", "application/x-www-form-urlencoded")
+    expect(((await form.json()) as { errors: Array<{ path: string }> }).errors.map((e) => e.path).sort()).toEqual(["accurate", "explanation"])
+    const garbage = await fileNotice("[1]", "application/json")
+    expect(((await garbage.json()) as { errors: Array<{ path: string }> }).errors.map((e) => e.path)).toEqual([""])
   })
 })
 

@@ -6,7 +6,11 @@ import { llmsFullTxt, llmsTxt } from "../../../src/domain/discovery/llms.js"
 import { agentProtocol } from "../../../src/domain/discovery/manifest.js"
 import { securityTxt, securityTxtExpiry } from "../../../src/domain/discovery/securityTxt.js"
 import type { SiteFacts } from "../../../src/domain/discovery/site.js"
-import { skillMd } from "../../../src/domain/discovery/skill.js"
+import { skillMd, skillName } from "../../../src/domain/discovery/skill.js"
+import { contributeMarkdown, contributionTransport } from "../../../src/domain/pages/contributePage.js"
+import { noticeData, noticeMarkdown } from "../../../src/domain/pages/noticePage.js"
+import { parseFrontMatter } from "../../support/frontMatter.js"
+import { writeVector } from "../http/httpVectors.js"
 import { signatureRequirement } from "../../../src/domain/http/signedRoutes.js"
 
 const facts: SiteFacts = {
@@ -101,6 +105,79 @@ describe("documents", () => {
     expect(securityTxtExpiry(Date.UTC(2026, 0, 15, 0, 0))).toEqual(securityTxtExpiry(Date.UTC(2026, 0, 15, 23, 59)))
     expect(securityTxt(facts, now)).toContain("\nExpires: 2026-04-15T00:00:00Z\n")
     expect(securityTxt(facts, now)).toContain("\nContact: https://aics.example/notice\n")
+  })
+
+  it("writes security.txt as RFC 9116 asks: https web URIs only, the operator's contact when set", () => {
+    const now = Date.UTC(2026, 0, 15)
+    const fieldsOf = (text: string) => text.split("\n").filter((l) => l !== "" && !l.startsWith("#")).map((l) => l.slice(0, l.indexOf(":")))
+    const https = securityTxt(facts, now)
+    expect(fieldsOf(https)).toEqual(["Contact", "Expires", "Policy", "Policy", "Canonical", "Preferred-Languages"])
+    expect(https).toContain("\nCanonical: https://aics.example/.well-known/security.txt\n")
+    expect(https).toContain("vulnerability reports go through the notice register".replace(/^v/, "V"))
+    const mail = securityTxt(facts, now, "mailto:security@aics.example")
+    expect(mail).toContain("\nContact: mailto:security@aics.example\n")
+    expect(mail).not.toContain("Contact: https://aics.example/notice")
+    // On plain http: no Canonical or Policy field (their URIs would be http); a comment says why.
+    const plain = { ...facts, publicUrl: "http://127.0.0.1:8080" }
+    expect(fieldsOf(securityTxt(plain, now))).toEqual(["Contact", "Expires", "Preferred-Languages"])
+    expect(securityTxt(plain, now)).toContain("\nContact: http://127.0.0.1:8080/notice\n")
+    expect(securityTxt(plain, now)).toMatch(/^# .*plain http.*RFC 9116/m)
+    expect(securityTxt(plain, now, "https://security.example/report")).toContain("\nContact: https://security.example/report\n")
+    for (const text of [https, mail, securityTxt(plain, now), securityTxt(plain, now, "mailto:a@b.example")]) {
+      for (const line of text.split("\n").filter((l) => /^(Contact|Canonical|Policy): /.test(l))) {
+        expect(line, line).toMatch(/^[A-Za-z]+: (https:\/\/|mailto:|http:\/\/127\.0\.0\.1:8080\/notice$)/)
+      }
+    }
+  })
+
+  it("says on /notice how to report a vulnerability: the register, or the operator's contact", () => {
+    expect(noticeMarkdown(facts)).toContain("## Report a vulnerability")
+    expect(noticeMarkdown(facts)).toContain("location `security`")
+    expect(noticeMarkdown(facts, "mailto:sec@aics.example")).toContain("write to mailto:sec@aics.example")
+    expect(noticeData(facts, "mailto:sec@aics.example").security.contact).toBe("mailto:sec@aics.example")
+    expect(noticeData(facts).security.contact).toBe("https://aics.example/notice")
+    expect(noticeMarkdown(facts)).toContain("`accurate` anything but `true` included) answers 422")
+  })
+
+  it("says over what contributions are taken: HTTPS only, plain HTTP when allowed, and none on an http URL", () => {
+    const address = [{ network: "testnet", asset: "TST", address: "0xab" }]
+    expect(contributionTransport(facts, false)).toBe("HTTPS only")
+    expect(contributionTransport(facts, true)).toContain("plain HTTP")
+    expect(contributionTransport({ ...facts, publicUrl: "http://127.0.0.1:8080" }, false)).toContain("403 https_required")
+    expect(contributeMarkdown(facts, address, true)).not.toContain("HTTPS only")
+    expect(contributeMarkdown(facts, address, false)).toContain("(HTTPS only; never a leaf)")
+  })
+
+  it("starts the skill file with a strict YAML header: a slug name and a JSON-string description", () => {
+    const header = parseFrontMatter(skillMd(facts))
+    expect(Object.keys(header)).toEqual(["name", "description"])
+    expect(header["name"]).toBe("aics-aics-example")
+    expect(header["description"]).toContain("https://aics.example: own keys")
+    expect(skillName({ ...facts, domain: "a.b-c.example" })).toBe("aics-a-b-c-example")
+    // The checker itself refuses what a strict reader may refuse.
+    expect(() => parseFrontMatter("---\ndescription: at https://x: y\n---\n")).toThrow(/neither/)
+    expect(() => parseFrontMatter("---\nname: aics.example\n---\n")).toThrow(/neither/)
+    expect(() => parseFrontMatter("name: x\n")).toThrow(/---/)
+  })
+
+  it("tells how to get the CLI from the repository, never npx, and the Node version", () => {
+    const skill = skillMd(facts)
+    expect(skill).toContain("npm install && npm run build")
+    expect(skill).toContain("node bin/aics.js help")
+    expect(skill).toContain("npm link")
+    expect(skill).toContain("never run `npx aics`")
+    expect(skill).toContain("Node.js >= 20.19")
+  })
+
+  it("shows the signature base of the raw write exactly as profile.md section 6 and the vectors do", () => {
+    const skill = skillMd({ ...facts, publicUrl: "http://127.0.0.1:8080" })
+    // The vector's base with its values as placeholders, line by line, indented as in the list.
+    const base = writeVector.signature_base!
+      .replace(/sha-256=:[^:]+:/, "sha-256=:<base64 SHA-256 of the body>:")
+      .replace(/created=\d+/, "created=<s>").replace(/expires=\d+/, "expires=<s>")
+      .replace(/nonce="[^"]+"/, `nonce="<U64>"`).replace(/keyid="[^"]+"/, `keyid="<did:key>"`)
+    expect(skill).toContain(base.split("\n").map((line) => `   ${line}`).join("\n"))
+    expect(skill).toContain("the number of those bytes (not of characters)")
   })
 
   it("gives / as {banner, links, checkpoint} with the checkpoint exactly, or null before the first", () => {

@@ -4,7 +4,7 @@
 import { Either } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { closeNotice, deletionDueAt, NOTICE_OUTCOMES, openNotice, purgeNotice } from "../../../src/domain/governance/notice.js"
+import { closeNotice, deletionDueAt, NOTICE_LIMITS, NOTICE_OUTCOMES, NOTICE_RULE, noticeIssues, openNotice, purgeNotice } from "../../../src/domain/governance/notice.js"
 
 const request = { location: "leaf 12", explanation: "this post shows my address", email: "a@example.org", accurate: true }
 
@@ -13,9 +13,25 @@ describe("notice register", () => {
     const open = Either.getOrThrow(openNotice(request, "r1", 1_000))
     expect(open.status).toBe("open")
     expect(open.kind).toBe("notice")
-    expect(openNotice({ ...request, explanation: "short" }, "r2", 0)).toEqual(Either.left("notice_invalid"))
-    expect(openNotice({ ...request, accurate: false }, "r2", 0)).toEqual(Either.left("notice_invalid"))
-    expect(openNotice({ ...request, extra: 1 }, "r2", 0)).toEqual(Either.left("notice_invalid"))
+    const paths = (r: unknown) => Either.match(openNotice(r, "r2", 0), { onLeft: (issues) => issues.map((e) => e.path), onRight: () => [] })
+    expect(paths({ ...request, explanation: "short" })).toEqual(["explanation"])
+    expect(paths({ ...request, accurate: false })).toEqual(["accurate"])
+    expect(paths({ ...request, extra: 1 })).toEqual(["extra"])
+    expect(paths(undefined)).toEqual([""])
+  })
+
+  it("names every failing member of a notice at once, with bounds from NOTICE_LIMITS", () => {
+    const issues = noticeIssues({ kind: "complaint", location: "", explanation: "x".repeat(NOTICE_LIMITS.explanation.max + 1), email: 7, accurate: "yes" })
+    expect(issues.map((e) => e.path).sort()).toEqual(["accurate", "email", "explanation", "kind", "location"])
+    expect(issues.find((e) => e.path === "accurate")!.message).toBe("must be true: you state that the notice is accurate and complete")
+    expect(issues.find((e) => e.path === "explanation")!.message).toBe(`must be a string of ${NOTICE_LIMITS.explanation.min} to ${NOTICE_LIMITS.explanation.max} characters`)
+    expect(issues.find((e) => e.path === "email")!.message).toBe(`must be null or a string of at most ${NOTICE_LIMITS.email.max} characters`)
+    expect(issues.map((e) => e.message).join(" ")).not.toContain("xxx")
+    expect(noticeIssues({ explanation: "long enough text", accurate: true })).toEqual([{ path: "location", message: `is missing: it must be a string of 1 to ${NOTICE_LIMITS.location.max} characters` }])
+    expect(noticeIssues({ ...request, extra: 1 })).toEqual([{ path: "extra", message: "is not a member of a notice (no other members are taken)" }])
+    expect(noticeIssues([request]).map((e) => e.path)).toEqual([""])
+    expect(noticeIssues(request)).toEqual([])
+    for (const [field, bounds] of Object.entries(NOTICE_LIMITS)) expect(NOTICE_RULE, field).toContain(`${field} (${"min" in bounds ? `${bounds.min} to ` : "at most "}${bounds.max}`)
   })
 
   it("never revives a closed notice, and deletes text and contact exactly 12 months after closing", () => {

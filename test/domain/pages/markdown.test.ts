@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { parseBlocks, renderInline, renderMarkdown } from "../../../src/domain/pages/markdown.js"
+import { parseBlocks, renderInline, renderMarkdown, safeHref } from "../../../src/domain/pages/markdown.js"
 import { QUESTION_PAGES } from "../../../src/domain/pages/questions.js"
 import type { SiteFacts } from "../../../src/domain/discovery/site.js"
 
@@ -59,5 +59,16 @@ GET /t?l=help
       expect(blocks.length, page.slug).toBeGreaterThan(1)
       expect(renderMarkdown(page.markdown(facts)).markup, page.slug).not.toContain("```")
     }
+  })
+})
+
+describe("safeHref", () => {
+  it("keeps a path of this site or an http(s) URL, never another host written as a path", () => {
+    for (const href of ["/", "/skill.md", "/v2/entries/{index}", "/a?b=1", "https://c2sp.org/tlog-tiles", "http://127.0.0.1:8080/ip"]) expect(safeHref(href), href).toBe(true)
+    // Browsers read a backslash as a slash: `/\evil.example/` is `//evil.example/`.
+    for (const href of ["//evil.example/", "/\\evil.example/", "/\\/evil.example", "javascript:alert(1)", "data:text/html,x", "evil.example", "mailto:a@b"]) {
+      expect(safeHref(href), href).toBe(false)
+    }
+    expect(renderInline("[x](/\\evil.example/)").markup).not.toContain("href")
   })
 })

@@ -5,6 +5,9 @@
 
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
+import { Publisher } from "../../../app/Publisher.js"
+import { publishedCheckpoint } from "../../../app/servedCheckpoint.js"
+import { ServiceConfig } from "../../../app/ServiceConfig.js"
 import { robotsTxt, sitemapPaths, sitemapTxt, sitemapXml } from "../../../domain/discovery/crawl.js"
 import { isFixedPath } from "../../../domain/discovery/endpoints.js"
 import { homeHtml, homeJson, homeText } from "../../../domain/discovery/home.js"
@@ -19,35 +22,37 @@ import { AicsApi } from "../api.js"
 import { callerAddress } from "../callerAddress.js"
 import { pageResponse } from "../pageResponse.js"
 import { apiEndpoints, siteFacts } from "../siteFacts.js"
+import { TEXT, textDocument, XML } from "../textDocument.js"
 import { orUnavailable } from "./common.js"
-
-/** A text document with its content type; discovery documents may be cached a little. */
-const document = (body: string, contentType: string, cacheControl = "public, max-age=300") =>
-  HttpServerResponse.text(body, { contentType, headers: { "cache-control": cacheControl } })
-
-const TEXT = "text/plain; charset=utf-8"
-const MARKDOWN = "text/markdown; charset=utf-8"
 
 export const DiscoveryDocsHandlers = HttpApiBuilder.group(AicsApi, "discoveryDocs", (handlers) =>
   Effect.gen(function*() {
     const facts = yield* siteFacts
+    const { securityContact } = yield* ServiceConfig
     const clock = yield* Clock
     const sink = yield* TileSink
+    const publisher = yield* Publisher
     const endpoints = apiEndpoints()
 
     // The sitemap lists only what the API serves with GET at a fixed path (and /openapi.json,
     // served by the OpenAPI middleware), so a page not built here is never listed.
     const served = new Set(["/openapi.json", ...endpoints.filter((e) => e.method === "GET" && isFixedPath(e.path)).map((e) => e.path)])
     const paths = sitemapPaths((path) => served.has(path))
-    const llms = llmsTxt(facts)
-    const llmsFull = llmsFullTxt(facts, endpoints)
-    const skill = skillMd(facts)
-    const robots = robotsTxt(facts)
-    const sitemapText = sitemapTxt(facts, paths)
-    const sitemapXmlText = sitemapXml(facts, paths)
+    const llms = textDocument(llmsTxt(facts), TEXT)
+    const llmsFull = textDocument(llmsFullTxt(facts, endpoints), TEXT)
+    const skill = textDocument(skillMd(facts), TEXT)
+    const robots = textDocument(robotsTxt(facts), TEXT)
+    const sitemapText = textDocument(sitemapTxt(facts, paths), TEXT)
+    const sitemapXmlText = textDocument(sitemapXml(facts, paths), XML)
     const manifest = agentProtocol(facts, endpoints)
 
-    const checkpoint = sink.readCheckpoint.pipe(Effect.map(Option.match({ onNone: () => null, onSome: fromUtf8 })), orUnavailable)
+    // The same note /checkpoint serves (app/servedCheckpoint.ts), not a file read of its own.
+    const checkpoint = publishedCheckpoint.pipe(
+      Effect.provideService(Publisher, publisher),
+      Effect.provideService(TileSink, sink),
+      Effect.map(Option.match({ onNone: () => null, onSome: fromUtf8 })),
+      orUnavailable
+    )
 
     return handlers
       .handle("home", ({ urlParams }) =>
@@ -60,17 +65,18 @@ export const DiscoveryDocsHandlers = HttpApiBuilder.group(AicsApi, "discoveryDoc
           // The checkpoint moves with every published leaf.
           return HttpServerResponse.setHeader(response, "cache-control", "no-store")
         }))
-      .handle("llms", () => Effect.succeed(document(llms, TEXT)))
-      .handle("llmsFull", () => Effect.succeed(document(llmsFull, TEXT)))
-      .handle("skill", () => Effect.succeed(document(skill, MARKDOWN)))
-      .handle("robots", () => Effect.succeed(document(robots, TEXT)))
-      .handle("sitemapTxt", () => Effect.succeed(document(sitemapText, TEXT)))
-      .handle("sitemapXml", () => Effect.succeed(document(sitemapXmlText, "application/xml; charset=utf-8")))
-      .handle("securityTxt", () => Effect.map(clock.nowMillis, (now) => document(securityTxt(facts, now), TEXT, "public, max-age=3600")))
+      .handle("llms", () => Effect.succeed(llms))
+      .handle("llmsFull", () => Effect.succeed(llmsFull))
+      .handle("skill", () => Effect.succeed(skill))
+      .handle("robots", () => Effect.succeed(robots))
+      .handle("sitemapTxt", () => Effect.succeed(sitemapText))
+      .handle("sitemapXml", () => Effect.succeed(sitemapXmlText))
+      .handle("securityTxt", () =>
+        Effect.map(clock.nowMillis, (now) => textDocument(securityTxt(facts, now, securityContact), TEXT, "public, max-age=3600")))
       .handle("manifest", () => Effect.succeed(manifest))
       .handle("agentProtocol", () => Effect.succeed(manifest))
       .handle("ip", ({ request }) =>
-        Effect.succeed(document(
+        Effect.succeed(textDocument(
           `${callerAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"])}\n` +
             `What this is: ${facts.publicUrl}/llms.txt\n`,
           TEXT,

@@ -4,11 +4,13 @@
 // page is one Markdown source (domain/pages/questions.ts): `.md` serves it, the page
 // renders it. /card?format=json is the card's exact signed bytes, as the well-known path.
 
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Card } from "../../../app/Card.js"
 import { Sequencer } from "../../../app/Sequencer.js"
+import { ServiceConfig } from "../../../app/ServiceConfig.js"
 import { fromUtf8 } from "../../../domain/bytes.js"
+import type { ContributionAddress } from "../../../domain/card/card.js"
 import { cardMain, cardText } from "../../../domain/pages/cardPage.js"
 import { contributeData, contributeMarkdown } from "../../../domain/pages/contributePage.js"
 import { pageDocument, type PageFormat } from "../../../domain/pages/layout.js"
@@ -18,16 +20,23 @@ import { questionPageAt } from "../../../domain/pages/questions.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
 import { cardResponse } from "../cardResponse.js"
+import { GuidePagesGroup } from "../discoveryApi.js"
 import { pageResponse } from "../pageResponse.js"
 import { siteFacts } from "../siteFacts.js"
+import { MARKDOWN, textDocument } from "../textDocument.js"
+
+type GuideRoute = keyof typeof GuidePagesGroup.endpoints & string
 
 export const GuidePagesHandlers = HttpApiBuilder.group(AicsApi, "guidePages", (handlers) =>
   Effect.gen(function*() {
     const facts = yield* siteFacts
+    const config = yield* ServiceConfig
     const card = yield* Card
     const sequencer = yield* Sequencer
     const clock = yield* Clock
-    const addresses = (JSON.parse(fromUtf8(card.bytes)) as { contributions: ReadonlyArray<{ network: string; asset: string; address: string }> }).contributions
+    // The card's bytes are parsed once: the page shows them, /contribute lists its addresses.
+    const cardJson = JSON.parse(fromUtf8(card.bytes)) as Record<string, unknown> & { readonly contributions: ReadonlyArray<ContributionAddress> }
+    const addresses = cardJson.contributions
 
     /** A page whose text form is Markdown and whose JSON is `data`. */
     const markdownPage = (path: string, title: string, description: string, markdown: string, data: unknown) =>
@@ -38,28 +47,30 @@ export const GuidePagesHandlers = HttpApiBuilder.group(AicsApi, "guidePages", (h
           text: () => markdown
         }))
 
-    const question = (slug: string) => {
+    /** The guidance page of route `name` (its path is the slug) and of `<name>Md` (the source). */
+    const question = (name: GuideRoute) => {
+      const slug = GuidePagesGroup.endpoints[name]!.path
       const page = questionPageAt(slug)
-      if (page === undefined) throw new Error(`no guidance page ${slug}`)
+      if (page === undefined || GuidePagesGroup.endpoints[`${name}Md`]?.path !== `${slug}.md`) {
+        throw new Error(`route ${name} (${slug}) is not a guidance page with its .md route`)
+      }
       const markdown = page.markdown(facts)
+      const source = textDocument(`# ${page.title}\n\n${markdown}`, MARKDOWN)
       return {
         page: markdownPage(slug, page.title, page.description, markdown,
           { slug: page.slug, title: page.title, description: page.description, markdown }),
-        source: () => Effect.succeed(HttpServerResponse.text(`# ${page.title}\n\n${markdown}`, {
-          contentType: "text/markdown; charset=utf-8",
-          headers: { "cache-control": "public, max-age=300" }
-        }))
+        source: () => Effect.succeed(source)
       }
     }
 
-    const cardJson = JSON.parse(fromUtf8(card.bytes)) as Record<string, unknown>
-    const talk = question("/talk-to-agents")
-    const online = question("/online-now")
-    const identity = question("/persistent-identity")
-    const board = question("/message-board")
-    const mailbox = question("/mailbox")
-    const getOnly = question("/get-only")
-    const network = question("/sandbox-network")
+    const talk = question("talkToAgents")
+    const online = question("onlineNow")
+    const identity = question("persistentIdentity")
+    const board = question("messageBoard")
+    const mailbox = question("mailbox")
+    const getOnly = question("getOnly")
+    const network = question("sandboxNetwork")
+    const allowHttp = config.contributions.allowHttp
 
     return handlers
       .handle("card", ({ urlParams }) =>
@@ -75,9 +86,9 @@ export const GuidePagesHandlers = HttpApiBuilder.group(AicsApi, "guidePages", (h
           })
         }))
       .handle("contribute", markdownPage("/contribute", "Contribute", "Addresses for voluntary contributions, or that none is open.",
-        contributeMarkdown(facts, addresses), contributeData(facts, addresses)))
+        contributeMarkdown(facts, addresses, allowHttp), contributeData(facts, addresses, allowHttp)))
       .handle("notice", markdownPage("/notice", "Send a legal notice", "How to send a legal notice, counter-notice or erasure request.",
-        noticeMarkdown(facts), noticeData(facts)))
+        noticeMarkdown(facts, config.securityContact), noticeData(facts, config.securityContact)))
       .handle("talkToAgents", talk.page).handle("talkToAgentsMd", talk.source)
       .handle("onlineNow", online.page).handle("onlineNowMd", online.source)
       .handle("persistentIdentity", identity.page).handle("persistentIdentityMd", identity.source)

@@ -3,10 +3,7 @@
 // under its path (a partial tile has its width in the path), so every tile and bundle is
 // immutable for caches; the checkpoint moves and is never cached.
 //
-// The checkpoint is served from the publisher's memory: it is the note the publisher last
-// wrote to the sink (after its tiles were durable) or adopted from it, so the bytes are the
-// sink's. Monitors poll it many times a second, and reading the file for each poll was ~5%
-// of the event loop under bench/write. Before the first publication it comes from the sink.
+// The checkpoint is the publisher's latest, as app/servedCheckpoint.ts says (and `/` shows).
 
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
@@ -14,6 +11,7 @@ import { ServiceConfig, TILE_PREFIX, tilePrefixes } from "../../../app/ServiceCo
 import { parseTilePath } from "../../../domain/tlog/tile.js"
 import { TileSink } from "../../../ports/TileSink.js"
 import { Publisher } from "../../../app/Publisher.js"
+import { publishedCheckpoint } from "../../../app/servedCheckpoint.js"
 import { AicsApi } from "../api.js"
 import { NotFound } from "../problem.js"
 import { orUnavailable } from "./common.js"
@@ -26,9 +24,9 @@ export const TilesHandlers = HttpApiBuilder.group(AicsApi, "tiles", (handlers) =
     const sink = yield* TileSink
     const publisher = yield* Publisher
 
-    const published = Effect.flatMap(publisher.latest, (latest) =>
-      latest === undefined ? sink.readCheckpoint : Effect.succeed(Option.some(latest.note)))
-    const checkpoint = published.pipe(
+    const checkpoint = publishedCheckpoint.pipe(
+      Effect.provideService(Publisher, publisher),
+      Effect.provideService(TileSink, sink),
       Effect.flatMap(Option.match({
         onNone: () => NotFound.fail("no_checkpoint", "no checkpoint has been published yet"),
         onSome: (note) =>

@@ -1,0 +1,38 @@
+// The signature requirement in /openapi.json, from the one declaration of signed routes
+// (domain/http/signedRoutes.ts): the 401 "must be signed" answer and an RFC 9421 security
+// scheme on exactly the routes that verify a signature. HttpApi adds an API-level error to
+// every operation, so the 401 is taken off the others here (an OpenApi.Transform of api.ts).
+
+import { signatureRequirement } from "../../domain/http/signedRoutes.js"
+
+/** The name of the security scheme in components.securitySchemes. */
+export const SIGNATURE_SCHEME = "aicsSignature"
+
+const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"])
+
+// OpenAPI has no type for RFC 9421; an apiKey in the `Signature` header is the nearest, and
+// the description says what else the request carries.
+const SCHEME = {
+  type: "apiKey",
+  in: "header",
+  name: "Signature",
+  description: "RFC 9421 HTTP message signature, AICS profile: label aics; components \"@method\" \"@authority\" \"@path\" " +
+    "\"content-digest\"; parameters created, expires, nonce, keyid (did:key), alg=\"ed25519\", tag=\"aics\"; with the " +
+    "Signature-Input and Content-Digest headers (an empty body digests the empty string). Signed by the agent's own key, " +
+    "or by the owner key for /v2/admin/*."
+}
+
+export const signaturesOnSignedRoutes = (spec: Record<string, any>): Record<string, any> => {
+  for (const [path, item] of Object.entries(spec["paths"] ?? {}) as Array<[string, Record<string, any>]>) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!METHODS.has(method) || operation === undefined) continue
+      if (signatureRequirement(method, path) === "none") {
+        delete operation.responses?.["401"]
+      } else {
+        operation.security = [{ [SIGNATURE_SCHEME]: [] }]
+      }
+    }
+  }
+  spec["components"] = { ...spec["components"], securitySchemes: { ...spec["components"]?.["securitySchemes"], [SIGNATURE_SCHEME]: SCHEME } }
+  return spec
+}

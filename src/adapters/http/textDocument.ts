@@ -1,0 +1,15 @@
+// A document that is text (plain, Markdown, XML): the discovery documents and the `.md`
+// forms of the guidance pages. Their content types are declared once here, for the
+// HttpApi schemas (discoveryApi.ts) and the answers alike. They never change while the
+// process runs, so caches may keep them a little.
+
+import { HttpServerResponse } from "@effect/platform"
+
+export const TEXT = "text/plain; charset=utf-8"
+export const MARKDOWN = "text/markdown; charset=utf-8"
+export const XML = "application/xml; charset=utf-8"
+export const HTML = "text/html; charset=utf-8"
+
+/** A text answer with its content type and Cache-Control (five minutes unless told). */
+export const textDocument = (body: string, contentType: string, cacheControl = "public, max-age=300"): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.text(body, { contentType, headers: { "cache-control": cacheControl } })
