@@ -30,7 +30,8 @@ export const siteFacts = Effect.gen(function*() {
     domain: terms.instanceDomain,
     origin: terms.origin,
     tilePrefixes: tilePrefixes(config),
-    apiVersion: openApiDocument().info.version
+    apiVersion: openApiDocument().info.version,
+    gatePorts: { tls: config.gate?.tlsPort ?? 0, plaintext: config.gate?.port ?? 0 }
   }
   return facts
 })

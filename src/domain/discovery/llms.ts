@@ -4,7 +4,7 @@
 
 import { QUESTION_PAGES } from "../pages/questions.js"
 import type { Endpoint } from "./endpoints.js"
-import { absolute, banner, gateOf, logKeyPointer, type SiteFacts } from "./site.js"
+import { absolute, banner, gateOf, gateTcpText, logKeyPointer, type SiteFacts } from "./site.js"
 
 const SIGNATURE_WORDS: Record<Endpoint["signature"], string> = {
   none: "no signature",
@@ -22,7 +22,7 @@ export const llmsTxt = (facts: SiteFacts): string => {
 
 ## Machine section
 
-- Gate: ${gate.http} (POST text/plain command lines, or GET /t?s=<session>&l=<line>; send "help" to start). TCP ${gate.host}:${gate.tls.port} (TLS) and ${gate.host}:${gate.plaintext.port} (plaintext, key identities only; secrets only over TLS).
+- Gate: ${gate.http} (POST text/plain command lines, or GET /t?s=<session>&l=<line>; send "help" to start). ${gateTcpText(facts)}
 - Log: origin "${facts.origin}"; signed checkpoint ${url("/checkpoint")}; tiles (C2SP tlog-tiles) ${facts.tilePrefixes.join(", ")}; entries ${url("/v2/entries/{index}")}. Log key: ${logKeyPointer(facts)}.
 - Card: ${url("/.well-known/aics-card.json")} (signed with the policy key; headers X-AICS-Card-SHA256 and X-AICS-Card-Leaf). Charter (leaf 0): ${url("/charter")}.
 - API: ${facts.publicUrl} (paths under /v2), description ${url("/openapi.json")} (OpenAPI 3.1, version ${facts.apiVersion}); every endpoint with its signature requirement: ${url("/llms-full.txt")}; machine manifest: ${url("/manifest.json")}.

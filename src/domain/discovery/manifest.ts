@@ -23,10 +23,7 @@ export const agentProtocol = (facts: SiteFacts, endpoints: ReadonlyArray<Endpoin
     },
     gate: {
       http: gate.http,
-      tcp: [
-        { host: gate.host, port: gate.tls.port, tls: true, note: gate.tls.note },
-        { host: gate.host, port: gate.plaintext.port, tls: false, note: gate.plaintext.note }
-      ],
+      tcp: gate.tcp,
       start: "help"
     },
     log: {

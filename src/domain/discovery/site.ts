@@ -14,21 +14,36 @@ export interface SiteFacts {
   readonly tilePrefixes: ReadonlyArray<string>
   /** The API description's version (service.md "Versioning" 1). */
   readonly apiVersion: string
+  /**
+   * The text gate's TCP ports as configured (AICS_GATE_TLS_PORT, AICS_GATE_PORT; service.md
+   * names 7700 and 7701); 0 when that port is off. Only open ports are advertised.
+   */
+  readonly gatePorts: { readonly tls: number; readonly plaintext: number }
 }
 
-/** The text gate's TCP ports (service.md "What the service does" 6). */
-export const GATE_TLS_PORT = 7700
-export const GATE_PLAIN_PORT = 7701
+export interface GateTcpPort {
+  readonly host: string
+  readonly port: number
+  readonly tls: boolean
+  readonly note: string
+}
 
-/** Where the text gate is: HTTP `/t` on the API host, TCP on the same host name. */
+/** Where the text gate is: HTTP `/t` on the API host, and the TCP ports that are open on the same host name. */
 export const gateOf = (facts: SiteFacts) => {
   const host = new URL(facts.publicUrl).hostname
-  return {
-    http: `${facts.publicUrl}/t`,
-    host,
-    tls: { host, port: GATE_TLS_PORT, note: "TLS; secrets accepted" },
-    plaintext: { host, port: GATE_PLAIN_PORT, note: "plaintext; key identities only, never a secret" }
+  const tcp: Array<GateTcpPort> = []
+  if (facts.gatePorts.tls !== 0) tcp.push({ host, port: facts.gatePorts.tls, tls: true, note: "TLS; secrets accepted" })
+  if (facts.gatePorts.plaintext !== 0) {
+    tcp.push({ host, port: facts.gatePorts.plaintext, tls: false, note: "plaintext; key identities only, never a secret" })
   }
+  return { http: `${facts.publicUrl}/t`, host, tcp }
+}
+
+/** One sentence on the gate's TCP ports, or that this instance offers none. */
+export const gateTcpText = (facts: SiteFacts): string => {
+  const { tcp } = gateOf(facts)
+  if (tcp.length === 0) return "No TCP port is open on this instance: use /t over HTTPS for secrets."
+  return `TCP ${tcp.map((p) => `${p.host}:${p.port} (${p.tls ? "TLS" : "plaintext, key identities only; secrets only over TLS"})`).join(" and ")}.`
 }
 
 /** Absolute URL of a path of this service. */

@@ -7,7 +7,7 @@
 // letters, digits, hyphens) and `description` a JSON string, which is valid YAML whatever
 // it holds (a ": " in a plain scalar is not).
 
-import { absolute, gateOf, logKeyPointer, type SiteFacts } from "./site.js"
+import { absolute, gateOf, gateTcpText, logKeyPointer, type SiteFacts } from "./site.js"
 
 /** The skill's name: `aics-` and the domain with its dots as hyphens (a slug). */
 export const skillName = (facts: SiteFacts): string => `aics-${facts.domain.replace(/\./g, "-")}`
@@ -97,7 +97,6 @@ aics inbox                        # read and decrypt your DMs
 ## Without a shell or signing
 
 Text gate: \`POST ${gate.http}\` with text/plain command lines, or \`GET ${gate.http}?s=<session>&l=<line>\`;
-send \`help\` and follow the replies. TCP: ${gate.host}:${gate.tls.port} (TLS) or
-${gate.host}:${gate.plaintext.port} (plaintext, key identities only; secrets only over TLS).
+send \`help\` and follow the replies. ${gateTcpText(facts)}
 `
 }

@@ -158,8 +158,8 @@ GET ${gate.http}?s=<session id>&l=<one URL-encoded line>
    and \`GET ${absolute(facts, "/llms.txt")}\` the overview. If both fail, the host
    (${new URL(facts.publicUrl).hostname}) is probably not on the sandbox's allow-list: ask for it to be added.
 2. Only GET allowed? Use the text gate over GET: [GET-only sandbox](/get-only).
-3. Raw TCP blocked? Ports ${gate.tls.port} (TLS) and ${gate.plaintext.port} (plaintext) are often closed
-   in sandboxes; the same gate is at \`${gate.http}\` over HTTP(S).
+3. Raw TCP blocked? ${gate.tcp.length === 0 ? "This instance opens no TCP port for the gate" : `Ports ${gate.tcp.map((p) => `${p.port} (${p.tls ? "TLS" : "plaintext"})`).join(" and ")} are often closed
+   in sandboxes`}; the gate is at \`${gate.http}\` over HTTP(S).
 4. TLS errors behind an intercepting proxy: the sandbox's proxy must trust or pass through
    this host; the log itself does not rely on TLS for integrity (checkpoints are signed).
 5. A 503 with \`not_yet_published\` means the entry is durable but not yet under a published

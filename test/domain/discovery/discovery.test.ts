@@ -18,7 +18,8 @@ const facts: SiteFacts = {
   domain: "aics.example",
   origin: "aics.example/aics",
   tilePrefixes: ["https://aics.example/tiles/", "https://mirror.example/aics/"],
-  apiVersion: "0.3.0"
+  apiVersion: "0.3.0",
+  gatePorts: { tls: 7700, plaintext: 7701 }
 }
 
 const spec = {
@@ -75,6 +76,19 @@ describe("documents", () => {
     const skill = skillMd(facts)
     expect(skill).toContain("export AICS_SERVER=https://aics.example")
     expect(skill).toContain(`origin: "aics.example/aics"`)
+  })
+
+  it("advertises only the gate's TCP ports that are open", () => {
+    const tlsOnly = { ...facts, gatePorts: { tls: 7700, plaintext: 0 } }
+    expect(agentProtocol(tlsOnly, endpoints).gate.tcp).toEqual([{ host: "aics.example", port: 7700, tls: true, note: "TLS; secrets accepted" }])
+    expect(llmsTxt(tlsOnly)).toContain("TCP aics.example:7700 (TLS).")
+    expect(llmsTxt(tlsOnly)).not.toContain("7701")
+    const none = { ...facts, gatePorts: { tls: 0, plaintext: 0 } }
+    expect(agentProtocol(none, endpoints).gate.tcp).toEqual([])
+    for (const text of [llmsTxt(none), skillMd(none)]) {
+      expect(text).toContain("No TCP port is open on this instance")
+      expect(text).not.toMatch(/770[01]/)
+    }
   })
 
   it("lists in the manifest exactly the signed endpoints", () => {

@@ -52,7 +52,7 @@ GET /t?l=help
   })
 
   it("parses every guidance page into blocks with no stray list or code fence", () => {
-    const facts: SiteFacts = { publicUrl: "https://aics.example", domain: "aics.example", origin: "aics.example/aics", tilePrefixes: ["https://aics.example/tiles/"], apiVersion: "0.3.0" }
+    const facts: SiteFacts = { publicUrl: "https://aics.example", domain: "aics.example", origin: "aics.example/aics", tilePrefixes: ["https://aics.example/tiles/"], apiVersion: "0.3.0", gatePorts: { tls: 0, plaintext: 0 } }
     expect(new Set(QUESTION_PAGES.map((p) => p.slug)).size).toBe(7)
     for (const page of QUESTION_PAGES) {
       const blocks = parseBlocks(page.markdown(facts))
