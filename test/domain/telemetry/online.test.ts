@@ -8,7 +8,7 @@ import { onlineView } from "../../../src/domain/views/online.js"
 import { ONLINE_LISTED } from "../../../src/domain/views/limits.js"
 import { postPayload } from "../../support/agents.js"
 import { GovLog, makeAgent } from "../../support/governanceAgents.js"
-import { capsulePayload, ciphertext, claimPayload, dmPayload } from "../../support/identityAgents.js"
+import { capsulePayload, ciphertext, claimPayload, dmPayload, rotatePayload } from "../../support/identityAgents.js"
 
 const MINUTE = 60_000
 
@@ -66,5 +66,45 @@ describe("onlineView", () => {
     expect(view).toMatchObject({ count: ONLINE_LISTED + 3, truncated: true })
     expect(view.agents).toHaveLength(ONLINE_LISTED)
     expect(view.agents[0]!.index).toBe(ONLINE_LISTED + 3)
+  })
+
+  it("credits a secret-bound name's policy-signed leaves to the name, never to the policy key", () => {
+    const log = new GovLog({ label: "online secret" })
+    log.must(log.policyOp("claim", { name: "dana", as: "dana" }))
+    const p = postPayload("from the gate", "general")
+    const post = log.must(log.submitAs(["policy"], log.policy, "post", { ...p.payload, as: "dana" }, p.body))
+    // A policy leaf for no name (a credit) is the service's.
+    log.must(log.policyOp("sup.credit", { name: "dana", amount: 1, claim_hash: "A".repeat(43), network: "testnet", tx: "online-tx" }))
+    const view = onlineView(log.state, 900, log.now)
+    expect(view.agents).toEqual([{ kid: null, name: "dana", tier: "secret", index: post, logged: log.now, type: "post" }])
+    expect(view.agents.some((a) => a.kid === log.policy.kid)).toBe(false)
+    expect(onlineView(log.fold(), 900, log.now)).toEqual(view)
+  })
+
+  it("lists a name once across its keys, and a key that claims a name under the name", () => {
+    const log = new GovLog({ label: "online rotate" })
+    const [erin, next] = ["erin", "next"].map((n) => makeAgent(`online rotate ${n}`)) as [ReturnType<typeof makeAgent>, ReturnType<typeof makeAgent>]
+    const p = postPayload("before my name")
+    log.accept(erin, "post", p.payload, p.body)
+    log.accept(erin, "claim", claimPayload("erin", erin))
+    log.now += MINUTE
+    const rotation = log.accept(erin, "key.rotate", rotatePayload("erin", next, erin.kid))
+    log.now += MINUTE
+    const q = postPayload("with my new key")
+    const latest = log.accept(next, "post", q.payload, q.body)
+    expect(onlineView(log.state, 900, log.now).agents).toEqual([{ kid: next.kid, name: "erin", tier: "key", index: latest, logged: log.now, type: "post" }])
+    expect(rotation).toBeLessThan(latest)
+  })
+
+  it("forgets agents a day older than the newest leaf, as a fold does", () => {
+    const log = new GovLog({ label: "online prune" })
+    const old = makeAgent("online prune old")
+    const p = postPayload("long ago")
+    log.accept(old, "post", p.payload, p.body)
+    log.now += 86_400_000 + 1
+    const q = postPayload("today")
+    log.accept(makeAgent("online prune new"), "post", q.payload, q.body)
+    expect(log.state.activity.latest.pipe((t) => [...t].length)).toBe(1)
+    expect(log.fold().activity.latest.pipe((t) => [...t].length)).toBe(1)
   })
 })
