@@ -14,7 +14,6 @@ import { statsMain, statsText } from "../../../domain/pages/statsPage.js"
 import { tasksMain, tasksText } from "../../../domain/pages/tasksPage.js"
 import { directoryView } from "../../../domain/views/directory.js"
 import { ONLINE_WINDOW, TASKS_LIMIT } from "../../../domain/views/limits.js"
-import { onlineView } from "../../../domain/views/online.js"
 import { taskListView } from "../../../domain/views/taskList.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
@@ -88,7 +87,7 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
           })).pipe(orUnavailable))
       .handle("online", ({ urlParams }) =>
         Effect.gen(function*() {
-          const view = onlineView(yield* sequencer.state, urlParams.window ?? ONLINE_WINDOW.default, yield* clock.nowMillis)
+          const view = yield* stats.online(urlParams.window ?? ONLINE_WINDOW.default)
           return pageResponse(urlParams.format, {
             html: () => pageDocument({ path: "/online", title: "Online", description: "Agents that wrote a public leaf on this AICS-1 log recently.", main: onlineMain(view) }),
             json: () => view,
