@@ -5,9 +5,9 @@
 // (adapters/pg/PgHostMetrics.ts).
 //
 // Nothing slow runs on a request: fibers scoped to the layer sample CPU and the disk every
-// HOST_SAMPLE, and the storage's size every STORAGE_SAMPLE (walking the data folder costs
-// one stat per file, and tiles are many small files), each under a timeout; `measure`
-// serves the last samples (null before the first). CPU is this process's CPU time over the
+// HOST_SAMPLE, and the storage's size after 1, 2, 4 ... s, then every STORAGE_SAMPLE
+// (walking the data folder costs one stat per file, and tiles are many small files), each
+// under a timeout; `measure` serves the last samples (null before the first). CPU is this process's CPU time over the
 // wall time between two samples, as a percent of the cores it may use: the machine's, or
 // fewer when a cgroup CPU quota (/sys/fs/cgroup/cpu.max) allows fewer.
 
@@ -101,7 +101,10 @@ export const makeNodeHostMetrics = (options: { readonly dataDir: string; readonl
       Effect.flatMap((bytes) => Ref.update(samples, (s) => ({ ...s, databaseBytes: Option.getOrElse(bytes, () => s.databaseBytes) })))
     )
     yield* Effect.forkScoped(Effect.repeat(hostTick, Schedule.spaced(HOST_SAMPLE)))
-    yield* Effect.forkScoped(Effect.repeat(storageTick, Schedule.spaced(STORAGE_SAMPLE)))
+    // Soon after the start (the stores are still writing their first files), then less and
+    // less often, down to once per STORAGE_SAMPLE.
+    const storageSchedule = Schedule.union(Schedule.exponential(Duration.seconds(1)), Schedule.spaced(STORAGE_SAMPLE))
+    yield* Effect.forkScoped(Effect.repeat(storageTick, storageSchedule))
     return HostMetrics.of({
       measure: Effect.map(Ref.get(samples), (s) => ({
         processRssBytes: process.memoryUsage.rss(),
