@@ -51,11 +51,20 @@ export const PRIVATE_TYPES: ReadonlySet<string> = new Set(["dm", "capsule"])
  * to), the secret-bound name's the policy key wrote it for, or nobody's.
  */
 export const activityOf = (
-  leaf: { readonly type: string; readonly signer: "agent" | "owner" | "policy"; readonly kid: string; readonly as: string | undefined },
+  leaf: {
+    readonly type: string
+    readonly signer: "agent" | "owner" | "policy"
+    readonly kid: string
+    /** Payload `as`: the secret-bound name a policy-signed leaf speaks for. */
+    readonly as: string | undefined
+    /** Payload `name` of a key.rotate: the name whose current or recovery key signed it. */
+    readonly rotates: string | undefined
+  },
   boundName: (kid: string) => string | undefined
 ): { readonly kid: string | null; readonly name: string | null } | undefined => {
   if (PRIVATE_TYPES.has(leaf.type)) return undefined
-  if (leaf.signer === "agent") return { kid: leaf.kid, name: boundName(leaf.kid) ?? null }
+  // A recovery key is bound to no name, but its rotation is the name's doing.
+  if (leaf.signer === "agent") return { kid: leaf.kid, name: boundName(leaf.kid) ?? leaf.rotates ?? null }
   if (leaf.signer === "policy" && leaf.as !== undefined) return { kid: null, name: leaf.as }
   return undefined
 }

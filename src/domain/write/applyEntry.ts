@@ -50,9 +50,15 @@ export const applyEntry = (state: LogState, entry: AcceptedEntry): LogState => {
   })
   // Who is online (telemetry/activity.ts): the agent's latest public leaf, the agent being
   // the name the signer acts as (after this leaf, so a claim counts for its name).
-  const as = (entry.payload as { readonly as?: unknown } | null)?.as
+  const payload = entry.payload as { readonly as?: unknown; readonly name?: unknown } | null
   const actor = activityOf(
-    { type: entry.rule.type, signer: signerOf(entry.rule, entry.payload), kid: entry.envelope.kid, as: typeof as === "string" ? as : undefined },
+    {
+      type: entry.rule.type,
+      signer: signerOf(entry.rule, entry.payload),
+      kid: entry.envelope.kid,
+      as: typeof payload?.as === "string" ? payload.as : undefined,
+      rotates: entry.rule.type === "key.rotate" && typeof payload?.name === "string" ? payload.name : undefined
+    },
     (kid) => boundNameOf(applied, kid)
   )
   return actor === undefined

@@ -3,6 +3,7 @@
 // key; owner and policy leaves are not agents' activity; the structure in the state is the
 // same whether kept incrementally or folded from the leaves.
 
+import { RedBlackTree } from "effect"
 import { describe, expect, it } from "vitest"
 import { onlineView } from "../../../src/domain/views/online.js"
 import { ONLINE_LISTED } from "../../../src/domain/views/limits.js"
@@ -96,6 +97,17 @@ describe("onlineView", () => {
     expect(rotation).toBeLessThan(latest)
   })
 
+  it("credits a recovery rotation to the name, not to the recovery key", () => {
+    const log = new GovLog({ label: "online recovery" })
+    const [fay, recovery, fresh] = ["fay", "recovery", "fresh"].map((n) => makeAgent(`online recovery ${n}`)) as Array<ReturnType<typeof makeAgent>>
+    log.accept(fay!, "claim", claimPayload("fay", fay!, recovery))
+    log.now += MINUTE
+    const rotation = log.accept(recovery!, "key.rotate", rotatePayload("fay", fresh!, fay!.kid))
+    const view = onlineView(log.state, 900, log.now)
+    expect(view.agents).toEqual([{ kid: recovery!.kid, name: "fay", tier: "key", index: rotation, logged: log.now, type: "key.rotate" }])
+    expect(onlineView(log.fold(), 900, log.now)).toEqual(view)
+  })
+
   it("forgets agents a day older than the newest leaf, as a fold does", () => {
     const log = new GovLog({ label: "online prune" })
     const old = makeAgent("online prune old")
@@ -104,7 +116,7 @@ describe("onlineView", () => {
     log.now += 86_400_000 + 1
     const q = postPayload("today")
     log.accept(makeAgent("online prune new"), "post", q.payload, q.body)
-    expect(log.state.activity.latest.pipe((t) => [...t].length)).toBe(1)
-    expect(log.fold().activity.latest.pipe((t) => [...t].length)).toBe(1)
+    expect(RedBlackTree.size(log.state.activity.latest)).toBe(1)
+    expect(RedBlackTree.size(log.fold().activity.latest)).toBe(1)
   })
 })
