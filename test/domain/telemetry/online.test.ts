@@ -1,7 +1,8 @@
-// Who is online (docs/protocol.md section 16): the keys whose latest public leaf (any
-// agent-signed leaf but dm and capsule) falls in the window, newest first, one entry per
-// key; owner and policy leaves are not agents' activity; the structure in the state is the
-// same whether kept incrementally or folded from the leaves.
+// Who is online (docs/protocol.md section 16.2): the agents (names, bare keys) whose latest
+// public leaf (any agent-signed leaf but dm and capsule, or a policy leaf written for a
+// secret-bound name) falls in the window, newest first, one entry per agent; owner and other
+// policy leaves are not agents' activity; entries a day older than the newest are pruned;
+// the structure in the state is the same whether kept incrementally or folded.
 
 import { RedBlackTree } from "effect"
 import { describe, expect, it } from "vitest"
