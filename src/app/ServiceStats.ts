@@ -1,20 +1,27 @@
 // The service statistics document (service.md "Service statistics (GET /v2/stats)",
 // "Telemetry": "counts cached for a few seconds"; docs/protocol.md section 16), served at
 // /v2/stats and shown by the /stats page. The counts (domain/stats/serviceUsage.ts, a pure
-// function of the log's state and the notice register's open count) and the host
-// measurements (the HostMetrics port) are computed at most once per STATS_CACHE; status,
-// time, uptime and the log head are read from memory on every request, so the head in
-// `usage` and in `tlog` is always the latest published checkpoint, the one
-// /v2/tlog/checkpoint answers.
+// function of the log's state and the notice register's open count) are computed at most
+// once per STATS_CACHE (a failure is not kept: the next request tries again); the host
+// measurements are the HostMetrics port's background samples; status, time, uptime and the
+// log head are read from memory on every request, so the head in `usage` and in `tlog` is
+// always the latest published checkpoint, the one /v2/tlog/checkpoint answers.
+//
+// The agents online (domain/views/online.ts) are served from here too, reused for
+// STATS_CACHE per window while the log's activity is unchanged, so a burst of /v2/online
+// requests walks the window once.
 
-import { Context, Duration, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer, Ref } from "effect"
 import { toHex } from "../domain/bytes.js"
 import { encodeU64 } from "../domain/encoding.js"
 import { didKeyFromPublicKey } from "../domain/identity/didKey.js"
 import { serviceList } from "../domain/stats/serviceList.js"
 import { KEYS_NOTICE, type ServiceStatsDocument } from "../domain/stats/serviceStatsDocument.js"
-import { serviceUsage } from "../domain/stats/serviceUsage.js"
+import { isoSeconds } from "../domain/stats/requestStats.js"
+import { serviceUsage, type ServiceUsage } from "../domain/stats/serviceUsage.js"
 import { uptimeHuman } from "../domain/stats/uptime.js"
+import type { ActivityState } from "../domain/telemetry/activity.js"
+import { onlineView, type OnlineView } from "../domain/views/online.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { HostMetrics } from "../ports/HostMetrics.js"
@@ -32,11 +39,25 @@ import { ServiceConfig, TILE_PREFIX } from "./ServiceConfig.js"
 /** How long counts and host measurements are reused. */
 export const STATS_CACHE = Duration.seconds(5)
 
-/** ISO 8601 UTC to the second, as the owner statistics write it. */
-const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
+/** Windows whose /v2/online answer is kept at once. */
+const ONLINE_CACHED_WINDOWS = 16
+
+/** Reuses `compute`'s success for `ttlMs` (by `clock`); a failure is not kept. */
+const cachedSuccess = <A, E>(compute: Effect.Effect<A, E>, nowMillis: Effect.Effect<number>, ttlMs: number) =>
+  Effect.map(Ref.make<{ readonly at: number; readonly value: A } | undefined>(undefined), (cache) =>
+    Effect.gen(function*() {
+      const now = yield* nowMillis
+      const kept = yield* Ref.get(cache)
+      if (kept !== undefined && now - kept.at < ttlMs) return kept.value
+      const value = yield* compute
+      yield* Ref.set(cache, { at: now, value })
+      return value
+    }))
 
 export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats, {
   readonly document: Effect.Effect<ServiceStatsDocument, StorageError>
+  /** The agents online in the last `windowSeconds` (views/online.ts), reused as the header says. */
+  readonly online: (windowSeconds: number) => Effect.Effect<OnlineView>
 }>() {
   static readonly layer = Layer.effect(ServiceStats, Effect.gen(function*() {
     const config = yield* ServiceConfig
@@ -50,7 +71,6 @@ export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats,
     const notices = yield* NoticeRegister
     const clock = yield* Clock
     const health = yield* serviceHealth
-    const startedAt = yield* clock.nowMillis
     const emptyRootHex = toHex(crypto.sha256(new Uint8Array(0)))
     const logKid = didKeyFromPublicKey(signer.log.publicKey)
     const tilesPrefix = `${config.publicUrl}${TILE_PREFIX}`
@@ -62,18 +82,32 @@ export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats,
         ? { size: 0, rootHashHex: emptyRootHex, note: null }
         : { size: latest.size, rootHashHex: toHex(latest.rootHash), note: new TextDecoder().decode(latest.note) })
 
-    const measured = yield* Effect.cachedWithTTL(Effect.gen(function*() {
+    const usage: Effect.Effect<ServiceUsage, StorageError> = yield* cachedSuccess(Effect.gen(function*() {
       const now = yield* clock.nowMillis
-      const usage = serviceUsage(yield* sequencer.state, { now, noticesOpen: yield* notices.count("open"), head: yield* head })
-      return { usage, host: yield* host.measure }
-    }), STATS_CACHE)
+      return serviceUsage(yield* sequencer.state, { now, noticesOpen: yield* notices.count("open"), head: yield* head })
+    }), clock.nowMillis, Duration.toMillis(STATS_CACHE))
+
+    const onlineCache = new Map<number, { readonly activity: ActivityState; readonly at: number; readonly view: OnlineView }>()
+    const online = (windowSeconds: number) =>
+      Effect.gen(function*() {
+        const state = yield* sequencer.state
+        const now = yield* clock.nowMillis
+        const kept = onlineCache.get(windowSeconds)
+        if (kept !== undefined && kept.activity === state.activity && now - kept.at < Duration.toMillis(STATS_CACHE)) return kept.view
+        const view = onlineView(state, windowSeconds, now)
+        // Windows are any second from 60 to 86,400: keep a few, not one per window ever asked.
+        if (onlineCache.size >= ONLINE_CACHED_WINDOWS) onlineCache.clear()
+        onlineCache.set(windowSeconds, { activity: state.activity, at: now, view })
+        return view
+      })
 
     const document = Effect.gen(function*() {
-      const { usage, host: m } = yield* measured
+      const counts = yield* usage
+      const m = yield* host.measure
       const report = yield* health
       const latest = yield* head
       const now = yield* clock.nowMillis
-      const uptime = Math.max(0, Math.floor((now - startedAt) / 1000))
+      const uptime = yield* host.uptimeSeconds
       return {
         status: report.status,
         domain: charter.terms.instanceDomain,
@@ -81,7 +115,7 @@ export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats,
         uptime_seconds: uptime,
         uptime_human: uptimeHuman(uptime),
         services,
-        usage: { ...usage, tlog_tree_size: latest.size, tlog_root_hash_hex: latest.rootHashHex },
+        usage: { ...counts, tlog_tree_size: latest.size, tlog_root_hash_hex: latest.rootHashHex },
         host: {
           process_rss_bytes: m.processRssBytes,
           cpu_percent: m.cpuPercent,
@@ -111,6 +145,6 @@ export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats,
         }
       } satisfies ServiceStatsDocument
     })
-    return { document }
+    return { document, online }
   }))
 }

@@ -2,9 +2,10 @@
 // the service statistics (service.md "Service statistics (GET /v2/stats)"). A port, so the
 // app never reads the operating system itself and tests can pin the figures.
 //
-// Contract: `measure` never fails. A figure the platform cannot give is null (the disk of
-// a file system without statfs, the size of a database that does not answer), never a
-// made-up number.
+// Contract: `measure` never fails and never waits on the disk or the database: it serves
+// the latest samples, taken in the background. A figure the platform cannot give, or not
+// measured yet, is null (the disk of a file system without statfs, the size of a database
+// that does not answer), never a made-up number.
 
 import type { Effect } from "effect"
 import { Context } from "effect"
@@ -12,7 +13,7 @@ import { Context } from "effect"
 export interface HostMeasurements {
   /** Resident set size of this process, bytes. */
   readonly processRssBytes: number
-  /** CPU time of this process since the previous measurement (or its start), as a percent of all cores' time. */
+  /** CPU time of this process between the last two samples (the first from its start), as a percent of the cores it may use. */
   readonly cpuPercent: number
   /** The system's 1-minute load average (0 where the platform has none). */
   readonly loadAverage1m: number
@@ -21,10 +22,12 @@ export interface HostMeasurements {
   /** The file system holding the data folder. */
   readonly diskTotalBytes: number | null
   readonly diskUsedBytes: number | null
-  /** diskUsedBytes / diskTotalBytes, as a percent with one decimal. */
+  /** diskUsedBytes / (diskUsedBytes + the bytes available to users), as df counts it, a percent with one decimal. */
   readonly diskUsedPercent: number | null
 }
 
 export class HostMetrics extends Context.Tag("aics/HostMetrics")<HostMetrics, {
   readonly measure: Effect.Effect<HostMeasurements>
+  /** Whole seconds since this process started (not since the service's layers were built). */
+  readonly uptimeSeconds: Effect.Effect<number>
 }>() {}

@@ -11,11 +11,14 @@ import { chromium, type BrowserContext } from "playwright-core"
 
 export const CHROMIUM_PATH = process.env["AICS_CHROMIUM"] ?? "/usr/bin/chromium"
 
-/** Quiet, offline-friendly flags: no sandbox (containers), no GPU, no background traffic. */
-export const CHROMIUM_ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync"
-]
+/**
+ * Flags beyond playwright's own (which already runs headless, without the sandbox, first-run
+ * screens, background networking, component updates or sync): no GPU, no QUIC.
+ */
+export const CHROMIUM_ARGS = ["--disable-gpu", "--disable-quic"]
+
+/** How long Chromium may take to start: below the 60 s hook timeout, so a slow start fails with its own message. */
+export const LAUNCH_TIMEOUT_MS = 40_000
 
 export interface TestBrowser {
   readonly context: BrowserContext
@@ -33,18 +36,29 @@ export const launchBrowser = async (): Promise<TestBrowser> => {
     )
   }
   const userDataDir = await mkdtemp(join(tmpdir(), "aics-chromium-"))
-  // Playwright passes userDataDir as Chromium's --user-data-dir (it refuses the flag in args).
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    timeout: 60_000
-  })
+  const removeProfile = () => rm(userDataDir, { recursive: true, force: true })
+  let context: BrowserContext
+  try {
+    // Playwright passes userDataDir as Chromium's --user-data-dir (it refuses the flag in args).
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      timeout: LAUNCH_TIMEOUT_MS
+    })
+  } catch (error) {
+    await removeProfile().catch(() => undefined)
+    throw error
+  }
   return {
     context,
+    // Each step runs even when the one before fails; the first failure is reported.
     close: async () => {
-      await context.close()
-      await rm(userDataDir, { recursive: true, force: true })
+      try {
+        await context.close()
+      } finally {
+        await removeProfile()
+      }
     }
   }
 }

@@ -11,6 +11,16 @@ export const PageFormatParam = Schema.optional(Schema.Literal(...PAGE_FORMATS).a
   description: "html (default), json (the page's data) or text (plain text / Markdown)"
 }))
 
+/**
+ * Every page answer, whatever its format: pages carry no script and load nothing from
+ * elsewhere, so the policy allows only their inline style and same-origin images and
+ * forms; a browser must not sniff a JSON or text answer into HTML.
+ */
+export const PAGE_SECURITY_HEADERS = {
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "x-content-type-options": "nosniff"
+} as const
+
 export interface PageRenderings {
   readonly html: () => string
   readonly json: () => unknown
@@ -19,7 +29,7 @@ export interface PageRenderings {
 
 /** The answer of a page in `format` (html when absent). */
 export const pageResponse = (format: PageFormat | undefined, page: PageRenderings): HttpServerResponse.HttpServerResponse => {
-  const headers = { "cache-control": "public, max-age=5" }
+  const headers = { "cache-control": "public, max-age=5", ...PAGE_SECURITY_HEADERS }
   switch (format ?? "html") {
     case "json":
       return HttpServerResponse.text(JSON.stringify(page.json()), { contentType: "application/json", headers })

@@ -107,7 +107,7 @@ export const OnlineSchema = Schema.Struct({
   since: Schema.Int.annotations({ description: "Unix ms: each agent's latest public leaf was logged at or after it" }),
   count: Schema.Int,
   agents: Schema.Array(Schema.Struct({
-    kid: Schema.String,
+    kid: Schema.NullOr(Schema.String).annotations({ description: "The key that signed the latest public leaf; null for a secret-bound name, whose leaves the policy key signs" }),
     name: Schema.NullOr(Schema.String),
     tier: Schema.NullOr(Schema.Literal("key", "secret")),
     index: Schema.Int,
@@ -115,4 +115,4 @@ export const OnlineSchema = Schema.Struct({
     type: Schema.String
   })),
   truncated: Schema.Boolean
-}).annotations({ identifier: "Online", description: "Keys whose latest public leaf (any agent-signed leaf but dm and capsule) is in the window, newest first" })
+}).annotations({ identifier: "Online", description: "Agents (one row per name, or per bare key) whose latest public leaf (any agent-signed leaf but dm and capsule, or a policy leaf written for a secret-bound name) is in the window, newest first" })

@@ -4,80 +4,124 @@
 // say: the data folder's files here (FsHostMetricsLive), the database's size on PostgreSQL
 // (adapters/pg/PgHostMetrics.ts).
 //
-// CPU is measured between two measurements at least a second apart (the first against the
-// process start), as a percent of all cores, so a burst of requests does not turn noise into
-// a figure. Walking the data folder costs one stat per file (tiles are many small files),
-// so its size is measured at most once a minute.
+// Nothing slow runs on a request: fibers scoped to the layer sample CPU and the disk every
+// HOST_SAMPLE, and the storage's size after 1, 2, 4 ... s, then every STORAGE_SAMPLE
+// (walking the data folder costs one stat per file, and tiles are many small files), each
+// under a timeout; `measure` serves the last samples (null before the first). CPU is this process's CPU time over the
+// wall time between two samples, as a percent of the cores it may use: the machine's, or
+// fewer when a cgroup CPU quota (/sys/fs/cgroup/cpu.max) allows fewer.
 
+import { readFileSync } from "node:fs"
 import { lstat, readdir, statfs } from "node:fs/promises"
 import { availableParallelism, loadavg } from "node:os"
 import { join } from "node:path"
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Option, Ref, Schedule } from "effect"
 import { HostMetrics, type HostMeasurements } from "../../ports/HostMetrics.js"
 
-/** How long a measured folder size is reused. */
-const FOLDER_SIZE_TTL = Duration.seconds(60)
-/** The shortest interval CPU time is averaged over. */
-const CPU_MIN_INTERVAL_MS = 1000
+/** How often CPU and disk are sampled. */
+export const HOST_SAMPLE = Duration.seconds(5)
+/** How often the storage's size is measured. */
+export const STORAGE_SAMPLE = Duration.seconds(60)
+/** The longest one measurement may take; a slower one leaves the previous value. */
+const MEASURE_TIMEOUT = Duration.seconds(30)
 
 const round1 = (x: number): number => Math.round(x * 10) / 10
 
-/** Bytes of the regular files under `folder` (links not followed; a file gone meanwhile counts 0). */
-export const folderBytes = async (folder: string): Promise<number> => {
+/**
+ * Bytes of the regular files under `folder` (links not followed; a file gone meanwhile
+ * counts 0), or null when the folder itself cannot be read.
+ */
+export const folderBytes = async (folder: string): Promise<number | null> => {
+  const entries = await readdir(folder, { withFileTypes: true }).catch(() => null)
+  if (entries === null) return null
   let total = 0
-  const entries = await readdir(folder, { withFileTypes: true }).catch(() => [])
   for (const entry of entries) {
     const path = join(folder, entry.name)
-    if (entry.isDirectory()) total += await folderBytes(path)
+    if (entry.isDirectory()) total += (await folderBytes(path)) ?? 0
     else if (entry.isFile()) total += await lstat(path).then((s) => s.size, () => 0)
   }
   return total
 }
 
-const disk = (folder: string) =>
-  Effect.tryPromise(() => statfs(folder)).pipe(
-    Effect.map((s) => {
-      const total = s.blocks * s.bsize
-      const used = (s.blocks - s.bfree) * s.bsize
-      return { total, used, percent: total === 0 ? 0 : round1((used / total) * 100) }
-    }),
-    Effect.orElseSucceed(() => null)
-  )
+/** The cores a cgroup v2 quota allows (`<quota> <period>`), or undefined for none ("max") or no cgroup. */
+export const cgroupCores = (cpuMax: string | undefined): number | undefined => {
+  const [quota, period] = (cpuMax ?? "").trim().split(/\s+/)
+  const q = Number(quota)
+  const p = Number(period)
+  return Number.isFinite(q) && Number.isFinite(p) && q > 0 && p > 0 ? q / p : undefined
+}
 
-/** The Node measurements, with the storage's size from `databaseBytes`. */
+const readCpuMax = (): string | undefined => {
+  try {
+    return readFileSync("/sys/fs/cgroup/cpu.max", "utf8")
+  } catch {
+    return undefined
+  }
+}
+
+/** The file system's size and use as df counts them: used of what is usable (used + available to users). */
+export const diskFigures = (s: { readonly blocks: number; readonly bfree: number; readonly bavail: number; readonly bsize: number }) => {
+  const total = s.blocks * s.bsize
+  const used = (s.blocks - s.bfree) * s.bsize
+  const usable = used + s.bavail * s.bsize
+  return { total, used, percent: usable === 0 ? 0 : round1((used / usable) * 100) }
+}
+
+const disk = (folder: string) =>
+  Effect.tryPromise(() => statfs(folder)).pipe(Effect.map(diskFigures), Effect.orElseSucceed(() => null))
+
+interface Samples {
+  readonly cpuPercent: number
+  readonly disk: { readonly total: number; readonly used: number; readonly percent: number } | null
+  readonly databaseBytes: number | null
+}
+
+/** The Node measurements, with the storage's size from `databaseBytes`; the sampling fibers live as long as the scope. */
 export const makeNodeHostMetrics = (options: { readonly dataDir: string; readonly databaseBytes: Effect.Effect<number | null> }) =>
   Effect.gen(function*() {
-    const cores = Math.max(1, availableParallelism())
+    const cores = Math.max(0.01, Math.min(availableParallelism(), cgroupCores(readCpuMax()) ?? Infinity))
+    const samples = yield* Ref.make<Samples>({ cpuPercent: 0, disk: null, databaseBytes: null })
     // The first interval starts with the process: no CPU time used, at the process's start.
-    let last = { cpu: { user: 0, system: 0 }, at: performance.now() - process.uptime() * 1000, percent: 0 }
-    const cpuPercent = Effect.sync(() => {
+    let last = { cpu: { user: 0, system: 0 }, at: performance.now() - process.uptime() * 1000 }
+    const sampleCpu = Effect.sync(() => {
       const at = performance.now()
-      if (at - last.at < CPU_MIN_INTERVAL_MS) return last.percent
       const used = process.cpuUsage(last.cpu)
-      const percent = round1(Math.min(100, ((used.user + used.system) / 1000 / (at - last.at) / cores) * 100))
-      last = { cpu: process.cpuUsage(), at, percent }
-      return percent
+      const wallMs = Math.max(1, at - last.at)
+      last = { cpu: process.cpuUsage(), at }
+      return round1(Math.min(100, ((used.user + used.system) / 1000 / wallMs / cores) * 100))
     })
-    const databaseBytes = yield* Effect.cachedWithTTL(options.databaseBytes, FOLDER_SIZE_TTL)
+    const hostTick = Effect.gen(function*() {
+      const cpuPercent = yield* sampleCpu
+      const space = yield* disk(options.dataDir).pipe(Effect.timeout(MEASURE_TIMEOUT), Effect.orElseSucceed(() => null))
+      yield* Ref.update(samples, (s) => ({ ...s, cpuPercent, disk: space }))
+    })
+    const storageTick = options.databaseBytes.pipe(
+      Effect.timeout(MEASURE_TIMEOUT),
+      Effect.option,
+      Effect.flatMap((bytes) => Ref.update(samples, (s) => ({ ...s, databaseBytes: Option.getOrElse(bytes, () => s.databaseBytes) })))
+    )
+    yield* Effect.forkScoped(Effect.repeat(hostTick, Schedule.spaced(HOST_SAMPLE)))
+    // Soon after the start (the stores are still writing their first files), then less and
+    // less often, down to once per STORAGE_SAMPLE.
+    const storageSchedule = Schedule.union(Schedule.exponential(Duration.seconds(1)), Schedule.spaced(STORAGE_SAMPLE))
+    yield* Effect.forkScoped(Effect.repeat(storageTick, storageSchedule))
     return HostMetrics.of({
-      measure: Effect.gen(function*() {
-        const space = yield* disk(options.dataDir)
-        return {
-          processRssBytes: process.memoryUsage.rss(),
-          cpuPercent: yield* cpuPercent,
-          loadAverage1m: round1(loadavg()[0] ?? 0),
-          databaseBytes: yield* databaseBytes,
-          diskTotalBytes: space?.total ?? null,
-          diskUsedBytes: space?.used ?? null,
-          diskUsedPercent: space?.percent ?? null
-        } satisfies HostMeasurements
-      })
+      measure: Effect.map(Ref.get(samples), (s) => ({
+        processRssBytes: process.memoryUsage.rss(),
+        cpuPercent: s.cpuPercent,
+        loadAverage1m: round1(loadavg()[0] ?? 0),
+        databaseBytes: s.databaseBytes,
+        diskTotalBytes: s.disk?.total ?? null,
+        diskUsedBytes: s.disk?.used ?? null,
+        diskUsedPercent: s.disk?.percent ?? null
+      } satisfies HostMeasurements)),
+      uptimeSeconds: Effect.sync(() => Math.floor(process.uptime()))
     })
   })
 
 /** Filesystem storage: the log, bodies, tiles and stores are the data folder's files. */
 export const FsHostMetricsLive = (dataDir: string) =>
-  Layer.effect(HostMetrics, makeNodeHostMetrics({
+  Layer.scoped(HostMetrics, makeNodeHostMetrics({
     dataDir,
     databaseBytes: Effect.tryPromise(() => folderBytes(dataDir)).pipe(Effect.orElseSucceed(() => null))
   }))

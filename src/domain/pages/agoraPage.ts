@@ -6,7 +6,9 @@
 // every text from the log reaches the page through the `html` tag, escaped.
 
 import { Chunk, HashMap } from "effect"
-import { pollsView } from "../views/agoraPolls.js"
+import type { BodyStatusView } from "../bodyStatus.js"
+import { bodyStatus } from "../bodyStatus.js"
+import { pollOf, pollView } from "../forum/polls.js"
 import { postsView, type PostItem } from "../views/agoraPosts.js"
 import { humanActionsView } from "../views/humanActions.js"
 import type { LogState } from "../write/logState.js"
@@ -18,7 +20,7 @@ export const AGORA_PAGE_POLLS = 20
 export const AGORA_PAGE_REQUESTS = 20
 export const AGORA_PAGE_CHANNELS = 30
 
-type PollItem = ReturnType<typeof pollsView>["polls"][number]
+type PollItem = NonNullable<ReturnType<typeof pollView>> & { readonly body: BodyStatusView }
 type RequestItem = ReturnType<typeof humanActionsView>["requests"][number]
 
 /** A view item with its body's text: null when the body is hidden or not stored. */
@@ -30,17 +32,47 @@ export interface ChannelCount {
   readonly latest_index: number
 }
 
-/** What /agora shows, before the texts are added. */
-export const agoraPageView = (state: LogState, channel: string | undefined, now: number) => {
-  const posts = postsView(state, { channel, limit: AGORA_PAGE_POSTS }, now)
-  const polls = pollsView(state, now).polls.filter((p) => channel === undefined || p.channel === channel).slice(0, AGORA_PAGE_POLLS)
-  const requests = humanActionsView(state, { status: undefined, limit: AGORA_PAGE_REQUESTS }, now).requests
+/** The newest `limit` polls (of `channel`), newest first: the channel is filtered before the cut. */
+const newestPolls = (state: LogState, channel: string | undefined, limit: number, now: number): Array<PollItem> => {
+  const polls: Array<PollItem> = []
+  const order = state.forum.pollOrder
+  for (let i = order.length - 1; i >= 0 && polls.length < limit; i--) {
+    const index = Chunk.unsafeGet(order, i)
+    if (channel !== undefined && pollOf(state, index)?.channel !== channel) continue
+    const poll = pollView(state, index, now)!
+    polls.push({ ...poll, body: bodyStatus(state, { index, type: "poll", logged: poll.logged }, now) })
+  }
+  return polls
+}
+
+// The channels by latest post change only when a post is written: sorted once per
+// channel map, not per request.
+const channelsCache = new WeakMap<LogState["forum"]["channelPosts"], ReadonlyArray<ChannelCount>>()
+const channelsByLatest = (state: LogState): ReadonlyArray<ChannelCount> => {
+  const cached = channelsCache.get(state.forum.channelPosts)
+  if (cached !== undefined) return cached
   const channels: Array<ChannelCount> = []
   for (const [name, indexes] of HashMap.entries(state.forum.channelPosts)) {
     channels.push({ channel: name, posts: Chunk.size(indexes), latest_index: Chunk.unsafeLast(indexes) })
   }
   channels.sort((a, b) => b.latest_index - a.latest_index)
-  return { channel: channel ?? null, channels: channels.slice(0, AGORA_PAGE_CHANNELS), posts: posts.posts, posts_truncated: posts.truncated, polls, requests }
+  const top = channels.slice(0, AGORA_PAGE_CHANNELS)
+  channelsCache.set(state.forum.channelPosts, top)
+  return top
+}
+
+/** What /agora shows, before the texts are added. */
+export const agoraPageView = (state: LogState, channel: string | undefined, now: number) => {
+  const posts = postsView(state, { channel, limit: AGORA_PAGE_POSTS }, now)
+  const requests = humanActionsView(state, { status: undefined, limit: AGORA_PAGE_REQUESTS }, now).requests
+  return {
+    channel: channel ?? null,
+    channels: channelsByLatest(state),
+    posts: posts.posts,
+    posts_truncated: posts.truncated,
+    polls: newestPolls(state, channel, AGORA_PAGE_POLLS, now),
+    requests
+  }
 }
 
 export interface AgoraPageData {
@@ -54,9 +86,9 @@ export interface AgoraPageData {
 
 const channelLink = (channel: string): string => `/agora?channel=${encodeURIComponent(channel)}`
 
-/** The text, or why there is none. */
-const shownText = (post: WithText<PostItem>): string =>
-  post.text ?? (post.body.state === "tombstoned" ? `[hidden by tombstone ${post.body.tombstone_index}: ${post.body.reason_code}]` : "[text not available]")
+/** The text, or why there is none (which tombstone hid it). Shared by the pages that show bodies. */
+export const shownText = (item: { readonly text: string | null; readonly body: BodyStatusView }): string =>
+  item.text ?? (item.body.state === "tombstoned" ? `[hidden by tombstone ${item.body.tombstone_index}: ${item.body.reason_code}]` : "[text not available]")
 
 const postHtml = (post: WithText<PostItem>): Html => html`<article class="post" id="post-${post.index}">
 <p><a href="/v2/agora/posts/${post.index}">#${post.index}</a> by <strong>${authorLabel({ name: post.name, kid: post.author })}</strong> in <a href="${channelLink(post.channel)}">#${post.channel}</a>, ${whenMs(post.logged)}${post.reply_to === null ? "" : html`, in reply to <a href="#post-${post.reply_to}">#${post.reply_to}</a>`}</p>
@@ -65,7 +97,7 @@ const postHtml = (post: WithText<PostItem>): Html => html`<article class="post" 
 
 const pollHtml = (poll: WithText<PollItem>): Html => html`<article class="poll" id="poll-${poll.index}">
 <p><a href="/v2/agora/polls/${poll.index}">poll #${poll.index}</a> in <a href="${channelLink(poll.channel)}">#${poll.channel}</a>, ${poll.status}, closes ${whenSeconds(poll.closes)}, ${poll.votes} votes</p>
-<p class="text" style="white-space:pre-wrap">${poll.text ?? "[question not available]"}</p>
+<p class="text" style="white-space:pre-wrap">${shownText(poll)}</p>
 <ul>${poll.options.map((option, i) => html`<li>${option}: ${poll.tally[i] ?? 0}</li>`)}</ul>
 </article>`
 
@@ -93,7 +125,7 @@ export const agoraText = (data: AgoraPageData): string => [
   "",
   "## Polls",
   ...(data.polls.length === 0 ? ["No polls."] : data.polls.map((p) =>
-    `- poll #${p.index} in #${p.channel} (${p.status}): ${p.text ?? "[question not available]"} | ${p.options.map((o, i) => `${o}: ${p.tally[i] ?? 0}`).join(", ")}`)),
+    `- poll #${p.index} in #${p.channel} (${p.status}): ${shownText(p)} | ${p.options.map((o, i) => `${o}: ${p.tally[i] ?? 0}`).join(", ")}`)),
   "",
   "## Requests to the owner",
   ...(data.requests.length === 0 ? ["No requests."] : data.requests.map((r) =>

@@ -30,6 +30,16 @@ export interface PageFrame {
   /** One sentence for `<meta name="description">`. */
   readonly description: string
   readonly main: Html
+  /** The page's own query parameters (channel, q, window): kept in the JSON and text links. */
+  readonly query?: Readonly<Record<string, string | number | undefined>>
+}
+
+/** The page's address in `format`, with its own parameters. */
+const formatLink = (page: PageFrame, format: string): string => {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(page.query ?? {})) if (value !== undefined && value !== "") params.set(name, String(value))
+  params.set("format", format)
+  return `${page.path}?${params.toString()}`
 }
 
 /** The whole HTML document of a page. */
@@ -50,7 +60,7 @@ export const pageDocument = (page: PageFrame): string =>
 <h1>${page.title}</h1>
 ${page.main}
 </main>
-<footer>For agents: <a href="/llms.txt">/llms.txt</a> · <a href="/openapi.json">/openapi.json</a> · <a href="/checkpoint">/checkpoint</a> · this page as <a href="${page.path}?format=json">JSON</a> or <a href="${page.path}?format=text">text</a></footer>
+<footer>For agents: <a href="/llms.txt">/llms.txt</a> · <a href="/openapi.json">/openapi.json</a> · <a href="/checkpoint">/checkpoint</a> · this page as <a href="${formatLink(page, "json")}">JSON</a> or <a href="${formatLink(page, "text")}">text</a></footer>
 </body>
 </html>
 `.markup

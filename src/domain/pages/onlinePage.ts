@@ -1,11 +1,11 @@
 // The /online page (service.md "Pages": `/online`, `window`, `format`: "agents that wrote a
-// leaf recently"): views/online.ts, the keys whose latest public leaf is in the window,
-// newest first, with their names.
+// leaf recently"): views/online.ts, the agents (names, bare keys) whose latest public leaf
+// is in the window, newest first.
 
 import { ONLINE_WINDOW } from "../views/limits.js"
 import type { OnlineView } from "../views/online.js"
 import { html, type Html } from "./html.js"
-import { authorLabel, whenMs } from "./when.js"
+import { whenMs } from "./when.js"
 
 /** Windows offered as links (seconds). */
 const WINDOWS: ReadonlyArray<readonly [number, string]> = [[300, "5 minutes"], [900, "15 minutes"], [3600, "1 hour"], [86_400, "24 hours"]]
@@ -23,7 +23,7 @@ export const onlineText = (view: OnlineView): string => [
   `# Online: ${view.count} agents in the last ${view.window} seconds`,
   "",
   ...(view.agents.length === 0 ? ["Nobody in this window."] : view.agents.map((a) =>
-    `- ${authorLabel(a)}${a.name === null ? "" : ` (${a.kid})`}: ${a.type} at leaf ${a.index}, ${whenMs(a.logged)}`)),
+    `- ${a.name ?? a.kid}${a.name === null || a.kid === null ? "" : ` (${a.kid})`}: ${a.type} at leaf ${a.index}, ${whenMs(a.logged)}`)),
   ...(view.truncated ? ["", `${view.count - view.agents.length} more are not listed.`] : []),
   ""
 ].join("\n")

@@ -75,6 +75,9 @@ export const latencyBucket = (ms: number): string => {
 /** YYYY-MM-DD of a Unix ms time, in UTC. */
 export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
 
+/** ISO 8601 UTC to the second (`2026-11-22T05:53:40Z`), as the statistics documents write times. */
+export const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
+
 /** The counter a request adds one to: its five words joined by spaces (none contains one). */
 export const countKey = (day: string, cls: AccessClass, group: RouteGroup, outcome: Outcome, bucket: string): string =>
   `${day} ${cls} ${group} ${outcome} ${bucket}`
@@ -125,7 +128,7 @@ export const ownerStats = (counts: Iterable<readonly [string, number]>, days: nu
     row[outcome] = (row[outcome] ?? 0) + n
   }
   return {
-    generated_at: new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    generated_at: isoSeconds(now),
     days,
     window: { from: window[0]!, to: window[window.length - 1]! },
     lists: {

@@ -42,11 +42,17 @@ export const serviceUsage = (
   inputs: { readonly now: number; readonly noticesOpen: number; readonly head: LogHead }
 ): ServiceUsage => {
   let keyTier = 0
-  let secretTier = 0
-  for (const record of HashMap.values(state.names)) record.tier === "key" ? keyTier++ : secretTier++
-  // Every key the log knows (it signed a leaf or a claim or rotation bound it), but the
-  // service's own policy key and the owner's key.
-  const serviceKeys = [state.service?.policyKid, state.service?.ownerKid].filter((kid) => kid !== undefined && HashMap.has(state.keys, kid))
+  const recoveryKeys = new Set<string>()
+  for (const record of HashMap.values(state.names)) {
+    if (record.tier === "key") keyTier++
+    if (record.recovery !== null) recoveryKeys.add(record.recovery)
+  }
+  // Keys that act for no name: never bound (a bound key, current or retired, is its name's
+  // agent), not a name's recovery key (held by that name's agent), not the service's own.
+  let bareKeys = 0
+  for (const key of HashMap.values(state.keys)) {
+    if (key.name === null && !recoveryKeys.has(key.kid) && key.kid !== state.service?.policyKid && key.kid !== state.service?.ownerKid) bareKeys++
+  }
   let messages = 0
   for (const inbox of HashMap.values(state.inboxes)) messages += inbox.length
   let tasksOpen = 0
@@ -58,9 +64,9 @@ export const serviceUsage = (
   let settled = 0
   for (const quote of HashMap.values(state.tasks.quotes)) if (quote.completion !== null) settled++
   return {
-    // Agents: Ed25519 keys other than the service's, plus names a secret holds (their leaves
-    // are signed by the policy key, so they have no key of their own).
-    registered_agents: HashMap.size(state.keys) - serviceKeys.length + secretTier,
+    // Agents: every name (however many keys it rotated through), plus the keys that act
+    // for no name.
+    registered_agents: HashMap.size(state.names) + bareKeys,
     ans_handles_claimed: HashMap.size(state.names),
     // Names bound to a key that proved it holds it by signing the claim (tier `key`).
     verified_key_identities: keyTier,

@@ -1,17 +1,19 @@
 // Agents online (service.md "Telemetry" `GET /v2/online`, "Pages" `/online`, "Limits"
-// `window` 60 to 86400 s, default 900): the keys whose latest public leaf (an agent-signed
-// leaf other than a dm or capsule, telemetry/activity.ts) was logged in the last `window`
-// seconds before `now`, newest first, each with the name its key is or was bound to. The
-// walk reads only the keys in the window; at most ONLINE_LISTED are listed, `count` says
-// how many there are.
+// `window` 60 to 86400 s, default 900): the agents whose latest public leaf (an agent-signed
+// leaf other than a dm or capsule, or a policy leaf written for a secret-bound name;
+// telemetry/activity.ts) was logged in the last `window` seconds before `now`, newest
+// first: one row per name (whichever of its keys wrote), one per bare key. The walk reads
+// only the agents in the window; at most ONLINE_LISTED are listed, `count` says how many
+// there are.
 
 import { activeSince } from "../telemetry/activity.js"
-import { boundNameOf, nameRecordOf } from "../identity/bindings.js"
+import { nameRecordOf } from "../identity/bindings.js"
 import type { LogState, NameTier } from "../write/logState.js"
 import { ONLINE_LISTED } from "./limits.js"
 
 export interface OnlineAgent {
-  readonly kid: string
+  /** The key that signed the latest public leaf; null for a secret-bound name (the policy key signed for it). */
+  readonly kid: string | null
   /** The name the key is or was bound to, null for a bare key. */
   readonly name: string | null
   readonly tier: NameTier | null
@@ -37,11 +39,10 @@ export const onlineView = (state: LogState, windowSeconds: number, now: number):
   for (const activity of activeSince(state.activity, since)) {
     count++
     if (agents.length === ONLINE_LISTED) continue
-    const name = boundNameOf(state, activity.kid) ?? null
     agents.push({
       kid: activity.kid,
-      name,
-      tier: name === null ? null : nameRecordOf(state, name)?.tier ?? null,
+      name: activity.name,
+      tier: activity.name === null ? null : nameRecordOf(state, activity.name)?.tier ?? null,
       index: activity.index,
       logged: activity.logged,
       type: activity.type

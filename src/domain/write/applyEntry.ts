@@ -10,7 +10,8 @@ import { decodeEnvelope, type Envelope } from "../envelope/envelope.js"
 import { envelopeHash } from "../envelope/hash.js"
 import { signerOf, type EntryRule } from "../entries/entryRule.js"
 import { entryRuleOf } from "../entries/registry.js"
-import { isPublicActivity, recordActivity } from "../telemetry/activity.js"
+import { boundNameOf } from "../identity/bindings.js"
+import { activityOf, recordActivity } from "../telemetry/activity.js"
 import { keyRecordOf, type LogState } from "./logState.js"
 
 export interface AcceptedEntry {
@@ -47,13 +48,22 @@ export const applyEntry = (state: LogState, entry: AcceptedEntry): LogState => {
     index: entry.index,
     logged: entry.logged
   })
-  // Who is online (telemetry/activity.ts): the signer's latest public leaf.
-  return isPublicActivity(entry.rule.type, signerOf(entry.rule, entry.payload))
-    ? {
-      ...applied,
-      activity: recordActivity(applied.activity, { kid: entry.envelope.kid, index: entry.index, logged: entry.logged, type: entry.rule.type })
-    }
-    : applied
+  // Who is online (telemetry/activity.ts): the agent's latest public leaf, the agent being
+  // the name the signer acts as (after this leaf, so a claim counts for its name).
+  const payload = entry.payload as { readonly as?: unknown; readonly name?: unknown } | null
+  const actor = activityOf(
+    {
+      type: entry.rule.type,
+      signer: signerOf(entry.rule, entry.payload),
+      kid: entry.envelope.kid,
+      as: typeof payload?.as === "string" ? payload.as : undefined,
+      rotates: entry.rule.type === "key.rotate" && typeof payload?.name === "string" ? payload.name : undefined
+    },
+    (kid) => boundNameOf(applied, kid)
+  )
+  return actor === undefined
+    ? applied
+    : { ...applied, activity: recordActivity(applied.activity, { ...actor, index: entry.index, logged: entry.logged, type: entry.rule.type }) }
 }
 
 /** A leaf in the log that cannot be folded: the log holds something no rule accepts. */

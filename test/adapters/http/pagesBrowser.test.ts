@@ -40,13 +40,14 @@ const postTexts = () => page.locator("article.post p.text").allTextContents()
 
 beforeAll(async () => {
   dataDir = await tempDataDir()
-  server = await startServer({ dataDir })
-  try {
-    browser = await launchBrowser()
-    page = await browser.context.newPage()
-  } catch (error) {
-    browserMissing = error as Error
-  }
+  // Chromium and the server start side by side; a browser that does not start fails every
+  // test with its reason, a server that does not start fails the file.
+  const [started, launched] = await Promise.allSettled([startServer({ dataDir }), launchBrowser()])
+  if (launched.status === "fulfilled") browser = launched.value
+  else browserMissing = launched.reason as Error
+  if (started.status === "rejected") throw started.reason
+  server = started.value
+  if (browser !== undefined) page = await browser.context.newPage()
   await entry(alice, "claim", claimPayload("alice", alice))
   await entry(bob, "claim", claimPayload("bob", bob))
   await post(alice, "hello from alice", "general")
@@ -54,9 +55,16 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  await browser?.close()
-  await server?.stop()
-  await removeDir(dataDir)
+  // Each step is tried whatever happened to the one before.
+  try {
+    await browser?.close()
+  } finally {
+    try {
+      await server?.stop()
+    } finally {
+      if (dataDir !== undefined) await removeDir(dataDir)
+    }
+  }
 })
 
 describe("the agora page", () => {
@@ -68,10 +76,16 @@ describe("the agora page", () => {
     expect(await postTexts()).toEqual([HOSTILE, "hello from alice"])
     expect(await page.locator("script").count()).toBe(0)
     expect(await page.locator("main img").count()).toBe(0)
+    // Whatever could run has had its chance once the page (and any image) has loaded.
+    await page.waitForLoadState("load")
     expect(await page.evaluate(() => (globalThis as { __owned?: number }).__owned)).toBeUndefined()
     expect(await page.locator("article.post strong").allTextContents()).toEqual(["bob", "alice"])
 
-    // The control: the same text as raw markup does run in this browser.
+    // The pages forbid scripts by policy as well (Content-Security-Policy).
+    expect(response?.headers()["content-security-policy"]).toContain("default-src 'none'")
+    // The control: the same text as raw markup does run in this browser (on a blank page,
+    // outside the pages' policy).
+    await page.goto("about:blank")
     await page.setContent(`<p>${HOSTILE}</p>`)
     await page.waitForFunction(() => (globalThis as { __owned?: number }).__owned !== undefined)
   })

@@ -3,7 +3,8 @@
 // the channel filter narrows posts and polls, and the text form carries the same items.
 
 import { describe, expect, it } from "vitest"
-import { agoraMain, agoraPageView, agoraText, type AgoraPageData } from "../../../src/domain/pages/agoraPage.js"
+import { bodyStatus } from "../../../src/domain/bodyStatus.js"
+import { AGORA_PAGE_POLLS, agoraMain, agoraPageView, agoraText, type AgoraPageData } from "../../../src/domain/pages/agoraPage.js"
 import { directoryMain, directoryText } from "../../../src/domain/pages/directoryPage.js"
 import { onlineMain, onlineText } from "../../../src/domain/pages/onlinePage.js"
 import { humanBytes, statsMain, statsText } from "../../../src/domain/pages/statsPage.js"
@@ -69,6 +70,33 @@ describe("the agora page", () => {
     expect(agoraMain(random).markup).toContain("tea &lt;i&gt;or&lt;/i&gt; coffee?")
     expect(withTexts(agoraPageView(log.state, "general", log.now), texts).polls).toEqual([])
   })
+
+  it("finds a channel's polls older than the newest polls of other channels, and escapes poll options", () => {
+    const { log } = forum()
+    const voter = makeAgent("pages many polls")
+    const old = pollPayload("the old one", ["<b>yes</b>", "no"], log.seconds + 3600, "quiet")
+    const quiet = log.accept(voter, "poll", old.payload, old.body)
+    for (let i = 0; i < AGORA_PAGE_POLLS + 5; i++) {
+      const p = pollPayload(`poll ${i}`, ["a", "b"], log.seconds + 3600, "busy")
+      log.accept(voter, "poll", p.payload, p.body)
+    }
+    expect(agoraPageView(log.state, undefined, log.now).polls).toHaveLength(AGORA_PAGE_POLLS)
+    const page = withTexts(agoraPageView(log.state, "quiet", log.now), new Map([[quiet, "the old one"]]))
+    expect(page.polls.map((p) => p.index)).toEqual([quiet])
+    const markup = agoraMain(page).markup
+    expect(markup).toContain("<li>&lt;b&gt;yes&lt;/b&gt;: 0</li>")
+    expect(markup).not.toContain("<b>yes</b>")
+  })
+
+  it("says which tombstone hid a poll's question", () => {
+    const { log } = forum()
+    const poll = pollPayload("hidden?", ["a", "b"], log.seconds + 3600, "general")
+    const pollIndex = log.accept(makeAgent("pages hidden poll"), "poll", poll.payload, poll.body)
+    const tombstone = log.must(log.ownerOp("tombstone", { target_index: pollIndex, reason_code: "spam" }))
+    const page = withTexts(agoraPageView(log.state, undefined, log.now), new Map())
+    expect(page.polls[0]!.body).toMatchObject({ state: "tombstoned", tombstone_index: tombstone })
+    expect(agoraText(page)).toContain(`[hidden by tombstone ${tombstone}: spam]`)
+  })
 })
 
 describe("the directory, tasks and online pages", () => {
@@ -84,9 +112,14 @@ describe("the directory, tasks and online pages", () => {
     expect(directoryMain(directoryView(log.state, { q: "zz", limit: 100 })).markup).toContain("No names match “zz”")
 
     const board = taskListView(log.state, { status: undefined, limit: 100 }, log.now)
-    const data = { ...board, tasks: board.tasks.map((t) => ({ ...t, text: t.index === taskIndex ? "write <em>docs</em>" : null })) }
+    const withBody = (t: (typeof board.tasks)[number]) => ({ ...t, body: bodyStatus(log.state, { index: t.index, type: "task", logged: t.logged }, log.now) })
+    const data = { ...board, tasks: board.tasks.map((t) => ({ ...withBody(t), text: t.index === taskIndex ? "write <em>docs</em>" : null })) }
     expect(tasksMain(data).markup).toContain("write &lt;em&gt;docs&lt;/em&gt;")
     expect(tasksText(data)).toContain(`task #${taskIndex}: 5 SUP, open`)
+    const tombstone = log.must(log.ownerOp("tombstone", { target_index: taskIndex, reason_code: "spam" }))
+    const hidden = taskListView(log.state, { status: undefined, limit: 100 }, log.now)
+    const hiddenData = { ...hidden, tasks: hidden.tasks.map((t) => ({ ...withBody(t), text: null })) }
+    expect(tasksMain(hiddenData).markup).toContain(`[hidden by tombstone ${tombstone}: spam]`)
 
     const online = onlineView(log.state, 900, log.now)
     expect(onlineMain(online).markup).toContain(`<a href="/v2/names/alice">alice</a>`)

@@ -2,12 +2,13 @@
 // function of the log's state: every counter starts at 0 and moves by the leaves it counts,
 // and by nothing else; the same counts come from a fold of the leaves from scratch.
 
+import { HashMap } from "effect"
 import { describe, expect, it } from "vitest"
 import { serviceUsage, type ServiceUsage } from "../../../src/domain/stats/serviceUsage.js"
 import { uptimeHuman } from "../../../src/domain/stats/uptime.js"
 import { postPayload } from "../../support/agents.js"
 import { GovLog, hashOf, makeAgent, pollPayload, taskPayload } from "../../support/governanceAgents.js"
-import { capsulePayload, ciphertext, claimPayload, dmPayload } from "../../support/identityAgents.js"
+import { capsulePayload, ciphertext, claimPayload, dmPayload, rotatePayload } from "../../support/identityAgents.js"
 
 const HEAD = { size: 9, rootHashHex: "ab".repeat(32) }
 
@@ -76,6 +77,27 @@ describe("serviceUsage", () => {
     expect({ ...later, tasks_open: done.tasks_open }).toEqual(done)
     // The fold of the leaves from scratch counts the same.
     expect(serviceUsage(log.fold(), { now: log.now, noticesOpen: 0, head: HEAD })).toEqual(done)
+  })
+})
+
+describe("registered_agents", () => {
+  it("counts a name once through rotations and recovery, and each key that acts for no name", () => {
+    const log = new GovLog({ label: "agents" })
+    const [carol, recovery, second, third, bare] = ["carol", "recovery", "second", "third", "bare"].map((n) => makeAgent(`agents ${n}`)) as Array<ReturnType<typeof makeAgent>>
+    log.accept(carol!, "claim", claimPayload("carol", carol!, recovery))
+    expect(usageOf(log).registered_agents).toBe(1)
+    // A rotation by the current key, then a recovery rotation signed by the recovery key.
+    log.accept(carol!, "key.rotate", rotatePayload("carol", second!, carol!.kid))
+    log.accept(recovery!, "key.rotate", rotatePayload("carol", third!, second!.kid))
+    // Four keys the log knows, one agent.
+    expect([carol!, recovery!, second!, third!].every((a) => HashMap.has(log.state.keys, a.kid))).toBe(true)
+    expect(usageOf(log)).toMatchObject({ registered_agents: 1, ans_handles_claimed: 1 })
+    const p = postPayload("hello", "general")
+    log.accept(bare!, "post", p.payload, p.body)
+    // A secret-bound name: its leaves are the policy key's, which is no agent.
+    log.must(log.policyOp("claim", { name: "dana", as: "dana" }))
+    expect(usageOf(log)).toMatchObject({ registered_agents: 3, ans_handles_claimed: 2, verified_key_identities: 1 })
+    expect(serviceUsage(log.fold(), { now: log.now, noticesOpen: 0, head: HEAD })).toEqual(usageOf(log))
   })
 })
 

@@ -1,14 +1,16 @@
-// Who is online (docs/protocol.md section 16): the keys whose latest public leaf (any
-// agent-signed leaf but dm and capsule) falls in the window, newest first, one entry per
-// key; owner and policy leaves are not agents' activity; the structure in the state is the
-// same whether kept incrementally or folded from the leaves.
+// Who is online (docs/protocol.md section 16.2): the agents (names, bare keys) whose latest
+// public leaf (any agent-signed leaf but dm and capsule, or a policy leaf written for a
+// secret-bound name) falls in the window, newest first, one entry per agent; owner and other
+// policy leaves are not agents' activity; entries a day older than the newest are pruned;
+// the structure in the state is the same whether kept incrementally or folded.
 
+import { RedBlackTree } from "effect"
 import { describe, expect, it } from "vitest"
 import { onlineView } from "../../../src/domain/views/online.js"
 import { ONLINE_LISTED } from "../../../src/domain/views/limits.js"
 import { postPayload } from "../../support/agents.js"
 import { GovLog, makeAgent } from "../../support/governanceAgents.js"
-import { capsulePayload, ciphertext, claimPayload, dmPayload } from "../../support/identityAgents.js"
+import { capsulePayload, ciphertext, claimPayload, dmPayload, rotatePayload } from "../../support/identityAgents.js"
 
 const MINUTE = 60_000
 
@@ -66,5 +68,56 @@ describe("onlineView", () => {
     expect(view).toMatchObject({ count: ONLINE_LISTED + 3, truncated: true })
     expect(view.agents).toHaveLength(ONLINE_LISTED)
     expect(view.agents[0]!.index).toBe(ONLINE_LISTED + 3)
+  })
+
+  it("credits a secret-bound name's policy-signed leaves to the name, never to the policy key", () => {
+    const log = new GovLog({ label: "online secret" })
+    log.must(log.policyOp("claim", { name: "dana", as: "dana" }))
+    const p = postPayload("from the gate", "general")
+    const post = log.must(log.submitAs(["policy"], log.policy, "post", { ...p.payload, as: "dana" }, p.body))
+    // A policy leaf for no name (a credit) is the service's.
+    log.must(log.policyOp("sup.credit", { name: "dana", amount: 1, claim_hash: "A".repeat(43), network: "testnet", tx: "online-tx" }))
+    const view = onlineView(log.state, 900, log.now)
+    expect(view.agents).toEqual([{ kid: null, name: "dana", tier: "secret", index: post, logged: log.now, type: "post" }])
+    expect(view.agents.some((a) => a.kid === log.policy.kid)).toBe(false)
+    expect(onlineView(log.fold(), 900, log.now)).toEqual(view)
+  })
+
+  it("lists a name once across its keys, and a key that claims a name under the name", () => {
+    const log = new GovLog({ label: "online rotate" })
+    const [erin, next] = ["erin", "next"].map((n) => makeAgent(`online rotate ${n}`)) as [ReturnType<typeof makeAgent>, ReturnType<typeof makeAgent>]
+    const p = postPayload("before my name")
+    log.accept(erin, "post", p.payload, p.body)
+    log.accept(erin, "claim", claimPayload("erin", erin))
+    log.now += MINUTE
+    const rotation = log.accept(erin, "key.rotate", rotatePayload("erin", next, erin.kid))
+    log.now += MINUTE
+    const q = postPayload("with my new key")
+    const latest = log.accept(next, "post", q.payload, q.body)
+    expect(onlineView(log.state, 900, log.now).agents).toEqual([{ kid: next.kid, name: "erin", tier: "key", index: latest, logged: log.now, type: "post" }])
+    expect(rotation).toBeLessThan(latest)
+  })
+
+  it("credits a recovery rotation to the name, not to the recovery key", () => {
+    const log = new GovLog({ label: "online recovery" })
+    const [fay, recovery, fresh] = ["fay", "recovery", "fresh"].map((n) => makeAgent(`online recovery ${n}`)) as Array<ReturnType<typeof makeAgent>>
+    log.accept(fay!, "claim", claimPayload("fay", fay!, recovery))
+    log.now += MINUTE
+    const rotation = log.accept(recovery!, "key.rotate", rotatePayload("fay", fresh!, fay!.kid))
+    const view = onlineView(log.state, 900, log.now)
+    expect(view.agents).toEqual([{ kid: recovery!.kid, name: "fay", tier: "key", index: rotation, logged: log.now, type: "key.rotate" }])
+    expect(onlineView(log.fold(), 900, log.now)).toEqual(view)
+  })
+
+  it("forgets agents a day older than the newest leaf, as a fold does", () => {
+    const log = new GovLog({ label: "online prune" })
+    const old = makeAgent("online prune old")
+    const p = postPayload("long ago")
+    log.accept(old, "post", p.payload, p.body)
+    log.now += 86_400_000 + 1
+    const q = postPayload("today")
+    log.accept(makeAgent("online prune new"), "post", q.payload, q.body)
+    expect(RedBlackTree.size(log.state.activity.latest)).toBe(1)
+    expect(RedBlackTree.size(log.fold().activity.latest)).toBe(1)
   })
 })

@@ -8,25 +8,22 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Sequencer } from "../../../app/Sequencer.js"
 import { pollDetail, pollsView } from "../../../domain/views/agoraPolls.js"
-import { postsView, postView, type PostItem } from "../../../domain/views/agoraPosts.js"
+import { postsView, postView } from "../../../domain/views/agoraPosts.js"
 import { humanActionsView, humanActionView } from "../../../domain/views/humanActions.js"
 import { AGORA_POSTS_LIMIT, HUMAN_ACTIONS_LIMIT } from "../../../domain/views/limits.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
 import { NotFound } from "../problem.js"
-import { bodyText, checkpointCovering, orUnavailable } from "./common.js"
+import { checkpointCovering, orUnavailable, withBodyText } from "./common.js"
 
 export const AgoraHandlers = HttpApiBuilder.group(AicsApi, "agora", (handlers) =>
   Effect.gen(function*() {
     const sequencer = yield* Sequencer
-    const textOf = yield* bodyText
+    const withText = yield* withBodyText
     const clock = yield* Clock
     const covering = yield* checkpointCovering
     const now = clock.nowMillis
 
-    /** The post with its text: the stored body when its status is available, else null. */
-    const withText = (post: PostItem) =>
-      Effect.map(textOf(post.body_hash, post.body.state === "available"), (text) => ({ ...post, text }))
 
     return handlers
       .handle("posts", ({ urlParams }) =>

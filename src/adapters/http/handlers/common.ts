@@ -8,6 +8,7 @@ import { fromUtf8 } from "../../../domain/bytes.js"
 import { decodeU64, encodeU64 } from "../../../domain/encoding.js"
 import { BodyStore } from "../../../ports/BodyStore.js"
 import type { StorageError } from "../../../ports/StorageError.js"
+import type { BodyStatusView } from "../../../domain/bodyStatus.js"
 import { Unavailable } from "../problem.js"
 
 /** A storage failure answers 503: the request was fine, the service cannot serve it now. */
@@ -33,10 +34,12 @@ export const checkpointCovering = Effect.gen(function*() {
 })
 
 /**
- * The UTF-8 text of a body by its U64 hash (a post, poll question or task), or null when it
- * is not to be shown (hidden by a tombstone, expired) or not stored.
+ * Adds to an item that names an off-leaf body (a post, poll question or task) its UTF-8
+ * `text`: the stored body when the item's body status (domain/bodyStatus.ts, the one rule
+ * for every reader) is available, else null (hidden by a tombstone, expired, not stored).
  */
-export const bodyText = Effect.map(BodyStore, (bodies) => (bodyHash: string, shown: boolean) =>
-  shown
-    ? Effect.map(bodies.get(decodeU64(bodyHash)!), Option.match({ onNone: () => null, onSome: fromUtf8 }))
-    : Effect.succeed(null))
+export const withBodyText = Effect.map(BodyStore, (bodies) =>
+  <P extends { readonly body_hash: string; readonly body: BodyStatusView }>(item: P) =>
+    (item.body.state === "available"
+      ? Effect.map(bodies.get(decodeU64(item.body_hash)!), Option.match({ onNone: () => null, onSome: fromUtf8 }))
+      : Effect.succeed(null)).pipe(Effect.map((text): P & { readonly text: string | null } => ({ ...item, text }))))

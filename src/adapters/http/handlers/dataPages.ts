@@ -3,9 +3,10 @@
 // them with domain/pages/*, in the format asked for.
 
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, HashMap } from "effect"
+import { Effect } from "effect"
 import { Sequencer } from "../../../app/Sequencer.js"
 import { ServiceStats } from "../../../app/ServiceStats.js"
+import { bodyStatus } from "../../../domain/bodyStatus.js"
 import { agoraMain, agoraPageView, agoraText } from "../../../domain/pages/agoraPage.js"
 import { DIRECTORY_PAGE_NAMES, directoryMain, directoryText } from "../../../domain/pages/directoryPage.js"
 import { pageDocument } from "../../../domain/pages/layout.js"
@@ -14,19 +15,18 @@ import { statsMain, statsText } from "../../../domain/pages/statsPage.js"
 import { tasksMain, tasksText } from "../../../domain/pages/tasksPage.js"
 import { directoryView } from "../../../domain/views/directory.js"
 import { ONLINE_WINDOW, TASKS_LIMIT } from "../../../domain/views/limits.js"
-import { onlineView } from "../../../domain/views/online.js"
 import { taskListView } from "../../../domain/views/taskList.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
 import { pageResponse } from "../pageResponse.js"
-import { bodyText, orUnavailable } from "./common.js"
+import { orUnavailable, withBodyText } from "./common.js"
 
 export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (handlers) =>
   Effect.gen(function*() {
     const sequencer = yield* Sequencer
     const stats = yield* ServiceStats
     const clock = yield* Clock
-    const textOf = yield* bodyText
+    const withText = yield* withBodyText
 
     return handlers
       .handle("agora", ({ urlParams }) =>
@@ -34,21 +34,19 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
           const state = yield* sequencer.state
           const channel = urlParams.channel === undefined || urlParams.channel === "" ? undefined : urlParams.channel
           const view = agoraPageView(state, channel, yield* clock.nowMillis)
-          const withText = <P extends { readonly body_hash: string }>(item: P, shown: boolean) =>
-            Effect.map(textOf(item.body_hash, shown), (text) => ({ ...item, text }))
           const data = {
             ...view,
-            posts: yield* Effect.forEach(view.posts, (p) => withText(p, p.body.state === "available")),
-            polls: yield* Effect.forEach(view.polls, (p) => withText(p, !HashMap.has(state.governance.tombstones, p.index))),
-            requests: yield* Effect.forEach(view.requests, (r) =>
-              Effect.map(withText(r.post, r.post.body.state === "available"), (post) => ({ ...r, post })))
+            posts: yield* Effect.forEach(view.posts, withText),
+            polls: yield* Effect.forEach(view.polls, withText),
+            requests: yield* Effect.forEach(view.requests, (r) => Effect.map(withText(r.post), (post) => ({ ...r, post })))
           }
           return pageResponse(urlParams.format, {
             html: () => pageDocument({
               path: "/agora",
               title: data.channel === null ? "Agora" : `Agora #${data.channel}`,
               description: "The public forum of this AICS-1 log: posts, polls and requests to the owner.",
-              main: agoraMain(data)
+              main: agoraMain(data),
+              query: { channel }
             }),
             json: () => data,
             text: () => agoraText(data)
@@ -59,7 +57,7 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
           // An empty search box (the form sends `q=`) lists every name.
           const view = directoryView(state, { q: urlParams.q === "" ? undefined : urlParams.q, limit: DIRECTORY_PAGE_NAMES })
           return pageResponse(urlParams.format, {
-            html: () => pageDocument({ path: "/directory", title: "Directory", description: "Names on this AICS-1 log, their tiers and current keys.", main: directoryMain(view) }),
+            html: () => pageDocument({ path: "/directory", title: "Directory", description: "Names on this AICS-1 log, their tiers and current keys.", main: directoryMain(view), query: { q: urlParams.q } }),
             json: () => view,
             text: () => directoryText(view)
           })
@@ -67,11 +65,12 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
       .handle("tasks", ({ urlParams }) =>
         Effect.gen(function*() {
           const state = yield* sequencer.state
-          const view = taskListView(state, { status: undefined, limit: TASKS_LIMIT.default }, yield* clock.nowMillis)
+          const now = yield* clock.nowMillis
+          const view = taskListView(state, { status: undefined, limit: TASKS_LIMIT.default }, now)
           const data = {
             ...view,
             tasks: yield* Effect.forEach(view.tasks, (t) =>
-              Effect.map(textOf(t.body_hash, !HashMap.has(state.governance.tombstones, t.index)), (text) => ({ ...t, text })))
+              withText({ ...t, body: bodyStatus(state, { index: t.index, type: "task", logged: t.logged }, now) }))
           }
           return pageResponse(urlParams.format, {
             html: () => pageDocument({ path: "/tasks", title: "Tasks", description: "The voluntary task board of this AICS-1 log.", main: tasksMain(data) }),
@@ -88,9 +87,9 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
           })).pipe(orUnavailable))
       .handle("online", ({ urlParams }) =>
         Effect.gen(function*() {
-          const view = onlineView(yield* sequencer.state, urlParams.window ?? ONLINE_WINDOW.default, yield* clock.nowMillis)
+          const view = yield* stats.online(urlParams.window ?? ONLINE_WINDOW.default)
           return pageResponse(urlParams.format, {
-            html: () => pageDocument({ path: "/online", title: "Online", description: "Agents that wrote a public leaf on this AICS-1 log recently.", main: onlineMain(view) }),
+            html: () => pageDocument({ path: "/online", title: "Online", description: "Agents that wrote a public leaf on this AICS-1 log recently.", main: onlineMain(view), query: { window: urlParams.window } }),
             json: () => view,
             text: () => onlineText(view)
           })
