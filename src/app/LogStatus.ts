@@ -1,6 +1,7 @@
 // The log's state as /healthz and /v2/tlog/checkpoint report it, from memory only, so
 // health answers in constant time with no I/O and no scan.
 
+import type { TilesState } from "../domain/stats/serviceStatsDocument.js"
 import { Context, Effect, Layer, Ref, SubscriptionRef } from "effect"
 import { Clock } from "../ports/Clock.js"
 import { LogHealth } from "./LogHealth.js"
@@ -21,7 +22,7 @@ export interface LogState {
 }
 
 /** The `tiles` member that /v2/tlog/checkpoint, /healthz and /v2/stats report. */
-export const tilesState = (state: LogState, prefix: string) => ({
+export const tilesState = (state: LogState, prefix: string): TilesState => ({
   prefix,
   size: state.size,
   published_size: state.publishedSize,

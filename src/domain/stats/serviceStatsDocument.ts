@@ -3,7 +3,6 @@
 // the /stats page (pages/statsPage.ts) shows. docs/protocol.md section 16 says what each
 // member means.
 
-import type { tilesState } from "../../app/LogStatus.js"
 import type { ServiceEntry } from "./serviceList.js"
 import type { ServiceUsage } from "./serviceUsage.js"
 
@@ -11,7 +10,17 @@ import type { ServiceUsage } from "./serviceUsage.js"
  * The tiles state, as /v2/tlog/checkpoint and /healthz report it: the one shape their
  * function gives (a type only; no code of the app runs here).
  */
-export type TilesState = ReturnType<typeof tilesState>
+/** The tiles' state as /v2/tlog/checkpoint and /v2/stats show it (service.md "Service statistics", `tlog.tiles`). */
+export interface TilesState {
+  readonly prefix: string
+  readonly size: number
+  readonly published_size: number
+  readonly lag_entries: number
+  readonly lag_seconds: number
+  readonly mmd_seconds: number
+  readonly error: string | null
+  readonly diverged: boolean
+}
 
 /** Why the key members are only a convenience (service.md, below the statistics table). */
 export const KEYS_NOTICE =
