@@ -105,8 +105,9 @@ describe("discovery documents", () => {
   it("names the gate, the log, the card and the API in /llms.txt", async () => {
     const llms = await text("/llms.txt")
     expect(llms).toContain(`${server.baseUrl}/t`)
-    expect(llms).toContain("7700 (TLS)")
-    expect(llms).toContain("7701 (plaintext")
+    // The test server opens no gate TCP port (both are off unless configured), so none is named.
+    expect(llms).toContain("No TCP port is open on this instance")
+    expect(llms).not.toMatch(/770[01]/)
     expect(llms).toContain(`${server.baseUrl}/checkpoint`)
     expect(llms).toContain(`${server.baseUrl}/tiles/`)
     expect(llms).toContain(`${server.baseUrl}/.well-known/aics-card.json`)
@@ -213,7 +214,7 @@ describe("manifest", () => {
     expect(await text("/.well-known/agent-protocol.json")).toBe(manifest)
     const doc = JSON.parse(manifest)
     expect(doc.gate.http).toBe(`${server.baseUrl}/t`)
-    expect(doc.gate.tcp.map((t: { port: number; tls: boolean }) => [t.port, t.tls])).toEqual([[7700, true], [7701, false]])
+    expect(doc.gate.tcp).toEqual([])
     expect(doc.api.openapi).toBe(`${server.baseUrl}/openapi.json`)
     expect(doc.log.checkpoint).toBe(`${server.baseUrl}/checkpoint`)
     expect(doc.log.tiles).toEqual([`${server.baseUrl}/tiles/`])
