@@ -38,12 +38,20 @@ export interface Transport {
   readonly method: "GET" | "POST" | "tcp"
 }
 
+/** The class of transport a session was created over (docs/protocol.md 17.4). */
+export type SessionClass = "tls" | "plain" | "get"
+
+export const transportClass = (transport: Transport): SessionClass =>
+  transport.method === "GET" ? "get" : transport.tls ? "tls" : "plain"
+
 export type Identity =
   | { readonly tier: "key"; readonly kid: string }
   | { readonly tier: "secret"; readonly name: string }
 
 export interface GateSession {
   readonly id: string
+  /** The transport class that created the session. */
+  readonly created: SessionClass
   /** Who the session speaks for, once proved (a key) or logged in (a secret-bound name). */
   readonly identity: Identity | null
   /** The open challenge of `identify`. */
@@ -57,7 +65,18 @@ export type Pending =
   /** The new key signs the rotation message (identity/possession.ts) of the secret-bound name. */
   | { readonly kind: "upgrade"; readonly name: string; readonly newKid: string; readonly text: string }
 
-export const newSession = (id: string): GateSession => ({ id, identity: null, challenge: null, pending: null })
+export const newSession = (id: string, created: SessionClass): GateSession => ({ id, created, identity: null, challenge: null, pending: null })
+
+/**
+ * A secret-bound session's id is a bearer token for the name: arriving over GET or without
+ * TLS, it has been exposed, and the session must end (the app deletes it) rather than act.
+ */
+export const exposedSecretSession = (session: GateSession, transport: Transport): boolean =>
+  session.identity?.tier === "secret" && (transport.method === "GET" || !transport.tls)
+
+/** Who a session speaks for, as one string: when it changes, the session gets a new id (no fixation). */
+export const identityKey = (identity: Identity | null): string =>
+  identity === null ? "" : identity.tier === "key" ? `key ${identity.kid}` : `secret ${identity.name}`
 
 /** What the moment supplies: the step stays pure. */
 export interface StepFacts {
@@ -83,6 +102,8 @@ export type GateEffect =
   | { readonly _tag: "SecretClaim"; readonly name: string; readonly secret: string }
   | { readonly _tag: "Login"; readonly name: string; readonly secret: string }
   | { readonly _tag: "SecretPost"; readonly name: string; readonly channel: string; readonly text: string }
+  /** The secret is checked again before an upgrade is prepared (upgradePrepared, once it matches). */
+  | { readonly _tag: "PrepareUpgrade"; readonly name: string; readonly newKid: string; readonly secret: string; readonly text: string }
   /** A policy-signed key.rotate with `as`: the secret-bound name moves to the new key. */
   | { readonly _tag: "Upgrade"; readonly name: string; readonly newKid: string; readonly newSig: string }
 
@@ -182,12 +203,12 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     case "login":
       return reply(session, [], { _tag: "Login", name: normalizeName(command.name), secret: command.secret })
     case "upgrade":
-      return upgrade(session, command.kid, transport, facts)
+      return upgrade(session, command.kid, command.secret, transport, facts)
   }
 }
 
 /** A secret-bound name asks to move to the agent's own key: the new key signs the rotation message. */
-const upgrade = (session: GateSession, newKid: string, transport: Transport, facts: StepFacts): Step => {
+const upgrade = (session: GateSession, newKid: string, secret: string, transport: Transport, facts: StepFacts): Step => {
   const identity = session.identity
   if (identity?.tier !== "secret") return fail(session, "login_first", "log in to the secret-bound name first: login <name> <secret>")
   if (!transport.tls) return fail(session, "tls_required", TLS_REQUIRED)
@@ -195,7 +216,13 @@ const upgrade = (session: GateSession, newKid: string, transport: Transport, fac
   const record = HashMap.get(facts.log.names, identity.name)
   if (record._tag === "None" || record.value.tier !== "secret") return fail(session, "not_secret_bound", `${identity.name} is no longer secret-bound`)
   const text = fromUtf8(rotationMessage(identity.name, newKid, facts.origin, record.value.kid))
-  return reply({ ...session, pending: { kind: "upgrade", name: identity.name, newKid, text } }, [
+  return reply(session, [], { _tag: "PrepareUpgrade", name: identity.name, newKid, secret, text })
+}
+
+/** The upgrade once the secret matched again: the new key signs the rotation message. */
+export const upgradePrepared = (session: GateSession, effect: Extract<GateEffect, { _tag: "PrepareUpgrade" }>): Step => {
+  const { name, newKid, text } = effect
+  return reply({ ...session, pending: { kind: "upgrade", name, newKid, text } }, [
     `sign ${text}`,
     `expect sig <U64 Ed25519 signature by ${newKid} of the UTF-8 bytes after "sign ">`,
     "ok prepared key.rotate"
