@@ -334,16 +334,15 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
               continue
             }
             const performed = yield* perform(stepped.session, stepped.effect)
-            out.push(...stepped.lines)
             if (identityKey(performed.session.identity) !== identityKey(session.identity)) {
-              // Whoever knew the id before the session gained an identity must not share it.
-              const renewed = { ...performed.session, id: yield* fresh }
-              out.push(`session ${renewed.id}`)
-              session = renewed
+              // Whoever knew the id before the session gained an identity must not share it:
+              // the reply starts with the new id.
+              session = { ...performed.session, id: yield* fresh }
+              out.push(`session ${session.id}`)
             } else {
               session = performed.session
             }
-            out.push(...performed.lines)
+            out.push(...stepped.lines, ...performed.lines)
             if (stepped.effect._tag === "Close") {
               close = true
               break

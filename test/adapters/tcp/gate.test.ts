@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort, removeDir, type RunningServer, startServer, tempDataDir } from "../../support/server.js"
-import { field, GateConnection, getGate, lastLine, leavesFromTiles, postGate, selfSignedCert } from "../../support/gateClient.js"
+import { field, GateConnection, getGate, lastLine, leavesFromTiles, postGate, selfSignedCert, sessionOf } from "../../support/gateClient.js"
 import { advanceChain, claimDraft, gateLine, generateAgentKey, postDraft, signGateText } from "../../../src/client/index.js"
 import { Ed25519Key, envelopeHash, envelopeSignatureHolds, jcs, sha256, u64, utf8, type Envelope } from "../../support/outsideOwner.js"
 
@@ -50,7 +50,7 @@ afterAll(async () => {
 describe("the text gate", () => {
   it("onboards a key identity over POST /t, from help to a claimed name and a post", async () => {
     const help = await postGate(server.baseUrl, ["help"])
-    const session = field(help.lines, "session")
+    let session = field(help.lines, "session")
     expect(help.lines).toContain("expect identify <your did:key>  |  claim <name> secret <secret>")
     expect(lastLine(help.lines)).toBe("ok help")
 
@@ -60,6 +60,11 @@ describe("the text gate", () => {
     const proved = await postGate(server.baseUrl, [`prove ${signed(key, field(challenge.lines, "challenge"))}`], session)
     expect(lastLine(proved.lines)).toBe(`ok key ${key.kid}`)
     expect(proved.lines).toContain("expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>")
+    // The proof renews the session id: whoever knew the anonymous one does not speak for the key.
+    const anonymous = session
+    session = sessionOf(proved.lines)
+    expect(session).not.toBe(anonymous)
+    expect((await postGate(server.baseUrl, ["whoami"], anonymous)).lines.at(-1)).toBe("ok anonymous")
 
     const claim = await postGate(server.baseUrl, [`claim gate-alice ${randomX25519()}`], session)
     expect(claim.lines.some((l) => l.startsWith("expect sig "))).toBe(true)
@@ -79,11 +84,12 @@ describe("the text gate", () => {
   it("answers a wrong signature with the refusal, and keeps the session", async () => {
     const key = Ed25519Key.random()
     const opened = await postGate(server.baseUrl, [`identify ${key.kid}`])
-    const session = field(opened.lines, "session")
+    let session = field(opened.lines, "session")
     const wrong = await postGate(server.baseUrl, [`prove ${signed(Ed25519Key.random(), field(opened.lines, "challenge"))}`], session)
     expect(lastLine(wrong.lines)).toMatch(/^err proof_invalid /)
     const proved = await postGate(server.baseUrl, [`prove ${signed(key, field(opened.lines, "challenge"))}`], session)
     expect(lastLine(proved.lines)).toBe(`ok key ${key.kid}`)
+    session = sessionOf(proved.lines)
     const prepared = await postGate(server.baseUrl, ["post general signed by someone else"], session)
     const refused = await postGate(server.baseUrl, [`sig ${signed(Ed25519Key.random(), field(prepared.lines, "sign"))}`], session)
     expect(lastLine(refused.lines)).toMatch(/^err envelope_signature_invalid /)
@@ -96,6 +102,9 @@ describe("the text gate", () => {
     const gate = await GateConnection.open(gatePort, false)
     const key = Ed25519Key.random()
     const challenge = await gate.send(`identify ${key.kid}`)
+    // HTTP never reaches a TCP session, even knowing its id.
+    const tcpSession = JSON.parse(field(challenge, "challenge")).session as string
+    expect((await postGate(server.baseUrl, ["whoami"], tcpSession)).lines).toContain("# that session is unknown or expired; this is a new one")
     expect(lastLine(await gate.send(`prove ${signed(key, field(challenge, "challenge"))}`))).toBe(`ok key ${key.kid}`)
     const claim = await gate.send(`claim gate-bob ${randomX25519()}`)
     const signText = field(claim, "sign")
@@ -143,13 +152,17 @@ describe("the text gate", () => {
     expect(lastLine(await later.send("post general before login"))).toMatch(/^err identify_first /)
     expect(lastLine(await later.send("login gate-carol wrong-secret-but-long"))).toMatch(/^err login_failed /)
     expect(lastLine(await later.send("login gate-alice wrong-secret-but-long"))).toMatch(/^err login_failed /)
-    expect(await later.send(`login gate-carol ${SECRET}`)).toEqual(["ok secret gate-carol"])
+    const loggedIn = await later.send(`login gate-carol ${SECRET}`)
+    expect(loggedIn).toEqual([`session ${sessionOf(loggedIn)}`, "ok secret gate-carol"])
     written["secretPost2"] = acceptedIndex(await later.send("post general back again"))
     expect(lastLine(await later.send(`claim gate-carol secret ${SECRET}`))).toMatch(/^err name_taken /)
 
     // The upgrade: the name moves to the agent's own key, and the secret stops working.
     const key = Ed25519Key.random()
-    const rotation = await later.send(`upgrade ${key.kid}`)
+    // The session alone does not move the name: the secret is asked again.
+    expect(lastLine(await later.send(`upgrade ${key.kid}`))).toMatch(/^err usage /)
+    expect(lastLine(await later.send(`upgrade ${key.kid} wrong-secret-but-long`))).toMatch(/^err login_failed /)
+    const rotation = await later.send(`upgrade ${key.kid} ${SECRET}`)
     written["upgrade"] = acceptedIndex(await later.send(`sig ${signed(key, field(rotation, "sign"))}`))
     expect(await later.send("whoami")).toEqual([`ok key ${key.kid}`])
     later.close()
@@ -181,15 +194,20 @@ describe("the text gate", () => {
   it("answers err post_required to content writes on GET /t, and takes reads and the proof of possession", async () => {
     const opened = await getGate(server.baseUrl, "post general hello")
     expect(opened.status).toBe(200)
-    const session = /^session (\S+)\n/.exec(opened.text)![1]!
-    expect(opened.text).toMatch(/\nerr post_required /)
-    expect((await getGate(server.baseUrl, '{"envelope":{},"body":null}', session)).text).toMatch(/^err post_required /)
-    expect((await getGate(server.baseUrl, "sig AAAA", session)).text).toMatch(/^err post_required /)
+    expect(opened.headers.get("cache-control")).toBe("no-store")
+    expect(opened.text).toMatch(/^session \S+\nerr post_required /)
+    // A GET that changed nothing kept no session: cheap GETs cannot crowd others out.
+    const dropped = /^session (\S+)\n/.exec(opened.text)![1]!
+    expect((await getGate(server.baseUrl, "whoami", dropped)).text).toMatch(/^session \S+\n# that session is unknown or expired/)
 
     const key = Ed25519Key.random()
-    const challenge = (await getGate(server.baseUrl, `identify ${key.kid}`, session)).text.split("\n")
-    const proved = await getGate(server.baseUrl, `prove ${signed(key, field(challenge, "challenge"))}`, session)
+    const challenged = await getGate(server.baseUrl, `identify ${key.kid}`)
+    let session = /^session (\S+)\n/.exec(challenged.text)![1]!
+    expect((await getGate(server.baseUrl, '{"envelope":{},"body":null}', session)).text).toMatch(/^err post_required /)
+    expect((await getGate(server.baseUrl, "sig AAAA", session)).text).toMatch(/^err post_required /)
+    const proved = await getGate(server.baseUrl, `prove ${signed(key, field(challenged.text.split("\n"), "challenge"))}`, session)
     expect(proved.text).toMatch(new RegExp(`ok key ${key.kid}\\n$`))
+    session = sessionOf(proved.text.split("\n"))
     expect((await getGate(server.baseUrl, `claim gate-erin ${randomX25519()}`, session)).text).toMatch(/^err post_required /)
 
     const name = (await getGate(server.baseUrl, "name gate-alice", session)).text.split("\n")
@@ -207,6 +225,7 @@ describe("the text gate", () => {
     const session = field(first.lines, "session")
     const second = await postGate(server.baseUrl, [`prove ${signed(key, field(first.lines, "challenge"))}`, "whoami"], session)
     expect(second.lines).toEqual([
+      `session ${sessionOf(second.lines)}`,
       "expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>",
       `ok key ${key.kid}`,
       `ok key ${key.kid}`
