@@ -22,6 +22,7 @@ import {
   identityKey,
   newSession,
   type ReadCommand,
+  sessionBytes,
   step,
   type Transport,
   transportClass,
@@ -51,6 +52,8 @@ import { WriteAnswers } from "./WriteAnswers.js"
 export const SESSION_IDLE_MS = 15 * 60 * 1000
 /** Sessions kept at most; past it the least recently used is forgotten. */
 export const MAX_SESSIONS = 10_000
+/** What the HTTP sessions may hold in memory together (prepared envelopes and bodies); past it the least recently used go. */
+export const MAX_SESSION_BYTES = 64 * 1024 * 1024
 /** scrypt computations at once, and how many may wait for one before `err busy`. */
 export const HASH_PERMITS = 2
 export const HASH_QUEUE_MAX = 16
@@ -100,22 +103,31 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     // Map order is recency order: a touched session is moved to the end. HTTP sessions share
     // one cap; a TCP session is its connection's (bounded by the connection cap) and no HTTP
     // request can name it.
-    const httpSessions = new Map<string, { session: GateSession; touched: number }>()
-    const tcpSessions = new Map<string, { session: GateSession; touched: number }>()
+    type Kept = { session: GateSession; touched: number; bytes: number }
+    const httpSessions = new Map<string, Kept>()
+    const tcpSessions = new Map<string, Kept>()
+    let httpBytes = 0
     const mapFor = (transport: Transport) => transport.method === "tcp" ? tcpSessions : httpSessions
     const lock = yield* Effect.makeSemaphore(1)
+
+    const forget = (sessions: Map<string, Kept>, id: string) => {
+      const kept = sessions.get(id)
+      if (kept === undefined) return
+      sessions.delete(id)
+      if (sessions === httpSessions) httpBytes -= kept.bytes
+    }
 
     const take = (id: string | undefined, transport: Transport, now: number) =>
       Effect.gen(function*() {
         const sessions = mapFor(transport)
         for (const [key, entry] of sessions) {
           if (now - entry.touched < SESSION_IDLE_MS) break
-          sessions.delete(key)
+          forget(sessions, key)
         }
         const found = id === undefined ? undefined : sessions.get(id)
         if (found !== undefined && exposedSecretSession(found.session, transport)) {
           // The id travelled where anyone could read it: it must not speak for the name again.
-          sessions.delete(found.session.id)
+          forget(sessions, found.session.id)
           return { session: newSession(yield* fresh, transportClass(transport)), opened: true, exposed: true }
         }
         if (found !== undefined) return { session: found.session, opened: false, exposed: false }
@@ -125,11 +137,13 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     const keep = (session: GateSession, previousId: string, transport: Transport, now: number) =>
       Effect.sync(() => {
         const sessions = mapFor(transport)
-        sessions.delete(previousId)
-        sessions.delete(session.id)
-        sessions.set(session.id, { session, touched: now })
+        forget(sessions, previousId)
+        forget(sessions, session.id)
+        const bytes = sessionBytes(session)
+        sessions.set(session.id, { session, touched: now, bytes })
         if (sessions === httpSessions) {
-          while (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!)
+          httpBytes += bytes
+          while (sessions.size > MAX_SESSIONS || httpBytes > MAX_SESSION_BYTES) forget(sessions, sessions.keys().next().value!)
         }
       })
 
@@ -356,7 +370,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         return { id: session.id, lines: out, close }
       })
 
-    const end = (id: string) => lock.withPermits(1)(Effect.sync(() => void tcpSessions.delete(id)))
+    const end = (id: string) => lock.withPermits(1)(Effect.sync(() => forget(tcpSessions, id)))
 
     return { exchange, end }
   }))

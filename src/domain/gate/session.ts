@@ -21,7 +21,8 @@ import { decodeU64, encodeU64 } from "../encoding.js"
 import { AUTH_ALG, ENVELOPE_VERSION, type Envelope, type UnsignedEnvelope } from "../envelope/envelope.js"
 import { jcs } from "../envelope/jcs.js"
 import { signingInput } from "../envelope/signature.js"
-import type { PayloadSignatureCheck } from "../entries/entryRule.js"
+import { type PayloadSignatureCheck, TEXT_LIMIT } from "../entries/entryRule.js"
+import { isChannel } from "../entries/fields.js"
 import { isDidKey } from "../identity/didKey.js"
 import { nameProblem, normalizeName } from "../identity/names.js"
 import { rotationMessage } from "../identity/possession.js"
@@ -73,6 +74,11 @@ export const newSession = (id: string, created: SessionClass): GateSession => ({
  */
 export const exposedSecretSession = (session: GateSession, transport: Transport): boolean =>
   session.identity?.tier === "secret" && (transport.method === "GET" || !transport.tls)
+
+/** Roughly what a session holds in memory (its prepared envelope and body, its challenge), for the gate's byte budget. */
+export const sessionBytes = (session: GateSession): number =>
+  256 + (session.challenge?.text.length ?? 0) +
+  (session.pending === null ? 0 : session.pending.kind === "upgrade" ? session.pending.text.length : session.pending.input.length * 2 + (session.pending.body?.length ?? 0))
 
 /** Who a session speaks for, as one string: when it changes, the session gets a new id (no fixation). */
 export const identityKey = (identity: Identity | null): string =>
@@ -273,8 +279,11 @@ const keyClaim = (session: GateSession, name: string, x25519: string, facts: Ste
 }
 
 const post = (session: GateSession, channel: string, text: string, transport: Transport, facts: StepFacts): Step => {
-  if (!/^[a-z0-9-]{1,63}$/.test(channel)) return fail(session, "usage", `${USAGE.post}: a channel is 1 to 63 of a-z 0-9 -`)
+  if (!isChannel(channel)) return fail(session, "usage", `${USAGE.post}: a channel is 1 to 63 of a-z 0-9 -`)
   if (text === "") return fail(session, "usage", USAGE.post)
+  // Refused before anything is prepared, so a session never holds more than a post can be.
+  const body = utf8(text)
+  if (body.length > TEXT_LIMIT) return fail(session, "body_too_large", `a post's text is at most ${TEXT_LIMIT} bytes`)
   const identity = session.identity
   if (identity === null) return fail(session, "identify_first", "prove a key first (identify, prove), or log in to a secret-bound name")
   if (identity.tier === "secret") {
@@ -283,7 +292,6 @@ const post = (session: GateSession, channel: string, text: string, transport: Tr
     if (!transport.tls) return fail(session, "tls_required", TLS_REQUIRED)
     return reply(session, [], { _tag: "SecretPost", name: identity.name, channel, text })
   }
-  const body = utf8(text)
   return prepare(session, identity.kid, "post", { channel, body_hash: encodeU64(facts.sha256(body)), size: body.length }, body, facts)
 }
 

@@ -8,7 +8,7 @@ import { fromUtf8, utf8 } from "../../../src/domain/bytes.js"
 import { encodeU64 } from "../../../src/domain/encoding.js"
 import { prevOf } from "../../../src/domain/envelope/hash.js"
 import { payloadSignatureCheck } from "../../../src/domain/identity/possession.js"
-import { exposedSecretSession, newSession, step, type GateSession, type Step, type Transport, upgradePrepared } from "../../../src/domain/gate/session.js"
+import { exposedSecretSession, newSession, sessionBytes, step, type GateSession, type Step, type Transport, upgradePrepared } from "../../../src/domain/gate/session.js"
 import { checkSubmission } from "../../../src/domain/write/submission.js"
 import { decide } from "../../../src/domain/write/decide.js"
 import { GovLog, makeAgent } from "../../support/governanceAgents.js"
@@ -159,6 +159,17 @@ describe("the gate session", () => {
     expect([GET, PLAIN, POST].map((t) => exposedSecretSession(secret, t))).toEqual([true, true, true])
     expect(exposedSecretSession(secret, TLS)).toBe(false)
     expect([GET, PLAIN, POST, TLS].some((t) => exposedSecretSession(key, t))).toBe(false)
+  })
+
+  it("refuses a post's text over the post limit before preparing anything", () => {
+    const session = proved(makeAgent("session long poster"))
+    const long = run(session, `post general ${"x".repeat(16 * 1024 + 1)}`)
+    expect(last(long)).toMatch(/^err body_too_large /)
+    expect(long.session.pending).toBeNull()
+    const fits = run(session, `post general ${"x".repeat(16 * 1024)}`)
+    expect(last(fits)).toBe("ok prepared post")
+    expect(sessionBytes(fits.session)).toBeGreaterThan(16 * 1024)
+    expect(sessionBytes(session)).toBeLessThan(1024)
   })
 
   it("closes on quit", () => {
