@@ -239,9 +239,16 @@ describe("the text gate", () => {
     const longS = await getGate(server.baseUrl, "help", "s".repeat(65))
     expect(longS.status).toBe(422)
     expect(JSON.parse(longS.text).errors[0].path).toBe("s")
-    const longL = await getGate(server.baseUrl, "a".repeat(1_048_577))
+    const longL = await getGate(server.baseUrl, `login gate-carol ${SECRET}${"a".repeat(1_048_577)}`)
     expect(longL.status).toBe(422)
     expect(JSON.parse(longL.text).errors[0].path).toBe("l")
+    // The problem names the limit in fixed words: never the value, nor a secret in it.
+    expect(longL.text).not.toContain(SECRET)
+    expect(longL.text.length).toBeLessThan(1000)
+    expect(JSON.parse(longL.text).errors[0].message).toBe("one string of at most 1048576 characters")
+    const twoS = await fetch(`${server.baseUrl}/t?s=${SECRET}&s=${SECRET}`)
+    expect(twoS.status).toBe(422)
+    expect(await twoS.text()).not.toContain(SECRET)
     expect((await getGate(server.baseUrl, "help", "s".repeat(64))).status).toBe(200)
     const spec = await (await fetch(`${server.baseUrl}/openapi.json`)).json() as { paths: Record<string, any> }
     expect(spec.paths["/t"].get.responses["422"]).toBeDefined()
