@@ -10,7 +10,7 @@
 // recently used goes first). Several nodes behind one address need sticky sessions for
 // POST /t continuity; TCP sessions are their connection.
 
-import { Context, Effect, Either, Layer, Option } from "effect"
+import { Context, Effect, Either, Layer, Option, Schedule } from "effect"
 import { fromUtf8, utf8 } from "../domain/bytes.js"
 import { decodeU64, encodeB64, encodeU64 } from "../domain/encoding.js"
 import { MAX_LINE_BYTES } from "../domain/gate/command.js"
@@ -42,7 +42,7 @@ import { GateSecrets } from "../ports/GateSecrets.js"
 import { LogStore } from "../ports/LogStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { EntryWrites, type WriteAnswer } from "./EntryWrites.js"
-import { PolicyWrites } from "./PolicyWrites.js"
+import { type PolicyWrite, PolicyWrites } from "./PolicyWrites.js"
 import { Publisher } from "./Publisher.js"
 import { Sequencer } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
@@ -57,6 +57,8 @@ export const MAX_SESSION_BYTES = 64 * 1024 * 1024
 /** scrypt computations at once, and how many may wait for one before `err busy`. */
 export const HASH_PERMITS = 2
 export const HASH_QUEUE_MAX = 16
+/** Posts one secret-bound name may write per minute through the gate (its secret may be shared or leaked). */
+export const SECRET_POSTS_PER_MINUTE = 10
 /** Lines one exchange (one HTTP request) runs at most. */
 export const MAX_LINES_PER_EXCHANGE = 64
 /** Posts and names the gate's list reads print. */
@@ -226,18 +228,32 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         }
       }).pipe(Effect.catchTag("StorageError", (e) => Effect.map(storageLine(e), (line) => [line])))
 
+    /** A policy leaf's answer: the receipt of the leaf, or the refusal receipt of the request, as for a key's submission. */
+    const policyAnswer = (written: PolicyWrite) =>
+      written.outcome._tag === "Refused"
+        ? answers.refused(written.request, written.outcome.refusal, written.outcome.at)
+        : answers.accepted(written.envelope, written.outcome, 201)
+
+    /**
+     * The verifier of a durable claim, retried with backoff: the put is idempotent (the pair
+     * keeps its first verifier), so an attempt that stored it but failed to say so is found.
+     */
+    const storeVerifier = (name: string, claimIndex: number, verifier: string) =>
+      secrets.put(name, claimIndex, verifier).pipe(
+        Effect.flatMap((stored) => stored ? Effect.succeed(true) : Effect.map(secrets.get(name, claimIndex), (kept) => kept === verifier)),
+        Effect.retry(Schedule.intersect(Schedule.exponential("100 millis"), Schedule.recurs(4))),
+        Effect.catchTag("StorageError", (e) => Effect.as(Effect.logError(`text gate: the verifier of ${name} (claim ${claimIndex}) was not stored: ${e.message}`), false))
+      )
+
     /** A secret-bound claim: the policy leaf first, its verifier once the leaf is durable. */
     const secretClaim = (session: GateSession, name: string, secret: string) =>
       Effect.gen(function*() {
         const verifier = yield* throttled(hasher.hash(secret))
         if (verifier === "busy") return { session, lines: [BUSY] }
         const written = yield* policyWrites.write("claim", { name, as: name }, yield* clock.nowMillis)
-        if (written.outcome._tag === "Refused") {
-          return { session, lines: [errLine(written.outcome.refusal.code, written.outcome.refusal.detail)] }
-        }
-        const answer = yield* answers.accepted(written.envelope, written.outcome, 201)
-        const stored = yield* Effect.either(secrets.put(name, written.outcome.index, verifier))
-        if (Either.isLeft(stored) || !stored.right) {
+        const answer = yield* policyAnswer(written)
+        if (written.outcome._tag === "Refused") return { session, lines: writeLines(answer) }
+        if (!(yield* storeVerifier(name, written.outcome.index, verifier))) {
           return { session, lines: [...writeLines(answer).slice(0, 1), errLine("secret_not_stored", `${name} is claimed at ${written.outcome.index}, but its secret could not be stored`)] }
         }
         const [receipt, ok] = writeLines(answer)
@@ -262,24 +278,47 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         return { session: prepared.session, lines: prepared.lines }
       }).pipe(Effect.catchTag("StorageError", (e) => Effect.map(storageLine(e), (line) => ({ session, lines: [line] }))))
 
+    // The minute's posts per secret-bound name (Unix ms of each), for SECRET_POSTS_PER_MINUTE.
+    const recentPosts = new Map<string, Array<number>>()
+    const postAllowed = (name: string, now: number): boolean => {
+      const recent = (recentPosts.get(name) ?? []).filter((at) => now - at < 60_000)
+      if (recent.length >= SECRET_POSTS_PER_MINUTE) {
+        recentPosts.set(name, recent)
+        return false
+      }
+      recent.push(now)
+      recentPosts.set(name, recent)
+      // Forget names that have not posted this minute, so the map stays as small as the traffic.
+      if (recentPosts.size > MAX_SESSIONS) {
+        for (const [key, times] of recentPosts) if (times.every((at) => now - at >= 60_000)) recentPosts.delete(key)
+      }
+      return true
+    }
+
     const secretPost = (name: string, channel: string, text: string) =>
       Effect.gen(function*() {
+        const now = yield* clock.nowMillis
+        if (!postAllowed(name, now)) return [errLine("rate_limited", `a secret-bound name posts at most ${SECRET_POSTS_PER_MINUTE} times a minute through the gate`)]
         const body = utf8(text)
         const payload = { channel, body_hash: encodeU64(crypto.sha256(body)), size: body.length, as: name }
-        const written = yield* policyWrites.write("post", payload, yield* clock.nowMillis, body)
-        if (written.outcome._tag === "Refused") return [errLine(written.outcome.refusal.code, written.outcome.refusal.detail)]
-        return writeLines(yield* answers.accepted(written.envelope, written.outcome, 201))
+        return writeLines(yield* policyAnswer(yield* policyWrites.write("post", payload, now, body)))
       })
 
     /** The upgrade of a secret-bound name: a policy-signed key.rotate with `as`, to the key that signed new_sig. */
     const upgrade = (session: GateSession, effect: Extract<GateEffect, { _tag: "Upgrade" }>) =>
       Effect.gen(function*() {
         const payload = { name: effect.name, new_kid: effect.newKid, new_sig: effect.newSig, as: effect.name }
+        const before = nameRecordOf(yield* sequencer.state, effect.name)
         const written = yield* policyWrites.write("key.rotate", payload, yield* clock.nowMillis)
-        if (written.outcome._tag === "Refused") {
-          return { session, lines: [errLine(written.outcome.refusal.code, written.outcome.refusal.detail)] }
+        const answer = yield* policyAnswer(written)
+        if (written.outcome._tag === "Refused") return { session, lines: writeLines(answer) }
+        // The name is a key's now: its verifier has no use left, and is no longer kept.
+        if (before?.tier === "secret") {
+          yield* secrets.remove(effect.name, before.claimIndex).pipe(
+            Effect.catchTag("StorageError", (e) => Effect.logWarning(`text gate: the verifier of ${effect.name} was not removed after its upgrade: ${e.message}`))
+          )
         }
-        const [receipt, ok] = writeLines(yield* answers.accepted(written.envelope, written.outcome, 201))
+        const [receipt, ok] = writeLines(answer)
         // new_sig proved the key: the session now speaks for it, and the secret no longer logs in.
         return {
           session: { ...session, identity: { tier: "key" as const, kid: effect.newKid } },

@@ -25,9 +25,13 @@ import { ServiceConfig } from "./ServiceConfig.js"
 const NONCE_BYTES = 16
 
 export interface PolicyWrite {
-  // No request bytes: a refusal of a policy leaf is answered as the refusal of the request
-  // that caused it, which its caller can check (docs/protocol.md 13.3).
   readonly envelope: Envelope
+  /**
+   * The {envelope, body} request it submitted. A route answers a refused policy leaf as the
+   * refusal of the request that caused it (docs/protocol.md 13.3); the text gate, whose
+   * line is that request, prints the refusal receipt of these bytes (17.5).
+   */
+  readonly request: Uint8Array
   readonly outcome: WriteOutcome
 }
 
@@ -72,10 +76,10 @@ export class PolicyWrites extends Context.Tag("aics/PolicyWrites")<PolicyWrites,
         const envelope: Envelope = { ...unsigned, auth: { alg: AUTH_ALG, sig: encodeU64(signature) } }
         const raw = utf8(JSON.stringify({ envelope, body: body === undefined ? null : encodeU64(body) }))
         const submission = checkEntry(raw, { keyid: policyKid, nonce: envelope.nonce, created, expires: envelope.expires }, context, ["policy"])
-        if (Either.isLeft(submission)) return { envelope, outcome: { _tag: "Refused" as const, refusal: submission.left, at: nowMillis } }
+        if (Either.isLeft(submission)) return { envelope, request: raw, outcome: { _tag: "Refused" as const, refusal: submission.left, at: nowMillis } }
         const diverged = yield* health.diverged
-        if (diverged !== undefined) return { envelope, outcome: { _tag: "Refused" as const, refusal: refuse("log_unavailable", diverged), at: nowMillis } }
-        return { envelope, outcome: yield* sequencer.submit(submission.right) }
+        if (diverged !== undefined) return { envelope, request: raw, outcome: { _tag: "Refused" as const, refusal: refuse("log_unavailable", diverged), at: nowMillis } }
+        return { envelope, request: raw, outcome: yield* sequencer.submit(submission.right) }
       }))
 
     return { write }

@@ -5,7 +5,8 @@
 // secrets refused where they must be; session continuity; the limits; and every leaf the
 // gate wrote read back from the verified tiles with its signature checked.
 
-import { readFile } from "node:fs/promises"
+import { existsSync } from "node:fs"
+import { readdir, readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort, removeDir, type RunningServer, startServer, tempDataDir } from "../../support/server.js"
@@ -162,8 +163,16 @@ describe("the text gate", () => {
     // The session alone does not move the name: the secret is asked again.
     expect(lastLine(await later.send(`upgrade ${key.kid}`))).toMatch(/^err usage /)
     expect(lastLine(await later.send(`upgrade ${key.kid} wrong-secret-but-long`))).toMatch(/^err login_failed /)
+    // A refused policy leaf prints its refusal receipt, as a key's submission does.
+    const badRotation = await later.send(`upgrade ${key.kid} ${SECRET}`)
+    const badSig = await later.send(`sig ${signed(Ed25519Key.random(), field(badRotation, "sign"))}`)
+    expect(lastLine(badSig)).toMatch(/^err proof_invalid /)
+    expect(JSON.parse(field(badSig, "receipt")).entry).toMatchObject({ refused: "proof_invalid" })
     const rotation = await later.send(`upgrade ${key.kid} ${SECRET}`)
     written["upgrade"] = acceptedIndex(await later.send(`sig ${signed(key, field(rotation, "sign"))}`))
+    // The name is a key's now: its verifier is no longer kept (on the filesystem store, its file is gone).
+    const secretsDir = join(dataDir, "gate-secrets")
+    if (existsSync(secretsDir)) expect((await readdir(secretsDir)).filter((f) => f.endsWith("-gate-carol"))).toEqual([])
     expect(await later.send("whoami")).toEqual([`ok key ${key.kid}`])
     later.close()
     const again = await GateConnection.open(tlsPort, true)
@@ -174,6 +183,14 @@ describe("the text gate", () => {
     expect([name["tier"], name["kid"]]).toEqual(["key", key.kid])
     const posts = await (await fetch(`${server.baseUrl}/v2/agora/posts?channel=general`)).json() as { posts: Array<Record<string, unknown>> }
     expect(posts.posts.find((p) => p["index"] === written["secretPost2"])).toMatchObject({ name: "gate-carol", text: "back again" })
+  })
+
+  it("lets a secret-bound name post at most 10 times a minute", async () => {
+    const flooder = await GateConnection.open(tlsPort, true)
+    acceptedIndex(await flooder.send(`claim gate-flood secret ${SECRET}`))
+    for (let i = 0; i < 10; i++) acceptedIndex(await flooder.send(`post flood ${i}`))
+    expect(lastLine(await flooder.send("post flood 10"))).toMatch(/^err rate_limited /)
+    flooder.close()
   })
 
   it("refuses secrets on plaintext TCP, on GET /t and on plain HTTP POST", async () => {
