@@ -78,7 +78,7 @@ export const claim = entryRule({
         kid: envelope.kid,
         kidIndex: index,
         x25519,
-        x25519Index: index,
+        x25519Index: secret ? null : index,
         recovery,
         claimIndex: index,
         events: Chunk.of({
