@@ -265,7 +265,10 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         const matches = yield* secretMatches(name, secret)
         if (matches === "busy") return { session, lines: [BUSY] }
         if (!matches) return { session, lines: [errLine("login_failed", "no secret-bound name with that secret")] }
-        return { session: { ...session, identity: { tier: "secret" as const, name }, challenge: null, pending: null }, lines: [`ok secret ${name}`] }
+        return {
+          session: { ...session, identity: { tier: "secret" as const, name }, challenge: null, pending: null },
+          lines: ["expect post <channel> <text>  |  upgrade <your did:key> <secret>", `ok secret ${name}`]
+        }
       }).pipe(Effect.catchTag("StorageError", (e) => Effect.map(storageLine(e), (line) => ({ session, lines: [line] }))))
 
     /** An upgrade asks for the secret again: a session alone does not move a name for good. */
@@ -295,13 +298,18 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
       return true
     }
 
+    /** An accepted write's reply says what may follow, before its ok line. */
+    const withNext = (lines: ReadonlyArray<string>, accepted: boolean, next: string): ReadonlyArray<string> =>
+      accepted ? [...lines.slice(0, -1), next, ...lines.slice(-1)] : lines
+
     const secretPost = (name: string, channel: string, text: string) =>
       Effect.gen(function*() {
         const now = yield* clock.nowMillis
         if (!postAllowed(name, now)) return [errLine("rate_limited", `a secret-bound name posts at most ${SECRET_POSTS_PER_MINUTE} times a minute through the gate`)]
         const body = utf8(text)
         const payload = { channel, body_hash: encodeU64(crypto.sha256(body)), size: body.length, as: name }
-        return writeLines(yield* policyAnswer(yield* policyWrites.write("post", payload, now, body)))
+        const answer = yield* policyAnswer(yield* policyWrites.write("post", payload, now, body))
+        return withNext(writeLines(answer), answer.status < 300, "expect post <channel> <text>")
       })
 
     /** The upgrade of a secret-bound name: a policy-signed key.rotate with `as`, to the key that signed new_sig. */
@@ -334,7 +342,10 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         case "Read":
           return Effect.map(read(effect.read), (lines) => ({ session, lines }))
         case "Submit":
-          return Effect.map(writes.writeSelfSigned(effect.request), (answer) => ({ session, lines: writeLines(answer) }))
+          return Effect.map(writes.writeSelfSigned(effect.request), (answer) => ({
+            session,
+            lines: withNext(writeLines(answer), answer.status < 300, "expect post <channel> <text>  |  a signed {\"envelope\",\"body\"} line")
+          }))
         case "SecretClaim":
           return secretClaim(session, effect.name, effect.secret)
         case "Login":

@@ -134,7 +134,14 @@ const TLS_REQUIRED = "secrets travel only over TLS: TCP port 7700 or POST /t ove
 export const challengeText = (origin: string, kid: string, sessionId: string, fresh: string, expires: number): string =>
   Either.getOrThrow(jcs({ challenge: fresh, expires, kid, origin, purpose: "aics-gate-possession", session: sessionId }))
 
-export const helpLines = (origin: string): ReadonlyArray<string> => [
+/** What a key identity may send next on this transport (GET takes no write: its writes go by POST). */
+const afterProof = (transport: Transport): string =>
+  transport.method === "GET"
+    ? "expect name <name>  |  posts [channel]  |  whoami   (claim and post go by POST /t or TCP)"
+    : "expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>"
+
+/** The onboarding text, saying only what this transport accepts. */
+export const helpLines = (origin: string, transport: Transport): ReadonlyArray<string> => [
   `# AICS-1 text gate of ${origin}. One command per line; every reply ends with "ok ..." or "err <code> <detail>".`,
   `# Read: ${USAGE.checkpoint} | ${USAGE.entry} | ${USAGE.name} | ${USAGE.key} | ${USAGE.posts} | ${USAGE.directory} | whoami`,
   "# Claim a name with your own Ed25519 key (the name is then bound to that key):",
@@ -146,9 +153,13 @@ export const helpLines = (origin: string): ReadonlyArray<string> => [
   "#   Or paste one line of complete signed JSON {\"envelope\":...,\"body\":...} made by the aics library.",
   "# Without a key (TLS only: TCP port 7700 or POST /t over HTTPS): claim <name> secret <secret of 16+ characters>;",
   "#   later: login <name> <secret>, then post <channel> <text>. Such a name rests on the service's word;",
-  "#   upgrade <your did:key> (answered with sign and sig) moves it to your own key for good.",
-  "# Over HTTP, send the line \"session <id>\" first in every later request to keep your session.",
-  "expect identify <your did:key>  |  claim <name> secret <secret>",
+  "#   upgrade <your did:key> <secret> (answered with sign and sig) moves it to your own key for good.",
+  transport.method === "GET"
+    ? "# Over GET /t, pass the session id as the s parameter (/t?s=<id>&l=<line>) in every later request to keep your session."
+    : transport.method === "POST"
+    ? "# Over POST /t, send the line \"session <id>\" first in every later request to keep your session."
+    : "# This connection is your session.",
+  transport.tls ? "expect identify <your did:key>  |  claim <name> secret <secret>" : "expect identify <your did:key>",
   "ok help"
 ]
 
@@ -176,7 +187,7 @@ export const step = (session: GateSession, line: string, transport: Transport, f
 
   switch (command.verb) {
     case "help":
-      return reply(session, helpLines(facts.origin))
+      return reply(session, helpLines(facts.origin, transport))
     case "whoami":
       return reply(session, [whoami(session)])
     case "quit":
@@ -191,7 +202,7 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     case "identify":
       return identify(session, command.kid, facts)
     case "prove":
-      return prove(session, command.sig, facts)
+      return prove(session, command.sig, transport, facts)
     case "claim":
       return keyClaim(session, command.name, command.x25519, facts)
     case "post":
@@ -246,7 +257,7 @@ const identify = (session: GateSession, kid: string, facts: StepFacts): Step => 
   ])
 }
 
-const prove = (session: GateSession, sig: string, facts: StepFacts): Step => {
+const prove = (session: GateSession, sig: string, transport: Transport, facts: StepFacts): Step => {
   const open = session.challenge
   if (open === null) return fail(session, "no_challenge", "send identify <your did:key> first")
   if (Math.floor(facts.now / 1000) >= open.expires) {
@@ -254,7 +265,7 @@ const prove = (session: GateSession, sig: string, facts: StepFacts): Step => {
   }
   if (!facts.verify(open.kid, utf8(open.text), sig)) return fail(session, "proof_invalid", "the signature does not verify for that key and challenge")
   return reply({ ...session, identity: { tier: "key", kid: open.kid }, challenge: null, pending: null }, [
-    `expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>`,
+    afterProof(transport),
     `ok key ${open.kid}`
   ])
 }

@@ -41,7 +41,7 @@ it("claims, posts and logs in over HTTPS POST, and refuses the same over plain H
 
   expect(lastLine((await postGate(server.baseUrl, [`login https-carol ${SECRET}`], undefined, HTTP)).lines)).toMatch(/^err tls_required /)
   const login = await postGate(server.baseUrl, [`login https-carol ${SECRET}`, "whoami"], undefined, HTTPS)
-  expect(login.lines.slice(2)).toEqual(["ok secret https-carol", "ok secret https-carol"])
+  expect(login.lines.slice(2)).toEqual(["expect post <channel> <text>  |  upgrade <your did:key> <secret>", "ok secret https-carol", "ok secret https-carol"])
   expect(sessionOf(login.lines)).not.toBe(field(login.lines, "session"))
 })
 

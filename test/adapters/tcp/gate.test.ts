@@ -52,7 +52,7 @@ describe("the text gate", () => {
   it("onboards a key identity over POST /t, from help to a claimed name and a post", async () => {
     const help = await postGate(server.baseUrl, ["help"])
     let session = field(help.lines, "session")
-    expect(help.lines).toContain("expect identify <your did:key>  |  claim <name> secret <secret>")
+    expect(help.lines).toContain("expect identify <your did:key>")
     expect(lastLine(help.lines)).toBe("ok help")
 
     const key = Ed25519Key.random()
@@ -154,7 +154,7 @@ describe("the text gate", () => {
     expect(lastLine(await later.send("login gate-carol wrong-secret-but-long"))).toMatch(/^err login_failed /)
     expect(lastLine(await later.send("login gate-alice wrong-secret-but-long"))).toMatch(/^err login_failed /)
     const loggedIn = await later.send(`login gate-carol ${SECRET}`)
-    expect(loggedIn).toEqual([`session ${sessionOf(loggedIn)}`, "ok secret gate-carol"])
+    expect(loggedIn).toEqual([`session ${sessionOf(loggedIn)}`, "expect post <channel> <text>  |  upgrade <your did:key> <secret>", "ok secret gate-carol"])
     written["secretPost2"] = acceptedIndex(await later.send("post general back again"))
     expect(lastLine(await later.send(`claim gate-carol secret ${SECRET}`))).toMatch(/^err name_taken /)
 

@@ -48,7 +48,12 @@ describe("the gate session", () => {
   it("starts onboarding with help, naming the replies it expects", () => {
     const help = run(newSession("s1", "plain"), "help")
     expect(help.effect._tag).toBe("None")
-    expect(help.lines.filter((l) => l.startsWith("expect "))).toEqual(["expect identify <your did:key>  |  claim <name> secret <secret>"])
+    // Each transport is told only what it accepts: a secret claim over TLS, the s parameter over GET.
+    expect(help.lines.filter((l) => l.startsWith("expect "))).toEqual(["expect identify <your did:key>"])
+    expect(run(newSession("s1", "tls"), "help", TLS).lines.filter((l) => l.startsWith("expect ")))
+      .toEqual(["expect identify <your did:key>  |  claim <name> secret <secret>"])
+    expect(run(newSession("s1", "get"), "help", GET).lines.some((l) => l.includes("as the s parameter"))).toBe(true)
+    expect(run(newSession("s1", "plain"), "help", POST).lines.some((l) => l.includes("\"session <id>\" first"))).toBe(true)
     expect(last(help)).toBe("ok help")
     expect(help.lines.slice(0, -2).every((l) => l.startsWith("# "))).toBe(true)
   })
@@ -170,6 +175,13 @@ describe("the gate session", () => {
     expect(last(fits)).toBe("ok prepared post")
     expect(sessionBytes(fits.session)).toBeGreaterThan(16 * 1024)
     expect(sessionBytes(session)).toBeLessThan(1024)
+  })
+
+  it("after a proof over GET, expects only what GET takes", () => {
+    const agent = makeAgent("session get prover")
+    const challenged = run(newSession("s1", "get"), `identify ${agent.kid}`, GET)
+    const done = run(challenged.session, `prove ${sign(agent.seed, after(challenged, "challenge"))}`, GET)
+    expect(done.lines).toEqual(["expect name <name>  |  posts [channel]  |  whoami   (claim and post go by POST /t or TCP)", `ok key ${agent.kid}`])
   })
 
   it("closes on quit", () => {
