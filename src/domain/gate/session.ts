@@ -26,6 +26,7 @@ import { isChannel } from "../entries/fields.js"
 import { isDidKey } from "../identity/didKey.js"
 import { nameProblem, normalizeName } from "../identity/names.js"
 import { rotationMessage } from "../identity/possession.js"
+import { DIRECTORY_Q_MAX } from "../views/limits.js"
 import type { LogState } from "../write/logState.js"
 import { type Command, isParseError, parseCommand, USAGE } from "./command.js"
 
@@ -197,8 +198,10 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     case "name":
     case "key":
     case "posts":
-    case "directory":
-      return reply(session, [], { _tag: "Read", read: command })
+    case "directory": {
+      const problem = readProblem(command)
+      return problem === undefined ? reply(session, [], { _tag: "Read", read: command }) : fail(session, problem.code, problem.detail)
+    }
     case "identify":
       return identify(session, command.kid, facts)
     case "prove":
@@ -221,6 +224,22 @@ export const step = (session: GateSession, line: string, transport: Transport, f
       return reply(session, [], { _tag: "Login", name: normalizeName(command.name), secret: command.secret })
     case "upgrade":
       return upgrade(session, command.kid, command.secret, transport, facts)
+  }
+}
+
+/** The bounds the HTTP routes put on the same reads (views/limits.ts), so neither door takes more than the other. */
+const readProblem = (command: ReadCommand): { code: string; detail: string } | undefined => {
+  switch (command.verb) {
+    case "name":
+      return nameProblem(normalizeName(command.name)) === "name_invalid" ? { code: "name_invalid", detail: "that is not a valid name" } : undefined
+    case "key":
+      return isDidKey(command.kid) ? undefined : { code: "usage", detail: `${USAGE.key}: not the did:key of an Ed25519 key` }
+    case "posts":
+      return command.channel === undefined || isChannel(command.channel) ? undefined : { code: "usage", detail: `${USAGE.posts}: a channel is 1 to 63 of a-z 0-9 -` }
+    case "directory":
+      return (command.q?.length ?? 0) <= DIRECTORY_Q_MAX ? undefined : { code: "usage", detail: `${USAGE.directory}: a query is at most ${DIRECTORY_Q_MAX} characters` }
+    default:
+      return undefined
   }
 }
 

@@ -184,6 +184,15 @@ describe("the gate session", () => {
     expect(done.lines).toEqual(["expect name <name>  |  posts [channel]  |  whoami   (claim and post go by POST /t or TCP)", `ok key ${agent.kid}`])
   })
 
+  it("bounds reads as the HTTP routes do: a query of 80 characters, a valid channel, name and key", () => {
+    expect(run(newSession("s1", "plain"), `directory ${"a".repeat(80)}`).effect._tag).toBe("Read")
+    expect(last(run(newSession("s1", "plain"), `directory ${"a".repeat(81)}`))).toMatch(/^err usage .*at most 80/)
+    expect(last(run(newSession("s1", "plain"), "posts General!"))).toMatch(/^err usage /)
+    expect(run(newSession("s1", "plain"), "posts general").effect._tag).toBe("Read")
+    expect(last(run(newSession("s1", "plain"), `name ${"x".repeat(5000)}`))).toBe("err name_invalid that is not a valid name")
+    expect(last(run(newSession("s1", "plain"), "key not-a-key"))).toMatch(/^err usage /)
+  })
+
   it("closes on quit", () => {
     expect(run(newSession("s1", "plain"), "quit")).toMatchObject({ lines: ["ok bye"], effect: { _tag: "Close" } })
   })
