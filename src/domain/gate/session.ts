@@ -23,6 +23,7 @@ import { jcs } from "../envelope/jcs.js"
 import { signingInput } from "../envelope/signature.js"
 import { type PayloadSignatureCheck, TEXT_LIMIT } from "../entries/entryRule.js"
 import { isChannel } from "../entries/fields.js"
+import { nameRefusal } from "../entries/types/claim.js"
 import { isDidKey } from "../identity/didKey.js"
 import { nameProblem, normalizeName } from "../identity/names.js"
 import { rotationMessage } from "../identity/possession.js"
@@ -289,13 +290,8 @@ const prove = (session: GateSession, sig: string, transport: Transport, facts: S
   ])
 }
 
-const claimableName = (name: string, log: LogState): { code: string; detail: string } | undefined => {
-  if (name !== normalizeName(name)) return { code: "name_invalid", detail: `claim the normal form ${JSON.stringify(normalizeName(name))}` }
-  const problem = nameProblem(name)
-  if (problem !== undefined) return { code: problem, detail: `${JSON.stringify(name)} cannot be claimed` }
-  if (HashMap.has(log.names, name)) return { code: "name_taken", detail: `${name} is already claimed` }
-  return undefined
-}
+/** The claim rule's own name check, so the gate and the sequencer refuse alike. */
+const claimableName = (name: string, log: LogState): { code: string; detail: string } | undefined => nameRefusal(log, name)
 
 const keyClaim = (session: GateSession, name: string, x25519: string, facts: StepFacts): Step => {
   if (session.identity?.tier !== "key") {
