@@ -61,3 +61,11 @@ it("ends a secret-bound session whose id arrives over plain HTTP or GET", async 
   expect(overGet.text).toMatch(/\nerr session_revoked /)
   expect(lastLine((await postGate(server.baseUrl, ["whoami"], sessionOf(login.lines), HTTPS)).lines)).toBe("ok anonymous")
 })
+
+it("checks at most one secret per request", async () => {
+  const twice = await postGate(server.baseUrl, [`login https-carol wrong-secret-but-long`, `login https-carol ${SECRET}`], undefined, HTTPS)
+  expect(twice.lines.filter((l) => l.startsWith("err ") || l.startsWith("ok "))).toEqual([
+    "err login_failed no secret-bound name with that secret",
+    "err busy one secret command per request"
+  ])
+})
