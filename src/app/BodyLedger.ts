@@ -16,7 +16,7 @@
 import { Context, Duration, Effect, Layer, Stream, SubscriptionRef } from "effect"
 import { bodyReference } from "../domain/bodyReference.js"
 import type { BodyEntry } from "../domain/bodyStatus.js"
-import { fromUtf8 } from "../domain/bytes.js"
+import { fromUtf8, toHex } from "../domain/bytes.js"
 import { BodyStore } from "../ports/BodyStore.js"
 import { Clock } from "../ports/Clock.js"
 import { LogStore } from "../ports/LogStore.js"
@@ -36,7 +36,7 @@ interface Ciphertext {
   readonly size: number
 }
 
-const keyOf = (digest: Uint8Array): string => Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString("latin1")
+const keyOf = (digest: Uint8Array): string => toHex(digest)
 
 export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
   /** The first entry that names this body, if any does. */

@@ -1,7 +1,8 @@
 // POST /v2/entries as a use case (service.md "Log entry request", "Entry receipt";
 // profile.md sections 4, 6 and 7). In order:
 //   1. no query string, a request body within the size limit;
-//   2. the RFC 9421 signature in the AICS profile (domain/http/aicsProfile.ts);
+//   2. the RFC 9421 signature in the AICS profile (domain/http/aicsProfile.ts), or for the
+//      text gate's self-signed requests the envelope's own signature and clock;
 //   3. the (keyid, nonce) pair not seen before (NonceStore), remembered until expires + 300 s;
 //   4. the stateless checks of the envelope, payload and body (domain/write/submission.ts);
 //   5. the log accepting writes (not diverged);
@@ -14,12 +15,10 @@
 
 import { Context, Effect, Either, Layer, Schema } from "effect"
 import { entryRuleOf } from "../domain/entries/registry.js"
-import { checkClock, replayExpiry } from "../domain/http/aicsProfile.js"
-import { fromUtf8 } from "../domain/bytes.js"
+import { replayExpiry } from "../domain/http/aicsProfile.js"
 import { payloadSignatureCheck } from "../domain/identity/possession.js"
 import { refuse, type Refusal } from "../domain/write/refusal.js"
-import { checkSubmission, type SignatureFacts, type Submission } from "../domain/write/submission.js"
-import { ServiceConfig } from "./ServiceConfig.js"
+import type { Submission } from "../domain/write/submission.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { NonceStore } from "../ports/NonceStore.js"
@@ -43,9 +42,8 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
   readonly tooLarge: Effect.Effect<WriteAnswer>
   /**
    * A signed {envelope, body} request that arrived without an RFC 9421 signature (the text
-   * gate, docs/protocol.md section 17): the envelope's own signature authenticates it, its
-   * created and expires pass the profile's clock rules, its (kid, nonce) is spent in the same
-   * replay store, and from there it takes exactly the path of write.
+   * gate, docs/protocol.md section 17): write's pipeline, with the envelope's own signature
+   * and the profile's clock rules on its created and expires as the signature step.
    */
   readonly writeSelfSigned: (body: Uint8Array) => Effect.Effect<WriteAnswer>
 }>() {
@@ -58,7 +56,6 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
     const sequencer = yield* Sequencer
     const answers = yield* WriteAnswers
     const checks = yield* WriteChecks
-    const { origin } = yield* ServiceConfig
     const verify = payloadSignatureCheck(crypto.ed25519)
 
     /**
@@ -112,24 +109,11 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         return yield* answers.accepted(submission.right.envelope, outcome, 202)
       })
 
+    // The same pipeline as write, in the same order: the envelope's own signature is the
+    // signature step (WriteChecks, so on the worker threads too), then the nonce, the
+    // stateless checks, the log's health and the sequencer.
     const writeSelfSigned = (raw: Uint8Array) =>
-      Effect.gen(function*() {
-        const nowMillis = yield* clock.nowMillis
-        const now = Math.floor(nowMillis / 1000)
-        const request: WriteRequest = { method: "POST", authority: undefined, path: "", query: "", headers: {}, body: raw }
-        if (raw.length > MAX_WRITE_REQUEST_BYTES) {
-          return yield* refusal(request, refuse("entry_too_large", `a write request is at most ${MAX_WRITE_REQUEST_BYTES} bytes`), nowMillis)
-        }
-        const facts = envelopeFacts(raw)
-        const submission = checkSubmission(raw, facts, { origin, sha256: crypto.sha256, ed25519: crypto.ed25519 })
-        if (Either.isLeft(submission)) return yield* refusal(request, submission.left, nowMillis)
-        const clockCheck = checkClock(facts, now)
-        if (Either.isLeft(clockCheck)) return yield* refusal(request, refuse(clockCheck.left.code, clockCheck.left.detail), nowMillis)
-        const fresh = yield* nonces.remember(facts.keyid, facts.nonce, replayExpiry(facts), now).pipe(Effect.orElseSucceed(() => undefined))
-        if (fresh === undefined) return yield* refusal(request, refuse("log_unavailable", "the replay store failed"), nowMillis)
-        if (!fresh) return yield* refusal(request, refuse("nonce_reused", "this key already used this nonce"), nowMillis)
-        return yield* commit(request, Either.right({ ...submission.right, verify }), nowMillis)
-      })
+      write({ method: "POST", authority: undefined, path: "", query: "", headers: {}, body: raw, selfSigned: true })
 
     const tooLarge = Effect.flatMap(clock.nowMillis, (now) =>
       refusal(
@@ -140,24 +124,4 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
 
     return { write, tooLarge, writeSelfSigned }
   }))
-}
-
-/**
- * The signature facts of a request signed by its envelope alone: the envelope's own kid,
- * nonce, created and expires (so the binding check holds by construction). A request
- * without a readable envelope gets facts no envelope matches; the checks then refuse it
- * for what is wrong with it.
- */
-const envelopeFacts = (raw: Uint8Array): SignatureFacts => {
-  try {
-    const envelope = (JSON.parse(fromUtf8(raw)) as { envelope?: Record<string, unknown> } | null)?.envelope
-    return {
-      keyid: String(envelope?.["kid"] ?? ""),
-      nonce: String(envelope?.["nonce"] ?? ""),
-      created: Number(envelope?.["created"] ?? 0),
-      expires: Number(envelope?.["expires"] ?? 0)
-    }
-  } catch {
-    return { keyid: "", nonce: "", created: 0, expires: 0 }
-  }
 }

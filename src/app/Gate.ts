@@ -10,11 +10,24 @@
 // recently used goes first). Several nodes behind one address need sticky sessions for
 // POST /t continuity; TCP sessions are their connection.
 
-import { Context, Effect, Either, Layer, Option } from "effect"
+import { Context, Effect, Either, Layer, Option, Schedule } from "effect"
 import { fromUtf8, utf8 } from "../domain/bytes.js"
 import { decodeU64, encodeB64, encodeU64 } from "../domain/encoding.js"
 import { MAX_LINE_BYTES } from "../domain/gate/command.js"
-import { errLine, newSession, type GateEffect, type GateSession, type ReadCommand, step, type Transport } from "../domain/gate/session.js"
+import {
+  errLine,
+  exposedSecretSession,
+  type GateEffect,
+  type GateSession,
+  identityKey,
+  newSession,
+  type ReadCommand,
+  sessionBytes,
+  step,
+  type Transport,
+  transportClass,
+  upgradePrepared
+} from "../domain/gate/session.js"
 import { payloadSignatureCheck } from "../domain/identity/possession.js"
 import { nameRecordOf } from "../domain/identity/bindings.js"
 import { postsView } from "../domain/views/agoraPosts.js"
@@ -29,7 +42,7 @@ import { GateSecrets } from "../ports/GateSecrets.js"
 import { LogStore } from "../ports/LogStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { EntryWrites, type WriteAnswer } from "./EntryWrites.js"
-import { PolicyWrites } from "./PolicyWrites.js"
+import { type PolicyWrite, PolicyWrites } from "./PolicyWrites.js"
 import { Publisher } from "./Publisher.js"
 import { Sequencer } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
@@ -39,6 +52,13 @@ import { WriteAnswers } from "./WriteAnswers.js"
 export const SESSION_IDLE_MS = 15 * 60 * 1000
 /** Sessions kept at most; past it the least recently used is forgotten. */
 export const MAX_SESSIONS = 10_000
+/** What the HTTP sessions may hold in memory together (prepared envelopes and bodies); past it the least recently used go. */
+export const MAX_SESSION_BYTES = 64 * 1024 * 1024
+/** scrypt computations at once, and how many may wait for one before `err busy`. */
+export const HASH_PERMITS = 2
+export const HASH_QUEUE_MAX = 16
+/** Posts one secret-bound name may write per minute through the gate (its secret may be shared or leaked). */
+export const SECRET_POSTS_PER_MINUTE = 10
 /** Lines one exchange (one HTTP request) runs at most. */
 export const MAX_LINES_PER_EXCHANGE = 64
 /** Posts and names the gate's list reads print. */
@@ -60,7 +80,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
    * with `session <id>`.
    */
   readonly exchange: (id: string | undefined, lines: ReadonlyArray<string>, transport: Transport) => Effect.Effect<Exchange>
-  /** Forgets a session (a closed connection). */
+  /** Forgets a TCP session (a closed connection). */
   readonly end: (id: string) => Effect.Effect<void>
 }>() {
   static readonly layer = Layer.effect(Gate, Effect.gen(function*() {
@@ -82,27 +102,80 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     /** A verifier no secret matches, for a login whose name holds none (equal cost either way). */
     const decoy = yield* hasher.hash(yield* fresh)
 
-    // Map order is recency order: a touched session is moved to the end.
-    const sessions = new Map<string, { session: GateSession; touched: number }>()
+    // Map order is recency order: a touched session is moved to the end. HTTP sessions share
+    // one cap; a TCP session is its connection's (bounded by the connection cap) and no HTTP
+    // request can name it.
+    type Kept = { session: GateSession; touched: number; bytes: number }
+    const httpSessions = new Map<string, Kept>()
+    const tcpSessions = new Map<string, Kept>()
+    let httpBytes = 0
+    const mapFor = (transport: Transport) => transport.method === "tcp" ? tcpSessions : httpSessions
     const lock = yield* Effect.makeSemaphore(1)
 
-    const take = (id: string | undefined, now: number) =>
+    const forget = (sessions: Map<string, Kept>, id: string) => {
+      const kept = sessions.get(id)
+      if (kept === undefined) return
+      sessions.delete(id)
+      if (sessions === httpSessions) httpBytes -= kept.bytes
+    }
+
+    const take = (id: string | undefined, transport: Transport, now: number) =>
       Effect.gen(function*() {
+        const sessions = mapFor(transport)
         for (const [key, entry] of sessions) {
           if (now - entry.touched < SESSION_IDLE_MS) break
-          sessions.delete(key)
+          forget(sessions, key)
         }
         const found = id === undefined ? undefined : sessions.get(id)
-        if (found !== undefined) return { session: found.session, opened: false }
-        return { session: newSession(yield* fresh), opened: true }
+        if (found !== undefined && exposedSecretSession(found.session, transport)) {
+          // The id travelled where anyone could read it: it must not speak for the name again.
+          forget(sessions, found.session.id)
+          return { session: newSession(yield* fresh, transportClass(transport)), opened: true, exposed: true }
+        }
+        if (found !== undefined) return { session: found.session, opened: false, exposed: false }
+        return { session: newSession(yield* fresh, transportClass(transport)), opened: true, exposed: false }
       })
 
-    const keep = (session: GateSession, now: number) =>
+    const keep = (session: GateSession, previousId: string, transport: Transport, now: number) =>
       Effect.sync(() => {
-        sessions.delete(session.id)
-        sessions.set(session.id, { session, touched: now })
-        while (sessions.size > MAX_SESSIONS) sessions.delete(sessions.keys().next().value!)
+        const sessions = mapFor(transport)
+        forget(sessions, previousId)
+        forget(sessions, session.id)
+        const bytes = sessionBytes(session)
+        sessions.set(session.id, { session, touched: now, bytes })
+        if (sessions === httpSessions) {
+          httpBytes += bytes
+          while (sessions.size > MAX_SESSIONS || httpBytes > MAX_SESSION_BYTES) forget(sessions, sessions.keys().next().value!)
+        }
       })
+
+    /** Whether a session holds nothing a later request could need (no identity, challenge or prepared envelope). */
+    const empty = (session: GateSession) => session.identity === null && session.challenge === null && session.pending === null
+
+    // scrypt is slow on purpose: a few at once, a short queue, and `err busy` past it.
+    const hashPermits = yield* Effect.makeSemaphore(HASH_PERMITS)
+    let hashWaiting = 0
+    const BUSY = errLine("busy", "too many secrets are being checked; try again in a moment")
+    const throttled = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A | "busy", E> =>
+      Effect.suspend((): Effect.Effect<A | "busy", E> => {
+        if (hashWaiting >= HASH_QUEUE_MAX) return Effect.succeed("busy" as const)
+        hashWaiting++
+        return hashPermits.withPermits(1)(effect).pipe(Effect.ensuring(Effect.sync(() => void hashWaiting--)))
+      })
+
+    /** Whether the secret matches the name's verifier; scrypt runs even for a name without one. */
+    const secretMatches = (name: string, secret: string) =>
+      Effect.gen(function*() {
+        const record = nameRecordOf(yield* sequencer.state, name)
+        const verifier = record?.tier === "secret" ? yield* secrets.get(name, record.claimIndex) : undefined
+        // Hash even when there is nothing to compare with, so a wrong name costs what a wrong secret does.
+        const matches = yield* throttled(hasher.verify(secret, verifier ?? decoy))
+        return matches === "busy" ? "busy" as const : verifier !== undefined && matches
+      })
+
+    /** A storage failure: its details go to the log, the client gets a generic line. */
+    const storageLine = (error: { readonly message: string }) =>
+      Effect.as(Effect.logWarning(`text gate: storage failed: ${error.message}`), errLine("storage_unavailable", "the service could not reach its storage; try again later"))
 
     const json = (value: unknown) => JSON.stringify(value)
 
@@ -153,19 +226,34 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             return [json(view), "ok directory"]
           }
         }
-      }).pipe(Effect.catchTag("StorageError", (e) => Effect.succeed([errLine("storage_unavailable", e.message)])))
+      }).pipe(Effect.catchTag("StorageError", (e) => Effect.map(storageLine(e), (line) => [line])))
+
+    /** A policy leaf's answer: the receipt of the leaf, or the refusal receipt of the request, as for a key's submission. */
+    const policyAnswer = (written: PolicyWrite) =>
+      written.outcome._tag === "Refused"
+        ? answers.refused(written.request, written.outcome.refusal, written.outcome.at)
+        : answers.accepted(written.envelope, written.outcome, 201)
+
+    /**
+     * The verifier of a durable claim, retried with backoff: the put is idempotent (the pair
+     * keeps its first verifier), so an attempt that stored it but failed to say so is found.
+     */
+    const storeVerifier = (name: string, claimIndex: number, verifier: string) =>
+      secrets.put(name, claimIndex, verifier).pipe(
+        Effect.flatMap((stored) => stored ? Effect.succeed(true) : Effect.map(secrets.get(name, claimIndex), (kept) => kept === verifier)),
+        Effect.retry(Schedule.intersect(Schedule.exponential("100 millis"), Schedule.recurs(4))),
+        Effect.catchTag("StorageError", (e) => Effect.as(Effect.logError(`text gate: the verifier of ${name} (claim ${claimIndex}) was not stored: ${e.message}`), false))
+      )
 
     /** A secret-bound claim: the policy leaf first, its verifier once the leaf is durable. */
     const secretClaim = (session: GateSession, name: string, secret: string) =>
       Effect.gen(function*() {
-        const verifier = yield* hasher.hash(secret)
+        const verifier = yield* throttled(hasher.hash(secret))
+        if (verifier === "busy") return { session, lines: [BUSY] }
         const written = yield* policyWrites.write("claim", { name, as: name }, yield* clock.nowMillis)
-        if (written.outcome._tag === "Refused") {
-          return { session, lines: [errLine(written.outcome.refusal.code, written.outcome.refusal.detail)] }
-        }
-        const answer = yield* answers.accepted(written.envelope, written.outcome, 201)
-        const stored = yield* Effect.either(secrets.put(name, written.outcome.index, verifier))
-        if (Either.isLeft(stored) || !stored.right) {
+        const answer = yield* policyAnswer(written)
+        if (written.outcome._tag === "Refused") return { session, lines: writeLines(answer) }
+        if (!(yield* storeVerifier(name, written.outcome.index, verifier))) {
           return { session, lines: [...writeLines(answer).slice(0, 1), errLine("secret_not_stored", `${name} is claimed at ${written.outcome.index}, but its secret could not be stored`)] }
         }
         const [receipt, ok] = writeLines(answer)
@@ -174,32 +262,71 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
 
     const login = (session: GateSession, name: string, secret: string) =>
       Effect.gen(function*() {
-        const record = nameRecordOf(yield* sequencer.state, name)
-        const verifier = record?.tier === "secret" ? yield* secrets.get(name, record.claimIndex) : undefined
-        // Hash even when there is nothing to compare with, so a wrong name costs what a wrong secret does.
-        const matches = yield* hasher.verify(secret, verifier ?? decoy)
-        if (verifier === undefined || !matches) return { session, lines: [errLine("login_failed", "no secret-bound name with that secret")] }
-        return { session: { ...session, identity: { tier: "secret" as const, name }, challenge: null, pending: null }, lines: [`ok secret ${name}`] }
-      }).pipe(Effect.catchTag("StorageError", (e) => Effect.succeed({ session, lines: [errLine("storage_unavailable", e.message)] })))
+        const matches = yield* secretMatches(name, secret)
+        if (matches === "busy") return { session, lines: [BUSY] }
+        if (!matches) return { session, lines: [errLine("login_failed", "no secret-bound name with that secret")] }
+        return {
+          session: { ...session, identity: { tier: "secret" as const, name }, challenge: null, pending: null },
+          lines: ["expect post <channel> <text>  |  upgrade <your did:key> <secret>", `ok secret ${name}`]
+        }
+      }).pipe(Effect.catchTag("StorageError", (e) => Effect.map(storageLine(e), (line) => ({ session, lines: [line] }))))
+
+    /** An upgrade asks for the secret again: a session alone does not move a name for good. */
+    const prepareUpgrade = (session: GateSession, effect: Extract<GateEffect, { _tag: "PrepareUpgrade" }>) =>
+      Effect.gen(function*() {
+        const matches = yield* secretMatches(effect.name, effect.secret)
+        if (matches === "busy") return { session, lines: [BUSY] }
+        if (!matches) return { session, lines: [errLine("login_failed", "that is not the secret of this name")] }
+        const prepared = upgradePrepared(session, effect)
+        return { session: prepared.session, lines: prepared.lines }
+      }).pipe(Effect.catchTag("StorageError", (e) => Effect.map(storageLine(e), (line) => ({ session, lines: [line] }))))
+
+    // The minute's posts per secret-bound name (Unix ms of each), for SECRET_POSTS_PER_MINUTE.
+    const recentPosts = new Map<string, Array<number>>()
+    const postAllowed = (name: string, now: number): boolean => {
+      const recent = (recentPosts.get(name) ?? []).filter((at) => now - at < 60_000)
+      if (recent.length >= SECRET_POSTS_PER_MINUTE) {
+        recentPosts.set(name, recent)
+        return false
+      }
+      recent.push(now)
+      recentPosts.set(name, recent)
+      // Forget names that have not posted this minute, so the map stays as small as the traffic.
+      if (recentPosts.size > MAX_SESSIONS) {
+        for (const [key, times] of recentPosts) if (times.every((at) => now - at >= 60_000)) recentPosts.delete(key)
+      }
+      return true
+    }
+
+    /** An accepted write's reply says what may follow, before its ok line. */
+    const withNext = (lines: ReadonlyArray<string>, accepted: boolean, next: string): ReadonlyArray<string> =>
+      accepted ? [...lines.slice(0, -1), next, ...lines.slice(-1)] : lines
 
     const secretPost = (name: string, channel: string, text: string) =>
       Effect.gen(function*() {
+        const now = yield* clock.nowMillis
+        if (!postAllowed(name, now)) return [errLine("rate_limited", `a secret-bound name posts at most ${SECRET_POSTS_PER_MINUTE} times a minute through the gate`)]
         const body = utf8(text)
         const payload = { channel, body_hash: encodeU64(crypto.sha256(body)), size: body.length, as: name }
-        const written = yield* policyWrites.write("post", payload, yield* clock.nowMillis, body)
-        if (written.outcome._tag === "Refused") return [errLine(written.outcome.refusal.code, written.outcome.refusal.detail)]
-        return writeLines(yield* answers.accepted(written.envelope, written.outcome, 201))
+        const answer = yield* policyAnswer(yield* policyWrites.write("post", payload, now, body))
+        return withNext(writeLines(answer), answer.status < 300, "expect post <channel> <text>")
       })
 
     /** The upgrade of a secret-bound name: a policy-signed key.rotate with `as`, to the key that signed new_sig. */
     const upgrade = (session: GateSession, effect: Extract<GateEffect, { _tag: "Upgrade" }>) =>
       Effect.gen(function*() {
         const payload = { name: effect.name, new_kid: effect.newKid, new_sig: effect.newSig, as: effect.name }
+        const before = nameRecordOf(yield* sequencer.state, effect.name)
         const written = yield* policyWrites.write("key.rotate", payload, yield* clock.nowMillis)
-        if (written.outcome._tag === "Refused") {
-          return { session, lines: [errLine(written.outcome.refusal.code, written.outcome.refusal.detail)] }
+        const answer = yield* policyAnswer(written)
+        if (written.outcome._tag === "Refused") return { session, lines: writeLines(answer) }
+        // The name is a key's now: its verifier has no use left, and is no longer kept.
+        if (before?.tier === "secret") {
+          yield* secrets.remove(effect.name, before.claimIndex).pipe(
+            Effect.catchTag("StorageError", (e) => Effect.logWarning(`text gate: the verifier of ${effect.name} was not removed after its upgrade: ${e.message}`))
+          )
         }
-        const [receipt, ok] = writeLines(yield* answers.accepted(written.envelope, written.outcome, 201))
+        const [receipt, ok] = writeLines(answer)
         // new_sig proved the key: the session now speaks for it, and the secret no longer logs in.
         return {
           session: { ...session, identity: { tier: "key" as const, kid: effect.newKid } },
@@ -215,11 +342,16 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         case "Read":
           return Effect.map(read(effect.read), (lines) => ({ session, lines }))
         case "Submit":
-          return Effect.map(writes.writeSelfSigned(effect.request), (answer) => ({ session, lines: writeLines(answer) }))
+          return Effect.map(writes.writeSelfSigned(effect.request), (answer) => ({
+            session,
+            lines: withNext(writeLines(answer), answer.status < 300, "expect post <channel> <text>  |  a signed {\"envelope\",\"body\"} line")
+          }))
         case "SecretClaim":
           return secretClaim(session, effect.name, effect.secret)
         case "Login":
           return login(session, effect.name, effect.secret)
+        case "PrepareUpgrade":
+          return prepareUpgrade(session, effect)
         case "SecretPost":
           return Effect.map(secretPost(effect.name, effect.channel, effect.text), (lines) => ({ session, lines }))
         case "Upgrade":
@@ -227,20 +359,28 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
       }
     }
 
+    /** Effects that run scrypt: one per exchange, so one request cannot queue many. */
+    const SECRET_EFFECTS: ReadonlySet<GateEffect["_tag"]> = new Set(["SecretClaim", "Login", "PrepareUpgrade"])
+
     const exchange = (id: string | undefined, lines: ReadonlyArray<string>, transport: Transport) =>
       Effect.gen(function*() {
         const start = yield* clock.nowMillis
-        const taken = yield* lock.withPermits(1)(take(id, start))
+        const taken = yield* lock.withPermits(1)(take(id, transport, start))
         let session = taken.session
         const out: Array<string> = taken.opened ? [`session ${session.id}`] : []
-        if (taken.opened && id !== undefined && id !== "") out.push(`# session ${id.slice(0, 64)} is unknown or expired; this is a new one`)
         let close = false
+        if (taken.exposed) {
+          out.push(errLine("session_revoked", "this session spoke for a secret-bound name and its id travelled without TLS; it has ended: log in again over TLS"))
+          return { id: session.id, lines: out, close }
+        }
+        if (taken.opened && id !== undefined && id !== "") out.push(`# that session is unknown or expired; this is a new one`)
         const commands = lines.filter((line) => line.trim() !== "")
         if (commands.length > MAX_LINES_PER_EXCHANGE) {
           out.push(errLine("too_many_lines", `at most ${MAX_LINES_PER_EXCHANGE} commands per request`))
         } else {
+          let secretsChecked = 0
           for (const line of commands) {
-            if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
+            if (utf8(line).length > MAX_LINE_BYTES) {
               out.push(errLine("line_too_long", `a line is at most ${MAX_LINE_BYTES} bytes`))
               continue
             }
@@ -253,8 +393,19 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
               verify
             }
             const stepped = step(session, line, transport, facts)
+            if (SECRET_EFFECTS.has(stepped.effect._tag) && secretsChecked++ > 0) {
+              out.push(...stepped.lines, errLine("busy", "one secret command per request"))
+              continue
+            }
             const performed = yield* perform(stepped.session, stepped.effect)
-            session = performed.session
+            if (identityKey(performed.session.identity) !== identityKey(session.identity)) {
+              // Whoever knew the id before the session gained an identity must not share it:
+              // the reply starts with the new id.
+              session = { ...performed.session, id: yield* fresh }
+              out.push(`session ${session.id}`)
+            } else {
+              session = performed.session
+            }
             out.push(...stepped.lines, ...performed.lines)
             if (stepped.effect._tag === "Close") {
               close = true
@@ -262,11 +413,14 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             }
           }
         }
-        yield* lock.withPermits(1)(keep(session, yield* clock.nowMillis))
+        // A GET that changed nothing leaves nothing behind, so cheap GETs cannot evict sessions.
+        if (!(taken.opened && transport.method === "GET" && empty(session))) {
+          yield* lock.withPermits(1)(keep(session, taken.session.id, transport, yield* clock.nowMillis))
+        }
         return { id: session.id, lines: out, close }
       })
 
-    const end = (id: string) => lock.withPermits(1)(Effect.sync(() => void sessions.delete(id)))
+    const end = (id: string) => lock.withPermits(1)(Effect.sync(() => forget(tcpSessions, id)))
 
     return { exchange, end }
   }))

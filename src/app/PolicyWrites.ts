@@ -2,7 +2,8 @@
 // `report` of a closed notice, `sup.credit` and `sup.refusal`, and the `claim` and `post`
 // leaves of secret-bound names (payload `as`, written by the text gate, app/Gate.ts). Each is an envelope of the
 // policy key at the head of its chain, checked like any entry and handed to the one
-// sequencer. One at a time: each write takes the chain head and extends it, so two at once
+// sequencer, and refused log_unavailable while the log has diverged from its tiles, as
+// any write to /v2/entries is (EntryWrites step 5). One at a time: each write takes the chain head and extends it, so two at once
 // would both take the same seq and one would be refused.
 
 import { Context, Effect, Either, HashMap, Layer, Option } from "effect"
@@ -12,19 +13,25 @@ import { AUTH_ALG, ENVELOPE_VERSION, type Envelope, type UnsignedEnvelope } from
 import type { JsonObject } from "../domain/envelope/jcs.js"
 import { signingInput } from "../domain/envelope/signature.js"
 import { didKeyFromPublicKey } from "../domain/identity/didKey.js"
+import { refuse } from "../domain/write/refusal.js"
 import { checkEntry } from "../domain/write/submission.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Entropy } from "../ports/Entropy.js"
 import { Signer } from "../ports/Signer.js"
+import { LogHealth } from "./LogHealth.js"
 import { Sequencer, type WriteOutcome } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
 
 const NONCE_BYTES = 16
 
 export interface PolicyWrite {
-  // No request bytes: a refusal of a policy leaf is answered as the refusal of the request
-  // that caused it, which its caller can check (docs/protocol.md 13.3).
   readonly envelope: Envelope
+  /**
+   * The {envelope, body} request it submitted. A route answers a refused policy leaf as the
+   * refusal of the request that caused it (docs/protocol.md 13.3); the text gate, whose
+   * line is that request, prints the refusal receipt of these bytes (17.5).
+   */
+  readonly request: Uint8Array
   readonly outcome: WriteOutcome
 }
 
@@ -41,6 +48,7 @@ export class PolicyWrites extends Context.Tag("aics/PolicyWrites")<PolicyWrites,
     const entropy = yield* Entropy
     const sequencer = yield* Sequencer
     const signer = yield* Signer
+    const health = yield* LogHealth
     const policyKid = didKeyFromPublicKey(signer.policy.publicKey)
     const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
     const lock = yield* Effect.makeSemaphore(1)
@@ -68,8 +76,10 @@ export class PolicyWrites extends Context.Tag("aics/PolicyWrites")<PolicyWrites,
         const envelope: Envelope = { ...unsigned, auth: { alg: AUTH_ALG, sig: encodeU64(signature) } }
         const raw = utf8(JSON.stringify({ envelope, body: body === undefined ? null : encodeU64(body) }))
         const submission = checkEntry(raw, { keyid: policyKid, nonce: envelope.nonce, created, expires: envelope.expires }, context, ["policy"])
-        if (Either.isLeft(submission)) return { envelope, outcome: { _tag: "Refused" as const, refusal: submission.left, at: nowMillis } }
-        return { envelope, outcome: yield* sequencer.submit(submission.right) }
+        if (Either.isLeft(submission)) return { envelope, request: raw, outcome: { _tag: "Refused" as const, refusal: submission.left, at: nowMillis } }
+        const diverged = yield* health.diverged
+        if (diverged !== undefined) return { envelope, request: raw, outcome: { _tag: "Refused" as const, refusal: refuse("log_unavailable", diverged), at: nowMillis } }
+        return { envelope, request: raw, outcome: yield* sequencer.submit(submission.right) }
       }))
 
     return { write }

@@ -8,8 +8,9 @@
 //
 // Contract (test/ports/GateSecrets.contract.ts): get answers undefined for a pair never put;
 // put answers true and stores the verifier the first time, and false without changing
-// anything when the pair already holds one; a durable adapter answers the same after a
-// reopen.
+// anything when the pair already holds one; remove deletes the pair's verifier (none is
+// fine), so that pair answers undefined again; a durable adapter answers the same after a
+// reopen. The gate removes a name's verifier once the name moved to a key (an upgrade).
 
 import { Context, type Effect } from "effect"
 import type { StorageError } from "./StorageError.js"
@@ -17,4 +18,5 @@ import type { StorageError } from "./StorageError.js"
 export class GateSecrets extends Context.Tag("aics/GateSecrets")<GateSecrets, {
   readonly put: (name: string, claimIndex: number, verifier: string) => Effect.Effect<boolean, StorageError>
   readonly get: (name: string, claimIndex: number) => Effect.Effect<string | undefined, StorageError>
+  readonly remove: (name: string, claimIndex: number) => Effect.Effect<void, StorageError>
 }>() {}

@@ -33,6 +33,11 @@ export interface WriteRequest {
   readonly query: string
   readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   readonly body: Uint8Array
+  /**
+   * Signed by its envelope alone (the text gate): the envelope's own signature, under the
+   * profile's clock rules, is the signature step (domain/write/submission.ts checkSelfSignature).
+   */
+  readonly selfSigned?: boolean
 }
 
 /**

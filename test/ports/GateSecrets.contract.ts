@@ -41,6 +41,25 @@ export const gateSecretsContract = (name: string, adapter: GateSecretsUnderTest)
         }))
       }))
 
+    it.scoped("removes a pair's verifier, and removing none is fine", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        yield* withSecrets(layer, (secrets) => Effect.gen(function*() {
+          yield* secrets.put("fred", 4, "scrypt$fred")
+          yield* secrets.put("gina", 4, "scrypt$gina")
+          yield* secrets.remove("fred", 4)
+          expect(yield* secrets.get("fred", 4)).toBeUndefined()
+          expect(yield* secrets.get("gina", 4)).toBe("scrypt$gina")
+          yield* secrets.remove("fred", 4)
+          yield* secrets.remove("nobody", 9)
+        }))
+        if (adapter.durable) {
+          yield* withSecrets(layer, (secrets) => Effect.gen(function*() {
+            expect(yield* secrets.get("fred", 4)).toBeUndefined()
+          }))
+        }
+      }))
+
     if (adapter.durable) {
       it.scoped("keeps every verifier across a reopen", () =>
         Effect.gen(function*() {

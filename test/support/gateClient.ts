@@ -92,7 +92,7 @@ export const getGate = async (baseUrl: string, line?: string, session?: string) 
   if (session !== undefined) query.set("s", session)
   if (line !== undefined) query.set("l", line)
   const res = await fetch(`${baseUrl}/t?${query.toString()}`)
-  return { status: res.status, text: await res.text() }
+  return { status: res.status, headers: res.headers, text: await res.text() }
 }
 
 /** The value after `<prefix> ` on the reply's line that starts with it. */
@@ -100,6 +100,13 @@ export const field = (lines: ReadonlyArray<string>, prefix: string): string => {
   const line = lines.find((l) => l.startsWith(`${prefix} `))
   if (line === undefined) throw new Error(`no "${prefix}" line in: ${lines.join(" | ")}`)
   return line.slice(prefix.length + 1)
+}
+
+/** The session to continue with: the last `session <id>` line (a proof or login renews the id). */
+export const sessionOf = (lines: ReadonlyArray<string>, current?: string): string => {
+  const line = lines.findLast((l) => l.startsWith("session "))
+  if (line === undefined && current === undefined) throw new Error(`no "session" line in: ${lines.join(" | ")}`)
+  return line === undefined ? current! : line.slice("session ".length)
 }
 
 export const lastLine = (lines: ReadonlyArray<string>): string => lines[lines.length - 1] ?? ""

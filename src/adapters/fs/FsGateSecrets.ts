@@ -45,6 +45,11 @@ export const FsGateSecretsLive = (directory: string) =>
       get: (name, claimIndex) =>
         attempt("get gate secret", name, () =>
           readFile(fileOf(name, claimIndex), "utf8").catch((e: NodeJS.ErrnoException) =>
-            e.code === "ENOENT" ? undefined : Promise.reject(e)))
+            e.code === "ENOENT" ? undefined : Promise.reject(e))),
+      remove: (name, claimIndex) =>
+        attempt("remove gate secret", name, async () => {
+          await rm(fileOf(name, claimIndex), { force: true })
+          await syncFolder(directory)
+        })
     }
   }))

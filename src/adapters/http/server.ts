@@ -68,11 +68,21 @@ const KEEP_ALIVE_MS = 65_000
  */
 const MAX_HEADER_BYTES = 1_048_576 + 65_536
 
+/** A request must arrive whole within this (Node's default is 300 s); above headersTimeout. */
+const REQUEST_TIMEOUT_MS = 120_000
+/** Connections held at once; past it Node closes new ones at once. */
+const MAX_HTTP_CONNECTIONS = 4096
+
 const createKeepAliveServer = () => {
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES })
   server.keepAliveTimeout = KEEP_ALIVE_MS
   // Must exceed keepAliveTimeout, or a request arriving at the end of the idle time is cut.
   server.headersTimeout = KEEP_ALIVE_MS + 1_000
+  // The 1.1 MiB head every route accepts (for GET /t) bounds one request's memory; these
+  // bound how many and how long (docs/protocol.md 17.4): a whole request within
+  // REQUEST_TIMEOUT_MS of its first byte, at most MAX_HTTP_CONNECTIONS at once.
+  server.requestTimeout = REQUEST_TIMEOUT_MS
+  server.maxConnections = MAX_HTTP_CONNECTIONS
   return server
 }
 

@@ -32,7 +32,8 @@ const CurrentKeys = {
   recovery: Schema.NullOr(Kid),
   recovery_index: Schema.NullOr(Index),
   x25519: U64,
-  x25519_index: Index
+  /** null while the name has no X25519 key (x25519 is ""). */
+  x25519_index: Schema.NullOr(Index)
 }
 
 export const NameViewSchema = Schema.Struct({
@@ -68,7 +69,7 @@ export const DirectorySchema = Schema.Struct({
   q: Schema.NullOr(Schema.String),
   names: Schema.Array(Schema.Struct({
     name: Schema.String, tier: Tier, kid: Kid, kid_index: Index, recovery: Schema.NullOr(Kid),
-    x25519: U64, x25519_index: Index, claim_index: Index
+    x25519: U64, x25519_index: Schema.NullOr(Index), claim_index: Index
   })),
   truncated: Schema.Boolean
 }).annotations({ identifier: "Directory" })

@@ -12,6 +12,7 @@ export const MemoryGateSecretsLive = Layer.sync(GateSecrets, () => {
       verifiers.set(key(name, claimIndex), verifier)
       return true
     }),
-    get: (name, claimIndex) => Effect.sync(() => verifiers.get(key(name, claimIndex)))
+    get: (name, claimIndex) => Effect.sync(() => verifiers.get(key(name, claimIndex))),
+    remove: (name, claimIndex) => Effect.sync(() => void verifiers.delete(key(name, claimIndex)))
   }
 })

@@ -23,6 +23,11 @@ export const PgGateSecretsLive: Layer.Layer<GateSecrets, never, SqlClient.SqlCli
         sql<{ verifier: string }>`SELECT verifier FROM aics_gate_secrets WHERE name = ${name} AND claim_index = ${claimIndex}`.pipe(
           Effect.map((rows) => rows[0]?.verifier),
           storage("get gate secret")
+        ),
+      remove: (name, claimIndex) =>
+        sql`DELETE FROM aics_gate_secrets WHERE name = ${name} AND claim_index = ${claimIndex}`.pipe(
+          Effect.asVoid,
+          storage("remove gate secret")
         )
     }))
 )

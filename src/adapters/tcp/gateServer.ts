@@ -1,25 +1,40 @@
 // The text gate over TCP (service.md "What the service does" 6, "Authentication" 7;
-// docs/protocol.md 17.6): a line-oriented server, plaintext (port 7701 in service.md, key
+// docs/protocol.md 17.4): a line-oriented server, plaintext (port 7701 in service.md, key
 // identities only: the session machine refuses secrets there) or TLS (port 7700). One
 // connection is one session: the gate greets with `session <id>`, then answers each line
 // in order; `quit` closes.
 //
-// A careful server's limits: a line is at most MAX_LINE_BYTES (a longer one is answered
-// `err line_too_long` and the connection is closed, since the rest of it cannot be read
-// as a command); a connection idle for IDLE_MS is closed; at most MAX_CONNECTIONS at once
-// (the kernel's backlog then the refusal of more); lines are handled one at a time, and
-// the socket is paused while one runs, so a client cannot queue unbounded work.
+// A careful server's limits, each so that a client cannot make the server hold unbounded
+// memory or time:
+//   - a line is at most MAX_LINE_BYTES (a longer one is answered `err line_too_long` and the
+//     connection closes, since the rest of it cannot be read as a command); its bytes are
+//     kept as a list of chunks and joined once;
+//   - a line, the first one included, must be complete within LINE_MS of its first byte (of
+//     the connection, for the first), and a connection idle for IDLE_MS closes;
+//   - lines are handled one at a time with the socket paused; at most MAX_QUEUED_LINES may
+//     wait (a client that pipelines more is cut off);
+//   - a reply is written with backpressure: the next line waits for 'drain', and a client
+//     that does not read (MAX_UNREAD_BYTES unread, or no drain within DRAIN_MS) is cut off;
+//   - at most MAX_CONNECTIONS at once, and MAX_CONNECTIONS_PER_ADDRESS from one address;
+//   - a failure of the gate itself answers `err internal` and closes that connection only;
+//   - on shutdown every connection is told `err shutting_down` and closed after SHUTDOWN_GRACE_MS.
 
 import { readFile } from "node:fs/promises"
 import { createServer as createTcpServer, type Server, type Socket } from "node:net"
 import { createServer as createTlsServer } from "node:tls"
-import { Effect, Layer, Runtime } from "effect"
+import { Cause, Effect, Layer, Runtime } from "effect"
 import { Gate } from "../../app/Gate.js"
 import { MAX_LINE_BYTES } from "../../domain/gate/command.js"
 import { errLine } from "../../domain/gate/session.js"
 
 export const IDLE_MS = 5 * 60 * 1000
+export const LINE_MS = 60 * 1000
 export const MAX_CONNECTIONS = 1024
+export const MAX_CONNECTIONS_PER_ADDRESS = 32
+export const MAX_QUEUED_LINES = 64
+export const MAX_UNREAD_BYTES = 4 * 1024 * 1024
+export const DRAIN_MS = 30 * 1000
+export const SHUTDOWN_GRACE_MS = 1000
 
 export interface GateTcpOptions {
   readonly host: string
@@ -28,42 +43,104 @@ export interface GateTcpOptions {
   readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined
 }
 
-const serve = (socket: Socket, gate: typeof Gate.Service, run: <A>(effect: Effect.Effect<A>) => Promise<A>, tls: boolean) => {
+type Run = <A>(effect: Effect.Effect<A>) => Promise<A>
+
+interface Connection {
+  readonly socket: Socket
+  /** Tells the client the server is going away, and ends the connection. */
+  readonly shutdown: () => void
+}
+
+const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean): Connection => {
   const transport = { tls, method: "tcp" } as const
   let id: string | undefined
-  let buffered: Buffer = Buffer.alloc(0)
+  let chunks: Array<Buffer> = []
+  let partialBytes = 0
   const queue: Array<string> = []
   let busy = false
   let closed = false
+  let lineTimer: NodeJS.Timeout | undefined
 
-  const write = (lines: ReadonlyArray<string>) => {
-    if (!closed && lines.length > 0) socket.write(lines.map((line) => `${line}\n`).join(""))
+  /** Writes lines; false when the peer is not reading and the reply must wait for 'drain'. */
+  const write = (lines: ReadonlyArray<string>): boolean => {
+    if (closed || lines.length === 0) return true
+    const ok = socket.write(lines.map((line) => `${line}\n`).join(""))
+    if (socket.writableLength > MAX_UNREAD_BYTES) {
+      cut()
+      return true
+    }
+    return ok
   }
   /** Ends the connection after what was written; a peer that keeps sending is cut off. */
   const finish = () => {
     if (closed) return
     closed = true
+    clearTimeout(lineTimer)
     socket.end()
-    setTimeout(() => socket.destroy(), 2000).unref()
+    setTimeout(() => socket.destroy(), SHUTDOWN_GRACE_MS).unref()
+  }
+  /** A peer that breaks a limit: no goodbye that it would not read anyway. */
+  const cut = () => {
+    closed = true
+    clearTimeout(lineTimer)
+    socket.destroy()
+  }
+  const fail = (code: string, detail: string) => {
+    write([errLine(code, detail)])
+    finish()
+  }
+  const armLineDeadline = () => {
+    clearTimeout(lineTimer)
+    lineTimer = setTimeout(() => fail("line_timeout", `a line must be complete within ${LINE_MS / 1000} s`), LINE_MS)
+    lineTimer.unref()
+  }
+
+  /** Resolves once the peer has read what was written (or the connection is gone). */
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        socket.off("drain", done)
+        socket.off("close", done)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        cut()
+        done()
+      }, DRAIN_MS)
+      socket.once("drain", done)
+      socket.once("close", done)
+    })
+
+  /** Runs one exchange; a failure of the gate answers `err internal` and ends this connection. */
+  const exchange = async (lines: ReadonlyArray<string>) => {
+    try {
+      const reply = await run(gate.exchange(id, lines, transport))
+      id = reply.id
+      return reply
+    } catch {
+      fail("internal", "the gate failed; the connection is closed")
+      return undefined
+    }
   }
 
   // The greeting: a new session, and what to type first. Lines wait for it.
-  const greeted = run(gate.exchange(undefined, [], transport)).then((reply) => {
-    id = reply.id
-    write([...reply.lines, `# AICS-1 text gate${tls ? " (TLS)" : " (plaintext: key identities only)"}; send help`])
+  const greeted = exchange([]).then((reply) => {
+    if (reply !== undefined) write([...reply.lines, `# AICS-1 text gate${tls ? " (TLS)" : " (plaintext: key identities only)"}; send help`])
   })
 
-  const drain = async () => {
+  const handleQueue = async () => {
     if (busy) return
     busy = true
     socket.pause()
     try {
       await greeted
       while (queue.length > 0 && !closed) {
-        const reply = await run(gate.exchange(id, [queue.shift()!], transport))
-        id = reply.id
-        write(reply.lines)
+        const reply = await exchange([queue.shift()!])
+        if (reply === undefined) break
+        const flushed = write(reply.lines)
         if (reply.close) finish()
+        else if (!flushed && !closed) await drained()
       }
     } finally {
       busy = false
@@ -71,33 +148,48 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: <A>(effect: Effec
     }
   }
 
+  const onData = (chunk: Buffer) => {
+    let start = 0
+    let newline: number
+    while ((newline = chunk.indexOf(0x0a, start)) >= 0) {
+      chunks.push(chunk.subarray(start, newline))
+      queue.push(Buffer.concat(chunks).toString("utf8"))
+      chunks = []
+      partialBytes = 0
+      start = newline + 1
+    }
+    if (start < chunk.length) {
+      if (partialBytes === 0) armLineDeadline()
+      chunks.push(chunk.subarray(start))
+      partialBytes += chunk.length - start
+    } else {
+      clearTimeout(lineTimer)
+    }
+    if (partialBytes > MAX_LINE_BYTES) {
+      queue.length = 0
+      return fail("line_too_long", `a line is at most ${MAX_LINE_BYTES} bytes`)
+    }
+    if (queue.length > MAX_QUEUED_LINES) {
+      queue.length = 0
+      return fail("too_many_lines", `at most ${MAX_QUEUED_LINES} lines may wait for their replies`)
+    }
+    handleQueue().catch(() => fail("internal", "the gate failed; the connection is closed"))
+  }
+
   socket.setNoDelay(true)
-  socket.setTimeout(IDLE_MS, () => {
-    write([errLine("idle_timeout", `no line for ${IDLE_MS / 1000} s`)])
-    finish()
-  })
+  armLineDeadline()
+  socket.setTimeout(IDLE_MS, () => fail("idle_timeout", `no line for ${IDLE_MS / 1000} s`))
   socket.on("error", () => socket.destroy())
   socket.on("close", () => {
     closed = true
-    if (id !== undefined) void run(gate.end(id))
+    clearTimeout(lineTimer)
+    if (id !== undefined) run(gate.end(id)).catch(() => undefined)
   })
   socket.on("data", (chunk: Buffer) => {
-    if (closed) return
-    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk])
-    let newline: number
-    while ((newline = buffered.indexOf(0x0a)) >= 0) {
-      queue.push(buffered.subarray(0, newline).toString("utf8"))
-      buffered = buffered.subarray(newline + 1)
-    }
-    if (buffered.length > MAX_LINE_BYTES) {
-      queue.length = 0
-      write([errLine("line_too_long", `a line is at most ${MAX_LINE_BYTES} bytes`)])
-      finish()
-      return
-    }
-    void drain()
+    if (!closed) onData(chunk)
   })
 
+  return { socket, shutdown: () => fail("shutting_down", "the service is stopping; reconnect later") }
 }
 
 /** Serves the gate on host:port until the scope closes. */
@@ -105,7 +197,9 @@ export const GateTcpLive = (options: GateTcpOptions) =>
   Layer.scopedDiscard(Effect.gen(function*() {
     const gate = yield* Gate
     const runtime = yield* Effect.runtime<never>()
-    const run = <A>(effect: Effect.Effect<A>) => Runtime.runPromise(runtime)(effect)
+    // A defect is logged here with its cause; the connection answers `err internal`.
+    const run: Run = (effect) =>
+      Runtime.runPromise(runtime)(effect.pipe(Effect.tapErrorCause((cause) => Effect.logError(`text gate: an exchange failed: ${Cause.pretty(cause)}`))))
     const tls = options.tls
     const server: Server = tls === undefined
       ? createTcpServer()
@@ -117,16 +211,37 @@ export const GateTcpLive = (options: GateTcpOptions) =>
         handshakeTimeout: 10_000
       })
     server.maxConnections = MAX_CONNECTIONS
+    const connections = new Set<Connection>()
+    const perAddress = new Map<string, number>()
+    // Counted on the raw connection, before TLS, so handshakes count against the address too.
+    server.on("connection", (socket: Socket) => {
+      const address = socket.remoteAddress ?? ""
+      const count = (perAddress.get(address) ?? 0) + 1
+      if (count > MAX_CONNECTIONS_PER_ADDRESS) return socket.destroy()
+      perAddress.set(address, count)
+      socket.once("close", () => {
+        const left = (perAddress.get(address) ?? 1) - 1
+        if (left === 0) perAddress.delete(address)
+        else perAddress.set(address, left)
+      })
+    })
     // A TLS client that fails its handshake is its own problem, not the server's.
     server.on("tlsClientError", (_error: Error, socket: Socket) => socket.destroy())
-    server.on(tls === undefined ? "connection" : "secureConnection", (socket: Socket) => serve(socket, gate, run, tls !== undefined))
+    server.on(tls === undefined ? "connection" : "secureConnection", (socket: Socket) => {
+      if (socket.destroyed) return
+      const connection = serve(socket, gate, run, tls !== undefined)
+      connections.add(connection)
+      socket.once("close", () => connections.delete(connection))
+    })
     yield* Effect.acquireRelease(
       Effect.async<void, Error>((resume) => {
         server.once("error", (error) => resume(Effect.fail(error)))
         server.listen(options.port, options.host, () => resume(Effect.void))
       }),
+      // close() waits for every connection: each is told, ended, and destroyed after a grace.
       () => Effect.async<void>((resume) => {
         server.close(() => resume(Effect.void))
+        for (const connection of connections) connection.shutdown()
       })
     ).pipe(Effect.orDie)
     const address = server.address()

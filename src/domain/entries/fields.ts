@@ -24,6 +24,8 @@ export const LeafIndex = Schema.NonNegativeInt
 
 /** Forum channel: 1 to 63 of a-z, 0-9 and "-". */
 export const Channel = Schema.String.pipe(Schema.pattern(/^[a-z0-9-]{1,63}$/, { message: () => "channel: 1 to 63 of a-z 0-9 -" }))
+/** The channel rule as a predicate, for code that checks a channel before an envelope exists (the text gate). */
+export const isChannel = Schema.is(Channel)
 
 /** Unix seconds. */
 export const UnixSeconds = Schema.NonNegativeInt

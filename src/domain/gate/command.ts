@@ -1,5 +1,5 @@
 // The text gate's command language (service.md "Text gate"; docs/protocol.md section 17):
-// one line is one command, a verb and its arguments separated by single spaces. Kept small
+// one line is one command, a verb and its arguments separated by whitespace. Kept small
 // and literal so that an agent typing lines can follow the gate's own hints. Parsing is
 // pure; whether a command may run on a transport, and what it does, is session.ts.
 
@@ -33,8 +33,8 @@ export type Command =
   // Secret identity (TLS only).
   | { readonly verb: "claim-secret"; readonly name: string; readonly secret: string }
   | { readonly verb: "login"; readonly name: string; readonly secret: string }
-  /** A secret-bound name moves to the agent's own key (TLS only). */
-  | { readonly verb: "upgrade"; readonly kid: string }
+  /** A secret-bound name moves to the agent's own key (TLS only); the secret is asked again. */
+  | { readonly verb: "upgrade"; readonly kid: string; readonly secret: string }
   // Either identity.
   | { readonly verb: "post"; readonly channel: string; readonly text: string }
 
@@ -61,11 +61,9 @@ export const USAGE: Readonly<Record<string, string>> = {
   claim: "claim <name> <your X25519 public key, U64>  |  claim <name> secret <secret>",
   sig: "sig <U64 Ed25519 signature of the sign text>",
   login: "login <name> <secret>",
-  upgrade: "upgrade <your new did:key>",
+  upgrade: "upgrade <your new did:key> <secret>",
   post: "post <channel> <text>"
 }
-
-const usage = (verb: string, secret = false): ParseError => ({ code: "usage", detail: `usage: ${USAGE[verb]}`, secret })
 
 const secretProblem = (secret: string): string | undefined =>
   secret.length < SECRET_MIN || secret.length > SECRET_MAX
@@ -74,19 +72,28 @@ const secretProblem = (secret: string): string | undefined =>
     ? "a secret has no spaces or control characters"
     : undefined
 
+/** Verbs that carry a secret: a line starting with one is treated as secret-bearing whatever follows. */
+const SECRET_VERB = /^(?:login|claim|upgrade)/i
+/** A verb the gate may echo back in an error: anything else could be (part of) a secret. */
+const ECHOABLE_VERB = /^[a-z-]{1,20}$/
+
 export const parseCommand = (rawLine: string): Command | ParseError => {
   const line = rawLine.replace(/\r$/, "").trim()
+  // Arguments are separated by any whitespace (tabs, Unicode spaces), so no separator an
+  // agent's client inserts can hide a secret from the refusal below.
+  const tokens = line === "" ? [] : line.split(/\s+/)
+  const secret = SECRET_VERB.test(tokens[0] ?? "")
   // One command is one line: a control character (a line break hidden in GET's `l`) could
   // make the gate and the agent's logs read different commands.
   if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(line)) {
-    return { code: "usage", detail: "a command is one line of text without control characters", secret: /\b(?:secret|login)\b/i.test(line) }
+    const hidden = line.split(/[\u0000-\u001f\u007f]+/).some((part) => SECRET_VERB.test(part.trim()))
+    return { code: "usage", detail: "a command is one line of text without control characters", secret: secret || hidden }
   }
   if (line.startsWith("{")) return { verb: "submit", json: line }
-  const space = line.indexOf(" ")
-  const verb = (space < 0 ? line : line.slice(0, space)).toLowerCase()
-  const rest = space < 0 ? "" : line.slice(space + 1).trim()
-  const args = rest === "" ? [] : rest.split(/ +/)
+  const verb = (tokens[0] ?? "").toLowerCase()
+  const args = tokens.slice(1)
   const exactly = (n: number) => args.length === n
+  const usage = (verb: string): ParseError => ({ code: "usage", detail: `usage: ${USAGE[verb]}`, secret })
 
   switch (verb) {
     case "help":
@@ -103,18 +110,22 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
     case "key":
       return exactly(1) ? { verb, kid: args[0]! } : usage(verb)
     case "identify":
-    case "upgrade":
       return exactly(1) ? { verb, kid: args[0]! } : usage(verb)
+    case "upgrade": {
+      if (!exactly(2)) return usage(verb)
+      const problem = secretProblem(args[1]!)
+      return problem === undefined ? { verb, kid: args[0]!, secret: args[1]! } : { code: "secret_invalid", detail: problem, secret: true }
+    }
     case "prove":
     case "sig":
       return exactly(1) ? { verb, sig: args[0]! } : usage(verb)
     case "posts":
       return args.length <= 1 ? { verb, channel: args[0] } : usage(verb)
     case "directory":
-      return { verb, q: rest === "" ? undefined : rest }
+      return { verb, q: args.length === 0 ? undefined : args.join(" ") }
     case "claim": {
       if (args[1]?.toLowerCase() === "secret") {
-        if (!exactly(3)) return usage(verb, true)
+        if (!exactly(3)) return usage(verb)
         const problem = secretProblem(args[2]!)
         return problem === undefined
           ? { verb: "claim-secret", name: args[0]!, secret: args[2]! }
@@ -123,13 +134,18 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
       return exactly(2) ? { verb, name: args[0]!, x25519: args[1]! } : usage(verb)
     }
     case "login":
-      return exactly(2) ? { verb, name: args[0]!, secret: args[1]! } : usage(verb, true)
+      return exactly(2) ? { verb, name: args[0]!, secret: args[1]! } : usage(verb)
     case "post": {
-      const text = space < 0 ? "" : rest.slice(rest.indexOf(" ") + 1)
+      // The text is the rest of the line after the channel, as typed (inner spacing kept).
+      const text = args.length >= 2 ? line.slice(line.indexOf(args[0]!, verb.length) + args[0]!.length).replace(/^\s+/, "") : ""
       return args.length >= 2 ? { verb, channel: args[0]!, text } : usage(verb)
     }
     default:
-      return { code: "unknown_command", detail: `${JSON.stringify(verb.slice(0, 40))} is no command; send help`, secret: false }
+      return {
+        code: "unknown_command",
+        detail: ECHOABLE_VERB.test(verb) && !secret ? `"${verb}" is no command; send help` : "that is no command; send help",
+        secret
+      }
   }
 }
 

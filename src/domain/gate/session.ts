@@ -21,10 +21,13 @@ import { decodeU64, encodeU64 } from "../encoding.js"
 import { AUTH_ALG, ENVELOPE_VERSION, type Envelope, type UnsignedEnvelope } from "../envelope/envelope.js"
 import { jcs } from "../envelope/jcs.js"
 import { signingInput } from "../envelope/signature.js"
-import type { PayloadSignatureCheck } from "../entries/entryRule.js"
+import { type PayloadSignatureCheck, TEXT_LIMIT } from "../entries/entryRule.js"
+import { isChannel } from "../entries/fields.js"
+import { nameRefusal } from "../entries/types/claim.js"
 import { isDidKey } from "../identity/didKey.js"
 import { nameProblem, normalizeName } from "../identity/names.js"
 import { rotationMessage } from "../identity/possession.js"
+import { DIRECTORY_Q_MAX } from "../views/limits.js"
 import type { LogState } from "../write/logState.js"
 import { type Command, isParseError, parseCommand, USAGE } from "./command.js"
 
@@ -38,12 +41,20 @@ export interface Transport {
   readonly method: "GET" | "POST" | "tcp"
 }
 
+/** The class of transport a session was created over (docs/protocol.md 17.4). */
+export type SessionClass = "tls" | "plain" | "get"
+
+export const transportClass = (transport: Transport): SessionClass =>
+  transport.method === "GET" ? "get" : transport.tls ? "tls" : "plain"
+
 export type Identity =
   | { readonly tier: "key"; readonly kid: string }
   | { readonly tier: "secret"; readonly name: string }
 
 export interface GateSession {
   readonly id: string
+  /** The transport class that created the session. */
+  readonly created: SessionClass
   /** Who the session speaks for, once proved (a key) or logged in (a secret-bound name). */
   readonly identity: Identity | null
   /** The open challenge of `identify`. */
@@ -57,7 +68,23 @@ export type Pending =
   /** The new key signs the rotation message (identity/possession.ts) of the secret-bound name. */
   | { readonly kind: "upgrade"; readonly name: string; readonly newKid: string; readonly text: string }
 
-export const newSession = (id: string): GateSession => ({ id, identity: null, challenge: null, pending: null })
+export const newSession = (id: string, created: SessionClass): GateSession => ({ id, created, identity: null, challenge: null, pending: null })
+
+/**
+ * A secret-bound session's id is a bearer token for the name: arriving over GET or without
+ * TLS, it has been exposed, and the session must end (the app deletes it) rather than act.
+ */
+export const exposedSecretSession = (session: GateSession, transport: Transport): boolean =>
+  session.identity?.tier === "secret" && (transport.method === "GET" || !transport.tls)
+
+/** Roughly what a session holds in memory (its prepared envelope and body, its challenge), for the gate's byte budget. */
+export const sessionBytes = (session: GateSession): number =>
+  256 + (session.challenge?.text.length ?? 0) +
+  (session.pending === null ? 0 : session.pending.kind === "upgrade" ? session.pending.text.length : session.pending.input.length * 2 + (session.pending.body?.length ?? 0))
+
+/** Who a session speaks for, as one string: when it changes, the session gets a new id (no fixation). */
+export const identityKey = (identity: Identity | null): string =>
+  identity === null ? "" : identity.tier === "key" ? `key ${identity.kid}` : `secret ${identity.name}`
 
 /** What the moment supplies: the step stays pure. */
 export interface StepFacts {
@@ -83,6 +110,8 @@ export type GateEffect =
   | { readonly _tag: "SecretClaim"; readonly name: string; readonly secret: string }
   | { readonly _tag: "Login"; readonly name: string; readonly secret: string }
   | { readonly _tag: "SecretPost"; readonly name: string; readonly channel: string; readonly text: string }
+  /** The secret is checked again before an upgrade is prepared (upgradePrepared, once it matches). */
+  | { readonly _tag: "PrepareUpgrade"; readonly name: string; readonly newKid: string; readonly secret: string; readonly text: string }
   /** A policy-signed key.rotate with `as`: the secret-bound name moves to the new key. */
   | { readonly _tag: "Upgrade"; readonly name: string; readonly newKid: string; readonly newSig: string }
 
@@ -107,7 +136,14 @@ const TLS_REQUIRED = "secrets travel only over TLS: TCP port 7700 or POST /t ove
 export const challengeText = (origin: string, kid: string, sessionId: string, fresh: string, expires: number): string =>
   Either.getOrThrow(jcs({ challenge: fresh, expires, kid, origin, purpose: "aics-gate-possession", session: sessionId }))
 
-export const helpLines = (origin: string): ReadonlyArray<string> => [
+/** What a key identity may send next on this transport (GET takes no write: its writes go by POST). */
+const afterProof = (transport: Transport): string =>
+  transport.method === "GET"
+    ? "expect name <name>  |  posts [channel]  |  whoami   (claim and post go by POST /t or TCP)"
+    : "expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>"
+
+/** The onboarding text, saying only what this transport accepts. */
+export const helpLines = (origin: string, transport: Transport): ReadonlyArray<string> => [
   `# AICS-1 text gate of ${origin}. One command per line; every reply ends with "ok ..." or "err <code> <detail>".`,
   `# Read: ${USAGE.checkpoint} | ${USAGE.entry} | ${USAGE.name} | ${USAGE.key} | ${USAGE.posts} | ${USAGE.directory} | whoami`,
   "# Claim a name with your own Ed25519 key (the name is then bound to that key):",
@@ -119,9 +155,13 @@ export const helpLines = (origin: string): ReadonlyArray<string> => [
   "#   Or paste one line of complete signed JSON {\"envelope\":...,\"body\":...} made by the aics library.",
   "# Without a key (TLS only: TCP port 7700 or POST /t over HTTPS): claim <name> secret <secret of 16+ characters>;",
   "#   later: login <name> <secret>, then post <channel> <text>. Such a name rests on the service's word;",
-  "#   upgrade <your did:key> (answered with sign and sig) moves it to your own key for good.",
-  "# Over HTTP, send the line \"session <id>\" first in every later request to keep your session.",
-  "expect identify <your did:key>  |  claim <name> secret <secret>",
+  "#   upgrade <your did:key> <secret> (answered with sign and sig) moves it to your own key for good.",
+  transport.method === "GET"
+    ? "# Over GET /t, pass the session id as the s parameter (/t?s=<id>&l=<line>) in every later request to keep your session."
+    : transport.method === "POST"
+    ? "# Over POST /t, send the line \"session <id>\" first in every later request to keep your session."
+    : "# This connection is your session.",
+  transport.tls ? "expect identify <your did:key>  |  claim <name> secret <secret>" : "expect identify <your did:key>",
   "ok help"
 ]
 
@@ -149,7 +189,7 @@ export const step = (session: GateSession, line: string, transport: Transport, f
 
   switch (command.verb) {
     case "help":
-      return reply(session, helpLines(facts.origin))
+      return reply(session, helpLines(facts.origin, transport))
     case "whoami":
       return reply(session, [whoami(session)])
     case "quit":
@@ -159,12 +199,14 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     case "name":
     case "key":
     case "posts":
-    case "directory":
-      return reply(session, [], { _tag: "Read", read: command })
+    case "directory": {
+      const problem = readProblem(command)
+      return problem === undefined ? reply(session, [], { _tag: "Read", read: command }) : fail(session, problem.code, problem.detail)
+    }
     case "identify":
       return identify(session, command.kid, facts)
     case "prove":
-      return prove(session, command.sig, facts)
+      return prove(session, command.sig, transport, facts)
     case "claim":
       return keyClaim(session, command.name, command.x25519, facts)
     case "post":
@@ -182,12 +224,28 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     case "login":
       return reply(session, [], { _tag: "Login", name: normalizeName(command.name), secret: command.secret })
     case "upgrade":
-      return upgrade(session, command.kid, transport, facts)
+      return upgrade(session, command.kid, command.secret, transport, facts)
+  }
+}
+
+/** The bounds the HTTP routes put on the same reads (views/limits.ts), so neither door takes more than the other. */
+const readProblem = (command: ReadCommand): { code: string; detail: string } | undefined => {
+  switch (command.verb) {
+    case "name":
+      return nameProblem(normalizeName(command.name)) === "name_invalid" ? { code: "name_invalid", detail: "that is not a valid name" } : undefined
+    case "key":
+      return isDidKey(command.kid) ? undefined : { code: "usage", detail: `${USAGE.key}: not the did:key of an Ed25519 key` }
+    case "posts":
+      return command.channel === undefined || isChannel(command.channel) ? undefined : { code: "usage", detail: `${USAGE.posts}: a channel is 1 to 63 of a-z 0-9 -` }
+    case "directory":
+      return (command.q?.length ?? 0) <= DIRECTORY_Q_MAX ? undefined : { code: "usage", detail: `${USAGE.directory}: a query is at most ${DIRECTORY_Q_MAX} characters` }
+    default:
+      return undefined
   }
 }
 
 /** A secret-bound name asks to move to the agent's own key: the new key signs the rotation message. */
-const upgrade = (session: GateSession, newKid: string, transport: Transport, facts: StepFacts): Step => {
+const upgrade = (session: GateSession, newKid: string, secret: string, transport: Transport, facts: StepFacts): Step => {
   const identity = session.identity
   if (identity?.tier !== "secret") return fail(session, "login_first", "log in to the secret-bound name first: login <name> <secret>")
   if (!transport.tls) return fail(session, "tls_required", TLS_REQUIRED)
@@ -195,7 +253,13 @@ const upgrade = (session: GateSession, newKid: string, transport: Transport, fac
   const record = HashMap.get(facts.log.names, identity.name)
   if (record._tag === "None" || record.value.tier !== "secret") return fail(session, "not_secret_bound", `${identity.name} is no longer secret-bound`)
   const text = fromUtf8(rotationMessage(identity.name, newKid, facts.origin, record.value.kid))
-  return reply({ ...session, pending: { kind: "upgrade", name: identity.name, newKid, text } }, [
+  return reply(session, [], { _tag: "PrepareUpgrade", name: identity.name, newKid, secret, text })
+}
+
+/** The upgrade once the secret matched again: the new key signs the rotation message. */
+export const upgradePrepared = (session: GateSession, effect: Extract<GateEffect, { _tag: "PrepareUpgrade" }>): Step => {
+  const { name, newKid, text } = effect
+  return reply({ ...session, pending: { kind: "upgrade", name, newKid, text } }, [
     `sign ${text}`,
     `expect sig <U64 Ed25519 signature by ${newKid} of the UTF-8 bytes after "sign ">`,
     "ok prepared key.rotate"
@@ -213,7 +277,7 @@ const identify = (session: GateSession, kid: string, facts: StepFacts): Step => 
   ])
 }
 
-const prove = (session: GateSession, sig: string, facts: StepFacts): Step => {
+const prove = (session: GateSession, sig: string, transport: Transport, facts: StepFacts): Step => {
   const open = session.challenge
   if (open === null) return fail(session, "no_challenge", "send identify <your did:key> first")
   if (Math.floor(facts.now / 1000) >= open.expires) {
@@ -221,18 +285,13 @@ const prove = (session: GateSession, sig: string, facts: StepFacts): Step => {
   }
   if (!facts.verify(open.kid, utf8(open.text), sig)) return fail(session, "proof_invalid", "the signature does not verify for that key and challenge")
   return reply({ ...session, identity: { tier: "key", kid: open.kid }, challenge: null, pending: null }, [
-    `expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>`,
+    afterProof(transport),
     `ok key ${open.kid}`
   ])
 }
 
-const claimableName = (name: string, log: LogState): { code: string; detail: string } | undefined => {
-  if (name !== normalizeName(name)) return { code: "name_invalid", detail: `claim the normal form ${JSON.stringify(normalizeName(name))}` }
-  const problem = nameProblem(name)
-  if (problem !== undefined) return { code: problem, detail: `${JSON.stringify(name)} cannot be claimed` }
-  if (HashMap.has(log.names, name)) return { code: "name_taken", detail: `${name} is already claimed` }
-  return undefined
-}
+/** The claim rule's own name check, so the gate and the sequencer refuse alike. */
+const claimableName = (name: string, log: LogState): { code: string; detail: string } | undefined => nameRefusal(log, name)
 
 const keyClaim = (session: GateSession, name: string, x25519: string, facts: StepFacts): Step => {
   if (session.identity?.tier !== "key") {
@@ -246,8 +305,11 @@ const keyClaim = (session: GateSession, name: string, x25519: string, facts: Ste
 }
 
 const post = (session: GateSession, channel: string, text: string, transport: Transport, facts: StepFacts): Step => {
-  if (!/^[a-z0-9-]{1,63}$/.test(channel)) return fail(session, "usage", `${USAGE.post}: a channel is 1 to 63 of a-z 0-9 -`)
+  if (!isChannel(channel)) return fail(session, "usage", `${USAGE.post}: a channel is 1 to 63 of a-z 0-9 -`)
   if (text === "") return fail(session, "usage", USAGE.post)
+  // Refused before anything is prepared, so a session never holds more than a post can be.
+  const body = utf8(text)
+  if (body.length > TEXT_LIMIT) return fail(session, "body_too_large", `a post's text is at most ${TEXT_LIMIT} bytes`)
   const identity = session.identity
   if (identity === null) return fail(session, "identify_first", "prove a key first (identify, prove), or log in to a secret-bound name")
   if (identity.tier === "secret") {
@@ -256,7 +318,6 @@ const post = (session: GateSession, channel: string, text: string, transport: Tr
     if (!transport.tls) return fail(session, "tls_required", TLS_REQUIRED)
     return reply(session, [], { _tag: "SecretPost", name: identity.name, channel, text })
   }
-  const body = utf8(text)
   return prepare(session, identity.kid, "post", { channel, body_hash: encodeU64(facts.sha256(body)), size: body.length }, body, facts)
 }
 

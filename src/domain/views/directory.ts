@@ -16,7 +16,7 @@ export interface DirectoryEntry {
   readonly kid_index: number
   readonly recovery: string | null
   readonly x25519: string
-  readonly x25519_index: number
+  readonly x25519_index: number | null
   readonly claim_index: number
 }
 

@@ -22,7 +22,7 @@ export interface CurrentKeys {
   readonly recovery_index: number | null
   /** The current X25519 key (U64) and the claim or key.x25519 leaf that set it. */
   readonly x25519: string
-  readonly x25519_index: number
+  readonly x25519_index: number | null
 }
 
 export const currentKeysOf = (record: NameRecord): CurrentKeys => ({

@@ -88,9 +88,9 @@ export interface NameRecord {
   /** did:key of the key that currently acts for the name, and the leaf that bound it. */
   readonly kid: string
   readonly kidIndex: number
-  /** Current X25519 key (U64) and the leaf that set it. */
+  /** Current X25519 key (U64) and the leaf that set it; "" and null while the name has none (secret-bound, or upgraded before key.x25519). */
   readonly x25519: string
-  readonly x25519Index: number
+  readonly x25519Index: number | null
   /** The recovery key the claim named (set by the claim leaf, never changed). */
   readonly recovery: string | null
   readonly claimIndex: number

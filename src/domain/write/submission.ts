@@ -10,6 +10,7 @@ import { equal, fromUtf8, utf8 } from "../bytes.js"
 import type { Ed25519, Sha256 } from "../crypto.js"
 import { decodeU64 } from "../encoding.js"
 import { decodeEnvelope, type Envelope } from "../envelope/envelope.js"
+import { checkClock } from "../http/aicsProfile.js"
 import { isJsonObject, jcs } from "../envelope/jcs.js"
 import { MAX_ENTRY_BYTES } from "../envelope/leaf.js"
 import { parseStrictJson } from "../envelope/strictJson.js"
@@ -79,12 +80,8 @@ export const checkAdminSubmission = (
  * policy-signed leaves (notice reports, SUP credits and refusals) pass through it with
  * ["policy"] before the sequencer, like any other entry.
  */
-export const checkEntry = (
-  rawBody: Uint8Array,
-  signature: SignatureFacts,
-  ctx: SubmissionContext,
-  signers: ReadonlyArray<Signer>
-): Either.Either<Submission, Refusal> => {
+/** The request's two members, read strictly (UTF-8, I-JSON, exactly envelope and body), the envelope decoded. */
+const parseRequest = (rawBody: Uint8Array): Either.Either<{ envelope: Envelope; body: string | null }, Refusal> => {
   let text: string
   try {
     text = fromUtf8(rawBody)
@@ -104,10 +101,44 @@ export const checkEntry = (
   if (rawBodyMember !== null && typeof rawBodyMember !== "string") {
     return left("malformed_request", "body must be a U64 string or null")
   }
-
   const decoded = decodeEnvelope(rawEnvelope)
   if (Either.isLeft(decoded)) return left("malformed_envelope", decoded.left.message)
-  const envelope = decoded.right
+  return Either.right({ envelope: decoded.right, body: rawBodyMember })
+}
+
+/**
+ * The signature step of a request signed by its envelope alone (the text gate, docs/protocol.md
+ * 17.3), in place of the RFC 9421 signature: the envelope read as checkEntry reads it, its
+ * created and expires under the profile's clock rules, and its own signature; the facts are
+ * then the envelope's kid, nonce, created and expires. Refused here, no nonce is spent.
+ */
+export const checkSelfSignature = (
+  rawBody: Uint8Array,
+  now: number,
+  ctx: Pick<SubmissionContext, "ed25519">
+): Either.Either<SignatureFacts, Refusal> => {
+  const parsed = parseRequest(rawBody)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const { envelope } = parsed.right
+  const clock = checkClock(envelope, now)
+  if (Either.isLeft(clock)) return left(clock.left.code, clock.left.detail)
+  const texts = envelopeTexts(envelope)
+  if (Either.isLeft(texts)) return left("malformed_envelope", texts.left.reason)
+  if (!verifySigningInput(envelope, texts.right.signed, ctx.ed25519)) {
+    return left("envelope_signature_invalid", "auth.sig is not kid's ed25519-jcs signature of the envelope")
+  }
+  return Either.right({ keyid: envelope.kid, nonce: envelope.nonce, created: envelope.created, expires: envelope.expires })
+}
+
+export const checkEntry = (
+  rawBody: Uint8Array,
+  signature: SignatureFacts,
+  ctx: SubmissionContext,
+  signers: ReadonlyArray<Signer>
+): Either.Either<Submission, Refusal> => {
+  const parsed = parseRequest(rawBody)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const { envelope, body: rawBodyMember } = parsed.right
 
   if (
     envelope.kid !== signature.keyid || envelope.nonce !== signature.nonce ||

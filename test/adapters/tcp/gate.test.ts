@@ -5,11 +5,12 @@
 // secrets refused where they must be; session continuity; the limits; and every leaf the
 // gate wrote read back from the verified tiles with its signature checked.
 
-import { readFile } from "node:fs/promises"
+import { existsSync } from "node:fs"
+import { readdir, readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort, removeDir, type RunningServer, startServer, tempDataDir } from "../../support/server.js"
-import { field, GateConnection, getGate, lastLine, leavesFromTiles, postGate, selfSignedCert } from "../../support/gateClient.js"
+import { field, GateConnection, getGate, lastLine, leavesFromTiles, postGate, selfSignedCert, sessionOf } from "../../support/gateClient.js"
 import { advanceChain, claimDraft, gateLine, generateAgentKey, postDraft, signGateText } from "../../../src/client/index.js"
 import { Ed25519Key, envelopeHash, envelopeSignatureHolds, jcs, sha256, u64, utf8, type Envelope } from "../../support/outsideOwner.js"
 
@@ -50,8 +51,8 @@ afterAll(async () => {
 describe("the text gate", () => {
   it("onboards a key identity over POST /t, from help to a claimed name and a post", async () => {
     const help = await postGate(server.baseUrl, ["help"])
-    const session = field(help.lines, "session")
-    expect(help.lines).toContain("expect identify <your did:key>  |  claim <name> secret <secret>")
+    let session = field(help.lines, "session")
+    expect(help.lines).toContain("expect identify <your did:key>")
     expect(lastLine(help.lines)).toBe("ok help")
 
     const key = Ed25519Key.random()
@@ -60,6 +61,11 @@ describe("the text gate", () => {
     const proved = await postGate(server.baseUrl, [`prove ${signed(key, field(challenge.lines, "challenge"))}`], session)
     expect(lastLine(proved.lines)).toBe(`ok key ${key.kid}`)
     expect(proved.lines).toContain("expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>")
+    // The proof renews the session id: whoever knew the anonymous one does not speak for the key.
+    const anonymous = session
+    session = sessionOf(proved.lines)
+    expect(session).not.toBe(anonymous)
+    expect((await postGate(server.baseUrl, ["whoami"], anonymous)).lines.at(-1)).toBe("ok anonymous")
 
     const claim = await postGate(server.baseUrl, [`claim gate-alice ${randomX25519()}`], session)
     expect(claim.lines.some((l) => l.startsWith("expect sig "))).toBe(true)
@@ -79,11 +85,12 @@ describe("the text gate", () => {
   it("answers a wrong signature with the refusal, and keeps the session", async () => {
     const key = Ed25519Key.random()
     const opened = await postGate(server.baseUrl, [`identify ${key.kid}`])
-    const session = field(opened.lines, "session")
+    let session = field(opened.lines, "session")
     const wrong = await postGate(server.baseUrl, [`prove ${signed(Ed25519Key.random(), field(opened.lines, "challenge"))}`], session)
     expect(lastLine(wrong.lines)).toMatch(/^err proof_invalid /)
     const proved = await postGate(server.baseUrl, [`prove ${signed(key, field(opened.lines, "challenge"))}`], session)
     expect(lastLine(proved.lines)).toBe(`ok key ${key.kid}`)
+    session = sessionOf(proved.lines)
     const prepared = await postGate(server.baseUrl, ["post general signed by someone else"], session)
     const refused = await postGate(server.baseUrl, [`sig ${signed(Ed25519Key.random(), field(prepared.lines, "sign"))}`], session)
     expect(lastLine(refused.lines)).toMatch(/^err envelope_signature_invalid /)
@@ -96,6 +103,9 @@ describe("the text gate", () => {
     const gate = await GateConnection.open(gatePort, false)
     const key = Ed25519Key.random()
     const challenge = await gate.send(`identify ${key.kid}`)
+    // HTTP never reaches a TCP session, even knowing its id.
+    const tcpSession = JSON.parse(field(challenge, "challenge")).session as string
+    expect((await postGate(server.baseUrl, ["whoami"], tcpSession)).lines).toContain("# that session is unknown or expired; this is a new one")
     expect(lastLine(await gate.send(`prove ${signed(key, field(challenge, "challenge"))}`))).toBe(`ok key ${key.kid}`)
     const claim = await gate.send(`claim gate-bob ${randomX25519()}`)
     const signText = field(claim, "sign")
@@ -143,14 +153,26 @@ describe("the text gate", () => {
     expect(lastLine(await later.send("post general before login"))).toMatch(/^err identify_first /)
     expect(lastLine(await later.send("login gate-carol wrong-secret-but-long"))).toMatch(/^err login_failed /)
     expect(lastLine(await later.send("login gate-alice wrong-secret-but-long"))).toMatch(/^err login_failed /)
-    expect(await later.send(`login gate-carol ${SECRET}`)).toEqual(["ok secret gate-carol"])
+    const loggedIn = await later.send(`login gate-carol ${SECRET}`)
+    expect(loggedIn).toEqual([`session ${sessionOf(loggedIn)}`, "expect post <channel> <text>  |  upgrade <your did:key> <secret>", "ok secret gate-carol"])
     written["secretPost2"] = acceptedIndex(await later.send("post general back again"))
     expect(lastLine(await later.send(`claim gate-carol secret ${SECRET}`))).toMatch(/^err name_taken /)
 
     // The upgrade: the name moves to the agent's own key, and the secret stops working.
     const key = Ed25519Key.random()
-    const rotation = await later.send(`upgrade ${key.kid}`)
+    // The session alone does not move the name: the secret is asked again.
+    expect(lastLine(await later.send(`upgrade ${key.kid}`))).toMatch(/^err usage /)
+    expect(lastLine(await later.send(`upgrade ${key.kid} wrong-secret-but-long`))).toMatch(/^err login_failed /)
+    // A refused policy leaf prints its refusal receipt, as a key's submission does.
+    const badRotation = await later.send(`upgrade ${key.kid} ${SECRET}`)
+    const badSig = await later.send(`sig ${signed(Ed25519Key.random(), field(badRotation, "sign"))}`)
+    expect(lastLine(badSig)).toMatch(/^err proof_invalid /)
+    expect(JSON.parse(field(badSig, "receipt")).entry).toMatchObject({ refused: "proof_invalid" })
+    const rotation = await later.send(`upgrade ${key.kid} ${SECRET}`)
     written["upgrade"] = acceptedIndex(await later.send(`sig ${signed(key, field(rotation, "sign"))}`))
+    // The name is a key's now: its verifier is no longer kept (on the filesystem store, its file is gone).
+    const secretsDir = join(dataDir, "gate-secrets")
+    if (existsSync(secretsDir)) expect((await readdir(secretsDir)).filter((f) => f.endsWith("-gate-carol"))).toEqual([])
     expect(await later.send("whoami")).toEqual([`ok key ${key.kid}`])
     later.close()
     const again = await GateConnection.open(tlsPort, true)
@@ -161,6 +183,14 @@ describe("the text gate", () => {
     expect([name["tier"], name["kid"]]).toEqual(["key", key.kid])
     const posts = await (await fetch(`${server.baseUrl}/v2/agora/posts?channel=general`)).json() as { posts: Array<Record<string, unknown>> }
     expect(posts.posts.find((p) => p["index"] === written["secretPost2"])).toMatchObject({ name: "gate-carol", text: "back again" })
+  })
+
+  it("lets a secret-bound name post at most 10 times a minute", async () => {
+    const flooder = await GateConnection.open(tlsPort, true)
+    acceptedIndex(await flooder.send(`claim gate-flood secret ${SECRET}`))
+    for (let i = 0; i < 10; i++) acceptedIndex(await flooder.send(`post flood ${i}`))
+    expect(lastLine(await flooder.send("post flood 10"))).toMatch(/^err rate_limited /)
+    flooder.close()
   })
 
   it("refuses secrets on plaintext TCP, on GET /t and on plain HTTP POST", async () => {
@@ -181,15 +211,20 @@ describe("the text gate", () => {
   it("answers err post_required to content writes on GET /t, and takes reads and the proof of possession", async () => {
     const opened = await getGate(server.baseUrl, "post general hello")
     expect(opened.status).toBe(200)
-    const session = /^session (\S+)\n/.exec(opened.text)![1]!
-    expect(opened.text).toMatch(/\nerr post_required /)
-    expect((await getGate(server.baseUrl, '{"envelope":{},"body":null}', session)).text).toMatch(/^err post_required /)
-    expect((await getGate(server.baseUrl, "sig AAAA", session)).text).toMatch(/^err post_required /)
+    expect(opened.headers.get("cache-control")).toBe("no-store")
+    expect(opened.text).toMatch(/^session \S+\nerr post_required /)
+    // A GET that changed nothing kept no session: cheap GETs cannot crowd others out.
+    const dropped = /^session (\S+)\n/.exec(opened.text)![1]!
+    expect((await getGate(server.baseUrl, "whoami", dropped)).text).toMatch(/^session \S+\n# that session is unknown or expired/)
 
     const key = Ed25519Key.random()
-    const challenge = (await getGate(server.baseUrl, `identify ${key.kid}`, session)).text.split("\n")
-    const proved = await getGate(server.baseUrl, `prove ${signed(key, field(challenge, "challenge"))}`, session)
+    const challenged = await getGate(server.baseUrl, `identify ${key.kid}`)
+    let session = /^session (\S+)\n/.exec(challenged.text)![1]!
+    expect((await getGate(server.baseUrl, '{"envelope":{},"body":null}', session)).text).toMatch(/^err post_required /)
+    expect((await getGate(server.baseUrl, "sig AAAA", session)).text).toMatch(/^err post_required /)
+    const proved = await getGate(server.baseUrl, `prove ${signed(key, field(challenged.text.split("\n"), "challenge"))}`, session)
     expect(proved.text).toMatch(new RegExp(`ok key ${key.kid}\\n$`))
+    session = sessionOf(proved.text.split("\n"))
     expect((await getGate(server.baseUrl, `claim gate-erin ${randomX25519()}`, session)).text).toMatch(/^err post_required /)
 
     const name = (await getGate(server.baseUrl, "name gate-alice", session)).text.split("\n")
@@ -207,6 +242,7 @@ describe("the text gate", () => {
     const session = field(first.lines, "session")
     const second = await postGate(server.baseUrl, [`prove ${signed(key, field(first.lines, "challenge"))}`, "whoami"], session)
     expect(second.lines).toEqual([
+      `session ${sessionOf(second.lines)}`,
       "expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>",
       `ok key ${key.kid}`,
       `ok key ${key.kid}`
@@ -220,9 +256,16 @@ describe("the text gate", () => {
     const longS = await getGate(server.baseUrl, "help", "s".repeat(65))
     expect(longS.status).toBe(422)
     expect(JSON.parse(longS.text).errors[0].path).toBe("s")
-    const longL = await getGate(server.baseUrl, "a".repeat(1_048_577))
+    const longL = await getGate(server.baseUrl, `login gate-carol ${SECRET}${"a".repeat(1_048_577)}`)
     expect(longL.status).toBe(422)
     expect(JSON.parse(longL.text).errors[0].path).toBe("l")
+    // The problem names the limit in fixed words: never the value, nor a secret in it.
+    expect(longL.text).not.toContain(SECRET)
+    expect(longL.text.length).toBeLessThan(1000)
+    expect(JSON.parse(longL.text).errors[0].message).toBe("one string of at most 1048576 characters")
+    const twoS = await fetch(`${server.baseUrl}/t?s=${SECRET}&s=${SECRET}`)
+    expect(twoS.status).toBe(422)
+    expect(await twoS.text()).not.toContain(SECRET)
     expect((await getGate(server.baseUrl, "help", "s".repeat(64))).status).toBe(200)
     const spec = await (await fetch(`${server.baseUrl}/openapi.json`)).json() as { paths: Record<string, any> }
     expect(spec.paths["/t"].get.responses["422"]).toBeDefined()

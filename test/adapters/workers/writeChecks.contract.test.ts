@@ -79,6 +79,9 @@ const withHeaders = (request: WriteRequest, change: (headers: Record<string, str
   return { ...request, headers }
 }
 
+/** A request as the text gate hands it over: the envelope's own signature, no HTTP signature. */
+const selfSigned = (body: Uint8Array): WriteRequest => ({ method: "POST", authority: undefined, path: "", query: "", headers: {}, body, selfSigned: true })
+
 /** Each case: the request and what it must come to ("ok" or the refusal code). */
 const cases = (): ReadonlyArray<{ readonly label: string; readonly request: WriteRequest; readonly expect: "ok" | RefusalCode }> => {
   const valid = postRequest("hello")
@@ -138,7 +141,14 @@ const cases = (): ReadonlyArray<{ readonly label: string; readonly request: Writ
     { label: "a payload member named __proto__", request: protoMember, expect: "envelope_signature_invalid" },
     { label: "another body", request: withEnvelope(goodEnvelope, utf8("not the good one")), expect: "body_mismatch" },
     { label: "no body for a post", request: withEnvelope(goodEnvelope, null), expect: "body_mismatch" },
-    { label: "a size over the limit", request: withEnvelope(oversized.envelope, small), expect: "body_too_large" }
+    { label: "a size over the limit", request: withEnvelope(oversized.envelope, small), expect: "body_too_large" },
+    // The text gate's requests: signed by the envelope alone, no headers.
+    { label: "self-signed: a valid post", request: selfSigned(writeRequestBody(goodEnvelope, goodBody)), expect: "ok" },
+    { label: "self-signed: a bad envelope signature, refused before any nonce", request: selfSigned(writeRequestBody(flipped, goodBody)), expect: "envelope_signature_invalid" },
+    { label: "self-signed: not JSON", request: selfSigned(utf8("not json")), expect: "malformed_request" },
+    { label: "self-signed: expired", request: selfSigned(writeRequestBody(envelopeFor(agent, ORIGIN, "post", post("x").envelope.payload, { created: NOW - 400 }), null)), expect: "signature_expired" },
+    { label: "self-signed: created far from now", request: selfSigned(writeRequestBody(envelopeFor(agent, ORIGIN, "post", post("x").envelope.payload, { created: NOW + 400 }), null)), expect: "signature_clock" },
+    { label: "self-signed: a body that is not the hashed one", request: selfSigned(writeRequestBody(goodEnvelope, utf8("other"))), expect: "body_mismatch" }
   ]
 }
 

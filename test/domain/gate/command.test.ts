@@ -40,7 +40,8 @@ describe("parseCommand", () => {
     expect(parseCommand("entry")).toMatchObject({ code: "usage", detail: "usage: entry <index>", secret: false })
     expect(parseCommand("entry -1")).toMatchObject({ code: "usage" })
     expect(parseCommand("entry 01")).toMatchObject({ code: "usage" })
-    expect(parseCommand("claim alice")).toMatchObject({ code: "usage", secret: false })
+    expect(parseCommand("claim alice")).toMatchObject({ code: "usage", secret: true })
+    expect(parseCommand("name")).toMatchObject({ code: "usage", secret: false })
     expect(parseCommand("post general")).toMatchObject({ code: "usage" })
     expect(parseCommand("help me")).toMatchObject({ code: "usage" })
     expect(parseCommand("frobnicate")).toMatchObject({ code: "unknown_command", detail: '"frobnicate" is no command; send help' })
@@ -51,6 +52,25 @@ describe("parseCommand", () => {
     expect(parseCommand("claim alice secret a b")).toMatchObject({ code: "usage", secret: true })
     expect(parseCommand(`claim alice secret ${"x".repeat(257)}`)).toMatchObject({ code: "secret_invalid", secret: true })
     expect(parseCommand("login alice")).toMatchObject({ code: "usage", secret: true })
+    expect(parseCommand(`upgrade ${KID} correct-horse-battery`)).toEqual({ verb: "upgrade", kid: KID, secret: "correct-horse-battery" })
+    expect(parseCommand(`upgrade ${KID}`)).toMatchObject({ code: "usage", secret: true })
+    expect(parseCommand(`upgrade ${KID} short`)).toMatchObject({ code: "secret_invalid", secret: true })
+  })
+
+  it("separates arguments by tabs and Unicode spaces too, so no separator hides a secret", () => {
+    expect(parseCommand("login\talice\tcorrect-horse-battery")).toEqual({ verb: "login", name: "alice", secret: "correct-horse-battery" })
+    expect(parseCommand("claim\u00a0alice\u2003secret\u3000correct-horse-battery"))
+      .toEqual({ verb: "claim-secret", name: "alice", secret: "correct-horse-battery" })
+    expect(parseCommand("post\u00a0general\u00a0hi")).toEqual({ verb: "post", channel: "general", text: "hi" })
+  })
+
+  it("flags any line whose first word starts with login, claim or upgrade, and echoes only plain verbs", () => {
+    const glued = parseCommand("loginalice\u2028correct-horse-battery")
+    expect(glued).toMatchObject({ code: "unknown_command", secret: true, detail: "that is no command; send help" })
+    expect(JSON.stringify(glued)).not.toContain("correct-horse-battery")
+    expect(parseCommand("claimalice:correct-horse-battery")).toMatchObject({ code: "unknown_command", secret: true, detail: "that is no command; send help" })
+    expect(parseCommand("Ünicode")).toMatchObject({ code: "unknown_command", detail: "that is no command; send help" })
+    expect(parseCommand(`${"a".repeat(21)}`)).toMatchObject({ code: "unknown_command", detail: "that is no command; send help" })
   })
 })
 

@@ -8,7 +8,7 @@ import { fromUtf8, utf8 } from "../../../src/domain/bytes.js"
 import { encodeU64 } from "../../../src/domain/encoding.js"
 import { prevOf } from "../../../src/domain/envelope/hash.js"
 import { payloadSignatureCheck } from "../../../src/domain/identity/possession.js"
-import { newSession, step, type GateSession, type Step, type Transport } from "../../../src/domain/gate/session.js"
+import { exposedSecretSession, newSession, sessionBytes, step, type GateSession, type Step, type Transport, upgradePrepared } from "../../../src/domain/gate/session.js"
 import { checkSubmission } from "../../../src/domain/write/submission.js"
 import { decide } from "../../../src/domain/write/decide.js"
 import { GovLog, makeAgent } from "../../support/governanceAgents.js"
@@ -38,7 +38,7 @@ const sign = (seed: Uint8Array, text: string) => encodeU64(nodeCrypto.ed25519.si
 
 /** A session that proved the agent's key. */
 const proved = (agent: ReturnType<typeof makeAgent>, transport: Transport = PLAIN): GateSession => {
-  const challenged = run(newSession("s1"), `identify ${agent.kid}`, transport)
+  const challenged = run(newSession("s1", "plain"), `identify ${agent.kid}`, transport)
   const done = run(challenged.session, `prove ${sign(agent.seed, after(challenged, "challenge"))}`, transport)
   expect(last(done)).toBe(`ok key ${agent.kid}`)
   return done.session
@@ -46,23 +46,28 @@ const proved = (agent: ReturnType<typeof makeAgent>, transport: Transport = PLAI
 
 describe("the gate session", () => {
   it("starts onboarding with help, naming the replies it expects", () => {
-    const help = run(newSession("s1"), "help")
+    const help = run(newSession("s1", "plain"), "help")
     expect(help.effect._tag).toBe("None")
-    expect(help.lines.filter((l) => l.startsWith("expect "))).toEqual(["expect identify <your did:key>  |  claim <name> secret <secret>"])
+    // Each transport is told only what it accepts: a secret claim over TLS, the s parameter over GET.
+    expect(help.lines.filter((l) => l.startsWith("expect "))).toEqual(["expect identify <your did:key>"])
+    expect(run(newSession("s1", "tls"), "help", TLS).lines.filter((l) => l.startsWith("expect ")))
+      .toEqual(["expect identify <your did:key>  |  claim <name> secret <secret>"])
+    expect(run(newSession("s1", "get"), "help", GET).lines.some((l) => l.includes("as the s parameter"))).toBe(true)
+    expect(run(newSession("s1", "plain"), "help", POST).lines.some((l) => l.includes("\"session <id>\" first"))).toBe(true)
     expect(last(help)).toBe("ok help")
     expect(help.lines.slice(0, -2).every((l) => l.startsWith("# "))).toBe(true)
   })
 
   it("proves possession of a key with a signed challenge bound to the origin, key, session and time", () => {
     const agent = makeAgent("session prover")
-    const challenged = run(newSession("s1"), `identify ${agent.kid}`)
+    const challenged = run(newSession("s1", "plain"), `identify ${agent.kid}`)
     const text = after(challenged, "challenge")
     expect(JSON.parse(text)).toMatchObject({ kid: agent.kid, origin: ORIGIN, session: "s1", purpose: "aics-gate-possession" })
     expect(challenged.lines).toContain(`expect prove <U64 Ed25519 signature of the UTF-8 bytes after "challenge ">, within 300 s`)
     expect(last(run(challenged.session, `prove ${sign(makeAgent("someone else").seed, text)}`))).toMatch(/^err proof_invalid /)
     expect(last(run(challenged.session, `prove ${sign(agent.seed, text)}`, PLAIN, log.now + 300_000))).toMatch(/^err challenge_expired /)
-    expect(last(run(newSession("s2"), `prove ${sign(agent.seed, text)}`))).toMatch(/^err no_challenge /)
-    expect(last(run(newSession("s2"), "identify did:key:zNotAKey"))).toMatch(/^err usage /)
+    expect(last(run(newSession("s2", "plain"), `prove ${sign(agent.seed, text)}`))).toMatch(/^err no_challenge /)
+    expect(last(run(newSession("s2", "plain"), "identify did:key:zNotAKey"))).toMatch(/^err usage /)
     expect(proved(agent).identity).toEqual({ tier: "key", kid: agent.kid })
   })
 
@@ -89,9 +94,9 @@ describe("the gate session", () => {
   })
 
   it("asks for a key or a secret before a write, and a pending envelope before sig", () => {
-    expect(last(run(newSession("s1"), "claim alice AAAA"))).toMatch(/^err identify_first /)
-    expect(last(run(newSession("s1"), "post general hi"))).toMatch(/^err identify_first /)
-    expect(last(run(newSession("s1"), "sig AAAA"))).toMatch(/^err nothing_to_sign /)
+    expect(last(run(newSession("s1", "plain"), "claim alice AAAA"))).toMatch(/^err identify_first /)
+    expect(last(run(newSession("s1", "plain"), "post general hi"))).toMatch(/^err identify_first /)
+    expect(last(run(newSession("s1", "plain"), "sig AAAA"))).toMatch(/^err nothing_to_sign /)
     expect(last(run(proved(makeAgent("session x")), "claim alice AAAA"))).toMatch(/^err usage /)
     expect(last(run(proved(makeAgent("session y")), "post General hi"))).toMatch(/^err usage /)
     const x25519 = encodeU64(nodeCrypto.sha256(utf8("y")))
@@ -101,18 +106,18 @@ describe("the gate session", () => {
 
   it("takes secrets only over TLS, and never over GET (post_required first)", () => {
     for (const line of [`claim carol secret ${SECRET}`, `login carol ${SECRET}`, "claim carol secret short", "login carol"]) {
-      expect(last(run(newSession("s1"), line, GET))).toMatch(/^err post_required /)
-      expect(last(run(newSession("s1"), line, PLAIN))).toMatch(/^err tls_required /)
-      expect(last(run(newSession("s1"), line, POST))).toMatch(/^err tls_required /)
+      expect(last(run(newSession("s1", "plain"), line, GET))).toMatch(/^err post_required /)
+      expect(last(run(newSession("s1", "plain"), line, PLAIN))).toMatch(/^err tls_required /)
+      expect(last(run(newSession("s1", "plain"), line, POST))).toMatch(/^err tls_required /)
     }
-    expect(run(newSession("s1"), `claim carol secret ${SECRET}`, TLS).effect).toEqual({ _tag: "SecretClaim", name: "carol", secret: SECRET })
-    expect(run(newSession("s1"), `login Carol ${SECRET}`, { tls: true, method: "POST" }).effect).toEqual({ _tag: "Login", name: "carol", secret: SECRET })
-    expect(last(run(newSession("s1"), "claim carol secret short", TLS))).toMatch(/^err secret_invalid /)
+    expect(run(newSession("s1", "plain"), `claim carol secret ${SECRET}`, TLS).effect).toEqual({ _tag: "SecretClaim", name: "carol", secret: SECRET })
+    expect(run(newSession("s1", "plain"), `login Carol ${SECRET}`, { tls: true, method: "POST" }).effect).toEqual({ _tag: "Login", name: "carol", secret: SECRET })
+    expect(last(run(newSession("s1", "plain"), "claim carol secret short", TLS))).toMatch(/^err secret_invalid /)
   })
 
   it("checks a secret claim's name before any secret is hashed", () => {
-    expect(last(run(newSession("s1"), `claim admin secret ${SECRET}`, TLS))).toMatch(/^err name_reserved /)
-    expect(last(run(newSession("s1"), `claim Carol secret ${SECRET}`, TLS))).toMatch(/^err name_invalid /)
+    expect(last(run(newSession("s1", "plain"), `claim admin secret ${SECRET}`, TLS))).toMatch(/^err name_reserved /)
+    expect(last(run(newSession("s1", "plain"), `claim Carol secret ${SECRET}`, TLS))).toMatch(/^err name_invalid /)
     expect(last(run(proved(makeAgent("session z"), TLS), `claim carol secret ${SECRET}`, TLS))).toMatch(/^err identity_held /)
   })
 
@@ -121,33 +126,74 @@ describe("the gate session", () => {
     for (const line of ["post general hi", "claim alice AAAA", "sig AAAA", '{"envelope":{}}']) {
       expect(last(run(proved(agent, GET), line, GET))).toMatch(/^err post_required /)
     }
-    expect(run(newSession("s1"), "name alice", GET).effect).toEqual({ _tag: "Read", read: { verb: "name", name: "alice" } })
-    expect(run(newSession("s1"), "checkpoint", GET).effect._tag).toBe("Read")
+    expect(run(newSession("s1", "plain"), "name alice", GET).effect).toEqual({ _tag: "Read", read: { verb: "name", name: "alice" } })
+    expect(run(newSession("s1", "plain"), "checkpoint", GET).effect._tag).toBe("Read")
   })
 
   it("lets a secret-bound session post only over TLS", () => {
-    const session: GateSession = { ...newSession("s1"), identity: { tier: "secret", name: "carol" } }
+    const session: GateSession = { ...newSession("s1", "plain"), identity: { tier: "secret", name: "carol" } }
     expect(run(session, "post general hi", TLS).effect).toEqual({ _tag: "SecretPost", name: "carol", channel: "general", text: "hi" })
     expect(last(run(session, "post general hi", PLAIN))).toMatch(/^err tls_required /)
     expect(last(run(session, "post general hi", GET))).toMatch(/^err post_required /)
     expect(run(session, "whoami").lines).toEqual(["ok secret carol"])
   })
 
-  it("upgrades a secret-bound name: the new key signs the rotation message, over TLS only", () => {
+  it("upgrades a secret-bound name: the secret again, then the new key signs the rotation message, over TLS only", () => {
     log.must(log.policyOp("claim", { name: "session-carol", as: "session-carol" }))
-    const session: GateSession = { ...newSession("s1"), identity: { tier: "secret", name: "session-carol" } }
+    const session: GateSession = { ...newSession("s1", "tls"), identity: { tier: "secret", name: "session-carol" } }
     const agent = makeAgent("session upgrader")
-    expect(last(run(session, `upgrade ${agent.kid}`, GET))).toMatch(/^err post_required /)
-    expect(last(run(session, `upgrade ${agent.kid}`, PLAIN))).toMatch(/^err tls_required /)
-    expect(last(run(newSession("s2"), `upgrade ${agent.kid}`, TLS))).toMatch(/^err login_first /)
-    const prepared = run(session, `upgrade ${agent.kid}`, TLS)
+    expect(last(run(session, `upgrade ${agent.kid} ${SECRET}`, GET))).toMatch(/^err post_required /)
+    expect(last(run(session, `upgrade ${agent.kid} ${SECRET}`, PLAIN))).toMatch(/^err tls_required /)
+    expect(last(run(newSession("s2", "tls"), `upgrade ${agent.kid} ${SECRET}`, TLS))).toMatch(/^err login_first /)
+    // Without the secret, the session alone cannot move the name.
+    expect(last(run(session, `upgrade ${agent.kid}`, TLS))).toMatch(/^err usage /)
+    const asked = run(session, `upgrade ${agent.kid} ${SECRET}`, TLS)
+    expect(asked.lines).toEqual([])
+    expect(asked.effect).toMatchObject({ _tag: "PrepareUpgrade", name: "session-carol", newKid: agent.kid, secret: SECRET })
+    if (asked.effect._tag !== "PrepareUpgrade") throw new Error("no PrepareUpgrade")
+    const prepared = upgradePrepared(asked.session, asked.effect)
     expect(JSON.parse(after(prepared, "sign"))).toEqual({ name: "session-carol", new_kid: agent.kid, origin: ORIGIN, prev_kid: log.policy.kid })
     const sig = sign(agent.seed, after(prepared, "sign"))
     expect(last(run(prepared.session, `sig ${sig}`, PLAIN))).toMatch(/^err tls_required /)
     expect(run(prepared.session, `sig ${sig}`, TLS).effect).toEqual({ _tag: "Upgrade", name: "session-carol", newKid: agent.kid, newSig: sig })
   })
 
+  it("counts a secret-bound session's id as exposed over GET or plaintext, never a key session's", () => {
+    const secret: GateSession = { ...newSession("s1", "tls"), identity: { tier: "secret", name: "carol" } }
+    const key: GateSession = { ...newSession("s2", "plain"), identity: { tier: "key", kid: "did:key:z" } }
+    expect([GET, PLAIN, POST].map((t) => exposedSecretSession(secret, t))).toEqual([true, true, true])
+    expect(exposedSecretSession(secret, TLS)).toBe(false)
+    expect([GET, PLAIN, POST, TLS].some((t) => exposedSecretSession(key, t))).toBe(false)
+  })
+
+  it("refuses a post's text over the post limit before preparing anything", () => {
+    const session = proved(makeAgent("session long poster"))
+    const long = run(session, `post general ${"x".repeat(16 * 1024 + 1)}`)
+    expect(last(long)).toMatch(/^err body_too_large /)
+    expect(long.session.pending).toBeNull()
+    const fits = run(session, `post general ${"x".repeat(16 * 1024)}`)
+    expect(last(fits)).toBe("ok prepared post")
+    expect(sessionBytes(fits.session)).toBeGreaterThan(16 * 1024)
+    expect(sessionBytes(session)).toBeLessThan(1024)
+  })
+
+  it("after a proof over GET, expects only what GET takes", () => {
+    const agent = makeAgent("session get prover")
+    const challenged = run(newSession("s1", "get"), `identify ${agent.kid}`, GET)
+    const done = run(challenged.session, `prove ${sign(agent.seed, after(challenged, "challenge"))}`, GET)
+    expect(done.lines).toEqual(["expect name <name>  |  posts [channel]  |  whoami   (claim and post go by POST /t or TCP)", `ok key ${agent.kid}`])
+  })
+
+  it("bounds reads as the HTTP routes do: a query of 80 characters, a valid channel, name and key", () => {
+    expect(run(newSession("s1", "plain"), `directory ${"a".repeat(80)}`).effect._tag).toBe("Read")
+    expect(last(run(newSession("s1", "plain"), `directory ${"a".repeat(81)}`))).toMatch(/^err usage .*at most 80/)
+    expect(last(run(newSession("s1", "plain"), "posts General!"))).toMatch(/^err usage /)
+    expect(run(newSession("s1", "plain"), "posts general").effect._tag).toBe("Read")
+    expect(last(run(newSession("s1", "plain"), `name ${"x".repeat(5000)}`))).toBe("err name_invalid that is not a valid name")
+    expect(last(run(newSession("s1", "plain"), "key not-a-key"))).toMatch(/^err usage /)
+  })
+
   it("closes on quit", () => {
-    expect(run(newSession("s1"), "quit")).toMatchObject({ lines: ["ok bye"], effect: { _tag: "Close" } })
+    expect(run(newSession("s1", "plain"), "quit")).toMatchObject({ lines: ["ok bye"], effect: { _tag: "Close" } })
   })
 })

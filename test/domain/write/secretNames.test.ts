@@ -8,7 +8,7 @@ import { directoryView } from "../../../src/domain/views/directory.js"
 import { nameView } from "../../../src/domain/views/nameView.js"
 import { postsView } from "../../../src/domain/views/agoraPosts.js"
 import { hashOf, GovLog, makeAgent, textBody } from "../../support/governanceAgents.js"
-import { claimPayload, ORIGIN, x25519Key } from "../../support/identityAgents.js"
+import { ciphertext, claimPayload, dmPayload, ORIGIN, x25519Key } from "../../support/identityAgents.js"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { encodeU64 } from "../../../src/domain/encoding.js"
 import { rotationMessage } from "../../../src/domain/identity/possession.js"
@@ -24,7 +24,7 @@ describe("secret-bound names", () => {
     const log = new GovLog()
     const index = log.must(log.policyOp("claim", { name: "carol", as: "carol" }))
     const view = Either.getOrThrow(nameView(log.state, "carol"))
-    expect(view).toMatchObject({ name: "carol", tier: "secret", kid: log.policy.kid, x25519: "", recovery: null, claim_index: index })
+    expect(view).toMatchObject({ name: "carol", tier: "secret", kid: log.policy.kid, x25519: "", x25519_index: null, recovery: null, claim_index: index })
     expect(directoryView(log.state, { q: undefined, limit: 10 }).names.map((n) => [n.name, n.tier])).toEqual([["carol", "secret"]])
     // The policy key is bound to no name, so it may claim more of them.
     log.must(log.policyOp("claim", { name: "dave", as: "dave" }))
@@ -94,10 +94,17 @@ describe("secret-bound names", () => {
     const index = log.must(rotate("carol", "carol"))
 
     const view = Either.getOrThrow(nameView(log.state, "carol"))
-    expect(view).toMatchObject({ tier: "key", kid: agent.kid, kid_index: index, x25519: "" })
+    expect(view).toMatchObject({ tier: "key", kid: agent.kid, kid_index: index, x25519: "", x25519_index: null })
     expect(keyRecordOf(log.state, log.policy.kid).unboundIndex).toBeNull()
+    // Nothing can be encrypted to the name until its new key sets an X25519 key, whatever index a sender cites.
+    const grant = log.must(log.submit(agent, "grant", { sender: keyed.kid, use: "dm" }))
+    const claimIndex = view.claim_index
+    const early = dmPayload(agent.kid, grant, claimIndex, ciphertext("too early"))
+    expect(log.submit(keyed, "dm", early.payload, early.body).refused).toBe("recipient_unknown")
     expect(secretPost(log, "carol", "the secret no longer speaks").refused).toBe("not_authorized")
-    log.must(log.submit(agent, "key.x25519", { name: "carol", x25519: x25519Key("carol") }))
+    const x25519Index = log.must(log.submit(agent, "key.x25519", { name: "carol", x25519: x25519Key("carol") }))
+    const dm = dmPayload(agent.kid, grant, x25519Index, ciphertext("in time"))
+    log.must(log.submit(keyed, "dm", dm.payload, dm.body))
     const { body, ...payload } = textBody("now with my own key")
     const post = log.must(log.submit(agent, "post", { channel: "general", ...payload }, body))
     expect(postsView(log.state, { channel: "general", limit: 1 }, log.now).posts[0]).toMatchObject({ index: post, name: "carol", author: agent.kid })

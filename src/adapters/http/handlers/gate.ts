@@ -1,15 +1,16 @@
 // POST /t and GET /t (service.md "Text gate"; docs/protocol.md section 17): the HTTP
 // transports of the text gate (app/Gate.ts). POST takes a text/plain body of command lines,
-// the first of which may be "session <id>"; it counts as TLS when it reached the service
-// over HTTPS (docs/protocol.md 13.1: AICS_PUBLIC_URL https and the proxy saying so). GET
-// takes one line in `l` and the session in `s`, and is never trusted with a secret.
+// the first of which may be "session <id>"; it counts as TLS only when the proxy in front
+// says it came over HTTPS (docs/protocol.md 17.4, https.ts's proxySaidHttps). GET takes one
+// line in `l` and the session in `s`, and is never trusted with a secret. Neither reply may
+// be cached: it carries session ids and what a session did.
 
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Gate } from "../../../app/Gate.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"
 import { AicsApi } from "../api.js"
-import { reachedOverHttps } from "../https.js"
+import { proxySaidHttps } from "../https.js"
 import { readLimitedBody } from "../limitedBody.js"
 import { problemResponse } from "../problem.js"
 
@@ -28,7 +29,6 @@ export const GateHandlers = HttpApiBuilder.group(AicsApi, "gate", (handlers) =>
   Effect.gen(function*() {
     const gate = yield* Gate
     const config = yield* ServiceConfig
-    const https = { publicUrl: config.publicUrl, allowHttp: false }
 
     return handlers
       .handleRaw("post", ({ request }) =>
@@ -41,13 +41,15 @@ export const GateHandlers = HttpApiBuilder.group(AicsApi, "gate", (handlers) =>
           const session = first < 0 ? null : SESSION_LINE.exec(lines[first]!.trim())
           const id = session === null ? undefined : session[1]
           const commands = session === null ? lines : lines.slice(first + 1)
-          const tls = reachedOverHttps(request.headers, https)
+          const tls = proxySaidHttps(request.headers, config.publicUrl)
           const reply = yield* gate.exchange(id, commands, { tls, method: "POST" })
           return text(reply.lines)
         }))
       .handle("get", ({ urlParams }) =>
-        Effect.map(
-          gate.exchange(urlParams.s === "" ? undefined : urlParams.s, urlParams.l === undefined ? [] : [urlParams.l], { tls: false, method: "GET" }),
-          (reply) => reply.lines.map((line) => `${line}\n`).join("")
-        ))
+        Effect.gen(function*() {
+          yield* HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeader(response, "cache-control", "no-store")))
+          const lines = urlParams.l === undefined ? [] : [urlParams.l]
+          const reply = yield* gate.exchange(urlParams.s === "" ? undefined : urlParams.s, lines, { tls: false, method: "GET" })
+          return reply.lines.map((line) => `${line}\n`).join("")
+        }))
   }))

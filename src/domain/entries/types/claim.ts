@@ -38,7 +38,8 @@ type Claim = typeof ClaimPayload.Type
 
 const isSecretClaim = (payload: Claim): payload is typeof SecretClaimPayload.Type => "as" in payload
 
-const nameRefusal = (state: LogState, name: string): Refusal | undefined => {
+/** Why `name` cannot be claimed now (the rule's own check; the text gate asks it before anything is signed or hashed). */
+export const nameRefusal = (state: LogState, name: string): Refusal | undefined => {
   if (name !== normalizeName(name)) {
     return refuse("name_invalid", `a name is claimed in its normal form (${JSON.stringify(normalizeName(name))})`)
   }
@@ -78,7 +79,7 @@ export const claim = entryRule({
         kid: envelope.kid,
         kidIndex: index,
         x25519,
-        x25519Index: index,
+        x25519Index: secret ? null : index,
         recovery,
         claimIndex: index,
         events: Chunk.of({

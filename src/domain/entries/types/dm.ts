@@ -6,6 +6,7 @@
 //   payload_invalid    grant_index is not a grant leaf
 //   recipient_unknown  `to` holds no name: only a name carries an X25519 key to encrypt to
 //   grant_required     the grant does not admit this DM at `logged` (messaging/grants.ts)
+//   recipient_unknown  the name has no X25519 key (secret-bound, or upgraded before key.x25519)
 //   payload_invalid    x25519_index set no X25519 key of the name bound to `to`
 //   x25519_stale       it did, but a later leaf replaced that key: only the current X25519
 //                      key is accepted, so no message goes to a key its owner retired
@@ -39,6 +40,8 @@ export const dm = entryRule({
     const lapse = grantRefusal(cited, envelope.kid, payload.to, logged)
     if (lapse !== undefined) return refuse("grant_required", lapse)
     const record = nameRecordOf(state, name)!
+    // A name without an X25519 key (secret-bound, or upgraded and not yet set) has nothing to encrypt to.
+    if (record.x25519Index === null || record.x25519 === "") return refuse("recipient_unknown", `${name} has no X25519 key to encrypt to`)
     if (payload.x25519_index !== record.x25519Index) {
       const earlier = Chunk.some(record.events, (e) => e.type !== "key.rotate" && e.index === payload.x25519_index)
       return earlier

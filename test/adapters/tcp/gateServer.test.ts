@@ -1,0 +1,121 @@
+// The gate's TCP server on its own (src/adapters/tcp/gateServer.ts; docs/protocol.md 17.4),
+// in this process, with a Gate whose exchanges the test decides: backpressure towards a
+// client that does not read, the cap on queued lines, a failing exchange that ends only its
+// connection, and a shutdown that does not wait for idle clients.
+
+import { connect, type Socket } from "node:net"
+import { Effect, Exit, Layer, Scope } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import { Gate } from "../../../src/app/Gate.js"
+import { GateTcpLive } from "../../../src/adapters/tcp/gateServer.js"
+import { freePort } from "../../support/server.js"
+
+const BIG_LINE = "x".repeat(2 * 1024 * 1024)
+
+/** A gate that counts exchanges, answers `big` with 2 MiB, and dies on `boom`. */
+const fakeGate = () => {
+  const calls = { exchanges: 0, ended: 0 }
+  const gate = Layer.succeed(Gate, Gate.of({
+    exchange: (_id, lines) =>
+      Effect.suspend(() => {
+        calls.exchanges++
+        if (lines[0] === "boom") return Effect.die(new Error("a defect in a gate effect"))
+        const lines2 = lines.length === 0 ? ["session s1"] : lines[0] === "big" ? [BIG_LINE, "ok big"] : [`ok ${lines[0]}`]
+        return Effect.succeed({ id: "s1", lines: lines2, close: false })
+      }),
+    end: () => Effect.sync(() => void calls.ended++)
+  }))
+  return { calls, gate }
+}
+
+let scope: Scope.CloseableScope | undefined
+const sockets: Array<Socket> = []
+
+const startGate = async () => {
+  const { calls, gate } = fakeGate()
+  const port = await freePort()
+  scope = Effect.runSync(Scope.make())
+  await Effect.runPromise(Layer.buildWithScope(GateTcpLive({ host: "127.0.0.1", port }).pipe(Layer.provide(gate)), scope))
+  return { calls, port }
+}
+
+const stopGate = async () => {
+  const open = scope
+  scope = undefined
+  if (open !== undefined) await Effect.runPromise(Scope.close(open, Exit.void))
+}
+
+/** A client that collects what it receives (when it reads at all). */
+const client = async (port: number, read = true) => {
+  const socket = await new Promise<Socket>((resolve, reject) => {
+    const s = connect({ host: "127.0.0.1", port }, () => resolve(s))
+    s.once("error", reject)
+  })
+  sockets.push(socket)
+  let received = ""
+  let closed = false
+  socket.on("close", () => void (closed = true))
+  socket.on("error", () => undefined)
+  if (read) socket.on("data", (chunk: Buffer) => void (received += chunk.toString("utf8")))
+  else socket.pause()
+  return { socket, received: () => received, closed: () => closed }
+}
+
+const waitFor = async (condition: () => boolean, ms = 5000) => {
+  const deadline = Date.now() + ms
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time")
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy()
+  await stopGate()
+})
+
+describe("the gate's TCP server", () => {
+  it("stops handling lines for a client that does not read its replies", async () => {
+    const { calls, port } = await startGate()
+    const lazy = await client(port, false)
+    lazy.socket.write("big\n".repeat(60))
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    // Each reply waits for the last to drain: only what the kernel's buffers hold was handled.
+    expect(calls.exchanges).toBeGreaterThan(1)
+    expect(calls.exchanges).toBeLessThan(20)
+  })
+
+  it("cuts off a client that queues more lines than it may", async () => {
+    const { port } = await startGate()
+    const greedy = await client(port)
+    await waitFor(() => greedy.received().includes("send help"))
+    greedy.socket.write("ping\n".repeat(200))
+    await waitFor(greedy.closed)
+    expect(greedy.received()).toMatch(/err too_many_lines /)
+  })
+
+  it("answers a failing exchange with err internal, closes that connection, and keeps serving", async () => {
+    const { port } = await startGate()
+    const unlucky = await client(port)
+    await waitFor(() => unlucky.received().includes("send help"))
+    unlucky.socket.write("boom\n")
+    await waitFor(unlucky.closed)
+    expect(unlucky.received()).toMatch(/err internal /)
+
+    const next = await client(port)
+    await waitFor(() => next.received().includes("send help"))
+    next.socket.write("ping\n")
+    await waitFor(() => next.received().includes("ok ping"))
+  })
+
+  it("shuts down with an idle client connected: tells it, and does not wait for it", async () => {
+    const { port } = await startGate()
+    const idle = await client(port)
+    await waitFor(() => idle.received().includes("send help"))
+    const started = Date.now()
+    await stopGate()
+    expect(Date.now() - started).toBeLessThan(3000)
+    expect(idle.received()).toMatch(/err shutting_down /)
+    await waitFor(idle.closed)
+  })
+})
