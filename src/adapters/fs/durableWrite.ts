@@ -13,6 +13,7 @@
 // The thread is started with the writer and ended with its scope. If it dies, the batch it
 // held fails with a StorageError, and the next batch starts a new thread.
 
+import { resolve } from "node:path"
 import { Worker } from "node:worker_threads"
 import { Effect, type Scope } from "effect"
 import { StorageError } from "../../ports/StorageError.js"
@@ -41,7 +42,6 @@ interface Thread {
 /** A writer for files under `root` (created, with its name made durable, on start). */
 export const makeDurableWriter = (root: string): Effect.Effect<DurableWriter, StorageError, Scope.Scope> =>
   Effect.gen(function*() {
-    const { resolve } = yield* Effect.promise(() => import("node:path"))
     const absoluteRoot = resolve(root)
     let thread: Thread | undefined
     let nextId = 0
