@@ -6,12 +6,13 @@
 // a verifier is not a secret, but it is what a guesser would want.
 
 import { constants } from "node:fs"
-import { link, mkdir, open, readFile, rm } from "node:fs/promises"
+import { link, mkdir, open, rm } from "node:fs/promises"
 import { join } from "node:path"
-import { Effect, Layer } from "effect"
-import { utf8 } from "../../domain/bytes.js"
+import { Effect, Layer, Option } from "effect"
+import { fromUtf8, utf8 } from "../../domain/bytes.js"
 import { GateSecrets } from "../../ports/GateSecrets.js"
 import { attempt, syncFolder, writeFully } from "./fileIo.js"
+import { readOptionalFile } from "./readOptional.js"
 
 let counter = 0
 
@@ -43,9 +44,10 @@ export const FsGateSecretsLive = (directory: string) =>
           }
         }),
       get: (name, claimIndex) =>
-        attempt("get gate secret", name, () =>
-          readFile(fileOf(name, claimIndex), "utf8").catch((e: NodeJS.ErrnoException) =>
-            e.code === "ENOENT" ? undefined : Promise.reject(e))),
+        Effect.map(readOptionalFile("get gate secret", fileOf(name, claimIndex)), Option.match({
+          onNone: () => undefined,
+          onSome: fromUtf8
+        })),
       remove: (name, claimIndex) =>
         attempt("remove gate secret", name, async () => {
           await rm(fileOf(name, claimIndex), { force: true })
