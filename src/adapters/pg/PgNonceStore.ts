@@ -20,8 +20,10 @@
 //
 // Expired rows are deleted opportunistically: when `now` passes the next sweep time (once a
 // minute), a background fiber deletes up to SWEEP_LIMIT of them, and sweeps again at the
-// next call if it found that many. The remember that triggers it does not wait for it, and
-// the answer never depends on it (an expired row is treated as absent anyway).
+// next call if it found that many. A sweep that falls due while another is still running
+// runs right after it (else it would wait for a later call, which may never come). The
+// remember that triggers it does not wait for it, and the answer never depends on it (an
+// expired row is treated as absent anyway).
 
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
@@ -39,8 +41,10 @@ export const PgNonceStoreLive: Layer.Layer<NonceStore, never, SqlClient.SqlClien
     const scope = yield* Effect.scope
     let nextSweep = Number.NEGATIVE_INFINITY
     let sweeping = false
+    /** The `now` of a sweep that fell due while another was running. */
+    let due: number | undefined
 
-    const sweep = (now: number) =>
+    const sweep = (now: number): Effect.Effect<void> =>
       sql<{ n: string }>`WITH gone AS (
           DELETE FROM aics_nonces WHERE (keyid, nonce) IN (
             SELECT keyid, nonce FROM aics_nonces WHERE until < ${now} LIMIT ${SWEEP_LIMIT})
@@ -51,14 +55,21 @@ export const PgNonceStoreLive: Layer.Layer<NonceStore, never, SqlClient.SqlClien
           if (Number(rows[0]?.n ?? 0) >= SWEEP_LIMIT) nextSweep = now
         }),
         Effect.catchAll((error) => Effect.logWarning("nonce sweep failed", error)),
-        Effect.ensuring(Effect.sync(() => {
+        Effect.ensuring(Effect.suspend(() => {
           sweeping = false
+          const next = due
+          due = undefined
+          return next === undefined ? Effect.void : startSweep(next)
         }))
       )
 
-    const startSweep = (now: number) =>
+    const startSweep = (now: number): Effect.Effect<void> =>
       Effect.suspend(() => {
-        if (now < nextSweep || sweeping) return Effect.void
+        if (now < nextSweep) return Effect.void
+        if (sweeping) {
+          due = now
+          return Effect.void
+        }
         sweeping = true
         nextSweep = now + SWEEP_SECONDS
         return Effect.asVoid(Effect.forkIn(sweep(now), scope))
