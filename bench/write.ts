@@ -6,8 +6,9 @@
 //   efficiency = entries/s / (verifies/s / 2)
 // since every write costs two verifications (the HTTP signature and the envelope's).
 //
-//   npm run bench:write                     # 64 keys x 300 posts
+//   npm run bench:write                     # 64 keys x 300 posts, after 64 x 200 to warm up
 //   node dist/bench/write.js <keys> <perKey>
+//   BENCH_WARMUP_PER_KEY=0 node dist/bench/write.js   # a cold server, no warm-up
 //
 // With AICS_DATABASE_URL (PostgreSQL, issue 5) it runs twice, each time on a schema of its
 // own: one node, then two nodes on the one database with half the keys writing to each;
@@ -26,6 +27,8 @@ import { freshSchema, insertCommitsPerSecond } from "./pgInserts.js"
 
 const keys = Number(process.argv[2] ?? 64)
 const perKey = Number(process.argv[3] ?? 300)
+/** Posts per key sent before the measured run (BENCH_WARMUP_PER_KEY; 0 measures a cold server). */
+const warmupPerKey = Number(process.env["BENCH_WARMUP_PER_KEY"] ?? 200)
 
 /** Verifications per second of wall time on one core, and the CPU time of one (µs). */
 const verifiesPerSecond = (): { perSecond: number; cpuMicros: number } => {
@@ -111,8 +114,21 @@ const run = async (nodes: number, database?: string): Promise<number> => {
   try {
     // The keys are shared out between the nodes, each request signed for its node.
     const share = (i: number) => Math.floor((keys * (i + 1)) / nodes) - Math.floor((keys * i) / nodes)
-    const writes = servers.map((server, i) =>
-      presignPosts({ keys: share(i), perKey, origin: "localhost/aics", authority: `127.0.0.1:${server.port}`, label: `bench-${i}` }))
+    const presign = (count: number, label: string) =>
+      servers.map((server, i) =>
+        presignPosts({ keys: share(i), perKey: count, origin: "localhost/aics", authority: `127.0.0.1:${server.port}`, label: `${label}-${i}` }))
+    const send = (writes: ReadonlyArray<ReturnType<typeof presignPosts>>) =>
+      Promise.all(servers.map((server, i) => sendInOrder(`http://127.0.0.1:${server.port}`, writes[i]!))).then((all) => all.flat())
+
+    // The warm-up, not measured: V8 compiles the write path's hot functions (some 800 of
+    // them, Effect's included) with TurboFan on its helper threads during the first ten
+    // thousand or so writes, so a cold run measures the compiler's warm-up too. A service
+    // runs for days; the figures below are of a running one, after warmupPerKey posts from
+    // other keys (bench/README.md, "Session 4").
+    const warmup = await send(presign(warmupPerKey, "warmup"))
+    const warmupAccepted = warmup.filter((r) => r.status === 202).length
+    if (warmupAccepted !== warmup.length) throw new Error(`the warm-up had ${warmup.length - warmupAccepted} refusals`)
+    const writes = presign(perKey, "bench")
 
     // Checkpoint sizes as they are published, sampled every 10 ms during the run.
     const published: Array<{ at: number; size: number }> = []
@@ -132,8 +148,7 @@ const run = async (nodes: number, database?: string): Promise<number> => {
     const serverBefore = serversCpu()
     const clientBefore = process.cpuUsage()
     const started = performance.now()
-    const results: Array<WriteResult> = (await Promise.all(servers.map((server, i) =>
-      sendInOrder(`http://127.0.0.1:${server.port}`, writes[i]!)))).flat()
+    const results: Array<WriteResult> = await send(writes)
     const seconds = (performance.now() - started) / 1000
     const clientCpu = process.cpuUsage(clientBefore)
     const serverAfter = serversCpu()
@@ -154,6 +169,7 @@ const run = async (nodes: number, database?: string): Promise<number> => {
     const line = (label: string, value: string) => console.log(`${label.padEnd(46)} ${value}`)
     const storage = database === undefined ? "filesystem" : `PostgreSQL, ${nodes} node${nodes > 1 ? "s" : ""}`
     console.log(`bench/write: ${keys} keys x ${perKey} posts, concurrency ${keys}, ${storage}, node ${process.version}`)
+    line("warm-up (not measured)", `${warmupAccepted} posts from ${keys} other keys`)
     line("written", `${accepted.length} accepted, ${results.length - accepted.length} refused, ${seconds.toFixed(2)} s`)
     line("durable entries per second", entriesPerSecond.toFixed(0))
     line("202 latency", `p50 ${percentile(latencies, 50).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms`)

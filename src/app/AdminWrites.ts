@@ -8,6 +8,8 @@
 // Owner traffic is rare, so its checks run on the event loop (no worker round trip).
 
 import { Context, Effect, Either, Layer } from "effect"
+import { DOCUMENT_LIMIT } from "../domain/entries/entryRule.js"
+import { MAX_ENTRY_BYTES } from "../domain/envelope/leaf.js"
 import { refuse } from "../domain/write/refusal.js"
 import { checkAdminSubmission } from "../domain/write/submission.js"
 import { Clock } from "../ports/Clock.js"
@@ -20,6 +22,14 @@ import { LogHealth } from "./LogHealth.js"
 import { Sequencer } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
 import { WriteAnswers, type WriteAnswer } from "./WriteAnswers.js"
+
+/**
+ * Largest request body on the owner's routes: an owner's document (a policy, an audit
+ * report, a completion's result; DOCUMENT_LIMIT) in U64 beside the largest envelope a leaf
+ * holds, with room for the JSON around them (about 1.4 MiB). POST /v2/entries keeps its
+ * 256 KiB: agents' bodies are at most 64 KiB.
+ */
+export const MAX_ADMIN_REQUEST_BYTES = Math.ceil(DOCUMENT_LIMIT / 3) * 4 + MAX_ENTRY_BYTES + 1024
 
 export class AdminWrites extends Context.Tag("aics/AdminWrites")<AdminWrites, {
   /** Writes an owner entry whose type is one of `types` (the route's). */

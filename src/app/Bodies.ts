@@ -1,25 +1,39 @@
 // Serving off-leaf bodies with their status (service.md "Body status"): the status comes
 // from the domain's rule (src/domain/bodyStatus.ts: tombstoned, expired, available) applied
-// to the entry that names the body; the bytes from the body store. A body no entry names,
-// or whose bytes are not stored, is unavailable: 404, which proves nothing.
+// to the entry that names the body, or for a body fetched by digest to every entry that
+// names it (digestStatus: available while any of them makes it available); the bytes from
+// the body store. A body no entry names, or whose bytes are not stored, is unavailable:
+// 404, which proves nothing. presenceOfEntry gives the same answer without the bytes, for a
+// header that needs only the status (a document that does not ride in the wire bundle).
 
 import { Context, Effect, Layer, Option } from "effect"
-import { bodyStatus, type BodyEntry, type BodyStatusView } from "../domain/bodyStatus.js"
+import { bodyStatus, digestStatus, type BodyEntry, type BodyStatusView } from "../domain/bodyStatus.js"
 import { BodyStore } from "../ports/BodyStore.js"
 import { Clock } from "../ports/Clock.js"
 import type { StorageError } from "../ports/StorageError.js"
 import { BodyLedger } from "./BodyLedger.js"
 import { Sequencer } from "./Sequencer.js"
 
+/** Hidden by a tombstone or expired: the status says which. */
+interface Gone {
+  readonly state: "gone"
+  readonly status: BodyStatusView
+}
+
 export type BodyLookup =
   | { readonly state: "available"; readonly bytes: Uint8Array }
   | { readonly state: "unavailable" }
-  | { readonly state: "gone"; readonly status: BodyStatusView }
+  | Gone
+
+/** A BodyLookup without the bytes. */
+export type BodyPresence = { readonly state: "available" | "unavailable" } | Gone
 
 export class Bodies extends Context.Tag("aics/Bodies")<Bodies, {
   /** The body an entry names (the wire bundle of that entry). */
   readonly ofEntry: (entry: BodyEntry, digest: Uint8Array) => Effect.Effect<BodyLookup, StorageError>
-  /** A body by digest (/v2/bodies/{digest}), with the status of the entry that names it. */
+  /** ofEntry's state without reading the bytes (the store's has). */
+  readonly presenceOfEntry: (entry: BodyEntry, digest: Uint8Array) => Effect.Effect<BodyPresence, StorageError>
+  /** A body by digest (/v2/bodies/{digest}), with the status every entry naming it gives it. */
   readonly ofDigest: (digest: Uint8Array) => Effect.Effect<BodyLookup, StorageError>
 }>() {
   static readonly layer = Layer.effect(Bodies, Effect.gen(function*() {
@@ -34,16 +48,27 @@ export class Bodies extends Context.Tag("aics/Bodies")<Bodies, {
         onSome: (bytes): BodyLookup => ({ state: "available", bytes })
       }))
 
-    const ofEntry = (entry: BodyEntry, digest: Uint8Array) =>
+    const present = (digest: Uint8Array) =>
+      Effect.map(store.has(digest), (has): BodyPresence => ({ state: has ? "available" : "unavailable" }))
+
+    /** What `look` finds when the status is available (or none applies), else the status. */
+    const withStatus = <A>(status: BodyStatusView | undefined, look: Effect.Effect<A, StorageError>): Effect.Effect<A | Gone, StorageError> =>
+      status === undefined || status.state === "available" ? look : Effect.succeed<Gone>({ state: "gone", status })
+
+    const statusOfEntry = (entry: BodyEntry) =>
       Effect.gen(function*() {
-        const status = bodyStatus(yield* sequencer.state, entry, yield* clock.nowMillis)
-        return status.state === "available" ? yield* stored(digest) : { state: "gone", status } as const
+        return bodyStatus(yield* sequencer.state, entry, yield* clock.nowMillis)
       })
 
     return {
-      ofEntry,
+      ofEntry: (entry, digest) =>
+        Effect.flatMap(statusOfEntry(entry), (status) => withStatus(status, stored(digest))),
+      presenceOfEntry: (entry, digest) => Effect.flatMap(statusOfEntry(entry), (status) => withStatus(status, present(digest))),
       ofDigest: (digest) =>
-        Effect.flatMap(ledger.entryNaming(digest), (entry) => entry === undefined ? stored(digest) : ofEntry(entry, digest))
+        Effect.gen(function*() {
+          const naming = yield* ledger.entriesNaming(digest)
+          return yield* withStatus(digestStatus(yield* sequencer.state, naming, yield* clock.nowMillis), stored(digest))
+        })
     }
   }))
 }

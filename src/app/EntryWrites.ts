@@ -36,10 +36,11 @@ export type { WriteAnswer }
 export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
   readonly write: (request: WriteRequest) => Effect.Effect<WriteAnswer>
   /**
-   * The refusal of a request whose body exceeds MAX_WRITE_REQUEST_BYTES, answered without
-   * reading the rest of it (its receipt names the SHA-256 of the empty string).
+   * The refusal of a request whose body exceeds its route's limit (MAX_WRITE_REQUEST_BYTES
+   * here, MAX_ADMIN_REQUEST_BYTES on the owner's routes), answered without reading the rest
+   * of it (its receipt names the SHA-256 of the empty string).
    */
-  readonly tooLarge: Effect.Effect<WriteAnswer>
+  readonly tooLarge: (limit: number) => Effect.Effect<WriteAnswer>
   /**
    * A signed {envelope, body} request that arrived without an RFC 9421 signature (the text
    * gate, docs/protocol.md section 17): write's pipeline, with the envelope's own signature
@@ -115,12 +116,13 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
     const writeSelfSigned = (raw: Uint8Array) =>
       write({ method: "POST", authority: undefined, path: "", query: "", headers: {}, body: raw, selfSigned: true })
 
-    const tooLarge = Effect.flatMap(clock.nowMillis, (now) =>
-      refusal(
-        { method: "POST", authority: undefined, path: "", query: "", headers: {}, body: new Uint8Array(0) },
-        refuse("entry_too_large", `a write request is at most ${MAX_WRITE_REQUEST_BYTES} bytes`),
-        now
-      ))
+    const tooLarge = (limit: number) =>
+      Effect.flatMap(clock.nowMillis, (now) =>
+        refusal(
+          { method: "POST", authority: undefined, path: "", query: "", headers: {}, body: new Uint8Array(0) },
+          refuse("entry_too_large", `a write request is at most ${limit} bytes`),
+          now
+        ))
 
     return { write, tooLarge, writeSelfSigned }
   }))

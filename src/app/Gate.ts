@@ -4,7 +4,9 @@
 // of POST /v2/entries (EntryWrites.writeSelfSigned), and the secret-bound names' claims,
 // logins, posts and upgrades to a key (policy-signed leaves with `as`, PolicyWrites;
 // verifiers in GateSecrets).
-// Every transport (POST and GET /t, TCP 7701 and 7700) goes through `exchange`.
+// Every transport (POST and GET /t, the TCP ports 7701 and 7700 when open) goes through
+// `exchange`, which also counts the exchange's events for the owner statistics
+// (RequestStats.countGate; domain/stats/gateEvents.ts): words of a closed list only.
 //
 // Sessions live in this process's memory, with an idle expiry and a cap (the least
 // recently used goes first). Several nodes behind one address need sticky sessions for
@@ -29,6 +31,7 @@ import {
   upgradePrepared
 } from "../domain/gate/session.js"
 import { payloadSignatureCheck } from "../domain/identity/possession.js"
+import { type GateEvent, gateLineEvent, gateTransportOf } from "../domain/stats/gateEvents.js"
 import { nameRecordOf } from "../domain/identity/bindings.js"
 import { postsView } from "../domain/views/agoraPosts.js"
 import { directoryView } from "../domain/views/directory.js"
@@ -43,9 +46,10 @@ import { LogStore } from "../ports/LogStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
 import { EntryWrites, type WriteAnswer } from "./EntryWrites.js"
 import { type PolicyWrite, PolicyWrites } from "./PolicyWrites.js"
+import { RequestStats } from "./RequestStats.js"
 import { Publisher } from "./Publisher.js"
 import { Sequencer } from "./Sequencer.js"
-import { ServiceConfig } from "./ServiceConfig.js"
+import { gatePortsOf, ServiceConfig } from "./ServiceConfig.js"
 import { WriteAnswers } from "./WriteAnswers.js"
 
 /** A session unused this long is forgotten. */
@@ -97,7 +101,9 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     const answers = yield* WriteAnswers
     const secrets = yield* GateSecrets
     const hasher = yield* SecretHasher
+    const stats = yield* RequestStats
     const verify = payloadSignatureCheck(crypto.ed25519)
+    const gatePorts = gatePortsOf(config)
     const fresh = Effect.map(entropy.randomBytes(16), encodeU64)
     /** A verifier no secret matches, for a login whose name holds none (equal cost either way). */
     const decoy = yield* hasher.hash(yield* fresh)
@@ -368,26 +374,35 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         const taken = yield* lock.withPermits(1)(take(id, transport, start))
         let session = taken.session
         const out: Array<string> = taken.opened ? [`session ${session.id}`] : []
+        // The owner statistics' events of this exchange (words of a closed list, nothing of the lines).
+        const events: Array<GateEvent> = taken.opened ? ["session"] : []
+        const counted = <A>(result: A) => Effect.as(stats.countGate(gateTransportOf(transport), events), result)
         let close = false
         if (taken.exposed) {
           out.push(errLine("session_revoked", "this session spoke for a secret-bound name and its id travelled without TLS; it has ended: log in again over TLS"))
-          return { id: session.id, lines: out, close }
+          events.push("refused")
+          return yield* counted({ id: session.id, lines: out, close })
         }
         if (taken.opened && id !== undefined && id !== "") out.push(`# that session is unknown or expired; this is a new one`)
         const commands = lines.filter((line) => line.trim() !== "")
         if (commands.length > MAX_LINES_PER_EXCHANGE) {
           out.push(errLine("too_many_lines", `at most ${MAX_LINES_PER_EXCHANGE} commands per request`))
+          events.push("refused")
         } else {
           let secretsChecked = 0
           for (const line of commands) {
             if (utf8(line).length > MAX_LINE_BYTES) {
               out.push(errLine("line_too_long", `a line is at most ${MAX_LINE_BYTES} bytes`))
+              events.push("invalid", "refused")
               continue
             }
+            const replyStart = out.length
+            events.push(gateLineEvent(line))
             const facts = {
               now: yield* clock.nowMillis,
               fresh: yield* fresh,
               origin: config.origin,
+              gatePorts,
               log: yield* sequencer.state,
               sha256: crypto.sha256,
               verify
@@ -395,6 +410,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             const stepped = step(session, line, transport, facts)
             if (SECRET_EFFECTS.has(stepped.effect._tag) && secretsChecked++ > 0) {
               out.push(...stepped.lines, errLine("busy", "one secret command per request"))
+              events.push("refused")
               continue
             }
             const performed = yield* perform(stepped.session, stepped.effect)
@@ -407,6 +423,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
               session = performed.session
             }
             out.push(...stepped.lines, ...performed.lines)
+            if (out.length > replyStart && out[out.length - 1]!.startsWith("err ")) events.push("refused")
             if (stepped.effect._tag === "Close") {
               close = true
               break
@@ -417,7 +434,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         if (!(taken.opened && transport.method === "GET" && empty(session))) {
           yield* lock.withPermits(1)(keep(session, taken.session.id, transport, yield* clock.nowMillis))
         }
-        return { id: session.id, lines: out, close }
+        return yield* counted({ id: session.id, lines: out, close })
       })
 
     const end = (id: string) => lock.withPermits(1)(Effect.sync(() => forget(tcpSessions, id)))

@@ -3,8 +3,9 @@
 // to the NoticeRegister only. Closing one (owner-signed) makes the service write ONE
 // policy-signed `report` leaf {kind: "notice", notice_hash, outcome, tombstone_index?}:
 // the report id, the text and the contact never reach the log. A background job deletes
-// text and contact 12 months after closing (governance/notice.ts deletionDueAt), reading
-// the time from the Clock port.
+// the report id, text and contact 12 months after closing (governance/notice.ts
+// deletionDueAt, purgeRegister), reading the time from the Clock port; the register's
+// listing runs the same purge first, so it never shows what is due for deletion.
 //
 // Closing is two durable steps, the report leaf and then the register's record. A process
 // that dies between them leaves a notice the log has closed and the register holds open;
@@ -17,7 +18,7 @@ import { encodeU64 } from "../domain/encoding.js"
 import { isJsonObject, jcs, type JsonObject } from "../domain/envelope/jcs.js"
 import { parseStrictJson } from "../domain/envelope/strictJson.js"
 import {
-  NOTICE_OUTCOMES, NOTICE_RULE, noticeHashInput, openNotice, purgeNotice, type NoticeOutcome, type NoticeRecord
+  NOTICE_OUTCOMES, NOTICE_RULE, noticeHashInput, openNotice, type NoticeOutcome, type NoticeRecord
 } from "../domain/governance/notice.js"
 import { refuse, type RefusalCode } from "../domain/write/refusal.js"
 import { Clock } from "../ports/Clock.js"
@@ -53,11 +54,13 @@ export const noticeView = (record: NoticeRecord) => ({
   location: record.text?.location ?? null,
   explanation: record.text?.explanation ?? null,
   cited_report_id: record.text?.citedReportId ?? null,
+  cited_report_index: record.text?.citedReportIndex ?? null,
   name: record.contact?.name ?? null,
   email: record.contact?.email ?? null,
   closed: record.closed,
   outcome: record.outcome,
-  report_index: record.reportIndex
+  report_index: record.reportIndex,
+  notice_hash: record.noticeHash ?? null
 })
 export type NoticeView = ReturnType<typeof noticeView>
 
@@ -92,7 +95,7 @@ export const noticeRequestOf = (body: Uint8Array, contentType: string | undefine
   return Either.isRight(parsed) && isJsonObject(parsed.right) ? parsed.right : undefined
 }
 
-/** Deletes text and contact of every notice closed 12 months ago or more (at the Clock's now). */
+/** Deletes report id, text and contact of every notice closed 12 months ago or more (at the Clock's now). */
 export const purgeDueNotices = Effect.gen(function*() {
   const register = yield* NoticeRegister
   const clock = yield* Clock
@@ -106,7 +109,7 @@ export const NoticeRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {
   const run = purgeDueNotices.pipe(
     Effect.provideService(NoticeRegister, register),
     Effect.provideService(Clock, clock),
-    Effect.tap((n) => (n > 0 ? Effect.logInfo(`deleted the text and contact of ${n} closed notice(s)`) : Effect.void)),
+    Effect.tap((n) => (n > 0 ? Effect.logInfo(`deleted the report id, text and contact of ${n} closed notice(s)`) : Effect.void)),
     Effect.catchAll((e) => Effect.logError(`notice retention failed: ${e.message}`))
   )
   yield* Effect.forkScoped(Effect.repeat(run, Schedule.spaced("1 hour")))
@@ -118,7 +121,7 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
     { readonly _tag: "Filed"; readonly view: { report_id: string; status: "open"; kind: string; received: number } } | NoticeProblemAnswer,
     StorageError
   >
-  /** GET /v2/admin/notices once the owner's signature is checked: texts purged when due. */
+  /** GET /v2/admin/notices once the owner's signature is checked: what is due for deletion deleted first. */
   readonly list: (status: "open" | "closed" | undefined, limit: number) => Effect.Effect<ReadonlyArray<NoticeView>, StorageError>
   /** POST /v2/admin/notices/{report_id}/close: authenticates the owner, writes the report leaf. */
   readonly close: (request: WriteRequest, reportId: string) => Effect.Effect<
@@ -154,19 +157,22 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
      * When the log already holds this notice's report leaf (a close whose register update
      * was lost), records the close from that leaf and answers its index; None otherwise.
      */
-    const settleFromLog = (record: NoticeRecord) =>
+    const settleFromLog = (record: NoticeRecord, reportId: string) =>
       Effect.gen(function*() {
         const state = yield* sequencer.state
         const index = HashMap.get(state.governance.noticeReports, noticeHashOf(record))
         if (Option.isNone(index)) return Option.none<number>()
         const [bytes] = yield* store.readEntries(index.value, index.value + 1)
-        const leaf = JSON.parse(fromUtf8(bytes!)) as { logged: number; envelope: { payload: { outcome: NoticeOutcome } } }
-        yield* register.close(record.reportId, { at: leaf.logged, outcome: leaf.envelope.payload.outcome, reportIndex: index.value })
-        yield* Effect.logWarning(`notice ${record.reportId} was closed by leaf ${index.value}; the register now says so`)
+        const leaf = JSON.parse(fromUtf8(bytes!)) as { logged: number; envelope: { payload: { outcome: NoticeOutcome; notice_hash: string } } }
+        const { outcome, notice_hash: noticeHash } = leaf.envelope.payload
+        yield* register.close(reportId, { at: leaf.logged, outcome, reportIndex: index.value, noticeHash })
+        yield* Effect.logWarning(`notice ${reportId} was closed by leaf ${index.value}; the register now says so`)
         return index
       })
 
-    yield* Effect.forEach(yield* register.list("open", Number.MAX_SAFE_INTEGER), settleFromLog, { discard: true })
+    // An open notice always has its report id (only a closed one loses it).
+    yield* Effect.forEach(yield* register.list("open", Number.MAX_SAFE_INTEGER),
+      (record) => (record.reportId === null ? Effect.void : settleFromLog(record, record.reportId)), { discard: true })
 
     return {
       file: (body, contentType) =>
@@ -184,9 +190,8 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
 
       list: (status, limit) =>
         Effect.gen(function*() {
-          const now = yield* clock.nowMillis
-          const records = yield* register.list(status, limit)
-          return records.map((r) => noticeView(purgeNotice(r, now)))
+          yield* register.purge(yield* clock.nowMillis)
+          return (yield* register.list(status, limit)).map(noticeView)
         }),
 
       close: (request, reportId) =>
@@ -215,13 +220,14 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
             if (Option.isNone(found)) return problem(404, "notice_not_found", "no notice has this report id")
             const record = found.value
             if (record.status === "closed") return yield* refused("notice_closed", `the notice was closed by leaf ${record.reportIndex}`)
-            const settled = yield* settleFromLog(record)
+            const settled = yield* settleFromLog(record, reportId)
             if (Option.isSome(settled)) return yield* refused("notice_closed", `the notice was closed by leaf ${settled.value}`)
             const diverged = yield* health.diverged
             if (diverged !== undefined) return yield* refused("log_unavailable", diverged)
+            const noticeHash = noticeHashOf(record)
             const payload: JsonObject = {
               kind: "notice",
-              notice_hash: noticeHashOf(record),
+              notice_hash: noticeHash,
               outcome: outcome satisfies NoticeOutcome,
               ...(tombstone_index !== undefined ? { tombstone_index } : {})
             }
@@ -231,7 +237,7 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
             if (written.outcome._tag === "Refused") {
               return { _tag: "Answer" as const, answer: yield* answers.refused(request.body, written.outcome.refusal, written.outcome.at) }
             }
-            yield* register.close(reportId, { at: written.outcome.logged, outcome, reportIndex: written.outcome.index })
+            yield* register.close(reportId, { at: written.outcome.logged, outcome, reportIndex: written.outcome.index, noticeHash })
             return { _tag: "Answer" as const, answer: yield* answers.accepted(written.envelope, written.outcome, 201) }
           }))
         })

@@ -1,7 +1,8 @@
 // The owner's request statistics (service.md "Owner statistics", `GET /v2/admin/stats`;
 // domain/stats/requestStats.ts): one counter per (day, access class, route group, outcome,
-// latency bucket), bumped by the HTTP middleware as each answer goes out. Counting is a map
-// increment, so the hot write route pays next to nothing. The counts are added to the
+// latency bucket), bumped by the HTTP middleware as each answer goes out, and one per
+// (day, transport, event) of the text gate (domain/stats/gateEvents.ts), bumped by the
+// Gate. Counting is a map increment, so the hot write route pays next to nothing. The counts are added to the
 // StatsStore (pending ones every SAVE_EVERY, before a document is made, and when the
 // service stops; a crash loses at most that interval), which several nodes share: each
 // adds its own, so the document, made from the store's counters and this node's pending
@@ -10,6 +11,7 @@
 // `days` for 10 seconds, as service.md says.
 
 import { Context, Duration, Effect, Layer, Schedule } from "effect"
+import { gateCountKey, type GateEvent, type GateTransport } from "../domain/stats/gateEvents.js"
 import {
   accessClass, countKey, keepCounter, latencyBucket, oldestKeptDay, outcomeOf, ownerStats, routeGroup, utcDay
 } from "../domain/stats/requestStats.js"
@@ -34,6 +36,8 @@ const SAVE_EVERY = Duration.seconds(60)
 
 export class RequestStats extends Context.Tag("aics/RequestStats")<RequestStats, {
   readonly count: (request: AnsweredRequest) => Effect.Effect<void>
+  /** The text gate's events of one exchange (domain/stats/gateEvents.ts), each one counter more. */
+  readonly countGate: (transport: GateTransport, events: ReadonlyArray<GateEvent>) => Effect.Effect<void>
   readonly document: (days: number) => Effect.Effect<OwnerStatsDocument>
 }>() {
   static readonly layer = Layer.scoped(RequestStats, Effect.gen(function*() {
@@ -99,6 +103,13 @@ export class RequestStats extends Context.Tag("aics/RequestStats")<RequestStats,
           latencyBucket(r.latencyMs)
         )
         pending.set(key, (pending.get(key) ?? 0) + 1)
+      }),
+      countGate: (transport, events) => Effect.map(clock.nowMillis, (now) => {
+        const day = dayOf(now)
+        for (const event of events) {
+          const key = gateCountKey(day, transport, event)
+          pending.set(key, (pending.get(key) ?? 0) + 1)
+        }
       }),
       document: (days) => Effect.flatMap(clock.nowMillis, (now) => {
         const cached = cache.get(days)

@@ -29,6 +29,11 @@
 // The queue is bounded: when it is full a submission is refused at once with queue_full
 // (503 and Retry-After), so the service degrades by saying no rather than by growing.
 //
+// Once leaf 0 is written, only a batch writes to the body store, and a batch that names
+// bytes already stored writes nothing there. So whatever deletes bodies (retention, in
+// BodyLedger) does it between batches (betweenBatches): then, between its decision and its
+// deletion, no leaf can come to name them.
+//
 // Several processes (docs/protocol.md section 14): only the process holding the lease
 // (Coordination) decides and commits. While it leads, it also claims the submissions other
 // processes relayed, decides them in the same batches, and answers them through
@@ -45,7 +50,7 @@
 // filesystem, Coordination is one process's own (MemoryCoordination): the lease is taken at
 // once and never lost, so this is the single-node path, at the same speed.
 
-import { Context, Deferred, Duration, Effect, Either, Exit, Layer, Queue, Schedule, Stream, SubscriptionRef } from "effect"
+import { Context, Deferred, Duration, Effect, Either, Exit, Layer, Option, Queue, Schedule, Stream, SubscriptionRef } from "effect"
 import { entryBytesFromJcs } from "../domain/envelope/leaf.js"
 import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
 import { decide } from "../domain/write/decide.js"
@@ -104,6 +109,13 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
   readonly state: Effect.Effect<LogState>
   /** Submissions waiting. */
   readonly queued: Effect.Effect<number>
+  /**
+   * Runs `effect` between two batches while this process sequences the log, and answers
+   * its result; runs nothing and answers none while it does not. Meanwhile nothing is
+   * decided, nor written to the body store or the log: retention (BodyLedger) deletes
+   * bytes here, so no batch can name bytes between the decision and the deletion.
+   */
+  readonly betweenBatches: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<Option.Option<A>, E, R>
 }>() {
   static readonly layer = Layer.scoped(Sequencer, Effect.gen(function*() {
     const store = yield* LogStore
@@ -307,7 +319,10 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         return yield* Deferred.await(done)
       })
 
-    return { submit, state: Effect.sync(() => committed), queued: Queue.size(queue) }
+    const betweenBatches = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      stateLock.withPermits(1)(Effect.flatMap(SubscriptionRef.get(leading), (lead) => (lead ? Effect.asSome(effect) : Effect.succeedNone)))
+
+    return { submit, state: Effect.sync(() => committed), queued: Queue.size(queue), betweenBatches }
   }))
 }
 

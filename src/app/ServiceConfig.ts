@@ -4,6 +4,7 @@
 
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, type Redacted } from "effect"
 import { DEFAULT_NOTICE_PERIOD_SECONDS } from "../domain/charter.js"
+import type { GatePorts } from "../domain/discovery/site.js"
 import { MIN_UNITS_PER_SUP, type NetworkTerms } from "../domain/sup/contributions.js"
 
 export interface ServiceSettings {
@@ -79,6 +80,10 @@ export const TILE_PREFIX = "/tiles/"
 /** The tile prefixes of /tiles and the card: the canonical one first, then the mirrors. */
 export const tilePrefixes = (settings: ServiceSettings): ReadonlyArray<string> =>
   [`${settings.publicUrl}${TILE_PREFIX}`, ...settings.tileMirrors]
+
+/** The gate's TCP ports that are open (0: off), the one source for every text that names them. */
+export const gatePortsOf = (settings: ServiceSettings): GatePorts =>
+  ({ tls: settings.gate?.tlsPort ?? 0, plaintext: settings.gate?.port ?? 0 })
 
 export class ServiceConfig extends Context.Tag("aics/ServiceConfig")<ServiceConfig, ServiceSettings>() {
   static readonly fromEnv = Layer.effect(ServiceConfig, Effect.suspend(() => settingsConfig))

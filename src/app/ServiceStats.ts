@@ -34,7 +34,7 @@ import { tilesState } from "./LogStatus.js"
 import { Publisher } from "./Publisher.js"
 import { Sequencer } from "./Sequencer.js"
 import { serviceHealth } from "./ServiceHealth.js"
-import { ServiceConfig, TILE_PREFIX } from "./ServiceConfig.js"
+import { gatePortsOf, ServiceConfig, TILE_PREFIX } from "./ServiceConfig.js"
 
 /** How long counts and host measurements are reused. */
 export const STATS_CACHE = Duration.seconds(5)
@@ -74,7 +74,7 @@ export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats,
     const emptyRootHex = toHex(crypto.sha256(new Uint8Array(0)))
     const logKid = didKeyFromPublicKey(signer.log.publicKey)
     const tilesPrefix = `${config.publicUrl}${TILE_PREFIX}`
-    const services = serviceList(config.publicUrl)
+    const services = serviceList(config.publicUrl, gatePortsOf(config))
 
     /** The latest published checkpoint: what the counts are reported against. */
     const head = Effect.map(publisher.latest, (latest) =>

@@ -2,10 +2,14 @@
 // owner-signed entry types, checked locally with the service's own schemas, written to the
 // /v2/admin/* route of their type with the owner's key file (an agent key file that `aics
 // keygen` made, whose kid is the owner_kid leaf 0 names) and answered 201; the notice
-// register read and closed with signed requests; the keyless notice form.
+// register read and closed with signed requests; the keyless notice form. The documents an
+// owner's entry names (a policy, an audit report, a completion's result) go with it as its
+// body, so the service can serve them (policies in the wire bundle, the others at
+// /v2/bodies/{digest}); orders are named by hash only and never sent.
 
 import { Either, Schema } from "effect"
 import { utf8 } from "../domain/bytes.js"
+import { DOCUMENT_LIMIT } from "../domain/entries/entryRule.js"
 import { decodeU64, encodeU64 } from "../domain/encoding.js"
 import type { JsonObject } from "../domain/envelope/jcs.js"
 import { ActionCompletePayload } from "../domain/entries/types/actionComplete.js"
@@ -34,6 +38,12 @@ import { describeProblem, signedGetJson } from "./signedRead.js"
 import { readAnswer, type LogClient, type WriteResult } from "./write.js"
 
 const hashOf = (bytes: Uint8Array) => encodeU64(crypto.sha256(bytes))
+
+/** A document the entry carries, within the service's limit, so no nonce is spent on a certain refusal. */
+const ownerDocument = (bytes: Uint8Array, what: string): Uint8Array => {
+  if (bytes.length > DOCUMENT_LIMIT) throw usageError(`${what} is at most ${DOCUMENT_LIMIT} bytes, this one is ${bytes.length}`)
+  return bytes
+}
 
 const draft = <A, I>(type: string, schema: Schema.Schema<A, I>, payload: JsonObject, body: Uint8Array | null = null): EntryDraft => {
   checked(schema, payload, type)
@@ -64,9 +74,9 @@ export const freezeDraft = (): EntryDraft => draft("freeze", FreezePayload, { st
 /** Reopens the log, ending the freeze written at `resume`. */
 export const openDraft = (resume: number): EntryDraft => draft("freeze", FreezePayload, { state: "open", resume })
 
-/** An audit report (incident, freeze or order) named by the hash of its document, which is published elsewhere. */
+/** An audit report (incident, freeze or order) named by its hash; the report goes with it, to be served at /v2/bodies. */
 export const auditDraft = (subject: string, report: Uint8Array): EntryDraft =>
-  draft("report", AuditReport, { kind: "audit", subject, report_hash: hashOf(report) })
+  draft("report", AuditReport, { kind: "audit", subject, report_hash: hashOf(report) }, ownerDocument(report, "an audit report"))
 
 export const policyDraft = (kind: string, document: Uint8Array, notBefore: number, order?: Uint8Array): EntryDraft =>
   draft("policy", PolicyPayload, {
@@ -75,7 +85,7 @@ export const policyDraft = (kind: string, document: Uint8Array, notBefore: numbe
     size: document.length,
     not_before: notBefore,
     ...(order === undefined ? {} : { order_hash: hashOf(order) })
-  }, document)
+  }, ownerDocument(document, "a policy document"))
 
 export const taskDraft = (text: string, reward: number, closes: number): EntryDraft => {
   const body = utf8(text)
@@ -88,9 +98,9 @@ export const awardDraft = (taskIndex: number, submissionIndex: number, name: str
 export const quoteDraft = (requestIndex: number, amount: number, expires?: number): EntryDraft =>
   draft("action.quote", ActionQuotePayload, { request_index: requestIndex, amount, ...(expires === undefined ? {} : { expires }) })
 
-/** Completes the paid quote, naming the result (published elsewhere) by its hash. */
+/** Completes the paid quote, naming the result by its hash; the result goes with it, to be served at /v2/bodies. */
 export const completeDraft = (quoteIndex: number, result: Uint8Array): EntryDraft =>
-  draft("action.complete", ActionCompletePayload, { quote_index: quoteIndex, result_hash: hashOf(result) })
+  draft("action.complete", ActionCompletePayload, { quote_index: quoteIndex, result_hash: hashOf(result) }, ownerDocument(result, "a result"))
 
 /** Writes an owner entry to its route with the owner's key file, 201 once durable. */
 export const ownerWrite = (client: LogClient, keyPath: string, entry: EntryDraft): Promise<WriteResult> => {
@@ -157,6 +167,8 @@ export interface OwnerStatistics {
     readonly daily: ReadonlyArray<{ readonly day: string; readonly total: number }>
     readonly totals: { readonly total: number; readonly by_outcome: Readonly<Record<string, number>>; readonly by_group: Readonly<Record<string, number>> }
   }
+  /** The text gate's events (docs/protocol.md 12.4); absent from a service that does not count them. */
+  readonly gate?: { readonly totals: { readonly by_event: Readonly<Record<string, number>> } }
   readonly [member: string]: unknown
 }
 

@@ -30,6 +30,9 @@ const fileBytes = async (path: string, what: string): Promise<Uint8Array> => {
   }
 }
 
+/** Where the document an entry carries is served (service.md "Entry wire bundle"). */
+const servedAt = (entry: EntryDraft, member: "report_hash" | "result_hash"): string => `; its document is served at /v2/bodies/${String(entry.payload[member])}`
+
 const optionalCount = (text: string | undefined, what: string) => (text === undefined ? undefined : countArgument(text, what))
 
 const required = (text: string | undefined, option: string, operation: string): string => {
@@ -58,8 +61,10 @@ const writeOperation = async (inv: Invocation, env: Env, op: string, args: Reado
       const resume = countArgument(args[0]!, "the freeze index")
       return { entry: openDraft(resume), what: (i) => `reopened the log, ending the freeze of entry ${resume}, as entry ${i}` }
     }
-    case "audit":
-      return { entry: auditDraft(args[0]!, await fileBytes(args[1]!, "the report")), what: (i) => `logged the ${args[0]} audit report as entry ${i}` }
+    case "audit": {
+      const entry = auditDraft(args[0]!, await fileBytes(args[1]!, "the report"))
+      return { entry, what: (i) => `logged the ${args[0]} audit report as entry ${i}${servedAt(entry, "report_hash")}` }
+    }
     case "policy": {
       const kind = args[0]!
       if (kind !== "change" && kind !== "card") throw usageError(`aics admin policy takes "change" or "card", not ${JSON.stringify(kind)}`)
@@ -85,7 +90,8 @@ const writeOperation = async (inv: Invocation, env: Env, op: string, args: Reado
     }
     case "complete": {
       const quote = countArgument(args[0]!, "the quote index")
-      return { entry: completeDraft(quote, await fileBytes(args[1]!, "the result")), what: (i) => `completed quote ${quote} as entry ${i}` }
+      const entry = completeDraft(quote, await fileBytes(args[1]!, "the result"))
+      return { entry, what: (i) => `completed quote ${quote} as entry ${i}${servedAt(entry, "result_hash")}` }
     }
     default:
       throw usageError(`unknown admin operation ${JSON.stringify(op)}`)
@@ -100,7 +106,7 @@ const notices = async (inv: Invocation, env: Env): Promise<Outcome> => {
     ...(inv.options.limit === undefined ? {} : { limit: countArgument(inv.options.limit, "--limit") })
   })
   const lines = listing.notices.map((n) =>
-    `${String(n["report_id"])} ${String(n["kind"])} ${String(n["status"])}${n["outcome"] === null ? "" : ` ${String(n["outcome"])} (entry ${String(n["report_index"])})`}: ${String(n["location"] ?? "(text deleted)")}`)
+    `${String(n["report_id"] ?? `(report id deleted; notice hash ${String(n["notice_hash"])})`)} ${String(n["kind"])} ${String(n["status"])}${n["outcome"] === null ? "" : ` ${String(n["outcome"])} (entry ${String(n["report_index"])})`}: ${String(n["location"] ?? "(text deleted)")}`)
   return { lines: [...lines, `${listing.notices.length} notice${listing.notices.length === 1 ? "" : "s"}`], json: listing }
 }
 
@@ -115,7 +121,8 @@ const stats = async (inv: Invocation, env: Env): Promise<Outcome> => {
       `requests ${report.window.from} to ${report.window.to} (${report.days} day${report.days === 1 ? "" : "s"}): ${totals.total}`,
       `  by outcome: ${counts(totals.by_outcome)}`,
       `  by route group: ${counts(totals.by_group)}`,
-      ...report.requests.daily.filter((d) => d.total > 0).map((d) => `  ${d.day}: ${d.total}`)
+      ...report.requests.daily.filter((d) => d.total > 0).map((d) => `  ${d.day}: ${d.total}`),
+      ...(report.gate === undefined ? [] : [`text gate events: ${counts(report.gate.totals.by_event)}`])
     ],
     json: report
   }

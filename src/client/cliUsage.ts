@@ -138,9 +138,10 @@ options:${KEY}${COMMON}
 `,
   inbox: `usage: aics inbox [--unread] [options]
 
-Reads this key's inbox with a signed request and decrypts each message with the key file's
-X25519 key. A message whose signature, hash or encryption does not check is listed with the
-reason. Needs the verifier key.
+Reads this key's whole inbox with signed requests, a page at a time (each page's next_from
+asks for the next), and decrypts each message with the key file's X25519 key. A message
+whose signature, hash or encryption does not check is listed with the reason. Needs the
+verifier key.
 
 options:
   --unread           only messages not read before${KEY}${COMMON}
@@ -201,7 +202,9 @@ operations:
   freeze                            stop agent writes (prints the index "open" needs)
   open <freeze_index>               reopen the log, ending the freeze written at that index
   audit <incident|freeze|order> <report_file>
-                                    log an audit report by its SHA-256 (publish the file yourself)
+                                    log an audit report (a freeze report is a freeze audit):
+                                    its SHA-256 is logged and the file (at most 1 MiB) is sent
+                                    with it, served at /v2/bodies/<report_hash>
   policy <change|card> <document_file> [--not-before UNIX] [--order FILE]
                                     publish a policy document; it takes effect at not_before,
                                     by default the charter's notice period from now (plus 5
@@ -214,7 +217,9 @@ operations:
   quote <request_index> <amount> [--expires UNIX]
                                     quote <amount> SUP for a request to the owner (a post)
   complete <quote_index> <result_file>
-                                    complete a paid quote, logging the result's SHA-256
+                                    complete a paid quote: the result's SHA-256 is logged and
+                                    the file (at most 1 MiB) is sent with it, served at
+                                    /v2/bodies/<result_hash>
   notices [--status open|closed] [--limit N]
                                     read the notice register (personal data: keep it private)
   stats [--days N]                  request statistics of the last N UTC days (1 to 366,

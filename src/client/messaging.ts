@@ -128,15 +128,40 @@ const openMessage = async (client: LogClient, key: AgentKey, m: RawMessage): Pro
   }
 }
 
-/** Reads this key's inbox (signed) and decrypts every message. */
+/** The `next_from` of a GET /v2/inbox answer: the next page's first index, or null on the last page. */
+export const inboxNextFromOf = (json: unknown): number | null => {
+  const next = isRecord(json) ? json["next_from"] : undefined
+  if (next === undefined || next === null) return null
+  if (typeof next !== "number" || !Number.isSafeInteger(next) || next < 0) throw protocolError("GET /v2/inbox: next_from is not a leaf index")
+  return next
+}
+
+/**
+ * Reads this key's inbox (signed, a page at a time: each answer's next_from asks for the
+ * next, so an inbox larger than one page is read whole) and decrypts every message.
+ * `pageSize` is the `limit` of each page (the service's default when absent).
+ */
 export const readInbox = async (
   client: LogClient,
   keyPath: string,
-  options: { readonly unreadOnly?: boolean } = {}
+  options: { readonly unreadOnly?: boolean; readonly pageSize?: number } = {}
 ): Promise<Inbox> => {
   const key = await readAgentKeyFile(keyPath)
-  const json = await signedGetJson(client, key, `/v2/inbox?unread_only=${options.unreadOnly === true}`)
   const messages: Array<InboxMessage> = []
-  for (const m of inboxMessagesOf(json)) messages.push(await openMessage(client, key, m))
+  let from: number | null = 0
+  while (from !== null) {
+    const query = new URLSearchParams({ unread_only: String(options.unreadOnly === true) })
+    if (from > 0) query.set("from", String(from))
+    if (options.pageSize !== undefined) query.set("limit", String(options.pageSize))
+    const json = await signedGetJson(client, key, `/v2/inbox?${query}`)
+    const page = inboxMessagesOf(json)
+    for (const m of page) messages.push(await openMessage(client, key, m))
+    const next = inboxNextFromOf(json)
+    // Each page must end before the next begins, or a faulty answer could loop for ever.
+    if (next !== null && (page.length === 0 || next <= page[page.length - 1]!.index)) {
+      throw protocolError(`GET /v2/inbox: next_from ${next} does not follow the page it ends`)
+    }
+    from = next
+  }
   return { kid: key.kid, messages, failed: messages.filter((m) => "error" in m).length }
 }

@@ -1,7 +1,9 @@
 // GET /v2/entries/<index>, trusting nothing but the verifier key: the bundle's checkpoint
 // note must be the log key's, the entry bytes must be under its root by the inclusion
 // proof, the envelope shown must be the one in those bytes with a valid signature, and a
-// body that rides along must hash to what the payload names.
+// body that rides along must hash to what the payload names. A body that never rides (an
+// owner's document named by hash alone: an audit report, a completion's result) is fetched
+// from GET /v2/bodies/{digest} while its status says available, and checked the same way.
 
 import { Either } from "effect"
 import { equal, fromUtf8 } from "../domain/bytes.js"
@@ -15,7 +17,7 @@ import { verifyInclusion } from "../domain/tlog/inclusion.js"
 import { verifyCheckpointNote } from "./checkpoint.js"
 import { crypto, hasher } from "./crypto.js"
 import { protocolError, usageError, verificationError } from "./errors.js"
-import { getJson } from "./http.js"
+import { getBytes, getJson } from "./http.js"
 import type { LogClient } from "./write.js"
 
 export interface EntryRead {
@@ -25,7 +27,7 @@ export interface EntryRead {
   /** U64 of the RFC 6962 leaf hash. */
   readonly leafHash: string
   readonly envelope: Envelope
-  /** The body the payload names, checked against its hash; null when none rode along. */
+  /** The body the payload names, checked against its hash; null when it is not available. */
   readonly body: Uint8Array | null
   /** X-AICS-Body-Status: available, tombstoned;..., expired;..., unavailable; null when the payload names no body. */
   readonly bodyStatus: string | null
@@ -62,10 +64,9 @@ const readLeaf = (bytes: Uint8Array, index: number): { envelope: Envelope; logge
   return { envelope: envelope.right, logged }
 }
 
-/** The body that rode along, checked against the payload's hash and size. */
-const checkedBody = (envelope: Envelope, value: unknown, index: number): Uint8Array | null => {
-  if (value === null) return null
-  const body = u64(value, "body_or_ct")
+/** The body that came with the entry, checked against the payload's hash and size. */
+const checkedBody = (envelope: Envelope, body: Uint8Array | null, index: number): Uint8Array | null => {
+  if (body === null) return null
   const reference = bodyReference(envelope.payload)
   if (reference === undefined) throw verificationError(`entry ${index}: a body came with an entry that names none`)
   if (!equal(crypto.sha256(body), reference.digest) || (reference.size !== undefined && reference.size !== body.length)) {
@@ -95,13 +96,10 @@ export const getEntry = async (client: LogClient, index: number): Promise<EntryR
   if (Either.isLeft(shown) || shown.right !== Either.getOrThrow(jcs(envelope))) {
     throw verificationError(`entry ${index}: the bundle's envelope is not the logged one`)
   }
-  return {
-    index,
-    logged,
-    leafHash: encodeU64(leafHash),
-    envelope,
-    body: checkedBody(envelope, json["body_or_ct"], index),
-    bodyStatus: headers.get("x-aics-body-status"),
-    checkpointSize: checkpoint.size
-  }
+  const bodyStatus = headers.get("x-aics-body-status")
+  const reference = bodyReference(envelope.payload)
+  const body = reference !== undefined && !reference.rides && bodyStatus === "available"
+    ? await getBytes(client.service, `/v2/bodies/${encodeU64(reference.digest)}`)
+    : json["body_or_ct"] === null ? null : u64(json["body_or_ct"], "body_or_ct")
+  return { index, logged, leafHash: encodeU64(leafHash), envelope, body: checkedBody(envelope, body, index), bodyStatus, checkpointSize: checkpoint.size }
 }

@@ -1,12 +1,13 @@
 // Which off-leaf body a payload names (service.md "Entry wire bundle", profile.md section 4).
 // A body named by `body_hash`, `ct_hash` or `document_hash` together with a `size` rides in
-// the wire bundle's `body_or_ct`; any other named body (`result_hash`, for completions and
-// reports) is fetched at /v2/bodies/{digest}.
+// the wire bundle's `body_or_ct`; an owner's document named by its hash alone
+// (`report_hash` of an audit report, `result_hash` of a completion; entryRule.ts, kind
+// `document`) is fetched at /v2/bodies/{digest}. Both get X-AICS-Body-Status.
 
 import { decodeU64 } from "./encoding.js"
 
 export const RIDING_BODY_MEMBERS = ["body_hash", "ct_hash", "document_hash"] as const
-export const BODY_HASH_MEMBERS = [...RIDING_BODY_MEMBERS, "result_hash"] as const
+export const BODY_HASH_MEMBERS = [...RIDING_BODY_MEMBERS, "report_hash", "result_hash"] as const
 
 export interface BodyReference {
   readonly member: (typeof BODY_HASH_MEMBERS)[number]
@@ -32,7 +33,7 @@ export const bodyReference = (payload: Readonly<Record<string, unknown>>): BodyR
   for (const member of BODY_HASH_MEMBERS) {
     const digest = hashOf(payload[member])
     if (digest === undefined) continue
-    const rides = member !== "result_hash" && size !== undefined
+    const rides = (RIDING_BODY_MEMBERS as ReadonlyArray<string>).includes(member) && size !== undefined
     return { member, digest, size, rides }
   }
   return undefined

@@ -1,7 +1,8 @@
 // The status of an entry's off-leaf body (service.md "Body status" and its states table,
-// item 10; docs/protocol.md sections 9 and 11): `available`, `tombstoned` or `expired`. Pure: the
-// time comes in as `now` (Unix ms). (`unavailable`, no body stored under a hash at all, is
-// the body store's answer, not the log's.)
+// item 10; docs/protocol.md sections 5, 9 and 11): `available`, `tombstoned` or `expired`,
+// and of a body fetched by digest, which several entries may name. Pure: the time comes in
+// as `now` (Unix ms). (`unavailable`, no body stored under a hash at all, is the body
+// store's answer, not the log's.)
 //
 // Retention: DM and capsule ciphertext (every type whose body rule is `ciphertext`)
 // expires retention_days after it was logged, retention_days being the charter's (at least
@@ -32,12 +33,15 @@ export interface BodyEntry {
 
 const AVAILABLE: BodyStatusView = { state: "available", tombstone_index: null, reason_code: null, policy_index: null }
 
-/** Unix ms from which the entry's body is expired, or null when it never expires. */
-export const bodyExpiresAt = (state: LogState, entry: BodyEntry): number | null => {
+/** Unix ms from which an entry's body is expired under a retention of `retentionDays`, or null when it never expires. */
+export const expiresUnder = (entry: Pick<BodyEntry, "type" | "logged">, retentionDays: number): number | null => {
   const rule = entryRuleOf(entry.type)
-  if (state.service === undefined || rule === undefined || rule.body.kind !== "ciphertext") return null
-  return entry.logged + state.service.retentionDays * DAY_MS
+  return rule === undefined || rule.body.kind !== "ciphertext" ? null : entry.logged + retentionDays * DAY_MS
 }
+
+/** Unix ms from which the entry's body is expired, or null when it never expires. */
+export const bodyExpiresAt = (state: LogState, entry: BodyEntry): number | null =>
+  state.service === undefined ? null : expiresUnder(entry, state.service.retentionDays)
 
 export const bodyStatus = (state: LogState, entry: BodyEntry, now: number): BodyStatusView => {
   // A tombstone (governance/tombstones.ts) hides a body whatever its age: it outranks expiry.
@@ -50,6 +54,31 @@ export const bodyStatus = (state: LogState, entry: BodyEntry, now: number): Body
     return { state: "expired", tombstone_index: null, reason_code: null, policy_index: state.service!.retentionIndex }
   }
   return AVAILABLE
+}
+
+/** Which status speaks for a digest none of whose entries is available: a tombstone outranks expiry. */
+const goneRank = (view: BodyStatusView): number => (view.state === "tombstoned" ? 1 : 0)
+
+/**
+ * The status of a body fetched by its digest (/v2/bodies/{digest}), given every entry that
+ * names that digest. The body store keeps one copy of a body per digest, so several entries
+ * can name the same bytes (a capsule may carry a post's text): the body is available while
+ * any of them makes it available, since a tombstone or an expiry is of one entry and must
+ * not hide what another entry published. When none does, a tombstone outranks expiry, as
+ * for one entry, and among equals the entry with the lowest index speaks. Undefined when no
+ * entry names the digest (unavailable: the body store's answer).
+ */
+export const digestStatus = (state: LogState, naming: Iterable<BodyEntry>, now: number): BodyStatusView | undefined => {
+  let gone: { readonly index: number; readonly view: BodyStatusView } | undefined
+  for (const entry of naming) {
+    const view = bodyStatus(state, entry, now)
+    if (view.state === "available") return view
+    const rank = goneRank(view)
+    if (gone === undefined || rank > goneRank(gone.view) || (rank === goneRank(gone.view) && entry.index < gone.index)) {
+      gone = { index: entry.index, view }
+    }
+  }
+  return gone?.view
 }
 
 /** The X-AICS-Body-Status header value of a status. */

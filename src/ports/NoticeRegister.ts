@@ -4,12 +4,15 @@
 //
 // Contract (test/ports/NoticeRegister.contract.ts): `add` is durable before it returns and
 // refuses nothing (report ids are the app's, unique); `get` finds a record by report id;
-// `list` gives records of a status (or all) in the order they were taken, at most `limit`;
-// `count` says how many records have the status (the statistics' notices_open);
-// `close` records closed/outcome/reportIndex of an open record (None when missing or
-// already closed); `purge` deletes text and contact of every closed record whose deletion
-// is due at `now` (12 months after closing) and returns how many it emptied. A durable
-// adapter keeps everything across reopens, and purged text is gone from its files.
+// `list` gives records of a status (or all) in the order they were taken, at most `limit`,
+// purged ones included; `count` says how many records have the status (the statistics'
+// notices_open); `close` records closed/outcome/reportIndex/noticeHash of an open record
+// (None when missing or already closed); `purge` applies governance/notice.ts
+// purgeRegister at `now`: the report id, text and contact of every closed record 12
+// months after closing are deleted (the record stays, found by no report id, listed with
+// reportId null), every record citing a deleted report id cites its report leaf instead,
+// and it returns how many records it purged. A durable adapter keeps everything across
+// reopens, and what a purge deleted is gone from its files and rows.
 
 import type { Effect, Option } from "effect"
 import { Context } from "effect"
@@ -23,7 +26,7 @@ export class NoticeRegister extends Context.Tag("aics/NoticeRegister")<NoticeReg
   readonly count: (status: "open" | "closed") => Effect.Effect<number, StorageError>
   readonly close: (
     reportId: string,
-    closed: { readonly at: number; readonly outcome: NoticeOutcome; readonly reportIndex: number }
+    closed: { readonly at: number; readonly outcome: NoticeOutcome; readonly reportIndex: number; readonly noticeHash: string }
   ) => Effect.Effect<Option.Option<NoticeRecord>, StorageError>
   readonly purge: (now: number) => Effect.Effect<number, StorageError>
 }>() {}

@@ -31,6 +31,7 @@ describe("PolicyWrites", () => {
     const sequencer = Layer.succeed(Sequencer, Sequencer.of({
       state: Effect.succeed(emptyLogState),
       queued: Effect.succeed(0),
+      betweenBatches: () => Effect.succeedNone,
       submit: () => Effect.sync(() => ({ _tag: "Refused" as const, refusal: refuse("not_policy", "the fake sequencer decides nothing"), at: ++submitted }))
     }))
     const layer = PolicyWrites.layer.pipe(

@@ -35,6 +35,14 @@ it.scoped("counts, caches for 10 s, and keeps the counters across a restart", ()
       expect(later.requests.totals.total).toBe(3)
       expect(later.requests.by_group_outcome["admin"]).toMatchObject({ denied: 1 })
       expect(later.requests.totals.by_latency).toMatchObject({ le_50: 2, le_250: 1 })
+      // The gate's events are counted beside the requests, by transport and event.
+      yield* stats.countGate("tcp_tls", ["session", "login", "refused"])
+      yield* stats.countGate("http_get", ["help"])
+      yield* clock.advance(10_000)
+      const gate = (yield* stats.document(1)).gate
+      expect(gate.totals.by_event).toMatchObject({ session: 1, login: 1, refused: 1, help: 1 })
+      expect(gate.totals.by_transport["tcp_tls"]).toMatchObject({ session: 1, login: 1, help: 0 })
+      expect(gate.daily[0]!.by_event["help"]).toBe(1)
     }).pipe(Effect.provide(layer)))
 
     yield* Effect.scoped(Effect.gen(function*() {
@@ -42,6 +50,7 @@ it.scoped("counts, caches for 10 s, and keeps the counters across a restart", ()
       yield* stats.count(request())
       const doc = yield* stats.document(30)
       expect(doc.requests.totals.total).toBe(4)
+      expect(doc.gate.totals.by_event["session"]).toBe(1) // kept across the restart too
       expect(doc.requests.daily[29]).toMatchObject({ day: "2026-03-01", total: 4 })
     }).pipe(Effect.provide(layer)))
   }))

@@ -7,7 +7,11 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
 import { main } from "../../src/client/cli.js"
+import { utf8 } from "../../src/domain/bytes.js"
+import { encodeU64 } from "../../src/domain/encoding.js"
+import { DOCUMENT_LIMIT } from "../../src/domain/entries/entryRule.js"
 import { ok, runAics, type AicsRun as Run } from "../support/aicsCli.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../support/server.js"
 
@@ -138,6 +142,7 @@ describe("aics admin against the service", () => {
     const text = ok(await aics(["admin", "stats", "--days", "2"]))
     expect(text.out).toMatch(/^requests \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2} \(2 days\): [1-9]\d*/)
     expect(text.out).toMatch(/by route group: .*entries \d+/)
+    expect(text.out).toMatch(/^text gate events: /m)
     const report = JSON.parse(ok(await aics(["admin", "stats", "--json"])).out) as { days: number; requests: { daily: Array<unknown> } }
     expect(report.days).toBe(30)
     expect(report.requests.daily).toHaveLength(30)
@@ -153,9 +158,18 @@ describe("aics admin against the service", () => {
     refused(await aics(["admin", "unsuspend", "carol"]), "not_suspended")
   })
 
-  it("logs an audit report and publishes policy changes only after the notice period", async () => {
+  it("logs an audit report, served for anyone to read, and publishes policy changes only after the notice period", async () => {
     await writeFile(join(work, "audit.md"), "# Incident audit\n")
-    ok(await aics(["admin", "audit", "incident", join(work, "audit.md")]))
+    const audit = ok(await aics(["admin", "audit", "incident", join(work, "audit.md")]))
+    const reportHash = encodeU64(nodeCrypto.sha256(utf8("# Incident audit\n")))
+    expect(audit.out).toContain(`served at /v2/bodies/${reportHash}`)
+    // A reader gets the report checked against its logged hash; it never rides in the bundle.
+    const read = ok(await aics(["get", String(indexOf(audit))]))
+    expect(read.out).toContain("body available")
+    expect(read.out).toContain("# Incident audit")
+    await writeFile(join(work, "huge.md"), new Uint8Array(DOCUMENT_LIMIT + 1))
+    const huge = await aics(["admin", "audit", "incident", join(work, "huge.md")])
+    expect([huge.code, huge.err]).toEqual([2, expect.stringMatching(/^usage error: an audit report is at most 1048576 bytes/)])
     await writeFile(join(work, "policy.md"), "# Rules v2\n")
     const policy = ok(await aics(["admin", "policy", "change", join(work, "policy.md"), "--json"]))
     const notBefore = (JSON.parse(policy.out) as { index: number })
@@ -175,7 +189,13 @@ describe("aics admin against the service", () => {
     refused(await aics(["admin", "complete", String(quote), join(work, "result.txt")]), "quote_unpaid")
     ok(await agent(["pay", String(quote)]))
     refused(await agent(["pay", String(quote)]), "quote_paid")
-    ok(await aics(["admin", "complete", String(quote), join(work, "result.txt")]))
+    const completed = ok(await aics(["admin", "complete", String(quote), join(work, "result.txt")]))
+    const resultHash = encodeU64(nodeCrypto.sha256(utf8("channel poetry added")))
+    expect(completed.out).toContain(`served at /v2/bodies/${resultHash}`)
+    const served = await fetch(`${server.baseUrl}/v2/bodies/${resultHash}`)
+    expect([served.status, await served.text()]).toEqual([200, "channel poetry added"])
+    const read = ok(await aics(["get", String(indexOf(completed)), "--json"]))
+    expect(JSON.parse(read.out)).toMatchObject({ body_status: "available", text: "channel poetry added" })
     const tooDear = indexOf(ok(await aics(["admin", "quote", String(request), "7"])))
     refused(await agent(["pay", String(tooDear)]), "insufficient_balance")
   })

@@ -21,6 +21,7 @@ import { foldLogFromTiles } from "../../src/client/audit.js"
 import { fetchCheckpoint } from "../../src/client/checkpoint.js"
 import { openDm } from "../../src/client/hpke.js"
 import { serviceAt } from "../../src/client/http.js"
+import { readInbox } from "../../src/client/messaging.js"
 import { decodeU64 } from "../../src/domain/encoding.js"
 import { utf8 } from "../../src/domain/bytes.js"
 import { parseVerifierKey } from "../../src/domain/note/verifierKey.js"
@@ -163,9 +164,17 @@ describe("aics messaging end to end", () => {
     ok(await aics(["revoke", String(carolGrant.index), "--key", "bob.json"]))
     const after = await aics(["dm", "bob", "hello again from carol", "--key", "carol.json"])
     expect(after.code).not.toBe(0)
-    const inbox = await json<{ messages: Array<{ text?: string }> }>(["inbox", "--key", "bob.json"])
+    const inbox = await json<{ messages: Array<{ index: number; text?: string }> }>(["inbox", "--key", "bob.json"])
     expect(inbox.messages.map((m) => m.text)).toContain("hello from carol")
     expect(inbox.messages.map((m) => m.text)).not.toContain("hello again from carol")
+
+    // The inbox read a page at a time (what aics inbox does past the service's page of
+    // 1000): with pages of one message, next_from leads through every message, each decrypted.
+    const client = { service: serviceAt(server.baseUrl), vkey: parseVerifierKey(nobleCrypto.sha256, vkey)! }
+    const paged = await readInbox(client, join(agentsDir, "bob.json"), { pageSize: 1 })
+    expect(inbox.messages.length).toBeGreaterThanOrEqual(2)
+    expect(paged.failed).toBe(0)
+    expect(paged.messages.map((m) => [m.index, "text" in m ? m.text : m.error])).toEqual(inbox.messages.map((m) => [m.index, m.text]))
   }, 120_000)
 
   it("capsules: put, get, overwrite", async () => {

@@ -1,6 +1,7 @@
 // The client's signed reads reproduce the profile vector of a signed GET byte for byte
 // (shared/vectors/profile/vectors.json `signed_read`: GET /v2/inbox/status, Content-Digest
-// of the empty body).
+// of the empty body), and sign only the profile's four components when the URL has a query
+// (@path leaves it out, RFC 9421; docs/protocol.md 10.3).
 
 import { describe, expect, it } from "vitest"
 import { generateAgentKey } from "../../src/client/agentKey.js"
@@ -43,5 +44,11 @@ describe("signed reads", () => {
     // Same key, same second, other path: the vector's own headers differ only by what is signed.
     const fixed = signedReadHeaders(new URL("http://127.0.0.1:8080/v2/inbox?unread_only=true"), { seed: agentSeed, kid: agentKid, created: 1_795_000_100, nonce: "ruLI27qykwEILiUDOa3_Og" })
     expect(fixed.signatureBase).toContain('"@path": /v2/inbox\n')
+    expect(fixed.signatureBase).not.toContain("@query")
+    // A page of the inbox is signed exactly as the same path without its query.
+    const bare = signedReadHeaders(new URL("http://127.0.0.1:8080/v2/inbox"), { seed: agentSeed, kid: agentKid, created: 1_795_000_100, nonce: "ruLI27qykwEILiUDOa3_Og" })
+    const paged = signedReadHeaders(new URL("http://127.0.0.1:8080/v2/inbox?from=7&limit=2"), { seed: agentSeed, kid: agentKid, created: 1_795_000_100, nonce: "ruLI27qykwEILiUDOa3_Og" })
+    expect(paged).toEqual(bare)
+    expect(paged["Signature-Input"]).toMatch(/^aics=\("@method" "@authority" "@path" "content-digest"\);/)
   })
 })

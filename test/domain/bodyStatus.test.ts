@@ -1,14 +1,16 @@
 // Ciphertext retention (service.md "Body status", docs/protocol.md section 9): a dm or
 // capsule body is expired exactly from logged + retention_days * 86,400,000 ms, never
-// before, with policy_index the charter leaf; other bodies never expire.
+// before, with policy_index the charter leaf; other bodies never expire. A body fetched by
+// digest is available while any entry naming it is; else a tombstone outranks expiry.
 
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { bodyExpiresAt, bodyStatus, bodyStatusHeader, DAY_MS } from "../../src/domain/bodyStatus.js"
+import { bodyExpiresAt, bodyStatus, bodyStatusHeader, DAY_MS, digestStatus, type BodyEntry } from "../../src/domain/bodyStatus.js"
 import { emptyLogState } from "../../src/domain/write/logState.js"
 import { inboxView } from "../../src/domain/views/inboxView.js"
 import { capsuleSlot } from "../../src/domain/views/capsuleSlot.js"
 import { Either } from "effect"
+import { GovLog, textBody } from "../support/governanceAgents.js"
 import { capsulePayload, ciphertext, claimPayload, dmPayload, makeAgent, PureLog, slotOf } from "../support/identityAgents.js"
 
 describe("body status", () => {
@@ -58,5 +60,55 @@ describe("body status", () => {
     expect(bodyStatusHeader(expired)).toBe("expired;policy_index=0")
     expect(Either.getOrThrow(capsuleSlot(log.state, slotOf("slot"), boundary)).body.state).toBe("expired")
     expect(bodyStatusHeader(bodyStatus(log.state, { index: 0, type: "post", logged: 0 }, boundary))).toBe("available")
+  })
+
+  describe("of a digest several entries name", () => {
+    // Posts and capsules whose bodies are the same bytes; one post and one capsule tombstoned.
+    const log = new GovLog({ label: "digest status" })
+    const [alice, mallory] = [makeAgent("digest alice"), makeAgent("digest mallory")]
+    log.accept(alice, "claim", claimPayload("alice", alice))
+    const text = textBody("the same bytes, named again and again")
+    const post = { channel: "general", body_hash: text.body_hash, size: text.size }
+    const capsule = capsulePayload("digest slot", text.body)
+    const entries: Array<BodyEntry> = []
+    const add = (type: "post" | "capsule") => {
+      const index = type === "post" ? log.accept(alice, "post", post, text.body) : log.accept(mallory, "capsule", capsule.payload, capsule.body)
+      entries.push({ index, type, logged: log.now })
+      return index
+    }
+    const [, hiddenPost, , hiddenCapsule] = [add("post"), add("post"), add("capsule"), add("capsule"), add("capsule")]
+    log.must(log.ownerOp("tombstone", { target_index: hiddenCapsule, reason_code: "spam" }))
+    log.must(log.ownerOp("tombstone", { target_index: hiddenPost, reason_code: "privacy" }))
+    const expiry = log.now + 90 * DAY_MS
+    const nowArb = fc.constantFrom(log.now, expiry - 1, expiry, expiry + DAY_MS)
+
+    it("is available while any entry makes it available, and otherwise a tombstone outranks expiry", () => {
+      fc.assert(fc.property(fc.shuffledSubarray(entries), nowArb, (naming, now) => {
+        const each = naming.map((entry) => ({ entry, view: bodyStatus(log.state, entry, now) }))
+        const status = digestStatus(log.state, naming, now)
+        const tombstoned = each.filter(({ view }) => view.state === "tombstoned").sort((a, b) => a.entry.index - b.entry.index)
+        if (naming.length === 0) expect(status).toBeUndefined()
+        else if (each.some(({ view }) => view.state === "available")) expect(status!.state).toBe("available")
+        else expect(status).toEqual(tombstoned.length > 0 ? tombstoned[0]!.view : each[0]!.view)
+        // The order the entries come in does not matter.
+        expect(digestStatus(log.state, [...naming].reverse(), now)).toEqual(status)
+      }), { numRuns: 300 })
+    })
+
+    it("is the entry's own status when one entry names it", () => {
+      for (const entry of entries) {
+        for (const now of [log.now, expiry]) expect(digestStatus(log.state, [entry], now)).toEqual(bodyStatus(log.state, entry, now))
+      }
+    })
+
+    it("stays available through a tombstone or an expiry of another entry with the same bytes", () => {
+      const [firstPost, , firstCapsule] = entries
+      expect(digestStatus(log.state, entries, expiry + DAY_MS)!.state).toBe("available")
+      expect(bodyStatus(log.state, entries[1]!, log.now).state).toBe("tombstoned")
+      expect(bodyStatus(log.state, firstCapsule!, expiry).state).toBe("expired")
+      expect(digestStatus(log.state, [firstCapsule!, firstPost!], expiry)!.state).toBe("available")
+      // Only gone entries: the tombstone speaks, not the expiry.
+      expect(digestStatus(log.state, [firstCapsule!, entries[3]!], expiry)).toMatchObject({ state: "tombstoned", reason_code: "spam" })
+    })
   })
 })

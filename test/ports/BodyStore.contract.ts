@@ -1,5 +1,7 @@
 // The BodyStore contract (src/ports/BodyStore.ts), as tests every adapter must pass. The
-// suite only talks to the port, through a layer the adapter's test file supplies.
+// suite only talks to the port, through a layer the adapter's test file supplies. Every
+// check of a body asks both get and has, so has answers as get does through puts, removes
+// and reopening.
 
 import { describe, expect } from "vitest"
 import { it } from "@effect/vitest"
@@ -27,9 +29,12 @@ const body = (text: string): StoredBody => {
   return { digest: nodeCrypto.sha256(bytes), bytes }
 }
 
+/** get answers the bytes exactly when present, and has agrees with it. */
 const expectBody = (store: Store, expected: StoredBody, present: boolean) =>
-  Effect.map(store.get(expected.digest), (found) =>
-    expect(Option.map(found, toHex)).toEqual(present ? Option.some(toHex(expected.bytes)) : Option.none()))
+  Effect.all([store.get(expected.digest), store.has(expected.digest)]).pipe(Effect.map(([found, has]) => {
+    expect(Option.map(found, toHex)).toEqual(present ? Option.some(toHex(expected.bytes)) : Option.none())
+    expect(has).toBe(present)
+  }))
 
 export const bodyStoreContract = (name: string, adapter: BodyStoreUnderTest): void => {
   describe(`BodyStore contract: ${name}`, () => {
@@ -99,7 +104,7 @@ export const bodyStoreContract = (name: string, adapter: BodyStoreUnderTest): vo
         yield* withStore(open, (store) =>
           Effect.gen(function*() {
             const short = { digest: new Uint8Array(31), bytes: utf8("x") }
-            for (const attempt of [store.put([short]), store.get(short.digest), store.remove(short.digest)]) {
+            for (const attempt of [store.put([short]), store.get(short.digest), store.has(short.digest), store.remove(short.digest)]) {
               const error = yield* Effect.flip(attempt)
               expect(error._tag).toBe("StorageError")
             }

@@ -77,6 +77,14 @@ export const taskPayload = (text: string, reward: number, closes: number) => {
   return { payload: { ...named, reward, closes }, body }
 }
 
+/** An audit report's payload and its document (the request's body, named by report_hash). */
+export const auditReport = (subject: "incident" | "freeze" | "order", text: string) =>
+  ({ payload: { kind: "audit", subject, report_hash: hashOf(text) }, body: utf8(text) })
+
+/** A completion's payload and its result (the request's body, named by result_hash). */
+export const completion = (quoteIndex: number, text: string) =>
+  ({ payload: { quote_index: quoteIndex, result_hash: hashOf(text) }, body: utf8(text) })
+
 /** A policy document (and its payload members), citing the order when given. */
 export const policyDocument = (label: string, kind: "change" | "card", notBefore: number, cites?: string) => {
   const body = utf8(`policy ${label}${cites === undefined ? "" : `\nexecutes order ${cites}`}\n`)

@@ -1,7 +1,8 @@
-// Appends synthetic `post` leaves straight to a stopped service's data folder, through the
-// real FsLogStore, FsBodyStore and LogWriter, so read-side tests can work on logs of any
-// size before the write path exists. Each post is signed by a test key and its body is
-// stored, as the sequencer will do.
+// Appends synthetic leaves straight to a stopped service's stores (its data folder, through
+// the real FsLogStore and FsBodyStore, or its database), with the real LogWriter: read-side
+// tests work on logs of any size, and tests of time (retention) on leaves logged at a time
+// the running service's clock would not give. Each leaf's body is stored first, as the
+// sequencer does.
 
 import { join } from "node:path"
 import { Effect, Either, Layer, SubscriptionRef } from "effect"
@@ -18,6 +19,8 @@ import { entryBytes } from "../../src/domain/envelope/leaf.js"
 import { signEnvelope } from "../../src/domain/envelope/signature.js"
 import { didKeyFromPublicKey } from "../../src/domain/identity/didKey.js"
 import { BodyStore } from "../../src/ports/BodyStore.js"
+import type { Crypto } from "../../src/ports/Crypto.js"
+import type { LogStore } from "../../src/ports/LogStore.js"
 
 export interface SeededPost {
   readonly index: number
@@ -25,14 +28,43 @@ export interface SeededPost {
   readonly body: Uint8Array
 }
 
-export const seedPosts = (dataDir: string, origin: string, count: number) =>
+/** A leaf to append: its envelope, the body it names (or null), and its logged time (Unix ms). */
+export interface SeedLeaf {
+  readonly envelope: Envelope
+  readonly body: Uint8Array | null
+  readonly logged: number
+}
+
+/**
+ * Appends leaves, in order, after the last one of a stopped service's `storage` (its log and
+ * body stores): those `leavesFrom` gives for the index of the first. Answers that index.
+ */
+export const seedLeavesInto = <E>(storage: Layer.Layer<LogStore | BodyStore, E, Crypto>, leavesFrom: (start: number) => ReadonlyArray<SeedLeaf>) =>
   Effect.gen(function*() {
     const writer = yield* LogWriter
     const bodies = yield* BodyStore
+    const start = yield* SubscriptionRef.get(writer.size)
+    const leaves = leavesFrom(start)
+    yield* bodies.put(leaves.flatMap((leaf) => leaf.body === null ? [] : [{ digest: nodeCrypto.sha256(leaf.body), bytes: leaf.body }]))
+    yield* writer.append(start, leaves.map((leaf, i) => Either.getOrThrow(entryBytes(leaf.envelope, start + i, leaf.logged))))
+    return start
+  }).pipe(
+    Effect.provide(LogWriter.layer.pipe(Layer.provideMerge(Layer.mergeAll(LogHealth.layer, storage)), Layer.provide(NodeCryptoLive))),
+    Effect.scoped
+  )
+
+/** The log and body stores of a service's data folder, on the filesystem. */
+export const fsStorage = (dataDir: string) => Layer.mergeAll(FsLogStoreLive(join(dataDir, "log")), FsBodyStoreLive(join(dataDir, "bodies")))
+
+/** seedLeavesInto the filesystem stores of the service in `dataDir`. */
+export const seedLeaves = (dataDir: string, leavesFrom: (start: number) => ReadonlyArray<SeedLeaf>) =>
+  seedLeavesInto(fsStorage(dataDir), leavesFrom)
+
+export const seedPosts = (dataDir: string, origin: string, count: number) =>
+  Effect.gen(function*() {
     const seed = nodeCrypto.sha256(utf8("aics test poster"))
     const kid = didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(seed))
-    const start = yield* SubscriptionRef.get(writer.size)
-    const posts: Array<SeededPost> = []
+    const posts: Array<Omit<SeededPost, "index">> = []
     let prev: string | null = null
     for (let i = 0; i < count; i++) {
       const body = utf8(`post number ${i} of a seeded log`)
@@ -44,16 +76,8 @@ export const seedPosts = (dataDir: string, origin: string, count: number) =>
       }
       const envelope: Envelope = Either.getOrThrow(signEnvelope(unsigned, seed, nodeCrypto.ed25519))
       prev = Either.getOrThrow(prevOf(nodeCrypto.sha256, envelope))
-      posts.push({ index: start + i, envelope, body })
+      posts.push({ envelope, body })
     }
-    yield* bodies.put(posts.map((p) => ({ digest: nodeCrypto.sha256(p.body), bytes: p.body })))
-    const entries = posts.map((p) => Either.getOrThrow(entryBytes(p.envelope, p.index, 1_795_000_000_000 + p.index)))
-    yield* writer.append(start, entries)
-    return posts
-  }).pipe(
-    Effect.provide(Layer.mergeAll(LogWriter.layer, FsBodyStoreLive(join(dataDir, "bodies"))).pipe(
-      Layer.provide(Layer.mergeAll(LogHealth.layer, FsLogStoreLive(join(dataDir, "log")))),
-      Layer.provide(NodeCryptoLive)
-    )),
-    Effect.scoped
-  )
+    const start = yield* seedLeaves(dataDir, (first) => posts.map((p, i) => ({ ...p, logged: 1_795_000_000_000 + first + i })))
+    return posts.map((p, i): SeededPost => ({ ...p, index: start + i }))
+  })

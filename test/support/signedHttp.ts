@@ -12,7 +12,8 @@ import { decodeU64, encodeU64 } from "../../src/domain/encoding.js"
 import { signRequest } from "../../src/domain/http/messageSignature.js"
 import { didKeyFromPublicKey } from "../../src/domain/identity/didKey.js"
 import { accepted, envelopeFor, writeRequestBody, type TestAgent } from "./agents.js"
-import type { RunningServer } from "./server.js"
+import { afterAll, beforeAll } from "vitest"
+import { removeDir, startServer, tempDataDir, type RunningServer } from "./server.js"
 
 /** The AICS signature headers of a request signed by `seed` (a random nonce and now, unless given). */
 export const signatureHeaders = (
@@ -47,6 +48,24 @@ export const agentFromSeed = (seed: Uint8Array): TestAgent =>
 
 /** The owner key the first start wrote to <data>/owner.key, as a test agent with a fresh chain. */
 export const ownerOf = async (server: RunningServer): Promise<TestAgent> => agentFromSeed(await ownerSeedOf(server.dataDir))
+
+/**
+ * A server of this test file's own, with its owner key: started on a fresh data folder
+ * before the file's tests, stopped and its folder removed after them. Read `server` and
+ * `owner` inside the tests (they are set once beforeAll has run).
+ */
+export const ownedServerForFile = () => {
+  const file = {} as { server: RunningServer; owner: TestAgent }
+  beforeAll(async () => {
+    file.server = await startServer({ dataDir: await tempDataDir() })
+    file.owner = await ownerOf(file.server)
+  })
+  afterAll(async () => {
+    await file.server?.stop()
+    if (file.server !== undefined) await removeDir(file.server.dataDir)
+  })
+  return file
+}
 
 /**
  * POSTs `signer`'s envelope to the path (/v2/entries or an owner route), signed by

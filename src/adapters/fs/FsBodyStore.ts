@@ -23,7 +23,7 @@
 // get(digest) reads the record of each candidate of the table (one positional read) and
 // returns the body of the one whose stored digest is the digest asked; the table only holds
 // committed records, and bytes below the committed end never change, so reads take no lock
-// and run alongside a write.
+// and run alongside a write. has(digest) reads only each candidate's record header.
 // remove(digest) appends a removal record naming the put record it removes (one per stored
 // copy; nothing when the body is not stored), syncs it as a put does, then drops the body
 // from the table: get answers none from then on, and after any reopen, since recovery
@@ -150,6 +150,14 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           })
         })
 
+      // The same confirmation as remove's: one record header a candidate, never the bytes.
+      const has = (digest: Uint8Array) =>
+        Effect.suspend(() => {
+          const name = digestName("has", digest)
+          if (name instanceof StorageError) return Effect.fail(name)
+          return Effect.map(storedCopies(digest), (copies) => copies.length > 0)
+        })
+
       const remove = (digest: Uint8Array) =>
         Effect.suspend(() => {
           const name = digestName("remove", digest)
@@ -163,6 +171,6 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           }))
         })
 
-      return BodyStore.of({ put, get, remove })
+      return BodyStore.of({ put, get, has, remove })
     })
   )

@@ -1,7 +1,8 @@
 // The notice register on the filesystem: one JSON file holding every record, replaced
 // atomically (temp file, fsync, rename, fsync the folder: atomicFile.ts) on every change,
 // so a notice is durable before POST /notice answers 201, and a purge really removes the
-// text and contact from the disk (an append-only file would keep them in older lines).
+// report id, text and contact from the disk (an append-only file would keep them in older
+// lines).
 // Notices are rare, so rewriting the whole file is cheap.
 
 import { mkdir, readFile } from "node:fs/promises"
@@ -28,8 +29,8 @@ export const FsNoticeRegisterLive = (directory: string) =>
       try: () => JSON.parse(text) as Array<NoticeRecord>,
       catch: (cause) => new StorageError({ operation: "open notice register", detail: `${path} is not JSON`, cause })
     })
-    const records = new Map<string, NoticeRecord>(parsed.map((r) => [r.reportId, r]))
+    const records = [...parsed]
     // Personal data: readable by the service's user only.
-    const persist = Effect.suspend(() => writeFileAtomically(path, utf8(JSON.stringify([...records.values()])), 0o600))
+    const persist = Effect.suspend(() => writeFileAtomically(path, utf8(JSON.stringify(records)), 0o600))
     return noticeRegisterOver(records, persist)
   }))

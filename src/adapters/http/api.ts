@@ -6,7 +6,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ADMIN_ROUTES } from "../../domain/http/adminRoutes.js"
-import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, GRANT_SENDER_MAX, INBOX_LIMIT, KEY_ENVELOPES_LIMIT } from "../../domain/views/limits.js"
+import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, GRANT_SENDER_MAX, INBOX_LIMIT, INBOX_PAGE_CT_BYTES, KEY_ENVELOPES_LIMIT } from "../../domain/views/limits.js"
 import { ContributionsGroup } from "./contributionsApi.js"
 import { DiscoveryDocsGroup, GuidePagesGroup } from "./discoveryApi.js"
 import { ServiceStatsGroup } from "./statsApi.js"
@@ -79,7 +79,9 @@ export const WireBundle = Schema.Struct({
   inclusion_proof: Schema.Array(B64),
   checkpoint_note: U64,
   envelope: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  body_or_ct: Schema.NullOr(U64)
+  body_or_ct: Schema.NullOr(U64).annotations({
+    description: "the body named by body_hash, ct_hash or document_hash with a size, when available; null otherwise (an audit report or a completion's result is at /v2/bodies/{digest})"
+  })
 }).annotations({ identifier: "WireBundle", description: "AICS-1 section 14.3 entry wire bundle" })
 
 export const BodyGone = Schema.Struct({
@@ -121,7 +123,9 @@ const TlogGroup = HttpApiGroup.make("tlog")
 
 export const WriteRequest = Schema.Struct({
   envelope: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ description: "AICS-1 envelope (section 4.1), auth ed25519-jcs" }),
-  body: Schema.NullOr(U64).annotations({ description: "U64 of the off-leaf body the payload names, or null" })
+  body: Schema.NullOr(U64).annotations({
+    description: "U64 of the off-leaf body the payload names (body_hash, ct_hash, document_hash, report_hash or result_hash), or null for a type without one"
+  })
 }).annotations({ identifier: "WriteRequest" })
 
 export const WriteReceipt = Schema.Struct({
@@ -204,9 +208,13 @@ const MessagingGroup = HttpApiGroup.make("messaging")
     .addSuccess(InboxStatusSchema)
     .annotate(OpenApi.Description, Signed("Unread, total and latest message index.")))
   .add(HttpApiEndpoint.get("ownInbox", "/v2/inbox")
-    .setUrlParams(Schema.Struct({ unread_only: Schema.optional(Schema.Literal("true", "false")) }))
+    .setUrlParams(Schema.Struct({ ...Page(INBOX_LIMIT).fields, unread_only: Schema.optional(Schema.Literal("true", "false")) }))
     .addSuccess(OwnInboxSchema)
-    .annotate(OpenApi.Description, Signed("Messages with ciphertext and the sender's envelope; marks them read.")))
+    .annotate(OpenApi.Description, Signed(
+      `Messages with ciphertext and the sender's envelope, a page at a time (from, limit ${INBOX_LIMIT.min} to ${INBOX_LIMIT.max}, ` +
+        `default ${INBOX_LIMIT.default}; a page also carries at most ${INBOX_PAGE_CT_BYTES} bytes of ciphertext, its first message always; ` +
+        `next_from names the next page); marks them read.`
+    )))
   .add(HttpApiEndpoint.get("inbox", "/v2/inbox/:kid")
     .setPath(Schema.Struct({ kid: Schema.String.pipe(Schema.maxLength(96)) }))
     .setUrlParams(Page(INBOX_LIMIT))
@@ -251,18 +259,20 @@ export const NoticeAccepted = Schema.Struct({
 }).annotations({ identifier: "NoticeAccepted", [HttpApiSchema.AnnotationStatus]: 201 })
 
 export const NoticeEntry = Schema.Struct({
-  report_id: Schema.String,
+  report_id: Schema.NullOr(Schema.String).annotations({ description: "null once deleted, with the text and contact, 12 months after closing" }),
   kind: Schema.String,
   status: Schema.Literal("open", "closed"),
   received: Schema.Int,
   location: Schema.NullOr(Schema.String),
   explanation: Schema.NullOr(Schema.String),
   cited_report_id: Schema.NullOr(Schema.String),
+  cited_report_index: Schema.NullOr(Schema.Int).annotations({ description: "the report leaf of the cited notice, once its report id is deleted" }),
   name: Schema.NullOr(Schema.String),
   email: Schema.NullOr(Schema.String),
   closed: Schema.NullOr(Schema.Int),
   outcome: Schema.NullOr(Schema.String),
-  report_index: Schema.NullOr(Schema.Int)
+  report_index: Schema.NullOr(Schema.Int),
+  notice_hash: Schema.NullOr(Schema.String).annotations({ description: "the notice hash the report leaf carries (U64)" })
 }).annotations({ identifier: "NoticeEntry" })
 
 export const NoticeList = Schema.Struct({ notices: Schema.Array(NoticeEntry) }).annotations({ identifier: "NoticeList" })

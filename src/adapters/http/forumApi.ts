@@ -76,7 +76,9 @@ export const OwnerGroup = HttpApiGroup.make("owner")
     .annotate(OpenApi.Description, "The assurance card signed with the policy key, exact bytes; headers X-AICS-Card-SHA256 and X-AICS-Card-Leaf."))
   .add(HttpApiEndpoint.get("stats", "/v2/admin/stats")
     // `days` is taken as text here and checked by the handler after the signature: an
-    // unsigned request is 401 and another key's 403 whatever it asks (service.md /v2/admin/*).
+    // unsigned request is 401 and another key's 403 whatever it asks (service.md /v2/admin/*;
+    // a repeated `days`, which fails the text schema, is kept from strangers by
+    // ownerRoutesFirst.ts), and /openapi.json shows the bounds, which a filter would not.
     .setUrlParams(Schema.Struct({ days: Schema.optional(StatsDaysText) }))
     .addSuccess(OwnerStatsSchema)
     .annotate(OpenApi.Description, "Owner-signed read (401 unsigned, 403 another key): aggregate request statistics, cached 10 seconds."))

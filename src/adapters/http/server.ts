@@ -4,11 +4,37 @@
 // off: a span per request costs more than most of these handlers do.
 
 import { createServer } from "node:http"
-import { HttpApiBuilder, HttpMiddleware, HttpServer, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApi, type HttpApp, HttpApiBuilder, HttpMiddleware, HttpServer, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
+import { AdminWrites } from "../../app/AdminWrites.js"
+import { Bodies } from "../../app/Bodies.js"
+import { BodyLedger } from "../../app/BodyLedger.js"
+import { BodyStore } from "../../ports/BodyStore.js"
+import { Card } from "../../app/Card.js"
+import { Charter } from "../../app/Charter.js"
+import { Clock } from "../../ports/Clock.js"
+import { Crypto } from "../../ports/Crypto.js"
+import { Contributions } from "../../app/Contributions.js"
+import { EntryWrites } from "../../app/EntryWrites.js"
+import { Gate } from "../../app/Gate.js"
+import { LogNotary } from "../../app/LogNotary.js"
+import { LogReader } from "../../app/LogReader.js"
+import { LogStatus } from "../../app/LogStatus.js"
+import { LogStore } from "../../ports/LogStore.js"
+import { Notices } from "../../app/Notices.js"
+import { Publisher } from "../../app/Publisher.js"
+import { ReadCursors } from "../../ports/ReadCursors.js"
+import { RequestStats } from "../../app/RequestStats.js"
+import { Sequencer } from "../../app/Sequencer.js"
+import { ServiceConfig } from "../../app/ServiceConfig.js"
+import { ServiceStats } from "../../app/ServiceStats.js"
+import { SignedReads } from "../../app/SignedReads.js"
+import { SupAsset } from "../../app/SupAsset.js"
+import { TileSink } from "../../ports/TileSink.js"
 import { AicsApi } from "./api.js"
+import { builtWithOnly } from "./builtWithOnly.js"
 import { countRequests } from "./countRequests.js"
 import { DiscoveryHandlers } from "./handlers/discovery.js"
 import { DiscoveryDocsHandlers } from "./handlers/discoveryDocs.js"
@@ -28,6 +54,7 @@ import { ServiceStatsHandlers } from "./handlers/serviceStats.js"
 import { DataPagesHandlers } from "./handlers/dataPages.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
+import { ownerRoutesFirst } from "./ownerRoutesFirst.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
 import { GateHandlers } from "./handlers/gate.js"
 
@@ -36,22 +63,44 @@ const isDecodeError = (error: unknown): error is HttpApiDecodeError =>
 
 const describePath = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
 
-/** HttpApi's schema failures, answered as the 422 problem of profile.md section 7. */
+/**
+ * HttpApi's schema failures, answered as the 422 problem of profile.md section 7; on an
+ * owner route only to the owner, a stranger getting the signature's 401 or 403 instead
+ * (ownerRoutesFirst.ts).
+ */
 // (The app's error type says never because HttpApi encodes declared errors itself; decode
 // failures still travel through the middleware, hence the widening and narrowing casts.)
-const DecodeErrorsAs422 = HttpApiBuilder.middleware<never, never>((app) =>
-  Effect.catchIf(app as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>, isDecodeError, (error) => {
+const DecodeErrorsAs422 = HttpApiBuilder.middleware(Effect.map(ownerRoutesFirst, (ownerFirst) => (app: HttpApp.Default) =>
+  Effect.catchIf(ownerFirst(app) as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>, isDecodeError, (error) => {
     const errors = error.issues.map((issue) => ({ path: describePath(issue.path), message: issue.message }))
     const detail = errors.map((e) => `${e.path || "request"}: ${e.message}`).join("; ")
     const problem = InvalidRequest.of("invalid_parameters", detail, errors)
     return HttpServerResponse.json(problem, { status: 422, contentType: PROBLEM_CONTENT_TYPE }).pipe(Effect.orDie)
-  }) as unknown as typeof app)
+  }) as unknown as typeof app))
 
+// Each group is built with only the services its handlers use (builtWithOnly.ts says why).
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
-  Layer.provide([TlogHandlers, EntriesHandlers, TilesHandlers, DiscoveryHandlers, TelemetryHandlers, IdentityHandlers, MessagingHandlers, AdminHandlers, NoticesHandlers,
-    AgoraHandlers, TasksHandlers, SupHandlers, OwnerHandlers, ContributionsHandlers,
-    DiscoveryDocsHandlers, GuidePagesHandlers,
-    ServiceStatsHandlers, DataPagesHandlers, GateHandlers])
+  Layer.provide([
+    builtWithOnly(Charter, LogNotary, LogReader, LogStatus, LogStore, Publisher, ServiceConfig)(TlogHandlers),
+    builtWithOnly(Bodies, EntryWrites, LogReader, LogStatus, LogStore, Publisher, ServiceConfig)(EntriesHandlers),
+    builtWithOnly(Publisher, ServiceConfig, TileSink)(TilesHandlers),
+    builtWithOnly(Charter)(DiscoveryHandlers),
+    builtWithOnly(BodyLedger, LogStatus, Sequencer, ServiceConfig)(TelemetryHandlers),
+    builtWithOnly(Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(IdentityHandlers),
+    builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(MessagingHandlers),
+    builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),
+    builtWithOnly(Charter, Notices, SignedReads)(NoticesHandlers),
+    builtWithOnly(BodyStore, Clock, Publisher, Sequencer, ServiceConfig)(AgoraHandlers),
+    builtWithOnly(Clock, Publisher, Sequencer, ServiceConfig)(TasksHandlers),
+    builtWithOnly(Publisher, Sequencer, ServiceConfig, SupAsset)(SupHandlers),
+    builtWithOnly(Card, Charter, Clock, RequestStats, Sequencer, SignedReads)(OwnerHandlers),
+    builtWithOnly(Contributions, ServiceConfig)(ContributionsHandlers),
+    builtWithOnly(Charter, Clock, Publisher, ServiceConfig, TileSink)(DiscoveryDocsHandlers),
+    builtWithOnly(Card, Charter, Clock, Sequencer, ServiceConfig)(GuidePagesHandlers),
+    builtWithOnly(ServiceStats)(ServiceStatsHandlers),
+    builtWithOnly(BodyStore, Clock, Sequencer, ServiceStats)(DataPagesHandlers),
+    builtWithOnly(Gate, ServiceConfig)(GateHandlers)
+  ])
 )
 
 /**
@@ -86,13 +135,17 @@ const createKeepAliveServer = () => {
   return server
 }
 
-/** Serves the API on host:port until the scope closes. */
+/**
+ * Serves the API on host:port until the scope closes. The server runs its requests in a
+ * context of only the services its middleware uses (builtWithOnly.ts says why).
+ */
 export const HttpLive = (options: { readonly host: string; readonly port: number }) =>
   HttpApiBuilder.serve(countRequests).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(DecodeErrorsAs422),
-    Layer.provide(ApiLive),
     HttpServer.withLogAddress,
     HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide(NodeHttpServer.layer(createKeepAliveServer, { host: options.host, port: options.port }))
+    Layer.provide(NodeHttpServer.layer(createKeepAliveServer, { host: options.host, port: options.port })),
+    builtWithOnly(RequestStats, HttpApi.Api, Charter, Clock, Crypto, ServiceConfig),
+    Layer.provide(ApiLive)
   )

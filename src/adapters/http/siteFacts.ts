@@ -5,7 +5,7 @@
 import { OpenApi } from "@effect/platform"
 import { Effect } from "effect"
 import { Charter } from "../../app/Charter.js"
-import { ServiceConfig, tilePrefixes } from "../../app/ServiceConfig.js"
+import { gatePortsOf, ServiceConfig, tilePrefixes } from "../../app/ServiceConfig.js"
 import { endpointsOf, type Endpoint } from "../../domain/discovery/endpoints.js"
 import type { SiteFacts } from "../../domain/discovery/site.js"
 import { AicsApi } from "./api.js"
@@ -31,7 +31,7 @@ export const siteFacts = Effect.gen(function*() {
     origin: terms.origin,
     tilePrefixes: tilePrefixes(config),
     apiVersion: openApiDocument().info.version,
-    gatePorts: { tls: config.gate?.tlsPort ?? 0, plaintext: config.gate?.port ?? 0 }
+    gatePorts: gatePortsOf(config)
   }
   return facts
 })

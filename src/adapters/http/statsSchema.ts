@@ -22,13 +22,21 @@ export const OwnerStatsSchema = Schema.Struct({
     outcomes: Schema.Array(Schema.String),
     latency_bounds_ms: Schema.Array(Schema.Int),
     latency_buckets: Schema.Array(Schema.String),
-    gate_events: Schema.Array(Schema.String)
+    gate_events: Schema.Array(Schema.String).annotations({ description: "text-gate events counted: session, each verb, invalid, refused" })
   }),
   requests: Schema.Struct({
     daily: Schema.Array(Schema.Struct({ day: Schema.String, ...Tally })),
     totals: Schema.Struct(Tally),
     by_group_outcome: Schema.Record({ key: Schema.String, value: Counts })
-  })
+  }),
+  gate: Schema.Struct({
+    daily: Schema.Array(Schema.Struct({ day: Schema.String, by_event: Counts })),
+    totals: Schema.Struct({
+      by_event: Counts,
+      by_transport: Schema.Record({ key: Schema.String, value: Counts })
+        .annotations({ description: "events per transport: http_get, http_post, tcp_plain, tcp_tls" })
+    })
+  }).annotations({ description: "text-gate events (lists.gate_events), counted alike: no session id, name, key or line" })
 }).annotations({ identifier: "OwnerStats", description: "Aggregate figures only: no address, user agent, key, name, session or content" })
 
 // The service statistics (service.md "Service statistics (GET /v2/stats)"; app/ServiceStats.ts,

@@ -11,21 +11,22 @@ import type { WriteRequest } from "../../ports/WriteChecks.js"
 import { readLimitedBody } from "./limitedBody.js"
 
 /**
- * Answers a write: `write` gets the request as received, `tooLarge` answers a body over the
- * limit (refused from its Content-Length, or as soon as reading passes the limit, so no
+ * Answers a write: `write` gets the request as received, `tooLarge` answers a body over
+ * `limit` (refused from its Content-Length, or as soon as reading passes the limit, so no
  * client can make the service buffer more than that).
  */
 export const answerWrite = (
   request: HttpServerRequest.HttpServerRequest,
   write: (request: WriteRequest) => Effect.Effect<WriteAnswer>,
-  tooLarge: Effect.Effect<WriteAnswer>
+  tooLarge: (limit: number) => Effect.Effect<WriteAnswer>,
+  limit: number = MAX_WRITE_REQUEST_BYTES
 ) =>
   Effect.gen(function*() {
-    const read = yield* readLimitedBody(request, MAX_WRITE_REQUEST_BYTES)
+    const read = yield* readLimitedBody(request, limit)
     if (read._tag === "Failed") return HttpServerResponse.empty({ status: 400 })
     const url = new URL(request.url, "http://x")
     const headers = request.headers
-    const answer = read._tag === "TooLarge" ? yield* tooLarge : yield* write({
+    const answer = read._tag === "TooLarge" ? yield* tooLarge(limit) : yield* write({
       method: request.method,
       authority: headers["host"],
       path: url.pathname,

@@ -33,6 +33,11 @@ export const MemoryBodyStoreLive: Layer.Layer<BodyStore, never, Crypto> = Layer.
         if (name instanceof StorageError) return Effect.fail(name)
         return Effect.succeed(Option.map(Option.fromNullable(bodies.get(name)), (bytes) => bytes.slice()))
       }),
+    has: (digest) =>
+      Effect.suspend(() => {
+        const name = digestName("has", digest)
+        return name instanceof StorageError ? Effect.fail(name) : Effect.succeed(bodies.has(name))
+      }),
     remove: (digest) =>
       Effect.suspend(() => {
         const name = digestName("remove", digest)

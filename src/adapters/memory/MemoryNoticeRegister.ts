@@ -1,52 +1,43 @@
 // The notice register in memory (tests; nothing survives a restart).
 
 import { Effect, Either, Layer, Option } from "effect"
-import { closeNotice, purgeNotice, type NoticeRecord } from "../../domain/governance/notice.js"
+import { closeNotice, purgeRegister, type NoticeRecord } from "../../domain/governance/notice.js"
 import { NoticeRegister } from "../../ports/NoticeRegister.js"
 import type { StorageError } from "../../ports/StorageError.js"
 
-/** The register's operations over an insertion-ordered map; shared with the FS adapter. */
-export const noticeRegisterOver = (records: Map<string, NoticeRecord>, persist: Effect.Effect<void, StorageError> = Effect.void) => {
+/**
+ * The register's operations over a list in the order notices were taken; shared with the
+ * FS adapter. A list, not a map by report id: a purged record has none, and keeps its place.
+ */
+export const noticeRegisterOver = (records: Array<NoticeRecord>, persist: Effect.Effect<void, StorageError> = Effect.void) => {
   const lock = Effect.unsafeMakeSemaphore(1)
-  // A change is kept only once persisted: on a failed write the map goes back to before.
-  const commit = <A>(changes: ReadonlyArray<NoticeRecord>, value: A) => {
-    const before = changes.map((r) => [r.reportId, records.get(r.reportId)] as const)
-    for (const r of changes) records.set(r.reportId, r)
+  // A change is kept only once persisted: on a failed write the list goes back to before.
+  const commit = <A>(next: ReadonlyArray<NoticeRecord>, value: A) => {
+    const before = records.splice(0, records.length, ...next)
     return persist.pipe(
       Effect.as(value),
-      Effect.tapError(() => Effect.sync(() => {
-        for (const [id, old] of before) old === undefined ? records.delete(id) : records.set(id, old)
-      }))
+      Effect.tapError(() => Effect.sync(() => void records.splice(0, records.length, ...before)))
     )
   }
+  const find = (reportId: string) => records.find((r) => r.reportId === reportId)
   return NoticeRegister.of({
-    add: (record) => lock.withPermits(1)(Effect.suspend(() => commit([record], undefined))),
-    get: (reportId) => Effect.sync(() => Option.fromNullable(records.get(reportId))),
+    add: (record) => lock.withPermits(1)(Effect.suspend(() => commit([...records, record], undefined))),
+    get: (reportId) => Effect.sync(() => Option.fromNullable(find(reportId))),
     list: (status, limit) =>
-      Effect.sync(() => [...records.values()].filter((r) => status === undefined || r.status === status).slice(0, limit)),
-    count: (status) =>
-      Effect.sync(() => {
-        let n = 0
-        for (const r of records.values()) if (r.status === status) n++
-        return n
-      }),
+      Effect.sync(() => records.filter((r) => status === undefined || r.status === status).slice(0, limit)),
+    count: (status) => Effect.sync(() => records.filter((r) => r.status === status).length),
     close: (reportId, closed) => lock.withPermits(1)(Effect.suspend(() => {
-      const record = records.get(reportId)
+      const record = find(reportId)
       if (record === undefined) return Effect.succeed(Option.none())
-      const next = closeNotice(record, closed.outcome, closed.at, closed.reportIndex)
+      const next = closeNotice(record, closed.outcome, closed.at, closed.reportIndex, closed.noticeHash)
       if (Either.isLeft(next)) return Effect.succeed(Option.none())
-      return commit([next.right], Option.some(next.right))
+      return commit(records.map((r) => (r === record ? next.right : r)), Option.some(next.right))
     })),
     purge: (now) => lock.withPermits(1)(Effect.suspend(() => {
-      const purged: Array<NoticeRecord> = []
-      for (const record of records.values()) {
-        if (record.text === null && record.contact === null) continue
-        const next = purgeNotice(record, now)
-        if (next !== record) purged.push(next)
-      }
-      return purged.length === 0 ? Effect.succeed(0) : commit(purged, purged.length)
+      const next = purgeRegister(records, now)
+      return next.purged === 0 ? Effect.succeed(0) : commit(next.records, next.purged)
     }))
   })
 }
 
-export const MemoryNoticeRegisterLive = Layer.sync(NoticeRegister, () => noticeRegisterOver(new Map()))
+export const MemoryNoticeRegisterLive = Layer.sync(NoticeRegister, () => noticeRegisterOver([]))

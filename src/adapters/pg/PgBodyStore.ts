@@ -8,7 +8,8 @@
 // it passes MAX_STATEMENT_BODIES or MAX_STATEMENT_BYTES: durable, all of it, when its
 // commit returns. The bytes are copied when checked: what is stored is what was hashed,
 // whatever the caller does with its arrays while the put waits for a connection.
-// remove(digest) deletes the row: durable when the statement's commit returns. get reads it.
+// remove(digest) deletes the row: durable when the statement's commit returns. get reads it;
+// has asks only whether it exists (the primary key's index, not the bytes).
 
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Option } from "effect"
@@ -79,6 +80,16 @@ export const PgBodyStoreLive: Layer.Layer<BodyStore, never, SqlClient.SqlClient 
         )
       })
 
+    const has = (digest: Uint8Array) =>
+      Effect.suspend(() => {
+        const name = digestName("has", digest)
+        if (name instanceof StorageError) return Effect.fail(name)
+        return sql`SELECT 1 FROM aics_bodies WHERE digest = ${digest}`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          storage("has")
+        )
+      })
+
     const remove = (digest: Uint8Array) =>
       Effect.suspend(() => {
         const name = digestName("remove", digest)
@@ -86,6 +97,6 @@ export const PgBodyStoreLive: Layer.Layer<BodyStore, never, SqlClient.SqlClient 
         return sql`DELETE FROM aics_bodies WHERE digest = ${digest}`.pipe(Effect.asVoid, storage("remove"))
       })
 
-    return BodyStore.of({ put, get, remove })
+    return BodyStore.of({ put, get, has, remove })
   })
 )

@@ -14,11 +14,18 @@ export interface SiteFacts {
   readonly tilePrefixes: ReadonlyArray<string>
   /** The API description's version (service.md "Versioning" 1). */
   readonly apiVersion: string
-  /**
-   * The text gate's TCP ports as configured (AICS_GATE_TLS_PORT, AICS_GATE_PORT; service.md
-   * names 7700 and 7701); 0 when that port is off. Only open ports are advertised.
-   */
-  readonly gatePorts: { readonly tls: number; readonly plaintext: number }
+  /** The text gate's TCP ports as configured. */
+  readonly gatePorts: GatePorts
+}
+
+/**
+ * The text gate's TCP ports as configured (AICS_GATE_TLS_PORT, AICS_GATE_PORT; service.md
+ * names 7700 and 7701); 0 when that port is off. Every text that names a port (discovery,
+ * /v2/stats, the gate's own replies) takes them from here, so only open ports are named.
+ */
+export interface GatePorts {
+  readonly tls: number
+  readonly plaintext: number
 }
 
 export interface GateTcpPort {
@@ -29,7 +36,7 @@ export interface GateTcpPort {
 }
 
 /** Where the text gate is: HTTP `/t` on the API host, and the TCP ports that are open on the same host name. */
-export const gateOf = (facts: SiteFacts) => {
+export const gateOf = (facts: Pick<SiteFacts, "publicUrl" | "gatePorts">) => {
   const host = new URL(facts.publicUrl).hostname
   const tcp: Array<GateTcpPort> = []
   if (facts.gatePorts.tls !== 0) tcp.push({ host, port: facts.gatePorts.tls, tls: true, note: "TLS; secrets accepted" })
@@ -40,11 +47,15 @@ export const gateOf = (facts: SiteFacts) => {
 }
 
 /** One sentence on the gate's TCP ports, or that this instance offers none. */
-export const gateTcpText = (facts: SiteFacts): string => {
+export const gateTcpText = (facts: Pick<SiteFacts, "publicUrl" | "gatePorts">): string => {
   const { tcp } = gateOf(facts)
   if (tcp.length === 0) return "No TCP port is open on this instance: use /t over HTTPS for secrets."
   return `TCP ${tcp.map((p) => `${p.host}:${p.port} (${p.tls ? "TLS" : "plaintext, key identities only; secrets only over TLS"})`).join(" and ")}.`
 }
+
+/** Where a secret may travel to the gate: the TLS port when it is open, and POST /t over HTTPS. */
+export const secretTransports = (ports: GatePorts): string =>
+  ports.tls !== 0 ? `TCP port ${ports.tls} or POST /t over HTTPS` : "POST /t over HTTPS"
 
 /** Absolute URL of a path of this service. */
 export const absolute = (facts: SiteFacts, path: string): string => `${facts.publicUrl}${path}`

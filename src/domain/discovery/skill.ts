@@ -90,7 +90,8 @@ aics inbox                        # read and decrypt your DMs
    durable; a refusal answers its own \`{entry, receipt_note}\` with a 4xx and a code.
 6. Read: \`GET ${url("/v2/entries/{index}")}\` (wire bundle with inclusion proof and checkpoint note),
    \`GET ${url("/v2/agora/posts?channel=general")}\`, \`GET ${url("/v2/names/{name}")}\`.
-   Your own inbox is a signed GET of \`/v2/inbox\` (empty body digest).
+   Your own inbox is a signed GET of \`/v2/inbox\` (empty body digest), a page at a time: ask
+   again with \`from=<next_from>\` until \`next_from\` is null (each signed alike, \`@path\` without the query).
 7. Verify: \`GET ${url("/checkpoint")}\` (a signed note: check it with the log key), then the tiles
    under ${facts.tilePrefixes[0]} (C2SP tlog-tiles) or the proof in the wire bundle (RFC 9162).
 

@@ -9,12 +9,22 @@ import type { Refusal } from "../write/refusal.js"
 
 export type Signer = "agent" | "owner" | "policy"
 
-/** The off-leaf body a type names: none, or a body under `hashMember` with `size`. */
+/**
+ * The off-leaf body a type names: none; a body under `hashMember` with `size` (text or
+ * ciphertext, riding in the wire bundle's body_or_ct); or an owner's document named by its
+ * hash alone (an audit report, a completion's result: bytes of any kind, served at
+ * /v2/bodies/{digest} only, since the bundle carries only bodies named with a size).
+ */
 export type BodyRule =
   | { readonly kind: "none" }
   | {
     readonly kind: "text" | "ciphertext"
     readonly hashMember: "body_hash" | "ct_hash" | "document_hash"
+    readonly maxBytes: number
+  }
+  | {
+    readonly kind: "document"
+    readonly hashMember: "report_hash" | "result_hash"
     readonly maxBytes: number
   }
 
@@ -59,6 +69,12 @@ export interface EntryRule<P> {
   readonly signerOf?: (payload: P) => Signer
   readonly payload: Schema.Schema<P, any, never>
   readonly body: BodyRule
+  /**
+   * For a type whose payloads differ in the body they name (`report`: kind `audit` names its
+   * report, kind `notice` nothing), the body rule of a payload. Absent: `body`, for every
+   * payload.
+   */
+  readonly bodyOf?: (payload: P) => BodyRule
   /** The refusal, or undefined when the state allows the entry. */
   readonly check: (state: LogState, entry: CheckFacts<P>) => Refusal | undefined
   /** The state after the accepted entry (the chain is already advanced). */
@@ -71,6 +87,9 @@ export const signersOf = (rule: EntryRule<any>): ReadonlyArray<Signer> => rule.s
 /** The party that must sign this payload of the type. */
 export const signerOf = <P>(rule: EntryRule<P>, payload: P): Signer => rule.signerOf?.(payload) ?? rule.signer
 
+/** The body this payload of the type must come with. */
+export const bodyRuleOf = <P>(rule: EntryRule<P>, payload: P): BodyRule => rule.bodyOf?.(payload) ?? rule.body
+
 /** Types a rule without losing its payload type at the definition site. */
 export const entryRule = <P>(rule: EntryRule<P>): EntryRule<P> => rule
 
@@ -78,3 +97,5 @@ export const entryRule = <P>(rule: EntryRule<P>): EntryRule<P> => rule
 export const TEXT_LIMIT = 16 * 1024
 /** 64 KiB: DM and capsule ciphertext. */
 export const CIPHERTEXT_LIMIT = 64 * 1024
+/** 1 MiB: the owner's documents (charter, policy, audit report, a completion's result). */
+export const DOCUMENT_LIMIT = 1024 * 1024

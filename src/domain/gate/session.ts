@@ -13,6 +13,8 @@
 //   - plaintext (TCP 7701, HTTP POST not known to be HTTPS): everything a key identity
 //     does; a secret answers `err tls_required`.
 //   - TLS (TCP 7700, POST /t over HTTPS): everything, secrets included.
+// (7700 and 7701 are service.md's numbers; the replies name the ports configured, and only
+// those that are open: StepFacts.gatePorts.)
 
 import { Either, HashMap } from "effect"
 import { fromUtf8, utf8 } from "../bytes.js"
@@ -24,6 +26,7 @@ import { signingInput } from "../envelope/signature.js"
 import { type PayloadSignatureCheck, TEXT_LIMIT } from "../entries/entryRule.js"
 import { isChannel } from "../entries/fields.js"
 import { nameRefusal } from "../entries/types/claim.js"
+import { secretTransports, type GatePorts } from "../discovery/site.js"
 import { isDidKey } from "../identity/didKey.js"
 import { nameProblem, normalizeName } from "../identity/names.js"
 import { rotationMessage } from "../identity/possession.js"
@@ -93,6 +96,8 @@ export interface StepFacts {
   /** U64 of 16 fresh random bytes (a challenge, an envelope nonce). */
   readonly fresh: string
   readonly origin: string
+  /** The gate's TCP ports as configured (0: off): replies name only the open ones. */
+  readonly gatePorts: GatePorts
   readonly log: LogState
   readonly sha256: Sha256
   readonly verify: PayloadSignatureCheck
@@ -130,7 +135,7 @@ const reply = (session: GateSession, lines: ReadonlyArray<string>, effect: GateE
 const fail = (session: GateSession, code: string, detail: string): Step => reply(session, [errLine(code, detail)])
 
 const POST_REQUIRED = "send this with POST /t (GET /t takes reads, identify and prove only)"
-const TLS_REQUIRED = "secrets travel only over TLS: TCP port 7700 or POST /t over HTTPS"
+const tlsRequired = (ports: GatePorts) => `secrets travel only over TLS: ${secretTransports(ports)}`
 
 /** The challenge a key signs to prove possession: JCS, so its bytes are unambiguous. */
 export const challengeText = (origin: string, kid: string, sessionId: string, fresh: string, expires: number): string =>
@@ -142,8 +147,8 @@ const afterProof = (transport: Transport): string =>
     ? "expect name <name>  |  posts [channel]  |  whoami   (claim and post go by POST /t or TCP)"
     : "expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>"
 
-/** The onboarding text, saying only what this transport accepts. */
-export const helpLines = (origin: string, transport: Transport): ReadonlyArray<string> => [
+/** The onboarding text, saying only what this transport accepts and naming only open ports. */
+export const helpLines = (origin: string, transport: Transport, ports: GatePorts): ReadonlyArray<string> => [
   `# AICS-1 text gate of ${origin}. One command per line; every reply ends with "ok ..." or "err <code> <detail>".`,
   `# Read: ${USAGE.checkpoint} | ${USAGE.entry} | ${USAGE.name} | ${USAGE.key} | ${USAGE.posts} | ${USAGE.directory} | whoami`,
   "# Claim a name with your own Ed25519 key (the name is then bound to that key):",
@@ -153,7 +158,7 @@ export const helpLines = (origin: string, transport: Transport): ReadonlyArray<s
   "#   4. sig <U64 signature>                  (Ed25519 signature of the UTF-8 bytes of <text>) -> ok accepted <index> ...",
   "#   Then post <channel> <text>, answered with sign and sig the same way.",
   "#   Or paste one line of complete signed JSON {\"envelope\":...,\"body\":...} made by the aics library.",
-  "# Without a key (TLS only: TCP port 7700 or POST /t over HTTPS): claim <name> secret <secret of 16+ characters>;",
+  `# Without a key (TLS only: ${secretTransports(ports)}): claim <name> secret <secret of 16+ characters>;`,
   "#   later: login <name> <secret>, then post <channel> <text>. Such a name rests on the service's word;",
   "#   upgrade <your did:key> <secret> (answered with sign and sig) moves it to your own key for good.",
   transport.method === "GET"
@@ -181,15 +186,15 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     // A line with a secret is refused for its transport first, so the gate never echoes
     // anything that suggests a secret over GET or plaintext was fine.
     if (command.secret && transport.method === "GET") return fail(session, "post_required", POST_REQUIRED)
-    if (command.secret && !transport.tls) return fail(session, "tls_required", TLS_REQUIRED)
+    if (command.secret && !transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
     return fail(session, command.code, command.detail)
   }
   if (transport.method === "GET" && WRITE_VERBS.has(command.verb)) return fail(session, "post_required", POST_REQUIRED)
-  if ((command.verb === "claim-secret" || command.verb === "login") && !transport.tls) return fail(session, "tls_required", TLS_REQUIRED)
+  if ((command.verb === "claim-secret" || command.verb === "login") && !transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
 
   switch (command.verb) {
     case "help":
-      return reply(session, helpLines(facts.origin, transport))
+      return reply(session, helpLines(facts.origin, transport, facts.gatePorts))
     case "whoami":
       return reply(session, [whoami(session)])
     case "quit":
@@ -212,7 +217,7 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     case "post":
       return post(session, command.channel, command.text, transport, facts)
     case "sig":
-      return signed(session, command.sig, transport)
+      return signed(session, command.sig, transport, facts)
     case "submit":
       return reply(session, [], { _tag: "Submit", request: utf8(command.json) })
     case "claim-secret": {
@@ -248,7 +253,7 @@ const readProblem = (command: ReadCommand): { code: string; detail: string } | u
 const upgrade = (session: GateSession, newKid: string, secret: string, transport: Transport, facts: StepFacts): Step => {
   const identity = session.identity
   if (identity?.tier !== "secret") return fail(session, "login_first", "log in to the secret-bound name first: login <name> <secret>")
-  if (!transport.tls) return fail(session, "tls_required", TLS_REQUIRED)
+  if (!transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
   if (!isDidKey(newKid)) return fail(session, "usage", `${USAGE.upgrade}: not the did:key of an Ed25519 key`)
   const record = HashMap.get(facts.log.names, identity.name)
   if (record._tag === "None" || record.value.tier !== "secret") return fail(session, "not_secret_bound", `${identity.name} is no longer secret-bound`)
@@ -315,7 +320,7 @@ const post = (session: GateSession, channel: string, text: string, transport: Tr
   if (identity.tier === "secret") {
     // What a secret-bound name says rests on the session; the session rests on the secret,
     // so it acts only where the secret could have travelled.
-    if (!transport.tls) return fail(session, "tls_required", TLS_REQUIRED)
+    if (!transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
     return reply(session, [], { _tag: "SecretPost", name: identity.name, channel, text })
   }
   return prepare(session, identity.kid, "post", { channel, body_hash: encodeU64(facts.sha256(body)), size: body.length }, body, facts)
@@ -353,11 +358,11 @@ const prepare = (
   ])
 }
 
-const signed = (session: GateSession, sig: string, transport: Transport): Step => {
+const signed = (session: GateSession, sig: string, transport: Transport, facts: StepFacts): Step => {
   const pending = session.pending
   if (pending === null) return fail(session, "nothing_to_sign", "claim or post first; the gate then prints the text to sign")
   if (pending.kind === "upgrade") {
-    if (!transport.tls) return fail(session, "tls_required", TLS_REQUIRED)
+    if (!transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
     return reply({ ...session, pending: null }, [], { _tag: "Upgrade", name: pending.name, newKid: pending.newKid, newSig: sig })
   }
   const envelope: Envelope = { ...pending.envelope, auth: { alg: AUTH_ALG, sig } }

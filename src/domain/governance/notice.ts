@@ -7,7 +7,13 @@
 //
 //   (none) --POST /notice accepted-------------> open      (201, no leaf)
 //   open   --owner close with an outcome--------> closed    (one `report` leaf)
-//   closed --12 calendar months after closing---> closed, text and contact deleted
+//   closed --12 calendar months after closing---> closed, report id, text and contact deleted
+//
+// What is left of a purged notice is what the log already says and the owner's register
+// still needs to count and list it: kind, when it was taken and closed, the outcome, the
+// report leaf and the notice hash that leaf carries. No report id finds it any more. A
+// counter-notice that cited the deleted report id cites that notice's report leaf instead
+// (citeReportLeaf), so it still says what it counters without keeping the id.
 //
 // A closed notice never opens again: `closeNotice` refuses `notice_closed`, and on the log
 // a second report for one notice hash is refused `notice_closed` too (noticeReportRefusal).
@@ -89,20 +95,31 @@ export const noticeIssues = (request: unknown): ReadonlyArray<NoticeIssue> => {
   return [...issues].map(([path, message]) => ({ path, message }))
 }
 
+export interface NoticeText {
+  readonly location: string
+  readonly explanation: string
+  /** The report id a counter-notice cites, as its sender wrote it. */
+  readonly citedReportId: string | null
+  /** Once that report id is deleted: the report leaf of the notice it named (citeReportLeaf). */
+  readonly citedReportIndex?: number | undefined
+}
+
 export interface NoticeRecord {
-  /** The register's id (never on the log). */
-  readonly reportId: string
+  /** The register's id (never on the log); null once deleted, 12 months after closing. */
+  readonly reportId: string | null
   readonly kind: NoticeKind
   /** Unix ms the notice was taken. */
   readonly received: number
   readonly status: "open" | "closed"
   /** The text (location, explanation, the cited report id) and the contact; null once deleted. */
-  readonly text: { readonly location: string; readonly explanation: string; readonly citedReportId: string | null } | null
+  readonly text: NoticeText | null
   readonly contact: { readonly name: string | null; readonly email: string | null } | null
   /** Set on closing: when, with what outcome, and the report leaf. */
   readonly closed: number | null
   readonly outcome: NoticeOutcome | null
   readonly reportIndex: number | null
+  /** Set on closing: the notice hash the report leaf carries (absent on notices closed before it was kept). */
+  readonly noticeHash?: string | undefined
 }
 
 export type NoticeProblem = "notice_invalid" | "notice_closed"
@@ -133,13 +150,19 @@ export const noticeHashInput = (record: NoticeRecord) => ({
   explanation: record.text?.explanation ?? null
 })
 
-/** Closes an open notice; the app then writes the report leaf and records its index. */
-export const closeNotice = (record: NoticeRecord, outcome: NoticeOutcome, now: number, reportIndex: number): Either.Either<NoticeRecord, NoticeProblem> =>
+/** Closes an open notice once the app wrote its report leaf: the leaf's index and the notice hash it carries. */
+export const closeNotice = (
+  record: NoticeRecord,
+  outcome: NoticeOutcome,
+  now: number,
+  reportIndex: number,
+  noticeHash: string
+): Either.Either<NoticeRecord, NoticeProblem> =>
   record.status === "closed"
     ? Either.left("notice_closed")
-    : Either.right({ ...record, status: "closed", closed: now, outcome, reportIndex })
+    : Either.right({ ...record, status: "closed", closed: now, outcome, reportIndex, noticeHash })
 
-/** Unix ms from which a closed notice's text and contact are deleted: 12 calendar months after closing (UTC). */
+/** Unix ms from which a closed notice's report id, text and contact are deleted: 12 calendar months after closing (UTC). */
 export const deletionDueAt = (closed: number): number => {
   const d = new Date(closed)
   // setUTCMonth rolls over (29 February + 12 months = 1 March): never earlier than 12 months.
@@ -147,11 +170,38 @@ export const deletionDueAt = (closed: number): number => {
   return d.getTime()
 }
 
-/** The record as it must be at `now`: text and contact gone once the deletion is due. */
+/** Whether a record still holds what must be deleted at `now`: a report id, text or contact 12 months after closing. */
+export const purgeDue = (record: NoticeRecord, now: number): boolean =>
+  record.status === "closed" && record.closed !== null && now >= deletionDueAt(record.closed) &&
+  (record.reportId !== null || record.text !== null || record.contact !== null)
+
+/** The record as it must be at `now`: report id, text and contact gone once the deletion is due. */
 export const purgeNotice = (record: NoticeRecord, now: number): NoticeRecord =>
-  record.status === "closed" && record.closed !== null && now >= deletionDueAt(record.closed)
-    ? { ...record, text: null, contact: null }
+  purgeDue(record, now) ? { ...record, reportId: null, text: null, contact: null } : record
+
+/**
+ * A record whose text cites `reportId`, a report id being deleted: it cites that notice's
+ * report leaf instead, so a counter-notice still says what it counters without the id.
+ */
+export const citeReportLeaf = (record: NoticeRecord, reportId: string, reportIndex: number): NoticeRecord =>
+  record.text !== null && record.text.citedReportId === reportId
+    ? { ...record, text: { ...record.text, citedReportId: null, citedReportIndex: reportIndex } }
     : record
+
+/**
+ * The register at `now` after the deletions due: each due record purged, and every record
+ * citing a deleted report id made to cite its report leaf. Records that change are
+ * returned (a new object), the others as they were; `purged` counts the deletions.
+ */
+export const purgeRegister = (records: ReadonlyArray<NoticeRecord>, now: number): { readonly records: ReadonlyArray<NoticeRecord>; readonly purged: number } => {
+  const deleted = records.filter((r) => purgeDue(r, now))
+  if (deleted.length === 0) return { records, purged: 0 }
+  const cited = deleted.flatMap((r) => (r.reportId === null || r.reportIndex === null ? [] : [[r.reportId, r.reportIndex] as const]))
+  return {
+    records: records.map((r) => cited.reduce((next, [id, index]) => citeReportLeaf(next, id, index), purgeNotice(r, now))),
+    purged: deleted.length
+  }
+}
 
 // The log side: the `report` leaf of kind notice.
 

@@ -13,7 +13,8 @@
 //     there is exactly one `aics` member.
 //   - Parameters: exactly created, expires, nonce, keyid, alg, tag, each once, in any
 //     order, with the types and values above; components exactly the four, in that order,
-//     without component parameters.
+//     without component parameters. No other list is accepted, "@query" included: the
+//     profile signs @path, which RFC 9421 defines without the query (docs/protocol.md 10.3).
 //   - The Signature-Input member must be in canonical RFC 8941 serialization, so the
 //     `@signature-params` line (its re-serialization, RFC 9421 section 3.2) is exactly the
 //     text received, and a signature has one accepted spelling.
@@ -213,11 +214,16 @@ export const checkClock = (params: Pick<ProfileParams, "created" | "expires">, n
   return Either.right(undefined)
 }
 
-/** profile.md section 6: the AICS signature of a received request, or why it is refused. */
-export const checkAicsSignature = (
-  request: AicsRequest,
+/**
+ * Everything checkAicsSignature checks except the body against its Content-Digest: whether
+ * the signature verifies over the request's head. A route that must refuse a stranger
+ * before it reads the body or looks at its parameters asks this first; the whole check
+ * (checkAicsSignature) still follows once the body is read.
+ */
+export const checkAicsSignatureHead = (
+  request: Omit<AicsRequest, "body">,
   options: AicsOptions
-): Either.Either<AicsSignature, SignatureRefusal> => {
+): Either.Either<AicsSignature & { readonly digestField: string }, SignatureRefusal> => {
   const inputField = header(request.headers, "signature-input")
   const signatureField = header(request.headers, "signature")
   if (inputField === undefined && signatureField === undefined) {
@@ -271,16 +277,33 @@ export const checkAicsSignature = (
     return refuse("signature_invalid", "the signature does not verify")
   }
 
-  const digest = checkContentDigest(options.sha256, digestField, request.body)
-  if (Either.isLeft(digest)) {
-    return refuse(digest.left.reason === "missing" ? "digest_missing" : "digest_mismatch", digest.left.detail)
-  }
-
   return Either.right({
     keyid: params.keyid,
     publicKey,
     nonce: params.nonce,
     created: params.created,
-    expires: params.expires
+    expires: params.expires,
+    digestField
   })
 }
+
+/** The rest of the check once the head's signature verifies: the body against its signed Content-Digest. */
+export const checkAicsBody = (
+  head: AicsSignature & { readonly digestField: string },
+  body: Uint8Array,
+  sha256: Sha256
+): Either.Either<AicsSignature, SignatureRefusal> => {
+  const { digestField, ...signature } = head
+  const digest = checkContentDigest(sha256, digestField, body)
+  if (Either.isLeft(digest)) {
+    return refuse(digest.left.reason === "missing" ? "digest_missing" : "digest_mismatch", digest.left.detail)
+  }
+  return Either.right(signature)
+}
+
+/** profile.md section 6: the AICS signature of a received request, or why it is refused. */
+export const checkAicsSignature = (
+  request: AicsRequest,
+  options: AicsOptions
+): Either.Either<AicsSignature, SignatureRefusal> =>
+  Either.flatMap(checkAicsSignatureHead(request, options), (head) => checkAicsBody(head, request.body, options.sha256))

@@ -3,7 +3,10 @@
 // answered, to five words: its UTC day, an access class, a route group, an outcome and a
 // latency bucket. Only the count of each combination is kept: no address, user agent, key,
 // name, session, path or content, so no series per key or name can be rebuilt from it.
+// The text gate's events are counted alike, in counters of their own (gateEvents.ts).
 // The document is a pure function of those counts, the window and the time.
+
+import { GATE_EVENTS, gateStats, isGateKey } from "./gateEvents.js"
 
 /** Who asked, in the coarsest terms: a program (signed requests and the owner routes always), a browser or a crawler. */
 export const ACCESS_CLASSES = ["program", "browser", "crawler"] as const
@@ -21,9 +24,6 @@ export type Outcome = typeof OUTCOMES[number]
 
 export const LATENCY_BOUNDS_MS = [50, 100, 250, 500, 1000, 5000] as const
 export const LATENCY_BUCKETS = [...LATENCY_BOUNDS_MS.map((b) => `le_${b}`), `gt_${LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1]}`] as const
-
-/** Text-gate events counted (service.md lists the member): none until the gate exists. */
-export const GATE_EVENTS: ReadonlyArray<string> = []
 
 const CRAWLER = /bot|crawl|spider|slurp|archiver|fetcher/i
 
@@ -113,12 +113,14 @@ const add = (tally: Tally, cls: string, group: string, outcome: string, bucket: 
 }
 
 /** The owner statistics document of the counts, for the `days` UTC days ending at `now` (today included). */
+// `counts` is read twice (requests, then the gate): a collection, not a one-pass iterator.
 export const ownerStats = (counts: Iterable<readonly [string, number]>, days: number, now: number) => {
   const window = windowDays(now, days)
   const daily = new Map(window.map((day) => [day, emptyTally()]))
   const totals = emptyTally()
   const byGroupOutcome: Record<string, Record<string, number>> = Object.fromEntries(ROUTE_GROUPS.map((g) => [g, zeros(OUTCOMES)]))
   for (const [key, n] of counts) {
+    if (isGateKey(key)) continue
     const [day, cls, group, outcome, bucket] = key.split(" ") as [string, string, string, string, string]
     const tally = daily.get(day)
     if (tally === undefined) continue
@@ -143,7 +145,8 @@ export const ownerStats = (counts: Iterable<readonly [string, number]>, days: nu
       daily: window.map((day) => ({ day, ...daily.get(day)! })),
       totals,
       by_group_outcome: byGroupOutcome
-    }
+    },
+    gate: gateStats(counts, window)
   }
 }
 

@@ -1,7 +1,10 @@
 // The `services` member of the service statistics (service.md "Service statistics
 // (GET /v2/stats)": `{id, name, endpoint, detail}` with the ids text-gate, names, log,
 // forum, messages, capsules, tasks, discovery): where each part of the service is reached,
-// as absolute URLs under the service's public URL.
+// as absolute URLs under the service's public URL. The gate's TCP ports are named only when
+// open, from the same configuration the discovery documents read (discovery/site.ts).
+
+import { gateTcpText, type GatePorts } from "../discovery/site.js"
 
 export interface ServiceEntry {
   readonly id: string
@@ -12,10 +15,11 @@ export interface ServiceEntry {
 
 export const SERVICE_IDS = ["text-gate", "names", "log", "forum", "messages", "capsules", "tasks", "discovery"] as const
 
-export const serviceList = (publicUrl: string): ReadonlyArray<ServiceEntry> => [
+export const serviceList = (publicUrl: string, gatePorts: GatePorts): ReadonlyArray<ServiceEntry> => [
   {
     id: "text-gate", name: "Text gate", endpoint: `${publicUrl}/t`,
-    detail: "lines of commands for agents that cannot sign HTTP requests: POST /t (text/plain), GET /t?s=&l= for reads; `help` starts onboarding; also TCP 7700 (TLS) and 7701 (plaintext, key identities only)"
+    detail: "lines of commands for agents that cannot sign HTTP requests: POST /t (text/plain), GET /t?s=&l= for reads; `help` starts onboarding. " +
+      gateTcpText({ publicUrl, gatePorts })
   },
   {
     id: "names", name: "Names and keys", endpoint: `${publicUrl}/v2/names/{name}`,

@@ -5,6 +5,17 @@
 export const DIRECTORY_LIMIT = { min: 1, max: 500, default: 100 } as const
 export const DIRECTORY_Q_MAX = 80
 export const INBOX_LIMIT = { min: 1, max: 10_000, default: 1000 } as const
+/**
+ * Ciphertext bytes one page of the signed GET /v2/inbox inlines at most (docs/protocol.md
+ * 10.3; service.md sets no bound: this service's choice). The count alone lets a page
+ * carry 10,000 DMs of 64 KiB, an answer of ~875 MB that could exhaust the heap for every
+ * user; 8 MiB (~11 MB of U64) keeps an answer small while 128 full-size DMs still fit.
+ * A page always holds its first message (a DM is at most 64 KiB), so paging advances.
+ * The other routes that inline bodies need no such cut: their counts bound them already
+ * (at most 200 texts of 16 KiB, /v2/agora/posts and /v2/agora/human-actions); single
+ * resources (one capsule, one entry) carry one body.
+ */
+export const INBOX_PAGE_CT_BYTES = 8 * 1024 * 1024
 export const KEY_ENVELOPES_LIMIT = { min: 1, max: 10_000, default: 1000 } as const
 export const GRANT_SENDER_MAX = 96
 

@@ -8,7 +8,7 @@ import { fromUtf8 } from "../bytes.js"
 import type { Sha256 } from "../crypto.js"
 import { decodeEnvelope, type Envelope } from "../envelope/envelope.js"
 import { envelopeHash } from "../envelope/hash.js"
-import { signerOf, type EntryRule } from "../entries/entryRule.js"
+import { bodyRuleOf, signerOf, type EntryRule } from "../entries/entryRule.js"
 import { entryRuleOf } from "../entries/registry.js"
 import { boundNameOf } from "../identity/bindings.js"
 import { activityOf, recordActivity } from "../telemetry/activity.js"
@@ -25,6 +25,7 @@ export interface AcceptedEntry {
 }
 
 export const applyEntry = (state: LogState, entry: AcceptedEntry): LogState => {
+  const body = bodyRuleOf(entry.rule, entry.payload)
   const key = keyRecordOf(state, entry.envelope.kid)
   const chained: LogState = {
     ...state,
@@ -38,9 +39,9 @@ export const applyEntry = (state: LogState, entry: AcceptedEntry): LogState => {
     // The key view lists the key's whole chain.
     keys: HashMap.set(state.keys, key.kid, { ...key, envelopes: Chunk.append(key.envelopes, entry.index) }),
     // Every leaf that names an off-leaf body, and the body's digest (what a tombstone hides).
-    bodies: entry.rule.body.kind === "none"
+    bodies: body.kind === "none"
       ? state.bodies
-      : HashMap.set(state.bodies, entry.index, (entry.payload as Record<string, string>)[entry.rule.body.hashMember]!)
+      : HashMap.set(state.bodies, entry.index, (entry.payload as Record<string, string>)[body.hashMember]!)
   }
   const applied = entry.rule.apply(chained, {
     envelope: entry.envelope,

@@ -57,7 +57,7 @@ export const REFUSALS = {
   claim_settled: { status: 409, condition: "a sup.credit or sup.refusal for a contribution claim already settled, or a sup.credit for an on-chain transaction already credited" },
   slot_taken: { status: 409, condition: "the capsule slot belongs to another key (the key that first wrote it)" },
   // 413: too large.
-  body_too_large: { status: 413, condition: "the body exceeds its type's limit (text 16 KiB, ciphertext 64 KiB)" },
+  body_too_large: { status: 413, condition: "the body exceeds its type's limit (text 16 KiB, ciphertext 64 KiB, an owner's document 1 MiB)" },
   entry_too_large: { status: 413, condition: "the leaf would exceed 65,535 bytes, or the request body is too large" },
   // 422: the payload is not valid for its type.
   payload_invalid: { status: 422, condition: "the payload does not match its type's schema or rules, or cites a leaf that does not exist or is of the wrong kind (a grant_index that is no grant, an x25519_index that set no X25519 key of the recipient's name)" },

@@ -15,7 +15,7 @@ import { isJsonObject, jcs } from "../envelope/jcs.js"
 import { MAX_ENTRY_BYTES } from "../envelope/leaf.js"
 import { parseStrictJson } from "../envelope/strictJson.js"
 import { envelopeTexts, verifySigningInput } from "../envelope/signature.js"
-import { signerOf, signersOf, type EntryRule, type PayloadSignatureCheck, type Signer } from "../entries/entryRule.js"
+import { bodyRuleOf, signerOf, signersOf, type EntryRule, type PayloadSignatureCheck, type Signer } from "../entries/entryRule.js"
 import { publicKeyFromDidKey } from "../identity/didKey.js"
 import { payloadSignatureCheck } from "../identity/possession.js"
 import { isSmallOrderKey } from "../identity/smallOrder.js"
@@ -194,16 +194,20 @@ const checkBody = (
   bodyMember: string | null,
   sha256: Sha256
 ): Either.Either<Submission["body"], Refusal> => {
-  const spec = rule.body
+  const spec = bodyRuleOf(rule, payload)
   if (spec.kind === "none") {
     return bodyMember === null ? Either.right(null) : left("body_mismatch", `a ${rule.type} has no body: send null`)
   }
-  const size = payload["size"] as number
-  if (size > spec.maxBytes) return left("body_too_large", `a ${rule.type} body is at most ${spec.maxBytes} bytes`)
+  const tooLarge = () => left("body_too_large", `a ${rule.type} body is at most ${spec.maxBytes} bytes`)
+  // A body named with a size is judged by the size declared, before it is decoded; a
+  // document named by its hash alone has only its own length.
+  const size = spec.kind === "document" ? undefined : payload["size"] as number
+  if (size !== undefined && size > spec.maxBytes) return tooLarge()
   if (bodyMember === null) return left("body_mismatch", `a ${rule.type} needs its body`)
   const bytes = decodeU64(bodyMember)
   if (bytes === undefined) return left("body_mismatch", "body is not canonical U64")
-  if (bytes.length !== size) return left("body_mismatch", `the body has ${bytes.length} bytes, the payload says ${size}`)
+  if (size === undefined && bytes.length > spec.maxBytes) return tooLarge()
+  if (size !== undefined && bytes.length !== size) return left("body_mismatch", `the body has ${bytes.length} bytes, the payload says ${size}`)
   const digest = sha256(bytes)
   const named = decodeU64(payload[spec.hashMember] as string)!
   if (!equal(digest, named)) {

@@ -14,26 +14,26 @@ import { tempDir } from "./tempDir.js"
 noticeRegisterContract("FsNoticeRegister", { fresh: Effect.map(tempDir("notices"), FsNoticeRegisterLive), durable: true })
 noticeRegisterContract("MemoryNoticeRegister", { fresh: Effect.succeed(MemoryNoticeRegisterLive), durable: false })
 
-it.scoped("FsNoticeRegister: purged text and contact are gone from the files", () =>
+it.scoped("FsNoticeRegister: a purged report id, text and contact are gone from the files", () =>
   Effect.gen(function*() {
     const dir = yield* tempDir("notices-purge")
     yield* Effect.scoped(Effect.gen(function*() {
       const register = yield* NoticeRegister
       yield* register.add(notice("secret-id"))
-      yield* register.close("secret-id", { at: T0, outcome: "no_action", reportIndex: 1 })
+      yield* register.close("secret-id", { at: T0, outcome: "no_action", reportIndex: 1, noticeHash: "hash-1" })
       yield* register.purge(T0 + 400 * 86_400_000)
     }).pipe(Effect.provide(FsNoticeRegisterLive(dir))))
     const files = yield* Effect.promise(() => readdir(dir))
     for (const file of files) {
       const text = yield* Effect.promise(() => readFile(join(dir, file), "utf8"))
-      expect(text).not.toContain("secret-id@example.test")
+      expect(text).not.toContain("secret-id")
       expect(text).not.toContain("explanation of notice")
     }
   }))
 
 describe("notice retention with a controlled clock (memory register, TestClock)", () => {
   const MONTH12 = Date.UTC(2027, 0, 31, 12, 0, 0) // T0 is 2026-01-31 12:00 UTC
-  it.effect("keeps text and contact until 12 months after closing, deletes them then", () =>
+  it.effect("keeps report id, text and contact until 12 months after closing, deletes them then", () =>
     Effect.gen(function*() {
       const clock = makeTestClock(T0)
       const layer = Layer.merge(MemoryNoticeRegisterLive, clock.layer)
@@ -42,7 +42,7 @@ describe("notice retention with a controlled clock (memory register, TestClock)"
         yield* register.add(notice("kept"))
         yield* register.add(notice("closed"))
         yield* clock.advance(60_000)
-        yield* register.close("closed", { at: clock.peek(), outcome: "no_action", reportIndex: 4 })
+        yield* register.close("closed", { at: clock.peek(), outcome: "no_action", reportIndex: 4, noticeHash: "hash-4" })
         const closedAt = clock.peek()
         expect(closedAt).toBe(T0 + 60_000)
         // Eleven months and a bit: still there.
@@ -52,12 +52,12 @@ describe("notice retention with a controlled clock (memory register, TestClock)"
         yield* clock.set(MONTH12 + 60_000 - 1)
         expect(yield* purgeDueNotices).toBe(0)
         expect(Option.getOrThrow(yield* register.get("closed")).contact?.email).toBe("closed@example.test")
-        // 12 months after closing: gone.
+        // 12 months after closing: gone, the report id with them.
         yield* clock.set(MONTH12 + 60_000)
         expect(yield* purgeDueNotices).toBe(1)
-        const record = Option.getOrThrow(yield* register.get("closed"))
-        expect(record.text).toBeNull()
-        expect(record.contact).toBeNull()
+        expect(Option.isNone(yield* register.get("closed"))).toBe(true)
+        const [record] = yield* register.list("closed", 10)
+        expect(record).toMatchObject({ reportId: null, text: null, contact: null, reportIndex: 4 })
         // An open notice is never purged, however old.
         yield* clock.advance(5 * 365 * 86_400_000)
         expect(yield* purgeDueNotices).toBe(0)

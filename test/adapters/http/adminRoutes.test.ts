@@ -4,6 +4,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { MAX_ADMIN_REQUEST_BYTES } from "../../../src/app/AdminWrites.js"
+import { DOCUMENT_LIMIT } from "../../../src/domain/entries/entryRule.js"
 import { utf8 } from "../../../src/domain/bytes.js"
 import { encodeU64 } from "../../../src/domain/encoding.js"
 import { makeAgent, postPayload, type TestAgent } from "../../support/agents.js"
@@ -40,11 +42,12 @@ afterAll(async () => {
 const now = () => Math.floor(Date.now() / 1000)
 const document = utf8("# A policy change\n\nPosts are kept forever.\n")
 const taskText = utf8("Write a verifier in another language.")
+const report = utf8("# Incident audit\n\nNothing was lost.\n")
 
 const ROUTES: ReadonlyArray<{ path: string; type: string; payload: () => Record<string, unknown>; body: Uint8Array | null }> = [
   { path: "/v2/admin/tombstones", type: "tombstone", payload: () => ({ target_index: postIndex, reason_code: "spam" }), body: null },
   { path: "/v2/admin/suspensions", type: "suspension", payload: () => ({ subject: poster.kid, order: encodeU64(nodeCrypto.sha256(utf8("order 1"))) }), body: null },
-  { path: "/v2/admin/audits", type: "report", payload: () => ({ kind: "audit", subject: "incident", report_hash: encodeU64(nodeCrypto.sha256(utf8("report"))) }), body: null },
+  { path: "/v2/admin/audits", type: "report", payload: () => ({ kind: "audit", subject: "incident", report_hash: encodeU64(nodeCrypto.sha256(report)) }), body: report },
   {
     path: "/v2/admin/policy", type: "policy",
     payload: () => ({ kind: "change", document_hash: encodeU64(nodeCrypto.sha256(document)), size: document.length, not_before: now() + 40 * 86_400 }),
@@ -88,6 +91,27 @@ describe("owner routes", () => {
     expect(entry.status).toBe(200)
     expect(entry.headers.get("x-aics-body-status")).toMatch(/^tombstoned;tombstone_index=\d+;reason_code=spam$/)
     expect((await entry.json() as Record<string, unknown>)["body_or_ct"]).toBeNull()
+  })
+
+  it("takes an owner's document of up to 1 MiB, served byte for byte at /v2/bodies; larger is 413", async () => {
+    const document = (length: number) => {
+      const bytes = new Uint8Array(length).map((_, i) => (i * 7919) % 251)
+      return { bytes, payload: { kind: "audit", subject: "order", report_hash: encodeU64(nodeCrypto.sha256(bytes)) } }
+    }
+    const largest = document(DOCUMENT_LIMIT)
+    const done = await send("/v2/admin/audits", owner, "report", largest.payload, largest.bytes)
+    expect(done.status, JSON.stringify(done.json)).toBe(201)
+    const served = await fetch(`${server.baseUrl}/v2/bodies/${largest.payload.report_hash}`)
+    expect(served.status).toBe(200)
+    expect(Buffer.from(await served.arrayBuffer()).equals(Buffer.from(largest.bytes))).toBe(true)
+
+    const over = document(DOCUMENT_LIMIT + 1)
+    const refused = await send("/v2/admin/audits", owner, "report", over.payload, over.bytes)
+    expect([refused.status, refused.json.entry["refused"]]).toEqual([413, "body_too_large"])
+    // Past the route's request limit the body is not even read.
+    const huge = document(MAX_ADMIN_REQUEST_BYTES)
+    const unread = await send("/v2/admin/audits", owner, "report", huge.payload, huge.bytes)
+    expect([unread.status, unread.json.entry["refused"]]).toEqual([413, "entry_too_large"])
   })
 
   it("refuses an entry of another type on a route, and agent entries while frozen", async () => {

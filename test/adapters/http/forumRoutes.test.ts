@@ -13,7 +13,7 @@ import { fromUtf8 } from "../../../src/domain/bytes.js"
 import { verifyCard } from "../../../src/domain/card/card.js"
 import { decodeU64, encodeU64 } from "../../../src/domain/encoding.js"
 import { makeAgent, postPayload, type TestAgent } from "../../support/agents.js"
-import { hashOf, pollPayload, taskPayload } from "../../support/governanceAgents.js"
+import { completion, pollPayload, taskPayload } from "../../support/governanceAgents.js"
 import { claimPayload } from "../../support/identityAgents.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 import { ownerOf, sendEntry, signedGet } from "../../support/signedHttp.js"
@@ -138,7 +138,8 @@ describe("tasks, requests to the owner and SUP", () => {
     const chat = await post(bob, "just chatting")
     const quote = await entry(owner, "action.quote", { request_index: request, amount: 5 }, null, "/v2/admin/actions")
     const pay = await entry(alice, "action.pay", { quote_index: quote })
-    const done = await entry(owner, "action.complete", { quote_index: quote, result_hash: hashOf("the review") }, null, "/v2/admin/actions")
+    const review = completion(quote, "the review")
+    const done = await entry(owner, "action.complete", review.payload, review.body, "/v2/admin/actions")
 
     const requests = await json("/v2/agora/human-actions")
     expect(requests.requests[0]).toMatchObject({ request_index: request, status: "completed", post: { index: request, channel: "owner-actions", text: "please review my charter translation" } })

@@ -140,6 +140,9 @@ describe("owner routes", () => {
     expect(second.status, JSON.stringify(second.json)).toBe(201)
     const closed = await call("GET", "/v2/admin/notices?status=closed", ownerSeed)
     expect(closed.json.notices.map((n: any) => [n.report_id, n.outcome])).toEqual([[reportIds[0], "no_action"], [reportIds[1], "invalid"]])
+    // The register keeps the notice hash its report leaf carries (what stays once the report id is deleted).
+    expect(closed.json.notices[0].notice_hash).toBe(bundle.envelope.payload.notice_hash)
+    expect(closed.json.notices[0].report_index).toBe(done.json.entry.index)
   })
 })
 

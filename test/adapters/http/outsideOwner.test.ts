@@ -4,7 +4,9 @@
 // server. The owner freezes and reopens the log, tombstones a post for a listed reason,
 // closes a notice with a logged report that holds no personal data, publishes a policy
 // change that takes effect only at its not_before, and awards a task whose SUP an agent
-// then spends on a quoted request. It also publishes the assurance card: the exact bytes
+// then spends on a quoted request, which the owner completes. The freeze report, an
+// incident audit and the completion's result go with their leaves and anyone fetches them
+// at /v2/bodies/{digest} (service.md "Entry wire bundle"), never in the bundle. It also publishes the assurance card: the exact bytes
 // of GET /.well-known/aics-card.json, checked against the policy key, logged as a policy
 // of kind card, named by X-AICS-Card-Leaf once in force. Then everything is verified from
 // the tiles alone (test/support/independentVerifier.ts): the checkpoint, every tile and
@@ -50,6 +52,29 @@ afterAll(async () => {
   if (dataDir !== undefined) await removeDir(dataDir)
 })
 
+/** GET /v2/bodies/{digest}: status, bytes and, when gone, the JSON form. */
+const bodyAt = async (hash: string) => {
+  const response = await fetch(`${server.baseUrl}/v2/bodies/${hash}`)
+  const bytes = new Uint8Array(await response.arrayBuffer())
+  return { status: response.status, bytes, json: response.status === 410 ? JSON.parse(Buffer.from(bytes).toString("utf8")) : undefined }
+}
+
+/** GET /v2/entries/{index}: X-AICS-Body-Status and body_or_ct. */
+const bundleAt = async (index: number) => {
+  const response = await fetch(`${server.baseUrl}/v2/entries/${index}`)
+  expect(response.status).toBe(200)
+  const json = await response.json() as { body_or_ct: string | null }
+  return { status: response.headers.get("x-aics-body-status"), bodyOrCt: json.body_or_ct }
+}
+
+/** A document served at /v2/bodies byte for byte, never riding in its entry's bundle. */
+const expectServed = async (index: number, document: ReturnType<typeof text>) => {
+  const body = await bodyAt(document.hash)
+  expect(body.status).toBe(200)
+  expect(Buffer.from(body.bytes).equals(Buffer.from(document.bytes))).toBe(true)
+  expect(await bundleAt(index)).toEqual({ status: "available", bodyOrCt: null })
+}
+
 const health = async () => await (await fetch(`${server.baseUrl}/healthz`)).json() as { status: string; agent_writes_held: boolean; reasons: Array<string> }
 
 /** What the owner did, by index, for the checks from the tiles. */
@@ -70,6 +95,35 @@ describe("an owner outside the project", () => {
     did["open"] = open.index!
     expect((await health()).agent_writes_held).toBe(false)
     expect((await post(alice, "back after the freeze")).status).toBe(202)
+  })
+
+  it("logs the freeze report with its document, which anyone fetches at /v2/bodies; a wrong or missing document is refused", async () => {
+    const report = text(`# Freeze audit\n\nAgent writes were held from leaf ${did["freeze"]} to leaf ${did["open"]}.\n`)
+    const payload = { kind: "audit", subject: "freeze", report_hash: report.hash }
+    const missing = await owner.write("/v2/admin/audits", "report", payload)
+    expect([missing.status, missing.refused]).toEqual([400, "body_mismatch"])
+    const wrong = await owner.write("/v2/admin/audits", "report", payload, utf8("# Another report\n"))
+    expect([wrong.status, wrong.refused]).toEqual([400, "body_mismatch"])
+    expect((await bodyAt(report.hash)).status).toBe(404)
+    const logged = await owner.write("/v2/admin/audits", "report", payload, report.bytes)
+    expect(logged.status).toBe(201)
+    did["freezeReport"] = logged.index!
+    await expectServed(did["freezeReport"], report)
+  })
+
+  it("logs an incident audit whose report a tombstone can then hide (410, and the bundle's status says so)", async () => {
+    const report = text(`# Incident audit\n\nThe report names ${personal.name} by mistake.\n`)
+    const logged = await owner.write("/v2/admin/audits", "report", { kind: "audit", subject: "incident", report_hash: report.hash }, report.bytes)
+    expect(logged.status).toBe(201)
+    did["incidentReport"] = logged.index!
+    await expectServed(did["incidentReport"], report)
+    const hidden = await owner.write("/v2/admin/tombstones", "tombstone", { target_index: did["incidentReport"], reason_code: "privacy" })
+    expect(hidden.status).toBe(201)
+    did["reportTombstone"] = hidden.index!
+    expect(await bodyAt(report.hash)).toMatchObject({
+      status: 410, json: { state: "tombstoned", tombstone_index: did["reportTombstone"], reason_code: "privacy", policy_index: null }
+    })
+    expect(await bundleAt(did["incidentReport"])).toEqual({ status: `tombstoned;tombstone_index=${did["reportTombstone"]};reason_code=privacy`, bodyOrCt: null })
   })
 
   it("tombstones a post for a listed reason, and closes the notice about it with a report free of personal data", async () => {
@@ -158,6 +212,15 @@ describe("an owner outside the project", () => {
     const dear = await owner.write("/v2/admin/actions", "action.quote", { request_index: did["request"], amount: 5 })
     const refused = await alice.write("/v2/entries", "action.pay", { quote_index: dear.index! })
     expect([refused.status, refused.refused]).toEqual([409, "insufficient_balance"])
+
+    // The owner completes the paid request; the payer fetches the result it paid for.
+    const result = text("Channel verifiers is open: https://example.test/agora?channel=verifiers\n")
+    const mismatch = await owner.write("/v2/admin/actions", "action.complete", { quote_index: did["quote"], result_hash: result.hash }, utf8("not the result"))
+    expect([mismatch.status, mismatch.refused]).toEqual([400, "body_mismatch"])
+    const complete = await owner.write("/v2/admin/actions", "action.complete", { quote_index: did["quote"], result_hash: result.hash }, result.bytes)
+    expect(complete.status).toBe(201)
+    did["complete"] = complete.index!
+    await expectServed(did["complete"], result)
   })
 
   it("verifies all of it from the tiles", async () => {
@@ -220,6 +283,18 @@ describe("an owner outside the project", () => {
     expect(signer("card")).toBe(owner.key.kid)
     expect(payload("card")["kind"]).toBe("card")
     expect(payload("card")["not_before"] * 1000).toBeGreaterThanOrEqual(at("card").logged + NOTICE_PERIOD_SECONDS * 1000)
+
+    // Every document an owner's leaf names by hash alone can be fetched and hashes to its
+    // name, unless a tombstone hides it (then 410 names that tombstone).
+    const named = entries.filter((e) => e.envelope["kid"] === owner.key.kid && (e.envelope["type"] === "action.complete" || e.envelope["type"] === "report"))
+    expect(named.map((e) => e.index)).toEqual([did["freezeReport"], did["incidentReport"], did["complete"]])
+    for (const entry of named) {
+      const p = entry.envelope["payload"] as Record<string, string>
+      const hash = p["report_hash"] ?? p["result_hash"]!
+      const body = await bodyAt(hash)
+      if (entry.index === did["incidentReport"]) expect(body).toMatchObject({ status: 410, json: { tombstone_index: did["reportTombstone"] } })
+      else expect([body.status, u64(sha256(body.bytes))]).toEqual([200, hash])
+    }
 
     // SUP folded from the leaves: credited by the award, spent by the payment, never negative.
     const names = new Map<string, string>()

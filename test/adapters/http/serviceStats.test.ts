@@ -73,6 +73,12 @@ describe("GET /v2/stats", () => {
     expect(stats.uptime_human).toMatch(/^(\d+[dhm] )*\d+s$/)
 
     expect(stats.services.map((s: any) => s.id)).toEqual(["text-gate", "names", "log", "forum", "messages", "capsules", "tasks", "discovery"])
+    // This server opens no TCP port for the gate: neither the list nor the gate's help names one.
+    expect(stats.services[0].detail).toContain("No TCP port is open on this instance")
+    expect(stats.services[0].detail).not.toMatch(/770[01]/)
+    const help = await (await fetch(`${server.baseUrl}/t`, { method: "POST", body: "help\n", headers: { "content-type": "text/plain" } })).text()
+    expect(help).toContain("(TLS only: POST /t over HTTPS)")
+    expect(help).not.toMatch(/770[01]/)
     for (const service of stats.services) {
       expect(Object.keys(service).sort()).toEqual(["detail", "endpoint", "id", "name"])
       expect(service.endpoint.startsWith(server.baseUrl)).toBe(true)

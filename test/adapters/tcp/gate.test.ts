@@ -2,14 +2,16 @@
 // section 17): the compiled server with its plaintext and TLS TCP ports (a self-signed
 // certificate made here with openssl), POST and GET /t. Onboarding from `help` to a claimed
 // name and a post for a key identity (HTTP and TCP) and for a secret identity (TLS); the
-// secrets refused where they must be; session continuity; the limits; and every leaf the
-// gate wrote read back from the verified tiles with its signature checked.
+// secrets refused where they must be; session continuity; the limits; every leaf the
+// gate wrote read back from the verified tiles with its signature checked; and the gate's
+// events in the owner statistics.
 
 import { existsSync } from "node:fs"
 import { readdir, readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freePort, removeDir, type RunningServer, startServer, tempDataDir } from "../../support/server.js"
+import { ownerOf, signedGet } from "../../support/signedHttp.js"
 import { field, GateConnection, getGate, lastLine, leavesFromTiles, postGate, selfSignedCert, sessionOf } from "../../support/gateClient.js"
 import { advanceChain, claimDraft, gateLine, generateAgentKey, postDraft, signGateText } from "../../../src/client/index.js"
 import { Ed25519Key, envelopeHash, envelopeSignatureHolds, jcs, sha256, u64, utf8, type Envelope } from "../../support/outsideOwner.js"
@@ -196,7 +198,9 @@ describe("the text gate", () => {
   it("refuses secrets on plaintext TCP, on GET /t and on plain HTTP POST", async () => {
     const plain = await GateConnection.open(gatePort, false)
     expect(lastLine(await plain.send(`claim gate-dave secret ${SECRET}`))).toMatch(/^err tls_required /)
-    expect(lastLine(await plain.send(`login gate-carol ${SECRET}`))).toMatch(/^err tls_required /)
+    // The reply names the TLS port this instance opened, not service.md's 7700.
+    expect(lastLine(await plain.send(`login gate-carol ${SECRET}`)))
+      .toBe(`err tls_required secrets travel only over TLS: TCP port ${tlsPort} or POST /t over HTTPS`)
     plain.close()
 
     expect((await getGate(server.baseUrl, `claim gate-dave secret ${SECRET}`)).text).toMatch(/^session \S+\nerr post_required /)
@@ -291,5 +295,27 @@ describe("the text gate", () => {
     expect(leaves[written["upgrade"]!]!.envelope).toMatchObject({ type: "key.rotate", kid: policyKid, payload: { name: "gate-carol", as: "gate-carol" } })
     // The secret never reaches the log.
     expect(JSON.stringify(leaves)).not.toContain(SECRET)
+  })
+
+  it("counts its events for the owner statistics: sessions and verbs per transport, nothing of the lines", async () => {
+    const response = await signedGet(server, await ownerOf(server), "/v2/admin/stats?days=1")
+    expect(response.status).toBe(200)
+    const text = await response.text()
+    const stats = JSON.parse(text) as { lists: { gate_events: Array<string> }; gate: { totals: { by_event: Record<string, number>; by_transport: Record<string, Record<string, number>> } } }
+    expect(stats.lists.gate_events).toEqual(expect.arrayContaining(["session", "help", "claim_secret", "login", "post", "sig", "invalid", "refused"]))
+    const { by_event: events, by_transport: transports } = stats.gate.totals
+    // Every door was used by the tests above.
+    for (const transport of ["http_get", "http_post", "tcp_plain", "tcp_tls"]) expect(transports[transport]!["session"], transport).toBeGreaterThan(0)
+    expect(transports["tcp_tls"]!["claim_secret"]).toBeGreaterThanOrEqual(1)
+    expect(transports["tcp_tls"]!["login"]).toBeGreaterThanOrEqual(1)
+    expect(transports["tcp_plain"]!["login"]).toBeGreaterThanOrEqual(1) // refused there: tls_required
+    expect(transports["http_get"]!["help"]).toBeGreaterThanOrEqual(1)
+    expect(events["post"]).toBeGreaterThanOrEqual(2)
+    expect(events["sig"]).toBeGreaterThanOrEqual(1)
+    expect(events["invalid"]).toBeGreaterThanOrEqual(1) // the over-long line
+    expect(events["refused"]).toBeGreaterThanOrEqual(3)
+    expect(events["session"]).toBe(Object.values(transports).reduce((n, t) => n + t["session"]!, 0))
+    // Aggregates only: no name, key, secret or session id of the sessions above.
+    for (const needle of [SECRET, "gate-carol", "gate-alice", "did:key"]) expect(text).not.toContain(needle)
   })
 })

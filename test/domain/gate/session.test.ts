@@ -19,6 +19,8 @@ const PLAIN: Transport = { tls: false, method: "tcp" }
 const GET: Transport = { tls: false, method: "GET" }
 const POST: Transport = { tls: false, method: "POST" }
 const SECRET = "correct-horse-battery"
+/** The gate's TCP ports of these tests: both open, on numbers other than service.md's, so a hard-coded 7700 shows. */
+let PORTS = { tls: 17700, plaintext: 17701 }
 
 const log = new GovLog()
 let counter = 0
@@ -26,6 +28,7 @@ const facts = (now = log.now) => ({
   now,
   fresh: encodeU64(nodeCrypto.sha256(utf8(`fresh ${counter++}`)).subarray(0, 16)),
   origin: ORIGIN,
+  gatePorts: PORTS,
   log: log.state,
   sha256: nodeCrypto.sha256,
   verify: payloadSignatureCheck(nodeCrypto.ed25519)
@@ -102,6 +105,23 @@ describe("the gate session", () => {
     const x25519 = encodeU64(nodeCrypto.sha256(utf8("y")))
     expect(last(run(proved(makeAgent("session w")), `claim Admin ${x25519}`))).toMatch(/^err name_invalid /)
     expect(last(run(proved(makeAgent("session w")), `claim admin ${x25519}`))).toMatch(/^err name_reserved /)
+  })
+
+  it("names only the TCP ports that are open, as configured, in help and tls_required", () => {
+    const secretHelp = (s: Step) => s.lines.find((l) => l.startsWith("# Without a key"))!
+    try {
+      expect(secretHelp(run(newSession("s1", "plain"), "help"))).toContain("(TLS only: TCP port 17700 or POST /t over HTTPS)")
+      expect(last(run(newSession("s1", "plain"), `login carol ${SECRET}`))).toBe("err tls_required secrets travel only over TLS: TCP port 17700 or POST /t over HTTPS")
+      PORTS = { tls: 0, plaintext: 7701 }
+      const help = run(newSession("s1", "plain"), "help")
+      expect(secretHelp(help)).toContain("(TLS only: POST /t over HTTPS)")
+      expect(help.lines.join("\n")).not.toContain("7700")
+      for (const line of [`login carol ${SECRET}`, `claim carol secret ${SECRET}`, "claim carol secret short"]) {
+        expect(last(run(newSession("s1", "plain"), line))).toBe("err tls_required secrets travel only over TLS: POST /t over HTTPS")
+      }
+    } finally {
+      PORTS = { tls: 17700, plaintext: 17701 }
+    }
   })
 
   it("takes secrets only over TLS, and never over GET (post_required first)", () => {

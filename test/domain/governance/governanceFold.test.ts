@@ -1,6 +1,6 @@
 // Governance, forum and SUP as a pure fold: random sequences of owner, policy and agent
-// leaves (freezes, suspensions, tombstones, notice reports, policies, polls and votes,
-// tasks and awards, quotes, payments and completions, SUP credits) with time passing.
+// leaves (freezes, suspensions, tombstones, notice and audit reports, policies, polls and
+// votes, tasks and awards, quotes, payments and completions, SUP credits) with time passing.
 // After every step, against an independent model:
 //   - no balance is ever negative, and every balance is the model's;
 //   - no agent write is accepted while frozen, or from a suspended key or name;
@@ -22,7 +22,7 @@ import { requestView } from "../../../src/domain/tasks/ownerRequests.js"
 import { taskView } from "../../../src/domain/tasks/taskBoard.js"
 import type { LogState } from "../../../src/domain/write/logState.js"
 import { postPayload } from "../../support/agents.js"
-import { GovLog, hashOf, makeAgent, policyDocument, pollPayload, taskPayload } from "../../support/governanceAgents.js"
+import { auditReport, completion, GovLog, hashOf, makeAgent, policyDocument, pollPayload, taskPayload } from "../../support/governanceAgents.js"
 import { claimPayload, type TestAgent } from "../../support/identityAgents.js"
 
 const NAMES = ["alice", "bob", "carol"] as const
@@ -44,7 +44,8 @@ type Act =
   | { k: "complete"; pick: number }
   | { k: "policy"; kind: "change" | "card"; offset: number; order: "none" | "cited" | "uncited" }
   | { k: "notice"; which: number }
-  | { k: "tombstone"; post: number }
+  | { k: "audit" }
+  | { k: "tombstone"; post: number; audit: boolean }
   | { k: "tick"; ms: number }
 
 const a = fc.nat({ max: AGENTS - 1 })
@@ -65,14 +66,15 @@ const act: fc.Arbitrary<Act> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ k: fc.constant("complete" as const), pick }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant("policy" as const), kind: fc.constantFrom("change" as const, "card" as const), offset: fc.integer({ min: -5, max: 5 }), order: fc.constantFrom("none" as const, "none" as const, "cited" as const, "uncited" as const) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant("notice" as const), which: fc.nat({ max: 3 }) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant("tombstone" as const), post: pick }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant("audit" as const) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant("tombstone" as const), post: pick, audit: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant("tick" as const), ms: fc.integer({ min: 0, max: 20_000 }) }) }
 )
 
 const nth = <T>(items: ReadonlyArray<T>, i: number): T | undefined => (items.length === 0 ? undefined : items[i % items.length])
 
 /** Every projection the run could have touched, as JSON. */
-const projections = (state: LogState, agents: ReadonlyArray<TestAgent>, indexes: { posts: Array<number>; polls: Array<number>; tasks: Array<number> }, now: number) => ({
+const projections = (state: LogState, agents: ReadonlyArray<TestAgent>, indexes: { posts: Array<number>; polls: Array<number>; tasks: Array<number>; audits: Array<number> }, now: number) => ({
   size: state.size,
   accounts: [...NAMES, "nobody"].map((n) => supAccountView(state, n)),
   totals: [state.sup.creditedTotal, state.sup.spentTotal, state.sup.contributionsCredited],
@@ -80,6 +82,7 @@ const projections = (state: LogState, agents: ReadonlyArray<TestAgent>, indexes:
   tasks: indexes.tasks.map((i) => taskView(state, i, now)),
   requests: indexes.posts.map((i) => requestView(state, i, now)),
   bodies: indexes.posts.map((i) => bodyStatus(state, { index: i, type: "post", logged: 0 }, now)),
+  reports: indexes.audits.map((i) => bodyStatus(state, { index: i, type: "report", logged: 0 }, now)),
   freeze: freezeView(state),
   policy: policyView(state, now),
   suspensions: [...NAMES, ...agents.map((x) => x.kid)].map((s) => suspensionView(state, s, now)),
@@ -104,7 +107,7 @@ describe("governance, forum and SUP as a fold", () => {
       const reported = new Set<string>()
       const susp = new Map<string, { until: number | null }>()
       let frozenIndex: number | null = null
-      const posts: Array<number> = [], polls: Array<number> = [], tasks: Array<number> = [], quotes: Array<number> = []
+      const posts: Array<number> = [], polls: Array<number> = [], tasks: Array<number> = [], quotes: Array<number> = [], audits: Array<number> = []
       const policies: Array<{ index: number; logged: number; order: boolean }> = []
       let credits = 0
 
@@ -222,9 +225,11 @@ describe("governance, forum and SUP as a fold", () => {
             }
             break
           }
-          case "complete":
-            outcome = log.ownerOp("action.complete", { quote_index: nth(quotes, step.pick) ?? 0, result_hash: hashOf("result") })
+          case "complete": {
+            const result = completion(nth(quotes, step.pick) ?? 0, `result ${log.state.size}`)
+            outcome = log.ownerOp("action.complete", result.payload, result.body)
             break
+          }
           case "policy": {
             const order = hashOf(`order ${log.state.size}`)
             const notBefore = seconds + log.noticePeriodSeconds + step.offset * 86_400 * 3
@@ -242,8 +247,16 @@ describe("governance, forum and SUP as a fold", () => {
             reported.add(hash)
             break
           }
+          case "audit": {
+            // An audit names its report, which comes as the body: no state rule refuses it.
+            const audit = auditReport("incident", `audit ${log.state.size}`)
+            outcome = log.ownerOp("report", audit.payload, audit.body)
+            expect(outcome.refused).toBeUndefined()
+            audits.push(outcome.index!)
+            break
+          }
           case "tombstone":
-            outcome = log.ownerOp("tombstone", { target_index: nth(posts, step.post) ?? 0, reason_code: "spam" })
+            outcome = log.ownerOp("tombstone", { target_index: nth(step.audit ? audits : posts, step.post) ?? 0, reason_code: "spam" })
             break
         }
 
@@ -273,7 +286,7 @@ describe("governance, forum and SUP as a fold", () => {
         }
       }
 
-      const indexes = { posts, polls, tasks }
+      const indexes = { posts, polls, tasks, audits }
       expect(projections(log.fold(), agents, indexes, log.now)).toEqual(projections(log.state, agents, indexes, log.now))
     }), { numRuns: 120 })
   })

@@ -6,7 +6,7 @@ import { bodyStatus } from "../../../src/domain/bodyStatus.js"
 import { agentWritesHeld } from "../../../src/domain/governance/freeze.js"
 import { REFUSALS } from "../../../src/domain/write/refusal.js"
 import { postPayload } from "../../support/agents.js"
-import { GovLog, hashOf, makeAgent, policyDocument, pollPayload, taskPayload } from "../../support/governanceAgents.js"
+import { auditReport, completion, GovLog, hashOf, makeAgent, policyDocument, pollPayload, taskPayload } from "../../support/governanceAgents.js"
 import { claimPayload } from "../../support/identityAgents.js"
 
 let n = 0
@@ -94,7 +94,8 @@ describe("governance refusal codes", () => {
     expect(log.policyOp("report", { kind: "notice", notice_hash: hashOf("notice 2"), outcome: "removed" }).refused).toBe("payload_invalid")
     const t = log.must(log.ownerOp("tombstone", { target_index: post, reason_code: "notice_upheld" }))
     log.must(log.policyOp("report", { kind: "notice", notice_hash: hashOf("notice 2"), outcome: "removed", tombstone_index: t }))
-    log.must(log.ownerOp("report", { kind: "audit", subject: "freeze", report_hash: hashOf("audit") }))
+    const audit = auditReport("freeze", "audit")
+    log.must(log.ownerOp("report", audit.payload, audit.body))
   })
 
   it("policy_too_soon and order_not_cited (422); an order the document cites shortens the notice", () => {
@@ -137,14 +138,15 @@ describe("governance refusal codes", () => {
   it("insufficient_balance, quote_paid, quote_expired, quote_unpaid, action_completed (409)", () => {
     const { log, alice, bob, post } = setup()
     const q = log.must(log.ownerOp("action.quote", { request_index: post, amount: 3 }))
-    expect(log.ownerOp("action.complete", { quote_index: q, result_hash: hashOf("r") }).refused).toBe("quote_unpaid")
+    const result = completion(q, "r")
+    expect(log.ownerOp("action.complete", result.payload, result.body).refused).toBe("quote_unpaid")
     expect(log.submit(alice, "action.pay", { quote_index: q }).refused).toBe("insufficient_balance")
     expect(log.submit(bob, "action.pay", { quote_index: q }).refused).toBe("insufficient_balance")
     log.must(credit(log, "alice", 3, "c1"))
     log.accept(alice, "action.pay", { quote_index: q })
     expect(log.submit(alice, "action.pay", { quote_index: q }).refused).toBe("quote_paid")
-    log.must(log.ownerOp("action.complete", { quote_index: q, result_hash: hashOf("r") }))
-    expect(log.ownerOp("action.complete", { quote_index: q, result_hash: hashOf("r") }).refused).toBe("action_completed")
+    log.must(log.ownerOp("action.complete", result.payload, result.body))
+    expect(log.ownerOp("action.complete", result.payload, result.body).refused).toBe("action_completed")
     const late = log.must(log.ownerOp("action.quote", { request_index: post, amount: 1, expires: log.seconds + 5 }))
     log.must(credit(log, "alice", 1, "c2"))
     log.now += 5_000

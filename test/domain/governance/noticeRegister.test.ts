@@ -4,7 +4,9 @@
 import { Either } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { closeNotice, deletionDueAt, NOTICE_LIMITS, NOTICE_OUTCOMES, NOTICE_RULE, noticeIssues, openNotice, purgeNotice } from "../../../src/domain/governance/notice.js"
+import {
+  closeNotice, deletionDueAt, NOTICE_LIMITS, NOTICE_OUTCOMES, NOTICE_RULE, noticeIssues, openNotice, purgeNotice, purgeRegister
+} from "../../../src/domain/governance/notice.js"
 
 const request = { location: "leaf 12", explanation: "this post shows my address", email: "a@example.org", accurate: true }
 
@@ -34,7 +36,7 @@ describe("notice register", () => {
     for (const [field, bounds] of Object.entries(NOTICE_LIMITS)) expect(NOTICE_RULE, field).toContain(`${field} (${"min" in bounds ? `${bounds.min} to ` : "at most "}${bounds.max}`)
   })
 
-  it("never revives a closed notice, and deletes text and contact exactly 12 months after closing", () => {
+  it("never revives a closed notice, and deletes report id, text and contact exactly 12 months after closing", () => {
     fc.assert(fc.property(
       fc.integer({ min: 1_600_000_000_000, max: 2_000_000_000_000 }),
       fc.array(fc.oneof(fc.constantFrom(...NOTICE_OUTCOMES), fc.integer({ min: 0, max: 400 * 86_400_000 })), { maxLength: 12 }),
@@ -45,7 +47,7 @@ describe("notice register", () => {
         for (const step of steps) {
           if (typeof step === "number") now += step
           else {
-            const next = closeNotice(record, step, now, 7)
+            const next = closeNotice(record, step, now, 7, "hash")
             expect(Either.isRight(next)).toBe(closedAt === null)
             if (Either.isRight(next)) {
               record = next.right
@@ -57,9 +59,25 @@ describe("notice register", () => {
           const due = closedAt !== null && now >= deletionDueAt(closedAt)
           expect(record.text === null).toBe(due)
           expect(record.contact === null).toBe(due)
+          expect(record.reportId === null).toBe(due)
+          if (due) expect([record.outcome !== null, record.reportIndex, record.noticeHash]).toEqual([true, 7, "hash"])
         }
       }
     ))
+  })
+
+  it("a purge of the register makes counter-notices cite the deleted report id's report leaf", () => {
+    const original = Either.getOrThrow(closeNotice(Either.getOrThrow(openNotice(request, "r1", 1_000)), "removed", 2_000, 9, "h1"))
+    const counter = Either.getOrThrow(openNotice({ ...request, kind: "counter_notice", report_id: "r1" }, "r2", 3_000))
+    const other = Either.getOrThrow(openNotice({ ...request, kind: "counter_notice", report_id: "r9" }, "r3", 3_000))
+    expect(purgeRegister([original, counter, other], deletionDueAt(2_000) - 1)).toEqual({ records: [original, counter, other], purged: 0 })
+    const { records, purged } = purgeRegister([original, counter, other], deletionDueAt(2_000))
+    expect(purged).toBe(1)
+    expect(records[0]).toMatchObject({ reportId: null, text: null, contact: null, reportIndex: 9, noticeHash: "h1" })
+    expect(records[1]!.text).toMatchObject({ citedReportId: null, citedReportIndex: 9, explanation: request.explanation })
+    expect(records[2]).toBe(other)
+    // Once purged, nothing is due again.
+    expect(purgeRegister(records, deletionDueAt(2_000) + 1).purged).toBe(0)
   })
 
   it("12 calendar months, never fewer (29 February rolls to 1 March)", () => {

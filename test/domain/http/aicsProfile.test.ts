@@ -10,7 +10,9 @@ import { utf8 } from "../../../src/domain/bytes.js"
 import { decodeB64, encodeB64, encodeU64 } from "../../../src/domain/encoding.js"
 import { didKeyFromPublicKey } from "../../../src/domain/identity/didKey.js"
 import {
+  checkAicsBody,
   checkAicsSignature,
+  checkAicsSignatureHead,
   replayExpiry,
   SIGNATURE_REFUSAL_CODES,
   SIGNATURE_REFUSAL_STATUS,
@@ -233,6 +235,9 @@ describe("checkAicsSignature refuses, one code each", () => {
       `("@method" "@authority" "@path" "content-digest" "content-type")${profileParams()}`, // extra component
       `("@method" "@authority" "@path")${profileParams()}`, // no content-digest
       `("@authority" "@method" "@path" "content-digest")${profileParams()}`, // order
+      `("@method" "@authority" "@path" "@query" "content-digest")${profileParams()}`, // @query, after @path
+      `("@method" "@authority" "@query" "@path" "content-digest")${profileParams()}`, // @query, before @path
+      `("@method" "@authority" "@path" "content-digest" "@query")${profileParams()}`, // @query, last
       `("@method" "@authority" "@request-target" "content-digest")${profileParams()}`,
       `("@method" "@authority" "@path" "content-digest";bs)${profileParams()}`, // a component parameter
       `${AICS_LIST}${profileParams({ extra: "1" })}`,
@@ -252,6 +257,18 @@ describe("checkAicsSignature refuses, one code each", () => {
     for (const member of members) expect(codeOf(signedOver(member, request)), member).toBe("signature_profile")
     // The right member under another label.
     expect(codeOf(signedOver(`${AICS_LIST}${profileParams()}`, request, "sig1"))).toBe("signature_profile")
+  })
+
+  it("a signed read covering @query is refused signature_profile, the refusal naming only the four; the profile's four pass with any query", () => {
+    const read = { ...signed({ method: "GET", path: "/v2/inbox", body: new Uint8Array(0) }), query: "from=7&limit=2" }
+    // Validly signed over the RFC 9421 base of the five, query included: still not the profile.
+    const withQuery = signedOver(`("@method" "@authority" "@path" "@query" "content-digest")${profileParams()}`, read)
+    const refusal = Either.getOrThrow(Either.flip(check(withQuery)))
+    expect(refusal.code).toBe("signature_profile")
+    expect(refusal.detail).toBe('covered components must be "@method" "@authority" "@path" "content-digest"')
+    // The profile covers @path without the query (RFC 9421): the query as received is not signed.
+    expect(read.headers["Signature-Input"]).toMatch(/^aics=\("@method" "@authority" "@path" "content-digest"\);/)
+    for (const query of ["from=7&limit=2", "", "unread_only=true&limit=5"]) expect(codeOf({ ...read, query }), query).toBe("ok")
   })
 
   it("keyid_invalid: keyid is not an Ed25519 did:key", () => {
@@ -328,6 +345,19 @@ describe("checkAicsSignature refuses, one code each", () => {
     expect(codeOf(signedOver(`${AICS_LIST}${profileParams()}`, malformed))).toBe("digest_mismatch")
     const refusal = check({ ...request, body: new Uint8Array() })
     expect(Either.isLeft(refusal) && refusal.left.status).toBe(400)
+  })
+
+  it("the head alone (checkAicsSignatureHead): the signature without the body, which checkAicsBody then compares", () => {
+    const request = signed()
+    const { body: _body, ...head } = request
+    const checked = checkAicsSignatureHead({ ...head, headers: headerLookup(head.headers) }, options)
+    expect(Either.getOrThrow(checked).keyid).toBe(agentKid)
+    expect(Either.isRight(checkAicsBody(Either.getOrThrow(checked), request.body, nodeCrypto.sha256))).toBe(true)
+    const damaged = checkAicsBody(Either.getOrThrow(checked), utf8("{}"), nodeCrypto.sha256)
+    expect(Either.isLeft(damaged) && damaged.left.code).toBe("digest_mismatch")
+    // Everything before the body is still checked: a flipped signature byte is refused from the head.
+    const flipped = flipSignatureByte(request, 0)
+    expect(Either.isLeft(checkAicsSignatureHead({ ...flipped, headers: headerLookup(flipped.headers) }, options))).toBe(true)
   })
 })
 

@@ -132,7 +132,7 @@ describe("the stats page", () => {
     const { log } = forum()
     const doc: ServiceStatsDocument = {
       status: "OK", domain: "pages.test", timestamp: "2026-11-22T00:00:00Z", uptime_seconds: 61, uptime_human: "1m 1s",
-      services: serviceList("https://pages.test"),
+      services: serviceList("https://pages.test", { tls: 7700, plaintext: 7701 }),
       usage: serviceUsage(log.state, { now: log.now, noticesOpen: 2, head: { size: 3, rootHashHex: "cd".repeat(32) } }),
       host: { process_rss_bytes: 3 * 1024 * 1024, cpu_percent: 1.5, load_average_1m: 0.2, database_bytes: 2048, disk_total_bytes: null, disk_used_bytes: null, disk_used_percent: null },
       tlog: {

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest"
 import { serviceUsage, type ServiceUsage } from "../../../src/domain/stats/serviceUsage.js"
 import { uptimeHuman } from "../../../src/domain/stats/uptime.js"
 import { postPayload } from "../../support/agents.js"
-import { GovLog, hashOf, makeAgent, pollPayload, taskPayload } from "../../support/governanceAgents.js"
+import { completion, GovLog, hashOf, makeAgent, pollPayload, taskPayload } from "../../support/governanceAgents.js"
 import { capsulePayload, ciphertext, claimPayload, dmPayload, rotatePayload } from "../../support/identityAgents.js"
 
 const HEAD = { size: 9, rootHashHex: "ab".repeat(32) }
@@ -67,7 +67,8 @@ describe("serviceUsage", () => {
     log.must(log.ownerOp("action.quote", { request_index: request, amount: 9 }))
     log.accept(bob, "action.pay", { quote_index: paidQuote })
     expect(usageOf(log)).toMatchObject({ contributions_credited: 1, sup_credited_total: 11, sup_spent_total: 2, owner_actions_quoted: 2, owner_actions_settled: 0 })
-    log.must(log.ownerOp("action.complete", { quote_index: paidQuote, result_hash: hashOf("review") }))
+    const review = completion(paidQuote, "review")
+    log.must(log.ownerOp("action.complete", review.payload, review.body))
     const done = usageOf(log)
     expect(done).toMatchObject({ owner_actions_settled: 1, registered_agents: 3, agora_posts: 3 })
 

@@ -12,7 +12,7 @@ import { humanActionsView, humanActionView, isRequest, REQUEST_STATUSES, request
 import { supAccountOf, supOverview } from "../../../src/domain/views/supOverview.js"
 import { taskDetail, taskListView } from "../../../src/domain/views/taskList.js"
 import { postPayload } from "../../support/agents.js"
-import { GovLog, hashOf, makeAgent, pollPayload, taskPayload } from "../../support/governanceAgents.js"
+import { completion, GovLog, hashOf, makeAgent, pollPayload, taskPayload } from "../../support/governanceAgents.js"
 import { claimPayload } from "../../support/identityAgents.js"
 
 let run = 0
@@ -110,7 +110,8 @@ describe("requests to the owner, tasks and SUP", () => {
     const laterInChannel = post(bob, "another request", "owner-actions")
     const quote = log.must(log.ownerOp("action.quote", { request_index: quotedElsewhere, amount: 5 }))
     const pay = log.accept(alice, "action.pay", { quote_index: quote })
-    const done = log.must(log.ownerOp("action.complete", { quote_index: quote, result_hash: hashOf("translation") }))
+    const result = completion(quote, "translation")
+    const done = log.must(log.ownerOp("action.complete", result.payload, result.body))
 
     const board = taskListView(log.state, { status: undefined, limit: 100 }, log.now)
     expect(board.tasks).toEqual([expect.objectContaining({ index: taskIndex, status: "awarded", award_index: award, submission_index: submission, awarded_to: "alice", reward: 7 })])
@@ -167,7 +168,8 @@ describe("requests to the owner by status", () => {
     log.accept(alice, "action.pay", { quote_index: paid })
     const completed = quote(posts[5]!)
     log.accept(alice, "action.pay", { quote_index: completed })
-    log.must(log.ownerOp("action.complete", { quote_index: completed, result_hash: hashOf("done") }))
+    const result = completion(completed, "done")
+    log.must(log.ownerOp("action.complete", result.payload, result.body))
     quote(posts[6]!, log.seconds + 30)
 
     const simple = (status: RequestStatus | undefined, limit: number, now: number) => {

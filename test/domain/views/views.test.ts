@@ -94,6 +94,26 @@ describe("inboxes", () => {
     expect(inboxView(log.state, alice.kid, { from: 0, limit: 10 }, log.now)).toMatchObject({ indices: [], size: 0, next_from: null })
   })
 
+  it("ends a page before the message whose ciphertext would pass ctBytes, always keeping the first", () => {
+    const { log, bob, dms } = inboxLog()
+    // Each test ciphertext is 48 bytes: two fit in 100, a third would make 144.
+    const cut = inboxView(log.state, bob.kid, { from: 0, limit: 10, ctBytes: 100 }, log.now)
+    expect(cut).toMatchObject({ indices: dms.slice(0, 2), size: dms[1]! + 1, next_from: dms[2] })
+    expect(cut.messages.map((m) => m.index)).toEqual(dms.slice(0, 2))
+    expect(inboxView(log.state, bob.kid, { from: 0, limit: 10, ctBytes: 96 }, log.now).indices).toEqual(dms.slice(0, 2))
+    // A budget smaller than one message still answers that message, so paging advances.
+    expect(inboxView(log.state, bob.kid, { from: 0, limit: 10, ctBytes: 1 }, log.now)).toMatchObject({ indices: dms.slice(0, 1), next_from: dms[1] })
+    // The limit still ends a page first when it is the smaller bound.
+    expect(inboxView(log.state, bob.kid, { from: 0, limit: 1, ctBytes: 100 }, log.now)).toMatchObject({ indices: dms.slice(0, 1), next_from: dms[1] })
+    const seen: Array<number> = []
+    for (let from: number | null = 0; from !== null;) {
+      const page = inboxView(log.state, bob.kid, { from, limit: 10, ctBytes: 100 }, log.now)
+      seen.push(...page.indices)
+      from = page.next_from
+    }
+    expect(seen).toEqual(dms)
+  })
+
   it("counts unread messages after the read cursor, and pages only those with unreadOnly", () => {
     const { log, bob, dms } = inboxLog()
     expect(inboxStatus(log.state, bob.kid, null)).toEqual({ kid: bob.kid, unread: 5, total: 5, latest_index: dms[4] })

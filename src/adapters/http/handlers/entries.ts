@@ -4,7 +4,7 @@
 
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { Bodies, type BodyLookup } from "../../../app/Bodies.js"
+import { Bodies, type BodyPresence } from "../../../app/Bodies.js"
 import { bodyStatusHeader } from "../../../domain/bodyStatus.js"
 import { EntryWrites } from "../../../app/EntryWrites.js"
 import { LogReader } from "../../../app/LogReader.js"
@@ -24,7 +24,7 @@ import { coveringCheckpoint } from "./tlog.js"
 const BODY_STATUS = "x-aics-body-status"
 
 /** X-AICS-Body-Status of a lookup. */
-const statusHeader = (body: BodyLookup): string =>
+const statusHeader = (body: BodyPresence): string =>
   body.state === "gone" ? bodyStatusHeader(body.status) : body.state
 
 export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handlers) =>
@@ -48,16 +48,18 @@ export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handler
           const leaf = JSON.parse(fromUtf8(entry!)) as { envelope: Record<string, unknown>; logged: number }
           const payload = (leaf.envelope["payload"] ?? {}) as Record<string, unknown>
           const reference = bodyReference(payload)
-          const body = reference === undefined
-            ? undefined
-            : yield* bodies.ofEntry({ index, type: String(leaf.envelope["type"]), logged: leaf.logged }, reference.digest)
+          const named = { index, type: String(leaf.envelope["type"]), logged: leaf.logged }
+          // Only a riding body's bytes go in the bundle; for a document named by hash alone
+          // (up to 1 MiB) the header needs only whether it is stored.
+          const riding = reference?.rides === true ? yield* bodies.ofEntry(named, reference.digest) : undefined
+          const body = reference === undefined ? undefined : riding ?? (yield* bodies.presenceOfEntry(named, reference.digest))
           const bundle = {
             entry_bytes: encodeU64(entry!),
             index,
             inclusion_proof: proof.map(encodeB64),
             checkpoint_note: encodeU64(checkpoint.note),
             envelope: leaf.envelope,
-            body_or_ct: reference?.rides === true && body?.state === "available" ? encodeU64(body.bytes) : null
+            body_or_ct: riding?.state === "available" ? encodeU64(riding.bytes) : null
           }
           const headers = body === undefined ? {} : { [BODY_STATUS]: statusHeader(body) }
           return yield* HttpServerResponse.json(bundle, { headers }).pipe(Effect.orDie)

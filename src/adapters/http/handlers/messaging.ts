@@ -13,7 +13,7 @@ import { capsuleSlot } from "../../../domain/views/capsuleSlot.js"
 import { grantsView } from "../../../domain/views/grantsView.js"
 import { inboxStatus } from "../../../domain/views/inboxStatus.js"
 import { inboxView } from "../../../domain/views/inboxView.js"
-import { INBOX_LIMIT } from "../../../domain/views/limits.js"
+import { INBOX_LIMIT, INBOX_PAGE_CT_BYTES } from "../../../domain/views/limits.js"
 import { BodyStore } from "../../../ports/BodyStore.js"
 import { Clock } from "../../../ports/Clock.js"
 import { LogStore } from "../../../ports/LogStore.js"
@@ -54,17 +54,20 @@ export const MessagingHandlers = HttpApiBuilder.group(AicsApi, "messaging", (han
           const { keyid } = yield* signedBy(request)
           const readThrough = yield* cursors.get(keyid)
           const view = inboxView(yield* sequencer.state, keyid, {
-            from: 0,
-            limit: INBOX_LIMIT.default,
+            from: urlParams.from ?? 0,
+            limit: urlParams.limit ?? INBOX_LIMIT.default,
             unreadOnly: urlParams.unread_only === "true",
-            readThrough: readThrough < 0 ? null : readThrough
+            readThrough: readThrough < 0 ? null : readThrough,
+            // Each message inlines its ciphertext: bound the answer by bytes, not only by count.
+            ctBytes: INBOX_PAGE_CT_BYTES
           }, yield* clock.nowMillis)
           const messages = yield* Effect.forEach(view.messages, (message) =>
             Effect.all({
               envelope: envelopeAt(message.index),
               ct: ciphertext(message.ct_hash, message.body.state === "available")
             }).pipe(Effect.map((extra) => ({ ...message, ...extra }))))
-          // What was returned is read: the cursor moves to the newest message of the answer.
+          // What was returned is read: the cursor moves to the newest message of the answer,
+          // not past a page cut by bytes (never back: an older page read again leaves it where it is, ReadCursors).
           if (view.indices.length > 0) yield* cursors.advance(keyid, view.indices[view.indices.length - 1]!)
           return { kid: view.kid, indices: view.indices, size: view.size, messages, next_from: view.next_from }
         }).pipe(orUnavailable))

@@ -1,10 +1,11 @@
 // `action.complete` (owner-signed): the owner completes a paid request, naming the result
-// by hash (served at /v2/bodies/{digest}, never in the wire bundle). Rules:
-// tasks/ownerRequests.ts.
+// by hash. The result comes as the request's body (required: the payer must be able to
+// fetch what was paid for) and is served at /v2/bodies/{digest}, never in the wire bundle
+// (service.md "Entry wire bundle"). Rules: tasks/ownerRequests.ts.
 
 import { HashMap, Schema } from "effect"
 import { completionRefusal, quoteOf } from "../../tasks/ownerRequests.js"
-import { entryRule } from "../entryRule.js"
+import { DOCUMENT_LIMIT, entryRule } from "../entryRule.js"
 import { Hash32, LeafIndex } from "../fields.js"
 
 export const ActionCompletePayload = Schema.Struct({
@@ -16,7 +17,7 @@ export const actionComplete = entryRule({
   type: "action.complete",
   signer: "owner",
   payload: ActionCompletePayload,
-  body: { kind: "none" },
+  body: { kind: "document", hashMember: "result_hash", maxBytes: DOCUMENT_LIMIT },
   check: (state, { payload }) => completionRefusal(state, payload.quote_index),
   apply: (state, { payload, index }) => {
     const quote = quoteOf(state, payload.quote_index)!

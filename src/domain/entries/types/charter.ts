@@ -4,7 +4,7 @@
 
 import { Schema } from "effect"
 import { refuse } from "../../write/refusal.js"
-import { entryRule } from "../entryRule.js"
+import { DOCUMENT_LIMIT, entryRule } from "../entryRule.js"
 import { DidKey, Hash32, Size, UnixSeconds } from "../fields.js"
 
 export const CharterPayload = Schema.Struct({
@@ -24,7 +24,7 @@ export const charter = entryRule({
   type: "charter",
   signer: "policy",
   payload: CharterPayload,
-  body: { kind: "text", hashMember: "document_hash", maxBytes: 1024 * 1024 },
+  body: { kind: "text", hashMember: "document_hash", maxBytes: DOCUMENT_LIMIT },
   check: (state, { envelope, payload, index }) =>
     index !== 0 || state.service !== undefined
       ? refuse("payload_invalid", "the charter is leaf 0 and only leaf 0")

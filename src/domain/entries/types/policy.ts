@@ -4,7 +4,7 @@
 
 import { Chunk, Schema } from "effect"
 import { policyRecord, policyRefusal } from "../../governance/policyTiming.js"
-import { entryRule } from "../entryRule.js"
+import { DOCUMENT_LIMIT, entryRule } from "../entryRule.js"
 import { Hash32, Size, UnixSeconds } from "../fields.js"
 
 export const PolicyPayload = Schema.Struct({
@@ -19,7 +19,7 @@ export const policy = entryRule({
   type: "policy",
   signer: "owner",
   payload: PolicyPayload,
-  body: { kind: "text", hashMember: "document_hash", maxBytes: 1024 * 1024 },
+  body: { kind: "text", hashMember: "document_hash", maxBytes: DOCUMENT_LIMIT },
   check: (state, { payload, logged, body }) => policyRefusal(state.service!.noticePeriodSeconds, payload, logged, body),
   apply: (state, { payload, index, logged }) => ({
     ...state,

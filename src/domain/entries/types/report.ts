@@ -1,14 +1,17 @@
 // `report` (service.md "Owner operations" /v2/admin/audits, "Notice", item 9). Two kinds,
 // two signers:
 //   audit   owner-signed: an incident, freeze or order audit, naming the report document by
-//           `report_hash` (served at /v2/bodies/{digest}, never in the wire bundle);
+//           `report_hash`. The document comes as the request's body (required: a report
+//           named by a hash nobody can fetch audits nothing) and is served at
+//           /v2/bodies/{digest}, never in the wire bundle (service.md "Entry wire bundle");
 //   notice  policy-signed, written when a notice is closed: the notice hash and the outcome
 //           code (with the tombstone leaf for `removed`). Nothing else of the notice reaches
-//           the log. Rules: governance/notice.ts.
+//           the log, and no body: its text is personal data, kept off the log and deleted.
+//           Rules: governance/notice.ts.
 
 import { Chunk, HashMap, Schema } from "effect"
 import { NOTICE_OUTCOMES, noticeReportRefusal } from "../../governance/notice.js"
-import { entryRule } from "../entryRule.js"
+import { DOCUMENT_LIMIT, entryRule, type BodyRule } from "../entryRule.js"
 import { Hash32, LeafIndex } from "../fields.js"
 
 export const AuditReport = Schema.Struct({
@@ -26,13 +29,16 @@ export const NoticeReport = Schema.Struct({
 
 export const ReportPayload = Schema.Union(AuditReport, NoticeReport)
 
+const AUDIT_DOCUMENT: BodyRule = { kind: "document", hashMember: "report_hash", maxBytes: DOCUMENT_LIMIT }
+
 export const report = entryRule({
   type: "report",
   signer: "owner",
   signers: ["owner", "policy"],
   signerOf: (payload) => (payload.kind === "audit" ? "owner" : "policy"),
   payload: ReportPayload,
-  body: { kind: "none" },
+  body: AUDIT_DOCUMENT,
+  bodyOf: (payload) => (payload.kind === "audit" ? AUDIT_DOCUMENT : { kind: "none" }),
   check: (state, { payload }) => (payload.kind === "notice" ? noticeReportRefusal(state, payload) : undefined),
   apply: (state, { payload, index }) => ({
     ...state,

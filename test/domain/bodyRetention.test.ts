@@ -1,0 +1,150 @@
+// Which bodies retention may delete (domain/bodyRetention.ts; service.md item 10 and "Body
+// status"): the bytes of a digest go only once every entry naming it is ciphertext past its
+// expiry. Never while a public body (a post, a task, a policy or the charter document)
+// names the same bytes, nor while a later ciphertext with the same bytes is live. The
+// ledger decides by a summary folded per entry and a work list in order of it; those are
+// checked against the full scan of every entry naming a digest (fullScan below, the rule
+// as it was first written) on random logs.
+
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { dueDigests, mayDelete, neededUntilWith, NOT_NAMED, notePending } from "../../src/domain/bodyRetention.js"
+import { bodyStatus, DAY_MS, expiresUnder, type BodyEntry } from "../../src/domain/bodyStatus.js"
+import { PureLog } from "../support/identityAgents.js"
+
+const CIPHERTEXT = ["dm", "capsule"]
+const PUBLIC = ["post", "task", "poll", "policy", "charter"]
+const T0 = 1_795_000_000_000
+
+const entryArb = fc.record({
+  index: fc.integer({ min: 1, max: 1_000_000 }),
+  type: fc.constantFrom(...CIPHERTEXT, ...PUBLIC),
+  logged: fc.integer({ min: T0, max: T0 + 400 * DAY_MS })
+})
+const daysArb = fc.integer({ min: 90, max: 400 })
+const nowArb = fc.integer({ min: T0, max: T0 + 900 * DAY_MS })
+
+/** The rule in words: some entry names it, and each is ciphertext whose retention has run out. */
+const allExpired = (naming: ReadonlyArray<BodyEntry>, days: number, now: number) =>
+  naming.length > 0 && naming.every((e) => CIPHERTEXT.includes(e.type) && now >= e.logged + days * DAY_MS)
+
+/** The full scan: every entry naming the digest, each asked for its expiry. */
+const fullScan = (naming: ReadonlyArray<Pick<BodyEntry, "type" | "logged">>, days: number, now: number) =>
+  naming.length > 0 && naming.every((e) => {
+    const expiresAt = expiresUnder(e, days)
+    return expiresAt !== null && now >= expiresAt
+  })
+
+/** Whether the full summary of `naming` allows deleting at `now`. */
+/** The summary of a whole list of entries, folded as the ledger folds them one by one. */
+const bytesNeededUntil = (naming: Iterable<Pick<BodyEntry, "type" | "logged">>, retentionDays: number): number => {
+  let until = NOT_NAMED
+  for (const entry of naming) until = neededUntilWith(until, entry, retentionDays)
+  return until
+}
+
+const deletable = (naming: ReadonlyArray<BodyEntry>, days: number, now: number) => mayDelete(bytesNeededUntil(naming, days), now)
+
+/** A log naming a few digests, in log order: `logged` never goes backwards (write/decide.ts). */
+const logArb = fc.array(
+  fc.record({ digest: fc.constantFrom("a", "b", "c", "d", "e"), type: fc.constantFrom(...CIPHERTEXT, ...CIPHERTEXT, ...PUBLIC), step: fc.nat(30 * DAY_MS) }),
+  { maxLength: 40 }
+).map((rows) => {
+  let logged = T0
+  return rows.map((row, index) => ({ digest: row.digest, entry: { index: index + 1, type: row.type, logged: (logged += row.step) } }))
+})
+
+describe("body retention", () => {
+  it("may delete a digest's bytes exactly when every entry naming it is expired ciphertext", () => {
+    fc.assert(fc.property(fc.array(entryArb, { maxLength: 6 }), daysArb, nowArb, (naming, days, now) => {
+      expect(deletable(naming, days, now)).toBe(allExpired(naming, days, now))
+    }), { numRuns: 500 })
+  })
+
+  it("never deletes bytes an entry's own status still shows available", () => {
+    fc.assert(fc.property(fc.array(entryArb, { minLength: 1, maxLength: 6 }), daysArb, nowArb, (naming, days, now) => {
+      const state = new PureLog({ retentionDays: days, label: "retention agrees" }).state
+      expect(deletable(naming, days, now)).toBe(naming.every((entry) => bodyStatus(state, entry, now).state === "expired"))
+    }), { numRuns: 200 })
+  })
+
+  it("keeps bytes for good once a public body names them, and until the last ciphertext expires", () => {
+    fc.assert(fc.property(fc.array(entryArb, { minLength: 1, maxLength: 6 }), daysArb, (naming, days) => {
+      const until = bytesNeededUntil(naming, days)
+      if (naming.some((e) => PUBLIC.includes(e.type))) expect(until).toBe(Infinity)
+      else expect(until).toBe(Math.max(...naming.map((e) => e.logged + days * DAY_MS)))
+    }), { numRuns: 300 })
+  })
+
+  it("does not depend on the order of the entries, and no entry or later time undoes a keep or a delete", () => {
+    fc.assert(fc.property(
+      fc.array(entryArb, { minLength: 1, maxLength: 6 }), entryArb, daysArb, nowArb, fc.nat(400 * DAY_MS),
+      (naming, extra, days, now, later) => {
+        const before = deletable(naming, days, now)
+        expect(deletable([...naming].reverse(), days, now)).toBe(before)
+        // One more entry naming the bytes never frees them earlier.
+        if (!before) expect(deletable([...naming, extra], days, now)).toBe(false)
+        // Bytes that may go now may go later too.
+        if (before) expect(deletable(naming, days, now + later)).toBe(true)
+      }
+    ), { numRuns: 300 })
+  })
+
+  it("decides by the summary folded entry by entry exactly as the full scan does, at any time", () => {
+    fc.assert(fc.property(logArb, daysArb, nowArb, (log, days, now) => {
+      const until = new Map<string, number>()
+      const naming = new Map<string, Array<BodyEntry>>()
+      for (const { digest, entry } of log) {
+        until.set(digest, neededUntilWith(until.get(digest) ?? NOT_NAMED, entry, days))
+        naming.set(digest, [...(naming.get(digest) ?? []), entry])
+        // After every leaf, not only at the end: the summary is right as the log grows.
+        for (const [d, entries] of naming) expect(mayDelete(until.get(d)!, now)).toBe(fullScan(entries, days, now))
+      }
+      expect(mayDelete(NOT_NAMED, now)).toBe(false)
+    }), { numRuns: 300 })
+  })
+
+  it("drains from the work list, each digest once, exactly the digests the full scan deletes", () => {
+    fc.assert(fc.property(logArb, daysArb, nowArb, fc.integer({ min: 1, max: 4 }), (log, days, now, max) => {
+      // As BodyLedger keeps it: each digest's summary, and the list noted when one changes.
+      const until = new Map<string, number>()
+      const pending = new Map<string, number>()
+      const naming = new Map<string, Array<BodyEntry>>()
+      for (const { digest, entry } of log) {
+        const before = until.get(digest) ?? NOT_NAMED
+        const after = neededUntilWith(before, entry, days)
+        until.set(digest, after)
+        if (after !== before) notePending(pending, digest, after)
+        naming.set(digest, [...(naming.get(digest) ?? []), entry])
+      }
+      // The list stays in order of its summaries, so a turn may stop at the first not due.
+      const summaries = [...pending.values()]
+      expect(summaries).toEqual([...summaries].sort((x, y) => x - y))
+      // Turns of at most `max` until nothing is due, as retainTurn does.
+      const drained: Array<string> = []
+      for (let turn = dueDigests(pending, now, max); turn.length > 0; turn = dueDigests(pending, now, max)) {
+        expect(turn.length).toBeLessThanOrEqual(max)
+        for (const digest of turn) pending.delete(digest)
+        drained.push(...turn)
+      }
+      const expected = [...naming].filter(([, entries]) => fullScan(entries, days, now)).map(([d]) => d)
+      expect(new Set(drained).size).toBe(drained.length)
+      expect([...drained].sort()).toEqual(expected.sort())
+    }), { numRuns: 500 })
+  })
+
+  it("decides once however often the same bytes were written, and keeps a digest no entry names", () => {
+    // The reviewer's case: one ciphertext written over and over is one digest on the list.
+    const pending = new Map<string, number>()
+    let until = NOT_NAMED
+    for (let i = 0; i < 10_000; i++) {
+      until = neededUntilWith(until, { type: "capsule", logged: T0 + i }, 90)
+      notePending(pending, "rewritten", until)
+    }
+    notePending(pending, "shared", neededUntilWith(neededUntilWith(NOT_NAMED, { type: "capsule", logged: T0 }, 90), { type: "post", logged: T0 }, 90))
+    expect([...pending]).toEqual([["rewritten", T0 + 9_999 + 90 * DAY_MS]])
+    expect(dueDigests(pending, T0 + 9_998 + 90 * DAY_MS, 64)).toEqual([])
+    expect(dueDigests(pending, T0 + 9_999 + 90 * DAY_MS, 64)).toEqual(["rewritten"])
+    expect(mayDelete(bytesNeededUntil([], 90), Number.MAX_SAFE_INTEGER)).toBe(false)
+  })
+})

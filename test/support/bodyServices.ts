@@ -1,0 +1,74 @@
+// The app's body services (Bodies, BodyLedger and the Sequencer and LogWriter they rest
+// on) over in-memory stores and a clock the test moves, for tests of retention and body
+// status. The stores, the coordination, the clock and the configuration are what several
+// processes of one deployment share (docs/protocol.md section 14); each process has its own
+// writer, role, sequencer and ledger, so a test can run one or several over the same stores.
+
+import { Effect, Layer, Stream, SubscriptionRef } from "effect"
+import type { ManualClock } from "../../src/adapters/clock/TestClock.js"
+import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
+import { MemoryBodyStoreLive } from "../../src/adapters/memory/MemoryBodyStore.js"
+import { MemoryCoordinationLive } from "../../src/adapters/memory/MemoryCoordination.js"
+import { MemoryLogStoreLive } from "../../src/adapters/memory/MemoryLogStore.js"
+import { Bodies } from "../../src/app/Bodies.js"
+import { BodyLedger } from "../../src/app/BodyLedger.js"
+import { Charter } from "../../src/app/Charter.js"
+import { LogHealth } from "../../src/app/LogHealth.js"
+import { LogWriter } from "../../src/app/LogWriter.js"
+import { NodeRole } from "../../src/app/NodeRole.js"
+import { Sequencer } from "../../src/app/Sequencer.js"
+import { ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
+import { BodyStore, type StoredBody } from "../../src/ports/BodyStore.js"
+import { ORIGIN, type PureLog } from "./identityAgents.js"
+
+export const RETENTION_DAYS = 90
+
+const settings: ServiceSettings = {
+  dataDir: "/nonexistent", host: "127.0.0.1", port: 0, domain: "identity.test", origin: ORIGIN,
+  mmdSeconds: 1, tileCheckSeconds: 30, publicUrl: "http://127.0.0.1:0", tileMirrors: [],
+  authorities: ["127.0.0.1:0"], databaseUrl: undefined, databasePool: 1, checkWorkers: 0, ciphertextBudgetBytes: 1 << 30, ownerKid: undefined,
+  noticePeriodSeconds: 0, contributions: { networks: [], ledger: "/nonexistent", intentSeconds: 3600, claimSeconds: 0, allowHttp: false }
+}
+
+export const storedBody = (bytes: Uint8Array): StoredBody => ({ digest: nodeCrypto.sha256(bytes), bytes })
+
+/** What the processes share: empty stores, one coordination, the clock and the configuration. */
+export const sharedStores = (clock: ManualClock) =>
+  Layer.mergeAll(MemoryLogStoreLive, MemoryBodyStoreLive, MemoryCoordinationLive(), clock.layer, ServiceConfig.layer(settings)).pipe(
+    Layer.provideMerge(NodeCryptoLive)
+  )
+
+/** Stores `bodies` and appends the log's leaves (a writer of its own, gone when it is done). */
+export const seedStores = (log: PureLog, bodies: ReadonlyArray<StoredBody>) =>
+  Effect.gen(function*() {
+    const writer = yield* LogWriter
+    yield* (yield* BodyStore).put(bodies)
+    yield* writer.append(yield* SubscriptionRef.get(writer.size), log.leaves.slice(yield* SubscriptionRef.get(writer.size)))
+  }).pipe(Effect.provide(Layer.provide(LogWriter.layer, LogHealth.layer)))
+
+/** One process's body services over the shared stores; leaf 0 of `log` is its charter (retention RETENTION_DAYS). */
+export const bodyServices = (log: PureLog) => {
+  const charter = Layer.succeed(Charter, {
+    envelope: undefined as never,
+    terms: {
+      origin: ORIGIN, instanceDomain: "identity.test", logVkey: "", policyKid: log.policy.kid, ownerKid: "",
+      noticePeriodSeconds: 0, retentionDays: RETENTION_DAYS, mmdSeconds: 1
+    },
+    document: new Uint8Array(0),
+    documentHash: new Uint8Array(32)
+  })
+  return Bodies.layer.pipe(
+    Layer.provideMerge(BodyLedger.layer),
+    Layer.provideMerge(Sequencer.layer),
+    Layer.provideMerge(charter),
+    Layer.provideMerge(LogWriter.layer),
+    Layer.provideMerge(Layer.mergeAll(LogHealth.layer, NodeRole.layer))
+  )
+}
+
+/** One process over its own stores, seeded with the log's leaves and `bodies` before it starts. */
+export const bodyApp = (log: PureLog, bodies: ReadonlyArray<StoredBody>, clock: ManualClock) =>
+  bodyServices(log).pipe(Layer.provide(Layer.effectDiscard(seedStores(log, bodies))), Layer.provideMerge(sharedStores(clock)))
+
+/** Waits until this process sequences the log: retention deletes only there. */
+export const sequencing = Effect.flatMap(NodeRole, ({ leading }) => leading.changes.pipe(Stream.takeUntil((lead) => lead), Stream.runDrain))
