@@ -17,7 +17,8 @@ import { Crypto } from "../ports/Crypto.js"
 import { NonceStore } from "../ports/NonceStore.js"
 import type { WriteRequest } from "../ports/WriteChecks.js"
 import { Charter } from "./Charter.js"
-import { checkOwnerSignature } from "./ownerSignature.js"
+import { MAX_WRITE_REQUEST_BYTES } from "./EntryWrites.js"
+import { checkOwnerSignature, ownerHeadRefusal } from "./ownerSignature.js"
 import { LogHealth } from "./LogHealth.js"
 import { Sequencer } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
@@ -34,6 +35,14 @@ export const MAX_ADMIN_REQUEST_BYTES = Math.ceil(DOCUMENT_LIMIT / 3) * 4 + MAX_E
 export class AdminWrites extends Context.Tag("aics/AdminWrites")<AdminWrites, {
   /** Writes an owner entry whose type is one of `types` (the route's). */
   readonly write: (request: WriteRequest, types: ReadonlyArray<string>) => Effect.Effect<WriteAnswer>
+  /**
+   * How many bytes of a request's body the service reads: room for an owner's document
+   * (MAX_ADMIN_REQUEST_BYTES) only when the head carries the owner's valid signature, and
+   * otherwise what any agent's write may be (MAX_WRITE_REQUEST_BYTES), so a stranger cannot
+   * make the service buffer more for an owner route than for POST /v2/entries. The head's
+   * signature covers Content-Digest, so it is judged before the body arrives.
+   */
+  readonly bodyLimit: (head: Omit<WriteRequest, "body">) => Effect.Effect<number>
 }>() {
   static readonly layer = Layer.effect(AdminWrites, Effect.gen(function*() {
     const config = yield* ServiceConfig
@@ -48,6 +57,11 @@ export class AdminWrites extends Context.Tag("aics/AdminWrites")<AdminWrites, {
     const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
 
     return {
+      bodyLimit: (head) =>
+        Effect.map(clock.nowMillis, (nowMillis) =>
+          ownerHeadRefusal(owner, { ...head, headers: (name) => head.headers[name.toLowerCase()] }, Math.floor(nowMillis / 1000)) === undefined
+            ? MAX_ADMIN_REQUEST_BYTES
+            : MAX_WRITE_REQUEST_BYTES),
       write: (request, types) =>
         Effect.gen(function*() {
           const nowMillis = yield* clock.nowMillis

@@ -19,6 +19,7 @@ import { refusalStatus } from "../../domain/write/refusal.js"
 import { Clock } from "../../ports/Clock.js"
 import { Crypto } from "../../ports/Crypto.js"
 import { problemResponse } from "./problem.js"
+import { aicsHead } from "./requestHead.js"
 
 /** Failures answered before a handler runs: the schemas' decode error and the router's no-route. */
 const BEFORE_HANDLER: ReadonlySet<unknown> = new Set(["HttpApiDecodeError", "RouteNotFound"])
@@ -34,16 +35,9 @@ export const ownerRoutesFirst = Effect.gen(function*() {
     Effect.catchIf(app, beforeHandler, (error) =>
       Effect.gen(function*() {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const url = new URL(request.url, "http://x")
-        if (!url.pathname.startsWith(OWNER_ROUTE_PREFIX)) return yield* Effect.fail(error)
-        const headers = request.headers
-        const refusal = ownerHeadRefusal(owner, {
-          method: request.method,
-          authority: headers["host"],
-          path: url.pathname,
-          query: url.search.length > 1 ? url.search.slice(1) : "",
-          headers: (name) => headers[name.toLowerCase()]
-        }, Math.floor((yield* clock.nowMillis) / 1000))
+        const head = aicsHead(request)
+        if (!head.path.startsWith(OWNER_ROUTE_PREFIX)) return yield* Effect.fail(error)
+        const refusal = ownerHeadRefusal(owner, head, Math.floor((yield* clock.nowMillis) / 1000))
         if (refusal === undefined) return yield* Effect.fail(error)
         return yield* problemResponse({ status: refusalStatus(refusal.code), code: refusal.code, detail: refusal.detail })
       })) as HttpApp.Default<E, R>

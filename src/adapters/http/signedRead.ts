@@ -5,21 +5,12 @@ import type { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { SignedReads } from "../../app/SignedReads.js"
 import { Conflict, Unauthorized, Unavailable } from "./problem.js"
+import { aicsHead } from "./requestHead.js"
 
 /** The key that signed this GET, or the 401 (409 for a replayed nonce) problem. */
 export const signedBy = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.flatMap(SignedReads, (reads) => {
-    const url = new URL(request.url, "http://x")
-    const headers = request.headers
-    return reads.authenticate({
-      method: request.method,
-      authority: headers["host"],
-      path: url.pathname,
-      query: url.search.length > 1 ? url.search.slice(1) : "",
-      headers: (name) => headers[name.toLowerCase()],
-      body: new Uint8Array(0)
-    }).pipe(Effect.mapError((refusal) =>
+  Effect.flatMap(SignedReads, (reads) =>
+    reads.authenticate({ ...aicsHead(request), body: new Uint8Array(0) }).pipe(Effect.mapError((refusal) =>
       refusal.status === 409 ? Conflict.of(refusal.code, refusal.detail)
         : refusal.status === 503 ? Unavailable.of(refusal.code, refusal.detail)
-        : Unauthorized.of(refusal.code, refusal.detail)))
-  })
+        : Unauthorized.of(refusal.code, refusal.detail))))

@@ -9,6 +9,7 @@ import { MAX_WRITE_REQUEST_BYTES } from "../../app/EntryWrites.js"
 import type { WriteAnswer } from "../../app/WriteAnswers.js"
 import type { WriteRequest } from "../../ports/WriteChecks.js"
 import { readLimitedBody } from "./limitedBody.js"
+import { requestHead } from "./requestHead.js"
 
 /**
  * Answers a write: `write` gets the request as received, `tooLarge` answers a body over
@@ -24,17 +25,7 @@ export const answerWrite = (
   Effect.gen(function*() {
     const read = yield* readLimitedBody(request, limit)
     if (read._tag === "Failed") return HttpServerResponse.empty({ status: 400 })
-    const url = new URL(request.url, "http://x")
-    const headers = request.headers
-    const answer = read._tag === "TooLarge" ? yield* tooLarge(limit) : yield* write({
-      method: request.method,
-      authority: headers["host"],
-      path: url.pathname,
-      query: url.search.length > 1 ? url.search.slice(1) : "",
-      // Node lower-cases header names and joins repeated fields with ", ".
-      headers,
-      body: read.bytes
-    })
+    const answer = read._tag === "TooLarge" ? yield* tooLarge(limit) : yield* write({ ...requestHead(request), body: read.bytes })
     return yield* HttpServerResponse.json(answer.body, {
       status: answer.status,
       headers: {

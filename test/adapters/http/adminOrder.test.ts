@@ -3,11 +3,13 @@
 // and one signed by another key 403 whatever else is wrong with it (a parameter out of its
 // bounds or repeated, a path parameter too long, a query string on a write, a route that
 // does not exist), and only the owner learns the 422, 400 or 404. A body too large to read
-// is the one exception: 413 first, since the body is never read.
+// is the one exception: 413 first, since the body is never read; and only the owner's
+// signed head is given room for a document, anyone else the 256 KiB of an agent's write.
 
 import { describe, expect, it } from "vitest"
 import { makeAgent } from "../../support/agents.js"
 import { MAX_ADMIN_REQUEST_BYTES } from "../../../src/app/AdminWrites.js"
+import { MAX_WRITE_REQUEST_BYTES } from "../../../src/app/EntryWrites.js"
 import { utf8 } from "../../../src/domain/bytes.js"
 import { ownedServerForFile, sendEntry, signatureHeaders } from "../../support/signedHttp.js"
 
@@ -83,5 +85,20 @@ describe("owner routes refuse strangers before anything else", () => {
       const response = await fetch(`${file.server.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: big })
       expect(response.status, path).toBe(413)
     }
+  })
+
+  it("reads a body over an agent's 256 KiB only under the owner's signature", async () => {
+    // Over what POST /v2/entries reads, well under an owner's document: the bytes are a
+    // JSON string, so the owner, whose body is read, learns it is not {envelope, body} (400).
+    const raw = utf8(JSON.stringify(" ".repeat(MAX_WRITE_REQUEST_BYTES + 16)))
+    const answers = await Promise.all([null, stranger.seed, file.owner.seed].map(async (seed) => {
+      const headers: Record<string, string> = { "content-type": "application/json" }
+      if (seed !== null) Object.assign(headers, signatureHeaders(file.server, seed, { method: "POST", path: "/v2/admin/freeze", body: raw }))
+      const response = await fetch(`${file.server.baseUrl}/v2/admin/freeze`, { method: "POST", headers, body: raw })
+      return [response.status, codeOf(await response.json())]
+    }))
+    expect(answers[0]).toEqual([413, "entry_too_large"])
+    expect(answers[1]).toEqual([413, "entry_too_large"])
+    expect(answers[2]).toEqual([400, "malformed_request"])
   })
 })

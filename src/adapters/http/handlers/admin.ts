@@ -1,13 +1,14 @@
 // /v2/admin/*: the owner's signed operations (app/AdminWrites.ts), one route per kind of
 // operation, each taking only its entry types, and requests large enough for an owner's
-// document (MAX_ADMIN_REQUEST_BYTES).
+// document when the head is the owner's (AdminWrites.bodyLimit).
 
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { AdminWrites, MAX_ADMIN_REQUEST_BYTES } from "../../../app/AdminWrites.js"
+import { AdminWrites } from "../../../app/AdminWrites.js"
 import { EntryWrites } from "../../../app/EntryWrites.js"
 import { ADMIN_ROUTES } from "../../../domain/http/adminRoutes.js"
 import { AicsApi } from "../api.js"
+import { requestHead } from "../requestHead.js"
 import { answerWrite } from "../writeRoute.js"
 
 export const AdminHandlers = HttpApiBuilder.group(AicsApi, "admin", (handlers) =>
@@ -16,7 +17,8 @@ export const AdminHandlers = HttpApiBuilder.group(AicsApi, "admin", (handlers) =
     const { tooLarge } = yield* EntryWrites
     const route = (name: keyof typeof ADMIN_ROUTES) =>
       ({ request }: { request: Parameters<typeof answerWrite>[0] }) =>
-        answerWrite(request, (write) => admin.write(write, ADMIN_ROUTES[name].types), tooLarge, MAX_ADMIN_REQUEST_BYTES)
+        Effect.flatMap(admin.bodyLimit(requestHead(request)), (limit) =>
+          answerWrite(request, (write) => admin.write(write, ADMIN_ROUTES[name].types), tooLarge, limit))
     return handlers
       .handleRaw("tombstones", route("tombstones"))
       .handleRaw("suspensions", route("suspensions"))

@@ -9,6 +9,7 @@ import { MAX_WRITE_REQUEST_BYTES } from "../../../app/EntryWrites.js"
 import { MAX_NOTICE_BYTES, Notices } from "../../../app/Notices.js"
 import { AicsApi, NOTICES_LIMIT } from "../api.js"
 import { readLimitedBody } from "../limitedBody.js"
+import { requestHead } from "../requestHead.js"
 import { Forbidden, problemResponse, storageProblem } from "../problem.js"
 import { signedBy } from "../signedRead.js"
 import { orUnavailable } from "./common.js"
@@ -45,15 +46,7 @@ export const NoticesHandlers = HttpApiBuilder.group(AicsApi, "notices", (handler
           const read = yield* readLimitedBody(request, MAX_WRITE_REQUEST_BYTES)
           if (read._tag === "Failed") return HttpServerResponse.empty({ status: 400 })
           if (read._tag === "TooLarge") return yield* problemResponse({ status: 413, code: "body_too_large", detail: "the body is too large" })
-          const url = new URL(request.url, "http://x")
-          const closed = yield* notices.close({
-            method: request.method,
-            authority: request.headers["host"],
-            path: url.pathname,
-            query: url.search.length > 1 ? url.search.slice(1) : "",
-            headers: request.headers,
-            body: read.bytes
-          }, path.report_id)
+          const closed = yield* notices.close({ ...requestHead(request), body: read.bytes }, path.report_id)
           if (closed._tag === "Problem") return yield* problemResponse(closed)
           const { answer } = closed
           return yield* HttpServerResponse.json(answer.body, {
