@@ -58,8 +58,11 @@ export const startServer = async (options: {
   child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString() })
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
 
+  // A start takes 1-3 s; on a loaded 2-core machine (CI, two test files at once) it has
+  // taken over 20 s. A server that fails exits, which rejects at once; this only bounds a
+  // hang, and stays under vitest's 60 s hook timeout.
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), options.timeoutMs ?? 20_000)
+    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), options.timeoutMs ?? 45_000)
     const check = () => {
       if (output.includes(`Listening on http://127.0.0.1:${port}`)) {
         clearTimeout(timer)
