@@ -19,13 +19,13 @@
 //   - a failure of the gate itself answers `err internal` and closes that connection only;
 //   - on shutdown every connection is told `err shutting_down` and closed after SHUTDOWN_GRACE_MS.
 
-import { readFile } from "node:fs/promises"
 import { createServer as createTcpServer, type Server, type Socket } from "node:net"
-import { createServer as createTlsServer } from "node:tls"
-import { Cause, Effect, Layer, Runtime } from "effect"
+import { createServer as createTlsServer, type Server as TlsServer } from "node:tls"
+import { Cause, type Duration, Effect, Layer, Runtime } from "effect"
 import { Gate } from "../../app/Gate.js"
 import { MAX_LINE_BYTES } from "../../domain/gate/command.js"
 import { errLine } from "../../domain/gate/session.js"
+import { readCertificates, reloadCertificates, secureContextOptions, type CertificateFiles } from "./certificateReload.js"
 
 export const IDLE_MS = 5 * 60 * 1000
 export const LINE_MS = 60 * 1000
@@ -39,8 +39,12 @@ export const SHUTDOWN_GRACE_MS = 1000
 export interface GateTcpOptions {
   readonly host: string
   readonly port: number
-  /** PEM files: the server speaks TLS (and its sessions may carry secrets) when given. */
-  readonly tls?: { readonly certFile: string; readonly keyFile: string } | undefined
+  /**
+   * PEM files: the server speaks TLS (and its sessions may carry secrets) when given. They
+   * are reread every `reloadEvery` (default a minute) and a renewed pair is served to new
+   * connections (certificateReload.ts).
+   */
+  readonly tls?: CertificateFiles & { readonly reloadEvery?: Duration.DurationInput } | undefined
 }
 
 type Run = <A>(effect: Effect.Effect<A>) => Promise<A>
@@ -201,15 +205,16 @@ export const GateTcpLive = (options: GateTcpOptions) =>
     const run: Run = (effect) =>
       Runtime.runPromise(runtime)(effect.pipe(Effect.tapErrorCause((cause) => Effect.logError(`text gate: an exchange failed: ${Cause.pretty(cause)}`))))
     const tls = options.tls
-    const server: Server = tls === undefined
-      ? createTcpServer()
-      : createTlsServer({
-        cert: yield* Effect.promise(() => readFile(tls.certFile)),
-        key: yield* Effect.promise(() => readFile(tls.keyFile)),
-        minVersion: "TLSv1.2",
+    const server: Server = tls === undefined ? createTcpServer() : yield* Effect.gen(function*() {
+      const loaded = yield* Effect.orDie(readCertificates(tls))
+      const tlsServer: TlsServer = createTlsServer({
+        ...secureContextOptions(loaded.cert, loaded.key),
         // A client that never finishes its handshake holds a connection slot no longer than this.
         handshakeTimeout: 10_000
       })
+      yield* Effect.forkScoped(reloadCertificates(tlsServer, tls, loaded, tls.reloadEvery))
+      return tlsServer
+    })
     server.maxConnections = MAX_CONNECTIONS
     const connections = new Set<Connection>()
     const perAddress = new Map<string, number>()

@@ -1,13 +1,20 @@
 // The gate's TCP server on its own (src/adapters/tcp/gateServer.ts; docs/protocol.md 17.4),
 // in this process, with a Gate whose exchanges the test decides: backpressure towards a
 // client that does not read, the cap on queued lines, a failing exchange that ends only its
-// connection, and a shutdown that does not wait for idle clients.
+// connection, a shutdown that does not wait for idle clients, and a renewed TLS certificate
+// served without a restart.
 
+import { X509Certificate } from "node:crypto"
+import { copyFile, mkdtemp, readFile, rm } from "node:fs/promises"
 import { connect, type Socket } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { connect as connectTls } from "node:tls"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { Gate } from "../../../src/app/Gate.js"
 import { GateTcpLive } from "../../../src/adapters/tcp/gateServer.js"
+import { selfSignedCert } from "../../support/gateClient.js"
 import { freePort } from "../../support/server.js"
 
 const BIG_LINE = "x".repeat(2 * 1024 * 1024)
@@ -31,13 +38,25 @@ const fakeGate = () => {
 let scope: Scope.CloseableScope | undefined
 const sockets: Array<Socket> = []
 
-const startGate = async () => {
+const startGate = async (tls?: Parameters<typeof GateTcpLive>[0]["tls"]) => {
   const { calls, gate } = fakeGate()
   const port = await freePort()
   scope = Effect.runSync(Scope.make())
-  await Effect.runPromise(Layer.buildWithScope(GateTcpLive({ host: "127.0.0.1", port }).pipe(Layer.provide(gate)), scope))
+  await Effect.runPromise(Layer.buildWithScope(GateTcpLive({ host: "127.0.0.1", port, tls }).pipe(Layer.provide(gate)), scope))
   return { calls, port }
 }
+
+/** The SHA-256 fingerprint of the certificate a new TLS connection is shown. */
+const servedFingerprint = (port: number) =>
+  new Promise<string>((resolve, reject) => {
+    const socket = connectTls({ host: "127.0.0.1", port, rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerX509Certificate()!.fingerprint256)
+      socket.destroy()
+    })
+    socket.once("error", reject)
+  })
+
+const fingerprintOf = async (certFile: string) => new X509Certificate(await readFile(certFile)).fingerprint256
 
 const stopGate = async () => {
   const open = scope
@@ -117,5 +136,35 @@ describe("the gate's TCP server", () => {
     expect(Date.now() - started).toBeLessThan(3000)
     expect(idle.received()).toMatch(/err shutting_down /)
     await waitFor(idle.closed)
+  })
+
+  it("serves a renewed certificate to new connections, and keeps the old one while the pair on disk does not match", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "aics-gate-cert-"))
+    try {
+      const first = selfSignedCert(await mkdtemp(join(dir, "a-")))
+      const second = selfSignedCert(await mkdtemp(join(dir, "b-")))
+      const certFile = join(dir, "cert.pem"), keyFile = join(dir, "key.pem")
+      await copyFile(first.cert, certFile)
+      await copyFile(first.key, keyFile)
+      const { port } = await startGate({ certFile, keyFile, reloadEvery: "50 millis" })
+      expect(await servedFingerprint(port)).toBe(await fingerprintOf(first.cert))
+
+      // Half a renewal: the new certificate beside the old key makes no TLS context.
+      await copyFile(second.cert, certFile)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(await servedFingerprint(port)).toBe(await fingerprintOf(first.cert))
+
+      // The whole renewal: new connections get the new certificate.
+      await copyFile(second.key, keyFile)
+      const renewed = await fingerprintOf(second.cert)
+      const deadline = Date.now() + 5000
+      while (await servedFingerprint(port) !== renewed) {
+        if (Date.now() > deadline) throw new Error("the renewed certificate was not served")
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+    } finally {
+      await stopGate()
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
