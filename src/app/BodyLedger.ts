@@ -15,6 +15,10 @@
 // process that sequences the log, between two batches (Sequencer.betweenBatches), after
 // reading every leaf committed: no batch can then name the bytes between the decision and
 // the deletion (a batch that names bytes already stored writes nothing to the body store).
+// Each turn's deletes are one remove fenced by the lease this process sequences by: if a
+// successor holds the lease (this process was deposed and has not noticed yet), the store
+// deletes nothing and answers "superseded", and the turn stops with its digests still
+// pending, for the successor to delete (docs/operations.md, "Retention").
 //
 // Its work is `pending`: each digest whose bytes some expiring entry still holds, once,
 // with its summary. A digest goes to the end whenever its summary changes, and leaves when
@@ -39,6 +43,7 @@ import { expiresUnder, type BodyEntry } from "../domain/bodyStatus.js"
 import { fromHex, fromUtf8, toHex } from "../domain/bytes.js"
 import { BodyStore } from "../ports/BodyStore.js"
 import { Clock } from "../ports/Clock.js"
+import type { LeaseFence } from "../ports/LeaseFence.js"
 import { LogStore } from "../ports/LogStore.js"
 import { Charter } from "./Charter.js"
 import { LogWriter } from "./LogWriter.js"
@@ -150,25 +155,29 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
       }))
 
     /**
-     * One turn of retention between two batches: reads every leaf committed, then deletes
-     * the bytes of at most DELETE_CHUNK digests that no entry needs any more. Answers how
-     * many it deleted and whether a due digest is left for another turn.
+     * One turn of retention between two batches, under the lease `fence`: reads every leaf
+     * committed, then deletes the bytes of at most DELETE_CHUNK digests that no entry needs
+     * any more. Answers how many it deleted and whether a due digest is left for another turn.
      */
-    const retainTurn = (now: number) =>
+    const retainTurn = (now: number) => (fence: LeaseFence) =>
       lock.withPermits(1)(Effect.gen(function*() {
         const size = yield* SubscriptionRef.get(writer.size)
         // Leaves this process did not write: it no longer sequences, though it has not yet
-        // noticed (docs/protocol.md section 14). Its successor retains. This is checked once
-        // per turn and the deletes are not fenced by the lease: docs/operations.md
-        // ("Retention") gives the window that leaves open.
+        // noticed (docs/protocol.md section 14). Its successor retains. This spares the
+        // deletes when the deposition shows already; the fence below covers a successor
+        // that takes the lease after this check.
         if ((yield* store.size) !== size) return { deleted: 0, more: false }
         yield* followTo(size)
         const due = dueDigests(pending, now, DELETE_CHUNK)
-        for (const key of due) {
-          yield* bodies.remove(fromHex(key)!)
-          // Out only once deleted: what a failed remove leaves, the next run deletes.
-          pending.delete(key)
+        if (due.length === 0) return { deleted: 0, more: false }
+        if ((yield* bodies.remove(due.map((key) => fromHex(key)!), fence)) === "superseded") {
+          yield* Effect.logWarning(
+            `retention stopped: a later sequencing lease exists (this one's epoch is ${fence.epoch}), so the ${due.length} digests due are left to the new sequencer`
+          )
+          return { deleted: 0, more: false }
         }
+        // Out only once deleted: what a failed remove leaves, the next run deletes.
+        for (const key of due) pending.delete(key)
         return { deleted: due.length, more: dueDigests(pending, now, 1).length > 0 }
       }))
 

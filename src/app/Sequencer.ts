@@ -32,7 +32,9 @@
 // Once leaf 0 is written, only a batch writes to the body store, and a batch that names
 // bytes already stored writes nothing there. So whatever deletes bodies (retention, in
 // BodyLedger) does it between batches (betweenBatches): then, between its decision and its
-// deletion, no leaf can come to name them.
+// deletion, no leaf of this process can come to name them. betweenBatches hands it the fence
+// of the lease this process holds, for the body store to check against a successor's leaves
+// (BodyStore.remove; docs/operations.md, "Retention").
 //
 // Several processes (docs/protocol.md section 14): only the process holding the lease
 // (Coordination) decides and commits. While it leads, it also claims the submissions other
@@ -63,6 +65,7 @@ import { BodyStore, type StoredBody } from "../ports/BodyStore.js"
 import { Clock } from "../ports/Clock.js"
 import { Coordination, type RelayedOutcome } from "../ports/Coordination.js"
 import { Crypto } from "../ports/Crypto.js"
+import type { LeaseFence } from "../ports/LeaseFence.js"
 import { LogStore } from "../ports/LogStore.js"
 import { StorageError } from "../ports/StorageError.js"
 import { LogWriter } from "./LogWriter.js"
@@ -110,12 +113,14 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
   /** Submissions waiting. */
   readonly queued: Effect.Effect<number>
   /**
-   * Runs `effect` between two batches while this process sequences the log, and answers
-   * its result; runs nothing and answers none while it does not. Meanwhile nothing is
-   * decided, nor written to the body store or the log: retention (BodyLedger) deletes
-   * bytes here, so no batch can name bytes between the decision and the deletion.
+   * Runs `effect` between two batches while this process sequences the log, with the fence
+   * of the lease it sequences by, and answers its result; runs nothing and answers none
+   * while it does not. Meanwhile nothing is decided, nor written to the body store or the
+   * log: retention (BodyLedger) deletes bytes here, so no batch of this process can name
+   * bytes between the decision and the deletion, and the fence keeps a successor's batches
+   * safe from it too.
    */
-  readonly betweenBatches: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<Option.Option<A>, E, R>
+  readonly betweenBatches: <A, E, R>(effect: (fence: LeaseFence) => Effect.Effect<A, E, R>) => Effect.Effect<Option.Option<A>, E, R>
 }>() {
   static readonly layer = Layer.scoped(Sequencer, Effect.gen(function*() {
     const store = yield* LogStore
@@ -132,6 +137,8 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     /** The state after the last committed leaf read; changed under `stateLock` only. */
     let committed: LogState = yield* foldLeaves(store, crypto.sha256, emptyLogState, yield* store.size)
     const stateLock = yield* Effect.makeSemaphore(1)
+    /** The fence of the lease this process sequences by; set exactly while it leads. */
+    let leadingFence: LeaseFence | undefined
     const queue = yield* Queue.dropping<Job>(QUEUE_CAPACITY)
 
     /** Reads what other processes appended: the writer's frontier, then the state. */
@@ -286,11 +293,15 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       const lease = yield* coordination.lease
       yield* catchUp
       yield* settleOrphans
+      leadingFence = lease.fence
       yield* SubscriptionRef.set(leading, true)
       yield* Effect.logInfo(`this process sequences the log (size ${committed.size})`)
       yield* Effect.raceFirst(lease.lost, Effect.raceFirst(batchLoop, intake))
     })).pipe(
-      Effect.ensuring(Effect.zipRight(SubscriptionRef.set(leading, false), handOver)),
+      Effect.ensuring(Effect.zipRight(
+        Effect.zipRight(Effect.sync(() => void (leadingFence = undefined)), SubscriptionRef.set(leading, false)),
+        handOver
+      )),
       Effect.catchAll((error) => Effect.zipRight(Effect.logError("sequencing stopped", error), Effect.sleep(Duration.seconds(1))))
     )
     yield* Effect.forkScoped(Effect.forever(leadOnce))
@@ -319,8 +330,8 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         return yield* Deferred.await(done)
       })
 
-    const betweenBatches = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      stateLock.withPermits(1)(Effect.flatMap(SubscriptionRef.get(leading), (lead) => (lead ? Effect.asSome(effect) : Effect.succeedNone)))
+    const betweenBatches = <A, E, R>(effect: (fence: LeaseFence) => Effect.Effect<A, E, R>) =>
+      stateLock.withPermits(1)(Effect.suspend(() => (leadingFence === undefined ? Effect.succeedNone : Effect.asSome(effect(leadingFence)))))
 
     return { submit, state: Effect.sync(() => committed), queued: Queue.size(queue), betweenBatches }
   }))

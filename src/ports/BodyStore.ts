@@ -8,10 +8,22 @@
 // idempotent for the same digest; put refuses a body whose SHA-256 is not its digest (a
 // store that serves bytes under a hash must never serve other bytes under it); get returns
 // exactly the bytes put; has answers whether get would find the body, without reading it;
-// remove is durable and idempotent.
+// remove under the current lease's fence deletes the whole batch, durably and idempotently.
+//
+// Removal is fenced by the sequencing lease (LeaseFence.ts; docs/operations.md, "Retention"):
+// only the lease holder deletes, between its batches, and it hands its lease's fence to each
+// remove. A store that several processes share (PgBodyStore) deletes only while no later
+// lease exists, in a way ordered against the next holder taking its fence, and answers
+// "superseded" otherwise, having deleted nothing: every put the next holder makes then
+// stores its bytes again. A store of one process (memory, files) is written by that
+// process's sequencer alone, whose own lock already keeps its batches and its retention
+// apart (Sequencer.betweenBatches), whichever lease they run under; and its lease is never
+// lost to another process. So it takes the fence without checking it: the port is one
+// shape for all.
 
 import type { Effect, Option } from "effect"
 import { Context } from "effect"
+import type { LeaseFence } from "./LeaseFence.js"
 import type { StorageError } from "./StorageError.js"
 
 export interface StoredBody {
@@ -19,6 +31,9 @@ export interface StoredBody {
   readonly digest: Uint8Array
   readonly bytes: Uint8Array
 }
+
+/** What a remove did: deleted the batch, or nothing because a later lease exists. */
+export type RemoveOutcome = "removed" | "superseded"
 
 export class BodyStore extends Context.Tag("aics/BodyStore")<BodyStore, {
   /** Durably stores the bodies (one batch, one durability point). */
@@ -29,6 +44,9 @@ export class BodyStore extends Context.Tag("aics/BodyStore")<BodyStore, {
    * status needs only that, and a document may be 1 MiB (GET /v2/entries/{index}).
    */
   readonly has: (digest: Uint8Array) => Effect.Effect<boolean, StorageError>
-  /** Durably deletes a body (retention expiry), whoever named it; the leaves that named it stay. */
-  readonly remove: (digest: Uint8Array) => Effect.Effect<void, StorageError>
+  /**
+   * Durably deletes the bodies (retention expiry), whoever named them, in one durability
+   * point, unless a lease later than `fence` exists; the leaves that named them stay.
+   */
+  readonly remove: (digests: ReadonlyArray<Uint8Array>, fence: LeaseFence) => Effect.Effect<RemoveOutcome, StorageError>
 }>() {}

@@ -12,14 +12,21 @@
 // the log and `release`s the others to be decided again. A submission waits as long as it
 // is claimed; one no sequencer claims within `unclaimedTimeout` is withdrawn and fails.
 //
+// Each lease carries a fencing token (LeaseFence.ts), higher than that of every lease before
+// it, taken before the holder's first batch: what the holder deletes from the body store is
+// fenced by it (BodyStore.remove), so a holder deposed without noticing deletes nothing once
+// its successor holds the lease (docs/operations.md, "Retention").
+//
 // Contract (test/ports/Coordination.contract.ts): one lease holder at a time (checked on
-// adapters with several sessions), a lease freed when its holder's scope closes, relayed
+// adapters with several sessions), each new lease with a higher fence than the one before,
+// a lease freed when its holder's scope closes, relayed
 // submissions claimed once each in the order relayed, answers returned to the relaying
 // caller, orphans listed until answered or released.
 
 import type { Effect, Scope, Stream } from "effect"
 import { Context } from "effect"
 import type { RefusalCode } from "../domain/write/refusal.js"
+import type { LeaseFence } from "./LeaseFence.js"
 import type { StorageError } from "./StorageError.js"
 
 /** What crosses to the sequencer: the checked envelope (JCS text) and its body. */
@@ -42,6 +49,8 @@ export interface ClaimedSubmission {
 export interface Lease {
   /** Completes when the lease is lost while its scope is still open (the holder must stop). */
   readonly lost: Effect.Effect<void>
+  /** This lease's fencing token: higher than that of every lease granted before it. */
+  readonly fence: LeaseFence
 }
 
 export class Coordination extends Context.Tag("aics/Coordination")<Coordination, {

@@ -6,36 +6,16 @@
 // that finds leaves it did not write (deposed and not yet aware) deletes nothing. Memory
 // adapters shared by two processes' services, so every step is exact.
 
-import { Context, Effect, Either, Exit, Layer, Option, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { describe, expect, it } from "vitest"
 import { makeTestClock, type ManualClock } from "../../src/adapters/clock/TestClock.js"
-import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
 import { BodyLedger } from "../../src/app/BodyLedger.js"
-import { Sequencer } from "../../src/app/Sequencer.js"
 import { DAY_MS } from "../../src/domain/bodyStatus.js"
-import { checkSubmission } from "../../src/domain/write/submission.js"
-import { BodyStore } from "../../src/ports/BodyStore.js"
-import { accepted, envelopeFor, writeRequestBody, type TestAgent } from "../support/agents.js"
-import { bodyServices, RETENTION_DAYS, seedStores, sequencing, sharedStores, storedBody } from "../support/bodyServices.js"
+import { bodyServices, held, RETENTION_DAYS, seedStores, sequencing, sharedStores, storedBody, writeThrough } from "../support/bodyServices.js"
 import { textBody } from "../support/governanceAgents.js"
-import { capsulePayload, ciphertext, claimPayload, makeAgent, ORIGIN, PureLog } from "../support/identityAgents.js"
+import { capsulePayload, ciphertext, claimPayload, makeAgent, PureLog } from "../support/identityAgents.js"
 
-const ctx = { origin: ORIGIN, sha256: nodeCrypto.sha256, ed25519: nodeCrypto.ed25519 }
 const RETENTION_MS = RETENTION_DAYS * DAY_MS
-
-/** Writes an entry through a process's sequencer, as POST /v2/entries does after its checks. */
-const write = (process: Context.Context<Sequencer>, agent: TestAgent, type: string, payload: Record<string, unknown>, body: Uint8Array) =>
-  Effect.gen(function*() {
-    const envelope = envelopeFor(agent, ORIGIN, type, payload)
-    const submission = Either.getOrThrow(checkSubmission(writeRequestBody(envelope, body), { ...envelope, keyid: envelope.kid }, ctx))
-    const outcome = yield* Context.get(process, Sequencer).submit(submission)
-    expect(outcome._tag).toBe("Accepted")
-    accepted(agent, envelope)
-  })
-
-/** Whether the shared body store holds these bytes. */
-const held = (shared: Context.Context<BodyStore>, ...bodies: ReadonlyArray<Uint8Array>) =>
-  Effect.forEach(bodies, (bytes) => Effect.map(Context.get(shared, BodyStore).get(nodeCrypto.sha256(bytes)), Option.isSome))
 
 /**
  * Stores seeded with the log and `bodies`, and process A's services over them, sequencing;
@@ -70,7 +50,7 @@ describe("retention on several processes", () => {
 
       // A post through A names the capsule's bytes; B has not read it (no notification yet).
       yield* clock.set(t0 + DAY_MS)
-      yield* write(a, alice, "post", { channel: "general", body_hash: text.body_hash, size: text.size }, text.body)
+      yield* writeThrough(a, alice, "post", { channel: "general", body_hash: text.body_hash, size: text.size }, text.body)
 
       // Both capsules expire. B does not sequence: it deletes nothing, whatever its ledger.
       yield* clock.set(t0 + RETENTION_MS)
@@ -81,7 +61,7 @@ describe("retention on several processes", () => {
       expect(yield* held(shared, text.body, lone.body)).toEqual([true, false])
 
       // A writes one more capsule and stops; B takes the lease over and reads what A wrote.
-      yield* write(a, mallory, "capsule", later.payload, later.body)
+      yield* writeThrough(a, mallory, "capsule", later.payload, later.body)
       yield* stopA
       yield* Effect.provide(sequencing, b)
       yield* clock.set(t0 + 2 * RETENTION_MS)

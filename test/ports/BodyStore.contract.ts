@@ -1,5 +1,7 @@
 // The BodyStore contract (src/ports/BodyStore.ts), as tests every adapter must pass. The
-// suite only talks to the port, through a layer the adapter's test file supplies. Every
+// suite only talks to the port, through a layer the adapter's test file supplies, and
+// removes under the fence of a lease that the store's own kind of deployment grants (what a
+// later lease does to a remove needs several sessions: the PostgreSQL tests check it). Every
 // check of a body asks both get and has, so has answers as get does through puts, removes
 // and reopening.
 
@@ -9,14 +11,19 @@ import { Effect, Option, type Layer, type Scope } from "effect"
 import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
 import { toHex, utf8 } from "../../src/domain/bytes.js"
 import { BodyStore, type StoredBody } from "../../src/ports/BodyStore.js"
+import type { LeaseFence } from "../../src/ports/LeaseFence.js"
 
 export interface BodyStoreUnderTest {
-  /**
-   * A new, empty store, removed when the scope closes, and the layer that opens it;
-   * building the layer again reopens the same store when `durable`.
-   */
-  readonly fresh: Effect.Effect<Layer.Layer<BodyStore, unknown>, unknown, Scope.Scope>
+  /** A new, empty store, removed when the scope closes. */
+  readonly fresh: Effect.Effect<FreshBodyStore, unknown, Scope.Scope>
   readonly durable: boolean
+}
+
+export interface FreshBodyStore {
+  /** The layer that opens the store; building it again reopens the same store when `durable`. */
+  readonly open: Layer.Layer<BodyStore, unknown>
+  /** Takes the sequencing lease of the store's deployment, held until the scope closes; answers its fence. */
+  readonly lease: Effect.Effect<LeaseFence, unknown, Scope.Scope>
 }
 
 type Store = typeof BodyStore.Service
@@ -40,7 +47,7 @@ export const bodyStoreContract = (name: string, adapter: BodyStoreUnderTest): vo
   describe(`BodyStore contract: ${name}`, () => {
     it.scoped("puts a batch and gets each body back", () =>
       Effect.gen(function*() {
-        const open = yield* adapter.fresh
+        const { open } = yield* adapter.fresh
         yield* withStore(open, (store) =>
           Effect.gen(function*() {
             const bodies = Array.from({ length: 40 }, (_, i) => body(`body ${i} `.repeat(i + 1)))
@@ -56,7 +63,7 @@ export const bodyStoreContract = (name: string, adapter: BodyStoreUnderTest): vo
 
     it.scoped("put refuses a body whose SHA-256 is not its digest, storing nothing of the batch", () =>
       Effect.gen(function*() {
-        const open = yield* adapter.fresh
+        const { open } = yield* adapter.fresh
         yield* withStore(open, (store) =>
           Effect.gen(function*() {
             const good = body("good")
@@ -70,7 +77,7 @@ export const bodyStoreContract = (name: string, adapter: BodyStoreUnderTest): vo
 
     it.scoped("put is idempotent, within a batch and across batches", () =>
       Effect.gen(function*() {
-        const open = yield* adapter.fresh
+        const { open } = yield* adapter.fresh
         yield* withStore(open, (store) =>
           Effect.gen(function*() {
             const a = body("a")
@@ -81,45 +88,54 @@ export const bodyStoreContract = (name: string, adapter: BodyStoreUnderTest): vo
           }))
       }))
 
-    it.scoped("remove deletes a body, idempotently, and a body can come back", () =>
+    it.scoped("remove under the current lease deletes a batch, idempotently, and a body can come back", () =>
       Effect.gen(function*() {
-        const open = yield* adapter.fresh
+        const { open, lease } = yield* adapter.fresh
+        const fence = yield* lease
         yield* withStore(open, (store) =>
           Effect.gen(function*() {
-            const [a, b] = [body("a"), body("b")]
-            yield* store.put([a, b])
-            yield* store.remove(a.digest)
+            const [a, b, c] = [body("a"), body("b"), body("c")]
+            yield* store.put([a, b, c])
+            expect(yield* store.remove([a.digest, c.digest], fence)).toBe("removed")
             yield* expectBody(store, a, false)
             yield* expectBody(store, b, true)
-            yield* store.remove(a.digest)
-            yield* store.remove(body("never put").digest)
+            yield* expectBody(store, c, false)
+            expect(yield* store.remove([a.digest, a.digest, body("never put").digest], fence)).toBe("removed")
+            expect(yield* store.remove([], fence)).toBe("removed")
+            yield* expectBody(store, b, true)
             yield* store.put([a])
             yield* expectBody(store, a, true)
           }))
       }))
 
-    it.scoped("refuses digests that are not 32 bytes", () =>
+    it.scoped("refuses digests that are not 32 bytes, removing nothing of a batch that holds one", () =>
       Effect.gen(function*() {
-        const open = yield* adapter.fresh
+        const { open, lease } = yield* adapter.fresh
+        const fence = yield* lease
         yield* withStore(open, (store) =>
           Effect.gen(function*() {
             const short = { digest: new Uint8Array(31), bytes: utf8("x") }
-            for (const attempt of [store.put([short]), store.get(short.digest), store.has(short.digest), store.remove(short.digest)]) {
+            const kept = body("kept")
+            yield* store.put([kept])
+            const attempts = [store.put([short]), store.get(short.digest), store.has(short.digest), store.remove([kept.digest, short.digest], fence)]
+            for (const attempt of attempts) {
               const error = yield* Effect.flip(attempt)
               expect(error._tag).toBe("StorageError")
             }
+            yield* expectBody(store, kept, true)
           }))
       }))
 
     if (adapter.durable) {
       it.scoped("a reopened store has the same bodies", () =>
         Effect.gen(function*() {
-          const open = yield* adapter.fresh
+          const { open, lease } = yield* adapter.fresh
+          const fence = yield* lease
           const [a, b] = [body("kept"), body("removed")]
           yield* withStore(open, (store) =>
             Effect.gen(function*() {
               yield* store.put([a, b])
-              yield* store.remove(b.digest)
+              expect(yield* store.remove([b.digest], fence)).toBe("removed")
             }))
           yield* withStore(open, (store) =>
             Effect.gen(function*() {

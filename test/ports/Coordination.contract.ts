@@ -124,6 +124,18 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
         expect(yield* Fiber.join(waiter).pipe(Effect.timeout("5 seconds"))).toBe("taken")
       }))
 
+    it.scopedLive("gives each new lease a higher fence than the one before, whichever process takes it", () =>
+      Effect.gen(function*() {
+        const fresh = yield* adapter.fresh("10 seconds")
+        const first = yield* build(fresh)
+        const second = adapter.severalProcesses ? yield* build(fresh) : first
+        const epochs: Array<number> = []
+        for (const port of [first, first, second, first]) {
+          epochs.push(yield* Effect.scoped(Effect.map(port.lease, (lease) => lease.fence.epoch)))
+        }
+        for (let i = 1; i < epochs.length; i++) expect(epochs[i]!).toBeGreaterThan(epochs[i - 1]!)
+      }))
+
     if (adapter.severalProcesses) {
       it.scopedLive("relays between processes", () =>
         Effect.gen(function*() {

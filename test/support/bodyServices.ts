@@ -4,7 +4,8 @@
 // processes of one deployment share (docs/protocol.md section 14); each process has its own
 // writer, role, sequencer and ledger, so a test can run one or several over the same stores.
 
-import { Effect, Layer, Stream, SubscriptionRef } from "effect"
+import { Context, Effect, Either, Layer, Option, Stream, SubscriptionRef } from "effect"
+import { expect } from "vitest"
 import type { ManualClock } from "../../src/adapters/clock/TestClock.js"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
 import { MemoryBodyStoreLive } from "../../src/adapters/memory/MemoryBodyStore.js"
@@ -18,7 +19,9 @@ import { LogWriter } from "../../src/app/LogWriter.js"
 import { NodeRole } from "../../src/app/NodeRole.js"
 import { Sequencer } from "../../src/app/Sequencer.js"
 import { ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
+import { checkSubmission } from "../../src/domain/write/submission.js"
 import { BodyStore, type StoredBody } from "../../src/ports/BodyStore.js"
+import { accepted, envelopeFor, writeRequestBody, type TestAgent } from "./agents.js"
 import { ORIGIN, type PureLog } from "./identityAgents.js"
 
 export const RETENTION_DAYS = 90
@@ -32,11 +35,13 @@ const settings: ServiceSettings = {
 
 export const storedBody = (bytes: Uint8Array): StoredBody => ({ digest: nodeCrypto.sha256(bytes), bytes })
 
+/** What a process needs besides its stores: the clock, the configuration and crypto. */
+export const processBasics = (clock: ManualClock) =>
+  Layer.merge(clock.layer, ServiceConfig.layer(settings)).pipe(Layer.provideMerge(NodeCryptoLive))
+
 /** What the processes share: empty stores, one coordination, the clock and the configuration. */
 export const sharedStores = (clock: ManualClock) =>
-  Layer.mergeAll(MemoryLogStoreLive, MemoryBodyStoreLive, MemoryCoordinationLive(), clock.layer, ServiceConfig.layer(settings)).pipe(
-    Layer.provideMerge(NodeCryptoLive)
-  )
+  Layer.mergeAll(MemoryLogStoreLive, MemoryBodyStoreLive, MemoryCoordinationLive()).pipe(Layer.provideMerge(processBasics(clock)))
 
 /** Stores `bodies` and appends the log's leaves (a writer of its own, gone when it is done). */
 export const seedStores = (log: PureLog, bodies: ReadonlyArray<StoredBody>) =>
@@ -72,3 +77,19 @@ export const bodyApp = (log: PureLog, bodies: ReadonlyArray<StoredBody>, clock: 
 
 /** Waits until this process sequences the log: retention deletes only there. */
 export const sequencing = Effect.flatMap(NodeRole, ({ leading }) => leading.changes.pipe(Stream.takeUntil((lead) => lead), Stream.runDrain))
+
+const writeContext = { origin: ORIGIN, sha256: nodeCrypto.sha256, ed25519: nodeCrypto.ed25519 }
+
+/** Writes an entry through a process's sequencer, as POST /v2/entries does after its checks; it must be accepted. */
+export const writeThrough = (process: Context.Context<Sequencer>, agent: TestAgent, type: string, payload: Record<string, unknown>, body: Uint8Array) =>
+  Effect.gen(function*() {
+    const envelope = envelopeFor(agent, ORIGIN, type, payload)
+    const submission = Either.getOrThrow(checkSubmission(writeRequestBody(envelope, body), { ...envelope, keyid: envelope.kid }, writeContext))
+    const outcome = yield* Context.get(process, Sequencer).submit(submission)
+    expect(outcome._tag).toBe("Accepted")
+    accepted(agent, envelope)
+  })
+
+/** Whether the body store holds each of these bodies. */
+export const held = (stores: Context.Context<BodyStore>, ...bodies: ReadonlyArray<Uint8Array>) =>
+  Effect.forEach(bodies, (bytes) => Effect.map(Context.get(stores, BodyStore).get(nodeCrypto.sha256(bytes)), Option.isSome))

@@ -24,11 +24,14 @@
 // returns the body of the one whose stored digest is the digest asked; the table only holds
 // committed records, and bytes below the committed end never change, so reads take no lock
 // and run alongside a write. has(digest) reads only each candidate's record header.
-// remove(digest) appends a removal record naming the put record it removes (one per stored
-// copy; nothing when the body is not stored), syncs it as a put does, then drops the body
-// from the table: get answers none from then on, and after any reopen, since recovery
-// replays the removal. The bytes stay in `bodies` until compactBodyStore (bodyCompact.ts)
-// rewrites the files without them; it runs on a closed store.
+// remove(digests, fence) appends, for the whole batch at once, a removal record naming each
+// put record it removes (one per stored copy; nothing for a body not stored), syncs them as
+// a put does, then drops the bodies from the table: get answers none from then on, and after
+// any reopen, since recovery replays the removals. The bytes stay in `bodies` until
+// compactBodyStore (bodyCompact.ts) rewrites the files without them; it runs on a closed
+// store. The lease's fence is taken and not checked: one process writes the folder (below),
+// and its sequencer keeps its own batches and retention apart and never loses its lease to
+// another process (src/ports/BodyStore.ts).
 //
 // Writes are serialized by a semaphore and are uninterruptible once started, so a write
 // never runs after its caller gave up, racing the next one at the same offset. If a write
@@ -46,7 +49,7 @@ import { StorageError } from "../../ports/StorageError.js"
 import { appendRecords } from "./bodyAppend.js"
 import { openBodyFiles } from "./bodyFiles.js"
 import { DIGEST_SIZE, MAX_BODY_SIZE, PUT_HEADER, type BodyRecord } from "./bodyLayout.js"
-import { digestName } from "./bodyName.js"
+import { digestName, digestNames } from "./bodyName.js"
 import { applyEntry, recoverBodies, type BodyEnd } from "./bodyRecovery.js"
 import { headerDigest } from "./bodyScan.js"
 import { readExactly } from "./fileIo.js"
@@ -158,16 +161,20 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           return Effect.map(storedCopies(digest), (copies) => copies.length > 0)
         })
 
-      const remove = (digest: Uint8Array) =>
+      const remove = (digests: ReadonlyArray<Uint8Array>) =>
         Effect.suspend(() => {
-          const name = digestName("remove", digest)
-          if (name instanceof StorageError) return Effect.fail(name)
-          const target = digest.slice()
+          const names = digestNames("remove", digests)
+          if (names instanceof StorageError) return Effect.fail(names)
+          // Once each: two removal records of one copy would name a record already removed.
+          const targets = new Map(names.map((name, i) => [name, digests[i]!.slice()]))
           return locked(Effect.gen(function*() {
-            const copies = yield* storedCopies(target)
-            // Not stored: removing is idempotent, and a removal only ever names a live record.
-            if (copies.length === 0) return
-            yield* commit("remove", copies.map((offset): BodyRecord => ({ kind: "removal", digest: target, target: offset })))
+            const removals: Array<BodyRecord> = []
+            for (const target of targets.values()) {
+              // Not stored: removing is idempotent, and a removal only ever names a live record.
+              for (const offset of yield* storedCopies(target)) removals.push({ kind: "removal", digest: target, target: offset })
+            }
+            if (removals.length > 0) yield* commit("remove", removals)
+            return "removed" as const
           }))
         })
 

@@ -1,13 +1,15 @@
 // BodyStore in memory, for fast tests of the application layer: the same contract as
 // FsBodyStore (digests of 32 bytes that hash the bytes, put idempotent, remove idempotent),
-// without durability.
+// without durability. remove takes the lease's fence without checking it: the store is one
+// process's, whose sequencer keeps its own batches and retention apart and never loses its
+// lease to another process (src/ports/BodyStore.ts).
 
 import { Effect, Layer, Option } from "effect"
 import { equal } from "../../domain/bytes.js"
 import { BodyStore, type StoredBody } from "../../ports/BodyStore.js"
 import { Crypto } from "../../ports/Crypto.js"
 import { StorageError } from "../../ports/StorageError.js"
-import { digestName } from "../fs/bodyName.js"
+import { digestName, digestNames } from "../fs/bodyName.js"
 
 export const MemoryBodyStoreLive: Layer.Layer<BodyStore, never, Crypto> = Layer.effect(BodyStore, Effect.gen(function*() {
   const { sha256 } = yield* Crypto
@@ -38,12 +40,12 @@ export const MemoryBodyStoreLive: Layer.Layer<BodyStore, never, Crypto> = Layer.
         const name = digestName("has", digest)
         return name instanceof StorageError ? Effect.fail(name) : Effect.succeed(bodies.has(name))
       }),
-    remove: (digest) =>
+    remove: (digests) =>
       Effect.suspend(() => {
-        const name = digestName("remove", digest)
-        if (name instanceof StorageError) return Effect.fail(name)
-        bodies.delete(name)
-        return Effect.void
+        const names = digestNames("remove", digests)
+        if (names instanceof StorageError) return Effect.fail(names)
+        for (const name of names) bodies.delete(name)
+        return Effect.succeed("removed" as const)
       })
   })
 }))

@@ -1,7 +1,9 @@
 // Coordination within one process (the filesystem deployment, and tests of the app): the
 // lease is a semaphore of one, never lost, and relayed submissions wait in memory. A
 // process on the filesystem is its own sequencer, so nothing is relayed in practice; the
-// adapter still keeps the whole contract, so the Sequencer has one code path.
+// adapter still keeps the whole contract, so the Sequencer has one code path: each lease
+// carries a fence one higher than the last (the stores of one process take it unchecked,
+// BodyStore.ts, but the numbers still mean what they mean on a database).
 
 import { Deferred, Duration, Effect, Layer, Queue, Stream } from "effect"
 import { Coordination, type ClaimedSubmission, type RelayedOutcome, type RelayedSubmission } from "../../ports/Coordination.js"
@@ -26,6 +28,7 @@ export const MemoryCoordinationLive = (options: MemoryCoordinationOptions = {}):
     // In relay order: Map keeps insertion order.
     const relayed = new Map<string, Relayed>()
     let nextId = 0
+    let epoch = 0
     const unclaimedTimeout = options.unclaimedTimeout ?? Duration.seconds(10)
 
     const relay = (submission: RelayedSubmission) =>
@@ -45,7 +48,10 @@ export const MemoryCoordinationLive = (options: MemoryCoordinationOptions = {}):
     const claimedOf = (entry: Relayed): ClaimedSubmission => ({ id: entry.id, submission: entry.submission, claimedAt: entry.claimedAt! })
 
     return Coordination.of({
-      lease: Effect.as(Effect.acquireRelease(leaseLock.take(1), () => leaseLock.release(1)), { lost: Effect.never }),
+      lease: Effect.map(
+        Effect.acquireRelease(leaseLock.take(1), () => leaseLock.release(1)),
+        () => ({ lost: Effect.never, fence: { epoch: ++epoch } })
+      ),
       relay,
       submitted: Effect.asVoid(Queue.take(wake).pipe(Effect.timeoutOption(Duration.millis(200)))),
       claim: (max, logSize) =>

@@ -8,17 +8,23 @@
 // it passes MAX_STATEMENT_BODIES or MAX_STATEMENT_BYTES: durable, all of it, when its
 // commit returns. The bytes are copied when checked: what is stored is what was hashed,
 // whatever the caller does with its arrays while the put waits for a connection.
-// remove(digest) deletes the row: durable when the statement's commit returns. get reads it;
-// has asks only whether it exists (the primary key's index, not the bytes).
+// remove(digests, fence) deletes the rows in one transaction that first share-locks the lease
+// epoch row where the epoch is the fence's (leaseEpoch.ts): no such row means a later lease
+// exists, and it deletes nothing and answers "superseded"; otherwise the DELETE commits
+// before any new holder's raise of the epoch, hence before any of its puts, which store
+// again what was deleted (docs/operations.md, "Retention"). Durable when the commit returns.
+// get reads a row; has asks only whether it exists (the primary key's index, not the bytes).
 
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Option } from "effect"
 import { equal, toHex } from "../../domain/bytes.js"
-import { BodyStore, type StoredBody } from "../../ports/BodyStore.js"
+import { BodyStore, type RemoveOutcome, type StoredBody } from "../../ports/BodyStore.js"
 import { Crypto } from "../../ports/Crypto.js"
+import type { LeaseFence } from "../../ports/LeaseFence.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { MAX_BODY_SIZE } from "../fs/bodyLayout.js"
-import { digestName } from "../fs/bodyName.js"
+import { digestName, digestNames } from "../fs/bodyName.js"
+import { holdLeaseEpoch } from "./leaseEpoch.js"
 import { storage, toBytes, transact } from "./pgValues.js"
 
 const MAX_STATEMENT_BODIES = 1_000
@@ -90,11 +96,15 @@ export const PgBodyStoreLive: Layer.Layer<BodyStore, never, SqlClient.SqlClient 
         )
       })
 
-    const remove = (digest: Uint8Array) =>
+    const remove = (digests: ReadonlyArray<Uint8Array>, fence: LeaseFence) =>
       Effect.suspend(() => {
-        const name = digestName("remove", digest)
-        if (name instanceof StorageError) return Effect.fail(name)
-        return sql`DELETE FROM aics_bodies WHERE digest = ${digest}`.pipe(Effect.asVoid, storage("remove"))
+        const names = digestNames("remove", digests)
+        if (names instanceof StorageError) return Effect.fail(names)
+        return transact(sql, "remove", Effect.gen(function*() {
+          if (!(yield* holdLeaseEpoch(sql, fence))) return "superseded" satisfies RemoveOutcome
+          if (digests.length > 0) yield* sql`DELETE FROM aics_bodies WHERE digest = ANY(${digests}::bytea[])`
+          return "removed" satisfies RemoveOutcome
+        }))
       })
 
     return BodyStore.of({ put, get, has, remove })

@@ -11,6 +11,10 @@
 // The head row of the log (PgLogStore.ts) stays the guard against a fork: even a holder
 // that has not noticed its loss yet cannot append at a position another has taken.
 //
+// Right after taking the lock, on the same session, the new holder raises the lease epoch
+// (leaseEpoch.ts) and the lease carries it as its fence: the body store's deletes check it,
+// so a holder that has not noticed its loss deletes nothing its successor may need.
+//
 // Relayed submissions are rows of aics_relay (migrations.ts): inserted waiting (claimed_at
 // null), claimed by the holder with FOR UPDATE SKIP LOCKED, answered with an outcome
 // (jsonb), deleted by the process that relayed them once it has read the answer. Each step
@@ -24,6 +28,7 @@ import { Deferred, Duration, Effect, Layer, Option, Queue, Redacted, Schedule, S
 import { fromHex, toHex } from "../../domain/bytes.js"
 import { Coordination, type ClaimedSubmission, type RelayedOutcome, type RelayedSubmission } from "../../ports/Coordination.js"
 import { StorageError } from "../../ports/StorageError.js"
+import { advanceLeaseEpoch } from "./leaseEpoch.js"
 import { storage, toBytes } from "./pgValues.js"
 
 /** How often a process that does not hold the lease tries to take it. */
@@ -115,6 +120,8 @@ export const PgCoordinationLive = (
         Effect.repeat({ until: (held) => held, schedule: Schedule.spaced(LEASE_POLL) })
       )
       yield* Effect.addFinalizer(() => Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${LOCK})`, [], undefined)))
+      // Before the first batch: from here on the predecessor's deletes find no matching epoch.
+      const fence = yield* advanceLeaseEpoch(connection)
       const lost = yield* Deferred.make<void>()
       // A failed check means the session, and the lock with it, may be gone.
       yield* Effect.forkScoped(connection.execute("SELECT 1", [], undefined).pipe(
@@ -124,7 +131,7 @@ export const PgCoordinationLive = (
         Effect.catchAll((error) =>
           Effect.zipRight(Effect.logError("the sequencing lease is lost", error), Deferred.succeed(lost, undefined)))
       ))
-      return { lost: Deferred.await(lost) }
+      return { lost: Deferred.await(lost), fence }
     }).pipe(storage("lease"))
 
     // Every submission this process relayed and waits for, by id.

@@ -143,6 +143,15 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   // and UNIQUE still holds among the ids that remain.
   "0009_notice_report_id_deleted": statements(
     `ALTER TABLE aics_notices ALTER COLUMN report_id DROP NOT NULL`
+  ),
+  // The fencing token of the sequencing lease (leaseEpoch.ts): one row, its epoch raised by
+  // each new holder; the body store's deletes lock it to check theirs is still the latest.
+  "0010_lease_epoch": statements(
+    `CREATE TABLE aics_lease_epoch (
+      only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+      epoch bigint NOT NULL CHECK (epoch >= 0)
+    )`,
+    `INSERT INTO aics_lease_epoch (only_row, epoch) VALUES (true, 0)`
   )
 }
 

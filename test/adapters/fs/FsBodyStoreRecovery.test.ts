@@ -20,6 +20,7 @@ import {
 import { FsBodyStoreLive } from "../../../src/adapters/fs/FsBodyStore.js"
 import { toHex, utf8 } from "../../../src/domain/bytes.js"
 import { BodyStore, type StoredBody } from "../../../src/ports/BodyStore.js"
+import { soleProcessLease } from "../../support/leases.js"
 import { tempDir } from "./tempDir.js"
 
 type Store = typeof BodyStore.Service
@@ -156,10 +157,13 @@ describe("FsBodyStore recovery", () => {
       const dir = join(yield* tempDir("body-removal"), "bodies")
       const first = bodies("first", 1500)
       const removed = [first[0]!, first[700]!, first[1499]!]
+      const fence = yield* soleProcessLease
       yield* withStore(dir, (store) =>
         Effect.gen(function*() {
           yield* store.put(first)
-          for (const b of removed) yield* store.remove(b.digest)
+          // One in a batch of its own, then two in one batch: one commit each.
+          yield* store.remove([removed[0]!.digest], fence)
+          yield* store.remove(removed.slice(1).map((b) => b.digest), fence)
           yield* expectPresent(store, removed, false)
         }))
       // The removal records are within the last records, which recovery scans.
@@ -184,7 +188,8 @@ describe("FsBodyStore recovery", () => {
     Effect.gen(function*() {
       const a = bodies("a", 3)
       const dir = join(yield* tempDir("body-torn-removal"), "bodies")
-      yield* withStore(dir, (store) => Effect.zipRight(store.put(a), store.remove(a[1]!.digest)))
+      const fence = yield* soleProcessLease
+      yield* withStore(dir, (store) => Effect.zipRight(store.put(a), store.remove([a[1]!.digest], fence)))
       yield* Effect.promise(() => truncate(join(dir, "bodies"), recordEnd(a, 3) + REMOVAL_RECORD_SIZE - 1))
       yield* withStore(dir, (store) => expectPresent(store, a, true))
       yield* expectFiles(dir, 3, recordEnd(a, 3))
@@ -287,11 +292,12 @@ describe("FsBodyStore compaction", () => {
     Effect.gen(function*() {
       const dir = join(yield* tempDir("body-compact"), "bodies")
       const [a, b] = [bodies("expiring ciphertext", 6), bodies("kept", 6)]
+      const fence = yield* soleProcessLease
       yield* withStore(dir, (store) =>
         Effect.gen(function*() {
           yield* store.put(a)
           yield* store.put(b)
-          for (const gone of a.slice(0, 4)) yield* store.remove(gone.digest)
+          yield* store.remove(a.slice(0, 4).map((gone) => gone.digest), fence)
           // The store refuses to be compacted while it is open.
           const busy = yield* Effect.flip(compactBodyStore(dir).pipe(Effect.provide(NodeCryptoLive)))
           expect(busy.detail).toContain("open")

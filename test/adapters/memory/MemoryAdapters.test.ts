@@ -6,6 +6,7 @@ import { MemoryTileSinkLive } from "../../../src/adapters/memory/MemoryTileSink.
 import { bodyStoreContract } from "../../ports/BodyStore.contract.js"
 import { logStoreContract } from "../../ports/LogStore.contract.js"
 import { tileSinkContract } from "../../ports/TileSink.contract.js"
+import { soleProcessLease } from "../../support/leases.js"
 
 // Each build of a memory layer is a new, empty store, so none of them is "durable".
 logStoreContract("MemoryLogStore", {
@@ -14,4 +15,7 @@ logStoreContract("MemoryLogStore", {
   propertyRuns: 100
 })
 tileSinkContract("MemoryTileSink", { fresh: Effect.succeed(MemoryTileSinkLive), durable: false })
-bodyStoreContract("MemoryBodyStore", { fresh: Effect.succeed(MemoryBodyStoreLive.pipe(Layer.provide(NodeCryptoLive))), durable: false })
+bodyStoreContract("MemoryBodyStore", {
+  fresh: Effect.succeed({ open: MemoryBodyStoreLive.pipe(Layer.provide(NodeCryptoLive)), lease: soleProcessLease }),
+  durable: false
+})
