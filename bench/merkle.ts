@@ -27,6 +27,7 @@ import { Effect, Layer } from "effect"
 import { nodeCrypto, NodeCryptoLive } from "../src/adapters/crypto/nodeCrypto.js"
 import { FsLogStoreLive } from "../src/adapters/fs/FsLogStore.js"
 import { FsTileSinkLive } from "../src/adapters/fs/FsTileSink.js"
+import { MemoryCoordinationLive } from "../src/adapters/memory/MemoryCoordination.js"
 import { LogHealth } from "../src/app/LogHealth.js"
 import { LogReader } from "../src/app/LogReader.js"
 import { LogWriter } from "../src/app/LogWriter.js"
@@ -40,6 +41,7 @@ import { HASH_SIZE, makeTreeHasher, type Hash } from "../src/domain/tlog/hasher.
 import { verifyInclusion } from "../src/domain/tlog/inclusion.js"
 import { storedHashCount } from "../src/domain/tlog/storedHash.js"
 import { encodeHashTile, newTiles, tileHashIndexes } from "../src/domain/tlog/tiles.js"
+import { Coordination } from "../src/ports/Coordination.js"
 import { LogStore } from "../src/ports/LogStore.js"
 import { TileSink } from "../src/ports/TileSink.js"
 
@@ -210,6 +212,8 @@ const onDisk = (expectedRoot: Hash) =>
     const store = yield* LogStore
     const sink = yield* TileSink
     const hasher = reader.hasher
+    // The one process's lease, as the sequencer takes it (FsLogStore takes its fence unchecked).
+    const { fence } = yield* (yield* Coordination).lease
 
     // (b) Durable appends, batch after batch; only the append calls are timed.
     const batchMillis: Array<number> = []
@@ -217,7 +221,7 @@ const onDisk = (expectedRoot: Hash) =>
       const entries: Array<Uint8Array> = []
       for (let i = start; i < Math.min(LEAVES, start + BATCH); i++) entries.push(entryAt(i))
       const t = performance.now()
-      yield* writer.append(start, entries)
+      yield* writer.append(start, entries, fence)
       batchMillis.push(performance.now() - t)
     }
     const appendSeconds = batchMillis.reduce((a, b) => a + b, 0) / 1000
@@ -309,7 +313,7 @@ const onDisk = (expectedRoot: Hash) =>
 
 const appLayer = (dir: string) =>
   Layer.mergeAll(LogWriter.layer, LogReader.layer).pipe(
-    Layer.provideMerge(Layer.mergeAll(LogHealth.layer, FsLogStoreLive(join(dir, "log")), FsTileSinkLive(join(dir, "tiles")))),
+    Layer.provideMerge(Layer.mergeAll(LogHealth.layer, FsLogStoreLive(join(dir, "log")), FsTileSinkLive(join(dir, "tiles")), MemoryCoordinationLive())),
     Layer.provideMerge(NodeCryptoLive)
   )
 

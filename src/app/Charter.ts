@@ -3,6 +3,12 @@
 // the policy key signs a `charter` envelope naming it by hash, and the envelope becomes
 // leaf 0. On every later start leaf 0 is read back and checked against the configuration
 // and keys in use, so a data folder cannot silently be served under another origin or key.
+//
+// Leaf 0 is written under the sequencing lease, like every other leaf, with its fence
+// (src/ports/LogStore.ts; docs/operations.md, "The log's appends"): the process that takes
+// the lease first on an empty log writes it; the others, started at the same time on the
+// same database, take the lease after it, find leaf 0 and check it. A process whose first
+// read finds leaf 0 takes no lease: it never waits for a sequencer already at work.
 
 import { Context, Data, Effect, Either, Option } from "effect"
 import { fromUtf8, utf8 } from "../domain/bytes.js"
@@ -16,6 +22,7 @@ import { signingInput } from "../domain/envelope/signature.js"
 import { didKeyFromPublicKey } from "../domain/identity/didKey.js"
 import { BodyStore } from "../ports/BodyStore.js"
 import { Clock } from "../ports/Clock.js"
+import { Coordination } from "../ports/Coordination.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Entropy } from "../ports/Entropy.js"
 import { LogStore } from "../ports/LogStore.js"
@@ -53,6 +60,7 @@ export const makeCharter = Effect.gen(function*() {
   const crypto = yield* Crypto
   const entropy = yield* Entropy
   const clock = yield* Clock
+  const coordination = yield* Coordination
 
   const terms: CharterTerms = {
     origin: config.origin,
@@ -65,7 +73,7 @@ export const makeCharter = Effect.gen(function*() {
     mmdSeconds: config.mmdSeconds
   }
 
-  if ((yield* writer.refresh) === 0) {
+  const writeCharter = Effect.gen(function*() {
     const document = utf8(charterDocument(terms))
     const documentHash = crypto.sha256(document)
     const now = yield* clock.nowMillis
@@ -88,14 +96,21 @@ export const makeCharter = Effect.gen(function*() {
     const leaf = yield* Either.mapLeft(entryBytes(envelope, 0, now), (e) => new CharterMismatch({ message: String(e) }))
     // The body first: a leaf must never name a body the store does not have.
     yield* bodies.put([{ digest: documentHash, bytes: document }])
-    const written = yield* Effect.either(writer.append(0, [leaf]))
-    if (Either.isRight(written)) {
+    return { envelope, terms, document, documentHash, leaf } as const
+  })
+
+  if ((yield* writer.refresh) === 0) {
+    const written = yield* Effect.scoped(Effect.gen(function*() {
+      const { fence } = yield* coordination.lease
+      // Several processes started at once on an empty database (docs/protocol.md section
+      // 14): another one may have written leaf 0 while this one waited for the lease.
+      if ((yield* writer.refresh) !== 0) return Option.none<CharterLeaf>()
+      const { leaf, ...charter } = yield* writeCharter
+      yield* writer.append(0, [leaf], fence)
       yield* Effect.logInfo(`wrote leaf 0, the charter of ${config.origin}`)
-      return { envelope, terms, document, documentHash } satisfies CharterLeaf
-    }
-    // Several processes started at once on an empty database (docs/protocol.md section
-    // 14): another one wrote leaf 0 first. It is then checked below like any later start.
-    if ((yield* writer.refresh) === 0) return yield* written.left
+      return Option.some(charter satisfies CharterLeaf)
+    }))
+    if (Option.isSome(written)) return written.value
   }
 
   // A later start: leaf 0 must be the charter of this origin under these keys.

@@ -5,12 +5,17 @@
 //
 // With several processes on one database (docs/protocol.md section 14) another process may
 // append: `refresh` reloads the frontier from the store's stored hashes (O(log n) reads)
-// when the store has grown, and announces the new size like an append of its own.
+// when the store has grown, and announces the new size like an append of its own. Every
+// append carries the fence of the lease its caller writes under (the sequencer's, or the
+// charter's at first start): a store shared by several processes appends nothing once a
+// later lease exists, and the append fails with LeaseSuperseded, the frontier unchanged
+// (src/ports/LogStore.ts; docs/operations.md, "The log's appends").
 
 import { Context, Effect, Layer, Ref, SubscriptionRef } from "effect"
 import { appendLeaf, frontierFromHashes, frontierIndexes, frontierRoot, type Frontier } from "../domain/tlog/frontier.js"
 import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
 import { Crypto } from "../ports/Crypto.js"
+import type { LeaseFence, LeaseSuperseded } from "../ports/LeaseFence.js"
 import { LogStore, type AppendedLeaf } from "../ports/LogStore.js"
 import { StorageError } from "../ports/StorageError.js"
 import { LogHealth } from "./LogHealth.js"
@@ -24,8 +29,16 @@ export interface AppendResult {
 export class LogWriter extends Context.Tag("aics/LogWriter")<LogWriter, {
   /** Committed size, updated after each durable append. */
   readonly size: SubscriptionRef.SubscriptionRef<number>
-  /** Durably appends the entries at the next indexes; `start` must be the current size. */
-  readonly append: (start: number, entries: ReadonlyArray<Uint8Array>) => Effect.Effect<AppendResult, StorageError>
+  /**
+   * Durably appends the entries at the next indexes under the lease of `fence`; `start` must
+   * be the current size. Fails with LeaseSuperseded, having appended nothing, once a later
+   * lease exists.
+   */
+  readonly append: (
+    start: number,
+    entries: ReadonlyArray<Uint8Array>,
+    fence: LeaseFence
+  ) => Effect.Effect<AppendResult, StorageError | LeaseSuperseded>
   /** Reloads the frontier if another process appended; answers the committed size. */
   readonly refresh: Effect.Effect<number, StorageError>
   /** Root of the committed tree, from the frontier (no store read). */
@@ -44,7 +57,7 @@ export class LogWriter extends Context.Tag("aics/LogWriter")<LogWriter, {
     // One writer at a time: the frontier and the store's size move together.
     const lock = yield* Effect.makeSemaphore(1)
 
-    const append = (start: number, entries: ReadonlyArray<Uint8Array>) =>
+    const append = (start: number, entries: ReadonlyArray<Uint8Array>, fence: LeaseFence) =>
       lock.withPermits(1)(Effect.gen(function*() {
         const diverged = yield* health.diverged
         if (diverged !== undefined) {
@@ -63,7 +76,7 @@ export class LogWriter extends Context.Tag("aics/LogWriter")<LogWriter, {
           leaves.push({ bytes, hashes: step.stored })
           leafHashes.push(leafHash)
         }
-        yield* store.append(start, leaves)
+        yield* store.append(start, leaves, fence)
         yield* Ref.set(frontier, next)
         yield* SubscriptionRef.set(size, next.size)
         return { start, leafHashes }

@@ -48,11 +48,16 @@
 // holds are answered from the log, the others go back to waiting and are decided anew.
 // A batch that cannot be made durable ends the leadership: the lease is given up and taken
 // again, so the next batch starts from what the store holds (another process may have
-// appended), and submissions still queued are relayed rather than dropped. On the
+// appended), and submissions still queued are relayed rather than dropped. A batch whose
+// append finds a later lease (LeaseSuperseded: this process was deposed without noticing
+// yet, and the store wrote nothing, docs/operations.md "The log's appends") ends the
+// leadership too, at once; since nothing of it is in the log and nothing of it was
+// answered, its submissions are handed on first, ahead of those still queued, to be decided
+// by the new holder: none is answered by this process, accepted or refused. On the
 // filesystem, Coordination is one process's own (MemoryCoordination): the lease is taken at
 // once and never lost, so this is the single-node path, at the same speed.
 
-import { Context, Deferred, Duration, Effect, Either, Exit, Layer, Option, Queue, Schedule, Stream, SubscriptionRef } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Layer, Option, Queue, Schedule, Stream, SubscriptionRef } from "effect"
 import { entryBytesFromJcs } from "../domain/envelope/leaf.js"
 import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
 import { decide } from "../domain/write/decide.js"
@@ -92,6 +97,12 @@ interface Job {
 type Decided =
   | { readonly job: Job; readonly accepted: true; readonly index: number; readonly logged: number; readonly entryBytes: Uint8Array }
   | { readonly job: Job; readonly accepted: false; readonly refusal: Refusal }
+
+/**
+ * How a batch ended: made durable and answered; failed and answered log_unavailable; or
+ * superseded by a later lease, written nowhere and answered never.
+ */
+type BatchEnd = "committed" | "failed" | "superseded"
 
 /** At most this many submissions are decided and committed together. */
 export const MAX_BATCH = 1024
@@ -139,6 +150,8 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const stateLock = yield* Effect.makeSemaphore(1)
     /** The fence of the lease this process sequences by; set exactly while it leads. */
     let leadingFence: LeaseFence | undefined
+    /** The jobs of a batch a later lease superseded: handed on first when leadership ends. */
+    let superseded: ReadonlyArray<Job> = []
     const queue = yield* Queue.dropping<Job>(QUEUE_CAPACITY)
 
     /** Reads what other processes appended: the writer's frontier, then the state. */
@@ -156,9 +169,9 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         Effect.forkIn(scope)
       )
 
-    /** Decides and commits one batch; false when it could not be made durable. */
-    const commitBatch = (jobs: ReadonlyArray<Job>) =>
-      stateLock.withPermits(1)(Effect.gen(function*() {
+    /** Decides and commits one batch under the lease of `fence`; says how it ended. */
+    const commitBatch = (jobs: ReadonlyArray<Job>, fence: LeaseFence) =>
+      stateLock.withPermits(1)(Effect.gen(function*(): Effect.fn.Return<BatchEnd> {
         const at = yield* clock.nowMillis
         const start = committed.size
         let next = committed
@@ -183,12 +196,18 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           ? Exit.succeed({ leafHashes: [] as ReadonlyArray<Hash> })
           : yield* Effect.exit(Effect.zipRight(
             toStore.length > 0 ? bodies.put(toStore) : Effect.void,
-            writer.append(start, entries)
+            writer.append(start, entries, fence)
           ))
 
         if (Exit.isFailure(durable)) {
+          const error = Option.getOrUndefined(Cause.failureOption(durable.cause))
+          if (error?._tag === "LeaseSuperseded") {
+            yield* Effect.logWarning(`this process no longer sequences: ${error.message}; its batch of ${jobs.length} goes to the new holder`)
+            superseded = jobs
+            return "superseded"
+          }
           yield* Effect.logError("a batch could not be made durable", durable.cause)
-          const failure = refuse("log_unavailable", durable.cause._tag === "Fail" ? durable.cause.error.detail : "the batch could not be written")
+          const failure = refuse("log_unavailable", error === undefined ? "the batch could not be written" : error.detail)
           const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
           for (const { job } of decided) {
             const outcome = { _tag: "Refused", refusal: failure, at } as const
@@ -196,7 +215,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
             else yield* Deferred.succeed(job.done, outcome)
           }
           yield* answerRelayed(relayed, committed.size)
-          return false
+          return "failed"
         }
         committed = next
         const { leafHashes } = durable.value
@@ -210,16 +229,17 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           else yield* Deferred.succeed(d.job.done, outcome)
         }
         yield* answerRelayed(relayed, committed.size)
-        return true
+        return "committed"
       }))
 
     // Nothing may interrupt a batch between its decisions and its answers. A batch that
-    // fails ends the loop, and with it this leadership.
-    const batchLoop = Queue.takeBetween(queue, 1, MAX_BATCH).pipe(
-      Effect.flatMap((jobs) => Effect.uninterruptible(commitBatch(Array.from(jobs)))),
-      Effect.repeat({ while: (ok) => ok }),
-      Effect.asVoid
-    )
+    // fails or is superseded ends the loop, and with it this leadership.
+    const batchLoop = (fence: LeaseFence) =>
+      Queue.takeBetween(queue, 1, MAX_BATCH).pipe(
+        Effect.flatMap((jobs) => Effect.uninterruptible(commitBatch(Array.from(jobs), fence))),
+        Effect.repeat({ while: (end) => end === "committed" }),
+        Effect.asVoid
+      )
 
     /** Claims what other processes relayed into the queue, while there is room. */
     const intake = Effect.gen(function*() {
@@ -278,9 +298,10 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           Effect.map(clock.nowMillis, (at) => ({ _tag: "Refused", refusal: refuse("log_unavailable", error.detail), at }) as const))
       )
 
-    /** Hands what is queued here to whichever process leads next. */
+    /** Hands a superseded batch, then what is queued here, to whichever process leads next. */
     const handOver = Effect.gen(function*() {
-      const left = yield* Queue.takeAll(queue)
+      const left = [...superseded, ...(yield* Queue.takeAll(queue))]
+      superseded = []
       const relayedIds: Array<string> = []
       for (const job of left) {
         if (job.relayId !== undefined) relayedIds.push(job.relayId)
@@ -296,7 +317,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       leadingFence = lease.fence
       yield* SubscriptionRef.set(leading, true)
       yield* Effect.logInfo(`this process sequences the log (size ${committed.size})`)
-      yield* Effect.raceFirst(lease.lost, Effect.raceFirst(batchLoop, intake))
+      yield* Effect.raceFirst(lease.lost, Effect.raceFirst(batchLoop(lease.fence), intake))
     })).pipe(
       Effect.ensuring(Effect.zipRight(
         Effect.zipRight(Effect.sync(() => void (leadingFence = undefined)), SubscriptionRef.set(leading, false)),

@@ -2,9 +2,18 @@
 // addressed by position. It is the source of truth; tiles are published from it.
 //
 // Contract (test/ports/LogStore.contract.ts, run against every adapter):
-// - append(start, leaves) succeeds only when start equals the committed size, and only
-//   after every leaf and hash of the batch is durable; on failure nothing of the batch is
-//   visible after a reopen beyond a prefix of whole leaves.
+// - append(start, leaves, fence) succeeds only when start equals the committed size, and
+//   only after every leaf and hash of the batch is durable; on failure nothing of the batch
+//   is visible after a reopen beyond a prefix of whole leaves.
+// - the append is fenced by the sequencing lease (LeaseFence.ts; docs/operations.md, "The
+//   log's appends"): only the lease holder appends, with its lease's fence. A store that
+//   several processes share (PgLogStore) appends only while no later lease exists, in a way
+//   ordered against the next holder taking its fence, and otherwise fails with
+//   LeaseSuperseded having written nothing: a holder deposed without noticing cannot add a
+//   leaf after its successor took over (a leaf that could name bytes the successor's
+//   retention just deleted). A store of one process (memory, files) is appended to by that
+//   process's sequencer alone, whose lease is never lost to another process, so it takes
+//   the fence without checking it: the port is one shape for all.
 // - a reopen after a crash exposes a prefix of the appended leaves that includes every
 //   batch whose append succeeded, with exactly storedHashCount(size) hashes.
 // - reads beyond the committed size fail; findLeaf answers the first index with that hash.
@@ -12,6 +21,7 @@
 import type { Effect, Option } from "effect"
 import { Context } from "effect"
 import type { Hash } from "../domain/tlog/hasher.js"
+import type { LeaseFence, LeaseSuperseded } from "./LeaseFence.js"
 import type { StorageError } from "./StorageError.js"
 
 export interface AppendedLeaf {
@@ -24,8 +34,15 @@ export interface AppendedLeaf {
 export class LogStore extends Context.Tag("aics/LogStore")<LogStore, {
   /** Number of committed leaves. */
   readonly size: Effect.Effect<number, StorageError>
-  /** Durably appends leaves at positions start, start+1, ... (start must be the size). */
-  readonly append: (start: number, leaves: ReadonlyArray<AppendedLeaf>) => Effect.Effect<void, StorageError>
+  /**
+   * Durably appends leaves at positions start, start+1, ... (start must be the size), unless
+   * a lease later than `fence` exists: then it appends nothing and fails with LeaseSuperseded.
+   */
+  readonly append: (
+    start: number,
+    leaves: ReadonlyArray<AppendedLeaf>,
+    fence: LeaseFence
+  ) => Effect.Effect<void, StorageError | LeaseSuperseded>
   /** Entry bytes of leaves [from, to). */
   readonly readEntries: (from: number, to: number) => Effect.Effect<ReadonlyArray<Uint8Array>, StorageError>
   /** Stored hashes at the given stored-hash positions, in the order asked. */

@@ -4,7 +4,10 @@
 //     are durable, and a leaf is never appended before the body it names;
 //   - a failed put or append answers the whole batch log_unavailable, refusals included
 //     (they may rest on acceptances that never reached the log), and the state goes back
-//     to the last committed one, so the same submissions are decided again from there.
+//     to the last committed one, so the same submissions are decided again from there;
+//   - an append a later lease superseded answers nothing of its batch: the leadership ends
+//     and the batch is handed on, to be decided by the next holder (here the same process,
+//     whose MemoryCoordination grants it the next lease).
 
 import { describe, expect } from "vitest"
 import { it } from "@effect/vitest"
@@ -23,6 +26,7 @@ import { decodeU64 } from "../../src/domain/encoding.js"
 import type { Envelope } from "../../src/domain/envelope/envelope.js"
 import { checkSubmission, type Submission } from "../../src/domain/write/submission.js"
 import { BodyStore, type StoredBody } from "../../src/ports/BodyStore.js"
+import { LeaseSuperseded, type LeaseFence } from "../../src/ports/LeaseFence.js"
 import { LogStore, type AppendedLeaf } from "../../src/ports/LogStore.js"
 import { StorageError } from "../../src/ports/StorageError.js"
 import { accepted, envelopeFor, makeAgent, postPayload, writeRequestBody, type TestAgent } from "../support/agents.js"
@@ -41,7 +45,7 @@ interface Controls {
   /** Indexes of leaves appended while a body they name was not durable: must stay empty. */
   readonly orphanLeaves: Array<number>
   beforePut: Hook
-  beforeAppend: Hook
+  beforeAppend: Effect.Effect<void, StorageError | LeaseSuperseded>
   /** Opens every gate, so a failed test does not leave a stage waiting forever. */
   readonly openGates: Array<Effect.Effect<boolean>>
 }
@@ -72,7 +76,7 @@ const controlledStores = (controls: Controls) => {
   }))).pipe(Layer.provide(MemoryBodyStoreLive))
   const log = Layer.effect(LogStore, Effect.map(LogStore, (store) => LogStore.of({
     ...store,
-    append: (start: number, leaves: ReadonlyArray<AppendedLeaf>) =>
+    append: (start: number, leaves: ReadonlyArray<AppendedLeaf>, fence: LeaseFence) =>
       Effect.gen(function*() {
         const n = ++appends
         controls.events.push(`append ${n}`)
@@ -82,7 +86,7 @@ const controlledStores = (controls: Controls) => {
           if (typeof named === "string" && !controls.durableBodies.has(toHex(decodeU64(named)!))) controls.orphanLeaves.push(start + i)
         })
         yield* Effect.suspend(() => controls.beforeAppend)
-        yield* store.append(start, leaves)
+        yield* store.append(start, leaves, fence)
         controls.events.push(`append ${n} done`)
       })
   }))).pipe(Layer.provide(MemoryLogStoreLive))
@@ -184,6 +188,38 @@ describe("Sequencer commit", () => {
       // From the committed state again: bob's claim is now first, alice's is refused.
       expect(code(yield* sequencer.submit(bobClaim))).toBe("accepted 1")
       expect(code(yield* sequencer.submit(aliceClaim))).toBe("name_taken")
+      expect((yield* sequencer.state).size).toBe(2)
+      expect(controls.orphanLeaves).toEqual([])
+    }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
+  })
+
+  it.scoped("a superseded append answers nothing of its batch and hands it on to the next holder", () => {
+    const controls = newControls()
+    return Effect.gen(function*() {
+      const sequencer = yield* Sequencer
+      const carol = makeAgent(`carol ${Math.random()}`)
+      const alice = makeAgent(`alice ${Math.random()}`)
+      const bob = makeAgent(`bob ${Math.random()}`)
+      // As above: alice's and bob's claims of one name are decided together, one batch.
+      const held = yield* gate(controls)
+      controls.beforePut = held.hook
+      const first = yield* Effect.fork(sequencer.submit(nextPost(carol, "first")))
+      yield* held.reached
+      controls.beforePut = Effect.void
+      const claims = yield* Effect.forEach([claim(alice, "shared"), claim(bob, "shared")], (s) => Effect.fork(sequencer.submit(s)))
+      yield* Effect.repeatN(Effect.yieldNow(), 50)
+      expect(yield* sequencer.queued).toBe(2)
+      // The second append finds a later lease: the store wrote nothing.
+      let appends = 0
+      controls.beforeAppend = Effect.suspend(() =>
+        ++appends === 2 ? Effect.fail(new LeaseSuperseded({ operation: "append", fence: { epoch: 1 } })) : Effect.void)
+      yield* held.release
+      expect(code(yield* Fiber.join(first))).toBe("accepted 0")
+      // Neither claim is answered log_unavailable: the next lease decides both anew, one
+      // batch or two, so one takes the name at index 1 and the other is refused for it.
+      const outcomes = (yield* Effect.forEach(claims, Fiber.join)).map(code)
+      expect([...outcomes].sort()).toEqual(["accepted 1", "name_taken"])
+      expect(controls.events.filter((e) => e.startsWith("append") && e.endsWith("done"))).toHaveLength(2)
       expect((yield* sequencer.state).size).toBe(2)
       expect(controls.orphanLeaves).toEqual([])
     }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))

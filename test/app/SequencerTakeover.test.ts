@@ -56,7 +56,7 @@ describe("Sequencer takeover", () => {
       // The dead sequencer claimed both, and committed the first one's leaf only.
       expect((yield* coordination.claim(10, 0)).length).toBe(2)
       const decided = Either.getOrThrow(decide(emptyLogState, committed, NOW - 5))
-      yield* writer.append(0, [decided.entryBytes])
+      yield* Effect.scoped(Effect.flatMap(coordination.lease, ({ fence }) => writer.append(0, [decided.entryBytes], fence)))
 
       const sequencer = Context.get(yield* Layer.build(Sequencer.layer.pipe(Layer.provide(Layer.succeedContext(before)))), Sequencer)
       const hasher = makeTreeHasher(nodeCrypto.sha256)

@@ -1,7 +1,9 @@
 // The LogStore contract (src/ports/LogStore.ts), as tests every adapter must pass: the
-// filesystem and memory stores now, PostgreSQL later. The suite only talks to the port,
-// through a layer the adapter's test file supplies, and checks it against a model log
-// built with appendLeaf, the same code the writer uses.
+// filesystem, memory and PostgreSQL stores. The suite only talks to the port, through a
+// layer the adapter's test file supplies, and checks it against a model log built with
+// appendLeaf, the same code the writer uses. It appends under the fence of a lease that the
+// store's own kind of deployment grants (what a later lease does to an append needs
+// several sessions: the PostgreSQL tests check it).
 
 import { describe, expect } from "vitest"
 import { it } from "@effect/vitest"
@@ -12,18 +14,22 @@ import { toHex, utf8 } from "../../src/domain/bytes.js"
 import { appendLeaf, emptyFrontier, frontierFromHashes, frontierIndexes, frontierRoot, type Frontier } from "../../src/domain/tlog/frontier.js"
 import { makeTreeHasher, type Hash } from "../../src/domain/tlog/hasher.js"
 import { storedHashCount } from "../../src/domain/tlog/storedHash.js"
+import type { LeaseFence } from "../../src/ports/LeaseFence.js"
 import { LogStore, type AppendedLeaf } from "../../src/ports/LogStore.js"
 
 export interface LogStoreUnderTest {
-  /**
-   * A new, empty store (a folder, a database schema...), removed when the scope closes, and
-   * the layer that opens it. Building the layer again after the last build was released
-   * reopens the same store when `durable`.
-   */
-  readonly fresh: Effect.Effect<Layer.Layer<LogStore, unknown>, unknown, Scope.Scope>
+  /** A new, empty store (a folder, a database schema...), removed when the scope closes. */
+  readonly fresh: Effect.Effect<FreshLogStore, unknown, Scope.Scope>
   readonly durable: boolean
   /** fast-check runs of the model test (each one makes a fresh store). */
   readonly propertyRuns?: number
+}
+
+export interface FreshLogStore {
+  /** The layer that opens the store; building it again after the last build was released reopens the same store when `durable`. */
+  readonly open: Layer.Layer<LogStore, unknown>
+  /** Takes the sequencing lease of the store's deployment, held until the scope closes; answers its fence. */
+  readonly lease: Effect.Effect<LeaseFence, unknown, Scope.Scope>
 }
 
 export const hasher = makeTreeHasher(nodeCrypto.sha256)
@@ -125,7 +131,7 @@ export const logStoreContract = (name: string, adapter: LogStoreUnderTest): void
   describe(`LogStore contract: ${name}`, () => {
     it.scoped("starts empty", () =>
       Effect.gen(function*() {
-        const open = yield* adapter.fresh
+        const { open } = yield* adapter.fresh
         yield* withStore(open, (store) =>
           Effect.gen(function*() {
             expect(yield* store.size).toBe(0)
@@ -141,13 +147,14 @@ export const logStoreContract = (name: string, adapter: LogStoreUnderTest): void
 
     it.scoped("appends batches and reads them back", () =>
       Effect.gen(function*() {
-        const open = yield* adapter.fresh
+        const { open, lease } = yield* adapter.fresh
+        const fence = yield* lease
         const model = new LogModel()
         yield* withStore(open, (store) =>
           Effect.gen(function*() {
-            yield* store.append(0, model.add(entriesOf([[1, 10], [2, 0], [3, 300], [4, 1], [5, 65_535]])))
-            yield* store.append(5, model.add(entriesOf([[6, 7], [7, 8], [8, 9]])))
-            yield* store.append(8, [])
+            yield* store.append(0, model.add(entriesOf([[1, 10], [2, 0], [3, 300], [4, 1], [5, 65_535]])), fence)
+            yield* store.append(5, model.add(entriesOf([[6, 7], [7, 8], [8, 9]])), fence)
+            yield* store.append(8, [], fence)
             yield* expectStoreMatches(store, model)
             expect(hex(yield* store.readEntries(2, 6))).toEqual(hex(model.entries.slice(2, 6)))
             expect(hex(yield* store.readEntries(7, 8))).toEqual(hex(model.entries.slice(7, 8)))
@@ -158,57 +165,60 @@ export const logStoreContract = (name: string, adapter: LogStoreUnderTest): void
 
     it.scoped("refuses an append that does not start at the size, and changes nothing", () =>
       Effect.gen(function*() {
-        const open = yield* adapter.fresh
+        const { open, lease } = yield* adapter.fresh
+        const fence = yield* lease
         const model = new LogModel()
         yield* withStore(open, (store) =>
           Effect.gen(function*() {
-            yield* storageError(store.append(1, model.peek(entriesOf([[1, 5]]))))
-            yield* store.append(0, model.add(entriesOf([[1, 5], [2, 5], [3, 5]])))
+            yield* storageError(store.append(1, model.peek(entriesOf([[1, 5]])), fence))
+            yield* store.append(0, model.add(entriesOf([[1, 5], [2, 5], [3, 5]])), fence)
             const next = entriesOf([[4, 5]])
-            yield* storageError(store.append(2, model.peek(next)))
-            yield* storageError(store.append(4, model.peek(next)))
-            yield* storageError(store.append(-1, model.peek(next)))
+            yield* storageError(store.append(2, model.peek(next), fence))
+            yield* storageError(store.append(4, model.peek(next), fence))
+            yield* storageError(store.append(-1, model.peek(next), fence))
             expect(yield* store.size).toBe(3)
-            yield* store.append(3, model.add(next))
+            yield* store.append(3, model.add(next), fence)
             yield* expectStoreMatches(store, model)
           }))
       }))
 
     it.scoped("refuses malformed batches and changes nothing", () =>
       Effect.gen(function*() {
-        const open = yield* adapter.fresh
+        const { open, lease } = yield* adapter.fresh
+        const fence = yield* lease
         const model = new LogModel()
         yield* withStore(open, (store) =>
           Effect.gen(function*() {
-            yield* store.append(0, model.add(entriesOf([[1, 3]])))
+            yield* store.append(0, model.add(entriesOf([[1, 3]])), fence)
             const [good] = model.peek(entriesOf([[2, 4]]))
             // Leaf 1 stores its leaf hash and the root of leaves 0..1.
             expect(good!.hashes).toHaveLength(2)
             const otherHash = hasher.leafHash(utf8("other"))
-            yield* storageError(store.append(1, [{ bytes: good!.bytes, hashes: [otherHash, good!.hashes[1]!] }]))
-            yield* storageError(store.append(1, [{ bytes: good!.bytes, hashes: [good!.hashes[0]!] }]))
-            yield* storageError(store.append(1, [{ bytes: good!.bytes, hashes: [...good!.hashes, otherHash] }]))
-            yield* storageError(store.append(1, [{ bytes: good!.bytes, hashes: [good!.hashes[0]!, new Uint8Array(31)] }]))
+            yield* storageError(store.append(1, [{ bytes: good!.bytes, hashes: [otherHash, good!.hashes[1]!] }], fence))
+            yield* storageError(store.append(1, [{ bytes: good!.bytes, hashes: [good!.hashes[0]!] }], fence))
+            yield* storageError(store.append(1, [{ bytes: good!.bytes, hashes: [...good!.hashes, otherHash] }], fence))
+            yield* storageError(store.append(1, [{ bytes: good!.bytes, hashes: [good!.hashes[0]!, new Uint8Array(31)] }], fence))
             const tooLong = new Uint8Array(65_536)
-            yield* storageError(store.append(1, model.peek([tooLong])))
+            yield* storageError(store.append(1, model.peek([tooLong]), fence))
             // A bad leaf anywhere refuses the whole batch.
             const batch = model.peek(entriesOf([[3, 3], [4, 4], [5, 5]]))
-            yield* storageError(store.append(1, [batch[0]!, batch[1]!, { ...batch[2]!, hashes: [otherHash] }]))
+            yield* storageError(store.append(1, [batch[0]!, batch[1]!, { ...batch[2]!, hashes: [otherHash] }], fence))
             yield* expectStoreMatches(store, model)
-            yield* store.append(1, model.add(entriesOf([[2, 4]])))
+            yield* store.append(1, model.add(entriesOf([[2, 4]])), fence)
             yield* expectStoreMatches(store, model)
           }))
       }))
 
     it.scoped("findLeaf answers the first index with the hash", () =>
       Effect.gen(function*() {
-        const open = yield* adapter.fresh
+        const { open, lease } = yield* adapter.fresh
+        const fence = yield* lease
         const model = new LogModel()
         yield* withStore(open, (store) =>
           Effect.gen(function*() {
             const same = entryBytes(9, 40)
-            yield* store.append(0, model.add([entryBytes(1, 20), same, entryBytes(2, 20)]))
-            yield* store.append(3, model.add([same, entryBytes(3, 20)]))
+            yield* store.append(0, model.add([entryBytes(1, 20), same, entryBytes(2, 20)]), fence)
+            yield* store.append(3, model.add([same, entryBytes(3, 20)]), fence)
             expect(yield* store.findLeaf(hasher.leafHash(same))).toEqual(Option.some(1))
             expect(yield* store.findLeaf(hasher.leafHash(entryBytes(3, 20)))).toEqual(Option.some(4))
             expect(yield* store.findLeaf(hasher.leafHash(entryBytes(4, 20)))).toEqual(Option.none())
@@ -221,13 +231,14 @@ export const logStoreContract = (name: string, adapter: LogStoreUnderTest): void
 
     it.scoped("serializes concurrent appends at the same start: one wins", () =>
       Effect.gen(function*() {
-        const open = yield* adapter.fresh
+        const { open, lease } = yield* adapter.fresh
+        const fence = yield* lease
         yield* withStore(open, (store) =>
           Effect.gen(function*() {
             const model = new LogModel()
             const a = model.peek(entriesOf([[1, 10], [2, 10]]))
             const b = model.peek(entriesOf([[3, 10]]))
-            const results = yield* Effect.all([Effect.either(store.append(0, a)), Effect.either(store.append(0, b))], {
+            const results = yield* Effect.all([Effect.either(store.append(0, a, fence)), Effect.either(store.append(0, b, fence))], {
               concurrency: 2
             })
             const winners = results.filter((result) => result._tag === "Right")
@@ -240,13 +251,14 @@ export const logStoreContract = (name: string, adapter: LogStoreUnderTest): void
     if (adapter.durable) {
       it.scoped("a reopened store holds the same log and keeps appending", () =>
         Effect.gen(function*() {
-          const open = yield* adapter.fresh
+          const { open, lease } = yield* adapter.fresh
+          const fence = yield* lease
           const model = new LogModel()
-          yield* withStore(open, (store) => store.append(0, model.add(entriesOf([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]]))))
+          yield* withStore(open, (store) => store.append(0, model.add(entriesOf([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]])), fence))
           yield* withStore(open, (store) =>
             Effect.gen(function*() {
               yield* expectStoreMatches(store, model)
-              yield* store.append(5, model.add(entriesOf([[6, 6], [7, 7]])))
+              yield* store.append(5, model.add(entriesOf([[6, 6], [7, 7]])), fence)
             }))
           yield* withStore(open, (store) => expectStoreMatches(store, model))
         }))
@@ -264,7 +276,8 @@ export const logStoreContract = (name: string, adapter: LogStoreUnderTest): void
           fc.assert(
             fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), (steps) =>
               Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-                const open = yield* adapter.fresh
+                const { open, lease } = yield* adapter.fresh
+          const fence = yield* lease
                 const model = new LogModel()
                 // Runs of steps share one open store; a durable store is reopened between runs.
                 const runs: Array<Array<typeof steps[number]>> = [[]]
@@ -278,10 +291,10 @@ export const logStoreContract = (name: string, adapter: LogStoreUnderTest): void
                       for (const s of run) {
                         const entries = entriesOf(s.entries)
                         if (s.wrongStart !== 0 && entries.length > 0) {
-                          const refused = yield* Effect.either(store.append(model.size + s.wrongStart, model.peek(entries)))
+                          const refused = yield* Effect.either(store.append(model.size + s.wrongStart, model.peek(entries), fence))
                           expect(refused._tag).toBe("Left")
                         }
-                        yield* store.append(model.size, model.add(entries))
+                        yield* store.append(model.size, model.add(entries), fence)
                         expect(yield* store.size).toBe(model.size)
                       }
                       yield* expectStoreMatches(store, model)

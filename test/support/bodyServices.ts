@@ -21,6 +21,7 @@ import { Sequencer } from "../../src/app/Sequencer.js"
 import { ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
 import { checkSubmission } from "../../src/domain/write/submission.js"
 import { BodyStore, type StoredBody } from "../../src/ports/BodyStore.js"
+import { Coordination } from "../../src/ports/Coordination.js"
 import { accepted, envelopeFor, writeRequestBody, type TestAgent } from "./agents.js"
 import { ORIGIN, type PureLog } from "./identityAgents.js"
 
@@ -43,13 +44,17 @@ export const processBasics = (clock: ManualClock) =>
 export const sharedStores = (clock: ManualClock) =>
   Layer.mergeAll(MemoryLogStoreLive, MemoryBodyStoreLive, MemoryCoordinationLive()).pipe(Layer.provideMerge(processBasics(clock)))
 
-/** Stores `bodies` and appends the log's leaves (a writer of its own, gone when it is done). */
+/**
+ * Stores `bodies` and appends the log's leaves (a writer of its own, gone when it is done),
+ * under a sequencing lease of the stores' coordination, given up when it is done.
+ */
 export const seedStores = (log: PureLog, bodies: ReadonlyArray<StoredBody>) =>
   Effect.gen(function*() {
+    const { fence } = yield* (yield* Coordination).lease
     const writer = yield* LogWriter
     yield* (yield* BodyStore).put(bodies)
-    yield* writer.append(yield* SubscriptionRef.get(writer.size), log.leaves.slice(yield* SubscriptionRef.get(writer.size)))
-  }).pipe(Effect.provide(Layer.provide(LogWriter.layer, LogHealth.layer)))
+    yield* writer.append(yield* SubscriptionRef.get(writer.size), log.leaves.slice(yield* SubscriptionRef.get(writer.size)), fence)
+  }).pipe(Effect.provide(Layer.provide(LogWriter.layer, LogHealth.layer)), Effect.scoped)
 
 /** One process's body services over the shared stores; leaf 0 of `log` is its charter (retention RETENTION_DAYS). */
 export const bodyServices = (log: PureLog) => {

@@ -1,9 +1,9 @@
 // Sessions of the test's own on a real PostgreSQL server, to set up and watch the races
-// between nodes that the fenced removes must survive (docs/operations.md, "Retention"): a
-// transaction that holds a row lock until the test lets it go, what waits on a lock of
-// whom, and the end of a node's lease session. Waits are on what the server reports, never
-// on a time, so they hold on a loaded machine; only the real server has several sessions
-// (test/support/pg.ts, multiSession).
+// between nodes that the fenced removes and appends must survive (docs/operations.md,
+// "Retention" and "The log's appends"): a transaction that holds a row lock until the test
+// lets it go, what waits on a lock of whom, and the end of a node's lease session. Waits are
+// on what the server reports, never on a time, so they hold on a loaded machine; only the
+// real server has several sessions (test/support/pg.ts, multiSession).
 
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -17,23 +17,29 @@ export const sessionOn = (url: string): Effect.Effect<SqlClient.SqlClient, unkno
   )
 
 /**
- * Opens a transaction on a session of its own that locks the body row of `digest` FOR
- * UPDATE, so a DELETE of that row waits; answers the session's pid once the lock is held,
- * and `release`, which ends the transaction.
+ * Opens a transaction on a session of its own that takes the row locks of `lock`; answers
+ * the session's pid once they are held, and `release`, which ends the transaction.
  */
-export const holdBodyRow = (url: string, digest: Uint8Array) =>
+const holdRows = (url: string, lock: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
   Effect.gen(function*() {
     const sql = yield* sessionOn(url)
     const held = yield* Deferred.make<number>()
     const release = yield* Deferred.make<void>()
     yield* Effect.forkScoped(sql.withTransaction(Effect.gen(function*() {
-      yield* sql`SELECT 1 FROM aics_bodies WHERE digest = ${digest} FOR UPDATE`
+      yield* lock(sql)
       const [row] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
       yield* Deferred.succeed(held, row!.pid)
       yield* Deferred.await(release)
     })).pipe(Effect.orDie))
     return { pid: yield* Deferred.await(held), release: Deferred.succeed(release, undefined) }
   })
+
+/** Holds the body row of `digest` FOR UPDATE, so a DELETE of that row waits (see holdRows). */
+export const holdBodyRow = (url: string, digest: Uint8Array) =>
+  holdRows(url, (sql) => sql`SELECT 1 FROM aics_bodies WHERE digest = ${digest} FOR UPDATE`)
+
+/** Holds the log's head row FOR UPDATE, so an append waits before it writes (see holdRows). */
+export const holdLogHead = (url: string) => holdRows(url, (sql) => sql`SELECT size FROM aics_log_head FOR UPDATE`)
 
 /** Waits until a session waits on a lock that session `pid` holds; answers the waiting session's pid. */
 export const waitingOn = (admin: SqlClient.SqlClient, pid: number) =>

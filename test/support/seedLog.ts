@@ -2,13 +2,15 @@
 // the real FsLogStore and FsBodyStore, or its database), with the real LogWriter: read-side
 // tests work on logs of any size, and tests of time (retention) on leaves logged at a time
 // the running service's clock would not give. Each leaf's body is stored first, as the
-// sequencer does.
+// sequencer does, and the leaves are appended under the sequencing lease of the stores'
+// deployment, with its fence (src/ports/LogStore.ts), as every writer of the log.
 
 import { join } from "node:path"
 import { Effect, Either, Layer, SubscriptionRef } from "effect"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
 import { FsBodyStoreLive } from "../../src/adapters/fs/FsBodyStore.js"
 import { FsLogStoreLive } from "../../src/adapters/fs/FsLogStore.js"
+import { MemoryCoordinationLive } from "../../src/adapters/memory/MemoryCoordination.js"
 import { LogHealth } from "../../src/app/LogHealth.js"
 import { LogWriter } from "../../src/app/LogWriter.js"
 import { utf8 } from "../../src/domain/bytes.js"
@@ -19,6 +21,7 @@ import { entryBytes } from "../../src/domain/envelope/leaf.js"
 import { signEnvelope } from "../../src/domain/envelope/signature.js"
 import { didKeyFromPublicKey } from "../../src/domain/identity/didKey.js"
 import { BodyStore } from "../../src/ports/BodyStore.js"
+import { Coordination } from "../../src/ports/Coordination.js"
 import type { Crypto } from "../../src/ports/Crypto.js"
 import type { LogStore } from "../../src/ports/LogStore.js"
 
@@ -39,22 +42,27 @@ export interface SeedLeaf {
  * Appends leaves, in order, after the last one of a stopped service's `storage` (its log and
  * body stores): those `leavesFrom` gives for the index of the first. Answers that index.
  */
-export const seedLeavesInto = <E>(storage: Layer.Layer<LogStore | BodyStore, E, Crypto>, leavesFrom: (start: number) => ReadonlyArray<SeedLeaf>) =>
+export const seedLeavesInto = <E>(
+  storage: Layer.Layer<LogStore | BodyStore | Coordination, E, Crypto>,
+  leavesFrom: (start: number) => ReadonlyArray<SeedLeaf>
+) =>
   Effect.gen(function*() {
+    const { fence } = yield* (yield* Coordination).lease
     const writer = yield* LogWriter
     const bodies = yield* BodyStore
     const start = yield* SubscriptionRef.get(writer.size)
     const leaves = leavesFrom(start)
     yield* bodies.put(leaves.flatMap((leaf) => leaf.body === null ? [] : [{ digest: nodeCrypto.sha256(leaf.body), bytes: leaf.body }]))
-    yield* writer.append(start, leaves.map((leaf, i) => Either.getOrThrow(entryBytes(leaf.envelope, start + i, leaf.logged))))
+    yield* writer.append(start, leaves.map((leaf, i) => Either.getOrThrow(entryBytes(leaf.envelope, start + i, leaf.logged))), fence)
     return start
   }).pipe(
     Effect.provide(LogWriter.layer.pipe(Layer.provideMerge(Layer.mergeAll(LogHealth.layer, storage)), Layer.provide(NodeCryptoLive))),
     Effect.scoped
   )
 
-/** The log and body stores of a service's data folder, on the filesystem. */
-export const fsStorage = (dataDir: string) => Layer.mergeAll(FsLogStoreLive(join(dataDir, "log")), FsBodyStoreLive(join(dataDir, "bodies")))
+/** The log and body stores of a service's data folder, on the filesystem, and its one process's coordination. */
+export const fsStorage = (dataDir: string) =>
+  Layer.mergeAll(FsLogStoreLive(join(dataDir, "log")), FsBodyStoreLive(join(dataDir, "bodies")), MemoryCoordinationLive())
 
 /** seedLeavesInto the filesystem stores of the service in `dataDir`. */
 export const seedLeaves = (dataDir: string, leavesFrom: (start: number) => ReadonlyArray<SeedLeaf>) =>

@@ -7,7 +7,7 @@
 // bounded by MAX_UNSYNCED_LEAVES, not by the size of the log. Then it loads the findLeaf
 // index from the leaf hashes (loadLeafIndex.ts).
 //
-// append(start, leaves):
+// append(start, leaves, fence):
 //   - refuses a batch that does not start at the committed size or is malformed
 //     (appendCheck.ts), before writing anything;
 //   - writes the batch in groups of at most MAX_UNSYNCED_LEAVES leaves (one group for any
@@ -23,7 +23,9 @@
 // error may drop dirty pages), so the store refuses every later append; reopening runs
 // recovery on what the disk really holds.
 //
-// One process per folder: the store does not lock the folder against a second writer.
+// One process per folder: the store does not lock the folder against a second writer. So the
+// lease's fence is taken and not checked: that process's sequencer is the only appender, and
+// its lease is never lost to another process (src/ports/LogStore.ts).
 
 import { Effect, Layer, Option } from "effect"
 import { equal } from "../../domain/bytes.js"

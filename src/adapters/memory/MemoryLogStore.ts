@@ -1,7 +1,9 @@
 // LogStore in memory, for fast tests of the application layer: the same contract as
 // FsLogStore (test/ports/LogStore.contract.ts), the same refusals (appendCheck.ts), and no
 // durability: the log lives as long as the layer. Bytes are copied in and out so that a
-// caller mutating its arrays cannot change the log, as with a real store.
+// caller mutating its arrays cannot change the log, as with a real store. append takes the
+// lease's fence without checking it: the store is one process's, whose lease is never lost
+// to another process (src/ports/LogStore.ts).
 
 import { Effect, Layer, Option } from "effect"
 import { toHex } from "../../domain/bytes.js"

@@ -1,9 +1,14 @@
 // LogStore on PostgreSQL (tables in migrations.ts: aics_log_head, aics_leaves,
 // aics_hashes), shared by every API process of a deployment.
 //
-// append(start, leaves) is one transaction:
+// append(start, leaves, fence) is one transaction:
 //   - the batch is checked first, outside it (appendCheck.ts, as every LogStore adapter:
-//     leaf hashes, hash counts and sizes), so the lock below is held for the writes only;
+//     leaf hashes, hash counts and sizes), so the locks below are held for the writes only;
+//   - the lease epoch row is share-locked where the epoch is the fence's (leaseEpoch.ts):
+//     no such row means a later lease exists, and the append writes nothing and fails with
+//     LeaseSuperseded. Otherwise no new holder can raise the epoch before this transaction
+//     ends, and a new holder reads the log only after its raise: so it reads this batch
+//     before it decides or retains anything (docs/operations.md, "The log's appends");
 //   - SELECT size FROM aics_log_head FOR UPDATE locks the one head row: appends from every
 //     process are serialized there, and start is compared with the size read under the
 //     lock, so a second writer at the same start waits, then is refused with nothing
@@ -29,9 +34,11 @@ import { Effect, Layer, Option } from "effect"
 import { HASH_SIZE, makeTreeHasher, type Hash } from "../../domain/tlog/hasher.js"
 import { isTreeSize, storedHashCount } from "../../domain/tlog/storedHash.js"
 import { Crypto } from "../../ports/Crypto.js"
+import { LeaseSuperseded, type LeaseFence } from "../../ports/LeaseFence.js"
 import { LogStore, type AppendedLeaf } from "../../ports/LogStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { checkAppend } from "../fs/appendCheck.js"
+import { holdLeaseEpoch } from "./leaseEpoch.js"
 import { hashInserts, leafInserts } from "./logInserts.js"
 import { storage, toBytes, toNumber, transact } from "./pgValues.js"
 
@@ -52,27 +59,29 @@ export const PgLogStoreLive: Layer.Layer<LogStore, never, SqlClient.SqlClient | 
 
     const size = sql<{ size: string }>`SELECT size FROM aics_log_head`.pipe(Effect.flatMap(headSize), storage("size"))
 
-    const append = (start: number, leaves: ReadonlyArray<AppendedLeaf>) =>
+    const append = (start: number, leaves: ReadonlyArray<AppendedLeaf>, fence: LeaseFence) =>
       Effect.suspend(() => {
         if (!isTreeSize(start)) return Effect.fail(new StorageError({ operation: "append", detail: `append at ${start}: not a log position` }))
         // Everything but the start, which only the locked head row can tell.
         const malformed = checkAppend(hasher, start, start, leaves)
         if (malformed !== undefined) return Effect.fail(malformed)
-        const atSize = (committed: number) => {
-          const refused = checkAppend(hasher, committed, start, [])
-          return refused === undefined ? Effect.void : Effect.fail(refused)
-        }
-        if (leaves.length === 0) return Effect.flatMap(size, atSize)
-        const writes = [
+        const writes = leaves.length === 0 ? [] : [
           ...leafInserts(sql, start, leaves),
           ...hashInserts(sql, storedHashCount(start), leaves.flatMap((leaf) => leaf.hashes)),
           sql`UPDATE aics_log_head SET size = ${start + leaves.length}`
         ]
         return transact(sql, "append", Effect.gen(function*() {
+          // Nothing is written before this check: a superseded append commits an empty transaction.
+          if (!(yield* holdLeaseEpoch(sql, fence))) return "superseded" as const
           const committed = yield* Effect.flatMap(sql<{ size: string }>`SELECT size FROM aics_log_head FOR UPDATE`, headSize)
-          yield* atSize(committed)
+          const refused = checkAppend(hasher, committed, start, [])
+          if (refused !== undefined) return yield* refused
           for (const write of writes) yield* write
-        })).pipe(Effect.uninterruptible)
+          return "appended" as const
+        })).pipe(
+          Effect.uninterruptible,
+          Effect.flatMap((outcome) => (outcome === "superseded" ? new LeaseSuperseded({ operation: "append", fence }) : Effect.void))
+        )
       })
 
     /** The failure of a read beyond the committed log (one more query, on the failure path only). */

@@ -1,6 +1,6 @@
 // The fencing token of the sequencing lease on PostgreSQL (src/ports/LeaseFence.ts;
-// docs/operations.md, "Retention"): the epoch in the one row of aics_lease_epoch (migration
-// 0010_lease_epoch).
+// docs/operations.md, "Retention" and "The log's appends"): the epoch in the one row of
+// aics_lease_epoch (migration 0010_lease_epoch).
 //
 // A new holder raises the epoch right after taking the advisory lock and before its first
 // batch (PgCoordination.ts), on the lease's own session. That session holds the lock, so
@@ -18,6 +18,15 @@
 //   - the raise commits first: the removal's FOR SHARE reads the raised row (READ COMMITTED
 //     takes a snapshot per statement, and a statement that waited on the raise rechecks the
 //     updated row against its WHERE) and finds no match.
+//
+// An append (PgLogStore.ts) takes the same share lock first in its transaction, before the
+// head row, and writes nothing without it:
+//   - the append holds the share lock first: the raise waits until the append commits, and
+//     the next holder reads the log (its catch-up) only after its raise, so it folds the
+//     leaf in before it decides a batch or retains anything;
+//   - the raise commits first: the append finds no row and writes nothing.
+// Lock order is the epoch row, then the head row, for every append; the raise takes the
+// epoch row alone, so the two never wait on each other in a cycle.
 
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"

@@ -14,6 +14,7 @@ import { MAX_UNSYNCED_LEAVES, recordSize } from "../../../src/adapters/fs/logLay
 import { storedHashCount } from "../../../src/domain/tlog/storedHash.js"
 import { LogStore } from "../../../src/ports/LogStore.js"
 import { entryBytes, expectStoreMatches, LogModel } from "../../ports/LogStore.contract.js"
+import { soleProcessLease } from "../../support/leases.js"
 import { tempDir } from "./tempDir.js"
 
 const openStore = (dir: string) => FsLogStoreLive(dir).pipe(Layer.provide(NodeCryptoLive))
@@ -26,10 +27,11 @@ const storeWith = (batches: ReadonlyArray<number>, entrySize = (i: number) => 20
   Effect.gen(function*() {
     const dir = yield* tempDir("recovery")
     const model = new LogModel()
+    const fence = yield* soleProcessLease
     yield* withStore(dir, (store) =>
       Effect.forEach(batches, (count) => {
         const entries = Array.from({ length: count }, (_, i) => entryBytes(model.size + i, entrySize(model.size + i)))
-        return store.append(model.size, model.add(entries))
+        return store.append(model.size, model.add(entries), fence)
       }, { discard: true }))
     return { dir, model }
   })

@@ -15,10 +15,12 @@ import { sha256 } from "@noble/hashes/sha2.js"
 import { afterAll, describe, expect, it } from "vitest"
 import { NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { PgBodyStoreLive } from "../../../src/adapters/pg/PgBodyStore.js"
+import { PgCoordinationLive } from "../../../src/adapters/pg/PgCoordination.js"
 import { PgLogStoreLive } from "../../../src/adapters/pg/PgLogStore.js"
 import { PgDatabaseLive } from "../../../src/adapters/pg/PgStorage.js"
 import { DAY_MS } from "../../../src/domain/bodyStatus.js"
 import { BodyStore } from "../../../src/ports/BodyStore.js"
+import type { Coordination } from "../../../src/ports/Coordination.js"
 import type { Crypto } from "../../../src/ports/Crypto.js"
 import type { LogStore } from "../../../src/ports/LogStore.js"
 import { accepted, envelopeFor, makeAgent } from "../../support/agents.js"
@@ -33,7 +35,7 @@ const POST_TEXT = utf8("a public post whose very bytes a capsule repeats")
 const CONTROL = utf8("ciphertext no other entry names")
 const RETENTION_LINE = /retention removed the bytes of (\d+) expired/
 
-type Storage = Layer.Layer<LogStore | BodyStore, unknown, Crypto>
+type Storage = Layer.Layer<LogStore | BodyStore | Coordination, unknown, Crypto>
 
 const db = testDatabase()
 const scope = Effect.runSync(Scope.make())
@@ -150,7 +152,7 @@ describe("bytes that a public entry and an expired capsule both name, on the fil
 describe.skipIf(!db.multiSession)("bytes that a public entry and an expired capsule both name, on two nodes", () => {
   it("are kept by the sequencing node's retention, and by its successor's after a SIGKILL", async () => {
     const url = await Effect.runPromise(Scope.extend(db.freshSchema, scope))
-    const storage: Storage = Layer.mergeAll(PgLogStoreLive, PgBodyStoreLive).pipe(
+    const storage: Storage = Layer.mergeAll(PgLogStoreLive, PgBodyStoreLive, PgCoordinationLive(url)).pipe(
       Layer.provideMerge(PgDatabaseLive(url, { maxConnections: db.maxConnections })),
       Layer.provide(NodeCryptoLive)
     )

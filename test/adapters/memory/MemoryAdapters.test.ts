@@ -10,7 +10,7 @@ import { soleProcessLease } from "../../support/leases.js"
 
 // Each build of a memory layer is a new, empty store, so none of them is "durable".
 logStoreContract("MemoryLogStore", {
-  fresh: Effect.succeed(MemoryLogStoreLive.pipe(Layer.provide(NodeCryptoLive))),
+  fresh: Effect.succeed({ open: MemoryLogStoreLive.pipe(Layer.provide(NodeCryptoLive)), lease: soleProcessLease }),
   durable: false,
   propertyRuns: 100
 })

@@ -9,8 +9,6 @@ import { Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import { describe, expect } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { PgBodyStoreLive } from "../../../src/adapters/pg/PgBodyStore.js"
-import { PgCoordinationLive } from "../../../src/adapters/pg/PgCoordination.js"
-import { PgDatabaseLive } from "../../../src/adapters/pg/PgStorage.js"
 import { equal, utf8 } from "../../../src/domain/bytes.js"
 import { BodyStore } from "../../../src/ports/BodyStore.js"
 import { Coordination } from "../../../src/ports/Coordination.js"
@@ -18,14 +16,13 @@ import { bodyStoreContract } from "../../ports/BodyStore.contract.js"
 import { leaseFenceOf } from "../../support/leases.js"
 import { testDatabase } from "../../support/pg.js"
 import { holdBodyRow, sessionOn, waitingOn } from "../../support/pgSessions.js"
-import { openOn } from "./open.js"
+import { coordinationOn, openOn } from "./open.js"
 
 const db = testDatabase()
 const open = (url: string) => openOn(db, PgBodyStoreLive, url)
-const coordinationOn = (url: string) => PgCoordinationLive(url).pipe(Layer.provide(PgDatabaseLive(url, { maxConnections: db.maxConnections })))
 
 bodyStoreContract("PgBodyStore", {
-  fresh: Effect.map(db.freshSchema, (url) => ({ open: open(url), lease: leaseFenceOf(coordinationOn(url)) })),
+  fresh: Effect.map(db.freshSchema, (url) => ({ open: open(url), lease: leaseFenceOf(coordinationOn(db, url)) })),
   durable: true
 })
 
@@ -59,7 +56,7 @@ describe("PgBodyStore on PostgreSQL", () => {
     Effect.gen(function*() {
       const url = yield* db.freshSchema
       const store = Context.get(yield* Layer.build(open(url)), BodyStore)
-      const coordination = Context.get(yield* Layer.build(coordinationOn(url)), Coordination)
+      const coordination = Context.get(yield* Layer.build(coordinationOn(db, url)), Coordination)
       const [expired, other] = [body(utf8("expired ciphertext")), body(utf8("other expired ciphertext"))]
       yield* store.put([expired, other])
       // A lease given up, then the next one: its successor's.
@@ -77,7 +74,7 @@ describe("PgBodyStore on PostgreSQL", () => {
       const url = yield* db.freshSchema
       const admin = yield* sessionOn(url)
       // Two nodes: a pool, a body store and a coordination each.
-      const nodeOn = Effect.map(Layer.build(Layer.merge(open(url), coordinationOn(url))), (node) => ({
+      const nodeOn = Effect.map(Layer.build(Layer.merge(open(url), coordinationOn(db, url))), (node) => ({
         store: Context.get(node, BodyStore),
         coordination: Context.get(node, Coordination)
       }))

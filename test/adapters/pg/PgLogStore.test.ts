@@ -1,27 +1,43 @@
+// PgLogStore: the contract, and what only a database shared by several nodes shows: big
+// batches, writers that race for one position, and appends fenced by the sequencing lease
+// (leaseEpoch.ts; docs/operations.md, "The log's appends"). An append under a fence that a
+// later lease superseded appends nothing; an append in progress holds the next holder's
+// raise of the epoch until it commits, so that holder reads its leaf before it decides.
+// The fences come from PgCoordination's leases, as in service.
+
 import { it } from "@effect/vitest"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
 import { describe, expect } from "vitest"
 import { PgLogStoreLive } from "../../../src/adapters/pg/PgLogStore.js"
 import { equal, toHex } from "../../../src/domain/bytes.js"
 import { storedHashCount } from "../../../src/domain/tlog/storedHash.js"
+import { Coordination } from "../../../src/ports/Coordination.js"
 import { LogStore } from "../../../src/ports/LogStore.js"
 import { entryBytes, expectStoreMatches, LogModel, logStoreContract } from "../../ports/LogStore.contract.js"
+import { leaseFenceOf } from "../../support/leases.js"
 import { testDatabase } from "../../support/pg.js"
-import { openOn } from "./open.js"
+import { holdLogHead, sessionOn, waitingOn } from "../../support/pgSessions.js"
+import { coordinationOn, openOn } from "./open.js"
 
 const db = testDatabase()
 const open = (url: string) => openOn(db, PgLogStoreLive, url)
 
-logStoreContract("PgLogStore", { fresh: Effect.map(db.freshSchema, open), durable: true, propertyRuns: 10 })
+logStoreContract("PgLogStore", {
+  fresh: Effect.map(db.freshSchema, (url) => ({ open: open(url), lease: leaseFenceOf(coordinationOn(db, url)) })),
+  durable: true,
+  propertyRuns: 10
+})
 
 describe("PgLogStore on PostgreSQL", () => {
   it.scoped("appends large batches in one append each, across statements", () =>
     Effect.gen(function*() {
-      const store = Context.get(yield* Layer.build(open(yield* db.freshSchema)), LogStore)
+      const url = yield* db.freshSchema
+      const store = Context.get(yield* Layer.build(open(url)), LogStore)
+      const fence = yield* leaseFenceOf(coordinationOn(db, url))
       const model = new LogModel()
       // 5,000 leaves, then 300 of the largest size: 19.7 MB, more than one statement holds.
-      yield* store.append(0, model.add(Array.from({ length: 5_000 }, (_, i) => entryBytes(i, 50 + (i % 700)))))
-      yield* store.append(5_000, model.add(Array.from({ length: 300 }, (_, i) => entryBytes(10_000 + i, 65_535))))
+      yield* store.append(0, model.add(Array.from({ length: 5_000 }, (_, i) => entryBytes(i, 50 + (i % 700)))), fence)
+      yield* store.append(5_000, model.add(Array.from({ length: 300 }, (_, i) => entryBytes(10_000 + i, 65_535))), fence)
       // Compared byte by byte, not through expectStoreMatches: hex of 20 MB is slow.
       expect(yield* store.size).toBe(5_300)
       const entries = yield* store.readEntries(0, 5_300)
@@ -34,17 +50,19 @@ describe("PgLogStore on PostgreSQL", () => {
 
   // Several API processes, each with its own pool, appending to one log: every round, all
   // of them try to append at the size they read; exactly one wins, and the log that every
-  // process then reads is the model of the winners, with no leaf or hash of a loser.
+  // process then reads is the model of the winners, with no leaf or hash of a loser. They
+  // append under one fence: the head row alone must keep the log from forking.
   it.scoped.runIf(db.multiSession)("writers on separate pools (several nodes) never fork the log", () =>
     Effect.gen(function*() {
       const url = yield* db.freshSchema
       const stores = yield* Effect.forEach([0, 1, 2, 3], () => Effect.map(Layer.build(open(url)), Context.get(LogStore)))
+      const fence = yield* leaseFenceOf(coordinationOn(db, url))
       const model = new LogModel()
       for (let round = 0; round < 30; round++) {
         const entries = stores.map((_, w) => Array.from({ length: 1 + ((round + w) % 5) }, (_, i) => entryBytes(1_000 * round + 100 * w + i, 40)))
         const start = model.size
         const results = yield* Effect.all(
-          stores.map((store, w) => Effect.either(store.append(start, model.peek(entries[w]!)))),
+          stores.map((store, w) => Effect.either(store.append(start, model.peek(entries[w]!), fence))),
           { concurrency: "unbounded" }
         )
         const winners = results.flatMap((result, w) => (result._tag === "Right" ? [w] : []))
@@ -52,5 +70,64 @@ describe("PgLogStore on PostgreSQL", () => {
         model.add(entries[winners[0]!]!)
       }
       for (const store of stores) yield* expectStoreMatches(store, model)
+    }))
+
+  it.scoped("an append under a fence a later lease superseded appends nothing and fails with LeaseSuperseded", () =>
+    Effect.gen(function*() {
+      const url = yield* db.freshSchema
+      const store = Context.get(yield* Layer.build(open(url)), LogStore)
+      const coordination = Context.get(yield* Layer.build(coordinationOn(db, url)), Coordination)
+      const model = new LogModel()
+      // A lease given up, then the next one: its successor's.
+      const deposed = yield* Effect.scoped(Effect.map(coordination.lease, (lease) => lease.fence))
+      const current = (yield* coordination.lease).fence
+      expect(current.epoch).toBeGreaterThan(deposed.epoch)
+      // At the right position, and with nothing of the successor's in the log yet.
+      const refused = yield* Effect.flip(store.append(0, model.peek([entryBytes(1, 30)]), deposed))
+      expect(refused._tag).toBe("LeaseSuperseded")
+      yield* expectStoreMatches(store, model)
+      yield* store.append(0, model.add([entryBytes(2, 30)]), current)
+      expect((yield* Effect.flip(store.append(1, model.peek([]), deposed)))._tag).toBe("LeaseSuperseded")
+      yield* expectStoreMatches(store, model)
+    }))
+
+  it.scopedLive.runIf(db.multiSession)("an append in progress holds the next holder's raise of the epoch until it commits", () =>
+    Effect.gen(function*() {
+      const url = yield* db.freshSchema
+      const admin = yield* sessionOn(url)
+      // Two nodes: a pool, a log store and a coordination each.
+      const nodeOn = Effect.map(Layer.build(Layer.merge(open(url), coordinationOn(db, url))), (node) => ({
+        store: Context.get(node, LogStore),
+        coordination: Context.get(node, Coordination)
+      }))
+      const [a, b] = [yield* nodeOn, yield* nodeOn]
+      const model = new LogModel()
+      const leaseOfA = yield* Scope.make()
+      const fenceOfA = (yield* Scope.extend(a.coordination.lease, leaseOfA)).fence
+
+      // A's append takes the epoch row FOR SHARE, then waits on the head row the test holds:
+      // the append's transaction stays open, holding the share lock.
+      const blocker = yield* holdLogHead(url)
+      const appending = yield* Effect.fork(a.store.append(0, model.add([entryBytes(1, 30)]), fenceOfA))
+      const appenderPid = yield* waitingOn(admin, blocker.pid)
+
+      // A's lease ends; B takes the advisory lock, and its raise waits on A's transaction.
+      yield* Scope.close(leaseOfA, Exit.void)
+      const taking = yield* Effect.fork(b.coordination.lease)
+      yield* waitingOn(admin, appenderPid)
+      expect(Option.isNone(yield* Fiber.poll(taking))).toBe(true)
+      expect(Option.isNone(yield* Fiber.poll(appending))).toBe(true)
+
+      // Once A's append commits, B's raise goes through, and B reads A's leaf after it.
+      yield* blocker.release
+      yield* Fiber.join(appending)
+      const fenceOfB = (yield* Fiber.join(taking)).fence
+      expect(fenceOfB.epoch).toBeGreaterThan(fenceOfA.epoch)
+      yield* expectStoreMatches(b.store, model)
+      // And A, still unaware, appends nothing from now on, while B appends after A's leaf.
+      const late = yield* Effect.flip(a.store.append(1, model.peek([entryBytes(2, 30)]), fenceOfA))
+      expect(late._tag).toBe("LeaseSuperseded")
+      yield* b.store.append(1, model.add([entryBytes(3, 30)]), fenceOfB)
+      yield* expectStoreMatches(a.store, model)
     }))
 })

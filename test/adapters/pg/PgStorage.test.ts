@@ -15,7 +15,9 @@ import { NoticeRegister } from "../../../src/ports/NoticeRegister.js"
 import { ReadCursors } from "../../../src/ports/ReadCursors.js"
 import { StatsStore } from "../../../src/ports/StatsStore.js"
 import { entryBytes, LogModel } from "../../ports/LogStore.contract.js"
+import { leaseFenceOf } from "../../support/leases.js"
 import { testDatabase } from "../../support/pg.js"
+import { coordinationOn } from "./open.js"
 
 const db = testDatabase()
 const storage = (url: string) => PgStorageLive(url, { maxConnections: db.maxConnections }).pipe(Layer.provide(NodeCryptoLive))
@@ -36,9 +38,10 @@ const ALL = [[1, "log"], [2, "bodies"], [3, "nonces"], [4, "read_cursors"], [5, 
 describe("PgStorage", () => {
   it.scoped("provides every storage port from one pool", () =>
     Effect.gen(function*() {
-      const context = yield* Layer.build(storage(yield* db.freshSchema))
+      const url = yield* db.freshSchema
+      const context = yield* Layer.build(storage(url))
       const model = new LogModel()
-      yield* Context.get(context, LogStore).append(0, model.add([entryBytes(1, 10)]))
+      yield* Context.get(context, LogStore).append(0, model.add([entryBytes(1, 10)]), yield* leaseFenceOf(coordinationOn(db, url)))
       expect(yield* Context.get(context, LogStore).size).toBe(1)
       const bytes = utf8("a body")
       yield* Context.get(context, BodyStore).put([{ digest: nodeCrypto.sha256(bytes), bytes }])
@@ -58,7 +61,8 @@ describe("PgStorage", () => {
       expect(yield* migrate(url)).toEqual(ALL)
       expect(yield* migrate(url)).toEqual([])
       const model = new LogModel()
-      yield* Effect.scoped(Effect.flatMap(LogStore, (store) => store.append(0, model.add([entryBytes(1, 10), entryBytes(2, 20)]))).pipe(
+      const fence = yield* leaseFenceOf(coordinationOn(db, url))
+      yield* Effect.scoped(Effect.flatMap(LogStore, (store) => store.append(0, model.add([entryBytes(1, 10), entryBytes(2, 20)]), fence)).pipe(
         Effect.provide(storage(url))
       ))
       expect(yield* migrate(url)).toEqual([])
