@@ -13,19 +13,17 @@
 import { it } from "@effect/vitest"
 import { Context, Deferred, Effect, Fiber, Layer } from "effect"
 import { describe, expect } from "vitest"
-import { makeTestClock, type ManualClock } from "../../src/adapters/clock/TestClock.js"
+import { makeTestClock } from "../../src/adapters/clock/TestClock.js"
 import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
 import { PgBodyStoreLive } from "../../src/adapters/pg/PgBodyStore.js"
-import { PgCoordinationLive } from "../../src/adapters/pg/PgCoordination.js"
-import { PgLogStoreLive } from "../../src/adapters/pg/PgLogStore.js"
-import { PgDatabaseLive } from "../../src/adapters/pg/PgStorage.js"
 import { Bodies } from "../../src/app/Bodies.js"
 import { BodyLedger } from "../../src/app/BodyLedger.js"
 import { DAY_MS } from "../../src/domain/bodyStatus.js"
 import { BodyStore } from "../../src/ports/BodyStore.js"
-import { bodyServices, held, processBasics, RETENTION_DAYS, seedStores, sequencing, storedBody, writeThrough } from "../support/bodyServices.js"
+import { bodyServices, held, RETENTION_DAYS, seedStores, sequencing, storedBody, writeThrough } from "../support/bodyServices.js"
 import { capsulePayload, ciphertext, claimPayload, makeAgent, PureLog } from "../support/identityAgents.js"
 import { testDatabase } from "../support/pg.js"
+import { pgNodeStores } from "../support/pgNode.js"
 import { sessionOn, terminateLeaseSession } from "../support/pgSessions.js"
 
 const db = testDatabase()
@@ -37,13 +35,6 @@ const removeHeldAt = (reached: Deferred.Deferred<void>, release: Deferred.Deferr
     remove: (digests, fence) =>
       Effect.zipRight(Effect.zipRight(Deferred.succeed(reached, undefined), Deferred.await(release)), store.remove(digests, fence))
   }))).pipe(Layer.provide(PgBodyStoreLive))
-
-/** One node's stores on the schema of `url`: a pool, the log, the bodies and a coordination of its own. */
-const nodeStores = (url: string, clock: ManualClock, bodies: typeof PgBodyStoreLive) =>
-  Layer.mergeAll(PgLogStoreLive, bodies, PgCoordinationLive(url)).pipe(
-    Layer.provideMerge(PgDatabaseLive(url, { maxConnections: db.maxConnections })),
-    Layer.provideMerge(processBasics(clock))
-  )
 
 describe("retention on PostgreSQL when the sequencer is deposed without noticing", () => {
   it.scopedLive.runIf(db.multiSession)("deletes nothing once another node holds the lease, so the new leaf keeps its body", () =>
@@ -59,12 +50,12 @@ describe("retention on PostgreSQL when the sequencer is deposed without noticing
 
       // Node A, whose first remove the test holds, sequences the seeded log.
       const [reached, release] = [yield* Deferred.make<void>(), yield* Deferred.make<void>()]
-      const storesOfA = yield* Layer.build(nodeStores(url, clockOfA, removeHeldAt(reached, release)))
+      const storesOfA = yield* Layer.build(pgNodeStores(db, url, clockOfA, { bodies: removeHeldAt(reached, release) }))
       yield* Effect.provide(seedStores(log, [storedBody(expiring.body)]), storesOfA)
       const a = yield* Layer.build(bodyServices(log).pipe(Layer.provide(Layer.succeedContext(storesOfA))))
       yield* Effect.provide(sequencing, a)
       // Node B waits for the lease.
-      const storesOfB = yield* Layer.build(nodeStores(url, clockOfB, PgBodyStoreLive))
+      const storesOfB = yield* Layer.build(pgNodeStores(db, url, clockOfB))
       const b = yield* Layer.build(bodyServices(log).pipe(Layer.provide(Layer.succeedContext(storesOfB))))
 
       // The capsule expires on A's clock: A's retention passes its checks and stops at its remove.
