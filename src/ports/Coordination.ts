@@ -13,9 +13,10 @@
 // is claimed; one no sequencer claims within `unclaimedTimeout` is withdrawn and fails.
 //
 // Each lease carries a fencing token (LeaseFence.ts), higher than that of every lease before
-// it, taken before the holder's first batch: what the holder deletes from the body store is
-// fenced by it (BodyStore.remove), so a holder deposed without noticing deletes nothing once
-// its successor holds the lease (docs/operations.md, "Retention").
+// it, taken before the holder's first batch: what the holder appends to the log and deletes
+// from the body store is fenced by it (LogStore.append, BodyStore.remove), so a holder
+// deposed without noticing appends and deletes nothing once its successor holds the lease
+// (docs/operations.md, "Retention" and "The log's appends").
 //
 // Contract (test/ports/Coordination.contract.ts): one lease holder at a time (checked on
 // adapters with several sessions), each new lease with a higher fence than the one before,
