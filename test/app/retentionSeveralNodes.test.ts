@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest"
 import { makeTestClock, type ManualClock } from "../../src/adapters/clock/TestClock.js"
 import { BodyLedger } from "../../src/app/BodyLedger.js"
 import { DAY_MS } from "../../src/domain/bodyStatus.js"
-import { bodyServices, held, RETENTION_DAYS, seedStores, sequencing, sharedStores, storedBody, writeThrough } from "../support/bodyServices.js"
+import { bodyServices, held, RETENTION_DAYS, seedStores, seedStoresUnder, sequencing, sharedStores, storedBody, writeThrough } from "../support/bodyServices.js"
 import { textBody } from "../support/governanceAgents.js"
 import { capsulePayload, ciphertext, claimPayload, makeAgent, PureLog } from "../support/identityAgents.js"
 
@@ -79,9 +79,11 @@ describe("retention on several processes", () => {
 
     await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const { shared, a } = yield* processes(log, [lone.body], clock)
-      // Another writer appends behind A's back: A was deposed and has not noticed.
+      // Another writer appends behind A's back: A was deposed and has not noticed. That
+      // writer holds a later lease than A's, which the memory stores take unchecked (A's
+      // MemoryCoordination cannot grant it while A holds its own).
       log.accept(alice, "claim", claimPayload("alice", alice))
-      yield* Effect.provide(seedStores(log, []), shared)
+      yield* Effect.provide(seedStoresUnder(log, [], { epoch: Number.MAX_SAFE_INTEGER }), shared)
       yield* clock.set(log.now + RETENTION_MS)
       expect(yield* Context.get(a, BodyLedger).expireNow).toBe(0)
       expect(yield* held(shared, lone.body)).toEqual([true])

@@ -22,6 +22,7 @@ import { ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig
 import { checkSubmission } from "../../src/domain/write/submission.js"
 import { BodyStore, type StoredBody } from "../../src/ports/BodyStore.js"
 import { Coordination } from "../../src/ports/Coordination.js"
+import type { LeaseFence } from "../../src/ports/LeaseFence.js"
 import { accepted, envelopeFor, writeRequestBody, type TestAgent } from "./agents.js"
 import { ORIGIN, type PureLog } from "./identityAgents.js"
 
@@ -44,17 +45,18 @@ export const processBasics = (clock: ManualClock) =>
 export const sharedStores = (clock: ManualClock) =>
   Layer.mergeAll(MemoryLogStoreLive, MemoryBodyStoreLive, MemoryCoordinationLive()).pipe(Layer.provideMerge(processBasics(clock)))
 
-/**
- * Stores `bodies` and appends the log's leaves (a writer of its own, gone when it is done),
- * under a sequencing lease of the stores' coordination, given up when it is done.
- */
-export const seedStores = (log: PureLog, bodies: ReadonlyArray<StoredBody>) =>
+/** Stores `bodies` and appends the log's leaves under the lease of `fence` (a writer of its own, gone when it is done). */
+export const seedStoresUnder = (log: PureLog, bodies: ReadonlyArray<StoredBody>, fence: LeaseFence) =>
   Effect.gen(function*() {
-    const { fence } = yield* (yield* Coordination).lease
     const writer = yield* LogWriter
     yield* (yield* BodyStore).put(bodies)
     yield* writer.append(yield* SubscriptionRef.get(writer.size), log.leaves.slice(yield* SubscriptionRef.get(writer.size)), fence)
-  }).pipe(Effect.provide(Layer.provide(LogWriter.layer, LogHealth.layer)), Effect.scoped)
+  }).pipe(Effect.provide(Layer.provide(LogWriter.layer, LogHealth.layer)))
+
+/** seedStoresUnder a sequencing lease of the stores' coordination, given up when it is done. */
+export const seedStores = (log: PureLog, bodies: ReadonlyArray<StoredBody>) =>
+  Effect.scoped(Effect.flatMap(Effect.flatMap(Coordination, (coordination) => coordination.lease), ({ fence }) =>
+    seedStoresUnder(log, bodies, fence)))
 
 /** One process's body services over the shared stores; leaf 0 of `log` is its charter (retention RETENTION_DAYS). */
 export const bodyServices = (log: PureLog) => {
