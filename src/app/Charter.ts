@@ -7,10 +7,11 @@
 // Leaf 0 is written under the sequencing lease, like every other leaf, with its fence
 // (src/ports/LogStore.ts; docs/operations.md, "The log's appends"): the process that takes
 // the lease first on an empty log writes it; the others, started at the same time on the
-// same database, take the lease after it, find leaf 0 and check it. A process whose first
-// read finds leaf 0 takes no lease: it never waits for a sequencer already at work.
+// same database, find leaf 0 and check it. They wait for the lease or for leaf 0, whichever
+// comes first: the writer of leaf 0 goes on to sequence and keeps the lease. A process
+// whose first read finds leaf 0 takes no lease.
 
-import { Context, Data, Effect, Either, Option } from "effect"
+import { Context, Data, Effect, Either, Option, Stream } from "effect"
 import { fromUtf8, utf8 } from "../domain/bytes.js"
 import {
   charterDocument, charterPayload, DEFAULT_RETENTION_DAYS, type CharterTerms
@@ -99,12 +100,20 @@ export const makeCharter = Effect.gen(function*() {
     return { envelope, terms, document, documentHash, leaf } as const
   })
 
+  /** Completes once another process has written leaf 0. */
+  const leafZeroWritten = coordination.appended.pipe(
+    Stream.mapEffect(() => writer.refresh),
+    Stream.takeUntil((size) => size > 0),
+    Stream.runDrain
+  )
+
   if ((yield* writer.refresh) === 0) {
     const written = yield* Effect.scoped(Effect.gen(function*() {
-      const { fence } = yield* coordination.lease
       // Several processes started at once on an empty database (docs/protocol.md section
-      // 14): another one may have written leaf 0 while this one waited for the lease.
-      if ((yield* writer.refresh) !== 0) return Option.none<CharterLeaf>()
+      // 14): another one may write leaf 0 while this one waits for the lease.
+      const lease = yield* Effect.race(Effect.asSome(coordination.lease), Effect.as(leafZeroWritten, Option.none()))
+      if (Option.isNone(lease) || (yield* writer.refresh) !== 0) return Option.none<CharterLeaf>()
+      const { fence } = lease.value
       const { leaf, ...charter } = yield* writeCharter
       yield* writer.append(0, [leaf], fence)
       yield* Effect.logInfo(`wrote leaf 0, the charter of ${config.origin}`)

@@ -116,10 +116,13 @@ export const PgCoordinationLive = (
       const tryLock = connection.execute(`SELECT pg_try_advisory_lock(${LOCK}) AS held`, [], undefined).pipe(
         Effect.map((rows) => rows[0]?.held === true)
       )
+      // The unlock is registered before the first try: a wait for the lease that is
+      // interrupted (Charter races it against leaf 0 being written) as a try takes the lock
+      // still gives the lock up. Unlocking a lock not held does nothing.
+      yield* Effect.addFinalizer(() => Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${LOCK})`, [], undefined)))
       yield* tryLock.pipe(
         Effect.repeat({ until: (held) => held, schedule: Schedule.spaced(LEASE_POLL) })
       )
-      yield* Effect.addFinalizer(() => Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${LOCK})`, [], undefined)))
       // Before the first batch: from here on the predecessor's deletes find no matching epoch.
       const fence = yield* advanceLeaseEpoch(connection)
       const lost = yield* Deferred.make<void>()
