@@ -138,6 +138,31 @@ const code = (outcome: WriteOutcome) => (outcome._tag === "Accepted" ? `accepted
 const isDone = <A>(fiber: Fiber.RuntimeFiber<A>) =>
   Effect.zipRight(Effect.repeatN(Effect.yieldNow(), 50), Effect.map(Fiber.poll(fiber), (exit) => exit._tag === "Some"))
 
+/**
+ * Carol's post is committed while alice's and bob's claims of one name queue behind it, so
+ * those two are decided together, one batch (alice's accepted, bob's refused name_taken),
+ * whose append meets `secondAppend` first. Answers the claims and the fibers that submit them.
+ */
+const claimsBatchedBehindAPost = (controls: Controls, secondAppend: Effect.Effect<void, StorageError | LeaseSuperseded>) =>
+  Effect.gen(function*() {
+    const sequencer = yield* Sequencer
+    const [carol, alice, bob] = ["carol", "alice", "bob"].map((name) => makeAgent(`${name} ${Math.random()}`))
+    const held = yield* gate(controls)
+    controls.beforePut = held.hook
+    const first = yield* Effect.fork(sequencer.submit(nextPost(carol!, "first")))
+    yield* held.reached
+    controls.beforePut = Effect.void
+    const claims = [claim(alice!, "shared"), claim(bob!, "shared")] as const
+    const answers = yield* Effect.forEach(claims, (s) => Effect.fork(sequencer.submit(s)))
+    yield* Effect.repeatN(Effect.yieldNow(), 50)
+    expect(yield* sequencer.queued).toBe(2)
+    let appends = 0
+    controls.beforeAppend = Effect.suspend(() => (++appends === 2 ? secondAppend : Effect.void))
+    yield* held.release
+    expect(code(yield* Fiber.join(first))).toBe("accepted 0")
+    return { claims, answers }
+  })
+
 describe("Sequencer commit", () => {
   it.scoped("answers only after bodies then leaves are durable", () => {
     const controls = newControls()
@@ -161,29 +186,11 @@ describe("Sequencer commit", () => {
     const controls = newControls()
     return Effect.gen(function*() {
       const sequencer = yield* Sequencer
-      const carol = makeAgent(`carol ${Math.random()}`)
-      const alice = makeAgent(`alice ${Math.random()}`)
-      const bob = makeAgent(`bob ${Math.random()}`)
-      // Carol's post is committed while alice's and bob's claims of one name queue behind
-      // it, so those two are decided together: alice's accepted, bob's refused name_taken.
-      const held = yield* gate(controls)
-      controls.beforePut = held.hook
-      const first = yield* Effect.fork(sequencer.submit(nextPost(carol, "first")))
-      yield* held.reached
-      controls.beforePut = Effect.void
-      const aliceClaim = claim(alice, "shared")
-      const bobClaim = claim(bob, "shared")
-      const claims = yield* Effect.forEach([aliceClaim, bobClaim], (s) => Effect.fork(sequencer.submit(s)))
-      yield* Effect.repeatN(Effect.yieldNow(), 50)
-      expect(yield* sequencer.queued).toBe(2)
       // The second append fails: alice's claim never reaches the log, so bob's refusal,
       // which rests on it, must not be answered either.
-      let appends = 0
-      controls.beforeAppend = Effect.suspend(() =>
-        ++appends === 2 ? Effect.fail(new StorageError({ operation: "test", detail: "disk full" })) : Effect.void)
-      yield* held.release
-      expect(code(yield* Fiber.join(first))).toBe("accepted 0")
-      expect((yield* Effect.forEach(claims, Fiber.join)).map(code)).toEqual(["log_unavailable", "log_unavailable"])
+      const { claims: [aliceClaim, bobClaim], answers } = yield* claimsBatchedBehindAPost(controls,
+        Effect.fail(new StorageError({ operation: "test", detail: "disk full" })))
+      expect((yield* Effect.forEach(answers, Fiber.join)).map(code)).toEqual(["log_unavailable", "log_unavailable"])
       expect((yield* sequencer.state).size).toBe(1)
       // From the committed state again: bob's claim is now first, alice's is refused.
       expect(code(yield* sequencer.submit(bobClaim))).toBe("accepted 1")
@@ -197,27 +204,12 @@ describe("Sequencer commit", () => {
     const controls = newControls()
     return Effect.gen(function*() {
       const sequencer = yield* Sequencer
-      const carol = makeAgent(`carol ${Math.random()}`)
-      const alice = makeAgent(`alice ${Math.random()}`)
-      const bob = makeAgent(`bob ${Math.random()}`)
-      // As above: alice's and bob's claims of one name are decided together, one batch.
-      const held = yield* gate(controls)
-      controls.beforePut = held.hook
-      const first = yield* Effect.fork(sequencer.submit(nextPost(carol, "first")))
-      yield* held.reached
-      controls.beforePut = Effect.void
-      const claims = yield* Effect.forEach([claim(alice, "shared"), claim(bob, "shared")], (s) => Effect.fork(sequencer.submit(s)))
-      yield* Effect.repeatN(Effect.yieldNow(), 50)
-      expect(yield* sequencer.queued).toBe(2)
       // The second append finds a later lease: the store wrote nothing.
-      let appends = 0
-      controls.beforeAppend = Effect.suspend(() =>
-        ++appends === 2 ? Effect.fail(new LeaseSuperseded({ operation: "append", fence: { epoch: 1 } })) : Effect.void)
-      yield* held.release
-      expect(code(yield* Fiber.join(first))).toBe("accepted 0")
+      const { answers } = yield* claimsBatchedBehindAPost(controls,
+        Effect.fail(new LeaseSuperseded({ operation: "append", fence: { epoch: 1 } })))
       // Neither claim is answered log_unavailable: the next lease decides both anew, one
       // batch or two, so one takes the name at index 1 and the other is refused for it.
-      const outcomes = (yield* Effect.forEach(claims, Fiber.join)).map(code)
+      const outcomes = (yield* Effect.forEach(answers, Fiber.join)).map(code)
       expect([...outcomes].sort()).toEqual(["accepted 1", "name_taken"])
       expect(controls.events.filter((e) => e.startsWith("append") && e.endsWith("done"))).toHaveLength(2)
       expect((yield* sequencer.state).size).toBe(2)

@@ -7,7 +7,8 @@
 
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Deferred, Duration, Effect, Layer, Redacted, type Scope } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Redacted, Scope } from "effect"
+import { expect } from "vitest"
 
 /** A pool of one connection on the schema of `url`, closed with the scope. */
 export const sessionOn = (url: string): Effect.Effect<SqlClient.SqlClient, unknown, Scope.Scope> =>
@@ -67,3 +68,29 @@ export const terminateLeaseSession = (admin: SqlClient.SqlClient) =>
     yield* admin`SELECT pg_terminate_backend(${holder.pid}::int)`
     return holder.pid
   }).pipe(Effect.orDie)
+
+/**
+ * The order a fenced write (leaseEpoch.ts) forces on the next lease: `write`, forked, holds
+ * the epoch row FOR SHARE and waits on `blocker`; then its writer's lease (`leaseOfWriter`)
+ * ends and the next one is taken (`nextLease`), whose raise of the epoch must wait on the
+ * write, neither of them done. Then the blocker lets go: answers the write's result and the
+ * next lease, in the order the server let them finish.
+ */
+export const nextLeaseAfterWrite = <A, E, L, F>(
+  admin: SqlClient.SqlClient,
+  blocker: { readonly pid: number; readonly release: Effect.Effect<boolean> },
+  write: Effect.Effect<A, E>,
+  leaseOfWriter: Scope.CloseableScope,
+  nextLease: Effect.Effect<L, F, Scope.Scope>
+) =>
+  Effect.gen(function*() {
+    const writing = yield* Effect.fork(write)
+    const writerPid = yield* waitingOn(admin, blocker.pid)
+    yield* Scope.close(leaseOfWriter, Exit.void)
+    const taking = yield* Effect.fork(nextLease)
+    yield* waitingOn(admin, writerPid)
+    expect(Option.isNone(yield* Fiber.poll(taking))).toBe(true)
+    expect(Option.isNone(yield* Fiber.poll(writing))).toBe(true)
+    yield* blocker.release
+    return { written: yield* Fiber.join(writing), next: yield* Fiber.join(taking) }
+  })

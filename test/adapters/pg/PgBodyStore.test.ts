@@ -5,7 +5,7 @@
 // holder's puts come after it. The fences come from PgCoordination's leases, as in service.
 
 import { it } from "@effect/vitest"
-import { Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
+import { Context, Effect, Layer, Option, Scope } from "effect"
 import { describe, expect } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { PgBodyStoreLive } from "../../../src/adapters/pg/PgBodyStore.js"
@@ -15,8 +15,8 @@ import { Coordination } from "../../../src/ports/Coordination.js"
 import { bodyStoreContract } from "../../ports/BodyStore.contract.js"
 import { leaseFenceOf } from "../../support/leases.js"
 import { testDatabase } from "../../support/pg.js"
-import { holdBodyRow, sessionOn, waitingOn } from "../../support/pgSessions.js"
-import { coordinationOn, openOn } from "./open.js"
+import { holdBodyRow, nextLeaseAfterWrite, sessionOn } from "../../support/pgSessions.js"
+import { coordinationOn, openOn, twoNodesOn } from "./open.js"
 
 const db = testDatabase()
 const open = (url: string) => openOn(db, PgBodyStoreLive, url)
@@ -74,34 +74,23 @@ describe("PgBodyStore on PostgreSQL", () => {
       const url = yield* db.freshSchema
       const admin = yield* sessionOn(url)
       // Two nodes: a pool, a body store and a coordination each.
-      const nodeOn = Effect.map(Layer.build(Layer.merge(open(url), coordinationOn(db, url))), (node) => ({
-        store: Context.get(node, BodyStore),
-        coordination: Context.get(node, Coordination)
-      }))
-      const [a, b] = [yield* nodeOn, yield* nodeOn]
+      const [a, b] = yield* twoNodesOn(db, BodyStore, PgBodyStoreLive, url)
       const expired = body(utf8("ciphertext that node A deletes"))
       yield* a.store.put([expired])
       const leaseOfA = yield* Scope.make()
       const fenceOfA = (yield* Scope.extend(a.coordination.lease, leaseOfA)).fence
 
       // A's remove takes the epoch row FOR SHARE, then its DELETE waits on a row lock the
-      // test holds: the remove's transaction stays open, holding the share lock.
+      // test holds: the remove's transaction stays open, holding the share lock. A's lease
+      // ends; B takes the advisory lock, and its raise waits on A's transaction until A's
+      // remove commits.
       const blocker = yield* holdBodyRow(url, expired.digest)
-      const removing = yield* Effect.fork(a.store.remove([expired.digest], fenceOfA))
-      const removerPid = yield* waitingOn(admin, blocker.pid)
-
-      // A's lease ends; B takes the advisory lock, and its raise waits on A's transaction.
-      yield* Scope.close(leaseOfA, Exit.void)
-      const taking = yield* Effect.fork(b.coordination.lease)
-      yield* waitingOn(admin, removerPid)
-      expect(Option.isNone(yield* Fiber.poll(taking))).toBe(true)
-      expect(Option.isNone(yield* Fiber.poll(removing))).toBe(true)
-
-      // Once A's remove commits, B's raise goes through, and B's puts come after A's delete.
-      yield* blocker.release
-      expect(yield* Fiber.join(removing)).toBe("removed")
-      const fenceOfB = (yield* Fiber.join(taking)).fence
+      const { written, next } = yield* nextLeaseAfterWrite(admin, blocker, a.store.remove([expired.digest], fenceOfA), leaseOfA,
+        b.coordination.lease)
+      expect(written).toBe("removed")
+      const fenceOfB = next.fence
       expect(fenceOfB.epoch).toBeGreaterThan(fenceOfA.epoch)
+      // B's puts come after A's delete.
       expect(yield* b.store.has(expired.digest)).toBe(false)
       yield* b.store.put([expired])
       expect(yield* a.store.has(expired.digest)).toBe(true)

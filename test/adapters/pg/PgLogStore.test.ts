@@ -6,7 +6,7 @@
 // The fences come from PgCoordination's leases, as in service.
 
 import { it } from "@effect/vitest"
-import { Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
+import { Context, Effect, Layer, Option, Scope } from "effect"
 import { describe, expect } from "vitest"
 import { PgLogStoreLive } from "../../../src/adapters/pg/PgLogStore.js"
 import { equal, toHex } from "../../../src/domain/bytes.js"
@@ -16,8 +16,8 @@ import { LogStore } from "../../../src/ports/LogStore.js"
 import { entryBytes, expectStoreMatches, LogModel, logStoreContract } from "../../ports/LogStore.contract.js"
 import { leaseFenceOf } from "../../support/leases.js"
 import { testDatabase } from "../../support/pg.js"
-import { holdLogHead, sessionOn, waitingOn } from "../../support/pgSessions.js"
-import { coordinationOn, openOn } from "./open.js"
+import { holdLogHead, nextLeaseAfterWrite, sessionOn } from "../../support/pgSessions.js"
+import { coordinationOn, openOn, twoNodesOn } from "./open.js"
 
 const db = testDatabase()
 const open = (url: string) => openOn(db, PgLogStoreLive, url)
@@ -96,33 +96,20 @@ describe("PgLogStore on PostgreSQL", () => {
       const url = yield* db.freshSchema
       const admin = yield* sessionOn(url)
       // Two nodes: a pool, a log store and a coordination each.
-      const nodeOn = Effect.map(Layer.build(Layer.merge(open(url), coordinationOn(db, url))), (node) => ({
-        store: Context.get(node, LogStore),
-        coordination: Context.get(node, Coordination)
-      }))
-      const [a, b] = [yield* nodeOn, yield* nodeOn]
+      const [a, b] = yield* twoNodesOn(db, LogStore, PgLogStoreLive, url)
       const model = new LogModel()
       const leaseOfA = yield* Scope.make()
       const fenceOfA = (yield* Scope.extend(a.coordination.lease, leaseOfA)).fence
 
       // A's append takes the epoch row FOR SHARE, then waits on the head row the test holds:
-      // the append's transaction stays open, holding the share lock.
+      // the append's transaction stays open, holding the share lock. A's lease ends; B takes
+      // the advisory lock, and its raise waits on A's transaction until A's append commits.
       const blocker = yield* holdLogHead(url)
-      const appending = yield* Effect.fork(a.store.append(0, model.add([entryBytes(1, 30)]), fenceOfA))
-      const appenderPid = yield* waitingOn(admin, blocker.pid)
-
-      // A's lease ends; B takes the advisory lock, and its raise waits on A's transaction.
-      yield* Scope.close(leaseOfA, Exit.void)
-      const taking = yield* Effect.fork(b.coordination.lease)
-      yield* waitingOn(admin, appenderPid)
-      expect(Option.isNone(yield* Fiber.poll(taking))).toBe(true)
-      expect(Option.isNone(yield* Fiber.poll(appending))).toBe(true)
-
-      // Once A's append commits, B's raise goes through, and B reads A's leaf after it.
-      yield* blocker.release
-      yield* Fiber.join(appending)
-      const fenceOfB = (yield* Fiber.join(taking)).fence
+      const { next } = yield* nextLeaseAfterWrite(admin, blocker, a.store.append(0, model.add([entryBytes(1, 30)]), fenceOfA), leaseOfA,
+        b.coordination.lease)
+      const fenceOfB = next.fence
       expect(fenceOfB.epoch).toBeGreaterThan(fenceOfA.epoch)
+      // B reads A's leaf after its raise.
       yield* expectStoreMatches(b.store, model)
       // And A, still unaware, appends nothing from now on, while B appends after A's leaf.
       const late = yield* Effect.flip(a.store.append(1, model.peek([entryBytes(2, 30)]), fenceOfA))
