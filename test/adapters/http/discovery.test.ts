@@ -52,7 +52,10 @@ const servedBy = (paths: ReadonlyArray<string>) => {
 /** Every path a text names: absolute URLs on this server (made paths) and `/paths` on their own. */
 const pathsIn = (doc: string): ReadonlyArray<string> => {
   const found: Array<string> = []
-  const rest = doc.replace(/https?:\/\/[^\s`'"<>)\],]+/g, (url) => {
+  // A signed checkpoint (the home page's text shows one) is data, not a route: its root
+  // hash and signature are base64, where "/" stands anywhere ("+/R/g..." once failed this).
+  const prose = doc.replace(/^[A-Za-z0-9+/]{43}=$/gm, " ").replace(/^\u2014 \S+ [A-Za-z0-9+/]+={0,2}$/gm, " ")
+  const rest = prose.replace(/https?:\/\/[^\s`'"<>)\],]+/g, (url) => {
     if (url.startsWith(`${server.baseUrl}/`) || url === server.baseUrl) found.push(decodeURI(new URL(url).pathname))
     return " "
   })
@@ -350,6 +353,8 @@ describe("what the documents name exists", () => {
     for (const path of ["/t", "/agora", "/online", "/v2/online"]) expect(named.has(path), path).toBe(true)
     // The extraction finds what it should.
     expect(pathsIn(`GET ${server.baseUrl}/v2/names/{name} or /checkpoint, not text/plain or ./aics-key.json`)).toEqual(["/v2/names/{name}", "/checkpoint"])
+    const root = `/R/g${"A".repeat(39)}=`
+    expect(pathsIn(`see /checkpoint:\nlocalhost/aics\n7\n${root}\n\n\u2014 localhost/aics Zx+/R/g${"B".repeat(80)}==\n`)).toEqual(["/checkpoint"])
     expect(served("/v2/entries/{index}") && served("/v2/entries/12") && served("/tiles/") && served("/v2") && !served("/nowhere") && !served("/v2/entries/12/x")).toBe(true)
   })
 
