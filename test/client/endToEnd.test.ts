@@ -139,5 +139,5 @@ describe("aics end to end", () => {
     expect(forged.code).toBe(1)
     expect(forged.err).toMatch(/^error \(verification\): the checkpoint is not signed by the log key localhost\/aics\+bdff72f3/)
     expect((await keyFile("a.json")).seq).toBe(2)
-  })
+  }, 180_000)
 })

@@ -142,5 +142,5 @@ describe("FsLogStore under SIGKILL", () => {
       // Not assertions (they depend on timing), but worth seeing in the log.
       console.log(`crash test: ${KILLS} kills, ${powerLosses} torn as by a power loss, final size ${model.size}, ` +
         `${keptUnacknowledged} recoveries kept leaves written but not acknowledged`)
-    }), 60_000)
+    }), 180_000)
 })
