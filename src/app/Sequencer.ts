@@ -89,8 +89,12 @@ export type WriteOutcome =
 interface Job {
   readonly submission: Submission
   readonly done: Deferred.Deferred<WriteOutcome>
-  /** Set when another process relayed it: its outcome goes back through Coordination. */
-  readonly relayId?: string
+  /**
+   * Set when another process relayed it: its outcome goes back through Coordination, under
+   * the fence of the lease this process claimed it under (Coordination.ts: only that fence
+   * answers or releases it).
+   */
+  readonly relayed?: { readonly id: string; readonly fence: LeaseFence }
 }
 
 /** One submission of a decided batch: accepted at an index, or refused. */
@@ -161,9 +165,17 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       return committed.size
     }))
 
-    /** Sends the outcomes of relayed jobs back, and tells the others the log grew. */
-    const answerRelayed = (answers: ReadonlyArray<{ readonly id: string; readonly outcome: RelayedOutcome }>, size: number) =>
-      Effect.zipRight(coordination.answer(answers), coordination.announce(size)).pipe(
+    /**
+     * Sends the outcomes of relayed jobs back, and tells the others the log grew. A batch's
+     * relayed jobs were all claimed under its own fence: the queue is handed over whenever a
+     * leadership ends.
+     */
+    const answerRelayed = (
+      answers: ReadonlyArray<{ readonly id: string; readonly outcome: RelayedOutcome }>,
+      fence: LeaseFence,
+      size: number
+    ) =>
+      Effect.zipRight(coordination.answer(answers, fence), coordination.announce(size)).pipe(
         Effect.retry(Schedule.intersect(Schedule.spaced(Duration.millis(200)), Schedule.recurs(25))),
         Effect.catchAll((error) => Effect.logError("relayed answers could not be written; the next sequencer settles them", error)),
         Effect.forkIn(scope)
@@ -211,10 +223,10 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
           for (const { job } of decided) {
             const outcome = { _tag: "Refused", refusal: failure, at } as const
-            if (job.relayId !== undefined) relayed.push({ id: job.relayId, outcome: relayedOutcome(outcome) })
+            if (job.relayed !== undefined) relayed.push({ id: job.relayed.id, outcome: relayedOutcome(outcome) })
             else yield* Deferred.succeed(job.done, outcome)
           }
-          yield* answerRelayed(relayed, committed.size)
+          yield* answerRelayed(relayed, fence, committed.size)
           return "failed"
         }
         committed = next
@@ -225,10 +237,10 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           const outcome: WriteOutcome = d.accepted
             ? { _tag: "Accepted", index: d.index, logged: d.logged, leafHash: leafHashes[leaf++]!, entryBytes: d.entryBytes }
             : { _tag: "Refused", refusal: d.refusal, at }
-          if (d.job.relayId !== undefined) relayed.push({ id: d.job.relayId, outcome: relayedOutcome(outcome) })
+          if (d.job.relayed !== undefined) relayed.push({ id: d.job.relayed.id, outcome: relayedOutcome(outcome) })
           else yield* Deferred.succeed(d.job.done, outcome)
         }
-        yield* answerRelayed(relayed, committed.size)
+        yield* answerRelayed(relayed, fence, committed.size)
         return "committed"
       }))
 
@@ -241,13 +253,13 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         Effect.asVoid
       )
 
-    /** Claims what other processes relayed into the queue, while there is room. */
-    const intake = Effect.gen(function*() {
+    /** Claims what other processes relayed into the queue under `fence`, while there is room. */
+    const intake = (fence: LeaseFence) => Effect.gen(function*() {
       yield* coordination.submitted
       while (true) {
         const room = Math.min(MAX_BATCH, QUEUE_CAPACITY - (yield* Queue.size(queue)))
         if (room <= 0) return
-        const claimed = yield* coordination.claim(room, committed.size)
+        const claimed = yield* coordination.claim(room, committed.size, fence)
         const unreadable: Array<{ id: string; outcome: RelayedOutcome }> = []
         for (const { id, submission } of claimed) {
           const rebuilt = submissionFromRelayed(submission, context)
@@ -255,16 +267,20 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
             unreadable.push({ id, outcome: { _tag: "Refused", code: rebuilt.left.code, detail: rebuilt.left.detail, at: yield* clock.nowMillis } })
             continue
           }
-          yield* Queue.offer(queue, { submission: rebuilt.right, done: yield* Deferred.make<WriteOutcome>(), relayId: id })
+          yield* Queue.offer(queue, { submission: rebuilt.right, done: yield* Deferred.make<WriteOutcome>(), relayed: { id, fence } })
         }
-        yield* coordination.answer(unreadable)
+        yield* coordination.answer(unreadable, fence)
         if (claimed.length < room) return
       }
     }).pipe(Effect.forever)
 
-    /** Settles what a dead sequencer claimed and never answered (see the header). */
-    const settleOrphans = Effect.gen(function*() {
-      const orphans = yield* coordination.orphans
+    /**
+     * Settles what a dead sequencer claimed and never answered (see the header), after
+     * making those claims its own: only then do its answers and releases apply to them, and
+     * the dead (or deposed) sequencer's no longer do.
+     */
+    const settleOrphans = (fence: LeaseFence) => Effect.gen(function*() {
+      const orphans = yield* coordination.orphans(fence)
       if (orphans.length === 0) return
       const byEnvelope = new Map(orphans.map((o) => [o.submission.envelopeJcs, o]))
       const answers: Array<{ id: string; outcome: RelayedOutcome }> = []
@@ -279,8 +295,8 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           answers.push({ id: orphan.id, outcome: { _tag: "Accepted", index: from + i, logged, leafHash: hasher.leafHash(leaf) } })
         }
       }
-      yield* coordination.answer(answers)
-      yield* coordination.release([...byEnvelope.values()].map((o) => o.id))
+      yield* coordination.answer(answers, fence)
+      yield* coordination.release([...byEnvelope.values()].map((o) => o.id), fence)
       yield* Effect.logInfo(`settled ${orphans.length} submissions of an earlier sequencer: ${answers.length} from the log, ${byEnvelope.size} decided again`)
     })
 
@@ -302,22 +318,29 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const handOver = Effect.gen(function*() {
       const left = [...superseded, ...(yield* Queue.takeAll(queue))]
       superseded = []
-      const relayedIds: Array<string> = []
+      // By the fence each was claimed under: a successor that took one over keeps it.
+      const claims = new Map<number, { fence: LeaseFence; ids: Array<string> }>()
       for (const job of left) {
-        if (job.relayId !== undefined) relayedIds.push(job.relayId)
-        else yield* Effect.forkIn(Effect.flatMap(relay(job.submission), (outcome) => Deferred.succeed(job.done, outcome)), scope)
+        if (job.relayed === undefined) {
+          yield* Effect.forkIn(Effect.flatMap(relay(job.submission), (outcome) => Deferred.succeed(job.done, outcome)), scope)
+          continue
+        }
+        const { id, fence } = job.relayed
+        const ofFence = claims.get(fence.epoch) ?? { fence, ids: [] }
+        ofFence.ids.push(id)
+        claims.set(fence.epoch, ofFence)
       }
-      yield* coordination.release(relayedIds)
+      for (const { fence, ids } of claims.values()) yield* coordination.release(ids, fence)
     }).pipe(Effect.catchAll((error) => Effect.logError("queued submissions could not be handed over", error)))
 
     const leadOnce = Effect.scoped(Effect.gen(function*() {
       const lease = yield* coordination.lease
       yield* catchUp
-      yield* settleOrphans
+      yield* settleOrphans(lease.fence)
       leadingFence = lease.fence
       yield* SubscriptionRef.set(leading, true)
       yield* Effect.logInfo(`this process sequences the log (size ${committed.size})`)
-      yield* Effect.raceFirst(lease.lost, Effect.raceFirst(batchLoop(lease.fence), intake))
+      yield* Effect.raceFirst(lease.lost, Effect.raceFirst(batchLoop(lease.fence), intake(lease.fence)))
     })).pipe(
       Effect.ensuring(Effect.zipRight(
         Effect.zipRight(Effect.sync(() => void (leadingFence = undefined)), SubscriptionRef.set(leading, false)),

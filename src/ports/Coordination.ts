@@ -18,11 +18,34 @@
 // deposed without noticing appends and deletes nothing once its successor holds the lease
 // (docs/operations.md, "Retention" and "The log's appends").
 //
+// The relay's steps are fenced by it too, so a deposed holder can neither decide a
+// submission its successor owns nor hand it back nor answer it (docs/operations.md, "The
+// relay under a new holder"). A claimed submission records the fence it was claimed under.
+//   - `claim` and `orphans` take ownership: they write only while the caller's fence is the
+//     latest, and stamp what they take with it; `orphans` re-stamps every claimed,
+//     unanswered submission, so from then on the earlier holders' fences match none of them.
+//     Under a superseded fence both take nothing.
+//   - `release` and `answer` touch only submissions claimed under the caller's fence. So a
+//     deposed holder handing back its batch (it was superseded, or its lease was lost)
+//     cannot put back to waiting a submission its successor took over and has not answered
+//     yet: that one would be claimed twice and decided twice, the second decision refusing
+//     an envelope already in the log. Nor can a deposed holder's late answer replace the
+//     successor's: a batch the deposed holder failed (log_unavailable) may still have
+//     reached the log, and the successor, which answers it from the log, is right.
+//   - Why ownership is taken only under the latest fence: were a holder deposed before its
+//     `orphans` ran, its late re-stamp would take back what the successor owns, and the
+//     successor could then neither answer nor release it. The successor's own `orphans`
+//     runs after its fence is the latest, so it sees every submission an earlier holder
+//     claimed, and the earlier holders claim nothing after that.
+// A submission released is waiting again and belongs to no fence.
+//
 // Contract (test/ports/Coordination.contract.ts): one lease holder at a time (checked on
 // adapters with several sessions), each new lease with a higher fence than the one before,
 // a lease freed when its holder's scope closes, relayed
 // submissions claimed once each in the order relayed, answers returned to the relaying
-// caller, orphans listed until answered or released.
+// caller, orphans listed until answered or released, and nothing claimed, listed, released
+// or answered under a superseded fence (with several sessions also while the superseded
+// holder lives on).
 
 import type { Effect, Scope, Stream } from "effect"
 import { Context } from "effect"
@@ -61,14 +84,23 @@ export class Coordination extends Context.Tag("aics/Coordination")<Coordination,
   readonly relay: (submission: RelayedSubmission) => Effect.Effect<RelayedOutcome, StorageError>
   /** Completes when relayed submissions may be waiting (a notification or a poll interval). */
   readonly submitted: Effect.Effect<void>
-  /** Takes up to `max` waiting submissions, oldest first, claimed at log size `logSize`. */
-  readonly claim: (max: number, logSize: number) => Effect.Effect<ReadonlyArray<ClaimedSubmission>, StorageError>
-  /** Answers claimed submissions (after their batch is durable). */
-  readonly answer: (answers: ReadonlyArray<{ readonly id: string; readonly outcome: RelayedOutcome }>) => Effect.Effect<void, StorageError>
-  /** Claimed submissions without an answer. */
-  readonly orphans: Effect.Effect<ReadonlyArray<ClaimedSubmission>, StorageError>
-  /** Puts claimed submissions back to waiting. */
-  readonly release: (ids: ReadonlyArray<string>) => Effect.Effect<void, StorageError>
+  /**
+   * Takes up to `max` waiting submissions, oldest first, claimed at log size `logSize` under
+   * `fence`; takes none if a later lease exists.
+   */
+  readonly claim: (max: number, logSize: number, fence: LeaseFence) => Effect.Effect<ReadonlyArray<ClaimedSubmission>, StorageError>
+  /** Answers claimed submissions (after their batch is durable): those claimed under `fence` only. */
+  readonly answer: (
+    answers: ReadonlyArray<{ readonly id: string; readonly outcome: RelayedOutcome }>,
+    fence: LeaseFence
+  ) => Effect.Effect<void, StorageError>
+  /**
+   * Claimed submissions without an answer, made the claims of `fence` (whoever claimed them);
+   * none if a later lease exists.
+   */
+  readonly orphans: (fence: LeaseFence) => Effect.Effect<ReadonlyArray<ClaimedSubmission>, StorageError>
+  /** Puts claimed submissions back to waiting: those claimed under `fence` only. */
+  readonly release: (ids: ReadonlyArray<string>, fence: LeaseFence) => Effect.Effect<void, StorageError>
   /** Tells the other processes that the log grew (the lease holder, after each commit). */
   readonly announce: (size: number) => Effect.Effect<void, StorageError>
   /** Emits when another process may have appended: each emission is a cue to read the log. */

@@ -4,7 +4,7 @@
 // one it never committed is decided again. Memory adapters, so the takeover is exact.
 
 import { it } from "@effect/vitest"
-import { Context, Duration, Effect, Either, Fiber, Layer } from "effect"
+import { Context, Duration, Effect, Either, Fiber, Layer, Option } from "effect"
 import { describe, expect } from "vitest"
 import { makeTestClock } from "../../src/adapters/clock/TestClock.js"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
@@ -53,10 +53,13 @@ describe("Sequencer takeover", () => {
       yield* Effect.sleep(Duration.millis(20))
       const second = yield* Effect.fork(coordination.relay(relayedBytes(lost)))
       yield* Effect.sleep(Duration.millis(20))
-      // The dead sequencer claimed both, and committed the first one's leaf only.
-      expect((yield* coordination.claim(10, 0)).length).toBe(2)
+      // The dead sequencer claimed both under its lease, and committed the first one's leaf only.
       const decided = Either.getOrThrow(decide(emptyLogState, committed, NOW - 5))
-      yield* Effect.scoped(Effect.flatMap(coordination.lease, ({ fence }) => writer.append(0, [decided.entryBytes], fence)))
+      yield* Effect.scoped(Effect.gen(function*() {
+        const { fence } = yield* coordination.lease
+        expect((yield* coordination.claim(10, 0, fence)).length).toBe(2)
+        yield* writer.append(0, [decided.entryBytes], fence)
+      }))
 
       const sequencer = Context.get(yield* Layer.build(Sequencer.layer.pipe(Layer.provide(Layer.succeedContext(before)))), Sequencer)
       const hasher = makeTreeHasher(nodeCrypto.sha256)
@@ -65,6 +68,7 @@ describe("Sequencer takeover", () => {
       const again = yield* Fiber.join(second)
       expect(again._tag === "Accepted" && again.index).toBe(1)
       expect((yield* sequencer.state).size).toBe(2)
-      expect(yield* coordination.orphans).toEqual([])
+      // Nothing is left claimed and unanswered, under the lease the new sequencer holds.
+      expect(yield* sequencer.betweenBatches((fence) => coordination.orphans(fence))).toEqual(Option.some([]))
     }))
 })

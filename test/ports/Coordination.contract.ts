@@ -6,6 +6,7 @@ import { it } from "@effect/vitest"
 import { Context, Duration, Effect, Exit, Fiber, Layer, Option, Scope, type Duration as D } from "effect"
 import { toHex, utf8 } from "../../src/domain/bytes.js"
 import { Coordination, type RelayedOutcome } from "../../src/ports/Coordination.js"
+import type { LeaseFence } from "../../src/ports/LeaseFence.js"
 
 export interface CoordinationUnderTest {
   /**
@@ -29,12 +30,12 @@ const submission = (n: number) => ({ envelopeJcs: `{"n":${n}}`, body: n % 2 === 
 const comparable = (outcome: RelayedOutcome) =>
   outcome._tag === "Accepted" ? { ...outcome, leafHash: toHex(outcome.leafHash) } : outcome
 
-/** Claims until `count` submissions are taken (the relays race with the claims). */
-const claimAll = (port: Port, count: number, logSize: number) =>
+/** Claims under `fence` until `count` submissions are taken (the relays race with the claims). */
+const claimAll = (port: Port, count: number, logSize: number, fence: LeaseFence) =>
   Effect.gen(function*() {
     const taken = []
     while (taken.length < count) {
-      taken.push(...(yield* port.claim(count - taken.length, logSize)))
+      taken.push(...(yield* port.claim(count - taken.length, logSize, fence)))
       if (taken.length < count) yield* Effect.sleep(Duration.millis(20))
     }
     return taken
@@ -45,67 +46,100 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
     it.scopedLive("relays a submission to the claimer and its answer back", () =>
       Effect.gen(function*() {
         const port = yield* build(yield* adapter.fresh("10 seconds"))
-        yield* port.lease
+        const { fence } = yield* port.lease
         const first = yield* Effect.fork(port.relay(submission(1)))
-        const [claimed] = yield* claimAll(port, 1, 42)
+        const [claimed] = yield* claimAll(port, 1, 42, fence)
         expect(claimed!.claimedAt).toBe(42)
         expect(claimed!.submission.envelopeJcs).toBe(submission(1).envelopeJcs)
         expect(toHex(claimed!.submission.body!)).toBe(toHex(submission(1).body!))
-        yield* port.answer([{ id: claimed!.id, outcome: accepted }])
+        yield* port.answer([{ id: claimed!.id, outcome: accepted }], fence)
         expect(comparable(yield* Fiber.join(first))).toEqual(comparable(accepted))
 
         const second = yield* Effect.fork(port.relay(submission(2)))
-        const [again] = yield* claimAll(port, 1, 43)
+        const [again] = yield* claimAll(port, 1, 43, fence)
         expect(again!.submission.body).toBeNull()
-        yield* port.answer([{ id: again!.id, outcome: refused }])
+        yield* port.answer([{ id: again!.id, outcome: refused }], fence)
         expect(yield* Fiber.join(second)).toEqual(refused)
       }))
 
     it.scopedLive("claims each submission once, oldest first", () =>
       Effect.gen(function*() {
         const port = yield* build(yield* adapter.fresh("10 seconds"))
+        const { fence } = yield* port.lease
         const relays = []
         for (let n = 1; n <= 3; n++) {
           relays.push(yield* Effect.fork(port.relay(submission(n))))
           // Relayed one after the other: each is stored before the next starts.
           yield* Effect.sleep(Duration.millis(50))
         }
-        const firstTwo = yield* claimAll(port, 2, 0)
-        const third = yield* claimAll(port, 1, 5)
+        const firstTwo = yield* claimAll(port, 2, 0, fence)
+        const third = yield* claimAll(port, 1, 5, fence)
         expect([...firstTwo, ...third].map((c) => c.submission.envelopeJcs)).toEqual([1, 2, 3].map((n) => submission(n).envelopeJcs))
-        expect(yield* port.claim(10, 6)).toEqual([])
-        yield* port.answer([...firstTwo, ...third].map((c) => ({ id: c.id, outcome: refused })))
+        expect(yield* port.claim(10, 6, fence)).toEqual([])
+        yield* port.answer([...firstTwo, ...third].map((c) => ({ id: c.id, outcome: refused })), fence)
         for (const relay of relays) expect(yield* Fiber.join(relay)).toEqual(refused)
       }))
 
     it.scopedLive("lists claimed submissions without an answer until they are released and answered", () =>
       Effect.gen(function*() {
         const port = yield* build(yield* adapter.fresh("10 seconds"))
+        const { fence } = yield* port.lease
         const relay = yield* Effect.fork(port.relay(submission(3)))
-        const [claimed] = yield* claimAll(port, 1, 10)
-        expect((yield* port.orphans).map((o) => [o.id, o.claimedAt])).toEqual([[claimed!.id, 10]])
-        yield* port.release([claimed!.id])
-        expect(yield* port.orphans).toEqual([])
-        const [again] = yield* claimAll(port, 1, 11)
+        const [claimed] = yield* claimAll(port, 1, 10, fence)
+        expect((yield* port.orphans(fence)).map((o) => [o.id, o.claimedAt])).toEqual([[claimed!.id, 10]])
+        yield* port.release([claimed!.id], fence)
+        expect(yield* port.orphans(fence)).toEqual([])
+        const [again] = yield* claimAll(port, 1, 11, fence)
         expect([again!.id, again!.claimedAt]).toEqual([claimed!.id, 11])
-        yield* port.answer([{ id: again!.id, outcome: accepted }])
+        yield* port.answer([{ id: again!.id, outcome: accepted }], fence)
         expect(comparable(yield* Fiber.join(relay))).toEqual(comparable(accepted))
-        expect(yield* port.orphans).toEqual([])
+        expect(yield* port.orphans(fence)).toEqual([])
       }))
 
     it.scopedLive("withdraws a submission nobody claims in time, but waits on for a claimed one", () =>
       Effect.gen(function*() {
         const port = yield* build(yield* adapter.fresh("300 millis"))
+        const { fence } = yield* port.lease
         const failed = yield* Effect.exit(port.relay(submission(4)))
         expect(Exit.isFailure(failed) && failed.cause._tag === "Fail" && failed.cause.error._tag).toBe("StorageError")
-        expect(yield* port.claim(10, 0)).toEqual([])
+        expect(yield* port.claim(10, 0, fence)).toEqual([])
 
         const relay = yield* Effect.fork(port.relay(submission(5)))
-        const [claimed] = yield* claimAll(port, 1, 0)
+        const [claimed] = yield* claimAll(port, 1, 0, fence)
         yield* Effect.sleep(Duration.millis(600))
         expect(Option.isNone(yield* Fiber.poll(relay))).toBe(true)
-        yield* port.answer([{ id: claimed!.id, outcome: refused }])
+        yield* port.answer([{ id: claimed!.id, outcome: refused }], fence)
         expect(yield* Fiber.join(relay)).toEqual(refused)
+      }))
+
+    it.scopedLive("claims, lists, releases and answers nothing under a superseded fence", () =>
+      Effect.gen(function*() {
+        const port = yield* build(yield* adapter.fresh("10 seconds"))
+        const deposed = yield* Scope.make()
+        const { fence: old } = yield* Scope.extend(port.lease, deposed)
+        const first = yield* Effect.fork(port.relay(submission(6)))
+        const [claimed] = yield* claimAll(port, 1, 3, old)
+        yield* Scope.close(deposed, Exit.void)
+        const { fence } = yield* port.lease
+
+        // The new holder makes the old claim its own; the old fence then takes nothing.
+        expect(yield* port.orphans(old)).toEqual([])
+        expect((yield* port.orphans(fence)).map((o) => [o.id, o.claimedAt])).toEqual([[claimed!.id, 3]])
+        const second = yield* Effect.fork(port.relay(submission(7)))
+        yield* Effect.sleep(Duration.millis(100))
+        expect(yield* port.claim(10, 4, old)).toEqual([])
+
+        // The old holder hands back and answers: the new holder's claim stays claimed, unanswered.
+        yield* port.release([claimed!.id], old)
+        yield* port.answer([{ id: claimed!.id, outcome: refused }], old)
+        expect(Option.isNone(yield* Fiber.poll(first))).toBe(true)
+        expect((yield* port.orphans(fence)).map((o) => o.id)).toEqual([claimed!.id])
+
+        const [waiting] = yield* claimAll(port, 1, 4, fence)
+        expect(waiting!.submission.envelopeJcs).toBe(submission(7).envelopeJcs)
+        yield* port.answer([{ id: claimed!.id, outcome: accepted }, { id: waiting!.id, outcome: refused }], fence)
+        expect(comparable(yield* Fiber.join(first))).toEqual(comparable(accepted))
+        expect(yield* Fiber.join(second)).toEqual(refused)
       }))
 
     it.scopedLive("holds one lease at a time and frees it when the holder's scope closes", () =>
@@ -142,10 +176,10 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
           const fresh = yield* adapter.fresh("10 seconds")
           const sequencer = yield* build(fresh)
           const other = yield* build(fresh)
-          yield* sequencer.lease
+          const { fence } = yield* sequencer.lease
           const relays = yield* Effect.forEach([1, 2, 3, 4], (n) => Effect.fork(other.relay(submission(n))))
-          const claimed = yield* claimAll(sequencer, 4, 0)
-          yield* sequencer.answer(claimed.map((c) => ({ id: c.id, outcome: { ...refused, detail: c.submission.envelopeJcs } })))
+          const claimed = yield* claimAll(sequencer, 4, 0, fence)
+          yield* sequencer.answer(claimed.map((c) => ({ id: c.id, outcome: { ...refused, detail: c.submission.envelopeJcs } })), fence)
           for (const [i, relay] of relays.entries()) {
             expect(yield* Fiber.join(relay)).toEqual({ ...refused, detail: submission(i + 1).envelopeJcs })
           }

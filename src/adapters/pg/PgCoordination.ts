@@ -21,15 +21,28 @@
 // NOTIFYs a channel named after the schema, so nobody polls in the common case; polls at
 // a slow pace cover a lost notification. One fiber per process reads the answers of all
 // its waiting submissions, one query per notification, whatever their number.
+//
+// Each claimed row records the epoch it was claimed under (claimed_epoch, migration
+// 0011_relay_claimed_epoch; the contract is in Coordination.ts). A claim, and the orphans'
+// re-stamp, run in a transaction that first share-locks the epoch row where it is the
+// caller's (holdLeaseEpoch, as an append does): the next holder's raise waits for them to
+// commit, and its orphans, read after the raise, see every row claimed before; a claim
+// after the raise finds no epoch row and takes nothing. A release or an answer needs no
+// such lock: it matches claimed_epoch in its WHERE, and a re-stamp of the same row by the
+// next holder's orphans is ordered against it by the row lock (READ COMMITTED rechecks the
+// WHERE on the row the other committed), so the earlier holder's statement either came
+// first, while the row was still its own, or finds it no longer is.
 
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Deferred, Duration, Effect, Layer, Option, Queue, Redacted, Schedule, Stream } from "effect"
 import { fromHex, toHex } from "../../domain/bytes.js"
 import { Coordination, type ClaimedSubmission, type RelayedOutcome, type RelayedSubmission } from "../../ports/Coordination.js"
 import { StorageError } from "../../ports/StorageError.js"
-import { advanceLeaseEpoch } from "./leaseEpoch.js"
-import { storage, toBytes } from "./pgValues.js"
+import type { LeaseFence } from "../../ports/LeaseFence.js"
+import { advanceLeaseEpoch, holdLeaseEpoch } from "./leaseEpoch.js"
+import { storage, toBytes, transact } from "./pgValues.js"
 
 /** How often a process that does not hold the lease tries to take it. */
 const LEASE_POLL = Duration.millis(250)
@@ -184,32 +197,40 @@ export const PgCoordinationLive = (
       claimedAt: Number(row.claimed_at)
     })
 
-    const claim = (max: number, logSize: number) =>
-      sql<{ id: string; envelope_jcs: string; body: Uint8Array | null; claimed_at: string }>`UPDATE aics_relay SET claimed_at = ${logSize}
+    type ClaimedRow = { id: string; envelope_jcs: string; body: Uint8Array | null; claimed_at: string }
+    /** Runs `take` only while `fence` is the latest, the epoch row share-locked until it commits. */
+    const whileLatest = (operation: string, fence: LeaseFence, take: Effect.Effect<ReadonlyArray<ClaimedRow>, SqlError>) =>
+      transact(sql, operation, Effect.flatMap(holdLeaseEpoch(sql, fence), (latest) => (latest ? take : Effect.succeed([]))))
+
+    const claim = (max: number, logSize: number, fence: LeaseFence) =>
+      whileLatest("claim", fence, sql<ClaimedRow>`UPDATE aics_relay SET claimed_at = ${logSize}, claimed_epoch = ${fence.epoch}
         WHERE id IN (SELECT id FROM aics_relay WHERE claimed_at IS NULL ORDER BY id LIMIT ${max} FOR UPDATE SKIP LOCKED)
-        RETURNING id, envelope_jcs, body, claimed_at`.pipe(
-        Effect.map((rows) => rows.map(claimedOf).sort((a, b) => Number(a.id) - Number(b.id))),
-        storage("claim")
+        RETURNING id, envelope_jcs, body, claimed_at`).pipe(
+        Effect.map((rows) => rows.map(claimedOf).sort((a, b) => Number(a.id) - Number(b.id)))
       )
 
-    const answer = (answers: ReadonlyArray<{ readonly id: string; readonly outcome: RelayedOutcome }>) =>
+    // `outcome IS NULL` too: the first answer of a fence stands.
+    const answer = (answers: ReadonlyArray<{ readonly id: string; readonly outcome: RelayedOutcome }>, fence: LeaseFence) =>
       answers.length === 0 ? Effect.void : Effect.zipRight(
         sql`UPDATE aics_relay SET outcome = t.outcome, answered_at = now()
           FROM unnest(${answers.map((a) => a.id)}::bigint[], ${answers.map((a) => JSON.stringify(toJson(a.outcome)))}::jsonb[]) AS t(id, outcome)
-          WHERE aics_relay.id = t.id`,
+          WHERE aics_relay.id = t.id AND aics_relay.claimed_epoch = ${fence.epoch} AND aics_relay.outcome IS NULL`,
         notify(ANSWERED, String(answers.length))
       ).pipe(storage("answer"))
 
-    // Answers nobody read (the relaying process died) are dropped after a while.
-    const orphans = Effect.zipRight(
-      sql`DELETE FROM aics_relay WHERE answered_at < now() - interval '10 minutes'`,
-      sql<{ id: string; envelope_jcs: string; body: Uint8Array | null; claimed_at: string }>`SELECT id, envelope_jcs, body, claimed_at
-        FROM aics_relay WHERE claimed_at IS NOT NULL AND outcome IS NULL ORDER BY id`
-    ).pipe(Effect.map((rows) => rows.map(claimedOf)), storage("orphans"))
+    // Answers nobody read (the relaying process died) are dropped after a while. The
+    // unanswered claims become the caller's, whoever made them (see the header).
+    const orphans = (fence: LeaseFence) =>
+      Effect.zipRight(
+        sql`DELETE FROM aics_relay WHERE answered_at < now() - interval '10 minutes'`.pipe(storage("orphans")),
+        whileLatest("orphans", fence, sql<ClaimedRow>`UPDATE aics_relay SET claimed_epoch = ${fence.epoch}
+          WHERE claimed_at IS NOT NULL AND outcome IS NULL RETURNING id, envelope_jcs, body, claimed_at`)
+      ).pipe(Effect.map((rows) => rows.map(claimedOf).sort((a, b) => Number(a.id) - Number(b.id))))
 
-    const release = (ids: ReadonlyArray<string>) =>
+    const release = (ids: ReadonlyArray<string>, fence: LeaseFence) =>
       ids.length === 0 ? Effect.void : Effect.zipRight(
-        sql`UPDATE aics_relay SET claimed_at = NULL WHERE id = ANY(${ids}::bigint[]) AND outcome IS NULL`,
+        sql`UPDATE aics_relay SET claimed_at = NULL, claimed_epoch = NULL
+          WHERE id = ANY(${ids}::bigint[]) AND claimed_epoch = ${fence.epoch} AND outcome IS NULL`,
         notify(SUBMITTED, "released")
       ).pipe(storage("release"))
 

@@ -152,6 +152,12 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       epoch bigint NOT NULL CHECK (epoch >= 0)
     )`,
     `INSERT INTO aics_lease_epoch (only_row, epoch) VALUES (true, 0)`
+  ),
+  // The fence a relayed submission was claimed under (PgCoordination.ts): release and answer
+  // touch only the rows of the caller's epoch. Rows claimed before this migration have none;
+  // the next holder's orphans stamps them with its own.
+  "0011_relay_claimed_epoch": statements(
+    `ALTER TABLE aics_relay ADD COLUMN claimed_epoch bigint`
   )
 }
 
