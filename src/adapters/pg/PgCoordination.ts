@@ -12,8 +12,9 @@
 // that has not noticed its loss yet cannot append at a position another has taken.
 //
 // Right after taking the lock, on the same session, the new holder raises the lease epoch
-// (leaseEpoch.ts) and the lease carries it as its fence: the body store's deletes check it,
-// so a holder that has not noticed its loss deletes nothing its successor may need.
+// (leaseEpoch.ts) and the lease carries it as its fence: the log's appends, the body
+// store's deletes and the relay below check it, so a holder that has not noticed its loss
+// writes nothing its successor does not see, and deletes nothing it may need.
 //
 // Relayed submissions are rows of aics_relay (migrations.ts): inserted waiting (claimed_at
 // null), claimed by the holder with FOR UPDATE SKIP LOCKED, answered with an outcome
