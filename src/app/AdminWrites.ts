@@ -1,4 +1,4 @@
-// The owner's operations (service.md "Owner operations", "Authentication" 5; profile.md
+// The owner's operations (docs/spec/service.md "Owner operations", "Authentication" 5; docs/spec/profile.md
 // section 5): the same signed {envelope, body} request as POST /v2/entries, sent to the
 // /v2/admin/* route of its type, answered 201 {entry, receipt_note} once durable. Unsigned
 // is 401; signed by any key but the owner key leaf 0 names is 403 `not_owner`. The rules of

@@ -1,4 +1,4 @@
-// Serving off-leaf bodies with their status (service.md "Body status"): the status comes
+// Serving off-leaf bodies with their status (docs/spec/service.md "Body status"): the status comes
 // from the domain's rule (src/domain/bodyStatus.ts: tombstoned, expired, available) applied
 // to the entry that names the body, or for a body fetched by digest to every entry that
 // names it (digestStatus: available while any of them makes it available); the bytes from

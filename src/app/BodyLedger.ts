@@ -1,12 +1,12 @@
 // Every off-leaf body the log names, by digest: every entry that names it (its index, type
 // and time), so a body fetched by digest gets the status those entries give it
-// (domain/bodyStatus.ts, digestStatus; service.md "Body status"), and the summary of those
+// (domain/bodyStatus.ts, digestStatus; docs/spec/service.md "Body status"), and the summary of those
 // entries that retention decides by (domain/bodyRetention.ts, neededUntilWith). Besides,
 // the DM and capsule ciphertext, in log order (which is `logged` order), with its size: what
 // the ciphertext budget counts. It follows the log: as the committed size grows it reads the
 // new leaves, and after a restart it is rebuilt from them.
 //
-// Retention (service.md item 10, "Body status"; docs/protocol.md section 9): a ciphertext
+// Retention (docs/spec/service.md item 10, "Body status"; docs/protocol.md section 9): a ciphertext
 // logged at t expires at t + retention_days (the body status says `expired` from that
 // moment on, whether or not the bytes are gone yet). The body store keeps one copy of a
 // body per digest, so other entries may name the same bytes: a public post, the charter,

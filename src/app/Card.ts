@@ -1,4 +1,4 @@
-// The assurance card at /.well-known/aics-card.json (service.md "Discovery";
+// The assurance card at /.well-known/aics-card.json (docs/spec/service.md "Discovery";
 // domain/card/card.ts): built and signed with the policy key once at start, from leaf 0's
 // terms, the configured URLs and the SUP asset, so its bytes and hash stay fixed for the
 // life of the process (and across starts with the same settings). `leafAt` names the
@@ -27,7 +27,7 @@ export interface AssuranceCard {
 
 export class Card extends Context.Tag("aics/Card")<Card, AssuranceCard>() {
   /**
-   * The card lists the configured contribution networks (service.md "Contribution
+   * The card lists the configured contribution networks (docs/spec/service.md "Contribution
    * intent": network, asset and address are compared with the signed card before
    * sending), none while contributions are closed.
    */

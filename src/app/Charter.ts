@@ -1,4 +1,4 @@
-// Leaf 0 (profile.md section 5, service.md "Events": "Leaf 0 is the charter leaf"). On the
+// Leaf 0 (docs/spec/profile.md section 5, docs/spec/service.md "Events": "Leaf 0 is the charter leaf"). On the
 // first start of an empty log this writes the charter: the document goes to the body store,
 // the policy key signs a `charter` envelope naming it by hash, and the envelope becomes
 // leaf 0. On every later start leaf 0 is read back and checked against the configuration

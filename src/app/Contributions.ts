@@ -1,4 +1,4 @@
-// Contributions of SUP (service.md "Contribution intent", "Contribution", "SUP" routes;
+// Contributions of SUP (docs/spec/service.md "Contribution intent", "Contribution", "SUP" routes;
 // docs/protocol.md section 13). An intent is kept off the log (ContributionIntents) and
 // writes no leaf. A claim is checked against the chain (ChainOracle) and always ends in one
 // policy-signed leaf: `sup.credit` of the intent's amount to the intent's name, or
@@ -49,7 +49,7 @@ const issues = (error: ParseResult.ParseError) =>
 const describe = (errors: ReadonlyArray<{ path: string; message: string }>) =>
   errors.map((e) => `${e.path || "body"}: ${e.message}`).join("; ")
 
-/** A 422 whose `errors` say what is wrong (profile.md section 7), the detail summing them up. */
+/** A 422 whose `errors` say what is wrong (docs/spec/profile.md section 7), the detail summing them up. */
 const invalid = (code: string, summary: string, errors: ReadonlyArray<{ path: string; message: string }>) =>
   problemAnswer(422, code, `${summary}: ${describe(errors)}`, errors)
 

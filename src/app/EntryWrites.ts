@@ -1,5 +1,5 @@
-// POST /v2/entries as a use case (service.md "Log entry request", "Entry receipt";
-// profile.md sections 4, 6 and 7). In order:
+// POST /v2/entries as a use case (docs/spec/service.md "Log entry request", "Entry receipt";
+// docs/spec/profile.md sections 4, 6 and 7). In order:
 //   1. no query string, a request body within the size limit;
 //   2. the RFC 9421 signature in the AICS profile (domain/http/aicsProfile.ts), or for the
 //      text gate's self-signed requests the envelope's own signature and clock;

@@ -1,4 +1,4 @@
-// The text gate as a use case (service.md "Text gate"; docs/protocol.md section 17): the
+// The text gate as a use case (docs/spec/service.md "Text gate"; docs/protocol.md section 17): the
 // sessions, and the effects of the pure session machine (src/domain/gate/session.ts)
 // performed against the service: reads of the log's views, writes through exactly the path
 // of POST /v2/entries (EntryWrites.writeSelfSigned), and the secret-bound names' claims,

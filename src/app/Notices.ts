@@ -1,4 +1,4 @@
-// The notice register's application side (service.md item 9, "Notice request", "Notice",
+// The notice register's application side (docs/spec/service.md item 9, "Notice request", "Notice",
 // "Notices"; docs/protocol.md section 11). Taking a notice writes no leaf: the record goes
 // to the NoticeRegister only. Closing one (owner-signed) makes the service write ONE
 // policy-signed `report` leaf {kind: "notice", notice_hash, outcome, tombstone_index?}:

@@ -1,4 +1,4 @@
-// The service's own leaves after leaf 0 (profile.md section 5, "Policy-signed"): the
+// The service's own leaves after leaf 0 (docs/spec/profile.md section 5, "Policy-signed"): the
 // `report` of a closed notice, `sup.credit` and `sup.refusal`, and the `claim` and `post`
 // leaves of secret-bound names (payload `as`, written by the text gate, app/Gate.ts). Each is an envelope of the
 // policy key at the head of its chain, checked like any entry and handed to the one

@@ -1,4 +1,4 @@
-// A problem answer (RFC 9457 problem+json, profile.md section 7) that an app service
+// A problem answer (RFC 9457 problem+json, docs/spec/profile.md section 7) that an app service
 // returns as a value for the routes that answer it raw: the handler sends it as it is.
 
 export interface ProblemAnswer {
@@ -6,7 +6,7 @@ export interface ProblemAnswer {
   readonly status: number
   readonly code: string
   readonly detail: string
-  /** A 422's `errors: [{path, message}]` (profile.md section 7); `path` "" is the whole body. */
+  /** A 422's `errors: [{path, message}]` (docs/spec/profile.md section 7); `path` "" is the whole body. */
   readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
 }
 

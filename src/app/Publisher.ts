@@ -1,4 +1,4 @@
-// Publishes the log for verifiers (service.md "Log proofs and checkpoints", profile.md
+// Publishes the log for verifiers (docs/spec/service.md "Log proofs and checkpoints", docs/spec/profile.md
 // section 8): after new leaves are durable it writes the tiles they complete or extend,
 // then signs a checkpoint for the new size and writes it last, so a verifier that reads
 // the checkpoint always finds every tile under it. It runs within the maximum merge delay:

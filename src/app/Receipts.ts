@@ -1,4 +1,4 @@
-// Log-signed receipts (profile.md section 4): a note by the log key for every answer of
+// Log-signed receipts (docs/spec/profile.md section 4): a note by the log key for every answer of
 // POST /v2/entries, accepted (index, leaf hash, logged) or refused (code, envelope hash,
 // time). The agent keeps it as evidence: an accepted receipt that the log later lacks, or
 // a refusal the log contradicts, proves misbehaviour with the log's own signature.

@@ -1,4 +1,4 @@
-// The owner's request statistics (service.md "Owner statistics", `GET /v2/admin/stats`;
+// The owner's request statistics (docs/spec/service.md "Owner statistics", `GET /v2/admin/stats`;
 // domain/stats/requestStats.ts): one counter per (day, access class, route group, outcome,
 // latency bucket), bumped by the HTTP middleware as each answer goes out, and one per
 // (day, transport, event) of the text gate (domain/stats/gateEvents.ts), bumped by the
@@ -8,7 +8,7 @@
 // adds its own, so the document, made from the store's counters and this node's pending
 // ones, counts every node's requests (another node's within its SAVE_EVERY). Counters
 // older than the kept window are dropped as counts are added. The document is cached per
-// `days` for 10 seconds, as service.md says.
+// `days` for 10 seconds, as docs/spec/service.md says.
 
 import { Context, Duration, Effect, Layer, Schedule } from "effect"
 import { gateCountKey, type GateEvent, type GateTransport } from "../domain/stats/gateEvents.js"

@@ -1,4 +1,4 @@
-// The single writer of the log (issue "Signed writes", service.md "Log entry request").
+// The single writer of the log (issue "Signed writes", docs/spec/service.md "Log entry request").
 // Submissions that passed the stateless checks queue here; one fiber takes whatever is
 // queued (up to MAX_BATCH), decides each in order with the pure `decide`, makes the whole
 // batch durable (bodies first, then the leaves, one fsync round each), and only then

@@ -52,9 +52,9 @@ export interface ServiceSettings {
 }
 
 export interface GateSettings {
-  /** Plaintext TCP port (7701 in service.md), key identities only; 0: off. */
+  /** Plaintext TCP port (7701 in docs/spec/service.md), key identities only; 0: off. */
   readonly port: number
-  /** TLS TCP port (7700 in service.md); 0: off. */
+  /** TLS TCP port (7700 in docs/spec/service.md); 0: off. */
   readonly tlsPort: number
   /** PEM files of the TLS certificate (chain) and its private key; required when tlsPort is set. */
   readonly tlsCert: string | undefined

@@ -1,5 +1,5 @@
 // The service's health, as /healthz, /v2/stats (`status`) and the /stats page report it
-// (service.md "Telemetry" /healthz): DIVERGED when the log diverged from its tiles (it then
+// (docs/spec/service.md "Telemetry" /healthz): DIVERGED when the log diverged from its tiles (it then
 // refuses new leaves), DEGRADED when the tiles are not being written, the ciphertext budget
 // is exhausted or agent writes are held, else OK. From memory only, in constant time.
 

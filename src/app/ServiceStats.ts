@@ -1,4 +1,4 @@
-// The service statistics document (service.md "Service statistics (GET /v2/stats)",
+// The service statistics document (docs/spec/service.md "Service statistics (GET /v2/stats)",
 // "Telemetry": "counts cached for a few seconds"; docs/protocol.md section 16), served at
 // /v2/stats and shown by the /stats page. The counts (domain/stats/serviceUsage.ts, a pure
 // function of the log's state and the notice register's open count) are computed at most

@@ -1,4 +1,4 @@
-// Signed reads (service.md "Authentication" 4, profile.md section 6): GET requests signed
+// Signed reads (docs/spec/service.md "Authentication" 4, docs/spec/profile.md section 6): GET requests signed
 // with the same RFC 9421 profile as writes, over the empty body's Content-Digest, with a
 // (keyid, nonce) pair used once. The answer names the key that signed, which is the only
 // key whose inbox and capsules the request may read.

@@ -1,4 +1,4 @@
-// The SUP asset descriptor served byte for byte at /v2/sup/asset (service.md "SUP"), and its
+// The SUP asset descriptor served byte for byte at /v2/sup/asset (docs/spec/service.md "SUP"), and its
 // hash, the `asset_hash` the card and contribution intents name. The operator's file
 // (adapters/fs/SupAssetFile.ts, AICS_SUP_ASSET_FILE) or the built-in descriptor
 // (domain/sup/asset.ts), chosen in main.ts. Fixed for the life of the process.

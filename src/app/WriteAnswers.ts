@@ -1,6 +1,6 @@
 // The answers of every write route (POST /v2/entries and the owner's /v2/admin/*): an
 // accepted entry with its log-signed receipt, or a refusal with its log-signed refusal note
-// (profile.md sections 4 and 7). One place, so both routes answer in exactly one shape.
+// (docs/spec/profile.md sections 4 and 7). One place, so both routes answer in exactly one shape.
 
 import { Context, Effect, Layer } from "effect"
 import { fromUtf8 } from "../domain/bytes.js"
@@ -65,7 +65,7 @@ export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers,
   }))
 }
 
-/** The refused envelope's kid and seq, where they can be read (profile.md section 4). */
+/** The refused envelope's kid and seq, where they can be read (docs/spec/profile.md section 4). */
 const readableKey = (body: Uint8Array): { kid?: string; seq?: number } => {
   try {
     const request: unknown = JSON.parse(fromUtf8(body))

@@ -1,4 +1,4 @@
-// The owner's signature on a /v2/admin/* request (service.md "Authentication" 5: unsigned
+// The owner's signature on a /v2/admin/* request (docs/spec/service.md "Authentication" 5: unsigned
 // 401, signed by another key 403). A stranger learns nothing about a request's other
 // faults, so the signature and the key come first: the RFC 9421 AICS profile, the owner key
 // that leaf 0 names (else 403 `not_owner`), a (keyid, nonce) pair not seen before, and

@@ -1,4 +1,4 @@
-// The owner's side of the client (service.md "Owner operations", "Notices"): drafts of the
+// The owner's side of the client (docs/spec/service.md "Owner operations", "Notices"): drafts of the
 // owner-signed entry types, checked locally with the service's own schemas, written to the
 // /v2/admin/* route of their type with the owner's key file (an agent key file that `aics
 // keygen` made, whose kid is the owner_kid leaf 0 names) and answered 201; the notice

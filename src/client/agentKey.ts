@@ -10,7 +10,7 @@
 //   x25519   {secret, public}: U64 of the X25519 secret and public key
 //   origin   the log this chain lives in (null until the first accepted entry): seq and
 //            prev count per key per log, so a key file never mixes two logs' chains
-//   seq      the seq of the next envelope (profile.md section 3)
+//   seq      the seq of the next envelope (docs/spec/profile.md section 3)
 //   prev     U64 hash of the last accepted envelope, null when seq is 0
 //   receipts one per accepted entry: index, leaf_hash (U64), logged (ms), type, seq and
 //            receipt_note (U64 of the signed note, kept as evidence of the log's promise)

@@ -1,4 +1,4 @@
-// Auditing a name view against the whole log (service.md "Projections": a view is "a
+// Auditing a name view against the whole log (docs/spec/service.md "Projections": a view is "a
 // projection to check against a complete scan of the tiles"):
 //   1. the service's view GET /v2/names/{name}, its checkpoint (the service adds one at a
 //      published size covering the view) verified with the log key; the latest checkpoint,

@@ -18,7 +18,7 @@ export const verifyCheckpointNote = (note: Uint8Array, vkey: VerifierKey, what: 
   if (Either.isLeft(opened)) throw verificationError(`${what} ${noteProblem(opened.left, vkey)}`)
   const checkpoint = parseCheckpoint(opened.right.text)
   if (checkpoint === undefined) throw verificationError(`${what} is not a checkpoint`)
-  // The key name is the origin (profile.md section 2); a checkpoint of another origin
+  // The key name is the origin (docs/spec/profile.md section 2); a checkpoint of another origin
   // signed by the same key would be a second log under one key.
   if (checkpoint.origin !== vkey.name) throw verificationError(`${what} names origin ${checkpoint.origin}, not ${vkey.name}`)
   return checkpoint

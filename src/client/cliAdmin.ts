@@ -30,7 +30,7 @@ const fileBytes = async (path: string, what: string): Promise<Uint8Array> => {
   }
 }
 
-/** Where the document an entry carries is served (service.md "Entry wire bundle"). */
+/** Where the document an entry carries is served (docs/spec/service.md "Entry wire bundle"). */
 const servedAt = (entry: EntryDraft, member: "report_hash" | "result_hash"): string => `; its document is served at /v2/bodies/${String(entry.payload[member])}`
 
 const optionalCount = (text: string | undefined, what: string) => (text === undefined ? undefined : countArgument(text, what))

@@ -1,4 +1,4 @@
-// Building and signing an agent's next envelope (profile.md section 3) at its chain
+// Building and signing an agent's next envelope (docs/spec/profile.md section 3) at its chain
 // position: a fresh 16-byte nonce, created now, expires 300 s later (half the allowed 600,
 // the same window the service gives the clock), and the origin read from the verified
 // checkpoint.

@@ -1,4 +1,4 @@
-// Grants (profile.md section 5): a recipient lets a sender (or anyone, "*") send it DMs,
+// Grants (docs/spec/profile.md section 5): a recipient lets a sender (or anyone, "*") send it DMs,
 // optionally a limited number or until a time; a grant.revoke by the grant's signer ends
 // it. A DM cites the grant that governs it, which the service names at
 // GET /v2/inbox/{kid}/grants?sender=<kid> and the client checks against the grant's leaf.

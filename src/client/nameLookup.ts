@@ -1,7 +1,7 @@
 // Resolving a name to its current keys: GET /v2/names/{name} (the name view), then the leaf
 // the view says set the X25519 key, fetched with its inclusion proof (read.ts) and checked to
 // carry exactly that key for that name, signed by the name's key (or the name's claim). The
-// view is a projection, not an authority (service.md "Projections"): a DM is only ever
+// view is a projection, not an authority (docs/spec/service.md "Projections"): a DM is only ever
 // encrypted to a key a verified leaf of the log binds to the name.
 //
 // readNameView is the ONE place that knows the view's member names; adapt it there.

@@ -1,4 +1,4 @@
-// Checking the log-signed notes that answer a write (profile.md section 4). A receipt is
+// Checking the log-signed notes that answer a write (docs/spec/profile.md section 4). A receipt is
 // the log's signed promise that a leaf is at an index; a refusal note is its signed word
 // that an envelope was refused with a code. Either is only worth keeping if it is signed by
 // the out-of-band log key and says exactly what the JSON beside it says.

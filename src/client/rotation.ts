@@ -1,4 +1,4 @@
-// Moving a name to a new Ed25519 key (profile.md section 5, key.rotate):
+// Moving a name to a new Ed25519 key (docs/spec/profile.md section 5, key.rotate):
 //   rotate   signed by the name's current key (the key file's);
 //   recover  signed by the name's recovery key (a separate key file, named in the claim).
 // Either way the NEW key proves possession: it signs JCS({"name", "new_kid", "origin",

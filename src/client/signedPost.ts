@@ -1,4 +1,4 @@
-// POST /v2/entries (or an owner's /v2/admin/* route, which takes the same request) signed in the AICS profile of RFC 9421 (profile.md section 6), with the
+// POST /v2/entries (or an owner's /v2/admin/* route, which takes the same request) signed in the AICS profile of RFC 9421 (docs/spec/profile.md section 6), with the
 // envelope's kid, nonce, created and expires as the signature's keyid, nonce, created and
 // expires. @authority is the URL's host[:port] exactly as fetch sends it in Host (the WHATWG
 // URL already lower-cases the host and drops a default port).

@@ -1,6 +1,6 @@
-// Signed reads (service.md "Authentication" 4): GET /v2/inbox, /v2/inbox/status,
+// Signed reads (docs/spec/service.md "Authentication" 4): GET /v2/inbox, /v2/inbox/status,
 // /v2/capsules, /v2/capsules/{key_hash}, /v2/agents/me carry an RFC 9421 signature in the
-// AICS profile (profile.md section 6) by the agent's key: method GET, @path without the
+// AICS profile (docs/spec/profile.md section 6) by the agent's key: method GET, @path without the
 // query (as RFC 9421 defines it, so a page's from/limit/unread_only are not signed:
 // docs/protocol.md 10.3), and the Content-Digest of the empty body. A fresh 16-byte nonce
 // each time (the service accepts a (keyid, nonce) pair once), created now, expires 300 s

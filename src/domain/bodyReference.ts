@@ -1,4 +1,4 @@
-// Which off-leaf body a payload names (service.md "Entry wire bundle", profile.md section 4).
+// Which off-leaf body a payload names (docs/spec/service.md "Entry wire bundle", docs/spec/profile.md section 4).
 // A body named by `body_hash`, `ct_hash` or `document_hash` together with a `size` rides in
 // the wire bundle's `body_or_ct`; an owner's document named by its hash alone
 // (`report_hash` of an audit report, `result_hash` of a completion; entryRule.ts, kind

@@ -1,4 +1,4 @@
-// Which bodies retention may delete (service.md "What the service does" item 10 and the
+// Which bodies retention may delete (docs/spec/service.md "What the service does" item 10 and the
 // "Body status" table; docs/protocol.md section 9). Pure: the entries and the time come in.
 //
 // The body store keeps one copy of a body per digest, however many entries name it: a
@@ -17,7 +17,7 @@
 // retention decides a digest in O(1) however often its bytes were written. It stays right
 // for good because an entry's expiry never changes once it is logged: expiresUnder depends
 // only on the entry's type (its body rule, fixed in the registry), its `logged` time (in the
-// leaf) and retention_days, which is leaf 0's term for the log's whole life (service.md
+// leaf) and retention_days, which is leaf 0's term for the log's whole life (docs/spec/service.md
 // "Policy": a policy change does not touch it). Leaves are never removed, so the fold only
 // ever takes entries in, and max never has to be undone.
 

@@ -1,4 +1,4 @@
-// The status of an entry's off-leaf body (service.md "Body status" and its states table,
+// The status of an entry's off-leaf body (docs/spec/service.md "Body status" and its states table,
 // item 10; docs/protocol.md sections 5, 9 and 11): `available`, `tombstoned` or `expired`,
 // and of a body fetched by digest, which several entries may name. Pure: the time comes in
 // as `now` (Unix ms). (`unavailable`, no body stored under a hash at all, is the body
@@ -14,7 +14,7 @@ import { entryRuleOf } from "./entries/registry.js"
 import { tombstoneOf } from "./governance/tombstones.js"
 import type { LogState } from "./write/logState.js"
 
-/** The JSON form of service.md (`{state, tombstone_index, reason_code, policy_index}`); members that do not apply are null. */
+/** The JSON form of docs/spec/service.md (`{state, tombstone_index, reason_code, policy_index}`); members that do not apply are null. */
 export interface BodyStatusView {
   readonly state: "available" | "tombstoned" | "expired"
   readonly tombstone_index: number | null

@@ -1,4 +1,4 @@
-// Leaf 0 (profile.md section 5): the charter. The policy key signs a `charter` envelope
+// Leaf 0 (docs/spec/profile.md section 5): the charter. The policy key signs a `charter` envelope
 // whose payload names the charter document by hash; the document itself is served byte for
 // byte at /charter and /v2/charter and rides in the entry bundle as the off-leaf body.
 // Everything an agent must pin before trusting the log is in the payload: the origin, the
@@ -7,7 +7,7 @@
 export interface CharterTerms {
   readonly origin: string
   readonly instanceDomain: string
-  /** Signed-note verifier key of the log key (profile.md section 2). */
+  /** Signed-note verifier key of the log key (docs/spec/profile.md section 2). */
   readonly logVkey: string
   readonly policyKid: string
   readonly ownerKid: string

@@ -1,4 +1,4 @@
-// profile.md section 1: the two base64 forms on the wire.
+// docs/spec/profile.md section 1: the two base64 forms on the wire.
 //   U64 = base64url without padding (RFC 4648 section 5): hashes, nonces, keys and
 //         signatures in JSON members.
 //   B64 = standard base64 with padding (RFC 4648 section 4): signed notes and proof hashes,
@@ -115,7 +115,7 @@ const DECIMAL = /^(?:0|[1-9][0-9]*)$/
 /**
  * A non-negative safe integer written in canonical decimal (no sign, no leading zeros, no
  * spaces), or undefined. C2SP tlog-checkpoint requires this of the tree size; the receipt
- * lines of profile.md section 4 use it too.
+ * lines of docs/spec/profile.md section 4 use it too.
  */
 export const parseDecimal = (text: string): number | undefined => {
   if (!DECIMAL.test(text)) return undefined

@@ -1,4 +1,4 @@
-// The chain oracle (service.md "Contribution": "A claim is checked on chain"): what a chain
+// The chain oracle (docs/spec/service.md "Contribution": "A claim is checked on chain"): what a chain
 // says about one transaction. The service never talks to a chain itself; an adapter does
 // (a JSON-lines ledger an operator's watcher appends to, memory for tests; a real chain
 // client can follow as a third adapter).

@@ -1,4 +1,4 @@
-// Contribution intents (service.md "Contribution intent": "never a leaf"), kept off the log
+// Contribution intents (docs/spec/service.md "Contribution intent": "never a leaf"), kept off the log
 // so that a restart does not forget them. Records are the domain's ContributionIntent
 // (src/domain/sup/contributions.ts); the app applies the rules, the store keeps them.
 //

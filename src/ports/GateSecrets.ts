@@ -1,4 +1,4 @@
-// The verifiers of secret-bound names (profile.md section 5, "Two tiers of names";
+// The verifiers of secret-bound names (docs/spec/profile.md section 5, "Two tiers of names";
 // docs/protocol.md 17.5): what the text gate checks a `login` against. Off the log, and
 // never the secret itself: a verifier is a slow salted hash (SecretHasher).
 //

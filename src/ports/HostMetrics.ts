@@ -1,5 +1,5 @@
 // Measurements of the machine and process the service runs on, for the `host` member of
-// the service statistics (service.md "Service statistics (GET /v2/stats)"). A port, so the
+// the service statistics (docs/spec/service.md "Service statistics (GET /v2/stats)"). A port, so the
 // app never reads the operating system itself and tests can pin the figures.
 //
 // Contract: `measure` never fails and never waits on the disk or the database: it serves

@@ -25,7 +25,7 @@ import type { LeaseFence, LeaseSuperseded } from "./LeaseFence.js"
 import type { StorageError } from "./StorageError.js"
 
 export interface AppendedLeaf {
-  /** The entry bytes (profile.md section 4), at most 65,535 bytes. */
+  /** The entry bytes (docs/spec/profile.md section 4), at most 65,535 bytes. */
   readonly bytes: Uint8Array
   /** The stored hashes this leaf adds: its leaf hash, then the subtree roots it completes. */
   readonly hashes: ReadonlyArray<Hash>

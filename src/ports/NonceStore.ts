@@ -1,4 +1,4 @@
-// The replay store of the RFC 9421 profile (profile.md section 6): a (keyid, nonce) pair
+// The replay store of the RFC 9421 profile (docs/spec/profile.md section 6): a (keyid, nonce) pair
 // is accepted once and remembered until the signature's expires + 300 s.
 //
 // Contract (test/ports/NonceStore.contract.ts): remember answers true the first time a

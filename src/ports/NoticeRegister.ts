@@ -1,4 +1,4 @@
-// The notice register (service.md item 9, "Notice"; docs/protocol.md section 11.3): legal
+// The notice register (docs/spec/service.md item 9, "Notice"; docs/protocol.md section 11.3): legal
 // notices taken by POST /notice, kept OFF the log. Records are the domain's NoticeRecord
 // (src/domain/governance/notice.ts); the app applies the rules, the register stores.
 //

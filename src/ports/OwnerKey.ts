@@ -1,4 +1,4 @@
-// The owner's public key (profile.md section 2). The owner governs through signed, logged
+// The owner's public key (docs/spec/profile.md section 2). The owner governs through signed, logged
 // operations; the service holds only this public identity, never the private key.
 
 import { Context } from "effect"

@@ -1,4 +1,4 @@
-// How far each key has read its inbox (service.md "Inbox status": unread, total, latest).
+// How far each key has read its inbox (docs/spec/service.md "Inbox status": unread, total, latest).
 // GET /v2/inbox, signed by the key, moves the key's cursor to the newest message it
 // returned; a message is unread while its index is above the cursor. Not part of the log:
 // it is the reader's state, kept by the service for the key's convenience.

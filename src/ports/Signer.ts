@@ -1,4 +1,4 @@
-// The service's two private keys (profile.md section 2): the log key signs checkpoints
+// The service's two private keys (docs/spec/profile.md section 2): the log key signs checkpoints
 // and receipts, the policy key signs service-authored leaves and the assurance card.
 // The owner key never lives in the service process, so it is not here.
 

@@ -1,4 +1,4 @@
-// Where the owner's request statistics rest (service.md "Owner statistics";
+// Where the owner's request statistics rest (docs/spec/service.md "Owner statistics";
 // domain/stats/requestStats.ts): the counters, each a key of five words (day, access
 // class, route group, outcome, latency bucket) and a count. Aggregates only: nothing here
 // names an address, agent, key, name or content.

@@ -1,4 +1,4 @@
-// Retention with a controlled clock (service.md "Body status", docs/protocol.md section 9):
+// Retention with a controlled clock (docs/spec/service.md "Body status", docs/protocol.md section 9):
 // a DM's ciphertext is available until retention_days after it was logged, expired (410,
 // policy_index 0) from exactly that millisecond, and its bytes are then deleted from the
 // body store; the leaf stays. The store keeps one copy of a body per digest, so bytes that

@@ -1,4 +1,4 @@
-// key.rotate's proof of possession (profile.md section 5): the NEW key signs
+// key.rotate's proof of possession (docs/spec/profile.md section 5): the NEW key signs
 // JCS({"name","new_kid","origin","prev_kid"}) and new_sig is U64 of that signature. Checked
 // with @noble/curves directly, not through the client's crypto module.
 

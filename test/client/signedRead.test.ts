@@ -1,5 +1,5 @@
 // The client's signed reads reproduce the profile vector of a signed GET byte for byte
-// (shared/vectors/profile/vectors.json `signed_read`: GET /v2/inbox/status, Content-Digest
+// (test/vectors/profile/vectors.json `signed_read`: GET /v2/inbox/status, Content-Digest
 // of the empty body), and sign only the profile's four components when the URL has a query
 // (@path leaves it out, RFC 9421; docs/protocol.md 10.3).
 

@@ -1,4 +1,4 @@
-// Which bodies retention may delete (domain/bodyRetention.ts; service.md item 10 and "Body
+// Which bodies retention may delete (domain/bodyRetention.ts; docs/spec/service.md item 10 and "Body
 // status"): the bytes of a digest go only once every entry naming it is ciphertext past its
 // expiry. Never while a public body (a post, a task, a policy or the charter document)
 // names the same bytes, nor while a later ciphertext with the same bytes is live. The

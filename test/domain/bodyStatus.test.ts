@@ -1,4 +1,4 @@
-// Ciphertext retention (service.md "Body status", docs/protocol.md section 9): a dm or
+// Ciphertext retention (docs/spec/service.md "Body status", docs/protocol.md section 9): a dm or
 // capsule body is expired exactly from logged + retention_days * 86,400,000 ms, never
 // before, with policy_index the charter leaf; other bodies never expire. A body fetched by
 // digest is available while any entry naming it is; else a tombstone outranks expiry.

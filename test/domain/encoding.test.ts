@@ -1,4 +1,4 @@
-// profile.md section 1: U64 and B64 encode and strictly decode; canonical decimals.
+// docs/spec/profile.md section 1: U64 and B64 encode and strictly decode; canonical decimals.
 
 import { base64, base64urlnopad } from "@scure/base"
 import fc from "fast-check"

@@ -1,10 +1,10 @@
-// Loads shared/vectors/profile/vectors.json and the tlog vector key, so each test reads
-// the worked examples of profile.md section 9 from one place, typed.
+// Loads test/vectors/profile/vectors.json and the tlog vector key, so each test reads
+// the worked examples of docs/spec/profile.md section 9 from one place, typed.
 
 import { readFileSync } from "node:fs"
 import type { Envelope } from "../../src/domain/envelope/envelope.js"
 
-const VECTORS = new URL("../../../shared/vectors/", import.meta.url)
+const VECTORS = new URL("../vectors/", import.meta.url)
 
 export interface ProfileVectors {
   readonly agent: {

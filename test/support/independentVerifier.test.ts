@@ -1,5 +1,5 @@
 // Checks the independent verifier itself, offline, against the Go-made vectors in
-// ../shared/vectors/tlog (see its README.md), served by a tiny static HTTP server.
+// test/vectors/tlog (see its README.md), served by a tiny static HTTP server.
 import { createServer } from "node:http"
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -19,7 +19,7 @@ import {
   verifyLogFromTiles
 } from "./independentVerifier.js"
 
-const VECTORS = resolve(import.meta.dirname, "../../../shared/vectors/tlog")
+const VECTORS = resolve(import.meta.dirname, "../vectors/tlog")
 const VKEY = readFileSync(join(VECTORS, "vkey"), "utf8").trim()
 const SIZES = [1, 2, 3, 255, 256, 257, 1000]
 

@@ -1,6 +1,6 @@
 // An AICS-1 agent written outside the project: a second, independent implementation of
-// the client side of profile.md, sharing no code with src/. It brings its own base64
-// (RFC 4648), JCS (RFC 8785), did:key (base58btc), envelope signing (profile.md section
+// the client side of docs/spec/profile.md, sharing no code with src/. It brings its own base64
+// (RFC 4648), JCS (RFC 8785), did:key (base58btc), envelope signing (docs/spec/profile.md section
 // 3), Content-Digest (RFC 9530), RFC 9421 signature base, C2SP signed-note opening and a
 // minimal C2SP tlog-tiles reader. Only node built-ins, @noble/curves, @noble/hashes and
 // the global fetch are used; its encrypted messages use the RFC 9180 HPKE libraries
@@ -94,7 +94,7 @@ const jcsString = (s: string): string => {
   return out + "\""
 }
 
-/** RFC 8785 section 3: canonical JSON. Numbers are limited to safe integers (profile.md section 1). */
+/** RFC 8785 section 3: canonical JSON. Numbers are limited to safe integers (docs/spec/profile.md section 1). */
 export const jcs = (value: Json): string => {
   if (value === null || typeof value === "boolean") return String(value)
   if (typeof value === "number") {
@@ -110,7 +110,7 @@ export const jcs = (value: Json): string => {
 }
 
 // ---------------------------------------------------------------------------------------
-// did:key (profile.md section 2): "did:key:z" + base58btc(0xed 0x01 || public key)
+// did:key (docs/spec/profile.md section 2): "did:key:z" + base58btc(0xed 0x01 || public key)
 
 const B58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
@@ -125,7 +125,7 @@ export const base58btc = (bytes: Uint8Array): string => {
 export const didKey = (publicKey: Uint8Array): string => `did:key:z${base58btc(concat(new Uint8Array([0xed, 0x01]), publicKey))}`
 
 // ---------------------------------------------------------------------------------------
-// Envelopes (profile.md section 3)
+// Envelopes (docs/spec/profile.md section 3)
 
 export interface Envelope {
   readonly [member: string]: Json
@@ -141,7 +141,7 @@ export const signEnvelope = (unsigned: Envelope, seed: Uint8Array): Envelope => 
 }
 
 // ---------------------------------------------------------------------------------------
-// RFC 9530 Content-Digest and RFC 9421 signatures in the AICS profile (profile.md section 6)
+// RFC 9530 Content-Digest and RFC 9421 signatures in the AICS profile (docs/spec/profile.md section 6)
 
 /** RFC 9530 section 2: a Dictionary member sha-256 holding a byte sequence (RFC 8941 section 3.3.5). */
 export const contentDigest = (body: Uint8Array): string => `sha-256=:${b64(sha256(body))}:`
@@ -218,7 +218,7 @@ export interface VerifierKey {
   readonly publicKey: Uint8Array
 }
 
-/** `<name>+<8 hex key hash>+<B64(0x01 || public key)>`, the key hash checked (profile.md section 2). */
+/** `<name>+<8 hex key hash>+<B64(0x01 || public key)>`, the key hash checked (docs/spec/profile.md section 2). */
 export const parseVkey = (vkey: string): VerifierKey => {
   // The name holds no "+"; the B64 key may.
   const match = /^([^+\s]+)\+([0-9a-f]{8})\+([A-Za-z0-9+/]+=*)$/.exec(vkey.trim())
@@ -545,7 +545,7 @@ export class OutsideAgent {
     const bundle = await (await fetch(`${this.log.baseUrl}/v2/entries/${index}`)).json() as any
     const entryBytes = unu64(bundle.entry_bytes)!
     const entry = JSON.parse(fromUtf8(entryBytes))
-    // The leaf is JCS of {envelope, index, logged} (profile.md section 4), byte for byte.
+    // The leaf is JCS of {envelope, index, logged} (docs/spec/profile.md section 4), byte for byte.
     if (jcs(entry) !== fromUtf8(entryBytes) || entry.index !== index) throw new Error("entry bytes are not the JCS leaf")
     const hashes = await this.levelZero(checkpoint.size)
     if (!sameBytes(hashes[index]!, leafHash(entryBytes))) throw new Error(`tile hash of ${index} differs from the entry's leaf hash`)

@@ -1,7 +1,7 @@
 // An AICS-1 owner (and agent) written outside the project, from the specifications only:
-// a third implementation of the client side of profile.md, sharing no code with src/ nor
+// a third implementation of the client side of docs/spec/profile.md, sharing no code with src/ nor
 // with test/support/outsideAgent.ts. Its own JCS (RFC 8785), base64 (RFC 4648), did:key
-// (base58btc), envelope signing (profile.md section 3), Content-Digest (RFC 9530), RFC 9421
+// (base58btc), envelope signing (docs/spec/profile.md section 3), Content-Digest (RFC 9530), RFC 9421
 // signature in the AICS profile, C2SP signed-note opening and the leaf hash of section 4.
 // Only node:crypto (Ed25519, SHA-256) and the global fetch are used.
 
@@ -101,7 +101,7 @@ export const publicKeyOfDid = (kid: string): Uint8Array => {
 }
 
 // ---------------------------------------------------------------------------------------
-// Envelopes (profile.md section 3) and leaves (section 4)
+// Envelopes (docs/spec/profile.md section 3) and leaves (section 4)
 
 export type Envelope = { readonly [k: string]: Json }
 
@@ -155,7 +155,7 @@ export const openNote = (note: Uint8Array, key: LogKey): Array<string> => {
 }
 
 // ---------------------------------------------------------------------------------------
-// RFC 9421 in the AICS profile (profile.md section 6)
+// RFC 9421 in the AICS profile (docs/spec/profile.md section 6)
 
 export const signedHeaders = (key: Ed25519Key, request: { method: string; authority: string; path: string; body: Uint8Array }, nonce: string, created: number, expires: number) => {
   const digest = `sha-256=:${b64(sha256(request.body))}:`

@@ -14,7 +14,7 @@ export const LEAVES_FILE = "leaves"
 export const OFFSETS_FILE = "offsets"
 export const HASHES_FILE = "hashes"
 
-/** Largest entry (profile.md section 4: entry bundles prefix each entry with 2 bytes). */
+/** Largest entry (docs/spec/profile.md section 4: entry bundles prefix each entry with 2 bytes). */
 export const MAX_ENTRY_SIZE = 65_535
 /** Bytes a record adds around its entry: the length prefix and the leaf hash. */
 export const RECORD_OVERHEAD = 4 + HASH_SIZE

@@ -1,6 +1,6 @@
 // The HTTP surface, declared once with HttpApi and effect/Schema: the same schemas
 // validate requests, encode answers and generate /openapi.json. Paths and limits are the
-// service description's (service.md "Endpoints", "Limits"); shapes of the (J) answers that
+// service description's (docs/spec/service.md "Endpoints", "Limits"); shapes of the (J) answers that
 // it leaves open are decided in docs/protocol.md.
 
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
@@ -135,7 +135,7 @@ export const WriteReceipt = Schema.Struct({
   receipt_note: U64.annotations({ description: "U64 of the log-signed receipt or refusal note" })
 }).annotations({ identifier: "WriteReceipt" })
 
-/** Refusal statuses of profile.md section 7; each answers a WriteReceipt with a refusal note. */
+/** Refusal statuses of docs/spec/profile.md section 7; each answers a WriteReceipt with a refusal note. */
 const refusalAt = (status: number) => WriteReceipt.annotations({ [HttpApiSchema.AnnotationStatus]: status, identifier: `WriteRefusal${status}` })
 
 const EntriesGroup = HttpApiGroup.make("entries")
@@ -250,7 +250,7 @@ const AdminGroup = HttpApiGroup.make("admin")
   .add(adminEndpoint("actions"))
   .annotate(OpenApi.Description, "Owner operations: each a signed, logged leaf")
 
-/** The notice register (service.md "Notices"): keyless notices off the log; owner-signed reads and closing. */
+/** The notice register (docs/spec/service.md "Notices"): keyless notices off the log; owner-signed reads and closing. */
 export const NoticeAccepted = Schema.Struct({
   report_id: Schema.String,
   status: Schema.Literal("open"),

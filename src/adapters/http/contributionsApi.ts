@@ -1,4 +1,4 @@
-// The contribution routes of service.md "SUP" (docs/protocol.md section 13), declared for
+// The contribution routes of docs/spec/service.md "SUP" (docs/protocol.md section 13), declared for
 // /openapi.json: POST /v2/sup/contributions/intents and POST /v2/sup/contributions. Both
 // are handled raw (handlers/contributions.ts): the claim's bytes must be its JCS form, and
 // both refuse plain HTTP, so the schemas here document what the handlers check themselves.

@@ -1,4 +1,4 @@
-// The data pages (service.md "Pages": /agora, /directory, /tasks, /stats, /online, each with
+// The data pages (docs/spec/service.md "Pages": /agora, /directory, /tasks, /stats, /online, each with
 // an optional `format`; "Limits": `channel` max 63, `q` max 80, `window` 60 to 86400;
 // docs/protocol.md section 16), declared with HttpApi so a bad parameter answers 422 like
 // every declared one. Each answers HTML by default, the page's data with format=json and

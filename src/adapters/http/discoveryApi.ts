@@ -1,4 +1,4 @@
-// The discovery documents, the banner, /ip and the static pages (service.md "Discovery",
+// The discovery documents, the banner, /ip and the static pages (docs/spec/service.md "Discovery",
 // "Pages"; docs/protocol.md section 15), declared with HttpApi like the rest of api.ts,
 // which adds these groups. The answers are text, Markdown, XML or JSON written by the
 // pure functions of domain/discovery and domain/pages.
@@ -64,7 +64,7 @@ export const DiscoveryDocsGroup = HttpApiGroup.make("discoveryDocs")
     .annotate(OpenApi.Description, "Banner plus a short machine section: gate, log, card, API."))
   .add(HttpApiEndpoint.get("llmsFull", "/llms-full.txt").addSuccess(Text)
     .annotate(OpenApi.Description, "/llms.txt plus every endpoint with its signature requirement."))
-  // service.md "Discovery": documents are plain text unless stated, and /skill.md is not.
+  // docs/spec/service.md "Discovery": documents are plain text unless stated, and /skill.md is not.
   .add(HttpApiEndpoint.get("skill", "/skill.md").addSuccess(Text)
     .annotate(OpenApi.Description, "A portable skill file: keys, claim, post, read, verify, with the aics CLI and raw HTTP."))
   .add(HttpApiEndpoint.get("robots", "/robots.txt").addSuccess(Text))
@@ -86,7 +86,7 @@ const page = <const Name extends string, const Path extends `/${string}`>(name: 
     .annotate(OpenApi.Description, description)
     .annotate(OpenApi.Transform, pageFormatsOpenApi(json))
 
-// service.md "Pages": `format` is not taken on a `.md` variant; sent anyway, it is a 422
+// docs/spec/service.md "Pages": `format` is not taken on a `.md` variant; sent anyway, it is a 422
 // like any invalid declared parameter rather than silently ignored.
 const NoFormat = Schema.Struct({
   format: Schema.optional(Schema.Never.annotations({ message: () => "format is not accepted on a .md page" }))

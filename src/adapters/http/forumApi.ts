@@ -1,4 +1,4 @@
-// The forum, task board, SUP, owner and card routes, and the owner's statistics (service.md
+// The forum, task board, SUP, owner and card routes, and the owner's statistics (docs/spec/service.md
 // "Forum, owner requests, tasks", "SUP", "Identity" /v2/owner, "Discovery"
 // /.well-known/aics-card.json, "Owner statistics", "Limits"; docs/protocol.md section 12),
 // declared with HttpApi and effect/Schema like the rest of api.ts, which adds these groups.
@@ -76,7 +76,7 @@ export const OwnerGroup = HttpApiGroup.make("owner")
     .annotate(OpenApi.Description, "The assurance card signed with the policy key, exact bytes; headers X-AICS-Card-SHA256 and X-AICS-Card-Leaf."))
   .add(HttpApiEndpoint.get("stats", "/v2/admin/stats")
     // `days` is taken as text here and checked by the handler after the signature: an
-    // unsigned request is 401 and another key's 403 whatever it asks (service.md /v2/admin/*;
+    // unsigned request is 401 and another key's 403 whatever it asks (docs/spec/service.md /v2/admin/*;
     // a repeated `days`, which fails the text schema, is kept from strangers by
     // ownerRoutesFirst.ts), and /openapi.json shows the bounds, which a filter would not.
     .setUrlParams(Schema.Struct({ days: Schema.optional(StatsDaysText) }))

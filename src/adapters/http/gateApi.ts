@@ -1,4 +1,4 @@
-// The text gate over HTTP (service.md "Text gate", "Limits"; docs/protocol.md section 17),
+// The text gate over HTTP (docs/spec/service.md "Text gate", "Limits"; docs/protocol.md section 17),
 // declared for /openapi.json. POST /t is handled raw (handlers/gate.ts): its body is read
 // within a limit and whether it came over HTTPS is decided as docs/protocol.md 13.1 says.
 // GET /t's parameters are validated here: `s` at most 64 characters, `l` at most 1048576

@@ -1,4 +1,4 @@
-// The owner's routes answer a stranger 401 or 403 before anything else (service.md
+// The owner's routes answer a stranger 401 or 403 before anything else (docs/spec/service.md
 // "Authentication" 5; docs/protocol.md 12.5). HttpApi decodes a route's path and query
 // parameters before its handler runs, and the router answers an unknown path or method
 // itself, so a parameter fault (422) or a missing route (404) would otherwise reach an

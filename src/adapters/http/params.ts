@@ -1,5 +1,5 @@
 // Parameter schemas shared by the endpoints. Integers in paths and queries are plain
-// decimal, no sign, no leading zeros, no exponent, at most 2^53 - 1 (profile.md section 1):
+// decimal, no sign, no leading zeros, no exponent, at most 2^53 - 1 (docs/spec/profile.md section 1):
 // "1e3", " 7" or "007" are refused with 422 rather than guessed at.
 
 import { Schema } from "effect"
@@ -21,7 +21,7 @@ export const DecimalIntBetween = (min: number, max: number) =>
 export const DecimalIntAtLeast = (min: number) =>
   DecimalInt.pipe(Schema.filter((n) => n >= min || `expected an integer of at least ${min}`))
 
-/** U64 (base64url, no padding) of 32 bytes: how JSON names a hash (profile.md section 1). */
+/** U64 (base64url, no padding) of 32 bytes: how JSON names a hash (docs/spec/profile.md section 1). */
 export const U64Hash = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/, { message: () => "expected U64 of a 32-byte SHA-256" }),
   Schema.annotations({ identifier: "U64Hash", description: "U64 (base64url, no padding) of a 32-byte SHA-256" })

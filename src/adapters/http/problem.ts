@@ -1,4 +1,4 @@
-// RFC 9457 problem details (profile.md section 7): every error of an endpoint other than an
+// RFC 9457 problem details (docs/spec/profile.md section 7): every error of an endpoint other than an
 // entry write is `application/problem+json` with `type` urn:aics:error:<code>, `title`,
 // `status`, `code`, `detail`; a 422 adds `errors: [{path, message}]`. One class per status,
 // because HttpApi picks the status of an error from its schema.

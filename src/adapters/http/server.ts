@@ -1,5 +1,5 @@
 // The HTTP server: the HttpApi with its handlers, on Node's http module. Requests that do
-// not match an endpoint's schemas answer 422 problem+json (profile.md section 7) instead of
+// not match an endpoint's schemas answer 422 problem+json (docs/spec/profile.md section 7) instead of
 // HttpApi's built-in 400; /openapi.json is generated from the same schemas. The tracer is
 // off: a span per request costs more than most of these handlers do.
 
@@ -65,7 +65,7 @@ const isDecodeError = (error: unknown): error is HttpApiDecodeError =>
 const describePath = (path: ReadonlyArray<PropertyKey>) => path.map(String).join(".")
 
 /**
- * HttpApi's schema failures, answered as the 422 problem of profile.md section 7; on an
+ * HttpApi's schema failures, answered as the 422 problem of docs/spec/profile.md section 7; on an
  * owner route only to the owner, a stranger getting the signature's 401 or 403 instead
  * (ownerRoutesFirst.ts).
  */
@@ -113,7 +113,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
 const KEEP_ALIVE_MS = 65_000
 
 /**
- * Room for GET /t's one URL-encoded line (service.md "Limits": `l` up to 1048576
+ * Room for GET /t's one URL-encoded line (docs/spec/service.md "Limits": `l` up to 1048576
  * characters) in the request line; Node's default header limit is 16 KiB.
  */
 const MAX_HEADER_BYTES = 1_048_576 + 65_536

@@ -1,4 +1,4 @@
-// The service statistics and the agents online (service.md "Telemetry" /v2/stats and
+// The service statistics and the agents online (docs/spec/service.md "Telemetry" /v2/stats and
 // /v2/online, "Limits" `window`; docs/protocol.md section 16), declared with HttpApi and
 // effect/Schema like the rest of api.ts, which adds this group.
 

@@ -1,4 +1,4 @@
-// The owner statistics document (service.md "Owner statistics"; domain/stats/requestStats.ts).
+// The owner statistics document (docs/spec/service.md "Owner statistics"; domain/stats/requestStats.ts).
 
 import { Schema } from "effect"
 
@@ -39,7 +39,7 @@ export const OwnerStatsSchema = Schema.Struct({
   }).annotations({ description: "text-gate events (lists.gate_events), counted alike: no session id, name, key or line" })
 }).annotations({ identifier: "OwnerStats", description: "Aggregate figures only: no address, user agent, key, name, session or content" })
 
-// The service statistics (service.md "Service statistics (GET /v2/stats)"; app/ServiceStats.ts,
+// The service statistics (docs/spec/service.md "Service statistics (GET /v2/stats)"; app/ServiceStats.ts,
 // docs/protocol.md section 16) and the agents online (GET /v2/online).
 
 const Bytes = Schema.NullOr(Schema.Int).annotations({ description: "bytes; null when the platform cannot say" })

@@ -1,4 +1,4 @@
-// HostMetrics on Node (service.md "Service statistics", `host`): the process's resident
+// HostMetrics on Node (docs/spec/service.md "Service statistics", `host`): the process's resident
 // memory and CPU time, the system's load average, and the file system that holds the data
 // folder (statfs). The storage the log takes (`databaseBytes`) is the storage adapter's to
 // say: the data folder's files here (FsHostMetricsLive), the database's size on PostgreSQL

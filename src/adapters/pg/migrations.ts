@@ -138,7 +138,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       PRIMARY KEY (name, claim_index)
     )`
   ),
-  // A purged notice keeps its row but not its report id (service.md item 9: the report id
+  // A purged notice keeps its row but not its report id (docs/spec/service.md item 9: the report id
   // is deleted with the text and contact 12 months after closing): report_id may be NULL,
   // and UNIQUE still holds among the ids that remain.
   "0009_notice_report_id_deleted": statements(

@@ -1,5 +1,5 @@
-// The text gate over TCP (service.md "What the service does" 6, "Authentication" 7;
-// docs/protocol.md 17.4): a line-oriented server, plaintext (port 7701 in service.md, key
+// The text gate over TCP (docs/spec/service.md "What the service does" 6, "Authentication" 7;
+// docs/protocol.md 17.4): a line-oriented server, plaintext (port 7701 in docs/spec/service.md, key
 // identities only: the session machine refuses secrets there) or TLS (port 7700). One
 // connection is one session: the gate greets with `session <id>`, then answers each line
 // in order; `quit` closes.

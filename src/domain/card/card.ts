@@ -1,10 +1,10 @@
-// The assurance card (service.md "Discovery" `/.well-known/aics-card.json`: "the assurance
-// card, signed with the policy key, exact bytes"; profile.md section 2; AICS-1 section 13;
+// The assurance card (docs/spec/service.md "Discovery" `/.well-known/aics-card.json`: "the assurance
+// card, signed with the policy key, exact bytes"; docs/spec/profile.md section 2; AICS-1 section 13;
 // docs/protocol.md section 12). One JSON document saying what an agent should pin: the
 // origin and keys, the charter, the terms, where the tiles are, the SUP asset and the
 // contribution addresses (if any).
 //
-// The signature rides in the document, exactly as an envelope's does (profile.md
+// The signature rides in the document, exactly as an envelope's does (docs/spec/profile.md
 // section 3): the card's `kid` is the policy key, `auth` is {"alg": "ed25519-jcs", "sig"},
 // and the signing input is the UTF-8 of JCS(card with auth.sig removed). The served bytes
 // are JCS(whole card), so the same terms always give the same bytes (Ed25519 signatures

@@ -1,4 +1,4 @@
-// /robots.txt, /sitemap.txt and /sitemap.xml (service.md "Discovery"). The sitemap lists
+// /robots.txt, /sitemap.txt and /sitemap.xml (docs/spec/service.md "Discovery"). The sitemap lists
 // the documents and pages of this site that are worth reading, as absolute URLs; the
 // caller passes only paths the API actually serves, so a page not built is never listed.
 

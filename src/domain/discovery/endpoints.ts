@@ -1,4 +1,4 @@
-// The list of endpoints the discovery documents publish (service.md "Discovery":
+// The list of endpoints the discovery documents publish (docs/spec/service.md "Discovery":
 // /llms-full.txt "every endpoint with its signature requirement", /manifest.json "exactly
 // which endpoints verify RFC 9421"). It is derived, never typed: the paths come from the
 // API's OpenAPI document (the one /openapi.json serves, generated from the schemas that

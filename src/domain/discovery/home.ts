@@ -1,4 +1,4 @@
-// The home page `/` (service.md "Discovery": banner, start points, signed checkpoint;
+// The home page `/` (docs/spec/service.md "Discovery": banner, start points, signed checkpoint;
 // `format=json` gives `{banner, links, checkpoint}`). `format=text` gives the same in plain
 // text, `format=html` (the default) the page for people. The checkpoint is the signed note
 // exactly as /checkpoint serves it, or null before the first one is published.

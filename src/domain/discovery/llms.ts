@@ -1,4 +1,4 @@
-// /llms.txt and /llms-full.txt (service.md "Discovery"): the banner plus a short machine
+// /llms.txt and /llms-full.txt (docs/spec/service.md "Discovery"): the banner plus a short machine
 // section (gate, log, card, API), and the same followed by every endpoint with its
 // signature requirement. The endpoint list is derived from the API (endpoints.ts).
 

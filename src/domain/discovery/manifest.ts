@@ -1,4 +1,4 @@
-// /manifest.json and /.well-known/agent-protocol.json (service.md "Discovery": where gate,
+// /manifest.json and /.well-known/agent-protocol.json (docs/spec/service.md "Discovery": where gate,
 // API, log and card are, and exactly which endpoints verify RFC 9421; "Authentication" 9
 // says that list is held in this document). One JSON document, the same at both paths. The
 // signed list is derived (endpoints.ts): the API's operations whose requirement, declared

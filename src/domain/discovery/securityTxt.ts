@@ -1,4 +1,4 @@
-// /.well-known/security.txt (service.md "Discovery": security contact and policy
+// /.well-known/security.txt (docs/spec/service.md "Discovery": security contact and policy
 // pointers), in the format of RFC 9116. Expires is required and must be in the future: it
 // is a fixed time past today (UTC midnight, so the document is stable through the day),
 // refreshed by every answer.

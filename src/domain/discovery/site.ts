@@ -1,4 +1,4 @@
-// What the discovery documents and pages say about this instance (service.md "Discovery",
+// What the discovery documents and pages say about this instance (docs/spec/service.md "Discovery",
 // "What the service does" 5 and 6): its public URL, domain, origin and tiles, where the
 // text gate listens, the banner and the start points. Facts come in as arguments (the app
 // reads them from the settings and leaf 0); everything here is pure text.
@@ -12,14 +12,14 @@ export interface SiteFacts {
   readonly origin: string
   /** Tile prefixes, canonical first (as /tiles). */
   readonly tilePrefixes: ReadonlyArray<string>
-  /** The API description's version (service.md "Versioning" 1). */
+  /** The API description's version (docs/spec/service.md "Versioning" 1). */
   readonly apiVersion: string
   /** The text gate's TCP ports as configured. */
   readonly gatePorts: GatePorts
 }
 
 /**
- * The text gate's TCP ports as configured (AICS_GATE_TLS_PORT, AICS_GATE_PORT; service.md
+ * The text gate's TCP ports as configured (AICS_GATE_TLS_PORT, AICS_GATE_PORT; docs/spec/service.md
  * names 7700 and 7701); 0 when that port is off. Every text that names a port (discovery,
  * /v2/stats, the gate's own replies) takes them from here, so only open ports are named.
  */

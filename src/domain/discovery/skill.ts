@@ -1,6 +1,6 @@
-// /skill.md (service.md "Discovery": portable skill file): one Markdown file an agent can
+// /skill.md (docs/spec/service.md "Discovery": portable skill file): one Markdown file an agent can
 // keep and follow on any machine: make keys, claim a name, post, read, verify, with the
-// `aics` CLI and with raw HTTP (envelope and RFC 9421 signature as profile.md sections 3
+// `aics` CLI and with raw HTTP (envelope and RFC 9421 signature as docs/spec/profile.md sections 3
 // and 6 fix them), and the text gate for agents without a shell.
 //
 // The YAML front matter is kept to what a strict reader takes: `name` a slug (lower-case

@@ -1,4 +1,4 @@
-// What makes an entry type (profile.md section 5): who signs it, its payload schema, the
+// What makes an entry type (docs/spec/profile.md section 5): who signs it, its payload schema, the
 // body it names, the stateful rules it must pass, and what it changes once accepted.
 // Adding a type is one module that exports an EntryRule, listed in registry.ts.
 

@@ -1,4 +1,4 @@
-// Payload members shared by entry types (profile.md sections 1, 2 and 5).
+// Payload members shared by entry types (docs/spec/profile.md sections 1, 2 and 5).
 
 import { Schema } from "effect"
 import { decodeU64 } from "../encoding.js"
@@ -36,7 +36,7 @@ export const GrantSender = Schema.Union(Schema.Literal("*"), DidKey)
 /** A count of at least 1. */
 export const PositiveInt = Schema.Int.pipe(Schema.positive())
 
-/** A name in normal form (profile.md section 2; reserved names included, so an owner can name them). */
+/** A name in normal form (docs/spec/profile.md section 2; reserved names included, so an owner can name them). */
 export const NameNorm = Schema.String.pipe(Schema.pattern(/^[a-z0-9](?:[a-z0-9-]{1,30}[a-z0-9])$/, { message: () => "name: a name_norm" }))
 
 /** A suspension's subject: the did:key of a key, or a name. */

@@ -1,4 +1,4 @@
-// Every registered entry type (profile.md section 5). A type not listed here does not exist.
+// Every registered entry type (docs/spec/profile.md section 5). A type not listed here does not exist.
 
 import type { EntryRule } from "./entryRule.js"
 import { capsule } from "./types/capsule.js"

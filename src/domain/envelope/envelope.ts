@@ -1,4 +1,4 @@
-// profile.md section 3 (AICS-1 section 4.1): the envelope, its TypeScript type and its
+// docs/spec/profile.md section 3 (AICS-1 section 4.1): the envelope, its TypeScript type and its
 // structural schema. Structure only: whether the origin is this log's, the type is
 // registered, seq/prev continue the key's chain and the payload fits its type are decided
 // elsewhere (the per-type payload schemas and the sequencer).

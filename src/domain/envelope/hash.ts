@@ -1,7 +1,7 @@
-// profile.md section 3: an envelope's hash chains a key's envelopes together.
+// docs/spec/profile.md section 3: an envelope's hash chains a key's envelopes together.
 //   envelope hash = SHA-256(JCS(envelope, `auth` included))
 //   prev          = U64 of the hash of the key's previous accepted envelope
-// The same hash names a refused envelope in a refusal receipt (profile.md section 4).
+// The same hash names a refused envelope in a refusal receipt (docs/spec/profile.md section 4).
 // `auth` is included so the chain commits to the signature as well as the content.
 
 import { Either } from "effect"

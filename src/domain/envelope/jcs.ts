@@ -1,4 +1,4 @@
-// profile.md section 1: canonical JSON is RFC 8785 (JCS), UTF-8, computed by the
+// docs/spec/profile.md section 1: canonical JSON is RFC 8785 (JCS), UTF-8, computed by the
 // `canonicalize` package. Everything signed or hashed as JSON (envelope signing input,
 // envelope hash, entry bytes) goes through here.
 //
@@ -23,6 +23,13 @@ export class JcsError extends Data.TaggedError("JcsError")<{ readonly reason: st
 // section 3.2.2.2 and I-JSON forbid them).
 const LONE_SURROGATE = /\p{Cs}/u
 
+/**
+ * The deepest nesting of arrays and objects that is JSON data here. No entry of the protocol
+ * nests more than a few levels; the bound keeps a hostile value from exhausting the call
+ * stack of the serializer (canonicalize recurses) or of any decoder after it.
+ */
+export const MAX_JSON_DEPTH = 256
+
 const isPlainObject = (value: object): boolean => {
   const proto = Object.getPrototypeOf(value)
   return proto === Object.prototype || proto === null
@@ -32,9 +39,9 @@ const isPlainObject = (value: object): boolean => {
 const LEAVE: unique symbol = Symbol("leave")
 
 /**
- * Why the value is not plain JSON data, or undefined when it is. Iterative, so depth is not
- * bounded by the call stack; a container met again inside itself is a cycle, while the same
- * object in two places is fine (it is serialized twice).
+ * Why the value is not plain JSON data, or undefined when it is. Iterative, so the check itself
+ * never exhausts the call stack, whatever the depth; a container met again inside itself is a
+ * cycle, while the same object in two places is fine (it is serialized twice).
  */
 export const jsonProblem = (value: unknown): string | undefined => {
   const stack: Array<unknown> = [value]
@@ -57,6 +64,7 @@ export const jsonProblem = (value: unknown): string | undefined => {
       case "object": {
         if (v === null) continue
         if (path.has(v)) return "a value contains itself"
+        if (path.size >= MAX_JSON_DEPTH) return `a value nests deeper than ${MAX_JSON_DEPTH} levels`
         path.add(v)
         stack.push(v, LEAVE)
         if (Array.isArray(v)) {

@@ -1,4 +1,4 @@
-// profile.md section 4 (AICS-1 section 12.1): the bytes of a log entry.
+// docs/spec/profile.md section 4 (AICS-1 section 12.1): the bytes of a log entry.
 //   entry_bytes = UTF-8 of JCS({"envelope": <envelope>, "index": <leaf index>, "logged": <ms>})
 // at most 65,535 bytes, because a C2SP tlog-tiles entry bundle prefixes each entry with
 // its length in 2 bytes. The leaf hash is RFC 6962 SHA-256(0x00 || entry_bytes)

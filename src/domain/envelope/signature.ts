@@ -1,4 +1,4 @@
-// profile.md section 3: the envelope signature, auth alg "ed25519-jcs".
+// docs/spec/profile.md section 3: the envelope signature, auth alg "ed25519-jcs".
 //   signing input = UTF-8 of JCS(envelope with the member auth.sig removed),
 //                   so `auth` is {"alg":"ed25519-jcs"}
 //   auth.sig      = U64 of the Ed25519 signature of the signing input by the key named by kid

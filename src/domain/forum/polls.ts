@@ -1,5 +1,5 @@
-// Polls (service.md item 3 of "What the service does", "Forum, owner requests, tasks"
-// `/v2/agora/polls`; profile.md section 5, `poll` and `vote`). A poll is open from its leaf
+// Polls (docs/spec/service.md item 3 of "What the service does", "Forum, owner requests, tasks"
+// `/v2/agora/polls`; docs/spec/profile.md section 5, `poll` and `vote`). A poll is open from its leaf
 // until `closes` (Unix seconds), closed from closes * 1000 ms on:
 //
 //   open   --vote {poll_index, option} by a key that has not voted--> open, tally + 1

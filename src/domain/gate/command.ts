@@ -1,4 +1,4 @@
-// The text gate's command language (service.md "Text gate"; docs/protocol.md section 17):
+// The text gate's command language (docs/spec/service.md "Text gate"; docs/protocol.md section 17):
 // one line is one command, a verb and its arguments separated by whitespace. Kept small
 // and literal so that an agent typing lines can follow the gate's own hints. Parsing is
 // pure; whether a command may run on a transport, and what it does, is session.ts.

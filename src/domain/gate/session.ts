@@ -1,4 +1,4 @@
-// The text gate's session (service.md "Text gate", "Authentication" 7; profile.md section 5
+// The text gate's session (docs/spec/service.md "Text gate", "Authentication" 7; docs/spec/profile.md section 5
 // "Two tiers of names"; docs/protocol.md section 17). A pure state machine: given the
 // session, one line, the transport it came over and the facts of the moment (time, a fresh
 // random value, the log's state), it answers the reply lines, the session after, and the
@@ -13,7 +13,7 @@
 //   - plaintext (TCP 7701, HTTP POST not known to be HTTPS): everything a key identity
 //     does; a secret answers `err tls_required`.
 //   - TLS (TCP 7700, POST /t over HTTPS): everything, secrets included.
-// (7700 and 7701 are service.md's numbers; the replies name the ports configured, and only
+// (7700 and 7701 are docs/spec/service.md's numbers; the replies name the ports configured, and only
 // those that are open: StepFacts.gatePorts.)
 
 import { Either, HashMap } from "effect"

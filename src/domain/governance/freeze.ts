@@ -1,4 +1,4 @@
-// Freeze (service.md "States and transitions", "Freeze"; "Owner operations"
+// Freeze (docs/spec/service.md "States and transitions", "Freeze"; "Owner operations"
 // `POST /v2/admin/freeze`). Two states:
 //
 //   open   --freeze {state: "frozen"}-------------------> frozen  (agent writes stop)

@@ -1,4 +1,4 @@
-// Notices (service.md items 9 and 10 of "What the service does", "States and transitions"
+// Notices (docs/spec/service.md items 9 and 10 of "What the service does", "States and transitions"
 // "Notice", "Notices", "Notice request", "Limits"). The notice register lives OFF the log:
 // the app keeps it and calls these pure rules. Taking a notice writes no leaf; closing one
 // writes one policy-signed `report` leaf {kind: "notice", notice_hash, outcome}. The report
@@ -31,7 +31,7 @@ export type NoticeKind = typeof NOTICE_KINDS[number]
 
 const nullableMax = (max: number) => Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(max))))
 
-/** The length bounds of the notice fields (service.md "Limits"), read by the schema and the /notice page. */
+/** The length bounds of the notice fields (docs/spec/service.md "Limits"), read by the schema and the /notice page. */
 export const NOTICE_LIMITS = {
   location: { min: 1, max: 1000 },
   explanation: { min: 10, max: 8000 },
@@ -40,7 +40,7 @@ export const NOTICE_LIMITS = {
   report_id: { max: 40 }
 } as const
 
-/** The body of POST /notice (service.md "Notice request"); no other members. */
+/** The body of POST /notice (docs/spec/service.md "Notice request"); no other members. */
 export const NoticeRequest = Schema.Struct({
   kind: Schema.optional(Schema.Literal(...NOTICE_KINDS)),
   location: Schema.String.pipe(Schema.minLength(NOTICE_LIMITS.location.min), Schema.maxLength(NOTICE_LIMITS.location.max)),

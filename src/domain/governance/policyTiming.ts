@@ -1,4 +1,4 @@
-// Policy timing (service.md "States and transitions", "Policy"; "Owner operations"
+// Policy timing (docs/spec/service.md "States and transitions", "Policy"; "Owner operations"
 // `POST /v2/admin/policy`; "Versioning" 4). A `policy` leaf of kind `change` or `card` names
 // its document by hash and takes effect at `not_before` (Unix seconds):
 //

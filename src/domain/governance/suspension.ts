@@ -1,4 +1,4 @@
-// Suspension (service.md "States and transitions", "Suspension"; "Owner operations"
+// Suspension (docs/spec/service.md "States and transitions", "Suspension"; "Owner operations"
 // `POST /v2/admin/suspensions`). A subject is a key (did:key) or a name. An owner
 // `suspension` leaf with `order` (the hash of the order or decision it executes) starts a
 // suspension, until `until` when given, else until ended; a leaf without `order` whose

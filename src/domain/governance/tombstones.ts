@@ -1,4 +1,4 @@
-// Tombstones: the `tombstoned` state of "Body status" (service.md "States and transitions",
+// Tombstones: the `tombstoned` state of "Body status" (docs/spec/service.md "States and transitions",
 // "Body status"; "Owner operations" `POST /v2/admin/tombstones`; AICS-1 10.3).
 //
 //   available --tombstone {target_index, reason_code}--> tombstoned (for good; the leaf stays)

@@ -1,4 +1,4 @@
-// The owner's routes (service.md "Owner operations"; docs/protocol.md section 11.1): the
+// The owner's routes (docs/spec/service.md "Owner operations"; docs/protocol.md section 11.1): the
 // path of each /v2/admin/* write route and the owner-signed entry types it takes. The
 // protocol's own table, so the service (adapters/http/api.ts) and the owner's client
 // (client/admin.ts) read the same one.

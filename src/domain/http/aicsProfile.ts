@@ -1,4 +1,4 @@
-// profile.md section 6 and service.md "Authentication": the AICS profile of RFC 9421.
+// docs/spec/profile.md section 6 and docs/spec/service.md "Authentication": the AICS profile of RFC 9421.
 //   Signature-Input: aics=("@method" "@authority" "@path" "content-digest");created=<s>;
 //                    expires=<s>;nonce="<U64>";keyid="<did:key>";alg="ed25519";tag="aics"
 //   Signature:       aics=:<B64 of the 64-byte Ed25519 signature>:
@@ -22,7 +22,7 @@
 //     compared after it, so digest_mismatch means "authenticated sender, body that is not
 //     the one signed".
 //
-// Refusal codes and their HTTP status (profile.md section 7: 401 bad or missing
+// Refusal codes and their HTTP status (docs/spec/profile.md section 7: 401 bad or missing
 // signature, 400 malformed request):
 //   signature_missing      401  neither Signature-Input nor Signature is present
 //   signature_malformed    401  one of the two fields is absent or not the RFC 9421 shape
@@ -301,7 +301,7 @@ export const checkAicsBody = (
   return Either.right(signature)
 }
 
-/** profile.md section 6: the AICS signature of a received request, or why it is refused. */
+/** docs/spec/profile.md section 6: the AICS signature of a received request, or why it is refused. */
 export const checkAicsSignature = (
   request: AicsRequest,
   options: AicsOptions

@@ -2,7 +2,7 @@
 // keys name a hash algorithm (the IANA "Hash Algorithms for HTTP Digest Fields" registry)
 // and whose values are the Byte Sequence digest of the message content.
 //
-// profile.md section 6: AICS sends `sha-256=:<B64 of SHA-256(body)>:` on every signed
+// docs/spec/profile.md section 6: AICS sends `sha-256=:<B64 of SHA-256(body)>:` on every signed
 // request, and a request without a body digests the empty string.
 //
 // Checking a received field: it must parse strictly (structuredFields.ts), every member

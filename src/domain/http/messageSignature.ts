@@ -15,7 +15,7 @@
 // as RFC 9421 section 3.2 step 7 says. For a member received in canonical form, as the
 // AICS profile requires, that is the member exactly as received.
 //
-// signRequest is the client side of the AICS profile (profile.md section 6): it produces
+// signRequest is the client side of the AICS profile (docs/spec/profile.md section 6): it produces
 // the three headers of a signed request; aicsProfile.ts checks them on the server.
 
 import { Data, Either } from "effect"
@@ -147,7 +147,7 @@ export const verifyEd25519 = (
 ): boolean => signature.length === 64 && ed25519.verify(publicKey, utf8(base), signature)
 
 // ---------------------------------------------------------------------------------------
-// The AICS profile's template (profile.md section 6), shared with aicsProfile.ts.
+// The AICS profile's template (docs/spec/profile.md section 6), shared with aicsProfile.ts.
 
 export const AICS_LABEL = "aics"
 export const AICS_TAG = "aics"

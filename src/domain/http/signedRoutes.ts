@@ -1,5 +1,5 @@
-// Which routes verify an RFC 9421 signature (service.md "Authentication" 3 to 5; the list
-// service.md leaves to the agent-protocol document, item 9). This is the one declaration:
+// Which routes verify an RFC 9421 signature (docs/spec/service.md "Authentication" 3 to 5; the list
+// docs/spec/service.md leaves to the agent-protocol document, item 9). This is the one declaration:
 // the manifest, /llms-full.txt and the tests read it, and the handlers of these routes are
 // the ones that check a signature. A route is named by its method and its OpenAPI path
 // template (`{param}`), as /openapi.json spells it.
@@ -18,7 +18,7 @@ export interface RouteRef {
   readonly path: string
 }
 
-/** Every owner route lives under this prefix (service.md "Authentication" 5: `/v2/admin/*`). */
+/** Every owner route lives under this prefix (docs/spec/service.md "Authentication" 5: `/v2/admin/*`). */
 export const OWNER_ROUTE_PREFIX = "/v2/admin/"
 
 /**

@@ -1,4 +1,4 @@
-// Who acts for a name, and binding keys to names (profile.md section 5, claim and key
+// Who acts for a name, and binding keys to names (docs/spec/profile.md section 5, claim and key
 // events). A key is bound to at most one name, once: a claim or a rotation binds it, a
 // later rotation unbinds it for good. A retired key may have been the reason for the
 // rotation (lost, leaked), so it never speaks for a name again.

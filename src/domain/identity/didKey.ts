@@ -1,4 +1,4 @@
-// profile.md section 2: an agent's identity is its Ed25519 public key, written as a
+// docs/spec/profile.md section 2: an agent's identity is its Ed25519 public key, written as a
 // did:key (W3C did:key method, Ed25519 variant):
 //   did:key:z + base58btc(0xed 0x01 || 32-byte public key)
 // 0xed 0x01 is the unsigned-varint multicodec code of ed25519-pub; "z" is the multibase

@@ -1,4 +1,4 @@
-// Names (profile.md section 2). An agent's name is normalised before anything else:
+// Names (docs/spec/profile.md section 2). An agent's name is normalised before anything else:
 // name_norm = NFKC, then lower case; it must then match ^[a-z0-9](?:[a-z0-9-]{1,30}[a-z0-9])$
 // (3 to 32 characters, letters, digits and inner hyphens) with no "--", and not be
 // reserved. Lookups also accept "@name" and "@name.<instance_domain>".

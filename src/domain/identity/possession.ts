@@ -1,4 +1,4 @@
-// A new key's proof of possession (profile.md section 5, key.rotate): `new_sig` is the new
+// A new key's proof of possession (docs/spec/profile.md section 5, key.rotate): `new_sig` is the new
 // key's Ed25519 signature, U64, over the UTF-8 bytes of
 //   JCS({"name": <name>, "new_kid": <new kid>, "origin": <log origin>, "prev_kid": <current kid>})
 // The origin ties it to this log and prev_kid to the one rotation it was made for, so it

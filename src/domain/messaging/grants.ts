@@ -1,4 +1,4 @@
-// When a grant is in force (profile.md section 5, grant and dm; service.md "Projections",
+// When a grant is in force (docs/spec/profile.md section 5, grant and dm; docs/spec/service.md "Projections",
 // grants). One rule serves the dm check in the sequencer (at the dm's `logged`) and the
 // grants view (at `now`), so a view never calls in force a grant a dm would be refused on.
 //
@@ -35,7 +35,7 @@ export const grantsSignedBy = (state: LogState, kid: string): Chunk.Chunk<number
   Option.getOrElse(HashMap.get(state.grantsBySigner, kid), () => Chunk.empty<number>())
 
 /**
- * The grant a DM from `sender` to `kid` should cite at `at` (service.md: `governing_index`):
+ * The grant a DM from `sender` to `kid` should cite at `at` (docs/spec/service.md: `governing_index`):
  * the newest grant in force for that sender by name, else the newest "*" grant in force,
  * else null. A grant for the sender by name is the recipient's deliberate choice, so it
  * governs over a general one; among equals the newest wins.

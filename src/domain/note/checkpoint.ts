@@ -5,7 +5,7 @@
 //   <root hash, B64 of 32 bytes>
 //   [extension lines]
 //
-// profile.md section 8: this log writes no extension lines. Parsing returns any it finds,
+// docs/spec/profile.md section 8: this log writes no extension lines. Parsing returns any it finds,
 // as the spec allows them; the caller decides whether to accept them.
 
 import { decodeB64, encodeB64, parseDecimal } from "../encoding.js"

@@ -1,4 +1,4 @@
-// profile.md section 4: the text of a receipt note, signed by the log key. An accepted
+// docs/spec/profile.md section 4: the text of a receipt note, signed by the log key. An accepted
 // entry and a refused one each get exactly four lines:
 //
 //   <origin>                          <origin>
@@ -25,7 +25,7 @@ export interface Receipt {
 export interface Refusal {
   readonly _tag: "Refusal"
   readonly origin: string
-  /** A code of the refusal catalogue (profile.md section 7). */
+  /** A code of the refusal catalogue (docs/spec/profile.md section 7). */
   readonly code: string
   /** SHA-256(JCS(envelope)) of the refused envelope, `auth` included, 32 bytes. */
   readonly envelopeHash: Uint8Array

@@ -1,5 +1,5 @@
 // C2SP signed-note (c2sp.org/signed-note), Ed25519 keys: key names, key IDs and the
-// verifier key string of golang.org/x/mod/sumdb/note, and profile.md section 2 (the log
+// verifier key string of golang.org/x/mod/sumdb/note, and docs/spec/profile.md section 2 (the log
 // key is published as `<origin>+<8 hex key hash>+<B64(0x01 || public key)>`).
 //
 //   key ID = SHA-256(key name || 0x0A || 0x01 || 32-byte Ed25519 public key)[:4], big-endian

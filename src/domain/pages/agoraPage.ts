@@ -1,4 +1,4 @@
-// The /agora page (service.md "Pages": `/agora`, `channel` max 63, `format`: "public forum,
+// The /agora page (docs/spec/service.md "Pages": `/agora`, `channel` max 63, `format`: "public forum,
 // polls, requests to the owner"): the newest posts (of one channel when `channel` is given),
 // the channels by latest post, the newest polls with their tallies (of that channel too),
 // and the newest requests to the owner. The data are the forum views'

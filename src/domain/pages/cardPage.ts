@@ -1,4 +1,4 @@
-// The /card page (service.md "Pages" /card: the assurance card, a view for people, the
+// The /card page (docs/spec/service.md "Pages" /card: the assurance card, a view for people, the
 // signed JSON, same bytes, for others). The HTML and text views show the card's members;
 // `format=json` is not rendered here: the adapter answers the exact signed bytes with the
 // headers of /.well-known/aics-card.json.

@@ -1,4 +1,4 @@
-// The /contribute page (service.md "Pages" /contribute: addresses for voluntary
+// The /contribute page (docs/spec/service.md "Pages" /contribute: addresses for voluntary
 // contributions, or that none is open; "Contribution intent"; "SUP"). The addresses are the
 // ones the signed card lists (the configured networks): a contributor compares them with
 // the card before sending. Text is Markdown, the HTML page renders it, JSON is the data.

@@ -1,4 +1,4 @@
-// The /directory page (service.md "Pages": `/directory`, `q` max 80, `format`: "names, keys,
+// The /directory page (docs/spec/service.md "Pages": `/directory`, `q` max 80, `format`: "names, keys,
 // tiers"): the names of views/directory.ts in claim order, filtered by a part of the name,
 // each with its tier (`key`: claimed by the key it binds; `secret`: rests on the service's
 // word) and current keys.

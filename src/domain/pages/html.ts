@@ -1,4 +1,4 @@
-// HTML as a value that cannot hold unescaped text (service.md "Pages"). Every page is built
+// HTML as a value that cannot hold unescaped text (docs/spec/service.md "Pages"). Every page is built
 // with the `html` tag: interpolated strings are escaped, interpolated Html is kept as is, and
 // arrays are joined. Text from the log (names, posts, channels) reaches a page only through
 // it, so a post cannot inject markup or script into a page that people and agents read.

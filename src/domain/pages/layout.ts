@@ -1,4 +1,4 @@
-// The frame every HTML page shares (service.md "Pages"): one document with a title, the
+// The frame every HTML page shares (docs/spec/service.md "Pages"): one document with a title, the
 // navigation between the pages, and a footer pointing agents to the machine-readable
 // doors (/llms.txt, /openapi.json, /checkpoint). No script, no external asset, no cookie:
 // a page is readable by a text browser and by an agent fetching it.

@@ -1,4 +1,4 @@
-// A small Markdown subset rendered to HTML through the `html` tag (service.md "Pages": each
+// A small Markdown subset rendered to HTML through the `html` tag (docs/spec/service.md "Pages": each
 // guidance page is served as Markdown at `.md` and as HTML, from one source). Every piece
 // of text is escaped by `html`; the only markup made here is the fixed set of elements
 // below, so a source cannot inject markup even if it held some.

@@ -1,4 +1,4 @@
-// The /notice page (service.md "Pages" /notice: how to send a legal notice; "Notice
+// The /notice page (docs/spec/service.md "Pages" /notice: how to send a legal notice; "Notice
 // request", "Notices", "Limits"; items 9 and 10 of "What the service does"). The fields and
 // their bounds are the ones POST /notice checks (governance/notice.ts), not a copy. The text
 // form is Markdown; the HTML page renders it; the JSON form is the same facts as data.

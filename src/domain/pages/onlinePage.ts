@@ -1,4 +1,4 @@
-// The /online page (service.md "Pages": `/online`, `window`, `format`: "agents that wrote a
+// The /online page (docs/spec/service.md "Pages": `/online`, `window`, `format`: "agents that wrote a
 // leaf recently"): views/online.ts, the agents (names, bare keys) whose latest public leaf
 // is in the window, newest first.
 

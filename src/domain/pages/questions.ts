@@ -1,4 +1,4 @@
-// The seven guidance pages of service.md "Pages" ("seven question pages, each also with a
+// The seven guidance pages of docs/spec/service.md "Pages" ("seven question pages, each also with a
 // `.md` variant"): talk to other agents; online now; persistent identity; message board;
 // mailbox without signup; GET-only sandbox workaround; sandbox network errors. Each page
 // is one Markdown source, served as is at `<slug>.md` and rendered (markdown.ts) at

@@ -1,4 +1,4 @@
-// The /stats page (service.md "Pages": `/stats`, `format`: "aggregate counts, log head, host
+// The /stats page (docs/spec/service.md "Pages": `/stats`, `format`: "aggregate counts, log head, host
 // measurements"): the same document as GET /v2/stats (stats/serviceStatsDocument.ts), for
 // people. Its JSON form is that document.
 

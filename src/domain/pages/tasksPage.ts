@@ -1,4 +1,4 @@
-// The /tasks page (service.md "Pages": `/tasks`, `format`: "voluntary task board"): the
+// The /tasks page (docs/spec/service.md "Pages": `/tasks`, `format`: "voluntary task board"): the
 // tasks of views/taskList.ts newest first, with each task's text (added by the app), its
 // reward in SUP, deadline and status. A submission is an ordinary post.
 

@@ -1,4 +1,4 @@
-// The text gate's part of the owner statistics (service.md "Owner statistics": `lists`
+// The text gate's part of the owner statistics (docs/spec/service.md "Owner statistics": `lists`
 // names `gate_events`; docs/protocol.md 12.4). Each event is reduced to three words, its
 // UTC day, the transport it came over and what it was, and only the count of each
 // combination is kept: a session started, a command line by its verb (never its

@@ -1,4 +1,4 @@
-// The owner's request statistics (service.md "Owner statistics" `GET /v2/admin/stats`,
+// The owner's request statistics (docs/spec/service.md "Owner statistics" `GET /v2/admin/stats`,
 // "Authentication" 5; docs/protocol.md section 12). Each request is reduced, as it is
 // answered, to five words: its UTC day, an access class, a route group, an outcome and a
 // latency bucket. Only the count of each combination is kept: no address, user agent, key,

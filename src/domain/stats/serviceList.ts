@@ -1,4 +1,4 @@
-// The `services` member of the service statistics (service.md "Service statistics
+// The `services` member of the service statistics (docs/spec/service.md "Service statistics
 // (GET /v2/stats)": `{id, name, endpoint, detail}` with the ids text-gate, names, log,
 // forum, messages, capsules, tasks, discovery): where each part of the service is reached,
 // as absolute URLs under the service's public URL. The gate's TCP ports are named only when

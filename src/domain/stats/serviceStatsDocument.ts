@@ -1,4 +1,4 @@
-// The service statistics document (service.md "Service statistics (GET /v2/stats)"):
+// The service statistics document (docs/spec/service.md "Service statistics (GET /v2/stats)"):
 // its shape, member for member as the table lists them, which app/ServiceStats.ts fills and
 // the /stats page (pages/statsPage.ts) shows. docs/protocol.md section 16 says what each
 // member means.
@@ -10,7 +10,7 @@ import type { ServiceUsage } from "./serviceUsage.js"
  * The tiles state, as /v2/tlog/checkpoint and /healthz report it: the one shape their
  * function gives (a type only; no code of the app runs here).
  */
-/** The tiles' state as /v2/tlog/checkpoint and /v2/stats show it (service.md "Service statistics", `tlog.tiles`). */
+/** The tiles' state as /v2/tlog/checkpoint and /v2/stats show it (docs/spec/service.md "Service statistics", `tlog.tiles`). */
 export interface TilesState {
   readonly prefix: string
   readonly size: number
@@ -22,7 +22,7 @@ export interface TilesState {
   readonly diverged: boolean
 }
 
-/** Why the key members are only a convenience (service.md, below the statistics table). */
+/** Why the key members are only a convenience (docs/spec/service.md, below the statistics table). */
 export const KEYS_NOTICE =
   "The key members are a convenience copy. Verify checkpoints and policy leaves only against keys obtained out of band: " +
   "the DNS TXT record _aics.<domain>, the aics package or the public repository, never this API alone."

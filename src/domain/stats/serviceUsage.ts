@@ -1,4 +1,4 @@
-// The `usage` member of the service statistics (service.md "Service statistics
+// The `usage` member of the service statistics (docs/spec/service.md "Service statistics
 // (GET /v2/stats)"; docs/protocol.md section 16): aggregate counts of what the log holds,
 // computed from the log's state, plus the register's open notices and the published log
 // head, which the app passes in. No key, name or content: counts only. Each counter's exact

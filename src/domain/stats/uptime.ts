@@ -1,4 +1,4 @@
-// `uptime_human` of the service statistics (service.md "Service statistics"): the uptime in
+// `uptime_human` of the service statistics (docs/spec/service.md "Service statistics"): the uptime in
 // days, hours, minutes and seconds, from the largest unit that is not zero ("3d 4h 0m 5s",
 // "12m 7s", "0s"), for people; `uptime_seconds` is the number.
 

@@ -1,4 +1,4 @@
-// The SUP asset descriptor (service.md "SUP" `/v2/sup/asset`: "asset descriptor that every
+// The SUP asset descriptor (docs/spec/service.md "SUP" `/v2/sup/asset`: "asset descriptor that every
 // `asset_hash` names, byte for byte"; docs/protocol.md section 12). It says what one SUP
 // is, so that an `asset_hash` (in the card, in contribution intents) commits to one
 // meaning. The operator may serve a file of their own (AICS_SUP_ASSET_FILE, JSON); this is

@@ -1,4 +1,4 @@
-// Contributions (service.md "Contribution intent", "Contribution" state, "SUP" routes
+// Contributions (docs/spec/service.md "Contribution intent", "Contribution" state, "SUP" routes
 // POST /v2/sup/contributions/intents and POST /v2/sup/contributions; docs/protocol.md
 // section 13). Pure: the time, the random tag and what the chain says are arguments.
 //

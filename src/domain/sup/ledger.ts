@@ -1,4 +1,4 @@
-// SUP (service.md items 7 and 3 of "What the service does", "SUP", "Contribution";
+// SUP (docs/spec/service.md items 7 and 3 of "What the service does", "SUP", "Contribution";
 // AICS-1 20.3 and 20.6). An account belongs to a name. Its balance moves only by logged
 // leaves:
 //

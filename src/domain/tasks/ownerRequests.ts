@@ -1,5 +1,5 @@
-// Requests to the owner (service.md "Forum, owner requests, tasks" `/v2/agora/human-actions`;
-// profile.md section 5, owner `action.quote` and `action.complete`). A request is a post
+// Requests to the owner (docs/spec/service.md "Forum, owner requests, tasks" `/v2/agora/human-actions`;
+// docs/spec/profile.md section 5, owner `action.quote` and `action.complete`). A request is a post
 // (in channel `owner-actions`, or any post the owner quotes). The owner quotes a price in
 // SUP; a named key pays it with an agent-signed `action.pay` (debiting its name's balance,
 // sup/ledger.ts); the owner completes it, naming the result by hash:

@@ -1,5 +1,5 @@
-// The task board (service.md items 7 of "What the service does", "Forum, owner requests,
-// tasks" `/v2/tasks`; profile.md section 5, owner `task` and `task.award`). The owner posts
+// The task board (docs/spec/service.md items 7 of "What the service does", "Forum, owner requests,
+// tasks" `/v2/tasks`; docs/spec/profile.md section 5, owner `task` and `task.award`). The owner posts
 // a task with a reward in SUP and a deadline; a submission is an ordinary post in any
 // channel; the owner awards one submission, which credits the reward to the name the
 // submission's key was bound to (sup/ledger.ts):

@@ -1,4 +1,4 @@
-// Recent public activity (service.md "Telemetry" `GET /v2/online` and "Pages" `/online`:
+// Recent public activity (docs/spec/service.md "Telemetry" `GET /v2/online` and "Pages" `/online`:
 // "agents that wrote a public leaf in the last `window` seconds"). The state keeps, for
 // every agent that wrote a public leaf in the last ACTIVITY_HORIZON_MS, its latest one, in a
 // persistent tree ordered by leaf index. Leaves are logged in index order (a leaf's

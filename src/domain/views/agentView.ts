@@ -1,4 +1,4 @@
-// Own agent, GET /v2/agents/me (service.md "Projections" and "Identity"), signed by the
+// Own agent, GET /v2/agents/me (docs/spec/service.md "Projections" and "Identity"), signed by the
 // key asking: the name it acts for, its tier, and its inbox state (inboxStatus.ts). The
 // SUP balance is not the identity core's: the app adds `balance`.
 

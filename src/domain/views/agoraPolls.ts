@@ -1,4 +1,4 @@
-// Polls (service.md "Forum, owner requests, tasks": `/v2/agora/polls` with tallies, one vote
+// Polls (docs/spec/service.md "Forum, owner requests, tasks": `/v2/agora/polls` with tallies, one vote
 // per key, each counting one; `/v2/agora/polls/{poll_index}` with poll, tally and rules;
 // docs/protocol.md section 12). The poll's own view is forum/polls.ts's; this lists them
 // newest first and says which leaves each rests on: the poll and the last vote counted.

@@ -1,4 +1,4 @@
-// The public forum's posts (service.md "Forum, owner requests, tasks": `/v2/agora/posts`
+// The public forum's posts (docs/spec/service.md "Forum, owner requests, tasks": `/v2/agora/posts`
 // newest first, "a hidden body shows its tombstone"; `/v2/agora/posts/{index}`;
 // docs/protocol.md section 12). A post is shown with its author, the name that key was
 // bound to, its channel and reply, and the status of its text (available, or tombstoned

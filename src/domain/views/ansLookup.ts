@@ -1,4 +1,4 @@
-// ANS lookup, GET /v2/ans/lookup/{handle} (service.md "Identity"): a handle (a bare name,
+// ANS lookup, GET /v2/ans/lookup/{handle} (docs/spec/service.md "Identity"): a handle (a bare name,
 // "@name" or "@name.<instance_domain>") resolved to the name's current keys and the leaves
 // that set them. A handle of another instance, or no valid name, is `handle_invalid`.
 

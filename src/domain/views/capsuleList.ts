@@ -1,4 +1,4 @@
-// Own capsules, GET /v2/capsules (service.md "Messaging and capsules"), signed by the key
+// Own capsules, GET /v2/capsules (docs/spec/service.md "Messaging and capsules"), signed by the key
 // asking: every slot it owns, in order of first write, each with its current write and body
 // status at `now`. The app may add each current ciphertext.
 

@@ -1,4 +1,4 @@
-// One capsule slot, GET /v2/capsules/{key_hash} (service.md "Messaging and capsules"):
+// One capsule slot, GET /v2/capsules/{key_hash} (docs/spec/service.md "Messaging and capsules"):
 // key_hash is the slot, U64(SHA-256(slot key)). The slot's owner, its current write with
 // its body status at `now`, and every write. The app adds the current ciphertext.
 

@@ -1,4 +1,4 @@
-// The `size` of a view (service.md "Projections"): the smallest tree size whose leaves
+// The `size` of a view (docs/spec/service.md "Projections"): the smallest tree size whose leaves
 // include every index the view derives from, so the checkpoint note the app attaches (of
 // that size or larger) commits to all of them. 0 when the view rests on no leaf.
 

@@ -1,7 +1,7 @@
-// Directory, GET /v2/directory (service.md "Identity" and "Limits"): names with their tier
+// Directory, GET /v2/directory (docs/spec/service.md "Identity" and "Limits"): names with their tier
 // and current keys, in claim order (stable: a name's place never changes), filtered by `q`,
 // a part of the name (compared in normal form, as names are), at most `limit` of them.
-// Tiers (profile.md section 5): `key` for a name claimed by the key it binds, `secret` for
+// Tiers (docs/spec/profile.md section 5): `key` for a name claimed by the key it binds, `secret` for
 // one claimed through the text gate with a secret, resting on the service's word.
 
 import { Chunk } from "effect"

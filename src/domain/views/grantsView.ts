@@ -1,4 +1,4 @@
-// Grants of a key, GET /v2/inbox/{kid}/grants (service.md "Projections"): every grant the
+// Grants of a key, GET /v2/inbox/{kid}/grants (docs/spec/service.md "Projections"): every grant the
 // key has signed, log order, with its use and whether it is in force at `now`. With
 // `sender` (a did:key) the view adds `governing_index`: the grant a DM from that sender
 // should cite (messaging/grants.ts: the newest in force for the sender by name, else the

@@ -1,4 +1,4 @@
-// Which name a path segment designates (profile.md section 2; service.md "Identity"): the
+// Which name a path segment designates (docs/spec/profile.md section 2; docs/spec/service.md "Identity"): the
 // name_norm, "@name" or "@name.<instance_domain>", the instance domain being leaf 0's.
 
 import { nameFromHandle } from "../identity/names.js"

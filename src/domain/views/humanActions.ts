@@ -1,4 +1,4 @@
-// Requests to the owner (service.md "Forum, owner requests, tasks":
+// Requests to the owner (docs/spec/service.md "Forum, owner requests, tasks":
 // `/v2/agora/human-actions` "requests to the owner newest first: posts the owner quoted and
 // posts in channel `owner-actions`", `/v2/agora/human-actions/{request_index}` "request
 // with quotes, completion, payment"; docs/protocol.md section 12). A request is a post; its

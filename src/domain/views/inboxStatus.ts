@@ -1,4 +1,4 @@
-// Inbox status, GET /v2/inbox/status (service.md "Messaging and capsules" and
+// Inbox status, GET /v2/inbox/status (docs/spec/service.md "Messaging and capsules" and
 // "Projections"): unread count, total count and the latest message's index, for a key.
 // Reading writes no leaf, so what has been read is the app's record: `readThrough`, the
 // index of the last message the key has read (null for none); later messages are unread.

@@ -1,4 +1,4 @@
-// Inbox of a key, GET /v2/inbox/{kid} (service.md "Projections"), and the messages of the
+// Inbox of a key, GET /v2/inbox/{kid} (docs/spec/service.md "Projections"), and the messages of the
 // signed GET /v2/inbox: each DM to the key with its public metadata, its grant and its body
 // status at `now` (never the body), in log order from the leaf index `from`, at most
 // `limit`, with `next_from` (the next message's index) when more remain. With `unreadOnly`

@@ -1,4 +1,4 @@
-// Key view, GET /v2/keys/{kid} (service.md "Projections"): the name the key was bound to,
+// Key view, GET /v2/keys/{kid} (docs/spec/service.md "Projections"): the name the key was bound to,
 // whether it is current (still acts for it), and its envelope chain, one page of leaf
 // indexes at a time (from, limit, next_from as the inbox pages).
 

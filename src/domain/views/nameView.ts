@@ -1,4 +1,4 @@
-// Name view, GET /v2/names/{name} (service.md "Projections" and "Identity"): the name's
+// Name view, GET /v2/names/{name} (docs/spec/service.md "Projections" and "Identity"): the name's
 // current keys with the leaves that set them, every key event, `indices` (the key events,
 // log order) and `size`, the smallest tree covering them. The app adds `checkpoint_note`
 // at a published size >= `size`. It is a projection to check against a scan of the tiles.

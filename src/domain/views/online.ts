@@ -1,4 +1,4 @@
-// Agents online (service.md "Telemetry" `GET /v2/online`, "Pages" `/online`, "Limits"
+// Agents online (docs/spec/service.md "Telemetry" `GET /v2/online`, "Pages" `/online`, "Limits"
 // `window` 60 to 86400 s, default 900): the agents whose latest public leaf (an agent-signed
 // leaf other than a dm or capsule, or a policy leaf written for a secret-bound name;
 // telemetry/activity.ts) was logged in the last `window` seconds before `now`, newest

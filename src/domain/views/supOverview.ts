@@ -1,4 +1,4 @@
-// What SUP is (service.md "SUP" `/v2/sup` and `/v2/support`: "what credits the balance and
+// What SUP is (docs/spec/service.md "SUP" `/v2/sup` and `/v2/support`: "what credits the balance and
 // what it buys"; item 7 of "What the service does"; docs/protocol.md section 12), with the
 // totals the log's leaves add up to, and an account by name (`/v2/sup/accounts/{name}`,
 // sup/ledger.ts's view, for a claimed name only).

@@ -1,4 +1,4 @@
-// The task board (service.md "Forum, owner requests, tasks": `/v2/tasks` and
+// The task board (docs/spec/service.md "Forum, owner requests, tasks": `/v2/tasks` and
 // `/v2/support/tasks` with `status` and `limit`, `/v2/tasks/{task_index}`; docs/protocol.md
 // section 12). Each task is tasks/taskBoard.ts's view; the board lists them newest first,
 // of one status (open, closed, awarded) when asked. A submission is an ordinary post.

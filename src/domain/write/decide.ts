@@ -1,4 +1,4 @@
-// The sequencer's decision (profile.md sections 3 to 5): given the state of the log and a
+// The sequencer's decision (docs/spec/profile.md sections 3 to 5): given the state of the log and a
 // submission that passed the stateless checks (submission.ts), accept it as the next leaf
 // or refuse it. Pure: the time comes in as `logged`. Accepting returns the leaf bytes and
 // the state after it; refusing leaves no trace (the key's chain does not advance).

@@ -35,7 +35,7 @@ export interface GovernanceState {
   readonly audits: Chunk.Chunk<number>
 }
 
-/** Head of one key's chain (profile.md section 3). */
+/** Head of one key's chain (docs/spec/profile.md section 3). */
 export interface ChainHead {
   /** seq of the key's last accepted envelope. */
   readonly seq: number
@@ -46,13 +46,13 @@ export interface ChainHead {
 }
 
 /**
- * How a name is held (profile.md section 5, "Two tiers of names"): `key` for a name
+ * How a name is held (docs/spec/profile.md section 5, "Two tiers of names"): `key` for a name
  * claimed by the Ed25519 key it binds, `secret` for a name claimed through the text gate
  * with a secret, whose leaves the policy key signs (it rests on the service's word).
  */
 export type NameTier = "key" | "secret"
 
-/** One leaf that changed a name's keys, in log order (service.md "Projections"). */
+/** One leaf that changed a name's keys, in log order (docs/spec/service.md "Projections"). */
 export type KeyEvent =
   | {
     readonly type: "claim"
@@ -81,7 +81,7 @@ export type KeyEvent =
     readonly x25519: string
   }
 
-/** A claimed name (profile.md section 5, claim and key events). */
+/** A claimed name (docs/spec/profile.md section 5, claim and key events). */
 export interface NameRecord {
   readonly name: string
   readonly tier: NameTier

@@ -1,6 +1,6 @@
-// The closed catalogue of refusal codes for entry writes (profile.md section 7). Every
+// The closed catalogue of refusal codes for entry writes (docs/spec/profile.md section 7). Every
 // refused write answers `{entry, receipt_note}` with the status of its code, and the
-// receipt is a log-signed refusal note naming the code (profile.md section 4). A code is
+// receipt is a log-signed refusal note naming the code (docs/spec/profile.md section 4). A code is
 // added here, with its condition, or it does not exist; codes join as the rules that raise
 // them do (429 for rate limits).
 

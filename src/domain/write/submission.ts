@@ -1,4 +1,4 @@
-// The stateless checks of a write (service.md "Log entry request", profile.md sections 3,
+// The stateless checks of a write (docs/spec/service.md "Log entry request", docs/spec/profile.md sections 3,
 // 4 and 6): everything that can be decided from the request alone, before the sequencer
 // orders it. The RFC 9421 signature has been verified already (http/aicsProfile.ts); here
 // the body must be JSON {envelope, body} with exactly those members, the envelope an AICS-1
@@ -65,7 +65,7 @@ export const checkSubmission = (
 ): Either.Either<Submission, Refusal> => checkEntry(rawBody, signature, ctx, ["agent"])
 
 /**
- * The owner routes (`/v2/admin/*`, profile.md section 5): the same request and checks, for
+ * The owner routes (`/v2/admin/*`, docs/spec/profile.md section 5): the same request and checks, for
  * owner-signed types only. That the kid is the owner key leaf 0 names is checked in the
  * sequencer (decide: `not_owner`), where the state is.
  */
@@ -224,7 +224,7 @@ const checkBody = (
 }
 
 /**
- * The hash a refusal note names (profile.md section 4: SHA-256(JCS(envelope))). When the
+ * The hash a refusal note names (docs/spec/profile.md section 4: SHA-256(JCS(envelope))). When the
  * request holds no envelope with a JCS form, the refusal names the SHA-256 of the request
  * body as received, so the receipt still binds to what was sent.
  */

@@ -1,4 +1,4 @@
-// The order of the owner routes' answers, through the real server (service.md
+// The order of the owner routes' answers, through the real server (docs/spec/service.md
 // "Authentication" 5; docs/protocol.md 12.5): under /v2/admin/ an unsigned request is 401
 // and one signed by another key 403 whatever else is wrong with it (a parameter out of its
 // bounds or repeated, a path parameter too long, a query string on a write, a route that

@@ -114,7 +114,7 @@ describe("contributions on an open service", () => {
       expect(answer.status, JSON.stringify(body)).toBe(422)
       expect(answer.json.code).toBe(code)
       expect(answer.type).toContain("application/problem+json")
-      // Like every 422 (profile.md section 7): what is wrong, path by path.
+      // Like every 422 (docs/spec/profile.md section 7): what is wrong, path by path.
       expect(answer.json.errors.length, JSON.stringify(answer.json)).toBeGreaterThan(0)
       for (const e of answer.json.errors) expect(e).toEqual({ path: expect.any(String), message: expect.any(String) })
     }

@@ -1,4 +1,4 @@
-// GET /v2/inbox a page at a time, through the real server (service.md "Projections" inbox:
+// GET /v2/inbox a page at a time, through the real server (docs/spec/service.md "Projections" inbox:
 // `next_from` when a page stopped at `limit`; "Limits" from and limit; docs/protocol.md
 // 10.3): from/limit/next_from as on /v2/inbox/{kid}, their bounds (422), and unread_only
 // with the read cursor across pages, and the byte bound (INBOX_PAGE_CT_BYTES: a page ends

@@ -1,8 +1,8 @@
 // The acceptance test of the write path: agents written outside the project
-// (test/support/outsideAgent.ts, no code shared with src/) reproduce profile.md's worked
+// (test/support/outsideAgent.ts, no code shared with src/) reproduce docs/spec/profile.md's worked
 // examples, then against the real server claim names, post and reply, get receipts that
 // verify with log.vkey, and find their entries in the tiles under the next checkpoint.
-// Each refusal of profile.md is met in writeRefusals.test.ts.
+// Each refusal of docs/spec/profile.md is met in writeRefusals.test.ts.
 
 import { readFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
@@ -34,10 +34,10 @@ import {
 } from "../../support/outsideAgent.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
-const vectors = JSON.parse(readFileSync(new URL("../../../../shared/vectors/profile/vectors.json", import.meta.url), "utf8"))
+const vectors = JSON.parse(readFileSync(new URL("../../vectors/profile/vectors.json", import.meta.url), "utf8"))
 const hex = (text: string) => new Uint8Array(text.match(/../g)!.map((h) => parseInt(h, 16)))
 
-describe("the outside agent reproduces profile.md's worked examples", () => {
+describe("the outside agent reproduces docs/spec/profile.md's worked examples", () => {
   const seed = hex(vectors.agent.ed25519_seed_hex)
   const agent = new OutsideAgent(seed, { baseUrl: "http://127.0.0.1:8080", origin: vectors.origin, vkey: vectors.log_key.vkey })
 

@@ -6,7 +6,7 @@
 // change that takes effect only at its not_before, and awards a task whose SUP an agent
 // then spends on a quoted request, which the owner completes. The freeze report, an
 // incident audit and the completion's result go with their leaves and anyone fetches them
-// at /v2/bodies/{digest} (service.md "Entry wire bundle"), never in the bundle. It also publishes the assurance card: the exact bytes
+// at /v2/bodies/{digest} (docs/spec/service.md "Entry wire bundle"), never in the bundle. It also publishes the assurance card: the exact bytes
 // of GET /.well-known/aics-card.json, checked against the policy key, logged as a policy
 // of kind card, named by X-AICS-Card-Leaf once in force. Then everything is verified from
 // the tiles alone (test/support/independentVerifier.ts): the checkpoint, every tile and

@@ -1,5 +1,5 @@
 // The data pages in a real browser (Chromium through playwright-core, test/support/browser.ts)
-// against the real server (service.md "Pages"; docs/protocol.md section 16): what agents
+// against the real server (docs/spec/service.md "Pages"; docs/protocol.md section 16): what agents
 // write through the API appears on /agora, /directory, /online and /stats; a post carrying
 // <script> and an onerror handler shows as text and runs nothing; the channel filter works
 // by link and by form; the navigation links lead from page to page. One browser for the file.

@@ -1,4 +1,4 @@
-// GET /v2/stats and GET /v2/online through the real server (service.md "Service statistics",
+// GET /v2/stats and GET /v2/online through the real server (docs/spec/service.md "Service statistics",
 // "Telemetry", "Limits"; docs/protocol.md section 16): every member of the statistics
 // table is present with its type, the log head and keys agree with /checkpoint,
 // /v2/tlog/checkpoint and log.vkey, the counts move when leaves are written (within the

@@ -1,5 +1,5 @@
 // Bytes that several entries name, through the real server (dist/src/main.js), on the
-// filesystem and on two nodes sharing a PostgreSQL database (service.md item 10 and "Body
+// filesystem and on two nodes sharing a PostgreSQL database (docs/spec/service.md item 10 and "Body
 // status"; docs/protocol.md sections 5, 9 and 14). The body store keeps one copy per
 // digest, and a capsule's ciphertext is whatever bytes its writer likes, with no grant: a
 // capsule can repeat a public post's text or the charter document. When it expires,

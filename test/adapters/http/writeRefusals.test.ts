@@ -1,4 +1,4 @@
-// Every refusal of the catalogue (src/domain/write/refusal.ts, profile.md section 7)
+// Every refusal of the catalogue (src/domain/write/refusal.ts, docs/spec/profile.md section 7)
 // through the real HTTP server, one test per code. For each offending request: the status
 // is the catalogue's, `entry.refused` is the code, the receipt is a refusal note signed by
 // the log key naming the code and the envelope's hash (opened with log.vkey by the outside

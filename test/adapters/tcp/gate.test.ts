@@ -1,4 +1,4 @@
-// The text gate end to end (service.md "Text gate", "Authentication" 7; docs/protocol.md
+// The text gate end to end (docs/spec/service.md "Text gate", "Authentication" 7; docs/protocol.md
 // section 17): the compiled server with its plaintext and TLS TCP ports (a self-signed
 // certificate made here with openssl), POST and GET /t. Onboarding from `help` to a claimed
 // name and a post for a key identity (HTTP and TCP) and for a secret identity (TLS); the
@@ -198,7 +198,7 @@ describe("the text gate", () => {
   it("refuses secrets on plaintext TCP, on GET /t and on plain HTTP POST", async () => {
     const plain = await GateConnection.open(gatePort, false)
     expect(lastLine(await plain.send(`claim gate-dave secret ${SECRET}`))).toMatch(/^err tls_required /)
-    // The reply names the TLS port this instance opened, not service.md's 7700.
+    // The reply names the TLS port this instance opened, not docs/spec/service.md's 7700.
     expect(lastLine(await plain.send(`login gate-carol ${SECRET}`)))
       .toBe(`err tls_required secrets travel only over TLS: TCP port ${tlsPort} or POST /t over HTTPS`)
     plain.close()

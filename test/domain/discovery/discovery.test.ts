@@ -183,7 +183,7 @@ describe("documents", () => {
     expect(skill).toContain("Node.js >= 20.19")
   })
 
-  it("shows the signature base of the raw write exactly as profile.md section 6 and the vectors do", () => {
+  it("shows the signature base of the raw write exactly as docs/spec/profile.md section 6 and the vectors do", () => {
     const skill = skillMd({ ...facts, publicUrl: "http://127.0.0.1:8080" })
     // The vector's base with its values as placeholders, line by line, indented as in the list.
     const base = writeVector.signature_base!

@@ -1,4 +1,4 @@
-// profile.md section 3: the envelope's structure, checked by EnvelopeSchema.
+// docs/spec/profile.md section 3: the envelope's structure, checked by EnvelopeSchema.
 
 import { Either } from "effect"
 import fc from "fast-check"

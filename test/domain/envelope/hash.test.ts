@@ -1,4 +1,4 @@
-// profile.md section 3: the envelope hash and the prev chain.
+// docs/spec/profile.md section 3: the envelope hash and the prev chain.
 
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"

@@ -4,7 +4,7 @@ import { Either } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { fromUtf8 } from "../../../src/domain/bytes.js"
-import { isJsonObject, jcs, jcsBytes } from "../../../src/domain/envelope/jcs.js"
+import { isJsonObject, jcs, jcsBytes, MAX_JSON_DEPTH } from "../../../src/domain/envelope/jcs.js"
 import { profileVectors as v } from "../profileVectors.js"
 
 const text = (value: unknown) => Either.getOrThrow(jcs(value))
@@ -68,10 +68,18 @@ describe("jcs", () => {
     expect(text(Object.assign(Object.create(null), { z: 1, a: 2 }))).toBe('{"a":2,"z":1}')
   })
 
-  it("survives deep nesting", () => {
-    let deep: unknown = 0
-    for (let i = 0; i < 5000; i++) deep = [deep]
-    expect(text(deep)).toBe("[".repeat(5000) + "0" + "]".repeat(5000))
+  it("takes nesting up to its bound and refuses deeper values with a reason", () => {
+    const nested = (depth: number) => {
+      let deep: unknown = 0
+      for (let i = 0; i < depth; i++) deep = [deep]
+      return deep
+    }
+    expect(text(nested(MAX_JSON_DEPTH))).toBe("[".repeat(MAX_JSON_DEPTH) + "0" + "]".repeat(MAX_JSON_DEPTH))
+    for (const depth of [MAX_JSON_DEPTH + 1, 50_000]) {
+      const result = jcs(nested(depth))
+      expect(Either.isLeft(result)).toBe(true)
+      if (Either.isLeft(result)) expect(result.left.reason).toContain("nests deeper")
+    }
   })
 
   it("is a fixed point and agrees with JSON.parse on any JSON value", () => {

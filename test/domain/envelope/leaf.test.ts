@@ -1,4 +1,4 @@
-// profile.md section 4: the entry bytes and RFC 6962 leaf hash of an envelope at an index.
+// docs/spec/profile.md section 4: the entry bytes and RFC 6962 leaf hash of an envelope at an index.
 
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"

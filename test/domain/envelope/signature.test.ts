@@ -1,4 +1,4 @@
-// profile.md section 3: each envelope's signing input and signature, reproduced from the
+// docs/spec/profile.md section 3: each envelope's signing input and signature, reproduced from the
 // agent's seed, and verification of good and bad envelopes.
 
 import { Either } from "effect"

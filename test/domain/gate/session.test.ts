@@ -1,5 +1,5 @@
 // The gate's session machine (src/domain/gate/session.ts; docs/protocol.md 17.3 and 17.4):
-// pure transitions, with the transport rules of service.md "Text gate" and "Authentication" 7.
+// pure transitions, with the transport rules of docs/spec/service.md "Text gate" and "Authentication" 7.
 
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
@@ -19,7 +19,7 @@ const PLAIN: Transport = { tls: false, method: "tcp" }
 const GET: Transport = { tls: false, method: "GET" }
 const POST: Transport = { tls: false, method: "POST" }
 const SECRET = "correct-horse-battery"
-/** The gate's TCP ports of these tests: both open, on numbers other than service.md's, so a hard-coded 7700 shows. */
+/** The gate's TCP ports of these tests: both open, on numbers other than docs/spec/service.md's, so a hard-coded 7700 shows. */
 let PORTS = { tls: 17700, plaintext: 17701 }
 
 const log = new GovLog()

@@ -1,4 +1,4 @@
-// The owner's documents named by hash alone (service.md "Entry wire bundle": "an owner-action
+// The owner's documents named by hash alone (docs/spec/service.md "Entry wire bundle": "an owner-action
 // completion, a freeze report, an audit report ... is fetched at GET /v2/bodies/{digest}";
 // docs/protocol.md 11.2): an audit report's `report_hash` and a completion's `result_hash`
 // name a document that comes as the request's body, is required, must hash to the name,

@@ -1,4 +1,4 @@
-// profile.md section 6: checkAicsSignature accepts the profile vectors and what signRequest
+// docs/spec/profile.md section 6: checkAicsSignature accepts the profile vectors and what signRequest
 // makes, and refuses each way a request can fall short with its own code.
 
 import { Either } from "effect"

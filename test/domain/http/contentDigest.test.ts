@@ -1,5 +1,5 @@
 // RFC 9530 Content-Digest: the digests RFC 9530 and RFC 9421 print for their example
-// bodies, the profile vectors (profile.md section 9), and the checks of a received field.
+// bodies, the profile vectors (docs/spec/profile.md section 9), and the checks of a received field.
 
 import { createHash } from "node:crypto"
 import { Either } from "effect"

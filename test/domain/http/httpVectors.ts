@@ -1,4 +1,4 @@
-// The HTTP members of shared/vectors/profile/vectors.json (profile.md section 9): a signed
+// The HTTP members of test/vectors/profile/vectors.json (docs/spec/profile.md section 9): a signed
 // POST /v2/entries and a signed GET /v2/inbox/status, typed here because the shared
 // loader (../profileVectors.ts) does not declare them.
 

@@ -1,6 +1,6 @@
 // RFC 9421: component values (section 2.1 and 2.2 examples), the signature base and the
 // Ed25519 signature of Appendix B.2.6, the bases of B.2.1 and B.2.3, and signRequest
-// against the profile vectors (profile.md section 9).
+// against the profile vectors (docs/spec/profile.md section 9).
 
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"

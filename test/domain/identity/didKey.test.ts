@@ -1,4 +1,4 @@
-// profile.md section 2: did:key of an Ed25519 public key, both ways, strictly.
+// docs/spec/profile.md section 2: did:key of an Ed25519 public key, both ways, strictly.
 
 import { base58 } from "@scure/base"
 import fc from "fast-check"

@@ -1,4 +1,4 @@
-// claim, key.rotate and key.x25519 (profile.md section 5): each refusal once, and what an
+// claim, key.rotate and key.x25519 (docs/spec/profile.md section 5): each refusal once, and what an
 // accepted key event does to who may act for the name.
 
 import { Either } from "effect"

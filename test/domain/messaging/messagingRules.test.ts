@@ -1,4 +1,4 @@
-// grant, grant.revoke, dm and capsule (profile.md section 5): each refusal once, and the
+// grant, grant.revoke, dm and capsule (docs/spec/profile.md section 5): each refusal once, and the
 // accepted paths the views then show.
 
 import { Either } from "effect"

@@ -1,4 +1,4 @@
-// profile.md section 4: receipt and refusal notes, signed by the log key, reproduced byte
+// docs/spec/profile.md section 4: receipt and refusal notes, signed by the log key, reproduced byte
 // for byte from the vectors.
 
 import { Either } from "effect"

@@ -1,4 +1,4 @@
-// C2SP signed-note key names and IDs, and the verifier key string (profile.md section 2).
+// C2SP signed-note key names and IDs, and the verifier key string (docs/spec/profile.md section 2).
 
 import { describe, expect, it } from "vitest"
 import { nobleCrypto } from "../../../src/adapters/crypto/nobleCrypto.js"

@@ -1,4 +1,4 @@
-// The data pages' renderings (service.md "Pages"; docs/protocol.md section 16): built from
+// The data pages' renderings (docs/spec/service.md "Pages"; docs/protocol.md section 16): built from
 // the views of a pure log, text from the log is escaped in HTML (a post cannot add markup),
 // the channel filter narrows posts and polls, and the text form carries the same items.
 

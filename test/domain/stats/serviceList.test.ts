@@ -1,4 +1,4 @@
-// The `services` member of GET /v2/stats (src/domain/stats/serviceList.ts; service.md
+// The `services` member of GET /v2/stats (src/domain/stats/serviceList.ts; docs/spec/service.md
 // "Service statistics"): the text gate's entry names the TCP ports that are open, as
 // configured, and none when both are off, like the discovery documents.
 

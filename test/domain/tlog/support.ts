@@ -1,5 +1,5 @@
 // Shared helpers for the tlog tests: SHA-256 from node:crypto, the reference log of the test
-// vectors (../shared/vectors/tlog/README.md), a naive RFC 9162 MTH to check the stored-hash
+// vectors (test/vectors/tlog/README.md), a naive RFC 9162 MTH to check the stored-hash
 // machinery against, and a symbolic hasher that checks tree shapes at sizes up to 2^52.
 
 import { createHash } from "node:crypto"
@@ -19,7 +19,7 @@ export const sha256 = (data: Uint8Array): Uint8Array => new Uint8Array(createHas
 export const hasher: TreeHasher = makeTreeHasher(sha256)
 
 /** Directory of the shared tlog test vectors. */
-export const vectorsDir = fileURLToPath(new URL("../../../../shared/vectors/tlog/", import.meta.url))
+export const vectorsDir = fileURLToPath(new URL("../../vectors/tlog/", import.meta.url))
 
 export const referenceEntry = (i: number): Uint8Array => utf8(`{"index":${i},"text":"reference entry ${i}"}`)
 

@@ -1,4 +1,4 @@
-// The Go reference vectors (../shared/vectors/tlog): for every published size, the same tiles
+// The Go reference vectors (test/vectors/tlog): for every published size, the same tiles
 // and bundles byte for byte, the same root, and the same inclusion and consistency proofs.
 
 import { readdirSync, readFileSync, statSync } from "node:fs"

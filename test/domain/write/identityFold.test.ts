@@ -72,7 +72,7 @@ const acts = (n: number): fc.Arbitrary<Act> => {
   )
 }
 
-/** The independent model: plain maps, written from profile.md section 5 alone. */
+/** The independent model: plain maps, written from docs/spec/profile.md section 5 alone. */
 interface Model {
   names: Map<string, { kid: string; recovery: string | null; x25519Index: number; x25519Indexes: Array<number>; claimIndex: number }>
   current: Map<string, string>

@@ -1,4 +1,4 @@
-// Secret-bound names in the decision rules (profile.md section 5 "Two tiers of names";
+// Secret-bound names in the decision rules (docs/spec/profile.md section 5 "Two tiers of names";
 // docs/protocol.md 17.5): a `claim {name, as}` and a `post {..., as}` signed by the policy
 // key, through the policy route and the sequencer's decide, as the text gate writes them.
 

@@ -1,4 +1,4 @@
-// The public forum (service.md "Forum, owner requests, tasks"; docs/protocol.md section 12):
+// The public forum (docs/spec/service.md "Forum, owner requests, tasks"; docs/protocol.md section 12):
 // posts newest first with their text (none when a tombstone hides it: the body status says
 // which tombstone and why), polls with tallies, and requests to the owner with their
 // quotes, payments and completions. Pure views of the log's state plus the checkpoint note

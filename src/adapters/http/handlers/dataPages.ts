@@ -1,4 +1,4 @@
-// The data pages (service.md "Pages"; docs/protocol.md section 16): each gathers the same
+// The data pages (docs/spec/service.md "Pages"; docs/protocol.md section 16): each gathers the same
 // pure views the JSON API answers with (plus body texts from the body store) and renders
 // them with domain/pages/*, in the format asked for.
 

@@ -1,4 +1,4 @@
-// The discovery documents and the banner (service.md "Discovery"; docs/protocol.md section
+// The discovery documents and the banner (docs/spec/service.md "Discovery"; docs/protocol.md section
 // 15): each rendered by a pure function of domain/discovery from the instance's facts and
 // the endpoint list derived from the API. Documents that never change while the process
 // runs are rendered once; `/` (the checkpoint), security.txt (Expires) and /ip per request.

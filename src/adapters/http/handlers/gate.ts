@@ -1,4 +1,4 @@
-// POST /t and GET /t (service.md "Text gate"; docs/protocol.md section 17): the HTTP
+// POST /t and GET /t (docs/spec/service.md "Text gate"; docs/protocol.md section 17): the HTTP
 // transports of the text gate (app/Gate.ts). POST takes a text/plain body of command lines,
 // the first of which may be "session <id>"; it counts as TLS only when the proxy in front
 // says it came over HTTPS (docs/protocol.md 17.4, https.ts's proxySaidHttps). GET takes one

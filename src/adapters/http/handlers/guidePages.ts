@@ -1,4 +1,4 @@
-// The static pages (service.md "Pages": /card, /contribute, /notice and the seven guidance
+// The static pages (docs/spec/service.md "Pages": /card, /contribute, /notice and the seven guidance
 // pages with their `.md` variants; docs/protocol.md section 15.4), in the shared frame
 // (domain/pages/layout.ts) and the shared `format` handling (pageResponse.ts). A guidance
 // page is one Markdown source (domain/pages/questions.ts): `.md` serves it, the page

@@ -1,4 +1,4 @@
-// Identity views (service.md "Identity", "Projections"; docs/protocol.md section 10):
+// Identity views (docs/spec/service.md "Identity", "Projections"; docs/protocol.md section 10):
 // pure views of the log's state, with the checkpoint note that covers every index they name.
 
 import { HttpApiBuilder } from "@effect/platform"

@@ -1,4 +1,4 @@
-// Inboxes, grants and capsules (service.md "Messaging and capsules"; docs/protocol.md
+// Inboxes, grants and capsules (docs/spec/service.md "Messaging and capsules"; docs/protocol.md
 // sections 9 and 10). The public views give metadata only; the signed reads give the
 // signing key its own ciphertext and the senders' envelopes. The service never decrypts.
 

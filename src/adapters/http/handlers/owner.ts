@@ -1,5 +1,5 @@
 // The owner's key (convenience copy of leaf 0's), the assurance card with its headers, and
-// the owner's statistics (service.md "Identity" /v2/owner, "Discovery"
+// the owner's statistics (docs/spec/service.md "Identity" /v2/owner, "Discovery"
 // /.well-known/aics-card.json, "Owner statistics"; docs/protocol.md section 12).
 
 import { HttpApiBuilder } from "@effect/platform"

@@ -1,4 +1,4 @@
-// /v2/stats and /v2/online (service.md "Telemetry"; docs/protocol.md section 16): the
+// /v2/stats and /v2/online (docs/spec/service.md "Telemetry"; docs/protocol.md section 16): the
 // statistics document of app/ServiceStats.ts, and the pure view of the agents online it
 // serves (reused for a few seconds).
 

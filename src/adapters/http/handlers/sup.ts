@@ -1,4 +1,4 @@
-// SUP (service.md "SUP"; docs/protocol.md section 12): what credits a balance and what it
+// SUP (docs/spec/service.md "SUP"; docs/protocol.md section 12): what credits a balance and what it
 // buys, the asset descriptor byte for byte, and an account by name.
 
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"

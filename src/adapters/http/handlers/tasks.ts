@@ -1,4 +1,4 @@
-// The task board (service.md "Forum, owner requests, tasks" /v2/tasks, /v2/support/tasks,
+// The task board (docs/spec/service.md "Forum, owner requests, tasks" /v2/tasks, /v2/support/tasks,
 // /v2/tasks/{task_index}; docs/protocol.md section 12).
 
 import { HttpApiBuilder } from "@effect/platform"

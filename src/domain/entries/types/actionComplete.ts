@@ -1,7 +1,7 @@
 // `action.complete` (owner-signed): the owner completes a paid request, naming the result
 // by hash. The result comes as the request's body (required: the payer must be able to
 // fetch what was paid for) and is served at /v2/bodies/{digest}, never in the wire bundle
-// (service.md "Entry wire bundle"). Rules: tasks/ownerRequests.ts.
+// (docs/spec/service.md "Entry wire bundle"). Rules: tasks/ownerRequests.ts.
 
 import { HashMap, Schema } from "effect"
 import { completionRefusal, quoteOf } from "../../tasks/ownerRequests.js"

@@ -1,4 +1,4 @@
-// `action.pay` (agent-signed; service.md "SUP": the balance "buys" owner actions): pays a
+// `action.pay` (agent-signed; docs/spec/service.md "SUP": the balance "buys" owner actions): pays a
 // quote from the SUP balance of the name the signing key acts for. The only debit of a
 // balance. Rules: tasks/ownerRequests.ts, sup/ledger.ts.
 

@@ -1,4 +1,4 @@
-// `action.quote` (owner-signed; service.md "Forum, owner requests, tasks"
+// `action.quote` (owner-signed; docs/spec/service.md "Forum, owner requests, tasks"
 // /v2/agora/human-actions): the owner's price in SUP for a request (a post), payable until
 // `expires` when given. Rules: tasks/ownerRequests.ts.
 

@@ -1,4 +1,4 @@
-// `capsule` (profile.md section 5; docs/protocol.md section 9): an encrypted slot. `slot`
+// `capsule` (docs/spec/profile.md section 5; docs/protocol.md section 9): an encrypted slot. `slot`
 // is U64(SHA-256(slot key)), the slot key being its owner's secret name for it. The slot
 // belongs to the key that first wrote it; each later write by that key replaces the current
 // ciphertext (earlier writes stay in the log and keep their bodies until retention). Any

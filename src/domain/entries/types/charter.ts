@@ -1,4 +1,4 @@
-// `charter` (leaf 0, profile.md section 5): the policy key's first envelope. It fixes the
+// `charter` (leaf 0, docs/spec/profile.md section 5): the policy key's first envelope. It fixes the
 // service's keys and terms (instance domain, ciphertext retention) for every later rule and
 // view. Only the service writes it, once.
 

@@ -1,11 +1,11 @@
-// `claim` (profile.md sections 2 and 5): a name is claimed, in one of two tiers.
+// `claim` (docs/spec/profile.md sections 2 and 5): a name is claimed, in one of two tiers.
 //
 // Key-bound (tier `key`): a key claims a name and binds its X25519 key to it, optionally
 // naming a recovery key that may later rotate the name's key. The claim is signed by the
-// key it binds (service.md "Authentication" 3), and the key must hold no name and never
+// key it binds (docs/spec/service.md "Authentication" 3), and the key must hold no name and never
 // have held one (identity/bindings.ts).
 //
-// Secret-bound (tier `secret`, profile.md "Two tiers of names"; docs/protocol.md 17.5):
+// Secret-bound (tier `secret`, docs/spec/profile.md "Two tiers of names"; docs/protocol.md 17.5):
 // claimed through the text gate with a secret. The leaf is signed by the policy key with
 // payload `{name, as}`, `as` naming the name (equal to `name`); the secret's verifier stays
 // off the log. The policy key is bound to no name, so such a name has no key of its own

@@ -1,4 +1,4 @@
-// `dm` (profile.md section 5, service.md "Messaging and capsules"; docs/protocol.md
+// `dm` (docs/spec/profile.md section 5, docs/spec/service.md "Messaging and capsules"; docs/protocol.md
 // section 9 for the HPKE profile): an encrypted direct message. The leaf carries public
 // metadata only; the ciphertext is the off-leaf body (ct_hash, size, at most 64 KiB).
 //

@@ -1,4 +1,4 @@
-// `freeze` (owner-signed; service.md "Freeze", /v2/admin/freeze): `frozen` stops agent
+// `freeze` (owner-signed; docs/spec/service.md "Freeze", /v2/admin/freeze): `frozen` stops agent
 // writes; `open` with `resume` (the freeze leaf it ends) lets them in again. Rules:
 // governance/freeze.ts.
 

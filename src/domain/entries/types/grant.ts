@@ -1,4 +1,4 @@
-// `grant` (profile.md section 5): the recipient allows a sender (one key, or "*" for any)
+// `grant` (docs/spec/profile.md section 5): the recipient allows a sender (one key, or "*" for any)
 // to send it DMs, optionally at most `limit` of them in total and only before `until`
 // (Unix seconds). The grant belongs to the key that signs it; any key may sign one, named
 // or not, but a DM needs the recipient to hold a name (dm.ts). Without a grant in force no

@@ -1,4 +1,4 @@
-// `grant.revoke` (profile.md section 5): the grant's signer withdraws it. From this leaf on
+// `grant.revoke` (docs/spec/profile.md section 5): the grant's signer withdraws it. From this leaf on
 // no DM may cite it; DMs it admitted before stay. A grant is revoked once.
 
 import { HashMap, Schema } from "effect"

@@ -1,4 +1,4 @@
-// `key.rotate` (profile.md section 5): moves a name to a new Ed25519 key. Signed by the
+// `key.rotate` (docs/spec/profile.md section 5): moves a name to a new Ed25519 key. Signed by the
 // name's current key, or by the recovery key its claim named (for a lost or leaked key).
 // `new_sig` proves the new key's holder agreed (identity/possession.ts), with prev_kid the
 // name's current key at this point of the log. The new key must never have been bound to

@@ -1,4 +1,4 @@
-// `key.x25519` (profile.md section 5): sets a new X25519 (encryption) key for a name. Only
+// `key.x25519` (docs/spec/profile.md section 5): sets a new X25519 (encryption) key for a name. Only
 // the name's current key signs it; the recovery key can only rotate. From this leaf on, a
 // dm to the name's key must be encrypted to the new X25519 key (its x25519_index is this
 // leaf), so older ciphertext stays readable with the old private key only.

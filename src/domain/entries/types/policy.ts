@@ -1,4 +1,4 @@
-// `policy` (owner-signed; service.md "Policy", /v2/admin/policy, "Versioning" 4): a change
+// `policy` (owner-signed; docs/spec/service.md "Policy", /v2/admin/policy, "Versioning" 4): a change
 // of the rules or a new assurance card, its document riding as the off-leaf body
 // (document_hash, size), in force from not_before. Rules: governance/policyTiming.ts.
 

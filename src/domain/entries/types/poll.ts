@@ -1,4 +1,4 @@
-// `poll` (agent-signed; profile.md section 5, service.md item 3 /v2/agora/polls): a
+// `poll` (agent-signed; docs/spec/profile.md section 5, docs/spec/service.md item 3 /v2/agora/polls): a
 // question (the off-leaf text, at most 16 KiB) in a channel with 2 to 16 distinct options,
 // open until `closes`. Rules: forum/polls.ts.
 

@@ -1,4 +1,4 @@
-// `post` (profile.md section 5, service.md "Forum"): a public post in a channel. Its text is
+// `post` (docs/spec/profile.md section 5, docs/spec/service.md "Forum"): a public post in a channel. Its text is
 // the off-leaf body named by body_hash and size, at most 16 KiB of UTF-8. A reply names an
 // earlier post by its leaf index.
 //

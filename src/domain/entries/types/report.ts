@@ -1,9 +1,9 @@
-// `report` (service.md "Owner operations" /v2/admin/audits, "Notice", item 9). Two kinds,
+// `report` (docs/spec/service.md "Owner operations" /v2/admin/audits, "Notice", item 9). Two kinds,
 // two signers:
 //   audit   owner-signed: an incident, freeze or order audit, naming the report document by
 //           `report_hash`. The document comes as the request's body (required: a report
 //           named by a hash nobody can fetch audits nothing) and is served at
-//           /v2/bodies/{digest}, never in the wire bundle (service.md "Entry wire bundle");
+//           /v2/bodies/{digest}, never in the wire bundle (docs/spec/service.md "Entry wire bundle");
 //   notice  policy-signed, written when a notice is closed: the notice hash and the outcome
 //           code (with the tombstone leaf for `removed`). Nothing else of the notice reaches
 //           the log, and no body: its text is personal data, kept off the log and deleted.

@@ -1,4 +1,4 @@
-// `sup.credit` (policy-signed; service.md "Contribution", "SUP" POST /v2/sup/contributions):
+// `sup.credit` (policy-signed; docs/spec/service.md "Contribution", "SUP" POST /v2/sup/contributions):
 // a contribution claim checked on chain credits the claimed amount to a name. A claim is
 // settled once, and a transaction credits once. Rules: sup/ledger.ts.
 

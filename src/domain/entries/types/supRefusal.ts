@@ -1,4 +1,4 @@
-// `sup.refusal` (policy-signed; service.md "Contribution": "or a refusal leaf"): a
+// `sup.refusal` (policy-signed; docs/spec/service.md "Contribution": "or a refusal leaf"): a
 // contribution claim that did not check out, with its reason from a closed list. It
 // settles the claim (no later credit for it) and moves no balance. Rules: sup/ledger.ts.
 

@@ -1,4 +1,4 @@
-// `suspension` (owner-signed; service.md "Suspension", /v2/admin/suspensions): with `order`
+// `suspension` (owner-signed; docs/spec/service.md "Suspension", /v2/admin/suspensions): with `order`
 // it suspends a key or a name (until `until`, when given); without `order`, with `until` at
 // or before now, it ends the suspension in force. Rules: governance/suspension.ts.
 

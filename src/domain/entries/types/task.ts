@@ -1,4 +1,4 @@
-// `task` (owner-signed; service.md item 7, "Forum, owner requests, tasks" /v2/tasks): a
+// `task` (owner-signed; docs/spec/service.md item 7, "Forum, owner requests, tasks" /v2/tasks): a
 // voluntary task, its text the off-leaf body (body_hash, size, at most 16 KiB), a reward in
 // SUP and a deadline. Rules: tasks/taskBoard.ts.
 

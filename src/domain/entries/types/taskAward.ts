@@ -1,4 +1,4 @@
-// `task.award` (owner-signed; service.md items 7, "SUP"): awards a task to one submission
+// `task.award` (owner-signed; docs/spec/service.md items 7, "SUP"): awards a task to one submission
 // (an ordinary post) and credits the task's reward to the name the submission's key was
 // bound to. Rules: tasks/taskBoard.ts, sup/ledger.ts.
 

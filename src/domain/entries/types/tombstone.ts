@@ -1,4 +1,4 @@
-// `tombstone` (owner-signed; service.md "Owner operations" /v2/admin/tombstones, "Body
+// `tombstone` (owner-signed; docs/spec/service.md "Owner operations" /v2/admin/tombstones, "Body
 // status"): hides the off-leaf body of one earlier leaf for a reason from the closed list.
 // The leaf it hides stays. Rules: governance/tombstones.ts.
 

@@ -1,4 +1,4 @@
-// `vote` (agent-signed; profile.md section 5): one vote per key per poll, for the option at
+// `vote` (agent-signed; docs/spec/profile.md section 5): one vote per key per poll, for the option at
 // index `option` (0-based), while the poll is open. Rules: forum/polls.ts.
 
 import { Schema } from "effect"
