@@ -38,9 +38,17 @@ const CONTROL = /[\u0000-\u001f]/
 export const isValidKeyName = (name: string): boolean =>
   name.length > 0 && !name.includes("+") && !SPACE.test(name) && !CONTROL.test(name) && !LONE_SURROGATE.test(name)
 
+/**
+ * The key ID of a key under a name for a signature type (C2SP signed-note):
+ * SHA-256(name || 0x0A || type || public key)[:4]. Ed25519 note signatures are type 0x01;
+ * tlog-cosignature's Ed25519 cosignature/v1 is type 0x04 (cosignature.ts).
+ */
+export const keyHashOf = (sha256: Sha256, name: string, alg: number, publicKey: Uint8Array): number =>
+  readUint32BE(sha256(concat(utf8(name), Uint8Array.of(0x0a, alg), publicKey)), 0)
+
 /** The key ID of an Ed25519 key under a name. */
 export const keyHash = (sha256: Sha256, name: string, publicKey: Uint8Array): number =>
-  readUint32BE(sha256(concat(utf8(name), Uint8Array.of(0x0a, ALG_ED25519), publicKey)), 0)
+  keyHashOf(sha256, name, ALG_ED25519, publicKey)
 
 /** 8 lower-case hex digits, as note.go writes the key ID (`%08x`). */
 export const keyHashHex = (hash: number): string => (hash >>> 0).toString(16).padStart(8, "0")
@@ -51,9 +59,9 @@ export const makeVerifierKey = (sha256: Sha256, name: string, publicKey: Uint8Ar
   publicKey
 })
 
-/** `<name>+<8 hex key hash>+<B64(0x01 || public key)>`. */
-export const formatVerifierKey = (key: VerifierKey): string =>
-  `${key.name}+${keyHashHex(key.keyHash)}+${encodeB64(concat(Uint8Array.of(ALG_ED25519), key.publicKey))}`
+/** `<name>+<8 hex key hash>+<B64(type || public key)>`; the type is 0x01 unless given. */
+export const formatVerifierKey = (key: VerifierKey, alg: number = ALG_ED25519): string =>
+  `${key.name}+${keyHashHex(key.keyHash)}+${encodeB64(concat(Uint8Array.of(alg), key.publicKey))}`
 
 /**
  * Parses an Ed25519 verifier key, or undefined: a bad name, a key hash that is not 8
@@ -61,7 +69,7 @@ export const formatVerifierKey = (key: VerifierKey): string =>
  * 32 bytes, non-canonical base64. Stricter than note.go only in spelling (hex case, base64
  * trailing bits): one key has one verifier key string.
  */
-export const parseVerifierKey = (sha256: Sha256, vkey: string): VerifierKey | undefined => {
+export const parseVerifierKey = (sha256: Sha256, vkey: string, alg: number = ALG_ED25519): VerifierKey | undefined => {
   const first = vkey.indexOf("+")
   if (first < 0) return undefined
   const second = vkey.indexOf("+", first + 1)
@@ -70,9 +78,9 @@ export const parseVerifierKey = (sha256: Sha256, vkey: string): VerifierKey | un
   const hashHex = vkey.slice(first + 1, second)
   const keyBytes = decodeB64(vkey.slice(second + 1))
   if (!isValidKeyName(name) || !/^[0-9a-f]{8}$/.test(hashHex) || keyBytes === undefined) return undefined
-  if (keyBytes.length !== 1 + PUBLIC_KEY_SIZE || keyBytes[0] !== ALG_ED25519) return undefined
+  if (keyBytes.length !== 1 + PUBLIC_KEY_SIZE || keyBytes[0] !== alg) return undefined
   const publicKey = keyBytes.slice(1)
   const hash = parseInt(hashHex, 16)
-  if (hash !== keyHash(sha256, name, publicKey)) return undefined
+  if (hash !== keyHashOf(sha256, name, alg, publicKey)) return undefined
   return { name, keyHash: hash, publicKey }
 }
