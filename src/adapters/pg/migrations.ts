@@ -158,6 +158,25 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   // the next holder's orphans stamps them with its own.
   "0011_relay_claimed_epoch": statements(
     `ALTER TABLE aics_relay ADD COLUMN claimed_epoch bigint`
+  ),
+  // The witness (PgWitnessState.ts): the last checkpoint cosigned per witnessed log.
+  "0040_witness_state": statements(
+    `CREATE TABLE aics_witness_state (
+      origin text PRIMARY KEY,
+      size bigint NOT NULL CHECK (size >= 0),
+      root_hash bytea NOT NULL CHECK (octet_length(root_hash) = 32),
+      note bytea NOT NULL,
+      updated_at timestamp with time zone NOT NULL DEFAULT now()
+    )`
+  ),
+  // The cosignatures this log collected (PgCosignatures.ts): the latest per witness.
+  "0041_cosignatures": statements(
+    `CREATE TABLE aics_cosignatures (
+      witness text PRIMARY KEY,
+      size bigint NOT NULL CHECK (size >= 0),
+      line text NOT NULL,
+      cosigned_at bigint NOT NULL
+    )`
   )
 }
 
