@@ -58,6 +58,12 @@ import { SupAsset } from "./app/SupAsset.js"
 import { TileAuditLive } from "./app/TileAudit.js"
 import { WriteAnswers } from "./app/WriteAnswers.js"
 import { Clock } from "./ports/Clock.js"
+import { FsCosignaturesLive } from "./adapters/fs/FsCosignatures.js"
+import { FsWitnessStateLive } from "./adapters/fs/FsWitnessState.js"
+import { PgCosignaturesLive } from "./adapters/pg/PgCosignatures.js"
+import { PgWitnessStateLive } from "./adapters/pg/PgWitnessState.js"
+import { FileWitnessKeyLive, WitnessVkeyFileLive } from "./adapters/keys/FileWitnessKey.js"
+import { Witness } from "./app/Witness.js"
 
 const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, ServiceConfig.fromEnv)
 
@@ -81,13 +87,17 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
         FsStatsStoreLive(join(config.dataDir, "stats")),
         FsContributionIntentsLive(join(config.dataDir, "contributions")),
         FsHostMetricsLive(config.dataDir),
-        FsGateSecretsLive(join(config.dataDir, "gate-secrets"))
+        FsGateSecretsLive(join(config.dataDir, "gate-secrets")),
+        FsWitnessStateLive(join(config.dataDir, "witness")),
+        FsCosignaturesLive(join(config.dataDir, "cosignatures.json"))
       )
-      : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir)).pipe(
+      : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir),
+        PgWitnessStateLive, PgCosignaturesLive).pipe(
         Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
       ),
     FsChainOracleLive(config.contributions.ledger),
-    FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid })
+    FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid }),
+    FileWitnessKeyLive(config.dataDir)
   )))
 
 // The stateless write checks (signature, envelope, payload) on AICS_CHECK_WORKERS worker
@@ -111,7 +121,8 @@ const GateTcp = Layer.unwrapEffect(Effect.map(ServiceConfig, ({ host, gate }) =>
 const SupAssetLive = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
   config.supAssetFile === undefined ? SupAsset.builtIn : SupAssetFileLive(config.supAssetFile)))
 
-const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => LogVkeyFileLive(config.dataDir)))
+const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
+  Layer.merge(LogVkeyFileLive(config.dataDir), WitnessVkeyFileLive(config.dataDir))))
 
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
 const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).pipe(
@@ -125,7 +136,7 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(BodyLedger.layer),
   Layer.provideMerge(WriteChecksLive),
   Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer)),
-  Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer)),
+  Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer, Witness.layer)),
   // The charter is written before the sequencer folds the log, so leaf 0 is in its state.
   Layer.provideMerge(Layer.effect(Charter, makeCharter)),
   Layer.provideMerge(Layer.mergeAll(LogWriter.layer, LogNotary.layer, LogReader.layer)),

@@ -6,6 +6,7 @@ import { Config, ConfigError, Context, Effect, Either, Layer, Option, type Redac
 import { DEFAULT_NOTICE_PERIOD_SECONDS } from "../domain/charter.js"
 import type { GatePorts } from "../domain/discovery/site.js"
 import { MIN_UNITS_PER_SUP, type NetworkTerms } from "../domain/sup/contributions.js"
+import { witnessingConfig, type WitnessingSettings } from "./witnessSettings.js"
 
 export interface ServiceSettings {
   /** Folder of the filesystem storage: keys, log, bodies, tiles. */
@@ -49,6 +50,8 @@ export interface ServiceSettings {
   readonly contributions: ContributionSettings
   /** The text gate's TCP ports (docs/protocol.md section 17); absent: both off. */
   readonly gate?: GateSettings | undefined
+  /** Witnessing, both ways (witnessSettings.ts); absent: no witnessed logs, no witnesses. */
+  readonly witnessing?: WitnessingSettings | undefined
 }
 
 export interface GateSettings {
@@ -231,8 +234,10 @@ const settingsConfig = Effect.gen(function*() {
   if (gate.tlsPort !== 0 && (gate.tlsCert === undefined || gate.tlsKey === undefined)) {
     return yield* Effect.fail(ConfigError.InvalidData(["AICS_GATE_TLS_PORT"], "AICS_GATE_TLS_PORT needs AICS_GATE_TLS_CERT and AICS_GATE_TLS_KEY (PEM files)"))
   }
+  const witnessing = yield* witnessingConfig(domain)
   return {
     gate,
+    witnessing,
     dataDir, host, port, domain, origin, mmdSeconds, tileCheckSeconds,
     publicUrl: publicUrl.replace(/\/+$/, ""),
     securityContact: Option.getOrUndefined(securityContact),

@@ -1,0 +1,16 @@
+// C2SP tlog-witness over HTTP (docs/protocol.md "Witnessing"): POST /add-checkpoint, declared
+// for /openapi.json; handled raw (handlers/witness.ts), since its body and answers are the
+// spec's text formats: the request `old <size>`, proof lines, an empty line and the note;
+// 200 with cosignature lines; 409 with the known size as text/x.tlog.size.
+
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+
+export const WitnessGroup = HttpApiGroup.make("witness")
+  .add(HttpApiEndpoint.post("addCheckpoint", "/add-checkpoint")
+    .setPayload(HttpApiSchema.Text({ contentType: "text/plain" }).annotations({ description: "old <size>\\n, consistency proof lines (base64), an empty line, the checkpoint note" }))
+    .addSuccess(HttpApiSchema.Text({ contentType: "text/plain; charset=utf-8" }).annotations({ description: "cosignature/v1 note signature lines" }))
+    .annotate(OpenApi.Description,
+      "C2SP tlog-witness add-checkpoint for the logs this service witnesses: 200 cosignature lines; 400 malformed or old size above the checkpoint's; " +
+        "403 no valid log signature; 404 unknown origin; 409 old size is not the last cosigned one (body: that size, text/x.tlog.size) or another root at that size; " +
+        "422 the consistency proof does not verify"))
+  .annotate(OpenApi.Description, "This service as a witness of other logs (C2SP tlog-witness, tlog-cosignature)")
