@@ -64,6 +64,8 @@ import { PgCosignaturesLive } from "./adapters/pg/PgCosignatures.js"
 import { PgWitnessStateLive } from "./adapters/pg/PgWitnessState.js"
 import { FileWitnessKeyLive, WitnessVkeyFileLive } from "./adapters/keys/FileWitnessKey.js"
 import { Witness } from "./app/Witness.js"
+import { CosignatureCollector } from "./app/CosignatureCollector.js"
+import { FetchWitnessTransportLive } from "./adapters/http/fetchWitnessTransport.js"
 
 const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, ServiceConfig.fromEnv)
 
@@ -97,7 +99,8 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
       ),
     FsChainOracleLive(config.contributions.ledger),
     FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid }),
-    FileWitnessKeyLive(config.dataDir)
+    FileWitnessKeyLive(config.dataDir),
+    FetchWitnessTransportLive
   )))
 
 // The stateless write checks (signature, envelope, payload) on AICS_CHECK_WORKERS worker
@@ -136,6 +139,7 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(BodyLedger.layer),
   Layer.provideMerge(WriteChecksLive),
   Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer)),
+  Layer.provideMerge(CosignatureCollector.layer),
   Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer, Witness.layer)),
   // The charter is written before the sequencer folds the log, so leaf 0 is in its state.
   Layer.provideMerge(Layer.effect(Charter, makeCharter)),

@@ -29,6 +29,7 @@ import { NoticeRegister } from "../ports/NoticeRegister.js"
 import { Signer } from "../ports/Signer.js"
 import type { StorageError } from "../ports/StorageError.js"
 import { Charter } from "./Charter.js"
+import { CosignatureCollector } from "./CosignatureCollector.js"
 import { LogNotary } from "./LogNotary.js"
 import { tilesState } from "./LogStatus.js"
 import { Publisher } from "./Publisher.js"
@@ -101,6 +102,7 @@ export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats,
         return view
       })
 
+    const collector = yield* CosignatureCollector
     const document = Effect.gen(function*() {
       const counts = yield* usage
       const m = yield* host.measure
@@ -142,7 +144,8 @@ export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats,
           charter_index: 0,
           tiles: tilesState(report.log, tilesPrefix),
           keys_notice: KEYS_NOTICE
-        }
+        },
+        witnesses: yield* collector.report
       } satisfies ServiceStatsDocument
     })
     return { document, online }

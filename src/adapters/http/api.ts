@@ -12,7 +12,7 @@ import { DiscoveryDocsGroup, GuidePagesGroup } from "./discoveryApi.js"
 import { ServiceStatsGroup } from "./statsApi.js"
 import { DataPagesGroup } from "./dataPagesApi.js"
 import { GateGroup } from "./gateApi.js"
-import { WitnessGroup } from "./witnessApi.js"
+import { WitnessGroup, WitnessingHealth } from "./witnessApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
 import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, Unauthorized, Unavailable } from "./problem.js"
@@ -97,7 +97,8 @@ export const Health = Schema.Struct({
   tree_size: Schema.Int,
   tiles: TilesState,
   reasons: Schema.Array(Schema.String),
-  agent_writes_held: Schema.Boolean
+  agent_writes_held: Schema.Boolean,
+  witnesses: WitnessingHealth
 }).annotations({ identifier: "Health" })
 
 const Text = HttpApiSchema.Text({ contentType: "text/plain; charset=utf-8" })

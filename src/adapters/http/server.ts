@@ -60,6 +60,7 @@ import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
 import { GateHandlers } from "./handlers/gate.js"
 import { WitnessHandlers } from "./handlers/witness.js"
 import { Witness } from "../../app/Witness.js"
+import { CosignatureCollector } from "../../app/CosignatureCollector.js"
 
 const isDecodeError = (error: unknown): error is HttpApiDecodeError =>
   (error as { _tag?: unknown } | undefined)?._tag === "HttpApiDecodeError"
@@ -84,11 +85,11 @@ const DecodeErrorsAs422 = HttpApiBuilder.middleware(Effect.map(ownerRoutesFirst,
 // Each group is built with only the services its handlers use (builtWithOnly.ts says why).
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
   Layer.provide([
-    builtWithOnly(Charter, LogNotary, LogReader, LogStatus, LogStore, Publisher, ServiceConfig)(TlogHandlers),
+    builtWithOnly(Charter, CosignatureCollector, LogNotary, LogReader, LogStatus, LogStore, Publisher, ServiceConfig)(TlogHandlers),
     builtWithOnly(Bodies, EntryWrites, LogReader, LogStatus, LogStore, Publisher, ServiceConfig)(EntriesHandlers),
-    builtWithOnly(Publisher, ServiceConfig, TileSink)(TilesHandlers),
+    builtWithOnly(CosignatureCollector, Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
-    builtWithOnly(BodyLedger, LogStatus, Sequencer, ServiceConfig)(TelemetryHandlers),
+    builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Sequencer, ServiceConfig)(TelemetryHandlers),
     builtWithOnly(Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(IdentityHandlers),
     builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(MessagingHandlers),
     builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),
@@ -98,7 +99,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Publisher, Sequencer, ServiceConfig, SupAsset)(SupHandlers),
     builtWithOnly(Card, Charter, Clock, RequestStats, Sequencer, SignedReads)(OwnerHandlers),
     builtWithOnly(Contributions, ServiceConfig)(ContributionsHandlers),
-    builtWithOnly(Charter, Clock, Publisher, ServiceConfig, TileSink)(DiscoveryDocsHandlers),
+    builtWithOnly(Charter, Clock, CosignatureCollector, Publisher, ServiceConfig, TileSink)(DiscoveryDocsHandlers),
     builtWithOnly(Card, Charter, Clock, Sequencer, ServiceConfig)(GuidePagesHandlers),
     builtWithOnly(ServiceStats)(ServiceStatsHandlers),
     builtWithOnly(BodyStore, Clock, Sequencer, ServiceStats)(DataPagesHandlers),

@@ -1,5 +1,6 @@
 // The owner statistics document (docs/spec/service.md "Owner statistics"; domain/stats/requestStats.ts).
 
+import { WitnessingHealth } from "./witnessApi.js"
 import { Schema } from "effect"
 
 const Counts = Schema.Record({ key: Schema.String, value: Schema.Int })
@@ -107,7 +108,8 @@ export const ServiceStatsSchema = Schema.Struct({
       diverged: Schema.Boolean
     }),
     keys_notice: Schema.String
-  })
+  }),
+  witnesses: Schema.optional(WitnessingHealth)
 }).annotations({ identifier: "ServiceStats", description: "Aggregate counts, host measurements and the log head; the key members are a convenience copy" })
 
 export const OnlineSchema = Schema.Struct({

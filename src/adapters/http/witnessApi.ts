@@ -4,6 +4,7 @@
 // 200 with cosignature lines; 409 with the known size as text/x.tlog.size.
 
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
 
 export const WitnessGroup = HttpApiGroup.make("witness")
   .add(HttpApiEndpoint.post("addCheckpoint", "/add-checkpoint")
@@ -14,3 +15,19 @@ export const WitnessGroup = HttpApiGroup.make("witness")
         "403 no valid log signature; 404 unknown origin; 409 old size is not the last cosigned one (body: that size, text/x.tlog.size) or another root at that size; " +
         "422 the consistency proof does not verify"))
   .annotate(OpenApi.Description, "This service as a witness of other logs (C2SP tlog-witness, tlog-cosignature)")
+
+/** This log's witnesses as /healthz and /v2/stats report them (app/CosignatureCollector.ts). */
+export const WitnessingHealth = Schema.Struct({
+  quorum: Schema.Int.annotations({ description: "cosignatures a checkpoint needs to count as witnessed (AICS_WITNESS_QUORUM)" }),
+  cosigning_latest: Schema.Int.annotations({ description: "witnesses whose cosignature covers the latest checkpoint" }),
+  witnesses: Schema.Array(Schema.Struct({
+    name: Schema.String,
+    url: Schema.String,
+    vkey: Schema.String,
+    cosigned_size: Schema.NullOr(Schema.Int).annotations({ description: "the largest size of this log the witness cosigned" }),
+    cosigned_at: Schema.NullOr(Schema.Int).annotations({ description: "that cosignature's timestamp, Unix seconds" }),
+    cosigned_age_seconds: Schema.NullOr(Schema.Int),
+    error: Schema.NullOr(Schema.String).annotations({ description: "why the last attempt failed, if it did" })
+  }))
+}).annotations({ identifier: "WitnessingHealth" })
+

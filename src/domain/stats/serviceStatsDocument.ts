@@ -61,5 +61,22 @@ export interface ServiceStatsDocument {
     readonly tiles: TilesState
     readonly keys_notice: string
   }
+  /** This log's witnesses (docs/protocol.md "Witnessing"), as /healthz reports them. */
+  readonly witnesses?: WitnessingReport
+}
+
+/** The witnesses of the log and what each cosigned (app/CosignatureCollector.ts). */
+export interface WitnessingReport {
+  readonly quorum: number
+  readonly cosigning_latest: number
+  readonly witnesses: ReadonlyArray<{
+    readonly name: string
+    readonly url: string
+    readonly vkey: string
+    readonly cosigned_size: number | null
+    readonly cosigned_at: number | null
+    readonly cosigned_age_seconds: number | null
+    readonly error: string | null
+  }>
 }
 

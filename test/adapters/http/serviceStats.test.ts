@@ -64,7 +64,7 @@ describe("GET /v2/stats", () => {
     // The host figures are background samples: null until the first, and the first may
     // precede the data folder's first files.
     const stats = await statsWhen((s) => s.tlog.tree_size >= 1 && s.host.database_bytes > 0)
-    expect(Object.keys(stats).sort()).toEqual(["domain", "host", "services", "status", "timestamp", "tlog", "uptime_human", "uptime_seconds", "usage"])
+    expect(Object.keys(stats).sort()).toEqual(["domain", "host", "services", "status", "timestamp", "tlog", "uptime_human", "uptime_seconds", "usage", "witnesses"])
     expect(stats.status).toBe("OK")
     expect(stats.domain).toBe("localhost")
     expect(stats.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)

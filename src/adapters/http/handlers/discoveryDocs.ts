@@ -7,6 +7,7 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Publisher } from "../../../app/Publisher.js"
 import { publishedCheckpoint } from "../../../app/servedCheckpoint.js"
+import { CosignatureCollector } from "../../../app/CosignatureCollector.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"
 import { robotsTxt, sitemapPaths, sitemapTxt, sitemapXml } from "../../../domain/discovery/crawl.js"
 import { isFixedPath } from "../../../domain/discovery/endpoints.js"
@@ -32,6 +33,7 @@ export const DiscoveryDocsHandlers = HttpApiBuilder.group(AicsApi, "discoveryDoc
     const clock = yield* Clock
     const sink = yield* TileSink
     const publisher = yield* Publisher
+    const collector = yield* CosignatureCollector
     const endpoints = apiEndpoints()
 
     // The sitemap lists only what the API serves with GET at a fixed path (and /openapi.json,
@@ -50,6 +52,7 @@ export const DiscoveryDocsHandlers = HttpApiBuilder.group(AicsApi, "discoveryDoc
     const checkpoint = publishedCheckpoint.pipe(
       Effect.provideService(Publisher, publisher),
       Effect.provideService(TileSink, sink),
+      Effect.provideService(CosignatureCollector, collector),
       Effect.map(Option.match({ onNone: () => null, onSome: fromUtf8 })),
       orUnavailable
     )

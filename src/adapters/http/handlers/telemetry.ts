@@ -9,11 +9,13 @@ import { serviceHealth } from "../../../app/ServiceHealth.js"
 import { ServiceConfig, TILE_PREFIX } from "../../../app/ServiceConfig.js"
 import { AicsApi } from "../api.js"
 import { tilesState } from "./common.js"
+import { CosignatureCollector } from "../../../app/CosignatureCollector.js"
 
 export const TelemetryHandlers = HttpApiBuilder.group(AicsApi, "telemetry", (handlers) =>
   Effect.gen(function*() {
     const config = yield* ServiceConfig
     const currentHealth = yield* serviceHealth
+    const collector = yield* CosignatureCollector
     const prefix = `${config.publicUrl}${TILE_PREFIX}`
     return handlers.handle("healthz", () =>
       Effect.gen(function*() {
@@ -23,7 +25,8 @@ export const TelemetryHandlers = HttpApiBuilder.group(AicsApi, "telemetry", (han
           tree_size: report.log.size,
           tiles: tilesState(report.log, prefix),
           reasons: report.reasons,
-          agent_writes_held: report.agentWritesHeld
+          agent_writes_held: report.agentWritesHeld,
+          witnesses: yield* collector.report
         }
         return yield* HttpServerResponse.json(health, {
           status: report.status === "DIVERGED" ? 503 : 200,

@@ -12,6 +12,7 @@ import { parseTilePath } from "../../../domain/tlog/tile.js"
 import { TileSink } from "../../../ports/TileSink.js"
 import { Publisher } from "../../../app/Publisher.js"
 import { publishedCheckpoint } from "../../../app/servedCheckpoint.js"
+import { CosignatureCollector } from "../../../app/CosignatureCollector.js"
 import { AicsApi } from "../api.js"
 import { NotFound } from "../problem.js"
 import { orUnavailable } from "./common.js"
@@ -23,10 +24,12 @@ export const TilesHandlers = HttpApiBuilder.group(AicsApi, "tiles", (handlers) =
     const config = yield* ServiceConfig
     const sink = yield* TileSink
     const publisher = yield* Publisher
+    const collector = yield* CosignatureCollector
 
     const checkpoint = publishedCheckpoint.pipe(
       Effect.provideService(Publisher, publisher),
       Effect.provideService(TileSink, sink),
+      Effect.provideService(CosignatureCollector, collector),
       Effect.flatMap(Option.match({
         onNone: () => NotFound.fail("no_checkpoint", "no checkpoint has been published yet"),
         onSome: (note) =>

@@ -15,6 +15,8 @@ import { LogStore } from "../../../ports/LogStore.js"
 import { AicsApi } from "../api.js"
 import { InvalidRequest, NotFound, Unavailable } from "../problem.js"
 import { orUnavailable, tilesState } from "./common.js"
+import { CosignatureCollector } from "../../../app/CosignatureCollector.js"
+import { cosignedNote } from "../../../app/servedCheckpoint.js"
 
 export const TlogHandlers = HttpApiBuilder.group(AicsApi, "tlog", (handlers) =>
   Effect.gen(function*() {
@@ -25,6 +27,7 @@ export const TlogHandlers = HttpApiBuilder.group(AicsApi, "tlog", (handlers) =>
     const status = yield* LogStatus
     const notary = yield* LogNotary
     const charter = yield* Charter
+    const collector = yield* CosignatureCollector
     const tilesPrefix = `${config.publicUrl}${TILE_PREFIX}`
 
     const latestCheckpoint = Effect.flatMap(publisher.latest, (latest) =>
@@ -40,7 +43,7 @@ export const TlogHandlers = HttpApiBuilder.group(AicsApi, "tlog", (handlers) =>
           const latest = yield* latestCheckpoint
           const state = yield* status.current
           return {
-            checkpoint: new TextDecoder().decode(latest.note),
+            checkpoint: new TextDecoder().decode(yield* cosignedNote(latest).pipe(Effect.provideService(CosignatureCollector, collector))),
             origin: config.origin,
             tree_size: latest.size,
             root_hash: encodeB64(latest.rootHash),

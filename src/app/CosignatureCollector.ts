@@ -1,0 +1,227 @@
+// The log collects cosignatures (C2SP tlog-witness, as a client): after each new checkpoint
+// the process that sequences submits it to every witness of AICS_WITNESSES, each on a fiber
+// of its own, so a witness that is down, slow or refusing delays nobody: not the log, not
+// the other witnesses. For each witness, step by step:
+//   1. the request goes from the size the witness last cosigned, as far as this process
+//      knows (its stored cosignature, or what a 409 said; 0 at first), with the consistency
+//      proof from that size;
+//   2. a 409 names the witness's size: the request is made again from there, at once;
+//   3. a 200's lines are checked (the witness's key, the checkpoint's exact text) and the
+//      line is stored (Cosignatures port), so every process serves it;
+//   4. any other answer, or none, is retried with exponential backoff (1 s to 60 s).
+// The served checkpoint carries the stored lines whose size is the checkpoint's: a line
+// signs one text, and a log signs one text per size. Other processes (PostgreSQL) reload
+// the stored lines every second.
+
+import { Context, Data, Duration, Effect, Either, Layer, Ref, SubscriptionRef } from "effect"
+import {
+  cosignaturesOf, parseCosignerKey, splitCosignature, withSignatureLines, type CosignerKey
+} from "../domain/note/cosignature.js"
+import { openNote, signatureLine } from "../domain/note/signedNote.js"
+import { formatAddCheckpointRequest, parseTlogSize, TLOG_SIZE_CONTENT_TYPE } from "../domain/witness/addCheckpoint.js"
+import { Clock } from "../ports/Clock.js"
+import { Cosignatures, type CollectedCosignature } from "../ports/Cosignatures.js"
+import { Crypto } from "../ports/Crypto.js"
+import { WitnessTransport } from "../ports/WitnessTransport.js"
+import { LogNotary } from "./LogNotary.js"
+import { LogReader } from "./LogReader.js"
+import { NodeRole } from "./NodeRole.js"
+import { Publisher, type PublishedCheckpoint } from "./Publisher.js"
+import type { WitnessingReport } from "../domain/stats/serviceStatsDocument.js"
+import { ServiceConfig } from "./ServiceConfig.js"
+import { noWitnessing } from "./witnessSettings.js"
+
+export interface WitnessStatus {
+  readonly name: string
+  readonly url: string
+  readonly vkey: string
+  /** The largest size of this log the witness cosigned, and the cosignature's time (Unix s). */
+  readonly cosignedSize: number | undefined
+  readonly cosignedAt: number | undefined
+  /** Seconds since that cosignature. */
+  readonly cosignedAgeSeconds: number | undefined
+  /** Why the last attempt failed, when it did. */
+  readonly error: string | undefined
+}
+
+export interface WitnessingStatus {
+  readonly quorum: number
+  /** Witnesses whose cosignature covers the latest checkpoint. */
+  readonly cosigningLatest: number
+  readonly witnesses: ReadonlyArray<WitnessStatus>
+}
+
+class Refusal extends Data.TaggedError("Refusal")<{ readonly detail: string }> {}
+
+interface Configured {
+  readonly key: CosignerKey
+  readonly url: string
+  readonly vkey: string
+}
+
+interface Known {
+  readonly stored: CollectedCosignature | undefined
+  /** The size the witness said it last cosigned (a 409), when newer than the stored line. */
+  readonly witnessSize: number | undefined
+  readonly error: string | undefined
+}
+
+const FIRST_BACKOFF = Duration.seconds(1)
+const MAX_BACKOFF = Duration.seconds(60)
+const MAX_REASON = 300
+
+export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector")<CosignatureCollector, {
+  /** The cosignature lines of the checkpoint of this size, in the order of AICS_WITNESSES. */
+  readonly linesAt: (size: number) => Effect.Effect<ReadonlyArray<string>>
+  readonly status: Effect.Effect<WitnessingStatus>
+  /** The status as /healthz and /v2/stats show it. */
+  readonly report: Effect.Effect<WitnessingReport>
+}>() {
+  static readonly layer = Layer.scoped(CosignatureCollector, Effect.gen(function*() {
+    const config = yield* ServiceConfig
+    const crypto = yield* Crypto
+    const clock = yield* Clock
+    const publisher = yield* Publisher
+    const reader = yield* LogReader
+    const notary = yield* LogNotary
+    const store = yield* Cosignatures
+    const transport = yield* WitnessTransport
+    const { leading } = yield* NodeRole
+    const settings = config.witnessing ?? noWitnessing(config.domain)
+
+    const witnesses: Array<Configured> = []
+    for (const w of settings.witnesses) {
+      const key = parseCosignerKey(crypto.sha256, w.vkey)
+      if (key === undefined) return yield* Effect.dieMessage(`AICS_WITNESSES: ${w.vkey} is not a cosignature (0x04) verifier key whose key ID matches`)
+      witnesses.push({ key, url: w.url, vkey: w.vkey })
+    }
+    const known = yield* Ref.make(new Map<string, Known>(witnesses.map((w) => [w.vkey, { stored: undefined, witnessSize: undefined, error: undefined }])))
+    const update = (vkey: string, f: (k: Known) => Known) =>
+      Ref.update(known, (map) => new Map(map).set(vkey, f(map.get(vkey) ?? { stored: undefined, witnessSize: undefined, error: undefined })))
+
+    /** Takes the stored lines (another process may have collected them). */
+    const reload = Effect.gen(function*() {
+      const stored = yield* store.list
+      for (const c of stored) {
+        yield* update(c.witness, (k) => (k.stored === undefined || k.stored.size < c.size ? { ...k, stored: c } : k))
+      }
+    })
+
+    /** The witness's cosignature line in a 200 answer, checked against the checkpoint. */
+    const lineOf = (w: Configured, latest: PublishedCheckpoint, body: string) => {
+      if (!body.endsWith("\n") || !body.slice(0, -1).split("\n").every((line) => line.startsWith("— "))) return undefined
+      const opened = openNote(withSignatureLines(latest.note, [body]), [notary.verifierKey], crypto.ed25519)
+      if (Either.isLeft(opened)) return undefined
+      const cosignatures = cosignaturesOf(opened.right, [w.key], crypto.ed25519)
+      if (Either.isLeft(cosignatures) || cosignatures.right.length === 0) return undefined
+      const timestamp = cosignatures.right[0]!.timestamp
+      const sig = opened.right.unverified.find((s) =>
+        s.name === w.key.name && s.keyHash === w.key.keyHash && splitCosignature(s.signature)?.timestamp === timestamp)
+      return sig === undefined ? undefined : { line: signatureLine(sig), timestamp }
+    }
+
+    const submit = (w: Configured, latest: PublishedCheckpoint) =>
+      Effect.gen(function*() {
+        const k = (yield* Ref.get(known)).get(w.vkey)
+        let old = k?.witnessSize ?? k?.stored?.size ?? 0
+        for (let attempt = 0; attempt < 3; attempt++) {
+          if (old > latest.size) {
+            return yield* new Refusal({ detail: `the witness cosigned size ${old} of this origin, above this log's ${latest.size}: it saw another history` })
+          }
+          const proof = old === 0 ? [] : yield* reader.consistencyProof(old, latest.size)
+          const reply = yield* transport.addCheckpoint(w.url, formatAddCheckpointRequest(old, proof, latest.note))
+          if (reply.status === 200) {
+            const cosigned = lineOf(w, latest, reply.body)
+            if (cosigned === undefined) return yield* new Refusal({ detail: "the witness answered 200 without a valid cosignature by its key" })
+            const record: CollectedCosignature = { witness: w.vkey, size: latest.size, line: cosigned.line, timestamp: cosigned.timestamp }
+            yield* store.record(record)
+            yield* update(w.vkey, () => ({ stored: record, witnessSize: undefined, error: undefined }))
+            return
+          }
+          const size = reply.status === 409 && reply.contentType.startsWith(TLOG_SIZE_CONTENT_TYPE) ? parseTlogSize(reply.body) : undefined
+          if (size === undefined || size === old) {
+            return yield* new Refusal({ detail: `${reply.status}: ${reply.body.slice(0, MAX_REASON).trim()}` })
+          }
+          old = size
+          yield* update(w.vkey, (k) => ({ ...k, witnessSize: size }))
+        }
+        return yield* new Refusal({ detail: "the witness's size kept changing" })
+      })
+
+    const serve = (w: Configured) =>
+      Effect.gen(function*() {
+        let backoff = FIRST_BACKOFF
+        for (;;) {
+          const latest = yield* publisher.latest
+          const k = (yield* Ref.get(known)).get(w.vkey)
+          const lead = yield* SubscriptionRef.get(leading)
+          if (!lead || latest === undefined || (k?.stored?.size ?? -1) >= latest.size) {
+            // Nothing to submit: wait for a newer checkpoint (or a second, for leadership).
+            yield* publisher.awaitCoverage((latest?.size ?? 0) + 1, Duration.seconds(1))
+            continue
+          }
+          const result = yield* Effect.either(submit(w, latest))
+          if (Either.isRight(result)) {
+            backoff = FIRST_BACKOFF
+            continue
+          }
+          const error = result.left
+          const detail = error._tag === "Refusal" ? error.detail
+            : error._tag === "WitnessUnreachable" ? `unreachable: ${error.detail}`
+            : `${error.operation}: ${error.detail}`
+          yield* update(w.vkey, (k) => ({ ...k, error: detail }))
+          yield* Effect.logWarning(`witness ${w.key.name} (${w.url}) did not cosign size ${latest.size}: ${detail}`)
+          yield* Effect.sleep(backoff)
+          backoff = Duration.min(Duration.times(backoff, 2), MAX_BACKOFF)
+        }
+      })
+
+    if (witnesses.length > 0) {
+      yield* Effect.orElse(reload, () => Effect.void)
+      for (const w of witnesses) yield* Effect.forkScoped(serve(w))
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.seconds(1)), Effect.ignore(reload))))
+    }
+
+    const linesAt = (size: number) =>
+      Effect.map(Ref.get(known), (map) =>
+        witnesses.flatMap((w) => {
+          const stored = map.get(w.vkey)?.stored
+          return stored !== undefined && stored.size === size ? [stored.line] : []
+        }))
+
+    const status = Effect.gen(function*() {
+      const map = yield* Ref.get(known)
+      const latest = yield* publisher.latest
+      const nowSeconds = Math.floor((yield* clock.nowMillis) / 1000)
+      const list = witnesses.map((w): WitnessStatus => {
+        const stored = map.get(w.vkey)?.stored
+        return {
+          name: w.key.name, url: w.url, vkey: w.vkey,
+          cosignedSize: stored?.size,
+          cosignedAt: stored?.timestamp,
+          cosignedAgeSeconds: stored === undefined ? undefined : Math.max(0, nowSeconds - stored.timestamp),
+          error: map.get(w.vkey)?.error
+        }
+      })
+      return {
+        quorum: settings.quorum,
+        cosigningLatest: latest === undefined ? 0 : list.filter((w) => w.cosignedSize === latest.size).length,
+        witnesses: list
+      }
+    })
+
+    const report = Effect.map(status, (s): WitnessingReport => ({
+      quorum: s.quorum,
+      cosigning_latest: s.cosigningLatest,
+      witnesses: s.witnesses.map((w) => ({
+        name: w.name, url: w.url, vkey: w.vkey,
+        cosigned_size: w.cosignedSize ?? null,
+        cosigned_at: w.cosignedAt ?? null,
+        cosigned_age_seconds: w.cosignedAgeSeconds ?? null,
+        error: w.error ?? null
+      }))
+    }))
+
+    return { linesAt, status, report }
+  }))
+}

@@ -1,0 +1,156 @@
+// Two services on loopback witness each other (docs/operations.md "Two operators witness
+// each other"): each submits its checkpoints to the other (AICS_WITNESSES) and witnesses the
+// other's log (AICS_WITNESS_LOGS). Every checkpoint of each ends up served with the other's
+// cosignature beside its own signature; a witness that is down stops nothing and is caught
+// up when it returns, having kept the size it last cosigned across the restart.
+
+import { readFile } from "node:fs/promises"
+import { join } from "node:path"
+import { Either } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { utf8 } from "../../../src/domain/bytes.js"
+import { parseCheckpoint } from "../../../src/domain/note/checkpoint.js"
+import { cosignaturesOf, parseCosignerKey, type CosignerKey } from "../../../src/domain/note/cosignature.js"
+import { openNote } from "../../../src/domain/note/signedNote.js"
+import { parseVerifierKey, type VerifierKey } from "../../../src/domain/note/verifierKey.js"
+import { makeAgent } from "../../support/agents.js"
+import { postAddCheckpoint } from "../../support/harnessLog.js"
+import { freePort, removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
+import { sendEntry } from "../../support/signedHttp.js"
+
+interface Operator {
+  readonly domain: string
+  readonly dataDir: string
+  readonly port: number
+  server: RunningServer
+  logKey: VerifierKey
+  logVkey: string
+  witnessVkey: string
+  witnessKey: CosignerKey
+}
+
+const operators: Array<Operator> = []
+const [a, b] = [0, 1] as const
+const origin = (o: Operator) => `${o.domain}/aics`
+
+const configuredEnv = (self: Operator, other: Operator) => ({
+  AICS_DOMAIN: self.domain,
+  AICS_WITNESS_LOGS: other.logVkey,
+  AICS_WITNESSES: `http://127.0.0.1:${other.port} ${other.witnessVkey}`,
+  AICS_WITNESS_QUORUM: "1"
+})
+
+const restart = async (self: Operator, other: Operator) => {
+  self.server = await startServer({ dataDir: self.dataDir, port: self.port, env: configuredEnv(self, other) })
+}
+
+beforeAll(async () => {
+  for (const domain of ["a.test", "b.test"]) {
+    const dataDir = await tempDataDir()
+    const port = await freePort()
+    // A first start makes the keys; the operators then exchange their verifier keys.
+    const server = await startServer({ dataDir, port, env: { AICS_DOMAIN: domain } })
+    const logVkey = (await readFile(join(dataDir, "log.vkey"), "utf8")).trim()
+    const witnessVkey = (await readFile(join(dataDir, "witness.vkey"), "utf8")).trim()
+    await server.stop()
+    operators.push({
+      domain, dataDir, port, server, logVkey, witnessVkey,
+      logKey: parseVerifierKey(nodeCrypto.sha256, logVkey)!,
+      witnessKey: parseCosignerKey(nodeCrypto.sha256, witnessVkey)!
+    })
+  }
+  await Promise.all([restart(operators[a]!, operators[b]!), restart(operators[b]!, operators[a]!)])
+})
+
+afterAll(async () => {
+  for (const o of operators) {
+    await o.server.stop()
+    await removeDir(o.dataDir)
+  }
+})
+
+/** The checkpoint the operator serves: its size and the witnesses whose cosignature it carries. */
+const served = async (o: Operator, witnesses: ReadonlyArray<CosignerKey>, path = "/checkpoint") => {
+  const response = await fetch(`${o.server.baseUrl}${path}`)
+  if (response.status !== 200) return undefined
+  const note = new Uint8Array(await response.arrayBuffer())
+  // A client that knows only the log key opens it.
+  const opened = Either.getOrThrow(openNote(note, [o.logKey], nodeCrypto.ed25519))
+  const checkpoint = parseCheckpoint(opened.text)!
+  const cosignatures = Either.getOrThrow(cosignaturesOf(opened, witnesses, nodeCrypto.ed25519))
+  return { size: checkpoint.size, note, cosigners: cosignatures.map((c) => c.witness.name) }
+}
+
+const poll = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs = 30_000): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await probe().catch(() => undefined)
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+const cosignedAtLeast = (o: Operator, by: Operator, size: number, path = "/checkpoint") =>
+  poll(`${o.domain}'s checkpoint of ${size} leaves cosigned by ${by.domain}`, async () => {
+    const s = await served(o, [by.witnessKey], path)
+    return s !== undefined && s.size >= size && s.cosigners.includes(by.witnessKey.name) ? s : undefined
+  })
+
+let writes = 0
+/** A new leaf in the operator's log: a name claimed by a new key (one name per key). */
+const write = async (o: Operator, label: string) => {
+  const agent = makeAgent(`witnessing ${o.domain} ${writes}`)
+  const sent = await sendEntry(o.server, origin(o), "/v2/entries", agent, "claim", { name: `${label}-${writes++}`, x25519: agent.x25519 })
+  expect(sent.status, JSON.stringify(sent.json)).toBe(202)
+  return sent.index
+}
+
+describe("two services witnessing each other", () => {
+  it("serves every new checkpoint of each with the other's cosignature, at /checkpoint and /tiles/checkpoint", async () => {
+    const [A, B] = [operators[a]!, operators[b]!]
+    for (let round = 0; round < 3; round++) {
+      const ia = await write(A, "alpha")
+      const ib = await write(B, "bravo")
+      const sa = await cosignedAtLeast(A, B, ia + 1)
+      const sb = await cosignedAtLeast(B, A, ib + 1)
+      // Exactly the other's cosignature: a witness never cosigns its own log here.
+      expect(sa.cosigners).toEqual([B.witnessKey.name])
+      expect(sb.cosigners).toEqual([A.witnessKey.name])
+    }
+    await cosignedAtLeast(A, B, 1, "/tiles/checkpoint")
+    const health = await (await fetch(`${A.server.baseUrl}/healthz`)).json() as Record<string, any>
+    const tree = (await served(A, []))!.size
+    expect(health["witnesses"]).toMatchObject({ quorum: 1, cosigning_latest: 1 })
+    expect(health["witnesses"].witnesses[0]).toMatchObject({ name: B.witnessKey.name, vkey: B.witnessVkey, cosigned_size: tree, error: null })
+    expect(health["witnesses"].witnesses[0].cosigned_age_seconds).toBeLessThan(120)
+    const stats = await (await fetch(`${A.server.baseUrl}/v2/stats`)).json() as Record<string, any>
+    expect(stats["witnesses"].witnesses[0]).toMatchObject({ name: B.witnessKey.name, cosigned_size: tree })
+  })
+
+  it("keeps writing while its witness is down, and is cosigned again once the witness, restarted, catches up from the size it kept", async () => {
+    const [A, B] = [operators[a]!, operators[b]!]
+    const before = (await served(A, [B.witnessKey]))!
+    await B.server.stop()
+    const index = await write(A, "while-down")
+    const uncosigned = await poll("A's checkpoint past the write", async () => {
+      const s = await served(A, [B.witnessKey])
+      return s !== undefined && s.size > index ? s : undefined
+    })
+    expect(uncosigned.cosigners).toEqual([])
+    const health = await poll("A's health naming the witness's failure", async () => {
+      const h = await (await fetch(`${A.server.baseUrl}/healthz`)).json() as Record<string, any>
+      return h["witnesses"].witnesses[0].error !== null ? h : undefined
+    })
+    expect(health["status"]).toBe("OK")
+
+    await restart(B, A)
+    // The restarted witness still knows the size it cosigned before it stopped.
+    const body = utf8(`old 0\n\n${new TextDecoder().decode(before.note)}`)
+    const stale = await postAddCheckpoint(B.server.baseUrl, body)
+    expect(stale.status).toBe(409)
+    expect(Number(stale.text.trim())).toBeGreaterThanOrEqual(before.size)
+    await cosignedAtLeast(A, B, index + 1)
+  })
+})
