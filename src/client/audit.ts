@@ -128,10 +128,10 @@ export const foldLogFromTiles = async (
 export const auditName = async (client: LogClient, name: string): Promise<NameAudit> => {
   const { json, view } = await fetchNameView(client, name)
   const atView = viewCheckpoint(client, view)
-  let latest = await fetchCheckpoint(client.service, client.vkey)
+  let latest = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
   // The view may be at a checkpoint newer than the one just read: read it again, once.
   const wanted = Math.max(atView?.size ?? 0, view.size ?? 0)
-  if (wanted > latest.size) latest = await fetchCheckpoint(client.service, client.vkey)
+  if (wanted > latest.size) latest = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
   if (wanted > latest.size) throw protocolError(`the name view is at size ${wanted}, beyond the latest checkpoint's ${latest.size}`)
   const size = atView?.size ?? latest.size
   const fold = await foldLogFromTiles(client, latest, { at: size, ...(atView === undefined ? {} : { also: atView }) })

@@ -11,6 +11,7 @@ import { crypto } from "./crypto.js"
 import { verificationError } from "./errors.js"
 import { getBytes, type Service } from "./http.js"
 import { noteProblem } from "./noteProblem.js"
+import { requireCosignatures, type WitnessPolicy } from "./witnesses.js"
 
 /** Opens a checkpoint note with the verifier key and checks it names the key's log. */
 export const verifyCheckpointNote = (note: Uint8Array, vkey: VerifierKey, what: string): Checkpoint => {
@@ -24,5 +25,10 @@ export const verifyCheckpointNote = (note: Uint8Array, vkey: VerifierKey, what: 
   return checkpoint
 }
 
-export const fetchCheckpoint = async (service: Service, vkey: VerifierKey): Promise<Checkpoint> =>
-  verifyCheckpointNote(await getBytes(service, "/checkpoint"), vkey, "the checkpoint")
+/** The checkpoint at /checkpoint, with a quorum of the witnesses' cosignatures when a policy is given. */
+export const fetchCheckpoint = async (service: Service, vkey: VerifierKey, witnesses?: WitnessPolicy): Promise<Checkpoint> => {
+  const note = await getBytes(service, "/checkpoint")
+  const checkpoint = verifyCheckpointNote(note, vkey, "the checkpoint")
+  if (witnesses !== undefined) requireCosignatures(note, vkey, witnesses, "the checkpoint")
+  return checkpoint
+}

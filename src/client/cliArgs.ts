@@ -35,7 +35,12 @@ const OPTIONS = {
   explanation: { type: "string" },
   email: { type: "string" },
   "report-id": { type: "string" },
-  accurate: { type: "boolean" }
+  accurate: { type: "boolean" },
+  witness: { type: "string", multiple: true },
+  quorum: { type: "string" },
+  state: { type: "string" },
+  once: { type: "boolean" },
+  interval: { type: "string" }
 } as const
 
 type OptionName = keyof typeof OPTIONS
@@ -57,8 +62,9 @@ const RULES: Readonly<Record<Command, Rule>> = {
   claim: { options: [...WRITE, "recovery"], args: ["name"] },
   post: { options: [...WRITE, "reply-to"], args: ["channel", "text"] },
   pay: { options: WRITE, args: ["quote_index"] },
-  get: { options: READ, args: ["index"] },
-  verify: { options: [...WRITE, "wait"], args: [] },
+  get: { options: [...READ, "witness", "quorum"], args: ["index"] },
+  verify: { options: [...WRITE, "wait", "witness", "quorum"], args: [] },
+  monitor: { options: [...READ, "witness", "quorum", "state", "once", "interval"], args: [] },
   grant: { options: [...WRITE, "limit", "until"], args: ["sender"] },
   revoke: { options: WRITE, args: ["grant_index"] },
   dm: { options: WRITE, args: ["name", "text"] },
@@ -129,6 +135,11 @@ export interface Invocation {
     readonly email?: string
     readonly "report-id"?: string
     readonly accurate?: boolean
+    readonly witness?: ReadonlyArray<string>
+    readonly quorum?: string
+    readonly state?: string
+    readonly once?: boolean
+    readonly interval?: string
   }
 }
 

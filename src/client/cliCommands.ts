@@ -4,7 +4,7 @@
 
 import { stat } from "node:fs/promises"
 import { fromUtf8 } from "../domain/bytes.js"
-import { encodeU64 } from "../domain/encoding.js"
+import { encodeB64, encodeU64 } from "../domain/encoding.js"
 import { claimName, postText, writeWithKeyFile } from "./agent.js"
 import { generateAgentKey } from "./agentKey.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
@@ -16,6 +16,7 @@ import { createAgentKeyFile, readAgentKeyFile } from "./keyFile.js"
 import { payDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
 import { verifyLog } from "./verify.js"
+import { describeMonitorResult, monitorOnce, type MonitorResult } from "./monitor.js"
 
 export type { Env, Outcome } from "./cliShared.js"
 
@@ -98,6 +99,7 @@ const verify = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const bad = report.receipts.filter((r) => r.status !== "ok")
   const lines = [
     `checkpoint ${report.origin} size ${report.size} root ${report.rootHash}: signature ok, tiles agree (${report.tilesFetched} tiles)`,
+    ...(client.witnesses === undefined ? [] : [`cosigned by at least ${client.witnesses.quorum} of the ${client.witnesses.keys.length} witnesses given`]),
     ...report.receipts.map((r) => `entry ${r.index} ${r.type} seq ${r.seq}: ${r.status === "failed" ? "FAILED" : r.status} (${r.detail})`),
     key === null ? `no key file at ${path}: checked the log only` : `${report.receipts.length - bad.length} of ${report.receipts.length} receipts verified`
   ]
@@ -105,6 +107,30 @@ const verify = async (inv: Invocation, env: Env): Promise<Outcome> => {
     lines,
     json: { ...report, key_file: key === null ? null : path },
     ...(bad.length > 0 ? { failure: `verification failed: ${bad.length} of ${report.receipts.length} receipts not verified (first: entry ${bad[0]!.index}: ${bad[0]!.detail})` } : {})
+  }
+}
+
+const monitorJson = (r: MonitorResult) =>
+  r._tag === "SplitView"
+    ? { result: "split_view", reason: r.reason, previous_checkpoint: r.previousNote, current_checkpoint: r.currentNote }
+    : { result: r._tag.toLowerCase(), size: r.checkpoint.size, root_hash: encodeB64(r.checkpoint.rootHash) }
+
+const monitor = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const client = await logClient(inv, env)
+  const state = inv.options.state ?? "./aics-monitor.json"
+  const intervalMs = (inv.options.interval === undefined ? 10 : countArgument(inv.options.interval, "--interval")) * 1000
+  for (;;) {
+    const result = await monitorOnce(client, state)
+    if (result._tag === "SplitView") {
+      return {
+        lines: [describeMonitorResult(result), "", "the checkpoint seen before:", result.previousNote, "the checkpoint now:", result.currentNote],
+        json: monitorJson(result),
+        failure: `split view: ${result.reason}; both signed checkpoints are the evidence (${state} keeps the earlier one)`
+      }
+    }
+    if (inv.options.once === true) return { lines: [describeMonitorResult(result)], json: monitorJson(result) }
+    if (inv.options.json !== true) process.stdout.write(`${new Date().toISOString()} ${describeMonitorResult(result)}\n`)
+    await new Promise((resolve) => setTimeout(resolve, intervalMs))
   }
 }
 
@@ -116,6 +142,7 @@ export const runCommand = (inv: Invocation, env: Env): Promise<Outcome> => {
     case "pay": return pay(inv, env)
     case "get": return get(inv, env)
     case "verify": return verify(inv, env)
+    case "monitor": return monitor(inv, env)
     case "grant": return grantCommand(inv, env)
     case "revoke": return revoke(inv, env)
     case "dm": return dm(inv, env)

@@ -3,7 +3,8 @@
 
 import { usageError } from "./errors.js"
 import { serviceAt } from "./http.js"
-import type { Invocation } from "./cliArgs.js"
+import { countArgument, type Invocation } from "./cliArgs.js"
+import { witnessPolicy } from "./witnesses.js"
 import { loadVkey } from "./vkey.js"
 import type { LogClient, WriteResult } from "./write.js"
 
@@ -26,7 +27,9 @@ export const logClient = async (inv: Invocation, env: Env): Promise<LogClient> =
     throw usageError("give the verifier key once: --vkey or --vkey-file")
   }
   const vkey = await loadVkey({ vkey: inv.options.vkey, vkeyFile: inv.options["vkey-file"], env: env["AICS_LOG_VKEY"] })
-  return { service: serviceAt(inv.options.server ?? env["AICS_SERVER"] ?? DEFAULT_SERVER), vkey }
+  const quorum = inv.options.quorum === undefined ? undefined : countArgument(inv.options.quorum, "--quorum")
+  const witnesses = witnessPolicy(inv.options.witness ?? [], quorum)
+  return { service: serviceAt(inv.options.server ?? env["AICS_SERVER"] ?? DEFAULT_SERVER), vkey, ...(witnesses === undefined ? {} : { witnesses }) }
 }
 
 /** A write's outcome: accepted lines (and `extra` in the JSON), or the refusal as the stderr line. */

@@ -7,6 +7,7 @@ export const COMMANDS = [
   "pay",
   "get",
   "verify",
+  "monitor",
   "grant",
   "revoke",
   "dm",
@@ -28,6 +29,11 @@ const COMMON = `
   --json             machine-readable output
   -h, --help         this help`
 
+const WITNESSES = `
+  --witness VKEY     a witness's cosignature verifier key (repeat for several): the
+                     checkpoint must carry cosignatures by --quorum of them
+  --quorum N         how many of the witnesses must have cosigned (default: all)`
+
 const KEY = `
   --key FILE         the agent key file (default $AICS_KEY or ./aics-key.json)`
 
@@ -43,6 +49,7 @@ commands:
   pay <quote_index>       pay an owner's quote from the SUP balance of this key's name
   get <index>             read an entry, checking its inclusion proof and body
   verify                  check the tiles against the checkpoint, and each receipt in the key file
+  monitor                 follow the checkpoints, check each extends the last, report a split view
   grant <name|kid|*>      let a sender (or anyone) send this key direct messages
   revoke <grant_index>    revoke one of this key's grants
   dm <name> <text>        send an end-to-end encrypted message to a name
@@ -99,9 +106,10 @@ options:${KEY}${COMMON}
   get: `usage: aics get <index> [options]
 
 Reads entry <index>, verifies its inclusion proof against the log-signed checkpoint, the
-envelope's signature and the body's hash, and prints it. Needs the verifier key.
+envelope's signature and the body's hash, and prints it. Needs the verifier key. With --witness, the checkpoint must also be covered
+by the witnessed checkpoint at /checkpoint.
 
-options:${COMMON}
+options:${WITNESSES}${COMMON}
 `,
   verify: `usage: aics verify [--wait SECONDS] [options]
 
@@ -111,7 +119,21 @@ from) is in the tiles with that leaf hash and included under the root. Waits up 
 Without a key file (and no --key), checks the log only. Needs the verifier key.
 
 options:
-  --wait SECONDS     how long to wait for a checkpoint covering every receipt${KEY}${COMMON}
+  --wait SECONDS     how long to wait for a checkpoint covering every receipt${WITNESSES}${KEY}${COMMON}
+`,
+  monitor: `usage: aics monitor [--state FILE] [--once] [--interval SECONDS] [options]
+
+Follows the log's checkpoints: each one must be signed by the log key (and, with --witness,
+cosigned by a quorum of the witnesses) and extend the last one accepted, which the state
+file keeps (default ./aics-monitor.json), by a consistency proof. A checkpoint that does
+not is a split view: both signed checkpoints are printed as evidence and the exit status
+is 1. With --once, looks once; else every --interval seconds (default 10) until a split
+view is found. Needs the verifier key.
+
+options:
+  --state FILE       the state file (default ./aics-monitor.json)
+  --once             look once and exit
+  --interval SECONDS seconds between looks (default 10)${WITNESSES}${COMMON}
 `,
   grant: `usage: aics grant <name|did:key|*> [--limit N] [--until UNIX] [options]
 

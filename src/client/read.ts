@@ -5,6 +5,7 @@
 // owner's document named by hash alone: an audit report, a completion's result) is fetched
 // from GET /v2/bodies/{digest} while its status says available, and checked the same way.
 
+import { requireWitnessedCover } from "./witnesses.js"
 import { Either } from "effect"
 import { equal, fromUtf8 } from "../domain/bytes.js"
 import { bodyReference } from "../domain/bodyReference.js"
@@ -83,6 +84,9 @@ export const getEntry = async (client: LogClient, index: number): Promise<EntryR
   }
   const bytes = u64(json["entry_bytes"], "entry_bytes")
   const checkpoint = verifyCheckpointNote(u64(json["checkpoint_note"], "checkpoint_note"), client.vkey, "the bundle's checkpoint")
+  if (client.witnesses !== undefined) {
+    await requireWitnessedCover(client.service, client.vkey, client.witnesses, checkpoint, (note) => verifyCheckpointNote(note, client.vkey, "the checkpoint"))
+  }
   const proof = json["inclusion_proof"].map((h) => (typeof h === "string" ? decodeB64(h) : undefined))
   if (proof.some((h) => h === undefined)) throw protocolError(`GET /v2/entries/${index}: a proof hash is not B64`)
   const leafHash = hasher.leafHash(bytes)

@@ -49,7 +49,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const checkpointCovering = async (client: LogClient, index: number, waitMs: number): Promise<Checkpoint> => {
   const deadline = Date.now() + waitMs
   for (;;) {
-    const checkpoint = await fetchCheckpoint(client.service, client.vkey)
+    const checkpoint = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
     if (checkpoint.size > index || Date.now() >= deadline) return checkpoint
     await sleep(Math.min(250, Math.max(0, deadline - Date.now())))
   }

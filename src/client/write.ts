@@ -7,6 +7,7 @@
 //            result is a value (the chain does not advance), not an exception.
 // Anything else (a problem document, a reply that does not verify) is a ClientError.
 
+import type { WitnessPolicy } from "./witnesses.js"
 import { Either } from "effect"
 import { equal } from "../domain/bytes.js"
 import { decodeU64, encodeU64 } from "../domain/encoding.js"
@@ -30,6 +31,8 @@ export interface LogClient {
   readonly vkey: VerifierKey
   /** Unix milliseconds; Date.now unless a test fixes the clock. */
   readonly now?: () => number
+  /** Witnesses whose cosignatures every checkpoint must carry (witnesses.ts); none when absent. */
+  readonly witnesses?: WitnessPolicy | undefined
 }
 
 export interface Accepted {
@@ -132,7 +135,7 @@ export const writeEntry = async (
   body: Uint8Array | null,
   route: WriteRoute = ENTRY_ROUTE
 ): Promise<WriteResult> => {
-  const { origin } = await fetchCheckpoint(client.service, client.vkey)
+  const { origin } = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
   if (key.origin !== null && key.origin !== origin) {
     throw usageError(`this key file's chain is on log ${key.origin}, not ${origin}; use another key file for this log`)
   }

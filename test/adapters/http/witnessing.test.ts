@@ -15,6 +15,7 @@ import { cosignaturesOf, parseCosignerKey, type CosignerKey } from "../../../src
 import { openNote } from "../../../src/domain/note/signedNote.js"
 import { parseVerifierKey, type VerifierKey } from "../../../src/domain/note/verifierKey.js"
 import { makeAgent } from "../../support/agents.js"
+import { ok, runAics } from "../../support/aicsCli.js"
 import { postAddCheckpoint } from "../../support/harnessLog.js"
 import { freePort, removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 import { sendEntry } from "../../support/signedHttp.js"
@@ -127,6 +128,18 @@ describe("two services witnessing each other", () => {
     expect(health["witnesses"].witnesses[0].cosigned_age_seconds).toBeLessThan(120)
     const stats = await (await fetch(`${A.server.baseUrl}/v2/stats`)).json() as Record<string, any>
     expect(stats["witnesses"].witnesses[0]).toMatchObject({ name: B.witnessKey.name, cosigned_size: tree })
+  })
+
+  it("lets `aics verify` and `aics get` require the witness's cosignature", async () => {
+    const [A, B] = [operators[a]!, operators[b]!]
+    const args = ["--server", A.server.baseUrl, "--vkey", A.logVkey]
+    const verified = ok(await runAics(["verify", ...args, "--witness", B.witnessVkey, "--quorum", "1"], { cwd: A.dataDir }))
+    expect(verified.out).toContain("cosigned by at least 1 of the 1 witnesses given")
+    ok(await runAics(["get", "1", ...args, "--witness", B.witnessVkey], { cwd: A.dataDir }))
+    // A's own witness does not witness A: a client trusting only it refuses A's checkpoint.
+    const refused = await runAics(["verify", ...args, "--witness", A.witnessVkey], { cwd: A.dataDir })
+    expect(refused.code).toBe(1)
+    expect(refused.err).toContain("is cosigned by 0 of the known witnesses, not the 1 required")
   })
 
   it("keeps writing while its witness is down, and is cosigned again once the witness, restarted, catches up from the size it kept", async () => {

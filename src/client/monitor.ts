@@ -1,0 +1,98 @@
+// Monitoring the log (docs/protocol.md "Witnessing"): a monitor follows the log's signed
+// checkpoints and remembers the last one it accepted in a state file. Each new checkpoint
+// must extend it, by a consistency proof (from the log's API, checked against both signed
+// roots). A checkpoint that does not (another root at the size it saw, or a proof that
+// fails either way) is a split view: the log signed two histories, and the two signed
+// notes are the evidence, reported together and kept (the state is not moved past them).
+
+import { readFile } from "node:fs/promises"
+import { Effect, Either } from "effect"
+import { writeFileAtomically } from "../adapters/fs/atomicFile.js"
+import { fromUtf8, utf8 } from "../domain/bytes.js"
+import { encodeB64 } from "../domain/encoding.js"
+import type { Checkpoint } from "../domain/note/checkpoint.js"
+import { verifyCheckpointNote } from "./checkpoint.js"
+import { keyFileError } from "./errors.js"
+import { getBytes } from "./http.js"
+import { checkConsistency, requireCosignatures } from "./witnesses.js"
+import type { LogClient } from "./write.js"
+
+/** The state file: the last checkpoint the monitor accepted, as the log signed it. */
+interface MonitorState {
+  readonly origin: string
+  readonly size: number
+  readonly root_hash: string
+  readonly note: string
+}
+
+export type MonitorResult =
+  | { readonly _tag: "First"; readonly checkpoint: Checkpoint }
+  | { readonly _tag: "Same"; readonly checkpoint: Checkpoint }
+  | { readonly _tag: "Grew"; readonly from: number; readonly checkpoint: Checkpoint }
+  /** An older checkpoint consistent with the one kept (a cache or a lagging node). */
+  | { readonly _tag: "Behind"; readonly kept: number; readonly checkpoint: Checkpoint }
+  | { readonly _tag: "SplitView"; readonly reason: string; readonly previousNote: string; readonly currentNote: string }
+
+const readState = async (path: string): Promise<MonitorState | undefined> => {
+  let text: string
+  try {
+    text = await readFile(path, "utf8")
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
+    throw keyFileError(`cannot read the monitor state ${path}: ${(error as Error).message}`)
+  }
+  try {
+    const state = JSON.parse(text) as MonitorState
+    if (typeof state.note === "string" && typeof state.size === "number") return state
+  } catch {
+    // reported below
+  }
+  throw keyFileError(`${path} is not a monitor state file`)
+}
+
+const saveState = async (path: string, checkpoint: Checkpoint, note: Uint8Array): Promise<void> => {
+  const state: MonitorState = { origin: checkpoint.origin, size: checkpoint.size, root_hash: encodeB64(checkpoint.rootHash), note: fromUtf8(note) }
+  const saved = await Effect.runPromise(Effect.either(writeFileAtomically(path, utf8(JSON.stringify(state, null, 2) + "\n"), 0o644)))
+  if (Either.isLeft(saved)) throw keyFileError(`cannot write the monitor state ${path}: ${saved.left.message}`)
+}
+
+/** One look at the log: the checkpoint now, against the one the state file kept. */
+export const monitorOnce = async (client: LogClient, statePath: string): Promise<MonitorResult> => {
+  const note = await getBytes(client.service, "/checkpoint")
+  const checkpoint = verifyCheckpointNote(note, client.vkey, "the checkpoint")
+  if (client.witnesses !== undefined) requireCosignatures(note, client.vkey, client.witnesses, "the checkpoint")
+  const state = await readState(statePath)
+  if (state === undefined) {
+    await saveState(statePath, checkpoint, note)
+    return { _tag: "First", checkpoint }
+  }
+  // The kept note is checked again: a state file is only as good as the signature in it.
+  const kept = verifyCheckpointNote(utf8(state.note), client.vkey, `the checkpoint kept in ${statePath}`)
+  const split = (reason: string): MonitorResult => ({ _tag: "SplitView", reason, previousNote: state.note, currentNote: fromUtf8(note) })
+  if (checkpoint.size === kept.size) {
+    return encodeB64(checkpoint.rootHash) === encodeB64(kept.rootHash)
+      ? { _tag: "Same", checkpoint }
+      : split(`two checkpoints of size ${kept.size} with different roots`)
+  }
+  if (checkpoint.size < kept.size) {
+    return (await checkConsistency(client.service, checkpoint, kept))
+      ? { _tag: "Behind", kept: kept.size, checkpoint }
+      : split(`the checkpoint of size ${checkpoint.size} is not a prefix of the one of size ${kept.size} seen before`)
+  }
+  if (!(await checkConsistency(client.service, kept, checkpoint))) {
+    return split(`the checkpoint of size ${checkpoint.size} does not extend the one of size ${kept.size} seen before`)
+  }
+  await saveState(statePath, checkpoint, note)
+  return { _tag: "Grew", from: kept.size, checkpoint }
+}
+
+/** One line saying what a look found. */
+export const describeMonitorResult = (r: MonitorResult): string => {
+  switch (r._tag) {
+    case "First": return `first checkpoint ${r.checkpoint.origin} size ${r.checkpoint.size} root ${encodeB64(r.checkpoint.rootHash)}: kept`
+    case "Same": return `checkpoint size ${r.checkpoint.size}: unchanged`
+    case "Grew": return `checkpoint size ${r.checkpoint.size} extends size ${r.from} (consistency proof verified): kept`
+    case "Behind": return `checkpoint size ${r.checkpoint.size} is older than the kept size ${r.kept}, and consistent with it`
+    case "SplitView": return `SPLIT VIEW: ${r.reason}`
+  }
+}

@@ -1,0 +1,114 @@
+// `aics monitor` against a log that forks: a harness serving /checkpoint and the consistency
+// proofs of whichever history it is told to show, signed with one log key. The monitor keeps
+// the checkpoints that extend what it saw, and reports a split view, with both signed
+// checkpoints, when one does not (another root at a size it saw, or a proof that fails).
+
+import { createServer, type Server } from "node:http"
+import { mkdtemp, readFile, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
+import { fromHex } from "../../src/domain/bytes.js"
+import { encodeB64 } from "../../src/domain/encoding.js"
+import { cosign, withSignatureLines } from "../../src/domain/note/cosignature.js"
+import { harnessLog } from "../support/harnessLog.js"
+import { ok, runAics } from "../support/aicsCli.js"
+
+const ORIGIN = "fork.example/log"
+const honest = harnessLog(ORIGIN, "honest")
+const forked = harnessLog(ORIGIN, "forked")
+// A witness the harness can cosign with (the seed of an independent vector).
+const WITNESS_NAME = "witness.example.com/w1"
+const WITNESS_VKEY = "witness.example.com/w1+dde26c30+BKVinpfhi7m+4kLESvo8VEsk4VeXxyxNdZ716vbMWdw4"
+const witnessSeed = fromHex("47ac16fb50260f70e3944ee4be8372a129d1d654230e5e1a59592505afdf16bd")!
+let shown: { log: typeof honest; size: number; cosigned?: boolean } = { log: honest, size: 5 }
+let server: Server
+let baseUrl: string
+let dir: string
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "aics-monitor-"))
+  server = createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://x")
+    if (url.pathname === "/checkpoint") {
+      const { log, size } = shown
+      const lines = shown.cosigned === true ? [cosign(log.text(size), WITNESS_NAME, witnessSeed, Math.floor(Date.now() / 1000), nodeCrypto)] : []
+      response.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end(withSignatureLines(log.note(size), lines))
+      return
+    }
+    if (url.pathname === "/v2/tlog/consistency") {
+      const from = Number(url.searchParams.get("from"))
+      const to = Number(url.searchParams.get("to"))
+      const hashes = shown.log.proof(from, to).map(encodeB64)
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ from, to, hashes }))
+      return
+    }
+    response.writeHead(404).end()
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  baseUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+})
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve))
+  await rm(dir, { recursive: true, force: true })
+})
+
+const monitor = (state: string, ...extra: Array<string>) =>
+  runAics(["monitor", "--once", "--server", baseUrl, "--vkey", honest.vkey, "--state", state, ...extra], { cwd: dir })
+
+describe("aics monitor", () => {
+  it("keeps the first checkpoint, then each one a consistency proof shows extends it", async () => {
+    const state = join(dir, "grows.json")
+    shown = { log: honest, size: 5 }
+    expect(ok(await monitor(state)).out).toContain("first checkpoint fork.example/log size 5")
+    shown = { log: honest, size: 9 }
+    expect(ok(await monitor(state)).out).toContain("size 9 extends size 5")
+    expect(ok(await monitor(state)).out).toContain("size 9: unchanged")
+    shown = { log: honest, size: 7 }
+    expect(ok(await monitor(state)).out).toContain("older than the kept size 9")
+    expect(JSON.parse(await readFile(state, "utf8"))).toMatchObject({ origin: ORIGIN, size: 9 })
+  })
+
+  it("reports a split view with both signed checkpoints when the log signs another root at a size it saw", async () => {
+    const state = join(dir, "same-size.json")
+    shown = { log: honest, size: 9 }
+    ok(await monitor(state))
+    shown = { log: forked, size: 9 }
+    const run = await monitor(state, "--json")
+    expect(run.code).toBe(1)
+    expect(run.err).toContain("split view: two checkpoints of size 9 with different roots")
+    const report = JSON.parse(run.out)
+    expect(report).toMatchObject({
+      result: "split_view",
+      previous_checkpoint: new TextDecoder().decode(honest.note(9)),
+      current_checkpoint: new TextDecoder().decode(forked.note(9))
+    })
+    // The state keeps the earlier checkpoint: the evidence is not overwritten.
+    expect(JSON.parse(await readFile(state, "utf8")).note).toBe(new TextDecoder().decode(honest.note(9)))
+  })
+
+  it("reports a split view when a larger checkpoint does not extend the one it saw", async () => {
+    const state = join(dir, "larger.json")
+    shown = { log: honest, size: 6 }
+    ok(await monitor(state))
+    shown = { log: forked, size: 12 }
+    const run = await monitor(state)
+    expect(run.code).toBe(1)
+    expect(run.out).toContain("SPLIT VIEW: the checkpoint of size 12 does not extend the one of size 6")
+    expect(run.out).toContain(new TextDecoder().decode(honest.note(6)))
+    expect(run.out).toContain(new TextDecoder().decode(forked.note(12)))
+  })
+
+  it("requires a quorum of witnesses when given, and refuses a checkpoint without", async () => {
+    const state = join(dir, "witnessed.json")
+    shown = { log: honest, size: 5 }
+    const run = await monitor(state, "--witness", WITNESS_VKEY)
+    expect(run.code).toBe(1)
+    expect(run.err).toContain("is cosigned by 0 of the known witnesses, not the 1 required")
+    shown = { log: honest, size: 5, cosigned: true }
+    expect(ok(await monitor(state, "--witness", WITNESS_VKEY, "--quorum", "1")).out).toContain("first checkpoint")
+  })
+})
