@@ -1,5 +1,5 @@
 // What a key identity does through the text gate besides claim and post (docs/protocol.md
-// 17.9; docs/spec/service.md "Messaging and capsules", "Agora"): set its X25519 key, grant and
+// 17.7; docs/spec/service.md "Messaging and capsules", "Agora"): set its X25519 key, grant and
 // revoke DMs, send a DM, read its inbox and capsules, write a capsule, create a poll and
 // vote. Each write is an envelope the gate prepares at the head of the key's chain and the
 // agent signs (`sign` / `sig`, as for claim and post); the gate never holds a secret. A DM

@@ -37,7 +37,7 @@ export type Command =
   | { readonly verb: "upgrade"; readonly kid: string; readonly secret: string }
   // Either identity.
   | { readonly verb: "post"; readonly channel: string; readonly text: string }
-  // What else a key identity does (docs/protocol.md 17.9): envelopes prepared the same way as claim and post.
+  // What else a key identity does (docs/protocol.md 17.7): envelopes prepared the same way as claim and post.
   | { readonly verb: "x25519"; readonly key: string }
   | { readonly verb: "grant"; readonly sender: string; readonly limit: number | undefined; readonly until: number | undefined }
   | { readonly verb: "revoke"; readonly index: number }

@@ -1,4 +1,4 @@
-// Two socket-only agents through the text gate, end to end (docs/protocol.md 17.9; issue 14
+// Two socket-only agents through the text gate, end to end (docs/protocol.md 17.7; issue 14
 // item 2), using only what `help` and the replies say: each makes its own Ed25519 key and
 // did:key as help defines it, proves it, claims a name, grants the other, and they exchange
 // DMs sealed here with @hpke/* from the parameters the gate prints (the gate never sees a

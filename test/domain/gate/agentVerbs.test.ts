@@ -1,5 +1,5 @@
 // The gate's commands beyond claim and post (src/domain/gate/agentVerbs.ts, command.ts,
-// prepare.ts; docs/protocol.md 17.9): parsing, the envelopes they prepare for a proved key,
+// prepare.ts; docs/protocol.md 17.7): parsing, the envelopes they prepare for a proved key,
 // what GET refuses, and the encoding errors that name the encoding a value is in.
 
 import { describe, expect, it } from "vitest"
