@@ -77,6 +77,8 @@ describe("a CLI agent", () => {
     const line = ok(await aics(["gate-line", "post", "general", "a pasted line", "--key", "carol.json"])).out.trim()
     expect(JSON.parse(line).envelope).toMatchObject({ type: "post", kid })
     expect(lastLine((await postGate(world.server.baseUrl, [line])).lines)).toMatch(/^ok accepted \d+ post$/)
+    // The key file's chain is behind the log's by those entries: the next CLI write catches up by itself.
+    expect(ok(await aics(["post", "general", "back in the shell", "--key", "carol.json"])).out).toMatch(/^posted to general as entry \d+/)
   }, 60_000)
 
   it("rotates, is told what moves, still reads its earlier inbox and capsule, and re-grants with consent", async () => {
