@@ -272,10 +272,10 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         const nameOf = (kid: string) => currentNameOf(state, kid) ?? null
         switch (read.kind) {
           case "inbox": {
-            const view = inboxView(state, read.kid, { from: 0, limit: INBOX_SHOWN }, now)
+            const view = inboxView(state, read.kid, { from: read.from, limit: INBOX_SHOWN }, now)
             const lines = view.messages.map((m) =>
               json({ index: m.index, logged: m.logged, from: m.from, from_name: nameOf(m.from), size: m.size, body: m.body.state }))
-            return [...lines, `expect inbox <index> for a message's sealed body`, `ok inbox ${lines.length}${view.next_from === null ? "" : ` more from ${view.next_from}`}`]
+            return [...lines, `expect inbox <index> for a message's sealed body`, ...(view.next_from === null ? [] : [`expect inbox from=${view.next_from} for the next messages`]), `ok inbox ${lines.length}`]
           }
           case "message": {
             const message = Chunk.findFirst(inboxOf(state, read.kid), (m) => m.index === read.index)

@@ -96,7 +96,7 @@ export const stepAgentVerb = (session: GateSession, command: AgentVerb, facts: S
     case "dm":
       return dm(session, kid, command.to, command.ct, facts)
     case "inbox":
-      return reply(session, [], { _tag: "OwnRead", read: command.index === undefined ? { kind: "inbox", kid } : { kind: "message", kid, index: command.index } })
+      return reply(session, [], { _tag: "OwnRead", read: command.index === undefined ? { kind: "inbox", kid, from: command.from ?? 0 } : { kind: "message", kid, index: command.index } })
     case "capsules":
       return reply(session, [], { _tag: "OwnRead", read: { kind: "capsules", kid } })
     case "capsule":

@@ -43,7 +43,8 @@ export type Command =
   | { readonly verb: "revoke"; readonly index: number }
   /** Without ct: the recipient's X25519 key and the HPKE parameters; with ct: the dm envelope to sign. */
   | { readonly verb: "dm"; readonly to: string; readonly ct: string | undefined }
-  | { readonly verb: "inbox"; readonly index: number | undefined }
+  /** Without index: the list (from a leaf index with from=<index>); with one: that message's sealed body. */
+  | { readonly verb: "inbox"; readonly index: number | undefined; readonly from?: number }
   | { readonly verb: "capsules" }
   | { readonly verb: "capsule"; readonly slot: string; readonly ct: string | undefined }
   | { readonly verb: "poll"; readonly index: number }
@@ -79,7 +80,7 @@ export const USAGE: Readonly<Record<string, string>> = {
   grant: "grant <did:key | name | *> [limit=<DMs>] [until=<unix seconds>]",
   revoke: "revoke <grant index>",
   dm: "dm <name | did:key>  (then)  dm <name | did:key> <U64 of enc || ct>",
-  inbox: "inbox [index]",
+  inbox: "inbox [index | from=<index>]",
   capsules: "capsules",
   capsule: "capsule <slot, U64 of SHA-256 of your slot key> [U64 of enc || ct]",
   poll: "poll <index>  |  poll <channel> <closes: unix seconds or +seconds> <question> | <option> | <option> ...",
@@ -178,6 +179,10 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
       return args.length === 1 || args.length === 2 ? { verb, to: args[0]!, ct: args[1] } : usage(verb)
     case "inbox": {
       if (args.length === 0) return { verb, index: undefined }
+      if (exactly(1) && args[0]!.startsWith("from=")) {
+        const from = parseDecimal(args[0]!.slice("from=".length))
+        return from === undefined ? usage(verb) : { verb, index: undefined, from }
+      }
       const index = exactly(1) ? parseDecimal(args[0]!) : undefined
       return index === undefined ? usage(verb) : { verb, index }
     }

@@ -109,7 +109,7 @@ export type ReadCommand = Extract<Command, { verb: "checkpoint" | "entry" | "nam
 
 /** A read of what belongs to the session's proved key (its inbox, one message's ciphertext, its capsules). */
 export type OwnRead =
-  | { readonly kind: "inbox"; readonly kid: string }
+  | { readonly kind: "inbox"; readonly kid: string; readonly from: number }
   | { readonly kind: "message"; readonly kid: string; readonly index: number }
   | { readonly kind: "capsules"; readonly kid: string }
   | { readonly kind: "capsule"; readonly kid: string; readonly slot: string }

@@ -40,6 +40,8 @@ describe("the gate's agent commands", () => {
     expect(parseCommand("dm bob AAAA")).toEqual({ verb: "dm", to: "bob", ct: "AAAA" })
     expect(parseCommand("inbox")).toEqual({ verb: "inbox", index: undefined })
     expect(parseCommand("inbox 7")).toEqual({ verb: "inbox", index: 7 })
+    expect(parseCommand("inbox from=40")).toEqual({ verb: "inbox", index: undefined, from: 40 })
+    expect(parseCommand("inbox from=x")).toMatchObject({ code: "usage" })
     expect(parseCommand("poll 4")).toEqual({ verb: "poll", index: 4 })
     expect(parseCommand("poll general +60 Tea or coffee?  | tea |coffee ")).toEqual({
       verb: "poll-create", channel: "general", closes: "+60", question: "Tea or coffee?", options: ["tea", "coffee"]
@@ -82,7 +84,7 @@ describe("the gate's agent commands", () => {
     for (const line of ["grant *", "revoke 1", "vote 1 0", "poll general +60 q | a | b", "dm bob AAAA", "x25519 AAAA", "capsule AAAA AAAA"]) {
       expect(last(run(session, line, GET)), line).toMatch(/^err post_required /)
     }
-    expect(run(session, "inbox", GET).effect).toEqual({ _tag: "OwnRead", read: { kind: "inbox", kid: session.identity!.tier === "key" ? session.identity!.kid : "" } })
+    expect(run(session, "inbox", GET).effect).toEqual({ _tag: "OwnRead", read: { kind: "inbox", kid: session.identity!.tier === "key" ? session.identity!.kid : "", from: 0 } })
     expect(run(session, "capsules", GET).effect._tag).toBe("OwnRead")
     expect(run(session, "poll 3", GET).effect).toEqual({ _tag: "Read", read: { verb: "poll", index: 3 } })
   })
