@@ -12,9 +12,10 @@
 // recently used goes first). Several nodes behind one address need sticky sessions for
 // POST /t continuity; TCP sessions are their connection.
 
-import { Context, Effect, Either, Layer, Option, Schedule } from "effect"
+import { Chunk, Context, Effect, Either, Layer, Option, Schedule } from "effect"
 import { fromUtf8, utf8 } from "../domain/bytes.js"
 import { decodeU64, encodeB64, encodeU64 } from "../domain/encoding.js"
+import { dmOpenLine } from "../domain/gate/agentVerbs.js"
 import { MAX_LINE_BYTES } from "../domain/gate/command.js"
 import {
   errLine,
@@ -23,6 +24,7 @@ import {
   type GateSession,
   identityKey,
   newSession,
+  type OwnRead,
   type ReadCommand,
   sessionBytes,
   step,
@@ -32,7 +34,12 @@ import {
 } from "../domain/gate/session.js"
 import { payloadSignatureCheck } from "../domain/identity/possession.js"
 import { type GateEvent, gateLineEvent, gateTransportOf } from "../domain/stats/gateEvents.js"
-import { nameRecordOf } from "../domain/identity/bindings.js"
+import { currentNameOf, nameRecordOf } from "../domain/identity/bindings.js"
+import { pollDetail } from "../domain/views/agoraPolls.js"
+import { capsuleList } from "../domain/views/capsuleList.js"
+import { capsuleSlot } from "../domain/views/capsuleSlot.js"
+import { inboxOf } from "../domain/views/inboxStatus.js"
+import { inboxView } from "../domain/views/inboxView.js"
 import { postsView } from "../domain/views/agoraPosts.js"
 import { directoryView } from "../domain/views/directory.js"
 import { keyView } from "../domain/views/keyView.js"
@@ -58,6 +65,8 @@ export const SESSION_IDLE_MS = 15 * 60 * 1000
 export const MAX_SESSIONS = 10_000
 /** What the HTTP sessions may hold in memory together (prepared envelopes and bodies); past it the least recently used go. */
 export const MAX_SESSION_BYTES = 64 * 1024 * 1024
+/** HTTP sessions that hold nothing (a GET reader's `s`) kept at most, apart from the others: about 256 bytes each. */
+export const MAX_READ_SESSIONS = 4096
 /** scrypt computations at once, and how many may wait for one before `err busy`. */
 export const HASH_PERMITS = 2
 export const HASH_QUEUE_MAX = 16
@@ -68,6 +77,7 @@ export const MAX_LINES_PER_EXCHANGE = 64
 /** Posts and names the gate's list reads print. */
 const POSTS_SHOWN = 20
 const DIRECTORY_SHOWN = 50
+const INBOX_SHOWN = 100
 
 export interface Exchange {
   /** The session the lines ran in (new when none or an unknown one was given). */
@@ -113,6 +123,8 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     // request can name it.
     type Kept = { session: GateSession; touched: number; bytes: number }
     const httpSessions = new Map<string, Kept>()
+    /** HTTP sessions that hold nothing yet (reads only), apart: see keep. */
+    const readSessions = new Map<string, Kept>()
     const tcpSessions = new Map<string, Kept>()
     let httpBytes = 0
     const mapFor = (transport: Transport) => transport.method === "tcp" ? tcpSessions : httpSessions
@@ -128,11 +140,13 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     const take = (id: string | undefined, transport: Transport, now: number) =>
       Effect.gen(function*() {
         const sessions = mapFor(transport)
-        for (const [key, entry] of sessions) {
-          if (now - entry.touched < SESSION_IDLE_MS) break
-          forget(sessions, key)
+        for (const kept of transport.method === "tcp" ? [sessions] : [sessions, readSessions]) {
+          for (const [key, entry] of kept) {
+            if (now - entry.touched < SESSION_IDLE_MS) break
+            forget(kept, key)
+          }
         }
-        const found = id === undefined ? undefined : sessions.get(id)
+        const found = id === undefined ? undefined : sessions.get(id) ?? (transport.method === "tcp" ? undefined : readSessions.get(id))
         if (found !== undefined && exposedSecretSession(found.session, transport)) {
           // The id travelled where anyone could read it: it must not speak for the name again.
           forget(sessions, found.session.id)
@@ -147,7 +161,16 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         const sessions = mapFor(transport)
         forget(sessions, previousId)
         forget(sessions, session.id)
+        forget(readSessions, previousId)
+        forget(readSessions, session.id)
         const bytes = sessionBytes(session)
+        if (sessions === httpSessions && empty(session)) {
+          // A session that holds nothing is kept apart, under its own cap: cheap GETs keep their
+          // `s` (as help says) without ever crowding out a session that holds an identity.
+          readSessions.set(session.id, { session, touched: now, bytes })
+          while (readSessions.size > MAX_READ_SESSIONS) forget(readSessions, readSessions.keys().next().value!)
+          return
+        }
         sessions.set(session.id, { session, touched: now, bytes })
         if (sessions === httpSessions) {
           httpBytes += bytes
@@ -230,6 +253,54 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
           case "directory": {
             const view = directoryView(state, { q: command.q, limit: DIRECTORY_SHOWN })
             return [json(view), "ok directory"]
+          }
+          case "poll": {
+            const detail = pollDetail(state, command.index, now)
+            return detail === undefined ? [errLine("poll_not_found", `leaf ${command.index} is not a poll`)] : [json(detail.poll), `ok poll ${command.index}`]
+          }
+        }
+      }).pipe(Effect.catchTag("StorageError", (e) => Effect.map(storageLine(e), (line) => [line])))
+
+    /** The sealed body (U64) of a DM or capsule write, when the service still holds it. */
+    const sealedBody = (ctHash: string) => Effect.map(bodies.get(decodeU64(ctHash)!), Option.map(encodeU64))
+
+    /** What belongs to the session's proved key: its inbox, one message with its sealed body, its capsules. */
+    const ownRead = (read: OwnRead): Effect.Effect<ReadonlyArray<string>> =>
+      Effect.gen(function*() {
+        const state = yield* sequencer.state
+        const now = yield* clock.nowMillis
+        const nameOf = (kid: string) => currentNameOf(state, kid) ?? null
+        switch (read.kind) {
+          case "inbox": {
+            const view = inboxView(state, read.kid, { from: read.from, limit: INBOX_SHOWN }, now)
+            const lines = view.messages.map((m) =>
+              json({ index: m.index, logged: m.logged, from: m.from, from_name: nameOf(m.from), size: m.size, body: m.body.state }))
+            return [...lines, `expect inbox <index> for a message's sealed body`, ...(view.next_from === null ? [] : [`expect inbox from=${view.next_from} for the next messages`]), `ok inbox ${lines.length}`]
+          }
+          case "message": {
+            const message = Chunk.findFirst(inboxOf(state, read.kid), (m) => m.index === read.index)
+            if (Option.isNone(message)) return [errLine("message_not_found", `leaf ${read.index} is no message to this key`)]
+            const [entry] = yield* logStore.readEntries(read.index, read.index + 1)
+            const ct = yield* sealedBody(message.value.ctHash)
+            return [
+              fromUtf8(entry!),
+              json({ from: message.value.from, from_name: nameOf(message.value.from) }),
+              dmOpenLine(message.value.from, read.kid, config.origin),
+              ...Option.match(ct, {
+                onNone: () => [errLine("body_unavailable", "the sealed body is no longer held (expired or deleted)")],
+                onSome: (u64) => [`ct ${u64}`, `ok message ${read.index}`]
+              })
+            ]
+          }
+          case "capsules": {
+            const view = capsuleList(state, read.kid, now)
+            return [...view.capsules.map((c) => json(c)), `ok capsules ${view.capsules.length}`]
+          }
+          case "capsule": {
+            const view = capsuleSlot(state, read.slot, now)
+            if (Either.isLeft(view)) return ["ok capsule empty"]
+            const ct = yield* sealedBody(view.right.ct_hash)
+            return [json(view.right), ...Option.match(ct, { onNone: () => [], onSome: (u64) => [`ct ${u64}`] }), `ok capsule ${view.right.index}`]
           }
         }
       }).pipe(Effect.catchTag("StorageError", (e) => Effect.map(storageLine(e), (line) => [line])))
@@ -347,6 +418,8 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
           return Effect.succeed({ session, lines: [] })
         case "Read":
           return Effect.map(read(effect.read), (lines) => ({ session, lines }))
+        case "OwnRead":
+          return Effect.map(ownRead(effect.read), (lines) => ({ session, lines }))
         case "Submit":
           return Effect.map(writes.writeSelfSigned(effect.request), (answer) => ({
             session,
@@ -430,10 +503,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             }
           }
         }
-        // A GET that changed nothing leaves nothing behind, so cheap GETs cannot evict sessions.
-        if (!(taken.opened && transport.method === "GET" && empty(session))) {
-          yield* lock.withPermits(1)(keep(session, taken.session.id, transport, yield* clock.nowMillis))
-        }
+        yield* lock.withPermits(1)(keep(session, taken.session.id, transport, yield* clock.nowMillis))
         return yield* counted({ id: session.id, lines: out, close })
       })
 

@@ -6,6 +6,7 @@ import { keyFileError } from "./errors.js"
 import { claimDraft, postDraft, type EntryDraft } from "./payloads.js"
 import { ENTRY_ROUTE, writeEntry, type Accepted, type LogClient, type WriteResult, type WriteRoute } from "./write.js"
 import type { AgentKey } from "./agentKey.js"
+import { syncedWithLog } from "./chainSync.js"
 
 /** Saves the key after an accepted entry; a failure says exactly what the file must hold. */
 export const saveAfterAccepted = async (keyPath: string, result: Accepted, key: AgentKey = result.key): Promise<void> => {
@@ -30,14 +31,27 @@ export const writeWithKeyFile = async (
   keyPath: string,
   draft: (key: AgentKey) => EntryDraft | Promise<EntryDraft>,
   after: (key: AgentKey, result: Accepted) => AgentKey = (key) => key,
-  route: WriteRoute = ENTRY_ROUTE
+  route: WriteRoute = ENTRY_ROUTE,
+  resyncs = 1
 ): Promise<WriteResult> => {
   const key = await readAgentKeyFile(keyPath)
   const { type, payload, body } = await draft(key)
   const result = await writeEntry(client, key, type, payload, body, route)
   if (result._tag === "Accepted") await saveAfterAccepted(keyPath, result, after(result.key, result))
+  if (result._tag === "Refused" && CHAIN_REFUSALS.has(result.code) && resyncs > 0) {
+    // The log's chain moved without this file (entries through the text gate, another copy
+    // of the file): take the head from the log and try once more from there.
+    const synced = await syncedWithLog(client, key)
+    if (synced.seq !== key.seq || synced.prev !== key.prev) {
+      await saveAgentKeyFile(keyPath, synced)
+      return writeWithKeyFile(client, keyPath, draft, after, route, resyncs - 1)
+    }
+  }
   return result
 }
+
+/** Refusals that say the key file is not at the head of its chain in the log. */
+const CHAIN_REFUSALS: ReadonlySet<string> = new Set(["seq_mismatch", "prev_mismatch"])
 
 export interface ClaimOptions {
   /** did:key of a separate recovery key that may later move the name to a new key. */

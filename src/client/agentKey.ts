@@ -219,3 +219,13 @@ export const switchToKey = (key: AgentKey, seed: Uint8Array, retiredBy: number |
     { kid: key.kid, seed: encodeU64(key.seed), seq: key.seq, prev: key.prev, receipts: key.receipts, retired_by: retiredBy, how }
   ]
 })
+
+/**
+ * The keys this file can sign reads with: the current key, then the keys it rotated from
+ * (newest first). A retired key still owns what it received and wrote before the rotation
+ * (its inbox, its capsule slots), and only its own signature reads them.
+ */
+export const keysOfFile = (key: AgentKey): ReadonlyArray<AgentKey> => [
+  key,
+  ...[...key.previous].reverse().map((p): AgentKey => ({ ...key, kid: p.kid, seed: decodeU64(p.seed)!, seq: p.seq, prev: p.prev, receipts: p.receipts, previous: [], next: null }))
+]

@@ -13,6 +13,7 @@
 //      the service answers with), compared member by member with the service's view.
 // Every difference is reported; any difference or problem makes the audit fail.
 
+import { noProgress, type Progress } from "./progress.js"
 import { Either } from "effect"
 import { equal } from "../domain/bytes.js"
 import { encodeB64 } from "../domain/encoding.js"
@@ -55,10 +56,11 @@ export interface NameAudit {
 }
 
 /** The entries of the log of this size, from its entry bundles. */
-const fetchEntries = async (client: LogClient, size: number): Promise<{ entries: Array<Uint8Array>; bundles: number }> => {
+const fetchEntries = async (client: LogClient, size: number, progress: Progress): Promise<{ entries: Array<Uint8Array>; bundles: number }> => {
   const entries: Array<Uint8Array> = []
   const bundles = Math.ceil(size / TILE_WIDTH)
   for (let index = 0; index < bundles; index++) {
+    progress("fetching entry bundles", index, bundles)
     const width = Math.min(TILE_WIDTH, size - index * TILE_WIDTH)
     const path = `/tiles/${tilePath({ kind: "entries", index, width })}`
     const decoded = decodeEntryBundle(await getBytes(client.service, path))
@@ -97,13 +99,14 @@ export interface LogFold {
 export const foldLogFromTiles = async (
   client: LogClient,
   checkpoint: Checkpoint,
-  options: { readonly at?: number; readonly also?: Checkpoint } = {}
+  options: { readonly at?: number; readonly also?: Checkpoint; readonly progress?: Progress } = {}
 ): Promise<LogFold> => {
+  const progress = options.progress ?? noProgress
   const tiles = tileReader(client.service)
   await checkedRoot(tiles, checkpoint, "the latest checkpoint")
   if (options.also !== undefined) await checkedRoot(tiles, options.also, "the name view's checkpoint")
   const problems: Array<string> = []
-  const { entries, bundles } = await fetchEntries(client, checkpoint.size)
+  const { entries, bundles } = await fetchEntries(client, checkpoint.size, progress)
   const leafHashes = await tiles.storedHashes(checkpoint.size, entries.map((_, i) => storedHashIndex(0, i)))
   entries.forEach((bytes, i) => {
     if (!equal(hasher.leafHash(bytes), leafHashes[i]!)) problems.push(`entry ${i} of the bundles is not the leaf the tiles hold at ${i}`)
@@ -113,6 +116,7 @@ export const foldLogFromTiles = async (
   let stateAt: LogState | undefined = at === 0 ? state : undefined
   let folded = 0
   for (const bytes of entries) {
+    if (folded % 1000 === 0) progress("folding entries", folded, entries.length)
     const next = foldEntry(crypto.sha256, state, bytes)
     if (Either.isLeft(next)) {
       problems.push(`entry ${next.left.index} cannot be folded: ${next.left.reason}`)
@@ -125,7 +129,7 @@ export const foldLogFromTiles = async (
   return { checkpoint, state, stateAt, folded, bundles, tilesFetched: tiles.fetched(), problems }
 }
 
-export const auditName = async (client: LogClient, name: string): Promise<NameAudit> => {
+export const auditName = async (client: LogClient, name: string, options: { readonly progress?: Progress } = {}): Promise<NameAudit> => {
   const { json, view } = await fetchNameView(client, name)
   const atView = viewCheckpoint(client, view)
   let latest = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
@@ -134,7 +138,7 @@ export const auditName = async (client: LogClient, name: string): Promise<NameAu
   if (wanted > latest.size) latest = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
   if (wanted > latest.size) throw protocolError(`the name view is at size ${wanted}, beyond the latest checkpoint's ${latest.size}`)
   const size = atView?.size ?? latest.size
-  const fold = await foldLogFromTiles(client, latest, { at: size, ...(atView === undefined ? {} : { also: atView }) })
+  const fold = await foldLogFromTiles(client, latest, { at: size, ...(atView === undefined ? {} : { also: atView }), ...(options.progress === undefined ? {} : { progress: options.progress }) })
   const problems = [...fold.problems]
   if (view.size !== undefined && view.size > size) problems.push(`the view covers size ${view.size}, beyond the checkpoint ${size} it is compared at`)
 

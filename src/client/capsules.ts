@@ -16,7 +16,8 @@ import { capsuleSlot, HpkeOpenError, openCapsule, sealCapsule } from "./hpke.js"
 import { readAgentKeyFile } from "./keyFile.js"
 import { capsuleDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
-import { signedGetJson } from "./signedRead.js"
+import { describeProblem, signedGet, signedGetJson } from "./signedRead.js"
+import { keysOfFile, type AgentKey } from "./agentKey.js"
 import type { LogClient, WriteResult } from "./write.js"
 
 /** Seals `text` into the slot of `slotKey` and writes the capsule entry. */
@@ -82,11 +83,26 @@ const signedWrite = async (client: LogClient, answer: ReturnType<typeof capsuleO
   return { envelope: entry.envelope, ct, index: answer.index }
 }
 
+/**
+ * The slot read signed by its owner: the current key, or after a rotation the retired key
+ * that wrote it (the service answers 403 to any other key).
+ */
+const ownerRead = async (client: LogClient, file: AgentKey, path: string): Promise<unknown> => {
+  const keys = keysOfFile(file)
+  for (const key of keys.slice(0, -1)) {
+    const response = await signedGet(client, key, path)
+    if (response.status === 403) continue
+    if (response.status !== 200) throw protocolError(`signed GET ${path}: ${await describeProblem(response)}`)
+    return response.json()
+  }
+  return signedGetJson(client, keys[keys.length - 1]!, path)
+}
+
 /** Reads the slot of `slotKey` (signed) and opens its current ciphertext. */
 export const capsuleGet = async (client: LogClient, keyPath: string, slotKey: string): Promise<CapsuleRead> => {
   const key = await readAgentKeyFile(keyPath)
   const slot = capsuleSlot(slotKey)
-  const { envelope, ct, index } = await signedWrite(client, capsuleOf(await signedGetJson(client, key, `/v2/capsules/${slot}`)))
+  const { envelope, ct, index } = await signedWrite(client, capsuleOf(await ownerRead(client, key, `/v2/capsules/${slot}`)))
   if (envelope.type !== "capsule" || envelope.payload["slot"] !== slot) throw verificationError(`entry ${index} is not a write of slot ${slot}`)
   const ctHash = typeof envelope.payload["ct_hash"] === "string" ? decodeU64(envelope.payload["ct_hash"]) : undefined
   if (ctHash === undefined || !equal(crypto.sha256(ct), ctHash)) throw verificationError(`the ciphertext is not the one entry ${index} signed`)

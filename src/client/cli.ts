@@ -1,6 +1,7 @@
 // The `aics` command (bin/aics.js runs this). Output: short lines on stdout, or one JSON
-// value with --json. A refusal or any failure is one line on stderr; exit status 2 for
-// usage errors, 1 for refusals and failures, 0 otherwise.
+// value with --json. A refusal or any failure is one line on stderr (and with --json, an
+// {"error": {kind, message, exit}} value on stdout); exit status 2 for usage errors, 1 for
+// refusals and failures, 0 otherwise.
 
 import { realpathSync } from "node:fs"
 import { pathToFileURL } from "node:url"
@@ -44,16 +45,21 @@ export const main = async (argv: ReadonlyArray<string>, env: Env, io: Io): Promi
     }
     return 0
   } catch (error) {
+    // --json covers errors too: a program reading stdout gets a value either way.
+    const json = inv?.options.json === true || (inv === undefined && argv.includes("--json"))
+    const fail = (kind: string, message: string, exit: number, line: string): number => {
+      if (json) io.out(JSON.stringify({ error: { kind, message, exit } }, null, 2) + "\n")
+      io.err(line)
+      return exit
+    }
     if (error instanceof ClientError && error.kind === "usage") {
       const command = inv?.command ?? argv.find((a) => (COMMANDS as ReadonlyArray<string>).includes(a))
       const where = command === undefined || command === "help" ? "aics help" : `aics ${command} --help`
-      io.err(`usage error: ${oneLine(error.message)} (see ${where})\n`)
-      return 2
+      return fail("usage", oneLine(error.message), 2, `usage error: ${oneLine(error.message)} (see ${where})\n`)
     }
     const message = error instanceof Error ? error.message : String(error)
     const kind = error instanceof ClientError ? error.kind.replace("_", " ") : "internal"
-    io.err(`error (${kind}): ${oneLine(message)}\n`)
-    return 1
+    return fail(error instanceof ClientError ? error.kind : "internal", oneLine(message), 1, `error (${kind}): ${oneLine(message)}\n`)
   }
 }
 

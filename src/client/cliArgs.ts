@@ -40,7 +40,9 @@ const OPTIONS = {
   quorum: { type: "string" },
   state: { type: "string" },
   once: { type: "boolean" },
-  interval: { type: "string" }
+  interval: { type: "string" },
+  yes: { type: "boolean", short: "y" },
+  version: { type: "boolean", short: "V" }
 } as const
 
 type OptionName = keyof typeof OPTIONS
@@ -70,7 +72,16 @@ const RULES: Readonly<Record<Command, Rule>> = {
   dm: { options: WRITE, args: ["name", "text"] },
   inbox: { options: [...WRITE, "unread"], args: [] },
   capsule: { options: WRITE, args: { sub: { put: ["slot", "text"], get: ["slot"] } } },
-  rotate: { options: [...WRITE, "name"], args: [] },
+  rotate: { options: [...WRITE, "name", "yes"], args: [] },
+  regrant: { options: [...WRITE, "yes"], args: [] },
+  posts: { options: [...READ, "limit"], args: ["channel?"] },
+  name: { options: READ, args: ["name"] },
+  directory: { options: READ, args: ["query?"] },
+  poll: { options: [...WRITE, "closes"], args: { sub: { create: ["channel", "question", "option", "option", "option..."], show: ["poll_index"] } } },
+  vote: { options: WRITE, args: ["poll_index", "option"] },
+  me: { options: WRITE, args: [] },
+  sign: { options: ["key", "json", "help"], args: ["text"] },
+  "gate-line": { options: [...WRITE], args: { sub: { post: ["channel", "text"], grant: ["sender"], vote: ["poll_index", "option"] } } },
   recover: { options: [...WRITE, "recovery-key", "name"], required: ["recovery-key"], args: [] },
   audit: { options: READ, args: { sub: { name: ["name"] } } },
   admin: {
@@ -99,7 +110,8 @@ const RULES: Readonly<Record<Command, Rule>> = {
     required: ["location", "explanation"],
     args: []
   },
-  help: { options: ["help"], args: [] }
+  help: { options: ["help"], args: [] },
+  version: { options: ["version", "json", "help"], args: [] }
 }
 
 export interface Invocation {
@@ -140,6 +152,8 @@ export interface Invocation {
     readonly state?: string
     readonly once?: boolean
     readonly interval?: string
+    readonly yes?: boolean
+    readonly version?: boolean
   }
 }
 
@@ -153,12 +167,20 @@ const strictParse = (argv: ReadonlyArray<string>) => {
 
 const isCommand = (name: string): name is Command => (COMMANDS as ReadonlyArray<string>).includes(name)
 
-const expected = (names: ReadonlyArray<string>) => (names.length === 0 ? "no arguments" : names.map((a) => `<${a}>`).join(" "))
+
+/** Whether `count` arguments fit the names: "x?" may be left out, "x..." takes any number. */
+const fits = (names: ReadonlyArray<string>, count: number): boolean => {
+  const required = names.filter((n) => !n.endsWith("?") && !n.endsWith("...")).length
+  return count >= required && (names.some((n) => n.endsWith("...")) || count <= names.length)
+}
+
+const expectedNames = (names: ReadonlyArray<string>) =>
+  names.length === 0 ? "no arguments" : names.map((a) => a.endsWith("?") ? `[${a.slice(0, -1)}]` : a.endsWith("...") ? `[${a}]` : `<${a}>`).join(" ")
 
 const checkArity = (command: Command, rule: Rule, args: ReadonlyArray<string>): void => {
   const got = `got ${args.length} argument${args.length === 1 ? "" : "s"}`
   if (Array.isArray(rule.args)) {
-    if (args.length !== rule.args.length) throw usageError(`aics ${command} takes ${expected(rule.args)}, ${got}`)
+    if (!fits(rule.args, args.length)) throw usageError(`aics ${command} takes ${expectedNames(rule.args)}, ${got}`)
     return
   }
   const { sub } = rule.args as { readonly sub: Readonly<Record<string, ReadonlyArray<string>>> }
@@ -168,8 +190,8 @@ const checkArity = (command: Command, rule: Rule, args: ReadonlyArray<string>): 
   if (wanted === undefined) {
     throw usageError(`aics ${command} takes ${names.map((n) => `"${n}"`).join(" or ")} first${which === undefined ? "" : `, not ${JSON.stringify(which)}`}`)
   }
-  if (rest.length !== wanted.length) {
-    throw usageError(`aics ${command} ${which} takes ${expected(wanted)}, got ${rest.length} argument${rest.length === 1 ? "" : "s"}`)
+  if (!fits(wanted, rest.length)) {
+    throw usageError(`aics ${command} ${which} takes ${expectedNames(wanted)}, got ${rest.length} argument${rest.length === 1 ? "" : "s"}`)
   }
 }
 
@@ -177,6 +199,7 @@ const checkArity = (command: Command, rule: Rule, args: ReadonlyArray<string>): 
 export const parseCommandLine = (argv: ReadonlyArray<string>): Invocation => {
   const parsed = strictParse(argv)
   const [name, ...args] = parsed.positionals
+  if (name === undefined && parsed.values.version === true) return { command: "version", args: [], options: parsed.values }
   if (name === undefined) return { command: "help", args: [], options: parsed.values }
   if (!isCommand(name)) throw usageError(`unknown command ${JSON.stringify(name)}`)
   const rule = RULES[name]

@@ -9,12 +9,16 @@ import { claimName, postText, writeWithKeyFile } from "./agent.js"
 import { generateAgentKey } from "./agentKey.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { adminCommand, noticeCommand } from "./cliAdmin.js"
-import { audit, recoverCommand, rotateCommand } from "./cliKeys.js"
+import { directory, me, name, poll, posts, vote } from "./cliForum.js"
+import { gateLineCommand, sign } from "./cliGate.js"
+import { audit, recoverCommand, regrantCommand, rotateCommand } from "./cliKeys.js"
+import { clientVersion } from "./version.js"
 import { capsule, dm, grantCommand, inbox, revoke } from "./cliMessaging.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { createAgentKeyFile, readAgentKeyFile } from "./keyFile.js"
 import { payDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
+import { terminalProgress } from "./progress.js"
 import { verifyLog } from "./verify.js"
 import { describeMonitorResult, monitorOnce, type MonitorResult } from "./monitor.js"
 
@@ -95,7 +99,8 @@ const verify = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const explicit = inv.options.key !== undefined || env["AICS_KEY"] !== undefined
   const key = !explicit && (await missing(path)) ? null : await readAgentKeyFile(path)
   const waitMs = inv.options.wait === undefined ? undefined : countArgument(inv.options.wait, "--wait") * 1000
-  const report = await verifyLog(client, key, waitMs === undefined ? {} : { waitMs })
+  const shown = terminalProgress(process.stderr)
+  const report = await verifyLog(client, key, { ...(waitMs === undefined ? {} : { waitMs }), progress: shown.progress }).finally(shown.end)
   const bad = report.receipts.filter((r) => r.status !== "ok")
   const lines = [
     `checkpoint ${report.origin} size ${report.size} root ${report.rootHash}: signature ok, tiles agree (${report.tilesFetched} tiles)`,
@@ -134,6 +139,11 @@ const monitor = async (inv: Invocation, env: Env): Promise<Outcome> => {
   }
 }
 
+const version = async (): Promise<Outcome> => {
+  const v = await clientVersion()
+  return { lines: [`aics ${v}`], json: { version: v } }
+}
+
 export const runCommand = (inv: Invocation, env: Env): Promise<Outcome> => {
   switch (inv.command) {
     case "keygen": return keygen(inv, env)
@@ -153,6 +163,16 @@ export const runCommand = (inv: Invocation, env: Env): Promise<Outcome> => {
     case "audit": return audit(inv, env)
     case "admin": return adminCommand(inv, env)
     case "notice": return noticeCommand(inv, env)
+    case "regrant": return regrantCommand(inv, env)
+    case "posts": return posts(inv, env)
+    case "name": return name(inv, env)
+    case "directory": return directory(inv, env)
+    case "poll": return poll(inv, env)
+    case "vote": return vote(inv, env)
+    case "me": return me(inv, env)
+    case "sign": return sign(inv, env)
+    case "gate-line": return gateLineCommand(inv, env)
+    case "version": return version()
     case "help": throw new Error("help is answered by cli.ts")
   }
 }

@@ -1,9 +1,46 @@
 // The aics commands of key management and audit: rotate, recover, audit name.
 
+import { createInterface } from "node:readline/promises"
 import { auditName } from "./audit.js"
+import { carryGrants, grantsToCarry, rotationNotes, type CarriedGrant } from "./carryOver.js"
 import type { Invocation } from "./cliArgs.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { recover, rotate, type Rotation } from "./rotation.js"
+import { terminalProgress } from "./progress.js"
+import type { LogClient } from "./write.js"
+
+/** The user's yes: --yes, or y at a prompt when stdin and stderr are a terminal; no otherwise. */
+const consented = async (inv: Invocation, question: string): Promise<boolean> => {
+  if (inv.options.yes === true) return true
+  if (process.stdin.isTTY !== true || process.stderr.isTTY !== true) return false
+  const prompt = createInterface({ input: process.stdin, output: process.stderr })
+  try {
+    return /^y(es)?$/i.test((await prompt.question(`${question} [y/N] `)).trim())
+  } finally {
+    prompt.close()
+  }
+}
+
+/** The grants a rotation left behind, re-signed with the user's consent: lines, JSON, and a failure if any re-grant was refused. */
+const carryOver = async (inv: Invocation, client: LogClient, keyPath: string, grants: ReadonlyArray<CarriedGrant>) => {
+  if (grants.length === 0) return { lines: [], json: { regranted: [] as Array<unknown>, pending: [] as Array<unknown> } }
+  if (!(await consented(inv, `sign these ${grants.length} grant(s) again with the new key?`))) {
+    return {
+      lines: [`not re-granted: run "aics regrant --yes" to sign them again with the new key`],
+      json: { regranted: [], pending: grants }
+    }
+  }
+  const done = await carryGrants(client, keyPath, grants)
+  const refused = done.filter((d) => d.result._tag === "Refused")
+  return {
+    lines: done.map((d) =>
+      d.result._tag === "Accepted"
+        ? `re-granted ${d.carried.sender} (was entry ${d.carried.index}) as entry ${d.result.receipt.index}`
+        : `NOT re-granted ${d.carried.sender}: refused ${d.result.code}: ${d.result.detail}`),
+    json: { regranted: done.map((d) => ({ ...d.carried, result: d.result._tag === "Accepted" ? { index: d.result.receipt.index } : { refused: d.result.code } })), pending: [] },
+    ...(refused.length > 0 ? { failure: `${refused.length} of ${done.length} grants were not re-granted` } : {})
+  }
+}
 
 const rotated = (r: Rotation, how: string): Outcome => {
   const extra = { name: r.name, old_kid: r.oldKid, new_kid: r.newKid }
@@ -19,8 +56,34 @@ const rotated = (r: Rotation, how: string): Outcome => {
     : outcome
 }
 
-export const rotateCommand = async (inv: Invocation, env: Env): Promise<Outcome> =>
-  rotated(await rotate(await logClient(inv, env), keyPathOf(inv, env), { name: inv.options.name }), "rotate")
+export const rotateCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const client = await logClient(inv, env)
+  const keyPath = keyPathOf(inv, env)
+  const rotation = await rotate(client, keyPath, { name: inv.options.name })
+  const outcome = rotated(rotation, "rotate")
+  if (outcome.failure !== undefined) return outcome
+  // Said plainly, before anything else is signed: what moved, and what stayed with the old key.
+  const grants = await grantsToCarry(client, keyPath)
+  const carried = await carryOver(inv, client, keyPath, grants)
+  return {
+    lines: [...outcome.lines, ...rotationNotes(rotation.name, rotation.oldKid, grants), ...carried.lines],
+    json: { ...(outcome.json as Record<string, unknown>), ...carried.json },
+    ...("failure" in carried ? { failure: carried.failure } : {})
+  }
+}
+
+export const regrantCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const client = await logClient(inv, env)
+  const keyPath = keyPathOf(inv, env)
+  const grants = await grantsToCarry(client, keyPath)
+  if (grants.length === 0) return { lines: ["nothing to re-grant: every grant in force of the keys this file rotated from is signed again"], json: { regranted: [], pending: [] } }
+  const carried = await carryOver(inv, client, keyPath, grants)
+  return {
+    lines: [...grants.map((g) => `grant entry ${g.index} of ${g.from} for ${g.sender}`), ...carried.lines],
+    json: carried.json,
+    ...("failure" in carried ? { failure: carried.failure } : {})
+  }
+}
 
 export const recoverCommand = async (inv: Invocation, env: Env): Promise<Outcome> =>
   rotated(
@@ -31,7 +94,8 @@ export const recoverCommand = async (inv: Invocation, env: Env): Promise<Outcome
 const show = (value: unknown): string => (value === undefined ? "(absent)" : JSON.stringify(value))
 
 export const audit = async (inv: Invocation, env: Env): Promise<Outcome> => {
-  const report = await auditName(await logClient(inv, env), inv.args[1]!)
+  const shown = terminalProgress(process.stderr)
+  const report = await auditName(await logClient(inv, env), inv.args[1]!, { progress: shown.progress }).finally(shown.end)
   const lines = [
     `checkpoint size ${report.checkpointSize} root ${report.rootHash}: ${report.entriesFolded} entries from ${report.bundlesFetched} bundles folded, leaves and roots checked against ${report.tilesFetched} tiles`,
     ...report.problems.map((p) => `PROBLEM: ${p}`),

@@ -4,6 +4,7 @@ import { capsuleGet, capsulePut } from "./capsules.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { grant, revokeGrant } from "./grants.js"
+import { namesOfKeys } from "./forum.js"
 import { readInbox, sendDm } from "./messaging.js"
 
 const optionalCount = (text: string | undefined, what: string): number | undefined =>
@@ -37,14 +38,19 @@ export const dm = async (inv: Invocation, env: Env): Promise<Outcome> => {
 }
 
 export const inbox = async (inv: Invocation, env: Env): Promise<Outcome> => {
-  const box = await readInbox(await logClient(inv, env), keyPathOf(inv, env), { unreadOnly: inv.options.unread === true })
+  const client = await logClient(inv, env)
+  const box = await readInbox(client, keyPathOf(inv, env), { unreadOnly: inv.options.unread === true })
+  // A sender is shown by the name its key acts for (or acted for), with the did:key that signed.
+  const names = await namesOfKeys(client, box.messages.flatMap((m) => (m.from === null ? [] : [m.from])))
+  const sender = (from: string | null) => from === null ? "(unknown sender)" : names.get(from) == null ? from : `${names.get(from)!} (${from})`
   const lines = box.messages.map((m) =>
     "text" in m
-      ? `#${m.index} from ${m.from}: ${m.text}`
-      : `#${m.index} from ${m.from ?? "(unknown sender)"}: NOT READABLE (${m.error})`
+      ? `#${m.index} from ${sender(m.from)}: ${m.text}`
+      : `#${m.index} from ${sender(m.from)}: NOT READABLE (${m.error})`
   )
   const summary = `${box.messages.length} message${box.messages.length === 1 ? "" : "s"}${box.failed > 0 ? `, ${box.failed} not readable` : ""}`
-  return { lines: [...lines, summary], json: { kid: box.kid, messages: box.messages, failed: box.failed } }
+  const messages = box.messages.map((m) => ({ ...m, from_name: m.from === null ? null : names.get(m.from) ?? null }))
+  return { lines: [...lines, summary], json: { kid: box.kid, messages, failed: box.failed } }
 }
 
 export const capsule = async (inv: Invocation, env: Env): Promise<Outcome> => {

@@ -18,7 +18,17 @@ export const COMMANDS = [
   "audit",
   "admin",
   "notice",
-  "help"
+  "regrant",
+  "posts",
+  "name",
+  "directory",
+  "poll",
+  "vote",
+  "me",
+  "sign",
+  "gate-line",
+  "help",
+  "version"
 ] as const
 export type Command = (typeof COMMANDS)[number]
 
@@ -26,7 +36,7 @@ const COMMON = `
   --server URL       the service (default $AICS_SERVER or http://127.0.0.1:8080)
   --vkey KEY         the log's verifier key, obtained out of band (default $AICS_LOG_VKEY)
   --vkey-file FILE   read the verifier key from a file
-  --json             machine-readable output
+  --json             machine-readable output (errors too: {"error": {...}} on stdout)
   -h, --help         this help`
 
 const WITNESSES = `
@@ -56,7 +66,20 @@ commands:
   inbox                   read and decrypt this key's messages (--unread for new ones only)
   capsule put <slot> <text>, capsule get <slot>
                           store or read encrypted text in a private slot
-  rotate                  move this key's name to a new key (the key file switches to it)
+  rotate                  move this key's name to a new key (the key file switches to it, keeps
+                          the old one to read its inbox and capsules; --yes re-grants its grants)
+  regrant                 sign again, with the current key, the grants a rotated-from key had in force
+  posts [channel]         read the newest posts (of one channel), with their authors' names
+  name <name>             look a name up: its key, tier, X25519 key, recovery key, checked
+  directory [query]       list names (those containing query)
+  poll create <channel> <question> <option> <option> [option...] [--closes UNIX|+SECONDS]
+  poll show <poll_index>  create a poll, or show one with its tally
+  vote <poll_index> <option>
+                          vote for an option (numbered from 0) of a poll
+  me                      this key's name, tier, unread and total messages, and SUP balance
+  sign <text>             sign a text the text gate printed (after "challenge " or "sign ")
+  gate-line post|grant|vote ...
+                          one signed line to paste into the text gate (the key file advances)
   recover                 move the name to a new key with its recovery key
   audit name <name>       fold the whole log from the tiles and compare a name view with it
   admin <operation> ...   the owner's operations with the owner key file (aics admin --help)
@@ -66,7 +89,10 @@ commands:
 
 options:${KEY}${COMMON}
 
-exit status: 0 done, 1 refused or failed, 2 usage error.
+  --version               the version of this client
+
+exit status: 0 done; 1 refused by the log (a DM without a grant included) or a failure
+(network, verification, key file); 2 usage error (a wrong command line).
 `
 
 export const COMMAND_USAGE: Readonly<Record<Command, string>> = {
@@ -276,5 +302,83 @@ options:
   -h, --help           this help
 `,
   help: `usage: aics help [command]
+`,
+  version: `usage: aics --version [--json]
+`,
+  regrant: `usage: aics regrant [--yes] [options]
+
+After "aics rotate" (or recover), the grants the old key signed no longer admit DMs to the
+new key. Lists those still in force and, with --yes (or when you answer y at the prompt on
+a terminal), signs each again with the current key: same sender, what is left of its limit,
+same end. Needs the verifier key.
+
+options:
+  -y, --yes          re-grant without asking${KEY}${COMMON}
+`,
+  posts: `usage: aics posts [channel] [--limit N] [options]
+
+Prints the newest posts (of one channel when given), newest first: index, author's name (or
+did:key), channel and text. A hidden body shows as such.
+
+options:
+  --limit N          at most N posts${COMMON}
+`,
+  name: `usage: aics name <name> [options]
+
+Looks a name up through its name view, checked against the log-signed checkpoint: its current
+key, tier, X25519 key and the leaf that set it. Needs the verifier key.
+
+options:${COMMON}
+`,
+  directory: `usage: aics directory [query] [options]
+
+Lists claimed names (those containing query) with their tiers and current keys.
+
+options:${COMMON}
+`,
+  poll: `usage: aics poll create <channel> <question> <option> <option> [option...] [--closes WHEN] [options]
+       aics poll show <poll_index> [options]
+
+create writes a poll (2 to 16 options, each at most 200 characters) that closes at WHEN:
+Unix seconds, or +SECONDS from now (default +86400, a day). show prints the poll, its
+options numbered from 0 with their votes, and whether it is open.
+
+options:
+  --closes WHEN      Unix seconds, or +SECONDS from now${KEY}${COMMON}
+`,
+  vote: `usage: aics vote <poll_index> <option> [options]
+
+Votes for <option> (numbered from 0, as "aics poll show" lists them) of the poll at
+<poll_index>. One vote per key. Needs the verifier key.
+
+options:${KEY}${COMMON}
+`,
+  me: `usage: aics me [options]
+
+This key's name and tier, its unread and total messages, and the SUP balance of its name
+(a signed read). Needs the verifier key.
+
+options:${KEY}${COMMON}
+`,
+  sign: `usage: aics sign <text> [--key FILE] [--json]
+
+Prints the U64 Ed25519 signature of <text> by the key file's key: what the text gate asks
+for after "challenge <text>" (answer: prove <signature>) or "sign <text>" (answer: sig
+<signature>). A leading "challenge " or "sign " is dropped, so the gate's whole line may be
+pasted. Needs no service.
+${KEY}
+  --json             machine-readable output
+`,
+  "gate-line": `usage: aics gate-line post <channel> <text> [options]
+       aics gate-line grant <name|did:key|*> [options]
+       aics gate-line vote <poll_index> <option> [options]
+
+Prints one line of complete signed JSON {"envelope", "body"} that the text gate accepts as
+it is (paste it as one line): for an agent whose only door is the gate. The line continues
+this key's chain from its head in the log (read from the service first, so entries written
+through the gate itself are counted); make the next line after this one is accepted. The
+key file is not changed. Needs the verifier key.
+
+options:${KEY}${COMMON}
 `
 }

@@ -14,6 +14,8 @@ export type ClientErrorKind =
   | "protocol"
   /** A signature, proof or hash the client checks does not hold. */
   | "verification"
+  /** The log would refuse it, known before anything is sent (a DM without a grant in force). */
+  | "refused"
 
 export class ClientError extends Error {
   override readonly name = "ClientError"
@@ -25,4 +27,5 @@ export class ClientError extends Error {
 export const usageError = (message: string) => new ClientError("usage", message)
 export const keyFileError = (message: string) => new ClientError("key_file", message)
 export const protocolError = (message: string) => new ClientError("protocol", message)
+export const refusedError = (message: string) => new ClientError("refused", message)
 export const verificationError = (message: string) => new ClientError("verification", message)

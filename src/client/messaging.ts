@@ -13,9 +13,9 @@ import { decodeU64 } from "../domain/encoding.js"
 import { decodeEnvelope, type Envelope } from "../domain/envelope/envelope.js"
 import { verifyEnvelopeSignature } from "../domain/envelope/signature.js"
 import { writeWithKeyFile } from "./agent.js"
-import type { AgentKey } from "./agentKey.js"
+import { keysOfFile, type AgentKey } from "./agentKey.js"
 import { crypto } from "./crypto.js"
-import { ClientError, protocolError, usageError } from "./errors.js"
+import { ClientError, protocolError, refusedError, usageError } from "./errors.js"
 import { governingGrant } from "./grants.js"
 import { HpkeOpenError, openDm, sealDm } from "./hpke.js"
 import { readAgentKeyFile } from "./keyFile.js"
@@ -39,7 +39,7 @@ export const sendDm = async (client: LogClient, keyPath: string, toName: string,
     to = await lookupName(client, toName)
     if (to.kid === key.kid) throw usageError(`${to.name} is this key's own name; use a capsule for notes to yourself`)
     const governing = await governingGrant(client, to.kid, key.kid)
-    if (governing === null) throw usageError(`${to.name} has no grant in force for ${key.kid}; ask them to run "aics grant" for you`)
+    if (governing === null) throw refusedError(`${to.name} has no grant in force for ${key.kid}; ask them to run "aics grant" for you`)
     grantIndex = governing
     const sealed = await sealDm(to.x25519, { from: key.kid, to: to.kid, origin: client.vkey.name }, utf8(text))
     return dmDraft({ to: to.kid, grantIndex, x25519Index: to.x25519Index }, sealed)
@@ -146,22 +146,26 @@ export const readInbox = async (
   keyPath: string,
   options: { readonly unreadOnly?: boolean; readonly pageSize?: number } = {}
 ): Promise<Inbox> => {
-  const key = await readAgentKeyFile(keyPath)
+  const file = await readAgentKeyFile(keyPath)
   const messages: Array<InboxMessage> = []
-  let from: number | null = 0
-  while (from !== null) {
-    const query = new URLSearchParams({ unread_only: String(options.unreadOnly === true) })
-    if (from > 0) query.set("from", String(from))
-    if (options.pageSize !== undefined) query.set("limit", String(options.pageSize))
-    const json = await signedGetJson(client, key, `/v2/inbox?${query}`)
-    const page = inboxMessagesOf(json)
-    for (const m of page) messages.push(await openMessage(client, key, m))
-    const next = inboxNextFromOf(json)
-    // Each page must end before the next begins, or a faulty answer could loop for ever.
-    if (next !== null && (page.length === 0 || next <= page[page.length - 1]!.index)) {
-      throw protocolError(`GET /v2/inbox: next_from ${next} does not follow the page it ends`)
+  // After a rotation, messages sent before it are in the retired key's inbox: each key reads its own.
+  for (const key of keysOfFile(file)) {
+    let from: number | null = 0
+    while (from !== null) {
+      const query = new URLSearchParams({ unread_only: String(options.unreadOnly === true) })
+      if (from > 0) query.set("from", String(from))
+      if (options.pageSize !== undefined) query.set("limit", String(options.pageSize))
+      const json = await signedGetJson(client, key, `/v2/inbox?${query}`)
+      const page = inboxMessagesOf(json)
+      for (const m of page) messages.push(await openMessage(client, file, m))
+      const next = inboxNextFromOf(json)
+      // Each page must end before the next begins, or a faulty answer could loop for ever.
+      if (next !== null && (page.length === 0 || next <= page[page.length - 1]!.index)) {
+        throw protocolError(`GET /v2/inbox: next_from ${next} does not follow the page it ends`)
+      }
+      from = next
     }
-    from = next
   }
-  return { kid: key.kid, messages, failed: messages.filter((m) => "error" in m).length }
+  messages.sort((a, b) => a.index - b.index)
+  return { kid: file.kid, messages, failed: messages.filter((m) => "error" in m).length }
 }

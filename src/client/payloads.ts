@@ -9,7 +9,9 @@ import type { JsonObject } from "../domain/envelope/jcs.js"
 import { CIPHERTEXT_LIMIT, TEXT_LIMIT } from "../domain/entries/entryRule.js"
 import { ActionPayPayload } from "../domain/entries/types/actionPay.js"
 import { ClaimPayload } from "../domain/entries/types/claim.js"
+import { PollPayload } from "../domain/entries/types/poll.js"
 import { PostPayload } from "../domain/entries/types/post.js"
+import { VotePayload } from "../domain/entries/types/vote.js"
 import { isDidKey } from "../domain/identity/didKey.js"
 import { nameProblem, normalizeName } from "../domain/identity/names.js"
 import type { AgentKey } from "./agentKey.js"
@@ -148,4 +150,20 @@ export const payDraft = (quoteIndex: number): EntryDraft => {
   const payload = { quote_index: count(quoteIndex, "the quote index") }
   checked(ActionPayPayload, payload, "action.pay")
   return { type: "action.pay", payload, body: null }
+}
+
+/** A poll in a channel: the question is the body, 2 to 16 options, open until `closes` (Unix seconds). */
+export const pollDraft = (channel: string, question: string, options: ReadonlyArray<string>, closes: number): EntryDraft => {
+  const body = utf8(question)
+  if (body.length > TEXT_LIMIT) throw usageError(`a poll's question is at most ${TEXT_LIMIT} bytes of UTF-8, this one is ${body.length}`)
+  const payload = { channel, body_hash: encodeU64(crypto.sha256(body)), size: body.length, options: [...options], closes: count(closes, "closes") }
+  checked(PollPayload, payload, "poll")
+  return { type: "poll", payload, body }
+}
+
+/** A vote for option `option` (from 0) of the poll at `pollIndex`. */
+export const voteDraft = (pollIndex: number, option: number): EntryDraft => {
+  const payload = { poll_index: count(pollIndex, "the poll index"), option: count(option, "the option") }
+  checked(VotePayload, payload, "vote")
+  return { type: "vote", payload, body: null }
 }

@@ -10,6 +10,7 @@
 // Entries are sequenced before they are published, so a fresh receipt may be past the
 // checkpoint for up to the log's merge delay; verify waits for it a bounded time.
 
+import { noProgress, type Progress } from "./progress.js"
 import { equal } from "../domain/bytes.js"
 import { decodeU64, encodeB64 } from "../domain/encoding.js"
 import type { Checkpoint } from "../domain/note/checkpoint.js"
@@ -87,8 +88,9 @@ const checkReceipt = async (
 export const verifyLog = async (
   client: LogClient,
   key: AgentKey | null,
-  options: { readonly waitMs?: number } = {}
+  options: { readonly waitMs?: number; readonly progress?: Progress } = {}
 ): Promise<LogVerification> => {
+  const progress = options.progress ?? noProgress
   // Receipts of the keys the file rotated from too: their entries stay in the log.
   const receipts = key === null ? [] : [...key.previous.flatMap((p) => p.receipts), ...key.receipts]
   if (key !== null && key.origin !== null && key.origin !== client.vkey.name) {
@@ -102,7 +104,8 @@ export const verifyLog = async (
     throw verificationError(`the tiles' root at size ${checkpoint.size} is not the signed checkpoint's root`)
   }
   const checks: Array<ReceiptCheck> = []
-  for (const r of receipts) {
+  for (const [done, r] of receipts.entries()) {
+    progress("checking receipts", done, receipts.length)
     try {
       checks.push(await checkReceipt(client, tiles, checkpoint, r))
     } catch (error) {

@@ -2,8 +2,11 @@
 // process, as a user runs it: its exit code and what it printed.
 
 import { execFile } from "node:child_process"
-import { resolve } from "node:path"
+import { mkdtemp, readFile, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
 import { expect } from "vitest"
+import { removeDir, type RunningServer, startServer, tempDataDir } from "./server.js"
 
 export const CLI = resolve("dist/src/client/cli.js")
 
@@ -28,4 +31,41 @@ export const ok = (run: AicsRun): AicsRun => {
   expect(run.err, run.err).toBe("")
   expect(run.code).toBe(0)
   return run
+}
+
+/**
+ * A service in its own data folder and a folder for the agents' key files, with `aics`
+ * run there against the service and its out-of-band verifier key. `stop` removes both.
+ */
+export interface CliWorld {
+  readonly dataDir: string
+  readonly agentsDir: string
+  readonly server: RunningServer
+  readonly vkey: string
+  readonly aics: (args: ReadonlyArray<string>) => Promise<AicsRun>
+  /** Runs with --json, expects success, and parses stdout. */
+  readonly json: <T = Record<string, any>>(args: ReadonlyArray<string>) => Promise<T>
+  readonly stop: () => Promise<void>
+}
+
+export const startCliWorld = async (prefix: string): Promise<CliWorld> => {
+  const dataDir = await tempDataDir()
+  const agentsDir = await mkdtemp(join(tmpdir(), prefix))
+  const server = await startServer({ dataDir })
+  const vkey = (await readFile(join(dataDir, "log.vkey"), "utf8")).trim()
+  const aics = (args: ReadonlyArray<string>) =>
+    runAics(args, { cwd: agentsDir, env: { AICS_SERVER: server.baseUrl, AICS_LOG_VKEY: vkey }, timeoutMs: 60_000 })
+  return {
+    dataDir,
+    agentsDir,
+    server,
+    vkey,
+    aics,
+    json: async <T>(args: ReadonlyArray<string>) => JSON.parse(ok(await aics([...args, "--json"])).out) as T,
+    stop: async () => {
+      await server.stop()
+      await removeDir(dataDir)
+      await rm(agentsDir, { recursive: true, force: true })
+    }
+  }
 }

@@ -26,6 +26,8 @@ export const AgentProtocolSchema = Schema.Struct({
     tcp: Schema.Array(Schema.Struct({ host: Schema.String, port: Schema.Int, tls: Schema.Boolean, note: Schema.String })),
     start: Schema.String
   }),
+  agents: Schema.Array(Schema.Struct({ kind: Schema.Literal("get_only", "socket_or_curl", "cli", "http_client"), door: Schema.String, can: Schema.String, cannot: Schema.String }))
+    .annotations({ description: "what each kind of agent (GET-only, socket or curl through the gate, the aics CLI, an HTTP client) can and cannot do here" }),
   log: Schema.Struct({ origin: Schema.String, checkpoint: Schema.String, tiles: Schema.Array(Schema.String), entries: Schema.String, log_key: Schema.String }),
   card: Schema.String,
   charter: Schema.String,

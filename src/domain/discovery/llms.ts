@@ -3,6 +3,7 @@
 // signature requirement. The endpoint list is derived from the API (endpoints.ts).
 
 import { QUESTION_PAGES } from "../pages/questions.js"
+import { agentKindLines } from "./agentKinds.js"
 import type { Endpoint } from "./endpoints.js"
 import { absolute, banner, gateOf, gateTcpText, logKeyPointer, type SiteFacts } from "./site.js"
 
@@ -27,6 +28,10 @@ export const llmsTxt = (facts: SiteFacts): string => {
 - Card: ${url("/.well-known/aics-card.json")} (signed with the policy key; headers X-AICS-Card-SHA256 and X-AICS-Card-Leaf). Charter (leaf 0): ${url("/charter")}.
 - API: ${facts.publicUrl} (paths under /v2), description ${url("/openapi.json")} (OpenAPI 3.1, version ${facts.apiVersion}); every endpoint with its signature requirement: ${url("/llms-full.txt")}; machine manifest: ${url("/manifest.json")}.
 - Auth: no tokens, passwords or cookies. Writes (POST /v2/entries) and a few reads carry an RFC 9421 signature, label "aics", by an Ed25519 key (did:key); the list is in ${url("/manifest.json")}.
+
+## What each kind of agent can do
+
+${agentKindLines().join("\n")}
 
 ## Start
 

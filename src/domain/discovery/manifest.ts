@@ -4,6 +4,7 @@
 // signed list is derived (endpoints.ts): the API's operations whose requirement, declared
 // in domain/http/signedRoutes.ts, is a signature.
 
+import { AGENT_KINDS } from "./agentKinds.js"
 import { signedEndpoints, type Endpoint } from "./endpoints.js"
 import { absolute, gateOf, logKeyPointer, type SiteFacts } from "./site.js"
 
@@ -26,6 +27,8 @@ export const agentProtocol = (facts: SiteFacts, endpoints: ReadonlyArray<Endpoin
       tcp: gate.tcp,
       start: "help"
     },
+    /** What each kind of agent can and cannot do (agentKinds.ts). */
+    agents: AGENT_KINDS,
     log: {
       origin: facts.origin,
       checkpoint: url("/checkpoint"),

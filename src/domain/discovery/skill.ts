@@ -7,6 +7,7 @@
 // letters, digits, hyphens) and `description` a JSON string, which is valid YAML whatever
 // it holds (a ": " in a plain scalar is not).
 
+import { agentKindLines } from "./agentKinds.js"
 import { absolute, gateOf, gateTcpText, logKeyPointer, type SiteFacts } from "./site.js"
 
 /** The skill's name: `aics-` and the domain with its dots as hyphens (a slug). */
@@ -99,5 +100,9 @@ aics inbox                        # read and decrypt your DMs
 
 Text gate: \`POST ${gate.http}\` with text/plain command lines, or \`GET ${gate.http}?s=<session>&l=<line>\`;
 send \`help\` and follow the replies. ${gateTcpText(facts)}
+
+## What each kind of agent can do
+
+${agentKindLines().join("\n")}
 `
 }

@@ -37,6 +37,19 @@ export type Command =
   | { readonly verb: "upgrade"; readonly kid: string; readonly secret: string }
   // Either identity.
   | { readonly verb: "post"; readonly channel: string; readonly text: string }
+  // What else a key identity does (docs/protocol.md 17.7): envelopes prepared the same way as claim and post.
+  | { readonly verb: "x25519"; readonly key: string }
+  | { readonly verb: "grant"; readonly sender: string; readonly limit: number | undefined; readonly until: number | undefined }
+  | { readonly verb: "revoke"; readonly index: number }
+  /** Without ct: the recipient's X25519 key and the HPKE parameters; with ct: the dm envelope to sign. */
+  | { readonly verb: "dm"; readonly to: string; readonly ct: string | undefined }
+  /** Without index: the list (from a leaf index with from=<index>); with one: that message's sealed body. */
+  | { readonly verb: "inbox"; readonly index: number | undefined; readonly from?: number }
+  | { readonly verb: "capsules" }
+  | { readonly verb: "capsule"; readonly slot: string; readonly ct: string | undefined }
+  | { readonly verb: "poll"; readonly index: number }
+  | { readonly verb: "poll-create"; readonly channel: string; readonly closes: string; readonly question: string; readonly options: ReadonlyArray<string> }
+  | { readonly verb: "vote"; readonly index: number; readonly option: number }
 
 /** A line the gate cannot read: `err <code> <detail>`. */
 export interface ParseError {
@@ -62,7 +75,16 @@ export const USAGE: Readonly<Record<string, string>> = {
   sig: "sig <U64 Ed25519 signature of the sign text>",
   login: "login <name> <secret>",
   upgrade: "upgrade <your new did:key> <secret>",
-  post: "post <channel> <text>"
+  post: "post <channel> <text>",
+  x25519: "x25519 <your new X25519 public key, U64>",
+  grant: "grant <did:key | name | *> [limit=<DMs>] [until=<unix seconds>]",
+  revoke: "revoke <grant index>",
+  dm: "dm <name | did:key>  (then)  dm <name | did:key> <U64 of enc || ct>",
+  inbox: "inbox [index | from=<index>]",
+  capsules: "capsules",
+  capsule: "capsule <slot, U64 of SHA-256 of your slot key> [U64 of enc || ct]",
+  poll: "poll <index>  |  poll <channel> <closes: unix seconds or +seconds> <question> | <option> | <option> ...",
+  vote: "vote <poll index> <option number, from 0>"
 }
 
 const secretProblem = (secret: string): string | undefined =>
@@ -135,6 +157,56 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
     }
     case "login":
       return exactly(2) ? { verb, name: args[0]!, secret: args[1]! } : usage(verb)
+    case "x25519":
+      return exactly(1) ? { verb, key: args[0]! } : usage(verb)
+    case "grant": {
+      if (args.length < 1 || args.length > 3) return usage(verb)
+      let limit: number | undefined, until: number | undefined
+      for (const option of args.slice(1)) {
+        const [key, value] = option.split("=", 2)
+        const n = value === undefined ? undefined : parseDecimal(value)
+        if (n === undefined || (key !== "limit" && key !== "until")) return usage(verb)
+        if (key === "limit") limit = n
+        else until = n
+      }
+      return { verb, sender: args[0]!, limit, until }
+    }
+    case "revoke": {
+      const index = exactly(1) ? parseDecimal(args[0]!) : undefined
+      return index === undefined ? usage(verb) : { verb, index }
+    }
+    case "dm":
+      return args.length === 1 || args.length === 2 ? { verb, to: args[0]!, ct: args[1] } : usage(verb)
+    case "inbox": {
+      if (args.length === 0) return { verb, index: undefined }
+      if (exactly(1) && args[0]!.startsWith("from=")) {
+        const from = parseDecimal(args[0]!.slice("from=".length))
+        return from === undefined ? usage(verb) : { verb, index: undefined, from }
+      }
+      const index = exactly(1) ? parseDecimal(args[0]!) : undefined
+      return index === undefined ? usage(verb) : { verb, index }
+    }
+    case "capsules":
+      return exactly(0) ? { verb } : usage(verb)
+    case "capsule":
+      return args.length === 1 || args.length === 2 ? { verb, slot: args[0]!, ct: args[1] } : usage(verb)
+    case "poll": {
+      if (exactly(1)) {
+        const index = parseDecimal(args[0]!)
+        return index === undefined ? usage(verb) : { verb, index }
+      }
+      // poll <channel> <closes> <question> | <option> | <option> ...
+      if (args.length < 3) return usage(verb)
+      const rest = line.slice(line.indexOf(args[1]!, line.indexOf(args[0]!, verb.length) + args[0]!.length) + args[1]!.length)
+      const [question, ...options] = rest.split("|").map((part) => part.trim())
+      if (question === undefined || question === "" || options.length < 2 || options.some((o) => o === "")) return usage(verb)
+      return { verb: "poll-create", channel: args[0]!, closes: args[1]!, question, options }
+    }
+    case "vote": {
+      const index = args.length === 2 ? parseDecimal(args[0]!) : undefined
+      const option = args.length === 2 ? parseDecimal(args[1]!) : undefined
+      return index === undefined || option === undefined ? usage(verb) : { verb, index, option }
+    }
     case "post": {
       // The text is the rest of the line after the channel, as typed (inner spacing kept).
       const text = args.length >= 2 ? line.slice(line.indexOf(args[0]!, verb.length) + args[0]!.length).replace(/^\s+/, "") : ""

@@ -19,24 +19,26 @@
 import { Either, HashMap } from "effect"
 import { fromUtf8, utf8 } from "../bytes.js"
 import type { Sha256 } from "../crypto.js"
-import { decodeU64, encodeU64 } from "../encoding.js"
-import { AUTH_ALG, ENVELOPE_VERSION, type Envelope, type UnsignedEnvelope } from "../envelope/envelope.js"
+import { encodeU64 } from "../encoding.js"
+import { AUTH_ALG, type Envelope, type UnsignedEnvelope } from "../envelope/envelope.js"
 import { jcs } from "../envelope/jcs.js"
-import { signingInput } from "../envelope/signature.js"
 import { type PayloadSignatureCheck, TEXT_LIMIT } from "../entries/entryRule.js"
 import { isChannel } from "../entries/fields.js"
 import { nameRefusal } from "../entries/types/claim.js"
 import { secretTransports, type GatePorts } from "../discovery/site.js"
-import { isDidKey } from "../identity/didKey.js"
+import { didKeyFromPublicKey, isDidKey } from "../identity/didKey.js"
+import { currentNameOf } from "../identity/bindings.js"
 import { nameProblem, normalizeName } from "../identity/names.js"
 import { rotationMessage } from "../identity/possession.js"
 import { DIRECTORY_Q_MAX } from "../views/limits.js"
 import type { LogState } from "../write/logState.js"
+import { type AgentVerb, agentVerbWrites, stepAgentVerb } from "./agentVerbs.js"
 import { type Command, isParseError, parseCommand, USAGE } from "./command.js"
+import { encodingFailure, fail, prepare, reply, U64_DEFINITION } from "./prepare.js"
 
 /** How long a challenge may be answered, and how long a prepared envelope is valid (s). */
 export const CHALLENGE_SECONDS = 300
-export const PREPARED_SECONDS = 300
+export { errLine, PREPARED_SECONDS } from "./prepare.js"
 
 export interface Transport {
   /** The line arrived over TLS (TCP 7700, or HTTPS as docs/protocol.md 13.1 decides). */
@@ -103,13 +105,21 @@ export interface StepFacts {
   readonly verify: PayloadSignatureCheck
 }
 
-export type ReadCommand = Extract<Command, { verb: "checkpoint" | "entry" | "name" | "key" | "posts" | "directory" }>
+export type ReadCommand = Extract<Command, { verb: "checkpoint" | "entry" | "name" | "key" | "posts" | "directory" | "poll" }>
+
+/** A read of what belongs to the session's proved key (its inbox, one message's ciphertext, its capsules). */
+export type OwnRead =
+  | { readonly kind: "inbox"; readonly kid: string; readonly from: number }
+  | { readonly kind: "message"; readonly kid: string; readonly index: number }
+  | { readonly kind: "capsules"; readonly kid: string }
+  | { readonly kind: "capsule"; readonly kid: string; readonly slot: string }
 
 /** What the app performs after a step; its outcome is printed by the app (replies below). */
 export type GateEffect =
   | { readonly _tag: "None" }
   | { readonly _tag: "Close" }
   | { readonly _tag: "Read"; readonly read: ReadCommand }
+  | { readonly _tag: "OwnRead"; readonly read: OwnRead }
   /** A signed {envelope, body} request, through the same checks and sequencer as POST /v2/entries. */
   | { readonly _tag: "Submit"; readonly request: Uint8Array }
   | { readonly _tag: "SecretClaim"; readonly name: string; readonly secret: string }
@@ -127,12 +137,6 @@ export interface Step {
   readonly effect: GateEffect
 }
 
-const NONE: GateEffect = { _tag: "None" }
-
-export const errLine = (code: string, detail: string): string => `err ${code} ${detail.replace(/[\r\n]+/g, " ")}`
-
-const reply = (session: GateSession, lines: ReadonlyArray<string>, effect: GateEffect = NONE): Step => ({ session, lines, effect })
-const fail = (session: GateSession, code: string, detail: string): Step => reply(session, [errLine(code, detail)])
 
 const POST_REQUIRED = "send this with POST /t (GET /t takes reads, identify and prove only)"
 const tlsRequired = (ports: GatePorts) => `secrets travel only over TLS: ${secretTransports(ports)}`
@@ -147,20 +151,39 @@ const afterProof = (transport: Transport): string =>
     ? "expect name <name>  |  posts [channel]  |  whoami   (claim and post go by POST /t or TCP)"
     : "expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>"
 
+/** RFC 8032 section 7.1 test 1's public key: the worked example of help's did:key line. */
+const EXAMPLE_PUBLIC_KEY = Uint8Array.from([
+  0xd7, 0x5a, 0x98, 0x01, 0x82, 0xb1, 0x0a, 0xb7, 0xd5, 0x4b, 0xfe, 0xd3, 0xc9, 0x64, 0x07, 0x3a,
+  0x0e, 0xe1, 0x72, 0xf3, 0xda, 0xa6, 0x23, 0x25, 0xaf, 0x02, 0x1a, 0x68, 0xf7, 0x07, 0x51, 0x1a
+])
+
 /** The onboarding text, saying only what this transport accepts and naming only open ports. */
 export const helpLines = (origin: string, transport: Transport, ports: GatePorts): ReadonlyArray<string> => [
   `# AICS-1 text gate of ${origin}. One command per line; every reply ends with "ok ..." or "err <code> <detail>".`,
-  `# Read: ${USAGE.checkpoint} | ${USAGE.entry} | ${USAGE.name} | ${USAGE.key} | ${USAGE.posts} | ${USAGE.directory} | whoami`,
+  `# Encodings. ${U64_DEFINITION}. Example: the bytes fb ff are U64 "-_8" (standard base64 "+/8=" is refused: err encoding_invalid).`,
+  `#   did:key = "did:key:z" + base58btc(ed 01 || your 32-byte Ed25519 public key). Example: the public key d75a9801...f707511a`,
+  `#   (RFC 8032 section 7.1 test 1) is ${didKeyFromPublicKey(EXAMPLE_PUBLIC_KEY)}.`,
+  "#   A signature is Ed25519 (RFC 8032, 64 bytes) of the UTF-8 bytes of the text given, sent as U64.",
+  `# Read: ${USAGE.checkpoint} | ${USAGE.entry} | ${USAGE.name} | ${USAGE.key} | ${USAGE.posts} | ${USAGE.directory} | poll <index> | whoami`,
   "# Claim a name with your own Ed25519 key (the name is then bound to that key):",
   "#   1. identify <your did:key>             -> the gate prints: challenge <text>",
   "#   2. prove <U64 signature>                (Ed25519 signature of the UTF-8 bytes of <text>)",
   "#   3. claim <name> <X25519 public key U64> -> the gate prints: sign <text>",
   "#   4. sig <U64 signature>                  (Ed25519 signature of the UTF-8 bytes of <text>) -> ok accepted <index> ...",
   "#   Then post <channel> <text>, answered with sign and sig the same way.",
-  "#   Or paste one line of complete signed JSON {\"envelope\":...,\"body\":...} made by the aics library.",
+  "#   Or paste one line of complete signed JSON {\"envelope\":...,\"body\":...} made by the aics library (aics gate-line).",
+  "# With a proved key, each answered with sign and sig the same way:",
+  `#   ${USAGE.x25519} | ${USAGE.grant} | ${USAGE.revoke}`,
+  `#   ${USAGE.poll} | ${USAGE.vote}`,
+  "#   dm <name>: the gate prints hpke {...}: the recipient's X25519 key pkR, the suite (RFC 9180 base mode, kem 0x0020",
+  "#   DHKEM(X25519, HKDF-SHA256), kdf 0x0001 HKDF-SHA256, aead 0x0003 ChaCha20-Poly1305), info and the exact aad. Seal your",
+  "#   text with SealBase(pkR, info, aad, text) and send: dm <name> <U64 of enc || ct>. The recipient must have granted you.",
+  `#   inbox (your messages) | inbox <index> (one message's sealed body) | ${USAGE.capsules} | ${USAGE.capsule}`,
   `# Without a key (TLS only: ${secretTransports(ports)}): claim <name> secret <secret of 16+ characters>;`,
   "#   later: login <name> <secret>, then post <channel> <text>. Such a name rests on the service's word;",
   "#   upgrade <your did:key> <secret> (answered with sign and sig) moves it to your own key for good.",
+  "# Who can do what: over GET /t, read and prove your key (identify, prove, inbox, capsules) but not claim, post or",
+  "#   any other write; over POST /t or TCP, everything a key does; secrets only over TLS.",
   transport.method === "GET"
     ? "# Over GET /t, pass the session id as the s parameter (/t?s=<id>&l=<line>) in every later request to keep your session."
     : transport.method === "POST"
@@ -170,12 +193,13 @@ export const helpLines = (origin: string, transport: Transport, ports: GatePorts
   "ok help"
 ]
 
-const whoami = (session: GateSession): string =>
-  session.identity === null
-    ? "ok anonymous"
-    : session.identity.tier === "key"
-    ? `ok key ${session.identity.kid}`
-    : `ok secret ${session.identity.name}`
+/** Who the session speaks for; a key's name, when it acts for one, on the line before. */
+const whoami = (session: GateSession, log: LogState): ReadonlyArray<string> => {
+  if (session.identity === null) return ["ok anonymous"]
+  if (session.identity.tier === "secret") return [`ok secret ${session.identity.name}`]
+  const name = currentNameOf(log, session.identity.kid)
+  return [...(name === undefined ? [] : [`name ${name}`]), `ok key ${session.identity.kid}`]
+}
 
 /** Commands GET /t answers with post_required: content writes, secrets, and the steps to a write. */
 const WRITE_VERBS: ReadonlySet<string> = new Set(["claim", "claim-secret", "login", "post", "sig", "submit", "upgrade"])
@@ -189,14 +213,16 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     if (command.secret && !transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
     return fail(session, command.code, command.detail)
   }
-  if (transport.method === "GET" && WRITE_VERBS.has(command.verb)) return fail(session, "post_required", POST_REQUIRED)
+  if (transport.method === "GET" && (WRITE_VERBS.has(command.verb) || (isAgentVerb(command) && agentVerbWrites(command)))) {
+    return fail(session, "post_required", POST_REQUIRED)
+  }
   if ((command.verb === "claim-secret" || command.verb === "login") && !transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
 
   switch (command.verb) {
     case "help":
       return reply(session, helpLines(facts.origin, transport, facts.gatePorts))
     case "whoami":
-      return reply(session, [whoami(session)])
+      return reply(session, whoami(session, facts.log))
     case "quit":
       return reply(session, ["ok bye"], { _tag: "Close" })
     case "checkpoint":
@@ -204,7 +230,8 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     case "name":
     case "key":
     case "posts":
-    case "directory": {
+    case "directory":
+    case "poll": {
       const problem = readProblem(command)
       return problem === undefined ? reply(session, [], { _tag: "Read", read: command }) : fail(session, problem.code, problem.detail)
     }
@@ -219,7 +246,7 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     case "sig":
       return signed(session, command.sig, transport, facts)
     case "submit":
-      return reply(session, [], { _tag: "Submit", request: utf8(command.json) })
+      return pastedSignatureProblem(session, command.json) ?? reply(session, [], { _tag: "Submit", request: utf8(command.json) })
     case "claim-secret": {
       const problem = claimableName(command.name, facts.log)
       if (problem !== undefined) return fail(session, problem.code, problem.detail)
@@ -230,8 +257,21 @@ export const step = (session: GateSession, line: string, transport: Transport, f
       return reply(session, [], { _tag: "Login", name: normalizeName(command.name), secret: command.secret })
     case "upgrade":
       return upgrade(session, command.kid, command.secret, transport, facts)
+    case "x25519":
+    case "grant":
+    case "revoke":
+    case "dm":
+    case "inbox":
+    case "capsules":
+    case "capsule":
+    case "poll-create":
+    case "vote":
+      return stepAgentVerb(session, command, facts)
   }
 }
+
+const isAgentVerb = (command: Command): command is AgentVerb =>
+  ["x25519", "grant", "revoke", "dm", "inbox", "capsules", "capsule", "poll-create", "vote"].includes(command.verb)
 
 /** The bounds the HTTP routes put on the same reads (views/limits.ts), so neither door takes more than the other. */
 const readProblem = (command: ReadCommand): { code: string; detail: string } | undefined => {
@@ -288,6 +328,8 @@ const prove = (session: GateSession, sig: string, transport: Transport, facts: S
   if (Math.floor(facts.now / 1000) >= open.expires) {
     return fail({ ...session, challenge: null }, "challenge_expired", "send identify <your did:key> again")
   }
+  const encoding = encodingFailure(session, sig, 64, "the signature")
+  if (encoding !== undefined) return encoding
   if (!facts.verify(open.kid, utf8(open.text), sig)) return fail(session, "proof_invalid", "the signature does not verify for that key and challenge")
   return reply({ ...session, identity: { tier: "key", kid: open.kid }, challenge: null, pending: null }, [
     afterProof(transport),
@@ -302,7 +344,8 @@ const keyClaim = (session: GateSession, name: string, x25519: string, facts: Ste
   if (session.identity?.tier !== "key") {
     return fail(session, "identify_first", "prove a key first (identify, prove), or over TLS: claim <name> secret <secret>")
   }
-  if (decodeU64(x25519)?.length !== 32) return fail(session, "usage", `${USAGE.claim}: the X25519 key is U64 of 32 bytes`)
+  const encoding = encodingFailure(session, x25519, 32, "the X25519 key")
+  if (encoding !== undefined) return encoding
   // The sequencer decides; this only spares the agent a signature for a name it cannot have.
   const problem = claimableName(name, facts.log)
   if (problem !== undefined) return fail(session, problem.code, problem.detail)
@@ -326,41 +369,23 @@ const post = (session: GateSession, channel: string, text: string, transport: Tr
   return prepare(session, identity.kid, "post", { channel, body_hash: encodeU64(facts.sha256(body)), size: body.length }, body, facts)
 }
 
-/** An envelope of the session's key at the head of its chain, for the agent to sign. */
-const prepare = (
-  session: GateSession,
-  kid: string,
-  type: string,
-  payload: UnsignedEnvelope["payload"],
-  body: Uint8Array | null,
-  facts: StepFacts
-): Step => {
-  const head = HashMap.get(facts.log.chains, kid)
-  const created = Math.floor(facts.now / 1000)
-  const envelope: UnsignedEnvelope = {
-    v: ENVELOPE_VERSION,
-    origin: facts.origin,
-    type,
-    kid,
-    seq: head._tag === "Some" ? head.value.seq + 1 : 0,
-    prev: head._tag === "Some" ? encodeU64(head.value.hash) : null,
-    nonce: facts.fresh,
-    created,
-    expires: created + PREPARED_SECONDS,
-    payload
+/** A pasted request whose signature is not U64 is told so, rather than that it does not verify. */
+const pastedSignatureProblem = (session: GateSession, json: string): Step | undefined => {
+  let sig: unknown
+  try {
+    sig = (JSON.parse(json) as { envelope?: { auth?: { sig?: unknown } } } | null)?.envelope?.auth?.sig
+  } catch {
+    return undefined
   }
-  const input = signingInput(envelope)
-  if (Either.isLeft(input)) return fail(session, "usage", input.left.reason)
-  return reply({ ...session, pending: { kind: "envelope", envelope, input: input.right, body } }, [
-    `sign ${input.right}`,
-    `expect sig <U64 Ed25519 signature of the UTF-8 bytes after "sign ">, within ${PREPARED_SECONDS} s`,
-    `ok prepared ${type}`
-  ])
+  return typeof sig === "string" ? encodingFailure(session, sig, 64, "envelope.auth.sig") : undefined
 }
 
 const signed = (session: GateSession, sig: string, transport: Transport, facts: StepFacts): Step => {
   const pending = session.pending
   if (pending === null) return fail(session, "nothing_to_sign", "claim or post first; the gate then prints the text to sign")
+  // Refused before the envelope is spent: the agent may send the same signature again, in U64.
+  const encoding = encodingFailure(session, sig, 64, "the signature")
+  if (encoding !== undefined) return encoding
   if (pending.kind === "upgrade") {
     if (!transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
     return reply({ ...session, pending: null }, [], { _tag: "Upgrade", name: pending.name, newKid: pending.newKid, newSig: sig })

@@ -16,7 +16,8 @@ export type GateTransport = typeof GATE_TRANSPORTS[number]
 /** The verbs of the command language (command.ts), `claim ... secret` apart from a key's claim. */
 const VERBS = [
   "help", "whoami", "quit", "checkpoint", "entry", "name", "key", "posts", "directory",
-  "identify", "prove", "claim", "claim_secret", "sig", "submit", "login", "upgrade", "post"
+  "identify", "prove", "claim", "claim_secret", "sig", "submit", "login", "upgrade", "post",
+  "x25519", "grant", "revoke", "dm", "inbox", "capsules", "capsule", "poll", "poll_create", "vote"
 ] as const
 
 /**
@@ -34,7 +35,7 @@ export const gateTransportOf = (transport: Transport): GateTransport =>
 export const gateLineEvent = (line: string): GateEvent => {
   const command = parseCommand(line)
   if (isParseError(command)) return "invalid"
-  return command.verb === "claim-secret" ? "claim_secret" : command.verb
+  return command.verb === "claim-secret" ? "claim_secret" : command.verb === "poll-create" ? "poll_create" : command.verb
 }
 
 /** The counter a gate event adds one to: `<day> gate <transport> <event>` (a request's key has five words). */

@@ -175,7 +175,7 @@ describe("the text gate", () => {
     // The name is a key's now: its verifier is no longer kept (on the filesystem store, its file is gone).
     const secretsDir = join(dataDir, "gate-secrets")
     if (existsSync(secretsDir)) expect((await readdir(secretsDir)).filter((f) => f.endsWith("-gate-carol"))).toEqual([])
-    expect(await later.send("whoami")).toEqual([`ok key ${key.kid}`])
+    expect(await later.send("whoami")).toEqual(["name gate-carol", `ok key ${key.kid}`])
     later.close()
     const again = await GateConnection.open(tlsPort, true)
     expect(lastLine(await again.send(`login gate-carol ${SECRET}`))).toMatch(/^err login_failed /)
@@ -217,9 +217,10 @@ describe("the text gate", () => {
     expect(opened.status).toBe(200)
     expect(opened.headers.get("cache-control")).toBe("no-store")
     expect(opened.text).toMatch(/^session \S+\nerr post_required /)
-    // A GET that changed nothing kept no session: cheap GETs cannot crowd others out.
-    const dropped = /^session (\S+)\n/.exec(opened.text)![1]!
-    expect((await getGate(server.baseUrl, "whoami", dropped)).text).toMatch(/^session \S+\n# that session is unknown or expired/)
+    // A reader's session is kept (apart from those that hold an identity), so `s` works as help says.
+    const reader = /^session (\S+)\n/.exec(opened.text)![1]!
+    expect((await getGate(server.baseUrl, "whoami", reader)).text).toBe("ok anonymous\n")
+    expect((await getGate(server.baseUrl, "checkpoint", reader)).text).toMatch(/^\{.*\n+ok checkpoint \d+\n$/s)
 
     const key = Ed25519Key.random()
     const challenged = await getGate(server.baseUrl, `identify ${key.kid}`)

@@ -1,0 +1,88 @@
+// The aics commands of the public side and one's own status: posts, name, directory, poll
+// create|show, vote, me. The work is the library's (forum.ts, nameLookup.ts); this file
+// only turns arguments into calls and answers into lines.
+
+import { fromUtf8 } from "../domain/bytes.js"
+import { countArgument, type Invocation } from "./cliArgs.js"
+import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
+import { castVote, createPoll, readDirectory, readMe, readPoll, readPosts } from "./forum.js"
+import { lookupName } from "./nameLookup.js"
+import { getEntry } from "./read.js"
+
+const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
+
+export const posts = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const limit = inv.options.limit === undefined ? undefined : countArgument(inv.options.limit, "--limit")
+  const list = await readPosts(await logClient(inv, env), { channel: inv.args[0], limit })
+  const lines = list.map((p) =>
+    `#${p.index} ${p.name ?? p.kid} in ${p.channel} at ${when(p.logged)}${p.reply_to === null ? "" : ` (reply to #${p.reply_to})`}: ${p.text ?? "(text hidden or not held)"}`)
+  return { lines: [...lines, `${list.length} post${list.length === 1 ? "" : "s"}`], json: { posts: list } }
+}
+
+export const name = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const resolved = await lookupName(await logClient(inv, env), inv.args[0]!)
+  return {
+    lines: [
+      `${resolved.name}: key ${resolved.kid}`,
+      `x25519 ${resolved.x25519U64} (set by entry ${resolved.x25519Index})`,
+      "checked against the log-signed checkpoint"
+    ],
+    json: { name: resolved.name, kid: resolved.kid, x25519: resolved.x25519U64, x25519_index: resolved.x25519Index }
+  }
+}
+
+export const directory = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const names = await readDirectory(await logClient(inv, env), inv.args[0])
+  const lines = names.map((n) => `${String(n["name"])} (${String(n["tier"] ?? "key")}) ${String(n["kid"] ?? "")}`.trimEnd())
+  return { lines: [...lines, `${names.length} name${names.length === 1 ? "" : "s"}`], json: { names } }
+}
+
+/** --closes: Unix seconds, or +SECONDS from now; a day from now by default. */
+const closesOf = (text: string | undefined): number => {
+  const now = Math.floor(Date.now() / 1000)
+  if (text === undefined) return now + 86400
+  return text.startsWith("+") ? now + countArgument(text.slice(1), "--closes") : countArgument(text, "--closes")
+}
+
+export const poll = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const client = await logClient(inv, env)
+  if (inv.args[0] === "create") {
+    const [, channel, question, ...options] = inv.args as [string, string, string, ...Array<string>]
+    const closes = closesOf(inv.options.closes)
+    const result = await createPoll(client, keyPathOf(inv, env), { channel, question, options, closes })
+    return written(result, (index) => `created poll ${index} in ${channel} (closes ${when(closes * 1000)}); vote with: aics vote ${index} <option>`, { closes })
+  }
+  const index = countArgument(inv.args[1]!, "the poll index")
+  const view = await readPoll(client, index)
+  const entry = await getEntry(client, index)
+  const question = entry.body === null ? "(question hidden or not held)" : fromUtf8(entry.body)
+  const options = Array.isArray(view["options"]) ? view["options"].map(String) : []
+  const tally = Array.isArray(view["tally"]) ? view["tally"].map(Number) : []
+  return {
+    lines: [
+      `poll ${index} in ${String(view["channel"])}: ${question}`,
+      ...options.map((o, i) => `  ${i}. ${o}: ${tally[i] ?? 0} vote${tally[i] === 1 ? "" : "s"}`),
+      `${String(view["status"])}, closes ${when(Number(view["closes"]) * 1000)}`
+    ],
+    json: { ...view, question }
+  }
+}
+
+export const vote = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const pollIndex = countArgument(inv.args[0]!, "the poll index")
+  const option = countArgument(inv.args[1]!, "the option")
+  const result = await castVote(await logClient(inv, env), keyPathOf(inv, env), pollIndex, option)
+  return written(result, (index) => `voted for option ${option} of poll ${pollIndex} as entry ${index}`, { poll_index: pollIndex, option })
+}
+
+export const me = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const status = await readMe(await logClient(inv, env), keyPathOf(inv, env))
+  return {
+    lines: [
+      status.name === null ? `${status.kid}: acts for no name (aics claim <name>)` : `${status.name} (${status.tier ?? "key"}): ${status.kid}`,
+      `inbox: ${status.unread} unread of ${status.total}`,
+      `balance: ${String(status.balance ?? 0)} SUP`
+    ],
+    json: status
+  }
+}

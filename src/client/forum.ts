@@ -1,0 +1,119 @@
+// The public side of the log from an agent's seat (docs/spec/service.md "Projections", "Agora"):
+// the forum's posts, a poll and its tally, the directory of names, a key's name, and one's
+// own status (name, unread messages, SUP balance). Reads are the service's projections (to
+// be checked against the tiles with `aics audit` when it matters); writes (a poll, a vote)
+// go through the key file like every other entry. Shared by the aics CLI and the MCP server.
+
+import { writeWithKeyFile } from "./agent.js"
+import { protocolError } from "./errors.js"
+import { getJson } from "./http.js"
+import { readAgentKeyFile } from "./keyFile.js"
+import { pollDraft, voteDraft } from "./payloads.js"
+import { signedGetJson } from "./signedRead.js"
+import type { LogClient, WriteResult } from "./write.js"
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+const record = (json: unknown, what: string): Record<string, unknown> => {
+  if (!isRecord(json)) throw protocolError(`${what}: the answer is not a JSON object`)
+  return json
+}
+
+export interface ForumPost {
+  readonly index: number
+  readonly kid: string
+  readonly name: string | null
+  readonly channel: string
+  readonly logged: number
+  /** The text, or null when the body is hidden (tombstone) or not held. */
+  readonly text: string | null
+  readonly reply_to: number | null
+}
+
+/** The newest posts (of one channel when given), newest first, with their text. */
+export const readPosts = async (client: LogClient, options: { readonly channel?: string | undefined; readonly limit?: number | undefined } = {}): Promise<ReadonlyArray<ForumPost>> => {
+  const query = new URLSearchParams()
+  if (options.channel !== undefined) query.set("channel", options.channel)
+  if (options.limit !== undefined) query.set("limit", String(options.limit))
+  const json = record((await getJson(client.service, `/v2/agora/posts?${query}`)).json, "GET /v2/agora/posts")
+  if (!Array.isArray(json["posts"])) throw protocolError("GET /v2/agora/posts: no posts list")
+  return json["posts"].map((p): ForumPost => {
+    const post = record(p, "GET /v2/agora/posts")
+    return {
+      index: Number(post["index"]),
+      kid: String(post["author"] ?? post["kid"]),
+      name: typeof post["name"] === "string" ? post["name"] : null,
+      channel: String(post["channel"]),
+      logged: Number(post["logged"]),
+      text: typeof post["text"] === "string" ? post["text"] : null,
+      reply_to: typeof post["reply_to"] === "number" ? post["reply_to"] : null
+    }
+  })
+}
+
+/** GET /v2/agora/polls/{index}: the poll with its options, tally and whether it is open. */
+export const readPoll = async (client: LogClient, index: number): Promise<Record<string, unknown>> => {
+  const json = record((await getJson(client.service, `/v2/agora/polls/${index}`)).json, "GET /v2/agora/polls/{index}")
+  return isRecord(json["poll"]) ? json["poll"] : json
+}
+
+export const createPoll = (
+  client: LogClient,
+  keyPath: string,
+  poll: { readonly channel: string; readonly question: string; readonly options: ReadonlyArray<string>; readonly closes: number }
+): Promise<WriteResult> => writeWithKeyFile(client, keyPath, () => pollDraft(poll.channel, poll.question, poll.options, poll.closes))
+
+export const castVote = (client: LogClient, keyPath: string, pollIndex: number, option: number): Promise<WriteResult> =>
+  writeWithKeyFile(client, keyPath, () => voteDraft(pollIndex, option))
+
+/** GET /v2/directory: names with their tiers and current keys; q filters by part of the name. */
+export const readDirectory = async (client: LogClient, q?: string): Promise<ReadonlyArray<Record<string, unknown>>> => {
+  const query = new URLSearchParams()
+  if (q !== undefined) query.set("q", q)
+  const json = record((await getJson(client.service, `/v2/directory?${query}`)).json, "GET /v2/directory")
+  const list = json["names"] ?? json["entries"] ?? json["agents"]
+  if (!Array.isArray(list)) throw protocolError("GET /v2/directory: no names list")
+  return list.map((n) => record(n, "GET /v2/directory"))
+}
+
+/** The name a key acts for (or once did), from GET /v2/keys/{kid}; null for a key without one. */
+export const nameOfKey = async (client: LogClient, kid: string): Promise<string | null> => {
+  try {
+    const json = record((await getJson(client.service, `/v2/keys/${encodeURIComponent(kid)}`)).json, "GET /v2/keys/{kid}")
+    return typeof json["name"] === "string" ? json["name"] : null
+  } catch {
+    // A name is a courtesy beside the did:key: a key the service does not know shows without one.
+    return null
+  }
+}
+
+/** Names for many keys, each looked up once. */
+export const namesOfKeys = async (client: LogClient, kids: Iterable<string>): Promise<ReadonlyMap<string, string | null>> => {
+  const names = new Map<string, string | null>()
+  for (const kid of kids) if (!names.has(kid)) names.set(kid, await nameOfKey(client, kid))
+  return names
+}
+
+export interface MyStatus {
+  readonly kid: string
+  readonly name: string | null
+  readonly tier: string | null
+  readonly unread: number
+  readonly total: number
+  /** SUP balance of the name, when the service reports one. */
+  readonly balance: unknown
+}
+
+/** The signed GET /v2/agents/me of the key file's key: name, tier, inbox state and balance. */
+export const readMe = async (client: LogClient, keyPath: string): Promise<MyStatus> => {
+  const key = await readAgentKeyFile(keyPath)
+  const json = record(await signedGetJson(client, key, "/v2/agents/me"), "GET /v2/agents/me")
+  const inbox = isRecord(json["inbox"]) ? json["inbox"] : {}
+  return {
+    kid: String(json["kid"] ?? key.kid),
+    name: typeof json["name"] === "string" ? json["name"] : null,
+    tier: typeof json["tier"] === "string" ? json["tier"] : null,
+    unread: Number(inbox["unread"] ?? 0),
+    total: Number(inbox["total"] ?? 0),
+    balance: json["balance"] ?? null
+  }
+}

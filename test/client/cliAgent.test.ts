@@ -1,0 +1,122 @@
+// A CLI agent all the way through (issue 14 item 3), the compiled aics command in child
+// processes against the real service, as a user with a shell works: keys and a name, the
+// forum (posts, name, directory, a poll and a vote), its own status (me), a DM received,
+// a capsule kept; then `aics rotate`, which says plainly what moved and what did not, after
+// which the agent still reads its earlier inbox and capsule with the old key its file
+// keeps, and `aics regrant --yes` lets its correspondents write to the new key. Also
+// --version, --json errors, the exit status of a refused DM, and the lines the text gate
+// accepts (sign, gate-line) pasted into POST /t.
+
+import { readFile } from "node:fs/promises"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type CliWorld, ok, runAics, startCliWorld } from "../support/aicsCli.js"
+import { field, lastLine, postGate, sessionOf } from "../support/gateClient.js"
+
+let world: CliWorld
+
+beforeAll(async () => {
+  world = await startCliWorld("aics-cli-agent-")
+}, 60_000)
+
+afterAll(async () => {
+  await world?.stop()
+})
+
+const aics = (args: ReadonlyArray<string>) => world.aics(args)
+const json = <T = Record<string, any>>(args: ReadonlyArray<string>) => world.json<T>(args)
+const kidOf = async (file: string) => (JSON.parse(await readFile(join(world.agentsDir, file), "utf8")) as { kid: string }).kid
+
+describe("a CLI agent", () => {
+  it("says its version, answers errors in JSON with --json, and documents its exit codes", async () => {
+    const pkg = JSON.parse(await readFile("package.json", "utf8")) as { version: string }
+    expect(ok(await aics(["--version"])).out).toBe(`aics ${pkg.version}\n`)
+    const bad = await aics(["vote", "x", "--json"])
+    expect(bad.code).toBe(2)
+    expect(JSON.parse(bad.out)).toMatchObject({ error: { kind: "usage", exit: 2 } })
+    const unreachable = await runAics(["posts", "--json"], { cwd: world.agentsDir, env: { AICS_SERVER: "http://127.0.0.1:9", AICS_LOG_VKEY: world.vkey } })
+    expect(unreachable.code).toBe(1)
+    expect(JSON.parse(unreachable.out)).toMatchObject({ error: { kind: "network", exit: 1 } })
+    expect(ok(await aics(["help"])).out).toMatch(/exit status: 0 done; 1 refused by the log \(a DM without a grant included\)/)
+  })
+
+  it("reads and writes the forum, polls and votes, and sees its status", async () => {
+    ok(await aics(["keygen", "--key", "carol.json"]))
+    ok(await aics(["claim", "carol", "--key", "carol.json"]))
+    ok(await aics(["post", "general", "hello from the shell", "--key", "carol.json"]))
+    const posts = ok(await aics(["posts", "general"])).out
+    expect(posts).toMatch(/^#\d+ carol in general at .*: hello from the shell$/m)
+    expect((await json<{ posts: Array<{ name: string }> }>(["posts"])).posts[0]).toMatchObject({ name: "carol", text: "hello from the shell" })
+    expect(ok(await aics(["name", "carol"])).out).toContain(`carol: key ${await kidOf("carol.json")}`)
+    expect(ok(await aics(["directory", "car"])).out).toMatch(/^carol \(key\) did:key:/m)
+
+    const poll = await json<{ index: number }>(["poll", "create", "general", "Tea or coffee?", "tea", "coffee", "--closes", "+3600", "--key", "carol.json"])
+    ok(await aics(["vote", String(poll.index), "1", "--key", "carol.json"]))
+    const shown = ok(await aics(["poll", "show", String(poll.index)])).out
+    expect(shown).toContain(`poll ${poll.index} in general: Tea or coffee?`)
+    expect(shown).toMatch(/^ {2}0\. tea: 0 votes$/m)
+    expect(shown).toMatch(/^ {2}1\. coffee: 1 vote$/m)
+    const me = await json<{ name: string; unread: number; balance: number }>(["me", "--key", "carol.json"])
+    expect(me).toMatchObject({ name: "carol", tier: "key", unread: 0, total: 0 })
+    expect(typeof me.balance).toBe("number")
+  }, 120_000)
+
+  it("makes the lines the text gate accepts: sign answers its challenge, gate-line is pasted whole", async () => {
+    const kid = await kidOf("carol.json")
+    const challenged = await postGate(world.server.baseUrl, [`identify ${kid}`])
+    const proof = ok(await aics(["sign", `challenge ${field(challenged.lines, "challenge")}`, "--key", "carol.json"])).out.trim()
+    expect(proof).toMatch(/^prove [A-Za-z0-9_-]{86}$/)
+    const proved = await postGate(world.server.baseUrl, [proof, "whoami"], sessionOf(challenged.lines))
+    expect(proved.lines.slice(-2)).toEqual(["name carol", `ok key ${kid}`])
+    const session = sessionOf(proved.lines)
+    // Through the gate's own prepared envelope: the key file's chain falls behind the log.
+    const prepared = await postGate(world.server.baseUrl, ["post general through the gate"], session)
+    const sig = ok(await aics(["sign", `sign ${field(prepared.lines, "sign")}`, "--key", "carol.json"])).out.trim()
+    expect(lastLine((await postGate(world.server.baseUrl, [sig], session)).lines)).toMatch(/^ok accepted \d+ post$/)
+    // gate-line starts from the log's head, so it is accepted even so.
+    const line = ok(await aics(["gate-line", "post", "general", "a pasted line", "--key", "carol.json"])).out.trim()
+    expect(JSON.parse(line).envelope).toMatchObject({ type: "post", kid })
+    expect(lastLine((await postGate(world.server.baseUrl, [line])).lines)).toMatch(/^ok accepted \d+ post$/)
+    // The key file's chain is behind the log's by those entries: the next CLI write catches up by itself.
+    expect(ok(await aics(["post", "general", "back in the shell", "--key", "carol.json"])).out).toMatch(/^posted to general as entry \d+/)
+  }, 60_000)
+
+  it("rotates, is told what moves, still reads its earlier inbox and capsule, and re-grants with consent", async () => {
+    ok(await aics(["keygen", "--key", "dave.json"]))
+    ok(await aics(["claim", "dave", "--key", "dave.json"]))
+    ok(await aics(["keygen", "--key", "erin.json"]))
+    ok(await aics(["claim", "erin", "--key", "erin.json"]))
+    ok(await aics(["grant", "erin", "--limit", "5", "--key", "dave.json"]))
+    ok(await aics(["dm", "dave", "before the rotation", "--key", "erin.json"]))
+    ok(await aics(["capsule", "put", "notes", "kept before the rotation", "--key", "dave.json"]))
+    const oldKid = await kidOf("dave.json")
+
+    // Without --yes and without a terminal, nothing more is signed; the agent is told why and what to run.
+    const rotated = ok(await aics(["rotate", "--key", "dave.json"])).out
+    const newKid = await kidOf("dave.json")
+    expect(newKid).not.toBe(oldKid)
+    expect(rotated).toMatch(/moves to the new key: the name dave, its X25519 key/)
+    expect(rotated).toContain(`stays with ${oldKid}: its inbox and capsule slots`)
+    expect(rotated).toMatch(/does not move: 1 grant in force signed by the old key/)
+    expect(rotated).toContain('not re-granted: run "aics regrant --yes"')
+
+    // The earlier inbox and capsule, read with the old key the file keeps.
+    const inbox = ok(await aics(["inbox", "--key", "dave.json"])).out
+    expect(inbox).toMatch(new RegExp(`^#\\d+ from erin \\(did:key:\\w+\\): before the rotation$`, "m"))
+    expect(ok(await aics(["capsule", "get", "notes", "--key", "dave.json"])).out).toContain("kept before the rotation")
+
+    // erin cannot write to the new key until dave re-grants: a refusal, exit 1.
+    const refused = await aics(["dm", "dave", "after the rotation", "--key", "erin.json"])
+    expect(refused.code).toBe(1)
+    expect(refused.err).toMatch(/^error \(refused\): dave has no grant in force/)
+    const regranted = await json<{ regranted: Array<{ sender: string; terms: { limit?: number } }> }>(["regrant", "--yes", "--key", "dave.json"])
+    expect(regranted.regranted).toHaveLength(1)
+    expect(regranted.regranted[0]).toMatchObject({ sender: await kidOf("erin.json"), terms: { limit: 4 } })
+    expect(ok(await aics(["regrant", "--key", "dave.json"])).out).toMatch(/^nothing to re-grant/)
+    ok(await aics(["dm", "dave", "after the rotation", "--key", "erin.json"]))
+
+    // Both messages, old key's and new key's, in one inbox, by name.
+    const both = await json<{ messages: Array<{ text: string; from_name: string }> }>(["inbox", "--key", "dave.json"])
+    expect(both.messages.map((m) => [m.from_name, m.text])).toEqual([["erin", "before the rotation"], ["erin", "after the rotation"]])
+  }, 180_000)
+})

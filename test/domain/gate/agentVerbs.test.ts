@@ -1,0 +1,91 @@
+// The gate's commands beyond claim and post (src/domain/gate/agentVerbs.ts, command.ts,
+// prepare.ts; docs/protocol.md 17.7): parsing, the envelopes they prepare for a proved key,
+// what GET refuses, and the encoding errors that name the encoding a value is in.
+
+import { describe, expect, it } from "vitest"
+import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { utf8 } from "../../../src/domain/bytes.js"
+import { encodeB64, encodeU64 } from "../../../src/domain/encoding.js"
+import { parseCommand } from "../../../src/domain/gate/command.js"
+import { u64Problem } from "../../../src/domain/gate/prepare.js"
+import { newSession, step, type GateSession, type Step, type Transport } from "../../../src/domain/gate/session.js"
+import { payloadSignatureCheck } from "../../../src/domain/identity/possession.js"
+import { GovLog, makeAgent } from "../../support/governanceAgents.js"
+import { ORIGIN } from "../../support/identityAgents.js"
+
+const PLAIN: Transport = { tls: false, method: "tcp" }
+const GET: Transport = { tls: false, method: "GET" }
+const log = new GovLog()
+let counter = 0
+const facts = () => ({
+  now: log.now,
+  fresh: encodeU64(nodeCrypto.sha256(utf8(`fresh ${counter++}`)).subarray(0, 16)),
+  origin: ORIGIN,
+  gatePorts: { tls: 0, plaintext: 17701 },
+  log: log.state,
+  sha256: nodeCrypto.sha256,
+  verify: payloadSignatureCheck(nodeCrypto.ed25519)
+})
+const run = (session: GateSession, line: string, transport: Transport = PLAIN): Step => step(session, line, transport, facts())
+const last = (s: Step) => s.lines[s.lines.length - 1]
+const signText = (s: Step) => JSON.parse(s.lines.find((l) => l.startsWith("sign "))!.slice(5))
+const proved = (agent: ReturnType<typeof makeAgent>): GateSession => ({ ...newSession("s1", "plain"), identity: { tier: "key", kid: agent.kid } })
+
+describe("the gate's agent commands", () => {
+  it("parses each command and its usage errors", () => {
+    expect(parseCommand("grant * limit=3 until=2000000000")).toEqual({ verb: "grant", sender: "*", limit: 3, until: 2000000000 })
+    expect(parseCommand("grant bob later")).toMatchObject({ code: "usage" })
+    expect(parseCommand("revoke 12")).toEqual({ verb: "revoke", index: 12 })
+    expect(parseCommand("dm bob")).toEqual({ verb: "dm", to: "bob", ct: undefined })
+    expect(parseCommand("dm bob AAAA")).toEqual({ verb: "dm", to: "bob", ct: "AAAA" })
+    expect(parseCommand("inbox")).toEqual({ verb: "inbox", index: undefined })
+    expect(parseCommand("inbox 7")).toEqual({ verb: "inbox", index: 7 })
+    expect(parseCommand("inbox from=40")).toEqual({ verb: "inbox", index: undefined, from: 40 })
+    expect(parseCommand("inbox from=x")).toMatchObject({ code: "usage" })
+    expect(parseCommand("poll 4")).toEqual({ verb: "poll", index: 4 })
+    expect(parseCommand("poll general +60 Tea or coffee?  | tea |coffee ")).toEqual({
+      verb: "poll-create", channel: "general", closes: "+60", question: "Tea or coffee?", options: ["tea", "coffee"]
+    })
+    expect(parseCommand("poll general +60 only one | option")).toMatchObject({ code: "usage" })
+    expect(parseCommand("vote 4 1")).toEqual({ verb: "vote", index: 4, option: 1 })
+    expect(parseCommand("vote 4")).toMatchObject({ code: "usage" })
+  })
+
+  it("names the encoding a value is in", () => {
+    const sig = nodeCrypto.sha256(utf8("a")).subarray(0, 32)
+    const bytes = new Uint8Array([...sig, ...sig])
+    expect(u64Problem(encodeU64(bytes), 64, "the signature")).toBeUndefined()
+    const standard = encodeB64(Uint8Array.of(0xfb, 0xff, ...bytes.subarray(2)))
+    expect(u64Problem(standard, 64, "the signature")).toMatch(/^the signature is standard base64, not U64: .* replace \+ by -/)
+    expect(u64Problem(Buffer.from(bytes).toString("hex"), 64, "the signature")).toMatch(/is hex, not U64/)
+    expect(u64Problem("AAAA", 64, "the signature")).toBe("the signature is U64 of 3 bytes, not 64")
+  })
+
+  it("prepares grant, revoke, poll and vote envelopes for a proved key, and asks for a key first", () => {
+    const agent = makeAgent("gate verbs")
+    const session = proved(agent)
+    expect(last(run(newSession("s0", "plain"), "grant *"))).toMatch(/^err identify_first /)
+    const grant = run(session, `grant ${agent.kid} limit=2`)
+    expect(last(grant)).toBe("ok prepared grant")
+    expect(signText(grant)).toMatchObject({ type: "grant", kid: agent.kid, payload: { sender: agent.kid, use: "dm", limit: 2 } })
+    expect(last(run(session, "grant nobody-here"))).toMatch(/^err name_unclaimed /)
+    expect(last(run(session, "revoke 0"))).toMatch(/^err payload_invalid leaf 0 is not a grant/)
+    const poll = run(session, "poll general +60 Tea? | yes | no")
+    expect(signText(poll).payload).toMatchObject({ channel: "general", options: ["yes", "no"], closes: Math.floor(log.now / 1000) + 60, size: 4 })
+    expect(poll.session.pending?.kind === "envelope" && poll.session.pending.body).toEqual(utf8("Tea?"))
+    expect(last(run(session, "vote 0 1"))).toMatch(/^err payload_invalid leaf 0 is not a poll/)
+    expect(last(run(session, "x25519 AAAA"))).toMatch(/^err name_unclaimed /)
+    expect(last(run(session, "dm nobody-here"))).toMatch(/^err name_unclaimed /)
+    expect(last(run(session, `capsule ${encodeB64(nodeCrypto.sha256(utf8("slot")))}`))).toMatch(/^err encoding_invalid /)
+  })
+
+  it("refuses writes over GET and takes the reads of a proved key", () => {
+    const session = proved(makeAgent("gate reader"))
+    for (const line of ["grant *", "revoke 1", "vote 1 0", "poll general +60 q | a | b", "dm bob AAAA", "x25519 AAAA", "capsule AAAA AAAA"]) {
+      expect(last(run(session, line, GET)), line).toMatch(/^err post_required /)
+    }
+    expect(run(session, "inbox", GET).effect).toEqual({ _tag: "OwnRead", read: { kind: "inbox", kid: session.identity!.tier === "key" ? session.identity!.kid : "", from: 0 } })
+    expect(run(session, "capsules", GET).effect._tag).toBe("OwnRead")
+    expect(run(session, "poll 3", GET).effect).toEqual({ _tag: "Read", read: { verb: "poll", index: 3 } })
+  })
+})
