@@ -9,6 +9,7 @@ import { claimName, postText, writeWithKeyFile } from "./agent.js"
 import { generateAgentKey } from "./agentKey.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { adminCommand, noticeCommand } from "./cliAdmin.js"
+import { contributeCommand } from "./cliContribute.js"
 import { audit, recoverCommand, rotateCommand } from "./cliKeys.js"
 import { capsule, dm, grantCommand, inbox, revoke } from "./cliMessaging.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
@@ -126,6 +127,7 @@ export const runCommand = (inv: Invocation, env: Env): Promise<Outcome> => {
     case "audit": return audit(inv, env)
     case "admin": return adminCommand(inv, env)
     case "notice": return noticeCommand(inv, env)
+    case "contribute": return contributeCommand(inv, env)
     case "help": throw new Error("help is answered by cli.ts")
   }
 }
