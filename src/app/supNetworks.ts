@@ -7,10 +7,12 @@
 // An element with `rpc` is read by the EVM chain oracle (adapters/chain/EvmChainOracle.ts):
 // its `asset` must be a CAIP-19 id of that chain (eip155:<chain_id>/slip44:60 or
 // eip155:<chain_id>/erc20:<address>) and its `address` an EVM address; both are kept in
-// lower case, the form the oracle reports and the card shows. Every error is one line
-// naming the network and the member.
+// lower case, the form the oracle reports and the card shows. An address written in mixed
+// case must carry a valid EIP-55 checksum (a typo in it would send funds nowhere); all lower
+// case skips that check. Every error is one line naming the network and the member.
 
 import { Either } from "effect"
+import { isAddress } from "viem"
 import { isEvmAddress, parseEvmAsset, formatEvmAsset } from "../domain/sup/caip19.js"
 import { MIN_UNITS_PER_SUP, type NetworkTerms } from "../domain/sup/contributions.js"
 
@@ -102,6 +104,10 @@ export const parseSupNetworks = (text: string): Either.Either<SupNetworks, strin
     if (parsed === undefined) return Either.left(`asset of ${network} must be CAIP-19 eip155:${chainId}/slip44:60 or eip155:${chainId}/erc20:<0x address>, got ${asset}`)
     if (parsed.chainId !== chainId) return Either.left(`asset of ${network} names chain ${parsed.chainId}, chain_id is ${chainId}`)
     if (!isEvmAddress(address)) return Either.left(`address of ${network} must be an EVM address (0x and 40 hex digits)`)
+    if (!isAddress(address, { strict: true })) return Either.left(`address of ${network} is mixed case but not its EIP-55 checksum (write it all in lower case, or fix it)`)
+    if (parsed._tag === "Erc20" && !isAddress(asset.slice(asset.indexOf(":0x") + 1), { strict: true })) {
+      return Either.left(`asset of ${network}: the token address is mixed case but not its EIP-55 checksum (write it all in lower case, or fix it)`)
+    }
     const lower = { asset: formatEvmAsset(parsed), address: address.toLowerCase() }
     terms.push({ network, ...lower, unitsPerSup: BigInt(unitsText) })
     evm.push({ network, chainId, rpcUrls: rpc as Array<string>, confirmations, timeoutMs, ...lower })

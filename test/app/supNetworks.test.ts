@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest"
 import { DEFAULT_RPC_TIMEOUT_MS, parseSupNetworks } from "../../src/app/supNetworks.js"
 
 const TOKEN = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"
-const ADDRESS = "0x00000000000000000000000000000000000C0FFE"
+// EIP-55 checksummed (USDC on Ethereum), and a mixed-case address with a valid checksum.
+const ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
 const evm = (over: Record<string, unknown> = {}) => ({
   network: "base", asset: `eip155:8453/erc20:${TOKEN}`, address: ADDRESS, units_per_sup: "1000000",
   chain_id: 8453, rpc: ["https://rpc-a.example/key", "http://127.0.0.1:8545"], confirmations: 12, ...over
@@ -37,6 +38,8 @@ describe("AICS_SUP_NETWORKS", () => {
     [[evm({ asset: "usdc" })], /asset of base must be CAIP-19 eip155:8453\/slip44:60 or eip155:8453\/erc20:<0x address>/],
     [[evm({ asset: "eip155:1/slip44:60" })], /asset of base names chain 1, chain_id is 8453/],
     [[evm({ address: "0x12" })], /address of base must be an EVM address/],
+    [[evm({ address: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD" })], /address of base is mixed case but not its EIP-55 checksum/],
+    [[evm({ asset: "eip155:8453/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB4B" })], /token address is mixed case but not its EIP-55 checksum/],
     [[evm({ rpc_timeout_ms: 5 })], /rpc_timeout_ms of base must be an integer from 100 to 120000/],
     [[evm({ extra: 1 })], /nothing else/],
     [[{ network: "l", asset: "a", address: "b", units_per_sup: "10000", rpc_timeout_ms: 500 }], /rpc_timeout_ms of l needs rpc/]

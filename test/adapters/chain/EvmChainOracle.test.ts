@@ -10,6 +10,7 @@ import { EvmChainOracleLive } from "../../../src/adapters/chain/EvmChainOracle.j
 import type { EvmNetworkSettings } from "../../../src/app/supNetworks.js"
 import { ChainOracle } from "../../../src/ports/ChainOracle.js"
 import { CHAIN_ID, startChain, type LocalChain } from "../../support/chain.js"
+import { startRpcProxy } from "../../support/rpcProxy.js"
 import { freePort } from "../../support/server.js"
 import { chainOracleContract } from "../../ports/ChainOracle.contract.js"
 
@@ -113,5 +114,26 @@ describe("EvmChainOracle beyond the contract", () => {
       expect((yield* oracle.report("devnet", tx as Hash, ADDRESS))._tag).toBe("Pending")
       yield* Effect.promise(() => chain.mine(CONFIRMATIONS))
       expect(yield* oracle.report("devnet", tx as Hash, ADDRESS)).toEqual({ _tag: "Failed" })
+    }))
+
+  it.scoped("an RPC node that answers inconsistently or not at all hands the claim to the next; alone, it is ChainUnavailable", () =>
+    Effect.gen(function*() {
+      const proxy = yield* Effect.acquireRelease(Effect.promise(() => startRpcProxy(chain.url)), (p) => Effect.promise(() => p.close()))
+      const tx = yield* Effect.promise(() => chain.sendNative(ADDRESS, 14n))
+      yield* Effect.promise(() => chain.mine(CONFIRMATIONS))
+      const alone = yield* Effect.provide(ChainOracle, EvmChainOracleLive([settings({ rpcUrls: [proxy.url], timeoutMs: 300 })]))
+      const backed = yield* Effect.provide(ChainOracle, EvmChainOracleLive([settings({ rpcUrls: [proxy.url, chain.url], timeoutMs: 300 })]))
+      expect((yield* alone.report("devnet", tx, ADDRESS))._tag).toBe("Final")
+      for (const [mode, why] of [["wrong_chain", /answers chain id 5, not 1337/], ["stale_block", /reorganisation is under way/], ["hang", /timed out/]] as const) {
+        proxy.mode = mode
+        const failed = yield* Effect.either(alone.report("devnet", tx, ADDRESS))
+        expect(Either.isLeft(failed), mode).toBe(true)
+        if (Either.isLeft(failed)) {
+          expect(failed.left._tag).toBe("ChainUnavailable")
+          expect(failed.left.detail).toMatch(why)
+        }
+        // With a second, honest node the claim gets its answer.
+        expect((yield* backed.report("devnet", tx, ADDRESS))._tag, mode).toBe("Final")
+      }
     }))
 })

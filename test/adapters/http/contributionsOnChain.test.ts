@@ -20,7 +20,7 @@ import { removeDir, startServer, tempDataDir, type RunningServer } from "../../s
 
 const ORIGIN = "localhost/aics"
 const CONFIRMATIONS = 3
-const ADDRESS = "0x00000000000000000000000000000000000C0FFE" // mixed case: the service keeps it in lower case
+const ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" // EIP-55 mixed case: the service keeps it in lower case
 const LOWER = ADDRESS.toLowerCase() as Address
 const OTHER = "0x000000000000000000000000000000000000beef" as Address
 
@@ -120,7 +120,7 @@ describe("contributions on a real chain", () => {
     const made = JSON.parse(opened.out) as { intent_id: string; units: string; asset: string; address: string; name: string | null; card_checked: boolean }
     expect(made).toMatchObject({ asset: chain.erc20, address: ADDRESS.toLowerCase(), name: null, card_checked: true })
     const human = ok(await runAics(["contribute", "devnet-tok", "1", "--server", server.baseUrl, "--vkey-file", "log.vkey"], { cwd: cliDir }))
-    expect(human.out).toMatch(/send exactly \d+ units of eip155:1337\/erc20:0x[0-9a-f]{40}\nto 0x0{35}c0ffe\n/)
+    expect(human.out).toMatch(/send exactly \d+ units of eip155:1337\/erc20:0x[0-9a-f]{40}\nto 0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed\n/)
     const tx = await chain.sendToken(made.address as Address, BigInt(made.units))
     const early = await runAics(["contribute", "claim", made.intent_id, tx, "--name", "alice", "--server", server.baseUrl, "--vkey-file", "log.vkey"], { cwd: cliDir })
     expect(early.code).toBe(1)
