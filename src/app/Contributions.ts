@@ -15,7 +15,7 @@ import { jcs, type JsonObject } from "../domain/envelope/jcs.js"
 import { parseStrictJson } from "../domain/envelope/strictJson.js"
 import { nameRecordOf } from "../domain/identity/bindings.js"
 import {
-  CLAIM_CLOCK_SKEW_SECONDS, ContributionClaim, decideClaim, IntentRequest, intentView, makeIntent, MAX_OPEN_INTENTS, nameToCredit, tagSpan,
+  CLAIM_CLOCK_SKEW_SECONDS, type ClaimFacts, ContributionClaim, decideClaim, refusalBeforeChain, IntentRequest, intentView, makeIntent, MAX_OPEN_INTENTS, nameToCredit, tagSpan,
   type NetworkTerms
 } from "../domain/sup/contributions.js"
 import { transactionKey } from "../domain/sup/ledger.js"
@@ -192,16 +192,17 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
           if (credited !== undefined && nameRecordOf(state, credited.name) === undefined) {
             return invalid("name_unclaimed", `${credited.name} has no SUP account to credit`, [{ path: "name", message: "the name is not claimed" }])
           }
-          const report = intent === undefined ? { _tag: "Absent" as const } : yield* oracle.report(intent.network, claimed.tx, intent.address)
-          const decision = decideClaim({
+          const facts: ClaimFacts = {
             claim: claimed,
             intent,
             name: credited?.name,
             intentCredited: Option.getOrUndefined(stored)?.creditIndex ?? marks.unmarked(claimed.intent_id),
             txCredited: intent === undefined ? undefined : Option.getOrUndefined(HashMap.get(state.sup.transactions, transactionKey(intent.network, claimed.tx))),
-            report,
             now
-          })
+          }
+          // The chain is asked only when its answer decides the claim.
+          const decision = refusalBeforeChain(facts) ??
+            decideClaim({ ...facts, report: yield* oracle.report(intent!.network, claimed.tx, intent!.address) })
           // Not final yet: no leaf, the claim is made again later (docs/protocol.md 13.3).
           if (decision._tag === "Wait") {
             return { ...problemAnswer(409, "tx_unconfirmed", decision.detail), members: { confirmations_missing: decision.missing ?? null } }

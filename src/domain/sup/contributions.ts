@@ -178,7 +178,7 @@ export const nameToCredit = (intent: ContributionIntent, claim: ContributionClai
  * a transfer is someone else's) and by `expires` (`intent_expired`). A refusal is final,
  * so it is decided only on a final transaction (docs/protocol.md 13.3).
  */
-export const decideClaim = (input: {
+export interface ClaimFacts {
   readonly claim: ContributionClaim
   readonly intent: ContributionIntent | undefined
   /** The name to credit (nameToCredit); the intent's when undefined. */
@@ -187,15 +187,31 @@ export const decideClaim = (input: {
   readonly intentCredited: number | undefined
   /** The sup.credit leaf that credited `<network>:<tx>` already, if any. */
   readonly txCredited: number | undefined
-  /** What the oracle reports for the claim's tx to the intent's address on its network. */
-  readonly report: ChainReport
   readonly now: number
-}): ClaimDecision => {
-  const { claim, intent, report, now } = input
+}
+
+/**
+ * The refusal a claim meets before the chain is asked (`intent_unknown`, `claim_late`,
+ * `tx_used`), if any: then the chain is not asked, so an unreachable chain cannot turn
+ * such a claim into a 503.
+ */
+export const refusalBeforeChain = (input: ClaimFacts): ClaimDecision | undefined => {
+  const { claim, intent, now } = input
   if (intent === undefined) return refusal("intent_unknown", `no intent ${claim.intent_id} was made here`)
   if (now > intent.claimUntil) return refusal("claim_late", `the intent could be claimed until ${intent.claimUntil}`)
   if (input.intentCredited !== undefined) return refusal("tx_used", `the intent was credited by leaf ${input.intentCredited}`)
   if (input.txCredited !== undefined) return refusal("tx_used", `transaction ${claim.tx} was credited by leaf ${input.txCredited}`)
+  return undefined
+}
+
+export const decideClaim = (input: ClaimFacts & {
+  /** What the oracle reports for the claim's tx to the intent's address on its network. */
+  readonly report: ChainReport
+}): ClaimDecision => {
+  const early = refusalBeforeChain(input)
+  if (early !== undefined) return early
+  const { claim, report } = input
+  const intent = input.intent!
   if (report._tag === "Absent") return refusal("tx_not_found", `${intent.network} has no transaction ${claim.tx}: never mined, or reorganised away`)
   if (report._tag === "Pending") {
     return {

@@ -163,10 +163,16 @@ describe("contributions on a real chain", () => {
   })
 
   it("the RPC stopped: 503 with Retry-After and no leaf; restarted: the claim goes through", async () => {
+    const done = await intent("devnet-eth", 1, "alice")
+    const doneTx = await chain.sendNative(done.address as Address, BigInt(done.units))
+    await chain.mine(CONFIRMATIONS - 1)
+    expect((await leafOf(await post("/v2/sup/contributions", claimBody(done.intent_id, doneTx)))).code).toBeNull()
     const made = await intent("devnet-eth", 6, "alice")
     const tx = await chain.sendNative(made.address as Address, BigInt(made.units))
     await chain.mine(CONFIRMATIONS - 1)
     await chain.stop()
+    // A claim the log decides without the chain (its transaction credited already) still gets its leaf.
+    expect((await leafOf(await post("/v2/sup/contributions", claimBody(done.intent_id, doneTx)))).code).toBe("tx_used")
     const before = await size()
     const down = await post("/v2/sup/contributions", claimBody(made.intent_id, tx))
     expect(down.status).toBe(503)
@@ -178,6 +184,6 @@ describe("contributions on a real chain", () => {
     const { code, envelope } = await leafOf(await post("/v2/sup/contributions", claimBody(made.intent_id, tx)))
     expect(code).toBeNull()
     expect(envelope.payload).toMatchObject({ amount: 6, tx })
-    expect(await balance("alice", 11)).toBe(11)
+    expect(await balance("alice", 12)).toBe(12)
   })
 })
