@@ -176,6 +176,11 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
           return invalid("claim_stale", "the claim is stale", [{ path: "created", message: `within ${CLAIM_CLOCK_SKEW_SECONDS} s of the service's clock (now ${now})` }])
         }
         const claimHash = encodeU64(crypto.sha256(body))
+        // The chain is asked before the claim takes its turn: RPC round trips (up to a timeout
+        // per URL) must not hold up every other claim. Its failure counts only if the
+        // decision needs the chain's answer (below).
+        const asked = Option.getOrUndefined(yield* intents.get(claimed.intent_id))?.intent
+        const evidence = yield* Effect.either(asked === undefined ? Effect.succeed({ _tag: "Absent" as const }) : oracle.report(asked.network, claimed.tx, asked.address))
 
         return yield* claiming.withPermits(1)(Effect.gen(function*() {
           const state = yield* sequencer.state
@@ -202,7 +207,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
           }
           // The chain is asked only when its answer decides the claim.
           const decision = refusalBeforeChain(facts) ??
-            decideClaim({ ...facts, report: yield* oracle.report(intent!.network, claimed.tx, intent!.address) })
+            decideClaim({ ...facts, report: yield* evidence })
           // Not final yet: no leaf, the claim is made again later (docs/protocol.md 13.3).
           if (decision._tag === "Wait") {
             return { ...problemAnswer(409, "tx_unconfirmed", decision.detail), members: { confirmations_missing: decision.missing ?? null } }
