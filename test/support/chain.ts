@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import {
   createPublicClient, createWalletClient, erc20Abi, http, type Address, type Hash, type PublicClient, type WalletClient
 } from "viem"
@@ -21,7 +21,9 @@ export const CHAIN_ID = 1337
 /** Ganache's deterministic first account (--wallet.deterministic). */
 const FUNDED_KEY = "0x4f3edf983ac636a65a842ce7c78d9aa706d3b113bce9c46f30d7d21715b23b1d" as const
 
-const token = JSON.parse(readFileSync(new URL("../fixtures/chain/token.json", import.meta.url), "utf8")) as { bytecode: `0x${string}` }
+// Paths from the repository root (the tests' and benchmarks' working folder), so the compiled
+// copy under dist/ (bench/chainOracle.ts) finds them too.
+const token = JSON.parse(readFileSync(resolve("test/fixtures/chain/token.json"), "utf8")) as { bytecode: `0x${string}` }
 
 export interface LocalChain {
   readonly url: string

@@ -11,6 +11,8 @@ export type ProxyMode = "honest" | "wrong_chain" | "stale_block" | "hang"
 export interface RpcProxy {
   readonly url: string
   mode: ProxyMode
+  /** JSON-RPC requests received so far. */
+  readonly requests: () => number
   readonly close: () => Promise<void>
 }
 
@@ -25,8 +27,10 @@ const bodyOf = (request: IncomingMessage): Promise<string> =>
 export const startRpcProxy = async (upstream: string): Promise<RpcProxy> => {
   const hanging = new Set<ServerResponse>()
   const proxy: { mode: ProxyMode } = { mode: "honest" }
+  let requests = 0
   const server = createServer(async (request, response) => {
     const text = await bodyOf(request)
+    requests++
     if (proxy.mode === "hang") {
       hanging.add(response)
       return
@@ -43,6 +47,7 @@ export const startRpcProxy = async (upstream: string): Promise<RpcProxy> => {
   const port = (server.address() as AddressInfo).port
   return {
     url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
     get mode() {
       return proxy.mode
     },
