@@ -11,13 +11,13 @@ import { NodeScryptLive } from "./adapters/crypto/nodeScrypt.js"
 import { FsGateSecretsLive } from "./adapters/fs/FsGateSecrets.js"
 import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
 import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
-import { FsChainOracleLive } from "./adapters/fs/FsChainOracle.js"
 import { FsContributionIntentsLive } from "./adapters/fs/FsContributionIntents.js"
 import { FsNoticeRegisterLive } from "./adapters/fs/FsNoticeRegister.js"
 import { FsReadCursorsLive } from "./adapters/fs/FsReadCursors.js"
 import { FsStatsStoreLive } from "./adapters/fs/FsStatsStore.js"
 import { SupAssetFileLive } from "./adapters/fs/SupAssetFile.js"
 import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
+import { NetworkOraclesLive } from "./adapters/chain/NetworkOracles.js"
 import { PgCoordinationLive } from "./adapters/pg/PgCoordination.js"
 import { PgDatabaseLive, PgStoresLive } from "./adapters/pg/PgStorage.js"
 import { PgTileSinkLive } from "./adapters/pg/PgTileSink.js"
@@ -73,8 +73,9 @@ const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, N
 // off-log stores (notice register, contribution intents, request statistics) and the
 // coordination of several processes on one pool, so every node serves every route. Else
 // the filesystem under AICS_DATA_DIR, one process. The service's keys stay files under
-// AICS_DATA_DIR either way, and the chain ledger is the operator's watcher's file
-// (AICS_SUP_LEDGER), which every node reads (docs/operations.md).
+// AICS_DATA_DIR either way; the chain oracle asks each network's EVM nodes itself (rpc in
+// AICS_SUP_NETWORKS) or reads the operator's watcher's file (AICS_SUP_LEDGER), which every
+// node reads (docs/operations.md).
 const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
   Layer.mergeAll(
     config.databaseUrl === undefined
@@ -97,10 +98,10 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
         PgWitnessStateLive, PgCosignaturesLive).pipe(
         Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
       ),
-    FsChainOracleLive(config.contributions.ledger),
     FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid }),
     FileWitnessKeyLive(config.dataDir),
-    FetchWitnessTransportLive
+    FetchWitnessTransportLive,
+    NetworkOraclesLive(config.contributions)
   )))
 
 // The stateless write checks (signature, envelope, payload) on AICS_CHECK_WORKERS worker

@@ -15,11 +15,12 @@ import { jcs, type JsonObject } from "../domain/envelope/jcs.js"
 import { parseStrictJson } from "../domain/envelope/strictJson.js"
 import { nameRecordOf } from "../domain/identity/bindings.js"
 import {
-  CLAIM_CLOCK_SKEW_SECONDS, ContributionClaim, decideClaim, IntentRequest, intentView, makeIntent, MAX_OPEN_INTENTS, tagSpan, type NetworkTerms
+  CLAIM_CLOCK_SKEW_SECONDS, type ClaimFacts, ContributionClaim, decideClaim, refusalBeforeChain, IntentRequest, intentView, makeIntent, MAX_OPEN_INTENTS, nameToCredit, tagSpan,
+  type NetworkTerms
 } from "../domain/sup/contributions.js"
 import { transactionKey } from "../domain/sup/ledger.js"
 import { refuse } from "../domain/write/refusal.js"
-import { ChainOracle } from "../ports/ChainOracle.js"
+import { ChainOracle, type ChainUnavailable } from "../ports/ChainOracle.js"
 import { Clock } from "../ports/Clock.js"
 import { ContributionIntents } from "../ports/ContributionIntents.js"
 import { Crypto } from "../ports/Crypto.js"
@@ -115,6 +116,11 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
 
     const marks = creditMarks(intents)
 
+    // The chain could not be asked: no leaf, on missing evidence neither credit nor refusal.
+    const chainUnavailable = (e: ChainUnavailable) =>
+      Effect.as(Effect.logWarning(`claim not checked: ${e.message}`),
+        { ...problemAnswer(503, "chain_unavailable", `the chain could not be checked (${e.detail}); claim again later`), retryAfter: e.retryAfter })
+
     const randomTag = (terms: NetworkTerms) =>
       Effect.map(entropy.randomBytes(4), (b) => (((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0) % tagSpan(terms.unitsPerSup) + 1)
 
@@ -123,9 +129,9 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
         if (networks.size === 0) return closed
         if (!secure) return insecure
         const parsed = strictJson(body)
-        if (Either.isLeft(parsed)) return invalid("intent_invalid", "an intent is {network, amount, name}", [{ path: "", message: parsed.left }])
+        if (Either.isLeft(parsed)) return invalid("intent_invalid", "an intent is {network, amount} (and an optional name)", [{ path: "", message: parsed.left }])
         const decoded = Schema.decodeUnknownEither(IntentRequest, { onExcessProperty: "error" })(parsed.right)
-        if (Either.isLeft(decoded)) return invalid("intent_invalid", "an intent is {network, amount, name} (amount: whole SUP, at least 1)", issues(decoded.left))
+        if (Either.isLeft(decoded)) return invalid("intent_invalid", "an intent is {network, amount} and an optional name (amount: whole SUP, at least 1)", issues(decoded.left))
         const request = decoded.right
         const terms = networks.get(request.network)
         if (terms === undefined) {
@@ -133,7 +139,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
         }
         if (!Number.isSafeInteger(request.amount)) return invalid("intent_invalid", "the amount is too large", [{ path: "amount", message: "a safe integer" }])
         const state = yield* sequencer.state
-        if (nameRecordOf(state, request.name) === undefined) {
+        if (request.name !== undefined && nameRecordOf(state, request.name) === undefined) {
           return invalid("name_unclaimed", `${request.name} has no SUP account to credit`, [{ path: "name", message: "the name is not claimed" }])
         }
         const now = Math.floor((yield* clock.nowMillis) / 1000)
@@ -156,9 +162,9 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
         if (networks.size === 0) return closed
         if (!secure) return insecure
         const parsed = strictJson(body)
-        if (Either.isLeft(parsed)) return invalid("claim_invalid", "a claim is {intent_id, tx, created}", [{ path: "", message: parsed.left }])
+        if (Either.isLeft(parsed)) return invalid("claim_invalid", "a claim is {intent_id, tx, created, name}", [{ path: "", message: parsed.left }])
         const decoded = Schema.decodeUnknownEither(ContributionClaim, { onExcessProperty: "error" })(parsed.right)
-        if (Either.isLeft(decoded)) return invalid("claim_invalid", "a claim is {intent_id, tx, created}", issues(decoded.left))
+        if (Either.isLeft(decoded)) return invalid("claim_invalid", "a claim is {intent_id, tx, created, name}", issues(decoded.left))
         const canonical = jcs(parsed.right)
         if (Either.isLeft(canonical) || canonical.right !== fromUtf8(body)) {
           return invalid("claim_not_jcs", "a claim is sent in its JCS form (RFC 8785)", [{ path: "", message: "not the JCS form of the claim: its SHA-256 is the claim_hash the leaf carries" }])
@@ -170,6 +176,11 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
           return invalid("claim_stale", "the claim is stale", [{ path: "created", message: `within ${CLAIM_CLOCK_SKEW_SECONDS} s of the service's clock (now ${now})` }])
         }
         const claimHash = encodeU64(crypto.sha256(body))
+        // The chain is asked before the claim takes its turn: RPC round trips (up to a timeout
+        // per URL) must not hold up every other claim. Its failure counts only if the
+        // decision needs the chain's answer (below).
+        const asked = Option.getOrUndefined(yield* intents.get(claimed.intent_id))?.intent
+        const evidence = yield* Effect.either(asked === undefined ? Effect.succeed({ _tag: "Absent" as const }) : oracle.report(asked.network, claimed.tx, asked.address))
 
         return yield* claiming.withPermits(1)(Effect.gen(function*() {
           const state = yield* sequencer.state
@@ -180,15 +191,27 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
 
           const stored = yield* intents.get(claimed.intent_id)
           const intent = Option.getOrUndefined(stored)?.intent
-          const transfers = intent === undefined ? [] : yield* oracle.transfers(intent.network, claimed.tx, intent.address)
-          const decision = decideClaim({
+          // The name to credit (docs/protocol.md 13.2): a claim that cannot name it is malformed.
+          const credited = intent === undefined ? undefined : nameToCredit(intent, claimed)
+          if (credited !== undefined && "error" in credited) return invalid("claim_invalid", "the claim's name", [{ path: "name", message: credited.error }])
+          if (credited !== undefined && nameRecordOf(state, credited.name) === undefined) {
+            return invalid("name_unclaimed", `${credited.name} has no SUP account to credit`, [{ path: "name", message: "the name is not claimed" }])
+          }
+          const facts: ClaimFacts = {
             claim: claimed,
             intent,
+            name: credited?.name,
             intentCredited: Option.getOrUndefined(stored)?.creditIndex ?? marks.unmarked(claimed.intent_id),
             txCredited: intent === undefined ? undefined : Option.getOrUndefined(HashMap.get(state.sup.transactions, transactionKey(intent.network, claimed.tx))),
-            transfers,
             now
-          })
+          }
+          // The chain is asked only when its answer decides the claim.
+          const decision = refusalBeforeChain(facts) ??
+            decideClaim({ ...facts, report: yield* evidence })
+          // Not final yet: no leaf, the claim is made again later (docs/protocol.md 13.3).
+          if (decision._tag === "Wait") {
+            return { ...problemAnswer(409, "tx_unconfirmed", decision.detail), members: { confirmations_missing: decision.missing ?? null } }
+          }
           const [type, payload]: [string, JsonObject] = decision._tag === "Credit"
             ? ["sup.credit", { name: decision.name, amount: decision.amount, claim_hash: claimHash, network: decision.network, tx: decision.tx }]
             : ["sup.refusal", { claim_hash: claimHash, code: decision.code }]
@@ -214,7 +237,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
               }
             }
           }
-        }))
+        })).pipe(Effect.catchTag("ChainUnavailable", chainUnavailable))
       })
 
     return { intent, claim }

@@ -4,7 +4,10 @@
 // policy key at the head of its chain, checked like any entry and handed to the one
 // sequencer, and refused log_unavailable while the log has diverged from its tiles, as
 // any write to /v2/entries is (EntryWrites step 5). One at a time: each write takes the chain head and extends it, so two at once
-// would both take the same seq and one would be refused.
+// would both take the same seq and one would be refused. With several nodes (docs/protocol.md
+// 14) another node may extend the policy chain between this node's read of the head and
+// the sequencer's decision: that leaf is refused seq_mismatch or prev_mismatch, so the
+// write waits until this node has folded the newer head and signs again (a few times at most).
 
 import { Context, Effect, Either, HashMap, Layer, Option } from "effect"
 import { utf8 } from "../domain/bytes.js"
@@ -23,6 +26,10 @@ import { Sequencer, type WriteOutcome } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
 
 const NONCE_BYTES = 16
+/** Attempts of one policy write that lost the policy chain's head to another node. */
+const HEAD_ATTEMPTS = 5
+/** How long a retry waits for this node to fold the other node's leaf, in 20 ms steps. */
+const FOLD_STEPS = 150
 
 export interface PolicyWrite {
   readonly envelope: Envelope
@@ -53,8 +60,10 @@ export class PolicyWrites extends Context.Tag("aics/PolicyWrites")<PolicyWrites,
     const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
     const lock = yield* Effect.makeSemaphore(1)
 
-    const write = (type: string, payload: JsonObject, nowMillis: number, body?: Uint8Array) =>
-      lock.withPermits(1)(Effect.gen(function*() {
+    const headSeq = Effect.map(sequencer.state, (state) => Option.match(HashMap.get(state.chains, policyKid), { onNone: () => -1, onSome: (h) => h.seq }))
+
+    const attempt = (type: string, payload: JsonObject, nowMillis: number, body?: Uint8Array) =>
+      Effect.gen(function*() {
         const state = yield* sequencer.state
         const head = HashMap.get(state.chains, policyKid)
         const created = Math.floor(nowMillis / 1000)
@@ -80,6 +89,20 @@ export class PolicyWrites extends Context.Tag("aics/PolicyWrites")<PolicyWrites,
         const diverged = yield* health.diverged
         if (diverged !== undefined) return { envelope, request: raw, outcome: { _tag: "Refused" as const, refusal: refuse("log_unavailable", diverged), at: nowMillis } }
         return { envelope, request: raw, outcome: yield* sequencer.submit(submission.right) }
+      })
+
+    const lostHead = (written: PolicyWrite) =>
+      written.outcome._tag === "Refused" && (written.outcome.refusal.code === "seq_mismatch" || written.outcome.refusal.code === "prev_mismatch")
+
+    const write = (type: string, payload: JsonObject, nowMillis: number, body?: Uint8Array) =>
+      lock.withPermits(1)(Effect.gen(function*() {
+        let written = yield* attempt(type, payload, nowMillis, body)
+        for (let tries = 1; tries < HEAD_ATTEMPTS && lostHead(written); tries++) {
+          // Another node's policy leaf took this seq: wait until this node has folded it.
+          for (let step = 0; step < FOLD_STEPS && (yield* headSeq) < written.envelope.seq; step++) yield* Effect.sleep("20 millis")
+          written = yield* attempt(type, payload, nowMillis, body)
+        }
+        return written
       }))
 
     return { write }

@@ -8,6 +8,10 @@ export interface ProblemAnswer {
   readonly detail: string
   /** A 422's `errors: [{path, message}]` (docs/spec/profile.md section 7); `path` "" is the whole body. */
   readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
+  /** Seconds for a Retry-After header (a 503 whose cause may pass). */
+  readonly retryAfter?: number
+  /** More members of the problem document (e.g. a claim's `confirmations_missing`). */
+  readonly members?: Readonly<Record<string, string | number | null>>
 }
 
 export const problemAnswer = (

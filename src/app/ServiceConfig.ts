@@ -5,8 +5,9 @@
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, type Redacted } from "effect"
 import { DEFAULT_NOTICE_PERIOD_SECONDS } from "../domain/charter.js"
 import type { GatePorts } from "../domain/discovery/site.js"
-import { MIN_UNITS_PER_SUP, type NetworkTerms } from "../domain/sup/contributions.js"
+import type { NetworkTerms } from "../domain/sup/contributions.js"
 import { witnessingConfig, type WitnessingSettings } from "./witnessSettings.js"
+import { parseSupNetworks, type EvmNetworkSettings } from "./supNetworks.js"
 
 export interface ServiceSettings {
   /** Folder of the filesystem storage: keys, log, bodies, tiles. */
@@ -67,6 +68,8 @@ export interface GateSettings {
 export interface ContributionSettings {
   /** Where contributions may be sent; none: contributions are closed. */
   readonly networks: ReadonlyArray<NetworkTerms>
+  /** The networks among them checked on an EVM chain over JSON-RPC (the others: the ledger). */
+  readonly evm: ReadonlyArray<EvmNetworkSettings>
   /** The JSON-lines ledger of transfers an operator's watcher appends to. */
   readonly ledger: string
   /** How long an intent stays valid: its transfer must come by `expires`. */
@@ -115,37 +118,6 @@ const checked = <A>(config: Config.Config<A>, name: string, ok: (a: A) => boolea
 
 const intBetween = (name: string, min: number, max: number, fallback: number) =>
   checked(Config.withDefault(Config.integer(name), fallback), name, (n) => n >= min && n <= max, `must be an integer from ${min} to ${max}`)
-
-const NETWORK = /^[a-z0-9-]{1,32}$/
-const TOKEN = /^[\x21-\x7e]{1,200}$/
-
-/** AICS_SUP_NETWORKS: a JSON array of {network, asset, address, units_per_sup}. */
-const networkTerms = (text: string): Either.Either<ReadonlyArray<NetworkTerms>, string> => {
-  if (text.trim() === "") return Either.right([])
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return Either.left("is not JSON")
-  }
-  if (!Array.isArray(value)) return Either.left("is not a JSON array")
-  const terms: Array<NetworkTerms> = []
-  for (const item of value as Array<Record<string, unknown>>) {
-    const { network, asset, address, units_per_sup: units } = item ?? {}
-    const keys = typeof item === "object" && item !== null ? Object.keys(item).sort().join(",") : ""
-    if (keys !== "address,asset,network,units_per_sup") return Either.left("needs exactly network, asset, address and units_per_sup in each element")
-    if (typeof network !== "string" || !NETWORK.test(network)) return Either.left(`network ${JSON.stringify(network)} is not 1 to 32 of a-z 0-9 -`)
-    if (terms.some((t) => t.network === network)) return Either.left(`names network ${network} twice`)
-    if (typeof asset !== "string" || !TOKEN.test(asset)) return Either.left(`asset of ${network} is not 1 to 200 printable characters without spaces`)
-    if (typeof address !== "string" || !TOKEN.test(address)) return Either.left(`address of ${network} is not 1 to 200 printable characters without spaces`)
-    const unitsText = typeof units === "number" && Number.isSafeInteger(units) ? String(units) : units
-    if (typeof unitsText !== "string" || !/^[1-9][0-9]{0,77}$/.test(unitsText) || BigInt(unitsText) < MIN_UNITS_PER_SUP) {
-      return Either.left(`units_per_sup of ${network} must be a decimal integer of at least ${MIN_UNITS_PER_SUP}`)
-    }
-    terms.push({ network, asset, address, unitsPerSup: BigInt(unitsText) })
-  }
-  return Either.right(terms)
-}
 
 /** AICS_PUBLIC_URL: an absolute http(s) URL naming only scheme, host and port ("/" allowed). */
 const rootUrl = (text: string) => {
@@ -217,9 +189,10 @@ const settingsConfig = Effect.gen(function*() {
   const supAssetFile = yield* Config.option(Config.nonEmptyString("AICS_SUP_ASSET_FILE"))
   const noticePeriodSeconds = yield* intBetween("AICS_NOTICE_PERIOD_SECONDS", 1, 10 * 365 * 86_400, DEFAULT_NOTICE_PERIOD_SECONDS)
   const networks = yield* Config.mapOrFail(Config.withDefault(Config.string("AICS_SUP_NETWORKS"), ""), (text) =>
-    Either.mapLeft(networkTerms(text), (why) => ConfigError.InvalidData(["AICS_SUP_NETWORKS"], `AICS_SUP_NETWORKS ${why}`)))
+    Either.mapLeft(parseSupNetworks(text), (why) => ConfigError.InvalidData(["AICS_SUP_NETWORKS"], `AICS_SUP_NETWORKS ${why}`)))
   const contributions: ContributionSettings = {
-    networks,
+    networks: networks.terms,
+    evm: networks.evm,
     ledger: yield* Config.withDefault(Config.nonEmptyString("AICS_SUP_LEDGER"), `${dataDir.replace(/\/+$/, "")}/chain/transfers.jsonl`),
     intentSeconds: yield* intBetween("AICS_SUP_INTENT_SECONDS", 1, 7 * 86_400, 3600),
     claimSeconds: yield* intBetween("AICS_SUP_CLAIM_SECONDS", 0, 365 * 86_400, 7 * 86_400),

@@ -55,7 +55,11 @@ interface Rule {
   /** Options that must be given. */
   readonly required?: ReadonlyArray<OptionName>
   /** The argument names, or for a command with subcommands, each subcommand's. */
-  readonly args: ReadonlyArray<string> | { readonly sub: Readonly<Record<string, ReadonlyArray<string>>> }
+  readonly args: ReadonlyArray<string> | {
+    readonly sub: Readonly<Record<string, ReadonlyArray<string>>>
+    /** The arguments when the first is no subcommand (`aics contribute <network> <amount>`). */
+    readonly otherwise?: ReadonlyArray<string>
+  }
 }
 
 /** Options and the argument names each command takes. */
@@ -110,6 +114,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
     required: ["location", "explanation"],
     args: []
   },
+  contribute: { options: [...READ, "name"], args: { sub: { claim: ["intent_id", "tx"] }, otherwise: ["network", "amount"] } },
   help: { options: ["help"], args: [] },
   version: { options: ["version", "json", "help"], args: [] }
 }
@@ -183,10 +188,14 @@ const checkArity = (command: Command, rule: Rule, args: ReadonlyArray<string>): 
     if (!fits(rule.args, args.length)) throw usageError(`aics ${command} takes ${expectedNames(rule.args)}, ${got}`)
     return
   }
-  const { sub } = rule.args as { readonly sub: Readonly<Record<string, ReadonlyArray<string>>> }
+  const { sub, otherwise } = rule.args as { readonly sub: Readonly<Record<string, ReadonlyArray<string>>>; readonly otherwise?: ReadonlyArray<string> }
   const names = Object.keys(sub)
   const [which, ...rest] = args
   const wanted = which === undefined ? undefined : sub[which]
+  if (wanted === undefined && otherwise !== undefined) {
+    if (!fits(otherwise, args.length)) throw usageError(`aics ${command} takes ${expectedNames(otherwise)} or ${names.map((n) => `${n} ${expectedNames(sub[n]!)}`).join(" or ")}, ${got}`)
+    return
+  }
   if (wanted === undefined) {
     throw usageError(`aics ${command} takes ${names.map((n) => `"${n}"`).join(" or ")} first${which === undefined ? "" : `, not ${JSON.stringify(which)}`}`)
   }

@@ -13,6 +13,7 @@ import { directory, me, name, poll, posts, vote } from "./cliForum.js"
 import { gateLineCommand, sign } from "./cliGate.js"
 import { audit, recoverCommand, regrantCommand, rotateCommand } from "./cliKeys.js"
 import { clientVersion } from "./version.js"
+import { contributeCommand } from "./cliContribute.js"
 import { capsule, dm, grantCommand, inbox, revoke } from "./cliMessaging.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { createAgentKeyFile, readAgentKeyFile } from "./keyFile.js"
@@ -173,6 +174,7 @@ export const runCommand = (inv: Invocation, env: Env): Promise<Outcome> => {
     case "sign": return sign(inv, env)
     case "gate-line": return gateLineCommand(inv, env)
     case "version": return version()
+    case "contribute": return contributeCommand(inv, env)
     case "help": throw new Error("help is answered by cli.ts")
   }
 }

@@ -27,6 +27,7 @@ export const COMMANDS = [
   "me",
   "sign",
   "gate-line",
+  "contribute",
   "help",
   "version"
 ] as const
@@ -85,6 +86,8 @@ commands:
   admin <operation> ...   the owner's operations with the owner key file (aics admin --help)
   notice --location L --explanation TEXT --accurate
                           send a legal notice (no key needed; it never reaches the log)
+  contribute <network> <amount>, contribute claim <intent> <tx>
+                          contribute to SUP on a chain: where to send what, then the claim
   help [command]          this text, or a command's
 
 options:${KEY}${COMMON}
@@ -280,6 +283,26 @@ operations:
 
 options:
   --key FILE         the owner key file (default $AICS_OWNER_KEY or ./owner-key.json)${COMMON}
+`,
+  contribute: `usage: aics contribute <network> <amount> [--name NAME] [options]
+       aics contribute claim <intent_id> <tx> [--name NAME] [options]
+
+The first form opens a contribution intent of <amount> whole SUP on <network> and prints
+what to send where: exactly the intent's units of its asset to its address, by its expiry.
+The asset and address are checked against the card signed by the policy key of leaf 0
+first; send nothing if that check fails. --name fixes the name to credit now (else the
+claim names it).
+
+The second form claims the intent once the transaction <tx> is on the chain. The service
+writes a policy-signed leaf: sup.credit (the SUP is credited) or sup.refusal (with its
+code); its receipt is checked against the log key and the leaf is read back with its
+inclusion proof. --name is the claimed name to credit (needed when the intent named none).
+A transaction still short of its confirmations, or a chain the service cannot reach, gets
+no leaf: the command says how many confirmations are missing (or when to retry) and exits
+with status 1; claim again later. Needs the verifier key.
+
+options:
+  --name NAME        the claimed name to credit${COMMON}
 `,
   notice: `usage: aics notice --location WHERE --explanation TEXT --accurate [options]
 

@@ -18,7 +18,7 @@ describe("aics command line", () => {
       expect(r.code).toBe(0)
       expect(r.out).toMatch(/^usage: aics <command>/)
     }
-    for (const command of ["keygen", "claim", "post", "get", "verify"]) {
+    for (const command of ["keygen", "claim", "post", "get", "verify", "contribute"]) {
       const r = await run([command, "--help"])
       expect(r.code).toBe(0)
       expect(r.out).toMatch(new RegExp(`^usage: aics ${command}`))
@@ -36,7 +36,11 @@ describe("aics command line", () => {
       [["get", "1", "--bogus"], /Unknown option '--bogus'/],
       [["get", "1"], /verifier key is needed/],
       [["get", "1", "--vkey", "not-a-key"], /not an Ed25519 signed-note verifier key/],
-      [["verify", "--vkey", "a", "--vkey-file", "b"], /give the verifier key once/]
+      [["verify", "--vkey", "a", "--vkey-file", "b"], /give the verifier key once/],
+      [["contribute", "base"], /aics contribute takes <network> <amount> or claim <intent_id> <tx>, got 1 argument/],
+      [["contribute", "claim", "i_1"], /aics contribute claim takes <intent_id> <tx>, got 1 argument/],
+      [["contribute", "base", "1.5", "--vkey", "x"], /the amount must be a non-negative integer/],
+      [["contribute", "base", "2", "--key", "k.json"], /aics contribute takes no --key/]
     ]
     for (const [argv, message] of cases) {
       const r = await run(argv)

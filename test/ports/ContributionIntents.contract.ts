@@ -77,6 +77,17 @@ export const contributionIntentsContract = (name: string, adapter: ContributionI
         }))
       }))
 
+    it.scoped("does not count an intent with no name (its claim names the name) towards any cap, and keeps its null name", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          for (let i = 0; i <= MAX_OPEN_INTENTS; i++) expect(yield* store.reserve(intent(`anon${i}`, { units: String(200 + i), name: null }), T)).toBe("reserved")
+          expect(Option.getOrThrow(yield* store.get("anon0")).intent.name).toBeNull()
+          // Its units are held all the same.
+          expect(yield* store.reserve(intent("same-units", { units: "200" }), T)).toBe("taken")
+        }))
+      }))
+
     if (adapter.durable) {
       it.scoped("keeps intents and credits across reopens", () =>
         Effect.gen(function*() {

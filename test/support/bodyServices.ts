@@ -32,7 +32,7 @@ const settings: ServiceSettings = {
   dataDir: "/nonexistent", host: "127.0.0.1", port: 0, domain: "identity.test", origin: ORIGIN,
   mmdSeconds: 1, tileCheckSeconds: 30, publicUrl: "http://127.0.0.1:0", tileMirrors: [],
   authorities: ["127.0.0.1:0"], databaseUrl: undefined, databasePool: 1, checkWorkers: 0, ciphertextBudgetBytes: 1 << 30, ownerKid: undefined,
-  noticePeriodSeconds: 0, contributions: { networks: [], ledger: "/nonexistent", intentSeconds: 3600, claimSeconds: 0, allowHttp: false }
+  noticePeriodSeconds: 0, contributions: { networks: [], evm: [], ledger: "/nonexistent", intentSeconds: 3600, claimSeconds: 0, allowHttp: false }
 }
 
 export const storedBody = (bytes: Uint8Array): StoredBody => ({ digest: nodeCrypto.sha256(bytes), bytes })

@@ -6,7 +6,10 @@
 // `units` is a decimal string (smallest units of the asset), `time` the Unix seconds of the
 // block (or of first sight while unconfirmed). A later line about the same transfer
 // (network, tx, address, asset) replaces an earlier one: the watcher appends a transfer
-// unconfirmed and again once it has enough confirmations (how many is the watcher's rule).
+// unconfirmed and again once it has enough confirmations (how many is the watcher's rule);
+// until then a claim of it is answered "not final yet" and writes no leaf. The report of a
+// transaction is domain/sup/chainReport.ts reportOfTransfers: no line, absent; a confirmed
+// line, final; only unconfirmed ones, pending.
 // Lines that are not such an object are skipped with a warning; a last line without its
 // newline is not read until the watcher finishes it. Each lookup first reads what was
 // appended since the last one (the file only grows; a shorter file is read again whole).

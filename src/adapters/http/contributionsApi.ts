@@ -10,12 +10,12 @@ import { CLAIM_REFUSALS } from "../../domain/entries/types/supRefusal.js"
 export const ContributionIntentRequest = Schema.Struct({
   network: Schema.String.annotations({ description: "a configured network (1 to 32 of a-z 0-9 -)" }),
   amount: Schema.Int.annotations({ description: "whole SUP, at least 1" }),
-  name: Schema.String.annotations({ description: "the claimed name (name_norm) the SUP is credited to" })
+  name: Schema.optional(Schema.String.annotations({ description: "optional: fixes the claimed name (name_norm) the SUP is credited to; else the claim names it" }))
 }).annotations({ identifier: "ContributionIntentRequest" })
 
 export const ContributionIntent = Schema.Struct({
   intent_id: Schema.String,
-  name: Schema.String,
+  name: Schema.NullOr(Schema.String).annotations({ description: "the name the intent fixed, or null: the claim names it" }),
   network: Schema.String,
   asset: Schema.String.annotations({ description: "compare with the signed card before sending" }),
   address: Schema.String.annotations({ description: "compare with the signed card before sending" }),
@@ -28,7 +28,8 @@ export const ContributionIntent = Schema.Struct({
 export const ContributionClaimRequest = Schema.Struct({
   intent_id: Schema.String,
   tx: Schema.String.annotations({ description: "the transaction id on the intent's network" }),
-  created: Schema.Int.annotations({ description: "Unix seconds, within 300 s of the service's clock" })
+  created: Schema.Int.annotations({ description: "Unix seconds, within 300 s of the service's clock" }),
+  name: Schema.optional(Schema.String.annotations({ description: "the claimed name to credit: required when the intent named none, else the intent's" }))
 }).annotations({ identifier: "ContributionClaimRequest", description: "sent in its JCS form (RFC 8785); claim_hash = SHA-256 of these bytes" })
 
 export const ContributionClaimReceipt = Schema.Struct({
@@ -47,5 +48,5 @@ export const ContributionsGroup = HttpApiGroup.make("contributions")
   .add(HttpApiEndpoint.post("claim", "/v2/sup/contributions")
     .setPayload(ContributionClaimRequest)
     .addSuccess(ContributionClaimReceipt)
-    .annotate(OpenApi.Description, "HTTPS only; no query, no envelope. 201 with the policy-signed sup.credit leaf, or the sup.refusal leaf and its code; 409 claim_settled for a claim already answered"))
+    .annotate(OpenApi.Description, "HTTPS only; no query, no envelope. 201 with the policy-signed sup.credit leaf, or the sup.refusal leaf and its code; 409 claim_settled for a claim already answered; 409 tx_unconfirmed (no leaf, `confirmations_missing`) while the transaction is not final; 503 chain_unavailable with Retry-After (no leaf) when the chain cannot be asked"))
   .annotate(OpenApi.Description, "Contributions of SUP, checked on chain")

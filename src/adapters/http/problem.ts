@@ -123,11 +123,17 @@ export const problemResponse = (p: {
   readonly code: string
   readonly detail: string
   readonly errors?: ReadonlyArray<{ readonly path: string; readonly message: string }>
+  readonly retryAfter?: number
+  readonly members?: Readonly<Record<string, string | number | null>>
 }) =>
   HttpServerResponse.json({
+    ...p.members,
     type: `urn:aics:error:${p.code}`, title: TITLES[p.status] ?? "Error", status: p.status, code: p.code, detail: p.detail,
     ...(p.status === 422 ? { errors: p.errors ?? [] } : {})
-  }, { status: p.status, contentType: PROBLEM_JSON }).pipe(Effect.orDie)
+  }, {
+    status: p.status, contentType: PROBLEM_JSON,
+    ...(p.retryAfter === undefined ? {} : { headers: { "retry-after": String(p.retryAfter) } })
+  }).pipe(Effect.orDie)
 
 /** A storage failure in a raw handler: 503, the request may be retried. */
 export const storageProblem = (e: { readonly message: string }) => problemResponse({ status: 503, code: "storage_unavailable", detail: e.message })

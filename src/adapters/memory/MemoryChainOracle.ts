@@ -1,6 +1,7 @@
 // The chain oracle in memory, for tests: a test records the transfers "the chain" holds.
 
 import { Effect, Layer } from "effect"
+import { reportOfTransfers } from "../../domain/sup/chainReport.js"
 import type { ChainTransfer } from "../../domain/sup/contributions.js"
 import { ChainOracle } from "../../ports/ChainOracle.js"
 import type { StorageError } from "../../ports/StorageError.js"
@@ -36,7 +37,7 @@ export class TransferIndex {
 
 export const oracleOver = (transfers: TransferIndex, refresh: Effect.Effect<void, StorageError> = Effect.void) =>
   ChainOracle.of({
-    transfers: (network, tx, address) => Effect.zipRight(refresh, Effect.sync(() => transfers.lookup(network, tx, address)))
+    report: (network, tx, address) => Effect.zipRight(refresh, Effect.sync(() => reportOfTransfers(transfers.lookup(network, tx, address))))
   })
 
 export interface MemoryChain {

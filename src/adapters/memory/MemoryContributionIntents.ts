@@ -23,13 +23,15 @@ export interface IntentMaps {
 export const emptyIntentMaps = (): IntentMaps => ({ byId: new Map(), byUnits: new Map(), byOwner: new Map() })
 
 const unitsKey = (intent: ContributionIntent) => `${intent.network} ${intent.units}`
-const ownerKey = (intent: ContributionIntent) => `${intent.network} ${intent.name}`
+/** Only a named intent counts towards MAX_OPEN_INTENTS (one with no name has no owner). */
+const ownerKey = (intent: ContributionIntent) => (intent.name === null ? undefined : `${intent.network} ${intent.name}`)
 
 export const applyIntentChange = (maps: IntentMaps, change: IntentChange): void => {
   if ("intent" in change) {
     maps.byId.set(change.intent.intentId, { intent: change.intent, creditIndex: null })
     maps.byUnits.set(unitsKey(change.intent), change.intent.intentId)
-    maps.byOwner.set(ownerKey(change.intent), [...maps.byOwner.get(ownerKey(change.intent)) ?? [], change.intent.intentId])
+    const owner = ownerKey(change.intent)
+    if (owner !== undefined) maps.byOwner.set(owner, [...maps.byOwner.get(owner) ?? [], change.intent.intentId])
     return
   }
   const stored = maps.byId.get(change.credit.intent_id)
@@ -47,9 +49,12 @@ export const contributionIntentsOver = (
     reserve: (intent, now) =>
       lock.withPermits(1)(Effect.suspend(() => {
         if (maps.byId.has(intent.intentId)) return Effect.succeed("taken" as const)
-        const open = (maps.byOwner.get(ownerKey(intent)) ?? []).filter((id) => receivesTransfers(maps.byId.get(id)!.intent, now))
-        maps.byOwner.set(ownerKey(intent), open)
-        if (open.length >= MAX_OPEN_INTENTS) return Effect.succeed("too_many" as const)
+        const owner = ownerKey(intent)
+        if (owner !== undefined) {
+          const open = (maps.byOwner.get(owner) ?? []).filter((id) => receivesTransfers(maps.byId.get(id)!.intent, now))
+          maps.byOwner.set(owner, open)
+          if (open.length >= MAX_OPEN_INTENTS) return Effect.succeed("too_many" as const)
+        }
         const holderId = maps.byUnits.get(unitsKey(intent))
         const holder = holderId === undefined ? undefined : maps.byId.get(holderId)
         if (holder !== undefined && receivesTransfers(holder.intent, now)) return Effect.succeed("taken" as const)

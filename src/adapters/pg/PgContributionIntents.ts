@@ -26,14 +26,17 @@ export const PgContributionIntentsLive: Layer.Layer<ContributionIntents, never, 
           yield* sql`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ' aics_intents ' || ${intent.network}))`
           const taken = yield* sql`SELECT 1 FROM aics_intents WHERE intent_id = ${intent.intentId}`
           if (taken.length > 0) return "taken" as Reservation
-          const open = yield* sql<{ n: string }>`SELECT count(*) AS n FROM aics_intents
-            WHERE network = ${intent.network} AND name = ${intent.name} AND expires >= ${now}`
-          if (toNumber(open[0]?.n ?? 0) >= MAX_OPEN_INTENTS) return "too_many"
+          // Only a named intent counts towards the cap; one with no name is stored with name ''.
+          if (intent.name !== null) {
+            const open = yield* sql<{ n: string }>`SELECT count(*) AS n FROM aics_intents
+              WHERE network = ${intent.network} AND name = ${intent.name} AND expires >= ${now}`
+            if (toNumber(open[0]?.n ?? 0) >= MAX_OPEN_INTENTS) return "too_many"
+          }
           const holder = yield* sql`SELECT 1 FROM aics_intents
             WHERE network = ${intent.network} AND units = ${intent.units} AND expires >= ${now} LIMIT 1`
           if (holder.length > 0) return "taken"
           const inserted = yield* sql`INSERT INTO aics_intents (intent_id, network, name, units, expires, intent)
-            VALUES (${intent.intentId}, ${intent.network}, ${intent.name}, ${intent.units}, ${intent.expires},
+            VALUES (${intent.intentId}, ${intent.network}, ${intent.name ?? ""}, ${intent.units}, ${intent.expires},
               ${JSON.stringify(intent)}::jsonb)
             ON CONFLICT (intent_id) DO NOTHING RETURNING 1`
           return inserted.length === 1 ? "reserved" : "taken"

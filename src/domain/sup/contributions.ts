@@ -2,20 +2,22 @@
 // POST /v2/sup/contributions/intents and POST /v2/sup/contributions; docs/protocol.md
 // section 13). Pure: the time, the random tag and what the chain says are arguments.
 //
-//   intent   {network, amount, name} -> the exact `units` of the network's asset to send
+//   intent   {network, amount} (and an optional name) -> the exact `units` of the network's asset to send
 //            to its address, valid until `expires`, claimable until `claim_until`. The units
 //            are amount x units_per_sup plus a small tag (below 1 % of one SUP) that no other
 //            intent of the network that can still receive a transfer has, so one transfer
 //            matches one intent.
-//   claim    {intent_id, tx, created} in JCS form -> a `sup.credit` of the intent's amount
-//            to the intent's name, or a `sup.refusal` with one code of the closed list
-//            (entries/types/supRefusal.ts), decided by `decideClaim` from the transfers the
-//            chain oracle reports for `tx` to the intent's address.
+//   claim    {intent_id, tx, created} (and the name, when the intent named none) in JCS
+//            form -> a `sup.credit` of the intent's amount to the name, or a `sup.refusal`
+//            with one code of the closed list (entries/types/supRefusal.ts), decided by
+//            `decideClaim` from what the chain oracle reports for `tx` to the intent's
+//            address once that is final; before, no leaf (the claim is made again later).
 
 import { Schema } from "effect"
 import { NameNorm, SupAmount, UnixSeconds } from "../entries/fields.js"
 import { Network, TxId } from "../entries/types/supCredit.js"
 import type { CLAIM_REFUSALS } from "../entries/types/supRefusal.js"
+import type { ChainReport } from "./chainReport.js"
 
 /** What the operator configures for one network (README "Configuration", AICS_SUP_NETWORKS). */
 export interface NetworkTerms {
@@ -46,7 +48,11 @@ export const intentUnits = (terms: NetworkTerms, amount: number, tag: number): s
 /** A contribution intent as the service keeps it (off the log). Times are Unix seconds. */
 export interface ContributionIntent {
   readonly intentId: string
-  readonly name: string
+  /**
+   * The name the intent fixed when it was made, or null: then the claim names it
+   * (docs/protocol.md 13.2). Only named intents count towards MAX_OPEN_INTENTS.
+   */
+  readonly name: string | null
   readonly network: string
   readonly asset: string
   readonly address: string
@@ -73,10 +79,11 @@ export const receivesTransfers = (intent: ContributionIntent, now: number): bool
  */
 export const MAX_OPEN_INTENTS = 16
 
+/** docs/spec/service.md's `{network, amount}`; `name` is optional (docs/protocol.md 13.2). */
 export const IntentRequest = Schema.Struct({
   network: Network,
   amount: SupAmount,
-  name: NameNorm
+  name: Schema.optional(NameNorm)
 })
 export type IntentRequest = typeof IntentRequest.Type
 
@@ -91,7 +98,7 @@ export const makeIntent = (
   const expires = timing.now + timing.intentSeconds
   return {
     intentId,
-    name: request.name,
+    name: request.name ?? null,
     network: terms.network,
     asset: terms.asset,
     address: terms.address,
@@ -122,7 +129,9 @@ export const CLAIM_CLOCK_SKEW_SECONDS = 300
 export const ContributionClaim = Schema.Struct({
   intent_id: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/, { message: () => "intent_id: 1 to 64 of A-Z a-z 0-9 _ -" })),
   tx: TxId,
-  created: UnixSeconds
+  created: UnixSeconds,
+  /** The name to credit: required when the intent named none, else equal to the intent's. */
+  name: Schema.optional(NameNorm)
 })
 export type ContributionClaim = typeof ContributionClaim.Type
 
@@ -143,45 +152,86 @@ export type ClaimRefusalCode = (typeof CLAIM_REFUSALS)[number]
 export type ClaimDecision =
   | { readonly _tag: "Credit"; readonly name: string; readonly amount: number; readonly network: string; readonly tx: string }
   | { readonly _tag: "Refusal"; readonly code: ClaimRefusalCode; readonly detail: string }
+  /** Not final yet: no leaf; the claim is made again later (`missing` confirmations, when known). */
+  | { readonly _tag: "Wait"; readonly missing: number | undefined; readonly detail: string }
 
 const refusal = (code: ClaimRefusalCode, detail: string): ClaimDecision => ({ _tag: "Refusal", code, detail })
 
 /**
+ * The name a claim credits: the intent's, when it fixed one (a claim naming another is
+ * malformed), else the claim's, which it must then carry. Left: why the claim is malformed.
+ */
+export const nameToCredit = (intent: ContributionIntent, claim: ContributionClaim): { readonly name: string } | { readonly error: string } => {
+  if (intent.name !== null) {
+    return claim.name === undefined || claim.name === intent.name ? { name: intent.name } : { error: `the intent credits ${intent.name}; the claim names ${claim.name}` }
+  }
+  return claim.name === undefined ? { error: "the intent named no name: the claim names the name to credit" } : { name: claim.name }
+}
+
+/**
  * The outcome of a claim, in this order: the intent exists (`intent_unknown`), the claim
  * comes by `claim_until` (`claim_late`), neither the intent nor the transaction credited
- * before (`tx_used`), the transaction sends something to the intent's address
- * (`tx_not_found`), of the intent's asset (`asset_mismatch`), exactly the intent's units
- * (`amount_mismatch`), confirmed (`tx_unconfirmed`), not before the intent was made
- * (`tx_not_found`: such a transfer is someone else's) and by `expires` (`intent_expired`).
+ * before (`tx_used`); then what the chain says: nothing (`tx_not_found`), not final yet
+ * (wait: no leaf), failed (`tx_failed`); else the final transaction sends something to the
+ * intent's address (`tx_not_found`), of the intent's asset (`asset_mismatch`), exactly the
+ * intent's units (`amount_mismatch`), not before the intent was made (`tx_not_found`: such
+ * a transfer is someone else's) and by `expires` (`intent_expired`). A refusal is final,
+ * so it is decided only on a final transaction (docs/protocol.md 13.3).
  */
-export const decideClaim = (input: {
+export interface ClaimFacts {
   readonly claim: ContributionClaim
   readonly intent: ContributionIntent | undefined
+  /** The name to credit (nameToCredit); the intent's when undefined. */
+  readonly name?: string | undefined
   /** The sup.credit leaf that credited this intent already, if any. */
   readonly intentCredited: number | undefined
   /** The sup.credit leaf that credited `<network>:<tx>` already, if any. */
   readonly txCredited: number | undefined
-  /** What the oracle reports for the claim's tx to the intent's address on its network. */
-  readonly transfers: ReadonlyArray<ChainTransfer>
   readonly now: number
-}): ClaimDecision => {
-  const { claim, intent, transfers, now } = input
+}
+
+/**
+ * The refusal a claim meets before the chain is asked (`intent_unknown`, `claim_late`,
+ * `tx_used`), if any: then the chain is not asked, so an unreachable chain cannot turn
+ * such a claim into a 503.
+ */
+export const refusalBeforeChain = (input: ClaimFacts): ClaimDecision | undefined => {
+  const { claim, intent, now } = input
   if (intent === undefined) return refusal("intent_unknown", `no intent ${claim.intent_id} was made here`)
   if (now > intent.claimUntil) return refusal("claim_late", `the intent could be claimed until ${intent.claimUntil}`)
   if (input.intentCredited !== undefined) return refusal("tx_used", `the intent was credited by leaf ${input.intentCredited}`)
   if (input.txCredited !== undefined) return refusal("tx_used", `transaction ${claim.tx} was credited by leaf ${input.txCredited}`)
-  const toAddress = transfers.filter((t) => t.network === intent.network && t.tx === claim.tx && t.address === intent.address)
-  if (toAddress.length === 0) return refusal("tx_not_found", `${intent.network} has no transaction ${claim.tx} paying ${intent.address}`)
+  return undefined
+}
+
+export const decideClaim = (input: ClaimFacts & {
+  /** What the oracle reports for the claim's tx to the intent's address on its network. */
+  readonly report: ChainReport
+}): ClaimDecision => {
+  const early = refusalBeforeChain(input)
+  if (early !== undefined) return early
+  const { claim, report } = input
+  const intent = input.intent!
+  if (report._tag === "Absent") return refusal("tx_not_found", `${intent.network} has no transaction ${claim.tx}: never mined, or reorganised away`)
+  if (report._tag === "Pending") {
+    return {
+      _tag: "Wait",
+      missing: report.missing,
+      detail: report.missing === undefined
+        ? `transaction ${claim.tx} is not confirmed yet; claim again once it is`
+        : `transaction ${claim.tx} needs ${report.missing} more confirmation${report.missing === 1 ? "" : "s"}; claim again once it has them`
+    }
+  }
+  if (report._tag === "Failed") return refusal("tx_failed", `transaction ${claim.tx} failed (reverted): it moved nothing`)
+  const toAddress = report.transfers.filter((t) => t.network === intent.network && t.tx === claim.tx && t.address === intent.address)
+  if (toAddress.length === 0) return refusal("tx_not_found", `transaction ${claim.tx} on ${intent.network} pays nothing to ${intent.address}`)
   const ofAsset = toAddress.filter((t) => t.asset === intent.asset)
   if (ofAsset.length === 0) return refusal("asset_mismatch", `transaction ${claim.tx} pays ${toAddress[0]!.asset}, the intent asks for ${intent.asset}`)
-  const exact = ofAsset.filter((t) => t.units === intent.units)
-  if (exact.length === 0) return refusal("amount_mismatch", `transaction ${claim.tx} pays ${ofAsset[0]!.units} units, the intent asks for exactly ${intent.units}`)
-  const confirmed = exact.filter((t) => t.confirmed)
-  if (confirmed.length === 0) return refusal("tx_unconfirmed", `transaction ${claim.tx} is not confirmed yet; claim again once it is`)
-  const transfer = confirmed[0]!
+  const transfer = ofAsset.find((t) => t.units === intent.units)
+  if (transfer === undefined) return refusal("amount_mismatch", `transaction ${claim.tx} pays ${ofAsset[0]!.units} units, the intent asks for exactly ${intent.units}`)
   if (transfer.time < intent.created) {
     return refusal("tx_not_found", `transaction ${claim.tx} (at ${transfer.time}) is older than the intent (made at ${intent.created})`)
   }
   if (transfer.time > intent.expires) return refusal("intent_expired", `transaction ${claim.tx} came at ${transfer.time}, after the intent expired at ${intent.expires}`)
-  return { _tag: "Credit", name: intent.name, amount: intent.amount, network: intent.network, tx: claim.tx }
+  return { _tag: "Credit", name: input.name ?? intent.name!, amount: intent.amount, network: intent.network, tx: claim.tx }
 }

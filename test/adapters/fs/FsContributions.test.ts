@@ -11,7 +11,7 @@ import { FsChainOracleLive } from "../../../src/adapters/fs/FsChainOracle.js"
 import { FsContributionIntentsLive } from "../../../src/adapters/fs/FsContributionIntents.js"
 import { ChainOracle } from "../../../src/ports/ChainOracle.js"
 import { ContributionIntents } from "../../../src/ports/ContributionIntents.js"
-import { chainOracleContract, transfer } from "../../ports/ChainOracle.contract.js"
+import { chainOracleContract, transfer, watcherDriver } from "../../ports/ChainOracle.contract.js"
 import { contributionIntentsContract, intent } from "../../ports/ContributionIntents.contract.js"
 import { tempDir } from "./tempDir.js"
 
@@ -20,10 +20,7 @@ contributionIntentsContract("FsContributionIntents", { fresh: Effect.map(tempDir
 chainOracleContract("FsChainOracle", {
   fresh: Effect.map(tempDir("chain"), (dir) => {
     const path = join(dir, "transfers.jsonl")
-    return {
-      layer: FsChainOracleLive(path),
-      record: (t) => Effect.promise(() => appendFile(path, JSON.stringify(t) + "\n"))
-    }
+    return watcherDriver(FsChainOracleLive(path), (t) => Effect.promise(() => appendFile(path, JSON.stringify(t) + "\n")))
   })
 })
 
@@ -83,11 +80,11 @@ it.scoped("FsChainOracle: reads lines as the watcher finishes them, skips junk, 
     const oracle = yield* Effect.provide(ChainOracle, FsChainOracleLive(path))
     const line = JSON.stringify(transfer())
     yield* Effect.promise(() => writeFile(path, `not json\n{"network":"testnet"}\n${line.slice(0, 20)}`))
-    expect(yield* oracle.transfers("testnet", "0xaaa", "addr-1")).toEqual([])
+    expect(yield* oracle.report("testnet", "0xaaa", "addr-1")).toEqual({ _tag: "Absent" })
     yield* Effect.promise(() => appendFile(path, `${line.slice(20)}\n`))
-    expect(yield* oracle.transfers("testnet", "0xaaa", "addr-1")).toEqual([transfer()])
+    expect(yield* oracle.report("testnet", "0xaaa", "addr-1")).toEqual({ _tag: "Final", transfers: [transfer()] })
     // An operator replaces the file with a shorter one: it is read again from the start.
     yield* Effect.promise(() => writeFile(path, JSON.stringify(transfer({ tx: "0xc" })) + "\n"))
-    expect(yield* oracle.transfers("testnet", "0xaaa", "addr-1")).toEqual([])
-    expect(yield* oracle.transfers("testnet", "0xc", "addr-1")).toEqual([transfer({ tx: "0xc" })])
+    expect(yield* oracle.report("testnet", "0xaaa", "addr-1")).toEqual({ _tag: "Absent" })
+    expect(yield* oracle.report("testnet", "0xc", "addr-1")).toEqual({ _tag: "Final", transfers: [transfer({ tx: "0xc" })] })
   }))

@@ -46,7 +46,7 @@ const claimName = async (server: RunningServer, agent: TestAgent, name: string) 
   expect(sent.status).toBe(202)
 }
 
-const claimBody = (claim: { intent_id: string; tx: string; created: number }) => Either.getOrThrow(jcs(claim))
+const claimBody = (claim: { intent_id: string; tx: string; created: number; name?: string }) => Either.getOrThrow(jcs(claim))
 
 /** The watcher's report of a transfer, appended to the ledger file. */
 const chainSays = (server: RunningServer, t: { tx: string; units: string; asset?: string; address?: string; confirmed?: boolean; time?: number }) =>
@@ -101,6 +101,28 @@ describe("contributions on an open service", () => {
     expect((await intent(5)).units).not.toBe(made.units)
   })
 
+  it("takes the intent as the description gives it, {network, amount}: the claim names the name", async () => {
+    const made = await postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 3 }))
+    expect(made.status).toBe(201)
+    expect(made.json.name).toBeNull()
+    await chainSays(server, { tx: "0xunnamed", units: made.json.units })
+    const before = (await committed(server)).tiles.size
+    // A claim of an unnamed intent without a name, or naming an unclaimed name: 422, no leaf.
+    for (const [body, code] of [
+      [{ intent_id: made.json.intent_id, tx: "0xunnamed", created: now() }, "claim_invalid"],
+      [{ intent_id: made.json.intent_id, tx: "0xunnamed", created: now(), name: "nobody-here" }, "name_unclaimed"]
+    ] as const) {
+      const answer = await postJson(server, "/v2/sup/contributions", claimBody(body))
+      expect(answer.status).toBe(422)
+      expect(answer.json.code).toBe(code)
+    }
+    expect((await committed(server)).tiles.size).toBe(before)
+    const answer = await postJson(server, "/v2/sup/contributions", claimBody({ intent_id: made.json.intent_id, tx: "0xunnamed", created: now(), name: "alice" }))
+    expect(answer.status).toBe(201)
+    expect(answer.json.code).toBeNull()
+    expect((await entryPayload(server, answer.json.entry.index)).payload).toMatchObject({ name: "alice", amount: 3, tx: "0xunnamed" })
+  })
+
   it("refuses bad intents with a 422 problem", async () => {
     for (const [body, code] of [
       [{ network: "mainnet", amount: 5, name: "alice" }, "network_unknown"],
@@ -142,7 +164,6 @@ describe("contributions on an open service", () => {
       ["tx_not_found", async () => "0xnever-sent"],
       ["asset_mismatch", async (m) => { await chainSays(server, { tx: "0xasset", units: m.units, asset: "dai" }); return "0xasset" }],
       ["amount_mismatch", async (m) => { await chainSays(server, { tx: "0xamount", units: String(BigInt(m.units) - 1n) }); return "0xamount" }],
-      ["tx_unconfirmed", async (m) => { await chainSays(server, { tx: "0xpending", units: m.units, confirmed: false }); return "0xpending" }],
       ["intent_expired", async (m) => { await chainSays(server, { tx: "0xlate", units: m.units, time: m.expires + 1 }); return "0xlate" }]
     ]
     for (const [code, prepare] of cases) {
@@ -155,11 +176,12 @@ describe("contributions on an open service", () => {
     }
   })
 
-  it("lets an unconfirmed claim be made again once confirmed (a new claim, a new hash)", async () => {
+  it("answers an unconfirmed claim 409 tx_unconfirmed with no leaf, and credits it once confirmed", async () => {
     const made = await intent(2)
     await chainSays(server, { tx: "0xslow", units: made.units, confirmed: false })
-    const first = await claim(made.intent_id, "0xslow")
-    expect(first.answer.code).toBe("tx_unconfirmed")
+    const early = await postJson(server, "/v2/sup/contributions", claimBody({ intent_id: made.intent_id, tx: "0xslow", created: now() }))
+    expect(early.status).toBe(409)
+    expect(early.json).toMatchObject({ code: "tx_unconfirmed", confirmations_missing: null })
     await chainSays(server, { tx: "0xslow", units: made.units, confirmed: true })
     // The very same bytes are a settled claim: 409, no leaf.
     const body = claimBody({ intent_id: made.intent_id, tx: "0xslow", created: now() + 1 })

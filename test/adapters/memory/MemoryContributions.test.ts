@@ -7,11 +7,16 @@ import { describe, expect, it } from "vitest"
 import { contributionIntentsOver, emptyIntentMaps, MemoryContributionIntentsLive } from "../../../src/adapters/memory/MemoryContributionIntents.js"
 import { MAX_OPEN_INTENTS, type ContributionIntent } from "../../../src/domain/sup/contributions.js"
 import { makeMemoryChain } from "../../../src/adapters/memory/MemoryChainOracle.js"
-import { chainOracleContract } from "../../ports/ChainOracle.contract.js"
+import { chainOracleContract, watcherDriver } from "../../ports/ChainOracle.contract.js"
 import { contributionIntentsContract, intent } from "../../ports/ContributionIntents.contract.js"
 
 contributionIntentsContract("MemoryContributionIntents", { fresh: Effect.succeed(MemoryContributionIntentsLive), durable: false })
-chainOracleContract("MemoryChainOracle", { fresh: Effect.sync(makeMemoryChain) })
+chainOracleContract("MemoryChainOracle", {
+  fresh: Effect.sync(() => {
+    const chain = makeMemoryChain()
+    return watcherDriver(chain.layer, chain.record)
+  })
+})
 
 describe("intents over time (property)", () => {
   it("no two intents that can receive a transfer at the same time share units, and no name holds more than the cap", () => {

@@ -4,8 +4,9 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
-  decideClaim, intentUnits, makeIntent, receivesTransfers, tagSpan, type ChainTransfer, type ContributionIntent, type NetworkTerms
+  decideClaim, intentUnits, makeIntent, nameToCredit, receivesTransfers, tagSpan, type ChainTransfer, type ContributionIntent, type NetworkTerms
 } from "../../../src/domain/sup/contributions.js"
+import { reportOfTransfers, type ChainReport } from "../../../src/domain/sup/chainReport.js"
 
 const terms: NetworkTerms = { network: "testnet", asset: "usdc", address: "addr-1", unitsPerSup: 1_000_000n }
 const T = 1_767_225_600
@@ -15,8 +16,9 @@ const paid = (over: Partial<ChainTransfer> = {}): ChainTransfer => ({
   network: "testnet", tx: "0xabc", address: "addr-1", asset: "usdc", units: intent.units, confirmed: true, time: T + 60, ...over
 })
 const claim = { intent_id: "i_1", tx: "0xabc", created: T + 100 }
+const final = (...transfers: ReadonlyArray<ChainTransfer>): ChainReport => ({ _tag: "Final", transfers })
 const decide = (over: Partial<Parameters<typeof decideClaim>[0]> = {}) =>
-  decideClaim({ claim, intent, intentCredited: undefined, txCredited: undefined, transfers: [paid()], now: T + 100, ...over })
+  decideClaim({ claim, intent, intentCredited: undefined, txCredited: undefined, report: final(paid()), now: T + 100, ...over })
 
 describe("intents", () => {
   it("asks for amount x units_per_sup plus a tag below 1 % of one SUP", () => {
@@ -44,7 +46,7 @@ describe("intents", () => {
         expect(later.units).toBe(intent.units)
         const transfer = paid({ time: intent.created + at })
         const credits = [intent, later].filter((i) =>
-          decideClaim({ claim: { ...claim, intent_id: i.intentId }, intent: i, intentCredited: undefined, txCredited: undefined, transfers: [transfer], now: i.created + 1 })._tag === "Credit")
+          decideClaim({ claim: { ...claim, intent_id: i.intentId }, intent: i, intentCredited: undefined, txCredited: undefined, report: final(transfer), now: i.created + 1 })._tag === "Credit")
         expect(credits.length).toBeLessThanOrEqual(1)
       }))
   })
@@ -60,13 +62,15 @@ describe("claims", () => {
     ["claim_late", { now: intent.claimUntil + 1 }],
     ["tx_used", { intentCredited: 9 }],
     ["tx_used", { txCredited: 9 }],
-    ["tx_not_found", { transfers: [] }],
-    ["tx_not_found", { transfers: [paid({ address: "addr-2" })] }],
-    ["tx_not_found", { transfers: [paid({ time: T - 1 })] }],
-    ["asset_mismatch", { transfers: [paid({ asset: "dai" })] }],
-    ["amount_mismatch", { transfers: [paid({ units: "5000000" })] }],
-    ["tx_unconfirmed", { transfers: [paid({ confirmed: false })] }],
-    ["intent_expired", { transfers: [paid({ time: intent.expires + 1 })] }]
+    ["tx_not_found", { report: { _tag: "Absent" } }],
+    ["tx_not_found", { report: final() }],
+    ["tx_not_found", { report: final(paid({ address: "addr-2" })) }],
+    ["tx_not_found", { report: final(paid({ time: T - 1 })) }],
+    ["tx_failed", { report: { _tag: "Failed" } }],
+    ["asset_mismatch", { report: final(paid({ asset: "dai" })) }],
+    ["amount_mismatch", { report: final(paid({ units: "5000000" })) }],
+    ["amount_mismatch", { report: final(paid({ units: (BigInt(intent.units) - 1n).toString() })) }],
+    ["intent_expired", { report: final(paid({ time: intent.expires + 1 })) }]
   ]
   for (const [code, over] of refusals) {
     it(`refuses ${code} (${JSON.stringify(Object.keys(over))})`, () => {
@@ -75,6 +79,24 @@ describe("claims", () => {
   }
 
   it("takes the transfer of the intent's asset and units among several of one transaction", () => {
-    expect(decide({ transfers: [paid({ asset: "dai" }), paid({ units: "1" }), paid()] })._tag).toBe("Credit")
+    expect(decide({ report: final(paid({ asset: "dai" }), paid({ units: "1" }), paid()) })._tag).toBe("Credit")
+  })
+
+  it("writes nothing while the transaction is not final: it says how many confirmations are missing", () => {
+    expect(decide({ report: { _tag: "Pending", missing: 2 } })).toMatchObject({ _tag: "Wait", missing: 2, detail: expect.stringMatching(/2 more confirmations/) })
+    expect(decide({ report: reportOfTransfers([paid({ confirmed: false })]) })).toMatchObject({ _tag: "Wait", missing: undefined })
+    // Even a transfer of the wrong asset waits: a refusal is final, so it waits for a final transaction.
+    expect(decide({ report: { _tag: "Pending", missing: 1 } })._tag).toBe("Wait")
+  })
+
+  it("credits the claim's name when the intent named none", () => {
+    const unnamed = makeIntent({ network: "testnet", amount: 5 }, terms, { now: T, intentSeconds: 3600, claimSeconds: 86_400 }, "i_3", 43)
+    expect(unnamed.name).toBeNull()
+    expect(nameToCredit(unnamed, { ...claim, name: "bob" })).toEqual({ name: "bob" })
+    expect(nameToCredit(unnamed, claim)).toHaveProperty("error")
+    expect(nameToCredit(intent, claim)).toEqual({ name: "alice" })
+    expect(nameToCredit(intent, { ...claim, name: "alice" })).toEqual({ name: "alice" })
+    expect(nameToCredit(intent, { ...claim, name: "bob" })).toHaveProperty("error")
+    expect(decide({ intent: unnamed, name: "bob", report: final(paid({ units: unnamed.units })) })).toMatchObject({ _tag: "Credit", name: "bob" })
   })
 })

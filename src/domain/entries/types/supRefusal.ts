@@ -15,7 +15,8 @@ export const CLAIM_REFUSALS = [
   "tx_unconfirmed",
   "amount_mismatch",
   "asset_mismatch",
-  "tx_used"
+  "tx_used",
+  "tx_failed"
 ] as const
 
 export const SupRefusalPayload = Schema.Struct({
