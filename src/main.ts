@@ -58,6 +58,10 @@ import { SupAsset } from "./app/SupAsset.js"
 import { TileAuditLive } from "./app/TileAudit.js"
 import { WriteAnswers } from "./app/WriteAnswers.js"
 import { Clock } from "./ports/Clock.js"
+import { operationsConfig } from "./app/OperationsConfig.js"
+import { LoggingLive } from "./adapters/logging/logging.js"
+import { ProcessLifecycleLive } from "./adapters/logging/lifecycle.js"
+import { MetricsServerLive } from "./adapters/metrics/MetricsServer.js"
 
 const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, ServiceConfig.fromEnv)
 
@@ -134,4 +138,16 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(Platform)
 )
 
-NodeRuntime.runMain(Layer.launch(Main))
+// GET /metrics on a listener of its own (AICS_METRICS_PORT), beside the service.
+const MetricsListener = Layer.unwrapEffect(Effect.map(operationsConfig, ({ metrics }) =>
+  metrics === undefined ? Layer.empty : MetricsServerLive(metrics)))
+
+// The start line first and the stop line last (lifecycle.ts); every line through the
+// logger AICS_LOG_FORMAT and AICS_LOG_LEVEL choose.
+const Service = MetricsListener.pipe(
+  Layer.provideMerge(Main),
+  Layer.provide(ProcessLifecycleLive.pipe(Layer.provide(ServiceConfig.fromEnv)))
+)
+const Logging = Layer.unwrapEffect(Effect.map(operationsConfig, LoggingLive))
+
+NodeRuntime.runMain(Layer.launch(Service).pipe(Effect.provide(Logging)), { disablePrettyLogger: true })

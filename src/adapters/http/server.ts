@@ -55,6 +55,7 @@ import { DataPagesHandlers } from "./handlers/dataPages.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { closeDraining } from "./closeDraining.js"
+import { trackHttpConnections } from "../metrics/connectionStates.js"
 import { ownerRoutesFirst } from "./ownerRoutesFirst.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
 import { GateHandlers } from "./handlers/gate.js"
@@ -124,7 +125,7 @@ const REQUEST_TIMEOUT_MS = 120_000
 const MAX_HTTP_CONNECTIONS = 4096
 
 const createKeepAliveServer = () => {
-  const server = closeDraining(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))
+  const server = trackHttpConnections(closeDraining(createServer({ maxHeaderSize: MAX_HEADER_BYTES })))
   server.keepAliveTimeout = KEEP_ALIVE_MS
   // Must exceed keepAliveTimeout, or a request arriving at the end of the idle time is cut.
   server.headersTimeout = KEEP_ALIVE_MS + 1_000
