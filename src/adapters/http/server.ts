@@ -57,6 +57,7 @@ import { TlogHandlers } from "./handlers/tlog.js"
 import { closeDraining } from "./closeDraining.js"
 import { trackHttpConnections } from "../metrics/connectionStates.js"
 import { ownerRoutesFirst } from "./ownerRoutesFirst.js"
+import { ProblemForEveryError } from "./problemForEveryError.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
 import { GateHandlers } from "./handlers/gate.js"
 
@@ -145,6 +146,7 @@ export const HttpLive = (options: { readonly host: string; readonly port: number
   HttpApiBuilder.serve(countRequests).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(DecodeErrorsAs422),
+    Layer.provide(ProblemForEveryError),
     HttpServer.withLogAddress,
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(NodeHttpServer.layer(createKeepAliveServer, { host: options.host, port: options.port })),
