@@ -26,7 +26,7 @@ import { HttpLive } from "./adapters/http/server.js"
 import { FsHostMetricsLive } from "./adapters/os/NodeHostMetrics.js"
 import { PgHostMetricsLive } from "./adapters/pg/PgHostMetrics.js"
 import { GateTcpLive } from "./adapters/tcp/gateServer.js"
-import { MemoryNonceStoreLive } from "./adapters/memory/MemoryNonceStore.js"
+import { FsNonceStoreLive } from "./adapters/fs/FsNonceStore.js"
 import { FileKeysLive } from "./adapters/keys/FileKeys.js"
 import { LogVkeyFileLive } from "./adapters/keys/LogVkeyFile.js"
 import { InProcessWriteChecksLive } from "./adapters/workers/InProcessWriteChecks.js"
@@ -77,7 +77,7 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
       ? Layer.mergeAll(
         FsLogStoreLive(join(config.dataDir, "log")),
         FsBodyStoreLive(join(config.dataDir, "bodies")),
-        MemoryNonceStoreLive,
+        FsNonceStoreLive(join(config.dataDir, "nonces")),
         FsReadCursorsLive(join(config.dataDir, "cursors")),
         FsTileSinkLive(join(config.dataDir, "tiles")),
         MemoryCoordinationLive(),
