@@ -26,7 +26,7 @@ import { HttpLive } from "./adapters/http/server.js"
 import { FsHostMetricsLive } from "./adapters/os/NodeHostMetrics.js"
 import { PgHostMetricsLive } from "./adapters/pg/PgHostMetrics.js"
 import { GateTcpLive } from "./adapters/tcp/gateServer.js"
-import { MemoryNonceStoreLive } from "./adapters/memory/MemoryNonceStore.js"
+import { FsNonceStoreLive } from "./adapters/fs/FsNonceStore.js"
 import { FileKeysLive } from "./adapters/keys/FileKeys.js"
 import { LogVkeyFileLive } from "./adapters/keys/LogVkeyFile.js"
 import { InProcessWriteChecksLive } from "./adapters/workers/InProcessWriteChecks.js"
@@ -66,6 +66,10 @@ import { FileWitnessKeyLive, WitnessVkeyFileLive } from "./adapters/keys/FileWit
 import { Witness } from "./app/Witness.js"
 import { CosignatureCollector } from "./app/CosignatureCollector.js"
 import { FetchWitnessTransportLive } from "./adapters/http/fetchWitnessTransport.js"
+import { operationsConfig } from "./app/OperationsConfig.js"
+import { LoggingLive } from "./adapters/logging/logging.js"
+import { ProcessLifecycleLive } from "./adapters/logging/lifecycle.js"
+import { MetricsServerLive } from "./adapters/metrics/MetricsServer.js"
 
 const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, ServiceConfig.fromEnv)
 
@@ -82,7 +86,7 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
       ? Layer.mergeAll(
         FsLogStoreLive(join(config.dataDir, "log")),
         FsBodyStoreLive(join(config.dataDir, "bodies")),
-        MemoryNonceStoreLive,
+        FsNonceStoreLive(join(config.dataDir, "nonces")),
         FsReadCursorsLive(join(config.dataDir, "cursors")),
         FsTileSinkLive(join(config.dataDir, "tiles")),
         MemoryCoordinationLive(),
@@ -150,4 +154,16 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(Platform)
 )
 
-NodeRuntime.runMain(Layer.launch(Main))
+// GET /metrics on a listener of its own (AICS_METRICS_PORT), beside the service.
+const MetricsListener = Layer.unwrapEffect(Effect.map(operationsConfig, ({ metrics }) =>
+  metrics === undefined ? Layer.empty : MetricsServerLive(metrics)))
+
+// The start line first and the stop line last (lifecycle.ts); every line through the
+// logger AICS_LOG_FORMAT and AICS_LOG_LEVEL choose.
+const Service = MetricsListener.pipe(
+  Layer.provideMerge(Main),
+  Layer.provide(ProcessLifecycleLive.pipe(Layer.provide(ServiceConfig.fromEnv)))
+)
+const Logging = Layer.unwrapEffect(Effect.map(operationsConfig, LoggingLive))
+
+NodeRuntime.runMain(Layer.launch(Service).pipe(Effect.provide(Logging)), { disablePrettyLogger: true })

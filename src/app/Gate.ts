@@ -12,7 +12,7 @@
 // recently used goes first). Several nodes behind one address need sticky sessions for
 // POST /t continuity; TCP sessions are their connection.
 
-import { Chunk, Context, Effect, Either, Layer, Option, Schedule } from "effect"
+import { Chunk, Context, Effect, Either, Layer, Metric, Option, Schedule } from "effect"
 import { fromUtf8, utf8 } from "../domain/bytes.js"
 import { decodeU64, encodeB64, encodeU64 } from "../domain/encoding.js"
 import { dmOpenLine } from "../domain/gate/agentVerbs.js"
@@ -55,6 +55,7 @@ import { EntryWrites, type WriteAnswer } from "./EntryWrites.js"
 import { type PolicyWrite, PolicyWrites } from "./PolicyWrites.js"
 import { RequestStats } from "./RequestStats.js"
 import { Publisher } from "./Publisher.js"
+import { gateSessions, sampledOnScrape } from "./Metrics.js"
 import { Sequencer } from "./Sequencer.js"
 import { gatePortsOf, ServiceConfig } from "./ServiceConfig.js"
 import { WriteAnswers } from "./WriteAnswers.js"
@@ -97,7 +98,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
   /** Forgets a TCP session (a closed connection). */
   readonly end: (id: string) => Effect.Effect<void>
 }>() {
-  static readonly layer = Layer.effect(Gate, Effect.gen(function*() {
+  static readonly layer = Layer.scoped(Gate, Effect.gen(function*() {
     const config = yield* ServiceConfig
     const clock = yield* Clock
     const crypto = yield* Crypto
@@ -509,6 +510,11 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
 
     const end = (id: string) => lock.withPermits(1)(Effect.sync(() => forget(tcpSessions, id)))
 
+    // Open sessions by transport, for /metrics (Metrics.ts).
+    yield* sampledOnScrape(Effect.suspend(() => Effect.zipRight(
+      Metric.set(Metric.tagged(gateSessions, "transport", "http"), httpSessions.size),
+      Metric.set(Metric.tagged(gateSessions, "transport", "tcp"), tcpSessions.size)
+    )))
     return { exchange, end }
   }))
 }

@@ -16,6 +16,7 @@ import {
   accessClass, countKey, keepCounter, latencyBucket, oldestKeptDay, outcomeOf, ownerStats, routeGroup, utcDay
 } from "../domain/stats/requestStats.js"
 import { Clock } from "../ports/Clock.js"
+import { countGateSessionNow, countHttpNow } from "./Metrics.js"
 import { StatsStore } from "../ports/StatsStore.js"
 
 /** What the middleware reads of a request and its answer; nothing of it is kept but the counter it selects. */
@@ -95,10 +96,12 @@ export class RequestStats extends Context.Tag("aics/RequestStats")<RequestStats,
 
     return {
       count: (r) => Effect.map(clock.nowMillis, (now) => {
+        const group = routeGroup(r.path)
+        countHttpNow(group, r.status, r.latencyMs / 1000)
         const key = countKey(
           dayOf(now),
           accessClass(r),
-          routeGroup(r.path),
+          group,
           outcomeOf(r.status),
           latencyBucket(r.latencyMs)
         )
@@ -107,6 +110,7 @@ export class RequestStats extends Context.Tag("aics/RequestStats")<RequestStats,
       countGate: (transport, events) => Effect.map(clock.nowMillis, (now) => {
         const day = dayOf(now)
         for (const event of events) {
+          if (event === "session") countGateSessionNow(transport)
           const key = gateCountKey(day, transport, event)
           pending.set(key, (pending.get(key) ?? 0) + 1)
         }

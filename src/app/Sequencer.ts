@@ -74,6 +74,7 @@ import type { LeaseFence } from "../ports/LeaseFence.js"
 import { LogStore } from "../ports/LogStore.js"
 import { StorageError } from "../ports/StorageError.js"
 import { LogWriter } from "./LogWriter.js"
+import { countBatch } from "./Metrics.js"
 import { NodeRole } from "./NodeRole.js"
 
 export type WriteOutcome =
@@ -204,6 +205,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         }
 
         // Bodies before leaves: a durable leaf must never name a body that is not.
+        const writeStarted = performance.now()
         const durable = entries.length === 0
           ? Exit.succeed({ leafHashes: [] as ReadonlyArray<Hash> })
           : yield* Effect.exit(Effect.zipRight(
@@ -211,6 +213,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
             writer.append(start, entries, fence)
           ))
 
+        yield* countBatch(jobs.length, entries.length === 0 ? undefined : (performance.now() - writeStarted) / 1000)
         if (Exit.isFailure(durable)) {
           const error = Option.getOrUndefined(Cause.failureOption(durable.cause))
           if (error?._tag === "LeaseSuperseded") {

@@ -10,6 +10,7 @@ import { isJsonObject } from "../domain/envelope/jcs.js"
 import { refusalStatus, type Refusal } from "../domain/write/refusal.js"
 import { refusedEnvelopeHash } from "../domain/write/submission.js"
 import { Crypto } from "../ports/Crypto.js"
+import { countWrite } from "./Metrics.js"
 import { Receipts } from "./Receipts.js"
 import type { WriteOutcome } from "./Sequencer.js"
 
@@ -36,6 +37,7 @@ export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers,
         Effect.gen(function*() {
           const envelopeHash = refusedEnvelopeHash(body, crypto.sha256)
           const note = yield* receipts.refused(reason.code, envelopeHash, at)
+          yield* countWrite(reason.code)
           return {
             status: refusalStatus(reason.code),
             body: {
@@ -46,7 +48,7 @@ export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers,
           }
         }),
       accepted: (envelope, outcome, status) =>
-        Effect.map(receipts.accepted(outcome.index, outcome.leafHash, outcome.logged), (note) => ({
+        Effect.map(Effect.zipLeft(receipts.accepted(outcome.index, outcome.leafHash, outcome.logged), countWrite(undefined)), (note) => ({
           status,
           body: {
             entry: {

@@ -55,7 +55,9 @@ import { DataPagesHandlers } from "./handlers/dataPages.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { closeDraining } from "./closeDraining.js"
+import { trackHttpConnections } from "../metrics/connectionStates.js"
 import { ownerRoutesFirst } from "./ownerRoutesFirst.js"
+import { ProblemForEveryError } from "./problemForEveryError.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
 import { GateHandlers } from "./handlers/gate.js"
 import { WitnessHandlers } from "./handlers/witness.js"
@@ -128,7 +130,7 @@ const REQUEST_TIMEOUT_MS = 120_000
 const MAX_HTTP_CONNECTIONS = 4096
 
 const createKeepAliveServer = () => {
-  const server = closeDraining(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))
+  const server = trackHttpConnections(closeDraining(createServer({ maxHeaderSize: MAX_HEADER_BYTES })))
   server.keepAliveTimeout = KEEP_ALIVE_MS
   // Must exceed keepAliveTimeout, or a request arriving at the end of the idle time is cut.
   server.headersTimeout = KEEP_ALIVE_MS + 1_000
@@ -148,6 +150,7 @@ export const HttpLive = (options: { readonly host: string; readonly port: number
   HttpApiBuilder.serve(countRequests).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(DecodeErrorsAs422),
+    Layer.provide(ProblemForEveryError),
     HttpServer.withLogAddress,
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(NodeHttpServer.layer(createKeepAliveServer, { host: options.host, port: options.port })),

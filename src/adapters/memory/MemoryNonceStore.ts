@@ -3,8 +3,9 @@
 //
 // Across a restart the memory is lost; the writes it protects stay protected because a
 // replayed envelope repeats a seq its key already used, and the sequencer refuses it. A
-// signed read replayed across a restart within its window would be answered again: it
-// reveals nothing its signer was not already shown.
+// signed read replayed across a restart within its window would be answered again, so the
+// service's filesystem storage keeps a journal beside it (fs/FsNonceStore.ts); this one
+// alone serves the tests and a process that never restarts with live signatures.
 
 import { Effect, Layer } from "effect"
 import { NonceStore } from "../../ports/NonceStore.js"

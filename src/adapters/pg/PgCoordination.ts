@@ -11,6 +11,16 @@
 // The head row of the log (PgLogStore.ts) stays the guard against a fork: even a holder
 // that has not noticed its loss yet cannot append at a position another has taken.
 //
+// The lease is bounded in time as well: a session whose holder is alive but stuck (paused
+// by SIGSTOP, a frozen VM, a half-open network) would keep the lock, and the service would
+// answer 503 as long as it stays stuck. The lease session sets idle_session_timeout
+// (LEASE_IDLE_LIMIT), so the database ends a session that missed its heartbeats and frees
+// the lock; the heartbeat is the renewal. A stuck holder's transaction that holds the
+// epoch row (an append, a removal) would block its successor's raise, so those
+// transactions bound their own idle time too (holdLeaseEpoch, leaseEpoch.ts). When the
+// stuck holder resumes, its heartbeat fails on the ended session, it reports the lease
+// lost, and the fence refuses whatever it still tries to write.
+//
 // Right after taking the lock, on the same session, the new holder raises the lease epoch
 // (leaseEpoch.ts) and the lease carries it as its fence: the log's appends, the body
 // store's deletes and the relay below check it, so a holder that has not noticed its loss
@@ -50,6 +60,16 @@ const LEASE_POLL = Duration.millis(250)
 /** How often the holder checks its lease session, and how long a check may take. */
 const HEARTBEAT = Duration.millis(500)
 const HEARTBEAT_TIMEOUT = Duration.seconds(2)
+/**
+ * How long the lease session may sit idle before the database ends it, and frees the lock
+ * with it (PostgreSQL's idle_session_timeout, set on that session alone). The heartbeat
+ * keeps a live holder's session busy every HEARTBEAT; a holder that stops running (SIGSTOP,
+ * a frozen VM, a long GC pause, a half-open network) sends nothing, and loses the lease
+ * this long after its last heartbeat, however long it stays stuck. With LEASE_POLL, the
+ * next holder takes over within LEASE_IDLE_LIMIT + LEASE_POLL of the holder's last
+ * heartbeat, inside the 5 s failover bound (docs/operations.md, "A stuck sequencer").
+ */
+export const LEASE_IDLE_LIMIT = Duration.seconds(3)
 /** How often the waiting answers are read when no notification came. */
 const ANSWER_POLL = Duration.millis(250)
 /** How often the holder looks for waiting submissions when no notification came. */
@@ -127,6 +147,8 @@ export const PgCoordinationLive = (
 
     const lease = Effect.gen(function*() {
       const connection = yield* leaseSql.reserve
+      // Bounds the lease in time (LEASE_IDLE_LIMIT): a session that stops talking is ended.
+      yield* connection.execute(`SET idle_session_timeout = ${Duration.toMillis(LEASE_IDLE_LIMIT)}`, [], undefined)
       const tryLock = connection.execute(`SELECT pg_try_advisory_lock(${LOCK}) AS held`, [], undefined).pipe(
         Effect.map((rows) => rows[0]?.held === true)
       )

@@ -52,4 +52,18 @@ export const advanceLeaseEpoch = (leaseSession: Connection): Effect.Effect<Lease
  * commit. Only meaningful inside a transaction.
  */
 export const holdLeaseEpoch = (sql: SqlClient.SqlClient, fence: LeaseFence) =>
-  Effect.map(sql`SELECT 1 FROM aics_lease_epoch WHERE epoch = ${fence.epoch} FOR SHARE`, (rows) => rows.length === 1)
+  Effect.map(
+    sql`SELECT set_config('idle_in_transaction_session_timeout', ${String(HELD_EPOCH_IDLE_LIMIT_MS)}, true)
+      FROM aics_lease_epoch WHERE epoch = ${fence.epoch} FOR SHARE`,
+    (rows) => rows.length === 1
+  )
+
+/**
+ * How long a transaction holding the epoch row may sit idle before the database ends it.
+ * A holder stopped mid-append (SIGSTOP, a frozen VM) would otherwise keep the share lock,
+ * and its successor's raise would wait for as long as it stays stuck. Set in the same
+ * statement that takes the lock (no extra round trip), for that transaction only; below
+ * the lease's own idle limit (PgCoordination.ts), so the lock is gone by the time a
+ * successor can raise.
+ */
+const HELD_EPOCH_IDLE_LIMIT_MS = 2_000

@@ -20,6 +20,7 @@
 //   - on shutdown every connection is told `err shutting_down` and closed after SHUTDOWN_GRACE_MS.
 
 import { createServer as createTcpServer, type Server, type Socket } from "node:net"
+import { trackTcpConnections } from "../metrics/connectionStates.js"
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls"
 import { Cause, type Duration, Effect, Layer, Runtime } from "effect"
 import { Gate } from "../../app/Gate.js"
@@ -216,6 +217,7 @@ export const GateTcpLive = (options: GateTcpOptions) =>
       return tlsServer
     })
     server.maxConnections = MAX_CONNECTIONS
+    trackTcpConnections(server, tls === undefined ? "gate" : "gate_tls")
     const connections = new Set<Connection>()
     const perAddress = new Map<string, number>()
     // Counted on the raw connection, before TLS, so handshakes count against the address too.

@@ -20,7 +20,8 @@
 // - Closing the layer terminates the workers; requests still outstanding are interrupted.
 
 import { Worker } from "node:worker_threads"
-import { Data, Effect, Layer } from "effect"
+import { Data, Effect, Layer, Metric } from "effect"
+import { checkBusySeconds, sampledOnScrape } from "../../app/Metrics.js"
 import { type WriteCheck, WriteChecks, type WriteRequest } from "../../ports/WriteChecks.js"
 import { READY, type CheckReply, type CheckRequest } from "./checkProtocol.js"
 import type { WriteCheckSettings } from "./checkWrite.js"
@@ -141,5 +142,21 @@ export const WorkerWriteChecksLive = (options: WorkerWriteChecksOptions): Layer.
         })
       })
 
+    // Busy time for /metrics: each worker's event loop utilisation, read from this thread
+    // at each scrape, added as it grows (a replaced worker starts from zero again).
+    const seen = new Map<Worker, number>()
+    yield* sampledOnScrape(Effect.sync(() => {
+      for (const slot of slots) {
+        const worker = slot.worker
+        if (worker === undefined) continue
+        const active = worker.performance.eventLoopUtilization().active
+        const before = seen.get(worker) ?? 0
+        if (active > before) workerBusy.unsafeUpdate((active - before) / 1000, [])
+        seen.set(worker, active)
+      }
+      for (const worker of seen.keys()) if (!slots.some((slot) => slot.worker === worker)) seen.delete(worker)
+    }))
     return { check }
   }))
+
+const workerBusy = Metric.tagged(checkBusySeconds, "thread", "worker")

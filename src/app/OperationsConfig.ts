@@ -1,0 +1,41 @@
+// What the operator sets to watch the service (issue 13 items 7 and 8; README's
+// configuration table; docs/operations.md "Metrics" and "Logs"), apart from ServiceConfig
+// because none of it changes what the service does or says to its clients:
+//   AICS_METRICS_PORT  the /metrics listener's port; unset or 0: no listener.
+//   AICS_METRICS_HOST  its address, 127.0.0.1 unless set (loopback: the series are for the
+//                      operator, not for the public the service port faces).
+//   AICS_LOG_LEVEL     trace|debug|info|warning|error|fatal|none (default info).
+//   AICS_LOG_FORMAT    pretty|json|logfmt (default pretty, as before: a line per event with
+//                      its annotations below it; json or logfmt, one line each, for a pipeline).
+
+import { Config, ConfigError, Effect, Either } from "effect"
+
+export const LOG_LEVELS = ["trace", "debug", "info", "warning", "error", "fatal", "none"] as const
+export type LogLevelName = typeof LOG_LEVELS[number]
+export const LOG_FORMATS = ["pretty", "json", "logfmt"] as const
+export type LogFormat = typeof LOG_FORMATS[number]
+
+export interface OperationsSettings {
+  readonly metrics: { readonly host: string; readonly port: number } | undefined
+  readonly logLevel: LogLevelName
+  readonly logFormat: LogFormat
+}
+
+const oneOf = <A extends string>(name: string, values: ReadonlyArray<A>, fallback: A) =>
+  Config.mapOrFail(Config.withDefault(Config.string(name), fallback), (text) => {
+    const value = text.trim().toLowerCase() as A
+    return values.includes(value)
+      ? Either.right(value)
+      : Either.left(ConfigError.InvalidData([name], `${name} must be one of ${values.join(", ")}, got ${JSON.stringify(text)}`))
+  })
+
+export const operationsConfig: Effect.Effect<OperationsSettings, ConfigError.ConfigError> = Effect.gen(function*() {
+  const port = yield* Config.mapOrFail(Config.withDefault(Config.integer("AICS_METRICS_PORT"), 0), (n) =>
+    n >= 0 && n <= 65535 ? Either.right(n) : Either.left(ConfigError.InvalidData(["AICS_METRICS_PORT"], `AICS_METRICS_PORT must be a port from 0 to 65535, got ${n}`)))
+  const host = yield* Config.withDefault(Config.nonEmptyString("AICS_METRICS_HOST"), "127.0.0.1")
+  return {
+    metrics: port === 0 ? undefined : { host, port },
+    logLevel: yield* oneOf("AICS_LOG_LEVEL", LOG_LEVELS, "info"),
+    logFormat: yield* oneOf("AICS_LOG_FORMAT", LOG_FORMATS, "pretty")
+  }
+})
