@@ -44,6 +44,7 @@ import { Entropy } from "../ports/Entropy.js"
 import { GateSecrets } from "../ports/GateSecrets.js"
 import { LogStore } from "../ports/LogStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
+import { admissionOrOpen, type Verdict } from "./Admission.js"
 import { EntryWrites, type WriteAnswer } from "./EntryWrites.js"
 import { type PolicyWrite, PolicyWrites } from "./PolicyWrites.js"
 import { RequestStats } from "./RequestStats.js"
@@ -70,6 +71,12 @@ const POSTS_SHOWN = 20
 const DIRECTORY_SHOWN = 50
 
 export interface Exchange {
+  /**
+   * A budget of the client's address was spent (gate_lines before any line ran, or
+   * gate_sessions for a session that would be kept): an HTTP transport answers 429
+   * (docs/protocol.md "Fair admission"), a TCP connection prints the err line and closes.
+   */
+  readonly limited?: Extract<Verdict, { admitted: false }> | undefined
   /** The session the lines ran in (new when none or an unknown one was given). */
   readonly id: string
   readonly lines: ReadonlyArray<string>
@@ -83,7 +90,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
    * does not know (expired, or another node's), a new session starts and the reply begins
    * with `session <id>`.
    */
-  readonly exchange: (id: string | undefined, lines: ReadonlyArray<string>, transport: Transport) => Effect.Effect<Exchange>
+  readonly exchange: (id: string | undefined, lines: ReadonlyArray<string>, transport: Transport, client?: string) => Effect.Effect<Exchange>
   /** Forgets a TCP session (a closed connection). */
   readonly end: (id: string) => Effect.Effect<void>
 }>() {
@@ -102,6 +109,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     const secrets = yield* GateSecrets
     const hasher = yield* SecretHasher
     const stats = yield* RequestStats
+    const admission = yield* admissionOrOpen
     const verify = payloadSignatureCheck(crypto.ed25519)
     const gatePorts = gatePortsOf(config)
     const fresh = Effect.map(entropy.randomBytes(16), encodeU64)
@@ -114,6 +122,10 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     type Kept = { session: GateSession; touched: number; bytes: number }
     const httpSessions = new Map<string, Kept>()
     const tcpSessions = new Map<string, Kept>()
+    // The HTTP sessions that hold no proven identity, in the same recency order: past a cap
+    // they go first, so anonymous sessions (cheap to open) never evict one that proved a key
+    // or logged in (issue 13 item 12).
+    const anonymousHttp = new Set<string>()
     let httpBytes = 0
     const mapFor = (transport: Transport) => transport.method === "tcp" ? tcpSessions : httpSessions
     const lock = yield* Effect.makeSemaphore(1)
@@ -122,7 +134,10 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
       const kept = sessions.get(id)
       if (kept === undefined) return
       sessions.delete(id)
-      if (sessions === httpSessions) httpBytes -= kept.bytes
+      if (sessions === httpSessions) {
+        httpBytes -= kept.bytes
+        anonymousHttp.delete(id)
+      }
     }
 
     const take = (id: string | undefined, transport: Transport, now: number) =>
@@ -151,7 +166,10 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         sessions.set(session.id, { session, touched: now, bytes })
         if (sessions === httpSessions) {
           httpBytes += bytes
-          while (sessions.size > MAX_SESSIONS || httpBytes > MAX_SESSION_BYTES) forget(sessions, sessions.keys().next().value!)
+          if (session.identity === null) anonymousHttp.add(session.id)
+          while (sessions.size > MAX_SESSIONS || httpBytes > MAX_SESSION_BYTES) {
+            forget(sessions, anonymousHttp.size > 0 ? anonymousHttp.values().next().value! : sessions.keys().next().value!)
+          }
         }
       })
 
@@ -340,7 +358,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         }
       })
 
-    const perform = (session: GateSession, effect: GateEffect): Effect.Effect<{ session: GateSession; lines: ReadonlyArray<string> }> => {
+    const perform = (session: GateSession, effect: GateEffect, client: string | undefined): Effect.Effect<{ session: GateSession; lines: ReadonlyArray<string> }> => {
       switch (effect._tag) {
         case "None":
         case "Close":
@@ -348,12 +366,14 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         case "Read":
           return Effect.map(read(effect.read), (lines) => ({ session, lines }))
         case "Submit":
-          return Effect.map(writes.writeSelfSigned(effect.request), (answer) => ({
+          return Effect.map(writes.writeSelfSigned(effect.request, client), (answer) => ({
             session,
             lines: withNext(writeLines(answer), answer.status < 300, "expect post <channel> <text>  |  a signed {\"envelope\",\"body\"} line")
           }))
         case "SecretClaim":
-          return secretClaim(session, effect.name, effect.secret)
+          // A secret-bound name is a new identity too: the address's claims budget.
+          return client === undefined ? secretClaim(session, effect.name, effect.secret) : Effect.flatMap(admission.take("claims", client), (verdict) =>
+            verdict.admitted ? secretClaim(session, effect.name, effect.secret) : Effect.succeed({ session, lines: [errLine("rate_limited", verdict.detail)] }))
         case "Login":
           return login(session, effect.name, effect.secret)
         case "PrepareUpgrade":
@@ -368,7 +388,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     /** Effects that run scrypt: one per exchange, so one request cannot queue many. */
     const SECRET_EFFECTS: ReadonlySet<GateEffect["_tag"]> = new Set(["SecretClaim", "Login", "PrepareUpgrade"])
 
-    const exchange = (id: string | undefined, lines: ReadonlyArray<string>, transport: Transport) =>
+    const exchange = (id: string | undefined, lines: ReadonlyArray<string>, transport: Transport, client?: string) =>
       Effect.gen(function*() {
         const start = yield* clock.nowMillis
         const taken = yield* lock.withPermits(1)(take(id, transport, start))
@@ -390,7 +410,18 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
           events.push("refused")
         } else {
           let secretsChecked = 0
+          let ran = 0
           for (const line of commands) {
+            if (client !== undefined) {
+              const verdict = yield* admission.take("gate_lines", client)
+              if (!verdict.admitted) {
+                out.push(errLine("rate_limited", verdict.detail))
+                events.push("refused")
+                if (ran === 0) return yield* counted({ id: taken.opened ? "" : session.id, lines: out, close: taken.opened, limited: verdict })
+                break
+              }
+            }
+            ran++
             if (utf8(line).length > MAX_LINE_BYTES) {
               out.push(errLine("line_too_long", `a line is at most ${MAX_LINE_BYTES} bytes`))
               events.push("invalid", "refused")
@@ -405,7 +436,8 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
               gatePorts,
               log: yield* sequencer.state,
               sha256: crypto.sha256,
-              verify
+              verify,
+              claimWorkBits: admission.limits.claimWorkBits
             }
             const stepped = step(session, line, transport, facts)
             if (SECRET_EFFECTS.has(stepped.effect._tag) && secretsChecked++ > 0) {
@@ -413,7 +445,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
               events.push("refused")
               continue
             }
-            const performed = yield* perform(stepped.session, stepped.effect)
+            const performed = yield* perform(stepped.session, stepped.effect, client)
             if (identityKey(performed.session.identity) !== identityKey(session.identity)) {
               // Whoever knew the id before the session gained an identity must not share it:
               // the reply starts with the new id.
@@ -432,6 +464,15 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         }
         // A GET that changed nothing leaves nothing behind, so cheap GETs cannot evict sessions.
         if (!(taken.opened && transport.method === "GET" && empty(session))) {
+          // A session kept costs the address a gate_sessions token (a TCP connection opens
+          // one with its greeting); past the budget it is not kept, so it holds nothing.
+          if (taken.opened && client !== undefined) {
+            const verdict = yield* admission.take("gate_sessions", client)
+            if (!verdict.admitted) {
+              events.push("refused")
+              return yield* counted({ id: "", lines: [...out, errLine("rate_limited", `${verdict.detail}; this session is not kept`)], close: true, limited: verdict })
+            }
+          }
           yield* lock.withPermits(1)(keep(session, taken.session.id, transport, yield* clock.nowMillis))
         }
         return yield* counted({ id: session.id, lines: out, close })

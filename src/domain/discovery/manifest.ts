@@ -4,6 +4,7 @@
 // signed list is derived (endpoints.ts): the API's operations whose requirement, declared
 // in domain/http/signedRoutes.ts, is a signature.
 
+import { publishedLimits } from "../admission/budgets.js"
 import { signedEndpoints, type Endpoint } from "./endpoints.js"
 import { absolute, gateOf, logKeyPointer, type SiteFacts } from "./site.js"
 
@@ -47,7 +48,9 @@ export const agentProtocol = (facts: SiteFacts, endpoints: ReadonlyArray<Endpoin
       // Every endpoint that verifies a signature, and no other: "key" is the agent's own
       // key (the envelope's for POST /v2/entries), "owner" the owner key leaf 0 names.
       endpoints: signedEndpoints(endpoints).map(({ method, path, signature }) => ({ method, path, signer: signature }))
-    }
+    },
+    // Fair admission (docs/protocol.md "Fair admission"), as NIP-11's `limitation` tells clients theirs.
+    ...(facts.limits === undefined ? {} : { limits: publishedLimits(facts.limits) })
   }
 }
 

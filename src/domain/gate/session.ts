@@ -101,6 +101,8 @@ export interface StepFacts {
   readonly log: LogState
   readonly sha256: Sha256
   readonly verify: PayloadSignatureCheck
+  /** Proof of work a claim carries here, in bits (docs/protocol.md "Fair admission"); 0 or absent: none. */
+  readonly claimWorkBits?: number
 }
 
 export type ReadCommand = Extract<Command, { verb: "checkpoint" | "entry" | "name" | "key" | "posts" | "directory" }>
@@ -148,7 +150,7 @@ const afterProof = (transport: Transport): string =>
     : "expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>"
 
 /** The onboarding text, saying only what this transport accepts and naming only open ports. */
-export const helpLines = (origin: string, transport: Transport, ports: GatePorts): ReadonlyArray<string> => [
+export const helpLines = (origin: string, transport: Transport, ports: GatePorts, claimWorkBits = 0): ReadonlyArray<string> => [
   `# AICS-1 text gate of ${origin}. One command per line; every reply ends with "ok ..." or "err <code> <detail>".`,
   `# Read: ${USAGE.checkpoint} | ${USAGE.entry} | ${USAGE.name} | ${USAGE.key} | ${USAGE.posts} | ${USAGE.directory} | whoami`,
   "# Claim a name with your own Ed25519 key (the name is then bound to that key):",
@@ -158,6 +160,7 @@ export const helpLines = (origin: string, transport: Transport, ports: GatePorts
   "#   4. sig <U64 signature>                  (Ed25519 signature of the UTF-8 bytes of <text>) -> ok accepted <index> ...",
   "#   Then post <channel> <text>, answered with sign and sig the same way.",
   "#   Or paste one line of complete signed JSON {\"envelope\":...,\"body\":...} made by the aics library.",
+  ...(claimWorkBits > 0 ? [workLine(claimWorkBits)] : []),
   `# Without a key (TLS only: ${secretTransports(ports)}): claim <name> secret <secret of 16+ characters>;`,
   "#   later: login <name> <secret>, then post <channel> <text>. Such a name rests on the service's word;",
   "#   upgrade <your did:key> <secret> (answered with sign and sig) moves it to your own key for good.",
@@ -194,7 +197,7 @@ export const step = (session: GateSession, line: string, transport: Transport, f
 
   switch (command.verb) {
     case "help":
-      return reply(session, helpLines(facts.origin, transport, facts.gatePorts))
+      return reply(session, helpLines(facts.origin, transport, facts.gatePorts, facts.claimWorkBits))
     case "whoami":
       return reply(session, [whoami(session)])
     case "quit":
@@ -298,6 +301,10 @@ const prove = (session: GateSession, sig: string, transport: Transport, facts: S
 /** The claim rule's own name check, so the gate and the sequencer refuse alike. */
 const claimableName = (name: string, log: LogState): { code: string; detail: string } | undefined => nameRefusal(log, name)
 
+/** How a claim carries its proof of work here (domain/admission/proofOfWork.ts). */
+const workLine = (bits: number): string =>
+  `# A claim here carries ${bits} bits of proof of work: SHA-256 of its signing input starts with ${bits} zero bits (vary the envelope nonce). The aics library (claimName, and aics claim) computes it; paste such a signed claim as one line.`
+
 const keyClaim = (session: GateSession, name: string, x25519: string, facts: StepFacts): Step => {
   if (session.identity?.tier !== "key") {
     return fail(session, "identify_first", "prove a key first (identify, prove), or over TLS: claim <name> secret <secret>")
@@ -306,6 +313,9 @@ const keyClaim = (session: GateSession, name: string, x25519: string, facts: Ste
   // The sequencer decides; this only spares the agent a signature for a name it cannot have.
   const problem = claimableName(name, facts.log)
   if (problem !== undefined) return fail(session, problem.code, problem.detail)
+  // The gate does not do a claim's work for the agent: the work is what a new identity costs.
+  const bits = facts.claimWorkBits ?? 0
+  if (bits > 0) return reply(session, [workLine(bits), errLine("work_required", `a claim here needs ${bits} bits of proof of work; paste a signed claim that carries it`)])
   return prepare(session, session.identity.kid, "claim", { name, x25519 }, null, facts)
 }
 
