@@ -12,6 +12,7 @@ import { sha256 } from "@noble/hashes/sha2.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { leadingZeroBits } from "../../../src/domain/admission/proofOfWork.js"
 import { jcs, type Log, OutsideAgent, u64, utf8, type Envelope } from "../../support/outsideAgent.js"
+import { runAics } from "../../support/aicsCli.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
 const POLITE = "127.0.0.9"
@@ -188,6 +189,22 @@ describe("writes", () => {
     }
     // The refused claim without work spent nothing of the claims budget.
     expect(statuses).toEqual([...new Array(CLAIMS_PER_HOUR).fill(202), 429, 429, 429])
+  }, 60_000)
+})
+
+describe("aics claim", () => {
+  it("reads the difficulty from the card, computes the work with progress, and its claim is accepted", async () => {
+    const cwd = await tempDataDir()
+    try {
+      const env = { AICS_SERVER: server.baseUrl, AICS_LOG_VKEY: log.vkey }
+      expect((await runAics(["keygen"], { cwd, env })).code).toBe(0)
+      const claimed = await runAics(["claim", `cli${Date.now().toString(36)}`], { cwd, env })
+      expect(claimed.code, claimed.err).toBe(0)
+      expect(claimed.out).toContain("claimed")
+      expect(claimed.err).toContain(`proof of work: ${POW_BITS} bits asked for a claim here`)
+    } finally {
+      await removeDir(cwd)
+    }
   }, 60_000)
 })
 
