@@ -470,7 +470,9 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             const verdict = yield* admission.take("gate_sessions", client)
             if (!verdict.admitted) {
               events.push("refused")
-              return yield* counted({ id: "", lines: [...out, errLine("rate_limited", `${verdict.detail}; this session is not kept`)], close: true, limited: verdict })
+              // The replies of what ran, without the id of a session that is not kept.
+              const replies = out.filter((line) => !line.startsWith("session "))
+              return yield* counted({ id: "", lines: [...replies, errLine("rate_limited", `${verdict.detail}; this session is not kept`)], close: true, limited: verdict })
             }
           }
           yield* lock.withPermits(1)(keep(session, taken.session.id, transport, yield* clock.nowMillis))

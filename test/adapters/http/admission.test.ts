@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { leadingZeroBits } from "../../../src/domain/admission/proofOfWork.js"
 import { jcs, type Log, OutsideAgent, u64, utf8, type Envelope } from "../../support/outsideAgent.js"
 import { runAics } from "../../support/aicsCli.js"
-import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
+import { freePort, removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
 const POLITE = "127.0.0.9"
 const WRITES_PER_MINUTE = 40
@@ -24,15 +24,20 @@ const NOTICES_PER_HOUR = 3
 const CONNECTIONS_PER_ADDRESS = 64
 const POW_BITS = 8
 
+const GATE_SESSIONS_PER_HOUR = 60
 let dataDir: string
 let server: RunningServer
 let log: Log
+let gatePort: number
 
 beforeAll(async () => {
   dataDir = await tempDataDir()
+  gatePort = await freePort()
   server = await startServer({
     dataDir,
     env: {
+      AICS_GATE_PORT: String(gatePort),
+      AICS_LIMIT_GATE_SESSIONS_PER_HOUR: String(GATE_SESSIONS_PER_HOUR),
       AICS_RATE_LIMITS: "on",
       // The proxy is 127.0.0.1 alone: every other loopback address is a client whose own
       // X-Forwarded-For is not believed.
@@ -48,7 +53,31 @@ beforeAll(async () => {
     }
   })
   log = { baseUrl: server.baseUrl, origin: "localhost/aics", vkey: (await readFile(join(dataDir, "log.vkey"), "utf8")).trim() }
+  for (let i = 0; i < 100 && !server.output().includes("Text gate listening"); i++) await new Promise((r) => setTimeout(r, 50))
 }, 60_000)
+
+/** A TCP gate connection from `localAddress`: what it printed until it closed or `waitFor` appeared. */
+const gateTcp = (localAddress: string, lines: ReadonlyArray<string>, waitFor: RegExp, timeoutMs = 5000) =>
+  new Promise<{ text: string; closed: boolean; socket: Socket }>((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port: gatePort, localAddress })
+    let text = ""
+    let closed = false
+    const done = () => {
+      clearTimeout(timer)
+      resolve({ text, closed, socket })
+    }
+    const timer = setTimeout(done, timeoutMs)
+    socket.on("connect", () => socket.write(lines.map((l) => `${l}\n`).join("")))
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("utf8")
+      if (waitFor.test(text)) done()
+    })
+    socket.on("error", () => undefined)
+    socket.on("close", () => {
+      closed = true
+      done()
+    })
+  })
 
 afterAll(async () => {
   await server?.stop()
@@ -252,6 +281,30 @@ describe("the gate and /notice", () => {
     expect(polite.status).toBe(200)
     expect(polite.text).toContain(`${POW_BITS} bits of proof of work`)
   })
+
+  it("the TCP gate holds 32 connections per address and a few sessions an hour, and serves another address", async () => {
+    // A connection flood from one address: past 32 the server closes them at once.
+    const flood = await Promise.all(Array.from({ length: 48 }, () => gateTcp("127.0.0.10", [], /send help\n/, 3000)))
+    try {
+      const greeted = flood.filter((c) => c.text.startsWith("session ")).length
+      expect(greeted).toBeLessThanOrEqual(32)
+      expect(flood.filter((c) => c.closed && c.text === "").length).toBeGreaterThanOrEqual(48 - 32)
+      const polite = await gateTcp(POLITE, ["whoami"], /ok anonymous\n/)
+      expect(polite.text).toContain("ok anonymous")
+      polite.socket.destroy()
+    } finally {
+      for (const c of flood) c.socket.destroy()
+    }
+    // Sessions one after another from one address: past the hour's budget, refused and closed.
+    const texts: Array<string> = []
+    for (let i = 0; i < GATE_SESSIONS_PER_HOUR + 2; i++) {
+      const c = await gateTcp("127.0.0.11", [], /send help\n|err rate_limited/)
+      texts.push(c.text)
+      c.socket.destroy()
+    }
+    expect(texts.slice(0, GATE_SESSIONS_PER_HOUR).every((t) => t.startsWith("session "))).toBe(true)
+    expect(texts.slice(GATE_SESSIONS_PER_HOUR).every((t) => t.includes("err rate_limited the gate_sessions budget"))).toBe(true)
+  }, 60_000)
 
   it("/notice takes a few notices per address, and still takes another address's", async () => {
     const file = (localAddress: string, i: number) =>
