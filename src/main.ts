@@ -35,6 +35,7 @@ import { Bodies } from "./app/Bodies.js"
 import { Charter, makeCharter } from "./app/Charter.js"
 import { Contributions } from "./app/Contributions.js"
 import { AdminWrites } from "./app/AdminWrites.js"
+import { Admission } from "./app/Admission.js"
 import { BodyLedger } from "./app/BodyLedger.js"
 import { Card } from "./app/Card.js"
 import { EntryWrites } from "./app/EntryWrites.js"
@@ -125,6 +126,10 @@ const GateTcp = Layer.unwrapEffect(Effect.map(ServiceConfig, ({ host, gate }) =>
     gate === undefined || gate.tlsPort === 0 ? Layer.empty : GateTcpLive({ host, port: gate.tlsPort, tls: { certFile: gate.tlsCert!, keyFile: gate.tlsKey! } })
   )))
 
+// Fair admission's token buckets (docs/protocol.md "Fair admission"): every write path and the
+// HTTP middleware spend them.
+const AdmissionLive = Admission.layer
+
 // The SUP asset descriptor: the operator's file (AICS_SUP_ASSET_FILE) or the built-in one.
 const SupAssetLive = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
   config.supAssetFile === undefined ? SupAsset.builtIn : SupAssetFileLive(config.supAssetFile)))
@@ -143,7 +148,7 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(Layer.mergeAll(WriteAnswers.layer, PolicyWrites.layer)),
   Layer.provideMerge(BodyLedger.layer),
   Layer.provideMerge(WriteChecksLive),
-  Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer)),
+  Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer, AdmissionLive)),
   Layer.provideMerge(CosignatureCollector.layer),
   Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer, Witness.layer)),
   // The charter is written before the sequencer folds the log, so leaf 0 is in its state.

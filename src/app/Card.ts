@@ -7,6 +7,7 @@
 
 import { Context, Effect, Layer } from "effect"
 import { cardSigningInput, signedCardBytes, type CardTerms, type ContributionAddress } from "../domain/card/card.js"
+import { DEFAULT_LIMITS, publishedLimits } from "../domain/admission/budgets.js"
 import { encodeU64 } from "../domain/encoding.js"
 import { policyInForce } from "../domain/governance/policyTiming.js"
 import type { LogState } from "../domain/write/logState.js"
@@ -51,7 +52,8 @@ export class Card extends Context.Tag("aics/Card")<Card, AssuranceCard>() {
       mmdSeconds: charter.terms.mmdSeconds,
       tiles: tilePrefixes(config),
       assetHash: asset.hash,
-      contributions: config.contributions.networks.map(({ network, asset, address }): ContributionAddress => ({ network, asset, address }))
+      contributions: config.contributions.networks.map(({ network, asset, address }): ContributionAddress => ({ network, asset, address })),
+      limits: publishedLimits(config.limits ?? DEFAULT_LIMITS)
     }
     const bytes = signedCardBytes(terms, yield* signer.policy.sign(cardSigningInput(terms)))
     const hash = encodeU64(crypto.sha256(bytes))

@@ -26,6 +26,7 @@ import { ContributionIntents } from "../ports/ContributionIntents.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Entropy } from "../ports/Entropy.js"
 import type { StorageError } from "../ports/StorageError.js"
+import { admissionOrOpen } from "./Admission.js"
 import { LogHealth } from "./LogHealth.js"
 import { PolicyWrites } from "./PolicyWrites.js"
 import { problemAnswer, type ProblemAnswer } from "./ProblemAnswer.js"
@@ -106,6 +107,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
     const health = yield* LogHealth
     const intents = yield* ContributionIntents
     const oracle = yield* ChainOracle
+    const admission = yield* admissionOrOpen
     const networks = new Map(settings.networks.map((t) => [t.network, t] as const))
     // One claim at a time: its checks of the log state and the intent, then its leaf.
     const claiming = yield* Effect.makeSemaphore(1)
@@ -141,6 +143,14 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
         const state = yield* sequencer.state
         if (request.name !== undefined && nameRecordOf(state, request.name) === undefined) {
           return invalid("name_unclaimed", `${request.name} has no SUP account to credit`, [{ path: "name", message: "the name is not claimed" }])
+        }
+        // Slots cost the name that holds them (issue 13 item 12): intents per name per hour,
+        // on top of the address's intents budget (adapters/http/admission.ts).
+        // An intent that names no name (the claim names it, docs/protocol.md 13.2) costs only
+        // the address's budget.
+        if (request.name !== undefined) {
+          const perName = yield* admission.take("name_intents", request.name)
+          if (!perName.admitted) return problemAnswer(429, "rate_limited", perName.detail)
         }
         const now = Math.floor((yield* clock.nowMillis) / 1000)
         for (let attempt = 0; attempt < TAG_ATTEMPTS; attempt++) {
@@ -191,6 +201,9 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
 
           const stored = yield* intents.get(claimed.intent_id)
           const intent = Option.getOrUndefined(stored)?.intent
+          // No leaf without cause (issue 13 item 12): a claim naming no intent this service
+          // issued is answered, and writes nothing, so random ids cannot fill the log.
+          if (intent === undefined) return problemAnswer(404, "intent_unknown", `no intent ${claimed.intent_id} was made here; make one first (POST /v2/sup/contributions/intents)`)
           // The name to credit (docs/protocol.md 13.2): a claim that cannot name it is malformed.
           const credited = intent === undefined ? undefined : nameToCredit(intent, claimed)
           if (credited !== undefined && "error" in credited) return invalid("claim_invalid", "the claim's name", [{ path: "name", message: credited.error }])

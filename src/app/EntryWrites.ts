@@ -14,6 +14,9 @@
 // refusal's status with a refusal receipt naming the code.
 
 import { Context, Effect, Either, Layer, Schema } from "effect"
+import type { BudgetName } from "../domain/admission/budgets.js"
+import { meetsWork, WORK_TYPE } from "../domain/admission/proofOfWork.js"
+import { currentNameOf } from "../domain/identity/bindings.js"
 import { entryRuleOf } from "../domain/entries/registry.js"
 import { replayExpiry } from "../domain/http/aicsProfile.js"
 import { payloadSignatureCheck } from "../domain/identity/possession.js"
@@ -23,6 +26,7 @@ import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { NonceStore } from "../ports/NonceStore.js"
 import { type CheckedSubmission, WriteChecks, type WriteRequest } from "../ports/WriteChecks.js"
+import { admissionOrOpen, type RateLimitFields, type Verdict } from "./Admission.js"
 import { BodyLedger } from "./BodyLedger.js"
 import { LogHealth } from "./LogHealth.js"
 import { Sequencer } from "./Sequencer.js"
@@ -46,7 +50,7 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
    * gate, docs/protocol.md section 17): write's pipeline, with the envelope's own signature
    * and the profile's clock rules on its created and expires as the signature step.
    */
-  readonly writeSelfSigned: (body: Uint8Array) => Effect.Effect<WriteAnswer>
+  readonly writeSelfSigned: (body: Uint8Array, client?: string) => Effect.Effect<WriteAnswer>
 }>() {
   static readonly layer = Layer.effect(EntryWrites, Effect.gen(function*() {
     const crypto = yield* Crypto
@@ -58,6 +62,8 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
     const answers = yield* WriteAnswers
     const checks = yield* WriteChecks
     const verify = payloadSignatureCheck(crypto.ed25519)
+    const admission = yield* admissionOrOpen
+    const workBits = admission.limits.claimWorkBits
 
     /**
      * The submission the sequencer decides. What the checks answer is plain data; the entry
@@ -74,9 +80,37 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
 
     const refusal = (request: WriteRequest, reason: Refusal, at: number) => answers.refused(request.body, reason, at)
 
+    /** The signed `rate_limited` refusal of a spent budget, with Retry-After and its RateLimit fields. */
+    const limited = (request: WriteRequest, verdict: Extract<Verdict, { admitted: false }>, at: number) =>
+      Effect.map(refusal(request, { ...refuse("rate_limited", verdict.detail), retryAfter: verdict.retryAfter }, at), (answer) => ({ ...answer, rateLimit: verdict.fields }))
+
+    /** An answer with the RateLimit fields of the client's write budget, when it spent one. */
+    const paced = (fields: RateLimitFields | undefined) => (answer: WriteAnswer): WriteAnswer =>
+      fields === undefined || answer.rateLimit !== undefined ? answer : { ...answer, rateLimit: fields }
+
+    /**
+     * Budgets before any check (docs/protocol.md "Fair admission"): the client address's writes and
+     * the service's ceiling, so a flood costs the service no signature verification.
+     */
+    const addressBudgets = (request: WriteRequest): ReadonlyArray<readonly [BudgetName, string]> =>
+      request.client === undefined ? [["service_writes", "service"]] : [["writes", request.client], ["service_writes", "service"]]
+
+    /** Budgets of a verified key, and of the name it acts for. */
+    const keyBudgets = (kid: string, name: string | undefined): ReadonlyArray<readonly [BudgetName, string]> =>
+      name === undefined
+        ? [["key_writes_minute", kid], ["key_writes_day", kid]]
+        : [["key_writes_minute", kid], ["key_writes_day", kid], ["name_writes_minute", name], ["name_writes_day", name]]
+
     const write = (request: WriteRequest) =>
       Effect.gen(function*() {
         const nowMillis = yield* clock.nowMillis
+        const admitted = yield* admission.takeAll(addressBudgets(request))
+        if (!admitted.admitted) return yield* limited(request, admitted, nowMillis)
+        return yield* checkedWrite(request, nowMillis).pipe(Effect.map(paced(admitted.fields)))
+      })
+
+    const checkedWrite = (request: WriteRequest, nowMillis: number) =>
+      Effect.gen(function*() {
         const now = Math.floor(nowMillis / 1000)
         if (request.query !== "") return yield* refusal(request, refuse("malformed_request", "POST /v2/entries takes no query string"), nowMillis)
         if (request.body.length > MAX_WRITE_REQUEST_BYTES) {
@@ -90,8 +124,36 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         )
         if (fresh === undefined) return yield* refusal(request, refuse("log_unavailable", "the replay store failed"), nowMillis)
         if (!fresh) return yield* refusal(request, refuse("nonce_reused", "this key already used this nonce"), nowMillis)
+        // The key is proven now, so its budgets are its own: no one else can spend them.
+        const keyAdmitted = yield* admission.takeAll(keyBudgets(signature.keyid, currentNameOf(yield* sequencer.state, signature.keyid)))
+        if (!keyAdmitted.admitted) return yield* limited(request, keyAdmitted, nowMillis)
         if (checked.submission._tag === "Refused") return yield* refusal(request, checked.submission.refusal, nowMillis)
+        const typed = yield* typeBudgets(request, checked.submission.checked)
+        if (typed !== undefined) return yield* (typed.admitted ? refusal(request, typed.refusal, nowMillis) : limited(request, typed, nowMillis))
         return yield* commit(request, submissionOf(checked.submission.checked), nowMillis)
+      })
+
+    /**
+     * What some types cost besides a write: a claim (a new identity) its proof of work and
+     * the address's claims budget, a DM the sender's DMs budget. undefined: go on.
+     */
+    const typeBudgets = (request: WriteRequest, checked: CheckedSubmission) =>
+      Effect.gen(function*() {
+        const { envelope } = checked
+        if (envelope.type === WORK_TYPE) {
+          if (!meetsWork(envelope, workBits, crypto.sha256)) {
+            return { admitted: true as const, refusal: refuse("work_insufficient", `a claim here needs ${workBits} leading zero bits of SHA-256 over its signing input (vary the envelope nonce; docs/protocol.md "Fair admission")`) }
+          }
+          if (request.client !== undefined) {
+            const verdict = yield* admission.take("claims", request.client)
+            if (!verdict.admitted) return verdict
+          }
+        }
+        if (envelope.type === "dm") {
+          const verdict = yield* admission.take("dms", envelope.kid)
+          if (!verdict.admitted) return verdict
+        }
+        return undefined
       })
 
     /** Steps 5 and 6 for a submission that passed the stateless checks. */
@@ -113,8 +175,8 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
     // The same pipeline as write, in the same order: the envelope's own signature is the
     // signature step (WriteChecks, so on the worker threads too), then the nonce, the
     // stateless checks, the log's health and the sequencer.
-    const writeSelfSigned = (raw: Uint8Array) =>
-      write({ method: "POST", authority: undefined, path: "", query: "", headers: {}, body: raw, selfSigned: true })
+    const writeSelfSigned = (raw: Uint8Array, client?: string) =>
+      write({ method: "POST", authority: undefined, path: "", query: "", headers: {}, body: raw, selfSigned: true, ...(client === undefined ? {} : { client }) })
 
     const tooLarge = (limit: number) =>
       Effect.flatMap(clock.nowMillis, (now) =>

@@ -51,6 +51,7 @@ import { Entropy } from "../ports/Entropy.js"
 import { GateSecrets } from "../ports/GateSecrets.js"
 import { LogStore } from "../ports/LogStore.js"
 import { SecretHasher } from "../ports/SecretHasher.js"
+import { admissionOrOpen, type Verdict } from "./Admission.js"
 import { EntryWrites, type WriteAnswer } from "./EntryWrites.js"
 import { type PolicyWrite, PolicyWrites } from "./PolicyWrites.js"
 import { RequestStats } from "./RequestStats.js"
@@ -81,6 +82,12 @@ const DIRECTORY_SHOWN = 50
 const INBOX_SHOWN = 100
 
 export interface Exchange {
+  /**
+   * A budget of the client's address was spent (gate_lines before any line ran, or
+   * gate_sessions for a session that would be kept): an HTTP transport answers 429
+   * (docs/protocol.md "Fair admission"), a TCP connection prints the err line and closes.
+   */
+  readonly limited?: Extract<Verdict, { admitted: false }> | undefined
   /** The session the lines ran in (new when none or an unknown one was given). */
   readonly id: string
   readonly lines: ReadonlyArray<string>
@@ -94,7 +101,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
    * does not know (expired, or another node's), a new session starts and the reply begins
    * with `session <id>`.
    */
-  readonly exchange: (id: string | undefined, lines: ReadonlyArray<string>, transport: Transport) => Effect.Effect<Exchange>
+  readonly exchange: (id: string | undefined, lines: ReadonlyArray<string>, transport: Transport, client?: string) => Effect.Effect<Exchange>
   /** Forgets a TCP session (a closed connection). */
   readonly end: (id: string) => Effect.Effect<void>
 }>() {
@@ -113,6 +120,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     const secrets = yield* GateSecrets
     const hasher = yield* SecretHasher
     const stats = yield* RequestStats
+    const admission = yield* admissionOrOpen
     const verify = payloadSignatureCheck(crypto.ed25519)
     const gatePorts = gatePortsOf(config)
     const fresh = Effect.map(entropy.randomBytes(16), encodeU64)
@@ -127,6 +135,10 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     /** HTTP sessions that hold nothing yet (reads only), apart: see keep. */
     const readSessions = new Map<string, Kept>()
     const tcpSessions = new Map<string, Kept>()
+    // The HTTP sessions that hold no proven identity, in the same recency order: past a cap
+    // they go first, so anonymous sessions (cheap to open) never evict one that proved a key
+    // or logged in (issue 13 item 12).
+    const anonymousHttp = new Set<string>()
     let httpBytes = 0
     const mapFor = (transport: Transport) => transport.method === "tcp" ? tcpSessions : httpSessions
     const lock = yield* Effect.makeSemaphore(1)
@@ -135,7 +147,10 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
       const kept = sessions.get(id)
       if (kept === undefined) return
       sessions.delete(id)
-      if (sessions === httpSessions) httpBytes -= kept.bytes
+      if (sessions === httpSessions) {
+        httpBytes -= kept.bytes
+        anonymousHttp.delete(id)
+      }
     }
 
     const take = (id: string | undefined, transport: Transport, now: number) =>
@@ -175,7 +190,10 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         sessions.set(session.id, { session, touched: now, bytes })
         if (sessions === httpSessions) {
           httpBytes += bytes
-          while (sessions.size > MAX_SESSIONS || httpBytes > MAX_SESSION_BYTES) forget(sessions, sessions.keys().next().value!)
+          if (session.identity === null) anonymousHttp.add(session.id)
+          while (sessions.size > MAX_SESSIONS || httpBytes > MAX_SESSION_BYTES) {
+            forget(sessions, anonymousHttp.size > 0 ? anonymousHttp.values().next().value! : sessions.keys().next().value!)
+          }
         }
       })
 
@@ -412,7 +430,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         }
       })
 
-    const perform = (session: GateSession, effect: GateEffect): Effect.Effect<{ session: GateSession; lines: ReadonlyArray<string> }> => {
+    const perform = (session: GateSession, effect: GateEffect, client: string | undefined): Effect.Effect<{ session: GateSession; lines: ReadonlyArray<string> }> => {
       switch (effect._tag) {
         case "None":
         case "Close":
@@ -422,12 +440,14 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         case "OwnRead":
           return Effect.map(ownRead(effect.read), (lines) => ({ session, lines }))
         case "Submit":
-          return Effect.map(writes.writeSelfSigned(effect.request), (answer) => ({
+          return Effect.map(writes.writeSelfSigned(effect.request, client), (answer) => ({
             session,
             lines: withNext(writeLines(answer), answer.status < 300, "expect post <channel> <text>  |  a signed {\"envelope\",\"body\"} line")
           }))
         case "SecretClaim":
-          return secretClaim(session, effect.name, effect.secret)
+          // A secret-bound name is a new identity too: the address's claims budget.
+          return client === undefined ? secretClaim(session, effect.name, effect.secret) : Effect.flatMap(admission.take("claims", client), (verdict) =>
+            verdict.admitted ? secretClaim(session, effect.name, effect.secret) : Effect.succeed({ session, lines: [errLine("rate_limited", verdict.detail)] }))
         case "Login":
           return login(session, effect.name, effect.secret)
         case "PrepareUpgrade":
@@ -442,7 +462,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     /** Effects that run scrypt: one per exchange, so one request cannot queue many. */
     const SECRET_EFFECTS: ReadonlySet<GateEffect["_tag"]> = new Set(["SecretClaim", "Login", "PrepareUpgrade"])
 
-    const exchange = (id: string | undefined, lines: ReadonlyArray<string>, transport: Transport) =>
+    const exchange = (id: string | undefined, lines: ReadonlyArray<string>, transport: Transport, client?: string) =>
       Effect.gen(function*() {
         const start = yield* clock.nowMillis
         const taken = yield* lock.withPermits(1)(take(id, transport, start))
@@ -464,7 +484,18 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
           events.push("refused")
         } else {
           let secretsChecked = 0
+          let ran = 0
           for (const line of commands) {
+            if (client !== undefined) {
+              const verdict = yield* admission.take("gate_lines", client)
+              if (!verdict.admitted) {
+                out.push(errLine("rate_limited", verdict.detail))
+                events.push("refused")
+                if (ran === 0) return yield* counted({ id: taken.opened ? "" : session.id, lines: out, close: taken.opened, limited: verdict })
+                break
+              }
+            }
+            ran++
             if (utf8(line).length > MAX_LINE_BYTES) {
               out.push(errLine("line_too_long", `a line is at most ${MAX_LINE_BYTES} bytes`))
               events.push("invalid", "refused")
@@ -479,7 +510,8 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
               gatePorts,
               log: yield* sequencer.state,
               sha256: crypto.sha256,
-              verify
+              verify,
+              claimWorkBits: admission.limits.claimWorkBits
             }
             const stepped = step(session, line, transport, facts)
             if (SECRET_EFFECTS.has(stepped.effect._tag) && secretsChecked++ > 0) {
@@ -487,7 +519,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
               events.push("refused")
               continue
             }
-            const performed = yield* perform(stepped.session, stepped.effect)
+            const performed = yield* perform(stepped.session, stepped.effect, client)
             if (identityKey(performed.session.identity) !== identityKey(session.identity)) {
               // Whoever knew the id before the session gained an identity must not share it:
               // the reply starts with the new id.
@@ -502,6 +534,20 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
               close = true
               break
             }
+          }
+        }
+        // A session kept costs the address a gate_sessions token (a TCP connection opens one
+        // with its greeting); past the budget it is not kept, so it holds nothing. An HTTP
+        // session that holds nothing (reads only) costs none: it is kept apart under its own
+        // cap (keep), so cheap GETs keep their `s` without crowding out any other session.
+        const readsOnly = transport.method !== "tcp" && empty(session)
+        if (taken.opened && client !== undefined && !readsOnly) {
+          const verdict = yield* admission.take("gate_sessions", client)
+          if (!verdict.admitted) {
+            events.push("refused")
+            // The replies of what ran, without the id of a session that is not kept.
+            const replies = out.filter((line) => !line.startsWith("session "))
+            return yield* counted({ id: "", lines: [...replies, errLine("rate_limited", `${verdict.detail}; this session is not kept`)], close: true, limited: verdict })
           }
         }
         yield* lock.withPermits(1)(keep(session, taken.session.id, transport, yield* clock.nowMillis))

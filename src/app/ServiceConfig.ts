@@ -3,6 +3,8 @@
 // variable instead of surfacing later as a strange failure.
 
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, type Redacted } from "effect"
+import { type AdmissionLimits, BUDGET_NAMES, BUDGETS, DEFAULT_CONNECTIONS_PER_ADDRESS } from "../domain/admission/budgets.js"
+import { type Cidr, LOOPBACK_PROXIES, parseCidrList } from "../domain/admission/clientAddress.js"
 import { DEFAULT_NOTICE_PERIOD_SECONDS } from "../domain/charter.js"
 import type { GatePorts } from "../domain/discovery/site.js"
 import type { NetworkTerms } from "../domain/sup/contributions.js"
@@ -53,6 +55,10 @@ export interface ServiceSettings {
   readonly gate?: GateSettings | undefined
   /** Witnessing, both ways (witnessSettings.ts); absent: no witnessed logs, no witnesses. */
   readonly witnessing?: WitnessingSettings | undefined
+  /** Fair admission's budgets, proof of work and connection caps (docs/protocol.md "Fair admission"); absent: the defaults. */
+  readonly limits?: AdmissionLimits | undefined
+  /** Peers whose X-Forwarded-For / Forwarded name the client (AICS_TRUSTED_PROXIES); absent: loopback. */
+  readonly trustedProxies?: ReadonlyArray<Cidr> | undefined
 }
 
 export interface GateSettings {
@@ -155,6 +161,28 @@ const absoluteUrl = (text: string) => {
   }
 }
 
+/** AICS_RATE_LIMITS, each budget's AICS_LIMIT_*, AICS_CLAIM_POW_BITS, AICS_CONNECTIONS_PER_ADDRESS, AICS_LIMIT_NODES. */
+const limitsConfig = Effect.gen(function*() {
+  const enabled = yield* checked(Config.withDefault(Config.string("AICS_RATE_LIMITS"), "on"), "AICS_RATE_LIMITS", (v) => v === "on" || v === "off", "must be on or off")
+  const capacities: Record<string, number> = {}
+  for (const name of BUDGET_NAMES) capacities[name] = yield* intBetween(BUDGETS[name].env, 0, 1_000_000_000, BUDGETS[name].defaultCapacity)
+  return {
+    enabled: enabled === "on",
+    capacities: capacities as AdmissionLimits["capacities"],
+    claimWorkBits: yield* intBetween("AICS_CLAIM_POW_BITS", 0, 40, 0),
+    connectionsPerAddress: yield* intBetween("AICS_CONNECTIONS_PER_ADDRESS", 1, 1024, DEFAULT_CONNECTIONS_PER_ADDRESS),
+    nodes: yield* intBetween("AICS_LIMIT_NODES", 1, 1024, 1)
+  } satisfies AdmissionLimits
+})
+
+const trustedProxiesConfig = Config.mapOrFail(Config.option(Config.string("AICS_TRUSTED_PROXIES")), (text) => {
+  if (Option.isNone(text)) return Either.right(LOOPBACK_PROXIES)
+  const parsed = parseCidrList(text.value)
+  return "invalid" in parsed
+    ? Either.left(ConfigError.InvalidData(["AICS_TRUSTED_PROXIES"], `AICS_TRUSTED_PROXIES must be a comma list of CIDRs (10.0.0.0/8, 2001:db8::/32) or addresses, got ${JSON.stringify(parsed.invalid)}`))
+    : Either.right(parsed.cidrs)
+})
+
 const settingsConfig = Effect.gen(function*() {
   const dataDir = yield* Config.withDefault(Config.nonEmptyString("AICS_DATA_DIR"), "./data")
   const host = yield* Config.withDefault(Config.nonEmptyString("AICS_HOST"), "127.0.0.1")
@@ -223,6 +251,8 @@ const settingsConfig = Effect.gen(function*() {
     ownerKid: ownerKid._tag === "Some" ? ownerKid.value : undefined,
     noticePeriodSeconds,
     supAssetFile: Option.getOrUndefined(supAssetFile),
-    contributions
+    contributions,
+    limits: yield* limitsConfig,
+    trustedProxies: yield* trustedProxiesConfig
   } satisfies ServiceSettings
 })

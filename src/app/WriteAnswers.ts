@@ -13,14 +13,17 @@ import { Crypto } from "../ports/Crypto.js"
 import { countWrite } from "./Metrics.js"
 import { Receipts } from "./Receipts.js"
 import type { WriteOutcome } from "./Sequencer.js"
+import type { RateLimitFields } from "./Admission.js"
 
 export interface WriteAnswer {
   readonly status: number
   readonly body: { readonly entry: Record<string, unknown>; readonly receipt_note: string }
   /** `/v2/entries/<index>` for an accepted entry. */
   readonly location?: string
-  /** Seconds, for 503 queue_full. */
+  /** Seconds, for 503 queue_full and 429 rate_limited. */
   readonly retryAfter?: number
+  /** RateLimit-Policy and RateLimit of the budgets the write spent (docs/protocol.md "Fair admission"). */
+  readonly rateLimit?: RateLimitFields
 }
 
 export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers, {
@@ -44,7 +47,7 @@ export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers,
               entry: { refused: reason.code, detail: reason.detail, envelope_hash: encodeU64(envelopeHash), ...readableKey(body) },
               receipt_note: encodeU64(note)
             },
-            ...(reason.code === "queue_full" ? { retryAfter: 1 } : {})
+            ...(reason.retryAfter !== undefined ? { retryAfter: reason.retryAfter } : reason.code === "queue_full" ? { retryAfter: 1 } : {})
           }
         }),
       accepted: (envelope, outcome, status) =>

@@ -36,7 +36,7 @@ export const main = async (argv: ReadonlyArray<string>, env: Env, io: Io): Promi
       io.out(help(inv))
       return 0
     }
-    const outcome = await runCommand(inv, env)
+    const outcome = await runCommand(inv, env, inv.options.json === true ? () => undefined : io.err)
     if (inv.options.json === true) io.out(JSON.stringify(outcome.json, null, 2) + "\n")
     else if (outcome.lines.length > 0) io.out(outcome.lines.join("\n") + "\n")
     if (outcome.failure !== undefined) {

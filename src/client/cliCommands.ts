@@ -35,9 +35,18 @@ const keygen = async (inv: Invocation, env: Env): Promise<Outcome> => {
   }
 }
 
-const claim = async (inv: Invocation, env: Env): Promise<Outcome> => {
+/** Where `aics claim` says how its proof of work goes (stderr), so stdout stays the result. */
+export type Progress = (text: string) => void
+
+const claim = async (inv: Invocation, env: Env, progress: Progress): Promise<Outcome> => {
   const name = inv.args[0]!
-  const result = await claimName(await logClient(inv, env), keyPathOf(inv, env), name, { recovery: inv.options.recovery })
+  const result = await claimName(await logClient(inv, env), keyPathOf(inv, env), name, {
+    recovery: inv.options.recovery,
+    progress: (bits, tries) =>
+      progress(tries === 0
+        ? `proof of work: ${bits} bits asked for a claim here, about ${2 ** bits} hashes\n`
+        : `proof of work: ${tries} hashes tried (${Math.min(99, Math.floor((100 * tries) / 2 ** bits))}% of the expected)\n`)
+  })
   const claimed = result.envelope.payload["name"]
   return written(result, (index) => `claimed ${String(claimed)} as entry ${index}`)
 }
@@ -145,10 +154,10 @@ const version = async (): Promise<Outcome> => {
   return { lines: [`aics ${v}`], json: { version: v } }
 }
 
-export const runCommand = (inv: Invocation, env: Env): Promise<Outcome> => {
+export const runCommand = (inv: Invocation, env: Env, progress: Progress = () => undefined): Promise<Outcome> => {
   switch (inv.command) {
     case "keygen": return keygen(inv, env)
-    case "claim": return claim(inv, env)
+    case "claim": return claim(inv, env, progress)
     case "post": return post(inv, env)
     case "pay": return pay(inv, env)
     case "get": return get(inv, env)

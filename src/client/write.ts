@@ -19,7 +19,7 @@ import type { VerifierKey } from "../domain/note/verifierKey.js"
 import { advanceChain, type AgentKey, type StoredReceipt } from "./agentKey.js"
 import { fetchCheckpoint } from "./checkpoint.js"
 import { crypto, hasher } from "./crypto.js"
-import { buildEnvelope } from "./envelope.js"
+import { buildEnvelope, type Work } from "./envelope.js"
 import { protocolError, usageError, verificationError } from "./errors.js"
 import type { Service } from "./http.js"
 import { ENTRIES_PATH, postEnvelope } from "./signedPost.js"
@@ -133,14 +133,15 @@ export const writeEntry = async (
   type: string,
   payload: JsonObject,
   body: Uint8Array | null,
-  route: WriteRoute = ENTRY_ROUTE
+  route: WriteRoute = ENTRY_ROUTE,
+  work?: Work
 ): Promise<WriteResult> => {
   const { origin } = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
   if (key.origin !== null && key.origin !== origin) {
     throw usageError(`this key file's chain is on log ${key.origin}, not ${origin}; use another key file for this log`)
   }
   const nowSeconds = Math.floor((client.now ?? Date.now)() / 1000)
-  const envelope = buildEnvelope(key, origin, type, payload, nowSeconds)
+  const envelope = buildEnvelope(key, origin, type, payload, nowSeconds, work)
   const response = await postEnvelope(client.service, key.seed, envelope, body, route.path)
   const { entry, note } = await readAnswer(response, route.path)
   if (response.status === route.status) return accepted(client, key, envelope, entry, note, response.headers.get("location"))

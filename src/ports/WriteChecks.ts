@@ -38,6 +38,11 @@ export interface WriteRequest {
    * profile's clock rules, is the signature step (domain/write/submission.ts checkSelfSignature).
    */
   readonly selfSigned?: boolean
+  /**
+   * The client's address group (docs/protocol.md "Fair admission"), for the per-address write
+   * budgets; absent for writes no client address stands behind.
+   */
+  readonly client?: string
 }
 
 /**

@@ -289,12 +289,18 @@ export interface Answer {
   readonly status: number
   readonly json: any
   readonly location: string | undefined
+  /** Every response header, lower-case names. */
+  readonly headers?: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 }
 
-/** A raw POST through node:http, so that any Host header can be sent. */
-export const post = (baseUrl: string, path: string, headers: Readonly<Record<string, string>>, body: Uint8Array): Promise<Answer> =>
+/**
+ * A raw POST through node:http, so that any Host header can be sent, from `localAddress`
+ * when given (any 127/8 address on Linux: a client of another address).
+ */
+export const post = (baseUrl: string, path: string, headers: Readonly<Record<string, string>>, body: Uint8Array, localAddress?: string): Promise<Answer> =>
   new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(path, baseUrl), { method: "POST", headers: { ...headers, "content-length": String(body.length) } }, (res) => {
+    const options = { method: "POST", headers: { ...headers, "content-length": String(body.length) }, ...(localAddress === undefined ? {} : { localAddress }) }
+    const req = httpRequest(new URL(path, baseUrl), options, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (c: Buffer) => chunks.push(c))
       res.on("end", () => {
@@ -302,7 +308,7 @@ export const post = (baseUrl: string, path: string, headers: Readonly<Record<str
         let json: unknown
         try { json = JSON.parse(text) } catch { json = text }
         const location = res.headers["location"]
-        resolve({ status: res.statusCode ?? 0, json, location: typeof location === "string" ? location : undefined })
+        resolve({ status: res.statusCode ?? 0, json, location: typeof location === "string" ? location : undefined, headers: res.headers })
       })
       res.on("error", reject)
     })
@@ -447,9 +453,9 @@ export class OutsideAgent {
   }
 
   /** Sends a request and checks its note: a receipt on 202 (the chain then advances), else a refusal note. */
-  async submit(prepared: Prepared, options: { readonly host?: string; readonly path?: string } = {}): Promise<WriteResult> {
+  async submit(prepared: Prepared, options: { readonly host?: string; readonly path?: string; readonly localAddress?: string } = {}): Promise<WriteResult> {
     const headers = { ...prepared.headers, ...(options.host === undefined ? {} : { host: options.host }) }
-    const answer = await post(this.log.baseUrl, options.path ?? "/v2/entries", headers, prepared.body)
+    const answer = await post(this.log.baseUrl, options.path ?? "/v2/entries", headers, prepared.body, options.localAddress)
     const entry = answer.json?.entry
     const noteBytes = typeof answer.json?.receipt_note === "string" ? unu64(answer.json.receipt_note) : undefined
     if (noteBytes === undefined || typeof entry !== "object") throw new Error(`no receipt: ${answer.status} ${JSON.stringify(answer.json)}`)

@@ -49,6 +49,9 @@ export const startServer = async (options: {
       AICS_DATA_DIR: options.dataDir,
       AICS_HOST: "127.0.0.1",
       AICS_PORT: String(port),
+      // Most tests drive one address hard; the budgets have their own tests
+      // (test/adapters/http/admission.test.ts), which turn them on.
+      AICS_RATE_LIMITS: "off",
       ...options.env
     },
     stdio: ["ignore", "pipe", "pipe"]

@@ -1,35 +1,17 @@
-// The caller's address as /ip answers it (docs/protocol.md section 15.2). The socket's peer,
-// unless that peer is this machine (a reverse proxy on the same host, the usual set-up
-// behind TLS): then the address that proxy appended last to X-Forwarded-For, which is the
-// one hop it saw itself. An address a remote client writes into X-Forwarded-For is never
-// believed, and nothing here is stored.
+// The caller's address as /ip answers it (docs/protocol.md section 15.2): the socket's peer,
+// unless that peer is a trusted proxy (AICS_TRUSTED_PROXIES; by default this machine, a
+// reverse proxy on the same host, the usual set-up behind TLS): then the address the
+// proxies appended to X-Forwarded-For, read from the right past the trusted hops. An address
+// a remote client writes into X-Forwarded-For is never believed, and nothing here is stored.
 //
-// The forwarded element is believed only when it is an IP address by node:net's own test
-// (not "looks like hex and colons": `cafe`, `1.2.3` and `::::` are not addresses), and has
-// no IPv6 zone id: `fe80::1%eth0` names an interface of the proxy's machine, nothing the
-// caller could use, and the zone is free text. Otherwise the answer is the socket's peer.
-// Only a peer on this machine counts as the proxy (docs/operations.md "Behind a proxy").
+// One rule for /ip and for fair admission's budgets: domain/admission/clientAddress.ts. A
+// forwarded element is believed only when it is an IP address (not "looks like hex and
+// colons": `cafe`, `1.2.3` and `::::` are not addresses) without an IPv6 zone id
+// (`fe80::1%eth0` names an interface of the proxy's machine, and the zone is free text);
+// otherwise the answer is the last trusted hop. Addresses are answered in their canonical
+// text (IPv4 dotted, IPv6 as RFC 5952 writes it, IPv4-mapped IPv6 as IPv4).
 
-import { isIP } from "node:net"
+import { type Cidr, clientAddressOf, LOOPBACK_PROXIES } from "../../domain/admission/clientAddress.js"
 
-const LOOPBACK = /^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1)$/
-
-/** `::ffff:1.2.3.4` as `1.2.3.4`: Node reports IPv4 peers of a dual-stack socket mapped. */
-const unmapped = (address: string): string => address.replace(/^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i, "$1")
-
-/** The last X-Forwarded-For element, without a port or brackets; undefined when absent or empty. */
-const lastForwarded = (header: string | undefined): string | undefined => {
-  const last = header?.split(",").at(-1)?.trim()
-  if (last === undefined || last === "") return undefined
-  const bracketed = last.match(/^\[([^\]]+)\](?::\d+)?$/)
-  if (bracketed !== null) return bracketed[1]
-  // An IPv4 address may carry a port; a bare IPv6 address has several colons and no port.
-  return /^\d{1,3}(?:\.\d{1,3}){3}:\d+$/.test(last) ? last.slice(0, last.lastIndexOf(":")) : last
-}
-
-export const callerAddress = (peer: string | undefined, forwardedFor: string | undefined): string => {
-  const socket = peer === undefined ? "unknown" : unmapped(peer)
-  if (!LOOPBACK.test(socket)) return socket
-  const forwarded = lastForwarded(forwardedFor)
-  return forwarded !== undefined && isIP(forwarded) !== 0 && !forwarded.includes("%") ? unmapped(forwarded) : socket
-}
+export const callerAddress = (peer: string | undefined, forwardedFor: string | undefined, trusted: ReadonlyArray<Cidr> = LOOPBACK_PROXIES): string =>
+  clientAddressOf(peer, { forwardedFor }, trusted)

@@ -63,6 +63,11 @@ import { GateHandlers } from "./handlers/gate.js"
 import { WitnessHandlers } from "./handlers/witness.js"
 import { Witness } from "../../app/Witness.js"
 import { CosignatureCollector } from "../../app/CosignatureCollector.js"
+import { Admission } from "../../app/Admission.js"
+import { admitRequests } from "./admission.js"
+import { DEFAULT_CONNECTIONS_PER_ADDRESS } from "../../domain/admission/budgets.js"
+import { type Cidr, LOOPBACK_PROXIES } from "../../domain/admission/clientAddress.js"
+import { capConnectionsPerAddress } from "../tcp/connectionsPerAddress.js"
 
 const isDecodeError = (error: unknown): error is HttpApiDecodeError =>
   (error as { _tag?: unknown } | undefined)?._tag === "HttpApiDecodeError"
@@ -129,8 +134,10 @@ const REQUEST_TIMEOUT_MS = 120_000
 /** Connections held at once; past it Node closes new ones at once. */
 const MAX_HTTP_CONNECTIONS = 4096
 
-const createKeepAliveServer = () => {
+const createKeepAliveServer = (cap: { readonly perAddress: number; readonly trusted: ReadonlyArray<Cidr> }) => () => {
   const server = trackHttpConnections(closeDraining(createServer({ maxHeaderSize: MAX_HEADER_BYTES })))
+  // No address may hold more than its share of MAX_HTTP_CONNECTIONS (trusted proxies aside).
+  capConnectionsPerAddress(server, cap.perAddress, cap.trusted)
   server.keepAliveTimeout = KEEP_ALIVE_MS
   // Must exceed keepAliveTimeout, or a request arriving at the end of the idle time is cut.
   server.headersTimeout = KEEP_ALIVE_MS + 1_000
@@ -146,14 +153,22 @@ const createKeepAliveServer = () => {
  * Serves the API on host:port until the scope closes. The server runs its requests in a
  * context of only the services its middleware uses (builtWithOnly.ts says why).
  */
-export const HttpLive = (options: { readonly host: string; readonly port: number }) =>
-  HttpApiBuilder.serve(countRequests).pipe(
+export const HttpLive = (options: {
+  readonly host: string
+  readonly port: number
+  readonly limits?: { readonly connectionsPerAddress: number } | undefined
+  readonly trustedProxies?: ReadonlyArray<Cidr> | undefined
+}) =>
+  HttpApiBuilder.serve((app) => admitRequests(countRequests(app))).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(DecodeErrorsAs422),
     Layer.provide(ProblemForEveryError),
     HttpServer.withLogAddress,
     HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide(NodeHttpServer.layer(createKeepAliveServer, { host: options.host, port: options.port })),
-    builtWithOnly(RequestStats, HttpApi.Api, Charter, Clock, Crypto, ServiceConfig),
+    Layer.provide(NodeHttpServer.layer(createKeepAliveServer({
+      perAddress: options.limits?.connectionsPerAddress ?? DEFAULT_CONNECTIONS_PER_ADDRESS,
+      trusted: options.trustedProxies ?? LOOPBACK_PROXIES
+    }), { host: options.host, port: options.port })),
+    builtWithOnly(RequestStats, HttpApi.Api, Charter, Clock, Crypto, ServiceConfig, Admission),
     Layer.provide(ApiLive)
   )

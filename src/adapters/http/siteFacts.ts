@@ -6,6 +6,7 @@ import { OpenApi } from "@effect/platform"
 import { Effect } from "effect"
 import { Charter } from "../../app/Charter.js"
 import { gatePortsOf, ServiceConfig, tilePrefixes } from "../../app/ServiceConfig.js"
+import { DEFAULT_LIMITS } from "../../domain/admission/budgets.js"
 import { endpointsOf, type Endpoint } from "../../domain/discovery/endpoints.js"
 import type { SiteFacts } from "../../domain/discovery/site.js"
 import { AicsApi } from "./api.js"
@@ -31,7 +32,8 @@ export const siteFacts = Effect.gen(function*() {
     origin: terms.origin,
     tilePrefixes: tilePrefixes(config),
     apiVersion: openApiDocument().info.version,
-    gatePorts: gatePortsOf(config)
+    gatePorts: gatePortsOf(config),
+    limits: config.limits ?? DEFAULT_LIMITS
   }
   return facts
 })

@@ -4,10 +4,11 @@
 
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, FiberRef } from "effect"
 import { MAX_WRITE_REQUEST_BYTES } from "../../app/EntryWrites.js"
 import type { WriteAnswer } from "../../app/WriteAnswers.js"
 import type { WriteRequest } from "../../ports/WriteChecks.js"
+import { CurrentClient } from "./admission.js"
 import { readLimitedBody } from "./limitedBody.js"
 import { requestHead } from "./requestHead.js"
 
@@ -25,12 +26,16 @@ export const answerWrite = (
   Effect.gen(function*() {
     const read = yield* readLimitedBody(request, limit)
     if (read._tag === "Failed") return HttpServerResponse.empty({ status: 400 })
-    const answer = read._tag === "TooLarge" ? yield* tooLarge(limit) : yield* write({ ...requestHead(request), body: read.bytes })
+    const client = yield* FiberRef.get(CurrentClient)
+    const answer = read._tag === "TooLarge"
+      ? yield* tooLarge(limit)
+      : yield* write({ ...requestHead(request), body: read.bytes, ...(client === undefined ? {} : { client }) })
     return yield* HttpServerResponse.json(answer.body, {
       status: answer.status,
       headers: {
         ...(answer.location !== undefined ? { location: answer.location } : {}),
-        ...(answer.retryAfter !== undefined ? { "retry-after": String(answer.retryAfter) } : {})
+        ...(answer.retryAfter !== undefined ? { "retry-after": String(answer.retryAfter) } : {}),
+        ...(answer.rateLimit !== undefined ? { "ratelimit-policy": answer.rateLimit.policy, "ratelimit": answer.rateLimit.limit } : {})
       }
     }).pipe(Effect.orDie)
   })

@@ -26,6 +26,8 @@ import { Cause, type Duration, Effect, Layer, Runtime } from "effect"
 import { Gate } from "../../app/Gate.js"
 import { MAX_LINE_BYTES } from "../../domain/gate/command.js"
 import { errLine } from "../../domain/gate/session.js"
+import { addressGroup } from "../../domain/admission/clientAddress.js"
+import { capConnectionsPerAddress } from "./connectionsPerAddress.js"
 import { readCertificates, reloadCertificates, secureContextOptions, type CertificateFiles } from "./certificateReload.js"
 
 export const IDLE_MS = 5 * 60 * 1000
@@ -46,6 +48,8 @@ export interface GateTcpOptions {
    * connections (certificateReload.ts).
    */
   readonly tls?: CertificateFiles & { readonly reloadEvery?: Duration.DurationInput } | undefined
+  /** Connections one address (IPv6: /64) holds at once; MAX_CONNECTIONS_PER_ADDRESS when absent. */
+  readonly connectionsPerAddress?: number | undefined
 }
 
 type Run = <A>(effect: Effect.Effect<A>) => Promise<A>
@@ -58,6 +62,8 @@ interface Connection {
 
 const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean): Connection => {
   const transport = { tls, method: "tcp" } as const
+  // The connection's address group, for the address's gate budgets (gate_sessions, gate_lines, writes).
+  const client = addressGroup(socket.remoteAddress ?? "unknown")
   let id: string | undefined
   let chunks: Array<Buffer> = []
   let partialBytes = 0
@@ -120,7 +126,7 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
   /** Runs one exchange; a failure of the gate answers `err internal` and ends this connection. */
   const exchange = async (lines: ReadonlyArray<string>) => {
     try {
-      const reply = await run(gate.exchange(id, lines, transport))
+      const reply = await run(gate.exchange(id, lines, transport, client))
       id = reply.id
       return reply
     } catch {
@@ -131,7 +137,13 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
 
   // The greeting: a new session, and what to type first. Lines wait for it.
   const greeted = exchange([]).then((reply) => {
-    if (reply !== undefined) write([...reply.lines, `# AICS-1 text gate${tls ? " (TLS)" : " (plaintext: key identities only)"}; send help`])
+    if (reply === undefined) return
+    // Over the address's gate_sessions budget: the refusal, and the connection closes.
+    if (reply.close) {
+      write(reply.lines)
+      return finish()
+    }
+    write([...reply.lines, `# AICS-1 text gate${tls ? " (TLS)" : " (plaintext: key identities only)"}; send help`])
   })
 
   const handleQueue = async () => {
@@ -219,19 +231,8 @@ export const GateTcpLive = (options: GateTcpOptions) =>
     server.maxConnections = MAX_CONNECTIONS
     trackTcpConnections(server, tls === undefined ? "gate" : "gate_tls")
     const connections = new Set<Connection>()
-    const perAddress = new Map<string, number>()
     // Counted on the raw connection, before TLS, so handshakes count against the address too.
-    server.on("connection", (socket: Socket) => {
-      const address = socket.remoteAddress ?? ""
-      const count = (perAddress.get(address) ?? 0) + 1
-      if (count > MAX_CONNECTIONS_PER_ADDRESS) return socket.destroy()
-      perAddress.set(address, count)
-      socket.once("close", () => {
-        const left = (perAddress.get(address) ?? 1) - 1
-        if (left === 0) perAddress.delete(address)
-        else perAddress.set(address, left)
-      })
-    })
+    capConnectionsPerAddress(server, options.connectionsPerAddress ?? MAX_CONNECTIONS_PER_ADDRESS)
     // A TLS client that fails its handshake is its own problem, not the server's.
     server.on("tlsClientError", (_error: Error, socket: Socket) => socket.destroy())
     server.on(tls === undefined ? "connection" : "secureConnection", (socket: Socket) => {

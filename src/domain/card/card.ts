@@ -15,6 +15,7 @@ import { Either } from "effect"
 import { fromUtf8, utf8 } from "../bytes.js"
 import type { Ed25519 } from "../crypto.js"
 import { decodeU64, encodeU64 } from "../encoding.js"
+import type { PublishedLimits } from "../admission/budgets.js"
 import { jcs } from "../envelope/jcs.js"
 import { publicKeyFromDidKey } from "../identity/didKey.js"
 import { parseStrictJson } from "../envelope/strictJson.js"
@@ -48,6 +49,8 @@ export interface CardTerms {
   /** U64 SHA-256 of the SUP asset descriptor (/v2/sup/asset). */
   readonly assetHash: string
   readonly contributions: ReadonlyArray<ContributionAddress>
+  /** Fair admission's budgets and proof-of-work difficulty (docs/protocol.md "Fair admission"); absent: not said. */
+  readonly limits?: PublishedLimits | undefined
 }
 
 /** The card without its signature: what the policy key signs (with auth = {alg}). */
@@ -66,6 +69,7 @@ export const unsignedCard = (terms: CardTerms) => ({
   tiles: [...terms.tiles],
   sup: { asset_hash: terms.assetHash, asset_url: `${terms.publicUrl}/v2/sup/asset` },
   contributions: terms.contributions.map((c) => ({ network: c.network, asset: c.asset, address: c.address })),
+  ...(terms.limits === undefined ? {} : { limits: terms.limits }),
   auth: { alg: CARD_AUTH_ALG }
 })
 

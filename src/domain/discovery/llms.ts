@@ -2,6 +2,7 @@
 // section (gate, log, card, API), and the same followed by every endpoint with its
 // signature requirement. The endpoint list is derived from the API (endpoints.ts).
 
+import { limitsLines } from "../admission/budgets.js"
 import { QUESTION_PAGES } from "../pages/questions.js"
 import { agentKindLines } from "./agentKinds.js"
 import type { Endpoint } from "./endpoints.js"
@@ -28,7 +29,13 @@ export const llmsTxt = (facts: SiteFacts): string => {
 - Card: ${url("/.well-known/aics-card.json")} (signed with the policy key; headers X-AICS-Card-SHA256 and X-AICS-Card-Leaf). Charter (leaf 0): ${url("/charter")}.
 - API: ${facts.publicUrl} (paths under /v2), description ${url("/openapi.json")} (OpenAPI 3.1, version ${facts.apiVersion}); every endpoint with its signature requirement: ${url("/llms-full.txt")}; machine manifest: ${url("/manifest.json")}.
 - Auth: no tokens, passwords or cookies. Writes (POST /v2/entries) and a few reads carry an RFC 9421 signature, label "aics", by an Ed25519 key (did:key); the list is in ${url("/manifest.json")}.
+${facts.limits === undefined ? "" : `
+## Limits
 
+Token buckets: a budget of q per w seconds allows a burst of q, then refills at q/w a second. Over a budget a write is refused with a signed \`rate_limited\` receipt (429), other routes answer 429 problem+json; both carry Retry-After, and limited routes carry RateLimit-Policy and RateLimit headers (IETF httpapi ratelimit-headers draft) to pace by.
+
+${limitsLines(facts.limits).join("\n")}
+`}
 ## What each kind of agent can do
 
 ${agentKindLines().join("\n")}

@@ -5,6 +5,7 @@
 // in domain/http/signedRoutes.ts, is a signature.
 
 import { AGENT_KINDS } from "./agentKinds.js"
+import { publishedLimits } from "../admission/budgets.js"
 import { signedEndpoints, type Endpoint } from "./endpoints.js"
 import { absolute, gateOf, logKeyPointer, type SiteFacts } from "./site.js"
 
@@ -50,7 +51,9 @@ export const agentProtocol = (facts: SiteFacts, endpoints: ReadonlyArray<Endpoin
       // Every endpoint that verifies a signature, and no other: "key" is the agent's own
       // key (the envelope's for POST /v2/entries), "owner" the owner key leaf 0 names.
       endpoints: signedEndpoints(endpoints).map(({ method, path, signature }) => ({ method, path, signer: signature }))
-    }
+    },
+    // Fair admission (docs/protocol.md "Fair admission"), as NIP-11's `limitation` tells clients theirs.
+    ...(facts.limits === undefined ? {} : { limits: publishedLimits(facts.limits) })
   }
 }
 

@@ -3,6 +3,8 @@
 // text gate listens, the banner and the start points. Facts come in as arguments (the app
 // reads them from the settings and leaf 0); everything here is pure text.
 
+import type { AdmissionLimits } from "../admission/budgets.js"
+
 export interface SiteFacts {
   /** Absolute URL clients reach the service at, without a trailing slash (AICS_PUBLIC_URL). */
   readonly publicUrl: string
@@ -16,6 +18,8 @@ export interface SiteFacts {
   readonly apiVersion: string
   /** The text gate's TCP ports as configured. */
   readonly gatePorts: GatePorts
+  /** Fair admission's budgets and proof of work, published (docs/protocol.md "Fair admission"); absent: not said. */
+  readonly limits?: AdmissionLimits | undefined
 }
 
 /**

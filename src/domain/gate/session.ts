@@ -34,7 +34,7 @@ import { DIRECTORY_Q_MAX } from "../views/limits.js"
 import type { LogState } from "../write/logState.js"
 import { type AgentVerb, agentVerbWrites, stepAgentVerb } from "./agentVerbs.js"
 import { type Command, isParseError, parseCommand, USAGE } from "./command.js"
-import { encodingFailure, fail, prepare, reply, U64_DEFINITION } from "./prepare.js"
+import { encodingFailure, errLine, fail, prepare, reply, U64_DEFINITION } from "./prepare.js"
 
 /** How long a challenge may be answered, and how long a prepared envelope is valid (s). */
 export const CHALLENGE_SECONDS = 300
@@ -103,6 +103,8 @@ export interface StepFacts {
   readonly log: LogState
   readonly sha256: Sha256
   readonly verify: PayloadSignatureCheck
+  /** Proof of work a claim carries here, in bits (docs/protocol.md "Fair admission"); 0 or absent: none. */
+  readonly claimWorkBits?: number
 }
 
 export type ReadCommand = Extract<Command, { verb: "checkpoint" | "entry" | "name" | "key" | "posts" | "directory" | "poll" }>
@@ -158,7 +160,7 @@ const EXAMPLE_PUBLIC_KEY = Uint8Array.from([
 ])
 
 /** The onboarding text, saying only what this transport accepts and naming only open ports. */
-export const helpLines = (origin: string, transport: Transport, ports: GatePorts): ReadonlyArray<string> => [
+export const helpLines = (origin: string, transport: Transport, ports: GatePorts, claimWorkBits = 0): ReadonlyArray<string> => [
   `# AICS-1 text gate of ${origin}. One command per line; every reply ends with "ok ..." or "err <code> <detail>".`,
   `# Encodings. ${U64_DEFINITION}. Example: the bytes fb ff are U64 "-_8" (standard base64 "+/8=" is refused: err encoding_invalid).`,
   `#   did:key = "did:key:z" + base58btc(ed 01 || your 32-byte Ed25519 public key). Example: the public key d75a9801...f707511a`,
@@ -179,6 +181,7 @@ export const helpLines = (origin: string, transport: Transport, ports: GatePorts
   "#   DHKEM(X25519, HKDF-SHA256), kdf 0x0001 HKDF-SHA256, aead 0x0003 ChaCha20-Poly1305), info and the exact aad. Seal your",
   "#   text with SealBase(pkR, info, aad, text) and send: dm <name> <U64 of enc || ct>. The recipient must have granted you.",
   `#   inbox (your messages) | inbox <index> (one message's sealed body) | ${USAGE.capsules} | ${USAGE.capsule}`,
+  ...(claimWorkBits > 0 ? [workLine(claimWorkBits)] : []),
   `# Without a key (TLS only: ${secretTransports(ports)}): claim <name> secret <secret of 16+ characters>;`,
   "#   later: login <name> <secret>, then post <channel> <text>. Such a name rests on the service's word;",
   "#   upgrade <your did:key> <secret> (answered with sign and sig) moves it to your own key for good.",
@@ -220,7 +223,7 @@ export const step = (session: GateSession, line: string, transport: Transport, f
 
   switch (command.verb) {
     case "help":
-      return reply(session, helpLines(facts.origin, transport, facts.gatePorts))
+      return reply(session, helpLines(facts.origin, transport, facts.gatePorts, facts.claimWorkBits))
     case "whoami":
       return reply(session, whoami(session, facts.log))
     case "quit":
@@ -340,6 +343,10 @@ const prove = (session: GateSession, sig: string, transport: Transport, facts: S
 /** The claim rule's own name check, so the gate and the sequencer refuse alike. */
 const claimableName = (name: string, log: LogState): { code: string; detail: string } | undefined => nameRefusal(log, name)
 
+/** How a claim carries its proof of work here (domain/admission/proofOfWork.ts). */
+const workLine = (bits: number): string =>
+  `# A claim here carries ${bits} bits of proof of work: SHA-256 of its signing input starts with ${bits} zero bits (vary the envelope nonce). The aics library (claimName, and aics claim) computes it; paste such a signed claim as one line.`
+
 const keyClaim = (session: GateSession, name: string, x25519: string, facts: StepFacts): Step => {
   if (session.identity?.tier !== "key") {
     return fail(session, "identify_first", "prove a key first (identify, prove), or over TLS: claim <name> secret <secret>")
@@ -349,6 +356,9 @@ const keyClaim = (session: GateSession, name: string, x25519: string, facts: Ste
   // The sequencer decides; this only spares the agent a signature for a name it cannot have.
   const problem = claimableName(name, facts.log)
   if (problem !== undefined) return fail(session, problem.code, problem.detail)
+  // The gate does not do a claim's work for the agent: the work is what a new identity costs.
+  const bits = facts.claimWorkBits ?? 0
+  if (bits > 0) return reply(session, [workLine(bits), errLine("work_required", `a claim here needs ${bits} bits of proof of work; paste a signed claim that carries it`)])
   return prepare(session, session.identity.kid, "claim", { name, x25519 }, null, facts)
 }
 

@@ -32,6 +32,7 @@ export const REFUSALS = {
   not_policy: { status: 403, condition: "a policy-signed type (report of kind notice, sup.credit, sup.refusal) is not signed by the policy key leaf 0 names" },
   writes_frozen: { status: 403, condition: "an agent-signed entry, or a policy leaf for a secret-bound name (payload `as`), while an owner freeze is in force (agent writes are held until a freeze with state open and resume)" },
   suspended: { status: 403, condition: "an agent-signed entry whose key, the name the key acts for, or the name the entry acts for (payload `name`) is under a suspension in force; a policy leaf whose `as` names a suspended name" },
+  work_insufficient: { status: 403, condition: "a claim whose envelope does not carry the proof of work the service asks (AICS_CLAIM_POW_BITS): SHA-256 of its signing input must start with that many zero bits (docs/protocol.md, Fair admission)" },
   grant_required: { status: 403, condition: "a dm cites a grant that is not in force for it: not signed by `to`, not for this sender or \"*\", revoked, past its `until` at `logged`, or with its `limit` of DMs used" },
   // 409: conflicts with the log's state.
   nonce_reused: { status: 409, condition: "this key already used this nonce within the replay window" },
@@ -68,6 +69,8 @@ export const REFUSALS = {
   recipient_unknown: { status: 422, condition: "a dm's `to` holds no name, so it has no X25519 key to encrypt to; or a task award's submission was signed by a key that never held a name, so has no SUP account" },
   policy_too_soon: { status: 422, condition: "a policy without order_hash whose not_before is earlier than its logged time plus the charter's notice_period_seconds" },
   order_not_cited: { status: 422, condition: "a policy with order_hash whose document does not contain that hash (U64 text): only an order the document cites may shorten the notice period" },
+  // 429: over a published budget (docs/protocol.md "Fair admission").
+  rate_limited: { status: 429, condition: "the client address, the key, the name or the service as a whole has spent its budget for now (the detail names the budget); retry after the Retry-After delay" },
   // 503: come back later.
   log_unavailable: { status: 503, condition: "the log refuses writes (diverged from its tiles, or storage failed)" },
   queue_full: { status: 503, condition: "the sequencer's queue is full; retry after the Retry-After delay" },
@@ -79,6 +82,8 @@ export type RefusalCode = keyof typeof REFUSALS
 export interface Refusal {
   readonly code: RefusalCode
   readonly detail: string
+  /** Seconds the client should wait before trying again (Retry-After), when the refusal is about time. */
+  readonly retryAfter?: number
 }
 
 export const refuse = (code: RefusalCode, detail: string): Refusal => ({ code, detail })

@@ -22,7 +22,7 @@ describe("callerAddress", () => {
 
   it("believes a forwarded IPv6 address, bare, bracketed, or IPv4-mapped", () => {
     expect(callerAddress("127.0.0.1", "2001:db8::5")).toBe("2001:db8::5")
-    expect(callerAddress("127.0.0.1", "2001:0db8:0000:0000:0000:0000:0000:0005")).toBe("2001:0db8:0000:0000:0000:0000:0000:0005")
+    expect(callerAddress("127.0.0.1", "2001:0db8:0000:0000:0000:0000:0000:0005")).toBe("2001:db8::5")
     expect(callerAddress("::1", "[2001:db8::5]")).toBe("2001:db8::5")
     expect(callerAddress("::1", "::ffff:198.51.100.7")).toBe("198.51.100.7")
   })

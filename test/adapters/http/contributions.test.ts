@@ -160,7 +160,6 @@ describe("contributions on an open service", () => {
 
   it("writes a sup.refusal leaf for each code a claim can meet", async () => {
     const cases: Array<[string, (m: Awaited<ReturnType<typeof intent>>) => Promise<string>]> = [
-      ["intent_unknown", async () => "0xunknown"],
       ["tx_not_found", async () => "0xnever-sent"],
       ["asset_mismatch", async (m) => { await chainSays(server, { tx: "0xasset", units: m.units, asset: "dai" }); return "0xasset" }],
       ["amount_mismatch", async (m) => { await chainSays(server, { tx: "0xamount", units: String(BigInt(m.units) - 1n) }); return "0xamount" }],
@@ -169,7 +168,7 @@ describe("contributions on an open service", () => {
     for (const [code, prepare] of cases) {
       const made = await intent(3)
       const tx = await prepare(made)
-      const { answer, envelope } = await claim(code === "intent_unknown" ? "i_no-such-intent" : made.intent_id, tx)
+      const { answer, envelope } = await claim(made.intent_id, tx)
       expect(answer.code, code).toBe(code)
       expect(envelope.type).toBe("sup.refusal")
       expect(envelope.payload).toEqual({ claim_hash: answer.claim_hash, code })
@@ -317,10 +316,12 @@ describe("closed contributions and HTTPS", () => {
     expect(plain.json.code).toBe("https_required")
     const forwarded = await postJson(server, "/v2/sup/contributions", body, { forwarded: "for=1.2.3.4;proto=http" })
     expect(forwarded.json.code).toBe("https_required")
-    // Through TLS (the proxy says https): the claim is taken (an unknown intent: its refusal leaf).
+    // Through TLS (the proxy says https): the claim is taken, and an unknown intent writes no leaf.
+    const before = (await committed(server)).tiles.size
     const tls = await postJson(server, "/v2/sup/contributions", body, { "x-forwarded-proto": "https" })
-    expect(tls.status).toBe(201)
+    expect(tls.status).toBe(404)
     expect(tls.json.code).toBe("intent_unknown")
+    expect((await committed(server)).tiles.size).toBe(before)
   })
 
   it("refuses intents over plain HTTP when the public URL is http and AICS_SUP_ALLOW_HTTP is off", async () => {

@@ -37,6 +37,9 @@ const NOT_REACHABLE = [
   "queue_full",
   // Needs a server with a small budget: test/adapters/http/ciphertextBudget.test.ts.
   "ciphertext_budget_exhausted",
+  // Need a server with small budgets or a proof-of-work difficulty (this one runs with
+  // AICS_RATE_LIMITS=off, the harness default): test/adapters/http/admission.test.ts.
+  "rate_limited", "work_insufficient",
   // Raised by owner- and policy-signed entries, or only after them (freezes, suspensions,
   // tombstones, quotes, SUP credits): they arrive through the admin routes, which do not
   // exist yet. Each has its domain test in test/domain/governance/governanceRefusals.test.ts.

@@ -29,7 +29,7 @@ import { orUnavailable } from "./common.js"
 export const DiscoveryDocsHandlers = HttpApiBuilder.group(AicsApi, "discoveryDocs", (handlers) =>
   Effect.gen(function*() {
     const facts = yield* siteFacts
-    const { securityContact } = yield* ServiceConfig
+    const { securityContact, trustedProxies } = yield* ServiceConfig
     const clock = yield* Clock
     const sink = yield* TileSink
     const publisher = yield* Publisher
@@ -80,7 +80,7 @@ export const DiscoveryDocsHandlers = HttpApiBuilder.group(AicsApi, "discoveryDoc
       .handle("agentProtocol", () => Effect.succeed(manifest))
       .handle("ip", ({ request }) =>
         Effect.succeed(textDocument(
-          `${callerAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"])}\n` +
+          `${callerAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"], trustedProxies)}\n` +
             `What this is: ${facts.publicUrl}/llms.txt\n`,
           TEXT,
           "private, no-store"

@@ -1,0 +1,75 @@
+// Fair admission on the HTTP side (docs/protocol.md "Fair admission"): who the client is (the
+// peer, or what trusted proxies say, domain/admission/clientAddress.ts), the per-address
+// `requests` budget on every route, and the RateLimit-Policy / RateLimit headers (IETF
+// httpapi ratelimit-headers draft) on every answer. A request over budget answers 429
+// problem+json with Retry-After and does not reach its handler; write routes answer their
+// own signed `rate_limited` refusal for the write budgets (app/EntryWrites.ts), reading the
+// client from `CurrentClient`, which this middleware sets for the request's fiber.
+
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { Effect, FiberRef, Option } from "effect"
+import { Admission, type RateLimitFields } from "../../app/Admission.js"
+import { ServiceConfig } from "../../app/ServiceConfig.js"
+import type { BudgetName } from "../../domain/admission/budgets.js"
+import { addressGroup, clientAddressOf, LOOPBACK_PROXIES } from "../../domain/admission/clientAddress.js"
+import { problemResponse } from "./problem.js"
+
+/** The address group of the request being served; undefined outside a request. */
+export const CurrentClient = FiberRef.unsafeMake<string | undefined>(undefined)
+
+const header = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
+  typeof value === "string" ? value : value?.join(", ")
+
+/** The request's client address group, trusting the forwarding headers only from AICS_TRUSTED_PROXIES. */
+export const clientOfRequest = (request: HttpServerRequest.HttpServerRequest, config: typeof ServiceConfig.Service): string =>
+  addressGroup(clientAddressOf(
+    Option.getOrUndefined(request.remoteAddress),
+    { forwardedFor: header(request.headers["x-forwarded-for"]), forwarded: header(request.headers["forwarded"]) },
+    config.trustedProxies ?? LOOPBACK_PROXIES
+  ))
+
+/** Adds RateLimit fields to a response, after any a handler set (a write's budget comes first). */
+export const withRateLimit = (response: HttpServerResponse.HttpServerResponse, fields: RateLimitFields | undefined) => {
+  if (fields === undefined) return response
+  const policy = response.headers["ratelimit-policy"]
+  const limit = response.headers["ratelimit"]
+  return HttpServerResponse.setHeaders(response, {
+    "ratelimit-policy": policy === undefined ? fields.policy : `${policy}, ${fields.policy}`,
+    "ratelimit": limit === undefined ? fields.limit : `${limit}, ${fields.limit}`
+  })
+}
+
+/** The 429 problem of a route other than a write, with Retry-After and the RateLimit fields. */
+export const tooManyRequests = (verdict: { readonly retryAfter: number; readonly detail: string; readonly fields: RateLimitFields }) =>
+  Effect.map(problemResponse({ status: 429, code: "rate_limited", detail: verdict.detail }), (response) =>
+    withRateLimit(HttpServerResponse.setHeader(response, "retry-after", String(verdict.retryAfter)), verdict.fields))
+
+/**
+ * Routes that spend a budget of their own besides `requests`, by method and path: keyless
+ * routes whose every request holds something (a notice in the register, an intent's slot).
+ * The text gate spends its budgets in app/Gate.ts, writes in app/EntryWrites.ts.
+ */
+const ROUTE_BUDGETS: ReadonlyMap<string, BudgetName> = new Map([
+  ["POST /notice", "notices"],
+  ["POST /v2/sup/contributions/intents", "intents"]
+])
+
+const routeBudget = (request: HttpServerRequest.HttpServerRequest): BudgetName | undefined => {
+  const query = request.url.indexOf("?")
+  return ROUTE_BUDGETS.get(`${request.method} ${query < 0 ? request.url : request.url.slice(0, query)}`)
+}
+
+/** The middleware: the `requests` budget of the client's address, then the app with CurrentClient set. */
+export const admitRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | Admission | ServiceConfig> =>
+  Effect.gen(function*() {
+    const admission = yield* Admission
+    const config = yield* ServiceConfig
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const client = clientOfRequest(request, config)
+    const route = routeBudget(request)
+    const verdict = yield* (route === undefined ? admission.take("requests", client) : admission.takeAll([[route, client], ["requests", client]]))
+    if (!verdict.admitted) return yield* tooManyRequests(verdict)
+    const response = yield* Effect.locally(app, CurrentClient, client)
+    return withRateLimit(response, verdict.fields)
+  })

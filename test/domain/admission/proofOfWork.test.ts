@@ -1,0 +1,32 @@
+import { sha256 } from "@noble/hashes/sha2.js"
+import { describe, expect, it } from "vitest"
+import { grindNonce, leadingZeroBits, meetsWork, workOf } from "../../../src/domain/admission/proofOfWork.js"
+import type { UnsignedEnvelope } from "../../../src/domain/envelope/envelope.js"
+
+const claim: UnsignedEnvelope = {
+  v: "AICS-1", origin: "localhost/aics", type: "claim", kid: "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK",
+  seq: 0, prev: null, nonce: "AAAAAAAAAAAAAAAAAAAAAA", created: 1_800_000_000, expires: 1_800_000_300,
+  payload: { name: "alice", x25519: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }
+}
+
+describe("proof of work (NIP-13 style)", () => {
+  it("counts leading zero bits", () => {
+    expect(leadingZeroBits(new Uint8Array([0, 0, 0x0f]))).toBe(20)
+    expect(leadingZeroBits(new Uint8Array([0x80]))).toBe(0)
+    expect(leadingZeroBits(new Uint8Array([0, 1]))).toBe(15)
+    expect(leadingZeroBits(new Uint8Array(2))).toBe(16)
+  })
+
+  it("finds a nonce meeting the difficulty, with progress, and binds it to the claim", () => {
+    const seen: Array<number> = []
+    const worked = grindNonce(claim, 12, sha256, new Uint8Array(16).fill(7), (tries) => seen.push(tries), 256)
+    expect(workOf(worked, sha256)).toBeGreaterThanOrEqual(12)
+    expect(meetsWork(worked, 12, sha256)).toBe(true)
+    expect(seen.every((n, i) => n === (i + 1) * 256)).toBe(true)
+    // The same nonce on another claim (another name) is, with overwhelming odds, no work at all.
+    expect(workOf({ ...worked, payload: { ...worked.payload, name: "bob" } }, sha256)).toBeLessThan(12)
+    // Other types and difficulty 0 ask nothing.
+    expect(meetsWork({ ...claim, type: "post" }, 12, sha256)).toBe(true)
+    expect(meetsWork(claim, 0, sha256)).toBe(true)
+  })
+})
