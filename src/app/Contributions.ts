@@ -218,7 +218,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
             txCredited: intent === undefined ? undefined : Option.getOrUndefined(HashMap.get(state.sup.transactions, transactionKey(intent.network, claimed.tx))),
             now
           }
-          // The chain is asked only when its answer decides the claim.
+          // The chain's answer, or its failure, counts only when it decides the claim.
           const decision = refusalBeforeChain(facts) ??
             decideClaim({ ...facts, report: yield* evidence })
           // Not final yet: no leaf, the claim is made again later (docs/protocol.md 13.3).

@@ -53,11 +53,15 @@ with the policy key) before sending anything.
 ## How
 
 1. Ask for an intent (${transport}; never a leaf): \`POST ${absolute(facts, "/v2/sup/contributions/intents")}\` with
-   JSON \`{network, amount, name}\`: \`amount\` in whole SUP, \`name\` the claimed name to credit. The
-   answer gives the exact \`units\` to send, the \`address\` and the \`expires\` time.
+   JSON \`{network, amount}\` (\`amount\` in whole SUP; an optional \`name\` fixes the claimed name
+   to credit now). The answer gives the exact \`units\` to send, the \`address\` and the
+   \`expires\` time. Keep the \`intent_id\`: whoever holds it claims.
 2. Send exactly \`units\` of the asset to the address before \`expires\`.
-3. Claim it (${transport}): \`POST ${absolute(facts, "/v2/sup/contributions")}\` with the JCS (RFC 8785) bytes
-   of \`{intent_id, tx, created}\`. The service checks the chain and writes a policy-signed
-   \`sup.credit\` leaf, or a refusal leaf with its code.
+3. Claim it (${transport}) once the transfer has its confirmations: \`POST ${absolute(facts, "/v2/sup/contributions")}\`
+   with the JCS (RFC 8785) bytes of \`{intent_id, tx, created, name}\` (\`name\`: the claimed name to
+   credit, unless the intent fixed it). The service checks the chain and writes a policy-signed
+   \`sup.credit\` leaf, or a refusal leaf with its code; before the confirmations it answers 409
+   \`tx_unconfirmed\` with the number missing, and while it cannot reach the chain 503: no leaf,
+   claim again later. Or use \`aics contribute <network> <amount>\` and \`aics contribute claim\`.
 `
 }
