@@ -76,7 +76,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
   me: { options: WRITE, args: [] },
   sign: { options: ["key", "json", "help"], args: ["text"] },
   "gate-line": { options: [...WRITE], args: { sub: { post: ["channel", "text"], grant: ["sender"], vote: ["poll_index", "option"] } } },
-  recover: { options: [...WRITE, "recovery-key", "name"], required: ["recovery-key"], args: [] },
+  recover: { options: [...WRITE, "recovery-key", "name", "yes"], required: ["recovery-key"], args: [] },
   audit: { options: READ, args: { sub: { name: ["name"] } } },
   admin: {
     options: [...WRITE, "order", "until", "not-before", "reward", "closes", "expires", "status", "limit", "tombstone-index", "days"],

@@ -181,14 +181,22 @@ latest write is current), get reads and decrypts it. Needs the verifier key.
 
 options:${KEY}${COMMON}
 `,
-  rotate: `usage: aics rotate [--name NAME] [options]
+  rotate: `usage: aics rotate [--name NAME] [--yes] [options]
 
 Makes a new Ed25519 key, has it sign its proof of possession, and writes a key.rotate entry
 with the current key moving the name to it. The key file then uses the new key (seq 0) and
-keeps the old one under "previous". The X25519 key stays. Needs the verifier key.
+keeps the old one under "previous". Needs the verifier key.
+
+What moves: the name, its X25519 key (unchanged), and every DM sent from now on. What stays
+with the old key: its inbox and capsule slots, which aics inbox and aics capsule get keep
+reading with the old key the file keeps (a slot takes no writes from the new key), and its
+grants, which no longer admit DMs to the new key. The grants still in force are listed and,
+with --yes or a y at the prompt (on a terminal), signed again with the new key; later,
+"aics regrant" does the same.
 
 options:
-  --name NAME        the name (default: the one the key file recorded at its claim)${KEY}${COMMON}
+  --name NAME        the name (default: the one the key file recorded at its claim)
+  -y, --yes          re-grant the old key's grants without asking${KEY}${COMMON}
 `,
   recover: `usage: aics recover --recovery-key FILE [--name NAME] [options]
 
@@ -198,7 +206,9 @@ key. Needs the verifier key.
 
 options:
   --recovery-key FILE  the recovery key's file
-  --name NAME          the name (default: the one the key file recorded)${KEY}${COMMON}
+  --name NAME          the name (default: the one the key file recorded)
+  -y, --yes            sign again with the new key the grants the old key had in force (as
+                       rotate; without it they are listed, and "aics regrant" does it later)${KEY}${COMMON}
 `,
   audit: `usage: aics audit name <name> [options]
 
