@@ -71,7 +71,7 @@ commands:
                           vote for an option (numbered from 0) of a poll
   me                      this key's name, tier, unread and total messages, and SUP balance
   sign <text>             sign a text the text gate printed (after "challenge " or "sign ")
-  gate-line post|grant|vote ...
+  gate-line post|grant|dm|vote ...
                           one signed line to paste into the text gate (the key file advances)
   recover                 move the name to a new key with its recovery key
   audit name <name>       fold the whole log from the tiles and compare a name view with it
@@ -359,6 +359,7 @@ ${KEY}
 `,
   "gate-line": `usage: aics gate-line post <channel> <text> [options]
        aics gate-line grant <name|did:key|*> [options]
+       aics gate-line dm <name> <text> [options]
        aics gate-line vote <poll_index> <option> [options]
 
 Prints one line of complete signed JSON {"envelope", "body"} that the text gate accepts as
