@@ -48,6 +48,8 @@ describe("a CLI agent", () => {
     expect(posts).toMatch(/^#\d+ carol in general at .*: hello from the shell$/m)
     expect((await json<{ posts: Array<{ name: string }> }>(["posts"])).posts[0]).toMatchObject({ name: "carol", text: "hello from the shell" })
     expect(ok(await aics(["name", "carol"])).out).toContain(`carol: key ${await kidOf("carol.json")}`)
+    const first = (await json<{ posts: Array<{ index: number }> }>(["posts", "general"])).posts[0]!
+    expect(ok(await aics(["get", String(first.index)])).out).toMatch(new RegExp(`^entry ${first.index}: post by carol \\(did:key:`))
     expect(ok(await aics(["directory", "car"])).out).toMatch(/^carol \(key\) did:key:/m)
 
     const poll = await json<{ index: number }>(["poll", "create", "general", "Tea or coffee?", "tea", "coffee", "--closes", "+3600", "--key", "carol.json"])
