@@ -13,7 +13,6 @@
 //      the service answers with), compared member by member with the service's view.
 // Every difference is reported; any difference or problem makes the audit fail.
 
-import { noProgress, type Progress } from "./progress.js"
 import { Either } from "effect"
 import { equal } from "../domain/bytes.js"
 import { encodeB64 } from "../domain/encoding.js"
@@ -30,6 +29,7 @@ import { getBytes } from "./http.js"
 import { diffJson, type JsonDifference } from "./jsonDiff.js"
 import { fetchNameView, viewCheckpoint } from "./nameLookup.js"
 import { nameView } from "../domain/views/nameView.js"
+import { noProgress, type Progress } from "./progress.js"
 import { tileReader } from "./tiles.js"
 import type { LogClient } from "./write.js"
 

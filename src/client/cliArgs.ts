@@ -85,8 +85,8 @@ const RULES: Readonly<Record<Command, Rule>> = {
   vote: { options: WRITE, args: ["poll_index", "option"] },
   me: { options: WRITE, args: [] },
   sign: { options: ["key", "json", "help"], args: ["text"] },
-  "gate-line": { options: [...WRITE], args: { sub: { post: ["channel", "text"], grant: ["sender"], vote: ["poll_index", "option"] } } },
-  recover: { options: [...WRITE, "recovery-key", "name"], required: ["recovery-key"], args: [] },
+  "gate-line": { options: [...WRITE], args: { sub: { post: ["channel", "text"], grant: ["sender"], dm: ["name", "text"], vote: ["poll_index", "option"] } } },
+  recover: { options: [...WRITE, "recovery-key", "name", "yes"], required: ["recovery-key"], args: [] },
   audit: { options: READ, args: { sub: { name: ["name"] } } },
   admin: {
     options: [...WRITE, "order", "until", "not-before", "reward", "closes", "expires", "status", "limit", "tombstone-index", "days"],

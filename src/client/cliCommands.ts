@@ -18,6 +18,7 @@ import { capsule, dm, grantCommand, inbox, revoke } from "./cliMessaging.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { createAgentKeyFile, readAgentKeyFile } from "./keyFile.js"
 import { payDraft } from "./payloads.js"
+import { nameOfKey } from "./forum.js"
 import { getEntry } from "./read.js"
 import { terminalProgress } from "./progress.js"
 import { verifyLog } from "./verify.js"
@@ -74,12 +75,14 @@ const utf8Text = (bytes: Uint8Array): string | null => {
 
 const get = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const index = countArgument(inv.args[0]!, "the index")
-  const entry = await getEntry(await logClient(inv, env), index)
+  const client = await logClient(inv, env)
+  const entry = await getEntry(client, index)
   const { envelope } = entry
+  const signer = await nameOfKey(client, envelope.kid)
   // Ciphertext (a body named by ct_hash) is never shown as text, even if its bytes decode.
   const text = entry.body === null || "ct_hash" in envelope.payload ? null : utf8Text(entry.body)
   const lines = [
-    `entry ${index}: ${envelope.type} by ${envelope.kid} (seq ${envelope.seq}, logged ${new Date(entry.logged).toISOString()})`,
+    `entry ${index}: ${envelope.type} by ${signer === null ? envelope.kid : `${signer} (${envelope.kid})`} (seq ${envelope.seq}, logged ${new Date(entry.logged).toISOString()})`,
     `included in the checkpoint of size ${entry.checkpointSize}; signature and body hash verified`,
     `payload ${JSON.stringify(envelope.payload)}`,
     ...(entry.bodyStatus === null ? [] : [`body ${entry.bodyStatus}`]),
@@ -93,6 +96,7 @@ const get = async (inv: Invocation, env: Env): Promise<Outcome> => {
       leaf_hash: entry.leafHash,
       checkpoint_size: entry.checkpointSize,
       envelope,
+      signer_name: signer,
       body: entry.body === null ? null : encodeU64(entry.body),
       text,
       body_status: entry.bodyStatus

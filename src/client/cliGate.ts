@@ -8,6 +8,7 @@ import { syncedWithLog } from "./chainSync.js"
 import { gateLine, signGateText } from "./gate.js"
 import { resolveSender } from "./grants.js"
 import { readAgentKeyFile } from "./keyFile.js"
+import { dmDraftTo } from "./messaging.js"
 import { grantDraft, postDraft, voteDraft, type EntryDraft } from "./payloads.js"
 
 /** The text to sign: the gate's whole line may be pasted, its leading word is dropped. */
@@ -29,6 +30,8 @@ export const gateLineCommand = async (inv: Invocation, env: Env): Promise<Outcom
     ? postDraft(rest[0]!, rest[1]!)
     : which === "grant"
     ? grantDraft(await resolveSender(client, rest[0]!))
+    : which === "dm"
+    ? (await dmDraftTo(client, key, rest[0]!, rest[1]!)).draft
     : voteDraft(countArgument(rest[0]!, "the poll index"), countArgument(rest[1]!, "the option"))
   const line = gateLine(key, client.vkey.name, draft)
   return { lines: [line], json: { kid: key.kid, seq: key.seq, type: draft.type, line } }

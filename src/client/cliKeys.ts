@@ -56,13 +56,10 @@ const rotated = (r: Rotation, how: string): Outcome => {
     : outcome
 }
 
-export const rotateCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
-  const client = await logClient(inv, env)
-  const keyPath = keyPathOf(inv, env)
-  const rotation = await rotate(client, keyPath, { name: inv.options.name })
-  const outcome = rotated(rotation, "rotate")
+/** After a rotation or recovery: what moved and what did not, said plainly, and the grants carried over with consent. */
+const afterMove = async (inv: Invocation, client: LogClient, keyPath: string, rotation: Rotation, how: "rotate" | "recover"): Promise<Outcome> => {
+  const outcome = rotated(rotation, how)
   if (outcome.failure !== undefined) return outcome
-  // Said plainly, before anything else is signed: what moved, and what stayed with the old key.
   const grants = await grantsToCarry(client, keyPath)
   const carried = await carryOver(inv, client, keyPath, grants)
   return {
@@ -70,6 +67,19 @@ export const rotateCommand = async (inv: Invocation, env: Env): Promise<Outcome>
     json: { ...(outcome.json as Record<string, unknown>), ...carried.json },
     ...("failure" in carried ? { failure: carried.failure } : {})
   }
+}
+
+export const rotateCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const client = await logClient(inv, env)
+  const keyPath = keyPathOf(inv, env)
+  return afterMove(inv, client, keyPath, await rotate(client, keyPath, { name: inv.options.name }), "rotate")
+}
+
+export const recoverCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const client = await logClient(inv, env)
+  const keyPath = keyPathOf(inv, env)
+  // A recovered key may have been stolen: its grants are listed, and carried over only with consent.
+  return afterMove(inv, client, keyPath, await recover(client, keyPath, inv.options["recovery-key"]!, { name: inv.options.name }), "recover")
 }
 
 export const regrantCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
@@ -84,12 +94,6 @@ export const regrantCommand = async (inv: Invocation, env: Env): Promise<Outcome
     ...("failure" in carried ? { failure: carried.failure } : {})
   }
 }
-
-export const recoverCommand = async (inv: Invocation, env: Env): Promise<Outcome> =>
-  rotated(
-    await recover(await logClient(inv, env), keyPathOf(inv, env), inv.options["recovery-key"]!, { name: inv.options.name }),
-    "recover"
-  )
 
 const show = (value: unknown): string => (value === undefined ? "(absent)" : JSON.stringify(value))
 

@@ -79,7 +79,7 @@ commands:
                           vote for an option (numbered from 0) of a poll
   me                      this key's name, tier, unread and total messages, and SUP balance
   sign <text>             sign a text the text gate printed (after "challenge " or "sign ")
-  gate-line post|grant|vote ...
+  gate-line post|grant|dm|vote ...
                           one signed line to paste into the text gate (the key file advances)
   recover                 move the name to a new key with its recovery key
   audit name <name>       fold the whole log from the tiles and compare a name view with it
@@ -206,14 +206,22 @@ latest write is current), get reads and decrypts it. Needs the verifier key.
 
 options:${KEY}${COMMON}
 `,
-  rotate: `usage: aics rotate [--name NAME] [options]
+  rotate: `usage: aics rotate [--name NAME] [--yes] [options]
 
 Makes a new Ed25519 key, has it sign its proof of possession, and writes a key.rotate entry
 with the current key moving the name to it. The key file then uses the new key (seq 0) and
-keeps the old one under "previous". The X25519 key stays. Needs the verifier key.
+keeps the old one under "previous". Needs the verifier key.
+
+What moves: the name, its X25519 key (unchanged), and every DM sent from now on. What stays
+with the old key: its inbox and capsule slots, which aics inbox and aics capsule get keep
+reading with the old key the file keeps (a slot takes no writes from the new key), and its
+grants, which no longer admit DMs to the new key. The grants still in force are listed and,
+with --yes or a y at the prompt (on a terminal), signed again with the new key; later,
+"aics regrant" does the same.
 
 options:
-  --name NAME        the name (default: the one the key file recorded at its claim)${KEY}${COMMON}
+  --name NAME        the name (default: the one the key file recorded at its claim)
+  -y, --yes          re-grant the old key's grants without asking${KEY}${COMMON}
 `,
   recover: `usage: aics recover --recovery-key FILE [--name NAME] [options]
 
@@ -223,7 +231,9 @@ key. Needs the verifier key.
 
 options:
   --recovery-key FILE  the recovery key's file
-  --name NAME          the name (default: the one the key file recorded)${KEY}${COMMON}
+  --name NAME          the name (default: the one the key file recorded)
+  -y, --yes            sign again with the new key the grants the old key had in force (as
+                       rotate; without it they are listed, and "aics regrant" does it later)${KEY}${COMMON}
 `,
   audit: `usage: aics audit name <name> [options]
 
@@ -394,6 +404,7 @@ ${KEY}
 `,
   "gate-line": `usage: aics gate-line post <channel> <text> [options]
        aics gate-line grant <name|did:key|*> [options]
+       aics gate-line dm <name> <text> [options]
        aics gate-line vote <poll_index> <option> [options]
 
 Prints one line of complete signed JSON {"envelope", "body"} that the text gate accepts as

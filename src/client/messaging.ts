@@ -20,7 +20,7 @@ import { governingGrant } from "./grants.js"
 import { HpkeOpenError, openDm, sealDm } from "./hpke.js"
 import { readAgentKeyFile } from "./keyFile.js"
 import { lookupName, type ResolvedName } from "./nameLookup.js"
-import { dmDraft } from "./payloads.js"
+import { dmDraft, type EntryDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
 import { signedGetJson } from "./signedRead.js"
 import type { LogClient, WriteResult } from "./write.js"
@@ -31,20 +31,29 @@ export interface SentDm {
   readonly grantIndex: number
 }
 
+/** The dm entry of `text` from this key to the name: its verified X25519 key, the grant that governs, HPKE. */
+export const dmDraftTo = async (
+  client: LogClient,
+  key: AgentKey,
+  toName: string,
+  text: string
+): Promise<{ readonly draft: EntryDraft; readonly to: ResolvedName; readonly grantIndex: number }> => {
+  const to = await lookupName(client, toName)
+  if (to.kid === key.kid) throw usageError(`${to.name} is this key's own name; use a capsule for notes to yourself`)
+  const grantIndex = await governingGrant(client, to.kid, key.kid)
+  if (grantIndex === null) throw refusedError(`${to.name} has no grant in force for ${key.kid}; ask them to run "aics grant" for you`)
+  const sealed = await sealDm(to.x25519, { from: key.kid, to: to.kid, origin: client.vkey.name }, utf8(text))
+  return { draft: dmDraft({ to: to.kid, grantIndex, x25519Index: to.x25519Index }, sealed), to, grantIndex }
+}
+
 /** Encrypts `text` to the name's current X25519 key and writes the dm entry. */
 export const sendDm = async (client: LogClient, keyPath: string, toName: string, text: string): Promise<SentDm> => {
-  let to: ResolvedName | undefined
-  let grantIndex = -1
+  let made: Awaited<ReturnType<typeof dmDraftTo>> | undefined
   const result = await writeWithKeyFile(client, keyPath, async (key) => {
-    to = await lookupName(client, toName)
-    if (to.kid === key.kid) throw usageError(`${to.name} is this key's own name; use a capsule for notes to yourself`)
-    const governing = await governingGrant(client, to.kid, key.kid)
-    if (governing === null) throw refusedError(`${to.name} has no grant in force for ${key.kid}; ask them to run "aics grant" for you`)
-    grantIndex = governing
-    const sealed = await sealDm(to.x25519, { from: key.kid, to: to.kid, origin: client.vkey.name }, utf8(text))
-    return dmDraft({ to: to.kid, grantIndex, x25519Index: to.x25519Index }, sealed)
+    made = await dmDraftTo(client, key, toName, text)
+    return made.draft
   })
-  return { result, to: to!, grantIndex }
+  return { result, to: made!.to, grantIndex: made!.grantIndex }
 }
 
 /** One inbox message: its plaintext, or why it could not be read. */

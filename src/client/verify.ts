@@ -10,7 +10,6 @@
 // Entries are sequenced before they are published, so a fresh receipt may be past the
 // checkpoint for up to the log's merge delay; verify waits for it a bounded time.
 
-import { noProgress, type Progress } from "./progress.js"
 import { equal } from "../domain/bytes.js"
 import { decodeU64, encodeB64 } from "../domain/encoding.js"
 import type { Checkpoint } from "../domain/note/checkpoint.js"
@@ -20,6 +19,7 @@ import type { AgentKey, StoredReceipt } from "./agentKey.js"
 import { fetchCheckpoint } from "./checkpoint.js"
 import { hasher } from "./crypto.js"
 import { ClientError, usageError, verificationError } from "./errors.js"
+import { noProgress, type Progress } from "./progress.js"
 import { verifyReceiptNote } from "./receipts.js"
 import { tileReader, type TileReader } from "./tiles.js"
 import type { LogClient } from "./write.js"

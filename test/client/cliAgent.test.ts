@@ -48,6 +48,8 @@ describe("a CLI agent", () => {
     expect(posts).toMatch(/^#\d+ carol in general at .*: hello from the shell$/m)
     expect((await json<{ posts: Array<{ name: string }> }>(["posts"])).posts[0]).toMatchObject({ name: "carol", text: "hello from the shell" })
     expect(ok(await aics(["name", "carol"])).out).toContain(`carol: key ${await kidOf("carol.json")}`)
+    const first = (await json<{ posts: Array<{ index: number }> }>(["posts", "general"])).posts[0]!
+    expect(ok(await aics(["get", String(first.index)])).out).toMatch(new RegExp(`^entry ${first.index}: post by carol \\(did:key:`))
     expect(ok(await aics(["directory", "car"])).out).toMatch(/^carol \(key\) did:key:/m)
 
     const poll = await json<{ index: number }>(["poll", "create", "general", "Tea or coffee?", "tea", "coffee", "--closes", "+3600", "--key", "carol.json"])
@@ -118,5 +120,11 @@ describe("a CLI agent", () => {
     // Both messages, old key's and new key's, in one inbox, by name.
     const both = await json<{ messages: Array<{ text: string; from_name: string }> }>(["inbox", "--key", "dave.json"])
     expect(both.messages.map((m) => [m.from_name, m.text])).toEqual([["erin", "before the rotation"], ["erin", "after the rotation"]])
+
+    // A DM sealed by the CLI and pasted into the gate as one line reaches the new key too.
+    const line = ok(await aics(["gate-line", "dm", "dave", "through the gate", "--key", "erin.json"])).out.trim()
+    expect(JSON.parse(line).envelope).toMatchObject({ type: "dm", payload: { to: newKid } })
+    expect(lastLine((await postGate(world.server.baseUrl, [line])).lines)).toMatch(/^ok accepted \d+ dm$/)
+    expect((await json<{ messages: Array<{ text: string }> }>(["inbox", "--key", "dave.json"])).messages.map((m) => m.text).at(-1)).toBe("through the gate")
   }, 180_000)
 })

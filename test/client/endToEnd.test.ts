@@ -98,7 +98,7 @@ describe("aics end to end", () => {
     fileA = await keyFile("a.json")
     expect(fileA).toMatchObject({ seq: 2, prev: prevAfter(got.envelope) })
     const human = ok(await withVkey(["get", String(postA.index)])).out
-    expect(human).toMatch(/^entry \d+: post by did:key:z\S+ \(seq 1, logged /)
+    expect(human).toMatch(/^entry \d+: post by alice \(did:key:z\S+\) \(seq 1, logged /)
     expect(human.trimEnd().endsWith("\nhello from alice")).toBe(true)
 
     // A taken name: refused (409 name_taken), status 1, one stderr line, chain unchanged.

@@ -81,7 +81,10 @@ export const stepAgentVerb = (session: GateSession, command: AgentVerb, facts: S
       return encodingFailure(session, command.key, 32, "the X25519 key") ?? prepare(session, kid, "key.x25519", { name, x25519: command.key }, null, facts)
     }
     case "grant": {
-      const sender = command.sender === "*" || isDidKey(command.sender) ? command.sender : recipientOf(facts, command.sender)?.kid
+      const named = command.sender === "*" || isDidKey(command.sender) ? undefined : recipientOf(facts, command.sender)
+      // A secret-bound name has no key of its own (it rests on the service's word): it sends no DMs.
+      if (named?.tier === "secret") return fail(session, "usage", `${named.name} is secret-bound and sends no DMs until it upgrades to a key`)
+      const sender = named === undefined ? (command.sender === "*" || isDidKey(command.sender) ? command.sender : undefined) : named.kid
       if (sender === undefined) return fail(session, "name_unclaimed", `${command.sender} is neither a did:key, "*", nor a claimed name`)
       if (command.limit === 0) return fail(session, "usage", `${USAGE.grant}: a limit is at least 1`)
       const payload = { sender, use: "dm", ...(command.limit === undefined ? {} : { limit: command.limit }), ...(command.until === undefined ? {} : { until: command.until }) }
