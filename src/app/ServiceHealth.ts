@@ -5,6 +5,7 @@
 
 import { Effect } from "effect"
 import { agentWritesHeld } from "../domain/governance/freeze.js"
+import { withoutServerPaths } from "../domain/http/serverPaths.js"
 import { BodyLedger } from "./BodyLedger.js"
 import { LogStatus, type LogState } from "./LogStatus.js"
 import { Sequencer } from "./Sequencer.js"
@@ -25,8 +26,8 @@ export const serviceHealth = Effect.gen(function*() {
   return Effect.gen(function*() {
     const log = yield* status.current
     const reasons: Array<string> = []
-    if (log.diverged !== undefined) reasons.push(`log_diverged: ${log.diverged}`)
-    if (log.tilesStalled) reasons.push(log.publishError !== undefined ? `tiles_not_written: ${log.publishError}` : "tiles_lagging")
+    if (log.diverged !== undefined) reasons.push(withoutServerPaths(`log_diverged: ${log.diverged}`))
+    if (log.tilesStalled) reasons.push(log.publishError !== undefined ? withoutServerPaths(`tiles_not_written: ${log.publishError}`) : "tiles_lagging")
     if (yield* ledger.exhausted) reasons.push("ciphertext_budget_exhausted")
     const held = agentWritesHeld(yield* sequencer.state)
     if (held) reasons.push("agent_writes_held")

@@ -127,7 +127,7 @@ export const PgCoordinationLive = (
         const wake = yield* Queue.sliding<void>(1)
         yield* Effect.forkScoped(pg.listen(name).pipe(
           Stream.runForEach(() => Queue.offer(wake, undefined)),
-          Effect.catchAll((error) => Effect.logWarning(`LISTEN ${name} failed; polling instead`, error)),
+          Effect.catchAll((error) => Effect.logWarning("LISTEN failed; polling instead", error).pipe(Effect.annotateLogs({ channel: name }))),
           Effect.retry(Schedule.spaced(Duration.seconds(1)))
         ))
         return (poll: Duration.Duration) => Effect.asVoid(Queue.take(wake).pipe(Effect.timeoutOption(poll)))
