@@ -179,7 +179,9 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
         Effect.gen(function*() {
           const now = yield* clock.nowMillis
           const reportId = `n_${encodeU64(yield* entropy.randomBytes(18))}`
-          const opened = openNotice(noticeRequestOf(body, contentType), reportId, now)
+          // The notice hash's secret (notice.ts): kept with the text, deleted with it.
+          const salt = encodeU64(yield* entropy.randomBytes(32))
+          const opened = openNotice(noticeRequestOf(body, contentType), reportId, now, salt)
           if (Either.isLeft(opened)) {
             const issues = opened.left
             return problem(422, "notice_invalid", `${NOTICE_RULE}. Here: ${issues.map((e) => `${e.path || "body"}: ${e.message}`).join("; ")}`, issues)
