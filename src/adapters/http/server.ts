@@ -56,6 +56,7 @@ import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { closeDraining } from "./closeDraining.js"
 import { trackHttpConnections } from "../metrics/connectionStates.js"
+import { boundPendingBytes, DEFAULT_PENDING_BYTES, type PendingBytesLimits } from "./pendingBytes.js"
 import { ownerRoutesFirst } from "./ownerRoutesFirst.js"
 import { ProblemForEveryError } from "./problemForEveryError.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
@@ -125,8 +126,8 @@ const REQUEST_TIMEOUT_MS = 120_000
 /** Connections held at once; past it Node closes new ones at once. */
 const MAX_HTTP_CONNECTIONS = 4096
 
-const createKeepAliveServer = () => {
-  const server = trackHttpConnections(closeDraining(createServer({ maxHeaderSize: MAX_HEADER_BYTES })))
+const createKeepAliveServer = (pendingBytes: PendingBytesLimits) => () => {
+  const server = boundPendingBytes(trackHttpConnections(closeDraining(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))), pendingBytes)
   server.keepAliveTimeout = KEEP_ALIVE_MS
   // Must exceed keepAliveTimeout, or a request arriving at the end of the idle time is cut.
   server.headersTimeout = KEEP_ALIVE_MS + 1_000
@@ -142,14 +143,14 @@ const createKeepAliveServer = () => {
  * Serves the API on host:port until the scope closes. The server runs its requests in a
  * context of only the services its middleware uses (builtWithOnly.ts says why).
  */
-export const HttpLive = (options: { readonly host: string; readonly port: number }) =>
+export const HttpLive = (options: { readonly host: string; readonly port: number; readonly pendingBytes?: PendingBytesLimits }) =>
   HttpApiBuilder.serve(countRequests).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(DecodeErrorsAs422),
     Layer.provide(ProblemForEveryError),
     HttpServer.withLogAddress,
     HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide(NodeHttpServer.layer(createKeepAliveServer, { host: options.host, port: options.port })),
+    Layer.provide(NodeHttpServer.layer(createKeepAliveServer(options.pendingBytes ?? DEFAULT_PENDING_BYTES), { host: options.host, port: options.port })),
     builtWithOnly(RequestStats, HttpApi.Api, Charter, Clock, Crypto, ServiceConfig),
     Layer.provide(ApiLive)
   )
