@@ -116,7 +116,8 @@ const WriteChecksLive = Layer.unwrapEffect(Effect.gen(function*() {
   return workers === 0 ? InProcessWriteChecksLive({ origin, authorities }) : WorkerWriteChecksLive({ origin, authorities, workers })
 }))
 
-const Http = Layer.unwrapEffect(Effect.map(ServiceConfig, HttpLive))
+const Http = Layer.unwrapEffect(Effect.zipWith(ServiceConfig, operationsConfig, (config, { pendingBytes }) =>
+  HttpLive({ ...config, pendingBytes })))
 
 // The text gate's TCP ports: plaintext (AICS_GATE_PORT) and TLS (AICS_GATE_TLS_PORT), each
 // only when configured.

@@ -205,7 +205,7 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
     yield* Effect.forkScoped(Stream.merge(Stream.tick(Duration.minutes(1)), startsSequencing).pipe(
       Stream.runForEach(() =>
         Effect.flatMap(expireNow, (deleted) =>
-          deleted === 0 ? Effect.void : Effect.logInfo(`retention removed the bytes of ${deleted} expired ciphertext bodies`)))
+          deleted === 0 ? Effect.void : Effect.logInfo(`retention removed the bytes of ${deleted} expired ciphertext bodies`).pipe(Effect.annotateLogs({ bodies: deleted }))))
     ))
 
     return {

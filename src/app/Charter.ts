@@ -116,7 +116,7 @@ export const makeCharter = Effect.gen(function*() {
       const { fence } = lease.value
       const { leaf, ...charter } = yield* writeCharter
       yield* writer.append(0, [leaf], fence)
-      yield* Effect.logInfo(`wrote leaf 0, the charter of ${config.origin}`)
+      yield* Effect.logInfo("wrote leaf 0, the charter").pipe(Effect.annotateLogs({ origin: config.origin }))
       return Option.some(charter satisfies CharterLeaf)
     }))
     if (Option.isSome(written)) return written.value

@@ -83,7 +83,7 @@ export const creditMarks = (intents: typeof ContributionIntents.Service) => {
         Effect.tap(() => Effect.sync(() => unmarked.delete(intentId))),
         Effect.catchAll((e) => {
           unmarked.set(intentId, index)
-          return Effect.logError(`intent ${intentId} was credited by leaf ${index}, but the store did not record it: ${e.message}`)
+          return Effect.logError("an intent was credited by a leaf, but the store did not record it").pipe(Effect.annotateLogs({ intent: intentId, leaf: index, error: e.message }))
         })
       ),
     unmarked: (intentId: string): number | undefined => unmarked.get(intentId)

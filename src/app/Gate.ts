@@ -223,7 +223,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
 
     /** A storage failure: its details go to the log, the client gets a generic line. */
     const storageLine = (error: { readonly message: string }) =>
-      Effect.as(Effect.logWarning(`text gate: storage failed: ${error.message}`), errLine("storage_unavailable", "the service could not reach its storage; try again later"))
+      Effect.as(Effect.logWarning("text gate: storage failed").pipe(Effect.annotateLogs({ error: error.message })), errLine("storage_unavailable", "the service could not reach its storage; try again later"))
 
     const json = (value: unknown) => JSON.stringify(value)
 
@@ -338,7 +338,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
       secrets.put(name, claimIndex, verifier).pipe(
         Effect.flatMap((stored) => stored ? Effect.succeed(true) : Effect.map(secrets.get(name, claimIndex), (kept) => kept === verifier)),
         Effect.retry(Schedule.intersect(Schedule.exponential("100 millis"), Schedule.recurs(4))),
-        Effect.catchTag("StorageError", (e) => Effect.as(Effect.logError(`text gate: the verifier of ${name} (claim ${claimIndex}) was not stored: ${e.message}`), false))
+        Effect.catchTag("StorageError", (e) => Effect.as(Effect.logError("text gate: a claimed name's verifier was not stored").pipe(Effect.annotateLogs({ name, claim: claimIndex, error: e.message })), false))
       )
 
     /** A secret-bound claim: the policy leaf first, its verifier once the leaf is durable. */
@@ -419,7 +419,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         // The name is a key's now: its verifier has no use left, and is no longer kept.
         if (before?.tier === "secret") {
           yield* secrets.remove(effect.name, before.claimIndex).pipe(
-            Effect.catchTag("StorageError", (e) => Effect.logWarning(`text gate: the verifier of ${effect.name} was not removed after its upgrade: ${e.message}`))
+            Effect.catchTag("StorageError", (e) => Effect.logWarning("text gate: a verifier was not removed after its upgrade").pipe(Effect.annotateLogs({ name: effect.name, error: e.message })))
           )
         }
         const [receipt, ok] = writeLines(answer)

@@ -2,6 +2,7 @@
 // health answers in constant time with no I/O and no scan.
 
 import type { TilesState } from "../domain/stats/serviceStatsDocument.js"
+import { withoutServerPaths } from "../domain/http/serverPaths.js"
 import { Context, Effect, Layer, Ref, SubscriptionRef } from "effect"
 import { Clock } from "../ports/Clock.js"
 import { LogHealth } from "./LogHealth.js"
@@ -29,7 +30,7 @@ export const tilesState = (state: LogState, prefix: string): TilesState => ({
   lag_entries: state.lagEntries,
   lag_seconds: state.lagSeconds,
   mmd_seconds: state.mmdSeconds,
-  error: state.publishError ?? null,
+  error: state.publishError === undefined ? null : withoutServerPaths(state.publishError),
   diverged: state.diverged !== undefined
 })
 

@@ -100,6 +100,12 @@ const gateSessionsOpenedOf = taggedOnce(gateSessionsOpened)
 /** A gate session opened on `transport` (http_get, http_post, tcp_plain, tcp_tls). */
 export const countGateSessionNow = (transport: string) => gateSessionsOpenedOf(["transport", transport]).unsafeUpdate(1, [])
 
+/** Connections the server closed to protect itself, by reason (pending_bytes: over the held-bytes bound). */
+export const connectionsShed = Metric.counter("aics_connections_shed_total", {
+  description: "Connections closed by the server to bound what it holds, by reason.",
+  incremental: true
+})
+
 export const connections = Metric.gauge("aics_connections", { description: "Open connections by listener (http, gate) and state (active, idle)." })
 
 export { storeErrors } from "../ports/StorageError.js"

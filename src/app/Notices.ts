@@ -109,8 +109,8 @@ export const NoticeRetentionLive = Layer.scopedDiscard(Effect.gen(function*() {
   const run = purgeDueNotices.pipe(
     Effect.provideService(NoticeRegister, register),
     Effect.provideService(Clock, clock),
-    Effect.tap((n) => (n > 0 ? Effect.logInfo(`deleted the report id, text and contact of ${n} closed notice(s)`) : Effect.void)),
-    Effect.catchAll((e) => Effect.logError(`notice retention failed: ${e.message}`))
+    Effect.tap((n) => (n > 0 ? Effect.logInfo("deleted the report id, text and contact of closed notices").pipe(Effect.annotateLogs({ notices: n })) : Effect.void)),
+    Effect.catchAll((e) => Effect.logError("notice retention failed").pipe(Effect.annotateLogs({ error: e.message })))
   )
   yield* Effect.forkScoped(Effect.repeat(run, Schedule.spaced("1 hour")))
 }))
@@ -166,7 +166,7 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
         const leaf = JSON.parse(fromUtf8(bytes!)) as { logged: number; envelope: { payload: { outcome: NoticeOutcome; notice_hash: string } } }
         const { outcome, notice_hash: noticeHash } = leaf.envelope.payload
         yield* register.close(reportId, { at: leaf.logged, outcome, reportIndex: index.value, noticeHash })
-        yield* Effect.logWarning(`notice ${reportId} was closed by leaf ${index.value}; the register now says so`)
+        yield* Effect.logWarning("a notice was closed by a leaf the register had not recorded; the register now says so").pipe(Effect.annotateLogs({ report_id: reportId, leaf: index.value }))
         return index
       })
 
@@ -179,7 +179,9 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
         Effect.gen(function*() {
           const now = yield* clock.nowMillis
           const reportId = `n_${encodeU64(yield* entropy.randomBytes(18))}`
-          const opened = openNotice(noticeRequestOf(body, contentType), reportId, now)
+          // The notice hash's secret (notice.ts): kept with the text, deleted with it.
+          const salt = encodeU64(yield* entropy.randomBytes(32))
+          const opened = openNotice(noticeRequestOf(body, contentType), reportId, now, salt)
           if (Either.isLeft(opened)) {
             const issues = opened.left
             return problem(422, "notice_invalid", `${NOTICE_RULE}. Here: ${issues.map((e) => `${e.path || "body"}: ${e.message}`).join("; ")}`, issues)

@@ -5,6 +5,9 @@
 //   AICS_METRICS_HOST  its address, 127.0.0.1 unless set (loopback: the series are for the
 //                      operator, not for the public the service port faces).
 //   AICS_LOG_LEVEL     trace|debug|info|warning|error|fatal|none (default info).
+//   AICS_HTTP_PENDING_BYTES, AICS_HTTP_PENDING_BYTES_PER_ADDRESS  bytes of unanswered HTTP
+//                      requests held at most, in all and per client address (default
+//                      256 MiB and 16 MiB; adapters/http/pendingBytes.ts).
 //   AICS_LOG_FORMAT    pretty|json|logfmt (default pretty, as before: a line per event with
 //                      its annotations below it; json or logfmt, one line each, for a pipeline).
 
@@ -19,6 +22,7 @@ export interface OperationsSettings {
   readonly metrics: { readonly host: string; readonly port: number } | undefined
   readonly logLevel: LogLevelName
   readonly logFormat: LogFormat
+  readonly pendingBytes: { readonly total: number; readonly perAddress: number }
 }
 
 const oneOf = <A extends string>(name: string, values: ReadonlyArray<A>, fallback: A) =>
@@ -29,6 +33,13 @@ const oneOf = <A extends string>(name: string, values: ReadonlyArray<A>, fallbac
       : Either.left(ConfigError.InvalidData([name], `${name} must be one of ${values.join(", ")}, got ${JSON.stringify(text)}`))
   })
 
+/** A byte count of at least 1 MiB (one GET /t head must fit). */
+const bytes = (name: string, fallback: number) =>
+  Config.mapOrFail(Config.withDefault(Config.integer(name), fallback), (n) =>
+    n >= 1024 * 1024 && Number.isSafeInteger(n)
+      ? Either.right(n)
+      : Either.left(ConfigError.InvalidData([name], `${name} must be a byte count of at least 1048576, got ${n}`)))
+
 export const operationsConfig: Effect.Effect<OperationsSettings, ConfigError.ConfigError> = Effect.gen(function*() {
   const port = yield* Config.mapOrFail(Config.withDefault(Config.integer("AICS_METRICS_PORT"), 0), (n) =>
     n >= 0 && n <= 65535 ? Either.right(n) : Either.left(ConfigError.InvalidData(["AICS_METRICS_PORT"], `AICS_METRICS_PORT must be a port from 0 to 65535, got ${n}`)))
@@ -36,6 +47,10 @@ export const operationsConfig: Effect.Effect<OperationsSettings, ConfigError.Con
   return {
     metrics: port === 0 ? undefined : { host, port },
     logLevel: yield* oneOf("AICS_LOG_LEVEL", LOG_LEVELS, "info"),
-    logFormat: yield* oneOf("AICS_LOG_FORMAT", LOG_FORMATS, "pretty")
+    logFormat: yield* oneOf("AICS_LOG_FORMAT", LOG_FORMATS, "pretty"),
+    pendingBytes: {
+      total: yield* bytes("AICS_HTTP_PENDING_BYTES", 256 * 1024 * 1024),
+      perAddress: yield* bytes("AICS_HTTP_PENDING_BYTES_PER_ADDRESS", 16 * 1024 * 1024)
+    }
   }
 })

@@ -145,12 +145,18 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
     )
     yield* Effect.forkScoped(loop)
 
+    // A diverged log publishes nothing more (issue 13 item 13): what the last good
+    // checkpoint covers is answered at once, anything else at once too, never after a wait
+    // for a checkpoint that cannot come.
     const awaitCoverage = (size: number, timeout: Duration.DurationInput) =>
-      current.changes.pipe(
-        Stream.filter((c): c is PublishedCheckpoint => c !== undefined && c.size >= size),
-        Stream.runHead,
-        Effect.timeoutTo({ duration: timeout, onTimeout: () => Option.none(), onSuccess: (c) => c })
-      )
+      Effect.flatMap(health.diverged, (diverged) =>
+        diverged !== undefined
+          ? Effect.map(SubscriptionRef.get(current), (c) => (c !== undefined && c.size >= size ? Option.some(c) : Option.none()))
+          : current.changes.pipe(
+            Stream.filter((c): c is PublishedCheckpoint => c !== undefined && c.size >= size),
+            Stream.runHead,
+            Effect.timeoutTo({ duration: timeout, onTimeout: () => Option.none(), onSuccess: (c) => c })
+          ))
 
     return { latest: SubscriptionRef.get(current), awaitCoverage, publishNow: publishCommitted, judge }
   }))

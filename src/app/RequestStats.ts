@@ -64,7 +64,7 @@ export class RequestStats extends Context.Tag("aics/RequestStats")<RequestStats,
         Effect.zipRight(
           // Not added: counted again with what comes next, for the next add.
           Effect.sync(() => { for (const [key, n] of increments) pending.set(key, (pending.get(key) ?? 0) + n) }),
-          Effect.logWarning(`request statistics not saved: ${e.message}`)
+          Effect.logWarning("request statistics not saved").pipe(Effect.annotateLogs({ error: e.message }))
         )))
     })
     const save = lock.withPermits(1)(add)
@@ -73,7 +73,7 @@ export class RequestStats extends Context.Tag("aics/RequestStats")<RequestStats,
       add,
       store.load.pipe(
         Effect.map((loaded) => { stored = new Map(loaded) }),
-        Effect.catchAll((e) => Effect.logWarning(`request statistics not loaded, the document shows the last loaded: ${e.message}`))
+        Effect.catchAll((e) => Effect.logWarning("request statistics not loaded, the document shows the last loaded").pipe(Effect.annotateLogs({ error: e.message })))
       )
     )).pipe(Effect.map(() => {
       const counters = new Map(stored)

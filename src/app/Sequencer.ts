@@ -217,7 +217,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         if (Exit.isFailure(durable)) {
           const error = Option.getOrUndefined(Cause.failureOption(durable.cause))
           if (error?._tag === "LeaseSuperseded") {
-            yield* Effect.logWarning(`this process no longer sequences: ${error.message}; its batch of ${jobs.length} goes to the new holder`)
+            yield* Effect.logWarning("this process no longer sequences; its batch goes to the new holder").pipe(Effect.annotateLogs({ reason: error.message, batch: jobs.length }))
             superseded = jobs
             return "superseded"
           }
@@ -300,7 +300,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       }
       yield* coordination.answer(answers, fence)
       yield* coordination.release([...byEnvelope.values()].map((o) => o.id), fence)
-      yield* Effect.logInfo(`settled ${orphans.length} submissions of an earlier sequencer: ${answers.length} from the log, ${byEnvelope.size} decided again`)
+      yield* Effect.logInfo("settled the submissions of an earlier sequencer").pipe(Effect.annotateLogs({ submissions: orphans.length, from_log: answers.length, decided_again: byEnvelope.size }))
     })
 
     const relay = (submission: Submission) =>
@@ -342,7 +342,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       yield* settleOrphans(lease.fence)
       leadingFence = lease.fence
       yield* SubscriptionRef.set(leading, true)
-      yield* Effect.logInfo(`this process sequences the log (size ${committed.size})`)
+      yield* Effect.logInfo("this process sequences the log").pipe(Effect.annotateLogs({ size: committed.size }))
       yield* Effect.raceFirst(lease.lost, Effect.raceFirst(batchLoop(lease.fence), intake(lease.fence)))
     })).pipe(
       Effect.ensuring(Effect.zipRight(

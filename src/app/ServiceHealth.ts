@@ -5,9 +5,11 @@
 
 import { Effect } from "effect"
 import { agentWritesHeld } from "../domain/governance/freeze.js"
+import { withoutServerPaths } from "../domain/http/serverPaths.js"
 import { BodyLedger } from "./BodyLedger.js"
 import { LogStatus, type LogState } from "./LogStatus.js"
 import { Sequencer } from "./Sequencer.js"
+import { damageFound } from "./StartupDamage.js"
 
 export interface HealthReport {
   readonly status: "OK" | "DEGRADED" | "DIVERGED"
@@ -25,9 +27,10 @@ export const serviceHealth = Effect.gen(function*() {
   return Effect.gen(function*() {
     const log = yield* status.current
     const reasons: Array<string> = []
-    if (log.diverged !== undefined) reasons.push(`log_diverged: ${log.diverged}`)
-    if (log.tilesStalled) reasons.push(log.publishError !== undefined ? `tiles_not_written: ${log.publishError}` : "tiles_lagging")
+    if (log.diverged !== undefined) reasons.push(withoutServerPaths(`log_diverged: ${log.diverged}`))
+    if (log.tilesStalled) reasons.push(log.publishError !== undefined ? withoutServerPaths(`tiles_not_written: ${log.publishError}`) : "tiles_lagging")
     if (yield* ledger.exhausted) reasons.push("ciphertext_budget_exhausted")
+    for (const damage of yield* damageFound) reasons.push(withoutServerPaths(`damaged: ${damage}`))
     const held = agentWritesHeld(yield* sequencer.state)
     if (held) reasons.push("agent_writes_held")
     const report: HealthReport = {

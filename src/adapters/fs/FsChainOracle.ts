@@ -78,12 +78,12 @@ export const FsChainOracleLive = (path: string) =>
       try {
         text = fromUtf8(complete)
       } catch {
-        return yield* Effect.logWarning(`${path}: appended lines are not UTF-8; skipped`)
+        return yield* Effect.logWarning("chain ledger: appended lines are not UTF-8; skipped").pipe(Effect.annotateLogs({ file: path }))
       }
       for (const line of text.split("\n")) {
         if (line.trim() === "") continue
         const transfer = transferOfLine(line)
-        if (transfer === undefined) yield* Effect.logWarning(`${path}: skipped a line that is not a transfer: ${line.slice(0, 200)}`)
+        if (transfer === undefined) yield* Effect.logWarning("chain ledger: skipped a line that is not a transfer").pipe(Effect.annotateLogs({ file: path, line: line.slice(0, 200) }))
         else transfers.set(transfer)
       }
     }))

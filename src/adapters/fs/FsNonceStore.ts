@@ -110,7 +110,17 @@ export const FsNonceStoreLive = (folder: string): Layer.Layer<NonceStore, Storag
       },
       catch: fail("compact nonces")
     }))
-    yield* compact
+    // A start must not fail for want of room (a full disk still serves reads): without the
+    // compaction the journal is appended to as it is, or, if it cannot even be opened,
+    // each signed request fails with the storage error until there is room.
+    yield* compact.pipe(Effect.catchAll((error) =>
+      Effect.zipRight(
+        Effect.logWarning("the nonce journal could not be compacted; appending to it as it is").pipe(Effect.annotateLogs({ error: error.detail })),
+        Effect.try({
+          try: () => { if (fd < 0) fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600) },
+          catch: fail("open nonces")
+        }).pipe(Effect.catchAll((e) => Effect.logWarning("the nonce journal cannot be opened").pipe(Effect.annotateLogs({ error: e.detail }))))
+      )))
     yield* Effect.addFinalizer(() => Effect.sync(() => { if (fd >= 0) closeSync(fd) }))
 
     return {
@@ -119,6 +129,7 @@ export const FsNonceStoreLive = (folder: string): Layer.Layer<NonceStore, Storag
           if (!isNew) return Effect.succeed(false)
           return Effect.try({
             try: () => {
+              if (fd < 0) fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600)
               const key = keyOf(keyid, nonce)
               writeSync(fd, lineOf({ key, until }))
               live.set(key, until)

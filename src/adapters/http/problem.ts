@@ -5,6 +5,7 @@
 
 import { HttpApiSchema, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
+import { withoutServerPaths } from "../../domain/http/serverPaths.js"
 
 // `status` is a literal per class: HttpApi finds the schema of an error by trying each in
 // turn, and problems that differ only in their status would all match the first one.
@@ -136,4 +137,5 @@ export const problemResponse = (p: {
   }).pipe(Effect.orDie)
 
 /** A storage failure in a raw handler: 503, the request may be retried. */
-export const storageProblem = (e: { readonly message: string }) => problemResponse({ status: 503, code: "storage_unavailable", detail: e.message })
+export const storageProblem = (e: { readonly message: string }) =>
+  problemResponse({ status: 503, code: "storage_unavailable", detail: withoutServerPaths(e.message) })

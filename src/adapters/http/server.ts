@@ -56,6 +56,7 @@ import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { closeDraining } from "./closeDraining.js"
 import { trackHttpConnections } from "../metrics/connectionStates.js"
+import { boundPendingBytes, DEFAULT_PENDING_BYTES, type PendingBytesLimits } from "./pendingBytes.js"
 import { ownerRoutesFirst } from "./ownerRoutesFirst.js"
 import { ProblemForEveryError } from "./problemForEveryError.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
@@ -134,8 +135,8 @@ const REQUEST_TIMEOUT_MS = 120_000
 /** Connections held at once; past it Node closes new ones at once. */
 const MAX_HTTP_CONNECTIONS = 4096
 
-const createKeepAliveServer = (cap: { readonly perAddress: number; readonly trusted: ReadonlyArray<Cidr> }) => () => {
-  const server = trackHttpConnections(closeDraining(createServer({ maxHeaderSize: MAX_HEADER_BYTES })))
+const createKeepAliveServer = (cap: { readonly perAddress: number; readonly trusted: ReadonlyArray<Cidr>; readonly pendingBytes: PendingBytesLimits }) => () => {
+  const server = boundPendingBytes(trackHttpConnections(closeDraining(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))), cap.pendingBytes)
   // No address may hold more than its share of MAX_HTTP_CONNECTIONS (trusted proxies aside).
   capConnectionsPerAddress(server, cap.perAddress, cap.trusted)
   server.keepAliveTimeout = KEEP_ALIVE_MS
@@ -158,6 +159,7 @@ export const HttpLive = (options: {
   readonly port: number
   readonly limits?: { readonly connectionsPerAddress: number } | undefined
   readonly trustedProxies?: ReadonlyArray<Cidr> | undefined
+  readonly pendingBytes?: PendingBytesLimits
 }) =>
   HttpApiBuilder.serve((app) => admitRequests(countRequests(app))).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
@@ -167,7 +169,8 @@ export const HttpLive = (options: {
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(NodeHttpServer.layer(createKeepAliveServer({
       perAddress: options.limits?.connectionsPerAddress ?? DEFAULT_CONNECTIONS_PER_ADDRESS,
-      trusted: options.trustedProxies ?? LOOPBACK_PROXIES
+      trusted: options.trustedProxies ?? LOOPBACK_PROXIES,
+      pendingBytes: options.pendingBytes ?? DEFAULT_PENDING_BYTES
     }), { host: options.host, port: options.port })),
     builtWithOnly(RequestStats, HttpApi.Api, Charter, Clock, Crypto, ServiceConfig, Admission),
     Layer.provide(ApiLive)

@@ -1,19 +1,25 @@
 // <data dir>/log.vkey: the log's verifier key in signed-note form, for the operator to
 // publish out of band (DNS TXT _aics.<domain>, the package, the repository). Written after
 // leaf 0 has been checked against this start's origin and keys, so a misconfigured start
-// can never overwrite the key file of the log the folder holds.
+// can never overwrite the key file of the log the folder holds. A file that already holds
+// the same key is left as it is (issue 13 item 13): a restart writes nothing, so a start on
+// a full disk still serves reads instead of failing on a write it did not need.
 
 import { join } from "node:path"
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect, Layer, Option } from "effect"
 import { Charter } from "../../app/Charter.js"
 import { LogNotary } from "../../app/LogNotary.js"
-import { utf8 } from "../../domain/bytes.js"
+import { equal, utf8 } from "../../domain/bytes.js"
+import { readOptionalFile } from "../fs/readOptional.js"
 import { writeFileAtomically } from "../fs/atomicFile.js"
 
 export const LogVkeyFileLive = (dataDir: string) =>
   Layer.effectDiscard(Effect.gen(function*() {
     yield* Charter
     const { vkey } = yield* LogNotary
-    yield* writeFileAtomically(join(dataDir, "log.vkey"), utf8(vkey + "\n"), 0o644)
+    const path = join(dataDir, "log.vkey")
+    const wanted = utf8(vkey + "\n")
+    const present = yield* readOptionalFile("read log.vkey", path)
+    if (Option.isNone(present) || !equal(present.value, wanted)) yield* writeFileAtomically(path, wanted, 0o644)
     yield* Console.log(`Log verifier key: ${vkey}`)
   }))

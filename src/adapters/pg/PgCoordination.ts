@@ -127,7 +127,7 @@ export const PgCoordinationLive = (
         const wake = yield* Queue.sliding<void>(1)
         yield* Effect.forkScoped(pg.listen(name).pipe(
           Stream.runForEach(() => Queue.offer(wake, undefined)),
-          Effect.catchAll((error) => Effect.logWarning(`LISTEN ${name} failed; polling instead`, error)),
+          Effect.catchAll((error) => Effect.logWarning("LISTEN failed; polling instead", error).pipe(Effect.annotateLogs({ channel: name }))),
           Effect.retry(Schedule.spaced(Duration.seconds(1)))
         ))
         return (poll: Duration.Duration) => Effect.asVoid(Queue.take(wake).pipe(Effect.timeoutOption(poll)))
@@ -148,7 +148,13 @@ export const PgCoordinationLive = (
     const lease = Effect.gen(function*() {
       const connection = yield* leaseSql.reserve
       // Bounds the lease in time (LEASE_IDLE_LIMIT): a session that stops talking is ended.
-      yield* connection.execute(`SET idle_session_timeout = ${Duration.toMillis(LEASE_IDLE_LIMIT)}`, [], undefined)
+      // A server before PostgreSQL 14 has no such setting: the lease then lasts as long as
+      // its session, as before, and the operator is told.
+      yield* connection.execute(`SET idle_session_timeout = ${Duration.toMillis(LEASE_IDLE_LIMIT)}`, [], undefined).pipe(
+        Effect.catchAll((error) =>
+          Effect.logWarning("the lease cannot be bounded in time (idle_session_timeout needs PostgreSQL 14): a stuck holder keeps it until its session ends")
+            .pipe(Effect.annotateLogs({ error: error.message })))
+      )
       const tryLock = connection.execute(`SELECT pg_try_advisory_lock(${LOCK}) AS held`, [], undefined).pipe(
         Effect.map((rows) => rows[0]?.held === true)
       )

@@ -50,7 +50,7 @@ export const reloadCertificates = (
   const look = Effect.gen(function*() {
     const read = yield* Effect.either(readPair(files))
     if (read._tag === "Left") {
-      return yield* Effect.logWarning(`text gate: cannot read ${files.certFile} or ${files.keyFile}; still serving the certificate loaded before`)
+      return yield* Effect.logWarning("text gate: cannot read the certificate or key; still serving the certificate loaded before").pipe(Effect.annotateLogs({ cert: files.certFile, key: files.keyFile }))
     }
     const [cert, key] = read.right
     const pair = { cert, key }
@@ -59,12 +59,12 @@ export const reloadCertificates = (
     const made = yield* Effect.either(Effect.try(() => createSecureContext(options)))
     if (made._tag === "Left") {
       refused = pair
-      return yield* Effect.logWarning(`text gate: the certificate and key on disk do not make a TLS context (a renewal half written?); still serving the one loaded before: ${String(made.left.error)}`)
+      return yield* Effect.logWarning("text gate: the certificate and key on disk do not make a TLS context (a renewal half written?); still serving the one loaded before").pipe(Effect.annotateLogs({ error: String(made.left.error) }))
     }
     server.setSecureContext(options)
     current = pair
     refused = undefined
-    yield* Effect.logInfo(`text gate: serving the renewed certificate from ${files.certFile}`)
+    yield* Effect.logInfo("text gate: serving the renewed certificate").pipe(Effect.annotateLogs({ cert: files.certFile }))
   })
 
   return Effect.repeat(look, Schedule.spaced(interval)).pipe(Effect.delay(interval), Effect.asVoid)

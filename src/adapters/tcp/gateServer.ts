@@ -22,7 +22,7 @@
 import { createServer as createTcpServer, type Server, type Socket } from "node:net"
 import { trackTcpConnections } from "../metrics/connectionStates.js"
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls"
-import { Cause, type Duration, Effect, Layer, Runtime } from "effect"
+import { type Duration, Effect, Layer, Runtime } from "effect"
 import { Gate } from "../../app/Gate.js"
 import { MAX_LINE_BYTES } from "../../domain/gate/command.js"
 import { errLine } from "../../domain/gate/session.js"
@@ -216,7 +216,7 @@ export const GateTcpLive = (options: GateTcpOptions) =>
     const runtime = yield* Effect.runtime<never>()
     // A defect is logged here with its cause; the connection answers `err internal`.
     const run: Run = (effect) =>
-      Runtime.runPromise(runtime)(effect.pipe(Effect.tapErrorCause((cause) => Effect.logError(`text gate: an exchange failed: ${Cause.pretty(cause)}`))))
+      Runtime.runPromise(runtime)(effect.pipe(Effect.tapErrorCause((cause) => Effect.logError("text gate: an exchange failed", cause))))
     const tls = options.tls
     const server: Server = tls === undefined ? createTcpServer() : yield* Effect.gen(function*() {
       const loaded = yield* Effect.orDie(readCertificates(tls))
@@ -253,5 +253,5 @@ export const GateTcpLive = (options: GateTcpOptions) =>
       })
     ).pipe(Effect.orDie)
     const address = server.address()
-    yield* Effect.logInfo(`Text gate listening on ${options.host}:${typeof address === "object" && address !== null ? address.port : options.port}${tls === undefined ? " (plaintext)" : " (TLS)"}`)
+    yield* Effect.logInfo("Text gate listening").pipe(Effect.annotateLogs({ address: `${options.host}:${typeof address === "object" && address !== null ? address.port : options.port}`, transport: tls === undefined ? "plaintext" : "TLS" }))
   }))

@@ -102,6 +102,12 @@ export interface NoticeText {
   readonly citedReportId: string | null
   /** Once that report id is deleted: the report leaf of the notice it named (citeReportLeaf). */
   readonly citedReportIndex?: number | undefined
+  /**
+   * A random secret the notice hash commits to (U64 of 32 bytes, chosen by the app), kept
+   * with the text and deleted with it: without it nobody can confirm a guessed notice
+   * against the public `notice_hash`. Absent on notices taken before it was kept.
+   */
+  readonly salt?: string | undefined
 }
 
 export interface NoticeRecord {
@@ -125,7 +131,12 @@ export interface NoticeRecord {
 export type NoticeProblem = "notice_invalid" | "notice_closed"
 
 /** Takes a notice (open), or says every reason it is not one. `reportId` is chosen by the app; `now` is Unix ms. */
-export const openNotice = (request: unknown, reportId: string, now: number): Either.Either<NoticeRecord, ReadonlyArray<NoticeIssue>> => {
+export const openNotice = (
+  request: unknown,
+  reportId: string,
+  now: number,
+  salt?: string
+): Either.Either<NoticeRecord, ReadonlyArray<NoticeIssue>> => {
   const issues = noticeIssues(request)
   if (issues.length > 0) return Either.left(issues)
   const r = Schema.decodeUnknownSync(NoticeRequest)(request)
@@ -134,7 +145,7 @@ export const openNotice = (request: unknown, reportId: string, now: number): Eit
     kind: r.kind ?? "notice",
     received: now,
     status: "open",
-    text: { location: r.location, explanation: r.explanation, citedReportId: r.report_id ?? null },
+    text: { location: r.location, explanation: r.explanation, citedReportId: r.report_id ?? null, ...(salt === undefined ? {} : { salt }) },
     contact: { name: r.name ?? null, email: r.email ?? null },
     closed: null,
     outcome: null,
@@ -142,12 +153,16 @@ export const openNotice = (request: unknown, reportId: string, now: number): Eit
   })
 }
 
-/** What the notice hash commits to: JCS of this object (contact and report id left out). */
+/**
+ * What the notice hash commits to: JCS of this object (contact and report id left out),
+ * with the notice's secret salt where it has one, so the public hash confirms no guess.
+ */
 export const noticeHashInput = (record: NoticeRecord) => ({
   kind: record.kind,
   received: record.received,
   location: record.text?.location ?? null,
-  explanation: record.text?.explanation ?? null
+  explanation: record.text?.explanation ?? null,
+  ...(record.text?.salt === undefined ? {} : { salt: record.text.salt })
 })
 
 /** Closes an open notice once the app wrote its report leaf: the leaf's index and the notice hash it carries. */

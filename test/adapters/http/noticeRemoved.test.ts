@@ -1,4 +1,5 @@
-// A notice closed with outcome `removed` through the real server: the owner tombstones the
+// A notice closed with outcome `removed` through the real server (its notice_hash salted with
+// the register's secret, issue 13 item 13): the owner tombstones the
 // post first, then closes the notice naming the tombstone. The report leaf is the policy
 // key's and holds the notice hash, the outcome and the tombstone index, nothing else; the
 // notice hash is SHA-256(JCS({kind, received, location, explanation})); a `removed` that
@@ -6,6 +7,8 @@
 // is in any public answer: the register itself needs the owner's signature, and no tile,
 // bundle, leaf or entry holds it.
 
+import { readFile } from "node:fs/promises"
+import { join } from "node:path"
 import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
@@ -76,7 +79,15 @@ describe("closing a notice with outcome removed", () => {
     expect(bundle.envelope.type).toBe("report")
     expect(bundle.envelope.kid).toBe(policyKid)
     expect(bundle.body_or_ct).toBeNull()
-    const hash = encodeU64(nodeCrypto.sha256(utf8(Either.getOrThrow(jcs({ kind, received, location: notice.location, explanation: notice.explanation })))))
+    // The hash commits to the notice's secret salt, kept in the register with its text: a
+    // guess of the notice (even the right one) does not give the public hash; the register does.
+    const hashOf = (value: Record<string, unknown>) => encodeU64(nodeCrypto.sha256(utf8(Either.getOrThrow(jcs(value as never)))))
+    const guessed = hashOf({ kind, received, location: notice.location, explanation: notice.explanation })
+    expect(bundle.envelope.payload["notice_hash"]).not.toBe(guessed)
+    const register = JSON.parse(await readFile(join(server.dataDir, "notices", "notices.json"), "utf8")) as Array<{ reportId: string; text: { salt: string } }>
+    const salt = register.find((r) => r.reportId === reportId)!.text.salt
+    expect(salt).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    const hash = hashOf({ kind, received, location: notice.location, explanation: notice.explanation, salt })
     expect(bundle.envelope.payload).toEqual({ kind: "notice", notice_hash: hash, outcome: "removed", tombstone_index: tombstoneIndex })
 
     // The post's body is hidden for the listed reason; its leaf stays.

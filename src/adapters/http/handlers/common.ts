@@ -10,11 +10,12 @@ import { BodyStore } from "../../../ports/BodyStore.js"
 import type { StorageError } from "../../../ports/StorageError.js"
 import type { BodyStatusView } from "../../../domain/bodyStatus.js"
 import { Unavailable } from "../problem.js"
+import { withoutServerPaths } from "../../../domain/http/serverPaths.js"
 
 /** A storage failure answers 503: the request was fine, the service cannot serve it now. */
 export const orUnavailable = <A, E, R>(effect: Effect.Effect<A, E | StorageError, R>) =>
   Effect.catchIf(effect, (e): e is StorageError => (e as { _tag?: unknown })?._tag === "StorageError",
-    (error) => Effect.fail(Unavailable.of("storage_unavailable", `${error.operation} failed: ${error.detail}`)))
+    (error) => Effect.fail(Unavailable.of("storage_unavailable", withoutServerPaths(`${error.operation} failed: ${error.detail}`))))
 
 export { tilesState } from "../../../app/LogStatus.js"
 
