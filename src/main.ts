@@ -4,7 +4,7 @@
 
 import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Cause, Console, Context, Effect, Layer } from "effect"
 import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
 import { NodeScryptLive } from "./adapters/crypto/nodeScrypt.js"
@@ -25,6 +25,9 @@ import { MemoryCoordinationLive } from "./adapters/memory/MemoryCoordination.js"
 import { HttpLive } from "./adapters/http/server.js"
 import { FsHostMetricsLive } from "./adapters/os/NodeHostMetrics.js"
 import { PgHostMetricsLive } from "./adapters/pg/PgHostMetrics.js"
+import { startupChecks } from "./adapters/os/startupChecks.js"
+import { startupFailureLine } from "./adapters/os/startupLine.js"
+import { recordStopSignal, startupLines, stoppedLine, stoppingLine } from "./adapters/os/startupLines.js"
 import { GateTcpLive } from "./adapters/tcp/gateServer.js"
 import { MemoryNonceStoreLive } from "./adapters/memory/MemoryNonceStore.js"
 import { FileKeysLive } from "./adapters/keys/FileKeys.js"
@@ -58,8 +61,11 @@ import { SupAsset } from "./app/SupAsset.js"
 import { TileAuditLive } from "./app/TileAudit.js"
 import { WriteAnswers } from "./app/WriteAnswers.js"
 import { Clock } from "./ports/Clock.js"
+import { OwnerKey } from "./ports/OwnerKey.js"
 
-const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, ServiceConfig.fromEnv)
+// ServiceConfig is provided by the program below: the settings are read once, and checked
+// before anything is built.
+const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive)
 
 // PostgreSQL when AICS_DATABASE_URL is set: the log, bodies, nonces, cursors, tiles, the
 // off-log stores (notice register, contribution intents, request statistics) and the
@@ -134,4 +140,24 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(Platform)
 )
 
-NodeRuntime.runMain(Layer.launch(Main))
+// The start: settings and the checks that create nothing (startupChecks.ts), then the
+// layers, then the lines that say what to do next. Any failure is one plain line and exit
+// code 1 (startupLine.ts); a signal is named when the service stops (startupLines.ts).
+let started = false
+const program = Effect.gen(function*() {
+  const settings = yield* Effect.provide(ServiceConfig, ServiceConfig.fromEnv)
+  yield* startupChecks(settings)
+  yield* Effect.scoped(Effect.gen(function*() {
+    const context = yield* Layer.build(Main.pipe(Layer.provide(ServiceConfig.layer(settings))))
+    started = true
+    yield* startupLines(settings, Context.get(context, OwnerKey).kid)
+    yield* Effect.addFinalizer(() => stoppingLine)
+    return yield* Effect.never
+  }))
+}).pipe(
+  Effect.onInterrupt(() => stoppedLine),
+  Effect.tapErrorCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Console.error(startupFailureLine(cause, started)))
+)
+
+recordStopSignal()
+NodeRuntime.runMain(program, { disableErrorReporting: true })
