@@ -289,6 +289,8 @@ export interface Answer {
   readonly status: number
   readonly json: any
   readonly location: string | undefined
+  /** The Retry-After header, when the answer has one. */
+  readonly retryAfter?: string | undefined
 }
 
 /** A raw POST through node:http, so that any Host header can be sent. */
@@ -302,7 +304,8 @@ export const post = (baseUrl: string, path: string, headers: Readonly<Record<str
         let json: unknown
         try { json = JSON.parse(text) } catch { json = text }
         const location = res.headers["location"]
-        resolve({ status: res.statusCode ?? 0, json, location: typeof location === "string" ? location : undefined })
+        const retryAfter = res.headers["retry-after"]
+        resolve({ status: res.statusCode ?? 0, json, location: typeof location === "string" ? location : undefined, retryAfter })
       })
       res.on("error", reject)
     })

@@ -56,6 +56,7 @@ import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { closeDraining } from "./closeDraining.js"
 import { ownerRoutesFirst } from "./ownerRoutesFirst.js"
+import { decodeEveryParameter, oneErrorPerParameter } from "./parameterErrors.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
 import { GateHandlers } from "./handlers/gate.js"
 
@@ -73,11 +74,13 @@ const describePath = (path: ReadonlyArray<PropertyKey>) => path.map(String).join
 // failures still travel through the middleware, hence the widening and narrowing casts.)
 const DecodeErrorsAs422 = HttpApiBuilder.middleware(Effect.map(ownerRoutesFirst, (ownerFirst) => (app: HttpApp.Default) =>
   Effect.catchIf(ownerFirst(app) as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>, isDecodeError, (error) => {
-    const errors = error.issues.map((issue) => ({ path: describePath(issue.path), message: issue.message }))
+    const errors = oneErrorPerParameter(error.issues.map((issue) => ({ path: describePath(issue.path), message: issue.message })))
     const detail = errors.map((e) => `${e.path || "request"}: ${e.message}`).join("; ")
     const problem = InvalidRequest.of("invalid_parameters", detail, errors)
     return HttpServerResponse.json(problem, { status: 422, contentType: PROBLEM_CONTENT_TYPE }).pipe(Effect.orDie)
   }) as unknown as typeof app))
+
+decodeEveryParameter(AicsApi)
 
 // Each group is built with only the services its handlers use (builtWithOnly.ts says why).
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
@@ -87,7 +90,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
     builtWithOnly(BodyLedger, LogStatus, Sequencer, ServiceConfig)(TelemetryHandlers),
-    builtWithOnly(Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(IdentityHandlers),
+    builtWithOnly(LogNotary, LogReader, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(IdentityHandlers),
     builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(MessagingHandlers),
     builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),
     builtWithOnly(Charter, Notices, SignedReads)(NoticesHandlers),
