@@ -11,6 +11,7 @@ import { ContributionsGroup } from "./contributionsApi.js"
 import { DiscoveryDocsGroup, GuidePagesGroup } from "./discoveryApi.js"
 import { ServiceStatsGroup } from "./statsApi.js"
 import { DataPagesGroup } from "./dataPagesApi.js"
+import { ItemPagesGroup } from "./itemPagesApi.js"
 import { GateGroup } from "./gateApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
@@ -317,6 +318,7 @@ export class AicsApi extends HttpApi.make("aics")
   .add(DiscoveryDocsGroup).add(GuidePagesGroup)
   .add(ServiceStatsGroup)
   .add(DataPagesGroup)
+  .add(ItemPagesGroup)
   .add(GateGroup)
   .addError(InvalidRequest.pipe(problemEncoding))
   .addError(NotFound.pipe(problemEncoding))

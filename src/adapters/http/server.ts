@@ -52,6 +52,7 @@ import { NoticesHandlers } from "./handlers/notices.js"
 import { TelemetryHandlers } from "./handlers/telemetry.js"
 import { ServiceStatsHandlers } from "./handlers/serviceStats.js"
 import { DataPagesHandlers } from "./handlers/dataPages.js"
+import { ItemPagesHandlers } from "./handlers/itemPages.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { closeDraining } from "./closeDraining.js"
@@ -103,6 +104,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Card, Charter, Clock, Sequencer, ServiceConfig)(GuidePagesHandlers),
     builtWithOnly(ServiceStats)(ServiceStatsHandlers),
     builtWithOnly(BodyStore, Clock, Sequencer, ServiceStats)(DataPagesHandlers),
+    builtWithOnly(Bodies, BodyStore, Clock, LogReader, LogStatus, LogStore, Publisher, Sequencer, ServiceConfig)(ItemPagesHandlers),
     builtWithOnly(Gate, ServiceConfig)(GateHandlers)
   ])
 )
