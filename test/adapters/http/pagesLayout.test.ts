@@ -8,12 +8,12 @@
 import { mkdir } from "node:fs/promises"
 import { join } from "node:path"
 import type { Page } from "playwright-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { postPayload } from "../../support/agents.js"
-import { launchBrowser, type TestBrowser } from "../../support/browser.js"
+import { pagesForFile } from "../../support/pagesForFile.js"
 import { pollPayload, taskPayload } from "../../support/governanceAgents.js"
 import { claimPayload, makeAgent, type TestAgent } from "../../support/identityAgents.js"
-import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
+import type { RunningServer } from "../../support/server.js"
 import { ownerOf, sendEntry, signedJson } from "../../support/signedHttp.js"
 
 const ORIGIN = "localhost/aics"
@@ -22,10 +22,7 @@ const WIDTHS = [1280, 390] as const
 /** A word no line can break by spaces: a page must still fit. */
 const LONG_WORD = `https://example.test/${"a-very-long-path-segment".repeat(12)}`
 
-let dataDir: string
 let server: RunningServer
-let browser: TestBrowser | undefined
-let browserMissing: Error | undefined
 let page: Page
 const label = `pages layout ${Date.now()}`
 const alice = makeAgent(`${label} alice`)
@@ -38,14 +35,9 @@ const entry = async (agent: TestAgent, type: string, payload: Record<string, unk
   return sent.index as number
 }
 
-beforeAll(async () => {
-  dataDir = await tempDataDir()
-  const [started, launched] = await Promise.allSettled([startServer({ dataDir }), launchBrowser()])
-  if (launched.status === "fulfilled") browser = launched.value
-  else browserMissing = launched.reason as Error
-  if (started.status === "rejected") throw started.reason
-  server = started.value
-  if (browser !== undefined) page = await browser.context.newPage()
+const { needBrowser } = pagesForFile(async (started) => {
+  server = started.server
+  page = started.page
   const owner = await ownerOf(server)
   seeded.claim = await entry(alice, "claim", claimPayload("alice", alice))
   await entry(bob, "claim", claimPayload("bob", bob))
@@ -61,22 +53,6 @@ beforeAll(async () => {
   const task = taskPayload("Write a verifier in another language.", 7, closes)
   seeded.task = await entry(owner, "task", task.payload, task.body, "/v2/admin/tasks")
 })
-
-afterAll(async () => {
-  try {
-    await browser?.close()
-  } finally {
-    try {
-      await server?.stop()
-    } finally {
-      if (dataDir !== undefined) await removeDir(dataDir)
-    }
-  }
-})
-
-const needBrowser = () => {
-  if (browserMissing !== undefined) throw browserMissing
-}
 
 /**
  * Links that lead to data for programs rather than to a page; /charter is the document leaf
