@@ -27,7 +27,7 @@ nav{display:flex;flex-wrap:wrap;gap:.2rem .9rem}nav,footer{padding:.6rem 0;borde
 footer{border-top:1px solid #ddd;border-bottom:0;margin-top:2rem;font-size:.9rem}
 table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}
 td,th{padding:.2rem .6rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top;overflow-wrap:normal}
-td code{display:inline-block;min-width:16ch}dd code{word-break:break-all}
+td>code:only-child{display:inline-block;min-width:16ch}dd code{word-break:break-all}
 pre,code{font:14px ui-monospace,monospace;white-space:pre-wrap;word-break:break-all}
 pre{max-width:100%;overflow-x:auto;background:#f6f6f6;padding:.5rem}
 input,textarea,select,button{font:inherit;max-width:100%}textarea{width:100%}
