@@ -4,7 +4,7 @@
 
 import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Cause, Console, Context, Effect, Layer } from "effect"
 import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
 import { NodeScryptLive } from "./adapters/crypto/nodeScrypt.js"
@@ -25,6 +25,9 @@ import { MemoryCoordinationLive } from "./adapters/memory/MemoryCoordination.js"
 import { HttpLive } from "./adapters/http/server.js"
 import { FsHostMetricsLive } from "./adapters/os/NodeHostMetrics.js"
 import { PgHostMetricsLive } from "./adapters/pg/PgHostMetrics.js"
+import { startupChecks } from "./adapters/os/startupChecks.js"
+import { startupFailureLine } from "./adapters/os/startupLine.js"
+import { startupLines } from "./adapters/os/startupLines.js"
 import { GateTcpLive } from "./adapters/tcp/gateServer.js"
 import { FsNonceStoreLive } from "./adapters/fs/FsNonceStore.js"
 import { FileKeysLive } from "./adapters/keys/FileKeys.js"
@@ -71,8 +74,11 @@ import { operationsConfig } from "./app/OperationsConfig.js"
 import { LoggingLive } from "./adapters/logging/logging.js"
 import { ProcessLifecycleLive } from "./adapters/logging/lifecycle.js"
 import { MetricsServerLive } from "./adapters/metrics/MetricsServer.js"
+import { OwnerKey } from "./ports/OwnerKey.js"
 
-const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, ServiceConfig.fromEnv)
+// ServiceConfig is provided by the program below: the settings are read once, and checked
+// before anything is built.
+const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive)
 
 // PostgreSQL when AICS_DATABASE_URL is set: the log, bodies, nonces, cursors, tiles, the
 // off-log stores (notice register, contribution intents, request statistics) and the
@@ -164,12 +170,27 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
 const MetricsListener = Layer.unwrapEffect(Effect.map(operationsConfig, ({ metrics }) =>
   metrics === undefined ? Layer.empty : MetricsServerLive(metrics)))
 
-// The start line first and the stop line last (lifecycle.ts); every line through the
-// logger AICS_LOG_FORMAT and AICS_LOG_LEVEL choose.
-const Service = MetricsListener.pipe(
-  Layer.provideMerge(Main),
-  Layer.provide(ProcessLifecycleLive.pipe(Layer.provide(ServiceConfig.fromEnv)))
-)
+// The start line first and the stop line last (lifecycle.ts), the metrics listener beside.
+const Service = MetricsListener.pipe(Layer.provideMerge(Main), Layer.provideMerge(ProcessLifecycleLive))
 const Logging = Layer.unwrapEffect(Effect.map(operationsConfig, LoggingLive))
 
-NodeRuntime.runMain(Layer.launch(Service).pipe(Effect.provide(Logging)), { disablePrettyLogger: true })
+// The start: settings and the checks that create nothing (startupChecks.ts), then the
+// layers, then the lines that say what to do next. Any failure is one plain line and exit
+// code 1 (startupLine.ts); every line goes through the logger AICS_LOG_FORMAT and
+// AICS_LOG_LEVEL choose.
+let started = false
+const program = Effect.gen(function*() {
+  const settings = yield* Effect.provide(ServiceConfig, ServiceConfig.fromEnv)
+  yield* startupChecks(settings)
+  yield* Effect.scoped(Effect.gen(function*() {
+    const context = yield* Layer.build(Service.pipe(Layer.provide(ServiceConfig.layer(settings))))
+    started = true
+    yield* startupLines(settings, Context.get(context, OwnerKey).kid)
+    return yield* Effect.never
+  }))
+}).pipe(
+  Effect.tapErrorCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Console.error(startupFailureLine(cause, started))),
+  Effect.provide(Logging)
+)
+
+NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })

@@ -18,7 +18,7 @@ import { encodeU64 } from "../domain/encoding.js"
 import { isJsonObject, jcs, type JsonObject } from "../domain/envelope/jcs.js"
 import { parseStrictJson } from "../domain/envelope/strictJson.js"
 import {
-  NOTICE_OUTCOMES, NOTICE_RULE, noticeHashInput, openNotice, type NoticeOutcome, type NoticeRecord
+  NOTICE_RULE, NoticeCloseRequest, noticeHashInput, openNotice, type NoticeOutcome, type NoticeRecord
 } from "../domain/governance/notice.js"
 import { refuse, type RefusalCode } from "../domain/write/refusal.js"
 import { Clock } from "../ports/Clock.js"
@@ -64,11 +64,6 @@ export const noticeView = (record: NoticeRecord) => ({
 })
 export type NoticeView = ReturnType<typeof noticeView>
 
-/** The body of the close route. */
-const CloseBody = Schema.Struct({
-  outcome: Schema.Literal(...NOTICE_OUTCOMES),
-  tombstone_index: Schema.optional(Schema.Int.pipe(Schema.nonNegative()))
-})
 
 /** POST /notice as JSON or a form: the request object for openNotice. */
 export const noticeRequestOf = (body: Uint8Array, contentType: string | undefined): unknown => {
@@ -213,7 +208,7 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
           }
           const parsed = parseStrictJson(text)
           if (Either.isLeft(parsed)) return yield* refused("malformed_request", `the body is not I-JSON: ${parsed.left}`)
-          const decoded = Schema.decodeUnknownEither(CloseBody, { onExcessProperty: "error" })(parsed.right)
+          const decoded = Schema.decodeUnknownEither(NoticeCloseRequest, { onExcessProperty: "error" })(parsed.right)
           if (Either.isLeft(decoded)) return yield* refused("payload_invalid", "the body is {outcome, tombstone_index?}")
           const { outcome, tombstone_index } = decoded.right
 

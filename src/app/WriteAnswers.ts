@@ -26,6 +26,13 @@ export interface WriteAnswer {
   readonly rateLimit?: RateLimitFields
 }
 
+/**
+ * Retry-After of a ciphertext refusal: room comes back only as retention deletes expired
+ * ciphertext (at least 90 days after it was logged), so asking again within seconds is
+ * pointless; an hour lets a writer come back without hammering a full service.
+ */
+export const CIPHERTEXT_RETRY_AFTER_SECONDS = 3600
+
 export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers, {
   /** The refusal of a request whose raw body is `body`. */
   readonly refused: (body: Uint8Array, reason: Refusal, at: number) => Effect.Effect<WriteAnswer>
@@ -47,7 +54,7 @@ export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers,
               entry: { refused: reason.code, detail: reason.detail, envelope_hash: encodeU64(envelopeHash), ...readableKey(body) },
               receipt_note: encodeU64(note)
             },
-            ...(reason.retryAfter !== undefined ? { retryAfter: reason.retryAfter } : reason.code === "queue_full" ? { retryAfter: 1 } : {})
+            ...(reason.retryAfter !== undefined ? { retryAfter: reason.retryAfter } : reason.code === "queue_full" ? { retryAfter: 1 } : reason.code === "ciphertext_budget_exhausted" ? { retryAfter: CIPHERTEXT_RETRY_AFTER_SECONDS } : {})
           }
         }),
       accepted: (envelope, outcome, status) =>

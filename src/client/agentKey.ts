@@ -74,9 +74,14 @@ export interface AgentKey {
 }
 
 /** A fresh agent: new Ed25519 and X25519 keys, at the start of its chain. */
-export const generateAgentKey = (): AgentKey => {
-  const seed = randomBytes(32)
-  const x25519Secret = newX25519Secret()
+export const generateAgentKey = (): AgentKey => agentKeyOf(randomBytes(32), newX25519Secret())
+
+/**
+ * The key of an Ed25519 seed and an X25519 secret, at the start of its chain: also how the
+ * service writes the owner key its first start makes (adapters/keys/FileKeys.ts), so that
+ * `aics admin` reads it like any key file.
+ */
+export const agentKeyOf = (seed: Uint8Array, x25519Secret: Uint8Array): AgentKey => {
   return {
     kid: didKeyFromPublicKey(crypto.ed25519.publicKey(seed)),
     seed,

@@ -291,6 +291,8 @@ export interface Answer {
   readonly location: string | undefined
   /** Every response header, lower-case names. */
   readonly headers?: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  /** The Retry-After header, when the answer has one. */
+  readonly retryAfter?: string | undefined
 }
 
 /**
@@ -308,7 +310,8 @@ export const post = (baseUrl: string, path: string, headers: Readonly<Record<str
         let json: unknown
         try { json = JSON.parse(text) } catch { json = text }
         const location = res.headers["location"]
-        resolve({ status: res.statusCode ?? 0, json, location: typeof location === "string" ? location : undefined, headers: res.headers })
+        const retryAfter = res.headers["retry-after"]
+        resolve({ status: res.statusCode ?? 0, json, location: typeof location === "string" ? location : undefined, headers: res.headers, retryAfter })
       })
       res.on("error", reject)
     })

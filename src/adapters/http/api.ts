@@ -11,12 +11,15 @@ import { ContributionsGroup } from "./contributionsApi.js"
 import { DiscoveryDocsGroup, GuidePagesGroup } from "./discoveryApi.js"
 import { ServiceStatsGroup } from "./statsApi.js"
 import { DataPagesGroup } from "./dataPagesApi.js"
+import { ItemPagesGroup } from "./itemPagesApi.js"
 import { GateGroup } from "./gateApi.js"
 import { WitnessGroup, WitnessingHealth } from "./witnessApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
 import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, Unauthorized, Unavailable } from "./problem.js"
 import { signaturesOnSignedRoutes } from "./signedOpenApi.js"
+import { requestBodyOpenApi, tileRouteTemplate } from "./requestBodies.js"
+import { NoticeCloseRequest, NoticeRequest } from "../../domain/governance/notice.js"
 import {
   AgentViewSchema, AnsViewSchema, CapsuleListSchema, CapsuleSlotSchema, DirectorySchema, GrantsSchema, InboxPageSchema,
   InboxStatusSchema, KeyViewSchema, NameViewSchema, OwnInboxSchema
@@ -284,7 +287,8 @@ export const NOTICES_LIMIT = { min: 1, max: 1000, default: 100 } as const
 const NoticesGroup = HttpApiGroup.make("notices")
   .add(HttpApiEndpoint.post("file", "/notice")
     .addSuccess(NoticeAccepted)
-    .annotate(OpenApi.Description, "A legal notice, counter-notice or erasure request; keyless; JSON or application/x-www-form-urlencoded; no leaf is written"))
+    .annotate(OpenApi.Description, "A legal notice, counter-notice or erasure request; keyless; JSON or application/x-www-form-urlencoded; no leaf is written")
+    .annotate(OpenApi.Transform, requestBodyOpenApi(NoticeRequest, ["application/json", "application/x-www-form-urlencoded"], "the notice; a form sends accurate=true")))
   .add(HttpApiEndpoint.get("list", "/v2/admin/notices")
     .setUrlParams(Schema.Struct({ status: Schema.optional(Schema.Literal("open", "closed")), limit: between(NOTICES_LIMIT) }))
     .addSuccess(NoticeList)
@@ -294,7 +298,8 @@ const NoticesGroup = HttpApiGroup.make("notices")
     .addSuccess(WriteReceipt.annotations({ [HttpApiSchema.AnnotationStatus]: 201 }))
     .addError(refusalAt(400)).addError(refusalAt(401)).addError(refusalAt(403)).addError(refusalAt(409))
     .addError(refusalAt(422)).addError(refusalAt(503))
-    .annotate(OpenApi.Description, "Owner-signed JSON {outcome, tombstone_index?}: the service writes one policy-signed report leaf with the notice hash and outcome"))
+    .annotate(OpenApi.Description, "Owner-signed JSON {outcome, tombstone_index?}: the service writes one policy-signed report leaf with the notice hash and outcome")
+    .annotate(OpenApi.Transform, requestBodyOpenApi(NoticeCloseRequest, ["application/json"], "the outcome, and with removed the tombstone leaf that removed the content")))
   .addError(Unauthorized.pipe(problemEncoding))
   .addError(Forbidden.pipe(problemEncoding))
   .addError(Conflict.pipe(problemEncoding))
@@ -315,6 +320,7 @@ export class AicsApi extends HttpApi.make("aics")
   .add(DiscoveryDocsGroup).add(GuidePagesGroup)
   .add(ServiceStatsGroup)
   .add(DataPagesGroup)
+  .add(ItemPagesGroup)
   .add(GateGroup)
   .add(WitnessGroup)
   .addError(InvalidRequest.pipe(problemEncoding))
@@ -326,5 +332,5 @@ export class AicsApi extends HttpApi.make("aics")
   .annotate(OpenApi.Title, "AICS-1")
   .annotate(OpenApi.Version, "0.3.0")
   // The 401 and the signature scheme only where a signature is verified (signedOpenApi.ts).
-  .annotate(OpenApi.Transform, (spec) => signaturesOnSignedRoutes(withoutDecodeError(spec)))
+  .annotate(OpenApi.Transform, (spec) => tileRouteTemplate(signaturesOnSignedRoutes(withoutDecodeError(spec))))
 {}

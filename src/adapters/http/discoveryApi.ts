@@ -48,7 +48,7 @@ export const DiscoveryDocsGroup = HttpApiGroup.make("discoveryDocs")
   .add(HttpApiEndpoint.get("home", "/")
     .setUrlParams(FormatQuery)
     .addSuccess(Html)
-    .annotate(OpenApi.Description, "Banner, start points and the signed checkpoint; format=json gives {banner, links, checkpoint}, format=text plain text.")
+    .annotate(OpenApi.Description, "Banner, start points and the signed checkpoint: HTML when Accept names text/html (a browser), plain text otherwise; format=json gives {banner, links, checkpoint}, format=text plain text, format=html the page.")
     .annotate(OpenApi.Transform, pageFormatsOpenApi({
       description: "{banner, links: [{href, label}], checkpoint} (checkpoint null before the first is published)",
       schema: {

@@ -40,6 +40,14 @@ export const pageResponse = (format: PageFormat | undefined, page: PageRendering
   }
 }
 
+/**
+ * The format of a page that answers every client in its own terms (GET /, docs/spec/service.md
+ * "Discovery"): the one asked for with `format`, else HTML to a client whose Accept names
+ * text/html (a browser), plain text to the rest (curl, an agent's fetch).
+ */
+export const negotiatedFormat = (format: PageFormat | undefined, accept: string | undefined): PageFormat =>
+  format ?? (accept !== undefined && /(^|[\s,])(text\/html|application\/xhtml\+xml)\s*(;|,|$)/i.test(accept) ? "html" : "text")
+
 /** What a page's `format=json` answer is, for its OpenAPI description. */
 export interface PageJson {
   readonly description: string

@@ -52,6 +52,7 @@ import { NoticesHandlers } from "./handlers/notices.js"
 import { TelemetryHandlers } from "./handlers/telemetry.js"
 import { ServiceStatsHandlers } from "./handlers/serviceStats.js"
 import { DataPagesHandlers } from "./handlers/dataPages.js"
+import { ItemPagesHandlers } from "./handlers/itemPages.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { closeDraining } from "./closeDraining.js"
@@ -59,6 +60,7 @@ import { trackHttpConnections } from "../metrics/connectionStates.js"
 import { boundPendingBytes, DEFAULT_PENDING_BYTES, type PendingBytesLimits } from "./pendingBytes.js"
 import { ownerRoutesFirst } from "./ownerRoutesFirst.js"
 import { ProblemForEveryError } from "./problemForEveryError.js"
+import { decodeEveryParameter, oneErrorPerParameter } from "./parameterErrors.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
 import { GateHandlers } from "./handlers/gate.js"
 import { WitnessHandlers } from "./handlers/witness.js"
@@ -84,11 +86,13 @@ const describePath = (path: ReadonlyArray<PropertyKey>) => path.map(String).join
 // failures still travel through the middleware, hence the widening and narrowing casts.)
 const DecodeErrorsAs422 = HttpApiBuilder.middleware(Effect.map(ownerRoutesFirst, (ownerFirst) => (app: HttpApp.Default) =>
   Effect.catchIf(ownerFirst(app) as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>, isDecodeError, (error) => {
-    const errors = error.issues.map((issue) => ({ path: describePath(issue.path), message: issue.message }))
+    const errors = oneErrorPerParameter(error.issues.map((issue) => ({ path: describePath(issue.path), message: issue.message })))
     const detail = errors.map((e) => `${e.path || "request"}: ${e.message}`).join("; ")
     const problem = InvalidRequest.of("invalid_parameters", detail, errors)
     return HttpServerResponse.json(problem, { status: 422, contentType: PROBLEM_CONTENT_TYPE }).pipe(Effect.orDie)
   }) as unknown as typeof app))
+
+decodeEveryParameter(AicsApi)
 
 // Each group is built with only the services its handlers use (builtWithOnly.ts says why).
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
@@ -98,7 +102,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(CosignatureCollector, Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
     builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Sequencer, ServiceConfig)(TelemetryHandlers),
-    builtWithOnly(Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(IdentityHandlers),
+    builtWithOnly(LogNotary, LogReader, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(IdentityHandlers),
     builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(MessagingHandlers),
     builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),
     builtWithOnly(Charter, Notices, SignedReads)(NoticesHandlers),
@@ -111,6 +115,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Card, Charter, Clock, Sequencer, ServiceConfig)(GuidePagesHandlers),
     builtWithOnly(ServiceStats)(ServiceStatsHandlers),
     builtWithOnly(BodyStore, Clock, Sequencer, ServiceStats)(DataPagesHandlers),
+    builtWithOnly(Bodies, BodyStore, Clock, LogReader, LogStatus, LogStore, Publisher, Sequencer, ServiceConfig)(ItemPagesHandlers),
     builtWithOnly(Gate, ServiceConfig)(GateHandlers),
     builtWithOnly(Witness)(WitnessHandlers)
   ])

@@ -8,7 +8,8 @@
 
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { Console, Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { agentExtras, agentKeyOf } from "../../client/agentKey.js"
 import { utf8 } from "../../domain/bytes.js"
 import { isDidKey } from "../../domain/identity/didKey.js"
 import { Crypto } from "../../ports/Crypto.js"
@@ -29,6 +30,31 @@ const readText = (path: string) =>
   Effect.tryPromise({
     try: () => readFile(path, "utf8"),
     catch: (cause) => new StorageError({ operation: "read", detail: `${path}: ${String(cause)}`, cause })
+  })
+
+const OWNER_KEY_NOTE = "The AICS owner key, for `aics admin` (AICS_OWNER_KEY=<this file>). Move it off the service machine."
+
+/** The members of the agent key-file format after type, kid and seed: a fresh X25519 key, no chain yet. */
+const ownerKeyMembers = (owner: KeyPair, x25519Secret: Uint8Array) => agentExtras(agentKeyOf(owner.seed, x25519Secret))
+
+/**
+ * An owner.key written by an earlier version holds only type, kid and seed, which `aics
+ * admin` cannot read: it is rewritten once in the agent format, with the same Ed25519 key
+ * (the owner leaf 0 names) and a new X25519 key (nothing was ever encrypted to it).
+ */
+const upgradeOwnerKeyFile = (path: string, ed25519: Crypto["Type"]["ed25519"], newSeed: Effect.Effect<Uint8Array>) =>
+  Effect.gen(function*() {
+    if (!(yield* fileExists(path))) return
+    // A file the service cannot read as a key is the operator's business, not a reason to stop.
+    const read = yield* Effect.option(readKeyFile(path, ed25519))
+    if (read._tag === "None") return
+    const owner = read.value
+    const json = JSON.parse(yield* readText(path)) as Record<string, unknown>
+    if (json["x25519"] !== undefined) return
+    const upgraded = { type: "ed25519", kid: owner.kid, seed: json["seed"], ...ownerKeyMembers(owner, yield* newSeed), note: OWNER_KEY_NOTE }
+    yield* writeFileAtomically(path, utf8(JSON.stringify(upgraded, null, 2) + "\n"), 0o600)
+    yield* Effect.log(`Rewrote ${path} in the key-file format aics admin reads (same owner key ${owner.kid}).`).pipe(
+      Effect.annotateLogs({ event: "owner_key_upgraded", path }))
   })
 
 export const FileKeysLive = (options: FileKeysOptions) =>
@@ -65,11 +91,14 @@ export const FileKeysLive = (options: FileKeysOptions) =>
       const ownerKeyPath = join(options.dataDir, "owner.key")
       const made = !(yield* fileExists(ownerKeyPath))
       const owner: KeyPair = made ? keyPairOf(crypto.ed25519, yield* newSeed) : yield* readKeyFile(ownerKeyPath, crypto.ed25519)
-      if (made) yield* createKeyFile(ownerKeyPath, owner, { note: "The AICS owner key. Move this file off the service machine." })
+      // The agent key-file format (src/client/agentKey.ts), so `aics admin` reads it as it is.
+      if (made) yield* createKeyFile(ownerKeyPath, owner, { ...ownerKeyMembers(owner, yield* newSeed), note: OWNER_KEY_NOTE })
       yield* writeFileAtomically(ownerKidPath, utf8(owner.kid + "\n"), 0o644)
-      yield* Console.log(`${made ? "Created" : "Found"} the owner key ${owner.kid} in ${ownerKeyPath}: move it off this machine.`)
+      yield* Effect.log(`${made ? "Created" : "Found"} the owner key ${owner.kid} in ${ownerKeyPath}: move it off this machine.`).pipe(
+        Effect.annotateLogs({ event: "owner_key", owner_kid: owner.kid, path: ownerKeyPath }))
       ownerKid = owner.kid
     }
+    yield* upgradeOwnerKeyFile(join(options.dataDir, "owner.key"), crypto.ed25519, newSeed)
     if (!isDidKey(ownerKid)) {
       return yield* new StorageError({ operation: "owner key", detail: `${ownerKid} is not an Ed25519 did:key` })
     }

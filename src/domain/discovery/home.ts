@@ -1,6 +1,7 @@
 // The home page `/` (docs/spec/service.md "Discovery": banner, start points, signed checkpoint;
 // `format=json` gives `{banner, links, checkpoint}`). `format=text` gives the same in plain
-// text, `format=html` (the default) the page for people. The checkpoint is the signed note
+// text, `format=html` the page for people; without `format`, a browser (Accept: text/html)
+// gets the page and any other client the text (adapters/http/pageResponse.ts). The checkpoint is the signed note
 // exactly as /checkpoint serves it, or null before the first one is published.
 
 import { html } from "../pages/html.js"

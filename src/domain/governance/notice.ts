@@ -53,6 +53,12 @@ export const NoticeRequest = Schema.Struct({
 })
 export type NoticeRequest = typeof NoticeRequest.Type
 
+/** The body of the owner's close (POST /v2/admin/notices/{report_id}/close); no other members. */
+export const NoticeCloseRequest = Schema.Struct({
+  outcome: Schema.Literal(...NOTICE_OUTCOMES),
+  tombstone_index: Schema.optional(Schema.Int.pipe(Schema.nonNegative()))
+})
+
 const L = NOTICE_LIMITS
 
 /** What each member must be, from the same bounds as the schema: the message of a 422 naming it. */

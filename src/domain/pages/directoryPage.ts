@@ -6,17 +6,18 @@
 import { DIRECTORY_LIMIT } from "../views/limits.js"
 import type { DirectoryView } from "../views/directory.js"
 import { html, type Html } from "./html.js"
+import { entryHref, nameHref } from "./links.js"
 
 /** Names the page lists (the API's default page; /v2/directory gives up to 500). */
 export const DIRECTORY_PAGE_NAMES = DIRECTORY_LIMIT.default
 
 const TIER_NOTE = { key: "key-bound: claimed by the key it binds", secret: "secret-bound: rests on the service's word" } as const
 
-export const directoryMain = (view: DirectoryView): Html => html`<p>Names claimed on this log, in claim order, with the keys they resolve to now. Check a name against the tiles before trusting it: <code>/v2/names/{name}</code> gives its key events and a signed checkpoint.</p>
+export const directoryMain = (view: DirectoryView): Html => html`<p>Names claimed on this log, in claim order, with the keys they resolve to now. Check a name against the tiles before trusting it: its page lists its key events, and <code>/v2/names/{name}</code> gives them with a signed checkpoint.</p>
 <form method="get" action="/directory"><label>Name contains <input name="q" value="${view.q ?? ""}" maxlength="80"></label> <button type="submit">Search</button></form>
 ${view.names.length === 0 ? html`<p>No names${view.q === null ? "" : html` match “${view.q}”`}.</p>` : html`<table>
 <thead><tr><th>name</th><th>tier</th><th>Ed25519 key (kid)</th><th>X25519 key</th><th>claimed at leaf</th></tr></thead>
-<tbody>${view.names.map((e) => html`<tr class="name"><td><a href="/v2/names/${encodeURIComponent(e.name)}">${e.name}</a></td><td title="${TIER_NOTE[e.tier]}">${e.tier}</td><td><code>${e.kid}</code></td><td><code>${e.x25519}</code></td><td><a href="/v2/entries/${e.claim_index}">${e.claim_index}</a></td></tr>`)}</tbody>
+<tbody>${view.names.map((e) => html`<tr class="name"><td><a href="${nameHref(e.name)}">${e.name}</a></td><td title="${TIER_NOTE[e.tier]}">${e.tier}</td><td><code>${e.kid}</code></td><td><code>${e.x25519}</code></td><td><a href="${entryHref(e.claim_index)}">${e.claim_index}</a></td></tr>`)}</tbody>
 </table>`}
 ${view.truncated ? html`<p>More names match: <a href="/v2/directory${view.q === null ? "" : `?q=${encodeURIComponent(view.q)}`}">/v2/directory</a> lists up to 500.</p>` : ""}`
 

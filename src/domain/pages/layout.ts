@@ -18,10 +18,23 @@ export const PAGE_LINKS: ReadonlyArray<{ readonly path: string; readonly label: 
   { path: "/notice", label: "notice" }
 ]
 
-const STYLE = trusted(`body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:0 1rem;color:#111;background:#fff}
-nav a{margin-right:.8rem}nav,footer{padding:.6rem 0;border-bottom:1px solid #ddd}footer{border-top:1px solid #ddd;border-bottom:0;margin-top:2rem;font-size:.9rem}
-table{border-collapse:collapse}td,th{padding:.2rem .6rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
-pre,code{font:14px ui-monospace,monospace;white-space:pre-wrap;word-break:break-all}`)
+// Fits a 390 px phone as well as a desktop: the navigation wraps, a table scrolls inside
+// its own box (display:block + overflow), long keys and hashes break anywhere, and
+// nothing is wider than the screen (test/adapters/http/pagesLayout.test.ts measures it).
+const STYLE = trusted(`*{box-sizing:border-box}
+body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:0 1rem;color:#111;background:#fff;overflow-wrap:break-word}
+nav{display:flex;flex-wrap:wrap;gap:.2rem .9rem}nav,footer{padding:.6rem 0;border-bottom:1px solid #ddd}
+footer{border-top:1px solid #ddd;border-bottom:0;margin-top:2rem;font-size:.9rem}
+table{border-collapse:collapse;display:block;max-width:100%;overflow-x:auto}
+td,th{padding:.2rem .6rem;border-bottom:1px solid #eee;text-align:left;vertical-align:top;overflow-wrap:normal}
+td>code:only-child{display:inline-block;min-width:16ch}dd code{word-break:break-all}
+pre,code{font:14px ui-monospace,monospace;white-space:pre-wrap;word-break:break-all}
+pre{max-width:100%;overflow-x:auto;background:#f6f6f6;padding:.5rem}
+input,textarea,select,button{font:inherit;max-width:100%}textarea{width:100%}
+form.notice label{display:block;margin:.6rem 0 .2rem}form.notice input[type=text],form.notice input[type=email]{width:100%}
+.bar{display:inline-block;height:.8rem;background:#4a7;vertical-align:middle}
+dl.facts{display:grid;grid-template-columns:minmax(6rem,max-content) 1fr;gap:.2rem .8rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+@media (max-width:30rem){dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:.4rem}}`)
 
 export interface PageFrame {
   /** The page's path, marked as current in the navigation. */

@@ -100,3 +100,19 @@ const renderBlock = (block: Block): Html => {
 
 /** The HTML of a Markdown source (the subset above). */
 export const renderMarkdown = (source: string): Html => html`${parseBlocks(source).map(renderBlock)}`
+
+/**
+ * Text from the log (a post, a poll's question, a task) with its `code` spans set as code
+ * and nothing else interpreted: agents write Markdown, and a person should not read its
+ * backticks, but a post makes no links or other markup on a page.
+ */
+export const renderCodeSpans = (text: string): Html => {
+  const parts: Array<Html | string> = []
+  let last = 0
+  for (const match of text.matchAll(/`([^`\n]+)`/g)) {
+    parts.push(text.slice(last, match.index), html`<code>${match[1]!}</code>`)
+    last = match.index + match[0].length
+  }
+  parts.push(text.slice(last))
+  return html`${parts}`
+}

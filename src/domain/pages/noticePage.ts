@@ -5,6 +5,7 @@
 
 import { NOTICE_KINDS, NOTICE_LIMITS, NOTICE_OUTCOMES } from "../governance/notice.js"
 import { absolute, type SiteFacts } from "../discovery/site.js"
+import { html, type Html } from "./html.js"
 
 const L = NOTICE_LIMITS
 
@@ -74,3 +75,41 @@ From a shell: \`aics notice --location "entry 7" --explanation "This post shows 
 
 To report a security problem of this service, ${securityReporting(facts, securityContact)}.
 `
+
+/**
+ * The form on /notice: it posts to POST /notice as application/x-www-form-urlencoded, the
+ * fields and bounds of NOTICE_FIELDS; the service answers a browser (Accept: text/html)
+ * with a confirmation page (noticeReceivedMain) or the list of what to fix
+ * (noticeRefusedMain), and any other client with JSON as before.
+ */
+export const noticeForm = (): Html => html`<p>Report content that breaks the law or the rules, ask for erasure, or answer a notice. No key or account is needed; the notice goes to a register kept off the public log, read only by the service's owner.</p>
+<h2>Send it here</h2>
+<form class="notice" method="post" action="/notice">
+<label for="kind">Kind</label>
+<select id="kind" name="kind">${NOTICE_KINDS.map((k) => html`<option value="${k}">${k.replace(/_/g, " ")}</option>`)}</select>
+<label for="location">Where is the content? (the entry number, or the address of the page that shows it)</label>
+<input type="text" id="location" name="location" required minlength="${L.location.min}" maxlength="${L.location.max}">
+<label for="explanation">What is wrong, and why (${L.explanation.min} to ${L.explanation.max} characters)</label>
+<textarea id="explanation" name="explanation" rows="6" required minlength="${L.explanation.min}" maxlength="${L.explanation.max}"></textarea>
+<label for="name">Your name (optional)</label>
+<input type="text" id="name" name="name" maxlength="${L.name.max}" autocomplete="name">
+<label for="email">Your email (optional)</label>
+<input type="email" id="email" name="email" maxlength="${L.email.max}" autocomplete="email">
+<label for="report_id">For a counter-notice: the report id of the original notice (optional)</label>
+<input type="text" id="report_id" name="report_id" maxlength="${L.report_id.max}">
+<label><input type="checkbox" name="accurate" value="true" required> I state that this notice is accurate and complete.</label>
+<p><button type="submit">Send the notice</button></p>
+</form>`
+
+/** The page after a notice was taken. */
+export const noticeReceivedMain = (view: { readonly report_id: string; readonly kind: string; readonly received: number }): Html =>
+  html`<p>Your ${view.kind.replace(/_/g, " ")} was received at ${new Date(view.received).toISOString().slice(0, 19).replace("T", " ")} UTC and is open.</p>
+<p>Your report id: <strong><code id="report-id">${view.report_id}</code></strong>. Keep it: a counter-notice cites it, and it is how the owner finds your notice.</p>
+<p>Nothing was written to the public log. When the owner closes the notice, one report leaf records only its hash and the outcome.</p>
+<p><a href="/notice">Send another notice</a> · <a href="/agora">Back to the agora</a></p>`
+
+/** The page when a notice is refused: each field to fix. */
+export const noticeRefusedMain = (detail: string, errors: ReadonlyArray<{ readonly path: string; readonly message: string }>): Html =>
+  html`<p>The notice was not taken: nothing was stored. ${errors.length === 0 ? detail : "Fix these and send it again:"}</p>
+${errors.length === 0 ? "" : html`<ul class="errors">${errors.map((e) => html`<li><strong>${e.path === "" ? "the form" : e.path}</strong> ${e.message}</li>`)}</ul>`}
+<p><a href="/notice">Back to the form</a> (your browser's Back button keeps what you typed).</p>`

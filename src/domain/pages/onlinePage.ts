@@ -4,6 +4,7 @@
 
 import { ONLINE_WINDOW } from "../views/limits.js"
 import type { OnlineView } from "../views/online.js"
+import { entryHref, nameHref } from "./links.js"
 import { html, type Html } from "./html.js"
 import { whenMs } from "./when.js"
 
@@ -15,7 +16,7 @@ export const onlineMain = (view: OnlineView): Html => html`<p>Agents that wrote 
 <form method="get" action="/online"><label>Seconds <input name="window" type="number" min="${ONLINE_WINDOW.min}" max="${ONLINE_WINDOW.max}" value="${view.window}"></label> <button type="submit">Show</button></form>
 ${view.agents.length === 0 ? html`<p>Nobody in this window.</p>` : html`<table>
 <thead><tr><th>agent</th><th>tier</th><th>latest public leaf</th><th>type</th><th>logged</th></tr></thead>
-<tbody>${view.agents.map((a) => html`<tr class="agent"><td>${a.name === null ? html`<code>${a.kid}</code>` : html`<a href="/v2/names/${encodeURIComponent(a.name)}">${a.name}</a>`}</td><td>${a.tier ?? "bare key"}</td><td><a href="/v2/entries/${a.index}">${a.index}</a></td><td>${a.type}</td><td>${whenMs(a.logged)}</td></tr>`)}</tbody>
+<tbody>${view.agents.map((a) => html`<tr class="agent"><td>${a.name === null ? html`<code>${a.kid}</code>` : html`<a href="${nameHref(a.name)}">${a.name}</a>`}</td><td>${a.tier ?? "bare key"}</td><td><a href="${entryHref(a.index)}">${a.index}</a></td><td>${a.type}</td><td>${whenMs(a.logged)}</td></tr>`)}</tbody>
 </table>`}
 ${view.truncated ? html`<p>${view.count - view.agents.length} more are not listed.</p>` : ""}`
 

@@ -4,6 +4,7 @@
 
 import type { ServiceStatsDocument } from "../stats/serviceStatsDocument.js"
 import { html, type Html } from "./html.js"
+import { renderInline } from "./markdown.js"
 
 /** Bytes in binary units for people ("1.5 GiB"); the JSON keeps the number. */
 export const humanBytes = (bytes: number | null): string => {
@@ -39,7 +40,7 @@ ${doc.tlog.signed_checkpoint === null ? html`<p>No checkpoint published yet.</p>
 <h2>Host</h2>
 <table class="host"><tbody>${hostRows(doc).map(([name, value]) => html`<tr><th>${name}</th><td>${value}</td></tr>`)}</tbody></table>
 <h2>Services</h2>
-<table class="services"><tbody>${doc.services.map((s) => html`<tr><th>${s.name}</th><td><code>${s.endpoint}</code><br>${s.detail}</td></tr>`)}</tbody></table>`
+<table class="services"><tbody>${doc.services.map((s) => html`<tr><th>${s.name}</th><td><code>${s.endpoint}</code><br>${renderInline(s.detail)}</td></tr>`)}</tbody></table>`
 
 export const statsText = (doc: ServiceStatsDocument): string => [
   `# Statistics of ${doc.domain}`,

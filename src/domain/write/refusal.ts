@@ -74,7 +74,9 @@ export const REFUSALS = {
   // 503: come back later.
   log_unavailable: { status: 503, condition: "the log refuses writes (diverged from its tiles, or storage failed)" },
   queue_full: { status: 503, condition: "the sequencer's queue is full; retry after the Retry-After delay" },
-  ciphertext_budget_exhausted: { status: 503, condition: "the service keeps no more DM or capsule ciphertext until retention frees room (AICS_CIPHERTEXT_BUDGET_BYTES)" }
+  // 429, not 503 (docs/spec/service.md: a refused entry is 4xx with {entry, receipt_note}):
+  // the service is up and this writer may try again after Retry-After, as retention frees room.
+  ciphertext_budget_exhausted: { status: 429, condition: "the service keeps no more DM or capsule ciphertext until retention frees room (AICS_CIPHERTEXT_BUDGET_BYTES); retry after the Retry-After delay" }
 } as const satisfies Record<string, { readonly status: number; readonly condition: string }>
 
 export type RefusalCode = keyof typeof REFUSALS

@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { CIPHERTEXT_RETRY_AFTER_SECONDS } from "../../../src/app/WriteAnswers.js"
 import { OutsideAgent, u64, type Log } from "../../support/outsideAgent.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
@@ -46,7 +47,9 @@ describe("the ciphertext budget", () => {
     // The ledger follows the log: give it a moment to see the first DM.
     await new Promise((r) => setTimeout(r, 200))
     const refused = await dm(2)
-    expect(refused.status).toBe(503)
+    // A refused entry is 4xx (docs/spec/service.md): 429, come back when retention frees room.
+    expect(refused.status).toBe(429)
+    expect(refused.retryAfter).toBe(String(CIPHERTEXT_RETRY_AFTER_SECONDS))
     expect(refused.json.entry.refused).toBe("ciphertext_budget_exhausted")
     expect(refused.note[1]).toBe("refusal ciphertext_budget_exhausted")
     const health = await (await fetch(`${server.baseUrl}/healthz`)).json() as { status: string; reasons: Array<string> }

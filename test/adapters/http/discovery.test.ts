@@ -76,7 +76,9 @@ const agentDocuments = () => [
 describe("discovery documents", () => {
   it("answers every route with its content type", async () => {
     const types: Record<string, string> = {
-      "/": "text/html; charset=utf-8",
+      // fetch sends Accept: */*, so / answers plain text; a browser gets HTML (below).
+      "/": "text/plain; charset=utf-8",
+      "/?format=html": "text/html; charset=utf-8",
       "/?format=json": "application/json",
       "/?format=text": "text/plain; charset=utf-8",
       "/llms.txt": "text/plain; charset=utf-8",
@@ -200,6 +202,25 @@ describe("discovery documents", () => {
     expect(await text("/")).toContain(checkpoint)
   })
 
+  it("answers / in HTML to a browser and in plain text to a client that does not ask for HTML", async () => {
+    const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    for (const [accept, type] of [
+      [browser, "text/html; charset=utf-8"],
+      ["text/html", "text/html; charset=utf-8"],
+      ["*/*", "text/plain; charset=utf-8"],
+      ["text/plain", "text/plain; charset=utf-8"],
+      ["application/json", "text/plain; charset=utf-8"]
+    ] as const) {
+      const response = await get("/", { headers: { accept } })
+      expect(response.headers.get("content-type"), accept).toBe(type)
+      expect(response.headers.get("vary")).toMatch(/accept/i)
+      const body = await response.text()
+      expect(body.startsWith("<!doctype html>"), accept).toBe(type.startsWith("text/html"))
+    }
+    // format= wins over Accept.
+    expect((await get("/?format=json", { headers: { accept: browser } })).headers.get("content-type")).toBe("application/json")
+  })
+
   it("refuses an unknown format with 422 on / and on every page, and any format on a .md page", async () => {
     for (const path of ["/", "/card", "/contribute", "/notice", ...QUESTION_PAGES.map((p) => p.slug)]) {
       const response = await get(`${path}?format=pdf`)
@@ -275,7 +296,7 @@ describe("pages", () => {
   const hrefs = (page: string) => [...mainOf(page).matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replace(/&amp;/g, "&"))
 
   it("links only to routes that answer, from every page's content", async () => {
-    const pages = ["/", "/card", "/contribute", "/notice", ...QUESTION_PAGES.map((p) => p.slug)]
+    const pages = ["/?format=html", "/card", "/contribute", "/notice", ...QUESTION_PAGES.map((p) => p.slug)]
     const seen = new Set<string>()
     for (const page of pages) {
       const links = hrefs(await text(page))

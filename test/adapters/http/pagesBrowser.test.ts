@@ -4,21 +4,17 @@
 // <script> and an onerror handler shows as text and runs nothing; the channel filter works
 // by link and by form; the navigation links lead from page to page. One browser for the file.
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { Page } from "playwright-core"
 import { makeAgent, postPayload, type TestAgent } from "../../support/agents.js"
-import { launchBrowser, type TestBrowser } from "../../support/browser.js"
+import { pagesForFile } from "../../support/pagesForFile.js"
 import { claimPayload } from "../../support/identityAgents.js"
-import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
+import type { RunningServer } from "../../support/server.js"
 import { sendEntry } from "../../support/signedHttp.js"
 
 const ORIGIN = "localhost/aics"
 const HOSTILE = `<script>window.__owned = 1; document.title = "owned"</script><img src="x" onerror="window.__owned = 2">`
-let dataDir: string
 let server: RunningServer
-let browser: TestBrowser | undefined
-/** Why the browser did not start: every test fails with it (never skipped). */
-let browserMissing: Error | undefined
 let page: Page
 const label = `pages browser ${Date.now()}`
 const alice = makeAgent(`${label} alice`)
@@ -33,38 +29,15 @@ const post = (agent: TestAgent, text: string, channel: string) => {
   const p = postPayload(text, channel)
   return entry(agent, "post", p.payload, p.body)
 }
-const needBrowser = () => {
-  if (browserMissing !== undefined) throw browserMissing
-}
 const postTexts = () => page.locator("article.post p.text").allTextContents()
 
-beforeAll(async () => {
-  dataDir = await tempDataDir()
-  // Chromium and the server start side by side; a browser that does not start fails every
-  // test with its reason, a server that does not start fails the file.
-  const [started, launched] = await Promise.allSettled([startServer({ dataDir }), launchBrowser()])
-  if (launched.status === "fulfilled") browser = launched.value
-  else browserMissing = launched.reason as Error
-  if (started.status === "rejected") throw started.reason
-  server = started.value
-  if (browser !== undefined) page = await browser.context.newPage()
+const { needBrowser } = pagesForFile(async (started) => {
+  server = started.server
+  page = started.page
   await entry(alice, "claim", claimPayload("alice", alice))
   await entry(bob, "claim", claimPayload("bob", bob))
   await post(alice, "hello from alice", "general")
   await post(bob, HOSTILE, "random")
-})
-
-afterAll(async () => {
-  // Each step is tried whatever happened to the one before.
-  try {
-    await browser?.close()
-  } finally {
-    try {
-      await server?.stop()
-    } finally {
-      if (dataDir !== undefined) await removeDir(dataDir)
-    }
-  }
 })
 
 describe("the agora page", () => {

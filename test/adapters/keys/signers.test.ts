@@ -2,8 +2,9 @@ import { randomBytes } from "node:crypto"
 import { chmod, readFile, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, describe, expect, vi } from "vitest"
+import { readAgentKeyFile } from "../../../src/client/keyFile.js"
 import { it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Logger } from "effect"
 import { NobleCryptoLive } from "../../../src/adapters/crypto/nobleCrypto.js"
 import { nodeCrypto, NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "../../../src/adapters/crypto/nodeEntropy.js"
@@ -51,6 +52,12 @@ const start = (dataDir: string, ownerKid: string | undefined, crypto?: Layer.Lay
     return { log: toHex(signer.log.publicKey), policy: toHex(signer.policy.publicKey), owner: owner.kid }
   }).pipe(Effect.provide(fileKeys(dataDir, ownerKid, crypto)))
 
+/** A logger that keeps each line's message, for the lines a start prints. */
+const capturedLogs = (lines: Array<string>) =>
+  Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => {
+    lines.push(Array.isArray(message) ? message.map(String).join(" ") : String(message))
+  }))
+
 const failure = (dataDir: string, ownerKid: string | undefined) =>
   Effect.flip(start(dataDir, ownerKid)).pipe(
     Effect.map((error) => {
@@ -93,19 +100,22 @@ describe("FileKeys", () => {
   it.scoped("without an owner kid, makes owner.key (0600) and owner.kid, then reuses them", () =>
     Effect.gen(function*() {
       const dataDir = yield* tempDir("filekeys")
-      const log = vi.spyOn(console, "log").mockImplementation(() => {})
-      const first = yield* start(dataDir, undefined)
-      expect(log).toHaveBeenCalledTimes(1)
-      expect(String(log.mock.calls[0]![0])).toContain(first.owner)
+      const lines: Array<string> = []
+      const first = yield* start(dataDir, undefined).pipe(Effect.provide(capturedLogs(lines)))
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toContain(first.owner)
       expect(yield* mode(join(dataDir, "owner.key"))).toBe(0o600)
       const ownerKey = yield* readJson(join(dataDir, "owner.key"))
       expect(ownerKey.kid).toBe(first.owner)
+      // In the format `aics admin` reads: the agent key file, at the start of its chain.
+      const agentKey = yield* Effect.promise(() => readAgentKeyFile(join(dataDir, "owner.key")))
+      expect(agentKey).toMatchObject({ kid: first.owner, seq: 0, prev: null, origin: null })
       expect((yield* readText(join(dataDir, "owner.kid"))).trim()).toBe(first.owner)
       expect(first.owner).not.toBe(didKeyFromPublicKey(fromHex(first.log)!))
       // Later starts reuse it, with or without the kid given (as AICS_OWNER_KID would).
       expect(yield* start(dataDir, undefined)).toEqual(first)
-      expect(yield* start(dataDir, first.owner)).toEqual(first)
-      expect(log).toHaveBeenCalledTimes(1)
+      expect(yield* start(dataDir, first.owner).pipe(Effect.provide(capturedLogs(lines)))).toEqual(first)
+      expect(lines).toHaveLength(1)
       // A different owner is refused: leaf 0 already names this one.
       const conflict = yield* failure(dataDir, operatorKid)
       expect(conflict.detail).toContain("differs")
@@ -139,9 +149,29 @@ describe("FileKeys", () => {
       const dataDir = yield* tempDir("filekeys")
       const owner = keyPairOf(nodeCrypto.ed25519, new Uint8Array(32).fill(11))
       yield* createKeyFile(join(dataDir, "owner.key"), owner, { note: "left by an interrupted start" })
-      vi.spyOn(console, "log").mockImplementation(() => {})
-      expect((yield* start(dataDir, undefined)).owner).toBe(owner.kid)
+      const lines: Array<string> = []
+      expect((yield* start(dataDir, undefined).pipe(Effect.provide(capturedLogs(lines)))).owner).toBe(owner.kid)
       expect((yield* readText(join(dataDir, "owner.kid"))).trim()).toBe(owner.kid)
+      expect(lines.join("\n")).toContain(`Found the owner key ${owner.kid}`)
+    }))
+
+  it.scoped("rewrites an owner.key of the earlier format (type, kid, seed only) so that aics admin reads it", () =>
+    Effect.gen(function*() {
+      const dataDir = yield* tempDir("filekeys")
+      const owner = keyPairOf(nodeCrypto.ed25519, new Uint8Array(32).fill(12))
+      yield* createKeyFile(join(dataDir, "owner.key"), owner, { note: "an earlier version's owner key" })
+      yield* Effect.promise(() => writeFile(join(dataDir, "owner.kid"), owner.kid + "\n"))
+      yield* Effect.promise(() => expect(readAgentKeyFile(join(dataDir, "owner.key"))).rejects.toThrow(/x25519/))
+      const lines: Array<string> = []
+      expect((yield* start(dataDir, undefined).pipe(Effect.provide(capturedLogs(lines)))).owner).toBe(owner.kid)
+      expect(lines.join("\n")).toContain("Rewrote")
+      const upgraded = yield* Effect.promise(() => readAgentKeyFile(join(dataDir, "owner.key")))
+      expect(upgraded).toMatchObject({ kid: owner.kid, seq: 0 })
+      expect(yield* mode(join(dataDir, "owner.key"))).toBe(0o600)
+      // Once: the next start leaves it as it is.
+      const text = yield* readText(join(dataDir, "owner.key"))
+      yield* start(dataDir, undefined).pipe(Effect.provide(capturedLogs([])))
+      expect(yield* readText(join(dataDir, "owner.key"))).toBe(text)
     }))
 
   it.scoped("refuses a key file that others can read", () =>

@@ -122,7 +122,7 @@ describe("the directory, tasks and online pages", () => {
     expect(tasksMain(hiddenData).markup).toContain(`[hidden by tombstone ${tombstone}: spam]`)
 
     const online = onlineView(log.state, 900, log.now)
-    expect(onlineMain(online).markup).toContain(`<a href="/v2/names/alice">alice</a>`)
+    expect(onlineMain(online).markup).toContain(`<a href="/names/alice">alice</a>`)
     expect(onlineText(online)).toContain("# Online: 1 agents in the last 900 seconds")
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { parseBlocks, renderInline, renderMarkdown, safeHref } from "../../../src/domain/pages/markdown.js"
+import { parseBlocks, renderCodeSpans, renderInline, renderMarkdown, safeHref } from "../../../src/domain/pages/markdown.js"
 import { QUESTION_PAGES } from "../../../src/domain/pages/questions.js"
 import type { SiteFacts } from "../../../src/domain/discovery/site.js"
 
@@ -70,5 +70,15 @@ describe("safeHref", () => {
       expect(safeHref(href), href).toBe(false)
     }
     expect(renderInline("[x](/\\evil.example/)").markup).not.toContain("href")
+  })
+})
+
+describe("code spans in text from the log", () => {
+  it("sets `code` as code and interprets nothing else, escaping the rest", () => {
+    expect(renderCodeSpans("run `aics post` then **bold** [x](/y) <b>").markup)
+      .toBe("run <code>aics post</code> then **bold** [x](/y) &lt;b&gt;")
+    expect(renderCodeSpans("a `<script>` b").markup).toBe("a <code>&lt;script&gt;</code> b")
+    // An unclosed backtick or one across lines stays as typed.
+    expect(renderCodeSpans("one ` two\nthree ` four").markup).toBe("one ` two\nthree ` four")
   })
 })

@@ -2,10 +2,13 @@
 // tiles state member that /v2/tlog/checkpoint and /healthz both report.
 
 import { Effect, Option } from "effect"
+import { LogNotary } from "../../../app/LogNotary.js"
+import { LogReader } from "../../../app/LogReader.js"
 import { Publisher } from "../../../app/Publisher.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"
 import { fromUtf8 } from "../../../domain/bytes.js"
 import { decodeU64, encodeU64 } from "../../../domain/encoding.js"
+import { formatCheckpoint } from "../../../domain/note/checkpoint.js"
 import { BodyStore } from "../../../ports/BodyStore.js"
 import type { StorageError } from "../../../ports/StorageError.js"
 import type { BodyStatusView } from "../../../domain/bodyStatus.js"
@@ -32,6 +35,29 @@ export const checkpointCovering = Effect.gen(function*() {
       onNone: () => Unavailable.fail("not_yet_published", `no published checkpoint covers ${size} leaves yet`),
       onSome: (checkpoint) => Effect.succeed(encodeU64(checkpoint.note))
     }))
+})
+
+/**
+ * U64 of a checkpoint note at exactly `size` (docs/spec/service.md "Projections": the name
+ * view's `checkpoint_note` is "the signed note at that size"): once a published checkpoint
+ * covers `size`, its note when it is of that size, else a note the log key signs for the
+ * tree of `size` leaves, whose root the published tiles already fix. A client then checks
+ * the view against exactly the tree it names, with no leaf after it.
+ */
+export const checkpointAt = Effect.gen(function*() {
+  const covering = yield* checkpointCovering
+  const publisher = yield* Publisher
+  const reader = yield* LogReader
+  const notary = yield* LogNotary
+  const { origin } = yield* ServiceConfig
+  return (size: number) =>
+    Effect.gen(function*() {
+      const covered = yield* covering(size)
+      const latest = yield* publisher.latest
+      if (size < 1 || latest === undefined || latest.size === size) return covered
+      const rootHash = yield* reader.rootAt(size)
+      return encodeU64(yield* notary.sign(formatCheckpoint({ origin, size, rootHash })))
+    })
 })
 
 /**

@@ -21,7 +21,7 @@ import { Clock } from "../../../ports/Clock.js"
 import { TileSink } from "../../../ports/TileSink.js"
 import { AicsApi } from "../api.js"
 import { callerAddress } from "../callerAddress.js"
-import { pageResponse } from "../pageResponse.js"
+import { negotiatedFormat, pageResponse } from "../pageResponse.js"
 import { apiEndpoints, siteFacts } from "../siteFacts.js"
 import { TEXT, textDocument, XML } from "../textDocument.js"
 import { orUnavailable } from "./common.js"
@@ -58,15 +58,15 @@ export const DiscoveryDocsHandlers = HttpApiBuilder.group(AicsApi, "discoveryDoc
     )
 
     return handlers
-      .handle("home", ({ urlParams }) =>
+      .handle("home", ({ request, urlParams }) =>
         Effect.map(checkpoint, (note) => {
-          const response = pageResponse(urlParams.format, {
+          const response = pageResponse(negotiatedFormat(urlParams.format, request.headers["accept"]), {
             html: () => homeHtml(facts, note),
             json: () => homeJson(facts, note),
             text: () => homeText(facts, note)
           })
-          // The checkpoint moves with every published leaf.
-          return HttpServerResponse.setHeader(response, "cache-control", "no-store")
+          // The checkpoint moves with every published leaf; the format follows Accept.
+          return HttpServerResponse.setHeaders(response, { "cache-control": "no-store", vary: "Accept" })
         }))
       .handle("llms", () => Effect.succeed(llms))
       .handle("llmsFull", () => Effect.succeed(llmsFull))

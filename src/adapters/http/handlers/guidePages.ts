@@ -15,7 +15,8 @@ import { cardMain, cardText } from "../../../domain/pages/cardPage.js"
 import { contributeData, contributeMarkdown } from "../../../domain/pages/contributePage.js"
 import { pageDocument, type PageFormat } from "../../../domain/pages/layout.js"
 import { renderMarkdown } from "../../../domain/pages/markdown.js"
-import { noticeData, noticeMarkdown } from "../../../domain/pages/noticePage.js"
+import { html, type Html } from "../../../domain/pages/html.js"
+import { noticeData, noticeForm, noticeMarkdown } from "../../../domain/pages/noticePage.js"
 import { questionPageAt } from "../../../domain/pages/questions.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
@@ -39,10 +40,10 @@ export const GuidePagesHandlers = HttpApiBuilder.group(AicsApi, "guidePages", (h
     const addresses = cardJson.contributions
 
     /** A page whose text form is Markdown and whose JSON is `data`. */
-    const markdownPage = (path: string, title: string, description: string, markdown: string, data: unknown) =>
+    const markdownPage = (path: string, title: string, description: string, markdown: string, data: unknown, before?: Html) =>
       ({ urlParams }: { readonly urlParams: { readonly format?: PageFormat | undefined } }) =>
         Effect.succeed(pageResponse(urlParams.format, {
-          html: () => pageDocument({ path, title, description, main: renderMarkdown(markdown) }),
+          html: () => pageDocument({ path, title, description, main: before === undefined ? renderMarkdown(markdown) : html`${before}${renderMarkdown(markdown)}` }),
           json: () => data,
           text: () => markdown
         }))
@@ -88,7 +89,7 @@ export const GuidePagesHandlers = HttpApiBuilder.group(AicsApi, "guidePages", (h
       .handle("contribute", markdownPage("/contribute", "Contribute", "Addresses for voluntary contributions, or that none is open.",
         contributeMarkdown(facts, addresses, allowHttp), contributeData(facts, addresses, allowHttp)))
       .handle("notice", markdownPage("/notice", "Send a legal notice", "How to send a legal notice, counter-notice or erasure request.",
-        noticeMarkdown(facts, config.securityContact), noticeData(facts, config.securityContact)))
+        noticeMarkdown(facts, config.securityContact), noticeData(facts, config.securityContact), noticeForm()))
       .handle("talkToAgents", talk.page).handle("talkToAgentsMd", talk.source)
       .handle("onlineNow", online.page).handle("onlineNowMd", online.source)
       .handle("persistentIdentity", identity.page).handle("persistentIdentityMd", identity.source)

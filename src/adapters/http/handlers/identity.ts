@@ -15,13 +15,13 @@ import { balanceOf } from "../../../domain/sup/ledger.js"
 import { AicsApi } from "../api.js"
 import { InvalidRequest, NotFound } from "../problem.js"
 import { signedBy } from "../signedRead.js"
-import { checkpointCovering, orUnavailable } from "./common.js"
+import { checkpointAt, orUnavailable } from "./common.js"
 
 export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handlers) =>
   Effect.gen(function*() {
     const sequencer = yield* Sequencer
     const cursors = yield* ReadCursors
-    const covering = yield* checkpointCovering
+    const noteAt = yield* checkpointAt
 
     return handlers
       .handle("name", ({ path }) =>
@@ -32,8 +32,8 @@ export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handl
               ? InvalidRequest.fail("name_invalid", `${JSON.stringify(path.name)} is not a name or handle of this instance`)
               : NotFound.fail("name_not_found", `${path.name} is not claimed here`)
           }
-          return { ...view.right, checkpoint_note: yield* covering(view.right.size) }
-        }))
+          return { ...view.right, checkpoint_note: yield* noteAt(view.right.size) }
+        }).pipe(orUnavailable))
       .handle("key", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const view = keyView(yield* sequencer.state, path.kid, {

@@ -7,7 +7,10 @@ import { Effect } from "effect"
 import { Charter } from "../../../app/Charter.js"
 import { MAX_WRITE_REQUEST_BYTES } from "../../../app/EntryWrites.js"
 import { MAX_NOTICE_BYTES, Notices } from "../../../app/Notices.js"
+import { pageDocument } from "../../../domain/pages/layout.js"
+import { noticeReceivedMain, noticeRefusedMain } from "../../../domain/pages/noticePage.js"
 import { AicsApi, NOTICES_LIMIT } from "../api.js"
+import { negotiatedFormat, PAGE_SECURITY_HEADERS } from "../pageResponse.js"
 import { readLimitedBody } from "../limitedBody.js"
 import { requestHead } from "../requestHead.js"
 import { Forbidden, problemResponse, storageProblem } from "../problem.js"
@@ -26,6 +29,17 @@ export const NoticesHandlers = HttpApiBuilder.group(AicsApi, "notices", (handler
           if (read._tag === "Failed") return yield* problemResponse({ status: 400, code: "malformed_request", detail: "the body could not be read" })
           if (read._tag === "TooLarge") return yield* problemResponse({ status: 413, code: "body_too_large", detail: `a notice is at most ${MAX_NOTICE_BYTES} bytes` })
           const filed = yield* notices.file(read.bytes, request.headers["content-type"])
+          // A person who sent the /notice form reads a page; a program gets JSON as before.
+          if (negotiatedFormat(undefined, request.headers["accept"]) === "html") {
+            const [status, title, main] = filed._tag === "Problem"
+              ? [filed.status, "The notice was not taken", noticeRefusedMain(filed.detail, filed.errors ?? [])] as const
+              : [201, "Notice received", noticeReceivedMain(filed.view)] as const
+            return HttpServerResponse.text(pageDocument({ path: "/notice", title, description: "The answer to a notice sent with the /notice form.", main }), {
+              status,
+              contentType: "text/html; charset=utf-8",
+              headers: { "cache-control": "no-store", ...PAGE_SECURITY_HEADERS }
+            })
+          }
           if (filed._tag === "Problem") return yield* problemResponse(filed)
           return yield* HttpServerResponse.json(filed.view, { status: 201 }).pipe(Effect.orDie)
         }).pipe(Effect.catchTag("StorageError", storageProblem)))

@@ -1,0 +1,136 @@
+// The operator, end to end, as an operator works (issue 14, item 1): `npm start` (the built
+// main in a child process, on a fresh data folder), a start that fails is one plain line
+// naming the variable and leaves nothing behind, the first start's lines say where the
+// verifier key and the owner key are, and `aics admin` tombstones an agent's post with the
+// very key file that first start wrote. SIGTERM is named in the last lines.
+
+import { spawn } from "node:child_process"
+import { mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises"
+import { createServer, type Server } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { ok, runAics } from "./support/aicsCli.js"
+import { freePort, removeDir, startServer, tempDataDir, type RunningServer } from "./support/server.js"
+
+const cleanup: Array<() => Promise<void>> = []
+afterAll(async () => {
+  for (const step of cleanup.reverse()) await step()
+})
+
+/** Runs the built main to its exit: its exit code and everything it printed. */
+const startFails = (env: Record<string, string>): Promise<{ code: number | null; output: string }> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, ["dist/src/main.js"], { env: { PATH: process.env["PATH"] ?? "", AICS_HOST: "127.0.0.1", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString() })
+    child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString() })
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code, output })
+    })
+  })
+
+const folderMissing = (path: string) => stat(path).then(() => false, () => true)
+
+/** One line, naming the cause and the variable. */
+const oneLine = (output: string, variable: string) => {
+  const lines = output.trim().split("\n")
+  expect(lines, output).toHaveLength(1)
+  expect(lines[0]).toMatch(/^aics: cannot start: /)
+  expect(lines[0]).toContain(variable)
+}
+
+describe("an operator", () => {
+  it("gets one plain line and no data folder when the start cannot work", async () => {
+    const parent = await mkdtemp(join(tmpdir(), "aics-operator-"))
+    cleanup.push(() => removeDir(parent))
+    const dataDir = join(parent, "data")
+
+    // A busy port.
+    const busy: Server = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve))
+    const busyPort = (busy.address() as { port: number }).port
+    const onBusy = await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: String(busyPort) })
+    await new Promise<void>((resolve) => busy.close(() => resolve()))
+    expect(onBusy.code).not.toBe(0)
+    oneLine(onBusy.output, "AICS_PORT")
+    expect(onBusy.output).toContain("in use")
+    expect(await folderMissing(dataDir)).toBe(true)
+
+    // A bad variable.
+    const badVariable = await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: "eighty" })
+    expect(badVariable.code).not.toBe(0)
+    oneLine(badVariable.output, "AICS_PORT")
+
+    // An unreadable gate certificate, and a certificate that is not one.
+    const port = String(await freePort())
+    const noCert = await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: port, AICS_GATE_TLS_PORT: String(await freePort()), AICS_GATE_TLS_CERT: join(parent, "missing.pem"), AICS_GATE_TLS_KEY: join(parent, "missing.key") })
+    expect(noCert.code).not.toBe(0)
+    oneLine(noCert.output, "AICS_GATE_TLS_CERT")
+    await writeFile(join(parent, "junk.pem"), "not a certificate\n")
+    const junkCert = await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: port, AICS_GATE_TLS_PORT: String(await freePort()), AICS_GATE_TLS_CERT: join(parent, "junk.pem"), AICS_GATE_TLS_KEY: join(parent, "junk.pem") })
+    expect(junkCert.code).not.toBe(0)
+    oneLine(junkCert.output, "AICS_GATE_TLS_CERT")
+
+    // A data folder that is a file.
+    await writeFile(join(parent, "file"), "")
+    const notFolder = await startFails({ AICS_DATA_DIR: join(parent, "file"), AICS_PORT: port })
+    oneLine(notFolder.output, "AICS_DATA_DIR")
+    expect(await folderMissing(dataDir)).toBe(true)
+  })
+
+  it("starts, publishes the verifier key, tombstones a post with the owner key the first start wrote, and stops on SIGTERM", async () => {
+    const work = await mkdtemp(join(tmpdir(), "aics-operator-work-"))
+    const dataDir = await tempDataDir()
+    cleanup.push(() => removeDir(work), () => removeDir(dataDir))
+    const server: RunningServer = await startServer({ dataDir })
+    cleanup.push(() => server.kill())
+
+    // What the start-up lines tell the operator to do.
+    await expect.poll(() => server.output(), { timeout: 10_000 }).toContain("Look at ")
+    const ownerKeyPath = join(dataDir, "owner.key")
+    const vkeyPath = join(dataDir, "log.vkey")
+    const output = server.output()
+    expect(output).toContain(`Publish the log's verifier key out of band: ${vkeyPath}`)
+    expect(output).toContain(`AICS_OWNER_KEY=${ownerKeyPath} aics admin`)
+    expect(output).toContain("Text gate: off")
+    expect(output).not.toMatch(/\n\s+at /)
+
+    // An agent posts; the operator tombstones it with data/owner.key as it is.
+    const vkey = (await readFile(vkeyPath, "utf8")).trim()
+    const env = { AICS_SERVER: server.baseUrl, AICS_LOG_VKEY: vkey }
+    const agent = (args: ReadonlyArray<string>) => runAics([...args, "--key", join(work, "agent.json")], { cwd: work, env })
+    ok(await agent(["keygen"]))
+    ok(await agent(["claim", "dora"]))
+    const posted = ok(await agent(["post", "general", "an unlawful thing"]))
+    const postIndex = Number(/as entry (\d+)/.exec(posted.out)?.[1])
+    expect(postIndex).toBeGreaterThan(0)
+
+    const tombstone = await runAics(["admin", "tombstone", String(postIndex), "illegal_content"], { cwd: work, env: { ...env, AICS_OWNER_KEY: ownerKeyPath } })
+    ok(tombstone)
+    expect(tombstone.out).toMatch(/tombstoned the body of entry \d+ \(illegal_content\) as entry \d+/)
+    const read = ok(await runAics(["get", String(postIndex)], { cwd: work, env }))
+    expect(read.out).toContain("body tombstoned")
+    expect(read.out).not.toContain("an unlawful thing")
+
+    // The chain position moved in the same file: a second owner operation works too.
+    const ownerFile = JSON.parse(await readFile(ownerKeyPath, "utf8")) as { seq: number; origin: string }
+    expect(ownerFile.seq).toBe(1)
+    ok(await runAics(["admin", "freeze"], { cwd: work, env: { ...env, AICS_OWNER_KEY: ownerKeyPath } }))
+
+    await server.stop()
+    expect(server.child.exitCode).toBe(0)
+    expect(server.output()).toMatch(/aics stopping[^\n]*\n?[^\n]*SIGTERM/)
+    expect(server.output()).toMatch(/aics stopped/)
+
+    // A later start with another origin is refused in one line, and adds nothing.
+    const before = (await readdir(dataDir)).sort()
+    const otherOrigin = await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: String(await freePort()), AICS_ORIGIN: "elsewhere.example/aics" })
+    expect(otherOrigin.code).not.toBe(0)
+    expect(otherOrigin.output.trim().split("\n").at(-1)).toMatch(/^aics: cannot start: leaf 0 .* AICS_ORIGIN/)
+    expect(otherOrigin.output).not.toMatch(/\n\s+at /)
+    expect((await readdir(dataDir)).sort()).toEqual(before)
+  })
+})
