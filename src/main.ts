@@ -21,6 +21,8 @@ import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
 import { PgCoordinationLive } from "./adapters/pg/PgCoordination.js"
 import { PgDatabaseLive, PgStoresLive } from "./adapters/pg/PgStorage.js"
 import { PgTileSinkLive } from "./adapters/pg/PgTileSink.js"
+import { PgProjectionStoreLive } from "./adapters/pg/PgProjectionStore.js"
+import { SqliteProjectionStoreLive } from "./adapters/sqlite/SqliteProjectionStore.js"
 import { MemoryCoordinationLive } from "./adapters/memory/MemoryCoordination.js"
 import { HttpLive } from "./adapters/http/server.js"
 import { FsHostMetricsLive } from "./adapters/os/NodeHostMetrics.js"
@@ -47,6 +49,7 @@ import { LogWriter } from "./app/LogWriter.js"
 import { NodeRole } from "./app/NodeRole.js"
 import { Notices, NoticeRetentionLive } from "./app/Notices.js"
 import { PolicyWrites } from "./app/PolicyWrites.js"
+import { Projection } from "./app/Projection.js"
 import { Publisher } from "./app/Publisher.js"
 import { Receipts } from "./app/Receipts.js"
 import { RequestStats } from "./app/RequestStats.js"
@@ -81,9 +84,10 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
         FsStatsStoreLive(join(config.dataDir, "stats")),
         FsContributionIntentsLive(join(config.dataDir, "contributions")),
         FsHostMetricsLive(config.dataDir),
-        FsGateSecretsLive(join(config.dataDir, "gate-secrets"))
+        FsGateSecretsLive(join(config.dataDir, "gate-secrets")),
+        SqliteProjectionStoreLive(join(config.dataDir, "state.db"))
       )
-      : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir)).pipe(
+      : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir), PgProjectionStoreLive).pipe(
         Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
       ),
     FsChainOracleLive(config.contributions.ledger),
@@ -123,6 +127,8 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(SupAssetLive),
   Layer.provideMerge(Layer.mergeAll(WriteAnswers.layer, PolicyWrites.layer)),
   Layer.provideMerge(BodyLedger.layer),
+  // The views read from the projection store (state.db or PostgreSQL), folded from the log.
+  Layer.provideMerge(Projection.layer),
   Layer.provideMerge(WriteChecksLive),
   Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer)),
   Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer)),

@@ -27,6 +27,7 @@ import { Notices } from "../../app/Notices.js"
 import { Publisher } from "../../app/Publisher.js"
 import { ReadCursors } from "../../ports/ReadCursors.js"
 import { RequestStats } from "../../app/RequestStats.js"
+import { Projection } from "../../app/Projection.js"
 import { Sequencer } from "../../app/Sequencer.js"
 import { ServiceConfig } from "../../app/ServiceConfig.js"
 import { ServiceStats } from "../../app/ServiceStats.js"
@@ -87,7 +88,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
     builtWithOnly(BodyLedger, LogStatus, Sequencer, ServiceConfig)(TelemetryHandlers),
-    builtWithOnly(Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(IdentityHandlers),
+    builtWithOnly(Projection, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(IdentityHandlers),
     builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(MessagingHandlers),
     builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),
     builtWithOnly(Charter, Notices, SignedReads)(NoticesHandlers),
@@ -99,7 +100,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Charter, Clock, Publisher, ServiceConfig, TileSink)(DiscoveryDocsHandlers),
     builtWithOnly(Card, Charter, Clock, Sequencer, ServiceConfig)(GuidePagesHandlers),
     builtWithOnly(ServiceStats)(ServiceStatsHandlers),
-    builtWithOnly(BodyStore, Clock, Sequencer, ServiceStats)(DataPagesHandlers),
+    builtWithOnly(BodyStore, Clock, Projection, Sequencer, ServiceStats)(DataPagesHandlers),
     builtWithOnly(Gate, ServiceConfig)(GateHandlers)
   ])
 )

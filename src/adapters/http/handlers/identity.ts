@@ -3,11 +3,11 @@
 
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Either } from "effect"
+import { Projection } from "../../../app/Projection.js"
 import { Sequencer } from "../../../app/Sequencer.js"
 import { ReadCursors } from "../../../ports/ReadCursors.js"
 import { agentView } from "../../../domain/views/agentView.js"
 import { ansLookup } from "../../../domain/views/ansLookup.js"
-import { directoryView } from "../../../domain/views/directory.js"
 import { keyView } from "../../../domain/views/keyView.js"
 import { DIRECTORY_LIMIT, KEY_ENVELOPES_LIMIT } from "../../../domain/views/limits.js"
 import { nameView } from "../../../domain/views/nameView.js"
@@ -20,6 +20,7 @@ import { checkpointCovering, orUnavailable } from "./common.js"
 export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handlers) =>
   Effect.gen(function*() {
     const sequencer = yield* Sequencer
+    const projection = yield* Projection
     const cursors = yield* ReadCursors
     const covering = yield* checkpointCovering
 
@@ -54,8 +55,7 @@ export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handl
           return view.right
         }))
       .handle("directory", ({ urlParams }) =>
-        Effect.map(sequencer.state, (state) =>
-          directoryView(state, { q: urlParams.q, limit: urlParams.limit ?? DIRECTORY_LIMIT.default })))
+        projection.directory({ q: urlParams.q, limit: urlParams.limit ?? DIRECTORY_LIMIT.default }).pipe(orUnavailable))
       .handle("me", ({ request }) =>
         Effect.gen(function*() {
           const { keyid } = yield* signedBy(request)

@@ -1,0 +1,67 @@
+// The projection store on PostgreSQL (src/ports/ProjectionStore.ts), in the same database
+// as the log (migration 0012). Every node reads these tables; a fold step is one
+// transaction that locks the meta row (SELECT ... FOR UPDATE), checks that `folded` is the
+// step's `from`, writes the rows and moves `folded`: two nodes folding the same leaves at
+// once serialise on that row, the second finds `folded` moved and writes nothing, so the
+// tables are always the fold of exactly their first `folded` leaves. Rows are a function
+// of the leaves alone, so whichever node folds them writes the same thing.
+//
+// Search by a part of a name: LIKE '%part%' (the part's own %, _ and \ escaped), which the
+// pg_trgm GIN index answers when the server has the extension (migrations.ts).
+
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer } from "effect"
+import { ProjectionStore } from "../../ports/ProjectionStore.js"
+import { DIRECTORY_COLUMNS, directoryFields, eventsJson, type NameRow, recordOfRow } from "../projection/nameRows.js"
+import { storage, toNumber, transact } from "./pgValues.js"
+
+const likeContaining = (part: string): string => `%${part.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClient.SqlClient> = Layer.effect(
+  ProjectionStore,
+  Effect.map(SqlClient.SqlClient, (sql) =>
+    ProjectionStore.of({
+      folded: sql<{ folded: string }>`SELECT folded FROM aics_projection_meta`.pipe(
+        Effect.map((rows) => toNumber(rows[0]!.folded)),
+        storage("read folded index")
+      ),
+      commit: ({ from, upTo, names }) =>
+        transact(sql, "commit projection", Effect.gen(function*() {
+          const [meta] = yield* sql<{ folded: string }>`SELECT folded FROM aics_projection_meta FOR UPDATE`
+          if (toNumber(meta!.folded) !== from) return false
+          for (const record of names) {
+            yield* sql`INSERT INTO aics_projection_names (name, claim_index, tier, kid, kid_index, x25519, x25519_index, recovery, events)
+              VALUES (${record.name}, ${record.claimIndex}, ${record.tier}, ${record.kid}, ${record.kidIndex}, ${record.x25519},
+                ${record.x25519Index}, ${record.recovery}, ${eventsJson(record)}::jsonb)
+              ON CONFLICT (name) DO UPDATE SET tier = EXCLUDED.tier, kid = EXCLUDED.kid, kid_index = EXCLUDED.kid_index,
+                x25519 = EXCLUDED.x25519, x25519_index = EXCLUDED.x25519_index, events = EXCLUDED.events`
+          }
+          yield* sql`UPDATE aics_projection_meta SET folded = ${upTo}`
+          return true
+        })),
+      names: (list) =>
+        list.length === 0
+          ? Effect.succeed(new Map())
+          : sql<NameRow>`SELECT name, claim_index, tier, kid, kid_index, x25519, x25519_index, recovery, events::text AS events
+              FROM aics_projection_names WHERE name IN ${sql.in(list)}`.pipe(
+              Effect.map((rows) => new Map(rows.map((row) => [row.name, recordOfRow(row)]))),
+              storage("read names")
+            ),
+      directory: ({ part, after, limit }) =>
+        (part === undefined || part === ""
+          ? sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
+              WHERE claim_index > ${after ?? -1} ORDER BY claim_index LIMIT ${limit + 1}`
+          : sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
+              WHERE claim_index > ${after ?? -1} AND name LIKE ${likeContaining(part)} ORDER BY claim_index LIMIT ${limit + 1}`).pipe(
+          Effect.map((rows) => ({
+            names: rows.slice(0, limit).map((row) => directoryFields(recordOfRow(row))),
+            truncated: rows.length > limit
+          })),
+          storage("read directory")
+        ),
+      reset: transact(sql, "reset projection", Effect.zipRight(
+        sql`DELETE FROM aics_projection_names`,
+        sql`UPDATE aics_projection_meta SET folded = 0`
+      ))
+    }))
+)

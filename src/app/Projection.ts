@@ -1,0 +1,85 @@
+// The views that read the projection store (issue 12, "Projections in an indexed store"),
+// kept in step with the log. HTTP handlers read these views through this service
+// (Projection.directory ...), not through the store or the sequencer's in-memory state:
+// where a view's data lives is this service's business.
+//
+// When the store folds (projectionFold.ts says how): at start, up to the log's size before
+// the service listens: the tail after what state.db had folded, or the whole log when
+// state.db is new or was damaged (a rebuild, with progress lines in the log output); then,
+// so that this view is never behind the state the other views read, each read first folds
+// what the sequencer committed since (usually nothing: a fiber also folds every half second).
+//
+// A store ahead of the log (its folded index beyond the log's size: a state.db of another
+// log, or a log restored from an older copy) is reported loudly and rebuilt from the log.
+// A leaf the fold cannot apply (the projection lacks a name the log says exists) is an
+// error the reads surface (503), never a silent answer.
+
+import { Context, Duration, Effect, Layer, Schedule } from "effect"
+import { directoryPart, directoryViewOfPage, type DirectoryQuery, type DirectoryView } from "../domain/views/directory.js"
+import { Clock } from "../ports/Clock.js"
+import type { Crypto } from "../ports/Crypto.js"
+import type { LogStore } from "../ports/LogStore.js"
+import { ProjectionStore } from "../ports/ProjectionStore.js"
+import type { StorageError } from "../ports/StorageError.js"
+import { foldProjectionTo } from "./projectionFold.js"
+import { Sequencer } from "./Sequencer.js"
+
+/** A progress line at least this often while a fold at start is long (a rebuild). */
+const PROGRESS_EVERY_MS = 5_000
+
+export class Projection extends Context.Tag("aics/Projection")<Projection, {
+  /** GET /v2/directory and /directory: names in claim order, `q` answered from the index. */
+  readonly directory: (query: DirectoryQuery) => Effect.Effect<DirectoryView, StorageError>
+  /** Leaves the projection has folded (at least what the sequencer committed when it was asked). */
+  readonly folded: Effect.Effect<number, StorageError>
+}>() {
+  static readonly layer = Layer.scoped(Projection, Effect.gen(function*() {
+    const store = yield* ProjectionStore
+    const sequencer = yield* Sequencer
+    const clock = yield* Clock
+    const context = yield* Effect.context<ProjectionStore | LogStore | Crypto>()
+    const lock = yield* Effect.makeSemaphore(1)
+    /** What this process last saw folded: a lower bound of the store's `folded`. */
+    let known = 0
+
+    const foldTo = (size: number, progress?: (folded: number) => Effect.Effect<void>) =>
+      known >= size ? Effect.void : lock.withPermits(1)(Effect.suspend(() =>
+        known >= size ? Effect.void : Effect.map(foldProjectionTo(size, progress), (folded) => void (known = folded))
+      )).pipe(Effect.provide(context))
+
+    const committedSize = Effect.map(sequencer.state, (state) => state.size)
+    const current = Effect.flatMap(committedSize, (size) => foldTo(size))
+
+    // The start: a store ahead of the log is rebuilt; then the tail (or all) is folded.
+    const size = yield* committedSize
+    const folded = yield* store.folded
+    if (folded > size) {
+      yield* Effect.logError(`state.db has folded ${folded} leaves but the log holds ${size}: it is not this log's projection; rebuilding it from the log`)
+      yield* store.reset
+    }
+    const from = Math.min(folded, size)
+    if (from < size) {
+      yield* Effect.logInfo(`projection: folding leaves ${from} to ${size} of the log${from === 0 ? " (a new or rebuilt projection)" : ""}`)
+      let lastLine = yield* clock.nowMillis
+      yield* foldTo(size, (done) => Effect.flatMap(clock.nowMillis, (now) => {
+        if (now - lastLine < PROGRESS_EVERY_MS) return Effect.void
+        lastLine = now
+        return Effect.logInfo(`projection: folded ${done} of ${size} leaves`)
+      }))
+      yield* Effect.logInfo(`projection: folded all ${size} leaves`)
+    }
+
+    yield* Effect.forkScoped(current.pipe(
+      Effect.catchAll((error) => Effect.logError("the projection could not fold the log", error)),
+      Effect.repeat(Schedule.spaced(Duration.millis(500)))
+    ))
+
+    return {
+      directory: (query) =>
+        Effect.zipRight(current, store.directory({ part: directoryPart(query.q), limit: query.limit })).pipe(
+          Effect.map((page) => directoryViewOfPage(query, page))
+        ),
+      folded: Effect.zipRight(current, store.folded)
+    }
+  }))
+}
