@@ -1,5 +1,5 @@
 // The views that read the projection store (issue 12, "Projections in an indexed store"),
-// kept in step with the log. HTTP handlers read these views through this service
+// kept in step with the log: the directory, the name view and the ANS lookup. HTTP handlers read these views through this service
 // (Projection.directory ...), not through the store or the sequencer's in-memory state:
 // where a view's data lives is this service's business.
 //
@@ -14,8 +14,11 @@
 // A leaf the fold cannot apply (the projection lacks a name the log says exists) is an
 // error the reads surface (503), never a silent answer.
 
-import { Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Context, Duration, Effect, type Either, Layer, Schedule } from "effect"
+import { ansLookupOf, type AnsProblem, type AnsView } from "../domain/views/ansLookup.js"
 import { directoryPart, directoryViewOfPage, type DirectoryQuery, type DirectoryView } from "../domain/views/directory.js"
+import { nameOfHandle } from "../domain/views/handles.js"
+import { nameViewOfLookup, type NameView, type NameViewProblem } from "../domain/views/nameView.js"
 import { Clock } from "../ports/Clock.js"
 import type { Crypto } from "../ports/Crypto.js"
 import type { LogStore } from "../ports/LogStore.js"
@@ -30,6 +33,10 @@ const PROGRESS_EVERY_MS = 5_000
 export class Projection extends Context.Tag("aics/Projection")<Projection, {
   /** GET /v2/directory and /directory: names in claim order, `q` answered from the index. */
   readonly directory: (query: DirectoryQuery) => Effect.Effect<DirectoryView, StorageError>
+  /** GET /v2/names/{name}: the name a handle designates, its keys and key events. */
+  readonly name: (handle: string) => Effect.Effect<Either.Either<NameView, NameViewProblem>, StorageError>
+  /** GET /v2/ans/lookup/{handle}: the current keys of the name a handle designates. */
+  readonly ans: (handle: string) => Effect.Effect<Either.Either<AnsView, AnsProblem>, StorageError>
   /** Leaves the projection has folded (at least what the sequencer committed when it was asked). */
   readonly folded: Effect.Effect<number, StorageError>
 }>() {
@@ -74,7 +81,17 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
       Effect.repeat(Schedule.spaced(Duration.millis(500)))
     ))
 
+    /** The name a handle designates (leaf 0 says the instance's domain), and its record if claimed. */
+    const lookup = (handle: string) => Effect.gen(function*() {
+      yield* current
+      const name = nameOfHandle(yield* sequencer.state, handle)
+      const record = name === undefined ? undefined : (yield* store.names([name])).get(name)
+      return { name, record }
+    })
+
     return {
+      name: (handle) => Effect.map(lookup(handle), ({ name, record }) => nameViewOfLookup(name, record)),
+      ans: (handle) => Effect.map(lookup(handle), ({ name, record }) => ansLookupOf(handle, name, record)),
       directory: (query) =>
         Effect.zipRight(current, store.directory({ part: directoryPart(query.q), limit: query.limit })).pipe(
           Effect.map((page) => directoryViewOfPage(query, page))

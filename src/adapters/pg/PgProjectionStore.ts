@@ -12,7 +12,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { ProjectionStore } from "../../ports/ProjectionStore.js"
-import { DIRECTORY_COLUMNS, directoryFields, eventsJson, type NameRow, recordOfRow } from "../projection/nameRows.js"
+import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { storage, toNumber, transact } from "./pgValues.js"
 
 const likeContaining = (part: string): string => `%${part.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
@@ -29,10 +29,8 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
         transact(sql, "commit projection", Effect.gen(function*() {
           const [meta] = yield* sql<{ folded: string }>`SELECT folded FROM aics_projection_meta FOR UPDATE`
           if (toNumber(meta!.folded) !== from) return false
-          for (const record of names) {
-            yield* sql`INSERT INTO aics_projection_names (name, claim_index, tier, kid, kid_index, x25519, x25519_index, recovery, events)
-              VALUES (${record.name}, ${record.claimIndex}, ${record.tier}, ${record.kid}, ${record.kidIndex}, ${record.x25519},
-                ${record.x25519Index}, ${record.recovery}, ${eventsJson(record)}::jsonb)
+          for (const run of runsOf(names, ROWS_PER_INSERT)) {
+            yield* sql`INSERT INTO aics_projection_names ${sql.insert(run.map(rowOfRecord))}
               ON CONFLICT (name) DO UPDATE SET tier = EXCLUDED.tier, kid = EXCLUDED.kid, kid_index = EXCLUDED.kid_index,
                 x25519 = EXCLUDED.x25519, x25519_index = EXCLUDED.x25519_index, events = EXCLUDED.events`
           }

@@ -38,5 +38,25 @@ export const directoryFields = ({ events: _events, ...fields }: NameRecord): Omi
 
 export const eventsJson = (record: NameRecord): string => JSON.stringify(Chunk.toReadonlyArray(record.events))
 
+/** The record as the row an INSERT writes (one multi-row INSERT per fold step). */
+export const rowOfRecord = (record: NameRecord) => ({
+  name: record.name,
+  claim_index: record.claimIndex,
+  tier: record.tier,
+  kid: record.kid,
+  kid_index: record.kidIndex,
+  x25519: record.x25519,
+  x25519_index: record.x25519Index,
+  recovery: record.recovery,
+  events: eventsJson(record)
+})
+
+/** Rows per INSERT: far below either database's limit of bound parameters. */
+export const ROWS_PER_INSERT = 1024
+
+/** The array in runs of at most `size`. */
+export const runsOf = <A>(items: ReadonlyArray<A>, size: number): ReadonlyArray<ReadonlyArray<A>> =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size))
+
 /** The columns a directory page reads. */
 export const DIRECTORY_COLUMNS = "name, tier, kid, kid_index, x25519, x25519_index, recovery, claim_index"

@@ -27,7 +27,7 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { Cause, Effect, Layer } from "effect"
 import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import { StorageError } from "../../ports/StorageError.js"
-import { DIRECTORY_COLUMNS, directoryFields, eventsJson, type NameRow, recordOfRow } from "../projection/nameRows.js"
+import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 
 const SCHEMA = [
   "PRAGMA synchronous = NORMAL",
@@ -80,14 +80,13 @@ const storeOnClient = Effect.gen(function*() {
       sql.withTransaction(Effect.gen(function*() {
         const [meta] = yield* sql<{ folded: number }>`SELECT folded FROM projection_meta`
         if (meta!.folded !== from) return false
-        for (const record of names) {
-          yield* sql`INSERT INTO names (name, claim_index, tier, kid, kid_index, x25519, x25519_index, recovery, events)
-            VALUES (${record.name}, ${record.claimIndex}, ${record.tier}, ${record.kid}, ${record.kidIndex}, ${record.x25519},
-              ${record.x25519Index}, ${record.recovery}, ${eventsJson(record)})
+        for (const run of runsOf(names, ROWS_PER_INSERT)) {
+          yield* sql`INSERT INTO names ${sql.insert(run.map(rowOfRecord))}
             ON CONFLICT (name) DO UPDATE SET tier = excluded.tier, kid = excluded.kid, kid_index = excluded.kid_index,
               x25519 = excluded.x25519, x25519_index = excluded.x25519_index, events = excluded.events`
           // A name is claimed once: the leaves of this step claimed it iff its claim is among them.
-          if (record.claimIndex >= from) yield* sql`INSERT INTO names_fts (rowid, name) VALUES (${record.claimIndex}, ${record.name})`
+          const claimed = run.filter((record) => record.claimIndex >= from).map((record) => ({ rowid: record.claimIndex, name: record.name }))
+          if (claimed.length > 0) yield* sql`INSERT INTO names_fts ${sql.insert(claimed)}`
         }
         yield* sql`UPDATE projection_meta SET folded = ${upTo}`
         return true
