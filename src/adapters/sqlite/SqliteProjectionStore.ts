@@ -13,9 +13,11 @@
 // Search (issue 12, "Search that is indexed"): names_fts is an FTS5 table with the trigram
 // tokenizer whose rowid is the name's claim index, so a part of three characters or more is
 // answered from the trigram index, in claim order (FTS5 walks its rowids in order and stops
-// at the limit). A part of one or two characters has no trigram: it is answered by walking
-// the names in claim order and stopping at the limit, which is quick exactly when such a
-// short part matches many names.
+// at the limit). A part of two characters is in a name exactly when one of the name's
+// trigrams begins or ends with it (names have three characters or more, docs/spec/profile.md
+// section 2), so it is answered from the same index as the OR of those trigrams over the
+// names' alphabet. A part of one character is answered by walking the names in claim order
+// and stopping at the limit, quick exactly when it matches many names.
 //
 // A state.db that cannot be opened or read (damaged, not a database) is moved aside, with a
 // loud log line, and a new one is created: the app then rebuilds it from the log (app
@@ -101,10 +103,11 @@ const storeOnClient = Effect.gen(function*() {
       const rows = part === undefined || part === ""
         ? sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM names
             WHERE claim_index > ${from} ORDER BY claim_index LIMIT ${limit + 1}`
-        : part.length >= TRIGRAM
+        : part.length >= TRIGRAM - 1
         ? sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS.split(", ").map((c) => `n.${c}`).join(", "))}
             FROM names_fts f JOIN names n ON n.claim_index = f.rowid
-            WHERE names_fts MATCH ${trigramPhrase(part)} AND f.rowid > ${from} ORDER BY f.rowid LIMIT ${limit + 1}`
+            WHERE names_fts MATCH ${part.length >= TRIGRAM ? trigramPhrase(part) : trigramsAround(part)} AND f.rowid > ${from}
+            ORDER BY f.rowid LIMIT ${limit + 1}`
         : sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM names
             WHERE claim_index > ${from} AND instr(name, ${part}) > 0 ORDER BY claim_index LIMIT ${limit + 1}`
       return rows.pipe(
@@ -125,6 +128,13 @@ const storeOnClient = Effect.gen(function*() {
 
 /** An FTS5 phrase that matches the part as a substring (a phrase, quotes doubled). */
 const trigramPhrase = (part: string): string => `"${part.replaceAll("\"", "\"\"")}"`
+
+/** The characters of names (docs/spec/profile.md section 2). */
+const NAME_ALPHABET = [..."abcdefghijklmnopqrstuvwxyz0123456789-"]
+
+/** An FTS5 query for every trigram a name can hold the two-character part in. */
+const trigramsAround = (part: string): string =>
+  NAME_ALPHABET.flatMap((c) => [trigramPhrase(`${c}${part}`), trigramPhrase(`${part}${c}`)]).join(" OR ")
 
 const openAt = (filename: string) => Layer.effect(ProjectionStore, storeOnClient).pipe(Layer.provide(SqliteClient.layer({ filename })))
 
