@@ -111,7 +111,7 @@ const fill = (store: typeof ProjectionStore.Service, size: number) =>
       const to = Math.min(size, from + STEP)
       const names = Array.from({ length: to - from }, (_, k) => recordAt(from + k))
       const upTo = claimIndex(to - 1) + 1
-      yield* store.commit({ from: folded, upTo, names })
+      yield* store.commit({ from: folded, upTo, lastLeaf: new Uint8Array(32), names })
       folded = upTo
     }
     return performance.now() - t0

@@ -9,8 +9,10 @@
 // so that this view is never behind the state the other views read, each read first folds
 // what the sequencer committed since (usually nothing: a fiber also folds every half second).
 //
-// A store ahead of the log (its folded index beyond the log's size: a state.db of another
-// log, or a log restored from an older copy) is reported loudly and rebuilt from the log.
+// A store that is not a fold of this log is reported loudly and rebuilt from the log: one
+// that has folded more leaves than the log holds (a log restored from an older copy), or
+// whose last folded leaf, which it records, is not the log's leaf at that index (a
+// state.db of another log). Checking one leaf hash costs the same at any size.
 // A leaf the fold cannot apply (the projection lacks a name the log says exists) is an
 // error the reads surface (503), never a silent answer.
 
@@ -20,8 +22,10 @@ import { directoryPart, directoryViewOfPage, type DirectoryQuery, type Directory
 import { nameOfHandle } from "../domain/views/handles.js"
 import { nameViewOfLookup, type NameView, type NameViewProblem } from "../domain/views/nameView.js"
 import { Clock } from "../ports/Clock.js"
-import type { Crypto } from "../ports/Crypto.js"
-import type { LogStore } from "../ports/LogStore.js"
+import { equal } from "../domain/bytes.js"
+import { makeTreeHasher } from "../domain/tlog/hasher.js"
+import { Crypto } from "../ports/Crypto.js"
+import { LogStore } from "../ports/LogStore.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
 import type { StorageError } from "../ports/StorageError.js"
 import { foldProjectionTo } from "./projectionFold.js"
@@ -45,6 +49,9 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
     const sequencer = yield* Sequencer
     const clock = yield* Clock
     const context = yield* Effect.context<ProjectionStore | LogStore | Crypto>()
+    const hasher = makeTreeHasher(Context.get(context, Crypto).sha256)
+    const leafHashAt = (index: number) =>
+      Effect.map(Context.get(context, LogStore).readEntries(index, index + 1), ([leaf]) => hasher.leafHash(leaf!))
     const lock = yield* Effect.makeSemaphore(1)
     /** What this process last saw folded: a lower bound of the store's `folded`. */
     let known = 0
@@ -59,12 +66,18 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
 
     // The start: a store ahead of the log is rebuilt; then the tail (or all) is folded.
     const size = yield* committedSize
-    const folded = yield* store.folded
-    if (folded > size) {
-      yield* Effect.logError(`state.db has folded ${folded} leaves but the log holds ${size}: it is not this log's projection; rebuilding it from the log`)
+    let folded = yield* store.folded
+    const foreign = folded > size
+      ? `it has folded ${folded} leaves but the log holds ${size}`
+      : folded > 0 && !equal((yield* store.lastLeaf) ?? new Uint8Array(0), yield* leafHashAt(folded - 1))
+      ? `its leaf ${folded - 1} is not the log's`
+      : undefined
+    if (foreign !== undefined) {
+      yield* Effect.logError(`state.db is not a projection of this log (${foreign}); rebuilding it from the log`)
       yield* store.reset
+      folded = 0
     }
-    const from = Math.min(folded, size)
+    const from = folded
     if (from < size) {
       yield* Effect.logInfo(`projection: folding leaves ${from} to ${size} of the log${from === 0 ? " (a new or rebuilt projection)" : ""}`)
       let lastLine = yield* clock.nowMillis

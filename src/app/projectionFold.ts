@@ -9,6 +9,7 @@
 // PostgreSQL every node may fold): the fold goes on from where the store now is.
 
 import { Effect, Either } from "effect"
+import { makeTreeHasher } from "../domain/tlog/hasher.js"
 import { decodeLeaf, type AcceptedEntry } from "../domain/write/applyEntry.js"
 import { foldNames, nameChangedBy } from "../domain/write/nameProjection.js"
 import { Crypto } from "../ports/Crypto.js"
@@ -35,7 +36,7 @@ const foldStep = (from: number, to: number) => Effect.gen(function*() {
   const slice = yield* store.names([...new Set(entries.map((entry) => nameChangedBy(entry)!))])
   const names = foldNames(slice, entries)
   if (Either.isLeft(names)) return yield* foldError(`the projection disagrees with the log at leaf ${names.left.index}: ${names.left.reason}`)
-  return yield* store.commit({ from, upTo: to, names: names.right })
+  return yield* store.commit({ from, upTo: to, lastLeaf: makeTreeHasher(sha256).leafHash(leaves.at(-1)!), names: names.right })
 })
 
 /**

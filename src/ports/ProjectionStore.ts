@@ -13,15 +13,16 @@
 // LogState-shaped (NameRecord), so the pure domain folds it (write/nameProjection.ts).
 //
 // Contract (test/ports/ProjectionStore.contract.ts):
-//   - an empty store has folded 0 and no names;
-//   - commit({ from, upTo, names }) applies only when from equals folded: it upserts the
-//     records and sets folded to upTo, all or nothing, and answers true; when from is not
+//   - an empty store has folded 0, no last leaf and no names;
+//   - commit({ from, upTo, lastLeaf, names }) applies only when from equals folded: it
+//     upserts the records, sets folded to upTo and the last leaf's hash, all or nothing, and
+//     answers true; when from is not
 //     folded it changes nothing and answers false (another writer folded those leaves, or
 //     the caller's view of the store is stale): folding is idempotent across processes;
 //   - names(list) answers the records of the listed names that are claimed, events in order;
 //   - directory pages names in claim order after `after` (a claim index, exclusive), only
 //     names containing `part` when given, at most `limit`, and says whether more match;
-//   - reset empties the store (folded 0): the start of a rebuild;
+//   - reset empties the store (folded 0, no last leaf): the start of a rebuild;
 //   - a durable adapter answers the same after a reopen.
 
 import type { Effect } from "effect"
@@ -48,6 +49,8 @@ export interface DirectorySearch {
 export interface ProjectionCommit {
   readonly from: number
   readonly upTo: number
+  /** The leaf hash of leaf upTo - 1: which log the store is a fold of (checked at start). */
+  readonly lastLeaf: Uint8Array
   /** Every name the leaves changed, as it stands after them. */
   readonly names: ReadonlyArray<NameRecord>
 }
@@ -55,6 +58,8 @@ export interface ProjectionCommit {
 export class ProjectionStore extends Context.Tag("aics/ProjectionStore")<ProjectionStore, {
   /** Leaves folded: the index of the next leaf to fold. */
   readonly folded: Effect.Effect<number, StorageError>
+  /** The leaf hash of the last leaf folded (leaf folded - 1), or null when none is. */
+  readonly lastLeaf: Effect.Effect<Uint8Array | null, StorageError>
   /** Applies one fold step iff `from` is folded; answers whether it did. */
   readonly commit: (step: ProjectionCommit) => Effect.Effect<boolean, StorageError>
   /** The records of the listed names that are claimed (the slice a fold step starts from). */

@@ -5,9 +5,10 @@
 //   - SIGKILL while claims are being written, then a restart: every acknowledged claim is
 //     in the directory, and the directory equals the name views (a fresh fold of the log);
 //   - a deleted state.db is rebuilt from the log at start, saying so, and a damaged one is
-//     moved aside and rebuilt: the directory answers the same.
+//     moved aside and rebuilt, and so is the state.db of another log: the directory answers
+//     the same.
 
-import { writeFile, rm } from "node:fs/promises"
+import { copyFile, rm, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeAgent, type TestAgent } from "../support/agents.js"
@@ -120,5 +121,25 @@ describe("the directory from state.db", () => {
     expect(server!.output()).toContain("state.db cannot be used")
     expect(await json("/v2/directory?limit=500")).toEqual(before)
     expect((await json("/v2/directory?q=crash")).names.length).toBe(before.names.filter((n: any) => n.name.includes("crash")).length)
+  })
+
+  it("rebuilds the state.db of another log", async () => {
+    const before = await json("/v2/directory?limit=500")
+    const otherDir = await tempDataDir()
+    try {
+      const other = await startServer({ dataDir: otherDir })
+      const stranger = makeAgent(`projection restart ${Date.now()} stranger`)
+      expect((await sendEntry(other, ORIGIN, "/v2/entries", stranger, "claim", claimPayload("stranger", stranger))).status).toBe(202)
+      await other.stop()
+      await server!.stop()
+      for (const suffix of ["", "-wal", "-shm"]) await rm(join(dataDir, `state.db${suffix}`), { force: true })
+      await copyFile(join(otherDir, "state.db"), join(dataDir, "state.db"))
+    } finally {
+      await removeDir(otherDir)
+    }
+    await start()
+    expect(server!.output()).toContain("state.db is not a projection of this log")
+    expect(await json("/v2/directory?limit=500")).toEqual(before)
+    expect((await json("/v2/directory?q=stranger")).names).toEqual([])
   })
 })

@@ -37,6 +37,9 @@ const secretName = (name: string, claimIndex: number): NameRecord => ({
   events: Chunk.of({ type: "claim", index: claimIndex, logged: 5, signer: "did:key:zPolicy", kid: "did:key:zPolicy", x25519: "", recovery: null })
 })
 
+/** A stand-in leaf hash for the leaf before `size`. */
+export const leafAt = (size: number): Uint8Array => new Uint8Array(32).fill(size % 251)
+
 const withoutEvents = ({ events: _events, ...fields }: NameRecord) => fields
 
 export const projectionStoreContract = (name: string, adapter: ProjectionStoreUnderTest): void => {
@@ -46,6 +49,7 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
         const layer = yield* adapter.fresh
         yield* withStore(layer, (store) => Effect.gen(function*() {
           expect(yield* store.folded).toBe(0)
+          expect(yield* store.lastLeaf).toBe(null)
           expect((yield* store.names(["alice"])).size).toBe(0)
           expect(yield* store.directory({ limit: 10 })).toEqual({ names: [], truncated: false })
           expect(yield* store.directory({ part: "ali", limit: 10 })).toEqual({ names: [], truncated: false })
@@ -58,21 +62,23 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
         const alice = claimed("alice", 1)
         const bob = claimed("bob-agent", 3)
         yield* withStore(layer, (store) => Effect.gen(function*() {
-          expect(yield* store.commit({ from: 0, upTo: 4, names: [alice, bob] })).toBe(true)
+          expect(yield* store.commit({ from: 0, upTo: 4, lastLeaf: leafAt(4), names: [alice, bob] })).toBe(true)
           // A stale or repeated step changes nothing.
-          expect(yield* store.commit({ from: 0, upTo: 4, names: [claimed("alice", 1, 2)] })).toBe(false)
-          expect(yield* store.commit({ from: 5, upTo: 6, names: [claimed("carol", 5)] })).toBe(false)
+          expect(yield* store.commit({ from: 0, upTo: 4, lastLeaf: leafAt(4), names: [claimed("alice", 1, 2)] })).toBe(false)
+          expect(yield* store.commit({ from: 5, upTo: 6, lastLeaf: leafAt(6), names: [claimed("carol", 5)] })).toBe(false)
           expect(yield* store.folded).toBe(4)
+          expect(yield* store.lastLeaf).toEqual(leafAt(4))
         }))
         yield* withStore(layer, (store) => Effect.gen(function*() {
           expect(yield* store.folded).toBe(4)
+          expect(yield* store.lastLeaf).toEqual(leafAt(4))
           const slice = yield* store.names(["alice", "bob-agent", "nobody"])
           expect([...slice.keys()].sort()).toEqual(["alice", "bob-agent"])
           expect(slice.get("alice")).toEqual(alice)
           expect(slice.get("bob-agent")).toEqual(bob)
           // A later step updates a name in place: the rotation and its event, same claim place.
           const rotated = claimed("alice", 1, 4)
-          expect(yield* store.commit({ from: 4, upTo: 6, names: [rotated, secretName("zed", 5)] })).toBe(true)
+          expect(yield* store.commit({ from: 4, upTo: 6, lastLeaf: leafAt(6), names: [rotated, secretName("zed", 5)] })).toBe(true)
           expect((yield* store.names(["alice"])).get("alice")).toEqual(rotated)
           expect((yield* store.names(["zed"])).get("zed")).toEqual(secretName("zed", 5))
           expect((yield* store.directory({ limit: 10 })).names).toEqual([withoutEvents(rotated), withoutEvents(bob), withoutEvents(secretName("zed", 5))])
@@ -86,8 +92,8 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
         const names = Array.from({ length: 40 }, (_, i) => claimed(`agent-${String(i).padStart(2, "0")}${i % 3 === 0 ? "-fox" : ""}`, 10 + 2 * i))
         yield* withStore(layer, (store) => Effect.gen(function*() {
           // Two steps, the second claims and rotates.
-          expect(yield* store.commit({ from: 0, upTo: 50, names: names.slice(0, 20) })).toBe(true)
-          expect(yield* store.commit({ from: 50, upTo: 200, names: [...names.slice(20), claimed(names[3]!.name, names[3]!.claimIndex, 150)] })).toBe(true)
+          expect(yield* store.commit({ from: 0, upTo: 50, lastLeaf: leafAt(50), names: names.slice(0, 20) })).toBe(true)
+          expect(yield* store.commit({ from: 50, upTo: 200, lastLeaf: leafAt(200), names: [...names.slice(20), claimed(names[3]!.name, names[3]!.claimIndex, 150)] })).toBe(true)
           const all = names.map((r, i) => withoutEvents(i === 3 ? claimed(r.name, r.claimIndex, 150) : r))
 
           const first = yield* store.directory({ limit: 15 })
@@ -115,13 +121,14 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
       Effect.gen(function*() {
         const layer = yield* adapter.fresh
         yield* withStore(layer, (store) => Effect.gen(function*() {
-          expect(yield* store.commit({ from: 0, upTo: 3, names: [claimed("alice", 1)] })).toBe(true)
+          expect(yield* store.commit({ from: 0, upTo: 3, lastLeaf: leafAt(3), names: [claimed("alice", 1)] })).toBe(true)
           yield* store.reset
           expect(yield* store.folded).toBe(0)
+          expect(yield* store.lastLeaf).toBe(null)
           expect((yield* store.names(["alice"])).size).toBe(0)
           expect(yield* store.directory({ part: "ali", limit: 10 })).toEqual({ names: [], truncated: false })
           // The same leaves fold again from 0.
-          expect(yield* store.commit({ from: 0, upTo: 3, names: [claimed("alice", 1)] })).toBe(true)
+          expect(yield* store.commit({ from: 0, upTo: 3, lastLeaf: leafAt(3), names: [claimed("alice", 1)] })).toBe(true)
           expect((yield* store.directory({ part: "alice", limit: 10 })).names).toEqual([withoutEvents(claimed("alice", 1))])
         }))
       }))

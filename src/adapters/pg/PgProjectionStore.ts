@@ -7,13 +7,14 @@
 // of the leaves alone, so whichever node folds them writes the same thing.
 //
 // Search by a part of a name: LIKE '%part%' (the part's own %, _ and \ escaped), which the
-// pg_trgm GIN index answers when the server has the extension (migrations.ts).
+// pg_trgm GIN index answers when the server has the extension (migrations.ts) and the part
+// has a trigram (three characters or more); a shorter part walks the claim order.
 
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
-import { storage, toNumber, transact } from "./pgValues.js"
+import { storage, toBytes, toNumber, transact } from "./pgValues.js"
 
 const likeContaining = (part: string): string => `%${part.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
@@ -25,7 +26,11 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
         Effect.map((rows) => toNumber(rows[0]!.folded)),
         storage("read folded index")
       ),
-      commit: ({ from, upTo, names }) =>
+      lastLeaf: sql<{ last_leaf: Uint8Array | null }>`SELECT last_leaf FROM aics_projection_meta`.pipe(
+        Effect.map((rows) => (rows[0]!.last_leaf === null ? null : toBytes(rows[0]!.last_leaf))),
+        storage("read folded index")
+      ),
+      commit: ({ from, upTo, lastLeaf, names }) =>
         transact(sql, "commit projection", Effect.gen(function*() {
           const [meta] = yield* sql<{ folded: string }>`SELECT folded FROM aics_projection_meta FOR UPDATE`
           if (toNumber(meta!.folded) !== from) return false
@@ -34,7 +39,7 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
               ON CONFLICT (name) DO UPDATE SET tier = EXCLUDED.tier, kid = EXCLUDED.kid, kid_index = EXCLUDED.kid_index,
                 x25519 = EXCLUDED.x25519, x25519_index = EXCLUDED.x25519_index, events = EXCLUDED.events`
           }
-          yield* sql`UPDATE aics_projection_meta SET folded = ${upTo}`
+          yield* sql`UPDATE aics_projection_meta SET folded = ${upTo}, last_leaf = ${lastLeaf}`
           return true
         })),
       names: (list) =>
@@ -49,8 +54,15 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
         (part === undefined || part === ""
           ? sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
               WHERE claim_index > ${after ?? -1} ORDER BY claim_index LIMIT ${limit + 1}`
-          : sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
-              WHERE claim_index > ${after ?? -1} AND name LIKE ${likeContaining(part)} ORDER BY claim_index LIMIT ${limit + 1}`).pipe(
+          : part.length < 3
+          ? sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
+              WHERE claim_index > ${after ?? -1} AND name LIKE ${likeContaining(part)} ORDER BY claim_index LIMIT ${limit + 1}`
+          // OFFSET 0 keeps the planner from walking the claim order with the LIKE as a filter
+          // (a whole-table scan for a rare part): the matches come from the trigram index, then
+          // the first of them in claim order.
+          : sql<NameRow>`SELECT * FROM (SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
+              WHERE claim_index > ${after ?? -1} AND name LIKE ${likeContaining(part)} OFFSET 0) AS matching
+              ORDER BY claim_index LIMIT ${limit + 1}`).pipe(
           Effect.map((rows) => ({
             names: rows.slice(0, limit).map((row) => directoryFields(recordOfRow(row))),
             truncated: rows.length > limit
@@ -59,7 +71,7 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
         ),
       reset: transact(sql, "reset projection", Effect.zipRight(
         sql`DELETE FROM aics_projection_names`,
-        sql`UPDATE aics_projection_meta SET folded = 0`
+        sql`UPDATE aics_projection_meta SET folded = 0, last_leaf = NULL`
       ))
     }))
 )

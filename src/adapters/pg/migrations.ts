@@ -167,7 +167,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0012_projection_names": statements(
     `CREATE TABLE aics_projection_meta (
       only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
-      folded bigint NOT NULL CHECK (folded >= 0)
+      folded bigint NOT NULL CHECK (folded >= 0),
+      last_leaf bytea CHECK (octet_length(last_leaf) = 32)
     )`,
     `INSERT INTO aics_projection_meta (only_row, folded) VALUES (true, 0)`,
     `CREATE TABLE aics_projection_names (

@@ -35,7 +35,8 @@ const SCHEMA = [
   "PRAGMA synchronous = NORMAL",
   `CREATE TABLE IF NOT EXISTS projection_meta (
     only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
-    folded INTEGER NOT NULL CHECK (folded >= 0)
+    folded INTEGER NOT NULL CHECK (folded >= 0),
+    last_leaf BLOB
   )`,
   "INSERT OR IGNORE INTO projection_meta (only_row, folded) VALUES (1, 0)",
   `CREATE TABLE IF NOT EXISTS names (
@@ -78,7 +79,11 @@ const storeOnClient = Effect.gen(function*() {
 
   return ProjectionStore.of({
     folded,
-    commit: ({ from, upTo, names }) =>
+    lastLeaf: sql<{ last_leaf: Uint8Array | null }>`SELECT last_leaf FROM projection_meta`.pipe(
+      Effect.map((rows) => (rows[0]!.last_leaf === null ? null : new Uint8Array(rows[0]!.last_leaf))),
+      storage("read folded index")
+    ),
+    commit: ({ from, upTo, lastLeaf, names }) =>
       sql.withTransaction(Effect.gen(function*() {
         const [meta] = yield* sql<{ folded: number }>`SELECT folded FROM projection_meta`
         if (meta!.folded !== from) return false
@@ -90,7 +95,7 @@ const storeOnClient = Effect.gen(function*() {
           const claimed = run.filter((record) => record.claimIndex >= from).map((record) => ({ rowid: record.claimIndex, name: record.name }))
           if (claimed.length > 0) yield* sql`INSERT INTO names_fts ${sql.insert(claimed)}`
         }
-        yield* sql`UPDATE projection_meta SET folded = ${upTo}`
+        yield* sql`UPDATE projection_meta SET folded = ${upTo}, last_leaf = ${lastLeaf}`
         return true
       })).pipe(storage("commit projection")),
     names: (list) =>
@@ -121,7 +126,7 @@ const storeOnClient = Effect.gen(function*() {
     reset: sql.withTransaction(Effect.gen(function*() {
       yield* sql`DELETE FROM names`
       yield* sql`DELETE FROM names_fts`
-      yield* sql`UPDATE projection_meta SET folded = 0`
+      yield* sql`UPDATE projection_meta SET folded = 0, last_leaf = NULL`
     })).pipe(storage("reset projection"))
   })
 })
