@@ -117,6 +117,27 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
         }))
       }))
 
+    it.scoped("searches thousands of names: common parts, rare parts, and pages through both", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        // Common parts everywhere; "rare" only near the end; "mid" every 40th name.
+        const names = Array.from({ length: 3000 }, (_, i) =>
+          claimed(`${i >= 2990 ? "rare" : "common"}-${i % 40 === 0 ? "mid-" : ""}${i}`, 5 + i))
+        const all = names.map(withoutEvents)
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.commit({ from: 0, upTo: 3005, lastLeaf: leafAt(3005), names })).toBe(true)
+          for (const part of ["common", "mon-1", "rare", "mid", "e-2", "99", "are-2995", "zzz"]) {
+            const matching = all.filter((r) => r.name.includes(part))
+            const first = yield* store.directory({ part, limit: 100 })
+            expect(first).toEqual({ names: matching.slice(0, 100), truncated: matching.length > 100 })
+            if (matching.length > 100) {
+              const next = yield* store.directory({ part, after: first.names.at(-1)!.claimIndex, limit: 100 })
+              expect(next).toEqual({ names: matching.slice(100, 200), truncated: matching.length > 200 })
+            }
+          }
+        }))
+      }))
+
     it.scoped("reset empties the store for a rebuild", () =>
       Effect.gen(function*() {
         const layer = yield* adapter.fresh
