@@ -21,6 +21,8 @@ import { NetworkOraclesLive } from "./adapters/chain/NetworkOracles.js"
 import { PgCoordinationLive } from "./adapters/pg/PgCoordination.js"
 import { PgDatabaseLive, PgStoresLive } from "./adapters/pg/PgStorage.js"
 import { PgTileSinkLive } from "./adapters/pg/PgTileSink.js"
+import { PgProjectionStoreLive } from "./adapters/pg/PgProjectionStore.js"
+import { SqliteProjectionStoreLive } from "./adapters/sqlite/SqliteProjectionStore.js"
 import { MemoryCoordinationLive } from "./adapters/memory/MemoryCoordination.js"
 import { HttpLive } from "./adapters/http/server.js"
 import { FsHostMetricsLive } from "./adapters/os/NodeHostMetrics.js"
@@ -51,6 +53,7 @@ import { LogWriter } from "./app/LogWriter.js"
 import { NodeRole } from "./app/NodeRole.js"
 import { Notices, NoticeRetentionLive } from "./app/Notices.js"
 import { PolicyWrites } from "./app/PolicyWrites.js"
+import { Projection } from "./app/Projection.js"
 import { Publisher } from "./app/Publisher.js"
 import { Receipts } from "./app/Receipts.js"
 import { RequestStats } from "./app/RequestStats.js"
@@ -103,10 +106,11 @@ const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
         FsHostMetricsLive(config.dataDir),
         FsGateSecretsLive(join(config.dataDir, "gate-secrets")),
         FsWitnessStateLive(join(config.dataDir, "witness")),
-        FsCosignaturesLive(join(config.dataDir, "cosignatures.json"))
+        FsCosignaturesLive(join(config.dataDir, "cosignatures.json")),
+        SqliteProjectionStoreLive(join(config.dataDir, "state.db"))
       )
       : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir),
-        PgWitnessStateLive, PgCosignaturesLive).pipe(
+        PgWitnessStateLive, PgCosignaturesLive, PgProjectionStoreLive).pipe(
         Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
       ),
     FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid }),
@@ -154,6 +158,8 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(SupAssetLive),
   Layer.provideMerge(Layer.mergeAll(WriteAnswers.layer, PolicyWrites.layer)),
   Layer.provideMerge(BodyLedger.layer),
+  // The views read from the projection store (state.db or PostgreSQL), folded from the log.
+  Layer.provideMerge(Projection.layer),
   Layer.provideMerge(WriteChecksLive),
   Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer, AdmissionLive)),
   Layer.provideMerge(CosignatureCollector.layer),

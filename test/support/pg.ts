@@ -15,6 +15,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { PGlite } from "@electric-sql/pglite"
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Redacted, type Scope } from "effect"
 import { afterAll } from "vitest"
@@ -34,7 +35,8 @@ const serverUrl = configured !== undefined && configured.length > 0 ? configured
 let pglite: Promise<{ readonly url: string; readonly stop: () => Promise<void> }> | undefined
 
 const startPglite = async () => {
-  const db = await PGlite.create()
+  // pg_trgm, as a server would have it: the projection's directory search uses it (migration 0012).
+  const db = await PGlite.create({ extensions: { pg_trgm } })
   // The server's connection limit is not the pools' (1): it leaves room for this helper's
   // own connection and for a closing pool's socket that the server has not released yet.
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 16 })

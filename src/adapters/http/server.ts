@@ -27,6 +27,7 @@ import { Notices } from "../../app/Notices.js"
 import { Publisher } from "../../app/Publisher.js"
 import { ReadCursors } from "../../ports/ReadCursors.js"
 import { RequestStats } from "../../app/RequestStats.js"
+import { Projection } from "../../app/Projection.js"
 import { Sequencer } from "../../app/Sequencer.js"
 import { ServiceConfig } from "../../app/ServiceConfig.js"
 import { ServiceStats } from "../../app/ServiceStats.js"
@@ -102,7 +103,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(CosignatureCollector, Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
     builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Sequencer, ServiceConfig)(TelemetryHandlers),
-    builtWithOnly(LogNotary, LogReader, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(IdentityHandlers),
+    builtWithOnly(LogNotary, LogReader, Projection, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(IdentityHandlers),
     builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(MessagingHandlers),
     builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),
     builtWithOnly(Charter, Notices, SignedReads)(NoticesHandlers),
@@ -114,7 +115,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Charter, Clock, CosignatureCollector, Publisher, ServiceConfig, TileSink)(DiscoveryDocsHandlers),
     builtWithOnly(Card, Charter, Clock, Sequencer, ServiceConfig)(GuidePagesHandlers),
     builtWithOnly(ServiceStats)(ServiceStatsHandlers),
-    builtWithOnly(BodyStore, Clock, Sequencer, ServiceStats)(DataPagesHandlers),
+    builtWithOnly(BodyStore, Clock, Projection, Sequencer, ServiceStats)(DataPagesHandlers),
     builtWithOnly(Bodies, BodyStore, Clock, LogReader, LogStatus, LogStore, Publisher, Sequencer, ServiceConfig)(ItemPagesHandlers),
     builtWithOnly(Gate, ServiceConfig)(GateHandlers),
     builtWithOnly(Witness)(WitnessHandlers)

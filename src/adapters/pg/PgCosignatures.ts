@@ -1,5 +1,5 @@
 // Cosignatures on PostgreSQL: the latest cosignature per witness in aics_cosignatures
-// (migration 0041_cosignatures), one upsert that keeps the larger size, so every node
+// (migration 0014_cosignatures), one upsert that keeps the larger size, so every node
 // serving the log serves the same lines whichever node collected them.
 
 import * as SqlClient from "@effect/sql/SqlClient"

@@ -1,5 +1,5 @@
 // WitnessState on PostgreSQL: one row per witnessed log in aics_witness_state (migration
-// 0040_witness_state). advance is one statement, so the compare-and-swap holds across every
+// 0013_witness_state). advance is one statement, so the compare-and-swap holds across every
 // process on the database:
 //   from size 0:  INSERT ... ON CONFLICT (origin) DO UPDATE ... WHERE size = 0
 //   otherwise:    UPDATE ... WHERE origin = $1 AND size = $from

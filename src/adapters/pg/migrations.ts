@@ -159,8 +159,46 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0011_relay_claimed_epoch": statements(
     `ALTER TABLE aics_relay ADD COLUMN claimed_epoch bigint`
   ),
+  // The projection store (PgProjectionStore.ts, issue 12): the names the log's leaves
+  // established and the number of leaves folded into them. The directory's search by a part
+  // of a name uses a pg_trgm index when the server has the extension (it is created in
+  // public, once per database, whichever schema migrates first); without it the same
+  // query scans, and answers the same.
+  "0012_projection_names": statements(
+    `CREATE TABLE aics_projection_meta (
+      only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+      folded bigint NOT NULL CHECK (folded >= 0),
+      last_leaf bytea CHECK (octet_length(last_leaf) = 32)
+    )`,
+    `INSERT INTO aics_projection_meta (only_row, folded) VALUES (true, 0)`,
+    `CREATE TABLE aics_projection_names (
+      name text PRIMARY KEY,
+      claim_index bigint NOT NULL UNIQUE,
+      tier text NOT NULL,
+      kid text NOT NULL,
+      kid_index bigint NOT NULL,
+      x25519 text NOT NULL,
+      x25519_index bigint,
+      recovery text,
+      events jsonb NOT NULL
+    )`,
+    `DO $$
+    DECLARE trgm_schema text;
+    BEGIN
+      BEGIN
+        CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+      EXCEPTION WHEN others THEN
+        RAISE NOTICE 'pg_trgm is not available: the directory search scans';
+      END;
+      SELECT n.nspname INTO trgm_schema FROM pg_opclass c JOIN pg_namespace n ON n.oid = c.opcnamespace
+        WHERE c.opcname = 'gin_trgm_ops' LIMIT 1;
+      IF trgm_schema IS NOT NULL THEN
+        EXECUTE format('CREATE INDEX aics_projection_names_trgm ON aics_projection_names USING gin (name %I.gin_trgm_ops)', trgm_schema);
+      END IF;
+    END $$`
+  ),
   // The witness (PgWitnessState.ts): the last checkpoint cosigned per witnessed log.
-  "0040_witness_state": statements(
+  "0013_witness_state": statements(
     `CREATE TABLE aics_witness_state (
       origin text PRIMARY KEY,
       size bigint NOT NULL CHECK (size >= 0),
@@ -170,7 +208,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
     )`
   ),
   // The cosignatures this log collected (PgCosignatures.ts): the latest per witness.
-  "0041_cosignatures": statements(
+  "0014_cosignatures": statements(
     `CREATE TABLE aics_cosignatures (
       witness text PRIMARY KEY,
       size bigint NOT NULL CHECK (size >= 0),

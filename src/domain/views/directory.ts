@@ -7,7 +7,7 @@
 import { Chunk } from "effect"
 import { nameRecordOf } from "../identity/bindings.js"
 import { normalizeName } from "../identity/names.js"
-import type { LogState, NameTier } from "../write/logState.js"
+import type { LogState, NameRecord, NameTier } from "../write/logState.js"
 
 export interface DirectoryEntry {
   readonly name: string
@@ -32,25 +32,36 @@ export interface DirectoryQuery {
   readonly limit: number
 }
 
+/** The part of a name `q` asks for, in normal form; undefined (every name) for no or an empty `q`. */
+export const directoryPart = (q: string | undefined): string | undefined =>
+  q === undefined || q === "" ? undefined : normalizeName(q)
+
+export const directoryEntryOf = (record: Omit<NameRecord, "events">): DirectoryEntry => ({
+  name: record.name,
+  tier: record.tier,
+  kid: record.kid,
+  kid_index: record.kidIndex,
+  recovery: record.recovery,
+  x25519: record.x25519,
+  x25519_index: record.x25519Index,
+  claim_index: record.claimIndex
+})
+
+/** The view of one page the projection store found (ports/ProjectionStore.ts directory). */
+export const directoryViewOfPage = (
+  query: DirectoryQuery,
+  page: { readonly names: ReadonlyArray<Omit<NameRecord, "events">>; readonly truncated: boolean }
+): DirectoryView => ({ q: query.q ?? null, names: page.names.map(directoryEntryOf), truncated: page.truncated })
+
 export const directoryView = (state: LogState, query: DirectoryQuery): DirectoryView => {
-  const part = query.q === undefined || query.q === "" ? undefined : normalizeName(query.q)
+  const part = directoryPart(query.q)
   const names: Array<DirectoryEntry> = []
   // Read by position: a scan that stops at `limit` never copies the whole sequence.
   for (let i = 0; i < state.nameOrder.length; i++) {
     const name = Chunk.unsafeGet(state.nameOrder, i)
     if (part !== undefined && !name.includes(part)) continue
     if (names.length === query.limit) return { q: query.q ?? null, names, truncated: true }
-    const record = nameRecordOf(state, name)!
-    names.push({
-      name,
-      tier: record.tier,
-      kid: record.kid,
-      kid_index: record.kidIndex,
-      recovery: record.recovery,
-      x25519: record.x25519,
-      x25519_index: record.x25519Index,
-      claim_index: record.claimIndex
-    })
+    names.push(directoryEntryOf(nameRecordOf(state, name)!))
   }
   return { q: query.q ?? null, names, truncated: false }
 }

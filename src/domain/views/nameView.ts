@@ -60,7 +60,9 @@ export const nameViewOf = (record: NameRecord): NameView => {
 /** The view of the name a handle designates (name_norm, "@name", "@name.<instance_domain>"). */
 export const nameView = (state: LogState, handle: string): Either.Either<NameView, NameViewProblem> => {
   const name = nameOfHandle(state, handle)
-  if (name === undefined) return Either.left("name_invalid")
-  const record = nameRecordOf(state, name)
-  return record === undefined ? Either.left("name_not_found") : Either.right(nameViewOf(record))
+  return nameViewOfLookup(name, name === undefined ? undefined : nameRecordOf(state, name))
 }
+
+/** The view from the name a handle designates (undefined: none) and that name's record, if claimed. */
+export const nameViewOfLookup = (name: string | undefined, record: NameRecord | undefined): Either.Either<NameView, NameViewProblem> =>
+  name === undefined ? Either.left("name_invalid") : record === undefined ? Either.left("name_not_found") : Either.right(nameViewOf(record))

@@ -73,16 +73,16 @@ export interface FoldError {
   readonly reason: string
 }
 
-/** Folds one leaf's bytes into the state (the leaf at index state.size). */
-export const foldEntry = (sha256: Sha256, state: LogState, entryBytes: Uint8Array): Either.Either<LogState, FoldError> => {
-  const fail = (reason: string) => Either.left<FoldError>({ index: state.size, reason })
+/** A leaf's bytes decoded into the entry they hold, with the index the leaf says it has. */
+export const decodeLeaf = (sha256: Sha256, entryBytes: Uint8Array, expectedIndex: number): Either.Either<AcceptedEntry, FoldError> => {
+  const fail = (reason: string) => Either.left<FoldError>({ index: expectedIndex, reason })
   let leaf: { envelope?: unknown; index?: unknown; logged?: unknown }
   try {
     leaf = JSON.parse(fromUtf8(entryBytes))
   } catch {
     return fail("the entry is not JSON")
   }
-  if (leaf.index !== state.size) return fail(`the entry says index ${String(leaf.index)}`)
+  if (leaf.index !== expectedIndex) return fail(`the entry says index ${String(leaf.index)}`)
   if (typeof leaf.logged !== "number") return fail("the entry has no logged time")
   const envelope = decodeEnvelope(leaf.envelope)
   if (Either.isLeft(envelope)) return fail("the entry's envelope is malformed")
@@ -92,12 +92,16 @@ export const foldEntry = (sha256: Sha256, state: LogState, entryBytes: Uint8Arra
   if (Either.isLeft(payload)) return fail(`the ${rule.type} payload is invalid`)
   const hash = envelopeHash(sha256, envelope.right)
   if (Either.isLeft(hash)) return fail("the envelope has no JCS form")
-  return Either.right(applyEntry(state, {
+  return Either.right({
     rule,
     envelope: envelope.right,
     payload: payload.right,
     envelopeHash: hash.right,
-    index: state.size,
+    index: expectedIndex,
     logged: leaf.logged
-  }))
+  })
 }
+
+/** Folds one leaf's bytes into the state (the leaf at index state.size). */
+export const foldEntry = (sha256: Sha256, state: LogState, entryBytes: Uint8Array): Either.Either<LogState, FoldError> =>
+  Either.map(decodeLeaf(sha256, entryBytes, state.size), (entry) => applyEntry(state, entry))

@@ -4,6 +4,7 @@
 
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { Projection } from "../../../app/Projection.js"
 import { Sequencer } from "../../../app/Sequencer.js"
 import { ServiceStats } from "../../../app/ServiceStats.js"
 import { bodyStatus } from "../../../domain/bodyStatus.js"
@@ -13,7 +14,6 @@ import { pageDocument } from "../../../domain/pages/layout.js"
 import { onlineMain, onlineText } from "../../../domain/pages/onlinePage.js"
 import { statsMain, statsText } from "../../../domain/pages/statsPage.js"
 import { tasksMain, tasksText } from "../../../domain/pages/tasksPage.js"
-import { directoryView } from "../../../domain/views/directory.js"
 import { ONLINE_WINDOW, TASKS_LIMIT } from "../../../domain/views/limits.js"
 import { taskListView } from "../../../domain/views/taskList.js"
 import { Clock } from "../../../ports/Clock.js"
@@ -24,6 +24,7 @@ import { orUnavailable, withBodyText } from "./common.js"
 export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (handlers) =>
   Effect.gen(function*() {
     const sequencer = yield* Sequencer
+    const projection = yield* Projection
     const stats = yield* ServiceStats
     const clock = yield* Clock
     const withText = yield* withBodyText
@@ -53,15 +54,13 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
           })
         }).pipe(orUnavailable))
       .handle("directory", ({ urlParams }) =>
-        Effect.map(sequencer.state, (state) => {
-          // An empty search box (the form sends `q=`) lists every name.
-          const view = directoryView(state, { q: urlParams.q === "" ? undefined : urlParams.q, limit: DIRECTORY_PAGE_NAMES })
-          return pageResponse(urlParams.format, {
+        // An empty search box (the form sends `q=`) lists every name.
+        Effect.map(projection.directory({ q: urlParams.q === "" ? undefined : urlParams.q, limit: DIRECTORY_PAGE_NAMES }), (view) =>
+          pageResponse(urlParams.format, {
             html: () => pageDocument({ path: "/directory", title: "Directory", description: "Names on this AICS-1 log, their tiers and current keys.", main: directoryMain(view), query: { q: urlParams.q } }),
             json: () => view,
             text: () => directoryText(view)
-          })
-        }))
+          })).pipe(orUnavailable))
       .handle("tasks", ({ urlParams }) =>
         Effect.gen(function*() {
           const state = yield* sequencer.state

@@ -3,14 +3,12 @@
 
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Either } from "effect"
+import { Projection } from "../../../app/Projection.js"
 import { Sequencer } from "../../../app/Sequencer.js"
 import { ReadCursors } from "../../../ports/ReadCursors.js"
 import { agentView } from "../../../domain/views/agentView.js"
-import { ansLookup } from "../../../domain/views/ansLookup.js"
-import { directoryView } from "../../../domain/views/directory.js"
 import { keyView } from "../../../domain/views/keyView.js"
 import { DIRECTORY_LIMIT, KEY_ENVELOPES_LIMIT } from "../../../domain/views/limits.js"
-import { nameView } from "../../../domain/views/nameView.js"
 import { balanceOf } from "../../../domain/sup/ledger.js"
 import { AicsApi } from "../api.js"
 import { InvalidRequest, NotFound } from "../problem.js"
@@ -20,13 +18,14 @@ import { checkpointAt, orUnavailable } from "./common.js"
 export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handlers) =>
   Effect.gen(function*() {
     const sequencer = yield* Sequencer
+    const projection = yield* Projection
     const cursors = yield* ReadCursors
     const noteAt = yield* checkpointAt
 
     return handlers
       .handle("name", ({ path }) =>
         Effect.gen(function*() {
-          const view = nameView(yield* sequencer.state, path.name)
+          const view = yield* orUnavailable(projection.name(path.name))
           if (Either.isLeft(view)) {
             return yield* view.left === "name_invalid"
               ? InvalidRequest.fail("name_invalid", `${JSON.stringify(path.name)} is not a name or handle of this instance`)
@@ -45,7 +44,7 @@ export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handl
         }))
       .handle("ans", ({ path }) =>
         Effect.gen(function*() {
-          const view = ansLookup(yield* sequencer.state, path.handle)
+          const view = yield* orUnavailable(projection.ans(path.handle))
           if (Either.isLeft(view)) {
             return yield* view.left === "handle_invalid"
               ? InvalidRequest.fail("handle_invalid", `${JSON.stringify(path.handle)} is not a handle of this instance`)
@@ -54,8 +53,7 @@ export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handl
           return view.right
         }))
       .handle("directory", ({ urlParams }) =>
-        Effect.map(sequencer.state, (state) =>
-          directoryView(state, { q: urlParams.q, limit: urlParams.limit ?? DIRECTORY_LIMIT.default })))
+        projection.directory({ q: urlParams.q, limit: urlParams.limit ?? DIRECTORY_LIMIT.default }).pipe(orUnavailable))
       .handle("me", ({ request }) =>
         Effect.gen(function*() {
           const { keyid } = yield* signedBy(request)

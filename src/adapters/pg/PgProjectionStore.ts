@@ -1,0 +1,93 @@
+// The projection store on PostgreSQL (src/ports/ProjectionStore.ts), in the same database
+// as the log (migration 0012). Every node reads these tables; a fold step is one
+// transaction that locks the meta row (SELECT ... FOR UPDATE), checks that `folded` is the
+// step's `from`, writes the rows and moves `folded`: two nodes folding the same leaves at
+// once serialise on that row, the second finds `folded` moved and writes nothing, so the
+// tables are always the fold of exactly their first `folded` leaves. Rows are a function
+// of the leaves alone, so whichever node folds them writes the same thing.
+//
+// Search by a part of a name: LIKE '%part%' (the part's own %, _ and \ escaped), in two
+// tries whose costs are bounded either way. A common part fills the page within the next
+// PROBE_ROWS names in claim order; a rarer one is answered from the pg_trgm GIN index
+// (migrations.ts; when the part has a trigram, three characters or more), which then has
+// roughly fewer than `limit` matches in every PROBE_ROWS names to sort.
+
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer } from "effect"
+import { ProjectionStore } from "../../ports/ProjectionStore.js"
+import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
+import { storage, toBytes, toNumber, transact } from "./pgValues.js"
+
+/** Names a search reads in claim order before it asks the index for every match. */
+const PROBE_ROWS = 2048
+
+const likeContaining = (part: string): string => `%${part.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClient.SqlClient> = Layer.effect(
+  ProjectionStore,
+  Effect.map(SqlClient.SqlClient, (sql) =>
+    ProjectionStore.of({
+      folded: sql<{ folded: string }>`SELECT folded FROM aics_projection_meta`.pipe(
+        Effect.map((rows) => toNumber(rows[0]!.folded)),
+        storage("read folded index")
+      ),
+      lastLeaf: sql<{ last_leaf: Uint8Array | null }>`SELECT last_leaf FROM aics_projection_meta`.pipe(
+        Effect.map((rows) => (rows[0]!.last_leaf === null ? null : toBytes(rows[0]!.last_leaf))),
+        storage("read folded index")
+      ),
+      commit: ({ from, upTo, lastLeaf, names }) =>
+        transact(sql, "commit projection", Effect.gen(function*() {
+          const [meta] = yield* sql<{ folded: string }>`SELECT folded FROM aics_projection_meta FOR UPDATE`
+          if (toNumber(meta!.folded) !== from) return false
+          for (const run of runsOf(names, ROWS_PER_INSERT)) {
+            yield* sql`INSERT INTO aics_projection_names ${sql.insert(run.map(rowOfRecord))}
+              ON CONFLICT (name) DO UPDATE SET tier = EXCLUDED.tier, kid = EXCLUDED.kid, kid_index = EXCLUDED.kid_index,
+                x25519 = EXCLUDED.x25519, x25519_index = EXCLUDED.x25519_index, events = EXCLUDED.events`
+          }
+          yield* sql`UPDATE aics_projection_meta SET folded = ${upTo}, last_leaf = ${lastLeaf}`
+          return true
+        })),
+      names: (list) =>
+        list.length === 0
+          ? Effect.succeed(new Map())
+          : sql<NameRow>`SELECT name, claim_index, tier, kid, kid_index, x25519, x25519_index, recovery, events::text AS events
+              FROM aics_projection_names WHERE name IN ${sql.in(list)}`.pipe(
+              Effect.map((rows) => new Map(rows.map((row) => [row.name, recordOfRow(row)]))),
+              storage("read names")
+            ),
+      directory: ({ part, after, limit }) => {
+        const from = after ?? -1
+        const page = (rows: ReadonlyArray<NameRow>) => ({
+          names: rows.slice(0, limit).map((row) => directoryFields(recordOfRow(row))),
+          truncated: rows.length > limit
+        })
+        if (part === undefined || part === "") {
+          return sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
+            WHERE claim_index > ${from} ORDER BY claim_index LIMIT ${limit + 1}`.pipe(Effect.map(page), storage("read directory"))
+        }
+        const like = likeContaining(part)
+        // First the next PROBE_ROWS names in claim order: a common part fills the page there.
+        const probe = sql<NameRow>`SELECT * FROM (SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
+          WHERE claim_index > ${from} ORDER BY claim_index LIMIT ${PROBE_ROWS}) AS head
+          WHERE name LIKE ${like} ORDER BY claim_index LIMIT ${limit + 1}`
+        // Else every match, from the trigram index (OFFSET 0 keeps the planner from walking the
+        // claim order with the LIKE as a filter: a whole-table scan for a rare part), then
+        // the first of them in claim order. A part under three characters has no trigram.
+        const matches = part.length < 3
+          ? sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
+              WHERE claim_index > ${from} AND name LIKE ${like} ORDER BY claim_index LIMIT ${limit + 1}`
+          : sql<NameRow>`SELECT * FROM (SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
+              WHERE claim_index > ${from} AND name LIKE ${like} OFFSET 0) AS matching
+              ORDER BY claim_index LIMIT ${limit + 1}`
+        return probe.pipe(
+          Effect.flatMap((rows) => (rows.length > limit ? Effect.succeed(rows) : matches)),
+          Effect.map(page),
+          storage("read directory")
+        )
+      },
+      reset: transact(sql, "reset projection", Effect.zipRight(
+        sql`DELETE FROM aics_projection_names`,
+        sql`UPDATE aics_projection_meta SET folded = 0, last_leaf = NULL`
+      ))
+    }))
+)

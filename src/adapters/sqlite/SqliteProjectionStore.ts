@@ -1,0 +1,160 @@
+// The projection store on SQLite (`<data dir>/state.db`), the embedded default
+// (src/ports/ProjectionStore.ts). One file, one connection (better-sqlite3 is synchronous;
+// @effect/sql-sqlite-node serialises the statements of this process on it).
+//
+// Durability: WAL journal, synchronous=NORMAL. A commit is atomic (one transaction moves
+// the rows and `folded` together), and with WAL a crash keeps the database consistent but
+// may lose the last transactions if the machine loses power before the WAL is synced.
+// That is enough here, and FULL would buy nothing: the store only ever folds leaves that
+// are already durable in the log, so losing its last commits only moves `folded` back, to
+// a state that is still exactly the fold of its first `folded` leaves, and the next start
+// folds them again.
+//
+// Search (issue 12, "Search that is indexed"): names_fts is an FTS5 table with the trigram
+// tokenizer whose rowid is the name's claim index, so a part of three characters or more is
+// answered from the trigram index, in claim order (FTS5 walks its rowids in order and stops
+// at the limit). A part of two characters is in a name exactly when one of the name's
+// trigrams begins or ends with it (names have three characters or more, docs/spec/profile.md
+// section 2), so it is answered from the same index as the OR of those trigrams over the
+// names' alphabet. A part of one character is answered by walking the names in claim order
+// and stopping at the limit, quick exactly when it matches many names.
+//
+// A state.db that cannot be opened or read (damaged, not a database) is moved aside, with a
+// loud log line, and a new one is created: the app then rebuilds it from the log (app
+// Projection.ts). The file is only a cache of the log; nothing is lost.
+
+import { rename } from "node:fs/promises"
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import { Cause, Effect, Layer } from "effect"
+import { ProjectionStore } from "../../ports/ProjectionStore.js"
+import { StorageError } from "../../ports/StorageError.js"
+import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
+
+const SCHEMA = [
+  "PRAGMA synchronous = NORMAL",
+  `CREATE TABLE IF NOT EXISTS projection_meta (
+    only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
+    folded INTEGER NOT NULL CHECK (folded >= 0),
+    last_leaf BLOB
+  )`,
+  "INSERT OR IGNORE INTO projection_meta (only_row, folded) VALUES (1, 0)",
+  `CREATE TABLE IF NOT EXISTS names (
+    name TEXT PRIMARY KEY,
+    claim_index INTEGER NOT NULL UNIQUE,
+    tier TEXT NOT NULL,
+    kid TEXT NOT NULL,
+    kid_index INTEGER NOT NULL,
+    x25519 TEXT NOT NULL,
+    x25519_index INTEGER,
+    recovery TEXT,
+    events TEXT NOT NULL
+  ) WITHOUT ROWID`,
+  "CREATE VIRTUAL TABLE IF NOT EXISTS names_fts USING fts5(name, tokenize = 'trigram')"
+]
+
+/** The shortest part the trigram index answers. */
+const TRIGRAM = 3
+
+const storage = (operation: string) => <A, R>(effect: Effect.Effect<A, unknown, R>): Effect.Effect<A, StorageError, R> =>
+  Effect.mapError(effect, (error) =>
+    error instanceof StorageError ? error : new StorageError({ operation, detail: describe(error), cause: error }))
+
+const describe = (error: unknown): string => {
+  const inner = (error as { readonly cause?: unknown } | null)?.cause
+  const outer = error instanceof Error ? error.message : String(error)
+  return inner instanceof Error ? `${outer}: ${inner.message}` : outer
+}
+
+const storeOnClient = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  // Also reads the file: a damaged one fails here, at the start, not at the first query.
+  yield* Effect.forEach(SCHEMA, (statement) => sql.unsafe(statement), { discard: true }).pipe(storage("open state.db"))
+  yield* sql`SELECT folded FROM projection_meta`.pipe(storage("open state.db"))
+
+  const folded = sql<{ folded: number }>`SELECT folded FROM projection_meta`.pipe(
+    Effect.map((rows) => rows[0]!.folded),
+    storage("read folded index")
+  )
+
+  return ProjectionStore.of({
+    folded,
+    lastLeaf: sql<{ last_leaf: Uint8Array | null }>`SELECT last_leaf FROM projection_meta`.pipe(
+      Effect.map((rows) => (rows[0]!.last_leaf === null ? null : new Uint8Array(rows[0]!.last_leaf))),
+      storage("read folded index")
+    ),
+    commit: ({ from, upTo, lastLeaf, names }) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const [meta] = yield* sql<{ folded: number }>`SELECT folded FROM projection_meta`
+        if (meta!.folded !== from) return false
+        for (const run of runsOf(names, ROWS_PER_INSERT)) {
+          yield* sql`INSERT INTO names ${sql.insert(run.map(rowOfRecord))}
+            ON CONFLICT (name) DO UPDATE SET tier = excluded.tier, kid = excluded.kid, kid_index = excluded.kid_index,
+              x25519 = excluded.x25519, x25519_index = excluded.x25519_index, events = excluded.events`
+          // A name is claimed once: the leaves of this step claimed it iff its claim is among them.
+          const claimed = run.filter((record) => record.claimIndex >= from).map((record) => ({ rowid: record.claimIndex, name: record.name }))
+          if (claimed.length > 0) yield* sql`INSERT INTO names_fts ${sql.insert(claimed)}`
+        }
+        yield* sql`UPDATE projection_meta SET folded = ${upTo}, last_leaf = ${lastLeaf}`
+        return true
+      })).pipe(storage("commit projection")),
+    names: (list) =>
+      Effect.forEach(list, (name) => sql<NameRow>`SELECT * FROM names WHERE name = ${name}`).pipe(
+        Effect.map((found) => new Map(found.flat().map((row) => [row.name, recordOfRow(row)]))),
+        storage("read names")
+      ),
+    directory: ({ part, after, limit }) => {
+      const from = after ?? -1
+      const rows = part === undefined || part === ""
+        ? sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM names
+            WHERE claim_index > ${from} ORDER BY claim_index LIMIT ${limit + 1}`
+        : part.length >= TRIGRAM - 1
+        ? sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS.split(", ").map((c) => `n.${c}`).join(", "))}
+            FROM names_fts f JOIN names n ON n.claim_index = f.rowid
+            WHERE names_fts MATCH ${part.length >= TRIGRAM ? trigramPhrase(part) : trigramsAround(part)} AND f.rowid > ${from}
+            ORDER BY f.rowid LIMIT ${limit + 1}`
+        : sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM names
+            WHERE claim_index > ${from} AND instr(name, ${part}) > 0 ORDER BY claim_index LIMIT ${limit + 1}`
+      return rows.pipe(
+        Effect.map((found) => ({
+          names: found.slice(0, limit).map((row) => directoryFields(recordOfRow(row))),
+          truncated: found.length > limit
+        })),
+        storage("read directory")
+      )
+    },
+    reset: sql.withTransaction(Effect.gen(function*() {
+      yield* sql`DELETE FROM names`
+      yield* sql`DELETE FROM names_fts`
+      yield* sql`UPDATE projection_meta SET folded = 0, last_leaf = NULL`
+    })).pipe(storage("reset projection"))
+  })
+})
+
+/** An FTS5 phrase that matches the part as a substring (a phrase, quotes doubled). */
+const trigramPhrase = (part: string): string => `"${part.replaceAll("\"", "\"\"")}"`
+
+/** The characters of names (docs/spec/profile.md section 2). */
+const NAME_ALPHABET = [..."abcdefghijklmnopqrstuvwxyz0123456789-"]
+
+/** An FTS5 query for every trigram a name can hold the two-character part in. */
+const trigramsAround = (part: string): string =>
+  NAME_ALPHABET.flatMap((c) => [trigramPhrase(`${c}${part}`), trigramPhrase(`${part}${c}`)]).join(" OR ")
+
+const openAt = (filename: string) => Layer.effect(ProjectionStore, storeOnClient).pipe(Layer.provide(SqliteClient.layer({ filename })))
+
+/** The projection store in the SQLite file `filename`; a damaged file is moved aside and started anew. */
+export const SqliteProjectionStoreLive = (filename: string): Layer.Layer<ProjectionStore, StorageError> =>
+  openAt(filename).pipe(
+    Layer.catchAllCause((cause) => {
+      const aside = `${filename}.damaged-${Date.now()}`
+      return Layer.unwrapEffect(Effect.gen(function*() {
+        yield* Effect.logError(`state.db cannot be used (${Cause.pretty(cause).split("\n")[0]}); moved to ${aside}, the projection is rebuilt from the log`)
+        for (const suffix of ["", "-wal", "-shm"]) {
+          yield* Effect.tryPromise(() => rename(`${filename}${suffix}`, `${aside}${suffix}`)).pipe(Effect.ignore)
+        }
+        return openAt(filename).pipe(Layer.mapError((error) =>
+          error instanceof StorageError ? error : new StorageError({ operation: "open state.db", detail: describe(error), cause: error })))
+      }))
+    })
+  )

@@ -1,0 +1,70 @@
+// The projection store (issue 12, "Projections in an indexed store"): what the log's leaves
+// establish, kept in indexed tables instead of process memory, and read through queries
+// that page. The leaves are the truth; the store is a fold of a prefix of them and says
+// which: `folded` is the number of leaves it has folded (the index of the next leaf to
+// fold). It is never ahead of the durable log, because the app folds only leaves it has
+// read back from the log store, and each fold step is one atomic `commit` that writes the
+// changed rows and moves `folded` together: after a crash the store holds exactly the fold
+// of its first `folded` leaves, and a start folds only the tail after it.
+//
+// This first area holds the names (docs/spec/profile.md section 5): each claimed name's
+// record and key events, the directory's claim order and its search by a part of the name.
+// The decisions still read the in-memory LogState; the names slice the app loads here is
+// LogState-shaped (NameRecord), so the pure domain folds it (write/nameProjection.ts).
+//
+// Contract (test/ports/ProjectionStore.contract.ts):
+//   - an empty store has folded 0, no last leaf and no names;
+//   - commit({ from, upTo, lastLeaf, names }) applies only when from equals folded: it
+//     upserts the records, sets folded to upTo and the last leaf's hash, all or nothing, and
+//     answers true; when from is not
+//     folded it changes nothing and answers false (another writer folded those leaves, or
+//     the caller's view of the store is stale): folding is idempotent across processes;
+//   - names(list) answers the records of the listed names that are claimed, events in order;
+//   - directory pages names in claim order after `after` (a claim index, exclusive), only
+//     names containing `part` when given, at most `limit`, and says whether more match;
+//   - reset empties the store (folded 0, no last leaf): the start of a rebuild;
+//   - a durable adapter answers the same after a reopen.
+
+import type { Effect } from "effect"
+import { Context } from "effect"
+import type { NameRecord } from "../domain/write/logState.js"
+import type { StorageError } from "./StorageError.js"
+
+/** One page of the directory: the records without their events, claim order. */
+export interface DirectoryPage {
+  readonly names: ReadonlyArray<Omit<NameRecord, "events">>
+  /** Whether more names match after the last one. */
+  readonly truncated: boolean
+}
+
+export interface DirectorySearch {
+  /** Only names containing this (already in normal form); every name when undefined. */
+  readonly part?: string | undefined
+  /** Only names claimed after this leaf index. */
+  readonly after?: number | undefined
+  readonly limit: number
+}
+
+/** The rows one fold step changes, and the leaves it covers: [from, upTo). */
+export interface ProjectionCommit {
+  readonly from: number
+  readonly upTo: number
+  /** The leaf hash of leaf upTo - 1: which log the store is a fold of (checked at start). */
+  readonly lastLeaf: Uint8Array
+  /** Every name the leaves changed, as it stands after them. */
+  readonly names: ReadonlyArray<NameRecord>
+}
+
+export class ProjectionStore extends Context.Tag("aics/ProjectionStore")<ProjectionStore, {
+  /** Leaves folded: the index of the next leaf to fold. */
+  readonly folded: Effect.Effect<number, StorageError>
+  /** The leaf hash of the last leaf folded (leaf folded - 1), or null when none is. */
+  readonly lastLeaf: Effect.Effect<Uint8Array | null, StorageError>
+  /** Applies one fold step iff `from` is folded; answers whether it did. */
+  readonly commit: (step: ProjectionCommit) => Effect.Effect<boolean, StorageError>
+  /** The records of the listed names that are claimed (the slice a fold step starts from). */
+  readonly names: (names: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, NameRecord>, StorageError>
+  readonly directory: (search: DirectorySearch) => Effect.Effect<DirectoryPage, StorageError>
+  /** Empties the store: folded 0, no rows. */
+  readonly reset: Effect.Effect<void, StorageError>
+}>() {}

@@ -1,0 +1,157 @@
+// The ProjectionStore contract (src/ports/ProjectionStore.ts), run against every adapter.
+
+import { it } from "@effect/vitest"
+import { Chunk, Effect, type Layer, type Scope } from "effect"
+import { describe, expect } from "vitest"
+import type { NameRecord } from "../../src/domain/write/logState.js"
+import { ProjectionStore } from "../../src/ports/ProjectionStore.js"
+
+export interface ProjectionStoreUnderTest {
+  /** A new, empty store and the layer that opens it (again: the adapters are durable). */
+  readonly fresh: Effect.Effect<Layer.Layer<ProjectionStore, unknown>, unknown, Scope.Scope>
+}
+
+const withStore = <A, E>(layer: Layer.Layer<ProjectionStore, unknown>, use: (s: typeof ProjectionStore.Service) => Effect.Effect<A, E>) =>
+  Effect.scoped(Effect.flatMap(ProjectionStore, use).pipe(Effect.provide(layer)))
+
+/** A key-tier name claimed at `claimIndex`, optionally rotated at `rotatedAt`. */
+export const claimed = (name: string, claimIndex: number, rotatedAt?: number): NameRecord => {
+  const claim = {
+    type: "claim" as const, index: claimIndex, logged: 1000 + claimIndex, signer: `did:key:z${name}`,
+    kid: `did:key:z${name}`, x25519: `x-${name}`, recovery: claimIndex % 2 === 0 ? `did:key:zR${name}` : null
+  }
+  const base: NameRecord = {
+    name, tier: "key", kid: claim.kid, kidIndex: claimIndex, x25519: claim.x25519, x25519Index: claimIndex,
+    recovery: claim.recovery, claimIndex, events: Chunk.of(claim)
+  }
+  if (rotatedAt === undefined) return base
+  const kid = `did:key:z${name}-2`
+  return {
+    ...base, kid, kidIndex: rotatedAt,
+    events: Chunk.append(base.events, { type: "key.rotate", index: rotatedAt, logged: 1000 + rotatedAt, signer: claim.kid, prevKid: claim.kid, kid })
+  }
+}
+
+const secretName = (name: string, claimIndex: number): NameRecord => ({
+  name, tier: "secret", kid: "did:key:zPolicy", kidIndex: claimIndex, x25519: "", x25519Index: null, recovery: null, claimIndex,
+  events: Chunk.of({ type: "claim", index: claimIndex, logged: 5, signer: "did:key:zPolicy", kid: "did:key:zPolicy", x25519: "", recovery: null })
+})
+
+/** A stand-in leaf hash for the leaf before `size`. */
+export const leafAt = (size: number): Uint8Array => new Uint8Array(32).fill(size % 251)
+
+const withoutEvents = ({ events: _events, ...fields }: NameRecord) => fields
+
+export const projectionStoreContract = (name: string, adapter: ProjectionStoreUnderTest): void => {
+  describe(`ProjectionStore contract: ${name}`, () => {
+    it.scoped("starts empty at folded 0", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.folded).toBe(0)
+          expect(yield* store.lastLeaf).toBe(null)
+          expect((yield* store.names(["alice"])).size).toBe(0)
+          expect(yield* store.directory({ limit: 10 })).toEqual({ names: [], truncated: false })
+          expect(yield* store.directory({ part: "ali", limit: 10 })).toEqual({ names: [], truncated: false })
+        }))
+      }))
+
+    it.scoped("applies a step only from the folded index, all of it, and keeps it across a reopen", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        const alice = claimed("alice", 1)
+        const bob = claimed("bob-agent", 3)
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.commit({ from: 0, upTo: 4, lastLeaf: leafAt(4), names: [alice, bob] })).toBe(true)
+          // A stale or repeated step changes nothing.
+          expect(yield* store.commit({ from: 0, upTo: 4, lastLeaf: leafAt(4), names: [claimed("alice", 1, 2)] })).toBe(false)
+          expect(yield* store.commit({ from: 5, upTo: 6, lastLeaf: leafAt(6), names: [claimed("carol", 5)] })).toBe(false)
+          expect(yield* store.folded).toBe(4)
+          expect(yield* store.lastLeaf).toEqual(leafAt(4))
+        }))
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.folded).toBe(4)
+          expect(yield* store.lastLeaf).toEqual(leafAt(4))
+          const slice = yield* store.names(["alice", "bob-agent", "nobody"])
+          expect([...slice.keys()].sort()).toEqual(["alice", "bob-agent"])
+          expect(slice.get("alice")).toEqual(alice)
+          expect(slice.get("bob-agent")).toEqual(bob)
+          // A later step updates a name in place: the rotation and its event, same claim place.
+          const rotated = claimed("alice", 1, 4)
+          expect(yield* store.commit({ from: 4, upTo: 6, lastLeaf: leafAt(6), names: [rotated, secretName("zed", 5)] })).toBe(true)
+          expect((yield* store.names(["alice"])).get("alice")).toEqual(rotated)
+          expect((yield* store.names(["zed"])).get("zed")).toEqual(secretName("zed", 5))
+          expect((yield* store.directory({ limit: 10 })).names).toEqual([withoutEvents(rotated), withoutEvents(bob), withoutEvents(secretName("zed", 5))])
+          expect(yield* store.folded).toBe(6)
+        }))
+      }))
+
+    it.scoped("pages the directory in claim order and searches by a part of the name", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        const names = Array.from({ length: 40 }, (_, i) => claimed(`agent-${String(i).padStart(2, "0")}${i % 3 === 0 ? "-fox" : ""}`, 10 + 2 * i))
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          // Two steps, the second claims and rotates.
+          expect(yield* store.commit({ from: 0, upTo: 50, lastLeaf: leafAt(50), names: names.slice(0, 20) })).toBe(true)
+          expect(yield* store.commit({ from: 50, upTo: 200, lastLeaf: leafAt(200), names: [...names.slice(20), claimed(names[3]!.name, names[3]!.claimIndex, 150)] })).toBe(true)
+          const all = names.map((r, i) => withoutEvents(i === 3 ? claimed(r.name, r.claimIndex, 150) : r))
+
+          const first = yield* store.directory({ limit: 15 })
+          expect(first).toEqual({ names: all.slice(0, 15), truncated: true })
+          const second = yield* store.directory({ after: first.names.at(-1)!.claimIndex, limit: 15 })
+          expect(second).toEqual({ names: all.slice(15, 30), truncated: true })
+          const last = yield* store.directory({ after: second.names.at(-1)!.claimIndex, limit: 15 })
+          expect(last).toEqual({ names: all.slice(30), truncated: false })
+          expect(yield* store.directory({ limit: 40 })).toEqual({ names: all, truncated: false })
+
+          // Trigram-sized parts, short parts, parts with LIKE's and FTS's own characters.
+          const matching = (part: string) => all.filter((r) => r.name.includes(part))
+          for (const part of ["fox", "-fox", "agent-1", "nt-0", "7", "-f", "ag", "zzz", "%", "_", "\"", "a\"b", "agent-%"]) {
+            expect((yield* store.directory({ part, limit: 100 })).names).toEqual(matching(part))
+          }
+          const foxes = matching("fox")
+          expect(yield* store.directory({ part: "fox", limit: 5 })).toEqual({ names: foxes.slice(0, 5), truncated: true })
+          expect(yield* store.directory({ part: "fox", after: foxes[4]!.claimIndex, limit: 100 }))
+            .toEqual({ names: foxes.slice(5), truncated: false })
+          expect(yield* store.directory({ part: "fox", limit: foxes.length })).toEqual({ names: foxes, truncated: false })
+        }))
+      }))
+
+    it.scoped("searches thousands of names: common parts, rare parts, and pages through both", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        // Common parts everywhere; "rare" only near the end; "mid" every 40th name.
+        const names = Array.from({ length: 3000 }, (_, i) =>
+          claimed(`${i >= 2990 ? "rare" : "common"}-${i % 40 === 0 ? "mid-" : ""}${i}`, 5 + i))
+        const all = names.map(withoutEvents)
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.commit({ from: 0, upTo: 3005, lastLeaf: leafAt(3005), names })).toBe(true)
+          for (const part of ["common", "mon-1", "rare", "mid", "e-2", "99", "are-2995", "zzz"]) {
+            const matching = all.filter((r) => r.name.includes(part))
+            const first = yield* store.directory({ part, limit: 100 })
+            expect(first).toEqual({ names: matching.slice(0, 100), truncated: matching.length > 100 })
+            if (matching.length > 100) {
+              const next = yield* store.directory({ part, after: first.names.at(-1)!.claimIndex, limit: 100 })
+              expect(next).toEqual({ names: matching.slice(100, 200), truncated: matching.length > 200 })
+            }
+          }
+        }))
+      }))
+
+    it.scoped("reset empties the store for a rebuild", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.commit({ from: 0, upTo: 3, lastLeaf: leafAt(3), names: [claimed("alice", 1)] })).toBe(true)
+          yield* store.reset
+          expect(yield* store.folded).toBe(0)
+          expect(yield* store.lastLeaf).toBe(null)
+          expect((yield* store.names(["alice"])).size).toBe(0)
+          expect(yield* store.directory({ part: "ali", limit: 10 })).toEqual({ names: [], truncated: false })
+          // The same leaves fold again from 0.
+          expect(yield* store.commit({ from: 0, upTo: 3, lastLeaf: leafAt(3), names: [claimed("alice", 1)] })).toBe(true)
+          expect((yield* store.directory({ part: "alice", limit: 10 })).names).toEqual([withoutEvents(claimed("alice", 1))])
+        }))
+      }))
+  })
+}
