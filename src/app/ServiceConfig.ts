@@ -3,7 +3,7 @@
 // variable instead of surfacing later as a strange failure.
 
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, type Redacted } from "effect"
-import { type AdmissionLimits, BUDGET_NAMES, BUDGETS, DEFAULT_CONNECTIONS_PER_ADDRESS } from "../domain/admission/budgets.js"
+import { type AdmissionLimits, BUDGET_NAMES, BUDGETS, DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_REFUSAL_DELAY_MS } from "../domain/admission/budgets.js"
 import { type Cidr, LOOPBACK_PROXIES, parseCidrList } from "../domain/admission/clientAddress.js"
 import { DEFAULT_NOTICE_PERIOD_SECONDS } from "../domain/charter.js"
 import type { GatePorts } from "../domain/discovery/site.js"
@@ -171,7 +171,8 @@ const limitsConfig = Effect.gen(function*() {
     capacities: capacities as AdmissionLimits["capacities"],
     claimWorkBits: yield* intBetween("AICS_CLAIM_POW_BITS", 0, 40, 0),
     connectionsPerAddress: yield* intBetween("AICS_CONNECTIONS_PER_ADDRESS", 1, 1024, DEFAULT_CONNECTIONS_PER_ADDRESS),
-    nodes: yield* intBetween("AICS_LIMIT_NODES", 1, 1024, 1)
+    nodes: yield* intBetween("AICS_LIMIT_NODES", 1, 1024, 1),
+    refusalDelayMs: yield* intBetween("AICS_LIMIT_REFUSAL_DELAY_MS", 0, 10_000, DEFAULT_REFUSAL_DELAY_MS)
   } satisfies AdmissionLimits
 })
 

@@ -16,6 +16,39 @@ export interface SignedWrite {
   readonly headers: Readonly<Record<string, string>>
 }
 
+/**
+ * One post by `agent` at its chain position, signed now (or at `created`), valid for 300 s;
+ * the agent's chain advances as if it were accepted.
+ */
+export const signedPost = (agent: TestAgent, text: string, options: { readonly origin: string; readonly authority: string; readonly created?: number }): SignedWrite => {
+  const post = postPayload(text)
+  const envelope = envelopeFor(agent, options.origin, "post", post.payload, { created: options.created ?? Math.floor(Date.now() / 1000) })
+  accepted(agent, envelope)
+  const body = writeRequestBody(envelope, post.body)
+  const headers = Either.getOrThrow(signRequest({
+    seed: agent.seed,
+    keyid: agent.kid,
+    nonce: envelope.nonce,
+    created: envelope.created,
+    expires: envelope.expires,
+    method: "POST",
+    authority: options.authority,
+    path: "/v2/entries",
+    body
+  }, nodeCrypto))
+  return {
+    kid: agent.kid,
+    seq: envelope.seq,
+    body,
+    headers: {
+      "content-type": "application/json",
+      "content-digest": headers["Content-Digest"],
+      "signature-input": headers["Signature-Input"],
+      signature: headers.Signature
+    }
+  }
+}
+
 /** `perKey` posts for each of `keys` fresh agents, signed now, valid for 300 s. */
 export const presignPosts = (options: {
   readonly keys: number
@@ -27,36 +60,10 @@ export const presignPosts = (options: {
   const created = Math.floor(Date.now() / 1000)
   return Array.from({ length: options.keys }, (_, k) => {
     const agent: TestAgent = makeAgent(`${options.label ?? "load"}-${k}-${created}-${Math.random()}`)
-    return Array.from({ length: options.perKey }, (_, i) => {
-      // The label is in the text, so runs with other labels (a bench's warm-up) post other
-      // bodies: bodies are stored once per digest, and a repeated one writes nothing new.
-      const post = postPayload(`post ${i} from ${options.label ?? "load"} key ${k}`)
-      const envelope = envelopeFor(agent, options.origin, "post", post.payload, { created })
-      accepted(agent, envelope)
-      const body = writeRequestBody(envelope, post.body)
-      const headers = Either.getOrThrow(signRequest({
-        seed: agent.seed,
-        keyid: agent.kid,
-        nonce: envelope.nonce,
-        created: envelope.created,
-        expires: envelope.expires,
-        method: "POST",
-        authority: options.authority,
-        path: "/v2/entries",
-        body
-      }, nodeCrypto))
-      return {
-        kid: agent.kid,
-        seq: envelope.seq,
-        body,
-        headers: {
-          "content-type": "application/json",
-          "content-digest": headers["Content-Digest"],
-          "signature-input": headers["Signature-Input"],
-          signature: headers.Signature
-        }
-      }
-    })
+    // The label is in the text, so runs with other labels (a bench's warm-up) post other
+    // bodies: bodies are stored once per digest, and a repeated one writes nothing new.
+    return Array.from({ length: options.perKey }, (_, i) =>
+      signedPost(agent, `post ${i} from ${options.label ?? "load"} key ${k}`, { origin: options.origin, authority: options.authority, created }))
   })
 }
 

@@ -8,7 +8,7 @@ import { Effect, FiberRef } from "effect"
 import { MAX_WRITE_REQUEST_BYTES } from "../../app/EntryWrites.js"
 import type { WriteAnswer } from "../../app/WriteAnswers.js"
 import type { WriteRequest } from "../../ports/WriteChecks.js"
-import { CurrentClient } from "./admission.js"
+import { CurrentClient, tarpit } from "./admission.js"
 import { readLimitedBody } from "./limitedBody.js"
 import { requestHead } from "./requestHead.js"
 
@@ -30,6 +30,7 @@ export const answerWrite = (
     const answer = read._tag === "TooLarge"
       ? yield* tooLarge(limit)
       : yield* write({ ...requestHead(request), body: read.bytes, ...(client === undefined ? {} : { client }) })
+    if (answer.status === 429) yield* tarpit
     return yield* HttpServerResponse.json(answer.body, {
       status: answer.status,
       headers: {

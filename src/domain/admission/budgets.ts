@@ -66,16 +66,24 @@ export interface AdmissionLimits {
    * (docs/operations.md "Fair admission on several nodes").
    */
   readonly nodes: number
+  /**
+   * How long a 429 is held before it is sent (a tarpit): a client that ignores Retry-After
+   * and asks again at once gets at most one answer a second per connection, and its
+   * connections are capped, so a flood cannot take the service's CPU from everyone else.
+   */
+  readonly refusalDelayMs: number
 }
 
 export const DEFAULT_CONNECTIONS_PER_ADDRESS = 256
+export const DEFAULT_REFUSAL_DELAY_MS = 1000
 
 export const DEFAULT_LIMITS: AdmissionLimits = {
   enabled: true,
   capacities: DEFAULT_CAPACITIES,
   claimWorkBits: 0,
   connectionsPerAddress: DEFAULT_CONNECTIONS_PER_ADDRESS,
-  nodes: 1
+  nodes: 1,
+  refusalDelayMs: DEFAULT_REFUSAL_DELAY_MS
 }
 
 /** The rule this node enforces for a budget: its share of the capacity; undefined when off. */
@@ -102,6 +110,7 @@ export const publishedLimits = (limits: AdmissionLimits) => ({
     what: BUDGETS[name].what
   })),
   connections_per_address: limits.connectionsPerAddress,
+  refusal_delay_ms: limits.refusalDelayMs,
   claim_pow_bits: limits.claimWorkBits
 })
 

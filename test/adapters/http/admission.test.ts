@@ -49,7 +49,9 @@ beforeAll(async () => {
       AICS_LIMIT_NOTICES_PER_HOUR: String(NOTICES_PER_HOUR),
       AICS_LIMIT_REQUESTS_PER_MINUTE: "100000",
       AICS_CONNECTIONS_PER_ADDRESS: String(CONNECTIONS_PER_ADDRESS),
-      AICS_CLAIM_POW_BITS: String(POW_BITS)
+      AICS_CLAIM_POW_BITS: String(POW_BITS),
+      // The tarpit holds each 429 this long (1 s by default): short here, so the floods finish quickly.
+      AICS_LIMIT_REFUSAL_DELAY_MS: "50"
     }
   })
   log = { baseUrl: server.baseUrl, origin: "localhost/aics", vkey: (await readFile(join(dataDir, "log.vkey"), "utf8")).trim() }
@@ -153,8 +155,11 @@ describe("writes", () => {
       }
     })()
     await Promise.all([flood, politeWrites(polite, 10)])
-    expect(outcomes.filter((s) => s === 202).length).toBe(KEY_WRITES_PER_MINUTE)
-    expect(outcomes.filter((s) => s === 429).length).toBe(60 - KEY_WRITES_PER_MINUTE)
+    // The burst, and the one a key earns every 3 s while the flood runs.
+    const accepted = outcomes.filter((s) => s === 202).length
+    expect(accepted).toBeGreaterThanOrEqual(KEY_WRITES_PER_MINUTE)
+    expect(accepted).toBeLessThanOrEqual(KEY_WRITES_PER_MINUTE + 4)
+    expect(outcomes.filter((s) => s === 429).length).toBe(60 - accepted)
     // The key's budget first; once the address's own is spent (refused writes count), that one.
     expect(budgets[0]).toBe("key_writes_minute")
     expect(budgets.at(-1)).toBe("writes")

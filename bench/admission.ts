@@ -1,0 +1,151 @@
+// bench/admission: what a flood from one address costs a polite client on another (issue 13,
+// "Tests and figures": under a flood the polite client's p99 stays within 2x of quiet).
+// The real server (dist/src/main.js) with fair admission on; a polite client on 127.0.0.9
+// writes posts at a steady pace (one key, POLITE_RATE a second, within its budgets) while,
+// phase by phase, one of these runs from its own loopback address:
+//   quiet          nothing else
+//   one key        one key writing as fast as 16 connections go (127.0.0.2)
+//   fresh keys     a new key for every write, 32 connections (127.0.0.3)
+//   idle conns     4,000 idle connections held open (127.0.0.6)
+//   gate           GET /t?l=help as fast as 16 connections go (127.0.0.7)
+//   notices        POST /notice as fast as 16 connections go (127.0.0.8)
+// and prints the polite client's 202 latency p50/p99 per phase, and what each flood got.
+//
+//   npm run build && node dist/bench/admission.js [polite writes per phase, default 24]
+//
+// The floods run in this process, on the same two cores as the server and the polite client.
+
+import { spawn } from "node:child_process"
+import { mkdtemp, rm } from "node:fs/promises"
+import { Agent, request } from "node:http"
+import { connect, type Socket } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { makeAgent } from "../test/support/agents.js"
+import { percentile, signedPost, type SignedWrite } from "../test/support/load.js"
+
+const perPhase = Number(process.argv[2] ?? 24)
+/** Writes a second: within the default budgets (120 a minute per address, 30 a minute per key). */
+const POLITE_RATE = 1.5
+const ORIGIN = "localhost/aics"
+
+const port = 20000 + Math.floor(Math.random() * 20000)
+const authority = `127.0.0.1:${port}`
+const dataDir = await mkdtemp(join(tmpdir(), "aics-bench-admission-"))
+const child = spawn(process.execPath, ["dist/src/main.js"], {
+  env: {
+    PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dataDir, AICS_PORT: String(port),
+    // The default budgets; 127.0.0.1 alone is a proxy, so every other loopback address is a client.
+    AICS_RATE_LIMITS: "on", AICS_TRUSTED_PROXIES: "127.0.0.1/32"
+  },
+  stdio: ["ignore", "pipe", "pipe"]
+})
+await new Promise<void>((resolve, reject) => {
+  let output = ""
+  const check = (chunk: Buffer) => {
+    output += chunk.toString()
+    if (output.includes(`Listening on http://127.0.0.1:${port}`)) resolve()
+  }
+  child.stdout!.on("data", check)
+  child.stderr!.on("data", check)
+  child.once("exit", () => reject(new Error(output)))
+})
+
+/** One request from `localAddress` on a keep-alive agent: status and latency (ms). */
+const send = (agent: Agent, method: string, path: string, headers: Record<string, string>, body?: Uint8Array) =>
+  new Promise<{ status: number; ms: number }>((resolve) => {
+    const started = performance.now()
+    const req = request({ host: "127.0.0.1", port, method, path, agent, headers: { ...headers, ...(body === undefined ? {} : { "content-length": String(body.length) }) } }, (res) => {
+      res.resume()
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }))
+    })
+    req.on("error", () => resolve({ status: 0, ms: performance.now() - started }))
+    req.end(body)
+  })
+
+const agentFrom = (localAddress: string) => new Agent({ keepAlive: true, localAddress } as ConstructorParameters<typeof Agent>[0])
+const write = (agent: Agent, signed: SignedWrite) => send(agent, "POST", "/v2/entries", { ...signed.headers, host: authority }, signed.body)
+
+const politeAgent = agentFrom("127.0.0.9")
+
+/** The polite client's writes for one phase, at POLITE_RATE a second, by a key of its own (a key's budget is 30 a minute). */
+const politePhase = async () => {
+  const polite = makeAgent(`polite ${Math.random()}`)
+  const latencies: Array<number> = []
+  let refused = 0
+  for (let i = 0; i < perPhase; i++) {
+    const next = performance.now() + 1000 / POLITE_RATE
+    const result = await write(politeAgent, signedPost(polite, `polite ${i} ${Math.random()}`, { origin: ORIGIN, authority }))
+    if (result.status === 202) latencies.push(result.ms)
+    else refused++
+    await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())))
+  }
+  return { latencies, refused }
+}
+
+/** `width` loops of `task` until `stop`; counts answers by status. */
+const flood = (width: number, task: () => Promise<{ status: number }>) => {
+  const statuses = new Map<number, number>()
+  let running = true
+  const loops = Promise.all(Array.from({ length: width }, async () => {
+    while (running) {
+      const { status } = await task()
+      statuses.set(status, (statuses.get(status) ?? 0) + 1)
+    }
+  }))
+  return { stop: async () => { running = false; await loops; return statuses } }
+}
+
+const phases: Array<[string, () => { stop: () => Promise<Map<number, number> | string> }]> = [
+  ["quiet", () => ({ stop: async () => "" })],
+  ["one key (127.0.0.2, 16 conns)", () => {
+    const agent = agentFrom("127.0.0.2")
+    const key = makeAgent(`flood one ${Math.random()}`)
+    return flood(16, () => write(agent, signedPost(key, `flood ${Math.random()}`, { origin: ORIGIN, authority })))
+  }],
+  ["fresh keys (127.0.0.3, 32 conns)", () => {
+    const agent = agentFrom("127.0.0.3")
+    return flood(32, () => write(agent, signedPost(makeAgent(`fresh ${Math.random()}`), "fresh", { origin: ORIGIN, authority })))
+  }],
+  ["4,000 idle connections (127.0.0.6)", () => {
+    const sockets: Array<Socket> = []
+    let open = 0
+    for (let i = 0; i < 4000; i++) {
+      const socket = connect({ host: "127.0.0.1", port, localAddress: "127.0.0.6" })
+      socket.on("connect", () => void open++)
+      socket.on("close", () => void open--)
+      socket.on("error", () => undefined)
+      sockets.push(socket)
+    }
+    return { stop: async () => { const held = open; for (const s of sockets) s.destroy(); return `${held} of 4000 still open at the end` } }
+  }],
+  ["gate GET /t (127.0.0.7, 16 conns)", () => {
+    const agent = agentFrom("127.0.0.7")
+    return flood(16, () => send(agent, "GET", "/t?l=help", {}))
+  }],
+  ["notices (127.0.0.8, 16 conns)", () => {
+    const agent = agentFrom("127.0.0.8")
+    const body = new TextEncoder().encode(JSON.stringify({ location: "https://example.test/x", explanation: "A bench notice.", email: "b@example.test", accurate: true }))
+    return flood(16, () => send(agent, "POST", "/notice", { "content-type": "application/json" }, body))
+  }]
+]
+
+try {
+  console.log(`bench/admission: polite client 127.0.0.9, ${perPhase} posts per phase at ${POLITE_RATE}/s, node ${process.version}`)
+  // A warm-up of the polite path (not measured): V8 compiles the write path first.
+  await politePhase()
+  let quietP99 = NaN
+  for (const [label, start] of phases) {
+    const running = start()
+    const { latencies, refused } = await politePhase()
+    const outcome = await running.stop()
+    const p99 = percentile(latencies, 99)
+    if (label === "quiet") quietP99 = p99
+    const got = typeof outcome === "string" ? outcome : [...outcome].sort((a, b) => a[0] - b[0]).map(([status, n]) => `${n}x${status}`).join(" ")
+    console.log(`${label.padEnd(36)} polite p50 ${percentile(latencies, 50).toFixed(1)} ms  p99 ${p99.toFixed(1)} ms (${(p99 / quietP99).toFixed(2)}x quiet)  refused ${refused}${got === "" ? "" : `  flood got: ${got}`}`)
+  }
+} finally {
+  child.kill("SIGTERM")
+  await new Promise((r) => child.once("exit", r))
+  await rm(dataDir, { recursive: true, force: true })
+}
