@@ -126,6 +126,12 @@ describe("two services witnessing each other", () => {
     expect(health["witnesses"]).toMatchObject({ quorum: 1, cosigning_latest: 1 })
     expect(health["witnesses"].witnesses[0]).toMatchObject({ name: B.witnessKey.name, vkey: B.witnessVkey, cosigned_size: tree, error: null })
     expect(health["witnesses"].witnesses[0].cosigned_age_seconds).toBeLessThan(120)
+    const card = await (await fetch(`${A.server.baseUrl}/.well-known/aics-card.json`)).json() as Record<string, any>
+    expect(card["witnessing"]).toEqual({
+      witness: { vkey: A.witnessVkey, add_checkpoint: `${A.server.baseUrl}/add-checkpoint`, logs: [origin(B)] },
+      witnesses: [{ url: B.server.baseUrl, vkey: B.witnessVkey }],
+      quorum: 1
+    })
     const stats = await (await fetch(`${A.server.baseUrl}/v2/stats`)).json() as Record<string, any>
     expect(stats["witnesses"].witnesses[0]).toMatchObject({ name: B.witnessKey.name, cosigned_size: tree })
   })
