@@ -77,5 +77,5 @@ describe.skipIf(!db.multiSession)("a witnessed log on two nodes", () => {
       const health = await (await fetch(`${node.baseUrl}/healthz`)).json() as Record<string, any>
       expect(health["witnesses"].witnesses[0].cosigned_size).toBeGreaterThan(sent.index)
     }
-  })
+  }, 200_000)
 })
