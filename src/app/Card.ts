@@ -16,6 +16,8 @@ import { Signer } from "../ports/Signer.js"
 import { Charter } from "./Charter.js"
 import { ServiceConfig, tilePrefixes } from "./ServiceConfig.js"
 import { SupAsset } from "./SupAsset.js"
+import { Witness } from "./Witness.js"
+import { noWitnessing } from "./witnessSettings.js"
 
 export interface AssuranceCard {
   /** The exact bytes served. */
@@ -38,6 +40,8 @@ export class Card extends Context.Tag("aics/Card")<Card, AssuranceCard>() {
     const signer = yield* Signer
     const crypto = yield* Crypto
     const asset = yield* SupAsset
+    const witness = yield* Witness
+    const witnessing = config.witnessing ?? noWitnessing(config.domain)
     const terms: CardTerms = {
       origin: charter.terms.origin,
       instanceDomain: charter.terms.instanceDomain,
@@ -53,7 +57,13 @@ export class Card extends Context.Tag("aics/Card")<Card, AssuranceCard>() {
       tiles: tilePrefixes(config),
       assetHash: asset.hash,
       contributions: config.contributions.networks.map(({ network, asset, address }): ContributionAddress => ({ network, asset, address })),
-      limits: publishedLimits(config.limits ?? DEFAULT_LIMITS)
+      limits: publishedLimits(config.limits ?? DEFAULT_LIMITS),
+      witnessing: {
+        witnessVkey: witness.vkey,
+        witnessedLogs: witness.logs.map((log) => log.origin),
+        witnesses: witnessing.witnesses,
+        quorum: witnessing.quorum
+      }
     }
     const bytes = signedCardBytes(terms, yield* signer.policy.sign(cardSigningInput(terms)))
     const hash = encodeU64(crypto.sha256(bytes))

@@ -30,6 +30,7 @@ import { Signer } from "../ports/Signer.js"
 import type { StorageError } from "../ports/StorageError.js"
 import { Charter } from "./Charter.js"
 import { CosignatureCollector } from "./CosignatureCollector.js"
+import { cosignedNote } from "./servedCheckpoint.js"
 import { LogNotary } from "./LogNotary.js"
 import { tilesState } from "./LogStatus.js"
 import { Publisher } from "./Publisher.js"
@@ -77,11 +78,13 @@ export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats,
     const tilesPrefix = `${config.publicUrl}${TILE_PREFIX}`
     const services = serviceList(config.publicUrl, gatePortsOf(config))
 
-    /** The latest published checkpoint: what the counts are reported against. */
-    const head = Effect.map(publisher.latest, (latest) =>
+    const collector = yield* CosignatureCollector
+    /** The latest published checkpoint, as /checkpoint serves it: what the counts are reported against. */
+    const head = Effect.flatMap(publisher.latest, (latest): Effect.Effect<{ size: number; rootHashHex: string; note: string | null }> =>
       latest === undefined
-        ? { size: 0, rootHashHex: emptyRootHex, note: null }
-        : { size: latest.size, rootHashHex: toHex(latest.rootHash), note: new TextDecoder().decode(latest.note) })
+        ? Effect.succeed({ size: 0, rootHashHex: emptyRootHex, note: null })
+        : Effect.map(cosignedNote(latest).pipe(Effect.provideService(CosignatureCollector, collector)), (note) =>
+          ({ size: latest.size, rootHashHex: toHex(latest.rootHash), note: new TextDecoder().decode(note) })))
 
     const usage: Effect.Effect<ServiceUsage, StorageError> = yield* cachedSuccess(Effect.gen(function*() {
       const now = yield* clock.nowMillis
@@ -102,7 +105,6 @@ export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats,
         return view
       })
 
-    const collector = yield* CosignatureCollector
     const document = Effect.gen(function*() {
       const counts = yield* usage
       const m = yield* host.measure

@@ -6,6 +6,7 @@
 //
 // readNameView is the ONE place that knows the view's member names; adapt it there.
 
+import { requireWitnessedCover } from "./witnesses.js"
 import { decodeU64 } from "../domain/encoding.js"
 import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { verifyCheckpointNote } from "./checkpoint.js"
@@ -92,7 +93,10 @@ const X25519_SETTERS: ReadonlySet<string> = new Set(["claim", "key.x25519"])
 /** Looks the name up and verifies its X25519 key against its leaf (inclusion proof included). */
 export const lookupName = async (client: LogClient, name: string): Promise<ResolvedName> => {
   const { view } = await fetchNameView(client, name)
-  viewCheckpoint(client, view)
+  const atView = viewCheckpoint(client, view)
+  if (atView !== undefined && client.witnesses !== undefined) {
+    await requireWitnessedCover(client.service, client.vkey, client.witnesses, atView, (note) => verifyCheckpointNote(note, client.vkey, "the checkpoint"))
+  }
   const x25519 = decodeU64(view.x25519)
   if (x25519 === undefined || x25519.length !== 32) throw verificationError(`the name view of ${view.name}: x25519 is not U64 of 32 bytes`)
   const leaf = await getEntry(client, view.x25519Index)

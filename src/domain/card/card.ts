@@ -51,6 +51,20 @@ export interface CardTerms {
   readonly contributions: ReadonlyArray<ContributionAddress>
   /** Fair admission's budgets and proof-of-work difficulty (docs/protocol.md "Fair admission"); absent: not said. */
   readonly limits?: PublishedLimits | undefined
+  /** Witnessing (docs/protocol.md "Witnessing"); the card names none when absent. */
+  readonly witnessing?: CardWitnessing | undefined
+}
+
+/**
+ * What the card says about witnesses: this service's own witness (its cosignature key, its
+ * add-checkpoint URL, the logs it witnesses) and the witnesses this log submits its
+ * checkpoints to, with the quorum it aims for, so a client can pick the keys to require.
+ */
+export interface CardWitnessing {
+  readonly witnessVkey: string
+  readonly witnessedLogs: ReadonlyArray<string>
+  readonly witnesses: ReadonlyArray<{ readonly url: string; readonly vkey: string }>
+  readonly quorum: number
 }
 
 /** The card without its signature: what the policy key signs (with auth = {alg}). */
@@ -70,6 +84,13 @@ export const unsignedCard = (terms: CardTerms) => ({
   sup: { asset_hash: terms.assetHash, asset_url: `${terms.publicUrl}/v2/sup/asset` },
   contributions: terms.contributions.map((c) => ({ network: c.network, asset: c.asset, address: c.address })),
   ...(terms.limits === undefined ? {} : { limits: terms.limits }),
+  ...(terms.witnessing === undefined ? {} : {
+    witnessing: {
+      witness: { vkey: terms.witnessing.witnessVkey, add_checkpoint: `${terms.publicUrl}/add-checkpoint`, logs: [...terms.witnessing.witnessedLogs] },
+      witnesses: terms.witnessing.witnesses.map((w) => ({ url: w.url, vkey: w.vkey })),
+      quorum: terms.witnessing.quorum
+    }
+  }),
   auth: { alg: CARD_AUTH_ALG }
 })
 

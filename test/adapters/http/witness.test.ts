@@ -33,7 +33,7 @@ afterAll(async () => {
 
 const witnessKey = async () => parseCosignerKey(nodeCrypto.sha256, (await readFile(join(dataDir, "witness.vkey"), "utf8")).trim())!
 
-describe("POST /add-checkpoint", () => {
+describe("POST /add-checkpoint", { timeout: 120_000 }, () => {
   it("cosigns the log's checkpoints, each consistent with the last, with witness.vkey's key", async () => {
     const key = await witnessKey()
     expect(key.name).toBe("witness.test/w1")

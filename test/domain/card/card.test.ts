@@ -56,4 +56,24 @@ describe("assurance card", () => {
     expect(verifyCard(utf8(JSON.stringify(card, null, 2)), policy.kid, nodeCrypto.ed25519)).toBe(false)
     expect(verifyCard(utf8("not json"), policy.kid, nodeCrypto.ed25519)).toBe(false)
   })
+
+  it("says what it witnesses and who witnesses it, under the signature, only when witnessing is given", () => {
+    expect(JSON.parse(fromUtf8(sign(terms)))["witnessing"]).toBeUndefined()
+    const witnessed: CardTerms = {
+      ...terms,
+      witnessing: {
+        witnessVkey: "card.test/witness+00000000+BA",
+        witnessedLogs: ["other.test/aics"],
+        witnesses: [{ url: "https://other.test", vkey: "other.test/witness+00000000+BA" }],
+        quorum: 1
+      }
+    }
+    const bytes = sign(witnessed)
+    expect(JSON.parse(fromUtf8(bytes))["witnessing"]).toEqual({
+      witness: { vkey: "card.test/witness+00000000+BA", add_checkpoint: "https://card.test/add-checkpoint", logs: ["other.test/aics"] },
+      witnesses: [{ url: "https://other.test", vkey: "other.test/witness+00000000+BA" }],
+      quorum: 1
+    })
+    expect(verifyCard(bytes, policy.kid, nodeCrypto.ed25519)).toBe(true)
+  })
 })
