@@ -1,0 +1,158 @@
+// The log's collection of cosignatures (app/CosignatureCollector.ts) in process, against a
+// witness that decides as the real one does (domain/witness/addCheckpoint.ts) behind a fake
+// transport: a witness that already cosigned answers 409 and is asked again from its size;
+// a witness that is down is retried and caught up; a 200 without a valid cosignature is
+// not stored; and a witness that cosigned a size above the log's is never asked to go back.
+
+import { join } from "node:path"
+import { it } from "@effect/vitest"
+import { Duration, Effect, Either, Layer, Option, Ref, SubscriptionRef } from "effect"
+import { describe, expect } from "vitest"
+import { FsCosignaturesLive } from "../../src/adapters/fs/FsCosignatures.js"
+import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
+import { CosignatureCollector } from "../../src/app/CosignatureCollector.js"
+import { LogNotary } from "../../src/app/LogNotary.js"
+import { LogReader } from "../../src/app/LogReader.js"
+import { NodeRole } from "../../src/app/NodeRole.js"
+import { Publisher, type PublishedCheckpoint } from "../../src/app/Publisher.js"
+import { ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
+import { utf8 } from "../../src/domain/bytes.js"
+import { cosign, formatCosignerKey, makeCosignerKey } from "../../src/domain/note/cosignature.js"
+import { parseVerifierKey } from "../../src/domain/note/verifierKey.js"
+import { makeTreeHasher } from "../../src/domain/tlog/hasher.js"
+import { decideAddCheckpoint, parseAddCheckpointRequest, TLOG_SIZE_CONTENT_TYPE, type CosignedState } from "../../src/domain/witness/addCheckpoint.js"
+import { Clock } from "../../src/ports/Clock.js"
+import { Cosignatures } from "../../src/ports/Cosignatures.js"
+import { WitnessTransport, WitnessUnreachable, type WitnessReply } from "../../src/ports/WitnessTransport.js"
+import { tempDir } from "../adapters/fs/tempDir.js"
+import { harnessLog } from "../support/harnessLog.js"
+
+const ORIGIN = "collector.example/log"
+const log = harnessLog(ORIGIN)
+const logKey = parseVerifierKey(nodeCrypto.sha256, log.vkey)!
+const hasher = makeTreeHasher(nodeCrypto.sha256)
+const witnessSeed = nodeCrypto.sha256(utf8("collector witness"))
+const WITNESS = "collector.example/witness"
+const witnessVkey = formatCosignerKey(makeCosignerKey(nodeCrypto.sha256, WITNESS, nodeCrypto.ed25519.publicKey(witnessSeed)))
+
+interface FakeWitness {
+  state: CosignedState | undefined
+  down: boolean
+  /** Answer 200 with a line that is not a valid cosignature. */
+  garbage: boolean
+  readonly requests: Array<number>
+}
+
+const transportOf = (w: FakeWitness) => Layer.succeed(WitnessTransport, {
+  addCheckpoint: (_prefix, body) => Effect.suspend((): Effect.Effect<WitnessReply, WitnessUnreachable> => {
+    if (w.down) return Effect.fail(new WitnessUnreachable({ detail: "connection refused" }))
+    const request = Either.getOrThrow(parseAddCheckpointRequest(body))
+    w.requests.push(request.oldSize)
+    const outcome = decideAddCheckpoint(request, [{ origin: ORIGIN, key: logKey }], () => w.state, hasher, nodeCrypto.ed25519)
+    if (outcome._tag === "Refused") {
+      return Effect.succeed(outcome.knownSize !== undefined
+        ? { status: outcome.status, contentType: TLOG_SIZE_CONTENT_TYPE, body: `${outcome.knownSize}\n` }
+        : { status: outcome.status, contentType: "application/problem+json", body: outcome.reason })
+    }
+    w.state = { size: outcome.checkpoint.size, rootHash: outcome.checkpoint.rootHash }
+    const line = w.garbage
+      ? cosign(log.text(3), WITNESS, witnessSeed, 1_800_000_000, nodeCrypto)
+      : cosign(outcome.text, WITNESS, witnessSeed, 1_800_000_000, nodeCrypto)
+    return Effect.succeed({ status: 200, contentType: "text/plain; charset=utf-8", body: line })
+  })
+})
+
+const run = (w: FakeWitness, test: (latest: Ref.Ref<PublishedCheckpoint | undefined>) => Effect.Effect<void, unknown, CosignatureCollector | Cosignatures>) =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir("collector")
+    const latest = yield* Ref.make<PublishedCheckpoint | undefined>(undefined)
+    const settings = { domain: "collector.example", witnessing: { name: "x/w", logs: [], witnesses: [{ url: "http://witness", vkey: witnessVkey }], quorum: 1 } }
+    const deps = Layer.mergeAll(
+      ServiceConfig.layer(settings as unknown as ServiceSettings),
+      NodeCryptoLive,
+      Clock.system,
+      Layer.succeed(Publisher, {
+        latest: Ref.get(latest),
+        awaitCoverage: () => Effect.as(Effect.sleep(Duration.millis(10)), Option.none()),
+        publishNow: Effect.die("unused"),
+        judge: undefined as never
+      }),
+      Layer.succeed(LogReader, { consistencyProof: (m: number, n: number) => Effect.succeed(log.proof(m, n)) } as unknown as LogReader["Type"]),
+      Layer.succeed(LogNotary, { verifierKey: logKey, vkey: log.vkey, sign: () => Effect.die("unused") }),
+      Layer.effect(NodeRole, Effect.map(SubscriptionRef.make(true), (leading) => ({ leading }))),
+      FsCosignaturesLive(join(dir, "cosignatures.json")),
+      transportOf(w)
+    )
+    yield* Effect.scoped(test(latest).pipe(Effect.provide(Layer.provideMerge(CosignatureCollector.layer, deps))))
+  })
+
+const publish = (latest: Ref.Ref<PublishedCheckpoint | undefined>, n: number) => Ref.set(latest, { size: n, rootHash: log.root(n), note: log.note(n) })
+
+const cosignedSize = Effect.flatMap(CosignatureCollector, (c) => Effect.map(c.status, (s) => s.witnesses[0]!.cosignedSize))
+
+const until = <A, E, R>(effect: Effect.Effect<A, E, R>, ok: (a: A) => boolean) =>
+  Effect.gen(function*() {
+    for (;;) {
+      const value = yield* effect
+      if (ok(value)) return value
+      yield* Effect.sleep(Duration.millis(20))
+    }
+  }).pipe(Effect.timeout(Duration.seconds(20)))
+
+describe("CosignatureCollector", () => {
+  it.scopedLive("asks a witness that cosigned before again from the size its 409 names, and serves the line", () => {
+    const witness: FakeWitness = { state: { size: 3, rootHash: log.root(3) }, down: false, garbage: false, requests: [] }
+    return run(witness, (latest) => Effect.gen(function*() {
+      yield* publish(latest, 7)
+      yield* until(cosignedSize, (s) => s === 7)
+      expect(witness.requests).toEqual([0, 3])
+      const collector = yield* CosignatureCollector
+      const lines = yield* collector.linesAt(7)
+      expect(lines).toEqual([cosign(log.text(7), WITNESS, witnessSeed, 1_800_000_000, nodeCrypto)])
+      expect(yield* collector.linesAt(6)).toEqual([])
+      // The next checkpoint goes from the size it cosigned, at once.
+      yield* publish(latest, 12)
+      yield* until(cosignedSize, (s) => s === 12)
+      expect(witness.requests).toEqual([0, 3, 7])
+      expect((yield* (yield* Cosignatures).list).map((c) => c.size)).toEqual([12])
+    }))
+  })
+
+  it.scopedLive("keeps trying a witness that is down, reports why, and catches it up when it answers", () => {
+    const witness: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
+    return run(witness, (latest) => Effect.gen(function*() {
+      yield* publish(latest, 5)
+      const collector = yield* CosignatureCollector
+      const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
+      expect(status.witnesses[0]!.error).toContain("unreachable: connection refused")
+      expect(status.cosigningLatest).toBe(0)
+      witness.down = false
+      yield* until(cosignedSize, (s) => s === 5)
+      expect((yield* collector.status).cosigningLatest).toBe(1)
+    }))
+  })
+
+  it.scopedLive("stores nothing from a 200 without a valid cosignature of the checkpoint", () => {
+    const witness: FakeWitness = { state: undefined, down: false, garbage: true, requests: [] }
+    return run(witness, (latest) => Effect.gen(function*() {
+      yield* publish(latest, 5)
+      const collector = yield* CosignatureCollector
+      const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
+      expect(status.witnesses[0]!.error).toContain("without a valid cosignature")
+      expect(yield* collector.linesAt(5)).toEqual([])
+      expect(yield* (yield* Cosignatures).list).toEqual([])
+    }))
+  })
+
+  it.scopedLive("never asks a witness that cosigned a larger tree of this origin to go back: it saw another history", () => {
+    const witness: FakeWitness = { state: { size: 20, rootHash: log.root(20) }, down: false, garbage: false, requests: [] }
+    return run(witness, (latest) => Effect.gen(function*() {
+      yield* publish(latest, 5)
+      const collector = yield* CosignatureCollector
+      const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
+      expect(status.witnesses[0]!.error).toContain("it saw another history")
+      expect(witness.requests).toEqual([0])
+      expect(witness.state?.size).toBe(20)
+    }))
+  })
+})
