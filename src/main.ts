@@ -43,6 +43,8 @@ import { LogHealth } from "./app/LogHealth.js"
 import { LogNotary } from "./app/LogNotary.js"
 import { LogReader } from "./app/LogReader.js"
 import { LogStatus } from "./app/LogStatus.js"
+import { LogStream } from "./app/LogStream.js"
+import { StreamConfig } from "./app/StreamConfig.js"
 import { LogWriter } from "./app/LogWriter.js"
 import { NodeRole } from "./app/NodeRole.js"
 import { Notices, NoticeRetentionLive } from "./app/Notices.js"
@@ -59,7 +61,7 @@ import { TileAuditLive } from "./app/TileAudit.js"
 import { WriteAnswers } from "./app/WriteAnswers.js"
 import { Clock } from "./ports/Clock.js"
 
-const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, ServiceConfig.fromEnv)
+const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, ServiceConfig.fromEnv, StreamConfig.fromEnv)
 
 // PostgreSQL when AICS_DATABASE_URL is set: the log, bodies, nonces, cursors, tiles, the
 // off-log stores (notice register, contribution intents, request statistics) and the
@@ -125,6 +127,8 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(BodyLedger.layer),
   Layer.provideMerge(WriteChecksLive),
   Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer)),
+  // The live stream follows what this node learns of the log (GET /v2/stream).
+  Layer.provideMerge(LogStream.layer),
   Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer)),
   // The charter is written before the sequencer folds the log, so leaf 0 is in its state.
   Layer.provideMerge(Layer.effect(Charter, makeCharter)),

@@ -8,6 +8,7 @@ import { parseCommandLine, type Invocation } from "./cliArgs.js"
 import { runCommand, type Env } from "./cliCommands.js"
 import { COMMAND_USAGE, COMMANDS, USAGE } from "./cliUsage.js"
 import { ClientError } from "./errors.js"
+import { watchCommand } from "./cliWatch.js"
 
 export interface Io {
   readonly out: (text: string) => void
@@ -33,6 +34,11 @@ export const main = async (argv: ReadonlyArray<string>, env: Env, io: Io): Promi
         return 2
       }
       io.out(help(inv))
+      return 0
+    }
+    // It runs until stopped and writes as it goes, rather than answer one Outcome.
+    if (inv.command === "watch") {
+      await watchCommand(inv, env, io)
       return 0
     }
     const outcome = await runCommand(inv, env)

@@ -35,7 +35,12 @@ const OPTIONS = {
   explanation: { type: "string" },
   email: { type: "string" },
   "report-id": { type: "string" },
-  accurate: { type: "boolean" }
+  accurate: { type: "boolean" },
+  type: { type: "string" },
+  channel: { type: "string" },
+  inbox: { type: "boolean" },
+  from: { type: "string" },
+  count: { type: "string" }
 } as const
 
 type OptionName = keyof typeof OPTIONS
@@ -93,7 +98,8 @@ const RULES: Readonly<Record<Command, Rule>> = {
     required: ["location", "explanation"],
     args: []
   },
-  help: { options: ["help"], args: [] }
+  help: { options: ["help"], args: [] },
+  watch: { options: [...WRITE, "type", "channel", "inbox", "from", "count"], args: [] }
 }
 
 export interface Invocation {
@@ -129,6 +135,11 @@ export interface Invocation {
     readonly email?: string
     readonly "report-id"?: string
     readonly accurate?: boolean
+    readonly type?: string
+    readonly channel?: string
+    readonly inbox?: boolean
+    readonly from?: string
+    readonly count?: string
   }
 }
 

@@ -17,6 +17,7 @@ export const COMMANDS = [
   "audit",
   "admin",
   "notice",
+  "watch",
   "help"
 ] as const
 export type Command = (typeof COMMANDS)[number]
@@ -55,6 +56,8 @@ commands:
   admin <operation> ...   the owner's operations with the owner key file (aics admin --help)
   notice --location L --explanation TEXT --accurate
                           send a legal notice (no key needed; it never reaches the log)
+  watch                   print the live stream of the log, verifying each checkpoint
+                          (--type, --channel, --inbox for this key's DMs)
   help [command]          this text, or a command's
 
 options:${KEY}${COMMON}
@@ -252,6 +255,21 @@ options:
   --server URL         the service (default $AICS_SERVER or http://127.0.0.1:8080)
   --json               machine-readable output
   -h, --help           this help
+`,
+  watch: `usage: aics watch [--type T1,T2] [--channel C] [--inbox] [--from INDEX] [--count N] [options]
+
+Prints the live stream of the log (GET /v2/stream) as it comes: a line per new leaf (index,
+type, key, channel or recipient; never a body) and per new checkpoint. Each checkpoint's
+signature is checked with the verifier key, and its consistency with the last one seen is
+proved from the tiles; a checkpoint that fails either ends the watch (exit status 1). A lost
+connection is resumed after the last leaf seen, with no gap and no duplicate.
+
+options:
+  --type T1,T2       only leaves of these entry types
+  --channel C        only posts and polls of channel C
+  --inbox            only the DMs addressed to this key file's key
+  --from INDEX       start at this leaf index (default: new leaves only)
+  --count N          stop after N leaf events${KEY}${COMMON}
 `,
   help: `usage: aics help [command]
 `

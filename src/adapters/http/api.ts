@@ -12,6 +12,7 @@ import { DiscoveryDocsGroup, GuidePagesGroup } from "./discoveryApi.js"
 import { ServiceStatsGroup } from "./statsApi.js"
 import { DataPagesGroup } from "./dataPagesApi.js"
 import { GateGroup } from "./gateApi.js"
+import { StreamGroup } from "./streamApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
 import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, Unauthorized, Unavailable } from "./problem.js"
@@ -314,6 +315,7 @@ export class AicsApi extends HttpApi.make("aics")
   .add(ServiceStatsGroup)
   .add(DataPagesGroup)
   .add(GateGroup)
+  .add(StreamGroup)
   .addError(InvalidRequest.pipe(problemEncoding))
   .addError(NotFound.pipe(problemEncoding))
   .addError(Unavailable.pipe(problemEncoding))

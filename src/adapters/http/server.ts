@@ -58,6 +58,9 @@ import { closeDraining } from "./closeDraining.js"
 import { ownerRoutesFirst } from "./ownerRoutesFirst.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
 import { GateHandlers } from "./handlers/gate.js"
+import { StreamHandlers } from "./handlers/stream.js"
+import { LogStream } from "../../app/LogStream.js"
+import { StreamConfig } from "../../app/StreamConfig.js"
 
 const isDecodeError = (error: unknown): error is HttpApiDecodeError =>
   (error as { _tag?: unknown } | undefined)?._tag === "HttpApiDecodeError"
@@ -100,7 +103,8 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Card, Charter, Clock, Sequencer, ServiceConfig)(GuidePagesHandlers),
     builtWithOnly(ServiceStats)(ServiceStatsHandlers),
     builtWithOnly(BodyStore, Clock, Sequencer, ServiceStats)(DataPagesHandlers),
-    builtWithOnly(Gate, ServiceConfig)(GateHandlers)
+    builtWithOnly(Gate, ServiceConfig)(GateHandlers),
+    builtWithOnly(LogStream, StreamConfig)(StreamHandlers)
   ])
 )
 
