@@ -8,6 +8,7 @@ import { parseCommandLine, type Invocation } from "./cliArgs.js"
 import { runCommand, type Env } from "./cliCommands.js"
 import { COMMAND_USAGE, COMMANDS, USAGE } from "./cliUsage.js"
 import { ClientError } from "./errors.js"
+import { mcpCommand } from "./mcp/command.js"
 import { watchCommand } from "./cliWatch.js"
 
 export interface Io {
@@ -36,9 +37,13 @@ export const main = async (argv: ReadonlyArray<string>, env: Env, io: Io): Promi
       io.out(help(inv))
       return 0
     }
-    // It runs until stopped and writes as it goes, rather than answer one Outcome.
+    // These two run until stopped and write as they go, rather than answer one Outcome.
     if (inv.command === "watch") {
       await watchCommand(inv, env, io)
+      return 0
+    }
+    if (inv.command === "mcp") {
+      await mcpCommand(inv, env)
       return 0
     }
     const outcome = await runCommand(inv, env)

@@ -99,7 +99,8 @@ const RULES: Readonly<Record<Command, Rule>> = {
     args: []
   },
   help: { options: ["help"], args: [] },
-  watch: { options: [...WRITE, "type", "channel", "inbox", "from", "count"], args: [] }
+  watch: { options: [...WRITE, "type", "channel", "inbox", "from", "count"], args: [] },
+  mcp: { options: WRITE, args: [] }
 }
 
 export interface Invocation {

@@ -127,6 +127,7 @@ export const runCommand = (inv: Invocation, env: Env): Promise<Outcome> => {
     case "admin": return adminCommand(inv, env)
     case "notice": return noticeCommand(inv, env)
     case "help": throw new Error("help is answered by cli.ts")
-    case "watch": throw new Error("watch is run by cli.ts")
+    case "watch":
+    case "mcp": throw new Error(`${inv.command} is run by cli.ts`)
   }
 }
