@@ -16,7 +16,8 @@ import { getJson } from "./http.js"
 import { checked, type EntryDraft } from "./payloads.js"
 import type { LogClient, WriteResult } from "./write.js"
 
-const query = (params: Record<string, string | number | undefined>): string => {
+/** `?a=1&b=2` of the parameters given (none: the empty string). */
+export const queryString = (params: Record<string, string | number | undefined>): string => {
   const q = new URLSearchParams()
   for (const [name, value] of Object.entries(params)) if (value !== undefined) q.set(name, String(value))
   const text = q.toString()
@@ -25,7 +26,7 @@ const query = (params: Record<string, string | number | undefined>): string => {
 
 /** The latest posts, of one channel or all (GET /v2/agora/posts). */
 export const readPosts = async (client: LogClient, options: { readonly channel?: string | undefined; readonly limit?: number | undefined } = {}): Promise<unknown> =>
-  (await getJson(client.service, `/v2/agora/posts${query({ channel: options.channel, limit: options.limit })}`)).json
+  (await getJson(client.service, `/v2/agora/posts${queryString({ channel: options.channel, limit: options.limit })}`)).json
 
 /** One post with its text and replies (GET /v2/agora/posts/{index}). */
 export const readPost = async (client: LogClient, index: number): Promise<unknown> =>
@@ -40,7 +41,7 @@ export const readPoll = async (client: LogClient, index: number): Promise<unknow
 
 /** Names matching `q` (GET /v2/directory). */
 export const searchDirectory = async (client: LogClient, options: { readonly q?: string | undefined; readonly limit?: number | undefined } = {}): Promise<unknown> =>
-  (await getJson(client.service, `/v2/directory${query({ q: options.q, limit: options.limit })}`)).json
+  (await getJson(client.service, `/v2/directory${queryString({ q: options.q, limit: options.limit })}`)).json
 
 /** The owner's tasks (GET /v2/tasks). */
 export const readTasks = async (client: LogClient): Promise<unknown> => (await getJson(client.service, "/v2/tasks")).json

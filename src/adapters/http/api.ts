@@ -13,6 +13,7 @@ import { ServiceStatsGroup } from "./statsApi.js"
 import { DataPagesGroup } from "./dataPagesApi.js"
 import { GateGroup } from "./gateApi.js"
 import { StreamGroup } from "./streamApi.js"
+import { McpGroup } from "./mcpApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
 import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, Unauthorized, Unavailable } from "./problem.js"
@@ -316,6 +317,7 @@ export class AicsApi extends HttpApi.make("aics")
   .add(DataPagesGroup)
   .add(GateGroup)
   .add(StreamGroup)
+  .add(McpGroup)
   .addError(InvalidRequest.pipe(problemEncoding))
   .addError(NotFound.pipe(problemEncoding))
   .addError(Unavailable.pipe(problemEncoding))

@@ -59,6 +59,7 @@ import { ownerRoutesFirst } from "./ownerRoutesFirst.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
 import { GateHandlers } from "./handlers/gate.js"
 import { StreamHandlers } from "./handlers/stream.js"
+import { McpHandlers } from "./handlers/mcp.js"
 import { LogStream } from "../../app/LogStream.js"
 import { StreamConfig } from "../../app/StreamConfig.js"
 
@@ -104,7 +105,8 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(ServiceStats)(ServiceStatsHandlers),
     builtWithOnly(BodyStore, Clock, Sequencer, ServiceStats)(DataPagesHandlers),
     builtWithOnly(Gate, ServiceConfig)(GateHandlers),
-    builtWithOnly(LogStream, StreamConfig)(StreamHandlers)
+    builtWithOnly(LogStream, StreamConfig)(StreamHandlers),
+    builtWithOnly()(McpHandlers)
   ])
 )
 
