@@ -33,7 +33,12 @@ export const watchCommand = async (inv: Invocation, env: Env, io: Io): Promise<v
   // --inbox: the DMs addressed to this key file's key.
   const to = inv.options.inbox === true ? (await readAgentKeyFile(keyPathOf(inv, env))).kid : undefined
   const controller = new AbortController()
-  const stop = () => controller.abort()
+  // Interrupted: stop reading, and end within a second even if a keep-alive connection of
+  // a tile fetch lingers (the timer is unref'd: it never holds a process that is done).
+  const stop = () => {
+    controller.abort()
+    setTimeout(() => process.exit(process.exitCode ?? 0), 1_000).unref()
+  }
   process.once("SIGINT", stop)
   let leaves = 0
   try {

@@ -1,28 +1,36 @@
 // GET /v2/stream (streamApi.ts): the live stream of the log, written straight to Node's
 // response so the socket's backpressure is visible.
 //
-// Each subscriber keeps one number, the next leaf index it owes its client, and asks
-// LogStream for the page from there: from memory when it is live, from the store when it
-// resumes from far back. It writes while Node's buffer for the socket stays under
-// HIGH_WATER_BYTES; past it, it waits for the buffer to drain. A client that lets it stay
-// full for the stall time (AICS_STREAM_STALL_SECONDS) gets the `dropped` event, which
-// names where to resume, and is closed: the memory a consumer costs is bounded by
-// HIGH_WATER_BYTES and one event, however slow it is and however fast the log grows.
+// Subscribers are live or catching up. One dispatcher fiber per node hands each new page
+// of events (LogStream) to every live subscriber: a write to its socket, the page's events
+// that match its filter concatenated once per filter, so a batch of leaves costs each
+// subscriber one write and wakes no fiber of its own. A subscriber catches up in its own
+// fiber: from where it asked to start (Last-Event-ID, `from`) until it reaches the
+// dispatcher, reading pages from LogStream (memory, or the store 64 leaves at a time), and
+// then it goes live. Whichever writes, it stops once Node's buffer for the socket holds
+// HIGH_WATER_BYTES: the subscriber leaves the live set and waits for a drain, then catches
+// up again. A client that lets the buffer stay full for the stall time
+// (AICS_STREAM_STALL_SECONDS) gets the `dropped` event, which names where to resume, and is
+// closed: the memory a consumer costs is bounded by HIGH_WATER_BYTES and one page, however
+// slow it is and however fast the log grows.
 //
 // A caller address holds at most AICS_STREAMS_PER_ADDRESS streams at once (429 beyond).
 
 import type { ServerResponse } from "node:http"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Deferred, Duration, Effect, Option } from "effect"
-import { LogStream } from "../../../app/LogStream.js"
+import { Deferred, Duration, Effect, Exit, FiberId, Option } from "effect"
+import { LogStream, type StreamCheckpoint } from "../../../app/LogStream.js"
 import { StreamConfig } from "../../../app/StreamConfig.js"
-import { checkpointEvent, droppedEvent, KEEP_ALIVE, matches, type StreamFilter } from "../../../domain/stream/logEvents.js"
+import { checkpointEvent, droppedEvent, KEEP_ALIVE, matches, type LeafEvent, type StreamFilter } from "../../../domain/stream/logEvents.js"
 import { AicsApi } from "../api.js"
 import { callerAddress } from "../callerAddress.js"
 import { problemResponse } from "../problem.js"
 
-/** Unsent bytes a subscriber may leave in Node's buffer before it waits for a drain. */
+/**
+ * Unsent bytes a subscriber may leave in Node's buffer before it waits for a drain (it
+ * writes a page at a time, so the buffer holds at most this and one page).
+ */
 export const HIGH_WATER_BYTES = 64 * 1024
 /** A comment line after this long without an event keeps proxies from closing the stream. */
 const KEEP_ALIVE_INTERVAL = Duration.seconds(15)
@@ -43,6 +51,11 @@ const filterOf = (params: { readonly type?: string | undefined; readonly channel
 /** True once the buffer drained; false if it stayed full for `stall` or the socket closed. */
 const drained = (res: ServerResponse, stall: Duration.Duration) =>
   Effect.async<boolean>((resume) => {
+    // It may have drained already, between the write that filled it and this wait.
+    if (!res.writableNeedDrain) {
+      resume(Effect.succeed(!res.destroyed))
+      return
+    }
     const onDrain = () => finish(true)
     const onClose = () => finish(false)
     const timer = setTimeout(() => finish(false), Duration.toMillis(stall))
@@ -70,15 +83,96 @@ const drop = (res: ServerResponse, next: number, stallSeconds: number) =>
     res.once("close", () => clearTimeout(cut))
   })
 
+interface Subscriber {
+  readonly res: ServerResponse
+  readonly filter: StreamFilter
+  /** The filter as a key: subscribers with the same one share each page's chunk. */
+  readonly filterKey: string
+  /** The next leaf index this subscriber owes its client. */
+  next: number
+  /** The size of the last checkpoint sent. */
+  sentCheckpoint: number
+  /** Completed when the dispatcher stops writing to it (its buffer is full). */
+  blocked: Deferred.Deferred<void>
+}
+
+/** The events of `page` from index `from` on that match `filter`, as one string. */
+const chunkOf = (page: ReadonlyArray<LeafEvent>, from: number, filter: StreamFilter): string => {
+  let chunk = ""
+  for (const event of page) if (event.index >= from && matches(filter, event)) chunk += event.text
+  return chunk
+}
+
 export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers) =>
   Effect.gen(function*() {
     const stream = yield* LogStream
     const settings = yield* StreamConfig
     const stall = Duration.seconds(settings.stallSeconds)
     const openByAddress = new Map<string, number>()
+    const live = new Set<Subscriber>()
+    /** Events of leaves before this were handed to every live subscriber. */
+    let dispatched = yield* stream.head
+    let checkpoint: StreamCheckpoint | undefined
 
-    const serve = (res: ServerResponse, start: number, filter: StreamFilter) =>
+    const sendCheckpoint = (sub: Subscriber) => {
+      if (checkpoint !== undefined && checkpoint.size > sub.sentCheckpoint && sub.next >= checkpoint.size) {
+        sub.sentCheckpoint = checkpoint.size
+        sub.res.write(checkpointEvent(checkpoint))
+      }
+    }
+    const overfull = (sub: Subscriber) => sub.res.writableLength > HIGH_WATER_BYTES
+
+    /** Hands a page to every live subscriber; one whose buffer fills leaves the live set. */
+    const dispatch = (page: ReadonlyArray<LeafEvent>) => {
+      const end = page[page.length - 1]!.index + 1
+      const shared = new Map<string, string>()
+      for (const sub of live) {
+        if (sub.res.destroyed || sub.res.writableEnded) {
+          live.delete(sub)
+          continue
+        }
+        let chunk: string
+        if (sub.next === dispatched) {
+          chunk = shared.get(sub.filterKey) ?? chunkOf(page, dispatched, sub.filter)
+          shared.set(sub.filterKey, chunk)
+        } else chunk = chunkOf(page, sub.next, sub.filter)
+        if (chunk !== "") sub.res.write(chunk)
+        sub.next = Math.max(sub.next, end)
+        if (overfull(sub)) {
+          live.delete(sub)
+          Deferred.unsafeDone(sub.blocked, Exit.void)
+        }
+      }
+      dispatched = end
+    }
+
+    const dispatcher = Effect.gen(function*() {
+      const signal = yield* stream.signal
+      for (let head = yield* stream.head; dispatched < head; head = yield* stream.head) {
+        const page = yield* stream.page(dispatched)
+        if (page.length === 0) break
+        dispatch(page)
+      }
+      checkpoint = yield* stream.checkpoint
+      for (const sub of live) sendCheckpoint(sub)
+      yield* Deferred.await(signal)
+    })
+    // Nothing may end the dispatcher: a failure (a store read) or a defect is logged and it goes on.
+    yield* Effect.forkDaemon(Effect.forever(dispatcher.pipe(
+      Effect.catchAllCause((cause) => Effect.zipRight(Effect.logWarning("the live stream's dispatcher failed", cause), Effect.sleep(Duration.seconds(1))))
+    )))
+    // Keeps idle streams (and the proxies on their way) open.
+    yield* Effect.forkDaemon(Effect.forever(Effect.zipRight(Effect.sleep(KEEP_ALIVE_INTERVAL), Effect.sync(() => {
+      for (const sub of live) if (!sub.res.destroyed && !sub.res.writableEnded) sub.res.write(KEEP_ALIVE)
+    }))))
+
+    /**
+     * Catches the subscriber up to the dispatcher, then leaves it live until its buffer
+     * fills; waits for the drain and does it again. Ends only by dropping it.
+     */
+    const serve = (sub: Subscriber) =>
       Effect.gen(function*() {
+        const { res } = sub
         res.writeHead(200, {
           "content-type": "text/event-stream; charset=utf-8",
           "cache-control": "no-store",
@@ -86,30 +180,32 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
           "x-accel-buffering": "no"
         })
         res.write(`retry: ${RETRY_MS}\n\n`)
-        let next = start
-        let sentCheckpoint = 0
         while (true) {
-          const signal = yield* stream.signal
-          if (next < (yield* stream.head)) {
-            const page = yield* Effect.mapError(stream.page(next), (e) => ({ detail: e.detail, next }))
-            for (const event of page) {
-              next = event.index + 1
-              if (!matches(filter, event)) continue
-              res.write(event.text)
-              if (res.writableLength > HIGH_WATER_BYTES && !(yield* drained(res, stall))) {
-                return yield* drop(res, next, settings.stallSeconds)
-              }
+          // Behind the dispatcher: read and write a page at a time, until level with it.
+          while (!overfull(sub)) {
+            const joined = yield* Effect.sync(() => {
+              if (sub.next < dispatched) return false
+              // Level with (or ahead of) the dispatcher: from now on it writes here.
+              sendCheckpoint(sub)
+              sub.blocked = Deferred.unsafeMake<void>(FiberId.none)
+              live.add(sub)
+              return true
+            })
+            if (joined) {
+              yield* Deferred.await(sub.blocked)
+              break
             }
-            continue
+            const page = yield* Effect.mapError(stream.page(sub.next), (e) => ({ detail: e.detail, next: sub.next }))
+            // Event by event here, so a stalled client's buffer holds at most one past the mark.
+            for (const event of page) {
+              if (event.index < sub.next) continue
+              sub.next = event.index + 1
+              if (matches(sub.filter, event)) res.write(event.text)
+              if (overfull(sub)) break
+            }
+            sendCheckpoint(sub)
           }
-          const checkpoint = yield* stream.checkpoint
-          if (checkpoint !== undefined && checkpoint.size > sentCheckpoint && next >= checkpoint.size) {
-            sentCheckpoint = checkpoint.size
-            res.write(checkpointEvent(checkpoint))
-            continue
-          }
-          const woken = yield* Deferred.await(signal).pipe(Effect.timeoutOption(KEEP_ALIVE_INTERVAL))
-          if (Option.isNone(woken)) res.write(KEEP_ALIVE)
+          if (!(yield* drained(res, stall))) return yield* drop(res, sub.next, settings.stallSeconds)
         }
       })
 
@@ -125,15 +221,25 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
         const lastEventId = headers["last-event-id"]
         const start = lastEventId !== undefined ? lastEventId + 1 : urlParams.from ?? (yield* stream.head)
         openByAddress.set(address, open + 1)
-        const res = NodeHttpServerRequest.toServerResponse(request)
-        yield* serve(res, start, filterOf(urlParams)).pipe(
+        const filter = filterOf(urlParams)
+        const sub: Subscriber = {
+          res: NodeHttpServerRequest.toServerResponse(request),
+          filter,
+          filterKey: JSON.stringify([filter.types === undefined ? null : [...filter.types].sort(), filter.channel ?? null, filter.to ?? null]),
+          next: start,
+          sentCheckpoint: 0,
+          blocked: Deferred.unsafeMake<void>(FiberId.none)
+        }
+        // The client's disconnection interrupts this fiber (the HTTP server does it).
+        yield* serve(sub).pipe(
           // A store read failed mid-stream: the status is sent already, so the last event says it.
-          Effect.catchAll((error) => Effect.sync(() => res.end(droppedEvent(`the log could not be read (${error.detail}); reconnect`, error.next)))),
+          Effect.catchAll((error) => Effect.sync(() => sub.res.end(droppedEvent(`the log could not be read (${error.detail}); reconnect`, error.next)))),
           Effect.ensuring(Effect.sync(() => {
-          const left = (openByAddress.get(address) ?? 1) - 1
-          if (left === 0) openByAddress.delete(address)
-          else openByAddress.set(address, left)
-        })))
+            live.delete(sub)
+            const left = (openByAddress.get(address) ?? 1) - 1
+            if (left === 0) openByAddress.delete(address)
+            else openByAddress.set(address, left)
+          })))
         // Written and ended above: the server sends nothing more (its response is ignored).
         return HttpServerResponse.empty({ status: 200 })
       }))
