@@ -34,6 +34,13 @@ import { problemResponse } from "../problem.js"
 export const HIGH_WATER_BYTES = 64 * 1024
 /** A comment line after this long without an event keeps proxies from closing the stream. */
 const KEEP_ALIVE_INTERVAL = Duration.seconds(15)
+/**
+ * After new events, the dispatcher waits this long for more before writing: every write
+ * goes to every live subscriber, so under a stream of small batches (each write a syscall
+ * per subscriber) it writes at most 1 s / window times a second (bench/stream: with 1000
+ * subscribers). It is the delay a live event may add.
+ */
+const DISPATCH_WINDOW = Duration.millis(100)
 /** How long a dropped consumer's socket may take to take its last bytes before it is cut. */
 const DROP_GRACE_MS = 5_000
 /** The reconnection delay browsers' EventSource uses (SSE `retry`). */
@@ -156,6 +163,8 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
       checkpoint = yield* stream.checkpoint
       for (const sub of live) sendCheckpoint(sub)
       yield* Deferred.await(signal)
+      // What else arrives within the window goes out in the same writes.
+      yield* Effect.sleep(DISPATCH_WINDOW)
     })
     // Nothing may end the dispatcher: a failure (a store read) or a defect is logged and it goes on.
     yield* Effect.forkDaemon(Effect.forever(dispatcher.pipe(
