@@ -31,7 +31,7 @@ import { sendDm } from "../../../src/client/messaging.js"
 import { loadVkey } from "../../../src/client/vkey.js"
 import type { LogClient } from "../../../src/client/write.js"
 import { presignPosts, sendInOrder } from "../../support/load.js"
-import { CLI } from "../../support/aicsCli.js"
+import { CLI, runAics } from "../../support/aicsCli.js"
 import { seedLeaves, type SeedLeaf } from "../../support/seedLog.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
@@ -163,6 +163,15 @@ describe("the live stream", () => {
     expect(general.length).toBe(5)
     const inGeneral = await readLeaves(base, `?from=${from}&channel=general&type=post`, { stopAfter: general.length })
     expect(inGeneral.leaves.map((l) => l.index)).toEqual(general)
+
+    // aics watch --inbox: bob's DM notifications, from the key file's key.
+    const vkey = (await readFile(join(server!.dataDir, "log.vkey"), "utf8")).trim()
+    const inbox = await runAics(["watch", "--inbox", "--key", bob, "--from", String(from), "--count", "1"], {
+      cwd: dir,
+      env: { AICS_SERVER: base, AICS_LOG_VKEY: vkey }
+    })
+    expect([inbox.code, inbox.err]).toEqual([0, ""])
+    expect(inbox.out.split("\n").filter((l) => l.startsWith("leaf "))).toEqual([`leaf ${toBob.leaves[0]!.index}: dm by ${sent.result._tag === "Accepted" ? sent.result.key.kid : ""} to ${bobKid}`])
 
     // Live too: the next event on bob's filter is the next DM to bob, nothing written between.
     const tail = readLeaves(base, `?from=${from}&to=${encodeURIComponent(bobKid)}`, { stopAfter: 2 })
