@@ -235,6 +235,15 @@ describe("the live stream", () => {
         return undefined
       })
       for (const c of controllers) c.abort()
+
+      // A stopping service ends its streams with `dropped`, which says why and where to resume.
+      const lingering = await until("a stream", async () => {
+        const response = await fetch(`${capped.baseUrl}/v2/stream`)
+        return response.status === 200 ? response : undefined
+      })
+      const text = lingering.text()
+      await capped.stop()
+      expect(await text).toMatch(/event: dropped\ndata: \{"reason":"the service is shutting down[^"]*","resume_from":\d+/)
     } finally {
       await capped.stop()
     }

@@ -16,6 +16,7 @@
 //
 // A caller address holds at most AICS_STREAMS_PER_ADDRESS streams at once (429 beyond).
 
+import type { EventEmitter } from "node:events"
 import type { ServerResponse } from "node:http"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
@@ -25,6 +26,7 @@ import { StreamConfig } from "../../../app/StreamConfig.js"
 import { checkpointEvent, droppedEvent, KEEP_ALIVE, matches, type LeafEvent, type StreamFilter } from "../../../domain/stream/logEvents.js"
 import { AicsApi } from "../api.js"
 import { callerAddress } from "../callerAddress.js"
+import { DRAINING_EVENT } from "../closeDraining.js"
 import { problemResponse } from "../problem.js"
 
 /**
@@ -189,7 +191,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
           "x-accel-buffering": "no"
         })
         res.write(`retry: ${RETRY_MS}\n\n`)
-        while (true) {
+        while (!res.writableEnded && !res.destroyed) {
           // Behind the dispatcher: read and write a page at a time, until level with it.
           while (!overfull(sub)) {
             const joined = yield* Effect.sync(() => {
@@ -218,6 +220,20 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
         }
       })
 
+    /** Every open stream, and the servers whose shutdown ends them (closeDraining.ts). */
+    const openStreams = new Set<Subscriber>()
+    const watchedServers = new WeakSet<object>()
+    const endAllOnDrain = (server: EventEmitter | null | undefined) => {
+      if (server === null || server === undefined || watchedServers.has(server)) return
+      watchedServers.add(server)
+      server.once(DRAINING_EVENT, () => {
+        for (const sub of openStreams) {
+          if (!sub.res.writableEnded) sub.res.end(droppedEvent("the service is shutting down; reconnect to another node or later", sub.next))
+          Deferred.unsafeDone(sub.blocked, Exit.void)
+        }
+      })
+    }
+
     return handlers.handle("stream", ({ headers, request, urlParams }) =>
       Effect.gen(function*() {
         const address = callerAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"])
@@ -239,12 +255,15 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
           sentCheckpoint: 0,
           blocked: Deferred.unsafeMake<void>(FiberId.none)
         }
+        openStreams.add(sub)
+        endAllOnDrain((NodeHttpServerRequest.toIncomingMessage(request).socket as { server?: EventEmitter }).server)
         // The client's disconnection interrupts this fiber (the HTTP server does it).
         yield* serve(sub).pipe(
           // A store read failed mid-stream: the status is sent already, so the last event says it.
           Effect.catchAll((error) => Effect.sync(() => sub.res.end(droppedEvent(`the log could not be read (${error.detail}); reconnect`, error.next)))),
           Effect.ensuring(Effect.sync(() => {
             live.delete(sub)
+            openStreams.delete(sub)
             const left = (openByAddress.get(address) ?? 1) - 1
             if (left === 0) openByAddress.delete(address)
             else openByAddress.set(address, left)
