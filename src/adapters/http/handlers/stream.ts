@@ -134,18 +134,19 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
     /** Hands a page to every live subscriber; one whose buffer fills leaves the live set. */
     const dispatch = (page: ReadonlyArray<LeafEvent>) => {
       const end = page[page.length - 1]!.index + 1
-      const shared = new Map<string, string>()
+      // Encoded once per filter: the same bytes go to every subscriber that shares it.
+      const shared = new Map<string, Buffer>()
       for (const sub of live) {
         if (sub.res.destroyed || sub.res.writableEnded) {
           live.delete(sub)
           continue
         }
-        let chunk: string
+        let chunk: Buffer
         if (sub.next === dispatched) {
-          chunk = shared.get(sub.filterKey) ?? chunkOf(page, dispatched, sub.filter)
+          chunk = shared.get(sub.filterKey) ?? Buffer.from(chunkOf(page, dispatched, sub.filter), "utf8")
           shared.set(sub.filterKey, chunk)
-        } else chunk = chunkOf(page, sub.next, sub.filter)
-        if (chunk !== "") sub.res.write(chunk)
+        } else chunk = Buffer.from(chunkOf(page, sub.next, sub.filter), "utf8")
+        if (chunk.length > 0) sub.res.write(chunk)
         sub.next = Math.max(sub.next, end)
         if (overfull(sub)) {
           live.delete(sub)
