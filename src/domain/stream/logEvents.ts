@@ -87,17 +87,3 @@ export const droppedEvent = (reason: string, resumeFrom: number): string =>
 
 /** A comment line: keeps idle connections (and the proxies on their way) open. */
 export const KEEP_ALIVE = ": keep-alive\n\n"
-
-/**
- * Where a subscription starts: after the Last-Event-ID leaf, else at `from`, else at the
- * log's current size (new leaves only). Undefined when the given value is not a leaf index.
- */
-export const startIndex = (lastEventId: string | undefined, from: number | undefined, size: number): number | undefined => {
-  if (lastEventId !== undefined && lastEventId.trim() !== "") {
-    const text = lastEventId.trim()
-    if (!/^(0|[1-9][0-9]{0,15})$/.test(text)) return undefined
-    const n = Number(text)
-    return Number.isSafeInteger(n) ? n + 1 : undefined
-  }
-  return from ?? size
-}
