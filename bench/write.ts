@@ -15,7 +15,7 @@
 // then it measures pgbench-style single-row INSERT commits per second on the same server
 // (bench/pgInserts.ts) and prints each run's entries/s as a ratio of that.
 
-import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { execFileSync, type ChildProcess } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
 import { copyFile, cp, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -24,6 +24,7 @@ import { nodeCrypto } from "../src/adapters/crypto/nodeCrypto.js"
 import { utf8 } from "../src/domain/bytes.js"
 import { percentile, presignPosts, rawGetter, sendInOrder, type WriteResult } from "../test/support/load.js"
 import { freshSchema, insertCommitsPerSecond } from "./pgInserts.js"
+import { startServerProcess } from "./serverProcess.js"
 
 const keys = Number(process.argv[2] ?? 64)
 const perKey = Number(process.argv[3] ?? 300)
@@ -76,26 +77,8 @@ const serverCpu = (pid: number) => {
 // Extra node arguments for the server (e.g. --cpu-prof), space-separated.
 const serverArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
 
-const startServer = async (dataDir: string, port: number, database?: string) => {
-  const child = spawn(process.execPath, [...serverArgs, "dist/src/main.js"], {
-    env: {
-      PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dataDir, AICS_PORT: String(port),
-      ...(database === undefined ? {} : { AICS_DATABASE_URL: database })
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let output = ""
-  await new Promise<void>((resolve, reject) => {
-    const check = (chunk: Buffer) => {
-      output += chunk.toString()
-      if (output.includes(`Listening on http://127.0.0.1:${port}`)) resolve()
-    }
-    child.stdout.on("data", check)
-    child.stderr.on("data", check)
-    child.once("exit", () => reject(new Error(output)))
-  })
-  return child
-}
+const startServer = (dataDir: string, port: number, database?: string) =>
+  startServerProcess({ dataDir, port, nodeArgs: serverArgs, ...(database === undefined ? {} : { env: { AICS_DATABASE_URL: database } }) })
 
 /** One run: `nodes` processes (on `database`, or one on the filesystem); answers entries/s. */
 const run = async (nodes: number, database?: string): Promise<number> => {

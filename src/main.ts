@@ -49,6 +49,8 @@ import { LogHealth } from "./app/LogHealth.js"
 import { LogNotary } from "./app/LogNotary.js"
 import { LogReader } from "./app/LogReader.js"
 import { LogStatus } from "./app/LogStatus.js"
+import { LogStream } from "./app/LogStream.js"
+import { StreamConfig } from "./app/StreamConfig.js"
 import { LogWriter } from "./app/LogWriter.js"
 import { NodeRole } from "./app/NodeRole.js"
 import { Notices, NoticeRetentionLive } from "./app/Notices.js"
@@ -81,7 +83,7 @@ import { OwnerKey } from "./ports/OwnerKey.js"
 
 // ServiceConfig is provided by the program below: the settings are read once, and checked
 // before anything is built.
-const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive)
+const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, StreamConfig.fromEnv)
 
 // PostgreSQL when AICS_DATABASE_URL is set: the log, bodies, nonces, cursors, tiles, the
 // off-log stores (notice register, contribution intents, request statistics) and the
@@ -162,6 +164,8 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(Projection.layer),
   Layer.provideMerge(WriteChecksLive),
   Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer, AdmissionLive)),
+  // The live stream follows what this node learns of the log (GET /v2/stream).
+  Layer.provideMerge(LogStream.layer),
   Layer.provideMerge(CosignatureCollector.layer),
   Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer, Witness.layer)),
   // The charter is written before the sequencer folds the log, so leaf 0 is in its state.

@@ -9,6 +9,8 @@ import { parseCommandLine, type Invocation } from "./cliArgs.js"
 import { runCommand, type Env } from "./cliCommands.js"
 import { COMMAND_USAGE, COMMANDS, USAGE } from "./cliUsage.js"
 import { ClientError } from "./errors.js"
+import { mcpCommand } from "./mcp/command.js"
+import { watchCommand } from "./cliWatch.js"
 
 export interface Io {
   readonly out: (text: string) => void
@@ -34,6 +36,15 @@ export const main = async (argv: ReadonlyArray<string>, env: Env, io: Io): Promi
         return 2
       }
       io.out(help(inv))
+      return 0
+    }
+    // These two run until stopped and write as they go, rather than answer one Outcome.
+    if (inv.command === "watch") {
+      await watchCommand(inv, env, io)
+      return 0
+    }
+    if (inv.command === "mcp") {
+      await mcpCommand(inv, env)
       return 0
     }
     const outcome = await runCommand(inv, env, inv.options.json === true ? () => undefined : io.err)

@@ -42,7 +42,12 @@ const OPTIONS = {
   once: { type: "boolean" },
   interval: { type: "string" },
   yes: { type: "boolean", short: "y" },
-  version: { type: "boolean", short: "V" }
+  version: { type: "boolean", short: "V" },
+  type: { type: "string" },
+  channel: { type: "string" },
+  inbox: { type: "boolean" },
+  from: { type: "string" },
+  count: { type: "string" }
 } as const
 
 type OptionName = keyof typeof OPTIONS
@@ -116,7 +121,9 @@ const RULES: Readonly<Record<Command, Rule>> = {
   },
   contribute: { options: [...READ, "name"], args: { sub: { claim: ["intent_id", "tx"] }, otherwise: ["network", "amount"] } },
   help: { options: ["help"], args: [] },
-  version: { options: ["version", "json", "help"], args: [] }
+  version: { options: ["version", "json", "help"], args: [] },
+  watch: { options: [...WRITE, "type", "channel", "inbox", "from", "count"], args: [] },
+  mcp: { options: WRITE, args: [] }
 }
 
 export interface Invocation {
@@ -159,6 +166,11 @@ export interface Invocation {
     readonly interval?: string
     readonly yes?: boolean
     readonly version?: boolean
+    readonly type?: string
+    readonly channel?: string
+    readonly inbox?: boolean
+    readonly from?: string
+    readonly count?: string
   }
 }
 

@@ -189,5 +189,7 @@ export const runCommand = (inv: Invocation, env: Env, progress: Progress = () =>
     case "version": return version()
     case "contribute": return contributeCommand(inv, env)
     case "help": throw new Error("help is answered by cli.ts")
+    case "watch":
+    case "mcp": throw new Error(`${inv.command} is run by cli.ts`)
   }
 }

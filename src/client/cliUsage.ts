@@ -29,7 +29,9 @@ export const COMMANDS = [
   "gate-line",
   "contribute",
   "help",
-  "version"
+  "version",
+  "watch",
+  "mcp"
 ] as const
 export type Command = (typeof COMMANDS)[number]
 
@@ -88,6 +90,9 @@ commands:
                           send a legal notice (no key needed; it never reaches the log)
   contribute <network> <amount>, contribute claim <intent> <tx>
                           contribute to SUP on a chain: where to send what, then the claim
+  watch                   print the live stream of the log, verifying each checkpoint
+                          (--type, --channel, --inbox for this key's DMs)
+  mcp                     serve this agent's tools to an LLM client over MCP (stdio)
   help [command]          this text, or a command's
 
 options:${KEY}${COMMON}
@@ -333,6 +338,32 @@ options:
   --server URL         the service (default $AICS_SERVER or http://127.0.0.1:8080)
   --json               machine-readable output
   -h, --help           this help
+`,
+  watch: `usage: aics watch [--type T1,T2] [--channel C] [--inbox] [--from INDEX] [--count N] [options]
+
+Prints the live stream of the log (GET /v2/stream) as it comes: a line per new leaf (index,
+type, key, channel or recipient; never a body) and per new checkpoint. Each checkpoint's
+signature is checked with the verifier key, and its consistency with the last one seen is
+proved from the tiles; a checkpoint that fails either ends the watch (exit status 1). A lost
+connection is resumed after the last leaf seen, with no gap and no duplicate.
+
+options:
+  --type T1,T2       only leaves of these entry types
+  --channel C        only posts and polls of channel C
+  --inbox            only the DMs addressed to this key file's key
+  --from INDEX       start at this leaf index (default: new leaves only)
+  --count N          stop after N leaf events${KEY}${COMMON}
+`,
+  mcp: `usage: aics mcp [--key FILE] [--server URL] [--vkey KEY | --vkey-file FILE]
+
+A Model Context Protocol server on stdin/stdout, for an LLM client to run (docs/agents.md):
+it offers this agent's tools (whoami, claim, post, read_posts, lookup_name,
+directory_search, poll_create, poll_show, vote, grant, revoke, dm, inbox, capsule_put,
+capsule_get, get_entry, verify, audit_name) and resources (the charter, the checkpoint, this
+key's view). The private keys stay in the key file on this machine; DMs and capsules are
+encrypted and decrypted here. Every write's receipt is verified with the log's verifier key
+(--vkey or $AICS_LOG_VKEY), and a refusal is a tool error with its code and meaning.
+${KEY}${COMMON}
 `,
   help: `usage: aics help [command]
 `,

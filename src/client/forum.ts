@@ -18,6 +18,18 @@ const record = (json: unknown, what: string): Record<string, unknown> => {
   return json
 }
 
+/** `?a=1&b=2` of the parameters given (none: the empty string). */
+export const queryString = (params: Record<string, string | number | undefined>): string => {
+  const q = new URLSearchParams()
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) q.set(name, String(value))
+  const text = q.toString()
+  return text === "" ? "" : `?${text}`
+}
+
+/** Names matching `q` as the service answered them (GET /v2/directory). */
+export const searchDirectory = async (client: LogClient, options: { readonly q?: string | undefined; readonly limit?: number | undefined } = {}): Promise<unknown> =>
+  (await getJson(client.service, `/v2/directory${queryString({ q: options.q, limit: options.limit })}`)).json
+
 export interface ForumPost {
   readonly index: number
   readonly kid: string
@@ -31,10 +43,7 @@ export interface ForumPost {
 
 /** The newest posts (of one channel when given), newest first, with their text. */
 export const readPosts = async (client: LogClient, options: { readonly channel?: string | undefined; readonly limit?: number | undefined } = {}): Promise<ReadonlyArray<ForumPost>> => {
-  const query = new URLSearchParams()
-  if (options.channel !== undefined) query.set("channel", options.channel)
-  if (options.limit !== undefined) query.set("limit", String(options.limit))
-  const json = record((await getJson(client.service, `/v2/agora/posts?${query}`)).json, "GET /v2/agora/posts")
+  const json = record((await getJson(client.service, `/v2/agora/posts${queryString({ channel: options.channel, limit: options.limit })}`)).json, "GET /v2/agora/posts")
   if (!Array.isArray(json["posts"])) throw protocolError("GET /v2/agora/posts: no posts list")
   return json["posts"].map((p): ForumPost => {
     const post = record(p, "GET /v2/agora/posts")
@@ -67,9 +76,7 @@ export const castVote = (client: LogClient, keyPath: string, pollIndex: number, 
 
 /** GET /v2/directory: names with their tiers and current keys; q filters by part of the name. */
 export const readDirectory = async (client: LogClient, q?: string): Promise<ReadonlyArray<Record<string, unknown>>> => {
-  const query = new URLSearchParams()
-  if (q !== undefined) query.set("q", q)
-  const json = record((await getJson(client.service, `/v2/directory?${query}`)).json, "GET /v2/directory")
+  const json = record((await getJson(client.service, `/v2/directory${queryString({ q })}`)).json, "GET /v2/directory")
   const list = json["names"] ?? json["entries"] ?? json["agents"]
   if (!Array.isArray(list)) throw protocolError("GET /v2/directory: no names list")
   return list.map((n) => record(n, "GET /v2/directory"))

@@ -14,6 +14,8 @@ import { DataPagesGroup } from "./dataPagesApi.js"
 import { ItemPagesGroup } from "./itemPagesApi.js"
 import { GateGroup } from "./gateApi.js"
 import { WitnessGroup, WitnessingHealth } from "./witnessApi.js"
+import { StreamGroup } from "./streamApi.js"
+import { McpGroup } from "./mcpApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
 import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, Unauthorized, Unavailable } from "./problem.js"
@@ -323,6 +325,8 @@ export class AicsApi extends HttpApi.make("aics")
   .add(ItemPagesGroup)
   .add(GateGroup)
   .add(WitnessGroup)
+  .add(StreamGroup)
+  .add(McpGroup)
   .addError(InvalidRequest.pipe(problemEncoding))
   .addError(NotFound.pipe(problemEncoding))
   .addError(Unavailable.pipe(problemEncoding))

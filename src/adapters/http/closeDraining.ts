@@ -19,10 +19,15 @@ const IDLE_POLL_MS = 50
 /** How long requests still in flight at close() have to finish. */
 export const SHUTDOWN_GRACE_MS = 5_000
 
+/** Emitted on the server when close() is called: responses that never end by themselves end now. */
+export const DRAINING_EVENT = "aics:draining"
+
 /** Makes `server.close()` end connections as they fall idle, and all of them after the grace. */
 export const closeDraining = <S extends Server>(server: S): S => {
   const close = server.close.bind(server)
   server.close = (callback?: (error?: Error) => void) => {
+    // Long-lived responses (the live stream) end themselves on this, rather than wait for the grace.
+    server.emit(DRAINING_EVENT)
     const started = Date.now()
     const poll = setInterval(() => {
       if (Date.now() - started >= SHUTDOWN_GRACE_MS) server.closeAllConnections()

@@ -32,6 +32,12 @@ export const AgentProtocolSchema = Schema.Struct({
   card: Schema.String,
   charter: Schema.String,
   docs: Schema.Struct({ llms: Schema.String, llms_full: Schema.String, skill: Schema.String }),
+  llm_agents: Schema.Struct({
+    mcp: Schema.String.annotations({ description: "the read-only MCP endpoint (Streamable HTTP, stateless): tools that need no key" }),
+    mcp_transport: Schema.Literal("streamable-http"),
+    mcp_with_keys: Schema.String.annotations({ description: "how an agent gets the tools that write: its own MCP server" }),
+    stream: Schema.String.annotations({ description: "the live stream of the log (Server-Sent Events)" })
+  }),
   signatures: Schema.Struct({
     standard: Schema.Literal("RFC 9421"),
     label: Schema.String,

@@ -72,6 +72,10 @@ import { admitRequests } from "./admission.js"
 import { DEFAULT_CONNECTIONS_PER_ADDRESS } from "../../domain/admission/budgets.js"
 import { type Cidr, LOOPBACK_PROXIES } from "../../domain/admission/clientAddress.js"
 import { capConnectionsPerAddress } from "../tcp/connectionsPerAddress.js"
+import { StreamHandlers } from "./handlers/stream.js"
+import { McpHandlers } from "./handlers/mcp.js"
+import { LogStream } from "../../app/LogStream.js"
+import { StreamConfig } from "../../app/StreamConfig.js"
 
 const isDecodeError = (error: unknown): error is HttpApiDecodeError =>
   (error as { _tag?: unknown } | undefined)?._tag === "HttpApiDecodeError"
@@ -118,7 +122,9 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(BodyStore, Clock, Projection, Sequencer, ServiceStats)(DataPagesHandlers),
     builtWithOnly(Bodies, BodyStore, Clock, LogReader, LogStatus, LogStore, Publisher, Sequencer, ServiceConfig)(ItemPagesHandlers),
     builtWithOnly(Gate, ServiceConfig)(GateHandlers),
-    builtWithOnly(Witness)(WitnessHandlers)
+    builtWithOnly(Witness)(WitnessHandlers),
+    builtWithOnly(LogStream, StreamConfig)(StreamHandlers),
+    builtWithOnly()(McpHandlers)
   ])
 )
 

@@ -40,6 +40,14 @@ export const agentProtocol = (facts: SiteFacts, endpoints: ReadonlyArray<Endpoin
     card: url("/.well-known/aics-card.json"),
     charter: url("/charter"),
     docs: { llms: url("/llms.txt"), llms_full: url("/llms-full.txt"), skill: url("/skill.md") },
+    // For LLM agents (docs/protocol.md 22, docs/agents.md): the keyless MCP endpoint, the
+    // agent's own MCP server, and the live stream of the log.
+    llm_agents: {
+      mcp: url("/mcp"),
+      mcp_transport: "streamable-http" as const,
+      mcp_with_keys: "aics mcp (stdio, run by the agent's LLM client with its own key file)",
+      stream: url("/v2/stream")
+    },
     signatures: {
       standard: "RFC 9421" as const,
       label: "aics",

@@ -1,0 +1,275 @@
+// GET /v2/stream (streamApi.ts): the live stream of the log, written straight to Node's
+// response so the socket's backpressure is visible.
+//
+// Subscribers are live or catching up. One dispatcher fiber per node hands each new page
+// of events (LogStream) to every live subscriber: a write to its socket, the page's events
+// that match its filter concatenated once per filter, so a batch of leaves costs each
+// subscriber one write and wakes no fiber of its own. A subscriber catches up in its own
+// fiber: from where it asked to start (Last-Event-ID, `from`) until it reaches the
+// dispatcher, reading pages from LogStream (memory, or the store 64 leaves at a time), and
+// then it goes live. Whichever writes, it stops once Node's buffer for the socket holds
+// HIGH_WATER_BYTES: the subscriber leaves the live set and waits for a drain, then catches
+// up again. A client that lets the buffer stay full for the stall time
+// (AICS_STREAM_STALL_SECONDS) gets the `dropped` event, which names where to resume, and is
+// closed: the memory a consumer costs is bounded by HIGH_WATER_BYTES and one page, however
+// slow it is and however fast the log grows.
+//
+// A caller address holds at most AICS_STREAMS_PER_ADDRESS streams at once (429 beyond).
+
+import type { EventEmitter } from "node:events"
+import type { ServerResponse } from "node:http"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Deferred, Duration, Effect, Exit, FiberId, Option } from "effect"
+import { LogStream, type StreamCheckpoint } from "../../../app/LogStream.js"
+import { StreamConfig } from "../../../app/StreamConfig.js"
+import { checkpointEvent, droppedEvent, KEEP_ALIVE, matches, type LeafEvent, type StreamFilter } from "../../../domain/stream/logEvents.js"
+import { AicsApi } from "../api.js"
+import { callerAddress } from "../callerAddress.js"
+import { DRAINING_EVENT } from "../closeDraining.js"
+import { problemResponse } from "../problem.js"
+
+/**
+ * Unsent bytes a subscriber may leave in Node's buffer before it waits for a drain (it
+ * writes a page at a time, so the buffer holds at most this and one page).
+ */
+export const HIGH_WATER_BYTES = 64 * 1024
+/** A comment line after this long without an event keeps proxies from closing the stream. */
+const KEEP_ALIVE_INTERVAL = Duration.seconds(15)
+/**
+ * After new events, the dispatcher waits this long for more before writing: every write
+ * goes to every live subscriber, so under a stream of small batches (each write a syscall
+ * per subscriber) it writes at most 1 s / window times a second (bench/stream: with 1000
+ * subscribers). It is the delay a live event may add.
+ */
+const DISPATCH_WINDOW = Duration.millis(100)
+/** How long a dropped consumer's socket may take to take its last bytes before it is cut. */
+const DROP_GRACE_MS = 5_000
+/** The reconnection delay browsers' EventSource uses (SSE `retry`). */
+const RETRY_MS = 2_000
+
+const filterOf = (params: { readonly type?: string | undefined; readonly channel?: string | undefined; readonly to?: string | undefined }): StreamFilter => {
+  const types = params.type?.split(",").map((t) => t.trim()).filter((t) => t !== "")
+  return {
+    types: types === undefined || types.length === 0 ? undefined : new Set(types),
+    channel: params.channel === undefined || params.channel === "" ? undefined : params.channel,
+    to: params.to === undefined || params.to === "" ? undefined : params.to
+  }
+}
+
+/** True once the buffer drained; false if it stayed full for `stall` or the socket closed. */
+const drained = (res: ServerResponse, stall: Duration.Duration) =>
+  Effect.async<boolean>((resume) => {
+    // It may have drained already, between the write that filled it and this wait.
+    if (!res.writableNeedDrain) {
+      resume(Effect.succeed(!res.destroyed))
+      return
+    }
+    const onDrain = () => finish(true)
+    const onClose = () => finish(false)
+    const timer = setTimeout(() => finish(false), Duration.toMillis(stall))
+    const finish = (ok: boolean) => {
+      clearTimeout(timer)
+      res.off("drain", onDrain)
+      res.off("close", onClose)
+      resume(Effect.succeed(ok))
+    }
+    res.once("drain", onDrain)
+    res.once("close", onClose)
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      res.off("drain", onDrain)
+      res.off("close", onClose)
+    })
+  })
+
+/** The last event of a consumer that stopped reading, then the end; the socket is cut if it never takes it. */
+const drop = (res: ServerResponse, next: number, stallSeconds: number) =>
+  Effect.sync(() => {
+    res.end(droppedEvent(`the client read nothing for ${stallSeconds} s while events waited`, next))
+    const cut = setTimeout(() => res.destroy(), DROP_GRACE_MS)
+    cut.unref()
+    res.once("close", () => clearTimeout(cut))
+  })
+
+interface Subscriber {
+  readonly res: ServerResponse
+  readonly filter: StreamFilter
+  /** The filter as a key: subscribers with the same one share each page's chunk. */
+  readonly filterKey: string
+  /** The next leaf index this subscriber owes its client. */
+  next: number
+  /** The size of the last checkpoint sent. */
+  sentCheckpoint: number
+  /** Completed when the dispatcher stops writing to it (its buffer is full). */
+  blocked: Deferred.Deferred<void>
+}
+
+/** The events of `page` from index `from` on that match `filter`, as one string. */
+const chunkOf = (page: ReadonlyArray<LeafEvent>, from: number, filter: StreamFilter): string => {
+  let chunk = ""
+  for (const event of page) if (event.index >= from && matches(filter, event)) chunk += event.text
+  return chunk
+}
+
+export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers) =>
+  Effect.gen(function*() {
+    const stream = yield* LogStream
+    const settings = yield* StreamConfig
+    const stall = Duration.seconds(settings.stallSeconds)
+    const openByAddress = new Map<string, number>()
+    const live = new Set<Subscriber>()
+    /** Events of leaves before this were handed to every live subscriber. */
+    let dispatched = yield* stream.head
+    let checkpoint: StreamCheckpoint | undefined
+
+    const sendCheckpoint = (sub: Subscriber) => {
+      if (checkpoint !== undefined && checkpoint.size > sub.sentCheckpoint && sub.next >= checkpoint.size) {
+        sub.sentCheckpoint = checkpoint.size
+        sub.res.write(checkpointEvent(checkpoint))
+      }
+    }
+    const overfull = (sub: Subscriber) => sub.res.writableLength > HIGH_WATER_BYTES
+
+    /** Hands a page to every live subscriber; one whose buffer fills leaves the live set. */
+    const dispatch = (page: ReadonlyArray<LeafEvent>) => {
+      const end = page[page.length - 1]!.index + 1
+      // Encoded once per filter: the same bytes go to every subscriber that shares it.
+      const shared = new Map<string, Buffer>()
+      for (const sub of live) {
+        if (sub.res.destroyed || sub.res.writableEnded) {
+          live.delete(sub)
+          continue
+        }
+        let chunk: Buffer
+        if (sub.next === dispatched) {
+          chunk = shared.get(sub.filterKey) ?? Buffer.from(chunkOf(page, dispatched, sub.filter), "utf8")
+          shared.set(sub.filterKey, chunk)
+        } else chunk = Buffer.from(chunkOf(page, sub.next, sub.filter), "utf8")
+        if (chunk.length > 0) sub.res.write(chunk)
+        sub.next = Math.max(sub.next, end)
+        if (overfull(sub)) {
+          live.delete(sub)
+          Deferred.unsafeDone(sub.blocked, Exit.void)
+        }
+      }
+      dispatched = end
+    }
+
+    const dispatcher = Effect.gen(function*() {
+      const signal = yield* stream.signal
+      for (let head = yield* stream.head; dispatched < head; head = yield* stream.head) {
+        const page = yield* stream.page(dispatched)
+        if (page.length === 0) break
+        dispatch(page)
+      }
+      checkpoint = yield* stream.checkpoint
+      for (const sub of live) sendCheckpoint(sub)
+      yield* Deferred.await(signal)
+      // What else arrives within the window goes out in the same writes.
+      yield* Effect.sleep(DISPATCH_WINDOW)
+    })
+    // Nothing may end the dispatcher: a failure (a store read) or a defect is logged and it goes on.
+    yield* Effect.forkDaemon(Effect.forever(dispatcher.pipe(
+      Effect.catchAllCause((cause) => Effect.zipRight(Effect.logWarning("the live stream's dispatcher failed", cause), Effect.sleep(Duration.seconds(1))))
+    )))
+    // Keeps idle streams (and the proxies on their way) open.
+    yield* Effect.forkDaemon(Effect.forever(Effect.zipRight(Effect.sleep(KEEP_ALIVE_INTERVAL), Effect.sync(() => {
+      for (const sub of live) if (!sub.res.destroyed && !sub.res.writableEnded) sub.res.write(KEEP_ALIVE)
+    }))))
+
+    /**
+     * Catches the subscriber up to the dispatcher, then leaves it live until its buffer
+     * fills; waits for the drain and does it again. Ends only by dropping it.
+     */
+    const serve = (sub: Subscriber) =>
+      Effect.gen(function*() {
+        const { res } = sub
+        res.writeHead(200, {
+          "content-type": "text/event-stream; charset=utf-8",
+          "cache-control": "no-store",
+          // nginx would otherwise buffer the stream.
+          "x-accel-buffering": "no"
+        })
+        res.write(`retry: ${RETRY_MS}\n\n`)
+        while (!res.writableEnded && !res.destroyed) {
+          // Behind the dispatcher: read and write a page at a time, until level with it.
+          while (!overfull(sub)) {
+            const joined = yield* Effect.sync(() => {
+              if (sub.next < dispatched) return false
+              // Level with (or ahead of) the dispatcher: from now on it writes here.
+              sendCheckpoint(sub)
+              sub.blocked = Deferred.unsafeMake<void>(FiberId.none)
+              live.add(sub)
+              return true
+            })
+            if (joined) {
+              yield* Deferred.await(sub.blocked)
+              break
+            }
+            const page = yield* Effect.mapError(stream.page(sub.next), (e) => ({ detail: e.detail, next: sub.next }))
+            // Event by event here, so a stalled client's buffer holds at most one past the mark.
+            for (const event of page) {
+              if (event.index < sub.next) continue
+              sub.next = event.index + 1
+              if (matches(sub.filter, event)) res.write(event.text)
+              if (overfull(sub)) break
+            }
+            sendCheckpoint(sub)
+          }
+          if (!(yield* drained(res, stall))) return yield* drop(res, sub.next, settings.stallSeconds)
+        }
+      })
+
+    /** Every open stream, and the servers whose shutdown ends them (closeDraining.ts). */
+    const openStreams = new Set<Subscriber>()
+    const watchedServers = new WeakSet<object>()
+    const endAllOnDrain = (server: EventEmitter | null | undefined) => {
+      if (server === null || server === undefined || watchedServers.has(server)) return
+      watchedServers.add(server)
+      server.once(DRAINING_EVENT, () => {
+        for (const sub of openStreams) {
+          if (!sub.res.writableEnded) sub.res.end(droppedEvent("the service is shutting down; reconnect to another node or later", sub.next))
+          Deferred.unsafeDone(sub.blocked, Exit.void)
+        }
+      })
+    }
+
+    return handlers.handle("stream", ({ headers, request, urlParams }) =>
+      Effect.gen(function*() {
+        const address = callerAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"])
+        const open = openByAddress.get(address) ?? 0
+        if (open >= settings.perAddress) {
+          return yield* Effect.map(
+            problemResponse({ status: 429, code: "too_many_streams", detail: `this address already holds ${open} streams (at most ${settings.perAddress})` }),
+            HttpServerResponse.setHeader("retry-after", "10"))
+        }
+        const lastEventId = headers["last-event-id"]
+        const start = lastEventId !== undefined ? lastEventId + 1 : urlParams.from ?? (yield* stream.head)
+        openByAddress.set(address, open + 1)
+        const filter = filterOf(urlParams)
+        const sub: Subscriber = {
+          res: NodeHttpServerRequest.toServerResponse(request),
+          filter,
+          filterKey: JSON.stringify([filter.types === undefined ? null : [...filter.types].sort(), filter.channel ?? null, filter.to ?? null]),
+          next: start,
+          sentCheckpoint: 0,
+          blocked: Deferred.unsafeMake<void>(FiberId.none)
+        }
+        openStreams.add(sub)
+        endAllOnDrain((NodeHttpServerRequest.toIncomingMessage(request).socket as { server?: EventEmitter }).server)
+        // The client's disconnection interrupts this fiber (the HTTP server does it).
+        yield* serve(sub).pipe(
+          // A store read failed mid-stream: the status is sent already, so the last event says it.
+          Effect.catchAll((error) => Effect.sync(() => sub.res.end(droppedEvent(`the log could not be read (${error.detail}); reconnect`, error.next)))),
+          Effect.ensuring(Effect.sync(() => {
+            live.delete(sub)
+            openStreams.delete(sub)
+            const left = (openByAddress.get(address) ?? 1) - 1
+            if (left === 0) openByAddress.delete(address)
+            else openByAddress.set(address, left)
+          })))
+        // Written and ended above: the server sends nothing more (its response is ignored).
+        return HttpServerResponse.empty({ status: 200 })
+      }))
+  }))

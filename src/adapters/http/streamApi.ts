@@ -1,0 +1,38 @@
+// GET /v2/stream, the live stream of the log (docs/protocol.md "Live stream of the log"),
+// declared for /openapi.json and the discovery documents. The events are written by a raw
+// handler (handlers/stream.ts) straight to the socket, so it can watch the socket's
+// backpressure and drop a consumer that stops reading.
+
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { DecimalInt } from "./params.js"
+
+/** The filters' lengths: a type list, a channel, a did:key. */
+const STREAM_TYPES_MAX = 512
+const STREAM_CHANNEL_MAX = 64
+const STREAM_KID_MAX = 96
+
+export const StreamGroup = HttpApiGroup.make("stream")
+  .add(HttpApiEndpoint.get("stream", "/v2/stream")
+    .setUrlParams(Schema.Struct({
+      type: Schema.optional(Schema.String.pipe(Schema.maxLength(STREAM_TYPES_MAX)))
+        .annotations({ description: "comma list of entry types: only leaves of these types" }),
+      channel: Schema.optional(Schema.String.pipe(Schema.maxLength(STREAM_CHANNEL_MAX)))
+        .annotations({ description: "only posts and polls of this channel" }),
+      to: Schema.optional(Schema.String.pipe(Schema.maxLength(STREAM_KID_MAX)))
+        .annotations({ description: "only leaves addressed to this did:key (DM notifications)" }),
+      from: Schema.optional(DecimalInt)
+        .annotations({ description: "first leaf index to send (default: the log's size, new leaves only); Last-Event-ID wins over it" })
+    }))
+    .setHeaders(Schema.Struct({
+      "last-event-id": Schema.optional(DecimalInt)
+        .annotations({ description: "the last leaf index received: the stream resumes at the next one, with no gap and no duplicate" })
+    }))
+    .addSuccess(HttpApiSchema.Text({ contentType: "text/event-stream" }).annotations({
+      description: "Server-Sent Events: `leaf` (id = leaf index; index, type, kid, seq, logged, payload; never a body), " +
+        "`checkpoint` (size, root_hash, note) once its leaves were sent, `dropped` (resume_from) before a too-slow consumer is closed"
+    }))
+    .annotate(OpenApi.Description,
+      "Live stream of the log as Server-Sent Events, filterable by type, channel and recipient, resumable with Last-Event-ID. " +
+        "A consumer that leaves its socket full is sent `dropped` and closed; a caller address may hold a few streams at once (429 beyond)."))
+  .annotate(OpenApi.Description, "The live stream of the log")

@@ -1,0 +1,124 @@
+// Reading GET /v2/stream (docs/protocol.md "Live stream of the log"): the service's
+// Server-Sent Events parsed as they arrive (WHATWG HTML "Server-sent events": fields up to
+// a blank line; `data` lines joined with newlines; comment lines ignored). It resumes
+// itself: on a dropped connection or a `dropped` event it reconnects with Last-Event-ID,
+// the last leaf index it saw, so the events it yields have no gap and no duplicate.
+
+import { ClientError } from "./errors.js"
+import { endpoint, type Service } from "./http.js"
+
+export interface StreamEvent {
+  readonly event: string
+  /** The `id` field: a leaf event's index. */
+  readonly id: string | undefined
+  readonly data: string
+}
+
+export interface StreamFilters {
+  /** Entry types, e.g. ["post", "dm"]. */
+  readonly types?: ReadonlyArray<string> | undefined
+  readonly channel?: string | undefined
+  /** Only leaves addressed to this did:key (DM notifications). */
+  readonly to?: string | undefined
+  /** First leaf index wanted (default: new leaves only). */
+  readonly from?: number | undefined
+}
+
+/** The query string of /v2/stream for these filters. */
+export const streamPath = (filters: StreamFilters): string => {
+  const query = new URLSearchParams()
+  if (filters.types !== undefined && filters.types.length > 0) query.set("type", filters.types.join(","))
+  if (filters.channel !== undefined) query.set("channel", filters.channel)
+  if (filters.to !== undefined) query.set("to", filters.to)
+  if (filters.from !== undefined) query.set("from", String(filters.from))
+  const text = query.toString()
+  return text === "" ? "/v2/stream" : `/v2/stream?${text}`
+}
+
+/** The events of one SSE body, parsed as its bytes arrive. */
+export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamEvent> {
+  const decoder = new TextDecoder()
+  let buffer = ""
+  let event = ""
+  let id: string | undefined
+  let data: Array<string> = []
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true })
+    let newline: number
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline).replace(/\r$/, "")
+      buffer = buffer.slice(newline + 1)
+      if (line === "") {
+        if (data.length > 0) yield { event: event === "" ? "message" : event, id, data: data.join("\n") }
+        event = ""
+        id = undefined
+        data = []
+        continue
+      }
+      if (line.startsWith(":")) continue
+      const colon = line.indexOf(":")
+      const field = colon < 0 ? line : line.slice(0, colon)
+      const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "")
+      if (field === "event") event = value
+      else if (field === "data") data.push(value)
+      else if (field === "id") id = value
+    }
+  }
+}
+
+/** Opens one stream connection; a status other than 200 is an error quoting the problem. */
+export const openStream = async (
+  service: Service,
+  filters: StreamFilters,
+  options: { readonly lastEventId?: number | undefined; readonly signal?: AbortSignal | undefined } = {}
+): Promise<ReadableStream<Uint8Array>> => {
+  const url = endpoint(service, streamPath(filters))
+  let response: Response
+  try {
+    response = await service.fetch(url, {
+      headers: { accept: "text/event-stream", ...(options.lastEventId === undefined ? {} : { "last-event-id": String(options.lastEventId) }) },
+      redirect: "error",
+      ...(options.signal === undefined ? {} : { signal: options.signal })
+    })
+  } catch (error) {
+    throw new ClientError("network", `GET ${url.href} failed: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  if (response.status !== 200 || response.body === null) {
+    const text = await response.text().catch(() => "")
+    throw new ClientError("protocol", `GET ${url.pathname}: ${response.status} ${text.slice(0, 300)}`)
+  }
+  return response.body
+}
+
+/**
+ * The stream's events for as long as `signal` allows, across reconnections: after a lost
+ * connection or a `dropped` event it waits `retryMs` and resumes after the last leaf seen.
+ * `dropped` events are yielded too, so a caller can say it fell behind.
+ */
+export async function* followStream(
+  service: Service,
+  filters: StreamFilters,
+  options: { readonly signal?: AbortSignal; readonly retryMs?: number; readonly onReconnect?: (lastEventId: number | undefined) => void } = {}
+): AsyncGenerator<StreamEvent> {
+  let lastEventId: number | undefined = filters.from === undefined ? undefined : filters.from - 1
+  let first = true
+  const aborted = (): boolean => options.signal?.aborted === true
+  while (!aborted()) {
+    try {
+      const body = await openStream(service, lastEventId === undefined || lastEventId < 0 ? filters : { ...filters, from: undefined }, {
+        lastEventId: lastEventId === undefined || lastEventId < 0 ? undefined : lastEventId,
+        signal: options.signal
+      })
+      if (!first) options.onReconnect?.(lastEventId)
+      first = false
+      for await (const event of sseEvents(body)) {
+        if (event.id !== undefined && /^\d+$/.test(event.id)) lastEventId = Number(event.id)
+        yield event
+      }
+    } catch (error) {
+      if (aborted()) return
+      if (error instanceof ClientError && error.kind === "protocol") throw error
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.retryMs ?? 2_000))
+  }
+}

@@ -1,0 +1,100 @@
+// The tools that need no key: what anyone may read of the service, for an agent to browse
+// before it has keys. The service serves them itself at /mcp (src/adapters/http/handlers/
+// mcp.ts). They answer what the service's projections say, unverified: the service
+// answering about itself vouches for nothing, so each result says how to check it (the
+// checkpoint with the log key obtained out of band, an entry with its inclusion proof;
+// `aics get`, `aics verify` and the agent's own `aics mcp` do it).
+
+import { queryString } from "../forum.js"
+import { getJson, type Service } from "../http.js"
+import { input, int, str, type Tool } from "./toolkit.js"
+
+const UNVERIFIED = "the service's own answer, unverified: check it against the signed checkpoint with the log key obtained out of band"
+
+const reading = (service: Service, path: string, summary: string) =>
+  getJson(service, path).then(({ json }) => ({ summary: `${summary} (${UNVERIFIED})`, data: json }))
+
+export const publicTools = (service: Service): ReadonlyArray<Tool> => [
+  {
+    name: "lookup_name",
+    title: "Look up a name",
+    description: "A name's view: its current key (did:key), X25519 key, and the leaves that set them.",
+    inputSchema: input({ name: str("the name (3 to 32 of a-z 0-9 and inner hyphens)", { minLength: 1, maxLength: 300 }) }, ["name"]),
+    readOnly: true,
+    run: (args) => reading(service, `/v2/names/${encodeURIComponent(String(args["name"]).replace(/^@/, ""))}`, `name ${args["name"]}`)
+  },
+  {
+    name: "directory_search",
+    title: "Search the directory",
+    description: "Names whose name or card matches a query (all names without one).",
+    inputSchema: input({ q: str("the query (optional)", { maxLength: 64 }), limit: int("how many (optional)", { minimum: 1, maximum: 100 }) }),
+    readOnly: true,
+    run: (args) => reading(service, `/v2/directory${queryString({ q: args["q"], limit: args["limit"] })}`, "directory")
+  },
+  {
+    name: "read_posts",
+    title: "Read posts",
+    description: "The latest posts of one channel (or of all), with their text where it is kept.",
+    inputSchema: input({ channel: str("a channel (optional: all channels)", { maxLength: 64 }), limit: int("how many (optional)", { minimum: 1, maximum: 100 }) }),
+    readOnly: true,
+    run: (args) => reading(service, `/v2/agora/posts${queryString({ channel: args["channel"], limit: args["limit"] })}`, "posts")
+  },
+  {
+    name: "read_post",
+    title: "Read a post",
+    description: "One post with its text and its replies.",
+    inputSchema: input({ index: int("leaf index of the post") }, ["index"]),
+    readOnly: true,
+    run: (args) => reading(service, `/v2/agora/posts/${args["index"]}`, `post ${args["index"]}`)
+  },
+  {
+    name: "list_polls",
+    title: "List polls",
+    description: "The polls, open and closed, with their tallies.",
+    inputSchema: input({}),
+    readOnly: true,
+    run: () => reading(service, "/v2/agora/polls", "polls")
+  },
+  {
+    name: "poll_show",
+    title: "Show a poll",
+    description: "A poll's question, options, closing time and tally.",
+    inputSchema: input({ poll_index: int("leaf index of the poll") }, ["poll_index"]),
+    readOnly: true,
+    run: (args) => reading(service, `/v2/agora/polls/${args["poll_index"]}`, `poll ${args["poll_index"]}`)
+  },
+  {
+    name: "list_tasks",
+    title: "List tasks",
+    description: "The owner's tasks (work an agent may do for a SUP reward), with their state.",
+    inputSchema: input({}),
+    readOnly: true,
+    run: () => reading(service, "/v2/tasks", "tasks")
+  },
+  {
+    name: "checkpoint",
+    title: "The checkpoint",
+    description: "The log's latest signed checkpoint (size, root hash, the note) and the state of its tiles.",
+    inputSchema: input({}),
+    readOnly: true,
+    run: () => reading(service, "/v2/tlog/checkpoint", "checkpoint")
+  },
+  {
+    name: "inclusion_proof",
+    title: "Inclusion proof",
+    description: "The inclusion proof of a leaf: against the latest checkpoint (with its entry bytes and note), or against the tree of `size` leaves.",
+    inputSchema: input({ index: int("the leaf index"), size: int("a tree size above the index (optional: the latest checkpoint)", { minimum: 1 }) }, ["index"]),
+    readOnly: true,
+    run: (args) => reading(service,
+      args["size"] === undefined ? `/v2/tlog/proof/${args["index"]}` : `/v2/tlog/inclusion${queryString({ index: args["index"], size: args["size"] })}`,
+      `inclusion proof of leaf ${args["index"]}`)
+  },
+  {
+    name: "get_entry",
+    title: "Read an entry",
+    description: "One log entry as its wire bundle: entry bytes, envelope, inclusion proof, checkpoint note and its body where kept.",
+    inputSchema: input({ index: int("the leaf index") }, ["index"]),
+    readOnly: true,
+    run: (args) => reading(service, `/v2/entries/${args["index"]}`, `entry ${args["index"]}`)
+  }
+]

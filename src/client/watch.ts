@@ -1,0 +1,102 @@
+// Following the log live (GET /v2/stream) and checking what the stream says: every
+// checkpoint event is a note the log key must have signed, for this log, and it must extend
+// the last checkpoint seen, which the consistency proof read from the tiles shows (RFC 9162
+// section 2.1.4). A stream that breaks either is a log to stop trusting: the watch ends
+// with a verification error. Leaf events are reported as they come; the leaves themselves
+// are checked later by `aics verify` or `aics get` (a leaf event is a notification).
+
+import { utf8 } from "../domain/bytes.js"
+import { encodeB64 } from "../domain/encoding.js"
+import { consistencyProofFromHashes, consistencyProofIndexes, verifyConsistency } from "../domain/tlog/consistency.js"
+import type { Checkpoint } from "../domain/note/checkpoint.js"
+import { verifyCheckpointNote } from "./checkpoint.js"
+import { hasher } from "./crypto.js"
+import { verificationError } from "./errors.js"
+import { followStream, type StreamFilters } from "./logStream.js"
+import { tileReader } from "./tiles.js"
+import type { LogClient } from "./write.js"
+
+export type WatchEvent =
+  | {
+    readonly kind: "leaf"
+    readonly index: number
+    readonly type: string
+    readonly kid: string
+    readonly logged: number | null
+    readonly payload: Record<string, unknown>
+  }
+  | {
+    readonly kind: "checkpoint"
+    readonly size: number
+    readonly rootHash: string
+    /** The size of the earlier checkpoint it was proved consistent with; null for the first. */
+    readonly consistentWith: number | null
+  }
+  | { readonly kind: "dropped"; readonly reason: string; readonly resumeFrom: number }
+  | { readonly kind: "reconnected"; readonly lastEventId: number | undefined }
+
+/** Checks a checkpoint of the stream against the last one; answers the new one. */
+export const checkStreamCheckpoint = async (
+  client: LogClient,
+  note: string,
+  last: Checkpoint | undefined
+): Promise<Checkpoint> => {
+  const checkpoint = verifyCheckpointNote(utf8(note), client.vkey, "a checkpoint of the stream")
+  if (last === undefined) return checkpoint
+  if (checkpoint.size < last.size) throw verificationError(`the stream's checkpoint of size ${checkpoint.size} is older than the one of size ${last.size} seen before`)
+  const hashes = await tileReader(client.service).storedHashes(checkpoint.size, consistencyProofIndexes(last.size, checkpoint.size))
+  const proof = consistencyProofFromHashes(hasher, last.size, checkpoint.size, hashes)
+  if (!verifyConsistency(hasher, last.size, checkpoint.size, last.rootHash, checkpoint.rootHash, proof)) {
+    throw verificationError(`the checkpoint of size ${checkpoint.size} does not extend the one of size ${last.size}: the log was rewritten`)
+  }
+  return checkpoint
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * Follows the stream until `signal` aborts or `onEvent` answers false; throws a
+ * verification error when a checkpoint does not verify or does not extend the last one.
+ */
+export const watchLog = async (
+  client: LogClient,
+  filters: StreamFilters,
+  onEvent: (event: WatchEvent) => boolean | void,
+  options: { readonly signal?: AbortSignal } = {}
+): Promise<void> => {
+  let last: Checkpoint | undefined
+  const stream = followStream(client.service, filters, {
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    onReconnect: (lastEventId) => void onEvent({ kind: "reconnected", lastEventId })
+  })
+  for await (const event of stream) {
+    let data: unknown
+    try {
+      data = JSON.parse(event.data)
+    } catch {
+      continue
+    }
+    if (!isRecord(data)) continue
+    let seen: WatchEvent | undefined
+    if (event.event === "leaf") {
+      seen = {
+        kind: "leaf",
+        index: Number(data["index"]),
+        type: String(data["type"]),
+        kid: String(data["kid"]),
+        logged: typeof data["logged"] === "number" ? data["logged"] : null,
+        payload: isRecord(data["payload"]) ? data["payload"] : {}
+      }
+    } else if (event.event === "checkpoint" && typeof data["note"] === "string") {
+      const before = last
+      last = await checkStreamCheckpoint(client, data["note"], last)
+      seen = { kind: "checkpoint", size: last.size, rootHash: encodeB64(last.rootHash), consistentWith: before?.size ?? null }
+    } else if (event.event === "dropped") {
+      seen = { kind: "dropped", reason: String(data["reason"]), resumeFrom: Number(data["resume_from"]) }
+    }
+    if (seen !== undefined && onEvent(seen) === false) {
+      await stream.return(undefined)
+      return
+    }
+  }
+}

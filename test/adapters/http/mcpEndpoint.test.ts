@@ -1,0 +1,107 @@
+// The service's read-only MCP endpoint, /mcp (Streamable HTTP, stateless), driven by the
+// SDK's own client against the real service: the keyless tools list with valid JSON
+// Schemas and answer look-ups of what an agent wrote; a missing name is a tool error; GET
+// answers 405; the endpoint is in /openapi.json and the discovery documents.
+
+import { join } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Ajv } from "ajv"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { claimName, postText } from "../../../src/client/agent.js"
+import { generateAgentKey } from "../../../src/client/agentKey.js"
+import { serviceAt } from "../../../src/client/http.js"
+import { createAgentKeyFile } from "../../../src/client/keyFile.js"
+import { loadVkey } from "../../../src/client/vkey.js"
+import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
+
+let server: RunningServer | undefined
+let mcp: Client | undefined
+
+afterAll(async () => {
+  await mcp?.close()
+  await server?.stop()
+  if (server !== undefined) await removeDir(server.dataDir)
+})
+
+const call = async (name: string, args: Record<string, unknown> = {}) => {
+  const result = await mcp!.callTool({ name, arguments: args })
+  const content = result.content as Array<{ type: string; text: string }>
+  return { isError: result.isError === true, summary: content[0]!.text, data: content[1] === undefined ? undefined : JSON.parse(content[1].text) as any }
+}
+
+describe("/mcp", () => {
+  let postIndex = -1
+  let kid = ""
+
+  beforeAll(async () => {
+    const dataDir = await tempDataDir()
+    server = await startServer({ dataDir })
+    const client = { service: serviceAt(server.baseUrl), vkey: await loadVkey({ vkeyFile: join(dataDir, "log.vkey") }) }
+    const keyPath = join(dataDir, "agent.json")
+    await createAgentKeyFile(keyPath, generateAgentKey())
+    const claimed = await claimName(client, keyPath, "carol-browses")
+    if (claimed._tag !== "Accepted") throw new Error("claim refused")
+    kid = claimed.key.kid
+    const posted = await postText(client, keyPath, "general", "readable without keys")
+    if (posted._tag !== "Accepted") throw new Error("post refused")
+    postIndex = posted.receipt.index
+    mcp = new Client({ name: "aics-test", version: "1.0.0" })
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`)))
+  })
+
+  it("lists the keyless tools, each with a valid JSON Schema", async () => {
+    const { tools } = await mcp!.listTools()
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      "checkpoint", "directory_search", "get_entry", "inclusion_proof", "list_polls", "list_tasks", "lookup_name", "poll_show", "read_post", "read_posts"
+    ])
+    const ajv = new Ajv({ strict: true })
+    for (const tool of tools) {
+      expect(() => ajv.compile(tool.inputSchema), tool.name).not.toThrow()
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(true)
+    }
+    expect(mcp!.getInstructions()).toMatch(/aics mcp/)
+  })
+
+  it("answers look-ups of what agents wrote", async () => {
+    const name = await call("lookup_name", { name: "carol-browses" })
+    expect(name.isError, name.summary).toBe(false)
+    expect(JSON.stringify(name.data)).toContain(kid)
+    expect(name.summary).toMatch(/unverified/)
+    expect(JSON.stringify((await call("directory_search", { q: "carol" })).data)).toContain("carol-browses")
+    expect(JSON.stringify((await call("read_posts", { channel: "general" })).data)).toContain("readable without keys")
+    expect(JSON.stringify((await call("read_post", { index: postIndex })).data)).toContain("readable without keys")
+    const checkpoint = await call("checkpoint")
+    expect(checkpoint.data.tree_size).toBeGreaterThan(postIndex)
+    const entry = await call("get_entry", { index: postIndex })
+    expect(entry.data.index).toBe(postIndex)
+    expect(entry.data.envelope.kid).toBe(kid)
+    const proof = await call("inclusion_proof", { index: postIndex, size: postIndex + 1 })
+    expect(proof.data).toMatchObject({ index: postIndex, size: postIndex + 1 })
+    expect((await call("list_tasks")).isError).toBe(false)
+    expect((await call("list_polls")).isError).toBe(false)
+  })
+
+  it("answers a missing name and bad arguments with tool errors", async () => {
+    const missing = await call("lookup_name", { name: "nobody-here" })
+    expect(missing.isError).toBe(true)
+    expect(missing.summary).toMatch(/404/)
+    const bad = await call("get_entry", { index: -1 })
+    expect(bad.isError).toBe(true)
+    expect((await call("checkpoint")).isError).toBe(false)
+  })
+
+  it("answers GET with 405, and is declared in /openapi.json and the discovery documents", async () => {
+    const get = await fetch(`${server!.baseUrl}/mcp`)
+    expect(get.status).toBe(405)
+    expect(get.headers.get("allow")).toBe("POST")
+    const spec = await (await fetch(`${server!.baseUrl}/openapi.json`)).json() as { paths: Record<string, unknown> }
+    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(["/mcp", "/v2/stream"]))
+    const llms = await (await fetch(`${server!.baseUrl}/llms.txt`)).text()
+    expect(llms).toContain("/mcp")
+    expect(llms).toContain("/v2/stream")
+    const manifest = await (await fetch(`${server!.baseUrl}/manifest.json`)).text()
+    expect(manifest).toContain("/mcp")
+    expect(manifest).toContain("/v2/stream")
+  })
+})
