@@ -175,8 +175,10 @@ export const HttpLive = (options: {
 }) =>
   HttpApiBuilder.serve((app) => admitRequests(countRequests(app))).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-    Layer.provide(DecodeErrorsAs422),
+    // The owner routes' 401/403 come before the router's 404 (ownerRoutesFirst.ts), and every
+    // answer still empty after that gets its problem document.
     Layer.provide(ProblemForEveryError),
+    Layer.provide(DecodeErrorsAs422),
     HttpServer.withLogAddress,
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(NodeHttpServer.layer(createKeepAliveServer({

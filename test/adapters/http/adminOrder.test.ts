@@ -71,9 +71,9 @@ describe("owner routes refuse strangers before anything else", () => {
     expect((await (await fetch(`${file.server.baseUrl}/healthz`)).json() as { agent_writes_held: boolean }).agent_writes_held).toBe(false)
   })
 
-  it("a route or method that does not exist under /v2/admin/: 401, 403, then 404 for the owner", async () => {
-    expect(await threeWays("GET", "/v2/admin/nothing")).toEqual([[401, "signature_missing"], [403, "not_owner"], [404, undefined]])
-    expect(await threeWays("GET", "/v2/admin/tombstones")).toEqual([[401, "signature_missing"], [403, "not_owner"], [404, undefined]])
+  it("a route or method that does not exist under /v2/admin/: 401, 403, then 404 (with its problem document) for the owner", async () => {
+    expect(await threeWays("GET", "/v2/admin/nothing")).toEqual([[401, "signature_missing"], [403, "not_owner"], [404, "not_found"]])
+    expect(await threeWays("GET", "/v2/admin/tombstones")).toEqual([[401, "signature_missing"], [403, "not_owner"], [404, "not_found"]])
     // Outside /v2/admin/ nothing changes: a missing route is 404 to anyone.
     expect((await fetch(`${file.server.baseUrl}/v2/nothing`)).status).toBe(404)
   })
