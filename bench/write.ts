@@ -73,6 +73,12 @@ const serverCpu = (pid: number) => {
   return { total: cpuTimes(readFileSync(`/proc/${pid}/stat`, "utf8")), threads }
 }
 
+// Extra environment for the server, space-separated NAME=value (BENCH_SERVER_ENV). Without
+// it the budgets are off (AICS_RATE_LIMITS=off): 64 keys writing from one address would
+// spend the per-address budget at once. The A/B of bench/README.md "Fair admission" sets
+// AICS_RATE_LIMITS=on with budgets no write reaches, so every bucket is spent and nothing refused.
+const serverEnv = Object.fromEntries((process.env["BENCH_SERVER_ENV"] ?? "AICS_RATE_LIMITS=off").split(" ").filter((a) => a.includes("=")).map((a) => [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)]))
+
 // Extra node arguments for the server (e.g. --cpu-prof), space-separated.
 const serverArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
 
@@ -80,6 +86,7 @@ const startServer = async (dataDir: string, port: number, database?: string) => 
   const child = spawn(process.execPath, [...serverArgs, "dist/src/main.js"], {
     env: {
       PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dataDir, AICS_PORT: String(port),
+      ...serverEnv,
       ...(database === undefined ? {} : { AICS_DATABASE_URL: database })
     },
     stdio: ["ignore", "pipe", "pipe"]
