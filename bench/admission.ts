@@ -13,7 +13,9 @@
 //
 //   npm run build && node dist/bench/admission.js [polite writes per phase, default 24]
 //
-// The floods run in this process, on the same two cores as the server and the polite client.
+// Each flood runs in a child process of its own (this file with --flood <kind> <port>), so
+// its signing and connection storms do not stall the polite client's event loop; all of
+// them share the machine's two cores with the server.
 
 import { spawn } from "node:child_process"
 import { mkdtemp, rm } from "node:fs/promises"
@@ -29,30 +31,8 @@ const perPhase = Number(process.argv[2] ?? 24)
 const POLITE_RATE = 1.5
 const ORIGIN = "localhost/aics"
 
-const port = 20000 + Math.floor(Math.random() * 20000)
-const authority = `127.0.0.1:${port}`
-const dataDir = await mkdtemp(join(tmpdir(), "aics-bench-admission-"))
-const child = spawn(process.execPath, ["dist/src/main.js"], {
-  env: {
-    PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dataDir, AICS_PORT: String(port),
-    // The default budgets; 127.0.0.1 alone is a proxy, so every other loopback address is a client.
-    AICS_RATE_LIMITS: "on", AICS_TRUSTED_PROXIES: "127.0.0.1/32"
-  },
-  stdio: ["ignore", "pipe", "pipe"]
-})
-await new Promise<void>((resolve, reject) => {
-  let output = ""
-  const check = (chunk: Buffer) => {
-    output += chunk.toString()
-    if (output.includes(`Listening on http://127.0.0.1:${port}`)) resolve()
-  }
-  child.stdout!.on("data", check)
-  child.stderr!.on("data", check)
-  child.once("exit", () => reject(new Error(output)))
-})
-
-/** One request from `localAddress` on a keep-alive agent: status and latency (ms). */
-const send = (agent: Agent, method: string, path: string, headers: Record<string, string>, body?: Uint8Array) =>
+/** One request on a keep-alive agent: status and latency (ms). */
+const send = (port: number, agent: Agent, method: string, path: string, headers: Record<string, string>, body?: Uint8Array) =>
   new Promise<{ status: number; ms: number }>((resolve) => {
     const started = performance.now()
     const req = request({ host: "127.0.0.1", port, method, path, agent, headers: { ...headers, ...(body === undefined ? {} : { "content-length": String(body.length) }) } }, (res) => {
@@ -64,26 +44,9 @@ const send = (agent: Agent, method: string, path: string, headers: Record<string
   })
 
 const agentFrom = (localAddress: string) => new Agent({ keepAlive: true, localAddress } as ConstructorParameters<typeof Agent>[0])
-const write = (agent: Agent, signed: SignedWrite) => send(agent, "POST", "/v2/entries", { ...signed.headers, host: authority }, signed.body)
+const write = (port: number, agent: Agent, signed: SignedWrite) => send(port, agent, "POST", "/v2/entries", { ...signed.headers, host: `127.0.0.1:${port}` }, signed.body)
 
-const politeAgent = agentFrom("127.0.0.9")
-
-/** The polite client's writes for one phase, at POLITE_RATE a second, by a key of its own (a key's budget is 30 a minute). */
-const politePhase = async () => {
-  const polite = makeAgent(`polite ${Math.random()}`)
-  const latencies: Array<number> = []
-  let refused = 0
-  for (let i = 0; i < perPhase; i++) {
-    const next = performance.now() + 1000 / POLITE_RATE
-    const result = await write(politeAgent, signedPost(polite, `polite ${i} ${Math.random()}`, { origin: ORIGIN, authority }))
-    if (result.status === 202) latencies.push(result.ms)
-    else refused++
-    await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())))
-  }
-  return { latencies, refused }
-}
-
-/** `width` loops of `task` until `stop`; counts answers by status. */
+/** `width` loops of `task` until SIGTERM; then prints the answers by status and exits. */
 const flood = (width: number, task: () => Promise<{ status: number }>) => {
   const statuses = new Map<number, number>()
   let running = true
@@ -93,59 +56,135 @@ const flood = (width: number, task: () => Promise<{ status: number }>) => {
       statuses.set(status, (statuses.get(status) ?? 0) + 1)
     }
   }))
-  return { stop: async () => { running = false; await loops; return statuses } }
+  process.once("SIGTERM", async () => {
+    running = false
+    await loops
+    console.log([...statuses].sort((a, b) => a[0] - b[0]).map(([status, n]) => `${n}x${status}`).join(" "))
+    process.exit(0)
+  })
 }
 
-const phases: Array<[string, () => { stop: () => Promise<Map<number, number> | string> }]> = [
-  ["quiet", () => ({ stop: async () => "" })],
-  ["one key (127.0.0.2, 16 conns)", () => {
-    const agent = agentFrom("127.0.0.2")
-    const key = makeAgent(`flood one ${Math.random()}`)
-    return flood(16, () => write(agent, signedPost(key, `flood ${Math.random()}`, { origin: ORIGIN, authority })))
-  }],
-  ["fresh keys (127.0.0.3, 32 conns)", () => {
-    const agent = agentFrom("127.0.0.3")
-    return flood(32, () => write(agent, signedPost(makeAgent(`fresh ${Math.random()}`), "fresh", { origin: ORIGIN, authority })))
-  }],
-  ["4,000 idle connections (127.0.0.6)", () => {
-    const sockets: Array<Socket> = []
-    let open = 0
-    for (let i = 0; i < 4000; i++) {
-      const socket = connect({ host: "127.0.0.1", port, localAddress: "127.0.0.6" })
-      socket.on("connect", () => void open++)
-      socket.on("close", () => void open--)
-      socket.on("error", () => undefined)
-      sockets.push(socket)
+const FLOODS: Record<string, { readonly label: string; readonly run: (port: number) => void }> = {
+  quiet: {
+    label: "quiet",
+    run: () => {
+      const alive = setInterval(() => undefined, 1000)
+      process.once("SIGTERM", () => {
+        clearInterval(alive)
+        process.exit(0)
+      })
     }
-    return { stop: async () => { const held = open; for (const s of sockets) s.destroy(); return `${held} of 4000 still open at the end` } }
-  }],
-  ["gate GET /t (127.0.0.7, 16 conns)", () => {
-    const agent = agentFrom("127.0.0.7")
-    return flood(16, () => send(agent, "GET", "/t?l=help", {}))
-  }],
-  ["notices (127.0.0.8, 16 conns)", () => {
-    const agent = agentFrom("127.0.0.8")
-    const body = new TextEncoder().encode(JSON.stringify({ location: "https://example.test/x", explanation: "A bench notice.", email: "b@example.test", accurate: true }))
-    return flood(16, () => send(agent, "POST", "/notice", { "content-type": "application/json" }, body))
-  }]
-]
-
-try {
-  console.log(`bench/admission: polite client 127.0.0.9, ${perPhase} posts per phase at ${POLITE_RATE}/s, node ${process.version}`)
-  // A warm-up of the polite path (not measured): V8 compiles the write path first.
-  await politePhase()
-  let quietP99 = NaN
-  for (const [label, start] of phases) {
-    const running = start()
-    const { latencies, refused } = await politePhase()
-    const outcome = await running.stop()
-    const p99 = percentile(latencies, 99)
-    if (label === "quiet") quietP99 = p99
-    const got = typeof outcome === "string" ? outcome : [...outcome].sort((a, b) => a[0] - b[0]).map(([status, n]) => `${n}x${status}`).join(" ")
-    console.log(`${label.padEnd(36)} polite p50 ${percentile(latencies, 50).toFixed(1)} ms  p99 ${p99.toFixed(1)} ms (${(p99 / quietP99).toFixed(2)}x quiet)  refused ${refused}${got === "" ? "" : `  flood got: ${got}`}`)
+  },
+  oneKey: {
+    label: "one key (127.0.0.2, 16 conns)",
+    run: (port) => {
+      const agent = agentFrom("127.0.0.2")
+      const key = makeAgent(`flood one ${Math.random()}`)
+      flood(16, () => write(port, agent, signedPost(key, `flood ${Math.random()}`, { origin: ORIGIN, authority: `127.0.0.1:${port}` })))
+    }
+  },
+  freshKeys: {
+    label: "fresh keys (127.0.0.3, 32 conns)",
+    run: (port) => {
+      const agent = agentFrom("127.0.0.3")
+      flood(32, () => write(port, agent, signedPost(makeAgent(`fresh ${Math.random()}`), "fresh", { origin: ORIGIN, authority: `127.0.0.1:${port}` })))
+    }
+  },
+  idle: {
+    label: "4,000 idle connections (127.0.0.6)",
+    run: (port) => {
+      const sockets: Array<Socket> = []
+      let closedByServer = 0
+      for (let i = 0; i < 4000; i++) {
+        const socket = connect({ host: "127.0.0.1", port, localAddress: "127.0.0.6" })
+        socket.on("close", () => void closedByServer++)
+        socket.on("error", () => undefined)
+        sockets.push(socket)
+      }
+      process.once("SIGTERM", () => {
+        console.log(`${4000 - closedByServer} of 4000 held, ${closedByServer} closed by the server`)
+        process.exit(0)
+      })
+    }
+  },
+  gate: {
+    label: "gate GET /t (127.0.0.7, 16 conns)",
+    run: (port) => {
+      const agent = agentFrom("127.0.0.7")
+      flood(16, () => send(port, agent, "GET", "/t?l=help", {}))
+    }
+  },
+  notices: {
+    label: "notices (127.0.0.8, 16 conns)",
+    run: (port) => {
+      const agent = agentFrom("127.0.0.8")
+      const body = new TextEncoder().encode(JSON.stringify({ location: "https://example.test/x", explanation: "A bench notice.", email: "b@example.test", accurate: true }))
+      flood(16, () => send(port, agent, "POST", "/notice", { "content-type": "application/json" }, body))
+    }
   }
-} finally {
-  child.kill("SIGTERM")
-  await new Promise((r) => child.once("exit", r))
-  await rm(dataDir, { recursive: true, force: true })
+}
+
+if (process.argv[2] === "--flood") {
+  FLOODS[process.argv[3]!]!.run(Number(process.argv[4]))
+} else {
+  const port = 20000 + Math.floor(Math.random() * 20000)
+  const authority = `127.0.0.1:${port}`
+  const dataDir = await mkdtemp(join(tmpdir(), "aics-bench-admission-"))
+  const child = spawn(process.execPath, ["dist/src/main.js"], {
+    env: {
+      PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dataDir, AICS_PORT: String(port),
+      // The default budgets; 127.0.0.1 alone is a proxy, so every other loopback address is a client.
+      AICS_RATE_LIMITS: "on", AICS_TRUSTED_PROXIES: "127.0.0.1/32"
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  await new Promise<void>((resolve, reject) => {
+    let output = ""
+    const check = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes(`Listening on http://127.0.0.1:${port}`)) resolve()
+    }
+    child.stdout!.on("data", check)
+    child.stderr!.on("data", check)
+    child.once("exit", () => reject(new Error(output)))
+  })
+
+  const politeAgent = agentFrom("127.0.0.9")
+  /** The polite client's writes for one phase, at POLITE_RATE a second, by a key of its own (a key's budget is 30 a minute). */
+  const politePhase = async () => {
+    const polite = makeAgent(`polite ${Math.random()}`)
+    const latencies: Array<number> = []
+    let refused = 0
+    for (let i = 0; i < perPhase; i++) {
+      const next = performance.now() + 1000 / POLITE_RATE
+      const result = await write(port, politeAgent, signedPost(polite, `polite ${i} ${Math.random()}`, { origin: ORIGIN, authority }))
+      if (result.status === 202) latencies.push(result.ms)
+      else refused++
+      await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())))
+    }
+    return { latencies, refused }
+  }
+
+  try {
+    console.log(`bench/admission: polite client 127.0.0.9, ${perPhase} posts per phase at ${POLITE_RATE}/s, default budgets, node ${process.version}`)
+    // A warm-up of the polite path (not measured): V8 compiles the write path first.
+    await politePhase()
+    let quietP99 = NaN
+    for (const [kind, { label }] of Object.entries(FLOODS)) {
+      const flooder = spawn(process.execPath, [process.argv[1]!, "--flood", kind, String(port)], { stdio: ["ignore", "pipe", "inherit"] })
+      let got = ""
+      flooder.stdout!.on("data", (chunk: Buffer) => void (got += chunk.toString()))
+      const { latencies, refused } = await politePhase()
+      const exited = flooder.exitCode !== null || flooder.signalCode !== null ? Promise.resolve() : new Promise((r) => flooder.once("exit", r))
+      flooder.kill("SIGTERM")
+      await exited
+      const p99 = percentile(latencies, 99)
+      if (kind === "quiet") quietP99 = p99
+      console.log(`${label.padEnd(36)} polite p50 ${percentile(latencies, 50).toFixed(1)} ms  p99 ${p99.toFixed(1)} ms (${(p99 / quietP99).toFixed(2)}x quiet)  refused ${refused}${got.trim() === "" ? "" : `  flood got: ${got.trim()}`}`)
+    }
+  } finally {
+    child.kill("SIGTERM")
+    await new Promise((r) => child.once("exit", r))
+    await rm(dataDir, { recursive: true, force: true })
+  }
 }

@@ -74,11 +74,17 @@ const serverCpu = (pid: number) => {
   return { total: cpuTimes(readFileSync(`/proc/${pid}/stat`, "utf8")), threads }
 }
 
+// Extra environment for the server, space-separated NAME=value (BENCH_SERVER_ENV). Without
+// it the budgets are off (AICS_RATE_LIMITS=off): 64 keys writing from one address would
+// spend the per-address budget at once. The A/B of bench/README.md "Fair admission" sets
+// AICS_RATE_LIMITS=on with budgets no write reaches, so every bucket is spent and nothing refused.
+const serverEnv = Object.fromEntries((process.env["BENCH_SERVER_ENV"] ?? "AICS_RATE_LIMITS=off").split(" ").filter((a) => a.includes("=")).map((a) => [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)]))
+
 // Extra node arguments for the server (e.g. --cpu-prof), space-separated.
 const serverArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
 
 const startServer = (dataDir: string, port: number, database?: string) =>
-  startServerProcess({ dataDir, port, nodeArgs: serverArgs, ...(database === undefined ? {} : { env: { AICS_DATABASE_URL: database } }) })
+  startServerProcess({ dataDir, port, nodeArgs: serverArgs, env: { ...serverEnv, ...(database === undefined ? {} : { AICS_DATABASE_URL: database }) } })
 
 /** One run: `nodes` processes (on `database`, or one on the filesystem); answers entries/s. */
 const run = async (nodes: number, database?: string): Promise<number> => {

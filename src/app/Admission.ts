@@ -11,10 +11,10 @@
 // so the service never admits more than it publishes, at no cost per request
 // (docs/operations.md "Fair admission on several nodes" says why not shared counters).
 //
-// Every refusal is counted in the Effect Metric counter `aics_rate_limited_total` with a
+// Every refusal is counted in the Effect Metric counter `aics_rate_limited_total` (RateLimitMetric.ts) with a
 // `budget` label, for the operator's /metrics.
 
-import { Context, Effect, Layer, Metric } from "effect"
+import { Context, Effect, Layer } from "effect"
 import {
   type AdmissionLimits,
   BUDGET_NAMES,
@@ -27,17 +27,13 @@ import {
 } from "../domain/admission/budgets.js"
 import { type Bucket, type BucketRule, isFull, take } from "../domain/admission/tokenBucket.js"
 import { Clock } from "../ports/Clock.js"
+import { countRateLimited } from "./RateLimitMetric.js"
 import { ServiceConfig } from "./ServiceConfig.js"
 
 /** Buckets kept at most (about 100 bytes each). */
 export const MAX_BUCKETS = 500_000
 const SWEEP_EVERY = 10_000
 
-/** Refusals by budget: `aics_rate_limited_total{budget="writes"}`. */
-export const rateLimitedTotal = Metric.counter("aics_rate_limited_total", {
-  description: "requests refused because a rate-limit budget was spent, by budget",
-  incremental: true
-})
 
 /** RateLimit-Policy and RateLimit header values (IETF httpapi ratelimit-headers draft). */
 export interface RateLimitFields {
@@ -112,7 +108,7 @@ export class Admission extends Context.Tag("aics/Admission")<Admission, {
       }
 
       const counted = (verdict: Verdict): Effect.Effect<Verdict> =>
-        verdict.admitted ? Effect.succeed(verdict) : Effect.as(Metric.increment(Metric.tagged(rateLimitedTotal, "budget", verdict.budget)), verdict)
+        verdict.admitted ? Effect.succeed(verdict) : Effect.as(countRateLimited(verdict.budget), verdict)
 
       const takeOne = (budget: BudgetName, subject: string, cost = 1) =>
         rules.has(budget) ? Effect.flatMap(clock.nowMillis, (now) => counted(takeNow(budget, subject, cost, now))) : Effect.succeed(ADMITTED)

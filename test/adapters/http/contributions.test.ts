@@ -332,3 +332,23 @@ describe("closed contributions and HTTPS", () => {
   })
 })
 
+
+describe("intents cannot be hoarded (issue 13 item 12)", () => {
+  it("budgets intents per name and per address, so a few names cannot hold every slot of an amount", async () => {
+    const server = await start({
+      AICS_SUP_NETWORKS: NETWORKS, AICS_SUP_ALLOW_HTTP: "true", AICS_RATE_LIMITS: "on", AICS_LIMIT_REFUSAL_DELAY_MS: "0",
+      AICS_LIMIT_NAME_INTENTS_PER_HOUR: "3", AICS_LIMIT_INTENTS_PER_HOUR: "5"
+    })
+    await claimName(server, makeAgent(`hoard bob ${Date.now()}`), "bob")
+    await claimName(server, makeAgent(`hoard carol ${Date.now()}`), "carol")
+    const intentFor = (name: string) => postJson(server, "/v2/sup/contributions/intents", JSON.stringify({ network: "testnet", amount: 5, name }))
+    const bob = [await intentFor("bob"), await intentFor("bob"), await intentFor("bob"), await intentFor("bob")]
+    expect(bob.map((a) => a.status)).toEqual([201, 201, 201, 429])
+    expect(bob[3]!.json.code).toBe("rate_limited")
+    expect(bob[3]!.json.detail).toContain("name_intents")
+    // The address spent 4 of its 5 (the refused one too): one more, then 429 for any name.
+    const carol = [await intentFor("carol"), await intentFor("carol")]
+    expect(carol.map((a) => a.status)).toEqual([201, 429])
+    expect(carol[1]!.json.detail).toContain("the intents budget")
+  })
+})
