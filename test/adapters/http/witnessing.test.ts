@@ -19,6 +19,7 @@ import { ok, runAics } from "../../support/aicsCli.js"
 import { postAddCheckpoint } from "../../support/harnessLog.js"
 import { freePort, removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 import { sendEntry } from "../../support/signedHttp.js"
+import { pollUntil } from "../../support/poll.js"
 
 interface Operator {
   readonly domain: string
@@ -84,18 +85,8 @@ const served = async (o: Operator, witnesses: ReadonlyArray<CosignerKey>, path =
   return { size: checkpoint.size, note, cosigners: cosignatures.map((c) => c.witness.name) }
 }
 
-const poll = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
-
 const cosignedAtLeast = (o: Operator, by: Operator, size: number, path = "/checkpoint") =>
-  poll(`${o.domain}'s checkpoint of ${size} leaves cosigned by ${by.domain}`, async () => {
+  pollUntil(`${o.domain}'s checkpoint of ${size} leaves cosigned by ${by.domain}`, async () => {
     const s = await served(o, [by.witnessKey], path)
     return s !== undefined && s.size >= size && s.cosigners.includes(by.witnessKey.name) ? s : undefined
   })
@@ -155,12 +146,12 @@ describe("two services witnessing each other", { timeout: 150_000 }, () => {
     const before = (await served(A, [B.witnessKey]))!
     await B.server.stop()
     const index = await write(A, "while-down")
-    const uncosigned = await poll("A's checkpoint past the write", async () => {
+    const uncosigned = await pollUntil("A's checkpoint past the write", async () => {
       const s = await served(A, [B.witnessKey])
       return s !== undefined && s.size > index ? s : undefined
     })
     expect(uncosigned.cosigners).toEqual([])
-    const health = await poll("A's health naming the witness's failure", async () => {
+    const health = await pollUntil("A's health naming the witness's failure", async () => {
       const h = await (await fetch(`${A.server.baseUrl}/healthz`)).json() as Record<string, any>
       return h["witnesses"].witnesses[0].error !== null ? h : undefined
     })

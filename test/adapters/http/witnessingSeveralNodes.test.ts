@@ -16,6 +16,7 @@ import { copyKeys, startNode, type Node } from "../../support/nodes.js"
 import { testDatabase } from "../../support/pg.js"
 import { freePort, removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 import { sendEntry } from "../../support/signedHttp.js"
+import { pollUntil } from "../../support/poll.js"
 
 const db = testDatabase()
 const scope = Effect.runSync(Scope.make())
@@ -28,15 +29,6 @@ afterAll(async () => {
   for (const d of dirs) await removeDir(d)
 })
 
-const poll = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 describe.skipIf(!db.multiSession)("a witnessed log on two nodes", () => {
   it("serves the witness's cosignature from both nodes", async () => {
@@ -68,7 +60,7 @@ describe.skipIf(!db.multiSession)("a witnessed log on two nodes", () => {
     const logKey = parseVerifierKey(nodeCrypto.sha256, logVkey)!
     const witnessKey = parseCosignerKey(nodeCrypto.sha256, witnessVkey)!
     for (const node of [a, b]) {
-      await poll(`${node.baseUrl} serving a cosigned checkpoint past ${sent.index}`, async () => {
+      await pollUntil(`${node.baseUrl} serving a cosigned checkpoint past ${sent.index}`, async () => {
         const note = new Uint8Array(await (await fetch(`${node.baseUrl}/checkpoint`)).arrayBuffer())
         const opened = Either.getOrThrow(openNote(note, [logKey], nodeCrypto.ed25519))
         const cosigned = Either.getOrThrow(cosignaturesOf(opened, [witnessKey], nodeCrypto.ed25519)).length === 1
