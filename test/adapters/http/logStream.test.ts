@@ -336,10 +336,14 @@ describe("a consumer that stops reading", () => {
     }
     const after = await rssOf(pid)
     // 16 consumers of 14 MB each would be 224 MB if the service buffered what they do not
-    // read; it holds 64 KiB and a page of 64 leaves each (and the garbage of reading them).
+    // read; it holds 64 KiB and a page of 64 leaves each, plus the garbage of reading the
+    // pages, which V8 returns to the system only when it pleases (measured +17 to +52 MB,
+    // the most on a loaded machine). The bound is half of what buffering would cost: far
+    // from it, whatever the collector's timing.
     const figures = `RSS ${before >> 20} MB -> ${stalled >> 20} MB stalled -> ${after >> 20} MB after`
     console.log(figures)
-    expect(stalled - before, figures).toBeLessThan(48 * 1024 * 1024)
-    expect(after - before, figures).toBeLessThan(48 * 1024 * 1024)
+    const bound = (STALLED * 14 * 1024 * 1024) / 2
+    expect(stalled - before, figures).toBeLessThan(bound)
+    expect(after - before, figures).toBeLessThan(bound)
   })
 })
