@@ -26,6 +26,7 @@ import { PgDatabaseLive } from "../src/adapters/pg/PgStorage.js"
 import { SqliteProjectionStoreLive } from "../src/adapters/sqlite/SqliteProjectionStore.js"
 import { directoryPart, directoryView, directoryViewOfPage } from "../src/domain/views/directory.js"
 import { emptyLogState, type LogState, type NameRecord } from "../src/domain/write/logState.js"
+import { namesOnlyChanges } from "../src/domain/write/stateSlice.js"
 import { ProjectionStore } from "../src/ports/ProjectionStore.js"
 
 const WORDS = [
@@ -111,7 +112,7 @@ const fill = (store: typeof ProjectionStore.Service, size: number) =>
       const to = Math.min(size, from + STEP)
       const names = Array.from({ length: to - from }, (_, k) => recordAt(from + k))
       const upTo = claimIndex(to - 1) + 1
-      yield* store.commit({ from: folded, upTo, lastLeaf: new Uint8Array(32), names })
+      yield* store.commit({ from: folded, upTo, lastLeaf: new Uint8Array(32), changes: namesOnlyChanges(names, upTo) })
       folded = upTo
     }
     return performance.now() - t0

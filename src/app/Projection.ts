@@ -67,10 +67,13 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
     // The start: a store ahead of the log is rebuilt; then the tail (or all) is folded.
     const size = yield* committedSize
     let folded = yield* store.folded
+    const residentSize = (yield* store.resident).counters.size
     const foreign = folded > size
       ? `it has folded ${folded} leaves but the log holds ${size}`
       : folded > 0 && !equal((yield* store.lastLeaf) ?? new Uint8Array(0), yield* leafHashAt(folded - 1))
       ? `its leaf ${folded - 1} is not the log's`
+      : residentSize !== folded
+      ? `its resident state is at leaf ${residentSize}, its rows at ${folded} (a state.db of an earlier version)`
       : undefined
     if (foreign !== undefined) {
       yield* Effect.logError(`state.db is not a projection of this log (${foreign}); rebuilding it from the log`)

@@ -1,8 +1,10 @@
 // Folding the log into the projection store (issue 12, "Projection and log agree after any
 // crash"): the leaves after the store's `folded` are read back from the log store, decoded,
-// the names they change are loaded from the store (the slice), folded with the pure rules
-// (write/nameProjection.ts), and written back with the new `folded` in one commit, a step
-// of FOLD_STEP leaves at a time. The store therefore never gets ahead of the log (it folds
+// the rows they read are loaded from the store into a slice (stateSlices.ts), the leaves are
+// applied to it with the very function the sequencer applies (write/applyEntry.ts), and
+// what changed is written back with the new `folded` in one commit, a step of FOLD_STEP
+// leaves at a time. The resident parts (governance, tasks, counters, activity) are carried
+// from step to step in memory and read from the store only when another process folded. The store therefore never gets ahead of the log (it folds
 // only leaves the log store holds, which the sequencer has made durable), and a crash at
 // any moment leaves it at the fold of some prefix, so the next fold starts after it.
 // A commit that does not apply means another process folded those leaves first (on
@@ -11,32 +13,38 @@
 import { Effect, Either } from "effect"
 import { makeTreeHasher } from "../domain/tlog/hasher.js"
 import { decodeLeaf, type AcceptedEntry } from "../domain/write/applyEntry.js"
-import { foldNames, nameChangedBy } from "../domain/write/nameProjection.js"
+import type { ResidentState } from "../domain/write/stateSlice.js"
 import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
 import { StorageError } from "../ports/StorageError.js"
+import { applyOnSlice, SliceRun } from "./stateSlices.js"
 
 /** Leaves folded per commit of the projection store. */
 export const FOLD_STEP = 1024
 
 const foldError = (detail: string) => new StorageError({ operation: "fold projection", detail })
 
-/** Folds the leaves [from, to) into the store; answers whether its commit applied. */
-const foldStep = (from: number, to: number) => Effect.gen(function*() {
+/** Folds the leaves [from, to) into the store from its resident parts; answers them after, or undefined when another process folded first. */
+const foldStep = (from: number, to: number, resident: ResidentState) => Effect.gen(function*() {
   const store = yield* ProjectionStore
   const { sha256 } = yield* Crypto
+  if (resident.counters.size !== from) {
+    return yield* foldError(`the projection's resident state is at leaf ${resident.counters.size}, its rows at ${from}`)
+  }
   const leaves = yield* (yield* LogStore).readEntries(from, to)
   const entries: Array<AcceptedEntry> = []
   for (const [i, bytes] of leaves.entries()) {
     const entry = decodeLeaf(sha256, bytes, from + i)
     if (Either.isLeft(entry)) return yield* foldError(`leaf ${entry.left.index} cannot be folded: ${entry.left.reason}`)
-    if (nameChangedBy(entry.right) !== undefined) entries.push(entry.right)
+    entries.push(entry.right)
   }
-  const slice = yield* store.names([...new Set(entries.map((entry) => nameChangedBy(entry)!))])
-  const names = foldNames(slice, entries)
-  if (Either.isLeft(names)) return yield* foldError(`the projection disagrees with the log at leaf ${names.left.index}: ${names.left.reason}`)
-  return yield* store.commit({ from, upTo: to, lastLeaf: makeTreeHasher(sha256).leafHash(leaves.at(-1)!), names: names.right })
+  const run = new SliceRun(store, resident)
+  yield* run.prepare(entries)
+  for (const entry of entries) yield* applyOnSlice(run, entry)
+  const changes = run.changes()
+  const applied = yield* store.commit({ from, upTo: to, lastLeaf: makeTreeHasher(sha256).leafHash(leaves.at(-1)!), changes })
+  return applied ? changes.resident : undefined
 })
 
 /**
@@ -47,9 +55,17 @@ export const foldProjectionTo = (size: number, progress: (folded: number) => Eff
   Effect.gen(function*() {
     const store = yield* ProjectionStore
     let folded = yield* store.folded
+    let resident = yield* store.resident
     while (folded < size) {
       const to = Math.min(size, folded + FOLD_STEP)
-      folded = (yield* foldStep(folded, to)) ? to : yield* store.folded
+      const after = yield* foldStep(folded, to, resident)
+      if (after === undefined) {
+        folded = yield* store.folded
+        resident = yield* store.resident
+      } else {
+        folded = to
+        resident = after
+      }
       yield* progress(folded)
     }
     return folded

@@ -7,10 +7,14 @@
 // changed rows and moves `folded` together: after a crash the store holds exactly the fold
 // of its first `folded` leaves, and a start folds only the tail after it.
 //
-// This first area holds the names (docs/spec/profile.md section 5): each claimed name's
-// record and key events, the directory's claim order and its search by a part of the name.
-// The decisions still read the in-memory LogState; the names slice the app loads here is
-// LogState-shaped (NameRecord), so the pure domain folds it (write/nameProjection.ts).
+// It holds the whole state of the log, split as domain/write/stateAreas.ts says: the names
+// (docs/spec/profile.md section 5: each claimed name's record and key events, the
+// directory's claim order and its search by a part of the name); the rows of the map areas
+// (keys, chain heads, grants, posts' metadata, polls, capsules, SUP accounts...); the lists
+// (each key's envelopes, a channel's posts, an inbox...), appended to and read by page; and
+// the resident parts (governance, tasks, counters, the last day's activity), which the app
+// holds whole and reads back at start. The app loads the slice a step needs (`rows`), the
+// pure rules fold it (domain/write/stateSlice.ts), and `commit` writes what changed.
 //
 // Contract (test/ports/ProjectionStore.contract.ts):
 //   - an empty store has folded 0, no last leaf and no names;
@@ -20,6 +24,10 @@
 //     folded it changes nothing and answers false (another writer folded those leaves, or
 //     the caller's view of the store is stale): folding is idempotent across processes;
 //   - names(list) answers the records of the listed names that are claimed, events in order;
+//   - rows(keys) answers the stored rows of the keys (names included), those that exist;
+//   - resident answers the resident parts last committed (the empty ones for a new store);
+//   - list(area, key, page) answers a list's elements newest first, before a position when
+//     given, at most `limit`, with the list's length;
 //   - directory pages names in claim order after `after` (a claim index, exclusive), only
 //     names containing `part` when given, at most `limit`, and says whether more match;
 //   - reset empties the store (folded 0, no last leaf): the start of a rebuild;
@@ -28,6 +36,9 @@
 import type { Effect } from "effect"
 import { Context } from "effect"
 import type { NameRecord } from "../domain/write/logState.js"
+import type { ListAreaName } from "../domain/write/stateAreas.js"
+import type { RowKey } from "../domain/write/stateReads.js"
+import type { LoadedRows, ResidentState, StateChanges } from "../domain/write/stateSlice.js"
 import type { StorageError } from "./StorageError.js"
 
 /** One page of the directory: the records without their events, claim order. */
@@ -51,8 +62,22 @@ export interface ProjectionCommit {
   readonly upTo: number
   /** The leaf hash of leaf upTo - 1: which log the store is a fold of (checked at start). */
   readonly lastLeaf: Uint8Array
-  /** Every name the leaves changed, as it stands after them. */
-  readonly names: ReadonlyArray<NameRecord>
+  /** What the leaves changed (domain/write/stateSlice.ts changesOf). */
+  readonly changes: StateChanges
+}
+
+/** A page of a list, newest first. */
+export interface ListPage {
+  /** Elements with their positions (0 is the first appended), newest first. */
+  readonly elements: ReadonlyArray<{ readonly n: number; readonly value: unknown }>
+  /** Elements the list holds in all. */
+  readonly length: number
+}
+
+export interface ListQuery {
+  /** Only elements at positions below this one. */
+  readonly before?: number | undefined
+  readonly limit: number
 }
 
 export class ProjectionStore extends Context.Tag("aics/ProjectionStore")<ProjectionStore, {
@@ -65,6 +90,12 @@ export class ProjectionStore extends Context.Tag("aics/ProjectionStore")<Project
   /** The records of the listed names that are claimed (the slice a fold step starts from). */
   readonly names: (names: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, NameRecord>, StorageError>
   readonly directory: (search: DirectorySearch) => Effect.Effect<DirectoryPage, StorageError>
+  /** The stored rows of these keys (names too), those that exist. */
+  readonly rows: (keys: ReadonlyArray<RowKey>) => Effect.Effect<LoadedRows, StorageError>
+  /** The resident parts as last committed. */
+  readonly resident: Effect.Effect<ResidentState, StorageError>
+  /** A page of one list, newest first. */
+  readonly list: (area: ListAreaName, key: string, query: ListQuery) => Effect.Effect<ListPage, StorageError>
   /** Empties the store: folded 0, no rows. */
   readonly reset: Effect.Effect<void, StorageError>
 }>() {}

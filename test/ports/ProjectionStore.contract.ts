@@ -1,10 +1,11 @@
 // The ProjectionStore contract (src/ports/ProjectionStore.ts), run against every adapter.
 
 import { it } from "@effect/vitest"
-import { Chunk, Effect, type Layer, type Scope } from "effect"
+import { Chunk, Effect, HashMap, type Layer, type Scope } from "effect"
 import { describe, expect } from "vitest"
 import type { NameRecord } from "../../src/domain/write/logState.js"
-import { ProjectionStore } from "../../src/ports/ProjectionStore.js"
+import { emptyResident, namesOnlyChanges, type StateChanges } from "../../src/domain/write/stateSlice.js"
+import { type ProjectionCommit, ProjectionStore } from "../../src/ports/ProjectionStore.js"
 
 export interface ProjectionStoreUnderTest {
   /** A new, empty store and the layer that opens it (again: the adapters are durable). */
@@ -40,6 +41,14 @@ const secretName = (name: string, claimIndex: number): NameRecord => ({
 /** A stand-in leaf hash for the leaf before `size`. */
 export const leafAt = (size: number): Uint8Array => new Uint8Array(32).fill(size % 251)
 
+/** A fold step of the leaves [from, upTo) that changed only these names. */
+export const step = (from: number, upTo: number, names: ReadonlyArray<NameRecord>, more: Partial<StateChanges> = {}): ProjectionCommit => ({
+  from,
+  upTo,
+  lastLeaf: leafAt(upTo),
+  changes: { ...namesOnlyChanges(names, upTo), ...more }
+})
+
 const withoutEvents = ({ events: _events, ...fields }: NameRecord) => fields
 
 export const projectionStoreContract = (name: string, adapter: ProjectionStoreUnderTest): void => {
@@ -62,10 +71,10 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
         const alice = claimed("alice", 1)
         const bob = claimed("bob-agent", 3)
         yield* withStore(layer, (store) => Effect.gen(function*() {
-          expect(yield* store.commit({ from: 0, upTo: 4, lastLeaf: leafAt(4), names: [alice, bob] })).toBe(true)
+          expect(yield* store.commit(step(0, 4, [alice, bob]))).toBe(true)
           // A stale or repeated step changes nothing.
-          expect(yield* store.commit({ from: 0, upTo: 4, lastLeaf: leafAt(4), names: [claimed("alice", 1, 2)] })).toBe(false)
-          expect(yield* store.commit({ from: 5, upTo: 6, lastLeaf: leafAt(6), names: [claimed("carol", 5)] })).toBe(false)
+          expect(yield* store.commit(step(0, 4, [claimed("alice", 1, 2)]))).toBe(false)
+          expect(yield* store.commit(step(5, 6, [claimed("carol", 5)]))).toBe(false)
           expect(yield* store.folded).toBe(4)
           expect(yield* store.lastLeaf).toEqual(leafAt(4))
         }))
@@ -78,7 +87,7 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
           expect(slice.get("bob-agent")).toEqual(bob)
           // A later step updates a name in place: the rotation and its event, same claim place.
           const rotated = claimed("alice", 1, 4)
-          expect(yield* store.commit({ from: 4, upTo: 6, lastLeaf: leafAt(6), names: [rotated, secretName("zed", 5)] })).toBe(true)
+          expect(yield* store.commit(step(4, 6, [rotated, secretName("zed", 5)]))).toBe(true)
           expect((yield* store.names(["alice"])).get("alice")).toEqual(rotated)
           expect((yield* store.names(["zed"])).get("zed")).toEqual(secretName("zed", 5))
           expect((yield* store.directory({ limit: 10 })).names).toEqual([withoutEvents(rotated), withoutEvents(bob), withoutEvents(secretName("zed", 5))])
@@ -92,8 +101,8 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
         const names = Array.from({ length: 40 }, (_, i) => claimed(`agent-${String(i).padStart(2, "0")}${i % 3 === 0 ? "-fox" : ""}`, 10 + 2 * i))
         yield* withStore(layer, (store) => Effect.gen(function*() {
           // Two steps, the second claims and rotates.
-          expect(yield* store.commit({ from: 0, upTo: 50, lastLeaf: leafAt(50), names: names.slice(0, 20) })).toBe(true)
-          expect(yield* store.commit({ from: 50, upTo: 200, lastLeaf: leafAt(200), names: [...names.slice(20), claimed(names[3]!.name, names[3]!.claimIndex, 150)] })).toBe(true)
+          expect(yield* store.commit(step(0, 50, names.slice(0, 20)))).toBe(true)
+          expect(yield* store.commit(step(50, 200, [...names.slice(20), claimed(names[3]!.name, names[3]!.claimIndex, 150)]))).toBe(true)
           const all = names.map((r, i) => withoutEvents(i === 3 ? claimed(r.name, r.claimIndex, 150) : r))
 
           const first = yield* store.directory({ limit: 15 })
@@ -125,7 +134,7 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
           claimed(`${i >= 2990 ? "rare" : "common"}-${i % 40 === 0 ? "mid-" : ""}${i}`, 5 + i))
         const all = names.map(withoutEvents)
         yield* withStore(layer, (store) => Effect.gen(function*() {
-          expect(yield* store.commit({ from: 0, upTo: 3005, lastLeaf: leafAt(3005), names })).toBe(true)
+          expect(yield* store.commit(step(0, 3005, names))).toBe(true)
           for (const part of ["common", "mon-1", "rare", "mid", "e-2", "99", "are-2995", "zzz"]) {
             const matching = all.filter((r) => r.name.includes(part))
             const first = yield* store.directory({ part, limit: 100 })
@@ -142,15 +151,61 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
       Effect.gen(function*() {
         const layer = yield* adapter.fresh
         yield* withStore(layer, (store) => Effect.gen(function*() {
-          expect(yield* store.commit({ from: 0, upTo: 3, lastLeaf: leafAt(3), names: [claimed("alice", 1)] })).toBe(true)
+          expect(yield* store.commit(step(0, 3, [claimed("alice", 1)]))).toBe(true)
           yield* store.reset
           expect(yield* store.folded).toBe(0)
           expect(yield* store.lastLeaf).toBe(null)
           expect((yield* store.names(["alice"])).size).toBe(0)
           expect(yield* store.directory({ part: "ali", limit: 10 })).toEqual({ names: [], truncated: false })
           // The same leaves fold again from 0.
-          expect(yield* store.commit({ from: 0, upTo: 3, lastLeaf: leafAt(3), names: [claimed("alice", 1)] })).toBe(true)
+          expect(yield* store.commit(step(0, 3, [claimed("alice", 1)]))).toBe(true)
           expect((yield* store.directory({ part: "alice", limit: 10 })).names).toEqual([withoutEvents(claimed("alice", 1))])
+        }))
+      }))
+
+    it.scoped("writes and deletes rows, appends to lists after their last element, pages them newest first, keeps the resident parts", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        const head = { seq: 3, hash: new Uint8Array([1, 2, 3]), index: 7 }
+        const key = { kid: "did:key:zA", name: "alice", boundIndex: 1, unboundIndex: null, envelopes: Chunk.empty<number>() }
+        const governance = { ...emptyResident.governance, audits: Chunk.make(4, 5), suspensions: HashMap.make(["alice", { subject: "alice", index: 6, logged: 9, order: "o", until: null, endedIndex: null }]) }
+        const activity = { kid: "did:key:zA", name: "alice", index: 7, logged: 1000, type: "post" }
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.resident).toEqual(emptyResident)
+          expect(yield* store.list("channelPosts", "general", { limit: 5 })).toEqual({ length: 0, elements: [] })
+          expect(yield* store.commit(step(0, 8, [claimed("alice", 1)], {
+            upserts: [{ area: "chains", key: "did:key:zA", value: head }, { area: "keys", key: "did:key:zA", value: key }, { area: "bodies", key: "5", value: "digest" }],
+            appends: [{ area: "channelPosts", key: "general", elements: [2, 3] }, { area: "envelopes", key: "did:key:zA", elements: [1, 2, 3] }],
+            activity: { upserts: [["name:alice", activity]], deletes: [] },
+            resident: { ...emptyResident, counters: { ...emptyResident.counters, size: 8, lastLogged: 1000 }, governance },
+            residentChanged: { service: false, governance: true, tasks: false }
+          }))).toBe(true)
+          expect(yield* store.commit(step(8, 9, [], {
+            deletes: [{ area: "bodies", key: "5" }],
+            appends: [{ area: "channelPosts", key: "general", elements: [8] }],
+            resident: { ...emptyResident, counters: { ...emptyResident.counters, size: 9, lastLogged: 1001 }, governance }
+          }))).toBe(true)
+        }))
+        // Reopened: what the commits wrote.
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          const loaded = yield* store.rows([
+            { area: "chains", key: "did:key:zA" }, { area: "keys", key: "did:key:zA" }, { area: "bodies", key: "5" },
+            { area: "grants", key: "1" }, { area: "names", key: "alice" }, { area: "names", key: "bob" }
+          ])
+          expect(loaded.rows).toEqual([{ area: "chains", key: "did:key:zA", value: head }, { area: "keys", key: "did:key:zA", value: key }])
+          expect(loaded.names).toEqual([claimed("alice", 1)])
+          expect(yield* store.list("channelPosts", "general", { limit: 2 })).toEqual({ length: 3, elements: [{ n: 2, value: 8 }, { n: 1, value: 3 }] })
+          expect(yield* store.list("channelPosts", "general", { before: 1, limit: 5 })).toEqual({ length: 3, elements: [{ n: 0, value: 2 }] })
+          expect((yield* store.list("envelopes", "did:key:zA", { limit: 10 })).elements.map((e) => e.value)).toEqual([3, 2, 1])
+          const resident = yield* store.resident
+          expect(resident.counters).toEqual({ ...emptyResident.counters, size: 9, lastLogged: 1001 })
+          expect(Chunk.toReadonlyArray(resident.governance.audits)).toEqual([4, 5])
+          expect(HashMap.get(resident.governance.suspensions, "alice")._tag).toBe("Some")
+          expect([...resident.activity.lastByActor]).toEqual([["name:alice", 7]])
+          yield* store.reset
+          expect(yield* store.resident).toEqual(emptyResident)
+          expect((yield* store.rows([{ area: "chains", key: "did:key:zA" }])).rows).toEqual([])
+          expect(yield* store.list("channelPosts", "general", { limit: 5 })).toEqual({ length: 0, elements: [] })
         }))
       }))
   })

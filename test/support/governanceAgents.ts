@@ -8,7 +8,6 @@ import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
 import { utf8 } from "../../src/domain/bytes.js"
 import { encodeU64 } from "../../src/domain/encoding.js"
 import type { Signer } from "../../src/domain/entries/entryRule.js"
-import { decide } from "../../src/domain/write/decide.js"
 import { checkEntry } from "../../src/domain/write/submission.js"
 import { accepted, envelopeFor, makeAgent, writeRequestBody, type TestAgent } from "./agents.js"
 import { ORIGIN, PureLog, type Outcome } from "./identityAgents.js"
@@ -30,7 +29,7 @@ export class GovLog extends PureLog {
     const envelope = envelopeFor(agent, ORIGIN, type, payload)
     const checked = checkEntry(writeRequestBody(envelope, body), { ...envelope, keyid: envelope.kid }, ctx, signers)
     if (Either.isLeft(checked)) return { refused: checked.left.code }
-    const decision = decide(this.state, checked.right, this.now)
+    const decision = this.decide(checked.right)
     if (Either.isLeft(decision)) return { refused: decision.left.code }
     this.state = decision.right.state
     this.leaves.push(decision.right.entryBytes)

@@ -12,12 +12,13 @@ import { encodeU64 } from "../../src/domain/encoding.js"
 import type { Envelope } from "../../src/domain/envelope/envelope.js"
 import { entryBytes } from "../../src/domain/envelope/leaf.js"
 import { rotationMessage } from "../../src/domain/identity/possession.js"
-import { foldEntry } from "../../src/domain/write/applyEntry.js"
+import { decodeLeaf, foldEntry } from "../../src/domain/write/applyEntry.js"
 import { decide } from "../../src/domain/write/decide.js"
 import { emptyLogState, type LogState } from "../../src/domain/write/logState.js"
 import type { RefusalCode } from "../../src/domain/write/refusal.js"
-import { checkSubmission } from "../../src/domain/write/submission.js"
+import { checkSubmission, type Submission } from "../../src/domain/write/submission.js"
 import { accepted, envelopeFor, makeAgent, writeRequestBody, type TestAgent } from "./agents.js"
+import { SlicedDecisions } from "./slicedDecisions.js"
 
 export const ORIGIN = "identity.test/aics"
 export const INSTANCE_DOMAIN = "identity.test"
@@ -33,6 +34,8 @@ export class PureLog {
   readonly leaves: Array<Uint8Array> = []
   now: number
   readonly policy: TestAgent
+  /** Every decision again on a slice of a projection store (slicedDecisions.ts). */
+  readonly sliced = new SlicedDecisions()
 
   constructor(options: { readonly retentionDays?: number; readonly label?: string; readonly start?: number } = {}) {
     this.now = options.start ?? START
@@ -52,6 +55,7 @@ export class PureLog {
     const envelope = envelopeFor(this.policy, ORIGIN, "charter", payload)
     const bytes = Either.getOrThrow(entryBytes(envelope, 0, this.now))
     this.state = Either.getOrThrow(foldEntry(nodeCrypto.sha256, emptyLogState, bytes))
+    this.sliced.apply(Either.getOrThrow(decodeLeaf(nodeCrypto.sha256, bytes, 0)))
     this.leaves.push(bytes)
     accepted(this.policy, envelope)
   }
@@ -64,12 +68,19 @@ export class PureLog {
   submitEnvelope(agent: TestAgent, envelope: Envelope, body: Uint8Array | null): Outcome {
     const checked = checkSubmission(writeRequestBody(envelope, body), { ...envelope, keyid: envelope.kid }, ctx)
     if (Either.isLeft(checked)) return { refused: checked.left.code }
-    const decision = decide(this.state, checked.right, this.now)
+    const decision = this.decide(checked.right)
     if (Either.isLeft(decision)) return { refused: decision.left.code }
     this.state = decision.right.state
     this.leaves.push(decision.right.entryBytes)
     accepted(agent, envelope)
     return { index: decision.right.index, logged: decision.right.logged, envelope }
+  }
+
+  /** The sequencer's decision on the whole state, checked against the one on a slice. */
+  decide(submission: Submission) {
+    const decision = decide(this.state, submission, this.now)
+    this.sliced.check(decision, submission, this.now)
+    return decision
   }
 
   /** Like submit, but fails the test unless the entry is accepted. */

@@ -14,8 +14,13 @@
 
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
+import type { NameRecord } from "../../domain/write/logState.js"
+import type { StateRow } from "../../domain/write/stateSlice.js"
 import { ProjectionStore } from "../../ports/ProjectionStore.js"
+import type { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
+import { stateOfJson } from "../projection/stateJson.js"
+import { ACTIVITY_AREA, listRows, RESIDENT_AREA, residentOfRows, rowWrites, type StoredRow } from "../projection/stateRows.js"
 import { storage, toBytes, toNumber, transact } from "./pgValues.js"
 
 /** Names a search reads in claim order before it asks the index for every match. */
@@ -25,8 +30,16 @@ const likeContaining = (part: string): string => `%${part.replace(/[\\%_]/g, (c)
 
 export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClient.SqlClient> = Layer.effect(
   ProjectionStore,
-  Effect.map(SqlClient.SqlClient, (sql) =>
-    ProjectionStore.of({
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    const names = (list: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, NameRecord>, StorageError> =>
+      list.length === 0
+        ? Effect.succeed(new Map())
+        : sql<NameRow>`SELECT name, claim_index, tier, kid, kid_index, x25519, x25519_index, recovery, events::text AS events
+            FROM aics_projection_names WHERE name IN ${sql.in(list)}`.pipe(
+            Effect.map((rows) => new Map(rows.map((row) => [row.name, recordOfRow(row)]))),
+            storage("read names")
+          )
+    return ProjectionStore.of({
       folded: sql<{ folded: string }>`SELECT folded FROM aics_projection_meta`.pipe(
         Effect.map((rows) => toNumber(rows[0]!.folded)),
         storage("read folded index")
@@ -35,11 +48,21 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
         Effect.map((rows) => (rows[0]!.last_leaf === null ? null : toBytes(rows[0]!.last_leaf))),
         storage("read folded index")
       ),
-      commit: ({ from, upTo, lastLeaf, names }) =>
+      commit: ({ from, upTo, lastLeaf, changes }) =>
         transact(sql, "commit projection", Effect.gen(function*() {
           const [meta] = yield* sql<{ folded: string }>`SELECT folded FROM aics_projection_meta FOR UPDATE`
           if (toNumber(meta!.folded) !== from) return false
-          for (const run of runsOf(names, ROWS_PER_INSERT)) {
+          const { upserts, deletes } = rowWrites(changes)
+          for (const run of runsOf(upserts, ROWS_PER_INSERT)) {
+            yield* sql`INSERT INTO aics_state_rows ${sql.insert(run)} ON CONFLICT (area, key) DO UPDATE SET value = EXCLUDED.value`
+          }
+          for (const { area, key } of deletes) yield* sql`DELETE FROM aics_state_rows WHERE area = ${area} AND key = ${key}`
+          for (const append of changes.appends) {
+            const [last] = yield* sql<{ n: string | null }>`SELECT MAX(n) AS n FROM aics_state_lists WHERE area = ${append.area} AND key = ${append.key}`
+            const length = last?.n === null || last?.n === undefined ? 0 : toNumber(last.n) + 1
+            for (const run of runsOf(listRows(append, length), ROWS_PER_INSERT)) yield* sql`INSERT INTO aics_state_lists ${sql.insert(run)}`
+          }
+          for (const run of runsOf(changes.names, ROWS_PER_INSERT)) {
             yield* sql`INSERT INTO aics_projection_names ${sql.insert(run.map(rowOfRecord))}
               ON CONFLICT (name) DO UPDATE SET tier = EXCLUDED.tier, kid = EXCLUDED.kid, kid_index = EXCLUDED.kid_index,
                 x25519 = EXCLUDED.x25519, x25519_index = EXCLUDED.x25519_index, events = EXCLUDED.events`
@@ -47,14 +70,28 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
           yield* sql`UPDATE aics_projection_meta SET folded = ${upTo}, last_leaf = ${lastLeaf}`
           return true
         })),
-      names: (list) =>
-        list.length === 0
-          ? Effect.succeed(new Map())
-          : sql<NameRow>`SELECT name, claim_index, tier, kid, kid_index, x25519, x25519_index, recovery, events::text AS events
-              FROM aics_projection_names WHERE name IN ${sql.in(list)}`.pipe(
-              Effect.map((rows) => new Map(rows.map((row) => [row.name, recordOfRow(row)]))),
-              storage("read names")
-            ),
+      names,
+      rows: (keys) => Effect.gen(function*() {
+        const rows: Array<StateRow> = []
+        const byArea = new Map<string, Array<string>>()
+        for (const { area, key } of keys) if (area !== "names") byArea.set(area, [...(byArea.get(area) ?? []), key])
+        for (const [area, list] of byArea) {
+          const found = yield* sql<{ key: string; value: string }>`SELECT key, value FROM aics_state_rows WHERE area = ${area} AND key IN ${sql.in(list)}`
+          for (const row of found) rows.push({ area: area as StateRow["area"], key: row.key, value: stateOfJson(row.value) })
+        }
+        return { rows, names: [...(yield* names(keys.filter((k) => k.area === "names").map((k) => k.key))).values()] }
+      }).pipe(storage("read state rows")),
+      resident: Effect.all([
+        sql<StoredRow>`SELECT area, key, value FROM aics_state_rows WHERE area = ${RESIDENT_AREA}`,
+        sql<StoredRow>`SELECT area, key, value FROM aics_state_rows WHERE area = ${ACTIVITY_AREA}`
+      ]).pipe(Effect.map(([resident, activity]) => residentOfRows(resident, activity)), storage("read resident state")),
+      list: (area, key, { before, limit }) => Effect.gen(function*() {
+        const [last] = yield* sql<{ n: string | null }>`SELECT MAX(n) AS n FROM aics_state_lists WHERE area = ${area} AND key = ${key}`
+        const length = last?.n === null || last?.n === undefined ? 0 : toNumber(last.n) + 1
+        const found = yield* sql<{ n: string; value: string }>`SELECT n, value FROM aics_state_lists
+          WHERE area = ${area} AND key = ${key} AND n < ${before ?? length} ORDER BY n DESC LIMIT ${limit}`
+        return { length, elements: found.map((row) => ({ n: toNumber(row.n), value: stateOfJson(row.value) })) }
+      }).pipe(storage("read state list")),
       directory: ({ part, after, limit }) => {
         const from = after ?? -1
         const page = (rows: ReadonlyArray<NameRow>) => ({
@@ -85,9 +122,12 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
           storage("read directory")
         )
       },
-      reset: transact(sql, "reset projection", Effect.zipRight(
+      reset: transact(sql, "reset projection", Effect.all([
         sql`DELETE FROM aics_projection_names`,
+        sql`DELETE FROM aics_state_rows`,
+        sql`DELETE FROM aics_state_lists`,
         sql`UPDATE aics_projection_meta SET folded = 0, last_leaf = NULL`
-      ))
-    }))
+      ], { discard: true }))
+    })
+  })
 )

@@ -215,6 +215,24 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       line text NOT NULL,
       cosigned_at bigint NOT NULL
     )`
+  ),
+  // The rest of the log's state in the projection store (PgProjectionStore.ts, issue 12;
+  // src/adapters/projection/stateRows.ts): the rows of the map areas and the resident parts,
+  // and the list areas' elements by position.
+  "0015_projection_state": statements(
+    `CREATE TABLE aics_state_rows (
+      area text NOT NULL,
+      key text NOT NULL,
+      value text NOT NULL,
+      PRIMARY KEY (area, key)
+    )`,
+    `CREATE TABLE aics_state_lists (
+      area text NOT NULL,
+      key text NOT NULL,
+      n bigint NOT NULL,
+      value text NOT NULL,
+      PRIMARY KEY (area, key, n)
+    )`
   )
 }
 

@@ -27,9 +27,12 @@ import { rename } from "node:fs/promises"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { Cause, Effect, Layer } from "effect"
+import type { StateRow } from "../../domain/write/stateSlice.js"
 import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
+import { stateOfJson } from "../projection/stateJson.js"
+import { ACTIVITY_AREA, listRows, RESIDENT_AREA, residentOfRows, rowWrites, type StoredRow } from "../projection/stateRows.js"
 
 const SCHEMA = [
   "PRAGMA synchronous = NORMAL",
@@ -50,7 +53,20 @@ const SCHEMA = [
     recovery TEXT,
     events TEXT NOT NULL
   ) WITHOUT ROWID`,
-  "CREATE VIRTUAL TABLE IF NOT EXISTS names_fts USING fts5(name, tokenize = 'trigram')"
+  "CREATE VIRTUAL TABLE IF NOT EXISTS names_fts USING fts5(name, tokenize = 'trigram')",
+  `CREATE TABLE IF NOT EXISTS state_rows (
+    area TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (area, key)
+  ) WITHOUT ROWID`,
+  `CREATE TABLE IF NOT EXISTS state_lists (
+    area TEXT NOT NULL,
+    key TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (area, key, n)
+  ) WITHOUT ROWID`
 ]
 
 /** The shortest part the trigram index answers. */
@@ -72,6 +88,12 @@ const storeOnClient = Effect.gen(function*() {
   yield* Effect.forEach(SCHEMA, (statement) => sql.unsafe(statement), { discard: true }).pipe(storage("open state.db"))
   yield* sql`SELECT folded FROM projection_meta`.pipe(storage("open state.db"))
 
+  const names = (list: ReadonlyArray<string>) =>
+    Effect.forEach(list, (name) => sql<NameRow>`SELECT * FROM names WHERE name = ${name}`).pipe(
+      Effect.map((found) => new Map(found.flat().map((row) => [row.name, recordOfRow(row)]))),
+      storage("read names")
+    )
+
   const folded = sql<{ folded: number }>`SELECT folded FROM projection_meta`.pipe(
     Effect.map((rows) => rows[0]!.folded),
     storage("read folded index")
@@ -83,11 +105,20 @@ const storeOnClient = Effect.gen(function*() {
       Effect.map((rows) => (rows[0]!.last_leaf === null ? null : new Uint8Array(rows[0]!.last_leaf))),
       storage("read folded index")
     ),
-    commit: ({ from, upTo, lastLeaf, names }) =>
+    commit: ({ from, upTo, lastLeaf, changes }) =>
       sql.withTransaction(Effect.gen(function*() {
         const [meta] = yield* sql<{ folded: number }>`SELECT folded FROM projection_meta`
         if (meta!.folded !== from) return false
-        for (const run of runsOf(names, ROWS_PER_INSERT)) {
+        const { upserts, deletes } = rowWrites(changes)
+        for (const run of runsOf(upserts, ROWS_PER_INSERT)) {
+          yield* sql`INSERT INTO state_rows ${sql.insert(run)} ON CONFLICT (area, key) DO UPDATE SET value = excluded.value`
+        }
+        for (const { area, key } of deletes) yield* sql`DELETE FROM state_rows WHERE area = ${area} AND key = ${key}`
+        for (const append of changes.appends) {
+          const [last] = yield* sql<{ n: number | null }>`SELECT MAX(n) AS n FROM state_lists WHERE area = ${append.area} AND key = ${append.key}`
+          for (const run of runsOf(listRows(append, (last?.n ?? -1) + 1), ROWS_PER_INSERT)) yield* sql`INSERT INTO state_lists ${sql.insert(run)}`
+        }
+        for (const run of runsOf(changes.names, ROWS_PER_INSERT)) {
           yield* sql`INSERT INTO names ${sql.insert(run.map(rowOfRecord))}
             ON CONFLICT (name) DO UPDATE SET tier = excluded.tier, kid = excluded.kid, kid_index = excluded.kid_index,
               x25519 = excluded.x25519, x25519_index = excluded.x25519_index, events = excluded.events`
@@ -98,11 +129,28 @@ const storeOnClient = Effect.gen(function*() {
         yield* sql`UPDATE projection_meta SET folded = ${upTo}, last_leaf = ${lastLeaf}`
         return true
       })).pipe(storage("commit projection")),
-    names: (list) =>
-      Effect.forEach(list, (name) => sql<NameRow>`SELECT * FROM names WHERE name = ${name}`).pipe(
-        Effect.map((found) => new Map(found.flat().map((row) => [row.name, recordOfRow(row)]))),
-        storage("read names")
-      ),
+    names,
+    rows: (keys) => Effect.gen(function*() {
+      const names_ = keys.filter((k) => k.area === "names").map((k) => k.key)
+      const rows: Array<StateRow> = []
+      for (const { area, key } of keys) {
+        if (area === "names") continue
+        const [found] = yield* sql<{ value: string }>`SELECT value FROM state_rows WHERE area = ${area} AND key = ${key}`
+        if (found !== undefined) rows.push({ area, key, value: stateOfJson(found.value) })
+      }
+      return { rows, names: [...(yield* names(names_)).values()] }
+    }).pipe(storage("read state rows")),
+    resident: Effect.all([
+      sql<StoredRow>`SELECT area, key, value FROM state_rows WHERE area = ${RESIDENT_AREA}`,
+      sql<StoredRow>`SELECT area, key, value FROM state_rows WHERE area = ${ACTIVITY_AREA}`
+    ]).pipe(Effect.map(([resident, activity]) => residentOfRows(resident, activity)), storage("read resident state")),
+    list: (area, key, { before, limit }) => Effect.gen(function*() {
+      const [last] = yield* sql<{ n: number | null }>`SELECT MAX(n) AS n FROM state_lists WHERE area = ${area} AND key = ${key}`
+      const length = (last?.n ?? -1) + 1
+      const found = yield* sql<{ n: number; value: string }>`SELECT n, value FROM state_lists
+        WHERE area = ${area} AND key = ${key} AND n < ${before ?? length} ORDER BY n DESC LIMIT ${limit}`
+      return { length, elements: found.map((row) => ({ n: row.n, value: stateOfJson(row.value) })) }
+    }).pipe(storage("read state list")),
     directory: ({ part, after, limit }) => {
       const from = after ?? -1
       const rows = part === undefined || part === ""
@@ -126,6 +174,8 @@ const storeOnClient = Effect.gen(function*() {
     reset: sql.withTransaction(Effect.gen(function*() {
       yield* sql`DELETE FROM names`
       yield* sql`DELETE FROM names_fts`
+      yield* sql`DELETE FROM state_rows`
+      yield* sql`DELETE FROM state_lists`
       yield* sql`UPDATE projection_meta SET folded = 0, last_leaf = NULL`
     })).pipe(storage("reset projection"))
   })

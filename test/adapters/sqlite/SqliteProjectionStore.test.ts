@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { expect } from "vitest"
 import { SqliteProjectionStoreLive } from "../../../src/adapters/sqlite/SqliteProjectionStore.js"
 import { ProjectionStore } from "../../../src/ports/ProjectionStore.js"
-import { claimed, leafAt, projectionStoreContract } from "../../ports/ProjectionStore.contract.js"
+import { claimed, projectionStoreContract, step } from "../../ports/ProjectionStore.contract.js"
 import { tempDir } from "../fs/tempDir.js"
 
 projectionStoreContract("SqliteProjectionStore", {
@@ -20,6 +20,6 @@ it.scoped("SqliteProjectionStore: a damaged state.db is moved aside and started 
     yield* Effect.scoped(Effect.gen(function*() {
       const store = yield* ProjectionStore
       expect(yield* store.folded).toBe(0)
-      expect(yield* store.commit({ from: 0, upTo: 2, lastLeaf: leafAt(2), names: [claimed("alice", 1)] })).toBe(true)
+      expect(yield* store.commit(step(0, 2, [claimed("alice", 1)]))).toBe(true)
     }).pipe(Effect.provide(SqliteProjectionStoreLive(file))))
   }))

@@ -10,7 +10,6 @@ import { prevOf } from "../../../src/domain/envelope/hash.js"
 import { payloadSignatureCheck } from "../../../src/domain/identity/possession.js"
 import { exposedSecretSession, newSession, sessionBytes, step, type GateSession, type Step, type Transport, upgradePrepared } from "../../../src/domain/gate/session.js"
 import { checkSubmission } from "../../../src/domain/write/submission.js"
-import { decide } from "../../../src/domain/write/decide.js"
 import { GovLog, makeAgent } from "../../support/governanceAgents.js"
 import { ORIGIN } from "../../support/identityAgents.js"
 
@@ -86,7 +85,7 @@ describe("the gate session", () => {
     const request = signed.effect.request
     const envelope = JSON.parse(fromUtf8(request)).envelope
     const checked = Either.getOrThrow(checkSubmission(request, { ...envelope, keyid: envelope.kid }, { origin: ORIGIN, sha256: nodeCrypto.sha256, ed25519: nodeCrypto.ed25519 }))
-    const decision = Either.getOrThrow(decide(log.state, checked, log.now))
+    const decision = Either.getOrThrow(log.decide(checked))
     log.state = decision.state
 
     // The next envelope continues the chain.

@@ -78,6 +78,7 @@ describe("serviceUsage", () => {
     expect({ ...later, tasks_open: done.tasks_open }).toEqual(done)
     // The fold of the leaves from scratch counts the same.
     expect(serviceUsage(log.fold(), { now: log.now, noticesOpen: 0, head: HEAD })).toEqual(done)
+    expect(log.sliced.storeMatches(log.state)).toEqual([])
   })
 })
 

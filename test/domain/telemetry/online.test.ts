@@ -56,6 +56,7 @@ describe("onlineView", () => {
 
     // Kept incrementally or folded from scratch, the same answer.
     expect(onlineView(log.fold(), 86_400, log.now)).toEqual(onlineView(log.state, 86_400, log.now))
+    expect(log.sliced.storeMatches(log.state)).toEqual([])
   })
 
   it(`lists at most ${ONLINE_LISTED} and counts them all`, () => {

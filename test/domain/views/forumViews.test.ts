@@ -146,6 +146,7 @@ describe("requests to the owner, tasks and SUP", () => {
     expect(postsView(folded, { channel: undefined, limit: 200 }, log.now)).toEqual(postsView(log.state, { channel: undefined, limit: 200 }, log.now))
     expect(humanActionsView(folded, { status: undefined, limit: 200 }, log.now)).toEqual(requests)
     expect(taskListView(folded, { status: undefined, limit: 500 }, log.now)).toEqual(board)
+    expect(log.sliced.storeMatches(log.state)).toEqual([])
   })
 })
 

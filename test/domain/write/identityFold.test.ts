@@ -310,6 +310,8 @@ describe("identity and messaging as a fold", () => {
         for (const bytes of decodeEntryBundle(bundle)!) folded = Either.getOrThrow(foldEntry(nodeCrypto.sha256, folded, bytes))
       }
       for (const now of [log.now, log.now + 91 * DAY_MS]) expect(allViews(folded, agents, now)).toEqual(allViews(log.state, agents, now))
+      // The store the same decisions built on slices holds the state, row by row (issue 12).
+      expect(log.sliced.storeMatches(log.state)).toEqual([])
 
       // Every name view equals what the scan of the tiles derives, and no other name exists.
       const scanned = scanNameViews(bundles)

@@ -1,0 +1,59 @@
+// How the state's rows, lists and resident parts are laid out in the projection stores'
+// generic tables (issue 12), shared by the SQLite and the PostgreSQL stores:
+//
+//   state rows  (area, key) -> value       the map areas (domain/write/stateAreas.ts), plus
+//                                          area "resident" (counters, service, governance,
+//                                          tasks) and area "activity" (actor -> latest leaf)
+//   state lists (area, key, n) -> value    the list areas, n = 0 for the first element
+//
+// Values are stateJson text. Names are in their own table (nameRows.ts).
+
+import type { Activity } from "../../domain/telemetry/activity.js"
+import type { ListAppend } from "../../domain/write/stateAreas.js"
+import { activityOfRows, emptyResident, type ResidentState, type StateChanges } from "../../domain/write/stateSlice.js"
+import { stateJson, stateOfJson } from "./stateJson.js"
+
+export const RESIDENT_AREA = "resident"
+export const ACTIVITY_AREA = "activity"
+
+export type StoredRow = {
+  readonly area: string
+  readonly key: string
+  readonly value: string
+}
+
+/** The rows a commit writes and deletes in the rows table, resident parts and activity included. */
+export const rowWrites = (changes: StateChanges): { readonly upserts: ReadonlyArray<StoredRow>; readonly deletes: ReadonlyArray<{ readonly area: string; readonly key: string }> } => {
+  const upserts: Array<StoredRow> = changes.upserts.map(({ area, key, value }) => ({ area, key, value: stateJson(value) }))
+  const { resident, residentChanged } = changes
+  upserts.push({ area: RESIDENT_AREA, key: "counters", value: stateJson(resident.counters) })
+  if (residentChanged.service) upserts.push({ area: RESIDENT_AREA, key: "service", value: stateJson(resident.service ?? null) })
+  if (residentChanged.governance) upserts.push({ area: RESIDENT_AREA, key: "governance", value: stateJson(resident.governance) })
+  if (residentChanged.tasks) upserts.push({ area: RESIDENT_AREA, key: "tasks", value: stateJson(resident.tasks) })
+  for (const [actor, activity] of changes.activity.upserts) upserts.push({ area: ACTIVITY_AREA, key: actor, value: stateJson(activity) })
+  const deletes = [
+    ...changes.deletes,
+    ...changes.activity.deletes.map((actor) => ({ area: ACTIVITY_AREA, key: actor }))
+  ]
+  return { upserts, deletes }
+}
+
+/** The resident parts of the stored resident and activity rows. */
+export const residentOfRows = (resident: ReadonlyArray<StoredRow>, activity: ReadonlyArray<StoredRow>): ResidentState => {
+  const part = (key: string) => {
+    const found = resident.find((row) => row.key === key)
+    return found === undefined ? undefined : stateOfJson(found.value)
+  }
+  const service = part("service")
+  return {
+    counters: (part("counters") as ResidentState["counters"] | undefined) ?? emptyResident.counters,
+    service: service === undefined || service === null ? undefined : service as ResidentState["service"],
+    governance: (part("governance") as ResidentState["governance"] | undefined) ?? emptyResident.governance,
+    tasks: (part("tasks") as ResidentState["tasks"] | undefined) ?? emptyResident.tasks,
+    activity: activityOfRows(activity.map((row) => [row.key, stateOfJson(row.value) as Activity] as const))
+  }
+}
+
+/** The rows of one list append, numbered after the list's `length` elements. */
+export const listRows = (append: ListAppend, length: number) =>
+  append.elements.map((element, i) => ({ area: append.area, key: append.key, n: length + i, value: stateJson(element) }))

@@ -1,0 +1,192 @@
+// Slices of the log's state (issue 12, "The domain stays pure"): a LogState that holds the
+// resident parts whole and, of the row areas (stateAreas.ts), only the rows some entries
+// read. The pure rules decide and apply on it exactly as on the whole state, since they read
+// only what stateReads.ts says they read; what they change is then taken out of the slice
+// as rows (changesOf) for the store to write. Folding a run of leaves this way leaves the
+// store holding the same rows as the whole state would split into (a property test checks
+// it against the fold of every leaf into one LogState).
+
+import { HashMap, HashSet, Option, Order, RedBlackTree } from "effect"
+import type { Activity, ActivityState } from "../telemetry/activity.js"
+import { type ListAppend, listAppends, type MapAreaName, ROW_AREAS, type StoredKey } from "./stateAreas.js"
+import { emptyLogState, type GovernanceState, type LogState, type NameRecord, type ServiceKeys } from "./logState.js"
+import type { TaskState } from "../tasks/ownerRequests.js"
+
+/** The counters of the log that every step moves. */
+export interface StateCounters {
+  readonly size: number
+  readonly lastLogged: number
+  readonly creditedTotal: number
+  readonly spentTotal: number
+  readonly contributionsCredited: number
+}
+
+/**
+ * The parts of the state held whole (stateAreas.ts, "Resident parts"): bounded by the
+ * owner's and the policy key's leaves and by a day of agents, not by the log.
+ */
+export interface ResidentState {
+  readonly counters: StateCounters
+  readonly service: ServiceKeys | undefined
+  readonly governance: GovernanceState
+  readonly tasks: TaskState
+  readonly activity: ActivityState
+}
+
+/** One stored row of a map area. */
+export interface StateRow {
+  readonly area: MapAreaName
+  readonly key: StoredKey
+  readonly value: unknown
+}
+
+/** Rows loaded from the store: the map rows found and the names found. */
+export interface LoadedRows {
+  readonly rows: ReadonlyArray<StateRow>
+  readonly names: ReadonlyArray<NameRecord>
+}
+
+export const residentOf = (state: LogState): ResidentState => ({
+  counters: {
+    size: state.size,
+    lastLogged: state.lastLogged,
+    creditedTotal: state.sup.creditedTotal,
+    spentTotal: state.sup.spentTotal,
+    contributionsCredited: state.sup.contributionsCredited
+  },
+  service: state.service,
+  governance: state.governance,
+  tasks: state.tasks,
+  activity: state.activity
+})
+
+/** The empty state's resident parts: what a new store starts from. */
+export const emptyResident: ResidentState = residentOf(emptyLogState)
+
+/** A slice holding the resident parts and no rows. */
+export const sliceOfResident = (resident: ResidentState): LogState => ({
+  ...emptyLogState,
+  size: resident.counters.size,
+  lastLogged: resident.counters.lastLogged,
+  service: resident.service,
+  governance: resident.governance,
+  tasks: resident.tasks,
+  activity: resident.activity,
+  sup: {
+    ...emptyLogState.sup,
+    creditedTotal: resident.counters.creditedTotal,
+    spentTotal: resident.counters.spentTotal,
+    contributionsCredited: resident.counters.contributionsCredited
+  }
+})
+
+/** The slice with the loaded rows added (rows it already holds are kept: they may be newer). */
+export const withRows = (slice: LogState, loaded: LoadedRows): LogState => {
+  let state = slice
+  for (const { area, key, value } of loaded.rows) {
+    const spec = ROW_AREAS[area]
+    const k = spec.keyOf(key)
+    if (HashMap.has(spec.get(state), k)) continue
+    state = spec.set(state, HashMap.set(spec.get(state), k, value))
+    if (area === "postMeta") state = { ...state, posts: HashSet.add(state.posts, k as number) }
+  }
+  for (const record of loaded.names) {
+    if (!HashMap.has(state.names, record.name)) state = { ...state, names: HashMap.set(state.names, record.name, record) }
+  }
+  return state
+}
+
+/** What a run of leaves changed, as the store writes it. */
+export interface StateChanges {
+  /** Rows to write, values without their nested lists. */
+  readonly upserts: ReadonlyArray<StateRow>
+  readonly deletes: ReadonlyArray<{ readonly area: MapAreaName; readonly key: StoredKey }>
+  readonly appends: ReadonlyArray<ListAppend>
+  /** Names as they stand after the run. */
+  readonly names: ReadonlyArray<NameRecord>
+  /** Each agent's latest public activity that changed, and the agents whose entry went. */
+  readonly activity: { readonly upserts: ReadonlyArray<readonly [string, Activity]>; readonly deletes: ReadonlyArray<string> }
+  /** The resident parts after the run, and which of them changed. */
+  readonly resident: ResidentState
+  readonly residentChanged: { readonly service: boolean; readonly governance: boolean; readonly tasks: boolean }
+}
+
+/**
+ * The rows that differ between a slice and the slice after some leaves were applied to it.
+ * Persistent maps keep the values they did not touch, so a changed row is one whose value
+ * is not the same object any more.
+ */
+export const changesOf = (before: LogState, after: LogState): StateChanges => {
+  const upserts: Array<StateRow> = []
+  const deletes: Array<{ area: MapAreaName; key: StoredKey }> = []
+  for (const [area, spec] of Object.entries(ROW_AREAS) as Array<[MapAreaName, (typeof ROW_AREAS)[MapAreaName]]>) {
+    const was = spec.get(before)
+    const now = spec.get(after)
+    if (was === now) continue
+    for (const [key, value] of now) {
+      const old = HashMap.get(was, key)
+      if (Option.isSome(old) && old.value === value) continue
+      upserts.push({ area, key: String(key), value: spec.nested === undefined ? value : spec.nested.strip(value) })
+    }
+    for (const key of HashMap.keys(was)) if (!HashMap.has(now, key)) deletes.push({ area, key: String(key) })
+  }
+  const names: Array<NameRecord> = []
+  if (before.names !== after.names) {
+    for (const [name, record] of after.names) {
+      const old = HashMap.get(before.names, name)
+      if (Option.isNone(old) || old.value !== record) names.push(record)
+    }
+  }
+  const resident = residentOf(after)
+  return {
+    upserts,
+    deletes,
+    appends: listAppends(after),
+    names,
+    activity: activityChanges(before.activity, after.activity),
+    resident,
+    residentChanged: {
+      service: before.service !== after.service,
+      governance: before.governance !== after.governance,
+      tasks: before.tasks !== after.tasks
+    }
+  }
+}
+
+const activityChanges = (before: ActivityState, after: ActivityState): StateChanges["activity"] => {
+  const upserts: Array<readonly [string, Activity]> = []
+  const deletes: Array<string> = []
+  if (before.lastByActor === after.lastByActor) return { upserts, deletes }
+  for (const [actor, index] of after.lastByActor) {
+    const old = HashMap.get(before.lastByActor, actor)
+    if (Option.isSome(old) && old.value === index) continue
+    upserts.push([actor, Option.getOrThrow(RedBlackTree.findFirst(after.latest, index))])
+  }
+  for (const actor of HashMap.keys(before.lastByActor)) if (!HashMap.has(after.lastByActor, actor)) deletes.push(actor)
+  return { upserts, deletes }
+}
+
+/** The activity state of stored rows (actor -> its latest public leaf). */
+export const activityOfRows = (rows: Iterable<readonly [string, Activity]>): ActivityState => {
+  let lastByActor = HashMap.empty<string, number>()
+  let latest = RedBlackTree.empty<number, Activity>(Order.number)
+  for (const [actor, activity] of rows) {
+    lastByActor = HashMap.set(lastByActor, actor, activity.index)
+    latest = RedBlackTree.insert(latest, activity.index, activity)
+  }
+  return { lastByActor, latest }
+}
+
+/** The slice after a commit: the resident parts kept, every row and list emptied. */
+export const afterCommit = (state: LogState): LogState => sliceOfResident(residentOf(state))
+
+/** The changes of a run of `size` leaves in all that changed only names (benchmarks and store tests). */
+export const namesOnlyChanges = (names: ReadonlyArray<NameRecord>, size: number): StateChanges => ({
+  upserts: [],
+  deletes: [],
+  appends: [],
+  names,
+  activity: { upserts: [], deletes: [] },
+  resident: { ...emptyResident, counters: { ...emptyResident.counters, size } },
+  residentChanged: { service: false, governance: false, tasks: false }
+})
