@@ -56,6 +56,7 @@ import { NodeRole } from "./app/NodeRole.js"
 import { Notices, NoticeRetentionLive } from "./app/Notices.js"
 import { PolicyWrites } from "./app/PolicyWrites.js"
 import { Projection } from "./app/Projection.js"
+import { StateReader } from "./app/StateReader.js"
 import { Publisher } from "./app/Publisher.js"
 import { Receipts } from "./app/Receipts.js"
 import { RequestStats } from "./app/RequestStats.js"
@@ -161,6 +162,7 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(Layer.mergeAll(WriteAnswers.layer, PolicyWrites.layer)),
   Layer.provideMerge(BodyLedger.layer),
   // The views read from the projection store (state.db or PostgreSQL), folded from the log.
+  Layer.provideMerge(StateReader.layer),
   Layer.provideMerge(Projection.layer),
   Layer.provideMerge(WriteChecksLive),
   Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer, AdmissionLive)),

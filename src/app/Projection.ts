@@ -28,7 +28,8 @@ import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
 import type { StorageError } from "../ports/StorageError.js"
-import { foldProjectionTo } from "./projectionFold.js"
+import type { ResidentState } from "../domain/write/stateSlice.js"
+import { type FoldPoint, foldProjectionTo } from "./projectionFold.js"
 import { Sequencer } from "./Sequencer.js"
 
 /** A progress line at least this often while a fold at start is long (a rebuild). */
@@ -43,6 +44,8 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
   readonly ans: (handle: string) => Effect.Effect<Either.Either<AnsView, AnsProblem>, StorageError>
   /** Leaves the projection has folded (at least what the sequencer committed when it was asked). */
   readonly folded: Effect.Effect<number, StorageError>
+  /** The resident parts at `folded` (held in memory: they are bounded, stateAreas.ts). */
+  readonly resident: Effect.Effect<ResidentState, StorageError>
 }>() {
   static readonly layer = Layer.scoped(Projection, Effect.gen(function*() {
     const store = yield* ProjectionStore
@@ -53,12 +56,14 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
     const leafHashAt = (index: number) =>
       Effect.map(Context.get(context, LogStore).readEntries(index, index + 1), ([leaf]) => hasher.leafHash(leaf!))
     const lock = yield* Effect.makeSemaphore(1)
-    /** What this process last saw folded: a lower bound of the store's `folded`. */
-    let known = 0
+    /** What this process last saw folded (a lower bound of the store's `folded`), and the resident parts there. */
+    let known: FoldPoint | undefined
 
-    const foldTo = (size: number, progress?: (folded: number) => Effect.Effect<void>) =>
-      known >= size ? Effect.void : lock.withPermits(1)(Effect.suspend(() =>
-        known >= size ? Effect.void : Effect.map(foldProjectionTo(size, progress), (folded) => void (known = folded))
+    const foldTo = (size: number, progress?: (folded: number) => Effect.Effect<void>): Effect.Effect<FoldPoint, StorageError> =>
+      known !== undefined && known.folded >= size ? Effect.succeed(known) : lock.withPermits(1)(Effect.suspend(() =>
+        known !== undefined && known.folded >= size
+          ? Effect.succeed(known)
+          : Effect.map(foldProjectionTo(size, progress, known), (point) => (known = point))
       )).pipe(Effect.provide(context))
 
     const committedSize = Effect.map(sequencer.state, (state) => state.size)
@@ -112,7 +117,8 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
         Effect.zipRight(current, store.directory({ part: directoryPart(query.q), limit: query.limit })).pipe(
           Effect.map((page) => directoryViewOfPage(query, page))
         ),
-      folded: Effect.zipRight(current, store.folded)
+      folded: Effect.map(current, (point) => point.folded),
+      resident: Effect.map(current, (point) => point.resident)
     }
   }))
 }

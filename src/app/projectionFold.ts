@@ -47,15 +47,28 @@ const foldStep = (from: number, to: number, resident: ResidentState) => Effect.g
   return applied ? changes.resident : undefined
 })
 
+/** Where a fold stands: the leaves folded and the resident parts after them. */
+export interface FoldPoint {
+  readonly folded: number
+  readonly resident: ResidentState
+}
+
 /**
  * Folds the store up to `size` leaves (the log must hold them), calling `progress` after
- * each step; answers the store's folded index, at least `size`.
+ * each step; answers where the store then stands, at least `size`. `from` is where the
+ * caller last saw it (its resident parts are then not read again) unless another process
+ * folded since.
  */
-export const foldProjectionTo = (size: number, progress: (folded: number) => Effect.Effect<void> = () => Effect.void) =>
+export const foldProjectionTo = (
+  size: number,
+  progress: (folded: number) => Effect.Effect<void> = () => Effect.void,
+  from?: FoldPoint
+) =>
   Effect.gen(function*() {
     const store = yield* ProjectionStore
-    let folded = yield* store.folded
-    let resident = yield* store.resident
+    const stored = yield* store.folded
+    let folded = stored
+    let resident = from !== undefined && from.folded === stored ? from.resident : yield* store.resident
     while (folded < size) {
       const to = Math.min(size, folded + FOLD_STEP)
       const after = yield* foldStep(folded, to, resident)
@@ -68,5 +81,5 @@ export const foldProjectionTo = (size: number, progress: (folded: number) => Eff
       }
       yield* progress(folded)
     }
-    return folded
+    return { folded, resident } satisfies FoldPoint
   })

@@ -1,0 +1,59 @@
+// How the views read the log's state (issue 12, "Projections in an indexed store"): from
+// the projection store, never from a whole state in process memory. A view asks for the
+// slice it reads (the resident parts whole, and the rows it names: domain/write/stateReads.ts
+// RowKey) and for pages of the lists it shows, then computes its answer with the pure view
+// functions of src/domain/views on plain data.
+//
+// Freshness: every read first folds what the sequencer committed since the store last
+// folded (Projection.folded), so a view never answers from a state older than a write this
+// process acknowledged.
+
+import { Context, Effect, Layer } from "effect"
+import type { LogState } from "../domain/write/logState.js"
+import type { ListAreaName } from "../domain/write/stateAreas.js"
+import type { RowKey } from "../domain/write/stateReads.js"
+import { type ResidentState, sliceOfResident, withRows } from "../domain/write/stateSlice.js"
+import { type ListPage, type ListQuery, ProjectionStore } from "../ports/ProjectionStore.js"
+import type { StorageError } from "../ports/StorageError.js"
+import { Projection } from "./Projection.js"
+
+const idOf = (key: RowKey): string => `${key.area}\u0000${key.key}`
+
+export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
+  /** The resident parts: service keys, governance, tasks, counters, the last day's activity. */
+  readonly resident: Effect.Effect<ResidentState, StorageError>
+  /** A slice holding the resident parts and the listed rows (those that exist). */
+  readonly slice: (keys: ReadonlyArray<RowKey>) => Effect.Effect<LogState, StorageError>
+  /**
+   * A slice holding what `reads` asks for, asked again on the slice with what was found
+   * until it asks for nothing new (a post's author, then the name the author is bound to).
+   */
+  readonly sliceFor: (reads: (slice: LogState) => ReadonlyArray<RowKey>) => Effect.Effect<LogState, StorageError>
+  /** A page of one list, newest first, with the list's length. */
+  readonly list: (area: ListAreaName, key: string, query: ListQuery) => Effect.Effect<ListPage, StorageError>
+}>() {
+  static readonly layer = Layer.effect(StateReader, Effect.gen(function*() {
+    const store = yield* ProjectionStore
+    const projection = yield* Projection
+    const resident = projection.resident
+
+    const sliceFor = (reads: (slice: LogState) => ReadonlyArray<RowKey>) =>
+      Effect.gen(function*() {
+        let slice = sliceOfResident(yield* resident)
+        const asked = new Set<string>()
+        while (true) {
+          const missing = reads(slice).filter((key) => !asked.has(idOf(key)))
+          if (missing.length === 0) return slice
+          for (const key of missing) asked.add(idOf(key))
+          slice = withRows(slice, yield* store.rows(missing))
+        }
+      })
+
+    return {
+      resident,
+      slice: (keys) => sliceFor(() => keys),
+      sliceFor,
+      list: (area, key, query) => Effect.zipRight(projection.folded, store.list(area, key, query))
+    }
+  }))
+}
