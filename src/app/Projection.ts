@@ -3,37 +3,26 @@
 // (Projection.directory ...), not through the store or the sequencer's in-memory state:
 // where a view's data lives is this service's business.
 //
-// When the store folds (projectionFold.ts says how): at start, up to the log's size before
-// the service listens: the tail after what state.db had folded, or the whole log when
-// state.db is new or was damaged (a rebuild, with progress lines in the log output); then,
-// so that this view is never behind the state the other views read, each read first folds
-// what the sequencer committed since (usually nothing: a fiber also folds every half second).
-//
-// A store that is not a fold of this log is reported loudly and rebuilt from the log: one
-// that has folded more leaves than the log holds (a log restored from an older copy), or
-// whose last folded leaf, which it records, is not the log's leaf at that index (a
-// state.db of another log). Checking one leaf hash costs the same at any size.
-// A leaf the fold cannot apply (the projection lacks a name the log says exists) is an
-// error the reads surface (503), never a silent answer.
+// When the store folds: at start, the sequencer brings it to the log's size
+// (projectionStart.ts); then the sequencer writes each batch's changes to it once the batch
+// is durable. So that a view is never behind a write this process acknowledged, each read
+// first checks that the store holds what the sequencer committed, and folds it from the
+// log when it does not (a projection write failed, or another node appended: a fiber also
+// folds every half second). A leaf the fold cannot apply is an error the reads surface
+// (503), never a silent answer.
 
 import { Context, Duration, Effect, type Either, Layer, Schedule } from "effect"
 import { ansLookupOf, type AnsProblem, type AnsView } from "../domain/views/ansLookup.js"
 import { directoryPart, directoryViewOfPage, type DirectoryQuery, type DirectoryView } from "../domain/views/directory.js"
 import { nameOfHandle } from "../domain/views/handles.js"
 import { nameViewOfLookup, type NameView, type NameViewProblem } from "../domain/views/nameView.js"
-import { Clock } from "../ports/Clock.js"
-import { equal } from "../domain/bytes.js"
-import { makeTreeHasher } from "../domain/tlog/hasher.js"
 import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
 import type { StorageError } from "../ports/StorageError.js"
-import type { ResidentState } from "../domain/write/stateSlice.js"
+import { type ResidentState, sliceOfResident } from "../domain/write/stateSlice.js"
 import { type FoldPoint, foldProjectionTo } from "./projectionFold.js"
 import { Sequencer } from "./Sequencer.js"
-
-/** A progress line at least this often while a fold at start is long (a rebuild). */
-const PROGRESS_EVERY_MS = 5_000
 
 export class Projection extends Context.Tag("aics/Projection")<Projection, {
   /** GET /v2/directory and /directory: names in claim order, `q` answered from the index. */
@@ -50,52 +39,27 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
   static readonly layer = Layer.scoped(Projection, Effect.gen(function*() {
     const store = yield* ProjectionStore
     const sequencer = yield* Sequencer
-    const clock = yield* Clock
     const context = yield* Effect.context<ProjectionStore | LogStore | Crypto>()
-    const hasher = makeTreeHasher(Context.get(context, Crypto).sha256)
-    const leafHashAt = (index: number) =>
-      Effect.map(Context.get(context, LogStore).readEntries(index, index + 1), ([leaf]) => hasher.leafHash(leaf!))
     const lock = yield* Effect.makeSemaphore(1)
-    /** What this process last saw folded (a lower bound of the store's `folded`), and the resident parts there. */
-    let known: FoldPoint | undefined
+    /** What this process last saw the store hold: a lower bound of its `folded`. */
+    let known = 0
 
-    const foldTo = (size: number, progress?: (folded: number) => Effect.Effect<void>): Effect.Effect<FoldPoint, StorageError> =>
-      known !== undefined && known.folded >= size ? Effect.succeed(known) : lock.withPermits(1)(Effect.suspend(() =>
-        known !== undefined && known.folded >= size
-          ? Effect.succeed(known)
-          : Effect.map(foldProjectionTo(size, progress, known), (point) => (known = point))
-      )).pipe(Effect.provide(context))
-
-    const committedSize = Effect.map(sequencer.state, (state) => state.size)
-    const current = Effect.flatMap(committedSize, (size) => foldTo(size))
-
-    // The start: a store ahead of the log is rebuilt; then the tail (or all) is folded.
-    const size = yield* committedSize
-    let folded = yield* store.folded
-    const residentSize = (yield* store.resident).counters.size
-    const foreign = folded > size
-      ? `it has folded ${folded} leaves but the log holds ${size}`
-      : folded > 0 && !equal((yield* store.lastLeaf) ?? new Uint8Array(0), yield* leafHashAt(folded - 1))
-      ? `its leaf ${folded - 1} is not the log's`
-      : residentSize !== folded
-      ? `its resident state is at leaf ${residentSize}, its rows at ${folded} (a state.db of an earlier version)`
-      : undefined
-    if (foreign !== undefined) {
-      yield* Effect.logError(`state.db is not a projection of this log (${foreign}); rebuilding it from the log`)
-      yield* store.reset
-      folded = 0
-    }
-    const from = folded
-    if (from < size) {
-      yield* Effect.logInfo(`projection: folding leaves ${from} to ${size} of the log${from === 0 ? " (a new or rebuilt projection)" : ""}`)
-      let lastLine = yield* clock.nowMillis
-      yield* foldTo(size, (done) => Effect.flatMap(clock.nowMillis, (now) => {
-        if (now - lastLine < PROGRESS_EVERY_MS) return Effect.void
-        lastLine = now
-        return Effect.logInfo(`projection: folded ${done} of ${size} leaves`)
-      }))
-      yield* Effect.logInfo(`projection: folded all ${size} leaves`)
-    }
+    /**
+     * Where the log stands for this process, with the store holding it. The sequencer writes
+     * the projection with every batch (the store then holds it already); when that failed,
+     * or on a node that does not sequence, the store is folded from the log here.
+     */
+    const current: Effect.Effect<FoldPoint, StorageError> = Effect.flatMap(sequencer.point, (point) =>
+      known >= point.folded || point.projected >= point.folded
+        ? Effect.succeed(point)
+        : lock.withPermits(1)(Effect.suspend(() =>
+          known >= point.folded
+            ? Effect.succeed(point)
+            : Effect.map(foldProjectionTo(point.folded), (folded) => {
+              known = folded.folded
+              return point
+            })
+        )).pipe(Effect.provide(context)))
 
     yield* Effect.forkScoped(current.pipe(
       Effect.catchAll((error) => Effect.logError("the projection could not fold the log", error)),
@@ -104,8 +68,8 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
 
     /** The name a handle designates (leaf 0 says the instance's domain), and its record if claimed. */
     const lookup = (handle: string) => Effect.gen(function*() {
-      yield* current
-      const name = nameOfHandle(yield* sequencer.state, handle)
+      const { resident } = yield* current
+      const name = nameOfHandle(sliceOfResident(resident), handle)
       const record = name === undefined ? undefined : (yield* store.names([name])).get(name)
       return { name, record }
     })

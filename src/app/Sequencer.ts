@@ -72,10 +72,14 @@ import { Coordination, type RelayedOutcome } from "../ports/Coordination.js"
 import { Crypto } from "../ports/Crypto.js"
 import type { LeaseFence } from "../ports/LeaseFence.js"
 import { LogStore } from "../ports/LogStore.js"
+import { ProjectionStore } from "../ports/ProjectionStore.js"
 import { StorageError } from "../ports/StorageError.js"
 import { LogWriter } from "./LogWriter.js"
 import { countBatch } from "./Metrics.js"
 import { NodeRole } from "./NodeRole.js"
+import { type FoldPoint, foldProjectionTo } from "./projectionFold.js"
+import { projectionAtStart } from "./projectionStart.js"
+import { decideOnSlice, SliceRun } from "./stateSlices.js"
 
 export type WriteOutcome =
   | {
@@ -121,11 +125,21 @@ const relayedOutcome = (outcome: WriteOutcome): RelayedOutcome =>
     ? { _tag: "Accepted", index: outcome.index, logged: outcome.logged, leafHash: outcome.leafHash }
     : { _tag: "Refused", code: outcome.refusal.code, detail: outcome.refusal.detail, at: outcome.at }
 
+export interface SequencedPoint extends FoldPoint {
+  readonly projected: number
+}
+
 export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
   /** Decides and, if accepted, durably logs the submission; answers after the commit. */
   readonly submit: (submission: Submission) => Effect.Effect<WriteOutcome>
   /** The state after the last committed leaf this process has read. */
   readonly state: Effect.Effect<LogState>
+  /**
+   * Where the log stands for this process: its committed size, the resident parts of the
+   * state there (stateSlice.ts), and how far this process knows the projection store has
+   * folded (the size, unless writing the projection failed: then the views fold it).
+   */
+  readonly point: Effect.Effect<SequencedPoint>
   /** Submissions waiting. */
   readonly queued: Effect.Effect<number>
   /**
@@ -150,8 +164,19 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const hasher = makeTreeHasher(crypto.sha256)
     const scope = yield* Effect.scope
 
+    const projection = yield* ProjectionStore
+    const projectionContext = yield* Effect.context<ProjectionStore | LogStore | Crypto | Clock>()
+    /**
+     * Where the log stands: decisions are taken on slices loaded from the projection store
+     * (stateSlices.ts), which the start brings to the log's size (only the tail after what
+     * it had folded). Changed under `stateLock` only.
+     */
+    let point: SequencedPoint = yield* Effect.map(projectionAtStart(yield* store.size), (p) => ({ ...p, projected: p.folded }))
     /** The state after the last committed leaf read; changed under `stateLock` only. */
-    let committed: LogState = yield* foldLeaves(store, crypto.sha256, emptyLogState, yield* store.size)
+    let committed: LogState = yield* foldLeaves(store, crypto.sha256, emptyLogState, point.folded)
+    /** The projection store brought to the log's size `size` (folding from the log what it lacks). */
+    const projectTo = (size: number) =>
+      Effect.provide(foldProjectionTo(size, undefined, point.projected === point.folded ? point : undefined), projectionContext)
     const stateLock = yield* Effect.makeSemaphore(1)
     /** The fence of the lease this process sequences by; set exactly while it leads. */
     let leadingFence: LeaseFence | undefined
@@ -162,8 +187,12 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     /** Reads what other processes appended: the writer's frontier, then the state. */
     const catchUp = stateLock.withPermits(1)(Effect.gen(function*() {
       const size = yield* writer.refresh
-      if (committed.size < size) committed = yield* foldLeaves(store, crypto.sha256, committed, size)
-      return committed.size
+      if (point.folded < size || point.projected < size) {
+        const folded = yield* projectTo(size)
+        point = { ...folded, projected: folded.folded }
+      }
+      if (committed.size < point.folded) committed = yield* foldLeaves(store, crypto.sha256, committed, point.folded)
+      return point.folded
     }))
 
     /**
@@ -186,22 +215,47 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const commitBatch = (jobs: ReadonlyArray<Job>, fence: LeaseFence) =>
       stateLock.withPermits(1)(Effect.gen(function*(): Effect.fn.Return<BatchEnd> {
         const at = yield* clock.nowMillis
-        const start = committed.size
+        const start = point.folded
         let next = committed
         const decided: Array<Decided> = []
         const entries: Array<Uint8Array> = []
         const toStore: Array<StoredBody> = []
-        for (const job of jobs) {
-          const decision = decide(next, job.submission, at)
-          if (Either.isLeft(decision)) {
-            decided.push({ job, accepted: false, refusal: decision.left })
-            continue
+        // The slice the batch reads, loaded before any decision: a store that cannot be read
+        // fails the batch like one that cannot be written (log_unavailable, nothing changed).
+        if (point.projected < start) point = { ...point, ...(yield* projectTo(start).pipe(Effect.map((p) => ({ ...p, projected: p.folded })), Effect.orElseSucceed(() => point))) }
+        const run = new SliceRun(projection, point.resident)
+        const sliced = yield* Effect.either(Effect.gen(function*() {
+          yield* run.prepare(jobs.map((job) => job.submission))
+          for (const job of jobs) {
+            const decision = yield* decideOnSlice(run, job.submission, at)
+            // While views still read the whole state, it is kept beside the slices: the two
+            // decisions must agree, and a disagreement is a defect, never a silent answer.
+            const whole = decide(next, job.submission, at)
+            if (Either.isLeft(decision) !== Either.isLeft(whole)) {
+              return yield* Effect.die(new Error(`the slice and the whole state decide leaf ${start + entries.length} otherwise (${job.submission.rule.type})`))
+            }
+            if (Either.isLeft(decision)) {
+              decided.push({ job, accepted: false, refusal: decision.left })
+              continue
+            }
+            if (Either.isRight(whole)) next = whole.right.state
+            const { index, logged, entryBytes } = decision.right
+            decided.push({ job, accepted: true, index, logged, entryBytes })
+            entries.push(entryBytes)
+            if (job.submission.body !== null) toStore.push(job.submission.body)
           }
-          next = decision.right.state
-          const { index, logged, entryBytes } = decision.right
-          decided.push({ job, accepted: true, index, logged, entryBytes })
-          entries.push(entryBytes)
-          if (job.submission.body !== null) toStore.push(job.submission.body)
+        }))
+        if (Either.isLeft(sliced)) {
+          yield* Effect.logError("the state a batch reads could not be loaded", sliced.left)
+          const failure = refuse("log_unavailable", sliced.left.detail)
+          const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
+          for (const job of jobs) {
+            const outcome = { _tag: "Refused", refusal: failure, at } as const
+            if (job.relayed !== undefined) relayed.push({ id: job.relayed.id, outcome: relayedOutcome(outcome) })
+            else yield* Deferred.succeed(job.done, outcome)
+          }
+          yield* answerRelayed(relayed, fence, point.folded)
+          return "failed"
         }
 
         // Bodies before leaves: a durable leaf must never name a body that is not.
@@ -229,11 +283,21 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
             if (job.relayed !== undefined) relayed.push({ id: job.relayed.id, outcome: relayedOutcome(outcome) })
             else yield* Deferred.succeed(job.done, outcome)
           }
-          yield* answerRelayed(relayed, fence, committed.size)
+          yield* answerRelayed(relayed, fence, point.folded)
           return "failed"
         }
         committed = next
         const { leafHashes } = durable.value
+        if (entries.length > 0) {
+          // The leaves are durable: the projection follows them. If it cannot be written, the
+          // log still holds the truth; the next batch and the views fold it from the log.
+          const changes = run.changes()
+          const upTo = start + entries.length
+          const written = yield* Effect.either(projection.commit({ from: start, upTo, lastLeaf: leafHashes.at(-1)!, changes }))
+          if (Either.isLeft(written)) yield* Effect.logError("the projection could not be written; it is folded from the log", written.left)
+          const projected = Either.isRight(written) && written.right ? upTo : yield* Effect.orElseSucceed(projection.folded, () => start)
+          point = { folded: upTo, resident: changes.resident, projected: Math.min(projected, upTo) }
+        }
         let leaf = 0
         const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
         for (const d of decided) {
@@ -243,7 +307,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           if (d.job.relayed !== undefined) relayed.push({ id: d.job.relayed.id, outcome: relayedOutcome(outcome) })
           else yield* Deferred.succeed(d.job.done, outcome)
         }
-        yield* answerRelayed(relayed, fence, committed.size)
+        yield* answerRelayed(relayed, fence, point.folded)
         return "committed"
       }))
 
@@ -262,7 +326,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       while (true) {
         const room = Math.min(MAX_BATCH, QUEUE_CAPACITY - (yield* Queue.size(queue)))
         if (room <= 0) return
-        const claimed = yield* coordination.claim(room, committed.size, fence)
+        const claimed = yield* coordination.claim(room, point.folded, fence)
         const unreadable: Array<{ id: string; outcome: RelayedOutcome }> = []
         for (const { id, submission } of claimed) {
           const rebuilt = submissionFromRelayed(submission, context)
@@ -287,7 +351,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       if (orphans.length === 0) return
       const byEnvelope = new Map(orphans.map((o) => [o.submission.envelopeJcs, o]))
       const answers: Array<{ id: string; outcome: RelayedOutcome }> = []
-      const size = committed.size
+      const size = point.folded
       for (let from = Math.min(...orphans.map((o) => o.claimedAt)); from < size; from += FOLD_CHUNK) {
         const leaves = yield* store.readEntries(from, Math.min(size, from + FOLD_CHUNK))
         for (const [i, leaf] of leaves.entries()) {
@@ -308,7 +372,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         const outcome = yield* coordination.relay(relayedBytes(submission))
         if (outcome._tag === "Refused") return { _tag: "Refused", refusal: refuse(outcome.code, outcome.detail), at: outcome.at } as const
         // Answered after the leaf is read here too, so this process's views show it.
-        if (committed.size <= outcome.index) yield* catchUp
+        if (point.folded <= outcome.index) yield* catchUp
         const entryBytes = entryBytesFromJcs(submission.envelopeJcs, outcome.index, outcome.logged)
         if (Either.isLeft(entryBytes)) return yield* Effect.die(entryBytes.left)
         return { _tag: "Accepted", index: outcome.index, logged: outcome.logged, leafHash: outcome.leafHash, entryBytes: entryBytes.right } as const
@@ -342,7 +406,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       yield* settleOrphans(lease.fence)
       leadingFence = lease.fence
       yield* SubscriptionRef.set(leading, true)
-      yield* Effect.logInfo("this process sequences the log").pipe(Effect.annotateLogs({ size: committed.size }))
+      yield* Effect.logInfo("this process sequences the log").pipe(Effect.annotateLogs({ size: point.folded }))
       yield* Effect.raceFirst(lease.lost, Effect.raceFirst(batchLoop(lease.fence), intake(lease.fence)))
     })).pipe(
       Effect.ensuring(Effect.zipRight(
@@ -380,7 +444,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const betweenBatches = <A, E, R>(effect: (fence: LeaseFence) => Effect.Effect<A, E, R>) =>
       stateLock.withPermits(1)(Effect.suspend(() => (leadingFence === undefined ? Effect.succeedNone : Effect.asSome(effect(leadingFence)))))
 
-    return { submit, state: Effect.sync(() => committed), queued: Queue.size(queue), betweenBatches }
+    return { submit, state: Effect.sync(() => committed), point: Effect.sync(() => point), queued: Queue.size(queue), betweenBatches }
   }))
 }
 

@@ -11,6 +11,7 @@ import { PolicyWrites } from "../../src/app/PolicyWrites.js"
 import { Sequencer } from "../../src/app/Sequencer.js"
 import { ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
 import { emptyLogState } from "../../src/domain/write/logState.js"
+import { emptyResident } from "../../src/domain/write/stateSlice.js"
 import { refuse } from "../../src/domain/write/refusal.js"
 import { Signer } from "../../src/ports/Signer.js"
 import { ORIGIN } from "../support/identityAgents.js"
@@ -30,6 +31,7 @@ describe("PolicyWrites", () => {
     let submitted = 0
     const sequencer = Layer.succeed(Sequencer, Sequencer.of({
       state: Effect.succeed(emptyLogState),
+      point: Effect.succeed({ folded: 0, projected: 0, resident: emptyResident }),
       queued: Effect.succeed(0),
       betweenBatches: () => Effect.succeedNone,
       submit: () => Effect.sync(() => ({ _tag: "Refused" as const, refusal: refuse("not_policy", "the fake sequencer decides nothing"), at: ++submitted }))

@@ -16,6 +16,7 @@ import { makeTestClock } from "../../src/adapters/clock/TestClock.js"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
 import { MemoryBodyStoreLive } from "../../src/adapters/memory/MemoryBodyStore.js"
 import { MemoryLogStoreLive } from "../../src/adapters/memory/MemoryLogStore.js"
+import { MemoryProjectionStoreLive } from "../../src/adapters/memory/MemoryProjectionStore.js"
 import { MemoryCoordinationLive } from "../../src/adapters/memory/MemoryCoordination.js"
 import { LogHealth } from "../../src/app/LogHealth.js"
 import { NodeRole } from "../../src/app/NodeRole.js"
@@ -96,7 +97,7 @@ const controlledStores = (controls: Controls) => {
 const sequencerWith = (controls: Controls) =>
   Sequencer.layer.pipe(
     Layer.provideMerge(LogWriter.layer),
-    Layer.provideMerge(Layer.mergeAll(LogHealth.layer, NodeRole.layer, MemoryCoordinationLive())),
+    Layer.provideMerge(Layer.mergeAll(LogHealth.layer, NodeRole.layer, MemoryCoordinationLive(), MemoryProjectionStoreLive)),
     Layer.provideMerge(controlledStores(controls)),
     Layer.provideMerge(Layer.mergeAll(NodeCryptoLive, makeTestClock(1_795_000_000_000).layer))
   )

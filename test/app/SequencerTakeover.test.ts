@@ -11,6 +11,7 @@ import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto
 import { MemoryBodyStoreLive } from "../../src/adapters/memory/MemoryBodyStore.js"
 import { MemoryCoordinationLive } from "../../src/adapters/memory/MemoryCoordination.js"
 import { MemoryLogStoreLive } from "../../src/adapters/memory/MemoryLogStore.js"
+import { MemoryProjectionStoreLive } from "../../src/adapters/memory/MemoryProjectionStore.js"
 import { LogHealth } from "../../src/app/LogHealth.js"
 import { LogWriter } from "../../src/app/LogWriter.js"
 import { NodeRole } from "../../src/app/NodeRole.js"
@@ -40,7 +41,7 @@ const shown = (outcome: RelayedOutcome) => (outcome._tag === "Accepted" ? { ...o
 describe("Sequencer takeover", () => {
   it.scopedLive("answers a dead sequencer's committed claim from the log and decides the other again", () =>
     Effect.gen(function*() {
-      const stores = Layer.mergeAll(MemoryLogStoreLive, MemoryBodyStoreLive, LogHealth.layer, NodeRole.layer, MemoryCoordinationLive()).pipe(
+      const stores = Layer.mergeAll(MemoryLogStoreLive, MemoryBodyStoreLive, LogHealth.layer, NodeRole.layer, MemoryCoordinationLive(), MemoryProjectionStoreLive).pipe(
         Layer.provideMerge(Layer.mergeAll(NodeCryptoLive, makeTestClock(NOW).layer))
       )
       const before = yield* Layer.build(Layer.provideMerge(LogWriter.layer, stores))

@@ -11,7 +11,7 @@
 // window). Two nodes need several sessions: the real server only (test/support/pg.ts).
 
 import { it } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Layer } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { describe, expect } from "vitest"
 import { makeTestClock } from "../../src/adapters/clock/TestClock.js"
 import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
@@ -52,7 +52,11 @@ describe("retention on PostgreSQL when the sequencer is deposed without noticing
       const [reached, release] = [yield* Deferred.make<void>(), yield* Deferred.make<void>()]
       const storesOfA = yield* Layer.build(pgNodeStores(db, url, clockOfA, { bodies: removeHeldAt(reached, release) }))
       yield* Effect.provide(seedStores(log, [storedBody(expiring.body)]), storesOfA)
-      const a = yield* Layer.build(bodyServices(log).pipe(Layer.provide(Layer.succeedContext(storesOfA))))
+      // A is stopped first at the end: were B stopped first, A would take the lease back
+      // while the test's scope closes around it.
+      const scopeOfA = yield* Scope.make()
+      yield* Effect.addFinalizer(() => Scope.close(scopeOfA, Exit.void))
+      const a = yield* Layer.buildWithScope(bodyServices(log).pipe(Layer.provide(Layer.succeedContext(storesOfA))), scopeOfA)
       yield* Effect.provide(sequencing, a)
       // Node B waits for the lease.
       const storesOfB = yield* Layer.build(pgNodeStores(db, url, clockOfB))
@@ -76,5 +80,6 @@ describe("retention on PostgreSQL when the sequencer is deposed without noticing
       expect(yield* held(storesOfB, expiring.body)).toEqual([true])
       const digest = nodeCrypto.sha256(expiring.body)
       expect((yield* Context.get(b, Bodies).ofDigest(digest)).state).toBe("available")
+      yield* Scope.close(scopeOfA, Exit.void)
     }))
 })

@@ -11,6 +11,7 @@ import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto
 import { MemoryBodyStoreLive } from "../../src/adapters/memory/MemoryBodyStore.js"
 import { MemoryCoordinationLive } from "../../src/adapters/memory/MemoryCoordination.js"
 import { MemoryLogStoreLive } from "../../src/adapters/memory/MemoryLogStore.js"
+import { MemoryProjectionStoreLive } from "../../src/adapters/memory/MemoryProjectionStore.js"
 import { Bodies } from "../../src/app/Bodies.js"
 import { BodyLedger } from "../../src/app/BodyLedger.js"
 import { Charter } from "../../src/app/Charter.js"
@@ -43,7 +44,7 @@ export const processBasics = (clock: ManualClock) =>
 
 /** What the processes share: empty stores, one coordination, the clock and the configuration. */
 export const sharedStores = (clock: ManualClock) =>
-  Layer.mergeAll(MemoryLogStoreLive, MemoryBodyStoreLive, MemoryCoordinationLive()).pipe(Layer.provideMerge(processBasics(clock)))
+  Layer.mergeAll(MemoryLogStoreLive, MemoryBodyStoreLive, MemoryCoordinationLive(), MemoryProjectionStoreLive).pipe(Layer.provideMerge(processBasics(clock)))
 
 /** Stores `bodies` and appends the log's leaves under the lease of `fence` (a writer of its own, gone when it is done). */
 export const seedStoresUnder = (log: PureLog, bodies: ReadonlyArray<StoredBody>, fence: LeaseFence) =>

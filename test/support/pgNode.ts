@@ -9,6 +9,7 @@ import type { ManualClock } from "../../src/adapters/clock/TestClock.js"
 import { PgBodyStoreLive } from "../../src/adapters/pg/PgBodyStore.js"
 import { PgCoordinationLive } from "../../src/adapters/pg/PgCoordination.js"
 import { PgLogStoreLive } from "../../src/adapters/pg/PgLogStore.js"
+import { PgProjectionStoreLive } from "../../src/adapters/pg/PgProjectionStore.js"
 import { PgDatabaseLive } from "../../src/adapters/pg/PgStorage.js"
 import type { BodyStore } from "../../src/ports/BodyStore.js"
 import type { Crypto } from "../../src/ports/Crypto.js"
@@ -23,7 +24,7 @@ export interface NodeStores {
 
 /** One node's stores on the schema of `url`; the PostgreSQL adapters unless `stores` names others. */
 export const pgNodeStores = (db: TestDatabase, url: string, clock: ManualClock, stores: NodeStores = {}) =>
-  Layer.mergeAll(stores.log ?? PgLogStoreLive, stores.bodies ?? PgBodyStoreLive, PgCoordinationLive(url)).pipe(
+  Layer.mergeAll(stores.log ?? PgLogStoreLive, stores.bodies ?? PgBodyStoreLive, PgCoordinationLive(url), PgProjectionStoreLive).pipe(
     Layer.provideMerge(PgDatabaseLive(url, { maxConnections: db.maxConnections })),
     Layer.provideMerge(processBasics(clock))
   )

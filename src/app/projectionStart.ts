@@ -1,0 +1,58 @@
+// The projection at start (issue 12, "Start-up independent of size"; "Projection and log
+// agree after any crash"): before the sequencer decides anything, the store is brought to
+// the log's size by folding only the tail after what it had folded, or the whole log when
+// state.db is new, was damaged, or is not a fold of this log (a rebuild, with progress lines
+// in the log output).
+//
+// A store that is not a fold of this log is reported loudly and rebuilt from the log: one
+// that has folded more leaves than the log holds (a log restored from an older copy), one
+// whose last folded leaf, which it records, is not the log's leaf at that index (a state.db
+// of another log), or one whose resident parts are not at its folded index (a state.db of an
+// earlier version). Checking one leaf hash costs the same at any size.
+
+import { Effect } from "effect"
+import { equal } from "../domain/bytes.js"
+import { makeTreeHasher } from "../domain/tlog/hasher.js"
+import { Clock } from "../ports/Clock.js"
+import { Crypto } from "../ports/Crypto.js"
+import { LogStore } from "../ports/LogStore.js"
+import { ProjectionStore } from "../ports/ProjectionStore.js"
+import { foldProjectionTo } from "./projectionFold.js"
+
+/** A progress line at least this often while a fold at start is long (a rebuild). */
+const PROGRESS_EVERY_MS = 5_000
+
+/** Folds the projection store to the log's `size` leaves, rebuilding it when it is not a fold of this log. */
+export const projectionAtStart = (size: number) => Effect.gen(function*() {
+  const store = yield* ProjectionStore
+  const clock = yield* Clock
+  const log = yield* LogStore
+  const hasher = makeTreeHasher((yield* Crypto).sha256)
+  const leafHashAt = (index: number) => Effect.map(log.readEntries(index, index + 1), ([leaf]) => hasher.leafHash(leaf!))
+
+  let folded = yield* store.folded
+  const residentSize = (yield* store.resident).counters.size
+  const foreign = folded > size
+    ? `it has folded ${folded} leaves but the log holds ${size}`
+    : folded > 0 && !equal((yield* store.lastLeaf) ?? new Uint8Array(0), yield* leafHashAt(folded - 1))
+    ? `its leaf ${folded - 1} is not the log's`
+    : residentSize !== folded
+    ? `its resident state is at leaf ${residentSize}, its rows at ${folded} (a state.db of an earlier version)`
+    : undefined
+  if (foreign !== undefined) {
+    yield* Effect.logError(`state.db is not a projection of this log (${foreign}); rebuilding it from the log`)
+    yield* store.reset
+    folded = 0
+  }
+  if (folded < size) {
+    yield* Effect.logInfo(`projection: folding leaves ${folded} to ${size} of the log${folded === 0 ? " (a new or rebuilt projection)" : ""}`)
+  }
+  let lastLine = yield* clock.nowMillis
+  const point = yield* foldProjectionTo(size, (done) => Effect.flatMap(clock.nowMillis, (now) => {
+    if (now - lastLine < PROGRESS_EVERY_MS) return Effect.void
+    lastLine = now
+    return Effect.logInfo(`projection: folded ${done} of ${size} leaves`)
+  }))
+  if (folded < size) yield* Effect.logInfo(`projection: folded all ${size} leaves`)
+  return point
+})
