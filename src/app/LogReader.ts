@@ -1,5 +1,6 @@
 // Reads of the log that need Merkle arithmetic: roots and proofs at any size, each from
-// O(log n) stored hashes (the plan-then-compute functions of src/domain/tlog).
+// O(log n) stored hashes (the plan-then-compute functions of src/domain/tlog), the upper
+// levels of the tree from a cache of fixed size (hashCache.ts).
 
 import { Context, Effect, Layer } from "effect"
 import { consistencyProofFromHashes, consistencyProofIndexes } from "../domain/tlog/consistency.js"
@@ -8,6 +9,7 @@ import { inclusionProofFromHashes, inclusionProofIndexes } from "../domain/tlog/
 import { treeHashFromHashes, treeHashIndexes } from "../domain/tlog/treeHash.js"
 import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
+import { makeHashCache } from "./hashCache.js"
 import type { StorageError } from "../ports/StorageError.js"
 
 export class LogReader extends Context.Tag("aics/LogReader")<LogReader, {
@@ -23,15 +25,16 @@ export class LogReader extends Context.Tag("aics/LogReader")<LogReader, {
     const store = yield* LogStore
     const crypto = yield* Crypto
     const hasher = makeTreeHasher(crypto.sha256)
+    const readHashes = makeHashCache(store.readHashes)
     return {
       hasher,
       rootAt: (size) =>
-        Effect.map(store.readHashes(treeHashIndexes(size)), (hashes) => treeHashFromHashes(hasher, size, hashes)),
+        Effect.map(readHashes(treeHashIndexes(size)), (hashes) => treeHashFromHashes(hasher, size, hashes)),
       inclusionProof: (index, size) =>
-        Effect.map(store.readHashes(inclusionProofIndexes(index, size)),
+        Effect.map(readHashes(inclusionProofIndexes(index, size)),
           (hashes) => inclusionProofFromHashes(hasher, index, size, hashes)),
       consistencyProof: (from, to) =>
-        Effect.map(store.readHashes(consistencyProofIndexes(from, to)),
+        Effect.map(readHashes(consistencyProofIndexes(from, to)),
           (hashes) => consistencyProofFromHashes(hasher, from, to, hashes))
     }
   }))
