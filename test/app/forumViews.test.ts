@@ -4,11 +4,13 @@
 // every status at several times, the /agora page of every channel, and the posts of names
 // that rotated keys, claimed late or are secret-bound. The store is the one the pure log
 // built from slices (log.sliced.store); JSON text is compared, so the members' order counts.
-// A second log has lists longer than the walks' chunks, so the walks cross chunk ends.
+// A second log has lists longer than the walks' chunks, so the walks cross chunk ends; a
+// third keeps writing posts after the /agora page was first shown, whose channels the page
+// then finds among the posts written since.
 
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { agoraPageView } from "../../src/app/agoraPageView.js"
+import { makeAgoraPageView } from "../../src/app/agoraPageView.js"
 import { makeForumViews } from "../../src/app/forumViews.js"
 import { namePostsView } from "../../src/app/namePostsView.js"
 import { pollOf } from "../../src/domain/forum/polls.js"
@@ -101,7 +103,7 @@ const expectSameViews = (log: GovLog, channels: ReadonlyArray<string | undefined
   const state: LogState = log.state
   const reader = storeReader(log.sliced.store)
   const forum = makeForumViews(reader)
-  const page = agoraPageView(reader, forum)
+  const page = read(makeAgoraPageView(reader, forum))
   const postsOfName = namePostsView(reader)
   const resident = read(reader.slice([]))
   for (const now of [log.now, log.now + 60_000, log.now + 200_000_000]) {
@@ -163,5 +165,30 @@ describe("the forum's views read from the projection store", () => {
     // The writer's newest leaves are no posts: its posts are found past a chunk of them.
     for (let i = 0; i < 230; i++) log.accept(writer, "key.x25519", { name: "writer", x25519: x25519Key(`long ${run} ${i}`) })
     expectSameViews(log, [undefined, "quiet", "busy"], ["writer"], false)
+  })
+
+  it("keep the /agora page's channels exact as posts are written after it was first shown", () => {
+    const log = new GovLog({ label: `store forum channels ${++run}` })
+    const writer = makeAgent(`store forum channels ${run} writer`)
+    const post = (channel: string) => {
+      const p = postPayload(`in ${channel}`, channel)
+      return log.accept(writer, "post", p.payload, p.body)
+    }
+    const reader = storeReader(log.sliced.store)
+    const page = read(makeAgoraPageView(reader, makeForumViews(reader)))
+    const same = () => expect(json(read(page(undefined, log.now)).channels)).toBe(json(agoraPageOfState(log.state, undefined, log.now).channels))
+    same()
+    for (const channel of ["a", "b", "a", "c"]) post(channel)
+    same()
+    same()
+    // More channels than the page lists, then old ones written to again, one at a time.
+    for (let i = 0; i < 35; i++) post(`many-${i}`)
+    same()
+    for (const channel of ["b", "many-0", "a", "b"]) {
+      post(channel)
+      same()
+    }
+    for (let i = 0; i < 12; i++) post(`many-${i % 3}`)
+    same()
   })
 })

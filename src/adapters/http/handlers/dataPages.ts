@@ -4,7 +4,7 @@
 
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
-import { agoraPageView } from "../../../app/agoraPageView.js"
+import { makeAgoraPageView } from "../../../app/agoraPageView.js"
 import { makeForumViews } from "../../../app/forumViews.js"
 import { Projection } from "../../../app/Projection.js"
 import { ServiceStats } from "../../../app/ServiceStats.js"
@@ -26,7 +26,7 @@ import { orUnavailable, withBodyText } from "./common.js"
 export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (handlers) =>
   Effect.gen(function*() {
     const reader = yield* StateReader
-    const agoraPage = agoraPageView(reader, makeForumViews(reader))
+    const agoraPage = yield* makeAgoraPageView(reader, makeForumViews(reader))
     const projection = yield* Projection
     const stats = yield* ServiceStats
     const clock = yield* Clock
