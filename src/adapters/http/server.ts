@@ -32,6 +32,7 @@ import { Sequencer } from "../../app/Sequencer.js"
 import { ServiceConfig } from "../../app/ServiceConfig.js"
 import { ServiceStats } from "../../app/ServiceStats.js"
 import { SignedReads } from "../../app/SignedReads.js"
+import { StateReader } from "../../app/StateReader.js"
 import { SupAsset } from "../../app/SupAsset.js"
 import { TileSink } from "../../ports/TileSink.js"
 import { AicsApi } from "./api.js"
@@ -111,16 +112,16 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(MessagingHandlers),
     builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),
     builtWithOnly(Charter, Notices, SignedReads)(NoticesHandlers),
-    builtWithOnly(BodyStore, Clock, Publisher, Sequencer, ServiceConfig)(AgoraHandlers),
-    builtWithOnly(Clock, Publisher, Sequencer, ServiceConfig)(TasksHandlers),
+    builtWithOnly(BodyStore, Clock, Publisher, ServiceConfig, StateReader)(AgoraHandlers),
+    builtWithOnly(Clock, Publisher, ServiceConfig, StateReader)(TasksHandlers),
     builtWithOnly(Publisher, Sequencer, ServiceConfig, SupAsset)(SupHandlers),
     builtWithOnly(Card, Charter, Clock, RequestStats, Sequencer, SignedReads)(OwnerHandlers),
     builtWithOnly(Contributions, ServiceConfig)(ContributionsHandlers),
     builtWithOnly(Charter, Clock, CosignatureCollector, Publisher, ServiceConfig, TileSink)(DiscoveryDocsHandlers),
     builtWithOnly(Card, Charter, Clock, Sequencer, ServiceConfig)(GuidePagesHandlers),
     builtWithOnly(ServiceStats)(ServiceStatsHandlers),
-    builtWithOnly(BodyStore, Clock, Projection, Sequencer, ServiceStats)(DataPagesHandlers),
-    builtWithOnly(Bodies, BodyStore, Clock, LogReader, LogStatus, LogStore, Publisher, Sequencer, ServiceConfig)(ItemPagesHandlers),
+    builtWithOnly(BodyStore, Clock, Projection, ServiceStats, StateReader)(DataPagesHandlers),
+    builtWithOnly(Bodies, BodyStore, Clock, LogReader, LogStatus, LogStore, Projection, Publisher, ServiceConfig, StateReader)(ItemPagesHandlers),
     builtWithOnly(Gate, ServiceConfig)(GateHandlers),
     builtWithOnly(Witness)(WitnessHandlers),
     builtWithOnly(LogStream, StreamConfig)(StreamHandlers),

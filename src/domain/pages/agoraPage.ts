@@ -5,7 +5,7 @@
 // (views/agoraPosts.ts, agoraPolls.ts, humanActions.ts); the app adds each body's text, and
 // every text from the log reaches the page through the `html` tag, escaped.
 
-import { Chunk, HashMap } from "effect"
+import { Chunk, HashMap, Option } from "effect"
 import type { BodyStatusView } from "../bodyStatus.js"
 import { bodyStatus } from "../bodyStatus.js"
 import { pollOf, pollView } from "../forum/polls.js"
@@ -22,7 +22,7 @@ export const AGORA_PAGE_POLLS = 20
 export const AGORA_PAGE_REQUESTS = 20
 export const AGORA_PAGE_CHANNELS = 30
 
-type PollItem = NonNullable<ReturnType<typeof pollView>> & { readonly body: BodyStatusView }
+export type PollItem = NonNullable<ReturnType<typeof pollView>> & { readonly body: BodyStatusView }
 type RequestItem = ReturnType<typeof humanActionsView>["requests"][number]
 
 /** A view item with its body's text: null when the body is hidden or not stored. */
@@ -34,15 +34,27 @@ export interface ChannelCount {
   readonly latest_index: number
 }
 
+/** A poll as the page lists it, with its question's body status (a state or a slice holding its row). */
+export const pollItem = (state: LogState, index: number, now: number): PollItem => {
+  const poll = pollView(state, index, now)!
+  return { ...poll, body: bodyStatus(state, { index, type: "poll", logged: poll.logged }, now) }
+}
+
+/** Whether the page shows the poll: any poll without a channel, else the channel's (reads its row). */
+export const pollShown = (state: LogState, channel: string | undefined, index: number): boolean =>
+  channel === undefined || pollOf(state, index)?.channel === channel
+
+/** The channel of a post, or undefined when the leaf is no post (reads its postMeta row). */
+export const channelOfPost = (state: LogState, index: number): string | undefined =>
+  Option.getOrUndefined(HashMap.get(state.forum.postMeta, index))?.channel
+
 /** The newest `limit` polls (of `channel`), newest first: the channel is filtered before the cut. */
 const newestPolls = (state: LogState, channel: string | undefined, limit: number, now: number): Array<PollItem> => {
   const polls: Array<PollItem> = []
   const order = state.forum.pollOrder
   for (let i = order.length - 1; i >= 0 && polls.length < limit; i--) {
     const index = Chunk.unsafeGet(order, i)
-    if (channel !== undefined && pollOf(state, index)?.channel !== channel) continue
-    const poll = pollView(state, index, now)!
-    polls.push({ ...poll, body: bodyStatus(state, { index, type: "poll", logged: poll.logged }, now) })
+    if (pollShown(state, channel, index)) polls.push(pollItem(state, index, now))
   }
   return polls
 }
@@ -63,19 +75,31 @@ const channelsByLatest = (state: LogState): ReadonlyArray<ChannelCount> => {
   return top
 }
 
+/** What /agora shows, before the texts are added, from the views of its parts. */
+export const agoraPageOf = (parts: {
+  readonly channel: string | undefined
+  readonly channels: ReadonlyArray<ChannelCount>
+  readonly posts: Pick<ReturnType<typeof postsView>, "posts" | "truncated">
+  readonly polls: ReadonlyArray<PollItem>
+  readonly requests: ReadonlyArray<RequestItem>
+}) => ({
+  channel: parts.channel ?? null,
+  channels: parts.channels,
+  posts: parts.posts.posts,
+  posts_truncated: parts.posts.truncated,
+  polls: parts.polls,
+  requests: parts.requests
+})
+
 /** What /agora shows, before the texts are added. */
-export const agoraPageView = (state: LogState, channel: string | undefined, now: number) => {
-  const posts = postsView(state, { channel, limit: AGORA_PAGE_POSTS }, now)
-  const requests = humanActionsView(state, { status: undefined, limit: AGORA_PAGE_REQUESTS }, now).requests
-  return {
-    channel: channel ?? null,
+export const agoraPageView = (state: LogState, channel: string | undefined, now: number) =>
+  agoraPageOf({
+    channel,
     channels: channelsByLatest(state),
-    posts: posts.posts,
-    posts_truncated: posts.truncated,
+    posts: postsView(state, { channel, limit: AGORA_PAGE_POSTS }, now),
     polls: newestPolls(state, channel, AGORA_PAGE_POLLS, now),
-    requests
-  }
-}
+    requests: humanActionsView(state, { status: undefined, limit: AGORA_PAGE_REQUESTS }, now).requests
+  })
 
 export interface AgoraPageData {
   readonly channel: string | null

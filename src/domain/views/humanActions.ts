@@ -12,6 +12,7 @@ import type { LogState } from "../write/logState.js"
 import { postItem, postLeaves } from "./agoraPosts.js"
 import { sizeCovering } from "./coverage.js"
 import { firstAccepted, fromEnd, mergeDescending } from "./chunks.js"
+import type { LeafPage } from "./leafPage.js"
 
 export const OWNER_ACTIONS_CHANNEL = "owner-actions"
 
@@ -45,9 +46,10 @@ const ownerActionsChannel = (state: LogState): Chunk.Chunk<number> =>
   Option.getOrElse(HashMap.get(state.forum.channelPosts, OWNER_ACTIONS_CHANNEL), () => Chunk.empty<number>())
 
 // The quoted posts, newest first, per state: the map is persistent, so one sorted copy
-// serves every request made against that state (the owner quotes by hand: they are few).
+// serves every request made against that state (the owner quotes by hand: they are few;
+// they are resident, whole in every slice).
 const quotedCache = new WeakMap<LogState["tasks"]["requests"], ReadonlyArray<number>>()
-const quotedDescending = (state: LogState): ReadonlyArray<number> => {
+export const quotedDescending = (state: LogState): ReadonlyArray<number> => {
   const cached = quotedCache.get(state.tasks.requests)
   if (cached !== undefined) return cached
   const sorted = [...HashMap.keys(state.tasks.requests)].sort((a, b) => b - a)
@@ -55,8 +57,11 @@ const quotedDescending = (state: LogState): ReadonlyArray<number> => {
   return sorted
 }
 
+/** True when the owner quoted the post (a resident part: whole in every slice). */
+export const isQuoted = (state: LogState, postIndex: number): boolean => HashMap.has(state.tasks.requests, postIndex)
+
 function* unquoted(state: LogState, posts: Iterable<number>): Generator<number> {
-  for (const i of posts) if (!HashMap.has(state.tasks.requests, i)) yield i
+  for (const i of posts) if (!isQuoted(state, i)) yield i
 }
 
 /**
@@ -75,19 +80,27 @@ const candidates = (state: LogState, status: RequestStatus | undefined): Iterabl
   return { [Symbol.iterator]: () => mergeDescending(fromEnd(ownerActionsChannel(state)), quotedOutside()) }
 }
 
-const isInChannel = (state: LogState, postIndex: number): boolean =>
+/** True when the post is in `owner-actions` (reads its postMeta row). */
+export const isInChannel = (state: LogState, postIndex: number): boolean =>
   Option.getOrUndefined(HashMap.get(state.forum.postMeta, postIndex))?.channel === OWNER_ACTIONS_CHANNEL
 
 /** True when the leaf is a request to the owner: a post in `owner-actions`, or one the owner quoted. */
 export const isRequest = (state: LogState, index: number): boolean =>
-  isInChannel(state, index) || HashMap.has(state.tasks.requests, index)
+  isInChannel(state, index) || isQuoted(state, index)
+
+/** Whether a request is of the status asked for (any when none is): reads resident parts only. */
+export const hasStatus = (state: LogState, status: RequestStatus | undefined, now: number) => (requestIndex: number): boolean =>
+  status === undefined || requestStatus(state, requestIndex, now) === status
+
+/** `GET /v2/agora/human-actions` of a page of request leaves, newest first (a state or a slice holding their posts' rows). */
+export const humanActionsOfPage = (state: LogState, status: RequestStatus | undefined, page: LeafPage, now: number) => {
+  const requests = page.items.map((i) => requestItem(state, i, now))
+  return { status: status ?? null, requests, truncated: page.truncated, size: sizeCovering(requests.flatMap((request) => requestLeaves(state, request))) }
+}
 
 /** `GET /v2/agora/human-actions`: requests newest first, of one status when given. */
-export const humanActionsView = (state: LogState, query: { readonly status: RequestStatus | undefined; readonly limit: number }, now: number) => {
-  const page = firstAccepted(candidates(state, query.status), query.limit, (i) => query.status === undefined || requestStatus(state, i, now) === query.status)
-  const requests = page.items.map((i) => requestItem(state, i, now))
-  return { status: query.status ?? null, requests, truncated: page.truncated, size: sizeCovering(requests.flatMap((request) => requestLeaves(state, request))) }
-}
+export const humanActionsView = (state: LogState, query: { readonly status: RequestStatus | undefined; readonly limit: number }, now: number) =>
+  humanActionsOfPage(state, query.status, firstAccepted(candidates(state, query.status), query.limit, hasStatus(state, query.status, now)), now)
 
 /** `GET /v2/agora/human-actions/{request_index}`: a request with its quotes, or undefined when the leaf is none. */
 export const humanActionView = (state: LogState, requestIndex: number, now: number) => {

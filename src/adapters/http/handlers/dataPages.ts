@@ -1,14 +1,16 @@
 // The data pages (docs/spec/service.md "Pages"; docs/protocol.md section 16): each gathers the same
-// pure views the JSON API answers with (plus body texts from the body store) and renders
-// them with domain/pages/*, in the format asked for.
+// pure views the JSON API answers with, read from the projection store (plus body texts
+// from the body store), and renders them with domain/pages/*, in the format asked for.
 
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { makeAgoraPageView } from "../../../app/agoraPageView.js"
+import { makeForumViews } from "../../../app/forumViews.js"
 import { Projection } from "../../../app/Projection.js"
-import { Sequencer } from "../../../app/Sequencer.js"
 import { ServiceStats } from "../../../app/ServiceStats.js"
+import { StateReader } from "../../../app/StateReader.js"
 import { bodyStatus } from "../../../domain/bodyStatus.js"
-import { agoraMain, agoraPageView, agoraText } from "../../../domain/pages/agoraPage.js"
+import { agoraMain, agoraText } from "../../../domain/pages/agoraPage.js"
 import { DIRECTORY_PAGE_NAMES, directoryMain, directoryText } from "../../../domain/pages/directoryPage.js"
 import { pageDocument } from "../../../domain/pages/layout.js"
 import { onlineMain, onlineText } from "../../../domain/pages/onlinePage.js"
@@ -23,7 +25,8 @@ import { orUnavailable, withBodyText } from "./common.js"
 
 export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (handlers) =>
   Effect.gen(function*() {
-    const sequencer = yield* Sequencer
+    const reader = yield* StateReader
+    const agoraPage = yield* makeAgoraPageView(reader, makeForumViews(reader))
     const projection = yield* Projection
     const stats = yield* ServiceStats
     const clock = yield* Clock
@@ -32,9 +35,8 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
     return handlers
       .handle("agora", ({ urlParams }) =>
         Effect.gen(function*() {
-          const state = yield* sequencer.state
           const channel = urlParams.channel === undefined || urlParams.channel === "" ? undefined : urlParams.channel
-          const view = agoraPageView(state, channel, yield* clock.nowMillis)
+          const view = yield* agoraPage(channel, yield* clock.nowMillis)
           const data = {
             ...view,
             posts: yield* Effect.forEach(view.posts, withText),
@@ -63,7 +65,8 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
           })).pipe(orUnavailable))
       .handle("tasks", ({ urlParams }) =>
         Effect.gen(function*() {
-          const state = yield* sequencer.state
+          // Tasks are resident: whole in every slice, as the body status's tombstones are.
+          const state = yield* reader.slice([])
           const now = yield* clock.nowMillis
           const view = taskListView(state, { status: undefined, limit: TASKS_LIMIT.default }, now)
           const data = {

@@ -1,10 +1,14 @@
 // The pages of one item (itemPagesApi.ts): each gathers the view its /v2/... route answers
-// (domain/views/*, the entry bundle) with the body texts, and renders it with
-// domain/pages/*. A missing item answers 404 like its JSON route.
+// (domain/views/*, read from the projection store: app/forumViews.ts, Projection; the
+// entry bundle) with the body texts, and renders it with domain/pages/*. A missing item
+// answers 404 like its JSON route.
 
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Either } from "effect"
-import { Sequencer } from "../../../app/Sequencer.js"
+import { makeForumViews } from "../../../app/forumViews.js"
+import { namePostsView } from "../../../app/namePostsView.js"
+import { Projection } from "../../../app/Projection.js"
+import { StateReader } from "../../../app/StateReader.js"
 import { bodyStatus } from "../../../domain/bodyStatus.js"
 import { entryMain, entryText, entryTitle, type EntryPageData } from "../../../domain/pages/entryPage.js"
 import { pageDocument } from "../../../domain/pages/layout.js"
@@ -12,10 +16,6 @@ import { NAME_PAGE_POSTS, nameMain, nameText } from "../../../domain/pages/nameP
 import { pollMain, pollText } from "../../../domain/pages/pollPage.js"
 import { postMain, postText, postTitle } from "../../../domain/pages/postPage.js"
 import { taskMain, taskText } from "../../../domain/pages/taskPage.js"
-import { pollDetail } from "../../../domain/views/agoraPolls.js"
-import { postView } from "../../../domain/views/agoraPosts.js"
-import { namePosts } from "../../../domain/views/namePosts.js"
-import { nameView } from "../../../domain/views/nameView.js"
 import { taskDetail } from "../../../domain/views/taskList.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
@@ -26,7 +26,10 @@ import { entryBundles } from "./entryBundle.js"
 
 export const ItemPagesHandlers = HttpApiBuilder.group(AicsApi, "itemPages", (handlers) =>
   Effect.gen(function*() {
-    const sequencer = yield* Sequencer
+    const reader = yield* StateReader
+    const projection = yield* Projection
+    const forum = makeForumViews(reader)
+    const namePosts = namePostsView(reader)
     const clock = yield* Clock
     const withText = yield* withBodyText
     const bundleOf = yield* entryBundles
@@ -34,7 +37,7 @@ export const ItemPagesHandlers = HttpApiBuilder.group(AicsApi, "itemPages", (han
     return handlers
       .handle("postPage", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          const view = postView(yield* sequencer.state, path.index, yield* clock.nowMillis)
+          const view = yield* forum.post(path.index, yield* clock.nowMillis)
           if (view === undefined) return yield* NotFound.fail("post_not_found", `leaf ${path.index} is not a post`)
           const post = yield* withText(view.post)
           return pageResponse(urlParams.format, {
@@ -45,11 +48,9 @@ export const ItemPagesHandlers = HttpApiBuilder.group(AicsApi, "itemPages", (han
         }).pipe(orUnavailable))
       .handle("pollPage", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          const state = yield* sequencer.state
-          const now = yield* clock.nowMillis
-          const view = pollDetail(state, path.index, now)
-          if (view === undefined) return yield* NotFound.fail("poll_not_found", `leaf ${path.index} is not a poll`)
-          const poll = yield* withText({ ...view.poll, body: bodyStatus(state, { index: view.poll.index, type: "poll", logged: view.poll.logged }, now) })
+          const item = yield* forum.pollWithBody(path.index, yield* clock.nowMillis)
+          if (item === undefined) return yield* NotFound.fail("poll_not_found", `leaf ${path.index} is not a poll`)
+          const poll = yield* withText(item)
           return pageResponse(urlParams.format, {
             html: () => pageDocument({ path: `/agora/polls/${poll.index}`, title: `Poll #${poll.index}`, description: `Poll #${poll.index} and its tally on this AICS-1 log.`, main: pollMain(poll) }),
             json: () => poll,
@@ -58,7 +59,8 @@ export const ItemPagesHandlers = HttpApiBuilder.group(AicsApi, "itemPages", (han
         }).pipe(orUnavailable))
       .handle("taskPage", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          const state = yield* sequencer.state
+          // Tasks are resident: whole in every slice, as the body status's tombstones are.
+          const state = yield* reader.slice([])
           const now = yield* clock.nowMillis
           const view = taskDetail(state, path.index, now)
           if (view === undefined) return yield* NotFound.fail("task_not_found", `leaf ${path.index} is not a task`)
@@ -71,14 +73,13 @@ export const ItemPagesHandlers = HttpApiBuilder.group(AicsApi, "itemPages", (han
         }).pipe(orUnavailable))
       .handle("namePage", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          const state = yield* sequencer.state
-          const view = nameView(state, path.name)
+          const view = yield* projection.name(path.name)
           if (Either.isLeft(view)) {
             return yield* view.left === "name_invalid"
               ? InvalidRequest.fail("name_invalid", `${JSON.stringify(path.name)} is not a name or handle of this instance`)
               : NotFound.fail("name_not_found", `${path.name} is not claimed here`)
           }
-          const posts = yield* Effect.forEach(namePosts(state, view.right, NAME_PAGE_POSTS, yield* clock.nowMillis), withText)
+          const posts = yield* Effect.forEach(yield* namePosts(view.right, NAME_PAGE_POSTS, yield* clock.nowMillis), withText)
           const data = { ...view.right, posts }
           return pageResponse(urlParams.format, {
             html: () => pageDocument({ path: `/names/${encodeURIComponent(data.name)}`, title: data.name, description: `The name ${data.name} on this AICS-1 log: keys, tier and recent posts.`, main: nameMain(data) }),
