@@ -1,11 +1,7 @@
 // What the /agora page shows (domain/pages/agoraPage.ts), read from the projection store
 // (issue 12): the posts and requests are the forum views' (forumViews.ts), the channels
-// channelsByLatest.ts's; the newest polls of a channel are found by walking the list of
-// all polls newest first, a chunk at a time with the polls' rows.
-//
-// That walk stops as soon as it has AGORA_PAGE_POLLS polls of the channel. A channel with
-// fewer polls has it read every poll leaf of the log, because the store keeps no list of a
-// channel's polls.
+// channelsByLatest.ts's; the newest polls are the first page of the list of all polls, or of
+// the channel's own list (channelPolls), each with its poll's row.
 
 import { Effect } from "effect"
 import { AGORA_PAGE_POLLS, AGORA_PAGE_POSTS, AGORA_PAGE_REQUESTS, agoraPageOf, pollItem, pollShown } from "../domain/pages/agoraPage.js"
@@ -14,13 +10,10 @@ import { makeChannelsByLatest } from "./channelsByLatest.js"
 import type { ForumViews } from "./forumViews.js"
 import { firstOf, keepChunks, newestFirst, type Reader } from "./listStreams.js"
 
-/** Leaves read per chunk of a walk that filters. */
-const WALK_CHUNK = 200
-
 /** The newest AGORA_PAGE_POLLS polls (of `channel`), with their body status. */
 const newestPolls = (reader: Reader, channel: string | undefined, now: number) =>
   firstOf(
-    newestFirst(reader, "pollOrder", "", { chunk: channel === undefined ? AGORA_PAGE_POLLS : WALK_CHUNK }).pipe(keepChunks((chunk) =>
+    newestFirst(reader, channel === undefined ? "pollOrder" : "channelPolls", channel ?? "", { chunk: AGORA_PAGE_POLLS }).pipe(keepChunks((chunk) =>
       Effect.map(reader.slice(pollReads(chunk)), (slice) =>
         chunk.filter((index) => pollShown(slice, channel, index)).map((index) => pollItem(slice, index, now))))),
     AGORA_PAGE_POLLS

@@ -7,8 +7,9 @@
 // A store that is not a fold of this log is reported loudly and rebuilt from the log: one
 // that has folded more leaves than the log holds (a log restored from an older copy), one
 // whose last folded leaf, which it records, is not the log's leaf at that index (a state.db
-// of another log), or one whose resident parts are not at its folded index (a state.db of an
-// earlier version). Checking one leaf hash costs the same at any size.
+// of another log), one written under another layout of the state (stateAreas.ts
+// STATE_LAYOUT: an earlier version's), or one whose resident parts are not at its folded
+// index. Checking one leaf hash costs the same at any size.
 
 import { Effect } from "effect"
 import { equal } from "../domain/bytes.js"
@@ -16,6 +17,7 @@ import { makeTreeHasher } from "../domain/tlog/hasher.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
+import { STATE_LAYOUT } from "../domain/write/stateAreas.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
 import { foldProjectionTo } from "./projectionFold.js"
 
@@ -31,13 +33,15 @@ export const projectionAtStart = (size: number) => Effect.gen(function*() {
   const leafHashAt = (index: number) => Effect.map(log.readEntries(index, index + 1), ([leaf]) => hasher.leafHash(leaf!))
 
   let folded = yield* store.folded
-  const residentSize = (yield* store.resident).counters.size
+  const { counters } = yield* store.resident
   const foreign = folded > size
     ? `it has folded ${folded} leaves but the log holds ${size}`
     : folded > 0 && !equal((yield* store.lastLeaf) ?? new Uint8Array(0), yield* leafHashAt(folded - 1))
     ? `its leaf ${folded - 1} is not the log's`
-    : residentSize !== folded
-    ? `its resident state is at leaf ${residentSize}, its rows at ${folded} (a state.db of an earlier version)`
+    : counters.layout !== STATE_LAYOUT
+    ? `it was written under layout ${counters.layout ?? 1}, this version reads layout ${STATE_LAYOUT}`
+    : counters.size !== folded
+    ? `its resident state is at leaf ${counters.size}, its rows at ${folded}`
     : undefined
   if (foreign !== undefined) {
     yield* Effect.logError(`state.db is not a projection of this log (${foreign}); rebuilding it from the log`)

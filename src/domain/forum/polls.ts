@@ -51,6 +51,8 @@ export interface ForumState {
   readonly polls: HashMap.HashMap<number, PollRecord>
   /** Poll leaves in log order. */
   readonly pollOrder: Chunk.Chunk<number>
+  /** Each channel's polls, log order (the /agora page of a channel lists its newest). */
+  readonly channelPolls: HashMap.HashMap<string, Chunk.Chunk<number>>
   /** `<poll_index> <kid>` -> the vote leaf. */
   readonly votes: HashMap.HashMap<string, number>
 }

@@ -234,6 +234,7 @@ export const emptyLogState: LogState = {
     channelPosts: HashMap.empty(),
     polls: HashMap.empty(),
     pollOrder: Chunk.empty(),
+    channelPolls: HashMap.empty(),
     votes: HashMap.empty()
   },
   sup: {

@@ -24,6 +24,13 @@
 import { Chunk, type HashMap } from "effect"
 import type { LogState } from "./logState.js"
 
+/**
+ * The version of this split. A store written under another one (an earlier version's
+ * state.db) is not read as this one: the start rebuilds it from the log
+ * (app/projectionStart.ts). Raise it whenever an area is added, removed or changes shape.
+ */
+export const STATE_LAYOUT = 2
+
 /** A key as stored: map keys that are leaf indexes are stored as their decimal text. */
 export type StoredKey = string
 
@@ -97,7 +104,8 @@ const LIST_MAPS = {
   grantsBySigner: { get: (s: LogState) => s.grantsBySigner },
   inboxes: { get: (s: LogState) => s.inboxes },
   capsulesByOwner: { get: (s: LogState) => s.capsulesByOwner },
-  channelPosts: { get: (s: LogState) => s.forum.channelPosts }
+  channelPosts: { get: (s: LogState) => s.forum.channelPosts },
+  channelPolls: { get: (s: LogState) => s.forum.channelPolls }
 } as const
 
 const LIST_SEQUENCES = {

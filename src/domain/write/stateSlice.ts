@@ -8,12 +8,14 @@
 
 import { HashMap, HashSet, Option, Order, RedBlackTree } from "effect"
 import type { Activity, ActivityState } from "../telemetry/activity.js"
-import { type ListAppend, listAppends, type MapAreaName, ROW_AREAS, type StoredKey } from "./stateAreas.js"
+import { type ListAppend, listAppends, type MapAreaName, ROW_AREAS, STATE_LAYOUT, type StoredKey } from "./stateAreas.js"
 import { emptyLogState, type GovernanceState, type LogState, type NameRecord, type ServiceKeys } from "./logState.js"
 import type { TaskState } from "../tasks/ownerRequests.js"
 
 /** The counters of the log that every step moves. */
 export interface StateCounters {
+  /** The split the store was written under (stateAreas.ts STATE_LAYOUT). */
+  readonly layout: number
   readonly size: number
   readonly lastLogged: number
   readonly creditedTotal: number
@@ -48,6 +50,7 @@ export interface LoadedRows {
 
 export const residentOf = (state: LogState): ResidentState => ({
   counters: {
+    layout: STATE_LAYOUT,
     size: state.size,
     lastLogged: state.lastLogged,
     creditedTotal: state.sup.creditedTotal,

@@ -4,6 +4,7 @@
 
 import { Chunk, HashMap, Schema } from "effect"
 import { newPollRefusal } from "../../forum/polls.js"
+import { appendAt } from "../../write/logState.js"
 import { entryRule, TEXT_LIMIT } from "../entryRule.js"
 import { Channel, Hash32, Size, UnixSeconds } from "../fields.js"
 
@@ -40,7 +41,8 @@ export const poll = entryRule({
         votes: 0,
         lastVoteIndex: null
       }),
-      pollOrder: Chunk.append(state.forum.pollOrder, index)
+      pollOrder: Chunk.append(state.forum.pollOrder, index),
+      channelPolls: appendAt(state.forum.channelPolls, payload.channel, index)
     }
   })
 })
