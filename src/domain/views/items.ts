@@ -92,7 +92,8 @@ export interface CapsuleView {
   readonly writes: ReadonlyArray<number>
 }
 
-export const capsuleView = (state: LogState, capsule: CapsuleRecord, now: number): CapsuleView => ({
+/** The view of a slot from its record and every write of the slot (log order: in a slice, the record holds none). */
+export const capsuleViewOf = (state: LogState, capsule: CapsuleRecord, writes: ReadonlyArray<number>, now: number): CapsuleView => ({
   slot: capsule.slot,
   owner: capsule.owner,
   first_index: capsule.firstIndex,
@@ -101,5 +102,9 @@ export const capsuleView = (state: LogState, capsule: CapsuleRecord, now: number
   ct_hash: capsule.ctHash,
   size: capsule.size,
   body: bodyStatus(state, { index: capsule.index, type: "capsule", logged: capsule.logged }, now),
-  writes: Chunk.toArray(capsule.writes)
+  writes: [...writes]
 })
+
+/** The view of a slot on a whole state (the record's writes in memory). */
+export const capsuleView = (state: LogState, capsule: CapsuleRecord, now: number): CapsuleView =>
+  capsuleViewOf(state, capsule, Chunk.toReadonlyArray(capsule.writes), now)
