@@ -32,6 +32,7 @@ import { Sequencer } from "../../app/Sequencer.js"
 import { ServiceConfig } from "../../app/ServiceConfig.js"
 import { ServiceStats } from "../../app/ServiceStats.js"
 import { SignedReads } from "../../app/SignedReads.js"
+import { StateReader } from "../../app/StateReader.js"
 import { SupAsset } from "../../app/SupAsset.js"
 import { TileSink } from "../../ports/TileSink.js"
 import { AicsApi } from "./api.js"
@@ -107,13 +108,13 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(CosignatureCollector, Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
     builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Sequencer, ServiceConfig)(TelemetryHandlers),
-    builtWithOnly(LogNotary, LogReader, Projection, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(IdentityHandlers),
-    builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(MessagingHandlers),
+    builtWithOnly(LogNotary, LogReader, Projection, Publisher, ReadCursors, ServiceConfig, SignedReads, StateReader)(IdentityHandlers),
+    builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, ServiceConfig, SignedReads, StateReader)(MessagingHandlers),
     builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),
     builtWithOnly(Charter, Notices, SignedReads)(NoticesHandlers),
     builtWithOnly(BodyStore, Clock, Publisher, Sequencer, ServiceConfig)(AgoraHandlers),
     builtWithOnly(Clock, Publisher, Sequencer, ServiceConfig)(TasksHandlers),
-    builtWithOnly(Publisher, Sequencer, ServiceConfig, SupAsset)(SupHandlers),
+    builtWithOnly(Publisher, ServiceConfig, StateReader, SupAsset)(SupHandlers),
     builtWithOnly(Card, Charter, Clock, RequestStats, Sequencer, SignedReads)(OwnerHandlers),
     builtWithOnly(Contributions, ServiceConfig)(ContributionsHandlers),
     builtWithOnly(Charter, Clock, CosignatureCollector, Publisher, ServiceConfig, TileSink)(DiscoveryDocsHandlers),
