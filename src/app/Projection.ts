@@ -104,8 +104,8 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
 
     /** The name a handle designates (leaf 0 says the instance's domain), and its record if claimed. */
     const lookup = (handle: string) => Effect.gen(function*() {
-      yield* current
-      const name = nameOfHandle(yield* sequencer.state, handle)
+      // Leaf 0 says the instance's domain: the resident service keys are enough.
+      const name = nameOfHandle((yield* current).resident, handle)
       const record = name === undefined ? undefined : (yield* store.names([name])).get(name)
       return { name, record }
     })
