@@ -111,20 +111,20 @@ export const wholeList = <A>(reader: ListReader, area: ListAreaName, key: string
  * list ends: a search that stops as soon as it has its answer (the grant governing a
  * sender's DMs). `step` gets each page in newest-first order.
  */
-export const newestUntil = <A>(
+export const newestUntil = <A, E>(
   reader: ListReader,
   area: ListAreaName,
   key: string,
   pageSize: number,
-  step: (page: ReadonlyArray<A>) => boolean
-): Effect.Effect<void, StorageError> =>
+  step: (page: ReadonlyArray<A>) => Effect.Effect<boolean, E>
+): Effect.Effect<void, StorageError | E> =>
   Effect.gen(function*() {
     let before: number | undefined
     while (true) {
       const page = yield* reader.list(area, key, { before, limit: pageSize })
       const oldest = page.elements[page.elements.length - 1]
       if (oldest === undefined) return
-      if (step(page.elements.map((e) => e.value as A)) || oldest.n === 0) return
+      if ((yield* step(page.elements.map((e) => e.value as A))) || oldest.n === 0) return
       before = oldest.n
     }
   })

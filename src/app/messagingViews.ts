@@ -5,14 +5,15 @@
 // Shared by the HTTP handlers and the text gate.
 
 import { Effect, type Either, HashMap, Option } from "effect"
+import { governingAfter, GOVERNING_START, grantOf } from "../domain/messaging/grants.js"
 import { capsuleListOf, capsuleListReads, type CapsuleListView } from "../domain/views/capsuleList.js"
 import { capsuleSlotOf, type CapsuleSlotView } from "../domain/views/capsuleSlot.js"
 import { grantsReads, type GrantsView, grantsViewOf } from "../domain/views/grantsView.js"
 import { firstUnreadIndex, inboxStatusOf, type InboxStatusView } from "../domain/views/inboxStatus.js"
 import { inboxFrom, type InboxQuery, inboxReads, type InboxView, inboxViewOf } from "../domain/views/inboxView.js"
-import type { CapsuleRecord, LogState, MessageRecord } from "../domain/write/logState.js"
+import type { CapsuleRecord, GrantRecord, LogState, MessageRecord } from "../domain/write/logState.js"
 import type { StorageError } from "../ports/StorageError.js"
-import { elementsFromIndex, positionFrom, wholeList } from "./listReads.js"
+import { elementsFromIndex, newestUntil, positionFrom, wholeList } from "./listReads.js"
 import type { StateReader } from "./StateReader.js"
 
 type Reader = typeof StateReader.Service
@@ -42,6 +43,28 @@ export const grantsViewFrom = (reader: Reader, kid: string, sender: string | und
   Effect.gen(function*() {
     const indexes = yield* wholeList<number>(reader, "grantsBySigner", kid)
     return grantsViewOf(yield* reader.slice(grantsReads(indexes)), kid, indexes, sender, now)
+  })
+
+/** Grants read at once while searching for the governing one. */
+const GRANTS_PAGE = 64
+
+/**
+ * The recipient's grants newest first, as far as the search for the grant governing
+ * `sender`'s DMs at `at` reads them (messaging/grants.ts): to the newest in force naming
+ * the sender, or all of them when none does.
+ */
+export const governingGrantsFrom = (reader: Reader, recipient: string, sender: string, at: number): Effect.Effect<ReadonlyArray<GrantRecord>, StorageError> =>
+  Effect.gen(function*() {
+    const read: Array<GrantRecord> = []
+    let search = GOVERNING_START
+    yield* newestUntil<number, StorageError>(reader, "grantsBySigner", recipient, GRANTS_PAGE, (page) =>
+      Effect.map(reader.slice(grantsReads(page)), (slice) => {
+        const grants = page.map((index) => grantOf(slice, index)!)
+        read.push(...grants)
+        search = governingAfter(search, grants, sender, at)
+        return search.named !== null
+      }))
+    return read
   })
 
 /**
