@@ -15,6 +15,9 @@ import { encodeU64 } from "../../src/domain/encoding.js"
 import { type GateSession, newSession, step, type Transport } from "../../src/domain/gate/session.js"
 import { payloadSignatureCheck } from "../../src/domain/identity/possession.js"
 import type { LogState } from "../../src/domain/write/logState.js"
+import { postItemsReads } from "../../src/domain/gate/gateReads.js"
+import { postItem } from "../../src/domain/views/agoraPosts.js"
+import { postPayload } from "../support/agents.js"
 import { GovLog, makeAgent, pollPayload } from "../support/governanceAgents.js"
 import { capsulePayload, ciphertext, claimPayload, ORIGIN, rotatePayload, slotOf, x25519Key } from "../support/identityAgents.js"
 import { storeReader } from "../support/storeReader.js"
@@ -91,5 +94,31 @@ describe("the text gate's step on a slice from the store", () => {
     expect(alicesDm.lines.find((l) => l.startsWith("hpke "))).toContain(`"grant_index":${named}`)
     const davesDm = step(key(dave.kid), "dm bob", TLS_POST, facts(Effect.runSync(gateStepSlice(reader, key(dave.kid), "dm bob", log.now)), log.now, "f"))
     expect(davesDm.lines.find((l) => l.startsWith("hpke "))).toContain(`"grant_index":${star}`)
+  })
+
+  it("shows the posts of the posts read from the rows it names", () => {
+    const log = new GovLog({ label: "gate slice posts" })
+    const [alice, alice2, bare] = ["alice", "alice2", "bare"].map((n) => makeAgent(`gate slice posts ${n}`)) as [
+      ReturnType<typeof makeAgent>, ReturnType<typeof makeAgent>, ReturnType<typeof makeAgent>
+    ]
+    const post = (who: typeof alice, text: string) => {
+      const p = postPayload(text)
+      return log.accept(who, "post", p.payload, p.body)
+    }
+    const early = post(alice, "before my name")
+    log.accept(alice, "claim", claimPayload("alice", alice))
+    const named = post(alice, "with my name")
+    log.accept(alice, "key.rotate", rotatePayload("alice", alice2, alice.kid))
+    const rotated = post(alice2, "from my new key")
+    const hidden = post(bare, "spam")
+    log.must(log.ownerOp("tombstone", { target_index: hidden, reason_code: "spam" }))
+    log.must(log.policyOp("claim", { name: "sekrit", as: "sekrit" }))
+    const text = postPayload("a secret-bound post")
+    const secret = log.must(log.submitAs(["policy"], log.policy, "post", { ...text.payload, as: "sekrit" }, text.body))
+    const reader = storeReader(log.sliced.store)
+    for (const index of [early, named, rotated, hidden, secret]) {
+      const slice = Effect.runSync(reader.sliceFor(postItemsReads([index])))
+      expect(postItem(slice, index, log.now)).toEqual(postItem(log.state, index, log.now))
+    }
   })
 })
