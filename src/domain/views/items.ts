@@ -3,7 +3,6 @@
 // leaf indexes are integers, times `logged` in Unix ms and `until` in Unix seconds, keys
 // did:key or U64, hashes U64.
 
-import { Chunk } from "effect"
 import { bodyStatus, type BodyStatusView } from "../bodyStatus.js"
 import { grantInForce, grantOf } from "../messaging/grants.js"
 import type { CapsuleRecord, GrantRecord, KeyEvent, LogState, MessageRecord } from "../write/logState.js"
@@ -104,7 +103,3 @@ export const capsuleViewOf = (state: LogState, capsule: CapsuleRecord, writes: R
   body: bodyStatus(state, { index: capsule.index, type: "capsule", logged: capsule.logged }, now),
   writes: [...writes]
 })
-
-/** The view of a slot on a whole state (the record's writes in memory). */
-export const capsuleView = (state: LogState, capsule: CapsuleRecord, now: number): CapsuleView =>
-  capsuleViewOf(state, capsule, Chunk.toReadonlyArray(capsule.writes), now)
