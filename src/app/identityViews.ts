@@ -31,7 +31,7 @@ export const keyViewFrom = (reader: Reader, kid: string, page: PageQuery): Effec
 /** GET /v2/agents/me: the name the key acts for, its inbox's state after `readThrough`, and the name's SUP balance. */
 export const ownAgentViewFrom = (reader: Reader, kid: string, readThrough: number | null): Effect.Effect<AgentView & { readonly balance: number }, StorageError> =>
   Effect.gen(function*() {
-    const slice = yield* reader.sliceFor(agentReads(kid, true))
+    const slice = yield* reader.sliceFor(agentReads(kid))
     const view = agentViewOf(slice, kid, yield* inboxStatusFrom(reader, kid, readThrough))
     // The SUP balance of the name the key acts for (sup/ledger.ts); a bare key has none.
     return { ...view, balance: view.name === null ? 0 : balanceOf(slice.sup, view.name) }

@@ -28,15 +28,14 @@ export const agentViewOf = (slice: LogState, kid: string, status: InboxStatusVie
 }
 
 /**
- * The rows agentViewOf reads: the key's binding, then its name's record; with `balance`,
- * also that name's SUP account (the app adds the balance to the view).
+ * The rows agentViewOf reads: the key's binding, then its name's record, and that name's
+ * SUP account (the balance the app adds to the view).
  */
-export const agentReads = (kid: string, balance: boolean) => (slice: LogState): ReadonlyArray<RowKey> => {
+export const agentReads = (kid: string) => (slice: LogState): ReadonlyArray<RowKey> => {
   const name = currentNameOf(slice, kid)
   return [
     { area: "keyNames", key: kid },
-    ...(name === undefined ? [] : [{ area: "names" as const, key: name }]),
-    ...(name === undefined || !balance ? [] : [{ area: "supAccounts" as const, key: name }])
+    ...(name === undefined ? [] : [{ area: "names" as const, key: name }, { area: "supAccounts" as const, key: name }])
   ]
 }
 
