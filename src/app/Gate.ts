@@ -1,6 +1,7 @@
 // The text gate as a use case (docs/spec/service.md "Text gate"; docs/protocol.md section 17): the
 // sessions, and the effects of the pure session machine (src/domain/gate/session.ts)
-// performed against the service: reads of the log's views, writes through exactly the path
+// performed against the service: reads of the log's views (from the projection store:
+// StateReader, Projection), writes through exactly the path
 // of POST /v2/entries (EntryWrites.writeSelfSigned), and the secret-bound names' claims,
 // logins, posts and upgrades to a key (policy-signed leaves with `as`, PolicyWrites;
 // verifiers in GateSecrets).
@@ -12,11 +13,12 @@
 // recently used goes first). Several nodes behind one address need sticky sessions for
 // POST /t continuity; TCP sessions are their connection.
 
-import { Chunk, Context, Effect, Either, Layer, Metric, Option, Schedule } from "effect"
+import { Context, Effect, Either, Layer, Metric, Option, Schedule } from "effect"
 import { fromUtf8, utf8 } from "../domain/bytes.js"
 import { decodeU64, encodeB64, encodeU64 } from "../domain/encoding.js"
 import { dmOpenLine } from "../domain/gate/agentVerbs.js"
 import { MAX_LINE_BYTES } from "../domain/gate/command.js"
+import { postItemsReads } from "../domain/gate/gateReads.js"
 import {
   errLine,
   exposedSecretSession,
@@ -36,14 +38,7 @@ import { payloadSignatureCheck } from "../domain/identity/possession.js"
 import { type GateEvent, gateLineEvent, gateTransportOf } from "../domain/stats/gateEvents.js"
 import { currentNameOf, nameRecordOf } from "../domain/identity/bindings.js"
 import { pollDetail } from "../domain/views/agoraPolls.js"
-import { capsuleList } from "../domain/views/capsuleList.js"
-import { capsuleSlot } from "../domain/views/capsuleSlot.js"
-import { inboxOf } from "../domain/views/inboxStatus.js"
-import { inboxView } from "../domain/views/inboxView.js"
-import { postsView } from "../domain/views/agoraPosts.js"
-import { directoryView } from "../domain/views/directory.js"
-import { keyView } from "../domain/views/keyView.js"
-import { nameView } from "../domain/views/nameView.js"
+import { postItem } from "../domain/views/agoraPosts.js"
 import { BodyStore } from "../ports/BodyStore.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
@@ -57,7 +52,11 @@ import { type PolicyWrite, PolicyWrites } from "./PolicyWrites.js"
 import { RequestStats } from "./RequestStats.js"
 import { Publisher } from "./Publisher.js"
 import { gateSessions, sampledOnScrape } from "./Metrics.js"
-import { Sequencer } from "./Sequencer.js"
+import { keyViewFrom } from "./identityViews.js"
+import { gateStepSlice } from "./gateSlice.js"
+import { capsuleListFrom, capsuleSlotFrom, inboxViewFrom, messageAt } from "./messagingViews.js"
+import { Projection } from "./Projection.js"
+import { StateReader } from "./StateReader.js"
 import { gatePortsOf, ServiceConfig } from "./ServiceConfig.js"
 import { WriteAnswers } from "./WriteAnswers.js"
 
@@ -110,7 +109,8 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     const clock = yield* Clock
     const crypto = yield* Crypto
     const entropy = yield* Entropy
-    const sequencer = yield* Sequencer
+    const reader = yield* StateReader
+    const projection = yield* Projection
     const publisher = yield* Publisher
     const logStore = yield* LogStore
     const bodies = yield* BodyStore
@@ -211,10 +211,13 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         return hashPermits.withPermits(1)(effect).pipe(Effect.ensuring(Effect.sync(() => void hashWaiting--)))
       })
 
+    /** A name's record, if claimed. */
+    const nameRecord = (name: string) => Effect.map(reader.slice([{ area: "names", key: name }]), (slice) => nameRecordOf(slice, name))
+
     /** Whether the secret matches the name's verifier; scrypt runs even for a name without one. */
     const secretMatches = (name: string, secret: string) =>
       Effect.gen(function*() {
-        const record = nameRecordOf(yield* sequencer.state, name)
+        const record = yield* nameRecord(name)
         const verifier = record?.tier === "secret" ? yield* secrets.get(name, record.claimIndex) : undefined
         // Hash even when there is nothing to compare with, so a wrong name costs what a wrong secret does.
         const matches = yield* throttled(hasher.verify(secret, verifier ?? decoy))
@@ -239,7 +242,6 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
 
     const read = (command: ReadCommand): Effect.Effect<ReadonlyArray<string>> =>
       Effect.gen(function*() {
-        const state = yield* sequencer.state
         const now = yield* clock.nowMillis
         switch (command.verb) {
           case "checkpoint": {
@@ -248,21 +250,24 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             return [json({ tree_size: latest.size, root_hash: encodeB64(latest.rootHash), checkpoint: fromUtf8(latest.note) }), `ok checkpoint ${latest.size}`]
           }
           case "entry": {
-            if (command.index >= state.size) return [errLine("entry_not_found", `the log has ${state.size} leaves`)]
+            const size = (yield* reader.resident).counters.size
+            if (command.index >= size) return [errLine("entry_not_found", `the log has ${size} leaves`)]
             const [entry] = yield* logStore.readEntries(command.index, command.index + 1)
             return [fromUtf8(entry!), `ok entry ${command.index}`]
           }
           case "name": {
-            const view = nameView(state, command.name)
+            const view = yield* projection.name(command.name)
             return Either.isLeft(view) ? [errLine(view.left, `${command.name} is not a claimed name here`)] : [json(view.right), `ok name ${view.right.name}`]
           }
           case "key": {
-            const view = keyView(state, command.kid, { from: 0, limit: 100 })
+            const view = yield* keyViewFrom(reader, command.kid, { from: 0, limit: 100 })
             return Either.isLeft(view) ? [errLine("key_not_found", "no envelope of this key is in the log")] : [json(view.right), "ok key"]
           }
           case "posts": {
-            const view = postsView(state, { channel: command.channel, limit: POSTS_SHOWN }, now)
-            const lines = yield* Effect.forEach(view.posts, (post) =>
+            const page = yield* reader.list(command.channel === undefined ? "postOrder" : "channelPosts", command.channel ?? "", { limit: POSTS_SHOWN })
+            const indexes = page.elements.map((element) => element.value as number)
+            const slice = yield* reader.sliceFor(postItemsReads(indexes))
+            const lines = yield* Effect.forEach(indexes.map((index) => postItem(slice, index, now)!), (post) =>
               post.body.state !== "available"
                 ? Effect.succeed(json({ ...post, text: null }))
                 : Effect.map(bodies.get(decodeU64(post.body_hash)!), (bytes) =>
@@ -270,11 +275,11 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             return [...lines, `ok posts ${lines.length}`]
           }
           case "directory": {
-            const view = directoryView(state, { q: command.q, limit: DIRECTORY_SHOWN })
+            const view = yield* projection.directory({ q: command.q, limit: DIRECTORY_SHOWN })
             return [json(view), "ok directory"]
           }
           case "poll": {
-            const detail = pollDetail(state, command.index, now)
+            const detail = pollDetail(yield* reader.slice([{ area: "polls", key: String(command.index) }]), command.index, now)
             return detail === undefined ? [errLine("poll_not_found", `leaf ${command.index} is not a poll`)] : [json(detail.poll), `ok poll ${command.index}`]
           }
         }
@@ -286,25 +291,29 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     /** What belongs to the session's proved key: its inbox, one message with its sealed body, its capsules. */
     const ownRead = (read: OwnRead): Effect.Effect<ReadonlyArray<string>> =>
       Effect.gen(function*() {
-        const state = yield* sequencer.state
         const now = yield* clock.nowMillis
-        const nameOf = (kid: string) => currentNameOf(state, kid) ?? null
+        /** What `nameOf` answers for these keys: their bindings. */
+        const namesOf = (kids: ReadonlyArray<string>) =>
+          Effect.map(reader.slice([...new Set(kids)].map((kid) => ({ area: "keyNames" as const, key: kid }))), (slice) =>
+            (kid: string) => currentNameOf(slice, kid) ?? null)
         switch (read.kind) {
           case "inbox": {
-            const view = inboxView(state, read.kid, { from: read.from, limit: INBOX_SHOWN }, now)
+            const view = yield* inboxViewFrom(reader, read.kid, { from: read.from, limit: INBOX_SHOWN }, now)
+            const nameOf = yield* namesOf(view.messages.map((m) => m.from))
             const lines = view.messages.map((m) =>
               json({ index: m.index, logged: m.logged, from: m.from, from_name: nameOf(m.from), size: m.size, body: m.body.state }))
             return [...lines, `expect inbox <index> for a message's sealed body`, ...(view.next_from === null ? [] : [`expect inbox from=${view.next_from} for the next messages`]), `ok inbox ${lines.length}`]
           }
           case "message": {
-            const message = Chunk.findFirst(inboxOf(state, read.kid), (m) => m.index === read.index)
-            if (Option.isNone(message)) return [errLine("message_not_found", `leaf ${read.index} is no message to this key`)]
+            const message = yield* messageAt(reader, read.kid, read.index)
+            if (message === undefined) return [errLine("message_not_found", `leaf ${read.index} is no message to this key`)]
             const [entry] = yield* logStore.readEntries(read.index, read.index + 1)
-            const ct = yield* sealedBody(message.value.ctHash)
+            const ct = yield* sealedBody(message.ctHash)
+            const nameOf = yield* namesOf([message.from])
             return [
               fromUtf8(entry!),
-              json({ from: message.value.from, from_name: nameOf(message.value.from) }),
-              dmOpenLine(message.value.from, read.kid, config.origin),
+              json({ from: message.from, from_name: nameOf(message.from) }),
+              dmOpenLine(message.from, read.kid, config.origin),
               ...Option.match(ct, {
                 onNone: () => [errLine("body_unavailable", "the sealed body is no longer held (expired or deleted)")],
                 onSome: (u64) => [`ct ${u64}`, `ok message ${read.index}`]
@@ -312,11 +321,11 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             ]
           }
           case "capsules": {
-            const view = capsuleList(state, read.kid, now)
+            const view = yield* capsuleListFrom(reader, read.kid, now)
             return [...view.capsules.map((c) => json(c)), `ok capsules ${view.capsules.length}`]
           }
           case "capsule": {
-            const view = capsuleSlot(state, read.slot, now)
+            const view = yield* capsuleSlotFrom(reader, read.slot, now)
             if (Either.isLeft(view)) return ["ok capsule empty"]
             const ct = yield* sealedBody(view.right.ct_hash)
             return [json(view.right), ...Option.match(ct, { onNone: () => [], onSome: (u64) => [`ct ${u64}`] }), `ok capsule ${view.right.index}`]
@@ -412,7 +421,9 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     const upgrade = (session: GateSession, effect: Extract<GateEffect, { _tag: "Upgrade" }>) =>
       Effect.gen(function*() {
         const payload = { name: effect.name, new_kid: effect.newKid, new_sig: effect.newSig, as: effect.name }
-        const before = nameRecordOf(yield* sequencer.state, effect.name)
+        const read = yield* Effect.either(nameRecord(effect.name))
+        if (Either.isLeft(read)) return { session, lines: [yield* storageLine(read.left)] }
+        const before = read.right
         const written = yield* policyWrites.write("key.rotate", payload, yield* clock.nowMillis)
         const answer = yield* policyAnswer(written)
         if (written.outcome._tag === "Refused") return { session, lines: writeLines(answer) }
@@ -503,12 +514,19 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             }
             const replyStart = out.length
             events.push(gateLineEvent(line))
+            const now = yield* clock.nowMillis
+            const log = yield* Effect.either(gateStepSlice(reader, session, line, now))
+            if (Either.isLeft(log)) {
+              out.push(yield* storageLine(log.left))
+              events.push("refused")
+              continue
+            }
             const facts = {
-              now: yield* clock.nowMillis,
+              now,
               fresh: yield* fresh,
               origin: config.origin,
               gatePorts,
-              log: yield* sequencer.state,
+              log: log.right,
               sha256: crypto.sha256,
               verify,
               claimWorkBits: admission.limits.claimWorkBits

@@ -20,7 +20,7 @@ import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
 import type { StorageError } from "../ports/StorageError.js"
-import { type ResidentState, sliceOfResident } from "../domain/write/stateSlice.js"
+import type { ResidentState } from "../domain/write/stateSlice.js"
 import { type FoldPoint, foldProjectionTo } from "./projectionFold.js"
 import { Sequencer } from "./Sequencer.js"
 
@@ -68,8 +68,8 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
 
     /** The name a handle designates (leaf 0 says the instance's domain), and its record if claimed. */
     const lookup = (handle: string) => Effect.gen(function*() {
-      const { resident } = yield* current
-      const name = nameOfHandle(sliceOfResident(resident), handle)
+      // Leaf 0 says the instance's domain: the resident service keys are enough.
+      const name = nameOfHandle((yield* current).resident, handle)
       const record = name === undefined ? undefined : (yield* store.names([name])).get(name)
       return { name, record }
     })

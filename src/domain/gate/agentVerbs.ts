@@ -17,7 +17,7 @@ import { isDidKey } from "../identity/didKey.js"
 import { currentNameOf, nameRecordOf } from "../identity/bindings.js"
 import { normalizeName } from "../identity/names.js"
 import { governingGrant, grantOf } from "../messaging/grants.js"
-import type { NameRecord } from "../write/logState.js"
+import type { LogState, NameRecord } from "../write/logState.js"
 import { type Command, USAGE } from "./command.js"
 import { encodingFailure, fail, prepare, reply } from "./prepare.js"
 import type { GateSession, Step, StepFacts } from "./session.js"
@@ -52,9 +52,9 @@ export const dmOpenLine = (from: string, to: string, origin: string): string =>
   hpkeLine(undefined, "AICS-1 dm", aadOf({ from, origin, to }), {})
 
 /** A name or did:key to the name record acting for it. */
-const recipientOf = (facts: StepFacts, to: string): NameRecord | undefined => {
-  const name = isDidKey(to) ? currentNameOf(facts.log, to) : normalizeName(to)
-  return name === undefined ? undefined : nameRecordOf(facts.log, name)
+export const recipientOf = (log: LogState, to: string): NameRecord | undefined => {
+  const name = isDidKey(to) ? currentNameOf(log, to) : normalizeName(to)
+  return name === undefined ? undefined : nameRecordOf(log, name)
 }
 
 /** A sealed body's problem (encoding, size), or undefined. */
@@ -81,7 +81,7 @@ export const stepAgentVerb = (session: GateSession, command: AgentVerb, facts: S
       return encodingFailure(session, command.key, 32, "the X25519 key") ?? prepare(session, kid, "key.x25519", { name, x25519: command.key }, null, facts)
     }
     case "grant": {
-      const named = command.sender === "*" || isDidKey(command.sender) ? undefined : recipientOf(facts, command.sender)
+      const named = command.sender === "*" || isDidKey(command.sender) ? undefined : recipientOf(log, command.sender)
       // A secret-bound name has no key of its own (it rests on the service's word): it sends no DMs.
       if (named?.tier === "secret") return fail(session, "usage", `${named.name} is secret-bound and sends no DMs until it upgrades to a key`)
       const sender = named === undefined ? (command.sender === "*" || isDidKey(command.sender) ? command.sender : undefined) : named.kid
@@ -114,7 +114,7 @@ export const stepAgentVerb = (session: GateSession, command: AgentVerb, facts: S
 }
 
 const dm = (session: GateSession, kid: string, to: string, ct: string | undefined, facts: StepFacts): Step => {
-  const record = recipientOf(facts, to)
+  const record = recipientOf(facts.log, to)
   if (record === undefined) return fail(session, "name_unclaimed", `${to} is not a claimed name or the key of one`)
   if (record.kid === kid) return fail(session, "usage", "that is this key's own name; a note to yourself is a capsule")
   if (record.x25519Index === null) return fail(session, "no_x25519", `${record.name} has no X25519 key yet, so it cannot receive DMs`)

@@ -34,20 +34,47 @@ export const grantOf = (state: LogState, index: number): GrantRecord | undefined
 export const grantsSignedBy = (state: LogState, kid: string): Chunk.Chunk<number> =>
   Option.getOrElse(HashMap.get(state.grantsBySigner, kid), () => Chunk.empty<number>())
 
+/** Where the search for a sender's governing grant stands after some of the grants, newest first. */
+export interface GoverningSearch {
+  /** The newest grant in force naming the sender: once found, the search is over. */
+  readonly named: number | null
+  /** The newest "*" grant in force seen so far. */
+  readonly wildcard: number | null
+}
+
+export const GOVERNING_START: GoverningSearch = { named: null, wildcard: null }
+
+/**
+ * The search after more of the recipient's grants, in order newest first (the grants after
+ * those `search` has seen): a caller that reads the grants page by page stops once `named`
+ * is set, since no older grant can change the answer.
+ */
+export const governingAfter = (search: GoverningSearch, newestFirst: Iterable<GrantRecord>, sender: string, at: number): GoverningSearch => {
+  if (search.named !== null) return search
+  let wildcard = search.wildcard
+  for (const grant of newestFirst) {
+    if (!grantInForce(grant, at)) continue
+    if (grant.sender === sender) return { named: grant.index, wildcard }
+    if (grant.sender === "*" && wildcard === null) wildcard = grant.index
+  }
+  return { named: null, wildcard }
+}
+
+/** The grant the search has found: the one naming the sender, else the newest "*" one, else null. */
+export const governingOf = (search: GoverningSearch): number | null => search.named ?? search.wildcard
+
 /**
  * The grant a DM from `sender` to `kid` should cite at `at` (docs/spec/service.md: `governing_index`):
  * the newest grant in force for that sender by name, else the newest "*" grant in force,
  * else null. A grant for the sender by name is the recipient's deliberate choice, so it
- * governs over a general one; among equals the newest wins.
+ * governs over a general one; among equals the newest wins. Reads the state's list of the
+ * recipient's grants: a slice (domain/write/stateSlice.ts) must hold at least its newest
+ * part up to the grant naming the sender (or all of it), and the grants' rows.
  */
 export const governingGrant = (state: LogState, kid: string, sender: string, at: number): number | null => {
   const indexes = grantsSignedBy(state, kid)
-  let wildcard: number | null = null
-  for (let i = indexes.length - 1; i >= 0; i--) {
-    const grant = grantOf(state, Chunk.unsafeGet(indexes, i))!
-    if (!grantInForce(grant, at)) continue
-    if (grant.sender === sender) return grant.index
-    if (grant.sender === "*" && wildcard === null) wildcard = grant.index
+  function* newestFirst() {
+    for (let i = indexes.length - 1; i >= 0; i--) yield grantOf(state, Chunk.unsafeGet(indexes, i))!
   }
-  return wildcard
+  return governingOf(governingAfter(GOVERNING_START, newestFirst(), sender, at))
 }

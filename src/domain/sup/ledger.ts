@@ -98,15 +98,20 @@ export const settleClaim = (sup: SupState, claimHash: string, index: number, tra
   contributionsCredited: sup.contributionsCredited + (transaction === undefined ? 0 : 1)
 })
 
-/** `GET /v2/sup/accounts/{name}`: balance and the leaves that changed it. */
+/**
+ * `GET /v2/sup/accounts/{name}`: balance and the leaves that changed it, from the name's
+ * account (undefined: none) and its changes, log order (in a slice, the account holds none).
+ */
+export const supAccountViewOf = (name: string, account: SupAccount | undefined, changes: ReadonlyArray<SupChange>) => ({
+  name,
+  balance: account?.balance ?? 0,
+  changes: changes.map((c) => ({ index: c.index, logged: c.logged, kind: c.kind, delta: c.delta })),
+  indices: changes.map((c) => c.index),
+  size: changes.length === 0 ? 0 : changes[changes.length - 1]!.index + 1
+})
+
+/** The account view on a whole state (the account's changes in memory). */
 export const supAccountView = (state: LogState, name: string) => {
   const account = accountOf(state.sup, name)
-  const changes = account === undefined ? [] : Chunk.toReadonlyArray(account.changes)
-  return {
-    name,
-    balance: account?.balance ?? 0,
-    changes: changes.map((c) => ({ index: c.index, logged: c.logged, kind: c.kind, delta: c.delta })),
-    indices: changes.map((c) => c.index),
-    size: changes.length === 0 ? 0 : changes[changes.length - 1]!.index + 1
-  }
+  return supAccountViewOf(name, account, account === undefined ? [] : Chunk.toReadonlyArray(account.changes))
 }

@@ -4,6 +4,7 @@
 
 import { currentNameOf, nameRecordOf } from "../identity/bindings.js"
 import type { LogState, NameTier } from "../write/logState.js"
+import type { RowKey } from "../write/stateReads.js"
 import { inboxStatus, type InboxStatusView } from "./inboxStatus.js"
 
 export interface AgentView {
@@ -14,13 +15,30 @@ export interface AgentView {
   readonly inbox: Omit<InboxStatusView, "kid">
 }
 
-export const agentView = (state: LogState, kid: string, readThrough: number | null): AgentView => {
-  const name = currentNameOf(state, kid) ?? null
-  const { kid: _kid, ...inbox } = inboxStatus(state, kid, readThrough)
+/** The view from a slice holding the key's binding and its name (agentReads), and its inbox's status. */
+export const agentViewOf = (slice: LogState, kid: string, status: InboxStatusView): AgentView => {
+  const name = currentNameOf(slice, kid) ?? null
+  const { kid: _kid, ...inbox } = status
   return {
     kid,
     name,
-    tier: name === null ? null : nameRecordOf(state, name)!.tier,
+    tier: name === null ? null : nameRecordOf(slice, name)!.tier,
     inbox
   }
 }
+
+/**
+ * The rows agentViewOf reads: the key's binding, then its name's record, and that name's
+ * SUP account (the balance the app adds to the view).
+ */
+export const agentReads = (kid: string) => (slice: LogState): ReadonlyArray<RowKey> => {
+  const name = currentNameOf(slice, kid)
+  return [
+    { area: "keyNames", key: kid },
+    ...(name === undefined ? [] : [{ area: "names" as const, key: name }, { area: "supAccounts" as const, key: name }])
+  ]
+}
+
+/** The view on a whole state. */
+export const agentView = (state: LogState, kid: string, readThrough: number | null): AgentView =>
+  agentViewOf(state, kid, inboxStatus(state, kid, readThrough))

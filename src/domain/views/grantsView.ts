@@ -5,8 +5,9 @@
 // newest "*" in force), or null when none is in force.
 
 import { Chunk } from "effect"
-import { governingGrant, grantOf, grantsSignedBy } from "../messaging/grants.js"
+import { governingAfter, governingOf, GOVERNING_START, grantOf, grantsSignedBy } from "../messaging/grants.js"
 import type { LogState } from "../write/logState.js"
+import type { RowKey } from "../write/stateReads.js"
 import { sizeCovering } from "./coverage.js"
 import { grantView, type GrantView } from "./items.js"
 
@@ -21,14 +22,24 @@ export interface GrantsView {
   readonly governing_index?: number | null
 }
 
-export const grantsView = (state: LogState, kid: string, sender: string | undefined, now: number): GrantsView => {
-  const records = Chunk.toArray(grantsSignedBy(state, kid)).map((index) => grantOf(state, index)!)
-  const indices = records.map((g) => g.index)
+/** The view from every grant the key signed (`indexes`, log order) and a slice holding their rows (grantsReads). */
+export const grantsViewOf = (slice: LogState, kid: string, indexes: ReadonlyArray<number>, sender: string | undefined, now: number): GrantsView => {
+  const records = indexes.map((index) => grantOf(slice, index)!)
   const view = {
     kid,
     grants: records.map((g) => grantView(g, now)),
-    indices,
+    indices: records.map((g) => g.index),
     size: sizeCovering(records.flatMap((g) => [g.index, g.revokedIndex, g.lastUseIndex]))
   }
-  return sender === undefined ? view : { ...view, sender, governing_index: governingGrant(state, kid, sender, now) }
+  return sender === undefined
+    ? view
+    : { ...view, sender, governing_index: governingOf(governingAfter(GOVERNING_START, [...records].reverse(), sender, now)) }
 }
+
+/** The rows grantsViewOf reads: the grants. */
+export const grantsReads = (indexes: ReadonlyArray<number>): ReadonlyArray<RowKey> =>
+  indexes.map((index) => ({ area: "grants", key: String(index) }))
+
+/** The view on a whole state (its lists in memory). */
+export const grantsView = (state: LogState, kid: string, sender: string | undefined, now: number): GrantsView =>
+  grantsViewOf(state, kid, Chunk.toReadonlyArray(grantsSignedBy(state, kid)), sender, now)

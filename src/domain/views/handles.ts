@@ -4,7 +4,8 @@
 import { nameFromHandle } from "../identity/names.js"
 import type { LogState } from "../write/logState.js"
 
-export const nameOfHandle = (state: LogState, handle: string): string | undefined =>
+/** Reads only the service's keys (leaf 0): a slice or the resident parts will do. */
+export const nameOfHandle = (state: Pick<LogState, "service">, handle: string): string | undefined =>
   state.service === undefined
     ? nameFromHandle(handle, "\u0000") // no charter yet: no instance suffix to strip
     : nameFromHandle(handle, state.service.instanceDomain)

@@ -17,13 +17,22 @@ export interface InboxStatusView {
 export const inboxOf = (state: LogState, kid: string): Chunk.Chunk<MessageRecord> =>
   Option.getOrElse(HashMap.get(state.inboxes, kid), () => Chunk.empty<MessageRecord>())
 
+/**
+ * The status from where the inbox stands: its length, the position of its first message
+ * after `readThrough` (0 when none was read), and its last message.
+ */
+export const inboxStatusOf = (kid: string, length: number, firstUnread: number, last: MessageRecord | undefined): InboxStatusView => ({
+  kid,
+  unread: length - firstUnread,
+  total: length,
+  latest_index: last?.index ?? null
+})
+
+/** The first leaf index a read cursor leaves unread (every one when nothing was read). */
+export const firstUnreadIndex = (readThrough: number | null): number => readThrough === null ? 0 : readThrough + 1
+
+/** The status on a whole state (its inboxes in memory). */
 export const inboxStatus = (state: LogState, kid: string, readThrough: number | null): InboxStatusView => {
   const inbox = inboxOf(state, kid)
-  const firstUnread = readThrough === null ? 0 : lowerBound(inbox, (m) => m.index, readThrough + 1)
-  return {
-    kid,
-    unread: inbox.length - firstUnread,
-    total: inbox.length,
-    latest_index: lastOf(inbox)?.index ?? null
-  }
+  return inboxStatusOf(kid, inbox.length, lowerBound(inbox, (m) => m.index, firstUnreadIndex(readThrough)), lastOf(inbox))
 }

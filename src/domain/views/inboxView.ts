@@ -8,8 +8,8 @@
 // names that message; the first message always fits, so following `next_from` advances. The app adds `checkpoint_note`,
 // and for /v2/inbox each message's ciphertext and the sender's signed envelope.
 
-import { Chunk } from "effect"
-import type { LogState } from "../write/logState.js"
+import type { LogState, MessageRecord } from "../write/logState.js"
+import type { RowKey } from "../write/stateReads.js"
 import { chunkRange, lowerBound } from "./chunks.js"
 import { sizeCovering } from "./coverage.js"
 import { inboxOf } from "./inboxStatus.js"
@@ -42,20 +42,36 @@ const fitting = (messages: ReadonlyArray<MessageView>, budget: number): number =
   return messages.length
 }
 
-export const inboxView = (state: LogState, kid: string, query: InboxQuery, now: number): InboxView => {
-  const inbox = inboxOf(state, kid)
-  const from = query.unreadOnly === true && query.readThrough != null ? Math.max(query.from, query.readThrough + 1) : query.from
-  const start = lowerBound(inbox, (m) => m.index, from)
-  const listed = chunkRange(inbox, start, start + query.limit).map((m) => messageView(state, m, now))
+/** The leaf index a page starts at: `from`, or after the read cursor when only unread messages are asked for. */
+export const inboxFrom = (query: InboxQuery): number =>
+  query.unreadOnly === true && query.readThrough != null ? Math.max(query.from, query.readThrough + 1) : query.from
+
+/**
+ * The view from `following`, the inbox's messages from the page's start (the first with
+ * index >= inboxFrom(query)), log order, at most `limit` + 1 (the one after the page says
+ * where the next starts), and a slice holding their grants (inboxReads).
+ */
+export const inboxViewOf = (slice: LogState, kid: string, following: ReadonlyArray<MessageRecord>, query: InboxQuery, now: number): InboxView => {
+  const listed = following.slice(0, query.limit).map((m) => messageView(slice, m, now))
   const messages = query.ctBytes === undefined ? listed : listed.slice(0, fitting(listed, query.ctBytes))
   const indices = messages.map((m) => m.index)
-  const end = start + messages.length
   return {
     kid,
     indices,
     // A DM cites only earlier leaves (its grant, its X25519 leaf), so its own index covers them.
     size: sizeCovering(indices),
     messages,
-    next_from: end < inbox.length ? Chunk.unsafeGet(inbox, end).index : null
+    next_from: following[messages.length]?.index ?? null
   }
+}
+
+/** The rows inboxViewOf reads of a page: the grants its messages cite. */
+export const inboxReads = (following: ReadonlyArray<MessageRecord>, limit: number): ReadonlyArray<RowKey> =>
+  [...new Set(following.slice(0, limit).map((m) => m.grantIndex))].map((index) => ({ area: "grants", key: String(index) }))
+
+/** The view on a whole state (its inboxes in memory). */
+export const inboxView = (state: LogState, kid: string, query: InboxQuery, now: number): InboxView => {
+  const inbox = inboxOf(state, kid)
+  const start = lowerBound(inbox, (m) => m.index, inboxFrom(query))
+  return inboxViewOf(state, kid, chunkRange(inbox, start, start + query.limit + 1), query, now)
 }

@@ -3,7 +3,6 @@
 // leaf indexes are integers, times `logged` in Unix ms and `until` in Unix seconds, keys
 // did:key or U64, hashes U64.
 
-import { Chunk } from "effect"
 import { bodyStatus, type BodyStatusView } from "../bodyStatus.js"
 import { grantInForce, grantOf } from "../messaging/grants.js"
 import type { CapsuleRecord, GrantRecord, KeyEvent, LogState, MessageRecord } from "../write/logState.js"
@@ -92,7 +91,8 @@ export interface CapsuleView {
   readonly writes: ReadonlyArray<number>
 }
 
-export const capsuleView = (state: LogState, capsule: CapsuleRecord, now: number): CapsuleView => ({
+/** The view of a slot from its record and every write of the slot (log order: in a slice, the record holds none). */
+export const capsuleViewOf = (state: LogState, capsule: CapsuleRecord, writes: ReadonlyArray<number>, now: number): CapsuleView => ({
   slot: capsule.slot,
   owner: capsule.owner,
   first_index: capsule.firstIndex,
@@ -101,5 +101,5 @@ export const capsuleView = (state: LogState, capsule: CapsuleRecord, now: number
   ct_hash: capsule.ctHash,
   size: capsule.size,
   body: bodyStatus(state, { index: capsule.index, type: "capsule", logged: capsule.logged }, now),
-  writes: Chunk.toArray(capsule.writes)
+  writes: [...writes]
 })

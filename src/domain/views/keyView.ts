@@ -2,9 +2,10 @@
 // whether it is current (still acts for it), and its envelope chain, one page of leaf
 // indexes at a time (from, limit, next_from as the inbox pages).
 
-import { Chunk, Either, HashMap, Option } from "effect"
+import { Either, HashMap, Option } from "effect"
 import { nameRecordOf } from "../identity/bindings.js"
-import type { LogState, NameTier } from "../write/logState.js"
+import { keyRecordOf, type LogState, type NameTier } from "../write/logState.js"
+import type { RowKey } from "../write/stateReads.js"
 import { chunkRange, lowerBound } from "./chunks.js"
 import { sizeCovering } from "./coverage.js"
 import type { PageQuery } from "./limits.js"
@@ -29,25 +30,47 @@ export interface KeyView {
   readonly size: number
 }
 
-export const keyView = (state: LogState, kid: string, page: PageQuery): Either.Either<KeyView, "key_not_found"> => {
-  const found = HashMap.get(state.keys, kid)
+/**
+ * The view from a slice holding the key's row, its chain head and the name it was bound to
+ * (keyReads), and `following`: the key's envelopes from the page's start (the first with
+ * index >= from), log order, at most `limit` + 1 (the one after the page says where the next
+ * starts).
+ */
+export const keyViewOf = (
+  slice: LogState,
+  kid: string,
+  following: ReadonlyArray<number>,
+  limit: number
+): Either.Either<KeyView, "key_not_found"> => {
+  const found = HashMap.get(slice.keys, kid)
   if (Option.isNone(found)) return Either.left("key_not_found")
   const key = found.value
-  const head = Option.getOrUndefined(HashMap.get(state.chains, kid))
-  const start = lowerBound(key.envelopes, (i) => i, page.from)
-  const indices = chunkRange(key.envelopes, start, start + page.limit)
-  const more = start + page.limit < key.envelopes.length
+  const head = Option.getOrUndefined(HashMap.get(slice.chains, kid))
+  const indices = following.slice(0, limit)
   return Either.right({
     kid,
     name: key.name,
-    tier: key.name === null ? null : nameRecordOf(state, key.name)?.tier ?? null,
+    tier: key.name === null ? null : nameRecordOf(slice, key.name)?.tier ?? null,
     current: key.name !== null && key.unboundIndex === null,
     bound_index: key.boundIndex,
     unbound_index: key.unboundIndex,
     seq: head?.seq ?? null,
     head_index: head?.index ?? null,
     indices,
-    next_from: more ? Chunk.unsafeGet(key.envelopes, start + page.limit) : null,
+    next_from: following[limit] ?? null,
     size: sizeCovering([...indices, key.boundIndex, key.unboundIndex, head?.index ?? null])
   })
+}
+
+/** The rows keyViewOf reads: the key, its chain head, then the name it was bound to. */
+export const keyReads = (kid: string) => (slice: LogState): ReadonlyArray<RowKey> => {
+  const name = Option.getOrUndefined(HashMap.get(slice.keys, kid))?.name
+  return [{ area: "keys", key: kid }, { area: "chains", key: kid }, ...(name == null ? [] : [{ area: "names" as const, key: name }])]
+}
+
+/** The view on a whole state (its envelopes in memory). */
+export const keyView = (state: LogState, kid: string, page: PageQuery): Either.Either<KeyView, "key_not_found"> => {
+  const envelopes = keyRecordOf(state, kid).envelopes
+  const start = lowerBound(envelopes, (i) => i, page.from)
+  return keyViewOf(state, kid, chunkRange(envelopes, start, start + page.limit + 1), page.limit)
 }

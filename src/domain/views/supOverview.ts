@@ -3,10 +3,11 @@
 // totals the log's leaves add up to, and an account by name (`/v2/sup/accounts/{name}`,
 // sup/ledger.ts's view, for a claimed name only).
 
-import { Either } from "effect"
+import { Chunk, Either } from "effect"
 import { nameRecordOf } from "../identity/bindings.js"
-import { supAccountView } from "../sup/ledger.js"
+import { accountOf, type SupChange, supAccountViewOf } from "../sup/ledger.js"
 import type { LogState } from "../write/logState.js"
+import type { RowKey } from "../write/stateReads.js"
 import { nameOfHandle } from "./handles.js"
 
 export const supOverview = (state: LogState, asset: { readonly hash: string; readonly url: string }) => ({
@@ -35,10 +36,27 @@ export const supOverview = (state: LogState, asset: { readonly hash: string; rea
   size: state.size
 })
 
-/** `GET /v2/sup/accounts/{name}`: `name_invalid` for a path that is no name here, `name_not_found` for an unclaimed one. */
+/**
+ * `GET /v2/sup/accounts/{name}`: `name_invalid` for a path that is no name here, `name_not_found`
+ * for an unclaimed one; from a slice holding the name's record and account (supAccountReads)
+ * and the account's changes, log order.
+ */
+export const supAccountOfSlice = (slice: LogState, handle: string, changes: ReadonlyArray<SupChange>) => {
+  const name = nameOfHandle(slice, handle)
+  if (name === undefined) return Either.left("name_invalid" as const)
+  if (nameRecordOf(slice, name) === undefined) return Either.left("name_not_found" as const)
+  return Either.right(supAccountViewOf(name, accountOf(slice.sup, name), changes))
+}
+
+/** The rows supAccountOfSlice reads: the record and the account of the name the handle designates. */
+export const supAccountReads = (handle: string) => (slice: LogState): ReadonlyArray<RowKey> => {
+  const name = nameOfHandle(slice, handle)
+  return name === undefined ? [] : [{ area: "names", key: name }, { area: "supAccounts", key: name }]
+}
+
+/** The account view on a whole state (its changes in memory). */
 export const supAccountOf = (state: LogState, handle: string) => {
   const name = nameOfHandle(state, handle)
-  if (name === undefined) return Either.left("name_invalid" as const)
-  if (nameRecordOf(state, name) === undefined) return Either.left("name_not_found" as const)
-  return Either.right(supAccountView(state, name))
+  const account = name === undefined ? undefined : accountOf(state.sup, name)
+  return supAccountOfSlice(state, handle, account === undefined ? [] : Chunk.toReadonlyArray(account.changes))
 }

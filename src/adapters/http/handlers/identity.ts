@@ -4,12 +4,10 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Either } from "effect"
 import { Projection } from "../../../app/Projection.js"
-import { Sequencer } from "../../../app/Sequencer.js"
+import { keyViewFrom, ownAgentViewFrom } from "../../../app/identityViews.js"
+import { StateReader } from "../../../app/StateReader.js"
 import { ReadCursors } from "../../../ports/ReadCursors.js"
-import { agentView } from "../../../domain/views/agentView.js"
-import { keyView } from "../../../domain/views/keyView.js"
 import { DIRECTORY_LIMIT, KEY_ENVELOPES_LIMIT } from "../../../domain/views/limits.js"
-import { balanceOf } from "../../../domain/sup/ledger.js"
 import { AicsApi } from "../api.js"
 import { InvalidRequest, NotFound } from "../problem.js"
 import { signedBy } from "../signedRead.js"
@@ -17,7 +15,7 @@ import { checkpointAt, orUnavailable } from "./common.js"
 
 export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handlers) =>
   Effect.gen(function*() {
-    const sequencer = yield* Sequencer
+    const reader = yield* StateReader
     const projection = yield* Projection
     const cursors = yield* ReadCursors
     const noteAt = yield* checkpointAt
@@ -35,13 +33,13 @@ export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handl
         }).pipe(orUnavailable))
       .handle("key", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          const view = keyView(yield* sequencer.state, path.kid, {
+          const view = yield* keyViewFrom(reader, path.kid, {
             from: urlParams.from ?? 0,
             limit: urlParams.limit ?? KEY_ENVELOPES_LIMIT.default
           })
           if (Either.isLeft(view)) return yield* NotFound.fail("key_not_found", "no envelope of this key is in the log")
           return view.right
-        }))
+        }).pipe(orUnavailable))
       .handle("ans", ({ path }) =>
         Effect.gen(function*() {
           const view = yield* orUnavailable(projection.ans(path.handle))
@@ -58,9 +56,6 @@ export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handl
         Effect.gen(function*() {
           const { keyid } = yield* signedBy(request)
           const readThrough = yield* cursors.get(keyid)
-          const state = yield* sequencer.state
-          const view = agentView(state, keyid, readThrough < 0 ? null : readThrough)
-          // The SUP balance of the name the key acts for (sup/ledger.ts); a bare key has none.
-          return { ...view, balance: view.name === null ? 0 : balanceOf(state.sup, view.name) }
+          return yield* ownAgentViewFrom(reader, keyid, readThrough < 0 ? null : readThrough)
         }).pipe(orUnavailable))
   }))

@@ -4,15 +4,11 @@
 
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
-import { Sequencer } from "../../../app/Sequencer.js"
+import { capsuleListFrom, capsuleSlotFrom, grantsViewFrom, inboxStatusFrom, inboxViewFrom } from "../../../app/messagingViews.js"
+import { StateReader } from "../../../app/StateReader.js"
 import { fromUtf8 } from "../../../domain/bytes.js"
 import { decodeU64, encodeU64 } from "../../../domain/encoding.js"
 import { isDidKey } from "../../../domain/identity/didKey.js"
-import { capsuleList } from "../../../domain/views/capsuleList.js"
-import { capsuleSlot } from "../../../domain/views/capsuleSlot.js"
-import { grantsView } from "../../../domain/views/grantsView.js"
-import { inboxStatus } from "../../../domain/views/inboxStatus.js"
-import { inboxView } from "../../../domain/views/inboxView.js"
 import { INBOX_LIMIT, INBOX_PAGE_CT_BYTES } from "../../../domain/views/limits.js"
 import { BodyStore } from "../../../ports/BodyStore.js"
 import { Clock } from "../../../ports/Clock.js"
@@ -25,7 +21,7 @@ import { checkpointCovering, orUnavailable } from "./common.js"
 
 export const MessagingHandlers = HttpApiBuilder.group(AicsApi, "messaging", (handlers) =>
   Effect.gen(function*() {
-    const sequencer = yield* Sequencer
+    const reader = yield* StateReader
     const cursors = yield* ReadCursors
     const store = yield* LogStore
     const bodies = yield* BodyStore
@@ -47,13 +43,13 @@ export const MessagingHandlers = HttpApiBuilder.group(AicsApi, "messaging", (han
         Effect.gen(function*() {
           const { keyid } = yield* signedBy(request)
           const readThrough = yield* cursors.get(keyid)
-          return inboxStatus(yield* sequencer.state, keyid, readThrough < 0 ? null : readThrough)
+          return yield* inboxStatusFrom(reader, keyid, readThrough < 0 ? null : readThrough)
         }).pipe(orUnavailable))
       .handle("ownInbox", ({ request, urlParams }) =>
         Effect.gen(function*() {
           const { keyid } = yield* signedBy(request)
           const readThrough = yield* cursors.get(keyid)
-          const view = inboxView(yield* sequencer.state, keyid, {
+          const view = yield* inboxViewFrom(reader, keyid, {
             from: urlParams.from ?? 0,
             limit: urlParams.limit ?? INBOX_LIMIT.default,
             unreadOnly: urlParams.unread_only === "true",
@@ -74,29 +70,29 @@ export const MessagingHandlers = HttpApiBuilder.group(AicsApi, "messaging", (han
       .handle("inbox", ({ path, urlParams }) =>
         Effect.gen(function*() {
           if (!isDidKey(path.kid)) return yield* InvalidRequest.fail("kid_invalid", "kid must be the did:key of an Ed25519 key")
-          const view = inboxView(yield* sequencer.state, path.kid, {
+          const view = yield* inboxViewFrom(reader, path.kid, {
             from: urlParams.from ?? 0,
             limit: urlParams.limit ?? INBOX_LIMIT.default
           }, yield* clock.nowMillis)
           return { ...view, checkpoint_note: yield* covering(view.size) }
-        }))
+        }).pipe(orUnavailable))
       .handle("grants", ({ path, urlParams }) =>
         Effect.gen(function*() {
           if (!isDidKey(path.kid)) return yield* InvalidRequest.fail("kid_invalid", "kid must be the did:key of an Ed25519 key")
           if (urlParams.sender !== undefined && urlParams.sender !== "*" && !isDidKey(urlParams.sender)) {
             return yield* InvalidRequest.fail("sender_invalid", "sender must be a did:key or *", [{ path: "sender", message: "expected a did:key or *" }])
           }
-          return grantsView(yield* sequencer.state, path.kid, urlParams.sender, yield* clock.nowMillis)
-        }))
+          return yield* grantsViewFrom(reader, path.kid, urlParams.sender, yield* clock.nowMillis)
+        }).pipe(orUnavailable))
       .handle("capsules", ({ request }) =>
         Effect.gen(function*() {
           const { keyid } = yield* signedBy(request)
-          return capsuleList(yield* sequencer.state, keyid, yield* clock.nowMillis)
+          return yield* capsuleListFrom(reader, keyid, yield* clock.nowMillis)
         }).pipe(orUnavailable))
       .handle("capsule", ({ request, path }) =>
         Effect.gen(function*() {
           const { keyid } = yield* signedBy(request)
-          const view = capsuleSlot(yield* sequencer.state, path.key_hash, yield* clock.nowMillis)
+          const view = yield* capsuleSlotFrom(reader, path.key_hash, yield* clock.nowMillis)
           if (Either.isLeft(view)) return yield* NotFound.fail("capsule_not_found", "no capsule has this slot")
           if (view.right.owner !== keyid) return yield* Forbidden.fail("not_authorized", "only the slot's owner may read it")
           return { ...view.right, ct: yield* ciphertext(view.right.ct_hash, view.right.body.state === "available") }

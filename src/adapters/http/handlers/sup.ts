@@ -3,22 +3,21 @@
 
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Either } from "effect"
-import { Sequencer } from "../../../app/Sequencer.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"
+import { StateReader } from "../../../app/StateReader.js"
 import { SupAsset } from "../../../app/SupAsset.js"
-import { supAccountOf, supOverview } from "../../../domain/views/supOverview.js"
+import { supAccountFrom, supOverviewFrom } from "../../../app/supViews.js"
 import { AicsApi } from "../api.js"
 import { InvalidRequest, NotFound } from "../problem.js"
-import { checkpointCovering } from "./common.js"
+import { checkpointCovering, orUnavailable } from "./common.js"
 
 export const SupHandlers = HttpApiBuilder.group(AicsApi, "sup", (handlers) =>
   Effect.gen(function*() {
-    const sequencer = yield* Sequencer
+    const reader = yield* StateReader
     const asset = yield* SupAsset
     const { publicUrl } = yield* ServiceConfig
     const covering = yield* checkpointCovering
-    const overview = () =>
-      Effect.map(sequencer.state, (state) => supOverview(state, { hash: asset.hash, url: `${publicUrl}/v2/sup/asset` }))
+    const overview = () => supOverviewFrom(reader, { hash: asset.hash, url: `${publicUrl}/v2/sup/asset` }).pipe(orUnavailable)
 
     return handlers
       .handle("sup", overview)
@@ -30,12 +29,12 @@ export const SupHandlers = HttpApiBuilder.group(AicsApi, "sup", (handlers) =>
         })))
       .handle("account", ({ path }) =>
         Effect.gen(function*() {
-          const view = supAccountOf(yield* sequencer.state, path.name)
+          const view = yield* supAccountFrom(reader, path.name)
           if (Either.isLeft(view)) {
             return yield* view.left === "name_invalid"
               ? InvalidRequest.fail("name_invalid", `${JSON.stringify(path.name)} is not a name or handle of this instance`)
               : NotFound.fail("name_not_found", `${path.name} is not claimed here`)
           }
           return { ...view.right, checkpoint_note: yield* covering(view.right.size) }
-        }))
+        }).pipe(orUnavailable))
   }))

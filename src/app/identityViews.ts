@@ -1,0 +1,38 @@
+// The key view and the signed agent view (docs/spec/service.md "Identity", "Projections"),
+// read from the projection store (issue 12): the rows they show through StateReader, the
+// key's envelopes and the inbox paged by leaf index (listReads.ts). Shared by the HTTP
+// handlers and the text gate, so both doors answer alike.
+
+import { Effect, type Either, HashMap, Option } from "effect"
+import { balanceOf } from "../domain/sup/ledger.js"
+import { agentReads, type AgentView, agentViewOf } from "../domain/views/agentView.js"
+import { keyReads, type KeyView, keyViewOf } from "../domain/views/keyView.js"
+import type { PageQuery } from "../domain/views/limits.js"
+import type { StorageError } from "../ports/StorageError.js"
+import { elementsFromIndex } from "./listReads.js"
+import { inboxStatusFrom } from "./messagingViews.js"
+import type { StateReader } from "./StateReader.js"
+
+type Reader = typeof StateReader.Service
+
+/** GET /v2/keys/{kid}: the key's binding and one page of its envelopes. */
+export const keyViewFrom = (reader: Reader, kid: string, page: PageQuery): Effect.Effect<Either.Either<KeyView, "key_not_found">, StorageError> =>
+  Effect.gen(function*() {
+    const slice = yield* reader.sliceFor(keyReads(kid))
+    const head = Option.getOrUndefined(HashMap.get(slice.chains, kid))
+    const following = head === undefined
+      ? []
+      : yield* elementsFromIndex<number>(reader, "envelopes", kid, (index) => index, page.from, page.limit + 1)
+    // Envelopes folded after the chain head was read are left for the next read: the page
+    // and the head then describe the same moment.
+    return keyViewOf(slice, kid, following.filter((index) => index <= head!.index), page.limit)
+  })
+
+/** GET /v2/agents/me: the name the key acts for, its inbox's state after `readThrough`, and the name's SUP balance. */
+export const ownAgentViewFrom = (reader: Reader, kid: string, readThrough: number | null): Effect.Effect<AgentView & { readonly balance: number }, StorageError> =>
+  Effect.gen(function*() {
+    const slice = yield* reader.sliceFor(agentReads(kid))
+    const view = agentViewOf(slice, kid, yield* inboxStatusFrom(reader, kid, readThrough))
+    // The SUP balance of the name the key acts for (sup/ledger.ts); a bare key has none.
+    return { ...view, balance: view.name === null ? 0 : balanceOf(slice.sup, view.name) }
+  })
