@@ -32,6 +32,7 @@ import { Sequencer } from "../../app/Sequencer.js"
 import { ServiceConfig } from "../../app/ServiceConfig.js"
 import { ServiceStats } from "../../app/ServiceStats.js"
 import { SignedReads } from "../../app/SignedReads.js"
+import { StateReader } from "../../app/StateReader.js"
 import { SupAsset } from "../../app/SupAsset.js"
 import { TileSink } from "../../ports/TileSink.js"
 import { AicsApi } from "./api.js"
@@ -106,7 +107,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Bodies, EntryWrites, LogReader, LogStatus, LogStore, Publisher, ServiceConfig)(EntriesHandlers),
     builtWithOnly(CosignatureCollector, Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
-    builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Sequencer, ServiceConfig)(TelemetryHandlers),
+    builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, ServiceConfig, StateReader)(TelemetryHandlers),
     builtWithOnly(LogNotary, LogReader, Projection, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(IdentityHandlers),
     builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, Sequencer, ServiceConfig, SignedReads)(MessagingHandlers),
     builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),
@@ -114,10 +115,10 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(BodyStore, Clock, Publisher, Sequencer, ServiceConfig)(AgoraHandlers),
     builtWithOnly(Clock, Publisher, Sequencer, ServiceConfig)(TasksHandlers),
     builtWithOnly(Publisher, Sequencer, ServiceConfig, SupAsset)(SupHandlers),
-    builtWithOnly(Card, Charter, Clock, RequestStats, Sequencer, SignedReads)(OwnerHandlers),
+    builtWithOnly(Card, Charter, Clock, RequestStats, SignedReads, StateReader)(OwnerHandlers),
     builtWithOnly(Contributions, ServiceConfig)(ContributionsHandlers),
     builtWithOnly(Charter, Clock, CosignatureCollector, Publisher, ServiceConfig, TileSink)(DiscoveryDocsHandlers),
-    builtWithOnly(Card, Charter, Clock, Sequencer, ServiceConfig)(GuidePagesHandlers),
+    builtWithOnly(Card, Charter, Clock, ServiceConfig, StateReader)(GuidePagesHandlers),
     builtWithOnly(ServiceStats)(ServiceStatsHandlers),
     builtWithOnly(BodyStore, Clock, Projection, Sequencer, ServiceStats)(DataPagesHandlers),
     builtWithOnly(Bodies, BodyStore, Clock, LogReader, LogStatus, LogStore, Publisher, Sequencer, ServiceConfig)(ItemPagesHandlers),
