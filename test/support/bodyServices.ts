@@ -1,8 +1,9 @@
-// The app's body services (Bodies, BodyLedger and the Sequencer and LogWriter they rest
-// on) over in-memory stores and a clock the test moves, for tests of retention and body
+// The app's body services (Bodies, BodyLedger and the Sequencer, LogWriter and projection
+// they rest on) over in-memory stores and a clock the test moves, for tests of retention and body
 // status. The stores, the coordination, the clock and the configuration are what several
 // processes of one deployment share (docs/protocol.md section 14); each process has its own
-// writer, role, sequencer and ledger, so a test can run one or several over the same stores.
+// writer, role, sequencer, ledger and projection store (each folds the shared log), so a
+// test can run one or several over the same stores.
 
 import { Context, Effect, Either, Layer, Option, Stream, SubscriptionRef } from "effect"
 import { expect } from "vitest"
@@ -11,14 +12,17 @@ import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto
 import { MemoryBodyStoreLive } from "../../src/adapters/memory/MemoryBodyStore.js"
 import { MemoryCoordinationLive } from "../../src/adapters/memory/MemoryCoordination.js"
 import { MemoryLogStoreLive } from "../../src/adapters/memory/MemoryLogStore.js"
+import { MemoryProjectionStoreLive } from "../../src/adapters/memory/MemoryProjectionStore.js"
 import { Bodies } from "../../src/app/Bodies.js"
 import { BodyLedger } from "../../src/app/BodyLedger.js"
 import { Charter } from "../../src/app/Charter.js"
 import { LogHealth } from "../../src/app/LogHealth.js"
 import { LogWriter } from "../../src/app/LogWriter.js"
 import { NodeRole } from "../../src/app/NodeRole.js"
+import { Projection } from "../../src/app/Projection.js"
 import { Sequencer } from "../../src/app/Sequencer.js"
 import { ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
+import { StateReader } from "../../src/app/StateReader.js"
 import { checkSubmission } from "../../src/domain/write/submission.js"
 import { BodyStore, type StoredBody } from "../../src/ports/BodyStore.js"
 import { Coordination } from "../../src/ports/Coordination.js"
@@ -71,6 +75,9 @@ export const bodyServices = (log: PureLog) => {
   })
   return Bodies.layer.pipe(
     Layer.provideMerge(BodyLedger.layer),
+    Layer.provideMerge(StateReader.layer),
+    Layer.provideMerge(Projection.layer),
+    Layer.provideMerge(MemoryProjectionStoreLive),
     Layer.provideMerge(Sequencer.layer),
     Layer.provideMerge(charter),
     Layer.provideMerge(LogWriter.layer),
