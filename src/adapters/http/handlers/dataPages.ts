@@ -92,5 +92,5 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
             json: () => view,
             text: () => onlineText(view)
           })
-        }))
+        }).pipe(orUnavailable))
   }))
