@@ -5,6 +5,8 @@
 // the body store. A body no entry names, or whose bytes are not stored, is unavailable:
 // 404, which proves nothing. presenceOfEntry gives the same answer without the bytes, for a
 // header that needs only the status (a document that does not ride in the wire bundle).
+// A status reads resident parts only (the tombstones and the retention: domain/write/stateAreas.ts),
+// which the projection holds whole.
 
 import { Context, Effect, Layer, Option } from "effect"
 import { bodyStatus, digestStatus, type BodyEntry, type BodyStatusView } from "../domain/bodyStatus.js"
@@ -12,7 +14,7 @@ import { BodyStore } from "../ports/BodyStore.js"
 import { Clock } from "../ports/Clock.js"
 import type { StorageError } from "../ports/StorageError.js"
 import { BodyLedger } from "./BodyLedger.js"
-import { Sequencer } from "./Sequencer.js"
+import { StateReader } from "./StateReader.js"
 
 /** Hidden by a tombstone or expired: the status says which. */
 interface Gone {
@@ -38,7 +40,7 @@ export class Bodies extends Context.Tag("aics/Bodies")<Bodies, {
 }>() {
   static readonly layer = Layer.effect(Bodies, Effect.gen(function*() {
     const store = yield* BodyStore
-    const sequencer = yield* Sequencer
+    const reader = yield* StateReader
     const ledger = yield* BodyLedger
     const clock = yield* Clock
 
@@ -57,7 +59,7 @@ export class Bodies extends Context.Tag("aics/Bodies")<Bodies, {
 
     const statusOfEntry = (entry: BodyEntry) =>
       Effect.gen(function*() {
-        return bodyStatus(yield* sequencer.state, entry, yield* clock.nowMillis)
+        return bodyStatus(yield* reader.resident, entry, yield* clock.nowMillis)
       })
 
     return {
@@ -67,7 +69,7 @@ export class Bodies extends Context.Tag("aics/Bodies")<Bodies, {
       ofDigest: (digest) =>
         Effect.gen(function*() {
           const naming = yield* ledger.entriesNaming(digest)
-          return yield* withStatus(digestStatus(yield* sequencer.state, naming, yield* clock.nowMillis), stored(digest))
+          return yield* withStatus(digestStatus(yield* reader.resident, naming, yield* clock.nowMillis), stored(digest))
         })
     }
   }))

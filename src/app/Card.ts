@@ -10,7 +10,7 @@ import { cardSigningInput, signedCardBytes, type CardTerms, type ContributionAdd
 import { DEFAULT_LIMITS, publishedLimits } from "../domain/admission/budgets.js"
 import { encodeU64 } from "../domain/encoding.js"
 import { policyInForce } from "../domain/governance/policyTiming.js"
-import type { LogState } from "../domain/write/logState.js"
+import type { ResidentState } from "../domain/write/stateSlice.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Signer } from "../ports/Signer.js"
 import { Charter } from "./Charter.js"
@@ -24,8 +24,8 @@ export interface AssuranceCard {
   readonly bytes: Uint8Array
   /** U64 of their SHA-256: X-AICS-Card-SHA256, and the document_hash of the card's policy leaf. */
   readonly hash: string
-  /** The card policy leaf in force at `now` (Unix ms) naming these bytes, or undefined. */
-  readonly leafAt: (state: LogState, now: number) => number | undefined
+  /** The card policy leaf in force at `now` (Unix ms) naming these bytes, or undefined (policies are resident). */
+  readonly leafAt: (resident: ResidentState, now: number) => number | undefined
 }
 
 export class Card extends Context.Tag("aics/Card")<Card, AssuranceCard>() {
@@ -70,8 +70,8 @@ export class Card extends Context.Tag("aics/Card")<Card, AssuranceCard>() {
     return {
       bytes,
       hash,
-      leafAt: (state, now) => {
-        const policy = policyInForce(state, "card", now)
+      leafAt: (resident, now) => {
+        const policy = policyInForce(resident, "card", now)
         return policy !== undefined && policy.documentHash === hash ? policy.index : undefined
       }
     }

@@ -7,6 +7,9 @@
 //
 // Malformed requests (not the JSON the route takes, a claim not in JCS form or far from
 // the service's clock) answer a 422 problem and write nothing: there is no claim to settle.
+//
+// What the log says is read as rows of the projection store (StateReader): the name to
+// credit, the claim's settling leaf (supClaims) and the transaction's credit (supTransactions).
 
 import { Context, Effect, Either, HashMap, Layer, Option, ParseResult, Schema } from "effect"
 import { fromUtf8 } from "../domain/bytes.js"
@@ -30,8 +33,8 @@ import { admissionOrOpen } from "./Admission.js"
 import { LogHealth } from "./LogHealth.js"
 import { PolicyWrites } from "./PolicyWrites.js"
 import { problemAnswer, type ProblemAnswer } from "./ProblemAnswer.js"
-import { Sequencer } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
+import { StateReader } from "./StateReader.js"
 import { WriteAnswers, type WriteAnswer } from "./WriteAnswers.js"
 
 /** Largest intent or claim body read: both are a few short members. */
@@ -101,7 +104,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
     const clock = yield* Clock
     const crypto = yield* Crypto
     const entropy = yield* Entropy
-    const sequencer = yield* Sequencer
+    const reader = yield* StateReader
     const policy = yield* PolicyWrites
     const answers = yield* WriteAnswers
     const health = yield* LogHealth
@@ -140,8 +143,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
           return invalid("network_unknown", "no contributions on this network", [{ path: "network", message: `networks: ${[...networks.keys()].join(", ")}` }])
         }
         if (!Number.isSafeInteger(request.amount)) return invalid("intent_invalid", "the amount is too large", [{ path: "amount", message: "a safe integer" }])
-        const state = yield* sequencer.state
-        if (request.name !== undefined && nameRecordOf(state, request.name) === undefined) {
+        if (request.name !== undefined && nameRecordOf(yield* reader.slice([{ area: "names", key: request.name }]), request.name) === undefined) {
           return invalid("name_unclaimed", `${request.name} has no SUP account to credit`, [{ path: "name", message: "the name is not claimed" }])
         }
         // Slots cost the name that holds them (issue 13 item 12): intents per name per hour,
@@ -193,8 +195,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
         const evidence = yield* Effect.either(asked === undefined ? Effect.succeed({ _tag: "Absent" as const }) : oracle.report(asked.network, claimed.tx, asked.address))
 
         return yield* claiming.withPermits(1)(Effect.gen(function*() {
-          const state = yield* sequencer.state
-          const settled = HashMap.get(state.sup.claims, claimHash)
+          const settled = HashMap.get((yield* reader.slice([{ area: "supClaims", key: claimHash }])).sup.claims, claimHash)
           if (Option.isSome(settled)) return problemAnswer(409, "claim_settled", `this claim was settled by leaf ${settled.value}`)
           const diverged = yield* health.diverged
           if (diverged !== undefined) return { _tag: "Answer" as const, answer: yield* answers.refused(body, refuse("log_unavailable", diverged), nowMillis) }
@@ -207,6 +208,11 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
           // The name to credit (docs/protocol.md 13.2): a claim that cannot name it is malformed.
           const credited = intent === undefined ? undefined : nameToCredit(intent, claimed)
           if (credited !== undefined && "error" in credited) return invalid("claim_invalid", "the claim's name", [{ path: "name", message: credited.error }])
+          const txKey = transactionKey(intent.network, claimed.tx)
+          const state = yield* reader.slice([
+            { area: "supTransactions", key: txKey },
+            ...(credited === undefined ? [] : [{ area: "names" as const, key: credited.name }])
+          ])
           if (credited !== undefined && nameRecordOf(state, credited.name) === undefined) {
             return invalid("name_unclaimed", `${credited.name} has no SUP account to credit`, [{ path: "name", message: "the name is not claimed" }])
           }
@@ -215,7 +221,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
             intent,
             name: credited?.name,
             intentCredited: Option.getOrUndefined(stored)?.creditIndex ?? marks.unmarked(claimed.intent_id),
-            txCredited: intent === undefined ? undefined : Option.getOrUndefined(HashMap.get(state.sup.transactions, transactionKey(intent.network, claimed.tx))),
+            txCredited: Option.getOrUndefined(HashMap.get(state.sup.transactions, txKey)),
             now
           }
           // The chain's answer, or its failure, counts only when it decides the claim.

@@ -14,7 +14,7 @@
 // refusal's status with a refusal receipt naming the code.
 
 import { Context, Effect, Either, Layer, Schema } from "effect"
-import type { BudgetName } from "../domain/admission/budgets.js"
+import { type BudgetName, nodeRule } from "../domain/admission/budgets.js"
 import { meetsWork, WORK_TYPE } from "../domain/admission/proofOfWork.js"
 import { currentNameOf } from "../domain/identity/bindings.js"
 import { entryRuleOf } from "../domain/entries/registry.js"
@@ -30,6 +30,7 @@ import { admissionOrOpen, type RateLimitFields, type Verdict } from "./Admission
 import { BodyLedger } from "./BodyLedger.js"
 import { LogHealth } from "./LogHealth.js"
 import { Sequencer } from "./Sequencer.js"
+import { StateReader } from "./StateReader.js"
 import { WriteAnswers, type WriteAnswer } from "./WriteAnswers.js"
 
 /** Largest accepted request body: a 64 KiB envelope and a 64 KiB body in U64, with room. */
@@ -59,6 +60,7 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
     const health = yield* LogHealth
     const ledger = yield* BodyLedger
     const sequencer = yield* Sequencer
+    const reader = yield* StateReader
     const answers = yield* WriteAnswers
     const checks = yield* WriteChecks
     const verify = payloadSignatureCheck(crypto.ed25519)
@@ -101,6 +103,16 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         ? [["key_writes_minute", kid], ["key_writes_day", kid]]
         : [["key_writes_minute", kid], ["key_writes_day", kid], ["name_writes_minute", name], ["name_writes_day", name]]
 
+    // The name a key acts for is one row of the projection store (keyNames[kid]): read only
+    // when a name budget is on, since an off budget admits whatever the name.
+    const nameBudgetsOn = nodeRule(admission.limits, "name_writes_minute") !== undefined || nodeRule(admission.limits, "name_writes_day") !== undefined
+    /** The name `kid` acts for (undefined for none), or null when the store could not say. */
+    const actingName = (kid: string): Effect.Effect<string | undefined | null> =>
+      !nameBudgetsOn ? Effect.succeed(undefined) : reader.slice([{ area: "keyNames", key: kid }]).pipe(
+        Effect.map((slice) => currentNameOf(slice, kid)),
+        Effect.orElseSucceed(() => null)
+      )
+
     const write = (request: WriteRequest) =>
       Effect.gen(function*() {
         const nowMillis = yield* clock.nowMillis
@@ -125,7 +137,9 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         if (fresh === undefined) return yield* refusal(request, refuse("log_unavailable", "the replay store failed"), nowMillis)
         if (!fresh) return yield* refusal(request, refuse("nonce_reused", "this key already used this nonce"), nowMillis)
         // The key is proven now, so its budgets are its own: no one else can spend them.
-        const keyAdmitted = yield* admission.takeAll(keyBudgets(signature.keyid, currentNameOf(yield* sequencer.state, signature.keyid)))
+        const name = yield* actingName(signature.keyid)
+        if (name === null) return yield* refusal(request, refuse("log_unavailable", "the projection store failed"), nowMillis)
+        const keyAdmitted = yield* admission.takeAll(keyBudgets(signature.keyid, name))
         if (!keyAdmitted.admitted) return yield* limited(request, keyAdmitted, nowMillis)
         if (checked.submission._tag === "Refused") return yield* refusal(request, checked.submission.refusal, nowMillis)
         const typed = yield* typeBudgets(request, checked.submission.checked)

@@ -363,7 +363,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         }
         const [receipt, ok] = writeLines(answer)
         return { session: { ...session, identity: { tier: "secret" as const, name }, challenge: null, pending: null }, lines: [receipt!, "expect post <channel> <text>", ok!] }
-      })
+      }).pipe(Effect.catchTag("StorageError", (e) => Effect.map(storageLine(e), (line) => ({ session, lines: [line] }))))
 
     const login = (session: GateSession, name: string, secret: string) =>
       Effect.gen(function*() {
@@ -415,7 +415,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         const payload = { channel, body_hash: encodeU64(crypto.sha256(body)), size: body.length, as: name }
         const answer = yield* policyAnswer(yield* policyWrites.write("post", payload, now, body))
         return withNext(writeLines(answer), answer.status < 300, "expect post <channel> <text>")
-      })
+      }).pipe(Effect.catchTag("StorageError", (e) => Effect.map(storageLine(e), (line) => [line])))
 
     /** The upgrade of a secret-bound name: a policy-signed key.rotate with `as`, to the key that signed new_sig. */
     const upgrade = (session: GateSession, effect: Extract<GateEffect, { _tag: "Upgrade" }>) =>
@@ -439,7 +439,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
           session: { ...session, identity: { tier: "key" as const, kid: effect.newKid } },
           lines: [receipt!, "expect a signed key.x25519 line to receive DMs  |  post <channel> <text>", ok!]
         }
-      })
+      }).pipe(Effect.catchTag("StorageError", (e) => Effect.map(storageLine(e), (line) => ({ session, lines: [line] }))))
 
     const perform = (session: GateSession, effect: GateEffect, client: string | undefined): Effect.Effect<{ session: GateSession; lines: ReadonlyArray<string> }> => {
       switch (effect._tag) {

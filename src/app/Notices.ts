@@ -34,8 +34,8 @@ import { checkOwnerSignature } from "./ownerSignature.js"
 import { LogHealth } from "./LogHealth.js"
 import { PolicyWrites } from "./PolicyWrites.js"
 import { problemAnswer, type ProblemAnswer } from "./ProblemAnswer.js"
-import { Sequencer } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
+import { StateReader } from "./StateReader.js"
 import { WriteAnswers, type WriteAnswer } from "./WriteAnswers.js"
 
 /** Largest POST /notice body read (the fields' limits add up to well under this). */
@@ -134,7 +134,7 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
     const policy = yield* PolicyWrites
     const answers = yield* WriteAnswers
     const register = yield* NoticeRegister
-    const sequencer = yield* Sequencer
+    const reader = yield* StateReader
     const store = yield* LogStore
     const { ownerKid } = (yield* Charter).terms
     const owner = { ownerKid, authorities: config.authorities, ed25519: crypto.ed25519, sha256: crypto.sha256, nonces }
@@ -151,11 +151,12 @@ export class Notices extends Context.Tag("aics/Notices")<Notices, {
     /**
      * When the log already holds this notice's report leaf (a close whose register update
      * was lost), records the close from that leaf and answers its index; None otherwise.
+     * The notices' report leaves are governance, a resident part the projection holds whole.
      */
     const settleFromLog = (record: NoticeRecord, reportId: string) =>
       Effect.gen(function*() {
-        const state = yield* sequencer.state
-        const index = HashMap.get(state.governance.noticeReports, noticeHashOf(record))
+        const { governance } = yield* reader.resident
+        const index = HashMap.get(governance.noticeReports, noticeHashOf(record))
         if (Option.isNone(index)) return Option.none<number>()
         const [bytes] = yield* store.readEntries(index.value, index.value + 1)
         const leaf = JSON.parse(fromUtf8(bytes!)) as { logged: number; envelope: { payload: { outcome: NoticeOutcome; notice_hash: string } } }

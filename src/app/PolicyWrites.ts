@@ -8,6 +8,10 @@
 // 14) another node may extend the policy chain between this node's read of the head and
 // the sequencer's decision: that leaf is refused seq_mismatch or prev_mismatch, so the
 // write waits until this node has folded the newer head and signs again (a few times at most).
+// The head is the row `chains[policyKid]` of the projection store (StateReader), which folds
+// what the sequencer committed before it answers: a write never signs on a head older than
+// the last leaf this node committed. A store that cannot be read fails the write with its
+// StorageError: nothing was signed or submitted.
 
 import { Context, Effect, Either, HashMap, Layer, Option } from "effect"
 import { utf8 } from "../domain/bytes.js"
@@ -21,9 +25,11 @@ import { checkEntry } from "../domain/write/submission.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Entropy } from "../ports/Entropy.js"
 import { Signer } from "../ports/Signer.js"
+import type { StorageError } from "../ports/StorageError.js"
 import { LogHealth } from "./LogHealth.js"
 import { Sequencer, type WriteOutcome } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
+import { StateReader } from "./StateReader.js"
 
 const NONCE_BYTES = 16
 /** Attempts of one policy write that lost the policy chain's head to another node. */
@@ -47,25 +53,27 @@ export class PolicyWrites extends Context.Tag("aics/PolicyWrites")<PolicyWrites,
    * Signs and submits one policy leaf of `type`; `nowMillis` is its envelope's created time.
    * `body` is the off-leaf body its payload names (a secret-bound name's post), if any.
    */
-  readonly write: (type: string, payload: JsonObject, nowMillis: number, body?: Uint8Array) => Effect.Effect<PolicyWrite>
+  readonly write: (type: string, payload: JsonObject, nowMillis: number, body?: Uint8Array) => Effect.Effect<PolicyWrite, StorageError>
 }>() {
   static readonly layer = Layer.effect(PolicyWrites, Effect.gen(function*() {
     const config = yield* ServiceConfig
     const crypto = yield* Crypto
     const entropy = yield* Entropy
     const sequencer = yield* Sequencer
+    const reader = yield* StateReader
     const signer = yield* Signer
     const health = yield* LogHealth
     const policyKid = didKeyFromPublicKey(signer.policy.publicKey)
     const context = { origin: config.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
     const lock = yield* Effect.makeSemaphore(1)
 
-    const headSeq = Effect.map(sequencer.state, (state) => Option.match(HashMap.get(state.chains, policyKid), { onNone: () => -1, onSome: (h) => h.seq }))
+    /** The policy key's chain head, as the projection has folded it. */
+    const policyHead = Effect.map(reader.slice([{ area: "chains", key: policyKid }]), (slice) => HashMap.get(slice.chains, policyKid))
+    const headSeq = Effect.map(policyHead, Option.match({ onNone: () => -1, onSome: (h) => h.seq }))
 
     const attempt = (type: string, payload: JsonObject, nowMillis: number, body?: Uint8Array) =>
       Effect.gen(function*() {
-        const state = yield* sequencer.state
-        const head = HashMap.get(state.chains, policyKid)
+        const head = yield* policyHead
         const created = Math.floor(nowMillis / 1000)
         const unsigned: UnsignedEnvelope = {
           v: ENVELOPE_VERSION,

@@ -1,15 +1,18 @@
 // The service's health, as /healthz, /v2/stats (`status`) and the /stats page report it
 // (docs/spec/service.md "Telemetry" /healthz): DIVERGED when the log diverged from its tiles (it then
 // refuses new leaves), DEGRADED when the tiles are not being written, the ciphertext budget
-// is exhausted or agent writes are held, else OK. From memory only, in constant time.
+// is exhausted, agent writes are held or the projection store cannot be read, else OK.
+// From what the process holds, in constant time: whether agent writes are held is governance,
+// a resident part (domain/write/stateAreas.ts) the projection holds whole; reading it first
+// folds what the sequencer committed since the last read (usually nothing).
 
 import { Effect } from "effect"
 import { agentWritesHeld } from "../domain/governance/freeze.js"
 import { withoutServerPaths } from "../domain/http/serverPaths.js"
 import { BodyLedger } from "./BodyLedger.js"
 import { LogStatus, type LogState } from "./LogStatus.js"
-import { Sequencer } from "./Sequencer.js"
 import { damageFound } from "./StartupDamage.js"
+import { StateReader } from "./StateReader.js"
 
 export interface HealthReport {
   readonly status: "OK" | "DEGRADED" | "DIVERGED"
@@ -23,7 +26,9 @@ export interface HealthReport {
 export const serviceHealth = Effect.gen(function*() {
   const status = yield* LogStatus
   const ledger = yield* BodyLedger
-  const sequencer = yield* Sequencer
+  const reader = yield* StateReader
+  // The freeze as last read: what the report says while the projection store cannot be read.
+  let lastHeld = false
   return Effect.gen(function*() {
     const log = yield* status.current
     const reasons: Array<string> = []
@@ -31,7 +36,10 @@ export const serviceHealth = Effect.gen(function*() {
     if (log.tilesStalled) reasons.push(log.publishError !== undefined ? withoutServerPaths(`tiles_not_written: ${log.publishError}`) : "tiles_lagging")
     if (yield* ledger.exhausted) reasons.push("ciphertext_budget_exhausted")
     for (const damage of yield* damageFound) reasons.push(withoutServerPaths(`damaged: ${damage}`))
-    const held = agentWritesHeld(yield* sequencer.state)
+    const read = yield* Effect.either(reader.resident)
+    if (read._tag === "Right") lastHeld = agentWritesHeld(read.right)
+    else reasons.push(withoutServerPaths(`projection_unavailable: ${read.left.message}`))
+    const held = lastHeld
     if (held) reasons.push("agent_writes_held")
     const report: HealthReport = {
       status: log.diverged !== undefined ? "DIVERGED" : reasons.length > 0 ? "DEGRADED" : "OK",

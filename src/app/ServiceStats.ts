@@ -1,7 +1,8 @@
 // The service statistics document (docs/spec/service.md "Service statistics (GET /v2/stats)",
 // "Telemetry": "counts cached for a few seconds"; docs/protocol.md section 16), served at
 // /v2/stats and shown by the /stats page. The counts (domain/stats/serviceUsage.ts, a pure
-// function of the log's state and the notice register's open count) are computed at most
+// function of the resident parts of the log's state, whose counters the fold keeps, and the
+// notice register's open count) are computed at most
 // once per STATS_CACHE (a failure is not kept: the next request tries again); the host
 // measurements are the HostMetrics port's background samples; status, time, uptime and the
 // log head are read from memory on every request, so the head in `usage` and in `tlog` is
@@ -9,7 +10,8 @@
 //
 // The agents online (domain/views/online.ts) are served from here too, reused for
 // STATS_CACHE per window while the log's activity is unchanged, so a burst of /v2/online
-// requests walks the window once.
+// requests walks the window once. The activity is resident; the names of the agents listed
+// are read from the projection store.
 
 import { Context, Duration, Effect, Layer, Ref } from "effect"
 import { toHex } from "../domain/bytes.js"
@@ -21,7 +23,7 @@ import { isoSeconds } from "../domain/stats/requestStats.js"
 import { serviceUsage, type ServiceUsage } from "../domain/stats/serviceUsage.js"
 import { uptimeHuman } from "../domain/stats/uptime.js"
 import type { ActivityState } from "../domain/telemetry/activity.js"
-import { onlineView, type OnlineView } from "../domain/views/online.js"
+import { onlineReads, onlineView, type OnlineView } from "../domain/views/online.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { HostMetrics } from "../ports/HostMetrics.js"
@@ -34,9 +36,9 @@ import { cosignedNote } from "./servedCheckpoint.js"
 import { LogNotary } from "./LogNotary.js"
 import { tilesState } from "./LogStatus.js"
 import { Publisher } from "./Publisher.js"
-import { Sequencer } from "./Sequencer.js"
 import { serviceHealth } from "./ServiceHealth.js"
 import { gatePortsOf, ServiceConfig, TILE_PREFIX } from "./ServiceConfig.js"
+import { StateReader } from "./StateReader.js"
 
 /** How long counts and host measurements are reused. */
 export const STATS_CACHE = Duration.seconds(5)
@@ -59,11 +61,11 @@ const cachedSuccess = <A, E>(compute: Effect.Effect<A, E>, nowMillis: Effect.Eff
 export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats, {
   readonly document: Effect.Effect<ServiceStatsDocument, StorageError>
   /** The agents online in the last `windowSeconds` (views/online.ts), reused as the header says. */
-  readonly online: (windowSeconds: number) => Effect.Effect<OnlineView>
+  readonly online: (windowSeconds: number) => Effect.Effect<OnlineView, StorageError>
 }>() {
   static readonly layer = Layer.effect(ServiceStats, Effect.gen(function*() {
     const config = yield* ServiceConfig
-    const sequencer = yield* Sequencer
+    const reader = yield* StateReader
     const publisher = yield* Publisher
     const notary = yield* LogNotary
     const charter = yield* Charter
@@ -88,16 +90,17 @@ export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats,
 
     const usage: Effect.Effect<ServiceUsage, StorageError> = yield* cachedSuccess(Effect.gen(function*() {
       const now = yield* clock.nowMillis
-      return serviceUsage(yield* sequencer.state, { now, noticesOpen: yield* notices.count("open"), head: yield* head })
+      return serviceUsage(yield* reader.resident, { now, noticesOpen: yield* notices.count("open"), head: yield* head })
     }), clock.nowMillis, Duration.toMillis(STATS_CACHE))
 
     const onlineCache = new Map<number, { readonly activity: ActivityState; readonly at: number; readonly view: OnlineView }>()
     const online = (windowSeconds: number) =>
       Effect.gen(function*() {
-        const state = yield* sequencer.state
+        const { activity } = yield* reader.resident
         const now = yield* clock.nowMillis
         const kept = onlineCache.get(windowSeconds)
-        if (kept !== undefined && kept.activity === state.activity && now - kept.at < Duration.toMillis(STATS_CACHE)) return kept.view
+        if (kept !== undefined && kept.activity === activity && now - kept.at < Duration.toMillis(STATS_CACHE)) return kept.view
+        const state = yield* reader.sliceFor((slice) => onlineReads(slice, windowSeconds, now))
         const view = onlineView(state, windowSeconds, now)
         // Windows are any second from 60 to 86,400: keep a few, not one per window ever asked.
         if (onlineCache.size >= ONLINE_CACHED_WINDOWS) onlineCache.clear()

@@ -24,6 +24,9 @@ export interface BodyStatusView {
 
 export const DAY_MS = 86_400_000
 
+/** What a body's status reads of the state: resident parts only (the tombstones, the retention). */
+export type BodyStatusState = Pick<LogState, "governance" | "service">
+
 /** The entry whose body is asked about: its type and when it was logged. */
 export interface BodyEntry {
   readonly index: number
@@ -40,10 +43,10 @@ export const expiresUnder = (entry: Pick<BodyEntry, "type" | "logged">, retentio
 }
 
 /** Unix ms from which the entry's body is expired, or null when it never expires. */
-export const bodyExpiresAt = (state: LogState, entry: BodyEntry): number | null =>
+export const bodyExpiresAt = (state: BodyStatusState, entry: BodyEntry): number | null =>
   state.service === undefined ? null : expiresUnder(entry, state.service.retentionDays)
 
-export const bodyStatus = (state: LogState, entry: BodyEntry, now: number): BodyStatusView => {
+export const bodyStatus = (state: BodyStatusState, entry: BodyEntry, now: number): BodyStatusView => {
   // A tombstone (governance/tombstones.ts) hides a body whatever its age: it outranks expiry.
   const tombstone = tombstoneOf(state, entry.index)
   if (tombstone !== undefined) {
@@ -68,7 +71,7 @@ const goneRank = (view: BodyStatusView): number => (view.state === "tombstoned" 
  * for one entry, and among equals the entry with the lowest index speaks. Undefined when no
  * entry names the digest (unavailable: the body store's answer).
  */
-export const digestStatus = (state: LogState, naming: Iterable<BodyEntry>, now: number): BodyStatusView | undefined => {
+export const digestStatus = (state: BodyStatusState, naming: Iterable<BodyEntry>, now: number): BodyStatusView | undefined => {
   let gone: { readonly index: number; readonly view: BodyStatusView } | undefined
   for (const entry of naming) {
     const view = bodyStatus(state, entry, now)

@@ -6,13 +6,18 @@ import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "../../src/adapters/crypto/nodeEntropy.js"
+import { MemoryLogStoreLive } from "../../src/adapters/memory/MemoryLogStore.js"
+import { MemoryProjectionStoreLive } from "../../src/adapters/memory/MemoryProjectionStore.js"
 import { LogHealth } from "../../src/app/LogHealth.js"
 import { PolicyWrites } from "../../src/app/PolicyWrites.js"
+import { Projection } from "../../src/app/Projection.js"
 import { Sequencer } from "../../src/app/Sequencer.js"
 import { ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
+import { StateReader } from "../../src/app/StateReader.js"
 import { emptyLogState } from "../../src/domain/write/logState.js"
 import { emptyResident } from "../../src/domain/write/stateSlice.js"
 import { refuse } from "../../src/domain/write/refusal.js"
+import { Clock } from "../../src/ports/Clock.js"
 import { Signer } from "../../src/ports/Signer.js"
 import { ORIGIN } from "../support/identityAgents.js"
 
@@ -36,7 +41,10 @@ describe("PolicyWrites", () => {
       betweenBatches: () => Effect.succeedNone,
       submit: () => Effect.sync(() => ({ _tag: "Refused" as const, refusal: refuse("not_policy", "the fake sequencer decides nothing"), at: ++submitted }))
     }))
+    // The policy chain's head is read from a projection of the (empty) log.
+    const state = StateReader.layer.pipe(Layer.provideMerge(Projection.layer), Layer.provideMerge(Layer.mergeAll(MemoryProjectionStoreLive, MemoryLogStoreLive, Clock.system)))
     const layer = PolicyWrites.layer.pipe(
+      Layer.provideMerge(state),
       Layer.provideMerge(Layer.mergeAll(sequencer, LogHealth.layer, Layer.succeed(Signer, { log: key, policy: key }), NodeEntropyLive, ServiceConfig.layer(settings))),
       Layer.provideMerge(NodeCryptoLive)
     )

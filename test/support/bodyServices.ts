@@ -1,8 +1,9 @@
-// The app's body services (Bodies, BodyLedger and the Sequencer and LogWriter they rest
-// on) over in-memory stores and a clock the test moves, for tests of retention and body
+// The app's body services (Bodies, BodyLedger and the Sequencer, LogWriter and projection
+// they rest on) over in-memory stores and a clock the test moves, for tests of retention and body
 // status. The stores, the coordination, the clock and the configuration are what several
 // processes of one deployment share (docs/protocol.md section 14); each process has its own
-// writer, role, sequencer and ledger, so a test can run one or several over the same stores.
+// writer, role, sequencer, ledger and projection store (each folds the shared log), so a
+// test can run one or several over the same stores.
 
 import { Context, Effect, Either, Layer, Option, Stream, SubscriptionRef } from "effect"
 import { expect } from "vitest"
@@ -18,8 +19,10 @@ import { Charter } from "../../src/app/Charter.js"
 import { LogHealth } from "../../src/app/LogHealth.js"
 import { LogWriter } from "../../src/app/LogWriter.js"
 import { NodeRole } from "../../src/app/NodeRole.js"
+import { Projection } from "../../src/app/Projection.js"
 import { Sequencer } from "../../src/app/Sequencer.js"
 import { ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
+import { StateReader } from "../../src/app/StateReader.js"
 import { checkSubmission } from "../../src/domain/write/submission.js"
 import { BodyStore, type StoredBody } from "../../src/ports/BodyStore.js"
 import { Coordination } from "../../src/ports/Coordination.js"
@@ -72,6 +75,9 @@ export const bodyServices = (log: PureLog) => {
   })
   return Bodies.layer.pipe(
     Layer.provideMerge(BodyLedger.layer),
+    Layer.provideMerge(StateReader.layer),
+    Layer.provideMerge(Projection.layer),
+    Layer.provideMerge(MemoryProjectionStoreLive),
     Layer.provideMerge(Sequencer.layer),
     Layer.provideMerge(charter),
     Layer.provideMerge(LogWriter.layer),

@@ -28,7 +28,6 @@ import { Publisher } from "../../app/Publisher.js"
 import { ReadCursors } from "../../ports/ReadCursors.js"
 import { RequestStats } from "../../app/RequestStats.js"
 import { Projection } from "../../app/Projection.js"
-import { Sequencer } from "../../app/Sequencer.js"
 import { ServiceConfig } from "../../app/ServiceConfig.js"
 import { ServiceStats } from "../../app/ServiceStats.js"
 import { SignedReads } from "../../app/SignedReads.js"
@@ -107,7 +106,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Bodies, EntryWrites, LogReader, LogStatus, LogStore, Publisher, ServiceConfig)(EntriesHandlers),
     builtWithOnly(CosignatureCollector, Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
-    builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Sequencer, ServiceConfig)(TelemetryHandlers),
+    builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, ServiceConfig, StateReader)(TelemetryHandlers),
     builtWithOnly(LogNotary, LogReader, Projection, Publisher, ReadCursors, ServiceConfig, SignedReads, StateReader)(IdentityHandlers),
     builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, ServiceConfig, SignedReads, StateReader)(MessagingHandlers),
     builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),
@@ -115,10 +114,10 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(BodyStore, Clock, Publisher, ServiceConfig, StateReader)(AgoraHandlers),
     builtWithOnly(Clock, Publisher, ServiceConfig, StateReader)(TasksHandlers),
     builtWithOnly(Publisher, ServiceConfig, StateReader, SupAsset)(SupHandlers),
-    builtWithOnly(Card, Charter, Clock, RequestStats, Sequencer, SignedReads)(OwnerHandlers),
+    builtWithOnly(Card, Charter, Clock, RequestStats, SignedReads, StateReader)(OwnerHandlers),
     builtWithOnly(Contributions, ServiceConfig)(ContributionsHandlers),
     builtWithOnly(Charter, Clock, CosignatureCollector, Publisher, ServiceConfig, TileSink)(DiscoveryDocsHandlers),
-    builtWithOnly(Card, Charter, Clock, Sequencer, ServiceConfig)(GuidePagesHandlers),
+    builtWithOnly(Card, Charter, Clock, ServiceConfig, StateReader)(GuidePagesHandlers),
     builtWithOnly(ServiceStats)(ServiceStatsHandlers),
     builtWithOnly(BodyStore, Clock, Projection, ServiceStats, StateReader)(DataPagesHandlers),
     builtWithOnly(Bodies, BodyStore, Clock, LogReader, LogStatus, LogStore, Projection, Publisher, ServiceConfig, StateReader)(ItemPagesHandlers),

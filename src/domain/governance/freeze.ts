@@ -47,7 +47,7 @@ export const applyFreeze = (freeze: FreezeState, order: FreezeOrder, index: numb
 })
 
 /** True while agent writes are held (health: DEGRADED, `agent_writes_held`). */
-export const agentWritesHeld = (state: LogState): boolean => state.governance.freeze.frozenIndex !== null
+export const agentWritesHeld = (state: Pick<LogState, "governance">): boolean => state.governance.freeze.frozenIndex !== null
 
 /** The generic check every agent-signed entry passes (write/decide.ts). */
 export const frozenRefusal = (state: LogState): Refusal | undefined =>

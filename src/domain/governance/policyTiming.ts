@@ -83,7 +83,7 @@ export const policyRecord = (policy: PolicyAnnouncement, index: number, logged: 
 })
 
 /** The policy of the kind in force at `now` (Unix ms), or undefined. */
-export const policyInForce = (state: LogState, kind: PolicyKind, now: number): PolicyRecord | undefined => {
+export const policyInForce = (state: Pick<LogState, "governance">, kind: PolicyKind, now: number): PolicyRecord | undefined => {
   let best: PolicyRecord | undefined
   for (const p of state.governance.policies) {
     if (p.kind === kind && p.effectiveAt <= now && (best === undefined || p.effectiveAt >= best.effectiveAt)) best = p

@@ -35,7 +35,7 @@ export interface TombstoneRecord {
   readonly reasonCode: TombstoneReason
 }
 
-export const tombstoneOf = (state: LogState, target: number): TombstoneRecord | undefined =>
+export const tombstoneOf = (state: Pick<LogState, "governance">, target: number): TombstoneRecord | undefined =>
   Option.getOrUndefined(HashMap.get(state.governance.tombstones, target))
 
 export const tombstoneRefusal = (state: LogState, target: number): Refusal | undefined => {

@@ -1,12 +1,14 @@
 // The `usage` member of the service statistics (docs/spec/service.md "Service statistics
 // (GET /v2/stats)"; docs/protocol.md section 16): aggregate counts of what the log holds,
-// computed from the log's state, plus the register's open notices and the published log
-// head, which the app passes in. No key, name or content: counts only. Each counter's exact
+// computed from the resident parts of the log's state (the counts the fold keeps,
+// stats/usageTallies.ts, and the owner's tasks and governance), never by walking what grows
+// with the log, plus the register's open notices and the published log head, which the app
+// passes in. No key, name or content: counts only. Each counter's exact
 // meaning (the table only names them) is written beside it and in section 16.
 
 import { Chunk, HashMap } from "effect"
 import { taskStatus } from "../tasks/taskBoard.js"
-import type { LogState } from "../write/logState.js"
+import type { ResidentState } from "../write/stateSlice.js"
 
 export interface ServiceUsage {
   readonly registered_agents: number
@@ -37,24 +39,15 @@ export interface LogHead {
   readonly rootHashHex: string
 }
 
+/** What the counts read: resident parts only (write/stateSlice.ts), the counters with their tallies. */
+export type UsageState = Pick<ResidentState, "counters" | "governance" | "tasks">
+
 export const serviceUsage = (
-  state: LogState,
+  state: UsageState,
   inputs: { readonly now: number; readonly noticesOpen: number; readonly head: LogHead }
 ): ServiceUsage => {
-  let keyTier = 0
-  const recoveryKeys = new Set<string>()
-  for (const record of HashMap.values(state.names)) {
-    if (record.tier === "key") keyTier++
-    if (record.recovery !== null) recoveryKeys.add(record.recovery)
-  }
-  // Keys that act for no name: never bound (a bound key, current or retired, is its name's
-  // agent), not a name's recovery key (held by that name's agent), not the service's own.
-  let bareKeys = 0
-  for (const key of HashMap.values(state.keys)) {
-    if (key.name === null && !recoveryKeys.has(key.kid) && key.kid !== state.service?.policyKid && key.kid !== state.service?.ownerKid) bareKeys++
-  }
-  let messages = 0
-  for (const inbox of HashMap.values(state.inboxes)) messages += inbox.length
+  const { tallies } = state.counters
+  // Tasks and quotes are the owner's leaves (resident), so walking them is bounded by those.
   let tasksOpen = 0
   let awards = 0
   for (const task of HashMap.values(state.tasks.tasks)) {
@@ -65,27 +58,28 @@ export const serviceUsage = (
   for (const quote of HashMap.values(state.tasks.quotes)) if (quote.completion !== null) settled++
   return {
     // Agents: every name (however many keys it rotated through), plus the keys that act
-    // for no name.
-    registered_agents: HashMap.size(state.names) + bareKeys,
-    ans_handles_claimed: HashMap.size(state.names),
+    // for no name: never bound (a bound key, current or retired, is its name's agent), not
+    // a name's recovery key (held by that name's agent), not the service's own.
+    registered_agents: tallies.names + tallies.bareKeys,
+    ans_handles_claimed: tallies.names,
     // Names bound to a key that proved it holds it by signing the claim (tier `key`).
-    verified_key_identities: keyTier,
-    // dm leaves accepted (the service stores and serves their ciphertext only).
-    e2ee_messages_relayed: messages,
+    verified_key_identities: tallies.keyTierNames,
+    // dm leaves accepted (the service stores and serves their ciphertext only): inbox entries.
+    e2ee_messages_relayed: tallies.elements.inboxes,
     // Capsule slots (a slot rewritten by its owner counts once).
-    encrypted_capsules: HashMap.size(state.capsules),
-    agora_posts: Chunk.size(state.forum.postOrder),
+    encrypted_capsules: tallies.rows.capsules,
+    agora_posts: tallies.elements.postOrder,
     tombstones: HashMap.size(state.governance.tombstoneLeaves),
-    agora_polls: Chunk.size(state.forum.pollOrder),
-    agora_votes: HashMap.size(state.forum.votes),
+    agora_polls: tallies.elements.pollOrder,
+    agora_votes: tallies.rows.votes,
     tasks_total: Chunk.size(state.tasks.taskOrder),
     // Not awarded and before `closes` at `now`.
     tasks_open: tasksOpen,
     task_awards: awards,
     // sup.credit leaves (each a contribution verified on chain), and SUP moved.
-    contributions_credited: state.sup.contributionsCredited,
-    sup_credited_total: state.sup.creditedTotal,
-    sup_spent_total: state.sup.spentTotal,
+    contributions_credited: state.counters.contributionsCredited,
+    sup_credited_total: state.counters.creditedTotal,
+    sup_spent_total: state.counters.spentTotal,
     // action.quote leaves, and those a logged action.complete closed (paid, then done).
     owner_actions_quoted: HashMap.size(state.tasks.quotes),
     owner_actions_settled: settled,

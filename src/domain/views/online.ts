@@ -4,11 +4,13 @@
 // telemetry/activity.ts) was logged in the last `window` seconds before `now`, newest
 // first: one row per name (whichever of its keys wrote), one per bare key. The walk reads
 // only the agents in the window; at most ONLINE_LISTED are listed, `count` says how many
-// there are.
+// there are. The walk is of the activity, a resident part (write/stateAreas.ts); of the rows it
+// reads only the names of the agents it lists (their tier), which onlineReads names.
 
 import { activeSince } from "../telemetry/activity.js"
 import { nameRecordOf } from "../identity/bindings.js"
 import type { LogState, NameTier } from "../write/logState.js"
+import type { RowKey } from "../write/stateReads.js"
 import { ONLINE_LISTED } from "./limits.js"
 
 export interface OnlineAgent {
@@ -49,4 +51,15 @@ export const onlineView = (state: LogState, windowSeconds: number, now: number):
     })
   }
   return { window: windowSeconds, since, count, agents, truncated: count > agents.length }
+}
+
+/** The rows onlineView reads besides the activity: the names of the agents it lists. */
+export const onlineReads = (state: Pick<LogState, "activity">, windowSeconds: number, now: number): ReadonlyArray<RowKey> => {
+  const reads: Array<RowKey> = []
+  let listed = 0
+  for (const activity of activeSince(state.activity, now - windowSeconds * 1000)) {
+    if (listed++ === ONLINE_LISTED) break
+    if (activity.name !== null) reads.push({ area: "names", key: activity.name })
+  }
+  return reads
 }

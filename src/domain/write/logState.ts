@@ -16,6 +16,7 @@ import type { PolicyRecord } from "../governance/policyTiming.js"
 import type { SuspensionRecord } from "../governance/suspension.js"
 import type { TombstoneRecord } from "../governance/tombstones.js"
 import type { SupState } from "../sup/ledger.js"
+import { emptyTallies, type UsageTallies } from "../stats/usageTallies.js"
 import type { TaskState } from "../tasks/ownerRequests.js"
 import { emptyActivity, type ActivityState } from "../telemetry/activity.js"
 
@@ -201,6 +202,12 @@ export interface LogState {
   readonly tasks: TaskState
   /** Each key's latest public leaf, newest last (telemetry/activity.ts): who is online. */
   readonly activity: ActivityState
+  /**
+   * The usage counts (stats/usageTallies.ts) of the store a slice was loaded from: no rule
+   * moves them, a fold step adds what it changed (stateSlice.ts changesOf). Empty in a
+   * state folded whole, which was loaded from the empty state.
+   */
+  readonly tallies: UsageTallies
 }
 
 export const emptyLogState: LogState = {
@@ -246,7 +253,8 @@ export const emptyLogState: LogState = {
     contributionsCredited: 0
   },
   tasks: { tasks: HashMap.empty(), taskOrder: Chunk.empty(), quotes: HashMap.empty(), requests: HashMap.empty() },
-  activity: emptyActivity
+  activity: emptyActivity,
+  tallies: emptyTallies
 }
 
 /** Appends to the sequence a persistent map holds under the key (O(log n), no copy). */

@@ -11,6 +11,7 @@ import type { Activity, ActivityState } from "../telemetry/activity.js"
 import { type ListAppend, listAppends, type MapAreaName, ROW_AREAS, STATE_LAYOUT, type StoredKey } from "./stateAreas.js"
 import { emptyLogState, type GovernanceState, type LogState, type NameRecord, type ServiceKeys } from "./logState.js"
 import type { TaskState } from "../tasks/ownerRequests.js"
+import { talliesAfter, type UsageTallies } from "../stats/usageTallies.js"
 
 /** The counters of the log that every step moves. */
 export interface StateCounters {
@@ -21,6 +22,8 @@ export interface StateCounters {
   readonly creditedTotal: number
   readonly spentTotal: number
   readonly contributionsCredited: number
+  /** What the service statistics count (stats/usageTallies.ts). */
+  readonly tallies: UsageTallies
 }
 
 /**
@@ -55,7 +58,8 @@ export const residentOf = (state: LogState): ResidentState => ({
     lastLogged: state.lastLogged,
     creditedTotal: state.sup.creditedTotal,
     spentTotal: state.sup.spentTotal,
-    contributionsCredited: state.sup.contributionsCredited
+    contributionsCredited: state.sup.contributionsCredited,
+    tallies: state.tallies
   },
   service: state.service,
   governance: state.governance,
@@ -75,6 +79,7 @@ export const sliceOfResident = (resident: ResidentState): LogState => ({
   governance: resident.governance,
   tasks: resident.tasks,
   activity: resident.activity,
+  tallies: resident.counters.tallies,
   sup: {
     ...emptyLogState.sup,
     creditedTotal: resident.counters.creditedTotal,
@@ -140,14 +145,15 @@ export const changesOf = (before: LogState, after: LogState): StateChanges => {
       if (Option.isNone(old) || old.value !== record) names.push(record)
     }
   }
+  const appends = listAppends(after)
   const resident = residentOf(after)
   return {
     upserts,
     deletes,
-    appends: listAppends(after),
+    appends,
     names,
     activity: activityChanges(before.activity, after.activity),
-    resident,
+    resident: { ...resident, counters: { ...resident.counters, tallies: talliesAfter(before.tallies, before, after, appends) } },
     residentChanged: {
       service: before.service !== after.service,
       governance: before.governance !== after.governance,

@@ -2,6 +2,7 @@
 // the views of a pure log, text from the log is escaped in HTML (a post cannot add markup),
 // the channel filter narrows posts and polls, and the text form carries the same items.
 
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { bodyStatus } from "../../../src/domain/bodyStatus.js"
 import { AGORA_PAGE_POLLS, agoraMain, agoraPageView, agoraText, type AgoraPageData } from "../../../src/domain/pages/agoraPage.js"
@@ -133,7 +134,7 @@ describe("the stats page", () => {
     const doc: ServiceStatsDocument = {
       status: "OK", domain: "pages.test", timestamp: "2026-11-22T00:00:00Z", uptime_seconds: 61, uptime_human: "1m 1s",
       services: serviceList("https://pages.test", { tls: 7700, plaintext: 7701 }),
-      usage: serviceUsage(log.state, { now: log.now, noticesOpen: 2, head: { size: 3, rootHashHex: "cd".repeat(32) } }),
+      usage: serviceUsage(Effect.runSync(log.sliced.store.resident), { now: log.now, noticesOpen: 2, head: { size: 3, rootHashHex: "cd".repeat(32) } }),
       host: { process_rss_bytes: 3 * 1024 * 1024, cpu_percent: 1.5, load_average_1m: 0.2, database_bytes: 2048, disk_total_bytes: null, disk_used_bytes: null, disk_used_percent: null },
       tlog: {
         origin: "pages.test/aics", tree_size: 3, root_hash_hex: "cd".repeat(32), signed_checkpoint: "pages.test/aics\n3\n<root>\n\n— sig\n",

@@ -1,18 +1,83 @@
 // The usage counts of the service statistics (docs/protocol.md section 16) as a pure
-// function of the log's state: every counter starts at 0 and moves by the leaves it counts,
-// and by nothing else; the same counts come from a fold of the leaves from scratch.
+// function of the resident parts of the log's state: every counter starts at 0 and moves by
+// the leaves it counts, and by nothing else. The counts come from the tallies the fold keeps
+// (stats/usageTallies.ts), here those the log's slices committed to its projection store,
+// and must equal, at every step, a walk of the whole state (how they were counted before
+// the fold kept them) and the tallies of the whole state taken in one step; a fold of the
+// leaves from scratch counts the same.
 
-import { HashMap } from "effect"
+import { Chunk, Effect, HashMap } from "effect"
 import { describe, expect, it } from "vitest"
-import { serviceUsage, type ServiceUsage } from "../../../src/domain/stats/serviceUsage.js"
+import { type LogHead, serviceUsage, type ServiceUsage } from "../../../src/domain/stats/serviceUsage.js"
 import { uptimeHuman } from "../../../src/domain/stats/uptime.js"
+import { taskStatus } from "../../../src/domain/tasks/taskBoard.js"
+import type { LogState } from "../../../src/domain/write/logState.js"
+import { changesOf, residentOf, sliceOfResident } from "../../../src/domain/write/stateSlice.js"
 import { postPayload } from "../../support/agents.js"
 import { completion, GovLog, hashOf, makeAgent, pollPayload, taskPayload } from "../../support/governanceAgents.js"
 import { capsulePayload, ciphertext, claimPayload, dmPayload, rotatePayload } from "../../support/identityAgents.js"
 
 const HEAD = { size: 9, rootHashHex: "ab".repeat(32) }
 
-const usageOf = (log: GovLog, noticesOpen = 0): ServiceUsage => serviceUsage(log.state, { now: log.now, noticesOpen, head: HEAD })
+type Inputs = { readonly now: number; readonly noticesOpen: number; readonly head: LogHead }
+
+/** The counts as a walk of the whole state: the reference the tallies must match. */
+const scannedUsage = (state: LogState, inputs: Inputs): ServiceUsage => {
+  let keyTier = 0
+  const recoveryKeys = new Set<string>()
+  for (const record of HashMap.values(state.names)) {
+    if (record.tier === "key") keyTier++
+    if (record.recovery !== null) recoveryKeys.add(record.recovery)
+  }
+  let bareKeys = 0
+  for (const key of HashMap.values(state.keys)) {
+    if (key.name === null && !recoveryKeys.has(key.kid) && key.kid !== state.service?.policyKid && key.kid !== state.service?.ownerKid) bareKeys++
+  }
+  let messages = 0
+  for (const inbox of HashMap.values(state.inboxes)) messages += inbox.length
+  let tasksOpen = 0
+  let awards = 0
+  for (const task of HashMap.values(state.tasks.tasks)) {
+    if (taskStatus(task, inputs.now) === "open") tasksOpen++
+    if (task.award !== null) awards++
+  }
+  let settled = 0
+  for (const quote of HashMap.values(state.tasks.quotes)) if (quote.completion !== null) settled++
+  return {
+    registered_agents: HashMap.size(state.names) + bareKeys,
+    ans_handles_claimed: HashMap.size(state.names),
+    verified_key_identities: keyTier,
+    e2ee_messages_relayed: messages,
+    encrypted_capsules: HashMap.size(state.capsules),
+    agora_posts: Chunk.size(state.forum.postOrder),
+    tombstones: HashMap.size(state.governance.tombstoneLeaves),
+    agora_polls: Chunk.size(state.forum.pollOrder),
+    agora_votes: HashMap.size(state.forum.votes),
+    tasks_total: Chunk.size(state.tasks.taskOrder),
+    tasks_open: tasksOpen,
+    task_awards: awards,
+    contributions_credited: state.sup.contributionsCredited,
+    sup_credited_total: state.sup.creditedTotal,
+    sup_spent_total: state.sup.spentTotal,
+    owner_actions_quoted: HashMap.size(state.tasks.quotes),
+    owner_actions_settled: settled,
+    notices_open: inputs.noticesOpen,
+    tlog_tree_size: inputs.head.size,
+    tlog_root_hash_hex: inputs.head.rootHashHex
+  }
+}
+
+/** The tallies of a whole state taken in one step, as from an empty store. */
+const wholeResident = (state: LogState) => changesOf(sliceOfResident(residentOf(state)), state).resident
+
+/** The counts from the store the log's slices built, checked against the walk and the one-step tallies. */
+const usageOf = (log: GovLog, noticesOpen = 0, now = log.now): ServiceUsage => {
+  const inputs = { now, noticesOpen, head: HEAD }
+  const usage = serviceUsage(Effect.runSync(log.sliced.store.resident), inputs)
+  expect(usage).toEqual(scannedUsage(log.state, inputs))
+  expect(serviceUsage(wholeResident(log.state), inputs)).toEqual(usage)
+  return usage
+}
 
 describe("serviceUsage", () => {
   it("counts each kind of leaf, and nothing but the charter at the start", () => {
@@ -73,11 +138,12 @@ describe("serviceUsage", () => {
     expect(done).toMatchObject({ owner_actions_settled: 1, registered_agents: 3, agora_posts: 3 })
 
     // The open task closes with time; nothing else depends on it.
-    const later = serviceUsage(log.state, { now: log.now + 3_600_000, noticesOpen: 0, head: HEAD })
+    const later = usageOf(log, 0, log.now + 3_600_000)
     expect(later.tasks_open).toBe(0)
     expect({ ...later, tasks_open: done.tasks_open }).toEqual(done)
     // The fold of the leaves from scratch counts the same.
-    expect(serviceUsage(log.fold(), { now: log.now, noticesOpen: 0, head: HEAD })).toEqual(done)
+    expect(scannedUsage(log.fold(), { now: log.now, noticesOpen: 0, head: HEAD })).toEqual(done)
+    expect(serviceUsage(wholeResident(log.fold()), { now: log.now, noticesOpen: 0, head: HEAD })).toEqual(done)
     expect(log.sliced.storeMatches(log.state)).toEqual([])
   })
 })
@@ -99,7 +165,8 @@ describe("registered_agents", () => {
     // A secret-bound name: its leaves are the policy key's, which is no agent.
     log.must(log.policyOp("claim", { name: "dana", as: "dana" }))
     expect(usageOf(log)).toMatchObject({ registered_agents: 3, ans_handles_claimed: 2, verified_key_identities: 1 })
-    expect(serviceUsage(log.fold(), { now: log.now, noticesOpen: 0, head: HEAD })).toEqual(usageOf(log))
+    expect(scannedUsage(log.fold(), { now: log.now, noticesOpen: 0, head: HEAD })).toEqual(usageOf(log))
+    expect(log.sliced.storeMatches(log.state)).toEqual([])
   })
 })
 

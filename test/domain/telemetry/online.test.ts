@@ -2,17 +2,27 @@
 // public leaf (any agent-signed leaf but dm and capsule, or a policy leaf written for a
 // secret-bound name) falls in the window, newest first, one entry per agent; owner and other
 // policy leaves are not agents' activity; entries a day older than the newest are pruned;
-// the structure in the state is the same whether kept incrementally or folded.
+// the structure in the state is the same whether kept incrementally or folded. Served from
+// the projection store (app/ServiceStats.ts), the view reads the resident activity and the
+// names onlineReads lists, and answers as on the whole state.
 
-import { RedBlackTree } from "effect"
+import { Effect, RedBlackTree } from "effect"
 import { describe, expect, it } from "vitest"
-import { onlineView } from "../../../src/domain/views/online.js"
+import { onlineReads, onlineView } from "../../../src/domain/views/online.js"
+import { sliceOfResident, withRows } from "../../../src/domain/write/stateSlice.js"
 import { ONLINE_LISTED } from "../../../src/domain/views/limits.js"
 import { postPayload } from "../../support/agents.js"
 import { GovLog, makeAgent } from "../../support/governanceAgents.js"
 import { capsulePayload, ciphertext, claimPayload, dmPayload, rotatePayload } from "../../support/identityAgents.js"
 
 const MINUTE = 60_000
+
+/** The view on a slice of the log's projection store: its resident parts and the names the view reads. */
+const slicedOnline = (log: GovLog, windowSeconds: number, now: number) => {
+  const resident = Effect.runSync(log.sliced.store.resident)
+  const rows = Effect.runSync(log.sliced.store.rows(onlineReads(resident, windowSeconds, now)))
+  return onlineView(withRows(sliceOfResident(resident), rows), windowSeconds, now)
+}
 
 describe("onlineView", () => {
   it("lists each key once by its latest public leaf, newest first, within the window", () => {
@@ -57,6 +67,7 @@ describe("onlineView", () => {
     // Kept incrementally or folded from scratch, the same answer.
     expect(onlineView(log.fold(), 86_400, log.now)).toEqual(onlineView(log.state, 86_400, log.now))
     expect(log.sliced.storeMatches(log.state)).toEqual([])
+    for (const window of [600, 3600, 86_400]) expect(slicedOnline(log, window, log.now)).toEqual(onlineView(log.state, window, log.now))
   })
 
   it(`lists at most ${ONLINE_LISTED} and counts them all`, () => {
@@ -69,6 +80,7 @@ describe("onlineView", () => {
     expect(view).toMatchObject({ count: ONLINE_LISTED + 3, truncated: true })
     expect(view.agents).toHaveLength(ONLINE_LISTED)
     expect(view.agents[0]!.index).toBe(ONLINE_LISTED + 3)
+    expect(slicedOnline(log, 900, log.now)).toEqual(view)
   })
 
   it("credits a secret-bound name's policy-signed leaves to the name, never to the policy key", () => {
@@ -82,6 +94,7 @@ describe("onlineView", () => {
     expect(view.agents).toEqual([{ kid: null, name: "dana", tier: "secret", index: post, logged: log.now, type: "post" }])
     expect(view.agents.some((a) => a.kid === log.policy.kid)).toBe(false)
     expect(onlineView(log.fold(), 900, log.now)).toEqual(view)
+    expect(slicedOnline(log, 900, log.now)).toEqual(view)
   })
 
   it("lists a name once across its keys, and a key that claims a name under the name", () => {
@@ -108,6 +121,7 @@ describe("onlineView", () => {
     const view = onlineView(log.state, 900, log.now)
     expect(view.agents).toEqual([{ kid: recovery!.kid, name: "fay", tier: "key", index: rotation, logged: log.now, type: "key.rotate" }])
     expect(onlineView(log.fold(), 900, log.now)).toEqual(view)
+    expect(slicedOnline(log, 900, log.now)).toEqual(view)
   })
 
   it("forgets agents a day older than the newest leaf, as a fold does", () => {

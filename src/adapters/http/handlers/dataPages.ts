@@ -95,5 +95,5 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
             json: () => view,
             text: () => onlineText(view)
           })
-        }))
+        }).pipe(orUnavailable))
   }))

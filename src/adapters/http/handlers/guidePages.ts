@@ -7,8 +7,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Card } from "../../../app/Card.js"
-import { Sequencer } from "../../../app/Sequencer.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"
+import { StateReader } from "../../../app/StateReader.js"
 import { fromUtf8 } from "../../../domain/bytes.js"
 import type { ContributionAddress } from "../../../domain/card/card.js"
 import { cardMain, cardText } from "../../../domain/pages/cardPage.js"
@@ -21,6 +21,7 @@ import { questionPageAt } from "../../../domain/pages/questions.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
 import { cardResponse } from "../cardResponse.js"
+import { orUnavailable } from "./common.js"
 import { GuidePagesGroup } from "../discoveryApi.js"
 import { pageResponse } from "../pageResponse.js"
 import { siteFacts } from "../siteFacts.js"
@@ -33,7 +34,7 @@ export const GuidePagesHandlers = HttpApiBuilder.group(AicsApi, "guidePages", (h
     const facts = yield* siteFacts
     const config = yield* ServiceConfig
     const card = yield* Card
-    const sequencer = yield* Sequencer
+    const reader = yield* StateReader
     const clock = yield* Clock
     // The card's bytes are parsed once: the page shows them, /contribute lists its addresses.
     const cardJson = JSON.parse(fromUtf8(card.bytes)) as Record<string, unknown> & { readonly contributions: ReadonlyArray<ContributionAddress> }
@@ -76,7 +77,7 @@ export const GuidePagesHandlers = HttpApiBuilder.group(AicsApi, "guidePages", (h
     return handlers
       .handle("card", ({ urlParams }) =>
         Effect.gen(function*() {
-          const leaf = card.leafAt(yield* sequencer.state, yield* clock.nowMillis)
+          const leaf = card.leafAt(yield* reader.resident, yield* clock.nowMillis)
           // For programs, the exact signed bytes with the well-known path's headers.
           if (urlParams.format === "json") return cardResponse(card, leaf)
           const view = { card: cardJson, hash: card.hash, leaf }
@@ -85,7 +86,7 @@ export const GuidePagesHandlers = HttpApiBuilder.group(AicsApi, "guidePages", (h
             json: () => cardJson,
             text: () => cardText(view)
           })
-        }))
+        }).pipe(orUnavailable))
       .handle("contribute", markdownPage("/contribute", "Contribute", "Addresses for voluntary contributions, or that none is open.",
         contributeMarkdown(facts, addresses, allowHttp), contributeData(facts, addresses, allowHttp)))
       .handle("notice", markdownPage("/notice", "Send a legal notice", "How to send a legal notice, counter-notice or erasure request.",

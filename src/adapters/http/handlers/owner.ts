@@ -7,7 +7,7 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import { Card } from "../../../app/Card.js"
 import { Charter } from "../../../app/Charter.js"
 import { RequestStats } from "../../../app/RequestStats.js"
-import { Sequencer } from "../../../app/Sequencer.js"
+import { StateReader } from "../../../app/StateReader.js"
 import { STATS_DAYS } from "../../../domain/views/limits.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
@@ -21,7 +21,7 @@ export const OwnerHandlers = HttpApiBuilder.group(AicsApi, "owner", (handlers) =
   Effect.gen(function*() {
     const { terms } = yield* Charter
     const card = yield* Card
-    const sequencer = yield* Sequencer
+    const reader = yield* StateReader
     const clock = yield* Clock
     const stats = yield* RequestStats
 
@@ -35,8 +35,8 @@ export const OwnerHandlers = HttpApiBuilder.group(AicsApi, "owner", (handlers) =
         }))
       .handle("card", () =>
         Effect.gen(function*() {
-          return cardResponse(card, card.leafAt(yield* sequencer.state, yield* clock.nowMillis))
-        }))
+          return cardResponse(card, card.leafAt(yield* reader.resident, yield* clock.nowMillis))
+        }).pipe(orUnavailable))
       .handle("stats", ({ request, urlParams }) =>
         Effect.gen(function*() {
           const { keyid } = yield* signedBy(request)

@@ -14,5 +14,5 @@ export const ServiceStatsHandlers = HttpApiBuilder.group(AicsApi, "serviceStats"
     const stats = yield* ServiceStats
     return handlers
       .handle("stats", () => orUnavailable(stats.document))
-      .handle("online", ({ urlParams }) => stats.online(urlParams.window ?? ONLINE_WINDOW.default))
+      .handle("online", ({ urlParams }) => orUnavailable(stats.online(urlParams.window ?? ONLINE_WINDOW.default)))
   }))
