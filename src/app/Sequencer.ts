@@ -1,10 +1,14 @@
 // The single writer of the log (issue "Signed writes", docs/spec/service.md "Log entry request").
 // Submissions that passed the stateless checks queue here; one fiber takes whatever is
-// queued (up to MAX_BATCH), decides each in order with the pure `decide`, makes the whole
-// batch durable (bodies first, then the leaves, one fsync round each), and only then
-// answers every submission of the batch, accepted and refused alike, in decision order.
-// Batching is natural group commit: while one batch is being made durable, the next one
-// gathers in the queue.
+// queued (up to MAX_BATCH), loads the slice of state they read from the projection store
+// (stateSlices.ts: the resident parts, held in memory, and the rows their rules read;
+// issue 12), decides each in order with the pure `decide` on it, makes the whole batch
+// durable (bodies first, then the leaves, one fsync round each), writes what the batch
+// changed to the projection store, and only then answers every submission of the batch,
+// accepted and refused alike, in decision order. Batching is natural group commit: while
+// one batch is being made durable, the next one gathers in the queue. Nothing of the state
+// that grows with the log is held here: a start folds into the store only the leaves it
+// lacks (projectionStart.ts).
 //
 // Why refusals wait for the commit too: a refusal can depend on an earlier acceptance of
 // the same batch (a claim refused because the batch already took the name, a seq refused
@@ -15,7 +19,8 @@
 // also keeps the answers to one key in log order.
 //
 // Refusals leave no trace: nothing of a refused submission is written, and the state used
-// for the next decision is the one after the last committed leaf.
+// for the next decision is the one after the last committed leaf (a failed batch's slice
+// is dropped; the next one is loaded anew).
 //
 // Not pipelined: deciding batch N+1 and writing its bodies while batch N's leaves are
 // appended was built and measured with bench/write. It was no faster (0.9x to 1.0x of
@@ -60,9 +65,6 @@
 import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Layer, Option, Queue, Schedule, Stream, SubscriptionRef } from "effect"
 import { entryBytesFromJcs } from "../domain/envelope/leaf.js"
 import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
-import { decide } from "../domain/write/decide.js"
-import { foldEntry } from "../domain/write/applyEntry.js"
-import { emptyLogState, type LogState } from "../domain/write/logState.js"
 import { refuse, type Refusal } from "../domain/write/refusal.js"
 import { envelopeOfLeaf, relayedBytes, submissionFromRelayed } from "../domain/write/relayed.js"
 import type { Submission } from "../domain/write/submission.js"
@@ -73,7 +75,6 @@ import { Crypto } from "../ports/Crypto.js"
 import type { LeaseFence } from "../ports/LeaseFence.js"
 import { LogStore } from "../ports/LogStore.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
-import { StorageError } from "../ports/StorageError.js"
 import { LogWriter } from "./LogWriter.js"
 import { countBatch } from "./Metrics.js"
 import { NodeRole } from "./NodeRole.js"
@@ -132,8 +133,6 @@ export interface SequencedPoint extends FoldPoint {
 export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
   /** Decides and, if accepted, durably logs the submission; answers after the commit. */
   readonly submit: (submission: Submission) => Effect.Effect<WriteOutcome>
-  /** The state after the last committed leaf this process has read. */
-  readonly state: Effect.Effect<LogState>
   /**
    * Where the log stands for this process: its committed size, the resident parts of the
    * state there (stateSlice.ts), and how far this process knows the projection store has
@@ -172,8 +171,6 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
      * it had folded). Changed under `stateLock` only.
      */
     let point: SequencedPoint = yield* Effect.map(projectionAtStart(yield* store.size), (p) => ({ ...p, projected: p.folded }))
-    /** The state after the last committed leaf read; changed under `stateLock` only. */
-    let committed: LogState = yield* foldLeaves(store, crypto.sha256, emptyLogState, point.folded)
     /** The projection store brought to the log's size `size` (folding from the log what it lacks). */
     const projectTo = (size: number) =>
       Effect.provide(foldProjectionTo(size, undefined, point.projected === point.folded ? point : undefined), projectionContext)
@@ -191,7 +188,6 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         const folded = yield* projectTo(size)
         point = { ...folded, projected: folded.folded }
       }
-      if (committed.size < point.folded) committed = yield* foldLeaves(store, crypto.sha256, committed, point.folded)
       return point.folded
     }))
 
@@ -216,7 +212,6 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       stateLock.withPermits(1)(Effect.gen(function*(): Effect.fn.Return<BatchEnd> {
         const at = yield* clock.nowMillis
         const start = point.folded
-        let next = committed
         const decided: Array<Decided> = []
         const entries: Array<Uint8Array> = []
         const toStore: Array<StoredBody> = []
@@ -228,17 +223,10 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           yield* run.prepare(jobs.map((job) => job.submission))
           for (const job of jobs) {
             const decision = yield* decideOnSlice(run, job.submission, at)
-            // While views still read the whole state, it is kept beside the slices: the two
-            // decisions must agree, and a disagreement is a defect, never a silent answer.
-            const whole = decide(next, job.submission, at)
-            if (Either.isLeft(decision) !== Either.isLeft(whole)) {
-              return yield* Effect.die(new Error(`the slice and the whole state decide leaf ${start + entries.length} otherwise (${job.submission.rule.type})`))
-            }
             if (Either.isLeft(decision)) {
               decided.push({ job, accepted: false, refusal: decision.left })
               continue
             }
-            if (Either.isRight(whole)) next = whole.right.state
             const { index, logged, entryBytes } = decision.right
             decided.push({ job, accepted: true, index, logged, entryBytes })
             entries.push(entryBytes)
@@ -286,7 +274,6 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           yield* answerRelayed(relayed, fence, point.folded)
           return "failed"
         }
-        committed = next
         const { leafHashes } = durable.value
         if (entries.length > 0) {
           // The leaves are durable: the projection follows them. If it cannot be written, the
@@ -444,25 +431,6 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const betweenBatches = <A, E, R>(effect: (fence: LeaseFence) => Effect.Effect<A, E, R>) =>
       stateLock.withPermits(1)(Effect.suspend(() => (leadingFence === undefined ? Effect.succeedNone : Effect.asSome(effect(leadingFence)))))
 
-    return { submit, state: Effect.sync(() => committed), point: Effect.sync(() => point), queued: Queue.size(queue), betweenBatches }
+    return { submit, point: Effect.sync(() => point), queued: Queue.size(queue), betweenBatches }
   }))
 }
-
-/** `state` with the leaves from its size up to `size` folded in, read in chunks. */
-const foldLeaves = (store: typeof LogStore.Service, sha256: (data: Uint8Array) => Uint8Array, state: LogState, size: number) =>
-  Effect.gen(function*() {
-    let folding = state
-    for (let from = state.size; from < size; from += FOLD_CHUNK) {
-      for (const entry of yield* store.readEntries(from, Math.min(size, from + FOLD_CHUNK))) {
-        const folded = foldEntry(sha256, folding, entry)
-        if (Either.isLeft(folded)) {
-          return yield* new StorageError({
-            operation: "fold log",
-            detail: `leaf ${folded.left.index} cannot be folded: ${folded.left.reason}`
-          })
-        }
-        folding = folded.right
-      }
-    }
-    return folding
-  })

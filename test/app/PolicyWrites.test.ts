@@ -14,7 +14,6 @@ import { Projection } from "../../src/app/Projection.js"
 import { Sequencer } from "../../src/app/Sequencer.js"
 import { ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
 import { StateReader } from "../../src/app/StateReader.js"
-import { emptyLogState } from "../../src/domain/write/logState.js"
 import { emptyResident } from "../../src/domain/write/stateSlice.js"
 import { refuse } from "../../src/domain/write/refusal.js"
 import { Clock } from "../../src/ports/Clock.js"
@@ -35,7 +34,6 @@ describe("PolicyWrites", () => {
   it("refuses log_unavailable while the log has diverged, without reaching the sequencer", async () => {
     let submitted = 0
     const sequencer = Layer.succeed(Sequencer, Sequencer.of({
-      state: Effect.succeed(emptyLogState),
       point: Effect.succeed({ folded: 0, projected: 0, resident: emptyResident }),
       queued: Effect.succeed(0),
       betweenBatches: () => Effect.succeedNone,

@@ -179,7 +179,7 @@ describe("Sequencer commit", () => {
       const outcomes = yield* Effect.forEach(fibers, Fiber.join)
       expect(outcomes.map(code).sort()).toEqual(["accepted 0", "accepted 1", "accepted 2", "accepted 3", "accepted 4"])
       expect(controls.orphanLeaves).toEqual([])
-      expect((yield* sequencer.state).size).toBe(5)
+      expect((yield* sequencer.point).folded).toBe(5)
     }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
   })
 
@@ -192,11 +192,11 @@ describe("Sequencer commit", () => {
       const { claims: [aliceClaim, bobClaim], answers } = yield* claimsBatchedBehindAPost(controls,
         Effect.fail(new StorageError({ operation: "test", detail: "disk full" })))
       expect((yield* Effect.forEach(answers, Fiber.join)).map(code)).toEqual(["log_unavailable", "log_unavailable"])
-      expect((yield* sequencer.state).size).toBe(1)
+      expect((yield* sequencer.point).folded).toBe(1)
       // From the committed state again: bob's claim is now first, alice's is refused.
       expect(code(yield* sequencer.submit(bobClaim))).toBe("accepted 1")
       expect(code(yield* sequencer.submit(aliceClaim))).toBe("name_taken")
-      expect((yield* sequencer.state).size).toBe(2)
+      expect((yield* sequencer.point).folded).toBe(2)
       expect(controls.orphanLeaves).toEqual([])
     }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
   })
@@ -213,7 +213,7 @@ describe("Sequencer commit", () => {
       const outcomes = (yield* Effect.forEach(answers, Fiber.join)).map(code)
       expect([...outcomes].sort()).toEqual(["accepted 1", "name_taken"])
       expect(controls.events.filter((e) => e.startsWith("append") && e.endsWith("done"))).toHaveLength(2)
-      expect((yield* sequencer.state).size).toBe(2)
+      expect((yield* sequencer.point).folded).toBe(2)
       expect(controls.orphanLeaves).toEqual([])
     }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
   })
@@ -228,7 +228,7 @@ describe("Sequencer commit", () => {
       controls.beforePut = Effect.fail(new StorageError({ operation: "test", detail: "no space for bodies" }))
       expect(code(yield* sequencer.submit(zero))).toBe("log_unavailable")
       expect(controls.events.filter((e) => e.startsWith("append"))).toEqual([])
-      expect((yield* sequencer.state).size).toBe(0)
+      expect((yield* sequencer.point).folded).toBe(0)
       // The chain continues from the committed state: "zero" is accepted at index 0.
       controls.beforePut = Effect.void
       expect(code(yield* sequencer.submit(zero))).toBe("accepted 0")

@@ -68,7 +68,7 @@ describe("Sequencer takeover", () => {
         shown({ _tag: "Accepted", index: 0, logged: decided.logged, leafHash: hasher.leafHash(decided.entryBytes) }))
       const again = yield* Fiber.join(second)
       expect(again._tag === "Accepted" && again.index).toBe(1)
-      expect((yield* sequencer.state).size).toBe(2)
+      expect((yield* sequencer.point).folded).toBe(2)
       // Nothing is left claimed and unanswered, under the lease the new sequencer holds.
       expect(yield* sequencer.betweenBatches((fence) => coordination.orphans(fence))).toEqual(Option.some([]))
     }))
