@@ -12,14 +12,9 @@
 // tier `key`, keys bound to no name) change by the difference of the same count over the
 // slice before and after.
 //
-// Bare keys (keys that act for no name, not a name's recovery key, not the service's):
-// whether a key is some name's recovery key is a question about every name, which a slice
-// answers only for the names its leaves read. It is exact for a recovery key whose leaf is
-// its name's rotation (that name is read) and for the whole state (every name is there);
-// it is not when a recovery key writes another leaf before anything bound it, or when a
-// claim names as its recovery key a key the log already knows. An exact count needs the
-// rules to read which names name a key as recovery (a row area of its own); issue 12's
-// report says so.
+// Bare keys (keys that act for no name, not a name's recovery key, not the service's): a
+// slice holds, with every key record, whether a claim named the key as recovery (the
+// `recoveryOf` row: write/stateReads.ts loads it with the record), so the count is exact.
 
 import { HashMap } from "effect"
 import type { LogState } from "../write/logState.js"
@@ -54,14 +49,12 @@ const keyTierNames = (state: LogState): number => {
   return n
 }
 
-/** Keys of the state that act for no name, judged by the names the state holds. */
+/** Keys of the state that act for no name. */
 const bareKeys = (state: LogState): number => {
-  const recoveryKeys = new Set<string>()
-  for (const record of HashMap.values(state.names)) if (record.recovery !== null) recoveryKeys.add(record.recovery)
   const service = state.service
   let n = 0
   for (const key of HashMap.values(state.keys)) {
-    if (key.name === null && !recoveryKeys.has(key.kid) && key.kid !== service?.policyKid && key.kid !== service?.ownerKid) n++
+    if (key.name === null && !HashMap.has(state.recoveryOf, key.kid) && key.kid !== service?.policyKid && key.kid !== service?.ownerKid) n++
   }
   return n
 }
@@ -81,7 +74,7 @@ export const talliesAfter = (tallies: UsageTallies, before: LogState, after: Log
   const elements = { ...tallies.elements }
   for (const append of appends) elements[append.area] += append.elements.length
   const namesMoved = before.names !== after.names
-  const bareMoved = namesMoved || before.keys !== after.keys || before.service !== after.service
+  const bareMoved = before.recoveryOf !== after.recoveryOf || before.keys !== after.keys || before.service !== after.service
   return {
     rows,
     elements,

@@ -183,6 +183,8 @@ export interface LogState {
   readonly nameOrder: Chunk.Chunk<string>
   /** kid -> the name it currently acts for. */
   readonly keyNames: HashMap.HashMap<string, string>
+  /** A key some claim named as its name's recovery key -> the first such name. */
+  readonly recoveryOf: HashMap.HashMap<string, string>
   readonly keys: HashMap.HashMap<string, KeyRecord>
   /** Indexes of post leaves (replies must name one). */
   readonly posts: HashSet.HashSet<number>
@@ -218,6 +220,7 @@ export const emptyLogState: LogState = {
   names: HashMap.empty(),
   nameOrder: Chunk.empty(),
   keyNames: HashMap.empty(),
+  recoveryOf: HashMap.empty(),
   keys: HashMap.empty(),
   posts: HashSet.empty(),
   grants: HashMap.empty(),

@@ -29,7 +29,7 @@ import type { LogState } from "./logState.js"
  * state.db) is not read as this one: the start rebuilds it from the log
  * (app/projectionStart.ts). Raise it whenever an area is added, removed or changes shape.
  */
-export const STATE_LAYOUT = 2
+export const STATE_LAYOUT = 3
 
 /** A key as stored: map keys that are leaf indexes are stored as their decimal text. */
 export type StoredKey = string
@@ -56,6 +56,7 @@ const rowArea = <K, V>(area: RowArea<K, V>): RowArea<unknown, unknown> => area a
 export const ROW_AREAS = {
   chains: rowArea({ get: (s) => s.chains, set: (s, chains) => ({ ...s, chains }), keyOf: textKey }),
   keyNames: rowArea({ get: (s) => s.keyNames, set: (s, keyNames) => ({ ...s, keyNames }), keyOf: textKey }),
+  recoveryOf: rowArea({ get: (s) => s.recoveryOf, set: (s, recoveryOf) => ({ ...s, recoveryOf }), keyOf: textKey }),
   keys: rowArea({
     get: (s) => s.keys,
     set: (s, keys) => ({ ...s, keys }),

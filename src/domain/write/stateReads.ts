@@ -14,7 +14,8 @@
 // record (its envelopes, the name it is bound to: a claim's and a rotation's checks, and the
 // activity of applyEntry), and the name the signer acts for (suspension, activity). A
 // payload `as` (a policy-signed leaf for a secret-bound name) reads that name; a payload
-// `name` is a suspension subject and is read by the type's rule anyway.
+// `name` is a suspension subject and is read by the type's rule anyway. Every key record
+// read comes with its `recoveryOf` row.
 
 import { HashMap, Option } from "effect"
 import type { EntryFacts, EntryRule } from "../entries/entryRule.js"
@@ -43,8 +44,11 @@ const num = (payload: Payload, member: string): number | undefined =>
 /** The rows of one type's own rule, given the slice so far. */
 const typeReads = (state: LogState, type: string, kid: string, p: Payload): Array<RowKey | undefined> => {
   switch (type) {
-    case "claim":
-      return [row("names", str(p, "name") ?? "")]
+    case "claim": {
+      // A recovery key the claim names stops being a bare key (stats/usageTallies.ts).
+      const recovery = str(p, "recovery")
+      return [row("names", str(p, "name") ?? ""), recovery === undefined ? undefined : row("keys", recovery)]
+    }
     case "key.rotate": {
       const name = str(p, "name") ?? ""
       const newKid = str(p, "new_kid") ?? ""
@@ -115,5 +119,8 @@ export const readsOf = (state: LogState, rule: EntryRule<unknown>, facts: Pick<E
     quote === undefined ? undefined : row("postMeta", quote.requestIndex),
     ...typeReads(state, rule.type, kid, payload)
   ]
-  return reads.filter((r): r is RowKey => r !== undefined)
+  const found = reads.filter((r): r is RowKey => r !== undefined)
+  // Whether a key is a name's recovery key goes with its record wherever it is read: the
+  // usage tallies count the keys that act for no name (stats/usageTallies.ts).
+  return [...found, ...found.filter((r) => r.area === "keys").map((r) => row("recoveryOf", r.key))]
 }

@@ -94,7 +94,10 @@ export const claim = entryRule({
       }),
       nameOrder: Chunk.append(state.nameOrder, payload.name)
     }
+    const withRecovery = recovery === null || HashMap.has(state.recoveryOf, recovery)
+      ? named
+      : { ...named, recoveryOf: HashMap.set(state.recoveryOf, recovery, payload.name) }
     // The policy key speaks for every secret-bound name and is bound to none.
-    return secret ? named : bindKey(named, envelope.kid, payload.name, index)
+    return secret ? withRecovery : bindKey(withRecovery, envelope.kid, payload.name, index)
   }
 })
