@@ -42,6 +42,7 @@ import { Contributions } from "./app/Contributions.js"
 import { AdminWrites } from "./app/AdminWrites.js"
 import { Admission } from "./app/Admission.js"
 import { BodyLedger } from "./app/BodyLedger.js"
+import { BodyShortfallLive } from "./app/BodyShortfall.js"
 import { Card } from "./app/Card.js"
 import { EntryWrites } from "./app/EntryWrites.js"
 import { Gate } from "./app/Gate.js"
@@ -159,6 +160,8 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(Card.layer),
   Layer.provideMerge(SupAssetLive),
   Layer.provideMerge(Layer.mergeAll(WriteAnswers.layer, PolicyWrites.layer)),
+  // A body file found short at start is reported once the ledger knows what the log names.
+  Layer.provideMerge(BodyShortfallLive),
   Layer.provideMerge(BodyLedger.layer),
   // The views read from the projection store (state.db or PostgreSQL), folded from the log.
   Layer.provideMerge(Projection.layer),
