@@ -57,7 +57,7 @@
 // filesystem, Coordination is one process's own (MemoryCoordination): the lease is taken at
 // once and never lost, so this is the single-node path, at the same speed.
 
-import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Layer, Option, Queue, Schedule, Stream, SubscriptionRef } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Layer, Option, Queue, Schedule, Stream, SubscriptionRef, type Tracer } from "effect"
 import { entryBytesFromJcs } from "../domain/envelope/leaf.js"
 import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
 import { decide } from "../domain/write/decide.js"
@@ -76,6 +76,7 @@ import { StorageError } from "../ports/StorageError.js"
 import { LogWriter } from "./LogWriter.js"
 import { countBatch } from "./Metrics.js"
 import { NodeRole } from "./NodeRole.js"
+import { writeTracing } from "./Tracing.js"
 
 export type WriteOutcome =
   | {
@@ -96,6 +97,8 @@ interface Job {
    * answers or releases it).
    */
   readonly relayed?: { readonly id: string; readonly fence: LeaseFence }
+  /** The submitter's span, with traces on (app/Tracing.ts): its batch's span names it. */
+  readonly span?: Tracer.Span
 }
 
 /** One submission of a decided batch: accepted at an index, or refused. */
@@ -149,6 +152,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const context = { sha256: crypto.sha256, ed25519: crypto.ed25519 }
     const hasher = makeTreeHasher(crypto.sha256)
     const scope = yield* Effect.scope
+    const tracing = yield* writeTracing
 
     /** The state after the last committed leaf read; changed under `stateLock` only. */
     let committed: LogState = yield* foldLeaves(store, crypto.sha256, emptyLogState, yield* store.size)
@@ -187,22 +191,12 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       stateLock.withPermits(1)(Effect.gen(function*(): Effect.fn.Return<BatchEnd> {
         const at = yield* clock.nowMillis
         const start = committed.size
-        let next = committed
-        const decided: Array<Decided> = []
-        const entries: Array<Uint8Array> = []
-        const toStore: Array<StoredBody> = []
-        for (const job of jobs) {
-          const decision = decide(next, job.submission, at)
-          if (Either.isLeft(decision)) {
-            decided.push({ job, accepted: false, refusal: decision.left })
-            continue
-          }
-          next = decision.right.state
-          const { index, logged, entryBytes } = decision.right
-          decided.push({ job, accepted: true, index, logged, entryBytes })
-          entries.push(entryBytes)
-          if (job.submission.body !== null) toStore.push(job.submission.body)
-        }
+        const { next, decided, entries, toStore } = tracing.on
+          ? yield* Effect.sync(() => decideBatch(committed, jobs, at)).pipe(
+            Effect.tap((batch) => tracing.annotate(() => decidedAttributes(batch.decided))),
+            tracing.span("aics.sequencer.decide")
+          )
+          : decideBatch(committed, jobs, at)
 
         // Bodies before leaves: a durable leaf must never name a body that is not.
         const writeStarted = performance.now()
@@ -211,7 +205,9 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           : yield* Effect.exit(Effect.zipRight(
             toStore.length > 0 ? bodies.put(toStore) : Effect.void,
             writer.append(start, entries, fence)
-          ))
+          ).pipe(tracing.span("aics.sequencer.append", () => ({
+            attributes: { "aics.append.leaves": entries.length, "aics.append.bodies": toStore.length, "aics.append.from": start }
+          }))))
 
         yield* countBatch(jobs.length, entries.length === 0 ? undefined : (performance.now() - writeStarted) / 1000)
         if (Exit.isFailure(durable)) {
@@ -247,11 +243,27 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         return "committed"
       }))
 
+    /**
+     * A batch in a span when traces are on: a child of its first submitter's span (so one
+     * write's trace shows the batch that took it), linked to every other submitter's.
+     */
+    const tracedBatch: (jobs: ReadonlyArray<Job>, fence: LeaseFence) => Effect.Effect<BatchEnd> = tracing.on
+      ? (jobs, fence) =>
+        commitBatch(jobs, fence).pipe(
+          Effect.tap((end) => tracing.annotate(() => ({ "aics.batch.outcome": end }))),
+          tracing.span("aics.sequencer.batch", () => ({
+            ...(jobs[0]!.span === undefined ? { root: true } : { parent: jobs[0]!.span }),
+            links: jobs.slice(1).flatMap((job) => (job.span === undefined ? [] : [{ _tag: "SpanLink" as const, span: job.span, attributes: {} }])),
+            attributes: { "aics.batch.size": jobs.length, "aics.batch.relayed": jobs.filter((job) => job.relayed !== undefined).length }
+          }))
+        )
+      : commitBatch
+
     // Nothing may interrupt a batch between its decisions and its answers. A batch that
     // fails or is superseded ends the loop, and with it this leadership.
     const batchLoop = (fence: LeaseFence) =>
       Queue.takeBetween(queue, 1, MAX_BATCH).pipe(
-        Effect.flatMap((jobs) => Effect.uninterruptible(commitBatch(Array.from(jobs), fence))),
+        Effect.flatMap((jobs) => Effect.uninterruptible(tracedBatch(Array.from(jobs), fence))),
         Effect.repeat({ while: (end) => end === "committed" }),
         Effect.asVoid
       )
@@ -366,22 +378,66 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       Effect.flatMap(SubscriptionRef.get(leading), (lead) => (lead ? Effect.void : handOver))
     )))
 
-    const submit = (submission: Submission) =>
+    const submitAs = (submission: Submission, span: Tracer.Span | undefined) =>
       Effect.gen(function*() {
         if (!(yield* SubscriptionRef.get(leading))) return yield* relay(submission)
         const done = yield* Deferred.make<WriteOutcome>()
-        const offered = yield* Queue.offer(queue, { submission, done })
+        const offered = yield* Queue.offer(queue, span === undefined ? { submission, done } : { submission, done, span })
         if (!offered) {
           return { _tag: "Refused", refusal: refuse("queue_full", "the sequencer is busy"), at: yield* clock.nowMillis } as const
         }
         return yield* Deferred.await(done)
       })
 
+    /** With traces on, the wait for the sequencer is a span, which the batch names. */
+    const submit: (submission: Submission) => Effect.Effect<WriteOutcome> = tracing.on
+      ? (submission) =>
+        Effect.flatMap(tracing.current, (span) => submitAs(submission, span)).pipe(
+          Effect.tap((outcome) =>
+            tracing.annotate(() => (outcome._tag === "Accepted" ? { "aics.outcome": "accepted", "aics.entry.index": outcome.index } : { "aics.outcome": outcome.refusal.code }))),
+          tracing.span("aics.sequencer.submit", () => ({ attributes: { "aics.entry.type": submission.envelope.type } }))
+        )
+      : (submission) => submitAs(submission, undefined)
+
     const betweenBatches = <A, E, R>(effect: (fence: LeaseFence) => Effect.Effect<A, E, R>) =>
       stateLock.withPermits(1)(Effect.suspend(() => (leadingFence === undefined ? Effect.succeedNone : Effect.asSome(effect(leadingFence)))))
 
     return { submit, state: Effect.sync(() => committed), queued: Queue.size(queue), betweenBatches }
   }))
+}
+
+/** Decides each job in order against `state` (see the header): pure but for reading the jobs. */
+const decideBatch = (state: LogState, jobs: ReadonlyArray<Job>, at: number) => {
+  let next = state
+  const decided: Array<Decided> = []
+  const entries: Array<Uint8Array> = []
+  const toStore: Array<StoredBody> = []
+  for (const job of jobs) {
+    const decision = decide(next, job.submission, at)
+    if (Either.isLeft(decision)) {
+      decided.push({ job, accepted: false, refusal: decision.left })
+      continue
+    }
+    next = decision.right.state
+    const { index, logged, entryBytes } = decision.right
+    decided.push({ job, accepted: true, index, logged, entryBytes })
+    entries.push(entryBytes)
+    if (job.submission.body !== null) toStore.push(job.submission.body)
+  }
+  return { next, decided, entries, toStore }
+}
+
+/** A decided batch as span attributes: how many accepted and refused, of which types, why. */
+const decidedAttributes = (decided: ReadonlyArray<Decided>): Record<string, unknown> => {
+  const types = new Set(decided.map((d) => d.job.submission.envelope.type))
+  const refusals = new Set(decided.flatMap((d) => (d.accepted ? [] : [d.refusal.code])))
+  const accepted = decided.filter((d) => d.accepted).length
+  return {
+    "aics.decide.accepted": accepted,
+    "aics.decide.refused": decided.length - accepted,
+    "aics.entry.types": [...types].sort().join(","),
+    ...(refusals.size === 0 ? {} : { "aics.refusal.codes": [...refusals].sort().join(",") })
+  }
 }
 
 /** `state` with the leaves from its size up to `size` folded in, read in chunks. */
