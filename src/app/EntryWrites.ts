@@ -20,7 +20,7 @@ import { currentNameOf } from "../domain/identity/bindings.js"
 import { entryRuleOf } from "../domain/entries/registry.js"
 import { replayExpiry } from "../domain/http/aicsProfile.js"
 import { payloadSignatureCheck } from "../domain/identity/possession.js"
-import { refuse, type Refusal } from "../domain/write/refusal.js"
+import { refuse, replayStoreFailed, type Refusal } from "../domain/write/refusal.js"
 import type { Submission } from "../domain/write/submission.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
@@ -138,11 +138,9 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         const checked = yield* check(request, now)
         if (checked._tag === "SignatureRefused") return yield* refusal(request, checked.refusal, nowMillis)
         const { signature } = checked
-        const fresh = yield* nonces.remember(signature.keyid, signature.nonce, replayExpiry(signature), now).pipe(
-          Effect.orElseSucceed(() => undefined)
-        )
-        if (fresh === undefined) return yield* refusal(request, refuse("log_unavailable", "the replay store failed"), nowMillis)
-        if (!fresh) return yield* refusal(request, refuse("nonce_reused", "this key already used this nonce"), nowMillis)
+        const fresh = yield* Effect.either(nonces.remember(signature.keyid, signature.nonce, replayExpiry(signature), now))
+        if (Either.isLeft(fresh)) return yield* refusal(request, replayStoreFailed(fresh.left), nowMillis)
+        if (!fresh.right) return yield* refusal(request, refuse("nonce_reused", "this key already used this nonce"), nowMillis)
         // The key is proven now, so its budgets are its own: no one else can spend them.
         const keyAdmitted = yield* admission.takeAll(keyBudgets(signature.keyid, currentNameOf(yield* sequencer.state, signature.keyid)))
         if (!keyAdmitted.admitted) return yield* limited(request, keyAdmitted, nowMillis)

@@ -78,6 +78,17 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
       folded = 0
     }
     const from = folded
+    // A fold that fails (a full disk: issue 13 item 13) does not stop the start: the other
+    // views and every read of the log go on, and these views answer 503 until a fold
+    // succeeds, which the fiber below tries every half second.
+    let failing: string | undefined
+    const noteFailure = (error: StorageError) =>
+      Effect.suspend(() => {
+        const what = `${error.operation}: ${error.detail}`
+        if (what === failing) return Effect.void
+        failing = what
+        return Effect.logError("the projection could not fold the log; the directory and name views answer 503 until it can", error)
+      })
     if (from < size) {
       yield* Effect.logInfo(`projection: folding leaves ${from} to ${size} of the log${from === 0 ? " (a new or rebuilt projection)" : ""}`)
       let lastLine = yield* clock.nowMillis
@@ -85,12 +96,21 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
         if (now - lastLine < PROGRESS_EVERY_MS) return Effect.void
         lastLine = now
         return Effect.logInfo(`projection: folded ${done} of ${size} leaves`)
-      }))
-      yield* Effect.logInfo(`projection: folded all ${size} leaves`)
+      })).pipe(
+        Effect.zipRight(Effect.logInfo(`projection: folded all ${size} leaves`)),
+        Effect.catchAll(noteFailure)
+      )
     }
 
+    // One line when folding starts failing (or fails anew), one when it folds again: a
+    // full disk must not also fill the log output.
     yield* Effect.forkScoped(current.pipe(
-      Effect.catchAll((error) => Effect.logError("the projection could not fold the log", error)),
+      Effect.zipRight(Effect.suspend(() => {
+        if (failing === undefined) return Effect.void
+        failing = undefined
+        return Effect.logInfo("the projection folds the log again")
+      })),
+      Effect.catchAll(noteFailure),
       Effect.repeat(Schedule.spaced(Duration.millis(500)))
     ))
 
