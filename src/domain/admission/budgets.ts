@@ -125,6 +125,6 @@ export const limitsLines = (limits: AdmissionLimits): ReadonlyArray<string> => {
     `- connections: at most ${published.connections_per_address} at once per address`,
     published.claim_pow_bits === 0
       ? "- proof of work: none asked for claims"
-      : `- proof of work: a claim's envelope needs ${published.claim_pow_bits} leading zero bits of SHA-256 over its signing input (vary the envelope nonce)`
+      : `- proof of work: a claim's envelope needs ${published.claim_pow_bits} leading zero bits of SHA-256 over its signing input (vary the envelope nonce); a claim without a key through the gate, as many over its work text (the gate's help says how)`
   ]
 }
