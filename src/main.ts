@@ -42,6 +42,7 @@ import { Contributions } from "./app/Contributions.js"
 import { AdminWrites } from "./app/AdminWrites.js"
 import { Admission } from "./app/Admission.js"
 import { BodyLedger } from "./app/BodyLedger.js"
+import { BodyShortfallLive } from "./app/BodyShortfall.js"
 import { Card } from "./app/Card.js"
 import { EntryWrites } from "./app/EntryWrites.js"
 import { Gate } from "./app/Gate.js"
@@ -80,6 +81,8 @@ import { operationsConfig } from "./app/OperationsConfig.js"
 import { LoggingLive } from "./adapters/logging/logging.js"
 import { ProcessLifecycleLive } from "./adapters/logging/lifecycle.js"
 import { MetricsServerLive } from "./adapters/metrics/MetricsServer.js"
+import { OtlpTracingLive } from "./adapters/tracing/otlpTracing.js"
+import { clientVersion } from "./client/version.js"
 import { OwnerKey } from "./ports/OwnerKey.js"
 
 // ServiceConfig is provided by the program below: the settings are read once, and checked
@@ -160,6 +163,8 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(Card.layer),
   Layer.provideMerge(SupAssetLive),
   Layer.provideMerge(Layer.mergeAll(WriteAnswers.layer, PolicyWrites.layer)),
+  // A body file found short at start is reported once the ledger knows what the log names.
+  Layer.provideMerge(BodyShortfallLive),
   Layer.provideMerge(BodyLedger.layer),
   // The views read from the projection store (state.db or PostgreSQL), folded from the log.
   Layer.provideMerge(StateReader.layer),
@@ -185,6 +190,12 @@ const MetricsListener = Layer.unwrapEffect(Effect.map(operationsConfig, ({ metri
 // The start line first and the stop line last (lifecycle.ts), the metrics listener beside.
 const Service = MetricsListener.pipe(Layer.provideMerge(Main), Layer.provideMerge(ProcessLifecycleLive))
 const Logging = Layer.unwrapEffect(Effect.map(operationsConfig, LoggingLive))
+// Traces of the write path only with AICS_OTLP_URL (app/Tracing.ts): else no tracer layer at all.
+const Tracing = Layer.unwrapEffect(Effect.gen(function*() {
+  const { otlpTracesUrl } = yield* operationsConfig
+  if (otlpTracesUrl === undefined) return Layer.empty
+  return OtlpTracingLive({ tracesUrl: otlpTracesUrl, serviceVersion: yield* Effect.promise(clientVersion) })
+}))
 
 // The start: settings and the checks that create nothing (startupChecks.ts), then the
 // layers, then the lines that say what to do next. Any failure is one plain line and exit
@@ -201,6 +212,9 @@ const program = Effect.gen(function*() {
     return yield* Effect.never
   }))
 }).pipe(
+  // Around the whole start, so every fiber of the service runs with the tracer, and the
+  // spans still waiting are sent after the service has stopped.
+  Effect.provide(Tracing),
   Effect.tapErrorCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Console.error(startupFailureLine(cause, started))),
   Effect.provide(Logging)
 )

@@ -152,7 +152,7 @@ export class Contributions extends Context.Tag("aics/Contributions")<Contributio
         // the address's budget.
         if (request.name !== undefined) {
           const perName = yield* admission.take("name_intents", request.name)
-          if (!perName.admitted) return problemAnswer(429, "rate_limited", perName.detail)
+          if (!perName.admitted) return { ...problemAnswer(429, "rate_limited", perName.detail), retryAfter: perName.retryAfter }
         }
         const now = Math.floor((yield* clock.nowMillis) / 1000)
         for (let attempt = 0; attempt < TAG_ATTEMPTS; attempt++) {

@@ -20,18 +20,27 @@ import { currentNameOf } from "../domain/identity/bindings.js"
 import { entryRuleOf } from "../domain/entries/registry.js"
 import { replayExpiry } from "../domain/http/aicsProfile.js"
 import { payloadSignatureCheck } from "../domain/identity/possession.js"
-import { refuse, type Refusal } from "../domain/write/refusal.js"
+import { refuse, replayStoreFailed, type Refusal } from "../domain/write/refusal.js"
 import type { Submission } from "../domain/write/submission.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { NonceStore } from "../ports/NonceStore.js"
-import { type CheckedSubmission, WriteChecks, type WriteRequest } from "../ports/WriteChecks.js"
+import { type CheckedSubmission, type WriteCheck, WriteChecks, type WriteRequest } from "../ports/WriteChecks.js"
 import { admissionOrOpen, type RateLimitFields, type Verdict } from "./Admission.js"
 import { BodyLedger } from "./BodyLedger.js"
 import { LogHealth } from "./LogHealth.js"
 import { Sequencer } from "./Sequencer.js"
 import { StateReader } from "./StateReader.js"
+import { writeTracing } from "./Tracing.js"
 import { WriteAnswers, type WriteAnswer } from "./WriteAnswers.js"
+
+/** What the checks answered, as span attributes: the entry's type and the result. */
+const checkAttributes = (checked: WriteCheck): Record<string, unknown> =>
+  checked._tag === "SignatureRefused"
+    ? { "aics.check.result": checked.refusal.code }
+    : checked.submission._tag === "Refused"
+    ? { "aics.check.result": checked.submission.refusal.code }
+    : { "aics.check.result": "passed", "aics.entry.type": checked.submission.checked.envelope.type }
 
 /** Largest accepted request body: a 64 KiB envelope and a 64 KiB body in U64, with room. */
 export const MAX_WRITE_REQUEST_BYTES = 256 * 1024
@@ -66,6 +75,16 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
     const verify = payloadSignatureCheck(crypto.ed25519)
     const admission = yield* admissionOrOpen
     const workBits = admission.limits.claimWorkBits
+    const tracing = yield* writeTracing
+
+    /** The stateless checks, in a span of their own when traces are on (app/Tracing.ts). */
+    const check: (request: WriteRequest, now: number) => Effect.Effect<WriteCheck> = tracing.on
+      ? (request, now) =>
+        checks.check(request, now).pipe(
+          Effect.tap((checked) => tracing.annotate(() => checkAttributes(checked))),
+          tracing.span("aics.write.checks", () => ({ attributes: { "aics.request.bytes": request.body.length } }))
+        )
+      : checks.check
 
     /**
      * The submission the sequencer decides. What the checks answer is plain data; the entry
@@ -128,14 +147,12 @@ export class EntryWrites extends Context.Tag("aics/EntryWrites")<EntryWrites, {
         if (request.body.length > MAX_WRITE_REQUEST_BYTES) {
           return yield* refusal(request, refuse("entry_too_large", `a write request is at most ${MAX_WRITE_REQUEST_BYTES} bytes`), nowMillis)
         }
-        const checked = yield* checks.check(request, now)
+        const checked = yield* check(request, now)
         if (checked._tag === "SignatureRefused") return yield* refusal(request, checked.refusal, nowMillis)
         const { signature } = checked
-        const fresh = yield* nonces.remember(signature.keyid, signature.nonce, replayExpiry(signature), now).pipe(
-          Effect.orElseSucceed(() => undefined)
-        )
-        if (fresh === undefined) return yield* refusal(request, refuse("log_unavailable", "the replay store failed"), nowMillis)
-        if (!fresh) return yield* refusal(request, refuse("nonce_reused", "this key already used this nonce"), nowMillis)
+        const fresh = yield* Effect.either(nonces.remember(signature.keyid, signature.nonce, replayExpiry(signature), now))
+        if (Either.isLeft(fresh)) return yield* refusal(request, replayStoreFailed(fresh.left), nowMillis)
+        if (!fresh.right) return yield* refusal(request, refuse("nonce_reused", "this key already used this nonce"), nowMillis)
         // The key is proven now, so its budgets are its own: no one else can spend them.
         const name = yield* actingName(signature.keyid)
         if (name === null) return yield* refusal(request, refuse("log_unavailable", "the projection store failed"), nowMillis)

@@ -10,8 +10,10 @@
 //                      256 MiB and 16 MiB; adapters/http/pendingBytes.ts).
 //   AICS_LOG_FORMAT    pretty|json|logfmt (default pretty, as before: a line per event with
 //                      its annotations below it; json or logfmt, one line each, for a pipeline).
+//   AICS_OTLP_URL      an OTLP/HTTP collector (http://host:4318): traces of the write path
+//                      are sent to <url>/v1/traces as OTLP JSON (app/Tracing.ts); unset: none.
 
-import { Config, ConfigError, Effect, Either } from "effect"
+import { Config, ConfigError, Effect, Either, Option } from "effect"
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warning", "error", "fatal", "none"] as const
 export type LogLevelName = typeof LOG_LEVELS[number]
@@ -23,6 +25,23 @@ export interface OperationsSettings {
   readonly logLevel: LogLevelName
   readonly logFormat: LogFormat
   readonly pendingBytes: { readonly total: number; readonly perAddress: number }
+  /** Where traces go (the collector's /v1/traces), or undefined: no traces. */
+  readonly otlpTracesUrl: string | undefined
+}
+
+/** The collector's base URL, or its traces endpoint itself, to the traces endpoint. */
+export const otlpTracesUrl = (text: string): Either.Either<string, string> => {
+  let url: URL
+  try {
+    url = new URL(text.trim())
+  } catch {
+    return Either.left(`AICS_OTLP_URL must be an http or https URL, got ${JSON.stringify(text)}`)
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return Either.left(`AICS_OTLP_URL must be an http or https URL, got ${JSON.stringify(text)}`)
+  if (url.search !== "" || url.hash !== "") return Either.left(`AICS_OTLP_URL takes no query or fragment, got ${JSON.stringify(text)}`)
+  const path = url.pathname.replace(/\/+$/, "")
+  url.pathname = path.endsWith("/v1/traces") ? path : `${path}/v1/traces`
+  return Either.right(url.toString())
 }
 
 const oneOf = <A extends string>(name: string, values: ReadonlyArray<A>, fallback: A) =>
@@ -51,6 +70,10 @@ export const operationsConfig: Effect.Effect<OperationsSettings, ConfigError.Con
     pendingBytes: {
       total: yield* bytes("AICS_HTTP_PENDING_BYTES", 256 * 1024 * 1024),
       perAddress: yield* bytes("AICS_HTTP_PENDING_BYTES_PER_ADDRESS", 16 * 1024 * 1024)
-    }
+    },
+    otlpTracesUrl: yield* Config.mapOrFail(Config.option(Config.nonEmptyString("AICS_OTLP_URL")), (url) =>
+      Option.isNone(url)
+        ? Either.right(undefined)
+        : Either.mapLeft(otlpTracesUrl(url.value), (message) => ConfigError.InvalidData(["AICS_OTLP_URL"], message)))
   }
 })

@@ -61,8 +61,23 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
             })
         )).pipe(Effect.provide(context)))
 
+    // A fold that fails (a full disk: issue 13 item 13) does not stop the service: every
+    // read of the log goes on, and the views of the store answer 503 until a fold succeeds,
+    // which this fiber tries every half second. One line when folding starts failing (or
+    // fails anew), one when it folds again: a full disk must not also fill the log output.
+    let failing: string | undefined
     yield* Effect.forkScoped(current.pipe(
-      Effect.catchAll((error) => Effect.logError("the projection could not fold the log", error)),
+      Effect.zipRight(Effect.suspend(() => {
+        if (failing === undefined) return Effect.void
+        failing = undefined
+        return Effect.logInfo("the projection folds the log again")
+      })),
+      Effect.catchAll((error) => Effect.suspend(() => {
+        const what = `${error.operation}: ${error.detail}`
+        if (what === failing) return Effect.void
+        failing = what
+        return Effect.logError("the projection could not fold the log; the views of the store answer 503 until it can", error)
+      })),
       Effect.repeat(Schedule.spaced(Duration.millis(500)))
     ))
 

@@ -31,6 +31,7 @@ import { LogReader } from "./LogReader.js"
 import { LogWriter } from "./LogWriter.js"
 import { NodeRole } from "./NodeRole.js"
 import { ServiceConfig } from "./ServiceConfig.js"
+import { writeTracing } from "./Tracing.js"
 import { judgeCheckpoint, type CheckpointJudge, type PublishedCheckpoint } from "./publishedCheckpoint.js"
 import { tileContents } from "./tileContents.js"
 
@@ -57,6 +58,7 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
     const crypto = yield* Crypto
     const reader = yield* LogReader
     const { leading } = yield* NodeRole
+    const tracing = yield* writeTracing
 
     const judge: CheckpointJudge = {
       origin: config.origin,
@@ -85,13 +87,12 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
     }
     const lock = yield* Effect.makeSemaphore(1)
 
-    const publishTo = (target: number) =>
+    /** Tiles, then the checkpoint, for the leaves [from, target): a span of its own with traces on. */
+    const publishRange = (from: number, target: number) =>
       Effect.gen(function*() {
-        const previous = yield* SubscriptionRef.get(current)
-        const from = previous?.size ?? 0
-        if (target <= from) return previous
         const tiles = yield* tileContents(store, newTiles(from, target))
         yield* sink.writeTiles(tiles)
+        if (tracing.on) yield* tracing.annotate(() => ({ "aics.publish.tiles": tiles.length }))
         const rootHash = yield* reader.rootAt(target)
         const note = yield* notary.sign(formatCheckpoint({ origin: config.origin, size: target, rootHash }))
         yield* sink.writeCheckpoint(note)
@@ -100,6 +101,14 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
         const now = yield* clock.nowMillis
         yield* Ref.set(health.publish, { publishedSize: target, publishedAt: now, error: undefined })
         return published
+      }).pipe(tracing.span("aics.publish", () => ({ root: true, attributes: { "aics.tree.size": target, "aics.publish.leaves": target - from } })))
+
+    const publishTo = (target: number) =>
+      Effect.gen(function*() {
+        const previous = yield* SubscriptionRef.get(current)
+        const from = previous?.size ?? 0
+        if (target <= from) return previous
+        return yield* publishRange(from, target)
       })
 
     /** Takes the sink's checkpoint as the latest when it is newer (another process published it). */

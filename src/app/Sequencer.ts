@@ -62,7 +62,7 @@
 // filesystem, Coordination is one process's own (MemoryCoordination): the lease is taken at
 // once and never lost, so this is the single-node path, at the same speed.
 
-import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Layer, Option, Queue, Schedule, Stream, SubscriptionRef } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Layer, Option, Queue, Schedule, Stream, SubscriptionRef, type Tracer } from "effect"
 import { entryBytesFromJcs } from "../domain/envelope/leaf.js"
 import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
 import { refuse, type Refusal } from "../domain/write/refusal.js"
@@ -81,6 +81,8 @@ import { NodeRole } from "./NodeRole.js"
 import { type FoldPoint, foldProjectionTo } from "./projectionFold.js"
 import { projectionAtStart } from "./projectionStart.js"
 import { decideOnSlice, SliceRun } from "./stateSlices.js"
+import { emptyResident } from "../domain/write/stateSlice.js"
+import { writeTracing } from "./Tracing.js"
 
 export type WriteOutcome =
   | {
@@ -101,6 +103,8 @@ interface Job {
    * answers or releases it).
    */
   readonly relayed?: { readonly id: string; readonly fence: LeaseFence }
+  /** The submitter's span, with traces on (app/Tracing.ts): its batch's span names it. */
+  readonly span?: Tracer.Span
 }
 
 /** One submission of a decided batch: accepted at an index, or refused. */
@@ -162,6 +166,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const context = { sha256: crypto.sha256, ed25519: crypto.ed25519 }
     const hasher = makeTreeHasher(crypto.sha256)
     const scope = yield* Effect.scope
+    const tracing = yield* writeTracing
 
     const projection = yield* ProjectionStore
     const projectionContext = yield* Effect.context<ProjectionStore | LogStore | Crypto | Clock>()
@@ -170,7 +175,17 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
      * (stateSlices.ts), which the start brings to the log's size (only the tail after what
      * it had folded). Changed under `stateLock` only.
      */
-    let point: SequencedPoint = yield* Effect.map(projectionAtStart(yield* store.size), (p) => ({ ...p, projected: p.folded }))
+    const logSize = yield* store.size
+    let point: SequencedPoint = yield* projectionAtStart(logSize).pipe(
+      Effect.map((p) => ({ ...p, projected: p.folded })),
+      // A store that cannot be folded (a full disk) does not stop the start: the log's reads
+      // go on; every batch first tries the fold again and is refused while it fails.
+      Effect.catchAll((error) =>
+        Effect.as(
+          Effect.logError("the projection could not be brought to the log's size; writes are refused until it can", error),
+          { folded: logSize, projected: -1, resident: emptyResident }
+        ))
+    )
     /** The projection store brought to the log's size `size` (folding from the log what it lacks). */
     const projectTo = (size: number) =>
       Effect.provide(foldProjectionTo(size, undefined, point.projected === point.folded ? point : undefined), projectionContext)
@@ -217,9 +232,15 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         const toStore: Array<StoredBody> = []
         // The slice the batch reads, loaded before any decision: a store that cannot be read
         // fails the batch like one that cannot be written (log_unavailable, nothing changed).
-        if (point.projected < start) point = { ...point, ...(yield* projectTo(start).pipe(Effect.map((p) => ({ ...p, projected: p.folded })), Effect.orElseSucceed(() => point))) }
         const run = new SliceRun(projection, point.resident)
-        const sliced = yield* Effect.either(Effect.gen(function*() {
+        const decideBatch = Effect.gen(function*() {
+          // Decisions need the state at `start`: a store behind it is folded first, and a
+          // batch is refused while that fails.
+          if (point.projected < start) {
+            const folded = yield* projectTo(start)
+            point = { ...folded, projected: folded.folded }
+            run.restart(point.resident)
+          }
           yield* run.prepare(jobs.map((job) => job.submission))
           for (const job of jobs) {
             const decision = yield* decideOnSlice(run, job.submission, at)
@@ -232,7 +253,10 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
             entries.push(entryBytes)
             if (job.submission.body !== null) toStore.push(job.submission.body)
           }
-        }))
+        })
+        const sliced = yield* Effect.either(tracing.on
+          ? decideBatch.pipe(Effect.tap(() => tracing.annotate(() => decidedAttributes(decided))), tracing.span("aics.sequencer.decide"))
+          : decideBatch)
         if (Either.isLeft(sliced)) {
           yield* Effect.logError("the state a batch reads could not be loaded", sliced.left)
           const failure = refuse("log_unavailable", sliced.left.detail)
@@ -253,7 +277,9 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           : yield* Effect.exit(Effect.zipRight(
             toStore.length > 0 ? bodies.put(toStore) : Effect.void,
             writer.append(start, entries, fence)
-          ))
+          ).pipe(tracing.span("aics.sequencer.append", () => ({
+            attributes: { "aics.append.leaves": entries.length, "aics.append.bodies": toStore.length, "aics.append.from": start }
+          }))))
 
         yield* countBatch(jobs.length, entries.length === 0 ? undefined : (performance.now() - writeStarted) / 1000)
         if (Exit.isFailure(durable)) {
@@ -298,11 +324,27 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         return "committed"
       }))
 
+    /**
+     * A batch in a span when traces are on: a child of its first submitter's span (so one
+     * write's trace shows the batch that took it), linked to every other submitter's.
+     */
+    const tracedBatch: (jobs: ReadonlyArray<Job>, fence: LeaseFence) => Effect.Effect<BatchEnd> = tracing.on
+      ? (jobs, fence) =>
+        commitBatch(jobs, fence).pipe(
+          Effect.tap((end) => tracing.annotate(() => ({ "aics.batch.outcome": end }))),
+          tracing.span("aics.sequencer.batch", () => ({
+            ...(jobs[0]!.span === undefined ? { root: true } : { parent: jobs[0]!.span }),
+            links: jobs.slice(1).flatMap((job) => (job.span === undefined ? [] : [{ _tag: "SpanLink" as const, span: job.span, attributes: {} }])),
+            attributes: { "aics.batch.size": jobs.length, "aics.batch.relayed": jobs.filter((job) => job.relayed !== undefined).length }
+          }))
+        )
+      : commitBatch
+
     // Nothing may interrupt a batch between its decisions and its answers. A batch that
     // fails or is superseded ends the loop, and with it this leadership.
     const batchLoop = (fence: LeaseFence) =>
       Queue.takeBetween(queue, 1, MAX_BATCH).pipe(
-        Effect.flatMap((jobs) => Effect.uninterruptible(commitBatch(Array.from(jobs), fence))),
+        Effect.flatMap((jobs) => Effect.uninterruptible(tracedBatch(Array.from(jobs), fence))),
         Effect.repeat({ while: (end) => end === "committed" }),
         Effect.asVoid
       )
@@ -417,20 +459,43 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       Effect.flatMap(SubscriptionRef.get(leading), (lead) => (lead ? Effect.void : handOver))
     )))
 
-    const submit = (submission: Submission) =>
+    const submitAs = (submission: Submission, span: Tracer.Span | undefined) =>
       Effect.gen(function*() {
         if (!(yield* SubscriptionRef.get(leading))) return yield* relay(submission)
         const done = yield* Deferred.make<WriteOutcome>()
-        const offered = yield* Queue.offer(queue, { submission, done })
+        const offered = yield* Queue.offer(queue, span === undefined ? { submission, done } : { submission, done, span })
         if (!offered) {
           return { _tag: "Refused", refusal: refuse("queue_full", "the sequencer is busy"), at: yield* clock.nowMillis } as const
         }
         return yield* Deferred.await(done)
       })
 
+    /** With traces on, the wait for the sequencer is a span, which the batch names. */
+    const submit: (submission: Submission) => Effect.Effect<WriteOutcome> = tracing.on
+      ? (submission) =>
+        Effect.flatMap(tracing.current, (span) => submitAs(submission, span)).pipe(
+          Effect.tap((outcome) =>
+            tracing.annotate(() => (outcome._tag === "Accepted" ? { "aics.outcome": "accepted", "aics.entry.index": outcome.index } : { "aics.outcome": outcome.refusal.code }))),
+          tracing.span("aics.sequencer.submit", () => ({ attributes: { "aics.entry.type": submission.envelope.type } }))
+        )
+      : (submission) => submitAs(submission, undefined)
+
     const betweenBatches = <A, E, R>(effect: (fence: LeaseFence) => Effect.Effect<A, E, R>) =>
       stateLock.withPermits(1)(Effect.suspend(() => (leadingFence === undefined ? Effect.succeedNone : Effect.asSome(effect(leadingFence)))))
 
     return { submit, point: Effect.sync(() => point), queued: Queue.size(queue), betweenBatches }
   }))
+}
+
+/** A decided batch as span attributes: how many accepted and refused, of which types, why. */
+const decidedAttributes = (decided: ReadonlyArray<Decided>): Record<string, unknown> => {
+  const types = new Set(decided.map((d) => d.job.submission.envelope.type))
+  const refusals = new Set(decided.flatMap((d) => (d.accepted ? [] : [d.refusal.code])))
+  const accepted = decided.filter((d) => d.accepted).length
+  return {
+    "aics.decide.accepted": accepted,
+    "aics.decide.refused": decided.length - accepted,
+    "aics.entry.types": [...types].sort().join(","),
+    ...(refusals.size === 0 ? {} : { "aics.refusal.codes": [...refusals].sort().join(",") })
+  }
 }

@@ -5,7 +5,7 @@
 
 import { Context, Effect, Either, Layer } from "effect"
 import { checkAicsSignature, replayExpiry, type AicsRequest, type AicsSignature } from "../domain/http/aicsProfile.js"
-import { refusalStatus, type RefusalCode } from "../domain/write/refusal.js"
+import { refusalStatus, replayStoreFailed, type RefusalCode } from "../domain/write/refusal.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { NonceStore } from "../ports/NonceStore.js"
@@ -33,7 +33,10 @@ export class SignedReads extends Context.Tag("aics/SignedReads")<SignedReads, {
           const signature = checkAicsSignature(request, { now, authorities: config.authorities, ed25519: crypto.ed25519, sha256: crypto.sha256 })
           if (Either.isLeft(signature)) return yield* refused(signature.left.code, signature.left.detail)
           const fresh = yield* nonces.remember(signature.right.keyid, signature.right.nonce, replayExpiry(signature.right), now).pipe(
-            Effect.catchAll(() => refused("log_unavailable", "the replay store failed"))
+            Effect.catchAll((error) => {
+              const refusal = replayStoreFailed(error)
+              return refused(refusal.code, refusal.detail)
+            })
           )
           if (!fresh) return yield* refused("nonce_reused", "this key already used this nonce")
           return signature.right

@@ -9,7 +9,7 @@
 import { Effect, Either } from "effect"
 import type { Ed25519, Sha256 } from "../domain/crypto.js"
 import { checkAicsBody, checkAicsSignatureHead, replayExpiry, type AicsRequest, type AicsSignature } from "../domain/http/aicsProfile.js"
-import { refuse, type Refusal } from "../domain/write/refusal.js"
+import { refuse, replayStoreFailed, type Refusal } from "../domain/write/refusal.js"
 import type { NonceStore } from "../ports/NonceStore.js"
 import type { WriteRequest } from "../ports/WriteChecks.js"
 
@@ -48,11 +48,9 @@ export const checkOwnerSignature = (check: OwnerCheck, request: WriteRequest, no
     // The body only once the owner is known: a stranger learns nothing of its digest.
     const signature = checkAicsBody(head.right, request.body, check.sha256)
     if (Either.isLeft(signature)) return Either.left(refuse(signature.left.code, signature.left.detail))
-    const fresh = yield* check.nonces.remember(signature.right.keyid, signature.right.nonce, replayExpiry(signature.right), now).pipe(
-      Effect.orElseSucceed(() => undefined)
-    )
-    if (fresh === undefined) return Either.left(refuse("log_unavailable", "the replay store failed"))
-    if (!fresh) return Either.left(refuse("nonce_reused", "this key already used this nonce"))
+    const fresh = yield* Effect.either(check.nonces.remember(signature.right.keyid, signature.right.nonce, replayExpiry(signature.right), now))
+    if (Either.isLeft(fresh)) return Either.left(replayStoreFailed(fresh.left))
+    if (!fresh.right) return Either.left(refuse("nonce_reused", "this key already used this nonce"))
     // After the nonce: as on every write, a nonce is spent once the signature verifies.
     if (request.query !== "") return Either.left(refuse("malformed_request", "owner routes take no query string"))
     return Either.right(signature.right)

@@ -58,6 +58,13 @@ export class SliceRun {
     })
   }
 
+  /** Starts the run again from other resident parts, nothing loaded (before any entry is applied). */
+  restart(resident: ResidentState): void {
+    this.before = sliceOfResident(resident)
+    this.state = this.before
+    this.asked.clear()
+  }
+
   /** Loads every row the entries read, until they ask for nothing new. */
   prepare(entries: ReadonlyArray<SliceEntry>): Effect.Effect<void, StorageError> {
     const self = this

@@ -90,7 +90,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
   vote: { options: WRITE, args: ["poll_index", "option"] },
   me: { options: WRITE, args: [] },
   sign: { options: ["key", "json", "help"], args: ["text"] },
-  "gate-line": { options: [...WRITE], args: { sub: { post: ["channel", "text"], grant: ["sender"], dm: ["name", "text"], vote: ["poll_index", "option"] } } },
+  "gate-line": { options: [...WRITE], args: { sub: { post: ["channel", "text"], claim: ["name"], work: ["name"], grant: ["sender"], dm: ["name", "text"], vote: ["poll_index", "option"] } } },
   recover: { options: [...WRITE, "recovery-key", "name", "yes"], required: ["recovery-key"], args: [] },
   audit: { options: READ, args: { sub: { name: ["name"] } } },
   admin: {

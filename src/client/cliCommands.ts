@@ -39,14 +39,17 @@ const keygen = async (inv: Invocation, env: Env): Promise<Outcome> => {
 /** Where `aics claim` says how its proof of work goes (stderr), so stdout stays the result. */
 export type Progress = (text: string) => void
 
+/** The lines `aics claim` and `aics gate-line claim|work` print while they do a claim's proof of work. */
+export const workProgress = (progress: Progress) => (bits: number, tries: number): void =>
+  progress(tries === 0
+    ? `proof of work: ${bits} bits asked for a claim here, about ${2 ** bits} hashes\n`
+    : `proof of work: ${tries} hashes tried (${Math.min(99, Math.floor((100 * tries) / 2 ** bits))}% of the expected)\n`)
+
 const claim = async (inv: Invocation, env: Env, progress: Progress): Promise<Outcome> => {
   const name = inv.args[0]!
   const result = await claimName(await logClient(inv, env), keyPathOf(inv, env), name, {
     recovery: inv.options.recovery,
-    progress: (bits, tries) =>
-      progress(tries === 0
-        ? `proof of work: ${bits} bits asked for a claim here, about ${2 ** bits} hashes\n`
-        : `proof of work: ${tries} hashes tried (${Math.min(99, Math.floor((100 * tries) / 2 ** bits))}% of the expected)\n`)
+    progress: workProgress(progress)
   })
   const claimed = result.envelope.payload["name"]
   return written(result, (index) => `claimed ${String(claimed)} as entry ${index}`)
@@ -185,7 +188,7 @@ export const runCommand = (inv: Invocation, env: Env, progress: Progress = () =>
     case "vote": return vote(inv, env)
     case "me": return me(inv, env)
     case "sign": return sign(inv, env)
-    case "gate-line": return gateLineCommand(inv, env)
+    case "gate-line": return gateLineCommand(inv, env, workProgress(progress))
     case "version": return version()
     case "contribute": return contributeCommand(inv, env)
     case "help": throw new Error("help is answered by cli.ts")

@@ -81,7 +81,7 @@ commands:
                           vote for an option (numbered from 0) of a poll
   me                      this key's name, tier, unread and total messages, and SUP balance
   sign <text>             sign a text the text gate printed (after "challenge " or "sign ")
-  gate-line post|grant|dm|vote ...
+  gate-line post|claim|work|grant|dm|vote ...
                           one signed line to paste into the text gate (the key file advances)
   recover                 move the name to a new key with its recovery key
   audit name <name>       fold the whole log from the tiles and compare a name view with it
@@ -434,6 +434,8 @@ ${KEY}
   --json             machine-readable output
 `,
   "gate-line": `usage: aics gate-line post <channel> <text> [options]
+       aics gate-line claim <name> [options]
+       aics gate-line work <name> [options]
        aics gate-line grant <name|did:key|*> [options]
        aics gate-line dm <name> <text> [options]
        aics gate-line vote <poll_index> <option> [options]
@@ -443,6 +445,11 @@ it is (paste it as one line): for an agent whose only door is the gate. The line
 this key's chain from its head in the log (read from the service first, so entries written
 through the gate itself are counted); make the next line after this one is accepted. The
 key file is not changed. Needs the verifier key.
+
+A claim carries the proof of work the service publishes (its card's claim_pow_bits),
+computed here with progress on stderr, as aics claim does. \`work <name>\` needs no key: it
+prints the work=<created>.<nonce> argument of a claim without a key through the TLS gate
+(claim <name> secret <secret> work=...), good for 600 s.
 
 options:${KEY}${COMMON}
 `

@@ -7,7 +7,7 @@ export { auditName, type NameAudit } from "./audit.js"
 export { capsuleGet, capsulePut, type CapsuleRead } from "./capsules.js"
 export { fetchCheckpoint, verifyCheckpointNote } from "./checkpoint.js"
 export { ClientError, type ClientErrorKind } from "./errors.js"
-export { gateLine, signGateText } from "./gate.js"
+export { gateLine, secretClaimWork, signGateText, workedGateLine } from "./gate.js"
 export { governingGrant, grant, resolveSender, revokeGrant } from "./grants.js"
 export {
   capsuleAad,

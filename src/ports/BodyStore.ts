@@ -32,6 +32,27 @@ export interface StoredBody {
   readonly bytes: Uint8Array
 }
 
+/**
+ * What opening found missing from a store's files (docs/operations.md "Damage found at
+ * start"): records its own index describes that its bodies file no longer holds whole, so
+ * the store serves every other body and these not. Only a store with files can find one.
+ */
+export interface BodyShortfall {
+  /** The file found short, relative to the data folder (it is shown on /healthz). */
+  readonly file: string
+  /** Its length as found. */
+  readonly heldBytes: number
+  /** The length its index describes. */
+  readonly describedBytes: number
+  /** Bodies whose records were synced before the last records written: lost for certain. */
+  readonly synced: ReadonlyArray<Uint8Array>
+  /**
+   * Bodies of the last records written, which a crash may have cut before their put was
+   * answered; lost only if the log names them (a leaf names a body only once it is durable).
+   */
+  readonly unsynced: ReadonlyArray<Uint8Array>
+}
+
 /** What a remove did: deleted the batch, or nothing because a later lease exists. */
 export type RemoveOutcome = "removed" | "superseded"
 
@@ -49,4 +70,6 @@ export class BodyStore extends Context.Tag("aics/BodyStore")<BodyStore, {
    * point, unless a lease later than `fence` exists; the leaves that named them stay.
    */
   readonly remove: (digests: ReadonlyArray<Uint8Array>, fence: LeaseFence) => Effect.Effect<RemoveOutcome, StorageError>
+  /** What this store found missing when it opened, if anything (app/BodyShortfall.ts reports it). */
+  readonly shortfallAtOpen: BodyShortfall | undefined
 }>() {}

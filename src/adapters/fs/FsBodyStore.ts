@@ -7,7 +7,9 @@
 // Opening runs recovery (bodyRecovery.ts): it loads the index into an in-memory table
 // (bodyTable.ts, about 42 bytes a body) without reading the bodies, verifies only the last
 // 2 * MAX_UNSYNCED_RECORDS records at most, cuts a torn tail and syncs. Every record of an
-// answered put or remove survives a crash or a power loss.
+// answered put or remove survives a crash or a power loss. A `bodies` file found shorter
+// than its index describes (damage, not a crash) opens too: the bodies past its end are the
+// store's shortfallAtOpen, which app/BodyShortfall.ts reports, and every other is served.
 //
 // put(bodies):
 //   1. refuses, before writing anything, a digest that is not 32 bytes, a body over
@@ -41,6 +43,7 @@
 //
 // One process per folder: the store does not lock the folder against a second writer.
 
+import { basename } from "node:path"
 import { Effect, Layer, Option } from "effect"
 import { equal, toHex } from "../../domain/bytes.js"
 import { BodyStore, type StoredBody } from "../../ports/BodyStore.js"
@@ -48,7 +51,7 @@ import { Crypto } from "../../ports/Crypto.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { appendRecords } from "./bodyAppend.js"
 import { openBodyFiles } from "./bodyFiles.js"
-import { DIGEST_SIZE, MAX_BODY_SIZE, PUT_HEADER, type BodyRecord } from "./bodyLayout.js"
+import { BODIES_FILE, DIGEST_SIZE, MAX_BODY_SIZE, PUT_HEADER, type BodyRecord } from "./bodyLayout.js"
 import { digestName, digestNames } from "./bodyName.js"
 import { applyEntry, recoverBodies, type BodyEnd } from "./bodyRecovery.js"
 import { headerDigest } from "./bodyScan.js"
@@ -178,6 +181,8 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           }))
         })
 
-      return BodyStore.of({ put, get, has, remove })
+      // Named relative to the data folder, whose child this folder is: /healthz shows it.
+      const shortfallAtOpen = recovered.shortfall === undefined ? undefined : { ...recovered.shortfall, file: `${basename(files.root)}/${BODIES_FILE}` }
+      return BodyStore.of({ put, get, has, remove, shortfallAtOpen })
     })
   )

@@ -8,7 +8,10 @@
 import { constants } from "node:fs"
 import { mkdir, open, rename, rm } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
+import { Effect, Option } from "effect"
+import { equal } from "../../domain/bytes.js"
 import { attempt, syncFolder, writeFully } from "./fileIo.js"
+import { readOptionalFile } from "./readOptional.js"
 
 let counter = 0
 
@@ -32,3 +35,12 @@ export const replaceFile = async (path: string, bytes: Uint8Array, mode: number)
 
 export const writeFileAtomically = (path: string, bytes: Uint8Array, mode = 0o644) =>
   attempt("write", path, () => replaceFile(path, bytes, mode))
+
+/**
+ * Makes the file hold `bytes`, writing it (atomically) only when it does not already: a
+ * restart that would write the same bytes writes nothing, so it still starts on a full
+ * disk (issue 13 item 13).
+ */
+export const ensureFileHolds = (path: string, bytes: Uint8Array, mode = 0o644) =>
+  Effect.flatMap(readOptionalFile("read", path), (present) =>
+    Option.isSome(present) && equal(present.value, bytes) ? Effect.void : writeFileAtomically(path, bytes, mode))

@@ -37,13 +37,24 @@
 // A crash during recovery leaves a state of the same kind, so recovery simply runs again.
 // A missing or empty index gives t = 0: the whole of `bodies` is scanned and the index
 // rebuilt, which is how a compaction (bodyCompact.ts) hands over a new `bodies` file.
-// When the trusted part itself is inconsistent (entries that do not chain, a `bodies` file
-// shorter than they say, record t-1 invalid), the disk lost acknowledged data: opening
-// fails with a StorageError instead of quietly dropping bodies.
+// When the trusted entries do not chain, or record t-1 is invalid, the index or the disk
+// is damaged: opening fails with a StorageError instead of quietly dropping bodies.
+//
+// A `bodies` file cut short (a disk error, a copy or restore that stopped early; issue 13
+// item 10) is not a failure: recovery compares the file's length with where the records the
+// index describes end, which costs nothing more than the loading above, whatever the size
+// of the log. The records that lie wholly inside the file are kept and served; those past
+// its end are lost, and recovery answers their digests as the store's shortfall, in two
+// parts. Those among the trusted entries were synced: lost for certain. Those of the last
+// 2G entries may be a group a crash cut before its put was answered, which is no loss; the
+// app (app/BodyShortfall.ts) tells the two apart by asking whether any leaf names them, since
+// the sequencer appends a leaf only after its body is durable. The files are then cut to the
+// kept records, as for a torn tail, so the store goes on writing after them.
 
 import type { FileHandle } from "node:fs/promises"
 import { Effect } from "effect"
 import { equal } from "../../domain/bytes.js"
+import type { BodyShortfall } from "../../ports/BodyStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import {
   decodeIndexEntry,
@@ -71,6 +82,8 @@ export interface BodyEnd {
 export interface RecoveredBodies {
   readonly end: BodyEnd
   readonly table: BodyTable
+  /** Records the index described that the file did not hold whole (its `file` is left empty here). */
+  readonly shortfall?: Omit<BodyShortfall, "file">
 }
 
 /** Index entries read per chunk while loading (2.75 MiB). */
@@ -88,17 +101,38 @@ export const applyEntry = (table: BodyTable, entry: IndexEntry): void => {
 }
 
 interface Loaded {
-  /** Where record t starts. */
+  /** Entries whose records lie wholly inside the file: all of them unless it is short. */
+  readonly kept: number
+  /** Where record `kept` starts. */
   readonly end: number
-  /** Record t-1, when t > 0. */
+  /** Record kept-1, when kept > 0. */
   readonly last?: { readonly at: number; readonly entry: IndexEntry }
+  /** Where the records of all the trusted entries end. */
+  readonly described: number
 }
 
-/** Step 1: loads the trusted entries [0, count) into the table, checking that they chain. */
-const loadTrusted = (index: FileHandle, count: number, table: BodyTable) =>
+/**
+ * The put records the index describes past the file's end, by offset; a later removal of
+ * one takes it out (its body was deleted anyway, so it is no loss).
+ */
+type LostPuts = Map<number, Uint8Array>
+
+/** Notes one entry describing a record past the file's end. */
+const noteLost = (lost: LostPuts, entry: IndexEntry): void => {
+  if (entry.kind === "put") lost.set(entry.offset, entry.digest.slice())
+  else lost.delete(entry.target)
+}
+
+/**
+ * Step 1: loads the trusted entries [0, count) into the table, checking that they chain;
+ * those whose records end past `fileLength` go to `lost` instead.
+ */
+const loadTrusted = (index: FileHandle, count: number, table: BodyTable, fileLength: number, lost: LostPuts) =>
   attempt("recover", "loading the body index", async (): Promise<Loaded | StorageError> => {
     const buffer = new Uint8Array(CHUNK_ENTRIES * INDEX_ENTRY_SIZE)
     let end = 0
+    let kept = 0
+    let described = 0
     let last: Loaded["last"]
     for (let from = 0; from < count; from += CHUNK_ENTRIES) {
       const chunk = buffer.subarray(0, Math.min(CHUNK_ENTRIES, count - from) * INDEX_ENTRY_SIZE)
@@ -108,17 +142,44 @@ const loadTrusted = (index: FileHandle, count: number, table: BodyTable) =>
       for (let at = 0; at < chunk.length; at += INDEX_ENTRY_SIZE) {
         const entry = decodeIndexEntry(chunk, at)
         const number = from + at / INDEX_ENTRY_SIZE
-        if (entry.kind === "put" ? entry.offset !== end || entry.length > MAX_BODY_SIZE : entry.target >= end) {
+        if (entry.kind === "put" ? entry.offset !== described || entry.length > MAX_BODY_SIZE : entry.target >= described) {
           return damaged(`index entry ${number}, which was synced, does not follow the entries before it`)
         }
-        applyEntry(table, entry)
-        last = { at: end, entry }
-        end += entry.kind === "put" ? PUT_HEADER + entry.length : REMOVAL_RECORD_SIZE
+        const next = described + (entry.kind === "put" ? PUT_HEADER + entry.length : REMOVAL_RECORD_SIZE)
+        // Records only grow the file, so once one passes its end every later one does.
+        if (kept === number && next <= fileLength) {
+          applyEntry(table, entry)
+          last = { at: described, entry }
+          kept++
+          end = next
+        } else {
+          noteLost(lost, entry)
+        }
+        described = next
       }
     }
     // The last entry's digest is a view into the reused buffer: keep a copy.
-    return last === undefined ? { end } : { end, last: { at: last.at, entry: { ...last.entry, digest: last.entry.digest.slice() } } }
+    return { kept, end, described, ...(last === undefined ? {} : { last: { at: last.at, entry: { ...last.entry, digest: last.entry.digest.slice() } } }) }
   }).pipe(Effect.flatMap((loaded) => (loaded instanceof StorageError ? Effect.fail(loaded) : Effect.succeed(loaded))))
+
+/**
+ * The untrusted index entries [from, indexLength) that chain on from `start` (a torn or
+ * garbage entry does not, and ends them): where their records end, and each one whose
+ * record starts at or after `whole` (the end of the records the scan verified) noted lost.
+ */
+const describedTail = (index: FileHandle, from: number, indexLength: number, start: number, whole: number, lost: LostPuts) =>
+  attempt("recover", "reading the index tail", async () => {
+    const bytes = new Uint8Array(Math.max(0, indexLength - from * INDEX_ENTRY_SIZE))
+    const read = await readInto(index, bytes, from * INDEX_ENTRY_SIZE)
+    let end = start
+    for (let at = 0; at + INDEX_ENTRY_SIZE <= read; at += INDEX_ENTRY_SIZE) {
+      const entry = decodeIndexEntry(bytes, at)
+      if (entry.kind === "put" ? entry.offset !== end || entry.length > MAX_BODY_SIZE : entry.target >= end) break
+      if (end >= whole) noteLost(lost, entry)
+      end += entry.kind === "put" ? PUT_HEADER + entry.length : REMOVAL_RECORD_SIZE
+    }
+    return end
+  })
 
 /** A byte buffer that grows by doubling, for the rebuilt index tail. */
 const growable = () => {
@@ -149,13 +210,13 @@ export const recoverBodies = (
     const bodiesLength = yield* lengthOf(files.bodies, "bodies")
     const indexLength = yield* lengthOf(files.index, "index")
 
-    // Step 1: the trusted entries, and where the record after them starts.
+    // Step 1: the trusted entries, and where the record after them starts; those of a file
+    // cut short (see the header) that lie past its end are lost.
     const trusted = Math.max(0, Math.floor(indexLength / INDEX_ENTRY_SIZE) - MAX_UNSYNCED_RECORDS)
     const table = makeBodyTable(trusted)
-    const loaded = yield* loadTrusted(files.index, trusted, table)
-    if (loaded.end > bodiesLength) {
-      return yield* damaged(`the bodies file holds ${bodiesLength} bytes, fewer than the ${loaded.end} its synced index describes`)
-    }
+    const lost: LostPuts = new Map()
+    const loaded = yield* loadTrusted(files.index, trusted, table, bodiesLength, lost)
+    const kept = loaded.kept
     if (loaded.last !== undefined) {
       const last = loaded.last
       let found: ScannedRecord | undefined
@@ -163,9 +224,11 @@ export const recoverBodies = (
         found = record
       }, 1)
       if (found === undefined || check.end !== loaded.end || found.entry.kind !== last.entry.kind || !equal(found.entry.digest, last.entry.digest)) {
-        return yield* damaged(`record ${trusted - 1}, which was synced, is not valid at byte ${last.at}`)
+        return yield* damaged(`record ${kept - 1}, which was synced, is not valid at byte ${last.at}`)
       }
     }
+    const synced = [...lost.values()]
+    lost.clear()
 
     // Step 2: every valid record after them, applied in order.
     const tail = growable()
@@ -175,8 +238,13 @@ export const recoverBodies = (
       encodeIndexEntry(tail.buffer(), at, record.entry)
     })
 
+    // What the rest of the index describes past the verified records, read before step 3
+    // rewrites it.
+    const described = yield* describedTail(files.index, trusted, indexLength, loaded.described, kept < trusted ? 0 : scanned.end, lost)
+    const unsynced = [...lost.values()]
+
     // Step 3: the index tail from the verified records, and `bodies` cut after them.
-    yield* settleTail(files.index, "index", INDEX_ENTRY_SIZE * trusted, tail.bytes(), indexLength)
+    yield* settleTail(files.index, "index", INDEX_ENTRY_SIZE * kept, tail.bytes(), indexLength)
     if (bodiesLength !== scanned.end) {
       yield* attempt("recover", "truncating bodies", () => files.bodies.truncate(scanned.end))
     }
@@ -186,5 +254,7 @@ export const recoverBodies = (
       [files.bodies, files.index].map((handle) => attempt("recover", "fdatasync", () => handle.datasync())),
       { concurrency: "unbounded", discard: true }
     )
-    return { end: { records: trusted + scanned.count, bytes: scanned.end }, table }
+    const end = { records: kept + scanned.count, bytes: scanned.end }
+    if (synced.length === 0 && unsynced.length === 0 && described <= scanned.end) return { end, table }
+    return { end, table, shortfall: { heldBytes: bodiesLength, describedBytes: described, synced, unsynced } }
   })

@@ -2,14 +2,16 @@
 // answer goes out it reads the path, whether the request is signed, the user agent and
 // Accept (to tell a program, a browser and a crawler apart), the status and the latency,
 // and bumps one counter. Nothing read here is stored. A request that ends in an error the
-// server answers itself (no route: 404) is counted with the status it is answered with.
+// server answers itself (no route: 404) is counted with the status it is answered with, and
+// so is a 429 of the `requests` budget (admission.ts), which this middleware wraps: a flood
+// refused before any route shows in the statistics and in aics_http_requests_total.
 
 import { HttpServerError, HttpServerRequest } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Effect, Exit } from "effect"
 import { RequestStats } from "../../app/RequestStats.js"
 
-export const countRequests = (app: HttpApp.Default): HttpApp.Default<never, RequestStats> =>
+export const countRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | RequestStats> =>
   Effect.flatMap(RequestStats, (stats) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       const started = performance.now()

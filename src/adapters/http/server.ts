@@ -173,7 +173,7 @@ export const HttpLive = (options: {
   readonly trustedProxies?: ReadonlyArray<Cidr> | undefined
   readonly pendingBytes?: PendingBytesLimits
 }) =>
-  HttpApiBuilder.serve((app) => admitRequests(countRequests(app))).pipe(
+  HttpApiBuilder.serve((app) => countRequests(admitRequests(app))).pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     // The owner routes' 401/403 come before the router's 404 (ownerRoutesFirst.ts), and every
     // answer still empty after that gets its problem document.

@@ -6,30 +6,40 @@ import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, FiberRef } from "effect"
 import { MAX_WRITE_REQUEST_BYTES } from "../../app/EntryWrites.js"
+import type { WriteTracing } from "../../app/Tracing.js"
 import type { WriteAnswer } from "../../app/WriteAnswers.js"
 import type { WriteRequest } from "../../ports/WriteChecks.js"
 import { CurrentClient, tarpit } from "./admission.js"
 import { readLimitedBody } from "./limitedBody.js"
 import { requestHead } from "./requestHead.js"
 
+/** What a write came to, for its span: the refusal code, or accepted. */
+const outcomeOf = (answer: WriteAnswer): string => {
+  const refused = answer.body.entry["refused"]
+  return typeof refused === "string" ? refused : "accepted"
+}
+
 /**
  * Answers a write: `write` gets the request as received, `tooLarge` answers a body over
  * `limit` (refused from its Content-Length, or as soon as reading passes the limit, so no
- * client can make the service buffer more than that).
+ * client can make the service buffer more than that). With traces on (app/Tracing.ts) the
+ * whole request is the write's root span.
  */
 export const answerWrite = (
+  tracing: WriteTracing,
   request: HttpServerRequest.HttpServerRequest,
   write: (request: WriteRequest) => Effect.Effect<WriteAnswer>,
   tooLarge: (limit: number) => Effect.Effect<WriteAnswer>,
   limit: number = MAX_WRITE_REQUEST_BYTES
-) =>
-  Effect.gen(function*() {
+) => {
+  const answered = Effect.gen(function*() {
     const read = yield* readLimitedBody(request, limit)
     if (read._tag === "Failed") return HttpServerResponse.empty({ status: 400 })
     const client = yield* FiberRef.get(CurrentClient)
     const answer = read._tag === "TooLarge"
       ? yield* tooLarge(limit)
       : yield* write({ ...requestHead(request), body: read.bytes, ...(client === undefined ? {} : { client }) })
+    if (tracing.on) yield* tracing.annotate(() => ({ "http.response.status_code": answer.status, "aics.outcome": outcomeOf(answer) }))
     if (answer.status === 429) yield* tarpit
     return yield* HttpServerResponse.json(answer.body, {
       status: answer.status,
@@ -40,3 +50,16 @@ export const answerWrite = (
       }
     }).pipe(Effect.orDie)
   })
+  if (!tracing.on) return answered
+  const path = pathOf(request.url)
+  return answered.pipe(tracing.span(`POST ${path}`, () => ({
+    kind: "server",
+    attributes: { "http.request.method": "POST", "http.route": path, "http.request.body.size": Number(request.headers["content-length"] ?? 0) }
+  })))
+}
+
+/** The path of a request target, without its query. */
+const pathOf = (url: string): string => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}

@@ -9,7 +9,7 @@ import { utf8 } from "../../domain/bytes.js"
 import { Crypto } from "../../ports/Crypto.js"
 import { Entropy } from "../../ports/Entropy.js"
 import { WitnessSigner } from "../../ports/WitnessSigner.js"
-import { writeFileAtomically } from "../fs/atomicFile.js"
+import { ensureFileHolds } from "../fs/atomicFile.js"
 import { loadOrCreateKeyFile } from "./keyFile.js"
 
 export const FileWitnessKeyLive = (dataDir: string) =>
@@ -20,10 +20,13 @@ export const FileWitnessKeyLive = (dataDir: string) =>
     return { publicKey: pair.publicKey, sign: (message) => crypto.signInBackground(pair.seed, message) }
   }))
 
-/** Writes <data dir>/witness.vkey (the cosignature verifier key) and logs it. */
+/**
+ * Writes <data dir>/witness.vkey (the cosignature verifier key) unless it holds it already,
+ * as log.vkey (LogVkeyFile.ts), and logs it.
+ */
 export const WitnessVkeyFileLive = (dataDir: string) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const { vkey } = yield* Witness
-    yield* writeFileAtomically(join(dataDir, "witness.vkey"), utf8(vkey + "\n"), 0o644)
+    yield* ensureFileHolds(join(dataDir, "witness.vkey"), utf8(vkey + "\n"), 0o644)
     yield* Console.log(`Witness verifier key: ${vkey}`)
   }))

@@ -6,20 +6,16 @@
 // a full disk still serves reads instead of failing on a write it did not need.
 
 import { join } from "node:path"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Effect, Layer } from "effect"
 import { Charter } from "../../app/Charter.js"
 import { LogNotary } from "../../app/LogNotary.js"
-import { equal, utf8 } from "../../domain/bytes.js"
-import { readOptionalFile } from "../fs/readOptional.js"
-import { writeFileAtomically } from "../fs/atomicFile.js"
+import { utf8 } from "../../domain/bytes.js"
+import { ensureFileHolds } from "../fs/atomicFile.js"
 
 export const LogVkeyFileLive = (dataDir: string) =>
   Layer.effectDiscard(Effect.gen(function*() {
     yield* Charter
     const { vkey } = yield* LogNotary
-    const path = join(dataDir, "log.vkey")
-    const wanted = utf8(vkey + "\n")
-    const present = yield* readOptionalFile("read log.vkey", path)
-    if (Option.isNone(present) || !equal(present.value, wanted)) yield* writeFileAtomically(path, wanted, 0o644)
+    yield* ensureFileHolds(join(dataDir, "log.vkey"), utf8(vkey + "\n"), 0o644)
     yield* Console.log(`Log verifier key: ${vkey}`)
   }))

@@ -46,6 +46,7 @@ export const MemoryBodyStoreLive: Layer.Layer<BodyStore, never, Crypto> = Layer.
         if (names instanceof StorageError) return Effect.fail(names)
         for (const name of names) bodies.delete(name)
         return Effect.succeed("removed" as const)
-      })
+      }),
+    shortfallAtOpen: undefined
   })
 }))

@@ -2,7 +2,7 @@
 // (src/ports/ProjectionStore.ts). One file, one connection (better-sqlite3 is synchronous;
 // @effect/sql-sqlite-node serialises the statements of this process on it).
 //
-// Durability: WAL journal, synchronous=NORMAL. A commit is atomic (one transaction moves
+// Durability: WAL journal (with exclusive locking: see SCHEMA), synchronous=NORMAL. A commit is atomic (one transaction moves
 // the rows and `folded` together), and with WAL a crash keeps the database consistent but
 // may lose the last transactions if the machine loses power before the WAL is synced.
 // That is enough here, and FULL would buy nothing: the store only ever folds leaves that
@@ -35,6 +35,12 @@ import { stateOfJson } from "../projection/stateJson.js"
 import { ACTIVITY_AREA, listRows, RESIDENT_AREA, residentOfRows, rowWrites, type StoredRow } from "../projection/stateRows.js"
 
 const SCHEMA = [
+  // Exclusive locking before WAL is first used: the WAL index then lives in this process's
+  // memory, with no `state.db-shm` file to create and fill, so the store opens on a full
+  // disk (issue 13 item 13) as long as opening writes nothing. One process uses the file
+  // (the filesystem storage is one process's), so the lock costs nothing.
+  "PRAGMA locking_mode = EXCLUSIVE",
+  "PRAGMA journal_mode = WAL",
   "PRAGMA synchronous = NORMAL",
   `CREATE TABLE IF NOT EXISTS projection_meta (
     only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
@@ -191,7 +197,8 @@ const NAME_ALPHABET = [..."abcdefghijklmnopqrstuvwxyz0123456789-"]
 const trigramsAround = (part: string): string =>
   NAME_ALPHABET.flatMap((c) => [trigramPhrase(`${c}${part}`), trigramPhrase(`${part}${c}`)]).join(" OR ")
 
-const openAt = (filename: string) => Layer.effect(ProjectionStore, storeOnClient).pipe(Layer.provide(SqliteClient.layer({ filename })))
+// WAL is set by SCHEMA, after the locking mode, not by the client as it opens.
+const openAt = (filename: string) => Layer.effect(ProjectionStore, storeOnClient).pipe(Layer.provide(SqliteClient.layer({ filename, disableWAL: true })))
 
 /** The projection store in the SQLite file `filename`; a damaged file is moved aside and started anew. */
 export const SqliteProjectionStoreLive = (filename: string): Layer.Layer<ProjectionStore, StorageError> =>

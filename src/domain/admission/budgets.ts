@@ -27,7 +27,7 @@ export const BUDGETS = {
   requests: { scope: "address", windowSeconds: 60, defaultCapacity: 1200, env: "AICS_LIMIT_REQUESTS_PER_MINUTE", what: "HTTP requests of any route" },
   writes: { scope: "address", windowSeconds: 60, defaultCapacity: 120, env: "AICS_LIMIT_WRITES_PER_MINUTE", what: "entry writes (POST /v2/entries and the gate's writes), refused or not" },
   claims: { scope: "address", windowSeconds: 3600, defaultCapacity: 20, env: "AICS_LIMIT_CLAIMS_PER_HOUR", what: "new identities: claim entries (names) submitted" },
-  gate_sessions: { scope: "address", windowSeconds: 3600, defaultCapacity: 120, env: "AICS_LIMIT_GATE_SESSIONS_PER_HOUR", what: "text gate sessions opened (GET or POST /t, or a TCP connection)" },
+  gate_sessions: { scope: "address", windowSeconds: 3600, defaultCapacity: 120, env: "AICS_LIMIT_GATE_SESSIONS_PER_HOUR", what: "text gate sessions kept: a TCP connection, or a session over GET or POST /t left holding a challenge, an identity or an envelope to sign (one that only reads costs none)" },
   gate_lines: { scope: "address", windowSeconds: 60, defaultCapacity: 600, env: "AICS_LIMIT_GATE_LINES_PER_MINUTE", what: "text gate command lines" },
   notices: { scope: "address", windowSeconds: 3600, defaultCapacity: 20, env: "AICS_LIMIT_NOTICES_PER_HOUR", what: "notices filed (POST /notice)" },
   intents: { scope: "address", windowSeconds: 3600, defaultCapacity: 10, env: "AICS_LIMIT_INTENTS_PER_HOUR", what: "contribution intents made; each holds an amount's slot for its validity" },
@@ -125,6 +125,6 @@ export const limitsLines = (limits: AdmissionLimits): ReadonlyArray<string> => {
     `- connections: at most ${published.connections_per_address} at once per address`,
     published.claim_pow_bits === 0
       ? "- proof of work: none asked for claims"
-      : `- proof of work: a claim's envelope needs ${published.claim_pow_bits} leading zero bits of SHA-256 over its signing input (vary the envelope nonce)`
+      : `- proof of work: a claim's envelope needs ${published.claim_pow_bits} leading zero bits of SHA-256 over its signing input (vary the envelope nonce); a claim without a key through the gate, as many over its work text (the gate's help says how)`
   ]
 }

@@ -6,6 +6,12 @@
 // change to the envelope format, and the work is bound to everything the claim says (name,
 // key, origin, time), so it cannot be reused for another claim. Each extra bit doubles the
 // expected work: 2^bits hashes on average.
+//
+// A secret-bound name (the text gate's `claim <name> secret <secret>`, over TLS) is a new
+// identity too, but its claim is signed by the service's policy key, so there is no envelope
+// of the agent's to vary. Its work is over a short text instead, bound the same way to what
+// the claim says: the origin, the name, and when the work was made (secretClaimWorkText),
+// with the agent's nonce; the gate takes it for SECRET_WORK_MAX_AGE seconds.
 
 import { Either } from "effect"
 import { utf8 } from "../bytes.js"
@@ -41,6 +47,28 @@ export const meetsWork = (envelope: UnsignedEnvelope | Envelope, bits: number, s
   bits <= 0 || envelope.type !== WORK_TYPE || workOf(envelope, sha256) >= bits
 
 /**
+ * The nonces tried in order: `base` (16 random bytes) followed by an 8-byte counter, until
+ * `meets` accepts one. `progress` is called every `every` tries with the count so far.
+ */
+const grind = (
+  base: Uint8Array,
+  meets: (nonce: string) => boolean,
+  progress: ((tries: number) => void) | undefined,
+  every: number
+): string => {
+  const bytes = new Uint8Array(base.length + 8)
+  bytes.set(base)
+  const view = new DataView(bytes.buffer)
+  for (let counter = 0; ; counter++) {
+    view.setUint32(base.length, Math.floor(counter / 2 ** 32))
+    view.setUint32(base.length + 4, counter >>> 0)
+    const nonce = encodeU64(bytes)
+    if (meets(nonce)) return nonce
+    if (progress !== undefined && (counter + 1) % every === 0) progress(counter + 1)
+  }
+}
+
+/**
  * Finds a nonce meeting `bits`: `base` (16 random bytes) followed by an 8-byte counter,
  * trying counters in order. `progress` is called every `every` tries with the count so far
  * (the client library and `aics claim` show it). Pure given its inputs.
@@ -54,14 +82,61 @@ export const grindNonce = (
   every = 65_536
 ): UnsignedEnvelope => {
   if (bits <= 0) return envelope
-  const bytes = new Uint8Array(base.length + 8)
-  bytes.set(base)
-  const view = new DataView(bytes.buffer)
-  for (let counter = 0; ; counter++) {
-    view.setUint32(base.length, Math.floor(counter / 2 ** 32))
-    view.setUint32(base.length + 4, counter >>> 0)
-    const candidate = { ...envelope, nonce: encodeU64(bytes) }
-    if (workOf(candidate, sha256) >= bits) return candidate
-    if (progress !== undefined && (counter + 1) % every === 0) progress(counter + 1)
-  }
+  return { ...envelope, nonce: grind(base, (nonce) => workOf({ ...envelope, nonce }, sha256) >= bits, progress, every) }
 }
+
+/** How long the work of a secret-bound claim is taken after it was made, in seconds (an envelope's longest lifetime). */
+export const SECRET_WORK_MAX_AGE = 600
+/** How far ahead of the service's clock the work may say it was made (a client's clock runs fast). */
+export const SECRET_WORK_SKEW = 60
+
+/**
+ * What a secret-bound claim's work hashes: the claim's origin and name, when the work was
+ * made (Unix seconds; a placeholder where the gate's help shows the text), and the nonce.
+ */
+export const secretClaimWorkText = (origin: string, name: string, created: number | string, nonce: string): string =>
+  `AICS-1 secret claim work\n${origin}\n${name}\n${created}\n${nonce}`
+
+/** The work a secret-bound claim carries: leading zero bits of SHA-256 of its text. */
+export const secretClaimWorkOf = (origin: string, name: string, created: number, nonce: string, sha256: Sha256): number =>
+  leadingZeroBits(sha256(utf8(secretClaimWorkText(origin, name, created, nonce))))
+
+/** The gate's `work=<created>.<nonce>` argument of a secret-bound claim. */
+export const secretClaimWorkArgument = (created: number, nonce: string): string => `work=${created}.${nonce}`
+
+/** A `work=<created>.<nonce>` argument read back; undefined when it is not one. */
+export const parseSecretClaimWork = (text: string): { readonly created: number; readonly nonce: string } | undefined => {
+  const match = /^work=(\d{1,12})\.([A-Za-z0-9_-]{1,64})$/.exec(text)
+  return match === null ? undefined : { created: Number(match[1]), nonce: match[2]! }
+}
+
+/**
+ * Why a secret-bound claim's work is not taken at `now` (Unix seconds), or undefined when
+ * it is: too old, from the future, or short of `bits`.
+ */
+export const secretClaimWorkProblem = (
+  origin: string,
+  name: string,
+  work: { readonly created: number; readonly nonce: string },
+  bits: number,
+  now: number,
+  sha256: Sha256
+): string | undefined => {
+  if (work.created > now + SECRET_WORK_SKEW) return `the work says it was made at ${work.created}, after the service's clock (${now})`
+  if (now - work.created > SECRET_WORK_MAX_AGE) return `the work was made at ${work.created}, more than ${SECRET_WORK_MAX_AGE} s before the service's clock (${now}); make it again`
+  const carried = secretClaimWorkOf(origin, name, work.created, work.nonce, sha256)
+  return carried >= bits ? undefined : `the work carries ${carried} of the ${bits} bits asked for this name`
+}
+
+/** Finds the work of a secret-bound claim of `name` made at `created`: the gate's `work=` argument. */
+export const grindSecretClaimWork = (
+  origin: string,
+  name: string,
+  created: number,
+  bits: number,
+  sha256: Sha256,
+  base: Uint8Array,
+  progress?: (tries: number) => void,
+  every = 65_536
+): string =>
+  secretClaimWorkArgument(created, grind(base, (nonce) => secretClaimWorkOf(origin, name, created, nonce, sha256) >= bits, progress, every))

@@ -31,7 +31,8 @@ export type Command =
   /** A complete signed `{"envelope": ..., "body": ...}` request, as POST /v2/entries takes. */
   | { readonly verb: "submit"; readonly json: string }
   // Secret identity (TLS only).
-  | { readonly verb: "claim-secret"; readonly name: string; readonly secret: string }
+  /** `work` is the `work=<created>.<nonce>` argument when given (proofOfWork.ts), unchecked here. */
+  | { readonly verb: "claim-secret"; readonly name: string; readonly secret: string; readonly work: string | undefined }
   | { readonly verb: "login"; readonly name: string; readonly secret: string }
   /** A secret-bound name moves to the agent's own key (TLS only); the secret is asked again. */
   | { readonly verb: "upgrade"; readonly kid: string; readonly secret: string }
@@ -71,7 +72,7 @@ export const USAGE: Readonly<Record<string, string>> = {
   directory: "directory [query]",
   identify: "identify <your did:key>",
   prove: "prove <U64 Ed25519 signature of the challenge text>",
-  claim: "claim <name> <your X25519 public key, U64>  |  claim <name> secret <secret>",
+  claim: "claim <name> <your X25519 public key, U64>  |  claim <name> secret <secret> [work=<created>.<nonce>]",
   sig: "sig <U64 Ed25519 signature of the sign text>",
   login: "login <name> <secret>",
   upgrade: "upgrade <your new did:key> <secret>",
@@ -147,10 +148,11 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
       return { verb, q: args.length === 0 ? undefined : args.join(" ") }
     case "claim": {
       if (args[1]?.toLowerCase() === "secret") {
-        if (!exactly(3)) return usage(verb)
+        // A fourth word is only the proof of work (work=<created>.<nonce>, checked in session.ts).
+        if (!exactly(3) && !(exactly(4) && args[3]!.startsWith("work="))) return usage(verb)
         const problem = secretProblem(args[2]!)
         return problem === undefined
-          ? { verb: "claim-secret", name: args[0]!, secret: args[2]! }
+          ? { verb: "claim-secret", name: args[0]!, secret: args[2]!, work: args[3] }
           : { code: "secret_invalid", detail: problem, secret: true }
       }
       return exactly(2) ? { verb, name: args[0]!, x25519: args[1]! } : usage(verb)

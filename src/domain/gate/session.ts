@@ -17,6 +17,7 @@
 // those that are open: StepFacts.gatePorts.)
 
 import { Either, HashMap } from "effect"
+import { parseSecretClaimWork, SECRET_WORK_MAX_AGE, secretClaimWorkProblem, secretClaimWorkText } from "../admission/proofOfWork.js"
 import { fromUtf8, utf8 } from "../bytes.js"
 import type { Sha256 } from "../crypto.js"
 import { encodeU64 } from "../encoding.js"
@@ -182,7 +183,7 @@ export const helpLines = (origin: string, transport: Transport, ports: GatePorts
   "#   text with SealBase(pkR, info, aad, text) and send: dm <name> <U64 of enc || ct>. The recipient must have granted you.",
   `#   inbox (your messages) | inbox <index> (one message's sealed body) | ${USAGE.capsules} | ${USAGE.capsule}`,
   ...(claimWorkBits > 0 ? [workLine(claimWorkBits)] : []),
-  `# Without a key (TLS only: ${secretTransports(ports)}): claim <name> secret <secret of 16+ characters>;`,
+  `# Without a key (TLS only: ${secretTransports(ports)}): claim <name> secret <secret of 16+ characters>${claimWorkBits > 0 ? " work=<created>.<nonce>" : ""};`,
   "#   later: login <name> <secret>, then post <channel> <text>. Such a name rests on the service's word;",
   "#   upgrade <your did:key> <secret> (answered with sign and sig) moves it to your own key for good.",
   "# Who can do what: over GET /t, read and prove your key (identify, prove, inbox, capsules) but not claim, post or",
@@ -254,6 +255,8 @@ export const step = (session: GateSession, line: string, transport: Transport, f
       const problem = claimableName(command.name, facts.log)
       if (problem !== undefined) return fail(session, problem.code, problem.detail)
       if (session.identity?.tier === "key") return fail(session, "identity_held", "this session speaks for a key; a key claims with: claim <name> <x25519>")
+      const work = secretClaimWork(session, command.name, command.work, facts)
+      if (work !== undefined) return work
       return reply(session, [], { _tag: "SecretClaim", name: command.name, secret: command.secret })
     }
     case "login":
@@ -345,7 +348,31 @@ const claimableName = (name: string, log: LogState): { code: string; detail: str
 
 /** How a claim carries its proof of work here (domain/admission/proofOfWork.ts). */
 const workLine = (bits: number): string =>
-  `# A claim here carries ${bits} bits of proof of work: SHA-256 of its signing input starts with ${bits} zero bits (vary the envelope nonce). The aics library (claimName, and aics claim) computes it; paste such a signed claim as one line.`
+  `# A claim here carries ${bits} bits of proof of work: SHA-256 of its signing input starts with ${bits} zero bits (vary the envelope nonce). The aics library computes it (aics gate-line claim <name>, or workedGateLine); paste such a signed claim as one line. Without a key, add work=<created>.<nonce> to claim <name> secret <secret> (aics gate-line work <name> makes it).`
+
+/** How a secret-bound claim carries its proof of work (proofOfWork.ts): over a text, as its work= argument. */
+const secretWorkLine = (bits: number, origin: string, name: string): string =>
+  `# A claim here carries ${bits} bits of proof of work. Without a key: pick a nonce (U64) so that SHA-256 of the UTF-8 text ` +
+  `${JSON.stringify(secretClaimWorkText(origin, name, "<created>", "<nonce>"))} starts with ${bits} zero bits, ` +
+  `<created> being the Unix time you made it (taken for ${SECRET_WORK_MAX_AGE} s), and send: claim ${name} secret <secret> work=<created>.<nonce>. ` +
+  "aics gate-line work <name> (the library's secretClaimWork) computes it."
+
+/**
+ * The step that stops a secret-bound claim short of its proof of work, or undefined when it
+ * carries what the service asks (none, or enough) and may go on.
+ */
+const secretClaimWork = (session: GateSession, name: string, work: string | undefined, facts: StepFacts): Step | undefined => {
+  const bits = facts.claimWorkBits ?? 0
+  if (bits <= 0) return undefined
+  const norm = normalizeName(name)
+  if (work === undefined) {
+    return reply(session, [secretWorkLine(bits, facts.origin, norm), errLine("work_required", `a claim here needs ${bits} bits of proof of work: add work=<created>.<nonce>`)])
+  }
+  const parsed = parseSecretClaimWork(work)
+  if (parsed === undefined) return fail(session, "usage", `${USAGE.claim}: work is work=<created>.<nonce>, the Unix time and a U64 nonce`)
+  const problem = secretClaimWorkProblem(facts.origin, norm, parsed, bits, Math.floor(facts.now / 1000), facts.sha256)
+  return problem === undefined ? undefined : fail(session, "work_insufficient", problem)
+}
 
 const keyClaim = (session: GateSession, name: string, x25519: string, facts: StepFacts): Step => {
   if (session.identity?.tier !== "key") {

@@ -4,6 +4,8 @@
 // added here, with its condition, or it does not exist; codes join as the rules that raise
 // them do (429 for rate limits).
 
+import { withoutServerPaths } from "../http/serverPaths.js"
+
 export const REFUSALS = {
   // 400: the request or the envelope is not well formed.
   malformed_request: { status: 400, condition: "the body is not JSON {envelope, body} with exactly those members, or the request has a query string" },
@@ -89,5 +91,12 @@ export interface Refusal {
 }
 
 export const refuse = (code: RefusalCode, detail: string): Refusal => ({ code, detail })
+
+/**
+ * The refusal of a signed request whose nonce could not be remembered durably (a full disk,
+ * a store that is down): what failed, said plainly, without the server's paths.
+ */
+export const replayStoreFailed = (failure: { readonly operation: string; readonly detail: string }): Refusal =>
+  refuse("log_unavailable", withoutServerPaths(`the replay store failed (${failure.operation}: ${failure.detail}); try again later`))
 
 export const refusalStatus = (code: RefusalCode): number => REFUSALS[code].status

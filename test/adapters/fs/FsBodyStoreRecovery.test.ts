@@ -148,7 +148,7 @@ describe("FsBodyStore recovery", () => {
       const dir = yield* storeWith(bodies("a", 4), bodies("b", 4))
       const times = () => Effect.promise(() => Promise.all(["bodies", "index"].map(async (f) => (await stat(join(dir, f))).mtimeMs)))
       const before = yield* times()
-      yield* withStore(dir, () => Effect.void)
+      yield* withStore(dir, (store) => Effect.sync(() => expect(store.shortfallAtOpen).toBeUndefined()))
       expect(yield* times()).toEqual(before)
     }))
 
@@ -225,7 +225,7 @@ describe("FsBodyStore recovery", () => {
         }))
     }))
 
-  it.scoped("opening trusts the synced index: it reads no old body, and fails when the trusted part is damaged", () =>
+  it.scoped("opening trusts the synced index: it reads no old body, and fails when the trusted entries do not chain", () =>
     Effect.gen(function*() {
       const list = bodies("many", 2 * MAX_UNSYNCED_RECORDS + 500)
       const dir = join(yield* tempDir("body-trusted"), "bodies")
@@ -234,17 +234,72 @@ describe("FsBodyStore recovery", () => {
       yield* overwrite(join(dir, "bodies"), recordEnd(list, 5) + PUT_HEADER + 3, utf8("#"))
       yield* withStore(dir, (store) => expectPresent(store, list.slice(10, 20), true))
       yield* expectFiles(dir, list.length, recordEnd(list, list.length))
-      // Index entries that no longer chain, or a bodies file shorter than the trusted
-      // entries say, mean lost acknowledged data: opening fails rather than dropping bodies.
+      // Index entries that no longer chain mean a damaged index: opening fails rather than
+      // dropping bodies.
       const index = yield* Effect.promise(() => readFile(join(dir, "index")))
       yield* overwrite(join(dir, "index"), INDEX_ENTRY_SIZE * 3 + 32, new Uint8Array(8).fill(1))
       const unchained = yield* Effect.flip(withStore(dir, () => Effect.void))
       expect(unchained._tag).toBe("StorageError")
       expect(unchained.detail).toContain("does not follow")
       yield* Effect.promise(() => writeFile(join(dir, "index"), index))
-      yield* Effect.promise(() => truncate(join(dir, "bodies"), recordEnd(list, 100)))
-      const short = yield* Effect.flip(withStore(dir, () => Effect.void))
-      expect(short._tag).toBe("StorageError")
+      yield* withStore(dir, (store) => Effect.sync(() => expect(store.shortfallAtOpen).toBeUndefined()))
+    }))
+
+  it.scoped("a bodies file cut short inside the synced records opens: the bodies before the cut are served, the lost ones answered", () =>
+    Effect.gen(function*() {
+      const list = bodies("cut", 2 * MAX_UNSYNCED_RECORDS + 500)
+      const trusted = list.length - MAX_UNSYNCED_RECORDS
+      const dir = join(yield* tempDir("body-cut-synced"), "bodies")
+      yield* withStore(dir, (store) => store.put(list))
+      // Inside record 100: records 0-99 stay whole.
+      yield* Effect.promise(() => truncate(join(dir, "bodies"), recordEnd(list, 100) + 10))
+      yield* withStore(dir, (store) =>
+        Effect.gen(function*() {
+          expect(store.shortfallAtOpen).toEqual({
+            file: "bodies/bodies",
+            heldBytes: recordEnd(list, 100) + 10,
+            describedBytes: recordEnd(list, list.length),
+            synced: list.slice(100, trusted).map((b) => b.digest),
+            unsynced: list.slice(trusted).map((b) => b.digest)
+          })
+          yield* expectPresent(store, list.slice(0, 100), true)
+          yield* expectPresent(store, list.slice(100, 110), false)
+          yield* expectPresent(store, list.slice(-10), false)
+          // A lost body written again is stored again.
+          yield* store.put([list[150]!])
+          yield* expectPresent(store, [list[150]!], true)
+        }))
+      yield* expectFiles(dir, 101, recordEnd(list, 100) + PUT_HEADER + list[150]!.bytes.length)
+      // The cut is the files' new end: the next open finds nothing missing.
+      yield* withStore(dir, (store) =>
+        Effect.gen(function*() {
+          expect(store.shortfallAtOpen).toBeUndefined()
+          yield* expectPresent(store, [...list.slice(0, 100), list[150]!], true)
+        }))
+    }))
+
+  it.scoped("a bodies file cut short inside the last records names them as possibly a crash's", () =>
+    Effect.gen(function*() {
+      const [a, b] = [bodies("before the cut", 6), bodies("after the cut", 6)]
+      const fence = yield* soleProcessLease
+      const dir = yield* storeWith(a, b)
+      // A removal after the cut takes its body out of the loss: retention had deleted it.
+      yield* withStore(dir, (store) => store.remove([b[4]!.digest], fence))
+      const cut = recordEnd(b, 2, recordEnd(a, 6)) + 3
+      yield* Effect.promise(() => truncate(join(dir, "bodies"), cut))
+      yield* withStore(dir, (store) =>
+        Effect.gen(function*() {
+          expect(store.shortfallAtOpen).toEqual({
+            file: "bodies/bodies",
+            heldBytes: cut,
+            describedBytes: recordEnd(b, 6, recordEnd(a, 6)) + REMOVAL_RECORD_SIZE,
+            synced: [],
+            unsynced: [b[2]!, b[3]!, b[5]!].map((x) => x.digest)
+          })
+          yield* expectPresent(store, [...a, ...b.slice(0, 2)], true)
+          yield* expectPresent(store, b.slice(2), false)
+        }))
+      yield* expectFiles(dir, 8, recordEnd(b, 2, recordEnd(a, 6)))
     }))
 
   it.scoped("reads running alongside puts see each body whole or not at all", () =>

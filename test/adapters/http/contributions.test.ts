@@ -351,4 +351,27 @@ describe("intents cannot be hoarded (issue 13 item 12)", () => {
     expect(carol.map((a) => a.status)).toEqual([201, 429])
     expect(carol[1]!.json.detail).toContain("the intents budget")
   })
+
+  it("holds the route's own 429 as long as every other (the tarpit), with Retry-After", async () => {
+    const delay = 1500
+    const server = await start({
+      AICS_SUP_NETWORKS: NETWORKS, AICS_SUP_ALLOW_HTTP: "true", AICS_RATE_LIMITS: "on", AICS_LIMIT_REFUSAL_DELAY_MS: String(delay),
+      AICS_LIMIT_NAME_INTENTS_PER_HOUR: "1", AICS_LIMIT_INTENTS_PER_HOUR: "10"
+    })
+    await claimName(server, makeAgent(`tarpit erin ${Date.now()}`), "erin")
+    const intent = async () => {
+      const started = performance.now()
+      const response = await fetch(`${server.baseUrl}/v2/sup/contributions/intents`, {
+        method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ network: "testnet", amount: 5, name: "erin" })
+      })
+      return { status: response.status, retryAfter: response.headers.get("retry-after"), json: await response.json() as any, ms: performance.now() - started }
+    }
+    expect((await intent()).status).toBe(201)
+    // The name's budget is spent, the address's is not: the handler's own 429, held.
+    const refused = await intent()
+    expect([refused.status, refused.json.code]).toEqual([429, "rate_limited"])
+    expect(refused.json.detail).toContain("name_intents")
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0)
+    expect(refused.ms).toBeGreaterThanOrEqual(delay)
+  })
 })

@@ -1,6 +1,8 @@
 import { sha256 } from "@noble/hashes/sha2.js"
 import { describe, expect, it } from "vitest"
-import { grindNonce, leadingZeroBits, meetsWork, workOf } from "../../../src/domain/admission/proofOfWork.js"
+import {
+  grindNonce, grindSecretClaimWork, leadingZeroBits, meetsWork, parseSecretClaimWork, secretClaimWorkOf, secretClaimWorkProblem, workOf
+} from "../../../src/domain/admission/proofOfWork.js"
 import type { UnsignedEnvelope } from "../../../src/domain/envelope/envelope.js"
 
 const claim: UnsignedEnvelope = {
@@ -28,5 +30,26 @@ describe("proof of work (NIP-13 style)", () => {
     // Other types and difficulty 0 ask nothing.
     expect(meetsWork({ ...claim, type: "post" }, 12, sha256)).toBe(true)
     expect(meetsWork(claim, 0, sha256)).toBe(true)
+  })
+
+  it("makes and checks a secret-bound claim's work, bound to the origin, the name and when it was made", () => {
+    const seen: Array<number> = []
+    const argument = grindSecretClaimWork("localhost/aics", "carol", 1_800_000_000, 10, sha256, new Uint8Array(16).fill(9), (tries) => seen.push(tries), 128)
+    const work = parseSecretClaimWork(argument)!
+    expect(work.created).toBe(1_800_000_000)
+    expect(secretClaimWorkOf("localhost/aics", "carol", work.created, work.nonce, sha256)).toBeGreaterThanOrEqual(10)
+    expect(seen.every((n, i) => n === (i + 1) * 128)).toBe(true)
+    expect(secretClaimWorkProblem("localhost/aics", "carol", work, 10, 1_800_000_100, sha256)).toBeUndefined()
+    // Another name or origin: no work at all, with overwhelming odds.
+    expect(secretClaimWorkProblem("localhost/aics", "dave", work, 10, 1_800_000_100, sha256)).toMatch(/carries \d+ of the 10 bits/)
+    expect(secretClaimWorkProblem("other/log", "carol", work, 10, 1_800_000_100, sha256)).toMatch(/carries \d+ of the 10 bits/)
+    // Taken from 60 s ahead of the clock to 600 s behind it.
+    expect(secretClaimWorkProblem("localhost/aics", "carol", work, 10, 1_800_000_000 - 60, sha256)).toBeUndefined()
+    expect(secretClaimWorkProblem("localhost/aics", "carol", work, 10, 1_800_000_000 - 61, sha256)).toMatch(/after the service's clock/)
+    expect(secretClaimWorkProblem("localhost/aics", "carol", work, 10, 1_800_000_600, sha256)).toBeUndefined()
+    expect(secretClaimWorkProblem("localhost/aics", "carol", work, 10, 1_800_000_601, sha256)).toMatch(/more than 600 s/)
+    for (const bad of ["work=1800000000", "work=.AAAA", "work=18e8.AAAA", "1800000000.AAAA", "work=1800000000.AA AA", "work=1800000000.AA+A"]) {
+      expect(parseSecretClaimWork(bad), bad).toBeUndefined()
+    }
   })
 })

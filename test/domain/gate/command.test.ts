@@ -22,6 +22,8 @@ describe("parseCommand", () => {
     expect(parseCommand("claim alice AAAA")).toEqual({ verb: "claim", name: "alice", x25519: "AAAA" })
     expect(parseCommand("sig c2ln")).toEqual({ verb: "sig", sig: "c2ln" })
     expect(parseCommand("claim alice secret correct-horse-battery")).toEqual({ verb: "claim-secret", name: "alice", secret: "correct-horse-battery" })
+    expect(parseCommand("claim alice secret correct-horse-battery work=1800000000.AAAA"))
+      .toEqual({ verb: "claim-secret", name: "alice", secret: "correct-horse-battery", work: "work=1800000000.AAAA" })
     expect(parseCommand("login alice correct-horse-battery")).toEqual({ verb: "login", name: "alice", secret: "correct-horse-battery" })
     expect(parseCommand("whoami")).toEqual({ verb: "whoami" })
     expect(parseCommand("quit")).toEqual({ verb: "quit" })

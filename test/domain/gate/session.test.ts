@@ -4,6 +4,7 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { grindSecretClaimWork } from "../../../src/domain/admission/proofOfWork.js"
 import { fromUtf8, utf8 } from "../../../src/domain/bytes.js"
 import { encodeU64 } from "../../../src/domain/encoding.js"
 import { prevOf } from "../../../src/domain/envelope/hash.js"
@@ -138,6 +139,34 @@ describe("the gate session", () => {
     expect(last(run(newSession("s1", "plain"), `claim admin secret ${SECRET}`, TLS))).toMatch(/^err name_reserved /)
     expect(last(run(newSession("s1", "plain"), `claim Carol secret ${SECRET}`, TLS))).toMatch(/^err name_invalid /)
     expect(last(run(proved(makeAgent("session z"), TLS), `claim carol secret ${SECRET}`, TLS))).toMatch(/^err identity_held /)
+  })
+
+  it("asks a secret claim for the published proof of work, over the origin, the name and the time", () => {
+    const BITS = 8
+    const worked = (at: number, bits = BITS) => (session: GateSession, line: string) =>
+      step(session, line, TLS, { ...facts(at * 1000), claimWorkBits: bits })
+    const now = Math.floor(log.now / 1000)
+    const work = (name: string, created: number) =>
+      grindSecretClaimWork(ORIGIN, name, created, BITS, nodeCrypto.sha256, new Uint8Array(16).fill(3))
+    const claimAt = worked(now)
+
+    // None carried: the recipe, and err work_required; nothing is hashed or written.
+    const asked = claimAt(newSession("s1", "tls"), `claim carol secret ${SECRET}`)
+    expect(asked.effect._tag).toBe("None")
+    expect(last(asked)).toMatch(/^err work_required /)
+    expect(asked.lines.join("\n")).toContain(`AICS-1 secret claim work\\n${ORIGIN}\\ncarol\\n<created>\\n<nonce>`)
+    expect(claimAt(newSession("s1", "tls"), "help").lines.find((l) => l.startsWith("# Without a key"))).toContain("work=<created>.<nonce>")
+
+    // Enough work made now for this name: the claim goes on.
+    const good = work("carol", now - 30)
+    expect(claimAt(newSession("s1", "tls"), `claim carol secret ${SECRET} ${good}`).effect).toEqual({ _tag: "SecretClaim", name: "carol", secret: SECRET })
+    // Bound to the name and to the time: another name's, a stale or a future one is refused.
+    expect(last(claimAt(newSession("s1", "tls"), `claim dave secret ${SECRET} ${good}`))).toMatch(/^err work_insufficient the work carries \d+ of the 8 bits/)
+    expect(last(worked(now + 601)(newSession("s1", "tls"), `claim carol secret ${SECRET} ${good}`))).toMatch(/^err work_insufficient .*more than 600 s/)
+    expect(last(claimAt(newSession("s1", "tls"), `claim carol secret ${SECRET} ${work("carol", now + 120)}`))).toMatch(/^err work_insufficient .*after the service's clock/)
+    expect(last(claimAt(newSession("s1", "tls"), `claim carol secret ${SECRET} work=soon.AAAA`))).toMatch(/^err usage /)
+    // A service that asks for none takes the claim without, and ignores no work it is given.
+    expect(worked(now, 0)(newSession("s1", "tls"), `claim carol secret ${SECRET}`).effect._tag).toBe("SecretClaim")
   })
 
   it("answers post_required on GET to every content write, and allows reads, identify and prove", () => {

@@ -6,6 +6,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { AdminWrites } from "../../../app/AdminWrites.js"
 import { EntryWrites } from "../../../app/EntryWrites.js"
+import { writeTracing } from "../../../app/Tracing.js"
 import { ADMIN_ROUTES } from "../../../domain/http/adminRoutes.js"
 import { AicsApi } from "../api.js"
 import { requestHead } from "../requestHead.js"
@@ -15,10 +16,11 @@ export const AdminHandlers = HttpApiBuilder.group(AicsApi, "admin", (handlers) =
   Effect.gen(function*() {
     const admin = yield* AdminWrites
     const { tooLarge } = yield* EntryWrites
+    const tracing = yield* writeTracing
     const route = (name: keyof typeof ADMIN_ROUTES) =>
-      ({ request }: { request: Parameters<typeof answerWrite>[0] }) =>
+      ({ request }: { request: Parameters<typeof answerWrite>[1] }) =>
         Effect.flatMap(admin.bodyLimit(requestHead(request)), (limit) =>
-          answerWrite(request, (write) => admin.write(write, ADMIN_ROUTES[name].types), tooLarge, limit))
+          answerWrite(tracing, request, (write) => admin.write(write, ADMIN_ROUTES[name].types), tooLarge, limit))
     return handlers
       .handleRaw("tombstones", route("tombstones"))
       .handleRaw("suspensions", route("suspensions"))

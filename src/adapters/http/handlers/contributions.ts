@@ -5,6 +5,7 @@ import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@eff
 import { Effect } from "effect"
 import { Contributions, MAX_CONTRIBUTION_BYTES } from "../../../app/Contributions.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"
+import { tarpit } from "../admission.js"
 import { AicsApi } from "../api.js"
 import { reachedOverHttps } from "../https.js"
 import { readLimitedBody } from "../limitedBody.js"
@@ -26,6 +27,11 @@ export const ContributionsHandlers = HttpApiBuilder.group(AicsApi, "contribution
         return { bytes: body.bytes, secure: reachedOverHttps(request.headers, https) }
       })
 
+    // A 429 of these routes is held like every other (admission.ts tarpit): the name's
+    // intents budget, a name's open intents, a claim's write refused rate_limited.
+    const heldIfLimited = (response: HttpServerResponse.HttpServerResponse) =>
+      response.status === 429 ? Effect.as(tarpit, response) : Effect.succeed(response)
+
     return handlers
       .handleRaw("intent", ({ request }) =>
         Effect.gen(function*() {
@@ -33,7 +39,7 @@ export const ContributionsHandlers = HttpApiBuilder.group(AicsApi, "contribution
           const answer = yield* contributions.intent(bytes, secure)
           if (answer._tag === "Problem") return yield* problemResponse(answer)
           return yield* HttpServerResponse.json(answer.view, { status: 201 }).pipe(Effect.orDie)
-        }).pipe(Effect.catchTag("StorageError", storageProblem), Effect.catchAll(problemResponse)))
+        }).pipe(Effect.catchTag("StorageError", storageProblem), Effect.catchAll(problemResponse), Effect.flatMap(heldIfLimited)))
       .handleRaw("claim", ({ request }) =>
         Effect.gen(function*() {
           const { bytes, secure } = yield* read(request)
@@ -42,7 +48,10 @@ export const ContributionsHandlers = HttpApiBuilder.group(AicsApi, "contribution
           const { answer } = claimed
           return yield* HttpServerResponse.json(answer.body, {
             status: answer.status,
-            headers: answer.location === undefined ? {} : { location: answer.location }
+            headers: {
+              ...(answer.location === undefined ? {} : { location: answer.location }),
+              ...(answer.retryAfter === undefined ? {} : { "retry-after": String(answer.retryAfter) })
+            }
           }).pipe(Effect.orDie)
-        }).pipe(Effect.catchTag("StorageError", storageProblem), Effect.catchAll(problemResponse)))
+        }).pipe(Effect.catchTag("StorageError", storageProblem), Effect.catchAll(problemResponse), Effect.flatMap(heldIfLimited)))
   }))

@@ -6,6 +6,7 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { Bodies } from "../../../app/Bodies.js"
 import { EntryWrites } from "../../../app/EntryWrites.js"
+import { writeTracing } from "../../../app/Tracing.js"
 import { decodeU64 } from "../../../domain/encoding.js"
 import { AicsApi } from "../api.js"
 import { answerWrite } from "../writeRoute.js"
@@ -20,9 +21,10 @@ export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handler
     const bodies = yield* Bodies
     const writes = yield* EntryWrites
     const bundleOf = yield* entryBundles
+    const tracing = yield* writeTracing
 
     return handlers
-      .handleRaw("write", ({ request }) => answerWrite(request, writes.write, writes.tooLarge))
+      .handleRaw("write", ({ request }) => answerWrite(tracing, request, writes.write, writes.tooLarge))
       .handle("entry", ({ path: { index } }) =>
         Effect.gen(function*() {
           const { bundle, bodyStatus } = yield* bundleOf(index)
