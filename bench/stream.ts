@@ -12,7 +12,7 @@
 // writer saw it) to the event reaching each subscriber (p50, p99, max over every delivery),
 // the deliveries missing, the subscriber process's CPU time, and the server's RSS.
 //
-//   npm run build && [BENCH_SERVER_NODE_ARGS=--cpu-prof] flock /work/cpu.lock node dist/bench/stream.js [subscribers=1000] [keys=32] [perKey=50]
+//   npm run build && [BENCH_SERVER_NODE_ARGS=--cpu-prof] flock /work/cpu.lock node dist/bench/stream.js [subscribers=1000] [keys=32] [perKey=50] [rounds=1]
 
 import { fork, type ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
@@ -26,14 +26,16 @@ import { startServerProcess } from "./serverProcess.js"
 const subscribers = Number(process.argv[2] ?? 1000)
 const keys = Number(process.argv[3] ?? 32)
 const perKey = Number(process.argv[4] ?? 50)
+/** Times the A B B A sequence runs. */
+const rounds = Number(process.argv[5] ?? 1)
 
 /** Extra node arguments for the server (e.g. --cpu-prof), space-separated, as bench/write. */
 const serverArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
 
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024
-/** User + system CPU time of a process so far, in ms (/proc/<pid>/stat fields 14 and 15, in ticks of 10 ms). */
-const cpuMs = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+/** User + system CPU time so far, in ms, of a process or one of its threads (stat fields 14 and 15, ticks of 10 ms). */
+const cpuMs = (pid: number, thread?: number): number => {
+  const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, "utf8").split(") ")[1]!.split(" ")
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
@@ -115,6 +117,7 @@ const main = async () => {
   const load = async () => {
     const writes = presignPosts({ keys, perKey, origin: "localhost/aics", authority: `127.0.0.1:${port}`, label: `phase${label++}` })
     const cpuBefore = cpuMs(pid)
+    const loopBefore = cpuMs(pid, pid)
     const subsCpuBefore = cpuMs(subs.child.pid!)
     const started = performance.now()
     const results = await sendInOrder(base, writes)
@@ -125,17 +128,19 @@ const main = async () => {
       perSecond: accepted.length / seconds,
       refused: results.length - accepted.length,
       cpuPerEntry: (cpuMs(pid) - cpuBefore) / accepted.length,
+      // The main thread: the event loop that sequences writes and fans the stream out.
+      loopPerEntry: (cpuMs(pid, pid) - loopBefore) / accepted.length,
       subsCpu: cpuMs(subs.child.pid!) - subsCpuBefore
     }
   }
   try {
     console.log(`bench/stream: ${subscribers} subscribers, ${keys} keys x ${perKey} posts per phase (shared machine: other work runs on the same 2 cores)`)
     await load() // warm-up
-    for (const withSubscribers of [false, true, true, false]) {
+    for (const withSubscribers of Array.from({ length: rounds }, () => [false, true, true, false]).flat()) {
       if (!withSubscribers) {
-        const { perSecond, refused, cpuPerEntry } = await load()
+        const { perSecond, refused, cpuPerEntry, loopPerEntry } = await load()
         console.log(`without subscribers: ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}, ` +
-          `server CPU ${round(cpuPerEntry * 1000)} µs/entry, RSS ${round(rssMb(pid))} MB`)
+          `server CPU ${round(cpuPerEntry * 1000)} µs/entry (main thread ${round(loopPerEntry * 1000)}), RSS ${round(rssMb(pid))} MB`)
         continue
       }
       const rssBefore = rssMb(pid)
@@ -144,7 +149,7 @@ const main = async () => {
       const rssOpen = rssMb(pid)
       let rssPeak = rssOpen
       const sampler = setInterval(() => void (rssPeak = Math.max(rssPeak, rssMb(pid))), 100)
-      const { results, perSecond, refused, cpuPerEntry, subsCpu } = await load()
+      const { results, perSecond, refused, cpuPerEntry, loopPerEntry, subsCpu } = await load()
       // Deliveries still in flight get a second to land.
       await new Promise((r) => setTimeout(r, 1000))
       clearInterval(sampler)
@@ -152,7 +157,7 @@ const main = async () => {
       const d = deliveries(results, reads)
       console.log(
         `with ${subscribers} subscribers: ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}, ` +
-          `server CPU ${round(cpuPerEntry * 1000)} µs/entry, subscriber process CPU ${round(subsCpu)} ms; ` +
+          `server CPU ${round(cpuPerEntry * 1000)} µs/entry (main thread ${round(loopPerEntry * 1000)}), subscriber process CPU ${round(subsCpu)} ms; ` +
           `202 -> event p50 ${round(at(d.fromAnswer, 50))} ms, p99 ${round(at(d.fromAnswer, 99))} ms, max ${round(at(d.fromAnswer, 100))} ms ` +
           `over ${d.fromAnswer.length} deliveries (${d.early} before the writer read its 202, counted 0), ${d.missing} missing` +
           `${d.miscounted > 0 ? `, ${d.miscounted} subscribers with a wrong event count` : ""}; ` +
