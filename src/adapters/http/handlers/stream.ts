@@ -28,6 +28,7 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Deferred, Duration, Effect, Exit, FiberId, Option } from "effect"
 import { LogStream, RING_CAPACITY } from "../../../app/LogStream.js"
 import { StreamConfig } from "../../../app/StreamConfig.js"
+import { restAfter } from "../../../domain/stream/dispatchPace.js"
 import { checkpointEvent, droppedEvent, KEEP_ALIVE, matches, type LeafEvent, type StreamFilter } from "../../../domain/stream/logEvents.js"
 import { AicsApi } from "../api.js"
 import { callerAddress } from "../callerAddress.js"
@@ -43,13 +44,6 @@ import { StreamGroups, type Group } from "../streamGroups.js"
 export const HIGH_WATER_BYTES = 64 * 1024
 /** A comment line after this long without an event keeps proxies from closing the stream. */
 const KEEP_ALIVE_INTERVAL = Duration.seconds(15)
-/**
- * After new events, the dispatcher waits this long for more before writing: every write
- * goes to every live subscriber, so under a stream of small batches (each write a syscall
- * per subscriber) it writes at most 1 s / window times a second (bench/stream: with 1000
- * subscribers). It is the delay a live event may add.
- */
-const DISPATCH_WINDOW = Duration.millis(100)
 /** How long a dropped consumer's socket may take to take its last bytes before it is cut. */
 const DROP_GRACE_MS = 5_000
 /** The reconnection delay browsers' EventSource uses (SSE `retry`). */
@@ -147,21 +141,28 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
       }
     }
 
+    /** The event loop's time the last dispatch took: the writes are syscalls made on the spot. */
+    let busyMs = 0
     const dispatcher = Effect.gen(function*() {
       const signal = yield* stream.signal
+      busyMs = 0
       for (let head = yield* stream.head; dispatched < head; head = yield* stream.head) {
         const page = yield* stream.page(dispatched, RING_CAPACITY)
         if (page.length === 0) break
+        const started = performance.now()
         dispatch(page)
+        busyMs += performance.now() - started
       }
       const latest = yield* stream.checkpoint
       if (latest !== undefined && latest.size !== checkpoint?.size) {
+        const started = performance.now()
         checkpoint = { size: latest.size, bytes: SharedBytes.of(checkpointEvent(latest)) }
         for (const sub of live) sendCheckpoint(sub)
+        busyMs += performance.now() - started
       }
       yield* Deferred.await(signal)
-      // What else arrives within the window goes out in the same writes.
-      yield* Effect.sleep(DISPATCH_WINDOW)
+      // What else arrives while it rests goes out in the same writes (domain/stream/dispatchPace.ts).
+      yield* Effect.sleep(Duration.millis(restAfter(busyMs)))
     })
     // Nothing may end the dispatcher: a failure (a store read) or a defect is logged and it goes on.
     yield* Effect.forkDaemon(Effect.forever(dispatcher.pipe(
