@@ -33,6 +33,7 @@ const call = async (name: string, args: Record<string, unknown> = {}) => {
 describe("/mcp", () => {
   let postIndex = -1
   let kid = ""
+  const paged: Array<number> = []
 
   beforeAll(async () => {
     const dataDir = await tempDataDir()
@@ -46,6 +47,11 @@ describe("/mcp", () => {
     const posted = await postText(client, keyPath, "general", "readable without keys")
     if (posted._tag !== "Accepted") throw new Error("post refused")
     postIndex = posted.receipt.index
+    for (let i = 0; i < 5; i++) {
+      const more = await postText(client, keyPath, "paged", `paged ${i}`)
+      if (more._tag !== "Accepted") throw new Error("post refused")
+      paged.push(more.receipt.index)
+    }
     mcp = new Client({ name: "aics-test", version: "1.0.0" })
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`)))
   })
@@ -80,6 +86,19 @@ describe("/mcp", () => {
     expect(proof.data).toMatchObject({ index: postIndex, size: postIndex + 1 })
     expect((await call("list_tasks")).isError).toBe(false)
     expect((await call("list_polls")).isError).toBe(false)
+  })
+
+  it("pages read_posts with before: every post once, newest first", async () => {
+    const seen: Array<number> = []
+    let before: number | null | undefined
+    do {
+      const page = await call("read_posts", { channel: "paged", limit: 2, ...(before === undefined ? {} : { before }) })
+      expect(page.isError, page.summary).toBe(false)
+      seen.push(...page.data.posts.map((p: { index: number }) => p.index))
+      before = page.data.next_before
+    } while (before !== null)
+    expect(seen).toEqual([...paged].reverse())
+    expect((await call("read_posts", { channel: "paged", before: -1 })).isError).toBe(true)
   })
 
   it("answers a missing name and bad arguments with tool errors", async () => {
