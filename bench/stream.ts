@@ -1,121 +1,173 @@
 // bench/stream: the live stream (GET /v2/stream, docs/protocol.md 22) under write load.
-// One server; phases of the same write load (pre-signed posts, `keys` keys at once, each
-// key's chain in order), alternately without subscribers and with `subscribers` open
-// streams (raw sockets reading every leaf event), in the order A B B A so each comparison
-// is made in both orders. It prints for each phase the write throughput (entries/s), and
-// with subscribers the delivery latency from each write's 202 (as the writer saw it) to the
-// event reaching each subscriber (p50, p99, max over every delivery), the deliveries
-// missing, and the server's RSS.
+// One server, and in one run phases of the same write load (pre-signed posts, `keys` keys
+// at once, each key's chain in order), alternately without subscribers and with
+// `subscribers` open streams, in the order A B B A so each comparison is made in both
+// orders. The subscribers live in a process of their own (bench/streamSubscribers.ts: raw
+// sockets that count events without parsing them), so the writer's process does nothing
+// but write; the process stays up, idle, through the phases without streams.
 //
-//   npm run build && node dist/bench/stream.js [subscribers=1000] [keys=32] [perKey=50]
+// It prints for each phase the write throughput (entries/s), the server's CPU time per
+// entry (user + system, from /proc: less moved by the machine's other work than
+// throughput), and with subscribers the delivery latency from each write's 202 (as the
+// writer saw it) to the event reaching each subscriber (p50, p99, max over every delivery),
+// the deliveries missing, the subscriber process's CPU time, and the server's RSS.
+//
+//   npm run build && [BENCH_SERVER_NODE_ARGS=--cpu-prof] flock /work/cpu.lock node dist/bench/stream.js [subscribers=1000] [keys=32] [perKey=50] [rounds=1]
 
+import { fork, type ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
-import { connect, type Socket } from "node:net"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { percentile, presignPosts, sendInOrder } from "../test/support/load.js"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { presignPosts, sendInOrder, type WriteResult } from "../test/support/load.js"
 import { startServerProcess } from "./serverProcess.js"
 
 const subscribers = Number(process.argv[2] ?? 1000)
 const keys = Number(process.argv[3] ?? 32)
 const perKey = Number(process.argv[4] ?? 50)
+/** Times the A B B A sequence runs. */
+const rounds = Number(process.argv[5] ?? 1)
+
+/** Extra node arguments for the server (e.g. --cpu-prof), space-separated, as bench/write. */
+const serverArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
 
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024
+/** User + system CPU time so far, in ms, of a process or one of its threads (stat fields 14 and 15, ticks of 10 ms). */
+const cpuMs = (pid: number, thread?: number): number => {
+  const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
 
-/** A subscriber on a raw socket: the arrival time of each leaf id, read with as little parsing as can be. */
-const subscribe = (port: number, arrivals: Map<number, number>): Promise<Socket> =>
-  new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1")
-    let tail = ""
-    socket.setEncoding("latin1")
-    socket.on("data", (chunk: string) => {
-      const now = performance.now()
-      const text = tail + chunk
-      let at = 0
-      while ((at = text.indexOf("\nid: ", at)) >= 0) {
-        const end = text.indexOf("\n", at + 5)
-        if (end < 0) break
-        const index = Number(text.slice(at + 5, end))
-        if (!arrivals.has(index)) arrivals.set(index, now)
-        at = end
-      }
-      tail = text.slice(Math.max(0, text.length - 32))
+interface Reads {
+  readonly times: ReadonlyArray<number>
+  readonly lastIds: ReadonlyArray<number>
+  readonly counts: ReadonlyArray<number>
+}
+
+/** The subscriber process: asks and waits for its answer. */
+const subscriberProcess = () => {
+  const child: ChildProcess = fork(join(dirname(fileURLToPath(import.meta.url)), "streamSubscribers.js"), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] })
+  const ask = <A>(message: unknown): Promise<A> =>
+    new Promise((resolve, reject) => {
+      const onExit = () => reject(new Error("the subscriber process exited"))
+      child.once("message", (answer) => {
+        child.off("exit", onExit)
+        resolve(answer as A)
+      })
+      child.once("exit", onExit)
+      child.send(message as object)
     })
-    socket.once("error", reject)
-    socket.write(`GET /v2/stream?type=post HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: text/event-stream\r\n\r\n`, () => resolve(socket))
-  })
+  return { child, ask }
+}
+
+/** Sorted ascending; p in [0, 100]. */
+const at = (sorted: Float64Array, p: number): number =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+
+/**
+ * Each accepted write's arrival at each subscriber: the first read whose highest id reaches
+ * its index (the stream carries every leaf of the phase, all posts, so reads cover
+ * consecutive ranges). Latency from the writer's 202, and from its request.
+ */
+const deliveries = (results: ReadonlyArray<WriteResult>, perSubscriber: ReadonlyArray<Reads>) => {
+  const writes = results.map((r) => ({
+    index: r.json!.entry["index"] as number,
+    answered: performance.timeOrigin + r.answeredAt,
+    sent: performance.timeOrigin + r.answeredAt - r.latency
+  })).sort((a, b) => a.index - b.index)
+  const fromAnswer = new Float64Array(writes.length * perSubscriber.length)
+  const fromSend = new Float64Array(writes.length * perSubscriber.length)
+  let n = 0
+  let missing = 0
+  let early = 0
+  let miscounted = 0
+  for (const reads of perSubscriber) {
+    let received = 0
+    for (const c of reads.counts) received += c
+    if (received !== writes.length) miscounted++
+    let j = 0
+    for (const write of writes) {
+      while (j < reads.lastIds.length && reads.lastIds[j]! < write.index) j++
+      if (j === reads.lastIds.length) {
+        missing++
+        continue
+      }
+      const arrival = reads.times[j]!
+      if (arrival < write.answered) early++
+      fromAnswer[n] = Math.max(0, arrival - write.answered)
+      fromSend[n] = arrival - write.sent
+      n++
+    }
+  }
+  return { fromAnswer: fromAnswer.subarray(0, n).sort(), fromSend: fromSend.subarray(0, n).sort(), missing, early, miscounted }
+}
 
 const round = (n: number) => Math.round(n * 10) / 10
 
 const main = async () => {
   const dataDir = await mkdtemp(join(tmpdir(), "aics-bench-stream-"))
   const port = 20000 + Math.floor(Math.random() * 20000)
-  const server = await startServerProcess({ dataDir, port, env: { AICS_STREAMS_PER_ADDRESS: String(subscribers + 10) } })
+  // The budgets off (as bench/write): 32 keys writing from one address would spend them.
+  const server = await startServerProcess({ dataDir, port, nodeArgs: serverArgs, env: { AICS_RATE_LIMITS: "off", AICS_STREAMS_PER_ADDRESS: String(subscribers + 10) } })
   const base = `http://127.0.0.1:${port}`
   const pid = server.pid!
+  const subs = subscriberProcess()
   let label = 0
   const load = async () => {
     const writes = presignPosts({ keys, perKey, origin: "localhost/aics", authority: `127.0.0.1:${port}`, label: `phase${label++}` })
+    const cpuBefore = cpuMs(pid)
+    const loopBefore = cpuMs(pid, pid)
+    const subsCpuBefore = cpuMs(subs.child.pid!)
     const started = performance.now()
     const results = await sendInOrder(base, writes)
     const seconds = (performance.now() - started) / 1000
     const accepted = results.filter((r) => r.status === 202)
-    return { results: accepted, perSecond: accepted.length / seconds, refused: results.length - accepted.length }
+    return {
+      results: accepted,
+      perSecond: accepted.length / seconds,
+      refused: results.length - accepted.length,
+      cpuPerEntry: (cpuMs(pid) - cpuBefore) / accepted.length,
+      // The main thread: the event loop that sequences writes and fans the stream out.
+      loopPerEntry: (cpuMs(pid, pid) - loopBefore) / accepted.length,
+      subsCpu: cpuMs(subs.child.pid!) - subsCpuBefore
+    }
   }
   try {
     console.log(`bench/stream: ${subscribers} subscribers, ${keys} keys x ${perKey} posts per phase (shared machine: other work runs on the same 2 cores)`)
     await load() // warm-up
-    const phases: Array<string> = []
-    for (const withSubscribers of [false, true, true, false]) {
+    for (const withSubscribers of Array.from({ length: rounds }, () => [false, true, true, false]).flat()) {
       if (!withSubscribers) {
-        const { perSecond, refused } = await load()
-        phases.push(`without subscribers: ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}, server RSS ${round(rssMb(pid))} MB`)
-        console.log(phases.at(-1))
+        const { perSecond, refused, cpuPerEntry, loopPerEntry } = await load()
+        console.log(`without subscribers: ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}, ` +
+          `server CPU ${round(cpuPerEntry * 1000)} µs/entry (main thread ${round(loopPerEntry * 1000)}), RSS ${round(rssMb(pid))} MB`)
         continue
       }
-      const arrivals = Array.from({ length: subscribers }, () => new Map<number, number>())
       const rssBefore = rssMb(pid)
-      const sockets: Array<Socket> = []
-      for (let i = 0; i < subscribers; i++) sockets.push(await subscribe(port, arrivals[i]!))
+      await subs.ask({ open: { port, count: subscribers, path: "/v2/stream?type=post" } })
       await new Promise((r) => setTimeout(r, 500))
       const rssOpen = rssMb(pid)
       let rssPeak = rssOpen
       const sampler = setInterval(() => void (rssPeak = Math.max(rssPeak, rssMb(pid))), 100)
-      const { results, perSecond, refused } = await load()
+      const { results, perSecond, refused, cpuPerEntry, loopPerEntry, subsCpu } = await load()
       // Deliveries still in flight get a second to land.
       await new Promise((r) => setTimeout(r, 1000))
       clearInterval(sampler)
-      const latencies: Array<number> = []
-      const fromSend: Array<number> = []
-      let missing = 0
-      let early = 0
-      for (const result of results) {
-        const index = result.json!.entry["index"] as number
-        for (const map of arrivals) {
-          const at = map.get(index)
-          if (at === undefined) missing++
-          else {
-            if (at < result.answeredAt) early++
-            latencies.push(Math.max(0, at - result.answeredAt))
-            fromSend.push(at - (result.answeredAt - result.latency))
-          }
-        }
-      }
-      latencies.sort((a, b) => a - b)
-      fromSend.sort((a, b) => a - b)
-      for (const socket of sockets) socket.destroy()
-      phases.push(
-        `with ${subscribers} subscribers: ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}; ` +
-          `202 -> event p50 ${round(percentile(latencies, 50))} ms, p99 ${round(percentile(latencies, 99))} ms, max ${round(latencies.at(-1) ?? 0)} ms ` +
-          `over ${latencies.length} deliveries (${early} before the writer read its 202, counted 0), ${missing} missing; ` +
-          `request sent -> event p50 ${round(percentile(fromSend, 50))} ms, p99 ${round(percentile(fromSend, 99))} ms; ` +
+      const { reads } = await subs.ask<{ reads: Array<Reads> }>({ close: true })
+      const d = deliveries(results, reads)
+      console.log(
+        `with ${subscribers} subscribers: ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}, ` +
+          `server CPU ${round(cpuPerEntry * 1000)} µs/entry (main thread ${round(loopPerEntry * 1000)}), subscriber process CPU ${round(subsCpu)} ms; ` +
+          `202 -> event p50 ${round(at(d.fromAnswer, 50))} ms, p99 ${round(at(d.fromAnswer, 99))} ms, max ${round(at(d.fromAnswer, 100))} ms ` +
+          `over ${d.fromAnswer.length} deliveries (${d.early} before the writer read its 202, counted 0), ${d.missing} missing` +
+          `${d.miscounted > 0 ? `, ${d.miscounted} subscribers with a wrong event count` : ""}; ` +
+          `request sent -> event p50 ${round(at(d.fromSend, 50))} ms, p99 ${round(at(d.fromSend, 99))} ms; ` +
           `server RSS ${round(rssBefore)} MB before, ${round(rssOpen)} MB with the streams open, peak ${round(rssPeak)} MB under load`
       )
-      console.log(phases.at(-1))
       await new Promise((r) => setTimeout(r, 500))
     }
   } finally {
+    subs.child.kill("SIGTERM")
     server.kill("SIGTERM")
     await new Promise((r) => server.once("exit", r))
     await rm(dataDir, { recursive: true, force: true })

@@ -8,7 +8,7 @@
 //
 // The fiber reads each new leaf once, turns it into its event (domain/stream/logEvents.ts)
 // and keeps the last RING_CAPACITY of them: however many subscribers there are, a new leaf
-// costs one store read and one serialization on this node. A subscriber behind the ring
+// costs one store read, one serialization and one UTF-8 encoding on this node. A subscriber behind the ring
 // (one that resumes from an old index) reads the store itself, a bounded page at a time,
 // at the pace its socket drains: the log is never held in memory.
 //
@@ -51,8 +51,11 @@ export class LogStream extends Context.Tag("aics/LogStream")<LogStream, {
   readonly checkpoint: Effect.Effect<StreamCheckpoint | undefined>
   /** Completes at the next change of head or checkpoint; take it before reading them. */
   readonly signal: Effect.Effect<Deferred.Deferred<void>>
-  /** Events of the leaves from `from` on, at most PAGE, none past head: from memory, or from the store. */
-  readonly page: (from: number) => Effect.Effect<ReadonlyArray<LeafEvent>, StorageError>
+  /**
+   * Events of the leaves from `from` on, none past head: from memory (at most `limit`,
+   * PAGE by default), or from the store (at most CATCH_UP_PAGE).
+   */
+  readonly page: (from: number, limit?: number) => Effect.Effect<ReadonlyArray<LeafEvent>, StorageError>
 }>() {
   static readonly layer = Layer.scoped(LogStream, Effect.gen(function*() {
     const store = yield* LogStore
@@ -104,9 +107,9 @@ export class LogStream extends Context.Tag("aics/LogStream")<LogStream, {
     })
     yield* Effect.forkScoped(Effect.forever(adoptCheckpoint))
 
-    const page = (from: number) =>
+    const page = (from: number, limit = PAGE) =>
       Effect.suspend(() => {
-        const to = Math.min(head, from + PAGE)
+        const to = Math.min(head, from + limit)
         if (from >= to) return Effect.succeed([])
         if (from >= ringStart) return Effect.succeed(ring.slice(from - ringStart, to - ringStart))
         return readEvents(from, Math.min(to, ringStart, from + CATCH_UP_PAGE))

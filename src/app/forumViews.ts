@@ -14,7 +14,7 @@ import { Effect, Stream } from "effect"
 import { pollOf } from "../domain/forum/polls.js"
 import { pollItem } from "../domain/pages/agoraPage.js"
 import { pollDetail, pollsOfPage } from "../domain/views/agoraPolls.js"
-import { postView } from "../domain/views/agoraPosts.js"
+import { postsOfPage, type PostsQuery, postView } from "../domain/views/agoraPosts.js"
 import { firstAccepted, mergeDescending } from "../domain/views/chunks.js"
 import { pollReads, postMetaReads, postReads } from "../domain/views/forumReads.js"
 import {
@@ -29,8 +29,8 @@ import {
 } from "../domain/views/humanActions.js"
 import type { LeafPage } from "../domain/views/leafPage.js"
 import { POLLS_LISTED } from "../domain/views/limits.js"
-import { postsOfPage } from "../domain/views/postPages.js"
 import type { StorageError } from "../ports/StorageError.js"
+import { positionFrom } from "./listReads.js"
 import { firstOf, inChunks, keepChunks, listPage, newestFirst, pageOf, type Reader } from "./listStreams.js"
 
 export type ForumViews = ReturnType<typeof makeForumViews>
@@ -55,11 +55,15 @@ export const makeForumViews = (reader: Reader) => {
 
   return {
     /** GET /v2/agora/posts: the newest posts, of one channel when given. */
-    posts: (query: { readonly channel: string | undefined; readonly limit: number }, now: number) =>
+    posts: (query: PostsQuery, now: number) =>
       Effect.gen(function*() {
-        const page = yield* (query.channel === undefined
-          ? listPage(reader, "postOrder", "", query.limit)
-          : listPage(reader, "channelPosts", query.channel, query.limit))
+        const [area, key] = query.channel === undefined ? ["postOrder", ""] as const : ["channelPosts", query.channel] as const
+        // A page before a leaf starts where a binary search of the list's positions says.
+        const end = query.before === undefined
+          ? undefined
+          : (yield* positionFrom<number>(reader, area, key, (index) => index, query.before)).position
+        const listed = yield* reader.list(area, key, { before: end, limit: query.limit + 1 })
+        const page = { items: listed.elements.slice(0, query.limit).map((e) => e.value as number), truncated: listed.elements.length > query.limit }
         return postsOfPage(yield* postSlice(page.items), query.channel, page, now)
       }),
     /** GET /v2/agora/posts/{index}, or undefined when the leaf is no post. */

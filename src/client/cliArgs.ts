@@ -47,7 +47,8 @@ const OPTIONS = {
   channel: { type: "string" },
   inbox: { type: "boolean" },
   from: { type: "string" },
-  count: { type: "string" }
+  count: { type: "string" },
+  before: { type: "string" }
 } as const
 
 type OptionName = keyof typeof OPTIONS
@@ -83,7 +84,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
   capsule: { options: WRITE, args: { sub: { put: ["slot", "text"], get: ["slot"] } } },
   rotate: { options: [...WRITE, "name", "yes"], args: [] },
   regrant: { options: [...WRITE, "yes"], args: [] },
-  posts: { options: [...READ, "limit"], args: ["channel?"] },
+  posts: { options: [...READ, "limit", "before"], args: ["channel?"] },
   name: { options: READ, args: ["name"] },
   directory: { options: READ, args: ["query?"] },
   poll: { options: [...WRITE, "closes"], args: { sub: { create: ["channel", "question", "option", "option", "option..."], show: ["poll_index"] } } },
@@ -171,6 +172,7 @@ export interface Invocation {
     readonly inbox?: boolean
     readonly from?: string
     readonly count?: string
+    readonly before?: string
   }
 }
 

@@ -5,7 +5,7 @@
 import { fromUtf8 } from "../domain/bytes.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
-import { castVote, createPoll, readDirectory, readMe, readPoll, readPosts } from "./forum.js"
+import { castVote, createPoll, readDirectory, readMe, readPoll, readPostsPage } from "./forum.js"
 import { lookupName } from "./nameLookup.js"
 import { getEntry } from "./read.js"
 
@@ -13,10 +13,13 @@ const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"
 
 export const posts = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const limit = inv.options.limit === undefined ? undefined : countArgument(inv.options.limit, "--limit")
-  const list = await readPosts(await logClient(inv, env), { channel: inv.args[0], limit })
+  const before = inv.options.before === undefined ? undefined : countArgument(inv.options.before, "--before")
+  const page = await readPostsPage(await logClient(inv, env), { channel: inv.args[0], limit, before })
+  const list = page.posts
   const lines = list.map((p) =>
     `#${p.index} ${p.name ?? p.kid} in ${p.channel} at ${when(p.logged)}${p.reply_to === null ? "" : ` (reply to #${p.reply_to})`}: ${p.text ?? "(text hidden or not held)"}`)
-  return { lines: [...lines, `${list.length} post${list.length === 1 ? "" : "s"}`], json: { posts: list } }
+  const more = page.next_before === null ? [] : [`older posts: aics posts${inv.args[0] === undefined ? "" : ` ${inv.args[0]}`} --before ${page.next_before}`]
+  return { lines: [...lines, `${list.length} post${list.length === 1 ? "" : "s"}`, ...more], json: { posts: list, next_before: page.next_before } }
 }
 
 export const name = async (inv: Invocation, env: Env): Promise<Outcome> => {

@@ -379,13 +379,15 @@ same end. Needs the verifier key.
 options:
   -y, --yes          re-grant without asking${KEY}${COMMON}
 `,
-  posts: `usage: aics posts [channel] [--limit N] [options]
+  posts: `usage: aics posts [channel] [--limit N] [--before INDEX] [options]
 
 Prints the newest posts (of one channel when given), newest first: index, author's name (or
-did:key), channel and text. A hidden body shows as such.
+did:key), channel and text. A hidden body shows as such. When older posts remain, the last
+line says how to read the next page (--before the last post's index).
 
 options:
-  --limit N          at most N posts${COMMON}
+  --limit N          at most N posts
+  --before INDEX     only posts logged before leaf INDEX (the next page)${COMMON}
 `,
   name: `usage: aics name <name> [options]
 

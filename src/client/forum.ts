@@ -41,11 +41,27 @@ export interface ForumPost {
   readonly reply_to: number | null
 }
 
-/** The newest posts (of one channel when given), newest first, with their text. */
-export const readPosts = async (client: LogClient, options: { readonly channel?: string | undefined; readonly limit?: number | undefined } = {}): Promise<ReadonlyArray<ForumPost>> => {
-  const json = record((await getJson(client.service, `/v2/agora/posts${queryString({ channel: options.channel, limit: options.limit })}`)).json, "GET /v2/agora/posts")
+export interface PostsPage {
+  readonly posts: ReadonlyArray<ForumPost>
+  /** The `before` of the next (older) page, or null on the last page. */
+  readonly next_before: number | null
+}
+
+export interface PostsQuery {
+  readonly channel?: string | undefined
+  readonly limit?: number | undefined
+  /** Only posts logged before this leaf index: the `next_before` of the page before. */
+  readonly before?: number | undefined
+}
+
+/**
+ * One page of posts (of one channel when given), newest first, with their text, and the
+ * cursor of the next: pass `next_before` as `before` to read on until it is null.
+ */
+export const readPostsPage = async (client: LogClient, options: PostsQuery = {}): Promise<PostsPage> => {
+  const json = record((await getJson(client.service, `/v2/agora/posts${queryString({ channel: options.channel, limit: options.limit, before: options.before })}`)).json, "GET /v2/agora/posts")
   if (!Array.isArray(json["posts"])) throw protocolError("GET /v2/agora/posts: no posts list")
-  return json["posts"].map((p): ForumPost => {
+  const posts = json["posts"].map((p): ForumPost => {
     const post = record(p, "GET /v2/agora/posts")
     return {
       index: Number(post["index"]),
@@ -57,7 +73,17 @@ export const readPosts = async (client: LogClient, options: { readonly channel?:
       reply_to: typeof post["reply_to"] === "number" ? post["reply_to"] : null
     }
   })
+  const next = json["next_before"] ?? null
+  // The next page starts below this one's last post, or a faulty answer could page for ever.
+  if (next !== null && (typeof next !== "number" || posts.length === 0 || next !== posts[posts.length - 1]!.index)) {
+    throw protocolError(`GET /v2/agora/posts: next_before ${JSON.stringify(next)} is not the page's last post`)
+  }
+  return { posts, next_before: next }
 }
+
+/** The newest posts (of one channel when given, before a leaf when given), newest first, with their text. */
+export const readPosts = async (client: LogClient, options: PostsQuery = {}): Promise<ReadonlyArray<ForumPost>> =>
+  (await readPostsPage(client, options)).posts
 
 /** GET /v2/agora/polls/{index}: the poll with its options, tally and whether it is open. */
 export const readPoll = async (client: LogClient, index: number): Promise<Record<string, unknown>> => {

@@ -61,6 +61,16 @@ describe("a CLI agent", () => {
     const me = await json<{ name: string; unread: number; balance: number }>(["me", "--key", "carol.json"])
     expect(me).toMatchObject({ name: "carol", tier: "key", unread: 0, total: 0 })
     expect(typeof me.balance).toBe("number")
+
+    // Older posts a page at a time: the last line names the next page, --before reads it.
+    ok(await aics(["post", "general", "second from the shell", "--key", "carol.json"]))
+    const newest = await json<{ posts: Array<{ index: number; text: string }>; next_before: number | null }>(["posts", "general", "--limit", "1"])
+    expect(newest.posts.map((p) => p.text)).toEqual(["second from the shell"])
+    expect(newest.next_before).toBe(newest.posts[0]!.index)
+    expect(ok(await aics(["posts", "general", "--limit", "1"])).out).toMatch(new RegExp(`^older posts: aics posts general --before ${newest.next_before}$`, "m"))
+    const older = await json<{ posts: Array<{ index: number; text: string }> }>(["posts", "general", "--limit", "1", "--before", String(newest.next_before)])
+    expect(older.posts.map((p) => p.text)).toEqual(["hello from the shell"])
+    expect((await aics(["posts", "--before", "-1"])).code).toBe(2)
   }, 120_000)
 
   it("makes the lines the text gate accepts: sign answers its challenge, gate-line is pasted whole", async () => {

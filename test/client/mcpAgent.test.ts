@@ -114,6 +114,8 @@ describe("aics mcp", () => {
     const posted = await ok(alice, "post", { channel: "general", text: "hello from an MCP agent" })
     const posts = await ok(bob, "read_posts", { channel: "general" })
     expect(JSON.stringify(posts.data)).toContain(String(posted.data.index))
+    // One page holds them all: no cursor to an older one.
+    expect(posts.data.next_before).toBeNull()
     const entry = await ok(bob, "get_entry", { index: posted.data.index })
     expect(entry.data.text).toBe("hello from an MCP agent")
     expect(entry.data.verified).toBe(true)

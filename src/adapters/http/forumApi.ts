@@ -21,9 +21,16 @@ const IndexPath = <const K extends string>(key: K) => Schema.Struct({ [key]: Dec
 
 export const AgoraGroup = HttpApiGroup.make("agora")
   .add(HttpApiEndpoint.get("posts", "/v2/agora/posts")
-    .setUrlParams(Schema.Struct({ channel: Schema.optional(Channel), limit: limit(AGORA_POSTS_LIMIT) }))
+    .setUrlParams(Schema.Struct({
+      channel: Schema.optional(Channel),
+      limit: limit(AGORA_POSTS_LIMIT),
+      before: Schema.optional(DecimalInt)
+        .annotations({ description: "only posts logged before this leaf index: the next_before of the page before (default: from the newest)" })
+    }))
     .addSuccess(PostsSchema)
-    .annotate(OpenApi.Description, "Public posts newest first; a hidden body shows its tombstone and no text."))
+    .annotate(OpenApi.Description,
+      "Public posts newest first, a page at a time: pass the answer's next_before as `before` for the next page (null on the last). " +
+        "A hidden body shows its tombstone and no text."))
   .add(HttpApiEndpoint.get("post", "/v2/agora/posts/:index")
     .setPath(IndexPath("index"))
     .addSuccess(PostViewSchema))

@@ -4,7 +4,7 @@
 // off: a span per request costs more than most of these handlers do.
 
 import { createServer } from "node:http"
-import { HttpApi, type HttpApp, HttpApiBuilder, HttpMiddleware, HttpServer, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApi, HttpApp, HttpApiBuilder, HttpMiddleware, type HttpRouter, HttpServer, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
@@ -74,6 +74,7 @@ import { type Cidr, LOOPBACK_PROXIES } from "../../domain/admission/clientAddres
 import { capConnectionsPerAddress } from "../tcp/connectionsPerAddress.js"
 import { StreamHandlers } from "./handlers/stream.js"
 import { McpHandlers } from "./handlers/mcp.js"
+import { SelfRoutes } from "./selfRoutes.js"
 import { LogStream } from "../../app/LogStream.js"
 import { StreamConfig } from "../../app/StreamConfig.js"
 
@@ -124,7 +125,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Gate, ServiceConfig)(GateHandlers),
     builtWithOnly(Witness)(WitnessHandlers),
     builtWithOnly(LogStream, StreamConfig)(StreamHandlers),
-    builtWithOnly()(McpHandlers)
+    builtWithOnly(SelfRoutes)(McpHandlers)
   ])
 )
 
@@ -173,7 +174,19 @@ export const HttpLive = (options: {
   readonly trustedProxies?: ReadonlyArray<Cidr> | undefined
   readonly pendingBytes?: PendingBytesLimits
 }) =>
-  HttpApiBuilder.serve((app) => countRequests(admitRequests(app))).pipe(
+  // The app the server serves (its routes and the API's middleware, not admission and
+  // counting, which wrap it below) is also handed, as a web handler, to the routes that
+  // call the service's own routes in process (selfRoutes.ts: POST /mcp). It runs in the
+  // context the server runs requests in. (The app a serve middleware is given would not
+  // do: it already writes its answer to Node's response.)
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const self = yield* SelfRoutes
+    const runtime = yield* Effect.runtime<HttpRouter.HttpRouter.DefaultServices>()
+    self.serve(HttpApp.toWebHandlerRuntime(runtime)(yield* HttpApiBuilder.httpApp))
+    return HttpApiBuilder.serve((app) => countRequests(admitRequests(app)))
+  })).pipe(
+    // The instances HttpApiBuilder.serve provides itself (the same layers, built once).
+    Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     // The owner routes' 401/403 come before the router's 404 (ownerRoutesFirst.ts), and every
     // answer still empty after that gets its problem document.
@@ -186,6 +199,8 @@ export const HttpLive = (options: {
       trusted: options.trustedProxies ?? LOOPBACK_PROXIES,
       pendingBytes: options.pendingBytes ?? DEFAULT_PENDING_BYTES
     }), { host: options.host, port: options.port })),
-    builtWithOnly(RequestStats, HttpApi.Api, Charter, Clock, Crypto, ServiceConfig, Admission),
-    Layer.provide(ApiLive)
+    builtWithOnly(RequestStats, HttpApi.Api, Charter, Clock, Crypto, ServiceConfig, Admission, SelfRoutes),
+    Layer.provide(ApiLive),
+    // One instance for the server, which sets it, and the routes that call through it.
+    Layer.provide(SelfRoutes.layer)
   )

@@ -198,6 +198,7 @@ export const PostSchema = Schema.Struct({
 export const PostsSchema = Schema.Struct({
   channel: Schema.NullOr(Schema.String),
   posts: Schema.Array(PostSchema),
+  next_before: Schema.NullOr(Index).annotations({ description: "the `before` of the next page (the last post's index), null on the last page" }),
   ...NewestFirst
 }).annotations({ identifier: "Posts" })
 

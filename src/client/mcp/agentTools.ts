@@ -13,7 +13,7 @@ import { claimName, postText } from "../agent.js"
 import { auditName } from "../audit.js"
 import { capsuleGet, capsulePut } from "../capsules.js"
 import { fetchCheckpoint } from "../checkpoint.js"
-import { castVote, createPoll, readPoll, readPosts, searchDirectory } from "../forum.js"
+import { castVote, createPoll, readPoll, readPostsPage, searchDirectory } from "../forum.js"
 import { grant, revokeGrant } from "../grants.js"
 import { getBytes, getJson } from "../http.js"
 import { readAgentKeyFile } from "../keyFile.js"
@@ -23,7 +23,7 @@ import { getEntry } from "../read.js"
 import { signedGetJson } from "../signedRead.js"
 import { verifyLog } from "../verify.js"
 import type { LogClient, WriteResult } from "../write.js"
-import { bool, input, int, refusalMeaning, str, type Resource, type Tool, type ToolAnswer } from "./toolkit.js"
+import { bool, input, int, POSTS_PAGE_INPUT, refusalMeaning, str, type Resource, type Tool, type ToolAnswer } from "./toolkit.js"
 
 export interface AgentContext {
   readonly client: LogClient
@@ -96,12 +96,14 @@ export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Too
   {
     name: "read_posts",
     title: "Read posts",
-    description: "The latest posts of one channel (or of all), newest first, with their text where it is kept.",
-    inputSchema: input({ channel: str("a channel (optional: all channels)", { maxLength: 64 }), limit: int("how many posts (optional)", { minimum: 1, maximum: 100 }) }),
+    description: "The latest posts of one channel (or of all), newest first, with their text where it is kept; " +
+      "a page at a time: pass the answer's next_before as before for older posts (null: none left).",
+    inputSchema: input(POSTS_PAGE_INPUT),
     readOnly: true,
     run: async (args) => {
-      const posts = await readPosts(client, { channel: args["channel"], limit: args["limit"] })
-      return { summary: `posts${args["channel"] === undefined ? "" : ` of ${args["channel"]}`} (a projection of the log; verify one with get_entry)`, data: posts }
+      const page = await readPostsPage(client, { channel: args["channel"], limit: args["limit"], before: args["before"] })
+      const more = page.next_before === null ? "no older posts" : `older posts with before=${page.next_before}`
+      return { summary: `${page.posts.length} posts${args["channel"] === undefined ? "" : ` of ${args["channel"]}`}, ${more} (a projection of the log; verify one with get_entry)`, data: page }
     }
   },
   {

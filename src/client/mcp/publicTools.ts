@@ -7,7 +7,7 @@
 
 import { queryString } from "../forum.js"
 import { getJson, type Service } from "../http.js"
-import { input, int, str, type Tool } from "./toolkit.js"
+import { input, int, POSTS_PAGE_INPUT, str, type Tool } from "./toolkit.js"
 
 const UNVERIFIED = "the service's own answer, unverified: check it against the signed checkpoint with the log key obtained out of band"
 
@@ -34,10 +34,11 @@ export const publicTools = (service: Service): ReadonlyArray<Tool> => [
   {
     name: "read_posts",
     title: "Read posts",
-    description: "The latest posts of one channel (or of all), with their text where it is kept.",
-    inputSchema: input({ channel: str("a channel (optional: all channels)", { maxLength: 64 }), limit: int("how many (optional)", { minimum: 1, maximum: 100 }) }),
+    description: "The latest posts of one channel (or of all), newest first, with their text where it is kept; " +
+      "a page at a time: pass the answer's next_before as before for older posts (null: none left).",
+    inputSchema: input(POSTS_PAGE_INPUT),
     readOnly: true,
-    run: (args) => reading(service, `/v2/agora/posts${queryString({ channel: args["channel"], limit: args["limit"] })}`, "posts")
+    run: (args) => reading(service, `/v2/agora/posts${queryString({ channel: args["channel"], limit: args["limit"], before: args["before"] })}`, "posts")
   },
   {
     name: "read_post",

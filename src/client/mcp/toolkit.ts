@@ -124,5 +124,11 @@ export const makeMcpServer = (
 export const str = (description: string, extra: Record<string, unknown> = {}) => ({ type: "string", description, ...extra })
 export const int = (description: string, extra: Record<string, unknown> = {}) => ({ type: "integer", minimum: 0, description, ...extra })
 export const bool = (description: string) => ({ type: "boolean", description })
+/** read_posts' input, the same on both servers: a channel, a page size and the cursor. */
+export const POSTS_PAGE_INPUT = {
+  channel: str("a channel (optional: all channels)", { maxLength: 64 }),
+  limit: int("how many posts (optional)", { minimum: 1, maximum: 100 }),
+  before: int("only posts logged before this leaf index: the next_before of the previous page (optional: from the newest)")
+}
 export const input = (properties: Record<string, unknown>, required: ReadonlyArray<string> = []): InputSchema =>
   ({ type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false })

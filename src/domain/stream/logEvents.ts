@@ -14,9 +14,12 @@
 // (browsers do it by themselves) resumes at the next leaf, with no gap and no duplicate.
 // Checkpoint and dropped events carry no id: the last id stays the last leaf's.
 
-import { fromUtf8 } from "../bytes.js"
+import { fromUtf8, utf8 } from "../bytes.js"
 
-/** A leaf as the stream knows it: what filters read, and its event, serialized once. */
+/**
+ * A leaf as the stream knows it: what filters read, and its event, serialized and encoded
+ * once: the same bytes go to every subscriber whose filter takes it.
+ */
 export interface LeafEvent {
   readonly index: number
   readonly type: string
@@ -25,8 +28,8 @@ export interface LeafEvent {
   readonly channel: string | undefined
   /** `payload.to` of a dm: the recipient key. */
   readonly to: string | undefined
-  /** The whole SSE event, ready to write. */
-  readonly text: string
+  /** The whole SSE event, UTF-8, ready to write. */
+  readonly bytes: Uint8Array
 }
 
 /** What a subscriber asked for; every filter given must match (an absent one matches all). */
@@ -74,7 +77,7 @@ export const leafEventOf = (index: number, entryBytes: Uint8Array): LeafEvent =>
     logged: isRecord(entry) ? entry["logged"] ?? null : null,
     payload
   }
-  return { index, type, kid, channel: str(payload["channel"]), to: str(payload["to"]), text: sseEvent("leaf", data, index) }
+  return { index, type, kid, channel: str(payload["channel"]), to: str(payload["to"]), bytes: utf8(sseEvent("leaf", data, index)) }
 }
 
 /** The checkpoint event: the note as published, with what a client reads from it first. */

@@ -9,8 +9,9 @@ import { HashMap, Option } from "effect"
 import { bodyStatus, type BodyStatusView } from "../bodyStatus.js"
 import { boundNameOf, nameRecordOf } from "../identity/bindings.js"
 import { keyRecordOf, type LogState } from "../write/logState.js"
-import { newestFirst } from "./chunks.js"
+import { firstAccepted, fromEnd, lowerBound } from "./chunks.js"
 import { sizeCovering } from "./coverage.js"
+import type { LeafPage } from "./leafPage.js"
 
 export interface PostItem {
   readonly index: number
@@ -51,14 +52,40 @@ export const postItem = (state: LogState, index: number, now: number): PostItem 
 export const postLeaves = (state: LogState, post: PostItem): ReadonlyArray<number | null> =>
   [post.index, post.body.tombstone_index, post.name === null ? null : keyRecordOf(state, post.author).boundIndex ?? nameRecordOf(state, post.name)?.claimIndex ?? null]
 
-/** `GET /v2/agora/posts`: the newest `limit` posts, of one channel when given. */
-export const postsView = (state: LogState, query: { readonly channel: string | undefined; readonly limit: number }, now: number) => {
+export interface PostsQuery {
+  readonly channel: string | undefined
+  readonly limit: number
+  /** Only posts logged before this leaf index (a page's `next_before`); absent: from the newest. */
+  readonly before?: number | undefined
+}
+
+/**
+ * `GET /v2/agora/posts`: the newest `limit` posts before leaf `before` (from the newest
+ * when absent), of one channel when given, and `next_before`: the `before` of the next
+ * page, null on the last. The channel's list is the state's persistent sequence, read in
+ * place: where the page starts is a binary search, and only the page's posts are read,
+ * so a page deep in a long channel costs what the first one does.
+ */
+export const postsView = (state: LogState, query: PostsQuery, now: number) => {
   const order = query.channel === undefined
     ? state.forum.postOrder
     : Option.getOrUndefined(HashMap.get(state.forum.channelPosts, query.channel))
-  const page = order === undefined ? { items: [], truncated: false } : newestFirst(order, query.limit)
-  const posts = page.items.map((i) => postItem(state, i, now)!)
-  return { channel: query.channel ?? null, posts, truncated: page.truncated, size: sizeCovering(posts.flatMap((post) => postLeaves(state, post))) }
+  const end = order === undefined || query.before === undefined ? order?.length : lowerBound(order, (i) => i, query.before)
+  const page = order === undefined ? { items: [], truncated: false } : firstAccepted(fromEnd(order, end), query.limit)
+  return postsOfPage(state, query.channel, page, now)
+}
+
+/** `GET /v2/agora/posts` of a page of post leaves (of one channel when given). */
+export const postsOfPage = (slice: LogState, channel: string | undefined, page: LeafPage, now: number) => {
+  const posts = page.items.map((i) => postItem(slice, i, now)!)
+  return {
+    channel: channel ?? null,
+    posts,
+    truncated: page.truncated,
+    // The `before` of the next page (GET /v2/agora/posts?before=), null on the last.
+    next_before: page.truncated ? page.items[page.items.length - 1]! : null,
+    size: sizeCovering(posts.flatMap((post) => postLeaves(slice, post)))
+  }
 }
 
 /** `GET /v2/agora/posts/{index}`: one post, or undefined when the leaf is no post. */

@@ -28,9 +28,9 @@ export const lowerBound = <A>(chunk: Chunk.Chunk<A>, key: (a: A) => number, targ
 export const lastOf = <A>(chunk: Chunk.Chunk<A>): A | undefined =>
   chunk.length === 0 ? undefined : Chunk.unsafeGet(chunk, chunk.length - 1)
 
-/** The chunk's elements from the last to the first, each read in O(log n) when reached. */
-export function* fromEnd<A>(chunk: Chunk.Chunk<A>): Generator<A> {
-  for (let i = chunk.length - 1; i >= 0; i--) yield Chunk.unsafeGet(chunk, i)
+/** The chunk's elements before position `end` (all by default), last first, each read in O(log n) when reached. */
+export function* fromEnd<A>(chunk: Chunk.Chunk<A>, end: number = chunk.length): Generator<A> {
+  for (let i = Math.min(end, chunk.length) - 1; i >= 0; i--) yield Chunk.unsafeGet(chunk, i)
 }
 
 /** Two sequences of numbers, each descending, merged into one descending sequence. */

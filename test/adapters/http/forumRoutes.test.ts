@@ -84,7 +84,20 @@ describe("posts", () => {
     const one = await json("/v2/agora/posts?limit=1")
     expect(one.posts).toHaveLength(1)
     expect(one.truncated).toBe(true)
-    for (const bad of ["limit=0", "limit=201", "limit=abc", "limit=1e1", "channel=Not%20A%20Channel", `channel=${"a".repeat(64)}`]) {
+    expect(one.next_before).toBe(one.posts[0].index)
+    // Page by page with the cursor: every post once, newest first, as the whole list.
+    const paged: Array<number> = []
+    for (let before: number | null | undefined = undefined; before !== null;) {
+      const page = await json(`/v2/agora/posts?channel=general&limit=1${before === undefined ? "" : `&before=${before}`}`)
+      paged.push(...page.posts.map((p: any) => p.index))
+      before = page.next_before
+    }
+    expect(paged).toEqual((await json("/v2/agora/posts?channel=general")).posts.map((p: any) => p.index))
+    expect(paged).toEqual(expect.arrayContaining([spam, first]))
+    for (const bad of [
+      "limit=0", "limit=201", "limit=abc", "limit=1e1", "channel=Not%20A%20Channel", `channel=${"a".repeat(64)}`,
+      "before=-1", "before=abc", "before=1e3", "before=007", "before=9007199254740993"
+    ]) {
       await expectProblem(`/v2/agora/posts?${bad}`, 422, "invalid_parameters")
     }
 
@@ -257,7 +270,7 @@ describe("openapi", () => {
       "/v2/agora/human-actions/{request_index}", "/v2/tasks", "/v2/support/tasks", "/v2/tasks/{task_index}", "/v2/sup", "/v2/support",
       "/v2/sup/asset", "/v2/sup/accounts/{name}", "/v2/owner", "/.well-known/aics-card.json", "/v2/admin/stats"
     ]) expect(spec.paths[path], path).toBeDefined()
-    expect(spec.paths["/v2/agora/posts"].get.parameters.map((p: any) => p.name).sort()).toEqual(["channel", "limit"])
+    expect(spec.paths["/v2/agora/posts"].get.parameters.map((p: any) => p.name).sort()).toEqual(["before", "channel", "limit"])
   })
 })
 

@@ -1,7 +1,9 @@
 // The service's read-only MCP endpoint, /mcp (Streamable HTTP, stateless), driven by the
 // SDK's own client against the real service: the keyless tools list with valid JSON
 // Schemas and answer look-ups of what an agent wrote; a missing name is a tool error; GET
-// answers 405; the endpoint is in /openapi.json and the discovery documents.
+// answers 405; the endpoint is in /openapi.json and the discovery documents. The tools call
+// the service's routes in process: the routes they read answer no HTTP request (their
+// group's counter in /metrics stays put) while /mcp's does.
 
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -13,10 +15,13 @@ import { generateAgentKey } from "../../../src/client/agentKey.js"
 import { serviceAt } from "../../../src/client/http.js"
 import { createAgentKeyFile } from "../../../src/client/keyFile.js"
 import { loadVkey } from "../../../src/client/vkey.js"
-import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
+import { pollUntil } from "../../support/poll.js"
+import { parsePrometheus, total } from "../../support/prometheus.js"
+import { freePort, removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
 let server: RunningServer | undefined
 let mcp: Client | undefined
+let metricsUrl = ""
 
 afterAll(async () => {
   await mcp?.close()
@@ -33,10 +38,13 @@ const call = async (name: string, args: Record<string, unknown> = {}) => {
 describe("/mcp", () => {
   let postIndex = -1
   let kid = ""
+  const paged: Array<number> = []
 
   beforeAll(async () => {
     const dataDir = await tempDataDir()
-    server = await startServer({ dataDir })
+    const metricsPort = await freePort()
+    server = await startServer({ dataDir, env: { AICS_METRICS_PORT: String(metricsPort) } })
+    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
     const client = { service: serviceAt(server.baseUrl), vkey: await loadVkey({ vkeyFile: join(dataDir, "log.vkey") }) }
     const keyPath = join(dataDir, "agent.json")
     await createAgentKeyFile(keyPath, generateAgentKey())
@@ -46,6 +54,11 @@ describe("/mcp", () => {
     const posted = await postText(client, keyPath, "general", "readable without keys")
     if (posted._tag !== "Accepted") throw new Error("post refused")
     postIndex = posted.receipt.index
+    for (let i = 0; i < 5; i++) {
+      const more = await postText(client, keyPath, "paged", `paged ${i}`)
+      if (more._tag !== "Accepted") throw new Error("post refused")
+      paged.push(more.receipt.index)
+    }
     mcp = new Client({ name: "aics-test", version: "1.0.0" })
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`)))
   })
@@ -80,6 +93,39 @@ describe("/mcp", () => {
     expect(proof.data).toMatchObject({ index: postIndex, size: postIndex + 1 })
     expect((await call("list_tasks")).isError).toBe(false)
     expect((await call("list_polls")).isError).toBe(false)
+  })
+
+  it("calls the service's routes in process: no HTTP request reaches them", async () => {
+    const answered = async (group: string) => {
+      const scrape = await pollUntil("the metrics listener", async () => {
+        const response = await fetch(metricsUrl).catch(() => undefined)
+        return response?.status === 200 ? parsePrometheus(await response.text()) : undefined
+      })
+      return total(scrape, "aics_http_requests_total", { group })
+    }
+    const [forumBefore, mcpBefore] = [await answered("forum"), await answered("discovery")]
+    const posts = await call("read_posts", { channel: "general" })
+    expect(JSON.stringify(posts.data)).toContain("readable without keys")
+    expect(await answered("forum")).toBe(forumBefore)
+    // The POST /mcp itself (a discovery route: not under /v2/).
+    expect(await answered("discovery")).toBeGreaterThan(mcpBefore)
+    // The same answer as over HTTP.
+    const direct = await (await fetch(`${server!.baseUrl}/v2/agora/posts?channel=general`)).json() as { posts: unknown }
+    expect(posts.data.posts).toEqual(direct.posts)
+    expect(await answered("forum")).toBe(forumBefore + 1)
+  })
+
+  it("pages read_posts with before: every post once, newest first", async () => {
+    const seen: Array<number> = []
+    let before: number | null | undefined
+    do {
+      const page = await call("read_posts", { channel: "paged", limit: 2, ...(before === undefined ? {} : { before }) })
+      expect(page.isError, page.summary).toBe(false)
+      seen.push(...page.data.posts.map((p: { index: number }) => p.index))
+      before = page.data.next_before
+    } while (before !== null)
+    expect(seen).toEqual([...paged].reverse())
+    expect((await call("read_posts", { channel: "paged", before: -1 })).isError).toBe(true)
   })
 
   it("answers a missing name and bad arguments with tool errors", async () => {

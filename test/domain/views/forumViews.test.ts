@@ -50,12 +50,60 @@ describe("posts", () => {
     expect(page.posts.map((p) => p.index)).toEqual([hidden, reply])
     expect(page.truncated).toBe(true)
     expect(postsView(log.state, { channel: "random", limit: 50 }, log.now).posts.map((p) => p.index)).toEqual([other])
-    expect(postsView(log.state, { channel: "nothing-here", limit: 50 }, log.now)).toEqual({ channel: "nothing-here", posts: [], truncated: false, size: 0 })
+    expect(page.next_before).toBe(reply)
+    expect(postsView(log.state, { channel: "nothing-here", limit: 50 }, log.now)).toEqual({ channel: "nothing-here", posts: [], truncated: false, next_before: null, size: 0 })
 
     expect(postView(log.state, first, log.now)).toMatchObject({ post: { index: first, size: 5 }, size: first + 1 })
     expect(postView(log.state, hidden, log.now)!.size).toBe(tombstone + 1)
     expect(postView(log.state, tombstone, log.now)).toBeUndefined()
     expect(postView(log.state, 0, log.now)).toBeUndefined()
+  })
+})
+
+describe("paging posts with before", () => {
+  it("yields every post of a channel exactly once, newest first, whatever the page size", () => {
+    const { log, alice, bob, post } = forum()
+    // Two channels interleaved, so a channel's indexes have gaps.
+    const general: Array<number> = []
+    for (let i = 0; i < 23; i++) {
+      general.push(post(i % 2 === 0 ? alice : bob, `general ${i}`))
+      if (i % 3 === 0) post(bob, `random ${i}`, "random")
+    }
+    const newestFirst = [...general].reverse()
+    for (const limit of [1, 2, 5, 7, 23, 50]) {
+      const seen: Array<number> = []
+      let before: number | undefined
+      let pages = 0
+      for (;;) {
+        const page = postsView(log.state, { channel: "general", limit, before }, log.now)
+        seen.push(...page.posts.map((p) => p.index))
+        pages++
+        expect(page.truncated).toBe(page.next_before !== null)
+        if (page.next_before === null) break
+        expect(page.next_before).toBe(page.posts.at(-1)!.index)
+        before = page.next_before
+      }
+      expect(seen, `limit ${limit}`).toEqual(newestFirst)
+      expect(pages).toBe(Math.max(1, Math.ceil(general.length / limit)))
+    }
+  })
+
+  it("starts below any index, a post's or not, and answers an empty last page past the first post", () => {
+    const { log, alice, post } = forum()
+    const a = post(alice, "a")
+    const b = post(alice, "b", "random")
+    const c = post(alice, "c")
+    const view = (before: number | undefined, channel: string | undefined = "general") =>
+      postsView(log.state, { channel, limit: 50, before }, log.now).posts.map((p) => p.index)
+    expect(view(c)).toEqual([a])
+    // b is no post of general: the page starts at the newest general post below it.
+    expect(view(b)).toEqual([a])
+    expect(view(c + 1000)).toEqual([c, a])
+    expect(view(a)).toEqual([])
+    expect(view(0)).toEqual([])
+    // Every channel: b too.
+    expect(postsView(log.state, { channel: undefined, limit: 50, before: c }, log.now).posts.map((p) => p.index)).toEqual([b, a])
+    expect(postsView(log.state, { channel: undefined, limit: 1, before: c }, log.now)).toMatchObject({ truncated: true, next_before: b })
   })
 })
 

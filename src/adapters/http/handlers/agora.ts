@@ -26,7 +26,11 @@ export const AgoraHandlers = HttpApiBuilder.group(AicsApi, "agora", (handlers) =
     return handlers
       .handle("posts", ({ urlParams }) =>
         Effect.gen(function*() {
-          const view = yield* forum.posts({ channel: urlParams.channel, limit: urlParams.limit ?? AGORA_POSTS_LIMIT.default }, yield* now)
+          const view = yield* forum.posts({
+            channel: urlParams.channel,
+            limit: urlParams.limit ?? AGORA_POSTS_LIMIT.default,
+            before: urlParams.before
+          }, yield* now)
           const posts = yield* Effect.forEach(view.posts, withText)
           return { ...view, posts, checkpoint_note: yield* covering(view.size) }
         }).pipe(orUnavailable))

@@ -1,8 +1,9 @@
 // POST /mcp (mcpApi.ts): the read-only MCP tools (src/client/mcp/publicTools.ts) over the
 // SDK's web-standard Streamable HTTP transport, stateless: each request gets a server and
 // a transport of its own, answers JSON, and leaves nothing behind. The tools read this
-// same service over the loopback connection the request came in on (its own local address
-// and port), through the same routes and projections any client reads.
+// same service through the same routes and projections any client reads, called in
+// process (selfRoutes.ts): no socket is opened. Their URLs name the address and port the
+// request came in on, as a loopback call would have.
 
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
@@ -12,6 +13,7 @@ import { serviceAt } from "../../../client/http.js"
 import { publicTools } from "../../../client/mcp/publicTools.js"
 import { makeMcpServer } from "../../../client/mcp/toolkit.js"
 import { AicsApi } from "../api.js"
+import { SelfRoutes } from "../selfRoutes.js"
 import { readLimitedBody } from "../limitedBody.js"
 import { problemResponse } from "../problem.js"
 
@@ -30,7 +32,7 @@ const selfUrl = (request: Parameters<typeof NodeHttpServerRequest.toIncomingMess
 }
 
 export const McpHandlers = HttpApiBuilder.group(AicsApi, "mcp", (handlers) =>
-  Effect.succeed(handlers
+  Effect.map(SelfRoutes, (routes) => handlers
     .handleRaw("post", ({ request }) =>
       Effect.gen(function*() {
         const body = yield* readLimitedBody(request, MAX_MCP_BODY_BYTES)
@@ -41,7 +43,7 @@ export const McpHandlers = HttpApiBuilder.group(AicsApi, "mcp", (handlers) =>
         for (const [name, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(name, value)
         const webRequest = new Request(new URL("/mcp", self), { method: "POST", headers, body: body.bytes })
         const answer = yield* Effect.promise(async () => {
-          const server = makeMcpServer({ name: "aics-public", version: "1.0.0", instructions: PUBLIC_MCP_INSTRUCTIONS }, publicTools(serviceAt(self)), [])
+          const server = makeMcpServer({ name: "aics-public", version: "1.0.0", instructions: PUBLIC_MCP_INSTRUCTIONS }, publicTools(serviceAt(self, routes.fetch)), [])
           const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
           await server.connect(transport)
           try {

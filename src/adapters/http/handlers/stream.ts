@@ -1,18 +1,23 @@
 // GET /v2/stream (streamApi.ts): the live stream of the log, written straight to Node's
 // response so the socket's backpressure is visible.
 //
-// Subscribers are live or catching up. One dispatcher fiber per node hands each new page
-// of events (LogStream) to every live subscriber: a write to its socket, the page's events
-// that match its filter concatenated once per filter, so a batch of leaves costs each
-// subscriber one write and wakes no fiber of its own. A subscriber catches up in its own
-// fiber: from where it asked to start (Last-Event-ID, `from`) until it reaches the
-// dispatcher, reading pages from LogStream (memory, or the store 64 leaves at a time), and
-// then it goes live. Whichever writes, it stops once Node's buffer for the socket holds
-// HIGH_WATER_BYTES: the subscriber leaves the live set and waits for a drain, then catches
-// up again. A client that lets the buffer stay full for the stall time
-// (AICS_STREAM_STALL_SECONDS) gets the `dropped` event, which names where to resume, and is
-// closed: the memory a consumer costs is bounded by HIGH_WATER_BYTES and one page, however
-// slow it is and however fast the log grows.
+// Subscribers are live or catching up. One dispatcher fiber per node hands each new batch
+// of events (LogStream's ring) to the live subscribers: the batch is sorted once into the
+// filter groups it has events for (streamGroups.ts), each group's events are joined and
+// framed once, and that one Buffer is written to the socket of each live member of the
+// group (sseWire.ts): a batch costs a subscriber one write, wakes no fiber of its own and
+// allocates nothing per subscriber. A live subscriber's position is the dispatcher's: a
+// cursor into the shared ring, kept by no one but the dispatcher.
+//
+// A subscriber catches up in its own fiber: from where it asked to start (Last-Event-ID,
+// `from`) until it reaches the dispatcher, reading pages from LogStream (memory, or the
+// store 64 leaves at a time), each page's events in one write, and then it goes live.
+// Whichever writes, it stops once Node's buffer for the socket holds HIGH_WATER_BYTES: the
+// subscriber leaves the live set and waits for a drain, then catches up again. A client
+// that lets the buffer stay full for the stall time (AICS_STREAM_STALL_SECONDS) gets the
+// `dropped` event, which names where to resume, and is closed: the memory a consumer costs
+// is bounded by HIGH_WATER_BYTES and one page, however slow it is and however fast the log
+// grows.
 //
 // A caller address holds at most AICS_STREAMS_PER_ADDRESS streams at once (429 beyond).
 
@@ -21,32 +26,29 @@ import type { ServerResponse } from "node:http"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Deferred, Duration, Effect, Exit, FiberId, Option } from "effect"
-import { LogStream, type StreamCheckpoint } from "../../../app/LogStream.js"
+import { LogStream, RING_CAPACITY } from "../../../app/LogStream.js"
 import { StreamConfig } from "../../../app/StreamConfig.js"
+import { restAfter } from "../../../domain/stream/dispatchPace.js"
 import { checkpointEvent, droppedEvent, KEEP_ALIVE, matches, type LeafEvent, type StreamFilter } from "../../../domain/stream/logEvents.js"
 import { AicsApi } from "../api.js"
 import { callerAddress } from "../callerAddress.js"
 import { DRAINING_EVENT } from "../closeDraining.js"
 import { problemResponse } from "../problem.js"
+import { attached, drained, SharedBytes, unsentBytes, writeShared } from "../sseWire.js"
+import { StreamGroups, type Group } from "../streamGroups.js"
 
 /**
  * Unsent bytes a subscriber may leave in Node's buffer before it waits for a drain (it
- * writes a page at a time, so the buffer holds at most this and one page).
+ * writes a batch at a time, so the buffer holds at most this and one batch).
  */
 export const HIGH_WATER_BYTES = 64 * 1024
 /** A comment line after this long without an event keeps proxies from closing the stream. */
 const KEEP_ALIVE_INTERVAL = Duration.seconds(15)
-/**
- * After new events, the dispatcher waits this long for more before writing: every write
- * goes to every live subscriber, so under a stream of small batches (each write a syscall
- * per subscriber) it writes at most 1 s / window times a second (bench/stream: with 1000
- * subscribers). It is the delay a live event may add.
- */
-const DISPATCH_WINDOW = Duration.millis(100)
 /** How long a dropped consumer's socket may take to take its last bytes before it is cut. */
 const DROP_GRACE_MS = 5_000
 /** The reconnection delay browsers' EventSource uses (SSE `retry`). */
 const RETRY_MS = 2_000
+const KEEP_ALIVE_BYTES = SharedBytes.of(KEEP_ALIVE)
 
 const filterOf = (params: { readonly type?: string | undefined; readonly channel?: string | undefined; readonly to?: string | undefined }): StreamFilter => {
   const types = params.type?.split(",").map((t) => t.trim()).filter((t) => t !== "")
@@ -56,32 +58,6 @@ const filterOf = (params: { readonly type?: string | undefined; readonly channel
     to: params.to === undefined || params.to === "" ? undefined : params.to
   }
 }
-
-/** True once the buffer drained; false if it stayed full for `stall` or the socket closed. */
-const drained = (res: ServerResponse, stall: Duration.Duration) =>
-  Effect.async<boolean>((resume) => {
-    // It may have drained already, between the write that filled it and this wait.
-    if (!res.writableNeedDrain) {
-      resume(Effect.succeed(!res.destroyed))
-      return
-    }
-    const onDrain = () => finish(true)
-    const onClose = () => finish(false)
-    const timer = setTimeout(() => finish(false), Duration.toMillis(stall))
-    const finish = (ok: boolean) => {
-      clearTimeout(timer)
-      res.off("drain", onDrain)
-      res.off("close", onClose)
-      resume(Effect.succeed(ok))
-    }
-    res.once("drain", onDrain)
-    res.once("close", onClose)
-    return Effect.sync(() => {
-      clearTimeout(timer)
-      res.off("drain", onDrain)
-      res.off("close", onClose)
-    })
-  })
 
 /** The last event of a consumer that stopped reading, then the end; the socket is cut if it never takes it. */
 const drop = (res: ServerResponse, next: number, stallSeconds: number) =>
@@ -95,22 +71,21 @@ const drop = (res: ServerResponse, next: number, stallSeconds: number) =>
 interface Subscriber {
   readonly res: ServerResponse
   readonly filter: StreamFilter
-  /** The filter as a key: subscribers with the same one share each page's chunk. */
-  readonly filterKey: string
-  /** The next leaf index this subscriber owes its client. */
+  /**
+   * The next leaf index this subscriber owes its client. While it is live the dispatcher
+   * moves on for it: its position is then the dispatcher's, if that is further.
+   */
   next: number
   /** The size of the last checkpoint sent. */
   sentCheckpoint: number
+  /** The group it is live in; undefined while it catches up or waits for a drain. */
+  group: Group<Subscriber> | undefined
   /** Completed when the dispatcher stops writing to it (its buffer is full). */
   blocked: Deferred.Deferred<void>
 }
 
-/** The events of `page` from index `from` on that match `filter`, as one string. */
-const chunkOf = (page: ReadonlyArray<LeafEvent>, from: number, filter: StreamFilter): string => {
-  let chunk = ""
-  for (const event of page) if (event.index >= from && matches(filter, event)) chunk += event.text
-  return chunk
-}
+const overfull = (sub: Subscriber) => unsentBytes(sub.res) > HIGH_WATER_BYTES
+const ended = (sub: Subscriber) => sub.res.destroyed || sub.res.writableEnded
 
 export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers) =>
   Effect.gen(function*() {
@@ -118,56 +93,76 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
     const settings = yield* StreamConfig
     const stall = Duration.seconds(settings.stallSeconds)
     const openByAddress = new Map<string, number>()
+    const groups = new StreamGroups<Subscriber>()
     const live = new Set<Subscriber>()
     /** Events of leaves before this were handed to every live subscriber. */
     let dispatched = yield* stream.head
-    let checkpoint: StreamCheckpoint | undefined
+    let checkpoint: { readonly size: number; readonly bytes: SharedBytes } | undefined
+
+    const position = (sub: Subscriber) => (sub.group === undefined ? sub.next : Math.max(sub.next, dispatched))
 
     const sendCheckpoint = (sub: Subscriber) => {
-      if (checkpoint !== undefined && checkpoint.size > sub.sentCheckpoint && sub.next >= checkpoint.size) {
+      if (checkpoint !== undefined && checkpoint.size > sub.sentCheckpoint && position(sub) >= checkpoint.size) {
         sub.sentCheckpoint = checkpoint.size
-        sub.res.write(checkpointEvent(checkpoint))
+        writeShared(sub.res, checkpoint.bytes)
       }
     }
-    const overfull = (sub: Subscriber) => sub.res.writableLength > HIGH_WATER_BYTES
 
-    /** Hands a page to every live subscriber; one whose buffer fills leaves the live set. */
+    const goLive = (sub: Subscriber) => {
+      sub.blocked = Deferred.unsafeMake<void>(FiberId.none)
+      sub.group = groups.join(sub.filter, sub)
+      live.add(sub)
+    }
+    /** Out of the live set, its position its own again; `blocked` wakes its fiber. */
+    const leaveLive = (sub: Subscriber) => {
+      if (sub.group === undefined) return
+      sub.next = position(sub)
+      groups.leave(sub.group, sub)
+      sub.group = undefined
+      live.delete(sub)
+      Deferred.unsafeDone(sub.blocked, Exit.void)
+    }
+
+    /** Hands a batch to every live subscriber its filter takes; one whose buffer fills leaves the live set. */
     const dispatch = (page: ReadonlyArray<LeafEvent>) => {
-      const end = page[page.length - 1]!.index + 1
-      // Encoded once per filter: the same bytes go to every subscriber that shares it.
-      const shared = new Map<string, Buffer>()
-      for (const sub of live) {
-        if (sub.res.destroyed || sub.res.writableEnded) {
-          live.delete(sub)
-          continue
-        }
-        let chunk: Buffer
-        if (sub.next === dispatched) {
-          chunk = shared.get(sub.filterKey) ?? Buffer.from(chunkOf(page, dispatched, sub.filter), "utf8")
-          shared.set(sub.filterKey, chunk)
-        } else chunk = Buffer.from(chunkOf(page, sub.next, sub.filter), "utf8")
-        if (chunk.length > 0) sub.res.write(chunk)
-        sub.next = Math.max(sub.next, end)
-        if (overfull(sub)) {
-          live.delete(sub)
-          Deferred.unsafeDone(sub.blocked, Exit.void)
+      const from = dispatched
+      dispatched = page[page.length - 1]!.index + 1
+      for (const group of groups.route(page)) {
+        const shared = new SharedBytes(group.events.map((event) => event.bytes))
+        for (const sub of group.members) {
+          if (ended(sub)) {
+            leaveLive(sub)
+            continue
+          }
+          // Ahead of the batch's start (it caught up past it): only what it was not sent.
+          writeShared(sub.res, sub.next <= from ? shared : new SharedBytes(group.events.filter((e) => e.index >= sub.next).map((e) => e.bytes)))
+          if (overfull(sub)) leaveLive(sub)
         }
       }
-      dispatched = end
     }
 
+    /** The event loop's time the last dispatch took: the writes are syscalls made on the spot. */
+    let busyMs = 0
     const dispatcher = Effect.gen(function*() {
       const signal = yield* stream.signal
+      busyMs = 0
       for (let head = yield* stream.head; dispatched < head; head = yield* stream.head) {
-        const page = yield* stream.page(dispatched)
+        const page = yield* stream.page(dispatched, RING_CAPACITY)
         if (page.length === 0) break
+        const started = performance.now()
         dispatch(page)
+        busyMs += performance.now() - started
       }
-      checkpoint = yield* stream.checkpoint
-      for (const sub of live) sendCheckpoint(sub)
+      const latest = yield* stream.checkpoint
+      if (latest !== undefined && latest.size !== checkpoint?.size) {
+        const started = performance.now()
+        checkpoint = { size: latest.size, bytes: SharedBytes.of(checkpointEvent(latest)) }
+        for (const sub of live) sendCheckpoint(sub)
+        busyMs += performance.now() - started
+      }
       yield* Deferred.await(signal)
-      // What else arrives within the window goes out in the same writes.
-      yield* Effect.sleep(DISPATCH_WINDOW)
+      // What else arrives while it rests goes out in the same writes (domain/stream/dispatchPace.ts).
+      yield* Effect.sleep(Duration.millis(restAfter(busyMs)))
     })
     // Nothing may end the dispatcher: a failure (a store read) or a defect is logged and it goes on.
     yield* Effect.forkDaemon(Effect.forever(dispatcher.pipe(
@@ -175,7 +170,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
     )))
     // Keeps idle streams (and the proxies on their way) open.
     yield* Effect.forkDaemon(Effect.forever(Effect.zipRight(Effect.sleep(KEEP_ALIVE_INTERVAL), Effect.sync(() => {
-      for (const sub of live) if (!sub.res.destroyed && !sub.res.writableEnded) sub.res.write(KEEP_ALIVE)
+      for (const sub of live) if (!ended(sub)) writeShared(sub.res, KEEP_ALIVE_BYTES)
     }))))
 
     /**
@@ -185,36 +180,41 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
     const serve = (sub: Subscriber) =>
       Effect.gen(function*() {
         const { res } = sub
+        // Behind an earlier response on the same connection (pipelining): its turn first.
+        if (!(yield* attached(res))) return
         res.writeHead(200, {
           "content-type": "text/event-stream; charset=utf-8",
           "cache-control": "no-store",
           // nginx would otherwise buffer the stream.
           "x-accel-buffering": "no"
         })
+        // The head goes out with this, before any event (sseWire.ts writes after it).
         res.write(`retry: ${RETRY_MS}\n\n`)
-        while (!res.writableEnded && !res.destroyed) {
+        while (!ended(sub)) {
           // Behind the dispatcher: read and write a page at a time, until level with it.
           while (!overfull(sub)) {
-            const joined = yield* Effect.sync(() => {
-              if (sub.next < dispatched) return false
+            if (sub.next >= dispatched) {
               // Level with (or ahead of) the dispatcher: from now on it writes here.
+              goLive(sub)
               sendCheckpoint(sub)
-              sub.blocked = Deferred.unsafeMake<void>(FiberId.none)
-              live.add(sub)
-              return true
-            })
-            if (joined) {
               yield* Deferred.await(sub.blocked)
               break
             }
             const page = yield* Effect.mapError(stream.page(sub.next), (e) => ({ detail: e.detail, next: sub.next }))
-            // Event by event here, so a stalled client's buffer holds at most one past the mark.
+            // The page's events in one write, stopped once past the mark, so a stalled
+            // client's buffer holds at most one event past it.
+            const parts: Array<Uint8Array> = []
+            let unsent = unsentBytes(res)
             for (const event of page) {
               if (event.index < sub.next) continue
               sub.next = event.index + 1
-              if (matches(sub.filter, event)) res.write(event.text)
-              if (overfull(sub)) break
+              if (matches(sub.filter, event)) {
+                parts.push(event.bytes)
+                unsent += event.bytes.length
+                if (unsent > HIGH_WATER_BYTES) break
+              }
             }
+            writeShared(res, new SharedBytes(parts))
             sendCheckpoint(sub)
           }
           if (!(yield* drained(res, stall))) return yield* drop(res, sub.next, settings.stallSeconds)
@@ -229,7 +229,9 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
       watchedServers.add(server)
       server.once(DRAINING_EVENT, () => {
         for (const sub of openStreams) {
-          if (!sub.res.writableEnded) sub.res.end(droppedEvent("the service is shutting down; reconnect to another node or later", sub.next))
+          const next = position(sub)
+          if (!sub.res.writableEnded) sub.res.end(droppedEvent("the service is shutting down; reconnect to another node or later", next))
+          leaveLive(sub)
           Deferred.unsafeDone(sub.blocked, Exit.void)
         }
       })
@@ -247,13 +249,12 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
         const lastEventId = headers["last-event-id"]
         const start = lastEventId !== undefined ? lastEventId + 1 : urlParams.from ?? (yield* stream.head)
         openByAddress.set(address, open + 1)
-        const filter = filterOf(urlParams)
         const sub: Subscriber = {
           res: NodeHttpServerRequest.toServerResponse(request),
-          filter,
-          filterKey: JSON.stringify([filter.types === undefined ? null : [...filter.types].sort(), filter.channel ?? null, filter.to ?? null]),
+          filter: filterOf(urlParams),
           next: start,
           sentCheckpoint: 0,
+          group: undefined,
           blocked: Deferred.unsafeMake<void>(FiberId.none)
         }
         openStreams.add(sub)
@@ -263,7 +264,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
           // A store read failed mid-stream: the status is sent already, so the last event says it.
           Effect.catchAll((error) => Effect.sync(() => sub.res.end(droppedEvent(`the log could not be read (${error.detail}); reconnect`, error.next)))),
           Effect.ensuring(Effect.sync(() => {
-            live.delete(sub)
+            leaveLive(sub)
             openStreams.delete(sub)
             const left = (openByAddress.get(address) ?? 1) - 1
             if (left === 0) openByAddress.delete(address)

@@ -1,0 +1,119 @@
+// How the live stream's bytes reach a client's socket (handlers/stream.ts). With a thousand
+// subscribers the fan-out runs on the event loop that also sequences writes, so each write
+// must cost as little as it can: the events a dispatch sends are encoded once
+// (LeafEvent.bytes), joined once per filter group, framed once as an HTTP/1.1 chunk
+// (RFC 9112 section 7.1), and that one Buffer is written as it is to the socket of every
+// subscriber sharing the filter: one syscall each, nothing copied or re-framed per socket.
+//
+// Node's ServerResponse.write would frame every write itself (size line, data, CRLF: four
+// writes corked into one writev per socket). Writing the framed chunk to the socket is the
+// same bytes on the wire, in order with what the response writes itself (the head, `retry`,
+// the last event and the terminating chunk of res.end), because both go through the
+// socket's one queue. It is done only where it is exactly equivalent: a response that uses
+// chunked framing (HTTP/1.1, a body) and is the one the socket is serving. Any other (HTTP/1.0)
+// goes through res.write.
+
+import type { ServerResponse } from "node:http"
+import { Duration, Effect } from "effect"
+
+const CRLF = Buffer.from("\r\n", "latin1")
+
+/** Event bytes written to many sockets: joined and framed once, on first need. */
+export class SharedBytes {
+  private plainBytes: Buffer | undefined
+  private framedBytes: Buffer | undefined
+
+  constructor(private readonly parts: ReadonlyArray<Uint8Array>) {}
+
+  static of(text: string): SharedBytes {
+    return new SharedBytes([Buffer.from(text, "utf8")])
+  }
+
+  /** The events as they are. */
+  plain(): Buffer {
+    if (this.plainBytes === undefined) {
+      const [only] = this.parts
+      this.plainBytes = this.parts.length === 1 ? Buffer.from(only!.buffer, only!.byteOffset, only!.length) : Buffer.concat(this.parts)
+    }
+    return this.plainBytes
+  }
+
+  /** The events as one HTTP/1.1 chunk: size in hex, CRLF, the bytes, CRLF. */
+  framed(): Buffer {
+    if (this.framedBytes === undefined) {
+      let length = 0
+      for (const part of this.parts) length += part.length
+      this.framedBytes = Buffer.concat([Buffer.from(`${length.toString(16)}\r\n`, "latin1"), ...this.parts, CRLF])
+    }
+    return this.framedBytes
+  }
+
+  get empty(): boolean {
+    return this.parts.every((part) => part.length === 0)
+  }
+}
+
+/** True when writing framed chunks to the socket is exactly what res.write would send. */
+const framesItself = (res: ServerResponse): boolean =>
+  res.chunkedEncoding && res.headersSent && res.socket !== null && res.writableLength === res.socket.writableLength
+
+/** Writes the bytes to the client, framed once for every socket that takes them. */
+export const writeShared = (res: ServerResponse, bytes: SharedBytes): void => {
+  if (bytes.empty) return
+  if (framesItself(res)) res.socket!.write(bytes.framed())
+  else res.write(bytes.plain())
+}
+
+/** Bytes written to this response that the kernel has not taken yet. */
+export const unsentBytes = (res: ServerResponse): number => res.writableLength
+
+/**
+ * Resolves once the response's socket is attached: at once, unless an earlier response on
+ * the same connection (HTTP pipelining) is still being written. False if it closes first.
+ */
+export const attached = (res: ServerResponse) =>
+  Effect.async<boolean>((resume) => {
+    if (res.socket !== null) return resume(Effect.succeed(true))
+    const onSocket = () => finish(true)
+    const onClose = () => finish(false)
+    const finish = (ok: boolean) => {
+      res.off("socket", onSocket)
+      res.off("close", onClose)
+      resume(Effect.succeed(ok))
+    }
+    res.once("socket", onSocket)
+    res.once("close", onClose)
+    return Effect.sync(() => {
+      res.off("socket", onSocket)
+      res.off("close", onClose)
+    })
+  })
+
+/**
+ * True once the socket's buffer drained; false if it stayed full for `stall` or closed.
+ * The socket's own drain: bytes written to it directly never set the response's.
+ */
+export const drained = (res: ServerResponse, stall: Duration.Duration) =>
+  Effect.async<boolean>((resume) => {
+    const socket = res.socket
+    // It may have drained already, between the write that filled it and this wait.
+    if (socket === null || socket.destroyed || !socket.writableNeedDrain) {
+      resume(Effect.succeed(socket !== null && !socket.destroyed && !res.destroyed))
+      return
+    }
+    const onDrain = () => finish(true)
+    const onClose = () => finish(false)
+    const timer = setTimeout(() => finish(false), Duration.toMillis(stall))
+    const stop = () => {
+      clearTimeout(timer)
+      socket.off("drain", onDrain)
+      socket.off("close", onClose)
+    }
+    const finish = (ok: boolean) => {
+      stop()
+      resume(Effect.succeed(ok))
+    }
+    socket.once("drain", onDrain)
+    socket.once("close", onClose)
+    return Effect.sync(stop)
+  })
