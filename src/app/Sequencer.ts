@@ -175,15 +175,14 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
      * (stateSlices.ts), which the start brings to the log's size (only the tail after what
      * it had folded). Changed under `stateLock` only.
      */
-    const logSize = yield* store.size
-    let point: SequencedPoint = yield* projectionAtStart(logSize).pipe(
+    let point: SequencedPoint = yield* projectionAtStart.pipe(
       Effect.map((p) => ({ ...p, projected: p.folded })),
       // A store that cannot be folded (a full disk) does not stop the start: the log's reads
       // go on; every batch first tries the fold again and is refused while it fails.
       Effect.catchAll((error) =>
-        Effect.as(
+        Effect.zipRight(
           Effect.logError("the projection could not be brought to the log's size; writes are refused until it can", error),
-          { folded: logSize, projected: -1, resident: emptyResident }
+          Effect.map(store.size, (size): SequencedPoint => ({ folded: size, projected: -1, resident: emptyResident }))
         ))
     )
     /** The projection store brought to the log's size `size` (folding from the log what it lacks). */

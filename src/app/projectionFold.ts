@@ -66,20 +66,24 @@ export const foldProjectionTo = (
 ) =>
   Effect.gen(function*() {
     const store = yield* ProjectionStore
+    // Where the store stands, in one reading: its resident counters say how many leaves it
+    // has folded (they are written in the same transaction as the meta row), so another
+    // process's commit can never fall between the index and the state read.
+    const storedPoint = Effect.map(store.resident, (resident): FoldPoint => ({ folded: resident.counters.size, resident }))
     const stored = yield* store.folded
-    let folded = stored
-    let resident = from !== undefined && from.folded === stored ? from.resident : yield* store.resident
-    while (folded < size) {
-      const to = Math.min(size, folded + FOLD_STEP)
-      const after = yield* foldStep(folded, to, resident)
+    let point = from !== undefined && from.folded === stored ? from : yield* storedPoint
+    while (point.folded < size) {
+      const to = Math.min(size, point.folded + FOLD_STEP)
+      const after = yield* foldStep(point.folded, to, point.resident)
       if (after === undefined) {
-        folded = yield* store.folded
-        resident = yield* store.resident
+        // Another process folded first: go on from where the store now is.
+        const now = yield* storedPoint
+        if (now.folded <= point.folded) return yield* foldError(`the store refused the fold from leaf ${point.folded} and has not moved`)
+        point = now
       } else {
-        folded = to
-        resident = after
+        point = { folded: to, resident: after }
       }
-      yield* progress(folded)
+      yield* progress(point.folded)
     }
-    return { folded, resident } satisfies FoldPoint
+    return point
   })

@@ -24,19 +24,34 @@ import { foldProjectionTo } from "./projectionFold.js"
 /** A progress line at least this often while a fold at start is long (a rebuild). */
 const PROGRESS_EVERY_MS = 5_000
 
-/** Folds the projection store to the log's `size` leaves, rebuilding it when it is not a fold of this log. */
-export const projectionAtStart = (size: number) => Effect.gen(function*() {
+/** How many times the start reads the store again when a reading was torn by another node's commit. */
+const READINGS = 10
+
+/** Folds the projection store to the log's size, rebuilding it when it is not a fold of this log. */
+export const projectionAtStart = Effect.gen(function*() {
   const store = yield* ProjectionStore
   const clock = yield* Clock
   const log = yield* LogStore
   const hasher = makeTreeHasher((yield* Crypto).sha256)
   const leafHashAt = (index: number) => Effect.map(log.readEntries(index, index + 1), ([leaf]) => hasher.leafHash(leaf!))
 
-  let folded = yield* store.folded
-  const { counters } = yield* store.resident
+  // The store's meta row and its resident counters, which one commit writes together. On
+  // PostgreSQL another node may commit between two reads: a reading counts when the next
+  // one says the same, so a moving store is never taken for a foreign one (and reset).
+  const reading = Effect.all({ folded: store.folded, counters: Effect.map(store.resident, (r) => r.counters), lastLeaf: store.lastLeaf })
+  let seen = yield* reading
+  for (let i = 0; i < READINGS; i++) {
+    const again = yield* reading
+    if (again.folded === seen.folded && again.counters.size === seen.counters.size) break
+    seen = again
+  }
+  // The log's size after the store's: the store is never ahead of the durable log.
+  const size = yield* log.size
+  const { counters, lastLeaf } = seen
+  let folded = seen.folded
   const foreign = folded > size
     ? `it has folded ${folded} leaves but the log holds ${size}`
-    : folded > 0 && !equal((yield* store.lastLeaf) ?? new Uint8Array(0), yield* leafHashAt(folded - 1))
+    : folded > 0 && !equal(lastLeaf ?? new Uint8Array(0), yield* leafHashAt(folded - 1))
     ? `its leaf ${folded - 1} is not the log's`
     : counters.layout !== STATE_LAYOUT
     ? `it was written under layout ${counters.layout ?? 1}, this version reads layout ${STATE_LAYOUT}`

@@ -81,10 +81,11 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
         }
         return { rows, names: [...(yield* names(keys.filter((k) => k.area === "names").map((k) => k.key))).values()] }
       }).pipe(storage("read state rows")),
-      resident: Effect.all([
-        sql<StoredRow>`SELECT area, key, value FROM aics_state_rows WHERE area = ${RESIDENT_AREA}`,
-        sql<StoredRow>`SELECT area, key, value FROM aics_state_rows WHERE area = ${ACTIVITY_AREA}`
-      ]).pipe(Effect.map(([resident, activity]) => residentOfRows(resident, activity)), storage("read resident state")),
+      resident: sql<StoredRow>`SELECT area, key, value FROM aics_state_rows WHERE area IN (${RESIDENT_AREA}, ${ACTIVITY_AREA})`.pipe(
+        // One statement: the resident parts and the activity of one commit, never of two.
+        Effect.map((rows) => residentOfRows(rows.filter((row) => row.area === RESIDENT_AREA), rows.filter((row) => row.area === ACTIVITY_AREA))),
+        storage("read resident state")
+      ),
       list: (area, key, { before, limit }) => Effect.gen(function*() {
         const [last] = yield* sql<{ n: string | null }>`SELECT MAX(n) AS n FROM aics_state_lists WHERE area = ${area} AND key = ${key}`
         const length = last?.n === null || last?.n === undefined ? 0 : toNumber(last.n) + 1

@@ -146,10 +146,11 @@ const storeOnClient = Effect.gen(function*() {
       }
       return { rows, names: [...(yield* names(names_)).values()] }
     }).pipe(storage("read state rows")),
-    resident: Effect.all([
-      sql<StoredRow>`SELECT area, key, value FROM state_rows WHERE area = ${RESIDENT_AREA}`,
-      sql<StoredRow>`SELECT area, key, value FROM state_rows WHERE area = ${ACTIVITY_AREA}`
-    ]).pipe(Effect.map(([resident, activity]) => residentOfRows(resident, activity)), storage("read resident state")),
+    resident: sql<StoredRow>`SELECT area, key, value FROM state_rows WHERE area IN (${RESIDENT_AREA}, ${ACTIVITY_AREA})`.pipe(
+      // One statement: the resident parts and the activity of one commit, never of two.
+      Effect.map((rows) => residentOfRows(rows.filter((row) => row.area === RESIDENT_AREA), rows.filter((row) => row.area === ACTIVITY_AREA))),
+      storage("read resident state")
+    ),
     list: (area, key, { before, limit }) => Effect.gen(function*() {
       const [last] = yield* sql<{ n: number | null }>`SELECT MAX(n) AS n FROM state_lists WHERE area = ${area} AND key = ${key}`
       const length = (last?.n ?? -1) + 1
