@@ -28,7 +28,7 @@
 
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { nodeCrypto } from "../src/adapters/crypto/nodeCrypto.js"
@@ -124,12 +124,17 @@ const emptyStart = async (server: string | undefined) => {
   }
 }
 
+/** The machine's load: on a shared machine wall-clock figures move with it, CPU per entry much less. */
+const loadLine = (when: string) => line(`machine load average (1, 5 min) ${when}`, loadavg().slice(0, 2).map((l) => l.toFixed(1)).join(", "))
+
 const measure = async (dataDir: string, databaseUrl: string | undefined, schema: string | undefined) => {
   const storage = databaseUrl === undefined ? "filesystem" : "PostgreSQL"
   console.log(`bench/scaleTraffic: ${size} entries, ${storage}, data ${dataDir}, node ${process.version}`)
+  loadLine("at the start")
   const generated = await generate(dataDir, databaseUrl)
   const leaves = generated.size
   line("generated", `${generated.accepted} entries (${generated.start} to ${leaves}) in ${generated.seconds.toFixed(1)} s: ${generated.perSecond.toFixed(0)} entries/s`)
+  if (generated.accepted > 0) line("  generator CPU per entry (sequencer, stores, signing)", ms(generated.cpuMsPerEntry))
   if (generated.accepted > 0) {
     line("  mix", Object.entries(generated.byType).sort((a, b) => b[1] - a[1]).map(([type, n]) => `${type} ${n}`).join(", "))
   }
@@ -140,9 +145,11 @@ const measure = async (dataDir: string, databaseUrl: string | undefined, schema:
 
   const env: Record<string, string> = { AICS_RATE_LIMITS: "off", ...(databaseUrl === undefined ? {} : { AICS_DATABASE_URL: databaseUrl }) }
   const empty = await emptyStart(pgUrl)
-  line("start on an empty log (what no log size explains)", `to /healthz ${seconds(empty.healthzMs)}, to first 202 ${seconds(empty.firstWriteMs)}`)
+  line("start on an empty log (what no log size explains)",
+    `to /healthz ${seconds(empty.healthzMs)} (${empty.healthzCpuSeconds.toFixed(1)} s of CPU), to first 202 ${seconds(empty.firstWriteMs)}`)
   let service = await timedStart(dataDir, env)
   line("start: to Listening / to /healthz / to first 202", `${seconds(service.listenMs)} / ${seconds(service.healthzMs)} / ${seconds(service.firstWriteMs)}`)
+  line("  CPU used by the start up to /healthz", `${service.healthzCpuSeconds.toFixed(1)} s`)
   try {
     await new Promise((resolve) => setTimeout(resolve, 5000))
     line("RSS idle after the start (5 s after its first write)", mib(rssMiB(service.child.pid!)))
@@ -164,15 +171,17 @@ const measure = async (dataDir: string, databaseUrl: string | undefined, schema:
       ["GET /v2/tlog/proof/{i}", requests(() => ({ path: `/v2/tlog/proof/${randomBelow(leaves)}` }))]
     ]
     for (const [label, list] of routes) line(label, latency(await timedReads(service.baseUrl, list)))
-    const entries = await readsPerSecond(service.baseUrl, () => `/v2/entries/${randomBelow(leaves)}`, READ_CONNECTIONS, 5)
-    line(`GET /v2/entries/{i}, ${READ_CONNECTIONS} connections`, `${entries.perSecond.toFixed(0)} requests/s${entries.failures > 0 ? ` (${entries.failures} not 200)` : ""}`)
-    const checkpoints = await readsPerSecond(service.baseUrl, () => "/checkpoint", READ_CONNECTIONS, 3)
-    line(`GET /checkpoint, ${READ_CONNECTIONS} connections (for scale)`, `${checkpoints.perSecond.toFixed(0)} requests/s`)
+    const entries = await readsPerSecond(service, () => `/v2/entries/${randomBelow(leaves)}`, READ_CONNECTIONS, 5)
+    line(`GET /v2/entries/{i}, ${READ_CONNECTIONS} connections`,
+      `${entries.perSecond.toFixed(0)} requests/s, ${ms(entries.cpuMsPerRequest)} of service CPU each${entries.failures > 0 ? ` (${entries.failures} not 200)` : ""}`)
+    const checkpoints = await readsPerSecond(service, () => "/checkpoint", READ_CONNECTIONS, 3)
+    line(`GET /checkpoint, ${READ_CONNECTIONS} connections (for scale)`, `${checkpoints.perSecond.toFixed(0)} requests/s, ${ms(checkpoints.cpuMsPerRequest)} of service CPU each`)
 
     if (WARMUP_PER_KEY > 0) await writeLoad(service, WRITE_KEYS, WARMUP_PER_KEY, "scale-warmup")
     const load = await writeLoad(service, WRITE_KEYS, WRITE_PER_KEY, "scale-load")
     line(`write load: ${WRITE_KEYS} keys x ${WRITE_PER_KEY} posts (after ${WRITE_KEYS} x ${WARMUP_PER_KEY})`, `${load.perSecond.toFixed(0)} durable entries/s, ${load.refused} refused`)
     line("  202 latency", `p50 ${ms(load.p50)}  p99 ${ms(load.p99)}`)
+    line("  service CPU per entry (every thread)", ms(load.cpuMsPerEntry))
     line("  RSS while writing (max, sampled every 250 ms)", mib(load.maxRssMiB))
 
     // The crash: a SIGKILL once KILL_AFTER writes of a load are acknowledged, then a start.
@@ -183,13 +192,15 @@ const measure = async (dataDir: string, databaseUrl: string | undefined, schema:
     })
     await stop(killed, "SIGKILL")
     service = await timedStart(dataDir, env)
-    line(`SIGKILL after ${crash.accepted} acknowledged writes, then a start`, `to /healthz ${seconds(service.healthzMs)}, to first 202 ${seconds(service.firstWriteMs)}`)
+    line(`SIGKILL after ${crash.accepted} acknowledged writes, then a start`,
+      `to /healthz ${seconds(service.healthzMs)} (${service.healthzCpuSeconds.toFixed(1)} s of CPU), to first 202 ${seconds(service.firstWriteMs)}`)
     const health = rawGetter(service.baseUrl)
     const treeSize = (JSON.parse((await health.get("/healthz")).text) as { tree_size: number }).tree_size
     health.close()
     line("  every acknowledged entry in the log", `${crash.lastIndex < treeSize ? "yes" : "NO"} (last acknowledged index ${crash.lastIndex}, tree size ${treeSize})`)
     await new Promise((resolve) => setTimeout(resolve, 5000))
     line("  RSS idle after that start", mib(rssMiB(service.child.pid!)))
+    loadLine("at the end")
   } finally {
     await stop(service)
   }

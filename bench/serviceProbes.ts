@@ -9,6 +9,7 @@ import type { ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { makeAgent } from "../test/support/agents.js"
 import { percentile, presignPosts, rawGetter, sendInOrder, signedPost, type WriteResult } from "../test/support/load.js"
+import { cpuSeconds } from "./processCpu.js"
 import { startServerProcess } from "./serverProcess.js"
 
 /** The origin of a service started with the default AICS_DOMAIN (localhost). */
@@ -26,6 +27,8 @@ export interface TimedStart extends RunningService {
   readonly listenMs: number
   readonly healthzMs: number
   readonly firstWriteMs: number
+  /** CPU the process had used when it first answered /healthz 200, seconds. */
+  readonly healthzCpuSeconds: number
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -48,6 +51,7 @@ export const timedStart = async (dataDir: string, env: Readonly<Record<string, s
     health.close()
   }
   const healthzMs = performance.now() - started
+  const healthzCpuSeconds = cpuSeconds(child.pid!)
   // A new key each try: a refused post's nonce is spent.
   for (;;) {
     const post = signedPost(makeAgent(`first write ${Math.random()}`), "the first write after a start", { origin: ORIGIN, authority })
@@ -55,7 +59,7 @@ export const timedStart = async (dataDir: string, env: Readonly<Record<string, s
     if (result?.status === 202) break
     await sleep(10)
   }
-  return { child, port, baseUrl, authority, listenMs, healthzMs, firstWriteMs: performance.now() - started }
+  return { child, port, baseUrl, authority, listenMs, healthzMs, healthzCpuSeconds, firstWriteMs: performance.now() - started }
 }
 
 /** Stops the service (SIGTERM, or SIGKILL) and waits for its exit. */
@@ -96,14 +100,23 @@ export const timedReads = async (baseUrl: string, requests: ReadonlyArray<Reques
   return { p50: percentile(times, 50), p99: percentile(times, 99), failures }
 }
 
-/** Requests per second from `connections` connections, each sending `next()`'s path as soon as the last is answered, for `seconds`. */
-export const readsPerSecond = async (baseUrl: string, next: () => string, connections: number, seconds: number): Promise<{ perSecond: number; failures: number }> => {
+/**
+ * Requests per second from `connections` connections, each sending `next()`'s path as soon
+ * as the last is answered, for `seconds`; and the service's CPU per answer (ms).
+ */
+export const readsPerSecond = async (
+  service: RunningService,
+  next: () => string,
+  connections: number,
+  seconds: number
+): Promise<{ perSecond: number; cpuMsPerRequest: number; failures: number }> => {
   const until = performance.now() + seconds * 1000
   let answered = 0
   let failures = 0
+  const cpuBefore = cpuSeconds(service.child.pid!)
   const started = performance.now()
   await Promise.all(Array.from({ length: connections }, async () => {
-    const getter = rawGetter(baseUrl)
+    const getter = rawGetter(service.baseUrl)
     try {
       while (performance.now() < until) {
         if ((await getter.get(next())).status === 200) answered++
@@ -113,7 +126,8 @@ export const readsPerSecond = async (baseUrl: string, next: () => string, connec
       getter.close()
     }
   }))
-  return { perSecond: answered / ((performance.now() - started) / 1000), failures }
+  const cpuMsPerRequest = ((cpuSeconds(service.child.pid!) - cpuBefore) * 1000) / Math.max(1, answered + failures)
+  return { perSecond: answered / ((performance.now() - started) / 1000), cpuMsPerRequest, failures }
 }
 
 export interface WriteLoad {
@@ -124,6 +138,8 @@ export interface WriteLoad {
   readonly p50: number
   readonly p99: number
   readonly maxRssMiB: number
+  /** The service's CPU per accepted entry (every thread), ms; NaN when it did not live through the load. */
+  readonly cpuMsPerEntry: number
   /** The highest index a 202 named, -1 for none. */
   readonly lastIndex: number
 }
@@ -148,9 +164,16 @@ export const writeLoad = async (
       // The process is gone (the kill of the crash phase).
     }
   }, 250)
+  const cpuBefore = cpuSeconds(service.child.pid!)
   const started = performance.now()
   const results = await sendInOrder(service.baseUrl, writes, onResult).finally(() => clearInterval(sampler))
   const seconds = (performance.now() - started) / 1000
+  let cpuAfter = NaN
+  try {
+    cpuAfter = cpuSeconds(service.child.pid!)
+  } catch {
+    // Killed during the load.
+  }
   const accepted = results.filter((r) => r.status === 202)
   const latencies = accepted.map((r) => r.latency)
   return {
@@ -161,6 +184,7 @@ export const writeLoad = async (
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     maxRssMiB: maxRss,
+    cpuMsPerEntry: ((cpuAfter - cpuBefore) * 1000) / accepted.length,
     lastIndex: accepted.reduce((last, r) => Math.max(last, r.json!.entry["index"] as number), -1)
   }
 }

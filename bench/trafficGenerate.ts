@@ -69,6 +69,8 @@ export interface GenerateSummary {
   readonly startSeconds: number
   readonly seconds: number
   readonly perSecond: number
+  /** CPU of this process (every thread: the sequencer's, the stores', the signing worker's) per entry written, ms. */
+  readonly cpuMsPerEntry: number
   readonly maxRssMiB: number
   readonly agents: number
   readonly agentNumbers: number
@@ -125,6 +127,7 @@ const generate = async (target: number): Promise<GenerateSummary> => {
     let inFlight = 0
     let maxRss = rssMiB()
     const writeStarted = performance.now()
+    const cpuStarted = process.cpuUsage()
     let lastLine = { at: writeStarted, size: start }
     const finish = deferred()
 
@@ -208,11 +211,12 @@ const generate = async (target: number): Promise<GenerateSummary> => {
     pump()
     await finish.promise.finally(() => Promise.all(workers.map((worker) => worker.terminate())))
     const seconds = (performance.now() - writeStarted) / 1000
+    const cpu = process.cpuUsage(cpuStarted)
     await runtime.runPromise(publisher.publishNow)
     if (refusalDetails.length > 0) console.log(`refusals:\n  ${refusalDetails.join("\n  ")}`)
     return {
       start, size: start + accepted, accepted, refused, byType, readBackSeconds, startSeconds, seconds,
-      perSecond: accepted / Math.max(seconds, 1e-9), maxRssMiB: Math.round(maxRss), agents: model.agentCount, agentNumbers: model.agentNumbers,
+      perSecond: accepted / Math.max(seconds, 1e-9), cpuMsPerEntry: (cpu.user + cpu.system) / 1000 / Math.max(accepted, 1), maxRssMiB: Math.round(maxRss), agents: model.agentCount, agentNumbers: model.agentNumbers,
       channels: model.channels, dmRecipients: model.dmRecipients.slice(0, 64)
     }
   } finally {
