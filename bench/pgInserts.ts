@@ -8,20 +8,23 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Redacted } from "effect"
 
-const onServer = <A>(url: string, maxConnections: number, use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+/** Runs `use` on a pool of its own to the server `url` names. */
+export const onServer = <A>(url: string, maxConnections: number, use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
   Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, use).pipe(
     Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections })),
     Effect.scoped
   ))
 
-/** A new schema, and the URL whose connections use it. */
-export const freshSchema = async (url: string): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
-  const schema = `aics_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
-  await onServer(url, 1, (sql) => sql.unsafe(`CREATE SCHEMA ${schema}`))
+/** The schema `schema` (made if it is not there), and the URL whose connections use it. */
+export const schemaOn = async (url: string, schema: string): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
+  await onServer(url, 1, (sql) => sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${schema}`))
   const scoped = new URL(url)
   scoped.searchParams.set("options", `-c search_path=${schema}`)
   return { url: scoped.toString(), drop: () => onServer(url, 1, (sql) => sql.unsafe(`DROP SCHEMA ${schema} CASCADE`)).then(() => undefined) }
 }
+
+/** A new schema, and the URL whose connections use it. */
+export const freshSchema = (url: string) => schemaOn(url, `aics_bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`)
 
 /** Single-row INSERT commits per second with `clients` connections for `seconds`. */
 export const insertCommitsPerSecond = async (url: string, clients = 16, seconds = 5): Promise<number> => {

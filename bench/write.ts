@@ -15,8 +15,7 @@
 // then it measures pgbench-style single-row INSERT commits per second on the same server
 // (bench/pgInserts.ts) and prints each run's entries/s as a ratio of that.
 
-import { execFileSync, type ChildProcess } from "node:child_process"
-import { readdirSync, readFileSync } from "node:fs"
+import type { ChildProcess } from "node:child_process"
 import { copyFile, cp, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -24,6 +23,7 @@ import { nodeCrypto } from "../src/adapters/crypto/nodeCrypto.js"
 import { utf8 } from "../src/domain/bytes.js"
 import { percentile, presignPosts, rawGetter, sendInOrder, type WriteResult } from "../test/support/load.js"
 import { freshSchema, insertCommitsPerSecond } from "./pgInserts.js"
+import { serverCpu } from "./processCpu.js"
 import { startServerProcess } from "./serverProcess.js"
 
 const keys = Number(process.argv[2] ?? 64)
@@ -48,31 +48,6 @@ const verifiesPerSecond = (): { perSecond: number; cpuMicros: number } => {
 }
 
 const databaseUrl = process.env["AICS_DATABASE_URL"]
-
-// CPU time of the server process (every thread: event loop, check workers, V8's GC and
-// compiler threads, libuv's pool), read from /proc, in seconds, by thread name and in all.
-const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim())
-
-const cpuTimes = (stat: string) => {
-  // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND
-}
-
-// Node leaves its threads unnamed, so they are told apart by id: the main thread's is the
-// process id, and the check worker is the other busy one (GC helpers share the rest).
-const serverCpu = (pid: number) => {
-  const threads = new Map<string, number>()
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const name = tid === String(pid) ? "main" : `thread ${tid}`
-      threads.set(name, cpuTimes(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")))
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return { total: cpuTimes(readFileSync(`/proc/${pid}/stat`, "utf8")), threads }
-}
 
 // Extra environment for the server, space-separated NAME=value (BENCH_SERVER_ENV). Without
 // it the budgets are off (AICS_RATE_LIMITS=off): 64 keys writing from one address would

@@ -1,42 +1,22 @@
 // The composition root: which adapter serves each port, and nothing else. Filesystem
 // storage under AICS_DATA_DIR (default ./data), node:crypto, the system clock, HTTP; or,
 // with AICS_DATABASE_URL, PostgreSQL shared by any number of processes (one sequences).
+// The storage and platform adapters are chosen in storageLayers.ts, which the benchmark
+// that drives the sequencer in process builds too.
 
-import { join } from "node:path"
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Context, Effect, Layer } from "effect"
-import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
-import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
-import { NodeScryptLive } from "./adapters/crypto/nodeScrypt.js"
-import { FsGateSecretsLive } from "./adapters/fs/FsGateSecrets.js"
-import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
-import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
-import { FsContributionIntentsLive } from "./adapters/fs/FsContributionIntents.js"
-import { FsNoticeRegisterLive } from "./adapters/fs/FsNoticeRegister.js"
-import { FsReadCursorsLive } from "./adapters/fs/FsReadCursors.js"
-import { FsStatsStoreLive } from "./adapters/fs/FsStatsStore.js"
 import { SupAssetFileLive } from "./adapters/fs/SupAssetFile.js"
-import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
-import { NetworkOraclesLive } from "./adapters/chain/NetworkOracles.js"
-import { PgCoordinationLive } from "./adapters/pg/PgCoordination.js"
-import { PgDatabaseLive, PgStoresLive } from "./adapters/pg/PgStorage.js"
-import { PgTileSinkLive } from "./adapters/pg/PgTileSink.js"
-import { PgProjectionStoreLive } from "./adapters/pg/PgProjectionStore.js"
-import { SqliteProjectionStoreLive } from "./adapters/sqlite/SqliteProjectionStore.js"
-import { MemoryCoordinationLive } from "./adapters/memory/MemoryCoordination.js"
 import { HttpLive } from "./adapters/http/server.js"
-import { FsHostMetricsLive } from "./adapters/os/NodeHostMetrics.js"
-import { PgHostMetricsLive } from "./adapters/pg/PgHostMetrics.js"
 import { startupChecks } from "./adapters/os/startupChecks.js"
 import { startupFailureLine } from "./adapters/os/startupLine.js"
 import { startupLines } from "./adapters/os/startupLines.js"
 import { GateTcpLive } from "./adapters/tcp/gateServer.js"
-import { FsNonceStoreLive } from "./adapters/fs/FsNonceStore.js"
-import { FileKeysLive } from "./adapters/keys/FileKeys.js"
 import { LogVkeyFileLive } from "./adapters/keys/LogVkeyFile.js"
 import { InProcessWriteChecksLive } from "./adapters/workers/InProcessWriteChecks.js"
 import { WorkerWriteChecksLive } from "./adapters/workers/WorkerWriteChecks.js"
 import { Bodies } from "./app/Bodies.js"
+import { Platform, Storage } from "./storageLayers.js"
 import { Charter, makeCharter } from "./app/Charter.js"
 import { Contributions } from "./app/Contributions.js"
 import { AdminWrites } from "./app/AdminWrites.js"
@@ -51,7 +31,6 @@ import { LogNotary } from "./app/LogNotary.js"
 import { LogReader } from "./app/LogReader.js"
 import { LogStatus } from "./app/LogStatus.js"
 import { LogStream } from "./app/LogStream.js"
-import { StreamConfig } from "./app/StreamConfig.js"
 import { LogWriter } from "./app/LogWriter.js"
 import { NodeRole } from "./app/NodeRole.js"
 import { Notices, NoticeRetentionLive } from "./app/Notices.js"
@@ -68,15 +47,9 @@ import { SignedReads } from "./app/SignedReads.js"
 import { SupAsset } from "./app/SupAsset.js"
 import { TileAuditLive } from "./app/TileAudit.js"
 import { WriteAnswers } from "./app/WriteAnswers.js"
-import { Clock } from "./ports/Clock.js"
-import { FsCosignaturesLive } from "./adapters/fs/FsCosignatures.js"
-import { FsWitnessStateLive } from "./adapters/fs/FsWitnessState.js"
-import { PgCosignaturesLive } from "./adapters/pg/PgCosignatures.js"
-import { PgWitnessStateLive } from "./adapters/pg/PgWitnessState.js"
-import { FileWitnessKeyLive, WitnessVkeyFileLive } from "./adapters/keys/FileWitnessKey.js"
+import { WitnessVkeyFileLive } from "./adapters/keys/FileWitnessKey.js"
 import { Witness } from "./app/Witness.js"
 import { CosignatureCollector } from "./app/CosignatureCollector.js"
-import { FetchWitnessTransportLive } from "./adapters/http/fetchWitnessTransport.js"
 import { operationsConfig } from "./app/OperationsConfig.js"
 import { LoggingLive } from "./adapters/logging/logging.js"
 import { ProcessLifecycleLive } from "./adapters/logging/lifecycle.js"
@@ -84,46 +57,6 @@ import { MetricsServerLive } from "./adapters/metrics/MetricsServer.js"
 import { OtlpTracingLive } from "./adapters/tracing/otlpTracing.js"
 import { clientVersion } from "./client/version.js"
 import { OwnerKey } from "./ports/OwnerKey.js"
-
-// ServiceConfig is provided by the program below: the settings are read once, and checked
-// before anything is built.
-const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, StreamConfig.fromEnv)
-
-// PostgreSQL when AICS_DATABASE_URL is set: the log, bodies, nonces, cursors, tiles, the
-// off-log stores (notice register, contribution intents, request statistics) and the
-// coordination of several processes on one pool, so every node serves every route. Else
-// the filesystem under AICS_DATA_DIR, one process. The service's keys stay files under
-// AICS_DATA_DIR either way; the chain oracle asks each network's EVM nodes itself (rpc in
-// AICS_SUP_NETWORKS) or reads the operator's watcher's file (AICS_SUP_LEDGER), which every
-// node reads (docs/operations.md).
-const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
-  Layer.mergeAll(
-    config.databaseUrl === undefined
-      ? Layer.mergeAll(
-        FsLogStoreLive(join(config.dataDir, "log")),
-        FsBodyStoreLive(join(config.dataDir, "bodies")),
-        FsNonceStoreLive(join(config.dataDir, "nonces")),
-        FsReadCursorsLive(join(config.dataDir, "cursors")),
-        FsTileSinkLive(join(config.dataDir, "tiles")),
-        MemoryCoordinationLive(),
-        FsNoticeRegisterLive(join(config.dataDir, "notices")),
-        FsStatsStoreLive(join(config.dataDir, "stats")),
-        FsContributionIntentsLive(join(config.dataDir, "contributions")),
-        FsHostMetricsLive(config.dataDir),
-        FsGateSecretsLive(join(config.dataDir, "gate-secrets")),
-        FsWitnessStateLive(join(config.dataDir, "witness")),
-        FsCosignaturesLive(join(config.dataDir, "cosignatures.json")),
-        SqliteProjectionStoreLive(join(config.dataDir, "state.db"))
-      )
-      : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir),
-        PgWitnessStateLive, PgCosignaturesLive, PgProjectionStoreLive).pipe(
-        Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
-      ),
-    FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid }),
-    FileWitnessKeyLive(config.dataDir),
-    FetchWitnessTransportLive,
-    NetworkOraclesLive(config.contributions)
-  )))
 
 // The stateless write checks (signature, envelope, payload) on AICS_CHECK_WORKERS worker
 // threads, or on the event loop when it is 0.

@@ -136,14 +136,17 @@ const answered = (write: SignedWrite, answer: RawAnswer, started: number, answer
 
 /**
  * GET requests on one keep-alive raw connection, for pollers that run beside the load (the
- * bench's checkpoint watcher), so they cost the load generator's cores little.
+ * bench's checkpoint watcher) and the benches' read latencies, so they cost the load
+ * generator's cores little. `headers` (a signed read's) are sent as given.
  */
 export const rawGetter = (baseUrl: string) => {
   const { hostname, port, host } = new URL(baseUrl)
   const connection = new Connection(hostname, Number(port))
   return {
-    get: async (path: string): Promise<{ readonly status: number; readonly text: string }> => {
-      const answer = await connection.exchange(Buffer.from(`GET ${path} HTTP/1.1\r\nhost: ${host}\r\n\r\n`, "latin1"))
+    get: async (path: string, headers: Readonly<Record<string, string>> = {}): Promise<{ readonly status: number; readonly text: string }> => {
+      let head = `GET ${path} HTTP/1.1\r\nhost: ${host}\r\n`
+      for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`
+      const answer = await connection.exchange(Buffer.from(`${head}\r\n`, "latin1"))
       return { status: answer.status, text: answer.body.toString("utf8") }
     },
     close: () => connection.close()

@@ -6,11 +6,15 @@
 // stream's share of the loop whatever the number of subscribers: more of them, fewer and
 // larger writes each. The rest is at least MIN_REST_MS, so even a few subscribers get a
 // burst of leaves in one write, and at most MAX_REST_MS: the delay a live event may wait.
+// Past about 250 ms there is little left to save: a write's fixed cost (about 10 µs of
+// syscall per socket) is then a few percent of the loop with a thousand subscribers, and
+// what remains is the cost per byte, which no pacing changes; 500 ms took p99 from the 202
+// to the event near the 1 s target on the loaded machine (bench/README.md).
 
 /** The share of the event loop the dispatches may take. */
 export const DISPATCH_SHARE = 0.05
 export const MIN_REST_MS = 100
-export const MAX_REST_MS = 500
+export const MAX_REST_MS = 250
 
 /** The rest after a dispatch that kept the loop busy `busyMs`. */
 export const restAfter = (busyMs: number): number =>

@@ -1,0 +1,78 @@
+// The composition root's storage and platform (src/main.ts): which adapter serves each
+// storage port, chosen by the settings, and the platform services (clock, crypto, entropy).
+// A module of its own so that a benchmark driving the real sequencer in process
+// (bench/trafficGenerate.ts) writes exactly what the service would, to the same stores.
+
+import { join } from "node:path"
+import { Effect, Layer } from "effect"
+import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
+import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
+import { NodeScryptLive } from "./adapters/crypto/nodeScrypt.js"
+import { FsGateSecretsLive } from "./adapters/fs/FsGateSecrets.js"
+import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
+import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
+import { FsContributionIntentsLive } from "./adapters/fs/FsContributionIntents.js"
+import { FsNoticeRegisterLive } from "./adapters/fs/FsNoticeRegister.js"
+import { FsReadCursorsLive } from "./adapters/fs/FsReadCursors.js"
+import { FsStatsStoreLive } from "./adapters/fs/FsStatsStore.js"
+import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
+import { NetworkOraclesLive } from "./adapters/chain/NetworkOracles.js"
+import { PgCoordinationLive } from "./adapters/pg/PgCoordination.js"
+import { PgDatabaseLive, PgStoresLive } from "./adapters/pg/PgStorage.js"
+import { PgTileSinkLive } from "./adapters/pg/PgTileSink.js"
+import { PgProjectionStoreLive } from "./adapters/pg/PgProjectionStore.js"
+import { SqliteProjectionStoreLive } from "./adapters/sqlite/SqliteProjectionStore.js"
+import { MemoryCoordinationLive } from "./adapters/memory/MemoryCoordination.js"
+import { FsHostMetricsLive } from "./adapters/os/NodeHostMetrics.js"
+import { PgHostMetricsLive } from "./adapters/pg/PgHostMetrics.js"
+import { FsNonceStoreLive } from "./adapters/fs/FsNonceStore.js"
+import { FileKeysLive } from "./adapters/keys/FileKeys.js"
+import { StreamConfig } from "./app/StreamConfig.js"
+import { Clock } from "./ports/Clock.js"
+import { FsCosignaturesLive } from "./adapters/fs/FsCosignatures.js"
+import { FsWitnessStateLive } from "./adapters/fs/FsWitnessState.js"
+import { PgCosignaturesLive } from "./adapters/pg/PgCosignatures.js"
+import { PgWitnessStateLive } from "./adapters/pg/PgWitnessState.js"
+import { FetchWitnessTransportLive } from "./adapters/http/fetchWitnessTransport.js"
+import { FileWitnessKeyLive } from "./adapters/keys/FileWitnessKey.js"
+import { ServiceConfig } from "./app/ServiceConfig.js"
+
+// ServiceConfig is provided by whoever builds these (main.ts's program: the settings are
+// read once, and checked before anything is built).
+export const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropyLive, NodeScryptLive, StreamConfig.fromEnv)
+
+// PostgreSQL when AICS_DATABASE_URL is set: the log, bodies, nonces, cursors, tiles, the
+// off-log stores (notice register, contribution intents, request statistics) and the
+// coordination of several processes on one pool, so every node serves every route. Else
+// the filesystem under AICS_DATA_DIR, one process. The service's keys stay files under
+// AICS_DATA_DIR either way; the chain oracle asks each network's EVM nodes itself (rpc in
+// AICS_SUP_NETWORKS) or reads the operator's watcher's file (AICS_SUP_LEDGER), which every
+// node reads (docs/operations.md).
+export const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
+  Layer.mergeAll(
+    config.databaseUrl === undefined
+      ? Layer.mergeAll(
+        FsLogStoreLive(join(config.dataDir, "log")),
+        FsBodyStoreLive(join(config.dataDir, "bodies")),
+        FsNonceStoreLive(join(config.dataDir, "nonces")),
+        FsReadCursorsLive(join(config.dataDir, "cursors")),
+        FsTileSinkLive(join(config.dataDir, "tiles")),
+        MemoryCoordinationLive(),
+        FsNoticeRegisterLive(join(config.dataDir, "notices")),
+        FsStatsStoreLive(join(config.dataDir, "stats")),
+        FsContributionIntentsLive(join(config.dataDir, "contributions")),
+        FsHostMetricsLive(config.dataDir),
+        FsGateSecretsLive(join(config.dataDir, "gate-secrets")),
+        FsWitnessStateLive(join(config.dataDir, "witness")),
+        FsCosignaturesLive(join(config.dataDir, "cosignatures.json")),
+        SqliteProjectionStoreLive(join(config.dataDir, "state.db"))
+      )
+      : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir),
+        PgWitnessStateLive, PgCosignaturesLive, PgProjectionStoreLive).pipe(
+        Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
+      ),
+    FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid }),
+    FileWitnessKeyLive(config.dataDir),
+    FetchWitnessTransportLive,
+    NetworkOraclesLive(config.contributions)
+  )))
