@@ -33,39 +33,51 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
   readonly ans: (handle: string) => Effect.Effect<Either.Either<AnsView, AnsProblem>, StorageError>
   /** Leaves the projection has folded (at least what the sequencer committed when it was asked). */
   readonly folded: Effect.Effect<number, StorageError>
-  /** The resident parts at `folded` (held in memory: they are bounded, stateAreas.ts). */
+  /** Why the last fold (every half second while the store is behind) failed; undefined when it did not. */
+  readonly foldError: Effect.Effect<StorageError | undefined>
+  /** The resident parts at `folded`, the store holding that state (for slices of it). */
   readonly resident: Effect.Effect<ResidentState, StorageError>
+  /**
+   * The resident parts at what this process committed, without waiting for the store: what
+   * a view that reads nothing else (body statuses, governance, stats) answers from.
+   */
+  readonly latestResident: Effect.Effect<ResidentState, StorageError>
 }>() {
   static readonly layer = Layer.scoped(Projection, Effect.gen(function*() {
     const store = yield* ProjectionStore
     const sequencer = yield* Sequencer
     const context = yield* Effect.context<ProjectionStore | LogStore | Crypto>()
     const lock = yield* Effect.makeSemaphore(1)
-    /** What this process last saw the store hold: a lower bound of its `folded`. */
-    let known = 0
+    /** What this service last folded the store to itself, with the resident parts there. */
+    let latest: FoldPoint | undefined
 
     /**
      * Where the log stands for this process, with the store holding it. The sequencer writes
      * the projection with every batch (the store then holds it already); when that failed,
-     * or on a node that does not sequence, the store is folded from the log here.
+     * or on a node that does not sequence, the store is folded from the log here. The
+     * sequencer's resident parts are the state at its point unless its start could not fold
+     * (projected -1): then those of this service's own fold are.
      */
-    const current: Effect.Effect<FoldPoint, StorageError> = Effect.flatMap(sequencer.point, (point) =>
-      known >= point.folded || point.projected >= point.folded
-        ? Effect.succeed(point)
-        : lock.withPermits(1)(Effect.suspend(() =>
-          known >= point.folded
-            ? Effect.succeed(point)
-            : Effect.map(foldProjectionTo(point.folded), (folded) => {
-              known = folded.folded
-              return point
-            })
-        )).pipe(Effect.provide(context)))
+    const current: Effect.Effect<FoldPoint, StorageError> = Effect.flatMap(sequencer.point, (point) => {
+      if (point.projected >= point.folded) return Effect.succeed(point)
+      const known = (): FoldPoint | undefined =>
+        latest !== undefined && latest.folded >= point.folded ? (point.projected >= 0 ? point : latest) : undefined
+      return lock.withPermits(1)(Effect.suspend(() => {
+        const held = known()
+        return held !== undefined
+          ? Effect.succeed(held)
+          : Effect.map(foldProjectionTo(point.folded), (folded) => {
+            latest = folded
+            return known() ?? folded
+          })
+      })).pipe(Effect.provide(context))
+    })
 
     // A fold that fails (a full disk: issue 13 item 13) does not stop the service: every
     // read of the log goes on, and the views of the store answer 503 until a fold succeeds,
     // which this fiber tries every half second. One line when folding starts failing (or
     // fails anew), one when it folds again: a full disk must not also fill the log output.
-    let failing: string | undefined
+    let failing: StorageError | undefined
     yield* Effect.forkScoped(current.pipe(
       Effect.zipRight(Effect.suspend(() => {
         if (failing === undefined) return Effect.void
@@ -73,9 +85,9 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
         return Effect.logInfo("the projection folds the log again")
       })),
       Effect.catchAll((error) => Effect.suspend(() => {
-        const what = `${error.operation}: ${error.detail}`
-        if (what === failing) return Effect.void
-        failing = what
+        const anew = failing === undefined || failing.message !== error.message
+        failing = error
+        if (!anew) return Effect.void
         return Effect.logError("the projection could not fold the log; the views of the store answer 503 until it can", error)
       })),
       Effect.repeat(Schedule.spaced(Duration.millis(500)))
@@ -97,7 +109,12 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
           Effect.map((page) => directoryViewOfPage(query, page))
         ),
       folded: Effect.map(current, (point) => point.folded),
-      resident: Effect.map(current, (point) => point.resident)
+      resident: Effect.map(current, (point) => point.resident),
+      foldError: Effect.sync(() => failing),
+      // A write's durable leaves change the sequencer's resident parts even when the store
+      // could not take them (a full disk): reads of those parts alone go on from there.
+      latestResident: Effect.flatMap(sequencer.point, (point) =>
+        point.projected >= 0 ? Effect.succeed(point.resident) : Effect.map(current, (p) => p.resident))
     }
   }))
 }

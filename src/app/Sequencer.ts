@@ -302,12 +302,13 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         const { leafHashes } = durable.value
         if (entries.length > 0) {
           // The leaves are durable: the projection follows them. If it cannot be written, the
-          // log still holds the truth; the next batch and the views fold it from the log.
+          // log still holds the truth; the next batch and the views fold it from the log. Any
+          // failure, a defect too, ends here: the leaves' submitters must still be answered.
           const changes = run.changes()
           const upTo = start + entries.length
-          const written = yield* Effect.either(projection.commit({ from: start, upTo, lastLeaf: leafHashes.at(-1)!, changes }))
-          if (Either.isLeft(written)) yield* Effect.logError("the projection could not be written; it is folded from the log", written.left)
-          const projected = Either.isRight(written) && written.right ? upTo : yield* Effect.orElseSucceed(projection.folded, () => start)
+          const written = yield* Effect.exit(projection.commit({ from: start, upTo, lastLeaf: leafHashes.at(-1)!, changes }))
+          if (Exit.isFailure(written)) yield* Effect.logError("the projection could not be written; it is folded from the log", written.cause)
+          const projected = Exit.isSuccess(written) && written.value ? upTo : yield* Effect.orElseSucceed(projection.folded, () => start)
           point = { folded: upTo, resident: changes.resident, projected: Math.min(projected, upTo) }
         }
         let leaf = 0

@@ -1,7 +1,7 @@
 // The service's health, as /healthz, /v2/stats (`status`) and the /stats page report it
 // (docs/spec/service.md "Telemetry" /healthz): DIVERGED when the log diverged from its tiles (it then
 // refuses new leaves), DEGRADED when the tiles are not being written, the ciphertext budget
-// is exhausted, agent writes are held or the projection store cannot be read, else OK.
+// is exhausted, agent writes are held or the projection store cannot be read or folded, else OK.
 // From what the process holds, in constant time: whether agent writes are held is governance,
 // a resident part (domain/write/stateAreas.ts) the projection holds whole; reading it first
 // folds what the sequencer committed since the last read (usually nothing).
@@ -11,6 +11,7 @@ import { agentWritesHeld } from "../domain/governance/freeze.js"
 import { withoutServerPaths } from "../domain/http/serverPaths.js"
 import { BodyLedger } from "./BodyLedger.js"
 import { LogStatus, type LogState } from "./LogStatus.js"
+import { Projection } from "./Projection.js"
 import { damageFound } from "./StartupDamage.js"
 import { StateReader } from "./StateReader.js"
 
@@ -27,6 +28,7 @@ export const serviceHealth = Effect.gen(function*() {
   const status = yield* LogStatus
   const ledger = yield* BodyLedger
   const reader = yield* StateReader
+  const projection = yield* Projection
   // The freeze as last read: what the report says while the projection store cannot be read.
   let lastHeld = false
   return Effect.gen(function*() {
@@ -38,7 +40,8 @@ export const serviceHealth = Effect.gen(function*() {
     for (const damage of yield* damageFound) reasons.push(withoutServerPaths(`damaged: ${damage}`))
     const read = yield* Effect.either(reader.resident)
     if (read._tag === "Right") lastHeld = agentWritesHeld(read.right)
-    else reasons.push(withoutServerPaths(`projection_unavailable: ${read.left.message}`))
+    const unavailable = read._tag === "Left" ? read.left : yield* projection.foldError
+    if (unavailable !== undefined) reasons.push(withoutServerPaths(`projection_unavailable: ${unavailable.message}`))
     const held = lastHeld
     if (held) reasons.push("agent_writes_held")
     const report: HealthReport = {

@@ -20,7 +20,10 @@ import { Projection } from "./Projection.js"
 const idOf = (key: RowKey): string => `${key.area}\u0000${key.key}`
 
 export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
-  /** The resident parts: service keys, governance, tasks, counters, the last day's activity. */
+  /**
+   * The resident parts: service keys, governance, tasks, counters, the last day's activity.
+   * Answered even while the store cannot fold (a full disk): they are in memory.
+   */
   readonly resident: Effect.Effect<ResidentState, StorageError>
   /** A slice holding the resident parts and the listed rows (those that exist). */
   readonly slice: (keys: ReadonlyArray<RowKey>) => Effect.Effect<LogState, StorageError>
@@ -35,11 +38,10 @@ export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
   static readonly layer = Layer.effect(StateReader, Effect.gen(function*() {
     const store = yield* ProjectionStore
     const projection = yield* Projection
-    const resident = projection.resident
 
     const sliceFor = (reads: (slice: LogState) => ReadonlyArray<RowKey>) =>
       Effect.gen(function*() {
-        let slice = sliceOfResident(yield* resident)
+        let slice = sliceOfResident(yield* projection.resident)
         const asked = new Set<string>()
         while (true) {
           const missing = reads(slice).filter((key) => !asked.has(idOf(key)))
@@ -50,7 +52,7 @@ export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
       })
 
     return {
-      resident,
+      resident: projection.latestResident,
       slice: (keys) => sliceFor(() => keys),
       sliceFor,
       list: (area, key, query) => Effect.zipRight(projection.folded, store.list(area, key, query))

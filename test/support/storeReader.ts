@@ -18,6 +18,8 @@ export const storeReader = (store: typeof ProjectionStore.Service): typeof State
     Layer.provide(Layer.succeed(Projection, Projection.of({
       folded: store.folded,
       resident: store.resident,
+      latestResident: store.resident,
+      foldError: Effect.succeed(undefined),
       directory: notServed("directory"),
       name: notServed("name"),
       ans: notServed("ans")

@@ -107,7 +107,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Bodies, EntryWrites, LogReader, LogStatus, LogStore, Publisher, ServiceConfig)(EntriesHandlers),
     builtWithOnly(CosignatureCollector, Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
-    builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, ServiceConfig, StateReader)(TelemetryHandlers),
+    builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Projection, ServiceConfig, StateReader)(TelemetryHandlers),
     builtWithOnly(LogNotary, LogReader, Projection, Publisher, ReadCursors, ServiceConfig, SignedReads, StateReader)(IdentityHandlers),
     builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, ServiceConfig, SignedReads, StateReader)(MessagingHandlers),
     builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),

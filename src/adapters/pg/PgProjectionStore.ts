@@ -21,6 +21,7 @@ import type { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
 import { ACTIVITY_AREA, listRows, RESIDENT_AREA, residentOfRows, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { HELD_EPOCH_IDLE_LIMIT_MS } from "./leaseEpoch.js"
 import { storage, toBytes, toNumber, transact } from "./pgValues.js"
 
 /** Names a search reads in claim order before it asks the index for every match. */
@@ -50,7 +51,12 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
       ),
       commit: ({ from, upTo, lastLeaf, changes }) =>
         transact(sql, "commit projection", Effect.gen(function*() {
-          const [meta] = yield* sql<{ folded: string }>`SELECT folded FROM aics_projection_meta FOR UPDATE`
+          // The meta row stays locked until this transaction ends: a node stopped inside it
+          // (SIGSTOP, a frozen VM) would keep every other node's fold waiting for as long
+          // as it stays stuck, so the database ends the transaction once it sits idle.
+          const [meta] = yield* sql<{ folded: string }>`SELECT folded,
+              set_config('idle_in_transaction_session_timeout', ${String(HELD_EPOCH_IDLE_LIMIT_MS)}, true)
+            FROM aics_projection_meta FOR UPDATE`
           if (toNumber(meta!.folded) !== from) return false
           const { upserts, deletes } = rowWrites(changes)
           for (const run of runsOf(upserts, ROWS_PER_INSERT)) {

@@ -66,4 +66,4 @@ export const holdLeaseEpoch = (sql: SqlClient.SqlClient, fence: LeaseFence) =>
  * the lease's own idle limit (PgCoordination.ts), so the lock is gone by the time a
  * successor can raise.
  */
-const HELD_EPOCH_IDLE_LIMIT_MS = 2_000
+export const HELD_EPOCH_IDLE_LIMIT_MS = 2_000

@@ -85,8 +85,27 @@ const storage = (operation: string) => <A, R>(effect: Effect.Effect<A, unknown, 
 const describe = (error: unknown): string => {
   const inner = (error as { readonly cause?: unknown } | null)?.cause
   const outer = error instanceof Error ? error.message : String(error)
-  return inner instanceof Error ? `${outer}: ${inner.message}` : outer
+  // SQLite's own words for a full disk ("database or disk is full") do not say which.
+  const full = (inner as { readonly code?: unknown } | null)?.code === "SQLITE_FULL" ? " (state.db: no space left on device)" : ""
+  return inner instanceof Error ? `${outer}: ${inner.message}${full}` : outer
 }
+
+/**
+ * Runs the effect in one transaction; any failure, including of COMMIT, is a StorageError.
+ * @effect/sql dies when COMMIT or ROLLBACK fails (a full disk fails COMMIT in WAL mode), and
+ * SQLite may then leave the transaction open: it is rolled back here, so the next one can
+ * begin, and the store stays the fold of its first `folded` leaves.
+ */
+const transact = <A, R>(sql: SqlClient.SqlClient, operation: string, effect: Effect.Effect<A, unknown, R>) =>
+  sql.withTransaction(effect).pipe(
+    Effect.catchAllDefect((defect) =>
+      Effect.zipRight(
+        Effect.ignore(sql.unsafe("ROLLBACK")),
+        Effect.fail(new StorageError({ operation, detail: `the transaction failed to end: ${describe(defect)}`, cause: defect }))
+      )
+    ),
+    storage(operation)
+  )
 
 const storeOnClient = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -112,7 +131,7 @@ const storeOnClient = Effect.gen(function*() {
       storage("read folded index")
     ),
     commit: ({ from, upTo, lastLeaf, changes }) =>
-      sql.withTransaction(Effect.gen(function*() {
+      transact(sql, "commit projection", Effect.gen(function*() {
         const [meta] = yield* sql<{ folded: number }>`SELECT folded FROM projection_meta`
         if (meta!.folded !== from) return false
         const { upserts, deletes } = rowWrites(changes)
@@ -134,7 +153,7 @@ const storeOnClient = Effect.gen(function*() {
         }
         yield* sql`UPDATE projection_meta SET folded = ${upTo}, last_leaf = ${lastLeaf}`
         return true
-      })).pipe(storage("commit projection")),
+      })),
     names,
     rows: (keys) => Effect.gen(function*() {
       const names_ = keys.filter((k) => k.area === "names").map((k) => k.key)
@@ -178,13 +197,13 @@ const storeOnClient = Effect.gen(function*() {
         storage("read directory")
       )
     },
-    reset: sql.withTransaction(Effect.gen(function*() {
+    reset: transact(sql, "reset projection", Effect.gen(function*() {
       yield* sql`DELETE FROM names`
       yield* sql`DELETE FROM names_fts`
       yield* sql`DELETE FROM state_rows`
       yield* sql`DELETE FROM state_lists`
       yield* sql`UPDATE projection_meta SET folded = 0, last_leaf = NULL`
-    })).pipe(storage("reset projection"))
+    }))
   })
 })
 

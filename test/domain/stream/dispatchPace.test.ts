@@ -11,7 +11,7 @@ describe("the dispatcher's rest", () => {
   })
 
   it("keeps dispatching to its share of the loop in between", () => {
-    const busy = 20
+    const busy = 10
     const rest = restAfter(busy)
     expect(rest).toBeGreaterThan(MIN_REST_MS)
     expect(busy / (busy + rest)).toBeCloseTo(DISPATCH_SHARE, 10)
