@@ -182,7 +182,12 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
           }))).toBe(true)
           expect(yield* store.commit(step(8, 9, [], {
             deletes: [{ area: "bodies", key: "5" }],
-            appends: [{ area: "channelPosts", key: "general", elements: [8] }],
+            // A list with elements, a new one, and the first again: each numbered after what it holds.
+            appends: [
+              { area: "channelPosts", key: "general", elements: [8] },
+              { area: "envelopes", key: "did:key:zB", elements: [8] },
+              { area: "channelPosts", key: "general", elements: [9] }
+            ],
             resident: { ...emptyResident, counters: { ...emptyResident.counters, size: 9, lastLogged: 1001 }, governance }
           }))).toBe(true)
         }))
@@ -194,9 +199,10 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
           ])
           expect(loaded.rows).toEqual([{ area: "chains", key: "did:key:zA", value: head }, { area: "keys", key: "did:key:zA", value: key }])
           expect(loaded.names).toEqual([claimed("alice", 1)])
-          expect(yield* store.list("channelPosts", "general", { limit: 2 })).toEqual({ length: 3, elements: [{ n: 2, value: 8 }, { n: 1, value: 3 }] })
-          expect(yield* store.list("channelPosts", "general", { before: 1, limit: 5 })).toEqual({ length: 3, elements: [{ n: 0, value: 2 }] })
+          expect(yield* store.list("channelPosts", "general", { limit: 2 })).toEqual({ length: 4, elements: [{ n: 3, value: 9 }, { n: 2, value: 8 }] })
+          expect(yield* store.list("channelPosts", "general", { before: 1, limit: 5 })).toEqual({ length: 4, elements: [{ n: 0, value: 2 }] })
           expect((yield* store.list("envelopes", "did:key:zA", { limit: 10 })).elements.map((e) => e.value)).toEqual([3, 2, 1])
+          expect(yield* store.list("envelopes", "did:key:zB", { limit: 10 })).toEqual({ length: 1, elements: [{ n: 0, value: 8 }] })
           const resident = yield* store.resident
           expect(resident.counters).toEqual({ ...emptyResident.counters, size: 9, lastLogged: 1001 })
           expect(Chunk.toReadonlyArray(resident.governance.audits)).toEqual([4, 5])

@@ -9,10 +9,16 @@ import type { Server, Socket } from "node:net"
 import { Metric } from "effect"
 import { connections } from "../../app/Metrics.js"
 
+/** The two gauges of a listener, made once: a tagged metric is a new key to hash on every make. */
+const gauges = new Map<string, { readonly active: Metric.Metric.Gauge<number>; readonly idle: Metric.Metric.Gauge<number> }>()
 const gaugesOf = (listener: string) => {
-  const active = Metric.tagged(Metric.tagged(connections, "listener", listener), "state", "active")
-  const idle = Metric.tagged(Metric.tagged(connections, "listener", listener), "state", "idle")
-  return { active, idle }
+  let made = gauges.get(listener)
+  if (made === undefined) {
+    const tagged = Metric.tagged(connections, "listener", listener)
+    made = { active: Metric.tagged(tagged, "state", "active"), idle: Metric.tagged(tagged, "state", "idle") }
+    gauges.set(listener, made)
+  }
+  return made
 }
 
 const totals = new Map<string, { open: number; active: number }>()

@@ -20,7 +20,7 @@ import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import type { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
-import { ACTIVITY_AREA, listRows, RESIDENT_AREA, residentOfRows, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, KEYS_PER_SELECT, listId, RESIDENT_AREA, residentOfRows, rowWrites, type StoredRow } from "../projection/stateRows.js"
 import { HELD_EPOCH_IDLE_LIMIT_MS } from "./leaseEpoch.js"
 import { storage, toBytes, toNumber, transact } from "./pgValues.js"
 
@@ -40,6 +40,17 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
             Effect.map((rows) => new Map(rows.map((row) => [row.name, recordOfRow(row)]))),
             storage("read names")
           )
+    /** The stored length of each list, by listId, in one statement for many lists (as SqliteProjectionStore). */
+    const listLengths = (lists: ReadonlyArray<{ readonly area: string; readonly key: string }>) =>
+      Effect.gen(function*() {
+        const lengths = new Map<string, number>()
+        for (const run of runsOf(lists, KEYS_PER_SELECT / 2)) {
+          const found = yield* sql<{ area: string; key: string; n: string | null }>`WITH wanted(area, key) AS (VALUES ${sql.csv(run.map(({ area, key }) => sql`(${area}::text, ${key}::text)`))})
+            SELECT area, key, (SELECT MAX(n) FROM aics_state_lists AS s WHERE s.area = wanted.area AND s.key = wanted.key) AS n FROM wanted`
+          for (const row of found) if (row.n !== null) lengths.set(listId(row.area, row.key), toNumber(row.n) + 1)
+        }
+        return lengths
+      })
     return ProjectionStore.of({
       folded: sql<{ folded: string }>`SELECT folded FROM aics_projection_meta`.pipe(
         Effect.map((rows) => toNumber(rows[0]!.folded)),
@@ -63,11 +74,8 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
             yield* sql`INSERT INTO aics_state_rows ${sql.insert(run)} ON CONFLICT (area, key) DO UPDATE SET value = EXCLUDED.value`
           }
           for (const { area, key } of deletes) yield* sql`DELETE FROM aics_state_rows WHERE area = ${area} AND key = ${key}`
-          for (const append of changes.appends) {
-            const [last] = yield* sql<{ n: string | null }>`SELECT MAX(n) AS n FROM aics_state_lists WHERE area = ${append.area} AND key = ${append.key}`
-            const length = last?.n === null || last?.n === undefined ? 0 : toNumber(last.n) + 1
-            for (const run of runsOf(listRows(append, length), ROWS_PER_INSERT)) yield* sql`INSERT INTO aics_state_lists ${sql.insert(run)}`
-          }
+          const lengths = yield* listLengths(appendedLists(changes.appends))
+          for (const run of runsOf(appendRows(changes.appends, lengths), ROWS_PER_INSERT)) yield* sql`INSERT INTO aics_state_lists ${sql.insert(run)}`
           for (const run of runsOf(changes.names, ROWS_PER_INSERT)) {
             yield* sql`INSERT INTO aics_projection_names ${sql.insert(run.map(rowOfRecord))}
               ON CONFLICT (name) DO UPDATE SET tier = EXCLUDED.tier, kid = EXCLUDED.kid, kid_index = EXCLUDED.kid_index,
@@ -79,11 +87,11 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
       names,
       rows: (keys) => Effect.gen(function*() {
         const rows: Array<StateRow> = []
-        const byArea = new Map<string, Array<string>>()
-        for (const { area, key } of keys) if (area !== "names") byArea.set(area, [...(byArea.get(area) ?? []), key])
-        for (const [area, list] of byArea) {
-          const found = yield* sql<{ key: string; value: string }>`SELECT key, value FROM aics_state_rows WHERE area = ${area} AND key IN ${sql.in(list)}`
-          for (const row of found) rows.push({ area: area as StateRow["area"], key: row.key, value: stateOfJson(row.value) })
+        for (const [area, list] of keysByArea(keys)) {
+          for (const run of runsOf(list, KEYS_PER_SELECT)) {
+            const found = yield* sql<{ key: string; value: string }>`SELECT key, value FROM aics_state_rows WHERE area = ${area} AND key IN ${sql.in(run)}`
+            for (const row of found) rows.push({ area, key: row.key, value: stateOfJson(row.value) })
+          }
         }
         return { rows, names: [...(yield* names(keys.filter((k) => k.area === "names").map((k) => k.key))).values()] }
       }).pipe(storage("read state rows")),

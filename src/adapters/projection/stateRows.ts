@@ -57,3 +57,42 @@ export const residentOfRows = (resident: ReadonlyArray<StoredRow>, activity: Rea
 /** The rows of one list append, numbered after the list's `length` elements. */
 export const listRows = (append: ListAppend, length: number) =>
   append.elements.map((element, i) => ({ area: append.area, key: append.key, n: length + i, value: stateJson(element) }))
+
+/** Keys asked for in one statement (well under either database's limit on parameters). */
+export const KEYS_PER_SELECT = 500
+
+/** The row keys asked for, by area (names, in their own table, left out). */
+export const keysByArea = <Area extends string>(
+  keys: ReadonlyArray<{ readonly area: Area; readonly key: string }>
+): ReadonlyMap<Exclude<Area, "names">, ReadonlyArray<string>> => {
+  const byArea = new Map<Exclude<Area, "names">, Array<string>>()
+  for (const { area: asked, key } of keys) {
+    if (asked === "names") continue
+    const area = asked as Exclude<Area, "names">
+    const list = byArea.get(area)
+    if (list === undefined) byArea.set(area, [key])
+    else list.push(key)
+  }
+  return byArea
+}
+
+/** A list's identity in a map: its area and key. */
+export const listId = (area: string, key: string): string => `${area}\u0000${key}`
+
+/** The lists a commit appends to, each once. */
+export const appendedLists = (appends: ReadonlyArray<ListAppend>): ReadonlyArray<{ readonly area: string; readonly key: string }> =>
+  [...new Map(appends.map(({ area, key }) => [listId(area, key), { area, key }])).values()]
+
+/**
+ * The rows of every append of a commit, each list's numbered after its stored `lengths`
+ * (by listId; absent is empty) and after what earlier appends of the commit added to it.
+ */
+export const appendRows = (appends: ReadonlyArray<ListAppend>, lengths: ReadonlyMap<string, number>) => {
+  const next = new Map(lengths)
+  return appends.flatMap((append) => {
+    const id = listId(append.area, append.key)
+    const rows = listRows(append, next.get(id) ?? 0)
+    next.set(id, (next.get(id) ?? 0) + rows.length)
+    return rows
+  })
+}

@@ -32,7 +32,7 @@ import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
-import { ACTIVITY_AREA, listRows, RESIDENT_AREA, residentOfRows, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, KEYS_PER_SELECT, listId, RESIDENT_AREA, residentOfRows, rowWrites, type StoredRow } from "../projection/stateRows.js"
 
 const SCHEMA = [
   // Exclusive locking before WAL is first used: the WAL index then lives in this process's
@@ -114,10 +114,25 @@ const storeOnClient = Effect.gen(function*() {
   yield* sql`SELECT folded FROM projection_meta`.pipe(storage("open state.db"))
 
   const names = (list: ReadonlyArray<string>) =>
-    Effect.forEach(list, (name) => sql<NameRow>`SELECT * FROM names WHERE name = ${name}`).pipe(
+    Effect.forEach(runsOf(list, KEYS_PER_SELECT), (run) => sql<NameRow>`SELECT * FROM names WHERE name IN ${sql.in(run)}`).pipe(
       Effect.map((found) => new Map(found.flat().map((row) => [row.name, recordOfRow(row)]))),
       storage("read names")
     )
+
+  /**
+   * The stored length of each list, by listId: one statement for many lists, each length
+   * read from the primary key's last entry for that list (the correlated MAX).
+   */
+  const listLengths = (lists: ReadonlyArray<{ readonly area: string; readonly key: string }>) =>
+    Effect.gen(function*() {
+      const lengths = new Map<string, number>()
+      for (const run of runsOf(lists, KEYS_PER_SELECT / 2)) {
+        const found = yield* sql<{ area: string; key: string; n: number | null }>`WITH wanted(area, key) AS (VALUES ${sql.csv(run.map(({ area, key }) => sql`(${area}, ${key})`))})
+          SELECT area, key, (SELECT MAX(n) FROM state_lists AS s WHERE s.area = wanted.area AND s.key = wanted.key) AS n FROM wanted`
+        for (const row of found) if (row.n !== null) lengths.set(listId(row.area, row.key), row.n + 1)
+      }
+      return lengths
+    })
 
   const folded = sql<{ folded: number }>`SELECT folded FROM projection_meta`.pipe(
     Effect.map((rows) => rows[0]!.folded),
@@ -139,10 +154,8 @@ const storeOnClient = Effect.gen(function*() {
           yield* sql`INSERT INTO state_rows ${sql.insert(run)} ON CONFLICT (area, key) DO UPDATE SET value = excluded.value`
         }
         for (const { area, key } of deletes) yield* sql`DELETE FROM state_rows WHERE area = ${area} AND key = ${key}`
-        for (const append of changes.appends) {
-          const [last] = yield* sql<{ n: number | null }>`SELECT MAX(n) AS n FROM state_lists WHERE area = ${append.area} AND key = ${append.key}`
-          for (const run of runsOf(listRows(append, (last?.n ?? -1) + 1), ROWS_PER_INSERT)) yield* sql`INSERT INTO state_lists ${sql.insert(run)}`
-        }
+        const lengths = yield* listLengths(appendedLists(changes.appends))
+        for (const run of runsOf(appendRows(changes.appends, lengths), ROWS_PER_INSERT)) yield* sql`INSERT INTO state_lists ${sql.insert(run)}`
         for (const run of runsOf(changes.names, ROWS_PER_INSERT)) {
           yield* sql`INSERT INTO names ${sql.insert(run.map(rowOfRecord))}
             ON CONFLICT (name) DO UPDATE SET tier = excluded.tier, kid = excluded.kid, kid_index = excluded.kid_index,
@@ -156,14 +169,16 @@ const storeOnClient = Effect.gen(function*() {
       })),
     names,
     rows: (keys) => Effect.gen(function*() {
-      const names_ = keys.filter((k) => k.area === "names").map((k) => k.key)
       const rows: Array<StateRow> = []
-      for (const { area, key } of keys) {
-        if (area === "names") continue
-        const [found] = yield* sql<{ value: string }>`SELECT value FROM state_rows WHERE area = ${area} AND key = ${key}`
-        if (found !== undefined) rows.push({ area, key, value: stateOfJson(found.value) })
+      // One statement per area (and per KEYS_PER_SELECT keys), not per row: a batch asks
+      // for a few rows of each entry, and each statement costs far more than its lookup.
+      for (const [area, list] of keysByArea(keys)) {
+        for (const run of runsOf(list, KEYS_PER_SELECT)) {
+          const found = yield* sql<{ key: string; value: string }>`SELECT key, value FROM state_rows WHERE area = ${area} AND key IN ${sql.in(run)}`
+          for (const row of found) rows.push({ area, key: row.key, value: stateOfJson(row.value) })
+        }
       }
-      return { rows, names: [...(yield* names(names_)).values()] }
+      return { rows, names: [...(yield* names(keys.filter((k) => k.area === "names").map((k) => k.key))).values()] }
     }).pipe(storage("read state rows")),
     resident: sql<StoredRow>`SELECT area, key, value FROM state_rows WHERE area IN (${RESIDENT_AREA}, ${ACTIVITY_AREA})`.pipe(
       // One statement: the resident parts and the activity of one commit, never of two.
