@@ -123,10 +123,12 @@ const MetricsListener = Layer.unwrapEffect(Effect.map(operationsConfig, ({ metri
 // The start line first and the stop line last (lifecycle.ts), the metrics listener beside.
 const Service = MetricsListener.pipe(Layer.provideMerge(Main), Layer.provideMerge(ProcessLifecycleLive))
 const Logging = Layer.unwrapEffect(Effect.map(operationsConfig, LoggingLive))
-// Traces of the write path only with AICS_OTLP_URL (app/Tracing.ts): else no tracer layer at all.
+// Traces of the write path only with AICS_OTLP_URL (app/Tracing.ts). Else the tracer is
+// off altogether: the spans libraries open on their own (@effect/sql opens one per
+// statement, with its text as an attribute) are then no-ops instead of objects no one reads.
 const Tracing = Layer.unwrapEffect(Effect.gen(function*() {
   const { otlpTracesUrl } = yield* operationsConfig
-  if (otlpTracesUrl === undefined) return Layer.empty
+  if (otlpTracesUrl === undefined) return Layer.setTracerEnabled(false)
   return OtlpTracingLive({ tracesUrl: otlpTracesUrl, serviceVersion: yield* Effect.promise(clientVersion) })
 }))
 
