@@ -34,6 +34,8 @@ export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
   readonly sliceFor: (reads: (slice: LogState) => ReadonlyArray<RowKey>) => Effect.Effect<LogState, StorageError>
   /** A page of one list, newest first, with the list's length. */
   readonly list: (area: ListAreaName, key: string, query: ListQuery) => Effect.Effect<ListPage, StorageError>
+  /** The keys of an area's non-empty lists after `after`, at most `limit` (ProjectionStore.listKeys). */
+  readonly listKeys: (area: ListAreaName, query: { readonly after?: string | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<string>, StorageError>
 }>() {
   static readonly layer = Layer.effect(StateReader, Effect.gen(function*() {
     const store = yield* ProjectionStore
@@ -55,7 +57,8 @@ export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
       resident: projection.latestResident,
       slice: (keys) => sliceFor(() => keys),
       sliceFor,
-      list: (area, key, query) => Effect.zipRight(projection.folded, store.list(area, key, query))
+      list: (area, key, query) => Effect.zipRight(projection.folded, store.list(area, key, query)),
+      listKeys: (area, query) => Effect.zipRight(projection.folded, store.listKeys(area, query))
     }
   }))
 }

@@ -96,6 +96,12 @@ export class ProjectionStore extends Context.Tag("aics/ProjectionStore")<Project
   readonly resident: Effect.Effect<ResidentState, StorageError>
   /** A page of one list, newest first. */
   readonly list: (area: ListAreaName, key: string, query: ListQuery) => Effect.Effect<ListPage, StorageError>
+  /**
+   * The keys of an area's non-empty lists after `after` (all when undefined), in the store's
+   * order of text (code points; on PostgreSQL the database's collation), at most `limit`:
+   * one index seek each, so a few of them cost the same at any size.
+   */
+  readonly listKeys: (area: ListAreaName, query: { readonly after?: string | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<string>, StorageError>
   /** Empties the store: folded 0, no rows. */
   readonly reset: Effect.Effect<void, StorageError>
 }>() {}

@@ -203,6 +203,12 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
           expect(yield* store.list("channelPosts", "general", { before: 1, limit: 5 })).toEqual({ length: 4, elements: [{ n: 0, value: 2 }] })
           expect((yield* store.list("envelopes", "did:key:zA", { limit: 10 })).elements.map((e) => e.value)).toEqual([3, 2, 1])
           expect(yield* store.list("envelopes", "did:key:zB", { limit: 10 })).toEqual({ length: 1, elements: [{ n: 0, value: 8 }] })
+          // The keys of an area's lists, in order, from a key on, a page at a time.
+          expect(yield* store.listKeys("envelopes", { limit: 10 })).toEqual(["did:key:zA", "did:key:zB"])
+          expect(yield* store.listKeys("envelopes", { limit: 1 })).toEqual(["did:key:zA"])
+          expect(yield* store.listKeys("envelopes", { after: "did:key:zA", limit: 10 })).toEqual(["did:key:zB"])
+          expect(yield* store.listKeys("channelPosts", { limit: 10 })).toEqual(["general"])
+          expect(yield* store.listKeys("inboxes", { limit: 10 })).toEqual([])
           const resident = yield* store.resident
           expect(resident.counters).toEqual({ ...emptyResident.counters, size: 9, lastLogged: 1001 })
           expect(Chunk.toReadonlyArray(resident.governance.audits)).toEqual([4, 5])
@@ -212,6 +218,7 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
           expect(yield* store.resident).toEqual(emptyResident)
           expect((yield* store.rows([{ area: "chains", key: "did:key:zA" }])).rows).toEqual([])
           expect(yield* store.list("channelPosts", "general", { limit: 5 })).toEqual({ length: 0, elements: [] })
+          expect(yield* store.listKeys("envelopes", { limit: 10 })).toEqual([])
         }))
       }))
   })

@@ -14,6 +14,9 @@ import { ACTIVITY_AREA, listRows, RESIDENT_AREA, residentOfRows, rowWrites, type
 
 const idOf = (area: string, key: string): string => `${area}\u0000${key}`
 
+/** Code-point order, as the durable stores compare text (SQLite's BINARY, PostgreSQL's "C" collation). */
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
 export const makeMemoryProjectionStore = (): typeof ProjectionStore.Service => {
   let folded = 0
   let lastLeaf: Uint8Array | null = null
@@ -77,6 +80,14 @@ export const makeMemoryProjectionStore = (): typeof ProjectionStore.Service => {
         for (let n = end - 1; n >= 0 && elements.length < limit; n--) elements.push({ n, value: stateOfJson(list[n]!) })
         return { length: list.length, elements }
       }),
+    listKeys: (area, { after, limit }) =>
+      Effect.sync(() =>
+        [...lists.keys()]
+          .filter((id) => id.startsWith(`${area}\u0000`))
+          .map((id) => id.slice(area.length + 1))
+          .filter((key) => after === undefined || key > after)
+          .sort(byCodePoint)
+          .slice(0, limit)),
     reset: Effect.sync(() => {
       folded = 0
       lastLeaf = null

@@ -107,6 +107,20 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
           WHERE area = ${area} AND key = ${key} AND n < ${before ?? length} ORDER BY n DESC LIMIT ${limit}`
         return { length, elements: found.map((row) => ({ n: toNumber(row.n), value: stateOfJson(row.value) })) }
       }).pipe(storage("read state list")),
+      listKeys: (area, { after, limit }) =>
+        Effect.gen(function*() {
+          // One seek a key: the primary key (area, key, n) gives the next key after the last.
+          const keys: Array<string> = []
+          let last = after
+          while (keys.length < limit) {
+            const [next] = last === undefined
+              ? yield* sql<{ key: string }>`SELECT key FROM aics_state_lists WHERE area = ${area} ORDER BY key LIMIT 1`
+              : yield* sql<{ key: string }>`SELECT key FROM aics_state_lists WHERE area = ${area} AND key > ${last} ORDER BY key LIMIT 1`
+            if (next === undefined) break
+            keys.push(last = next.key)
+          }
+          return keys
+        }).pipe(storage("read list keys")),
       directory: ({ part, after, limit }) => {
         const from = after ?? -1
         const page = (rows: ReadonlyArray<NameRow>) => ({

@@ -42,6 +42,9 @@ const SCHEMA = [
   "PRAGMA locking_mode = EXCLUSIVE",
   "PRAGMA journal_mode = WAL",
   "PRAGMA synchronous = NORMAL",
+  // 32 MiB of page cache (SQLite's default is 2 MiB): the B-trees' upper pages and the rows
+  // of active keys stay in memory, a fixed amount whatever the file's size.
+  "PRAGMA cache_size = -32768",
   `CREATE TABLE IF NOT EXISTS projection_meta (
     only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
     folded INTEGER NOT NULL CHECK (folded >= 0),
@@ -192,6 +195,20 @@ const storeOnClient = Effect.gen(function*() {
         WHERE area = ${area} AND key = ${key} AND n < ${before ?? length} ORDER BY n DESC LIMIT ${limit}`
       return { length, elements: found.map((row) => ({ n: row.n, value: stateOfJson(row.value) })) }
     }).pipe(storage("read state list")),
+    listKeys: (area, { after, limit }) =>
+      Effect.gen(function*() {
+        // One seek a key: the primary key (area, key, n) gives the next key after the last.
+        const keys: Array<string> = []
+        let last = after
+        while (keys.length < limit) {
+          const [next] = last === undefined
+            ? yield* sql<{ key: string }>`SELECT key FROM state_lists WHERE area = ${area} ORDER BY key LIMIT 1`
+            : yield* sql<{ key: string }>`SELECT key FROM state_lists WHERE area = ${area} AND key > ${last} ORDER BY key LIMIT 1`
+          if (next === undefined) break
+          keys.push(last = next.key)
+        }
+        return keys
+      }).pipe(storage("read list keys")),
     directory: ({ part, after, limit }) => {
       const from = after ?? -1
       const rows = part === undefined || part === ""
