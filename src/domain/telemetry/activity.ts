@@ -69,7 +69,7 @@ export const activityOf = (
   return undefined
 }
 
-const actorOf = (a: { readonly kid: string | null; readonly name: string | null }): string =>
+export const actorOf = (a: { readonly kid: string | null; readonly name: string | null }): string =>
   a.name !== null ? `name:${a.name}` : `key:${a.kid}`
 
 const forget = (state: ActivityState, actor: string): ActivityState => {

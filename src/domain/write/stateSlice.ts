@@ -7,7 +7,7 @@
 // it against the fold of every leaf into one LogState).
 
 import { HashMap, HashSet, Option, Order, RedBlackTree } from "effect"
-import type { Activity, ActivityState } from "../telemetry/activity.js"
+import { type Activity, type ActivityState, actorOf } from "../telemetry/activity.js"
 import { type ListAppend, listAppends, type MapAreaName, ROW_AREAS, STATE_LAYOUT, type StoredKey } from "./stateAreas.js"
 import { emptyLogState, type GovernanceState, type LogState, type NameRecord, type ServiceKeys } from "./logState.js"
 import type { TaskState } from "../tasks/ownerRequests.js"
@@ -152,7 +152,7 @@ export const changesOf = (before: LogState, after: LogState): StateChanges => {
     deletes,
     appends,
     names,
-    activity: activityChanges(before.activity, after.activity),
+    activity: activityChanges(before.activity, after.activity, before.size),
     resident: { ...resident, counters: { ...resident.counters, tallies: talliesAfter(before.tallies, before, after, appends) } },
     residentChanged: {
       service: before.service !== after.service,
@@ -162,17 +162,34 @@ export const changesOf = (before: LogState, after: LogState): StateChanges => {
   }
 }
 
-const activityChanges = (before: ActivityState, after: ActivityState): StateChanges["activity"] => {
+/**
+ * What changed in the activity between a slice of `size` leaves and the slice after more
+ * were applied, in time bounded by those leaves, not by the day's agents (a day of a busy
+ * service holds hundreds of thousands): an agent's entry changes only to a new leaf's, so
+ * the upserts are the entries at index `size` and above; and an entry goes only when its
+ * agent writes again (an upsert), when the key that wrote it claims a name (it leaves its
+ * bare-key entry for the name's), or when it ages out, which takes the oldest entries
+ * first (telemetry/activity.ts recordActivity): those are found from the oldest entry up
+ * to the first one still there.
+ */
+export const activityChanges = (before: ActivityState, after: ActivityState, size: number): StateChanges["activity"] => {
   const upserts: Array<readonly [string, Activity]> = []
-  const deletes: Array<string> = []
-  if (before.lastByActor === after.lastByActor) return { upserts, deletes }
-  for (const [actor, index] of after.lastByActor) {
-    const old = HashMap.get(before.lastByActor, actor)
-    if (Option.isSome(old) && old.value === index) continue
-    upserts.push([actor, Option.getOrThrow(RedBlackTree.findFirst(after.latest, index))])
+  const deletes = new Set<string>()
+  if (before.lastByActor === after.lastByActor) return { upserts, deletes: [] }
+  const gone = (actor: string) => HashMap.has(before.lastByActor, actor) && !HashMap.has(after.lastByActor, actor)
+  for (const [, activity] of RedBlackTree.greaterThanEqual(after.latest, size)) {
+    upserts.push([actorOf(activity), activity])
+    if (activity.name !== null && activity.kid !== null) {
+      const bareKey = actorOf({ kid: activity.kid, name: null })
+      if (gone(bareKey)) deletes.add(bareKey)
+    }
   }
-  for (const actor of HashMap.keys(before.lastByActor)) if (!HashMap.has(after.lastByActor, actor)) deletes.push(actor)
-  return { upserts, deletes }
+  for (const [index, activity] of before.latest) {
+    if (RedBlackTree.has(after.latest, index)) break
+    const actor = actorOf(activity)
+    if (gone(actor)) deletes.add(actor)
+  }
+  return { upserts, deletes: [...deletes] }
 }
 
 /** The activity state of stored rows (actor -> its latest public leaf). */
