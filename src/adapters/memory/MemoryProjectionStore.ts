@@ -20,6 +20,7 @@ export const makeMemoryProjectionStore = (): typeof ProjectionStore.Service => {
   let names = new Map<string, NameRecord>()
   let rows = new Map<string, StoredRow>()
   let lists = new Map<string, Array<string>>()
+  let retained = 0
 
   const rowsOfArea = (area: string) => [...rows.values()].filter((row) => row.area === area)
 
@@ -77,7 +78,10 @@ export const makeMemoryProjectionStore = (): typeof ProjectionStore.Service => {
         for (let n = end - 1; n >= 0 && elements.length < limit; n--) elements.push({ n, value: stateOfJson(list[n]!) })
         return { length: list.length, elements }
       }),
+    retained: Effect.sync(() => retained),
+    retain: (position) => Effect.sync(() => void (retained = Math.max(retained, position))),
     reset: Effect.sync(() => {
+      retained = 0
       folded = 0
       lastLeaf = null
       names = new Map()
