@@ -3,8 +3,9 @@
 // last fold, not the log). The fold keeps what they read (domain/write/applyEntry.ts):
 // `ciphertexts`, every DM and capsule ciphertext in log order with its digest, expiry, size
 // and the bytes of all the ciphertext before it (a resident counter keeps the total), and
-// `bodyNaming`, every entry naming each digest. This process holds only two cursors in that
-// list and a number; the status of a body fetched by digest reads `bodyNaming` too (Bodies).
+// `bodyNaming`, every entry naming each digest. This process holds only the budget's
+// cursor in that list and the last total it read (retention's cursor is in the store);
+// the status of a body fetched by digest reads `bodyNaming` too (Bodies).
 //
 // Retention (docs/spec/service.md item 10, "Body status"; docs/protocol.md section 9): a ciphertext
 // logged at t expires at t + retention_days (the body status says `expired` from that
@@ -12,10 +13,11 @@
 // body per digest, so other entries may name the same bytes: a public post, the charter,
 // a later ciphertext. A background task therefore deletes bytes only when no entry that
 // names their digest needs them any more (domain/bodyRetention.ts). It deletes on the
-// process that sequences the log, between two batches (Sequencer.betweenBatches), with the
-// projection holding every leaf committed: no batch can then name the bytes between the
-// decision and the deletion (a batch that names bytes already stored writes nothing to the
-// body store). Each turn's deletes are one remove fenced by the lease this process
+// process that sequences the log, between two batches (Sequencer.betweenBatches), on a
+// decision taken on the projection holding every leaf committed (taken before, and taken
+// again there if a leaf was committed since): no batch can then name the bytes between
+// the decision and the deletion (a batch that names bytes already stored writes nothing
+// to the body store). Each turn's deletes are one remove fenced by the lease this process
 // sequences by: if a successor holds the lease (this process was deposed and has not
 // noticed yet), the store deletes nothing and answers "superseded", and the turn stops
 // without moving the cursor, leaving its ciphertexts for the successor (docs/operations.md,
@@ -162,12 +164,34 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
       })
 
     /**
-     * One turn of retention between two batches, under the lease `fence`: decides at most
-     * DECIDE_CHUNK due ciphertexts from the retention cursor on, deletes the bytes of those
-     * that no entry needs any more, and moves the cursor past them. Answers how many digests
-     * it deleted and whether more may be due.
+     * What a turn would do at `now` on the log as this process has committed it: decide at
+     * most DECIDE_CHUNK due ciphertexts from the retention cursor on, and name the digests
+     * whose bytes no entry needs any more. `size` is the log it was decided on.
      */
-    const retainTurn = (now: number) => (fence: LeaseFence) =>
+    const plan = (now: number) =>
+      Effect.gen(function*() {
+        // Taken before the reads, which bring the projection at least this far (StateReader).
+        const size = (yield* sequencer.point).folded
+        const from = yield* projection.retained
+        const page = yield* elementsFrom<CiphertextRecord>(reader, ...CIPHERTEXTS, from, DECIDE_CHUNK)
+        const notDue = page.findIndex((record) => record.expiresAt > now)
+        const due = notDue === -1 ? page : page.slice(0, notDue)
+        const doomed = new Set<string>()
+        for (const record of due) {
+          if (!doomed.has(record.digest) && (yield* deletable(record, now))) doomed.add(record.digest)
+        }
+        return { size, from, decided: due.length, doomed: [...doomed] }
+      })
+
+    /**
+     * One turn of retention between two batches, under the lease `fence`: the deletes of
+     * `planned` if no leaf was committed since it was decided, else of a plan decided anew
+     * here, then the cursor moved past what was decided. Deciding first, outside the
+     * sequencer's turn, keeps the store reads of a turn from holding writes up; a leaf
+     * committed in between could name a doomed digest, so the plan then does not count.
+     * Answers how many digests it deleted and whether more may be due.
+     */
+    const retainTurn = (now: number, planned: Effect.Effect.Success<ReturnType<typeof plan>>) => (fence: LeaseFence) =>
       Effect.gen(function*() {
         const size = yield* SubscriptionRef.get(writer.size)
         // Leaves this process did not write: it no longer sequences, though it has not yet
@@ -175,25 +199,18 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
         // deletes when the deposition shows already; the fence below covers a successor
         // that takes the lease after this check.
         if ((yield* log.size) !== size) return { deleted: 0, more: false }
-        const from = yield* projection.retained
-        // Reading the list first brings the projection to every leaf committed (StateReader).
-        const page = yield* elementsFrom<CiphertextRecord>(reader, ...CIPHERTEXTS, from, DECIDE_CHUNK)
-        const notDue = page.findIndex((record) => record.expiresAt > now)
-        const due = notDue === -1 ? page : page.slice(0, notDue)
-        if (due.length === 0) return { deleted: 0, more: false }
-        const doomed = new Set<string>()
-        for (const record of due) {
-          if (!doomed.has(record.digest) && (yield* deletable(record, now))) doomed.add(record.digest)
-        }
-        if (doomed.size > 0 && (yield* bodies.remove([...doomed].map((digest) => decodeU64(digest)!), fence)) === "superseded") {
+        const unmoved = planned.size === size && (yield* sequencer.point).folded === size
+        const { from, decided, doomed } = unmoved ? planned : yield* plan(now)
+        if (decided === 0) return { deleted: 0, more: false }
+        if (doomed.length > 0 && (yield* bodies.remove(doomed.map((digest) => decodeU64(digest)!), fence)) === "superseded") {
           yield* Effect.logWarning(
-            `retention stopped: a later sequencing lease exists (this one's epoch is ${fence.epoch}), so the ${doomed.size} digests due are left to the new sequencer`
+            `retention stopped: a later sequencing lease exists (this one's epoch is ${fence.epoch}), so the ${doomed.length} digests due are left to the new sequencer`
           )
           return { deleted: 0, more: false }
         }
         // Moved only once deleted: what a failed remove leaves, the next turn decides again.
-        yield* projection.retain(from + due.length)
-        return { deleted: doomed.size, more: due.length === DECIDE_CHUNK }
+        yield* projection.retain(from + decided)
+        return { deleted: doomed.length, more: decided === DECIDE_CHUNK }
       })
 
     const expireNow = Effect.gen(function*() {
@@ -203,7 +220,9 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
       )
       let deleted = 0
       while (true) {
-        const turn = yield* sequencer.betweenBatches(retainTurn(now))
+        // Only the process that sequences decides: the others would read for nothing.
+        if (!(yield* SubscriptionRef.get(leading))) return deleted
+        const turn = yield* sequencer.betweenBatches(retainTurn(now, yield* plan(now)))
         if (Option.isNone(turn)) return deleted
         deleted += turn.value.deleted
         if (!turn.value.more) return deleted
