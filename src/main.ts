@@ -96,7 +96,7 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(Card.layer),
   Layer.provideMerge(SupAssetLive),
   Layer.provideMerge(Layer.mergeAll(WriteAnswers.layer, PolicyWrites.layer)),
-  // A body file found short at start is reported once the ledger knows what the log names.
+  // A body file found short at start is reported from what the projection says the log names.
   Layer.provideMerge(BodyShortfallLive),
   Layer.provideMerge(BodyLedger.layer),
   // The views read from the projection store (state.db or PostgreSQL), folded from the log.

@@ -5,15 +5,19 @@
 // the body store. A body no entry names, or whose bytes are not stored, is unavailable:
 // 404, which proves nothing. presenceOfEntry gives the same answer without the bytes, for a
 // header that needs only the status (a document that does not ride in the wire bundle).
-// A status reads resident parts only (the tombstones and the retention: domain/write/stateAreas.ts),
-// which the projection holds whole.
+// A status reads resident parts (the tombstones and the retention: domain/write/stateAreas.ts),
+// which the projection holds whole, and for a digest the entries naming it, from the
+// projection store's `bodyNaming` list, newest first: the read stops at the first entry
+// that makes the body available, since no other entry can change that answer.
 
 import { Context, Effect, Layer, Option } from "effect"
 import { bodyStatus, digestStatus, type BodyEntry, type BodyStatusView } from "../domain/bodyStatus.js"
+import { encodeU64 } from "../domain/encoding.js"
 import { BodyStore } from "../ports/BodyStore.js"
 import { Clock } from "../ports/Clock.js"
 import type { StorageError } from "../ports/StorageError.js"
-import { BodyLedger } from "./BodyLedger.js"
+import { NAMING_PAGE } from "./BodyLedger.js"
+import { newestUntil } from "./listReads.js"
 import { StateReader } from "./StateReader.js"
 
 /** Hidden by a tombstone or expired: the status says which. */
@@ -41,7 +45,6 @@ export class Bodies extends Context.Tag("aics/Bodies")<Bodies, {
   static readonly layer = Layer.effect(Bodies, Effect.gen(function*() {
     const store = yield* BodyStore
     const reader = yield* StateReader
-    const ledger = yield* BodyLedger
     const clock = yield* Clock
 
     const stored = (digest: Uint8Array) =>
@@ -68,8 +71,18 @@ export class Bodies extends Context.Tag("aics/Bodies")<Bodies, {
       presenceOfEntry: (entry, digest) => Effect.flatMap(statusOfEntry(entry), (status) => withStatus(status, present(digest))),
       ofDigest: (digest) =>
         Effect.gen(function*() {
-          const naming = yield* ledger.entriesNaming(digest)
-          return yield* withStatus(digestStatus(yield* reader.resident, naming, yield* clock.nowMillis), stored(digest))
+          const state = yield* reader.resident
+          const now = yield* clock.nowMillis
+          const naming: Array<BodyEntry> = []
+          yield* newestUntil<BodyEntry, never>(reader, "bodyNaming", encodeU64(digest), NAMING_PAGE, (page) =>
+            Effect.sync(() => {
+              for (const entry of page) {
+                naming.push(entry)
+                if (bodyStatus(state, entry, now).state === "available") return true
+              }
+              return false
+            }))
+          return yield* withStatus(digestStatus(state, naming, now), stored(digest))
         })
     }
   }))

@@ -1,10 +1,11 @@
-// Every off-leaf body the log names, by digest: every entry that names it (its index, type
-// and time), so a body fetched by digest gets the status those entries give it
-// (domain/bodyStatus.ts, digestStatus; docs/spec/service.md "Body status"), and the summary of those
-// entries that retention decides by (domain/bodyRetention.ts, neededUntilWith). Besides,
-// the DM and capsule ciphertext, in log order (which is `logged` order), with its size: what
-// the ciphertext budget counts. It follows the log: as the committed size grows it reads the
-// new leaves, and after a restart it is rebuilt from them.
+// The ciphertext budget and retention, read from the projection store (issue 12: nothing
+// that grows with the log lives in process memory, and a start costs the tail since the
+// last fold, not the log). The fold keeps what they read (domain/write/applyEntry.ts):
+// `ciphertexts`, every DM and capsule ciphertext in log order with its digest, expiry, size
+// and the bytes of all the ciphertext before it (a resident counter keeps the total), and
+// `bodyNaming`, every entry naming each digest. This process holds only the budget's
+// cursor in that list and the last total it read (retention's cursor is in the store);
+// the status of a body fetched by digest reads `bodyNaming` too (Bodies).
 //
 // Retention (docs/spec/service.md item 10, "Body status"; docs/protocol.md section 9): a ciphertext
 // logged at t expires at t + retention_days (the body status says `expired` from that
@@ -12,66 +13,77 @@
 // body per digest, so other entries may name the same bytes: a public post, the charter,
 // a later ciphertext. A background task therefore deletes bytes only when no entry that
 // names their digest needs them any more (domain/bodyRetention.ts). It deletes on the
-// process that sequences the log, between two batches (Sequencer.betweenBatches), after
-// reading every leaf committed: no batch can then name the bytes between the decision and
-// the deletion (a batch that names bytes already stored writes nothing to the body store).
-// Each turn's deletes are one remove fenced by the lease this process sequences by: if a
-// successor holds the lease (this process was deposed and has not noticed yet), the store
-// deletes nothing and answers "superseded", and the turn stops with its digests still
-// pending, for the successor to delete (docs/operations.md, "Retention").
+// process that sequences the log, between two batches (Sequencer.betweenBatches), on a
+// decision taken on the projection holding every leaf committed (taken before, and taken
+// again there if a leaf was committed since): no batch can then name the bytes between
+// the decision and the deletion (a batch that names bytes already stored writes nothing
+// to the body store). Each turn's deletes are one remove fenced by the lease this process
+// sequences by: if a successor holds the lease (this process was deposed and has not
+// noticed yet), the store deletes nothing and answers "superseded", and the turn stops
+// without moving the cursor, leaving its ciphertexts for the successor (docs/operations.md,
+// "Retention").
 //
-// Its work is `pending`: each digest whose bytes some expiring entry still holds, once,
-// with its summary. A digest goes to the end whenever its summary changes, and leaves when
-// its summary becomes Infinity (a public body names it) or its bytes are deleted. Since
-// `logged` never goes backwards (domain/write/decide.ts), a finite summary is the expiry of
-// the digest's latest ciphertext, so the last digest moved is the latest to come due:
-// `pending` stays in order of its summaries, and a turn takes digests from its front until
-// one is not yet due. So each digest is decided once per expiry in O(1), however often its
-// bytes were written, and nothing is scanned twice. A process that does not sequence keeps
-// its `pending` too (at most one record per ciphertext digest, as `naming` has anyway): when
-// it comes to sequence, it deletes whatever its predecessor left; deleting is idempotent.
-// The leaf stays.
+// Its work is the `ciphertexts` list itself: `logged` never goes backwards
+// (domain/write/decide.ts) and retention_days is leaf 0's term, so log order is expiry
+// order, and a turn takes the ciphertexts from the retention cursor on until one is not
+// yet due. Each is decided by reading the entries naming its digest newest first
+// (domain/bodyRetention.ts NamingScan): only the digest's newest entry decides, so bytes
+// written many times are decided once, when their last write expires, and a public entry
+// keeps them for good. The leaf stays.
 //
-// Budget: the bytes of ciphertext not yet expired, on every process. When adding a new
-// ciphertext would pass AICS_CIPHERTEXT_BUDGET_BYTES, writes of new ciphertext are refused
-// and /healthz says DEGRADED, until retention frees room or the operator raises the budget.
+// Where retention stands is kept in the projection store beside `folded`
+// (ProjectionStore.retained), written after each turn's remove succeeded: a restart, and on
+// PostgreSQL the node that sequences next, go on from there, so nothing walks the log's
+// ciphertext again. It only moves forward, and deleting is idempotent, so two turns that
+// overlap (a deposed node's and its successor's) at worst decide some ciphertexts twice. A
+// rebuilt projection (a new state.db, another layout) starts it at 0 again: its first turns
+// then re-decide the ciphertext once, as the rebuild folds the log once.
+//
+// Budget: the bytes of ciphertext not yet expired, on every process: the total counter
+// less the bytes before the first ciphertext not yet expired (`before` of that element),
+// found at start by a binary search over the list's expiries, then followed forward as
+// time passes. When adding a new ciphertext would pass AICS_CIPHERTEXT_BUDGET_BYTES, writes
+// of new ciphertext are refused and /healthz says DEGRADED, until retention frees room or
+// the operator raises the budget.
 
 import { Context, Duration, Effect, Layer, Option, Stream, SubscriptionRef } from "effect"
-import { bodyReference } from "../domain/bodyReference.js"
-import { dueDigests, neededUntilWith, NOT_NAMED, notePending } from "../domain/bodyRetention.js"
-import { expiresUnder, type BodyEntry } from "../domain/bodyStatus.js"
-import { fromHex, fromUtf8, toHex } from "../domain/bytes.js"
+import { SCAN_START, scanDeletes, scanSettled, scanWith } from "../domain/bodyRetention.js"
+import type { BodyEntry } from "../domain/bodyStatus.js"
+import { decodeU64 } from "../domain/encoding.js"
+import type { CiphertextRecord } from "../domain/write/logState.js"
 import { BodyStore } from "../ports/BodyStore.js"
 import { Clock } from "../ports/Clock.js"
 import type { LeaseFence } from "../ports/LeaseFence.js"
 import { LogStore } from "../ports/LogStore.js"
+import { ProjectionStore } from "../ports/ProjectionStore.js"
+import type { StorageError } from "../ports/StorageError.js"
 import { Charter } from "./Charter.js"
+import { elementsFrom, newestUntil, positionFrom } from "./listReads.js"
 import { LogWriter } from "./LogWriter.js"
 import { NodeRole } from "./NodeRole.js"
 import { Sequencer } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
+import { StateReader } from "./StateReader.js"
 
-/** Leaves read per step while following the log. */
-const READ_CHUNK = 1024
-/** Digests deleted per turn between two batches, so retention never holds writes up for long. */
-const DELETE_CHUNK = 64
+/** Ciphertexts decided per turn between two batches, so retention never holds writes up for long. */
+const DECIDE_CHUNK = 64
+/** Ciphertexts read at once while the budget's cursor follows the time. */
+const COUNT_PAGE = 256
+/** Entries naming a digest read at once (most digests have one or two). */
+export const NAMING_PAGE = 16
 
-interface Ciphertext {
-  readonly expiresAt: number
-  readonly size: number
+/** The list of ciphertext, one sequence (stateAreas.ts). */
+const CIPHERTEXTS = ["ciphertexts", ""] as const
+
+/** Where the budget counts from: the first ciphertext not yet expired, and the bytes of all before it. */
+interface BudgetCursor {
+  readonly position: number
+  readonly bytes: number
 }
 
-/** The entries naming one digest, and their summary (domain/bodyRetention.ts). */
-interface Named {
-  readonly entries: Array<BodyEntry>
-  until: number
-}
-
-const keyOf = (digest: Uint8Array): string => toHex(digest)
+const expiryOf = (record: CiphertextRecord): number => record.expiresAt
 
 export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
-  /** Every entry that names this body, in log order (none when no entry does). */
-  readonly entriesNaming: (digest: Uint8Array) => Effect.Effect<ReadonlyArray<BodyEntry>>
   /** Bytes of ciphertext not yet expired. */
   readonly liveBytes: Effect.Effect<number>
   /** Whether `size` more bytes fit in the budget now. */
@@ -87,7 +99,9 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
 }>() {
   static readonly layer = Layer.scoped(BodyLedger, Effect.gen(function*() {
     const config = yield* ServiceConfig
-    const store = yield* LogStore
+    const log = yield* LogStore
+    const projection = yield* ProjectionStore
+    const reader = yield* StateReader
     const bodies = yield* BodyStore
     const writer = yield* LogWriter
     const sequencer = yield* Sequencer
@@ -95,109 +109,136 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
     const clock = yield* Clock
     const { retentionDays } = (yield* Charter).terms
 
-    const naming = new Map<string, Named>()
-    // Digests retention has yet to delete, in order of their summaries (see the header).
-    const pending = new Map<string, number>()
-    // Ciphertext in log order, so in order of expiry. The budget counts from `counted` on.
-    const ciphertexts: Array<Ciphertext> = []
-    let counted = 0
-    let live = 0
-    let followed = 0
-    const lock = yield* Effect.makeSemaphore(1)
+    // The last total read: what the budget answers while the projection cannot be read.
+    let total = 0
+    let counted: BudgetCursor | undefined
+    const budgetLock = yield* Effect.makeSemaphore(1)
 
-    /** Reads the leaves up to `size`; the caller holds `lock`. */
-    const followTo = (size: number) =>
+    /** Bytes of all the ciphertext committed, expired or not. */
+    const totalBytes = reader.resident.pipe(
+      Effect.map((resident) => (total = resident.counters.ciphertextBytes)),
+      Effect.orElseSucceed(() => total)
+    )
+
+    /** The budget's cursor at `now`, by a binary search over the list's expiries: log2 of its length in reads. */
+    const cursorAt = (now: number): Effect.Effect<BudgetCursor, StorageError> =>
       Effect.gen(function*() {
-        while (followed < size) {
-          const to = Math.min(size, followed + READ_CHUNK)
-          const leaves = yield* store.readEntries(followed, to)
-          for (const bytes of leaves) {
-            const leaf = JSON.parse(fromUtf8(bytes)) as { envelope: { type: string; payload: Record<string, unknown> }; index: number; logged: number }
-            const reference = bodyReference(leaf.envelope.payload)
-            if (reference === undefined) continue
-            const key = keyOf(reference.digest)
-            const entry: BodyEntry = { index: leaf.index, type: leaf.envelope.type, logged: leaf.logged }
-            let named = naming.get(key)
-            if (named === undefined) naming.set(key, named = { entries: [], until: NOT_NAMED })
-            named.entries.push(entry)
-            const until = neededUntilWith(named.until, entry, retentionDays)
-            if (until !== named.until) {
-              named.until = until
-              notePending(pending, key, until)
-            }
-            const expiresAt = expiresUnder(entry, retentionDays)
-            if (expiresAt === null) continue
-            const size = reference.size ?? 0
-            ciphertexts.push({ expiresAt, size })
-            live += size
-          }
-          followed = to
-        }
+        // Expired means now >= expiresAt; expiries are whole milliseconds.
+        const { position, length, last } = yield* positionFrom(reader, ...CIPHERTEXTS, expiryOf, Math.floor(now) + 1)
+        if (last === undefined) return { position: 0, bytes: 0 }
+        if (position >= length) return { position, bytes: last.before + last.size }
+        const [first] = yield* elementsFrom<CiphertextRecord>(reader, ...CIPHERTEXTS, position, 1)
+        return { position, bytes: first!.before }
       })
 
-    const follow = (size: number) => lock.withPermits(1)(followTo(size))
-
-    /** Drops the prefix the budget has counted out, once it is most of the array. */
-    const compact = () => {
-      if (counted > 1024 && counted * 2 > ciphertexts.length) {
-        ciphertexts.splice(0, counted)
-        counted = 0
-      }
-    }
-
+    /** Moves the budget's cursor past what expired by `now`, reading only those elements. */
     const countExpired = (now: number) =>
-      lock.withPermits(1)(Effect.sync(() => {
-        while (counted < ciphertexts.length && ciphertexts[counted]!.expiresAt <= now) {
-          live -= ciphertexts[counted]!.size
-          counted++
+      budgetLock.withPermits(1)(Effect.gen(function*() {
+        let cursor = counted ?? (yield* cursorAt(now))
+        while (true) {
+          const page = yield* elementsFrom<CiphertextRecord>(reader, ...CIPHERTEXTS, cursor.position, COUNT_PAGE)
+          const expired = page.findIndex((record) => record.expiresAt > now)
+          const through = expired === -1 ? page.length : expired
+          if (through > 0) {
+            const last = page[through - 1]!
+            cursor = { position: cursor.position + through, bytes: last.before + last.size }
+          }
+          if (through < COUNT_PAGE) break
         }
-        compact()
+        counted = cursor
       }))
 
+    /** Whether the bytes of the due ciphertext `record` may be deleted at `now` (domain/bodyRetention.ts NamingScan). */
+    const deletable = (record: CiphertextRecord, now: number) =>
+      Effect.gen(function*() {
+        let scan = SCAN_START
+        yield* newestUntil<BodyEntry, never>(reader, "bodyNaming", record.digest, NAMING_PAGE, (page) =>
+          Effect.sync(() => {
+            for (const entry of page) {
+              scan = scanWith(scan, entry, record.index, retentionDays)
+              if (scanSettled(scan, now)) return true
+            }
+            return false
+          }))
+        return scanDeletes(scan, now)
+      })
+
     /**
-     * One turn of retention between two batches, under the lease `fence`: reads every leaf
-     * committed, then deletes the bytes of at most DELETE_CHUNK digests that no entry needs
-     * any more. Answers how many it deleted and whether a due digest is left for another turn.
+     * What a turn would do at `now` on the log as this process has committed it: decide at
+     * most DECIDE_CHUNK due ciphertexts from the retention cursor on, and name the digests
+     * whose bytes no entry needs any more. `size` is the log it was decided on.
      */
-    const retainTurn = (now: number) => (fence: LeaseFence) =>
-      lock.withPermits(1)(Effect.gen(function*() {
+    const plan = (now: number) =>
+      Effect.gen(function*() {
+        // Taken before the reads, which bring the projection at least this far (StateReader).
+        const size = (yield* sequencer.point).folded
+        const from = yield* projection.retained
+        const page = yield* elementsFrom<CiphertextRecord>(reader, ...CIPHERTEXTS, from, DECIDE_CHUNK)
+        const notDue = page.findIndex((record) => record.expiresAt > now)
+        const due = notDue === -1 ? page : page.slice(0, notDue)
+        const doomed = new Set<string>()
+        for (const record of due) {
+          if (!doomed.has(record.digest) && (yield* deletable(record, now))) doomed.add(record.digest)
+        }
+        return { size, from, decided: due.length, doomed: [...doomed] }
+      })
+
+    /**
+     * One turn of retention between two batches, under the lease `fence`: the deletes of
+     * `planned` if no leaf was committed since it was decided, else of a plan decided anew
+     * here, then the cursor moved past what was decided. Deciding first, outside the
+     * sequencer's turn, keeps the store reads of a turn from holding writes up; a leaf
+     * committed in between could name a doomed digest, so the plan then does not count.
+     * Answers how many digests it deleted and whether more may be due.
+     */
+    const retainTurn = (now: number, planned: Effect.Effect.Success<ReturnType<typeof plan>>) => (fence: LeaseFence) =>
+      Effect.gen(function*() {
         const size = yield* SubscriptionRef.get(writer.size)
         // Leaves this process did not write: it no longer sequences, though it has not yet
         // noticed (docs/protocol.md section 14). Its successor retains. This spares the
         // deletes when the deposition shows already; the fence below covers a successor
         // that takes the lease after this check.
-        if ((yield* store.size) !== size) return { deleted: 0, more: false }
-        yield* followTo(size)
-        const due = dueDigests(pending, now, DELETE_CHUNK)
-        if (due.length === 0) return { deleted: 0, more: false }
-        if ((yield* bodies.remove(due.map((key) => fromHex(key)!), fence)) === "superseded") {
+        if ((yield* log.size) !== size) return { deleted: 0, more: false }
+        const unmoved = planned.size === size && (yield* sequencer.point).folded === size
+        const { from, decided, doomed } = unmoved ? planned : yield* plan(now)
+        if (decided === 0) return { deleted: 0, more: false }
+        if (doomed.length > 0 && (yield* bodies.remove(doomed.map((digest) => decodeU64(digest)!), fence)) === "superseded") {
           yield* Effect.logWarning(
-            `retention stopped: a later sequencing lease exists (this one's epoch is ${fence.epoch}), so the ${due.length} digests due are left to the new sequencer`
+            `retention stopped: a later sequencing lease exists (this one's epoch is ${fence.epoch}), so the ${doomed.length} digests due are left to the new sequencer`
           )
           return { deleted: 0, more: false }
         }
-        // Out only once deleted: what a failed remove leaves, the next run deletes.
-        for (const key of due) pending.delete(key)
-        return { deleted: due.length, more: dueDigests(pending, now, 1).length > 0 }
-      }))
+        // Moved only once deleted: what a failed remove leaves, the next turn decides again.
+        yield* projection.retain(from + decided)
+        return { deleted: doomed.length, more: decided === DECIDE_CHUNK }
+      })
 
     const expireNow = Effect.gen(function*() {
       const now = yield* clock.nowMillis
-      yield* countExpired(now)
+      yield* countExpired(now).pipe(
+        Effect.catchAll((error) => Effect.logWarning("the ciphertext budget could not count what expired; it tries again", error))
+      )
       let deleted = 0
       while (true) {
-        const turn = yield* sequencer.betweenBatches(retainTurn(now))
+        // Only the process that sequences decides: the others would read for nothing.
+        if (!(yield* SubscriptionRef.get(leading))) return deleted
+        const turn = yield* sequencer.betweenBatches(retainTurn(now, yield* plan(now)))
         if (Option.isNone(turn)) return deleted
         deleted += turn.value.deleted
         if (!turn.value.more) return deleted
       }
     }).pipe(
-      // What a failed turn did not delete, the next run deletes: it is still pending.
+      // What a failed turn did not delete, the next run decides again: the cursor stayed.
       Effect.catchAll((error) => Effect.as(Effect.logWarning("retention could not delete expired ciphertext; it tries again", error), 0))
     )
 
-    yield* follow(yield* SubscriptionRef.get(writer.size))
-    yield* Effect.forkScoped(writer.size.changes.pipe(Stream.runForEach((size) => follow(size).pipe(Effect.orElse(() => Effect.void)))))
+    // The budget's cursor at start: a binary search, whatever the log's length. A store that
+    // cannot be read yet (a full disk) leaves the budget counting every ciphertext until
+    // the first run that can.
+    yield* totalBytes
+    yield* countExpired(yield* clock.nowMillis).pipe(
+      Effect.catchAll((error) => Effect.logWarning("the ciphertext budget could not be read at start; it counts every ciphertext until it can", error))
+    )
     // Retention runs at start and every minute, and at once when this process comes to
     // sequence the log (which a start is followed by); expiry itself is exact to the
     // millisecond in body status.
@@ -208,11 +249,11 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
           deleted === 0 ? Effect.void : Effect.logInfo(`retention removed the bytes of ${deleted} expired ciphertext bodies`).pipe(Effect.annotateLogs({ bodies: deleted }))))
     ))
 
+    const liveBytes = Effect.map(totalBytes, (bytes) => bytes - (counted?.bytes ?? 0))
     return {
-      entriesNaming: (digest) => Effect.sync(() => naming.get(keyOf(digest))?.entries ?? []),
-      liveBytes: Effect.sync(() => live),
-      fits: (size) => Effect.sync(() => live + size <= config.ciphertextBudgetBytes),
-      exhausted: Effect.sync(() => live + 1024 > config.ciphertextBudgetBytes),
+      liveBytes,
+      fits: (size) => Effect.map(liveBytes, (live) => live + size <= config.ciphertextBudgetBytes),
+      exhausted: Effect.map(liveBytes, (live) => live + 1024 > config.ciphertextBudgetBytes),
       expireNow
     }
   }))

@@ -13,13 +13,13 @@
 //
 // The summary: all the entries naming a digest decide this through one number, the time
 // their bytes are needed until (the latest expiry among them, Infinity once one never
-// expires). It is folded one entry at a time as the log is read (neededUntilWith), so
-// retention decides a digest in O(1) however often its bytes were written. It stays right
+// expires). It is folded one entry at a time (neededUntilWith). It stays right
 // for good because an entry's expiry never changes once it is logged: expiresUnder depends
 // only on the entry's type (its body rule, fixed in the registry), its `logged` time (in the
 // leaf) and retention_days, which is leaf 0's term for the log's whole life (docs/spec/service.md
 // "Policy": a policy change does not touch it). Leaves are never removed, so the fold only
-// ever takes entries in, and max never has to be undone.
+// ever takes entries in, and max never has to be undone. Retention reads a digest's entries
+// newest first and stops as soon as the verdict cannot change (NamingScan below).
 
 import { expiresUnder, type BodyEntry } from "./bodyStatus.js"
 
@@ -37,28 +37,33 @@ export const neededUntilWith = (until: number, entry: Pick<BodyEntry, "type" | "
 export const mayDelete = (until: number, now: number): boolean => until !== NOT_NAMED && now >= until
 
 /**
- * Keeps retention's work list `pending` (digest to summary) in order of its summaries when
- * a digest's summary changes to `until`: the digest moves to the end, or leaves for good
- * once `until` is Infinity. In order because a finite summary is the expiry of the digest's
- * latest ciphertext and `logged` never goes backwards (write/decide.ts): the digest just
- * changed is the latest to come due. The one mutation here: the list lives for the
- * process's life and is updated per leaf read.
+ * Where retention's look at one expired ciphertext stands as it reads the entries naming
+ * the ciphertext's digest, newest first (app/BodyLedger.ts). Only the digest's newest entry
+ * decides: when that is the ciphertext itself, it is the digest's latest ciphertext (so the
+ * latest expiry among them) and the digest's bytes may go iff no entry names them for good
+ * (the summary of all the entries is due); when a later entry names the digest, that one
+ * decides, once it is due (a public entry never is). So each digest is decided once per
+ * expiry of its latest ciphertext, however often its bytes were written, and an entry that
+ * does not decide costs one entry read.
  */
-export const notePending = <D>(pending: Map<D, number>, digest: D, until: number): void => {
-  pending.delete(digest)
-  if (until !== Infinity) pending.set(digest, until)
+export interface NamingScan {
+  /** Whether the ciphertext is the newest entry naming its digest; undefined before the first entry read. */
+  readonly decides: boolean | undefined
+  /** The summary of the entries read so far. */
+  readonly until: number
 }
 
-/**
- * The first (at most `max`) digests of `pending` whose bytes may be deleted at `now`.
- * `pending` is in order of its summaries (the ledger keeps it so: see BodyLedger), so the
- * first digest not yet due ends the answer and the rest is never looked at.
- */
-export const dueDigests = <D>(pending: Iterable<readonly [D, number]>, now: number, max: number): Array<D> => {
-  const due: Array<D> = []
-  for (const [digest, until] of pending) {
-    if (due.length >= max || !mayDelete(until, now)) break
-    due.push(digest)
-  }
-  return due
-}
+export const SCAN_START: NamingScan = { decides: undefined, until: NOT_NAMED }
+
+/** The scan for the ciphertext at leaf `index` with the next entry (newest first) read. */
+export const scanWith = (scan: NamingScan, entry: BodyEntry, index: number, retentionDays: number): NamingScan => ({
+  decides: scan.decides ?? entry.index === index,
+  until: neededUntilWith(scan.until, entry, retentionDays)
+})
+
+/** Whether reading more entries cannot change the verdict: the summary only grows. */
+export const scanSettled = (scan: NamingScan, now: number): boolean =>
+  scan.decides === false || (scan.decides === true && !mayDelete(scan.until, now))
+
+/** The verdict once every entry was read or the scan settled: whether the bytes may be deleted at `now`. */
+export const scanDeletes = (scan: NamingScan, now: number): boolean => scan.decides === true && mayDelete(scan.until, now)

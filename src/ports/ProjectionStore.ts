@@ -30,7 +30,10 @@
 //     given, at most `limit`, with the list's length;
 //   - directory pages names in claim order after `after` (a claim index, exclusive), only
 //     names containing `part` when given, at most `limit`, and says whether more match;
-//   - reset empties the store (folded 0, no last leaf): the start of a rebuild;
+//   - retained answers where retention stands in the list of ciphertext (0 for a new
+//     store), retain(position) records a position there and never moves it back (two
+//     nodes' turns may end in either order);
+//   - reset empties the store (folded 0, no last leaf, retained 0): the start of a rebuild;
 //   - a durable adapter answers the same after a reopen.
 
 import type { Effect } from "effect"
@@ -102,6 +105,15 @@ export class ProjectionStore extends Context.Tag("aics/ProjectionStore")<Project
    * one index seek each, so a few of them cost the same at any size.
    */
   readonly listKeys: (area: ListAreaName, query: { readonly after?: string | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<string>, StorageError>
-  /** Empties the store: folded 0, no rows. */
+  /**
+   * Where retention stands (app/BodyLedger.ts): the position in the `ciphertexts` list
+   * below which every ciphertext has been decided (its bytes deleted, or kept for an entry
+   * that names them later). Beside `folded`, so a restart or the node that sequences next
+   * goes on from there instead of walking the log's ciphertext again.
+   */
+  readonly retained: Effect.Effect<number, StorageError>
+  /** Records that retention has decided every ciphertext below `position`; never moves it back. */
+  readonly retain: (position: number) => Effect.Effect<void, StorageError>
+  /** Empties the store: folded 0, no rows, retained 0. */
   readonly reset: Effect.Effect<void, StorageError>
 }>() {}

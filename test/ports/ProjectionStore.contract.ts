@@ -163,6 +163,50 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
         }))
       }))
 
+    it.scoped("keeps where retention stands, never moving it back, across a reopen and until a reset", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.retained).toBe(0)
+          yield* store.retain(3)
+          expect(yield* store.retained).toBe(3)
+          // A turn that ends later but went less far (another node's) leaves the further position.
+          yield* store.retain(2)
+          expect(yield* store.retained).toBe(3)
+          yield* store.retain(12)
+          // A fold step does not touch it.
+          expect(yield* store.commit(step(0, 2, [claimed("alice", 1)]))).toBe(true)
+        }))
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.retained).toBe(12)
+          expect((yield* store.rows([{ area: "names", key: "alice" }])).names).toEqual([claimed("alice", 1)])
+          yield* store.reset
+          expect(yield* store.retained).toBe(0)
+          yield* store.retain(1)
+          expect(yield* store.retained).toBe(1)
+        }))
+      }))
+
+    it.scoped("pages the ciphertext list and the entries naming a digest like every list", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        const ciphertexts = [
+          { index: 3, digest: "d1", expiresAt: 7_776_003_000, size: 10, before: 0 },
+          { index: 5, digest: "d2", expiresAt: 7_776_005_000, size: 20, before: 10 }
+        ]
+        const naming = [{ index: 3, type: "capsule", logged: 3000 }, { index: 4, type: "post", logged: 4000 }]
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.commit(step(0, 6, [], {
+            appends: [{ area: "ciphertexts", key: "", elements: ciphertexts }, { area: "bodyNaming", key: "d1", elements: naming }]
+          }))).toBe(true)
+        }))
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.list("ciphertexts", "", { before: 1, limit: 1 })).toEqual({ length: 2, elements: [{ n: 0, value: ciphertexts[0] }] })
+          expect((yield* store.list("bodyNaming", "d1", { limit: 10 })).elements.map((e) => e.value)).toEqual([...naming].reverse())
+          expect(yield* store.list("bodyNaming", "d2", { limit: 10 })).toEqual({ length: 0, elements: [] })
+        }))
+      }))
+
     it.scoped("writes and deletes rows, appends to lists after their last element, pages them newest first, keeps the resident parts", () =>
       Effect.gen(function*() {
         const layer = yield* adapter.fresh

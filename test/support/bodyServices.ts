@@ -1,9 +1,10 @@
 // The app's body services (Bodies, BodyLedger and the Sequencer, LogWriter and projection
 // they rest on) over in-memory stores and a clock the test moves, for tests of retention and body
 // status. The stores, the coordination, the clock and the configuration are what several
-// processes of one deployment share (docs/protocol.md section 14); each process has its own
-// writer, role, sequencer, ledger and projection store (each folds the shared log), so a
-// test can run one or several over the same stores.
+// processes of one deployment share (docs/protocol.md section 14), the projection store
+// included (as PostgreSQL nodes share its tables: retention's cursor is kept there); each
+// process has its own writer, role, sequencer, projection service and ledger, so a test can
+// run one or several over the same stores.
 
 import { Context, Effect, Either, Layer, Option, Stream, SubscriptionRef } from "effect"
 import { expect } from "vitest"
@@ -77,7 +78,6 @@ export const bodyServices = (log: PureLog) => {
     Layer.provideMerge(BodyLedger.layer),
     Layer.provideMerge(StateReader.layer),
     Layer.provideMerge(Projection.layer),
-    Layer.provideMerge(MemoryProjectionStoreLive),
     Layer.provideMerge(Sequencer.layer),
     Layer.provideMerge(charter),
     Layer.provideMerge(LogWriter.layer),

@@ -23,6 +23,7 @@ export const makeMemoryProjectionStore = (): typeof ProjectionStore.Service => {
   let names = new Map<string, NameRecord>()
   let rows = new Map<string, StoredRow>()
   let lists = new Map<string, Array<string>>()
+  let retained = 0
 
   const rowsOfArea = (area: string) => [...rows.values()].filter((row) => row.area === area)
 
@@ -88,7 +89,10 @@ export const makeMemoryProjectionStore = (): typeof ProjectionStore.Service => {
           .filter((key) => after === undefined || key > after)
           .sort(byCodePoint)
           .slice(0, limit)),
+    retained: Effect.sync(() => retained),
+    retain: (position) => Effect.sync(() => void (retained = Math.max(retained, position))),
     reset: Effect.sync(() => {
+      retained = 0
       folded = 0
       lastLeaf = null
       names = new Map()

@@ -20,7 +20,7 @@ import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import type { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
-import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, KEYS_PER_SELECT, listId, RESIDENT_AREA, residentOfRows, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, KEYS_PER_SELECT, listId, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
 import { HELD_EPOCH_IDLE_LIMIT_MS } from "./leaseEpoch.js"
 import { storage, toBytes, toNumber, transact } from "./pgValues.js"
 
@@ -121,6 +121,16 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
           }
           return keys
         }).pipe(storage("read list keys")),
+      retained: sql<{ value: string }>`SELECT value FROM aics_state_rows WHERE area = ${RETENTION_AREA} AND key = ${RETENTION_KEY}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? 0 : Number(rows[0].value))),
+        storage("read retention cursor")
+      ),
+      // Every node's retention writes here; only a later position wins, so two turns ending
+      // in either order leave the further one.
+      retain: (position) =>
+        sql`INSERT INTO aics_state_rows (area, key, value) VALUES (${RETENTION_AREA}, ${RETENTION_KEY}, ${String(position)})
+          ON CONFLICT (area, key) DO UPDATE SET value = EXCLUDED.value
+          WHERE EXCLUDED.value::bigint > aics_state_rows.value::bigint`.pipe(Effect.asVoid, storage("write retention cursor")),
       directory: ({ part, after, limit }) => {
         const from = after ?? -1
         const page = (rows: ReadonlyArray<NameRow>) => ({

@@ -3,7 +3,9 @@
 //
 //   state rows  (area, key) -> value       the map areas (domain/write/stateAreas.ts), plus
 //                                          area "resident" (counters, service, governance,
-//                                          tasks) and area "activity" (actor -> latest leaf)
+//                                          tasks), area "activity" (actor -> latest leaf)
+//                                          and area "retention" (key "cursor": where
+//                                          retention stands, decimal text)
 //   state lists (area, key, n) -> value    the list areas, n = 0 for the first element
 //
 // Values are stateJson text. Names are in their own table (nameRows.ts).
@@ -15,6 +17,9 @@ import { stateJson, stateOfJson } from "./stateJson.js"
 
 export const RESIDENT_AREA = "resident"
 export const ACTIVITY_AREA = "activity"
+/** The row of where retention stands (ProjectionStore.retained): not a fold of the leaves, so no commit writes it. */
+export const RETENTION_AREA = "retention"
+export const RETENTION_KEY = "cursor"
 
 export type StoredRow = {
   readonly area: string

@@ -32,7 +32,7 @@ import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
-import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, KEYS_PER_SELECT, listId, RESIDENT_AREA, residentOfRows, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, KEYS_PER_SELECT, listId, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
 
 const SCHEMA = [
   // Exclusive locking before WAL is first used: the WAL index then lives in this process's
@@ -209,6 +209,14 @@ const storeOnClient = Effect.gen(function*() {
         }
         return keys
       }).pipe(storage("read list keys")),
+    retained: sql<{ value: string }>`SELECT value FROM state_rows WHERE area = ${RETENTION_AREA} AND key = ${RETENTION_KEY}`.pipe(
+      Effect.map((rows) => (rows[0] === undefined ? 0 : Number(rows[0].value))),
+      storage("read retention cursor")
+    ),
+    retain: (position) =>
+      sql`INSERT INTO state_rows (area, key, value) VALUES (${RETENTION_AREA}, ${RETENTION_KEY}, ${String(position)})
+        ON CONFLICT (area, key) DO UPDATE SET value = excluded.value
+        WHERE CAST(excluded.value AS INTEGER) > CAST(state_rows.value AS INTEGER)`.pipe(Effect.asVoid, storage("write retention cursor")),
     directory: ({ part, after, limit }) => {
       const from = after ?? -1
       const rows = part === undefined || part === ""

@@ -10,9 +10,11 @@ import { decodeEnvelope, type Envelope } from "../envelope/envelope.js"
 import { envelopeHash } from "../envelope/hash.js"
 import { bodyRuleOf, signerOf, type EntryRule } from "../entries/entryRule.js"
 import { entryRuleOf } from "../entries/registry.js"
+import { bodyReference } from "../bodyReference.js"
+import { expiresUnder } from "../bodyStatus.js"
 import { boundNameOf } from "../identity/bindings.js"
 import { activityOf, recordActivity } from "../telemetry/activity.js"
-import { keyRecordOf, type LogState } from "./logState.js"
+import { appendAt, keyRecordOf, type LogState } from "./logState.js"
 
 export interface AcceptedEntry {
   readonly rule: EntryRule<any>
@@ -28,7 +30,7 @@ export const applyEntry = (state: LogState, entry: AcceptedEntry): LogState => {
   const body = bodyRuleOf(entry.rule, entry.payload)
   const key = keyRecordOf(state, entry.envelope.kid)
   const chained: LogState = {
-    ...state,
+    ...namingBody(state, entry, body.kind === "none" ? undefined : (entry.payload as Record<string, string>)[body.hashMember]!),
     size: entry.index + 1,
     lastLogged: Math.max(state.lastLogged, entry.logged),
     chains: HashMap.set(state.chains, entry.envelope.kid, {
@@ -65,6 +67,25 @@ export const applyEntry = (state: LogState, entry: AcceptedEntry): LogState => {
   return actor === undefined
     ? applied
     : { ...applied, activity: recordActivity(applied.activity, { ...actor, index: entry.index, logged: entry.logged, type: entry.rule.type }) }
+}
+
+/**
+ * The state with the entry's off-leaf body (U64 `digest`, when it names one) noted for
+ * bodies fetched by digest and, for ciphertext, for the budget and retention: the entries
+ * naming each digest, and the ciphertext in log order with the bytes before it.
+ */
+const namingBody = (state: LogState, entry: AcceptedEntry, digest: string | undefined): LogState => {
+  if (digest === undefined) return state
+  const named = { index: entry.index, type: entry.rule.type, logged: entry.logged }
+  const withNaming = { ...state, bodyNaming: appendAt(state.bodyNaming, digest, named) }
+  const expiresAt = state.service === undefined ? null : expiresUnder(named, state.service.retentionDays)
+  if (expiresAt === null) return withNaming
+  const size = bodyReference(entry.payload as Record<string, unknown>)?.size ?? 0
+  return {
+    ...withNaming,
+    ciphertexts: Chunk.append(state.ciphertexts, { index: entry.index, digest, expiresAt, size, before: state.ciphertextBytes }),
+    ciphertextBytes: state.ciphertextBytes + size
+  }
 }
 
 /** A leaf in the log that cannot be folded: the log holds something no rule accepts. */

@@ -10,6 +10,7 @@
 // pure values. Nothing here grows by copying an array.
 
 import { Chunk, HashMap, HashSet, Option } from "effect"
+import type { BodyEntry } from "../bodyStatus.js"
 import type { ForumState } from "../forum/polls.js"
 import type { FreezeState } from "../governance/freeze.js"
 import type { PolicyRecord } from "../governance/policyTiming.js"
@@ -171,6 +172,22 @@ export interface ServiceKeys {
   readonly retentionIndex: number
 }
 
+/**
+ * A DM's or a capsule's ciphertext, in log order, which is the order of expiry (`logged`
+ * never goes backwards and retention_days is leaf 0's term): what the ciphertext budget
+ * counts and what retention walks (app/BodyLedger.ts).
+ */
+export interface CiphertextRecord {
+  /** The leaf, and the U64 digest of the ciphertext it names. */
+  readonly index: number
+  readonly digest: string
+  /** Unix ms from which the ciphertext is expired (bodyStatus.ts expiresUnder). */
+  readonly expiresAt: number
+  /** Its declared size, and the bytes of all the ciphertext before it in the log. */
+  readonly size: number
+  readonly before: number
+}
+
 export interface LogState {
   /** Leaves applied: the index the next leaf gets. */
   readonly size: number
@@ -198,6 +215,11 @@ export interface LogState {
   readonly capsulesByOwner: HashMap.HashMap<string, Chunk.Chunk<string>>
   /** Leaf -> U64 digest of the off-leaf body it names (what a tombstone can hide). */
   readonly bodies: HashMap.HashMap<number, string>
+  /** U64 digest -> every entry naming that body, log order (a body fetched by digest). */
+  readonly bodyNaming: HashMap.HashMap<string, Chunk.Chunk<BodyEntry>>
+  /** Every ciphertext leaf, log order, and the bytes of them all (the budget's total). */
+  readonly ciphertexts: Chunk.Chunk<CiphertextRecord>
+  readonly ciphertextBytes: number
   readonly governance: GovernanceState
   readonly forum: ForumState
   readonly sup: SupState
@@ -229,6 +251,9 @@ export const emptyLogState: LogState = {
   capsules: HashMap.empty(),
   capsulesByOwner: HashMap.empty(),
   bodies: HashMap.empty(),
+  bodyNaming: HashMap.empty(),
+  ciphertexts: Chunk.empty(),
+  ciphertextBytes: 0,
   governance: {
     freeze: { frozenIndex: null, events: Chunk.empty() },
     suspensions: HashMap.empty(),

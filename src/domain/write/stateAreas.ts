@@ -29,7 +29,7 @@ import type { LogState } from "./logState.js"
  * state.db) is not read as this one: the start rebuilds it from the log
  * (app/projectionStart.ts). Raise it whenever an area is added, removed or changes shape.
  */
-export const STATE_LAYOUT = 3
+export const STATE_LAYOUT = 4
 
 /** A key as stored: map keys that are leaf indexes are stored as their decimal text. */
 export type StoredKey = string
@@ -106,12 +106,14 @@ const LIST_MAPS = {
   inboxes: { get: (s: LogState) => s.inboxes },
   capsulesByOwner: { get: (s: LogState) => s.capsulesByOwner },
   channelPosts: { get: (s: LogState) => s.forum.channelPosts },
-  channelPolls: { get: (s: LogState) => s.forum.channelPolls }
+  channelPolls: { get: (s: LogState) => s.forum.channelPolls },
+  bodyNaming: { get: (s: LogState) => s.bodyNaming }
 } as const
 
 const LIST_SEQUENCES = {
   postOrder: { get: (s: LogState) => s.forum.postOrder },
-  pollOrder: { get: (s: LogState) => s.forum.pollOrder }
+  pollOrder: { get: (s: LogState) => s.forum.pollOrder },
+  ciphertexts: { get: (s: LogState) => s.ciphertexts }
 } as const
 
 export type ListAreaName = NestedListArea | keyof typeof LIST_MAPS | keyof typeof LIST_SEQUENCES

@@ -22,6 +22,8 @@ export interface StateCounters {
   readonly creditedTotal: number
   readonly spentTotal: number
   readonly contributionsCredited: number
+  /** Bytes of every ciphertext the log holds, expired or not (LogState.ciphertextBytes). */
+  readonly ciphertextBytes: number
   /** What the service statistics count (stats/usageTallies.ts). */
   readonly tallies: UsageTallies
 }
@@ -59,6 +61,7 @@ export const residentOf = (state: LogState): ResidentState => ({
     creditedTotal: state.sup.creditedTotal,
     spentTotal: state.sup.spentTotal,
     contributionsCredited: state.sup.contributionsCredited,
+    ciphertextBytes: state.ciphertextBytes,
     tallies: state.tallies
   },
   service: state.service,
@@ -80,6 +83,8 @@ export const sliceOfResident = (resident: ResidentState): LogState => ({
   tasks: resident.tasks,
   activity: resident.activity,
   tallies: resident.counters.tallies,
+  // A store written before the counter existed has another layout: it is rebuilt.
+  ciphertextBytes: resident.counters.ciphertextBytes,
   sup: {
     ...emptyLogState.sup,
     creditedTotal: resident.counters.creditedTotal,

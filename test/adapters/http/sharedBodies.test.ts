@@ -6,10 +6,13 @@
 // retention must not take those bytes from the post or the charter (whose loss would stop
 // the next start). The service's clock cannot be moved, so the capsules are written
 // straight into the stopped service's stores, logged 91 days back: on the next start they
-// are expired and retention runs as soon as a process sequences.
+// are expired and retention runs as soon as a process sequences. Where retention stands is
+// kept in the projection store (state.db, or the shared tables on PostgreSQL: app/BodyLedger.ts),
+// so a restart, or the node that takes over, goes on from there; a rebuilt state.db
+// decides again from the log alone, the same way.
 
 import { Effect, Exit, Layer, Option, Scope } from "effect"
-import { readFile } from "node:fs/promises"
+import { readFile, rm } from "node:fs/promises"
 import { join } from "node:path"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { afterAll, describe, expect, it } from "vitest"
@@ -17,12 +20,15 @@ import { NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { PgBodyStoreLive } from "../../../src/adapters/pg/PgBodyStore.js"
 import { PgCoordinationLive } from "../../../src/adapters/pg/PgCoordination.js"
 import { PgLogStoreLive } from "../../../src/adapters/pg/PgLogStore.js"
+import { PgProjectionStoreLive } from "../../../src/adapters/pg/PgProjectionStore.js"
 import { PgDatabaseLive } from "../../../src/adapters/pg/PgStorage.js"
+import { SqliteProjectionStoreLive } from "../../../src/adapters/sqlite/SqliteProjectionStore.js"
 import { DAY_MS } from "../../../src/domain/bodyStatus.js"
 import { BodyStore } from "../../../src/ports/BodyStore.js"
 import type { Coordination } from "../../../src/ports/Coordination.js"
 import type { Crypto } from "../../../src/ports/Crypto.js"
 import type { LogStore } from "../../../src/ports/LogStore.js"
+import { ProjectionStore } from "../../../src/ports/ProjectionStore.js"
 import { accepted, envelopeFor, makeAgent } from "../../support/agents.js"
 import { copyKeys, leaderOf, SEQUENCING_LINE, startNode, type Node } from "../../support/nodes.js"
 import { OutsideAgent, u64, utf8, type Log } from "../../support/outsideAgent.js"
@@ -98,6 +104,10 @@ const held = (storage: Storage, ...bodies: ReadonlyArray<Uint8Array>) =>
       Effect.provide(NodeCryptoLive)
     )))
 
+/** Where retention stands in the stopped service's projection store: how many of the log's ciphertexts it has decided. */
+const retentionCursor = (projection: Layer.Layer<ProjectionStore, unknown>) =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(ProjectionStore, (store) => store.retained).pipe(Effect.provide(projection))))
+
 /** What any node answers once the capsules expired: the post's body, the charter; the lone capsule gone. */
 const expectSharedBytesKept = async (server: RunningServer, postIndex: number, capsuleIndex: number, charterDocument: Uint8Array) => {
   const get = (path: string) => fetch(`${server.baseUrl}${path}`)
@@ -123,7 +133,7 @@ const expectSharedBytesKept = async (server: RunningServer, postIndex: number, c
 }
 
 describe("bytes that a public entry and an expired capsule both name, on the filesystem", () => {
-  it("stay for the post and the charter, through retention and a restart that rebuilds the ledger from the log", async () => {
+  it("stay for the post and the charter, through retention, a restart that goes on from where it stood, and a rebuilt state.db", async () => {
     const dataDir = await tempDataDir()
     const storage = fsStorage(dataDir)
     const first = await startServer({ dataDir })
@@ -140,17 +150,31 @@ describe("bytes that a public entry and an expired capsule both name, on the fil
     await second.stop()
     expect(await held(storage, POST_TEXT, charterDocument, CONTROL)).toEqual([true, true, false])
 
-    // The start checks that the body store holds the charter document. Retention, its
-    // progress lost with the process, decides again from the log alone, and the same way.
+    // Retention decided the three capsules, and state.db says so.
+    const stateDb = join(dataDir, "state.db")
+    expect(await retentionCursor(SqliteProjectionStoreLive(stateDb))).toBe(3)
+
+    // The start checks that the body store holds the charter document. Retention goes on
+    // after the three capsules, and every body answers as before the restart.
     const third = await startServer({ dataDir })
     started.push(third)
-    expect(await retained(third)).toBe(1)
     await expectSharedBytesKept(third, postIndex, capsuleIndex, charterDocument)
-  }, 90_000)
+    await third.stop()
+    expect(await retentionCursor(SqliteProjectionStoreLive(stateDb))).toBe(3)
+
+    // Without state.db the start rebuilds it from the log, and retention decides again
+    // from the log alone, the same way.
+    for (const suffix of ["", "-wal", "-shm"]) await rm(`${stateDb}${suffix}`, { force: true })
+    const fourth = await startServer({ dataDir })
+    started.push(fourth)
+    expect(await retained(fourth)).toBe(1)
+    await expectSharedBytesKept(fourth, postIndex, capsuleIndex, charterDocument)
+    expect(await held(storage, POST_TEXT, charterDocument, CONTROL)).toEqual([true, true, false])
+  }, 120_000)
 })
 
 describe.skipIf(!db.multiSession)("bytes that a public entry and an expired capsule both name, on two nodes", () => {
-  it("are kept by the sequencing node's retention, and by its successor's after a SIGKILL", async () => {
+  it("are kept by the sequencing node's retention, whose successor after a SIGKILL goes on from where it stood", async () => {
     const url = await Effect.runPromise(Scope.extend(db.freshSchema, scope))
     const storage: Storage = Layer.mergeAll(PgLogStoreLive, PgBodyStoreLive, PgCoordinationLive(url)).pipe(
       Layer.provideMerge(PgDatabaseLive(url, { maxConnections: db.maxConnections })),
@@ -176,11 +200,14 @@ describe.skipIf(!db.multiSession)("bytes that a public entry and an expired caps
     // The other node serves the same, and deletes nothing itself.
     await expectSharedBytesKept(follower, postIndex, capsuleIndex, charterDocument)
     expect(RETENTION_LINE.test(follower.output())).toBe(false)
+    // Where retention stands is in the tables both nodes share.
+    const projection = PgProjectionStoreLive.pipe(Layer.provide(PgDatabaseLive(url, { maxConnections: 1 })))
+    expect(await retentionCursor(projection)).toBe(3)
 
     await leader.kill()
     await lineOf(follower, new RegExp(SEQUENCING_LINE))
-    expect(await retained(follower)).toBe(1)
     await expectSharedBytesKept(follower, postIndex, capsuleIndex, charterDocument)
+    expect(await retentionCursor(projection)).toBe(3)
     expect(await held(storage, POST_TEXT, charterDocument, CONTROL)).toEqual([true, true, false])
   }, 90_000)
 })
