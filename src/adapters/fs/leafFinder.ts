@@ -96,7 +96,7 @@ export const openLeafFinder = (
       Effect.tap(() => {
         if (!failing) return Effect.void
         failing = false
-        return Effect.logWarning(`leaf index: indexing again, up to leaf ${indexed}`)
+        return Effect.logInfo(`leaf index: indexing again, up to leaf ${indexed}`)
       }),
       Effect.catchAll((error) => {
         if (failing) return Effect.void
