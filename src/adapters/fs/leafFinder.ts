@@ -18,12 +18,15 @@
 //     file: after a clean close nothing, after a crash the few batches the indexer had not
 //     reached, after the sidecar was lost the whole log (said loudly);
 //   - then new leaves are indexed by a fiber of their own, after the append that made them
-//     durable has returned: the append's caller does not wait for SQLite. Each wake-up
-//     indexes everything committed by then, in transactions of up to INDEX_CHUNK leaves. A
-//     lookup meanwhile asks the sidecar for leaves below `indexed` and scans the unindexed
-//     tail [indexed, size) in the hashes file (a batch or two, still in the page cache), so
-//     findLeaf sees a leaf from the moment its append returns. Should indexing fail (a full
-//     disk), it says so once, the tail stays scanned, and the next append retries.
+//     durable has returned: the append's caller does not wait for SQLite. Woken by an
+//     append, it lets leaves gather for INDEX_LINGER, then indexes everything committed by
+//     then, in transactions of up to INDEX_CHUNK leaves. A lookup meanwhile asks the sidecar
+//     for leaves below `indexed` and scans the unindexed tail [indexed, size) in the hashes
+//     file (a quarter second of leaves, still in the page cache), so findLeaf sees a leaf
+//     from the moment its append returns. Should indexing fail (a full disk), it says so
+//     once, the tail stays scanned, and the next append retries.
+// This is safe off the append's path because nothing depends on the index being current:
+// it only ever lags the log, and what it lacks is read from the log itself.
 
 import type { FileHandle } from "node:fs/promises"
 import { join } from "node:path"
@@ -39,6 +42,15 @@ import { LEAF_INDEX_FILE, leafPrefix, type LeafSidecar, openLeafSidecar } from "
 
 /** Leaves per indexing transaction and per read of the tail (4096 leaf hashes: ~256 KiB read). */
 const INDEX_CHUNK = 4096
+
+/**
+ * How long the indexer lets committed leaves gather before it indexes them (unless a whole
+ * INDEX_CHUNK is waiting). The leaf hashes are random, so each leaf's row lands on a page of
+ * its own, and every transaction also rewrites the B-tree's inner pages and the count's
+ * page: one transaction per quarter second instead of one per batch writes those once for
+ * many batches. findLeaf scans what waits, a quarter second of leaves.
+ */
+const INDEX_LINGER = "250 millis"
 
 export interface LeafFinder {
   /** The first leaf below `size` with this leaf hash. */
@@ -66,16 +78,23 @@ export const openLeafFinder = (
         return held ? undefined : `it lacks leaf ${last} of this log`
       }))
 
-    yield* sidecar.clamp(committedSize())
-    let indexed = yield* sidecar.indexed
+    // Written only when the sidecar claims more than the log holds; should that fail (a full
+    // disk), the count in memory is cut all the same and indexing waits for a restart.
+    yield* sidecar.clamp(committedSize()).pipe(Effect.catchAll((error) =>
+      Effect.logError(`leaf index: cannot cut its count back to the log's ${committedSize()} leaves (${error.detail})`)))
+    let indexed = Math.min(yield* sidecar.indexed, committedSize())
 
     /** Indexes leaves [indexed, target) in transactions of INDEX_CHUNK; one runs at a time. */
     const catchUp = (target: number) =>
       Effect.gen(function*() {
         while (indexed < target) {
           const to = Math.min(target, indexed + INDEX_CHUNK)
-          yield* sidecar.record(indexed, yield* readLeafHashes(hashes, indexed, to))
-          indexed = to
+          const leafHashes = yield* readLeafHashes(hashes, indexed, to)
+          // The count in memory moves with the committed one, even if the indexer is
+          // interrupted (the store closing) as the transaction commits.
+          yield* Effect.uninterruptible(Effect.tap(sidecar.record(indexed, leafHashes), () => {
+            indexed = to
+          }))
         }
       })
 
@@ -92,7 +111,8 @@ export const openLeafFinder = (
     // The indexer. A sliding queue of one: wake-ups while it works fold into one more round.
     const wakeUps = yield* Queue.sliding<void>(1)
     let failing = false
-    const round = Effect.suspend(() => catchUp(committedSize())).pipe(
+    const round = Effect.suspend(() => (committedSize() - indexed >= INDEX_CHUNK ? Effect.void : Effect.sleep(INDEX_LINGER))).pipe(
+      Effect.zipRight(Effect.suspend(() => catchUp(committedSize()))),
       Effect.tap(() => {
         if (!failing) return Effect.void
         failing = false

@@ -229,7 +229,7 @@ describe("the leaf finder", () => {
       // After a wake-up the indexer takes the tail into the sidecar: a lookup then reads
       // the one stored hash it confirms, no tail.
       finder.wake()
-      yield* Effect.sleep("300 millis")
+      yield* Effect.sleep("1 second")
       reads.length = 0
       expect(yield* finder.find(hasher.leafHash(model.entries[4000]!), size)).toEqual(Option.some(4000))
       expect(reads).toEqual([{ position: HASH_SIZE * storedHashIndex(0, 4000), length: HASH_SIZE }])
