@@ -4,8 +4,9 @@
 // Opening runs recovery (logRecovery.ts): the files may disagree after a crash, but only
 // in the group of leaves that was being written, and recovery settles them on the longest
 // prefix of whole, verified leaves, which contains every acknowledged batch. Its cost is
-// bounded by MAX_UNSYNCED_LEAVES, not by the size of the log. Then it loads the findLeaf
-// index from the leaf hashes (loadLeafIndex.ts).
+// bounded by MAX_UNSYNCED_LEAVES, not by the size of the log. Then it opens the findLeaf
+// index, a SQLite file beside the three (leafFinder.ts), and indexes the leaves it lacks:
+// the tail since it last caught up, not the log.
 //
 // append(start, leaves, fence):
 //   - refuses a batch that does not start at the committed size or is malformed
@@ -15,7 +16,8 @@
 //     per file, the three in parallel (logAppend.ts). Group commit across callers is the
 //     caller's job; it passes whole batches;
 //   - only after the last write moves the committed end, which makes the batch visible to
-//     reads and findLeaf, and returns. The last leaves appended are also kept in memory
+//     reads and findLeaf, wakes the leaf indexer (which indexes the batch after the append
+//     returned), and returns. The last leaves appended are also kept in memory
 //     (recentEntries.ts) for the readers that follow the writer.
 // Appends are serialized by a semaphore and are uninterruptible once started, so a write
 // never runs after its caller gave up, racing the next append at the same offset. If a
@@ -28,21 +30,18 @@
 // its lease is never lost to another process (src/ports/LogStore.ts).
 
 import { Effect, Layer, Option } from "effect"
-import { equal } from "../../domain/bytes.js"
 import { HASH_SIZE, makeTreeHasher, type Hash } from "../../domain/tlog/hasher.js"
-import { storedHashIndex } from "../../domain/tlog/storedHash.js"
 import { Crypto } from "../../ports/Crypto.js"
 import { LogStore, type AppendedLeaf } from "../../ports/LogStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { checkAppend } from "./appendCheck.js"
-import { readExactly } from "./fileIo.js"
+import { openLeafFinder } from "./leafFinder.js"
 import { writeGroup, type LogEnd } from "./logAppend.js"
 import { openLogFiles } from "./logFiles.js"
 import { MAX_UNSYNCED_LEAVES } from "./logLayout.js"
 import { readEntries, readHashes, readHashRange } from "./logReads.js"
 import { recoverLog } from "./logRecovery.js"
 import { makeRecentEntries } from "./recentEntries.js"
-import { loadLeafIndex } from "./loadLeafIndex.js"
 
 export const FsLogStoreLive = (directory: string): Layer.Layer<LogStore, StorageError, Crypto> =>
   Layer.scoped(
@@ -51,7 +50,7 @@ export const FsLogStoreLive = (directory: string): Layer.Layer<LogStore, Storage
       const hasher = makeTreeHasher((yield* Crypto).sha256)
       const files = yield* openLogFiles(directory)
       let committed: LogEnd = yield* recoverLog(files, hasher)
-      const index = yield* loadLeafIndex(files.hashes, committed.size)
+      const finder = yield* openLeafFinder(directory, files.hashes, () => committed.size)
       let unusable: StorageError | undefined
       const recent = makeRecentEntries()
 
@@ -70,11 +69,11 @@ export const FsLogStoreLive = (directory: string): Layer.Layer<LogStore, Storage
           for (let from = 0; from < leaves.length; from += MAX_UNSYNCED_LEAVES) {
             end = yield* writeGroup(files, end, leaves.slice(from, from + MAX_UNSYNCED_LEAVES))
           }
-          // Durable: publish the new end, then index the leaves (no read can run in
-          // between, and findLeaf ignores candidates beyond the end it saw anyway).
+          // Durable: publish the new end, then let the indexer index up to it (findLeaf
+          // scans what it has not indexed yet).
           const start = committed.size
           committed = end
-          leaves.forEach((leaf, i) => index.add(leaf.hashes[0]!, start + i))
+          finder.wake()
           recent.add(start, leaves.map((leaf) => leaf.bytes))
         })
 
@@ -98,16 +97,7 @@ export const FsLogStoreLive = (directory: string): Layer.Layer<LogStore, Storage
         })))
 
       const findLeaf = (leafHash: Hash) =>
-        Effect.gen(function*() {
-          if (leafHash.length !== HASH_SIZE) return Option.none<number>()
-          const size = committed.size
-          for (const candidate of index.candidates(leafHash)) {
-            if (candidate >= size) break
-            const stored = yield* readExactly(files.hashes, HASH_SIZE, HASH_SIZE * storedHashIndex(0, candidate), "hashes")
-            if (equal(stored, leafHash)) return Option.some(candidate)
-          }
-          return Option.none<number>()
-        })
+        Effect.suspend(() => (leafHash.length === HASH_SIZE ? finder.find(leafHash, committed.size) : Effect.succeed(Option.none<number>())))
 
       return LogStore.of({
         size: Effect.sync(() => committed.size),

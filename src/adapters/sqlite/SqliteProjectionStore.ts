@@ -33,6 +33,7 @@ import { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
 import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, KEYS_PER_SELECT, listId, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { sqliteErrors } from "./sqliteErrors.js"
 
 const SCHEMA = [
   // Exclusive locking before WAL is first used: the WAL index then lives in this process's
@@ -81,34 +82,7 @@ const SCHEMA = [
 /** The shortest part the trigram index answers. */
 const TRIGRAM = 3
 
-const storage = (operation: string) => <A, R>(effect: Effect.Effect<A, unknown, R>): Effect.Effect<A, StorageError, R> =>
-  Effect.mapError(effect, (error) =>
-    error instanceof StorageError ? error : new StorageError({ operation, detail: describe(error), cause: error }))
-
-const describe = (error: unknown): string => {
-  const inner = (error as { readonly cause?: unknown } | null)?.cause
-  const outer = error instanceof Error ? error.message : String(error)
-  // SQLite's own words for a full disk ("database or disk is full") do not say which.
-  const full = (inner as { readonly code?: unknown } | null)?.code === "SQLITE_FULL" ? " (state.db: no space left on device)" : ""
-  return inner instanceof Error ? `${outer}: ${inner.message}${full}` : outer
-}
-
-/**
- * Runs the effect in one transaction; any failure, including of COMMIT, is a StorageError.
- * @effect/sql dies when COMMIT or ROLLBACK fails (a full disk fails COMMIT in WAL mode), and
- * SQLite may then leave the transaction open: it is rolled back here, so the next one can
- * begin, and the store stays the fold of its first `folded` leaves.
- */
-const transact = <A, R>(sql: SqlClient.SqlClient, operation: string, effect: Effect.Effect<A, unknown, R>) =>
-  sql.withTransaction(effect).pipe(
-    Effect.catchAllDefect((defect) =>
-      Effect.zipRight(
-        Effect.ignore(sql.unsafe("ROLLBACK")),
-        Effect.fail(new StorageError({ operation, detail: `the transaction failed to end: ${describe(defect)}`, cause: defect }))
-      )
-    ),
-    storage(operation)
-  )
+const { describe, storage, transact } = sqliteErrors("state.db")
 
 const storeOnClient = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

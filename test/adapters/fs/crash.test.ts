@@ -12,7 +12,7 @@ import { it } from "@effect/vitest"
 import { mkdtemp, rm, stat } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { FsLogStoreLive } from "../../../src/adapters/fs/FsLogStore.js"
 import { MAX_UNSYNCED_LEAVES, recordSize } from "../../../src/adapters/fs/logLayout.js"
@@ -52,6 +52,13 @@ const runAndKill = async (dir: string, delayMs: number): Promise<ChildRun> => {
 const same = (a: Uint8Array, b: Uint8Array) =>
   Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
 
+const expectFound = (store: typeof LogStore.Service, model: LogModel, leaf: number) =>
+  Effect.gen(function*() {
+    const leafHash = hasher.leafHash(model.entries[leaf]!)
+    const found = yield* store.findLeaf(leafHash)
+    if (!(Option.isSome(found) && found.value === model.firstIndexOf(leafHash))) expect.fail(`findLeaf of leaf ${leaf}: ${JSON.stringify(found)}`)
+  })
+
 /**
  * Reopens the store in this process and checks it against the deterministic log, which the
  * model is extended to (the log never shrinks, so the model only grows); returns the size.
@@ -75,6 +82,9 @@ const checkStore = (dir: string, model: LogModel, atLeast: number) =>
     expect((yield* Effect.flip(store.readHashRange(0, total + 1)))._tag).toBe("StorageError")
     const stored = frontierRoot(hasher, frontierFromHashes(size, yield* store.readHashes(frontierIndexes(size))))
     expect(toHex(stored)).toBe(toHex(frontierRoot(hasher, model.frontier)))
+    // findLeaf through the leaf index on disk, whatever the kill left of it (leafFinder.ts).
+    for (let i = 0; i < size; i += Math.max(1, Math.floor(size / 50))) yield* expectFound(store, model, i)
+    if (size > 0) yield* expectFound(store, model, size - 1)
     return size
   }).pipe(
     Effect.provide(FsLogStoreLive(dir).pipe(Layer.provide(NodeCryptoLive))),
