@@ -319,8 +319,10 @@ describe("a consumer that stops reading", () => {
     await new Promise((r) => setTimeout(r, 1_500))
     const stalled = await rssOf(pid)
     // Past the stall time each is sent `dropped` and its response ended; reading now, the
-    // consumer finds what was buffered, then the dropped event, then the end.
-    await new Promise((r) => setTimeout(r, 2_500))
+    // consumer finds what was buffered, then the dropped event, then the end. The wait is
+    // well past the 2 s stall: on a loaded machine the service takes seconds to fill 16
+    // consumers' buffers, and one resumed before it stalled would read on, live, for good.
+    await new Promise((r) => setTimeout(r, 6_000))
     for (const { socket } of sockets) socket.resume()
     await Promise.all(sockets.map((s) => s.closed))
     for (const { received } of sockets) {

@@ -169,6 +169,8 @@ describe("bytes that a public entry and an expired capsule both name, on the fil
     started.push(fourth)
     expect(await retained(fourth)).toBe(1)
     await expectSharedBytesKept(fourth, postIndex, capsuleIndex, charterDocument)
+    // Stopped first: one process opens a data folder (the log's leaf index is locked to it).
+    await fourth.stop()
     expect(await held(storage, POST_TEXT, charterDocument, CONTROL)).toEqual([true, true, false])
   }, 120_000)
 })
