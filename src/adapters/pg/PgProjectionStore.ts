@@ -8,8 +8,9 @@
 //
 // Search by a part of a name: LIKE '%part%' (the part's own %, _ and \ escaped), in two
 // tries whose costs are bounded either way. A common part fills the page within the next
-// PROBE_ROWS names in claim order; a rarer one is answered from the pg_trgm GIN index
-// (migrations.ts; when the part has a trigram, three characters or more), which then has
+// PROBE_ROWS names in claim order; a rarer one is answered from the pg_trgm GIN index on
+// lower(name) (migrations.ts 0016; when the part has a trigram, three characters or more,
+// and never for an equality on `name`, which the primary key answers), which then has
 // roughly fewer than `limit` matches in every PROBE_ROWS names to sort.
 
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -153,7 +154,7 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
           ? sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
               WHERE claim_index > ${from} AND name LIKE ${like} ORDER BY claim_index LIMIT ${limit + 1}`
           : sql<NameRow>`SELECT * FROM (SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
-              WHERE claim_index > ${from} AND name LIKE ${like} OFFSET 0) AS matching
+              WHERE claim_index > ${from} AND lower(name) LIKE ${like} OFFSET 0) AS matching
               ORDER BY claim_index LIMIT ${limit + 1}`
         return probe.pipe(
           Effect.flatMap((rows) => (rows.length > limit ? Effect.succeed(rows) : matches)),
