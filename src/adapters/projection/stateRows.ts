@@ -10,6 +10,7 @@
 //
 // Values are stateJson text. Names are in their own table (nameRows.ts).
 
+import { Effect } from "effect"
 import type { Activity } from "../../domain/telemetry/activity.js"
 import type { ListAppend } from "../../domain/write/stateAreas.js"
 import { activityOfRows, emptyResident, type ResidentState, type StateChanges } from "../../domain/write/stateSlice.js"
@@ -101,3 +102,22 @@ export const appendRows = (appends: ReadonlyArray<ListAppend>, lengths: Readonly
     return rows
   })
 }
+
+/**
+ * The keys of an area's lists after `after`, at most `limit`, one `next` (the store's one
+ * index seek for the first key after a key, or the first key) a key: ProjectionStore.listKeys.
+ */
+export const keysBySeek = <E>(
+  next: (after: string | undefined) => Effect.Effect<string | undefined, E>,
+  after: string | undefined,
+  limit: number
+): Effect.Effect<ReadonlyArray<string>, E> =>
+  Effect.gen(function*() {
+    const keys: Array<string> = []
+    for (let last = after; keys.length < limit;) {
+      const key = yield* next(last)
+      if (key === undefined) break
+      keys.push(last = key)
+    }
+    return keys
+  })

@@ -32,7 +32,7 @@ import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
-import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, KEYS_PER_SELECT, listId, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
 import { sqliteErrors } from "./sqliteErrors.js"
 
 const SCHEMA = [
@@ -169,20 +169,15 @@ const storeOnClient = Effect.gen(function*() {
         WHERE area = ${area} AND key = ${key} AND n < ${before ?? length} ORDER BY n DESC LIMIT ${limit}`
       return { length, elements: found.map((row) => ({ n: row.n, value: stateOfJson(row.value) })) }
     }).pipe(storage("read state list")),
+    // One seek a key: the primary key (area, key, n) gives the next key after the last.
     listKeys: (area, { after, limit }) =>
-      Effect.gen(function*() {
-        // One seek a key: the primary key (area, key, n) gives the next key after the last.
-        const keys: Array<string> = []
-        let last = after
-        while (keys.length < limit) {
-          const [next] = last === undefined
-            ? yield* sql<{ key: string }>`SELECT key FROM state_lists WHERE area = ${area} ORDER BY key LIMIT 1`
-            : yield* sql<{ key: string }>`SELECT key FROM state_lists WHERE area = ${area} AND key > ${last} ORDER BY key LIMIT 1`
-          if (next === undefined) break
-          keys.push(last = next.key)
-        }
-        return keys
-      }).pipe(storage("read list keys")),
+      keysBySeek((last) =>
+        Effect.map(
+          last === undefined
+            ? sql<{ key: string }>`SELECT key FROM state_lists WHERE area = ${area} ORDER BY key LIMIT 1`
+            : sql<{ key: string }>`SELECT key FROM state_lists WHERE area = ${area} AND key > ${last} ORDER BY key LIMIT 1`,
+          (rows) => rows[0]?.key
+        ), after, limit).pipe(storage("read list keys")),
     retained: sql<{ value: string }>`SELECT value FROM state_rows WHERE area = ${RETENTION_AREA} AND key = ${RETENTION_KEY}`.pipe(
       Effect.map((rows) => (rows[0] === undefined ? 0 : Number(rows[0].value))),
       storage("read retention cursor")
