@@ -9,9 +9,9 @@
 // always the latest published checkpoint, the one /v2/tlog/checkpoint answers.
 //
 // The agents online (domain/views/online.ts) are served from here too, reused for
-// STATS_CACHE per window while the log's activity is unchanged, so a burst of /v2/online
-// requests walks the window once. The activity is resident; the names of the agents listed
-// are read from the projection store.
+// STATS_CACHE per window while the log has not grown, so a burst of /v2/online requests
+// reads the window once. The window's agents and the names of those listed are read from
+// the projection store (its index of the activity rows).
 
 import { Context, Duration, Effect, Layer, Ref } from "effect"
 import { toHex } from "../domain/bytes.js"
@@ -22,8 +22,8 @@ import { KEYS_NOTICE, type ServiceStatsDocument } from "../domain/stats/serviceS
 import { isoSeconds } from "../domain/stats/requestStats.js"
 import { serviceUsage, type ServiceUsage } from "../domain/stats/serviceUsage.js"
 import { uptimeHuman } from "../domain/stats/uptime.js"
-import type { ActivityState } from "../domain/telemetry/activity.js"
-import { onlineReads, onlineView, type OnlineView } from "../domain/views/online.js"
+import { ONLINE_LISTED } from "../domain/views/limits.js"
+import { onlineReads, onlineSince, onlineView, type OnlineView } from "../domain/views/online.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { HostMetrics } from "../ports/HostMetrics.js"
@@ -93,18 +93,18 @@ export class ServiceStats extends Context.Tag("aics/ServiceStats")<ServiceStats,
       return serviceUsage(yield* reader.resident, { now, noticesOpen: yield* notices.count("open"), head: yield* head })
     }), clock.nowMillis, Duration.toMillis(STATS_CACHE))
 
-    const onlineCache = new Map<number, { readonly activity: ActivityState; readonly at: number; readonly view: OnlineView }>()
+    const onlineCache = new Map<number, { readonly size: number; readonly at: number; readonly view: OnlineView }>()
     const online = (windowSeconds: number) =>
       Effect.gen(function*() {
-        const { activity } = yield* reader.resident
+        const { size } = (yield* reader.resident).counters
         const now = yield* clock.nowMillis
         const kept = onlineCache.get(windowSeconds)
-        if (kept !== undefined && kept.activity === activity && now - kept.at < Duration.toMillis(STATS_CACHE)) return kept.view
-        const state = yield* reader.sliceFor((slice) => onlineReads(slice, windowSeconds, now))
-        const view = onlineView(state, windowSeconds, now)
+        if (kept !== undefined && kept.size === size && now - kept.at < Duration.toMillis(STATS_CACHE)) return kept.view
+        const recent = yield* reader.recentActivity(onlineSince(windowSeconds, now), ONLINE_LISTED)
+        const view = onlineView(yield* reader.slice(onlineReads(recent)), recent, windowSeconds, now)
         // Windows are any second from 60 to 86,400: keep a few, not one per window ever asked.
         if (onlineCache.size >= ONLINE_CACHED_WINDOWS) onlineCache.clear()
-        onlineCache.set(windowSeconds, { activity: state.activity, at: now, view })
+        onlineCache.set(windowSeconds, { size, at: now, view })
         return view
       })
 

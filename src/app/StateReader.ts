@@ -9,6 +9,7 @@
 // process acknowledged.
 
 import { Context, Effect, Layer } from "effect"
+import type { RecentActivity } from "../domain/telemetry/activity.js"
 import type { LogState } from "../domain/write/logState.js"
 import type { ListAreaName } from "../domain/write/stateAreas.js"
 import type { RowKey } from "../domain/write/stateReads.js"
@@ -21,7 +22,7 @@ const idOf = (key: RowKey): string => `${key.area}\u0000${key.key}`
 
 export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
   /**
-   * The resident parts: service keys, governance, tasks, counters, the last day's activity.
+   * The resident parts: service keys, governance, tasks, counters.
    * Answered even while the store cannot fold (a full disk): they are in memory.
    */
   readonly resident: Effect.Effect<ResidentState, StorageError>
@@ -34,6 +35,8 @@ export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
   readonly sliceFor: (reads: (slice: LogState) => ReadonlyArray<RowKey>) => Effect.Effect<LogState, StorageError>
   /** A page of one list, newest first, with the list's length. */
   readonly list: (area: ListAreaName, key: string, query: ListQuery) => Effect.Effect<ListPage, StorageError>
+  /** The agents whose latest public leaf was logged at or after `since`, newest first (ProjectionStore.recentActivity). */
+  readonly recentActivity: (since: number, limit: number) => Effect.Effect<RecentActivity, StorageError>
   /** The keys of an area's non-empty lists after `after`, at most `limit` (ProjectionStore.listKeys). */
   readonly listKeys: (area: ListAreaName, query: { readonly after?: string | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<string>, StorageError>
 }>() {
@@ -58,6 +61,7 @@ export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
       slice: (keys) => sliceFor(() => keys),
       sliceFor,
       list: (area, key, query) => Effect.zipRight(projection.folded, store.list(area, key, query)),
+      recentActivity: (since, limit) => Effect.zipRight(projection.folded, store.recentActivity(since, limit)),
       listKeys: (area, query) => Effect.zipRight(projection.folded, store.listKeys(area, query))
     }
   }))

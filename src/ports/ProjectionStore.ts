@@ -11,9 +11,9 @@
 // (docs/spec/profile.md section 5: each claimed name's record and key events, the
 // directory's claim order and its search by a part of the name); the rows of the map areas
 // (keys, chain heads, grants, posts' metadata, polls, capsules, SUP accounts...); the lists
-// (each key's envelopes, a channel's posts, an inbox...), appended to and read by page; and
-// the resident parts (governance, tasks, counters, the last day's activity), which the app
-// holds whole and reads back at start. The app loads the slice a step needs (`rows`), the
+// (each key's envelopes, a channel's posts, an inbox...), appended to and read by page; the
+// activity rows, also indexed by when each agent last wrote (/online); and the resident
+// parts (governance, tasks, counters), which the app holds whole and reads back at start. The app loads the slice a step needs (`rows`), the
 // pure rules fold it (domain/write/stateSlice.ts), and `commit` writes what changed.
 //
 // Contract (test/ports/ProjectionStore.contract.ts):
@@ -28,6 +28,9 @@
 //   - resident answers the resident parts last committed (the empty ones for a new store);
 //   - list(area, key, page) answers a list's elements newest first, before a position when
 //     given, at most `limit`, with the list's length;
+//   - recentActivity(since, limit) answers the activity rows logged at or after `since`,
+//     newest first (latest logged, then highest index), at most `limit`, and how many there
+//     are, from one commit;
 //   - directory pages names in claim order after `after` (a claim index, exclusive), only
 //     names containing `part` when given, at most `limit`, and says whether more match;
 //   - retained answers where retention stands in the list of ciphertext (0 for a new
@@ -38,6 +41,7 @@
 
 import type { Effect } from "effect"
 import { Context } from "effect"
+import type { RecentActivity } from "../domain/telemetry/activity.js"
 import type { NameRecord } from "../domain/write/logState.js"
 import type { ListAreaName } from "../domain/write/stateAreas.js"
 import type { RowKey } from "../domain/write/stateReads.js"
@@ -95,6 +99,12 @@ export class ProjectionStore extends Context.Tag("aics/ProjectionStore")<Project
   readonly directory: (search: DirectorySearch) => Effect.Effect<DirectoryPage, StorageError>
   /** The stored rows of these keys (names too), those that exist. */
   readonly rows: (keys: ReadonlyArray<RowKey>) => Effect.Effect<LoadedRows, StorageError>
+  /**
+   * The agents whose latest public leaf (the activity rows) was logged at or after `since`
+   * (Unix ms), newest first, at most `limit`, and how many there are: read from an index on
+   * (logged, index), so the cost is the window's agents, not every agent.
+   */
+  readonly recentActivity: (since: number, limit: number) => Effect.Effect<RecentActivity, StorageError>
   /** The resident parts as last committed. */
   readonly resident: Effect.Effect<ResidentState, StorageError>
   /** A page of one list, newest first. */

@@ -218,9 +218,9 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
           expect(yield* store.resident).toEqual(emptyResident)
           expect(yield* store.list("channelPosts", "general", { limit: 5 })).toEqual({ length: 0, elements: [] })
           expect(yield* store.commit(step(0, 8, [claimed("alice", 1)], {
-            upserts: [{ area: "chains", key: "did:key:zA", value: head }, { area: "keys", key: "did:key:zA", value: key }, { area: "bodies", key: "5", value: "digest" }],
+            upserts: [{ area: "chains", key: "did:key:zA", value: head }, { area: "keys", key: "did:key:zA", value: key }, { area: "bodies", key: "5", value: "digest" },
+              { area: "activity", key: "name:alice", value: activity }],
             appends: [{ area: "channelPosts", key: "general", elements: [2, 3] }, { area: "envelopes", key: "did:key:zA", elements: [1, 2, 3] }],
-            activity: { upserts: [["name:alice", activity]], deletes: [] },
             resident: { ...emptyResident, counters: { ...emptyResident.counters, size: 8, lastLogged: 1000 }, governance },
             residentChanged: { service: false, governance: true, tasks: false }
           }))).toBe(true)
@@ -257,12 +257,45 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
           expect(resident.counters).toEqual({ ...emptyResident.counters, size: 9, lastLogged: 1001 })
           expect(Chunk.toReadonlyArray(resident.governance.audits)).toEqual([4, 5])
           expect(HashMap.get(resident.governance.suspensions, "alice")._tag).toBe("Some")
-          expect([...resident.activity.lastByActor]).toEqual([["name:alice", 7]])
+          expect(yield* store.recentActivity(0, 10)).toEqual({ count: 1, latest: [activity] })
           yield* store.reset
           expect(yield* store.resident).toEqual(emptyResident)
           expect((yield* store.rows([{ area: "chains", key: "did:key:zA" }])).rows).toEqual([])
           expect(yield* store.list("channelPosts", "general", { limit: 5 })).toEqual({ length: 0, elements: [] })
           expect(yield* store.listKeys("envelopes", { limit: 10 })).toEqual([])
+        }))
+      }))
+
+    it.scoped("answers the agents of a window from the activity rows, newest first, counted, after replacements and deletes", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        const at = (actor: string, index: number, logged: number) => {
+          const [kind, id] = actor.split(":") as [string, string]
+          return { area: "activity" as const, key: actor, value: { kid: kind === "key" ? id : null, name: kind === "name" ? id : null, index, logged, type: "post" } }
+        }
+        // Five agents over two commits; in the second, carol writes again and the bare key
+        // dave claims a name (its bare-key row goes for the name's).
+        const first = [at("name:alice", 1, 1000), at("name:bob", 2, 2000), at("name:carol", 3, 2000), at("key:dave", 4, 3000), at("key:erin", 5, 4000)]
+        const second = [at("name:carol", 6, 5000), at("name:dave", 7, 5000)]
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.recentActivity(0, 10)).toEqual({ count: 0, latest: [] })
+          expect(yield* store.commit(step(0, 6, [], { upserts: first, resident: { ...emptyResident, counters: { ...emptyResident.counters, size: 6 } } }))).toBe(true)
+          expect(yield* store.commit(step(6, 8, [], {
+            upserts: second,
+            deletes: [{ area: "activity", key: "key:dave" }],
+            resident: { ...emptyResident, counters: { ...emptyResident.counters, size: 8 } }
+          }))).toBe(true)
+        }))
+        // Reopened: the window's agents, newest first by leaf index.
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          const values = (rows: ReadonlyArray<ReturnType<typeof at>>) => rows.map((row) => row.value)
+          expect(yield* store.recentActivity(0, 10)).toEqual({ count: 5, latest: values([second[1]!, second[0]!, first[4]!, first[1]!, first[0]!]) })
+          // The window starts at `since`, inclusive; the limit cuts the list, not the count.
+          expect(yield* store.recentActivity(2000, 10)).toEqual({ count: 4, latest: values([second[1]!, second[0]!, first[4]!, first[1]!]) })
+          expect(yield* store.recentActivity(2000, 2)).toEqual({ count: 4, latest: values([second[1]!, second[0]!]) })
+          expect(yield* store.recentActivity(4001, 1)).toEqual({ count: 2, latest: values([second[1]!]) })
+          expect(yield* store.recentActivity(5001, 10)).toEqual({ count: 0, latest: [] })
+          expect(yield* store.recentActivity(0, 0)).toEqual({ count: 5, latest: [] })
         }))
       }))
   })

@@ -5,11 +5,12 @@
 // Every operation is synchronous, so `makeMemoryProjectionStore` can be run with
 // Effect.runSync.
 
-import { Effect, Layer } from "effect"
+import { Effect, HashMap, Layer } from "effect"
 import type { NameRecord } from "../../domain/write/logState.js"
 import type { StateRow } from "../../domain/write/stateSlice.js"
 import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import { stateOfJson } from "../projection/stateJson.js"
+import { type Activity, recentActivity } from "../../domain/telemetry/activity.js"
 import { ACTIVITY_AREA, listRows, RESIDENT_AREA, residentOfRows, rowWrites, type StoredRow } from "../projection/stateRows.js"
 
 const idOf = (area: string, key: string): string => `${area}\u0000${key}`
@@ -33,9 +34,12 @@ export const makeMemoryProjectionStore = (): typeof ProjectionStore.Service => {
     commit: ({ from, upTo, lastLeaf: leaf, changes }) =>
       Effect.sync(() => {
         if (from !== folded) return false
-        const { upserts, deletes } = rowWrites(changes)
+        const { upserts, deletes, activity } = rowWrites(changes)
         for (const row of upserts) rows.set(idOf(row.area, row.key), row)
         for (const { area, key } of deletes) rows.delete(idOf(area, key))
+        // The activity table's rows, kept here as rows of their area.
+        for (const { actor, value } of activity.upserts) rows.set(idOf(ACTIVITY_AREA, actor), { area: ACTIVITY_AREA, key: actor, value })
+        for (const actor of activity.deletes) rows.delete(idOf(ACTIVITY_AREA, actor))
         for (const append of changes.appends) {
           const list = lists.get(idOf(append.area, append.key)) ?? []
           for (const row of listRows(append, list.length)) list.push(row.value)
@@ -72,7 +76,9 @@ export const makeMemoryProjectionStore = (): typeof ProjectionStore.Service => {
         }
         return { rows: found, names: named }
       }),
-    resident: Effect.sync(() => residentOfRows(rowsOfArea(RESIDENT_AREA), rowsOfArea(ACTIVITY_AREA))),
+    resident: Effect.sync(() => residentOfRows(rowsOfArea(RESIDENT_AREA))),
+    recentActivity: (since, limit) =>
+      Effect.sync(() => recentActivity(HashMap.fromIterable(rowsOfArea(ACTIVITY_AREA).map((row) => [row.key, stateOfJson(row.value) as Activity])), since, limit)),
     list: (area, key, { before, limit }) =>
       Effect.sync(() => {
         const list = lists.get(idOf(area, key)) ?? []

@@ -21,7 +21,7 @@ import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import type { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
-import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
 import { HELD_EPOCH_IDLE_LIMIT_MS } from "./leaseEpoch.js"
 import { storage, toBytes, toNumber, transact } from "./pgValues.js"
 
@@ -70,11 +70,16 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
               set_config('idle_in_transaction_session_timeout', ${String(HELD_EPOCH_IDLE_LIMIT_MS)}, true)
             FROM aics_projection_meta FOR UPDATE`
           if (toNumber(meta!.folded) !== from) return false
-          const { upserts, deletes } = rowWrites(changes)
+          const { upserts, deletes, activity } = rowWrites(changes)
           for (const run of runsOf(upserts, ROWS_PER_INSERT)) {
             yield* sql`INSERT INTO aics_state_rows ${sql.insert(run)} ON CONFLICT (area, key) DO UPDATE SET value = EXCLUDED.value`
           }
           for (const { area, key } of deletes) yield* sql`DELETE FROM aics_state_rows WHERE area = ${area} AND key = ${key}`
+          for (const run of runsOf(activity.upserts, ROWS_PER_INSERT)) {
+            yield* sql`INSERT INTO aics_state_activity ${sql.insert(run)}
+              ON CONFLICT (actor) DO UPDATE SET logged = EXCLUDED.logged, leaf = EXCLUDED.leaf, value = EXCLUDED.value`
+          }
+          for (const run of runsOf(activity.deletes, KEYS_PER_SELECT)) yield* sql`DELETE FROM aics_state_activity WHERE actor IN ${sql.in(run)}`
           const lengths = yield* listLengths(appendedLists(changes.appends))
           for (const run of runsOf(appendRows(changes.appends, lengths), ROWS_PER_INSERT)) yield* sql`INSERT INTO aics_state_lists ${sql.insert(run)}`
           for (const run of runsOf(changes.names, ROWS_PER_INSERT)) {
@@ -90,17 +95,26 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
         const rows: Array<StateRow> = []
         for (const [area, list] of keysByArea(keys)) {
           for (const run of runsOf(list, KEYS_PER_SELECT)) {
-            const found = yield* sql<{ key: string; value: string }>`SELECT key, value FROM aics_state_rows WHERE area = ${area} AND key IN ${sql.in(run)}`
+            const found = area === ACTIVITY_AREA
+              ? yield* sql<{ key: string; value: string }>`SELECT actor AS key, value FROM aics_state_activity WHERE actor IN ${sql.in(run)}`
+              : yield* sql<{ key: string; value: string }>`SELECT key, value FROM aics_state_rows WHERE area = ${area} AND key IN ${sql.in(run)}`
             for (const row of found) rows.push({ area, key: row.key, value: stateOfJson(row.value) })
           }
         }
         return { rows, names: [...(yield* names(keys.filter((k) => k.area === "names").map((k) => k.key))).values()] }
       }).pipe(storage("read state rows")),
-      resident: sql<StoredRow>`SELECT area, key, value FROM aics_state_rows WHERE area IN (${RESIDENT_AREA}, ${ACTIVITY_AREA})`.pipe(
-        // One statement: the resident parts and the activity of one commit, never of two.
-        Effect.map((rows) => residentOfRows(rows.filter((row) => row.area === RESIDENT_AREA), rows.filter((row) => row.area === ACTIVITY_AREA))),
+      resident: sql<StoredRow>`SELECT area, key, value FROM aics_state_rows WHERE area = ${RESIDENT_AREA}`.pipe(
+        Effect.map(residentOfRows),
         storage("read resident state")
       ),
+      // One statement, so the count and the rows are of one snapshot; both walk the index
+      // aics_state_activity_recent (migrations.ts 0017) from `since`.
+      recentActivity: (since, limit) =>
+        sql<{ value: string; count: string }>`SELECT value, (SELECT count(*) FROM aics_state_activity WHERE logged >= ${since}) AS count
+          FROM aics_state_activity WHERE logged >= ${since} ORDER BY logged DESC, leaf DESC LIMIT ${Math.max(1, limit)}`.pipe(
+          Effect.map((rows) => recentOfRows(rows, limit)),
+          storage("read recent activity")
+        ),
       list: (area, key, { before, limit }) => Effect.gen(function*() {
         const [last] = yield* sql<{ n: string | null }>`SELECT MAX(n) AS n FROM aics_state_lists WHERE area = ${area} AND key = ${key}`
         const length = last?.n === null || last?.n === undefined ? 0 : toNumber(last.n) + 1
@@ -160,6 +174,7 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
       reset: transact(sql, "reset projection", Effect.all([
         sql`DELETE FROM aics_projection_names`,
         sql`DELETE FROM aics_state_rows`,
+        sql`DELETE FROM aics_state_activity`,
         sql`DELETE FROM aics_state_lists`,
         sql`UPDATE aics_projection_meta SET folded = 0, last_leaf = NULL`
       ], { discard: true }))

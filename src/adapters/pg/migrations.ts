@@ -251,6 +251,21 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
         EXECUTE format('CREATE INDEX aics_projection_names_search ON aics_projection_names USING gin (lower(name) %I.gin_trgm_ops)', trgm_schema);
       END IF;
     END $$`
+  ),
+  // Each agent's latest public leaf, the row area `activity` (it was a resident part, held
+  // whole in memory and copied to rows of area 'activity'), in a table of its own: /online
+  // reads the agents of a window from the index on when and at which leaf each last wrote
+  // (PgProjectionStore recentActivity), not every agent. The old copies go; the state's new
+  // layout (stateAreas.ts STATE_LAYOUT 5) has the projection rebuilt at the next start.
+  "0017_state_activity": statements(
+    `CREATE TABLE aics_state_activity (
+      actor text PRIMARY KEY,
+      logged bigint NOT NULL,
+      leaf bigint NOT NULL,
+      value text NOT NULL
+    )`,
+    "CREATE INDEX aics_state_activity_recent ON aics_state_activity (logged, leaf)",
+    "DELETE FROM aics_state_rows WHERE area = 'activity'"
   )
 }
 

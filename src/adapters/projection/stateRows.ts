@@ -3,21 +3,27 @@
 //
 //   state rows  (area, key) -> value       the map areas (domain/write/stateAreas.ts), plus
 //                                          area "resident" (counters, service, governance,
-//                                          tasks), area "activity" (actor -> latest leaf)
-//                                          and area "retention" (key "cursor": where
+//                                          tasks) and area "retention" (key "cursor": where
 //                                          retention stands, decimal text)
 //   state lists (area, key, n) -> value    the list areas, n = 0 for the first element
+//   activity    actor -> (logged, leaf,    the row area `activity` (each agent's latest
+//                         value)           public leaf), in a table of its own so that an
+//                                          index on (logged, leaf) can count and list the
+//                                          agents of an /online window (a count over an
+//                                          expression index on the JSON took 0.9 µs an
+//                                          agent, over this index 0.02 µs)
 //
 // Values are stateJson text. Names are in their own table (nameRows.ts).
 
 import { Effect } from "effect"
-import type { Activity } from "../../domain/telemetry/activity.js"
-import type { ListAppend } from "../../domain/write/stateAreas.js"
-import { activityOfRows, emptyResident, type ResidentState, type StateChanges } from "../../domain/write/stateSlice.js"
+import type { Activity, RecentActivity } from "../../domain/telemetry/activity.js"
+import type { ListAppend, MapAreaName } from "../../domain/write/stateAreas.js"
+import { emptyResident, type ResidentState, type StateChanges } from "../../domain/write/stateSlice.js"
 import { stateJson, stateOfJson } from "./stateJson.js"
 
 export const RESIDENT_AREA = "resident"
-export const ACTIVITY_AREA = "activity"
+/** The row area kept in the activity table instead of the rows table. */
+export const ACTIVITY_AREA: MapAreaName = "activity"
 /** The row of where retention stands (ProjectionStore.retained): not a fold of the leaves, so no commit writes it. */
 export const RETENTION_AREA = "retention"
 export const RETENTION_KEY = "cursor"
@@ -28,24 +34,46 @@ export type StoredRow = {
   readonly value: string
 }
 
-/** The rows a commit writes and deletes in the rows table, resident parts and activity included. */
-export const rowWrites = (changes: StateChanges): { readonly upserts: ReadonlyArray<StoredRow>; readonly deletes: ReadonlyArray<{ readonly area: string; readonly key: string }> } => {
-  const upserts: Array<StoredRow> = changes.upserts.map(({ area, key, value }) => ({ area, key, value: stateJson(value) }))
+/** A row of the activity table. */
+export type ActivityRow = {
+  readonly actor: string
+  readonly logged: number
+  readonly leaf: number
+  readonly value: string
+}
+
+/**
+ * What a commit writes: rows and deletes in the rows table (resident parts included), and
+ * activity rows and the actors whose row goes in the activity table.
+ */
+export const rowWrites = (changes: StateChanges): {
+  readonly upserts: ReadonlyArray<StoredRow>
+  readonly deletes: ReadonlyArray<{ readonly area: string; readonly key: string }>
+  readonly activity: { readonly upserts: ReadonlyArray<ActivityRow>; readonly deletes: ReadonlyArray<string> }
+} => {
+  const upserts: Array<StoredRow> = []
+  const activity: Array<ActivityRow> = []
+  for (const { area, key, value } of changes.upserts) {
+    if (area !== ACTIVITY_AREA) upserts.push({ area, key, value: stateJson(value) })
+    else {
+      const { logged, index } = value as Activity
+      activity.push({ actor: key, logged, leaf: index, value: stateJson(value) })
+    }
+  }
   const { resident, residentChanged } = changes
   upserts.push({ area: RESIDENT_AREA, key: "counters", value: stateJson(resident.counters) })
   if (residentChanged.service) upserts.push({ area: RESIDENT_AREA, key: "service", value: stateJson(resident.service ?? null) })
   if (residentChanged.governance) upserts.push({ area: RESIDENT_AREA, key: "governance", value: stateJson(resident.governance) })
   if (residentChanged.tasks) upserts.push({ area: RESIDENT_AREA, key: "tasks", value: stateJson(resident.tasks) })
-  for (const [actor, activity] of changes.activity.upserts) upserts.push({ area: ACTIVITY_AREA, key: actor, value: stateJson(activity) })
-  const deletes = [
-    ...changes.deletes,
-    ...changes.activity.deletes.map((actor) => ({ area: ACTIVITY_AREA, key: actor }))
-  ]
-  return { upserts, deletes }
+  return {
+    upserts,
+    deletes: changes.deletes.filter((row) => row.area !== ACTIVITY_AREA),
+    activity: { upserts: activity, deletes: changes.deletes.flatMap((row) => (row.area === ACTIVITY_AREA ? [row.key] : [])) }
+  }
 }
 
-/** The resident parts of the stored resident and activity rows. */
-export const residentOfRows = (resident: ReadonlyArray<StoredRow>, activity: ReadonlyArray<StoredRow>): ResidentState => {
+/** The resident parts of the stored resident rows. */
+export const residentOfRows = (resident: ReadonlyArray<StoredRow>): ResidentState => {
   const part = (key: string) => {
     const found = resident.find((row) => row.key === key)
     return found === undefined ? undefined : stateOfJson(found.value)
@@ -55,10 +83,19 @@ export const residentOfRows = (resident: ReadonlyArray<StoredRow>, activity: Rea
     counters: (part("counters") as ResidentState["counters"] | undefined) ?? emptyResident.counters,
     service: service === undefined || service === null ? undefined : service as ResidentState["service"],
     governance: (part("governance") as ResidentState["governance"] | undefined) ?? emptyResident.governance,
-    tasks: (part("tasks") as ResidentState["tasks"] | undefined) ?? emptyResident.tasks,
-    activity: activityOfRows(activity.map((row) => [row.key, stateOfJson(row.value) as Activity] as const))
+    tasks: (part("tasks") as ResidentState["tasks"] | undefined) ?? emptyResident.tasks
   }
 }
+
+/**
+ * The answer of a store's recentActivity statement: the window's newest activity rows,
+ * each carrying the window's count (the statement asks for at least one row, so that a
+ * window with agents always brings its count; `limit` cuts what it asked beyond).
+ */
+export const recentOfRows = (rows: ReadonlyArray<{ readonly value: string; readonly count: number | string }>, limit: number): RecentActivity => ({
+  count: rows.length === 0 ? 0 : Number(rows[0]!.count),
+  latest: rows.slice(0, limit).map((row) => stateOfJson(row.value) as Activity)
+})
 
 /** The rows of one list append, numbered after the list's `length` elements. */
 export const listRows = (append: ListAppend, length: number) =>

@@ -32,7 +32,7 @@ import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
-import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
 import { sqliteErrors } from "./sqliteErrors.js"
 
 const SCHEMA = [
@@ -70,6 +70,15 @@ const SCHEMA = [
     value TEXT NOT NULL,
     PRIMARY KEY (area, key)
   ) WITHOUT ROWID`,
+  // The row area `activity` (projection/stateRows.ts), and /online's agents of a window
+  // (ProjectionStore.recentActivity) from the index on when and at which leaf each last wrote.
+  `CREATE TABLE IF NOT EXISTS activity (
+    actor TEXT PRIMARY KEY,
+    logged INTEGER NOT NULL,
+    leaf INTEGER NOT NULL,
+    value TEXT NOT NULL
+  ) WITHOUT ROWID`,
+  "CREATE INDEX IF NOT EXISTS activity_recent ON activity (logged, leaf)",
   `CREATE TABLE IF NOT EXISTS state_lists (
     area TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -126,11 +135,15 @@ const storeOnClient = Effect.gen(function*() {
       transact(sql, "commit projection", Effect.gen(function*() {
         const [meta] = yield* sql<{ folded: number }>`SELECT folded FROM projection_meta`
         if (meta!.folded !== from) return false
-        const { upserts, deletes } = rowWrites(changes)
+        const { upserts, deletes, activity } = rowWrites(changes)
         for (const run of runsOf(upserts, ROWS_PER_INSERT)) {
           yield* sql`INSERT INTO state_rows ${sql.insert(run)} ON CONFLICT (area, key) DO UPDATE SET value = excluded.value`
         }
         for (const { area, key } of deletes) yield* sql`DELETE FROM state_rows WHERE area = ${area} AND key = ${key}`
+        for (const run of runsOf(activity.upserts, ROWS_PER_INSERT)) {
+          yield* sql`INSERT INTO activity ${sql.insert(run)} ON CONFLICT (actor) DO UPDATE SET logged = excluded.logged, leaf = excluded.leaf, value = excluded.value`
+        }
+        for (const run of runsOf(activity.deletes, KEYS_PER_SELECT)) yield* sql`DELETE FROM activity WHERE actor IN ${sql.in(run)}`
         const lengths = yield* listLengths(appendedLists(changes.appends))
         for (const run of runsOf(appendRows(changes.appends, lengths), ROWS_PER_INSERT)) yield* sql`INSERT INTO state_lists ${sql.insert(run)}`
         for (const run of runsOf(changes.names, ROWS_PER_INSERT)) {
@@ -151,17 +164,26 @@ const storeOnClient = Effect.gen(function*() {
       // for a few rows of each entry, and each statement costs far more than its lookup.
       for (const [area, list] of keysByArea(keys)) {
         for (const run of runsOf(list, KEYS_PER_SELECT)) {
-          const found = yield* sql<{ key: string; value: string }>`SELECT key, value FROM state_rows WHERE area = ${area} AND key IN ${sql.in(run)}`
+          const found = area === ACTIVITY_AREA
+            ? yield* sql<{ key: string; value: string }>`SELECT actor AS key, value FROM activity WHERE actor IN ${sql.in(run)}`
+            : yield* sql<{ key: string; value: string }>`SELECT key, value FROM state_rows WHERE area = ${area} AND key IN ${sql.in(run)}`
           for (const row of found) rows.push({ area, key: row.key, value: stateOfJson(row.value) })
         }
       }
       return { rows, names: [...(yield* names(keys.filter((k) => k.area === "names").map((k) => k.key))).values()] }
     }).pipe(storage("read state rows")),
-    resident: sql<StoredRow>`SELECT area, key, value FROM state_rows WHERE area IN (${RESIDENT_AREA}, ${ACTIVITY_AREA})`.pipe(
-      // One statement: the resident parts and the activity of one commit, never of two.
-      Effect.map((rows) => residentOfRows(rows.filter((row) => row.area === RESIDENT_AREA), rows.filter((row) => row.area === ACTIVITY_AREA))),
+    resident: sql<StoredRow>`SELECT area, key, value FROM state_rows WHERE area = ${RESIDENT_AREA}`.pipe(
+      Effect.map(residentOfRows),
       storage("read resident state")
     ),
+    // One statement, so the count and the rows are of one commit; both walk the index
+    // activity_recent from `since` (SCHEMA).
+    recentActivity: (since, limit) =>
+      sql<{ value: string; count: number }>`SELECT value, (SELECT COUNT(*) FROM activity WHERE logged >= ${since}) AS count
+        FROM activity WHERE logged >= ${since} ORDER BY logged DESC, leaf DESC LIMIT ${Math.max(1, limit)}`.pipe(
+        Effect.map((rows) => recentOfRows(rows, limit)),
+        storage("read recent activity")
+      ),
     list: (area, key, { before, limit }) => Effect.gen(function*() {
       const [last] = yield* sql<{ n: number | null }>`SELECT MAX(n) AS n FROM state_lists WHERE area = ${area} AND key = ${key}`
       const length = (last?.n ?? -1) + 1
@@ -210,6 +232,7 @@ const storeOnClient = Effect.gen(function*() {
       yield* sql`DELETE FROM names`
       yield* sql`DELETE FROM names_fts`
       yield* sql`DELETE FROM state_rows`
+      yield* sql`DELETE FROM activity`
       yield* sql`DELETE FROM state_lists`
       yield* sql`UPDATE projection_meta SET folded = 0, last_leaf = NULL`
     }))

@@ -1,13 +1,12 @@
 // Recent public activity (docs/spec/service.md "Telemetry" `GET /v2/online` and "Pages" `/online`:
 // "agents that wrote a public leaf in the last `window` seconds"). The state keeps, for
-// every agent that wrote a public leaf in the last ACTIVITY_HORIZON_MS, its latest one, in a
-// persistent tree ordered by leaf index. Leaves are logged in index order (a leaf's
-// `logged` is never earlier than the one before it), so walking the tree from its newest
-// entry backwards meets the agents in order of their latest public leaf and can stop at
-// the first one older than the window: an /online answer reads only the agents it lists,
-// never the log. Entries older than the largest window (by the newest leaf's logged time,
-// so a fold and the incremental state prune alike) are dropped as leaves arrive, so the
-// tree holds only the last day's agents.
+// every agent, its latest public leaf: one row per agent in the projection store
+// (write/stateAreas.ts, row area `activity`), replaced when the agent writes again. Leaves
+// are logged in index order (a leaf's `logged` is never earlier than the one before it), so
+// the agents of a window are the rows whose latest leaf was logged at or after its start,
+// and newest first is by leaf index: the stores answer that from an index on (logged,
+// index) (ProjectionStore.recentActivity), reading only the agents of the window, never the
+// log and never every agent.
 //
 // An agent is a name when the signer acts for one (its key is or was bound to it, or the
 // policy key wrote for a secret-bound name with `as`), else the bare key: a rotated name is
@@ -17,10 +16,7 @@
 // agent-signed type except `dm` and `capsule`, whose content is ciphertext for one reader.
 // Owner leaves, and policy leaves other than those written for a name, are the service's.
 
-import { HashMap, Option, Order, RedBlackTree } from "effect"
-
-/** The largest /online window (views/limits.ts ONLINE_WINDOW.max), in ms. */
-export const ACTIVITY_HORIZON_MS = 86_400_000
+import { HashMap } from "effect"
 
 /** An agent's latest public leaf. */
 export interface Activity {
@@ -34,14 +30,10 @@ export interface Activity {
   readonly type: string
 }
 
-export interface ActivityState {
-  /** Agent (actorOf) -> the index of its latest public leaf (its entry in `latest`). */
-  readonly lastByActor: HashMap.HashMap<string, number>
-  /** Leaf index -> the activity, one entry per agent: its latest public leaf. */
-  readonly latest: RedBlackTree.RedBlackTree<number, Activity>
-}
+/** Agent (actorOf) -> its latest public leaf. */
+export type ActivityState = HashMap.HashMap<string, Activity>
 
-export const emptyActivity: ActivityState = { lastByActor: HashMap.empty(), latest: RedBlackTree.empty(Order.number) }
+export const emptyActivity: ActivityState = HashMap.empty()
 
 /** Agent-signed types whose content is ciphertext for one reader: not public activity. */
 export const PRIVATE_TYPES: ReadonlySet<string> = new Set(["dm", "capsule"])
@@ -72,44 +64,34 @@ export const activityOf = (
 export const actorOf = (a: { readonly kid: string | null; readonly name: string | null }): string =>
   a.name !== null ? `name:${a.name}` : `key:${a.kid}`
 
-const forget = (state: ActivityState, actor: string): ActivityState => {
-  const previous = HashMap.get(state.lastByActor, actor)
-  return Option.isNone(previous)
-    ? state
-    : { lastByActor: HashMap.remove(state.lastByActor, actor), latest: RedBlackTree.removeFirst(state.latest, previous.value) }
-}
-
-/** Drops the entries logged before `before` (Unix ms), oldest first. */
-const pruneBefore = (state: ActivityState, before: number): ActivityState => {
-  let pruned = state
-  for (let oldest = RedBlackTree.first(pruned.latest); Option.isSome(oldest) && oldest.value[1].logged < before; oldest = RedBlackTree.first(pruned.latest)) {
-    pruned = forget(pruned, actorOf(oldest.value[1]))
-  }
-  return pruned
-}
+/** The agent key `kid` as a bare key: the row its leaves land in until it acts for a name. */
+export const bareKeyActor = (kid: string): string => actorOf({ kid, name: null })
 
 /**
- * The state with `activity` as its agent's latest public leaf (O(log n) plus the entries
- * it prunes). A key that claims a name leaves its bare-key entry for the name's.
+ * The state with `activity` as its agent's latest public leaf. A key that acts for a name
+ * leaves its bare-key entry for the name's (so the agent is listed once).
  */
 export const recordActivity = (state: ActivityState, activity: Activity): ActivityState => {
-  const actor = actorOf(activity)
-  let next = forget(state, actor)
-  if (activity.name !== null && activity.kid !== null) next = forget(next, actorOf({ kid: activity.kid, name: null }))
-  next = {
-    lastByActor: HashMap.set(next.lastByActor, actor, activity.index),
-    latest: RedBlackTree.insert(next.latest, activity.index, activity)
-  }
-  return pruneBefore(next, activity.logged - ACTIVITY_HORIZON_MS)
+  const next = HashMap.set(state, actorOf(activity), activity)
+  return activity.name !== null && activity.kid !== null ? HashMap.remove(next, bareKeyActor(activity.kid)) : next
+}
+
+/** The agents of a window: how many there are, and the newest of them. */
+export interface RecentActivity {
+  /** Agents whose latest public leaf was logged at or after the window's start. */
+  readonly count: number
+  /** The newest of them (latest logged first, then highest leaf index), at most the limit asked for. */
+  readonly latest: ReadonlyArray<Activity>
 }
 
 /**
  * The agents whose latest public leaf was logged at or after `since` (Unix ms), newest
- * first, read from the newest entry backwards until the first older one.
+ * first, at most `limit`, and how many there are: what the projection stores'
+ * recentActivity answers from their index, here on a whole state.
  */
-export function* activeSince(state: ActivityState, since: number): Generator<Activity> {
-  for (const [, activity] of RedBlackTree.reversed(state.latest)) {
-    if (activity.logged < since) return
-    yield activity
-  }
+export const recentActivity = (state: ActivityState, since: number, limit: number): RecentActivity => {
+  // By logged time, then index: the stores' index order, the same as the leaf index's
+  // whenever logged times never go back (the sequencer's clock).
+  const inWindow = [...HashMap.values(state)].filter((a) => a.logged >= since).sort((a, b) => b.logged - a.logged || b.index - a.index)
+  return { count: inWindow.length, latest: inWindow.slice(0, limit) }
 }

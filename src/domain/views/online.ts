@@ -2,12 +2,13 @@
 // `window` 60 to 86400 s, default 900): the agents whose latest public leaf (an agent-signed
 // leaf other than a dm or capsule, or a policy leaf written for a secret-bound name;
 // telemetry/activity.ts) was logged in the last `window` seconds before `now`, newest
-// first: one row per name (whichever of its keys wrote), one per bare key. The walk reads
-// only the agents in the window; at most ONLINE_LISTED are listed, `count` says how many
-// there are. The walk is of the activity, a resident part (write/stateAreas.ts); of the rows it
-// reads only the names of the agents it lists (their tier), which onlineReads names.
+// first: one row per name (whichever of its keys wrote), one per bare key. At most
+// ONLINE_LISTED are listed, `count` says how many there are. The agents of the window come
+// from the projection store's index of the activity rows (ProjectionStore.recentActivity;
+// telemetry/activity.ts recentActivity on a whole state); of the other rows the view reads
+// only the names of the agents it lists (their tier), which onlineReads names.
 
-import { activeSince } from "../telemetry/activity.js"
+import type { RecentActivity } from "../telemetry/activity.js"
 import { nameRecordOf } from "../identity/bindings.js"
 import type { LogState, NameTier } from "../write/logState.js"
 import type { RowKey } from "../write/stateReads.js"
@@ -34,32 +35,25 @@ export interface OnlineView {
   readonly truncated: boolean
 }
 
-export const onlineView = (state: LogState, windowSeconds: number, now: number): OnlineView => {
-  const since = now - windowSeconds * 1000
-  const agents: Array<OnlineAgent> = []
-  let count = 0
-  for (const activity of activeSince(state.activity, since)) {
-    count++
-    if (agents.length === ONLINE_LISTED) continue
-    agents.push({
-      kid: activity.kid,
-      name: activity.name,
-      tier: activity.name === null ? null : nameRecordOf(state, activity.name)?.tier ?? null,
-      index: activity.index,
-      logged: activity.logged,
-      type: activity.type
-    })
-  }
-  return { window: windowSeconds, since, count, agents, truncated: count > agents.length }
+/** Unix ms: the start of a window of `windowSeconds` ending at `now`. */
+export const onlineSince = (windowSeconds: number, now: number): number => now - windowSeconds * 1000
+
+/**
+ * The view of the window's agents `recent` (at most ONLINE_LISTED of them, newest first),
+ * with the tiers of their names from `state` (a slice holding the names onlineReads lists).
+ */
+export const onlineView = (state: LogState, recent: RecentActivity, windowSeconds: number, now: number): OnlineView => {
+  const agents = recent.latest.slice(0, ONLINE_LISTED).map((activity): OnlineAgent => ({
+    kid: activity.kid,
+    name: activity.name,
+    tier: activity.name === null ? null : nameRecordOf(state, activity.name)?.tier ?? null,
+    index: activity.index,
+    logged: activity.logged,
+    type: activity.type
+  }))
+  return { window: windowSeconds, since: onlineSince(windowSeconds, now), count: recent.count, agents, truncated: recent.count > agents.length }
 }
 
-/** The rows onlineView reads besides the activity: the names of the agents it lists. */
-export const onlineReads = (state: Pick<LogState, "activity">, windowSeconds: number, now: number): ReadonlyArray<RowKey> => {
-  const reads: Array<RowKey> = []
-  let listed = 0
-  for (const activity of activeSince(state.activity, now - windowSeconds * 1000)) {
-    if (listed++ === ONLINE_LISTED) break
-    if (activity.name !== null) reads.push({ area: "names", key: activity.name })
-  }
-  return reads
-}
+/** The rows onlineView reads besides the window's agents: the names of the agents it lists. */
+export const onlineReads = (recent: RecentActivity): ReadonlyArray<RowKey> =>
+  recent.latest.slice(0, ONLINE_LISTED).flatMap((activity) => activity.name === null ? [] : [{ area: "names" as const, key: activity.name }])

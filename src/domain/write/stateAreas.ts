@@ -11,9 +11,9 @@
 //   page; a slice holds them empty, so whatever a fold step appends is exactly what the
 //   store must append. No rule reads them (views page them from the store).
 // - Resident parts: what the owner's and the policy key's leaves establish (the service's
-//   keys, governance, tasks and requests to the owner), the counters, and the last day's
-//   activity. They are bounded by what the owner does and by a day of agents, not by the
-//   log, so the app holds them whole and the store keeps a copy for the next start.
+//   keys, governance, tasks and requests to the owner) and the counters. They are bounded
+//   by what the owner does, not by the log, so the app holds them whole and the store
+//   keeps a copy for the next start.
 // - Names: their own table (the directory's order and search), loaded like a row area; the
 //   directory's claim order (nameOrder) is that table's order, so a slice holds it empty.
 //
@@ -29,7 +29,7 @@ import type { LogState } from "./logState.js"
  * state.db) is not read as this one: the start rebuilds it from the log
  * (app/projectionStart.ts). Raise it whenever an area is added, removed or changes shape.
  */
-export const STATE_LAYOUT = 4
+export const STATE_LAYOUT = 5
 
 /** A key as stored: map keys that are leaf indexes are stored as their decimal text. */
 export type StoredKey = string
@@ -85,7 +85,10 @@ export const ROW_AREAS = {
     get: (s) => s.sup.transactions,
     set: (s, transactions) => ({ ...s, sup: { ...s.sup, transactions } }),
     keyOf: textKey
-  })
+  }),
+  // Each agent's latest public leaf (telemetry/activity.ts), keyed by actor. The stores also
+  // index these rows by (logged, index) for /online (ProjectionStore.recentActivity).
+  activity: rowArea({ get: (s) => s.activity, set: (s, activity) => ({ ...s, activity }), keyOf: textKey })
 } as const
 
 export type MapAreaName = keyof typeof ROW_AREAS

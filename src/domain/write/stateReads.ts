@@ -1,8 +1,8 @@
 // What deciding and applying an entry reads of the row areas (issue 12, "The domain stays
 // pure"; stateAreas.ts): the rows a slice must hold for the rules (decide.ts, applyEntry.ts
 // and the type's rule in entries/types) to answer as they would on the whole state. The
-// resident parts (governance, tasks, the service's keys, activity) are always whole in a
-// slice, so only rows are listed here.
+// resident parts (governance, tasks, the service's keys) are always whole in a slice, so
+// only rows are listed here.
 //
 // Some reads depend on others (a dm reads the recipient key's name, then that name's
 // record): `readsOf` is asked again on the slice with what it asked for loaded, until it
@@ -12,7 +12,11 @@
 //
 // Generic reads of every entry (decide.ts, applyEntry.ts): the signer's chain head and key
 // record (its envelopes, the name it is bound to: a claim's and a rotation's checks, and the
-// activity of applyEntry), and the name the signer acts for (suspension, activity). A
+// activity of applyEntry), the name the signer acts for (suspension, activity), and the
+// activity rows the leaf may replace or remove (telemetry/activity.ts recordActivity): the
+// agent's it is credited to (the name the key is or was bound to, the name a claim or a
+// rotation names, the secret-bound name of `as`) and the key's bare-key row, which goes
+// when the key acts for a name. A
 // payload `as` (a policy-signed leaf for a secret-bound name) reads that name; a payload
 // `name` is a suspension subject and is read by the type's rule anyway. Every key record
 // read comes with its `recoveryOf` row.
@@ -20,7 +24,8 @@
 import { HashMap, Option } from "effect"
 import type { EntryFacts, EntryRule } from "../entries/entryRule.js"
 import { voteKey } from "../forum/polls.js"
-import { currentNameOf, nameRecordOf } from "../identity/bindings.js"
+import { boundNameOf, currentNameOf, nameRecordOf } from "../identity/bindings.js"
+import { actorOf, bareKeyActor } from "../telemetry/activity.js"
 import { quoteOf } from "../tasks/ownerRequests.js"
 import { transactionKey } from "../sup/ledger.js"
 import type { LogState } from "./logState.js"
@@ -114,6 +119,8 @@ export const readsOf = (state: LogState, rule: EntryRule<unknown>, facts: Pick<E
     row("chains", kid),
     row("keys", kid),
     row("keyNames", kid),
+    row("activity", bareKeyActor(kid)),
+    ...[boundNameOf(state, kid), str(payload, "name"), as].map((name) => name === undefined ? undefined : row("activity", actorOf({ kid: null, name }))),
     acting === undefined ? undefined : row("names", acting),
     as === undefined ? undefined : row("names", as),
     quote === undefined ? undefined : row("postMeta", quote.requestIndex),

@@ -6,8 +6,7 @@
 // store holding the same rows as the whole state would split into (a property test checks
 // it against the fold of every leaf into one LogState).
 
-import { HashMap, HashSet, Option, Order, RedBlackTree } from "effect"
-import { type Activity, type ActivityState, actorOf } from "../telemetry/activity.js"
+import { HashMap, HashSet, Option } from "effect"
 import { type ListAppend, listAppends, type MapAreaName, ROW_AREAS, STATE_LAYOUT, type StoredKey } from "./stateAreas.js"
 import { emptyLogState, type GovernanceState, type LogState, type NameRecord, type ServiceKeys } from "./logState.js"
 import type { TaskState } from "../tasks/ownerRequests.js"
@@ -30,14 +29,13 @@ export interface StateCounters {
 
 /**
  * The parts of the state held whole (stateAreas.ts, "Resident parts"): bounded by the
- * owner's and the policy key's leaves and by a day of agents, not by the log.
+ * owner's and the policy key's leaves, not by the log.
  */
 export interface ResidentState {
   readonly counters: StateCounters
   readonly service: ServiceKeys | undefined
   readonly governance: GovernanceState
   readonly tasks: TaskState
-  readonly activity: ActivityState
 }
 
 /** One stored row of a map area. */
@@ -66,8 +64,7 @@ export const residentOf = (state: LogState): ResidentState => ({
   },
   service: state.service,
   governance: state.governance,
-  tasks: state.tasks,
-  activity: state.activity
+  tasks: state.tasks
 })
 
 /** The empty state's resident parts: what a new store starts from. */
@@ -81,7 +78,6 @@ export const sliceOfResident = (resident: ResidentState): LogState => ({
   service: resident.service,
   governance: resident.governance,
   tasks: resident.tasks,
-  activity: resident.activity,
   tallies: resident.counters.tallies,
   // A store written before the counter existed has another layout: it is rebuilt.
   ciphertextBytes: resident.counters.ciphertextBytes,
@@ -117,8 +113,6 @@ export interface StateChanges {
   readonly appends: ReadonlyArray<ListAppend>
   /** Names as they stand after the run. */
   readonly names: ReadonlyArray<NameRecord>
-  /** Each agent's latest public activity that changed, and the agents whose entry went. */
-  readonly activity: { readonly upserts: ReadonlyArray<readonly [string, Activity]>; readonly deletes: ReadonlyArray<string> }
   /** The resident parts after the run, and which of them changed. */
   readonly resident: ResidentState
   readonly residentChanged: { readonly service: boolean; readonly governance: boolean; readonly tasks: boolean }
@@ -157,7 +151,6 @@ export const changesOf = (before: LogState, after: LogState): StateChanges => {
     deletes,
     appends,
     names,
-    activity: activityChanges(before.activity, after.activity, before.size),
     resident: { ...resident, counters: { ...resident.counters, tallies: talliesAfter(before.tallies, before, after, appends) } },
     residentChanged: {
       service: before.service !== after.service,
@@ -165,47 +158,6 @@ export const changesOf = (before: LogState, after: LogState): StateChanges => {
       tasks: before.tasks !== after.tasks
     }
   }
-}
-
-/**
- * What changed in the activity between a slice of `size` leaves and the slice after more
- * were applied, in time bounded by those leaves, not by the day's agents (a day of a busy
- * service holds hundreds of thousands): an agent's entry changes only to a new leaf's, so
- * the upserts are the entries at index `size` and above; and an entry goes only when its
- * agent writes again (an upsert), when the key that wrote it claims a name (it leaves its
- * bare-key entry for the name's), or when it ages out, which takes the oldest entries
- * first (telemetry/activity.ts recordActivity): those are found from the oldest entry up
- * to the first one still there.
- */
-export const activityChanges = (before: ActivityState, after: ActivityState, size: number): StateChanges["activity"] => {
-  const upserts: Array<readonly [string, Activity]> = []
-  const deletes = new Set<string>()
-  if (before.lastByActor === after.lastByActor) return { upserts, deletes: [] }
-  const gone = (actor: string) => HashMap.has(before.lastByActor, actor) && !HashMap.has(after.lastByActor, actor)
-  for (const [, activity] of RedBlackTree.greaterThanEqual(after.latest, size)) {
-    upserts.push([actorOf(activity), activity])
-    if (activity.name !== null && activity.kid !== null) {
-      const bareKey = actorOf({ kid: activity.kid, name: null })
-      if (gone(bareKey)) deletes.add(bareKey)
-    }
-  }
-  for (const [index, activity] of before.latest) {
-    if (RedBlackTree.has(after.latest, index)) break
-    const actor = actorOf(activity)
-    if (gone(actor)) deletes.add(actor)
-  }
-  return { upserts, deletes: [...deletes] }
-}
-
-/** The activity state of stored rows (actor -> its latest public leaf). */
-export const activityOfRows = (rows: Iterable<readonly [string, Activity]>): ActivityState => {
-  let lastByActor = HashMap.empty<string, number>()
-  let latest = RedBlackTree.empty<number, Activity>(Order.number)
-  for (const [actor, activity] of rows) {
-    lastByActor = HashMap.set(lastByActor, actor, activity.index)
-    latest = RedBlackTree.insert(latest, activity.index, activity)
-  }
-  return { lastByActor, latest }
 }
 
 /** The slice after a commit: the resident parts kept, every row and list emptied. */
@@ -217,7 +169,6 @@ export const namesOnlyChanges = (names: ReadonlyArray<NameRecord>, size: number)
   deletes: [],
   appends: [],
   names,
-  activity: { upserts: [], deletes: [] },
   resident: { ...emptyResident, counters: { ...emptyResident.counters, size } },
   residentChanged: { service: false, governance: false, tasks: false }
 })

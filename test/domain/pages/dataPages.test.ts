@@ -14,7 +14,9 @@ import { KEYS_NOTICE, type ServiceStatsDocument } from "../../../src/domain/stat
 import { serviceList } from "../../../src/domain/stats/serviceList.js"
 import { serviceUsage } from "../../../src/domain/stats/serviceUsage.js"
 import { directoryView } from "../../../src/domain/views/directory.js"
-import { onlineView } from "../../../src/domain/views/online.js"
+import { recentActivity } from "../../../src/domain/telemetry/activity.js"
+import { ONLINE_LISTED } from "../../../src/domain/views/limits.js"
+import { onlineSince, onlineView } from "../../../src/domain/views/online.js"
 import { taskListView } from "../../../src/domain/views/taskList.js"
 import { postPayload } from "../../support/agents.js"
 import { GovLog, makeAgent, pollPayload, taskPayload } from "../../support/governanceAgents.js"
@@ -122,7 +124,7 @@ describe("the directory, tasks and online pages", () => {
     const hiddenData = { ...hidden, tasks: hidden.tasks.map((t) => ({ ...withBody(t), text: null })) }
     expect(tasksMain(hiddenData).markup).toContain(`[hidden by tombstone ${tombstone}: spam]`)
 
-    const online = onlineView(log.state, 900, log.now)
+    const online = onlineView(log.state, recentActivity(log.state.activity, onlineSince(900, log.now), ONLINE_LISTED), 900, log.now)
     expect(onlineMain(online).markup).toContain(`<a href="/names/alice">alice</a>`)
     expect(onlineText(online)).toContain("# Online: 1 agents in the last 900 seconds")
   })

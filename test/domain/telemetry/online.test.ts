@@ -1,14 +1,16 @@
 // Who is online (docs/protocol.md section 16.2): the agents (names, bare keys) whose latest
 // public leaf (any agent-signed leaf but dm and capsule, or a policy leaf written for a
 // secret-bound name) falls in the window, newest first, one entry per agent; owner and other
-// policy leaves are not agents' activity; entries a day older than the newest are pruned;
-// the structure in the state is the same whether kept incrementally or folded. Served from
-// the projection store (app/ServiceStats.ts), the view reads the resident activity and the
-// names onlineReads lists, and answers as on the whole state.
+// policy leaves are not agents' activity; the state is the same whether kept incrementally
+// or folded. Served from the projection store (app/ServiceStats.ts), the view reads the
+// window's agents from the store's index of the activity rows and the names onlineReads
+// lists, and answers as on the whole state.
 
-import { Effect, RedBlackTree } from "effect"
+import { Effect, HashMap } from "effect"
 import { describe, expect, it } from "vitest"
-import { onlineReads, onlineView } from "../../../src/domain/views/online.js"
+import { recentActivity } from "../../../src/domain/telemetry/activity.js"
+import { onlineReads, onlineSince, onlineView } from "../../../src/domain/views/online.js"
+import type { LogState } from "../../../src/domain/write/logState.js"
 import { sliceOfResident, withRows } from "../../../src/domain/write/stateSlice.js"
 import { ONLINE_LISTED } from "../../../src/domain/views/limits.js"
 import { postPayload } from "../../support/agents.js"
@@ -17,11 +19,16 @@ import { capsulePayload, ciphertext, claimPayload, dmPayload, rotatePayload } fr
 
 const MINUTE = 60_000
 
-/** The view on a slice of the log's projection store: its resident parts and the names the view reads. */
+/** The view on the whole state. */
+const wholeOnline = (state: LogState, windowSeconds: number, now: number) =>
+  onlineView(state, recentActivity(state.activity, onlineSince(windowSeconds, now), ONLINE_LISTED), windowSeconds, now)
+
+/** The view from the log's projection store: the window's agents, and the names the view reads. */
 const slicedOnline = (log: GovLog, windowSeconds: number, now: number) => {
-  const resident = Effect.runSync(log.sliced.store.resident)
-  const rows = Effect.runSync(log.sliced.store.rows(onlineReads(resident, windowSeconds, now)))
-  return onlineView(withRows(sliceOfResident(resident), rows), windowSeconds, now)
+  const store = log.sliced.store
+  const recent = Effect.runSync(store.recentActivity(onlineSince(windowSeconds, now), ONLINE_LISTED))
+  const rows = Effect.runSync(store.rows(onlineReads(recent)))
+  return onlineView(withRows(sliceOfResident(Effect.runSync(store.resident)), rows), recent, windowSeconds, now)
 }
 
 describe("onlineView", () => {
@@ -37,19 +44,19 @@ describe("onlineView", () => {
     const atPost = log.now
 
     // 15 minutes back from now: bob (10 minutes ago) and the bare key; alice is older.
-    const view = onlineView(log.state, 900, log.now)
+    const view = wholeOnline(log.state, 900, log.now)
     expect(view).toMatchObject({ window: 900, since: log.now - 900_000, count: 2, truncated: false })
     expect(view.agents).toEqual([
       { kid: bare.kid, name: null, tier: null, index: barePost, logged: atPost, type: "post" },
       { kid: bob.kid, name: "bob", tier: "key", index: bobClaim, logged: atPost - 10 * MINUTE, type: "claim" }
     ])
-    expect(onlineView(log.state, 3600, log.now).agents.map((a) => a.index)).toEqual([barePost, bobClaim, aliceClaim])
-    expect(onlineView(log.state, 60, log.now + 61_000).count).toBe(0)
+    expect(wholeOnline(log.state, 3600, log.now).agents.map((a) => a.index)).toEqual([barePost, bobClaim, aliceClaim])
+    expect(wholeOnline(log.state, 60, log.now + 61_000).count).toBe(0)
 
     // A later public leaf moves the key to the front, once.
     log.now += MINUTE
     const grant = log.accept(bob, "grant", { sender: "*", use: "dm" })
-    const again = onlineView(log.state, 3600, log.now)
+    const again = wholeOnline(log.state, 3600, log.now)
     expect(again.agents.map((a) => [a.name, a.type])).toEqual([["bob", "grant"], [null, "post"], ["alice", "claim"]])
 
     // DMs and capsules are not public; owner leaves are not an agent's.
@@ -59,15 +66,15 @@ describe("onlineView", () => {
     const capsule = capsulePayload("slot", ciphertext("mine"))
     log.accept(bare, "capsule", capsule.payload, capsule.body)
     log.must(log.ownerOp("tombstone", { target_index: barePost, reason_code: "spam" }))
-    expect(onlineView(log.state, 600, log.now).count).toBe(0)
+    expect(wholeOnline(log.state, 600, log.now).count).toBe(0)
     const publicAgain = postPayload("public again")
     log.accept(alice, "post", publicAgain.payload, publicAgain.body)
-    expect(onlineView(log.state, 600, log.now).agents.map((a) => a.name)).toEqual(["alice"])
+    expect(wholeOnline(log.state, 600, log.now).agents.map((a) => a.name)).toEqual(["alice"])
 
     // Kept incrementally or folded from scratch, the same answer.
-    expect(onlineView(log.fold(), 86_400, log.now)).toEqual(onlineView(log.state, 86_400, log.now))
+    expect(wholeOnline(log.fold(), 86_400, log.now)).toEqual(wholeOnline(log.state, 86_400, log.now))
     expect(log.sliced.storeMatches(log.state)).toEqual([])
-    for (const window of [600, 3600, 86_400]) expect(slicedOnline(log, window, log.now)).toEqual(onlineView(log.state, window, log.now))
+    for (const window of [600, 3600, 86_400]) expect(slicedOnline(log, window, log.now)).toEqual(wholeOnline(log.state, window, log.now))
   })
 
   it(`lists at most ${ONLINE_LISTED} and counts them all`, () => {
@@ -76,7 +83,7 @@ describe("onlineView", () => {
       const p = postPayload(`post ${i}`)
       log.accept(makeAgent(`online many ${i}`), "post", p.payload, p.body)
     }
-    const view = onlineView(log.state, 900, log.now)
+    const view = wholeOnline(log.state, 900, log.now)
     expect(view).toMatchObject({ count: ONLINE_LISTED + 3, truncated: true })
     expect(view.agents).toHaveLength(ONLINE_LISTED)
     expect(view.agents[0]!.index).toBe(ONLINE_LISTED + 3)
@@ -90,10 +97,10 @@ describe("onlineView", () => {
     const post = log.must(log.submitAs(["policy"], log.policy, "post", { ...p.payload, as: "dana" }, p.body))
     // A policy leaf for no name (a credit) is the service's.
     log.must(log.policyOp("sup.credit", { name: "dana", amount: 1, claim_hash: "A".repeat(43), network: "testnet", tx: "online-tx" }))
-    const view = onlineView(log.state, 900, log.now)
+    const view = wholeOnline(log.state, 900, log.now)
     expect(view.agents).toEqual([{ kid: null, name: "dana", tier: "secret", index: post, logged: log.now, type: "post" }])
     expect(view.agents.some((a) => a.kid === log.policy.kid)).toBe(false)
-    expect(onlineView(log.fold(), 900, log.now)).toEqual(view)
+    expect(wholeOnline(log.fold(), 900, log.now)).toEqual(view)
     expect(slicedOnline(log, 900, log.now)).toEqual(view)
   })
 
@@ -108,7 +115,7 @@ describe("onlineView", () => {
     log.now += MINUTE
     const q = postPayload("with my new key")
     const latest = log.accept(next, "post", q.payload, q.body)
-    expect(onlineView(log.state, 900, log.now).agents).toEqual([{ kid: next.kid, name: "erin", tier: "key", index: latest, logged: log.now, type: "post" }])
+    expect(wholeOnline(log.state, 900, log.now).agents).toEqual([{ kid: next.kid, name: "erin", tier: "key", index: latest, logged: log.now, type: "post" }])
     expect(rotation).toBeLessThan(latest)
   })
 
@@ -118,21 +125,24 @@ describe("onlineView", () => {
     log.accept(fay!, "claim", claimPayload("fay", fay!, recovery))
     log.now += MINUTE
     const rotation = log.accept(recovery!, "key.rotate", rotatePayload("fay", fresh!, fay!.kid))
-    const view = onlineView(log.state, 900, log.now)
+    const view = wholeOnline(log.state, 900, log.now)
     expect(view.agents).toEqual([{ kid: recovery!.kid, name: "fay", tier: "key", index: rotation, logged: log.now, type: "key.rotate" }])
-    expect(onlineView(log.fold(), 900, log.now)).toEqual(view)
+    expect(wholeOnline(log.fold(), 900, log.now)).toEqual(view)
     expect(slicedOnline(log, 900, log.now)).toEqual(view)
   })
 
-  it("forgets agents a day older than the newest leaf, as a fold does", () => {
-    const log = new GovLog({ label: "online prune" })
-    const old = makeAgent("online prune old")
+  it("keeps every agent's latest public leaf, however old, and lists only the window's", () => {
+    const log = new GovLog({ label: "online old" })
+    const old = makeAgent("online old agent")
     const p = postPayload("long ago")
-    log.accept(old, "post", p.payload, p.body)
+    const oldPost = log.accept(old, "post", p.payload, p.body)
     log.now += 86_400_000 + 1
     const q = postPayload("today")
-    log.accept(makeAgent("online prune new"), "post", q.payload, q.body)
-    expect(RedBlackTree.size(log.state.activity.latest)).toBe(1)
-    expect(RedBlackTree.size(log.fold().activity.latest)).toBe(1)
+    log.accept(makeAgent("online old new"), "post", q.payload, q.body)
+    expect(HashMap.size(log.state.activity)).toBe(2)
+    expect(HashMap.get(log.fold().activity, `key:${old.kid}`).pipe((o) => o._tag === "Some" ? o.value.index : undefined)).toBe(oldPost)
+    expect(wholeOnline(log.state, 86_400, log.now).count).toBe(1)
+    expect(slicedOnline(log, 86_400, log.now)).toEqual(wholeOnline(log.state, 86_400, log.now))
+    expect(log.sliced.storeMatches(log.state)).toEqual([])
   })
 })
