@@ -7,6 +7,7 @@
 //   - disk bytes per entry of the log, bodies, tiles and state.db (PostgreSQL: its tables);
 //   - p50/p99, one request at a time, of GET /v2/names/{name}, /v2/directory?q=,
 //     /v2/agora/posts?channel=, /v2/inbox/{kid} (and the signed GET /v2/inbox),
+//     /v2/online?window= (a random window: each answer counted anew from the activity index),
 //     /v2/entries/{i} and /v2/tlog/proof/{i};
 //   - GET /v2/entries/{i} requests per second from several connections;
 //   - durable entries per second and RSS under bench/write's load (keys posting at once);
@@ -167,6 +168,10 @@ const measure = async (dataDir: string, databaseUrl: string | undefined, schema:
         const recipient = recipients[randomBelow(recipients.length)]!
         return { path: "/v2/inbox", headers: signedRead(agentSeed(recipient.agent, recipient.gen), authority, "/v2/inbox") }
       })],
+      // Windows of 60 s to a day, so nearly every answer is counted anew (ServiceStats keeps
+      // a few windows' answers for 5 s); a log written within the day has every agent in the
+      // longer ones.
+      ["GET /v2/online?window= (60 s to a day)", requests(() => ({ path: `/v2/online?window=${60 + randomBelow(86_341)}` }))],
       ["GET /v2/entries/{i}", requests(() => ({ path: `/v2/entries/${randomBelow(leaves)}` }))],
       ["GET /v2/tlog/proof/{i}", requests(() => ({ path: `/v2/tlog/proof/${randomBelow(leaves)}` }))]
     ]
