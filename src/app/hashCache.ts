@@ -22,20 +22,27 @@ export const makeHashCache = (
     if (cache.size > capacity) cache.delete(cache.keys().next().value!)
   }
   /** The stored hashes at these indexes, in order, reading only those not cached. */
-  return (indexes: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<Hash>, StorageError> => {
-    const missing = indexes.filter((index) => !cache.has(index))
-    const answer = () =>
-      indexes.map((index) => {
-        const hash = cache.get(index)!
-        remember(index, hash)
-        return hash
+  return (indexes: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<Hash>, StorageError> =>
+    Effect.suspend(() => {
+      // The hashes cached now are taken now: while the missing ones are read, concurrent
+      // requests may push them out of the cache (with a log larger than the cache, they do).
+      const known = new Map<number, Hash>()
+      const missing: Array<number> = []
+      for (const index of indexes) {
+        const hash = cache.get(index)
+        if (hash !== undefined) known.set(index, hash)
+        else missing.push(index)
+      }
+      const answer = () =>
+        indexes.map((index) => {
+          const hash = known.get(index)!
+          remember(index, hash)
+          return hash
+        })
+      if (missing.length === 0) return Effect.sync(answer)
+      return Effect.map(read(missing), (hashes) => {
+        missing.forEach((index, i) => known.set(index, hashes[i]!))
+        return answer()
       })
-    if (missing.length === 0) return Effect.sync(answer)
-    return Effect.map(read(missing), (hashes) => {
-      // Remembered first, answered after: a capacity below one proof's hashes still answers.
-      const found = new Map(missing.map((index, i) => [index, hashes[i]!]))
-      for (const [index, hash] of found) remember(index, hash)
-      return indexes.map((index) => cache.get(index) ?? found.get(index)!)
     })
-  }
 }

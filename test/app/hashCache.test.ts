@@ -37,3 +37,20 @@ describe("hashCache", () => {
     }
   })
 })
+
+describe("hashCache under concurrent requests", () => {
+  it("answers in full when other requests evict its cached hashes while it reads the missing ones", () => {
+    // While the read of hash 3 is under way (a file read yields to other requests), another
+    // request fills the cache of 4 and pushes out hashes 1 and 2, which were cached when the
+    // first request began.
+    let cached: ReturnType<typeof makeHashCache> | undefined
+    const read = (indexes: ReadonlyArray<number>) =>
+      Effect.sync(() => {
+        if (indexes.includes(3)) Effect.runSync(cached!([5, 6, 7, 8]))
+        return indexes.map(hashAt)
+      })
+    cached = makeHashCache(read, 4)
+    Effect.runSync(cached([1, 2]))
+    expect(Effect.runSync(cached([1, 2, 3]))).toEqual([1, 2, 3].map(hashAt))
+  })
+})
