@@ -576,8 +576,8 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
 
     // Open sessions by transport, for /metrics (Metrics.ts).
     yield* sampledOnScrape(Effect.suspend(() => Effect.zipRight(
-      Metric.set(Metric.tagged(gateSessions, "transport", "http"), httpSessions.size),
-      Metric.set(Metric.tagged(gateSessions, "transport", "tcp"), tcpSessions.size)
+      Metric.set(gateSessions.of(["transport", "http"]), httpSessions.size),
+      Metric.set(gateSessions.of(["transport", "tcp"]), tcpSessions.size)
     )))
     return { exchange, end }
   }))

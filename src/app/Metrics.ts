@@ -9,34 +9,20 @@
 // depth, checkpoint age, connections, sessions) are sampled when scraped: each part that
 // holds such a state registers a sampler for as long as its scope is open (sampledOnScrape).
 
-import { Effect, Metric, MetricBoundaries, type Scope } from "effect"
+import { Effect, Metric, MetricBoundaries, MetricKey, type Scope } from "effect"
+import { labelledMetric } from "../ports/labelledMetric.js"
 export { countRateLimited, rateLimited } from "./RateLimitMetric.js"
 
-/** A metric with `labels`, made once per label set and kept (no allocation per event). */
-const taggedOnce = <M extends Metric.Metric<any, any, any>>(metric: M) => {
-  const made = new Map<string, M>()
-  return (...labels: ReadonlyArray<readonly [string, string]>): M => {
-    const key = labels.map(([k, v]) => `${k}=${v}`).join("\u0000")
-    let found = made.get(key)
-    if (found === undefined) {
-      found = labels.reduce((m, [k, v]) => Metric.tagged(m, k, v) as M, metric)
-      made.set(key, found)
-    }
-    return found
-  }
-}
-
 /** Answers to writes, on every write route and the gate: outcome accepted|refused, code the refusal's. */
-export const writes = Metric.counter("aics_writes_total", {
+const writesSeries = labelledMetric(MetricKey.counter("aics_writes_total", {
   description: "Write answers by outcome (accepted, refused) and refusal code.",
   incremental: true
-})
-
-const writesOf = taggedOnce(writes)
+}))
+export const writes = writesSeries.metric
 
 /** One write answered: accepted (`code` undefined) or refused with `code`. */
 export const countWrite = (code: string | undefined) =>
-  Effect.sync(() => writesOf(["outcome", code === undefined ? "accepted" : "refused"], ["code", code ?? ""]).unsafeUpdate(1, []))
+  Effect.sync(() => writesSeries.of(["outcome", code === undefined ? "accepted" : "refused"], ["code", code ?? ""]).unsafeUpdate(1, []))
 
 /** Submissions in one batch the sequencer decided and committed. */
 export const batchSize = Metric.histogram(
@@ -60,53 +46,50 @@ export const queueDepth = Metric.gauge("aics_sequencer_queue_depth", { descripti
 export const leading = Metric.gauge("aics_sequencer_leading", { description: "1 while this node holds the sequencing lease." })
 
 /** Seconds the write-check threads spent checking (the event loop's own checks: thread=main). */
-export const checkBusySeconds = Metric.counter("aics_check_worker_busy_seconds_total", {
+export const checkBusySeconds = labelledMetric(MetricKey.counter("aics_check_worker_busy_seconds_total", {
   description: "Seconds the write checks kept their threads busy.",
   incremental: true
-})
+}))
 
 export const checkpointAge = Metric.gauge("aics_checkpoint_age_seconds", { description: "Seconds since this node last published or read a newer checkpoint." })
 export const tilesLag = Metric.gauge("aics_tiles_lag_entries", { description: "Leaves in the log not yet under the published checkpoint." })
 export const logSize = Metric.gauge("aics_log_size", { description: "Leaves in the log as this node knows it." })
 
-export const httpRequests = Metric.counter("aics_http_requests_total", {
+const httpRequests = labelledMetric(MetricKey.counter("aics_http_requests_total", {
   description: "HTTP answers by route group and status.",
   incremental: true
-})
+}))
 
-export const httpSeconds = Metric.histogram(
+const httpSeconds = labelledMetric(MetricKey.histogram(
   "aics_http_request_duration_seconds",
   MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
   "Seconds from a request's arrival to its answer, by route group."
-)
-
-const httpRequestsOf = taggedOnce(httpRequests)
-const httpSecondsOf = taggedOnce(httpSeconds)
+))
 
 /** One HTTP answer of `group` with `status`, `seconds` after it arrived (called as it goes out). */
 export const countHttpNow = (group: string, status: number, seconds: number) => {
-  httpRequestsOf(["group", group], ["status", String(status)]).unsafeUpdate(1, [])
-  httpSecondsOf(["group", group]).unsafeUpdate(seconds, [])
+  httpRequests.of(["group", group], ["status", String(status)]).unsafeUpdate(1, [])
+  httpSeconds.of(["group", group]).unsafeUpdate(seconds, [])
 }
 
-export const gateSessions = Metric.gauge("aics_gate_sessions", { description: "Open text-gate sessions by transport (http, tcp)." })
-export const gateSessionsOpened = Metric.counter("aics_gate_sessions_opened_total", {
+export const gateSessions = labelledMetric(MetricKey.gauge("aics_gate_sessions", { description: "Open text-gate sessions by transport (http, tcp)." }))
+const gateSessionsOpened = labelledMetric(MetricKey.counter("aics_gate_sessions_opened_total", {
   description: "Text-gate sessions opened, by transport.",
   incremental: true
-})
-
-const gateSessionsOpenedOf = taggedOnce(gateSessionsOpened)
+}))
 
 /** A gate session opened on `transport` (http_get, http_post, tcp_plain, tcp_tls). */
-export const countGateSessionNow = (transport: string) => gateSessionsOpenedOf(["transport", transport]).unsafeUpdate(1, [])
+export const countGateSessionNow = (transport: string) => gateSessionsOpened.of(["transport", transport]).unsafeUpdate(1, [])
 
 /** Connections the server closed to protect itself, by reason (pending_bytes: over the held-bytes bound). */
-export const connectionsShed = Metric.counter("aics_connections_shed_total", {
+export const connectionsShed = labelledMetric(MetricKey.counter("aics_connections_shed_total", {
   description: "Connections closed by the server to bound what it holds, by reason.",
   incremental: true
-})
+}))
 
-export const connections = Metric.gauge("aics_connections", { description: "Open connections by listener (http, gate) and state (active, idle)." })
+export const connections = labelledMetric(
+  MetricKey.gauge("aics_connections", { description: "Open connections by listener (http, gate) and state (active, idle)." })
+)
 
 export { storeErrors } from "../ports/StorageError.js"
 

@@ -1,16 +1,17 @@
 // The one failure every storage port reports: the medium failed or holds something it
 // should not. Callers cannot repair it; they stop acknowledging writes and surface it.
 
-import { Data, Metric } from "effect"
+import { Data, MetricKey } from "effect"
+import { labelledMetric } from "./labelledMetric.js"
 
 /**
  * aics_store_errors_total{operation} on /metrics (app/Metrics.ts): every storage failure is
  * counted where it is made, whichever adapter made it and whoever handles it after.
  */
-export const storeErrors = Metric.counter("aics_store_errors_total", {
+export const storeErrors = labelledMetric(MetricKey.counter("aics_store_errors_total", {
   description: "Storage failures by operation.",
   incremental: true
-})
+}))
 
 export class StorageError extends Data.TaggedError("StorageError")<{
   readonly operation: string
@@ -19,7 +20,7 @@ export class StorageError extends Data.TaggedError("StorageError")<{
 }> {
   constructor(args: { readonly operation: string; readonly detail: string; readonly cause?: unknown }) {
     super(args)
-    Metric.tagged(storeErrors, "operation", args.operation).unsafeUpdate(1, [])
+    storeErrors.of(["operation", args.operation]).unsafeUpdate(1, [])
   }
 
   override get message(): string {

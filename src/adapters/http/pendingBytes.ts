@@ -14,7 +14,6 @@
 
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { Metric } from "effect"
 import { connectionsShed } from "../../app/Metrics.js"
 
 export interface PendingBytesLimits {
@@ -34,7 +33,7 @@ interface Held {
   mark: number
 }
 
-const shed = Metric.tagged(connectionsShed, "reason", "pending_bytes")
+const shed = connectionsShed.of(["reason", "pending_bytes"])
 
 export const boundPendingBytes = (server: Server, limits: PendingBytesLimits): Server => {
   const held = new Map<Socket, Held>()

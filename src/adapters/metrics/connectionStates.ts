@@ -9,13 +9,12 @@ import type { Server, Socket } from "node:net"
 import { Metric } from "effect"
 import { connections } from "../../app/Metrics.js"
 
-/** The two gauges of a listener, made once: a tagged metric is a new key to hash on every make. */
+/** The two gauges of a listener (ports/labelledMetric.ts: a series found once, updated directly). */
 const gauges = new Map<string, { readonly active: Metric.Metric.Gauge<number>; readonly idle: Metric.Metric.Gauge<number> }>()
 const gaugesOf = (listener: string) => {
   let made = gauges.get(listener)
   if (made === undefined) {
-    const tagged = Metric.tagged(connections, "listener", listener)
-    made = { active: Metric.tagged(tagged, "state", "active"), idle: Metric.tagged(tagged, "state", "idle") }
+    made = { active: connections.of(["listener", listener], ["state", "active"]), idle: connections.of(["listener", listener], ["state", "idle"]) }
     gauges.set(listener, made)
   }
   return made
@@ -64,7 +63,7 @@ export const trackHttpConnections = (server: HttpServer, listener = "http") => {
 
 /** Counts a TCP server's open connections (the gate: a session lives as long as its connection). */
 export const trackTcpConnections = (server: Server, listener = "gate") => {
-  const open = Metric.tagged(Metric.tagged(connections, "listener", listener), "state", "open")
+  const open = connections.of(["listener", listener], ["state", "open"])
   let count = 0
   open.unsafeUpdate(0, [])
   server.on("connection", (socket: Socket) => {

@@ -1,7 +1,7 @@
 // WriteChecks on the calling thread: the checks run inside the request's fiber. The choice
 // for tests and for AICS_CHECK_WORKERS=0.
 
-import { Effect, Layer, Metric } from "effect"
+import { Effect, Layer } from "effect"
 import { checkBusySeconds } from "../../app/Metrics.js"
 import { Crypto } from "../../ports/Crypto.js"
 import { WriteChecks } from "../../ports/WriteChecks.js"
@@ -18,4 +18,4 @@ export const InProcessWriteChecksLive = (settings: WriteCheckSettings): Layer.La
   })))
 
 /** The checks' time on the event loop, for /metrics (app/Metrics.ts). */
-const mainBusy = Metric.tagged(checkBusySeconds, "thread", "main")
+const mainBusy = checkBusySeconds.of(["thread", "main"])

@@ -20,7 +20,7 @@
 // - Closing the layer terminates the workers; requests still outstanding are interrupted.
 
 import { Worker } from "node:worker_threads"
-import { Data, Effect, Layer, Metric } from "effect"
+import { Data, Effect, Layer } from "effect"
 import { checkBusySeconds, sampledOnScrape } from "../../app/Metrics.js"
 import { type WriteCheck, WriteChecks, type WriteRequest } from "../../ports/WriteChecks.js"
 import { READY, type CheckReply, type CheckRequest } from "./checkProtocol.js"
@@ -159,4 +159,4 @@ export const WorkerWriteChecksLive = (options: WorkerWriteChecksOptions): Layer.
     return { check }
   }))
 
-const workerBusy = Metric.tagged(checkBusySeconds, "thread", "worker")
+const workerBusy = checkBusySeconds.of(["thread", "worker"])
