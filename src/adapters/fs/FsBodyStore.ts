@@ -53,7 +53,8 @@ import { appendRecords } from "./bodyAppend.js"
 import { openBodyFiles } from "./bodyFiles.js"
 import { BODIES_FILE, DIGEST_SIZE, MAX_BODY_SIZE, PUT_HEADER, type BodyRecord } from "./bodyLayout.js"
 import { digestName, digestNames } from "./bodyName.js"
-import { applyEntry, recoverBodies, type BodyEnd } from "./bodyRecovery.js"
+import { openBodyIndex } from "./bodyIndex.js"
+import type { BodyEnd } from "./bodyRecovery.js"
 import { headerDigest } from "./bodyScan.js"
 import { readExactly } from "./fileIo.js"
 
@@ -66,8 +67,8 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
     Effect.gen(function*() {
       const { sha256 } = yield* Crypto
       const files = yield* openBodyFiles(directory)
-      const recovered = yield* recoverBodies(files, sha256)
-      const table = recovered.table
+      const recovered = yield* openBodyIndex(files, sha256)
+      const index = recovered.index
       let committed: BodyEnd = recovered.end
       let unusable: StorageError | undefined
 
@@ -82,20 +83,26 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
 
       /** Offsets of the put records that hold this digest (normally none or one). */
       const storedCopies = (digest: Uint8Array) =>
-        Effect.filter(table.candidates(digest), (candidate) =>
-          Effect.map(
-            readExactly(files.bodies, PUT_HEADER, candidate.offset, "bodies"),
-            (header) => equal(headerDigest(header), digest)
-          )).pipe(Effect.map((copies) => copies.map((copy) => copy.offset)))
+        index.candidates(digest).pipe(
+          Effect.flatMap((candidates) =>
+            Effect.filter(candidates, (candidate) =>
+              Effect.map(
+                readExactly(files.bodies, PUT_HEADER, candidate.offset, "bodies"),
+                (header) => equal(headerDigest(header), digest)
+              ))
+          ),
+          Effect.map((copies) => copies.map((copy) => copy.offset))
+        )
 
       /** Appends the records, then publishes them; a failure makes the store refuse writes. */
       const commit = (operation: string, records: ReadonlyArray<BodyRecord>) =>
         appendRecords(files, committed, records, sha256).pipe(
           Effect.tap(({ end, entries }) =>
             Effect.sync(() => {
-              // Durable: publish (no read can run in between).
+              // Durable: publish (no read can run in between); the indexer takes the
+              // records into the sidecar after this returns.
               committed = end
-              for (const entry of entries) applyEntry(table, entry)
+              index.publish(entries)
             })
           ),
           Effect.tapError((error) =>
@@ -132,12 +139,11 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           }
           if (unique.size === 0) return Effect.void
           return locked(Effect.gen(function*() {
-            // A body with no candidate in the table is new, which is the common case and
-            // costs no read; one with candidates is new unless a candidate's record holds it.
+            // A body with no candidate in the index is new, which is the common case and
+            // costs one lookup in the sidecar (its pages are mostly cached) and no read of
+            // `bodies`; one with candidates is new unless a candidate's record holds it.
             const fresh: Array<StoredBody> = []
-            const maybeStored: Array<StoredBody> = []
-            for (const body of unique.values()) (table.candidates(body.digest).length === 0 ? fresh : maybeStored).push(body)
-            for (const body of maybeStored) if ((yield* storedCopies(body.digest)).length === 0) fresh.push(body)
+            for (const body of unique.values()) if ((yield* storedCopies(body.digest)).length === 0) fresh.push(body)
             if (fresh.length === 0) return
             yield* commit("put", fresh.map((body): BodyRecord => ({ kind: "put", digest: body.digest, bytes: body.bytes })))
           }))
@@ -148,7 +154,7 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           const name = digestName("get", digest)
           if (name instanceof StorageError) return Effect.fail(name)
           return Effect.gen(function*() {
-            for (const candidate of table.candidates(digest)) {
+            for (const candidate of yield* index.candidates(digest)) {
               const record = yield* readExactly(files.bodies, PUT_HEADER + candidate.length, candidate.offset, "bodies")
               if (equal(headerDigest(record), digest)) return Option.some(record.slice(PUT_HEADER))
             }

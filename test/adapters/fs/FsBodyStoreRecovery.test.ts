@@ -17,6 +17,7 @@ import {
   PUT_HEADER,
   REMOVAL_RECORD_SIZE
 } from "../../../src/adapters/fs/bodyLayout.js"
+import { BODY_INDEX_FILE } from "../../../src/adapters/fs/bodySidecar.js"
 import { FsBodyStoreLive } from "../../../src/adapters/fs/FsBodyStore.js"
 import { toHex, utf8 } from "../../../src/domain/bytes.js"
 import { BodyStore, type StoredBody } from "../../../src/ports/BodyStore.js"
@@ -225,7 +226,7 @@ describe("FsBodyStore recovery", () => {
         }))
     }))
 
-  it.scoped("opening trusts the synced index: it reads no old body, and fails when the trusted entries do not chain", () =>
+  it.scoped("opening trusts the synced index: it reads no old body, and fails when the trusted entries it checks do not chain", () =>
     Effect.gen(function*() {
       const list = bodies("many", 2 * MAX_UNSYNCED_RECORDS + 500)
       const dir = join(yield* tempDir("body-trusted"), "bodies")
@@ -234,10 +235,14 @@ describe("FsBodyStore recovery", () => {
       yield* overwrite(join(dir, "bodies"), recordEnd(list, 5) + PUT_HEADER + 3, utf8("#"))
       yield* withStore(dir, (store) => expectPresent(store, list.slice(10, 20), true))
       yield* expectFiles(dir, list.length, recordEnd(list, list.length))
-      // Index entries that no longer chain mean a damaged index: opening fails rather than
-      // dropping bodies.
+      // An entry the body index has applied is not read again: the store answers from the
+      // sidecar, which took it when it still chained.
       const index = yield* Effect.promise(() => readFile(join(dir, "index")))
       yield* overwrite(join(dir, "index"), INDEX_ENTRY_SIZE * 3 + 32, new Uint8Array(8).fill(1))
+      yield* withStore(dir, (store) => expectPresent(store, list.slice(0, 5), true))
+      // Without the sidecar every trusted entry is checked: entries that no longer chain
+      // mean a damaged index, and opening fails rather than dropping bodies.
+      yield* Effect.promise(() => rm(join(dir, BODY_INDEX_FILE)))
       const unchained = yield* Effect.flip(withStore(dir, () => Effect.void))
       expect(unchained._tag).toBe("StorageError")
       expect(unchained.detail).toContain("does not follow")
@@ -388,6 +393,6 @@ describe("FsBodyStore compaction", () => {
       yield* withStore(dir, (store) => store.put(a))
       yield* Effect.promise(() => Promise.all(["bodies.compact", "index.compact"].map((name) => writeFile(join(dir, name), "partial"))))
       yield* withStore(dir, (store) => expectPresent(store, a, true))
-      expect((yield* Effect.promise(() => readdir(dir))).sort()).toEqual(["bodies", "index"])
+      expect((yield* Effect.promise(() => readdir(dir))).sort()).toEqual(["bodies", BODY_INDEX_FILE, "index"])
     }))
 })
