@@ -58,6 +58,8 @@ export interface BodyIndex {
   readonly candidates: (digest: Uint8Array) => Effect.Effect<ReadonlyArray<BodyLocation>, StorageError>
   /** Makes records just committed (their entries, in order) visible, and wakes the indexer. */
   readonly publish: (entries: ReadonlyArray<IndexEntry>) => void
+  /** Committed records the sidecar has not applied yet: the tail held in memory. */
+  readonly unindexed: () => number
   /** Bodies stored (a count over the whole sidecar: for compaction, not the request path). */
   readonly count: Effect.Effect<number, StorageError>
 }
@@ -168,5 +170,5 @@ export const openBodyIndex = (
 
     const count = Effect.map(sidecar.count, (rows) => rows + tailPuts.count() - tailRemovals.count())
 
-    return { ...recovered, index: { candidates, publish, count } }
+    return { ...recovered, index: { candidates, publish, unindexed: () => records - indexed, count } }
   })

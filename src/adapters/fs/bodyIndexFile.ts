@@ -67,11 +67,12 @@ export const walkIndex = (
  */
 export const recordStart = (index: FileHandle, k: number): Effect.Effect<number, StorageError> =>
   attempt("recover", `locating record ${k}`, async () => {
-    const buffer = new Uint8Array(Math.min(CHUNK_ENTRIES, 1024) * INDEX_ENTRY_SIZE)
+    // Chunks that double from a few entries: mostly the entry before `k` is a put.
+    let size = 16
     let removals = 0
-    for (let end = k; end > 0;) {
-      const start = Math.max(0, end - buffer.length / INDEX_ENTRY_SIZE)
-      const chunk = buffer.subarray(0, INDEX_ENTRY_SIZE * (end - start))
+    for (let end = k; end > 0; size = Math.min(2 * size, CHUNK_ENTRIES)) {
+      const start = Math.max(0, end - size)
+      const chunk = new Uint8Array(INDEX_ENTRY_SIZE * (end - start))
       if ((await readInto(index, chunk, INDEX_ENTRY_SIZE * start)) !== chunk.length) {
         throw new Error(`the index ends before entry ${end}`)
       }

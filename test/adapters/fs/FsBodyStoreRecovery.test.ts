@@ -9,7 +9,7 @@ import { it } from "@effect/vitest"
 import { open, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
-import { nodeCrypto, NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { compactBodyStore } from "../../../src/adapters/fs/bodyCompact.js"
 import {
   INDEX_ENTRY_SIZE,
@@ -18,39 +18,11 @@ import {
   REMOVAL_RECORD_SIZE
 } from "../../../src/adapters/fs/bodyLayout.js"
 import { BODY_INDEX_FILE } from "../../../src/adapters/fs/bodySidecar.js"
-import { FsBodyStoreLive } from "../../../src/adapters/fs/FsBodyStore.js"
 import { toHex, utf8 } from "../../../src/domain/bytes.js"
 import { BodyStore, type StoredBody } from "../../../src/ports/BodyStore.js"
 import { soleProcessLease } from "../../support/leases.js"
+import { body, bodies, expectPresent, openStore, recordEnd, sizeOf, withStore } from "./bodyStoreFixtures.js"
 import { tempDir } from "./tempDir.js"
-
-type Store = typeof BodyStore.Service
-
-const openStore = (dir: string) => FsBodyStoreLive(dir).pipe(Layer.provide(NodeCryptoLive))
-
-const withStore = <A, E>(dir: string, use: (store: Store) => Effect.Effect<A, E>) =>
-  Effect.flatMap(BodyStore, use).pipe(Effect.provide(openStore(dir)))
-
-const body = (text: string): StoredBody => {
-  const bytes = utf8(text)
-  return { digest: nodeCrypto.sha256(bytes), bytes }
-}
-
-/** n bodies of assorted sizes (0 to about 900 bytes). */
-const bodies = (prefix: string, n: number): Array<StoredBody> =>
-  Array.from({ length: n }, (_, i) => body(`${prefix} ${i} ` + "x".repeat((i * 97) % 900)))
-
-const recordEnd = (list: ReadonlyArray<StoredBody>, n: number, from = 0) =>
-  list.slice(0, n).reduce((sum, b) => sum + PUT_HEADER + b.bytes.length, from)
-
-const sizeOf = (dir: string, name: string) => Effect.promise(async () => (await stat(join(dir, name))).size)
-
-const expectPresent = (store: Store, list: ReadonlyArray<StoredBody>, present: boolean) =>
-  Effect.forEach(list, (b) =>
-    Effect.map(store.get(b.digest), (found) => {
-      if (present) expect(Option.map(found, toHex)).toEqual(Option.some(toHex(b.bytes)))
-      else expect(Option.isNone(found)).toBe(true)
-    }), { discard: true })
 
 const overwrite = (path: string, position: number, bytes: Uint8Array) =>
   Effect.promise(async () => {
