@@ -4,10 +4,12 @@
 // 44-byte entry in `index`; a batch costs one write and one fdatasync per file, not one
 // file, fsync and rename per body.
 //
-// Opening runs recovery (bodyRecovery.ts): it loads the index into an in-memory table
-// (bodyTable.ts, about 42 bytes a body) without reading the bodies, verifies only the last
-// 2 * MAX_UNSYNCED_RECORDS records at most, cuts a torn tail and syncs. Every record of an
-// answered put or remove survives a crash or a power loss. A `bodies` file found shorter
+// Opening runs recovery (bodyRecovery.ts): without reading the bodies or the whole index, it
+// verifies only the last 2 * MAX_UNSYNCED_RECORDS records at most, cuts a torn tail and
+// syncs. Every record of an answered put or remove survives a crash or a power loss. Which
+// body is where is the body index's (bodyIndex.ts): a SQLite sidecar, `body-index.db`,
+// written after the records are durable, plus the records it has not applied yet, in
+// memory. Nothing the store holds in memory grows with the number of bodies (issue 12). A `bodies` file found shorter
 // than its index describes (damage, not a crash) opens too: the bodies past its end are the
 // store's shortfallAtOpen, which app/BodyShortfall.ts reports, and every other is served.
 //
@@ -17,19 +19,20 @@
 //      validated by that hash at recovery, so a record that fails it would be cut as torn,
 //      with everything after it;
 //   2. drops duplicates within the batch, then (under the write lock) bodies already
-//      stored: each candidate of the table is confirmed by the digest in its record;
+//      stored: each candidate of the index is confirmed by the digest in its record;
 //   3. appends the new records in groups (bodyAppend.ts): per group one positional write
 //      per file at its committed end, then fdatasync of both in parallel;
-//   4. after the last sync, moves the committed end and adds the bodies to the table, which
-//      makes them visible to get, and returns.
-// get(digest) reads the record of each candidate of the table (one positional read) and
-// returns the body of the one whose stored digest is the digest asked; the table only holds
+//   4. after the last sync, moves the committed end and publishes the records to the index,
+//      which makes them visible to get, and returns; the indexer writes them to the sidecar
+//      later.
+// get(digest) reads the record of each candidate of the index (one positional read) and
+// returns the body of the one whose stored digest is the digest asked; the index only holds
 // committed records, and bytes below the committed end never change, so reads take no lock
 // and run alongside a write. has(digest) reads only each candidate's record header.
 // remove(digests, fence) appends, for the whole batch at once, a removal record naming each
 // put record it removes (one per stored copy; nothing for a body not stored), syncs them as
-// a put does, then drops the bodies from the table: get answers none from then on, and after
-// any reopen, since recovery replays the removals. The bytes stay in `bodies` until
+// a put does, then publishes the removals to the index: get answers none from then on, and
+// after any reopen, since the index applies the removals (deleting the bodies' rows). The bytes stay in `bodies` until
 // compactBodyStore (bodyCompact.ts) rewrites the files without them; it runs on a closed
 // store. The lease's fence is taken and not checked: one process writes the folder (below),
 // and its sequencer keeps its own batches and retention apart and never loses its lease to
