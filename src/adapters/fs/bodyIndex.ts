@@ -48,7 +48,7 @@ import { recoverBodies, type RecoveredBodies } from "./bodyRecovery.js"
 import { BODY_INDEX_FILE, bodyPrefix, openBodySidecar, type BodySidecar } from "./bodySidecar.js"
 import { makeBodyTable, type BodyLocation } from "./bodyTable.js"
 import { attempt, readInto } from "./fileIo.js"
-import { forkIndexer, INDEX_CHUNK } from "./sidecarIndexer.js"
+import { catchUpAtOpen, forkIndexer, INDEX_CHUNK } from "./sidecarIndexer.js"
 
 export interface BodyIndex {
   /**
@@ -128,19 +128,22 @@ export const openBodyIndex = (
         if (tailRemovals.count() === 0) tailRemovals = makeBodyTable()
       })
 
-    if (indexed < records) {
-      const from = indexed
-      const loud = records - from > INDEX_CHUNK
-      yield* (loud ? Effect.logWarning : Effect.logInfo)(`body index: indexing records [${from}, ${records}) of the body store at open`)
-      const failed = yield* catchUp(records).pipe(Effect.as(false), Effect.catchAll((error) =>
-        Effect.as(Effect.logError(`body index: stopped at record ${indexed} of ${records} (${error.detail}); the rest is held in memory until the indexer catches up`), true)))
-      if (failed) {
-        // Lookups need every record: the rest goes to the tail, a chunk at a time.
-        for (let from = indexed; from < records; from += INDEX_CHUNK) {
-          for (const entry of (yield* readIndexSpan(files.index, from, Math.min(records, from + INDEX_CHUNK))).entries) addToTail(entry)
-        }
+    const stopped = yield* catchUpAtOpen({
+      from: indexed,
+      to: records,
+      catchUp: Effect.suspend(() => catchUp(records)),
+      reached: () => indexed,
+      name: "body index",
+      units: "records",
+      unit: "record",
+      store: "the body store",
+      meanwhile: "the rest is held in memory until the indexer catches up"
+    })
+    if (stopped) {
+      // Lookups need every record: the rest goes to the tail, a chunk at a time.
+      for (let from = indexed; from < records; from += INDEX_CHUNK) {
+        for (const entry of (yield* readIndexSpan(files.index, from, Math.min(records, from + INDEX_CHUNK))).entries) addToTail(entry)
       }
-      if (loud) yield* Effect.logWarning(`body index: indexed records [${from}, ${indexed}) of the body store`)
     }
 
     const wake = yield* forkIndexer({

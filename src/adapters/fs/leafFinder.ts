@@ -39,7 +39,7 @@ import type { StorageError } from "../../ports/StorageError.js"
 import { readExactly } from "./fileIo.js"
 import { readLeafHashes } from "./leafHashes.js"
 import { LEAF_INDEX_FILE, leafPrefix, type LeafSidecar, openLeafSidecar } from "./leafSidecar.js"
-import { forkIndexer, INDEX_CHUNK } from "./sidecarIndexer.js"
+import { catchUpAtOpen, forkIndexer, INDEX_CHUNK } from "./sidecarIndexer.js"
 
 export interface LeafFinder {
   /** The first leaf below `size` with this leaf hash. */
@@ -87,15 +87,17 @@ export const openLeafFinder = (
         }
       })
 
-    const size = committedSize()
-    if (indexed < size) {
-      const from = indexed
-      const loud = size - from > INDEX_CHUNK
-      yield* (loud ? Effect.logWarning : Effect.logInfo)(`leaf index: indexing leaves [${from}, ${size}) of the log at open`)
-      yield* catchUp(size).pipe(Effect.catchAll((error) =>
-        Effect.logError(`leaf index: stopped at leaf ${indexed} of ${size} (${error.detail}); findLeaf reads the rest from the hashes file until the indexer catches up`)))
-      if (loud) yield* Effect.logWarning(`leaf index: indexed leaves [${from}, ${indexed}) of the log`)
-    }
+    yield* catchUpAtOpen({
+      from: indexed,
+      to: committedSize(),
+      catchUp: Effect.suspend(() => catchUp(committedSize())),
+      reached: () => indexed,
+      name: "leaf index",
+      units: "leaves",
+      unit: "leaf",
+      store: "the log",
+      meanwhile: "findLeaf reads the rest from the hashes file until the indexer catches up"
+    })
 
     const wake = yield* forkIndexer({
       backlog: () => committedSize() - indexed,

@@ -57,3 +57,34 @@ export const forkIndexer = (spec: IndexerSpec): Effect.Effect<() => void, never,
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(wakeUps), round)))
     return () => void Queue.unsafeOffer(wakeUps, undefined)
   })
+
+export interface OpenCatchUpSpec {
+  /** The records to index, [from, to). */
+  readonly from: number
+  readonly to: number
+  /** Indexes up to `to`; `reached()` says how far it got. */
+  readonly catchUp: Effect.Effect<void, StorageError>
+  readonly reached: () => number
+  /** For the log lines: "leaf index", "leaves", "leaf", "the log", and what serves the rest meanwhile. */
+  readonly name: string
+  readonly units: string
+  readonly unit: string
+  readonly store: string
+  readonly meanwhile: string
+}
+
+/**
+ * Indexes, at open, what the sidecar lacks: said as an info line when it is a crash's tail,
+ * as warnings when it is more than a chunk (a lost sidecar rebuilt). A failure is said and
+ * answered true: the store opens all the same, its lookups serving the rest meanwhile.
+ */
+export const catchUpAtOpen = (spec: OpenCatchUpSpec): Effect.Effect<boolean> =>
+  Effect.gen(function*() {
+    if (spec.from >= spec.to) return false
+    const loud = spec.to - spec.from > INDEX_CHUNK
+    yield* (loud ? Effect.logWarning : Effect.logInfo)(`${spec.name}: indexing ${spec.units} [${spec.from}, ${spec.to}) of ${spec.store} at open`)
+    const stopped = yield* spec.catchUp.pipe(Effect.as(false), Effect.catchAll((error) =>
+      Effect.as(Effect.logError(`${spec.name}: stopped at ${spec.unit} ${spec.reached()} of ${spec.to} (${error.detail}); ${spec.meanwhile}`), true)))
+    if (loud) yield* Effect.logWarning(`${spec.name}: indexed ${spec.units} [${spec.from}, ${spec.reached()}) of ${spec.store}`)
+    return stopped
+  })
