@@ -57,6 +57,7 @@ import { openBodyFiles } from "./bodyFiles.js"
 import { BODIES_FILE, DIGEST_SIZE, MAX_BODY_SIZE, PUT_HEADER, type BodyRecord } from "./bodyLayout.js"
 import { digestName, digestNames } from "./bodyName.js"
 import { openBodyIndex } from "./bodyIndex.js"
+import type { BodyLocation } from "./bodyTable.js"
 import type { BodyEnd } from "./bodyRecovery.js"
 import { headerDigest } from "./bodyScan.js"
 import { readExactly } from "./fileIo.js"
@@ -84,18 +85,19 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
         }))
       )
 
-      /** Offsets of the put records that hold this digest (normally none or one). */
-      const storedCopies = (digest: Uint8Array) =>
-        index.candidates(digest).pipe(
-          Effect.flatMap((candidates) =>
-            Effect.filter(candidates, (candidate) =>
-              Effect.map(
-                readExactly(files.bodies, PUT_HEADER, candidate.offset, "bodies"),
-                (header) => equal(headerDigest(header), digest)
-              ))
-          ),
-          Effect.map((copies) => copies.map((copy) => copy.offset))
-        )
+      /** The put records among `candidates` that hold this digest (normally none or one). */
+      const confirmed = (digest: Uint8Array, candidates: ReadonlyArray<BodyLocation>) =>
+        Effect.filter(candidates, (candidate) =>
+          Effect.map(
+            readExactly(files.bodies, PUT_HEADER, candidate.offset, "bodies"),
+            (header) => equal(headerDigest(header), digest)
+          ))
+
+      /** Offsets of the put records that hold each digest: one lookup in the index for all. */
+      const storedCopies = (digests: ReadonlyArray<Uint8Array>) =>
+        Effect.flatMap(index.candidates(digests), (candidates) =>
+          Effect.forEach(digests, (digest, i) =>
+            Effect.map(confirmed(digest, candidates[i]!), (copies) => copies.map((copy) => copy.offset))))
 
       /** Appends the records, then publishes them; a failure makes the store refuse writes. */
       const commit = (operation: string, records: ReadonlyArray<BodyRecord>) =>
@@ -143,10 +145,12 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           if (unique.size === 0) return Effect.void
           return locked(Effect.gen(function*() {
             // A body with no candidate in the index is new, which is the common case and
-            // costs one lookup in the sidecar (its pages are mostly cached) and no read of
-            // `bodies`; one with candidates is new unless a candidate's record holds it.
-            const fresh: Array<StoredBody> = []
-            for (const body of unique.values()) if ((yield* storedCopies(body.digest)).length === 0) fresh.push(body)
+            // costs no read of `bodies` (the batch costs one query of the sidecar, whose
+            // pages are mostly cached); one with candidates is new unless a candidate's
+            // record holds it.
+            const batch = [...unique.values()]
+            const copies = yield* storedCopies(batch.map((body) => body.digest))
+            const fresh = batch.filter((_, i) => copies[i]!.length === 0)
             if (fresh.length === 0) return
             yield* commit("put", fresh.map((body): BodyRecord => ({ kind: "put", digest: body.digest, bytes: body.bytes })))
           }))
@@ -157,7 +161,7 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           const name = digestName("get", digest)
           if (name instanceof StorageError) return Effect.fail(name)
           return Effect.gen(function*() {
-            for (const candidate of yield* index.candidates(digest)) {
+            for (const candidate of (yield* index.candidates([digest]))[0]!) {
               const record = yield* readExactly(files.bodies, PUT_HEADER + candidate.length, candidate.offset, "bodies")
               if (equal(headerDigest(record), digest)) return Option.some(record.slice(PUT_HEADER))
             }
@@ -170,7 +174,7 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
         Effect.suspend(() => {
           const name = digestName("has", digest)
           if (name instanceof StorageError) return Effect.fail(name)
-          return Effect.map(storedCopies(digest), (copies) => copies.length > 0)
+          return Effect.map(storedCopies([digest]), ([copies]) => copies!.length > 0)
         })
 
       const remove = (digests: ReadonlyArray<Uint8Array>) =>
@@ -181,10 +185,12 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           const targets = new Map(names.map((name, i) => [name, digests[i]!.slice()]))
           return locked(Effect.gen(function*() {
             const removals: Array<BodyRecord> = []
-            for (const target of targets.values()) {
+            const list = [...targets.values()]
+            const copies = yield* storedCopies(list)
+            list.forEach((target, i) => {
               // Not stored: removing is idempotent, and a removal only ever names a live record.
-              for (const offset of yield* storedCopies(target)) removals.push({ kind: "removal", digest: target, target: offset })
-            }
+              for (const offset of copies[i]!) removals.push({ kind: "removal", digest: target, target: offset })
+            })
             if (removals.length > 0) yield* commit("remove", removals)
             return "removed" as const
           }))

@@ -110,7 +110,7 @@ export const compactBodyStore = (directory: string): Effect.Effect<Compaction, S
       const bodiesOut = yield* makeOutput(bodiesPath + COMPACT_SUFFIX)
       const indexOut = yield* makeOutput(indexPath + COMPACT_SUFFIX)
       const isLive = (digest: Uint8Array, offset: number) =>
-        Runtime.runPromise(runtime)(Effect.map(index.candidates(digest), (candidates) => candidates.some((candidate) => candidate.offset === offset)))
+        Runtime.runPromise(runtime)(Effect.map(index.candidates([digest]), ([candidates]) => candidates!.some((candidate) => candidate.offset === offset)))
       let kept = 0
       let at = 0
       const scanned = yield* scanBodyRecords(files.bodies, sha256, 0, end.bytes, async (record) => {

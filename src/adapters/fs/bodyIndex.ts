@@ -52,10 +52,10 @@ import { catchUpAtOpen, forkIndexer, INDEX_CHUNK } from "./sidecarIndexer.js"
 
 export interface BodyIndex {
   /**
-   * Where the put records of the stored bodies whose digest starts like this one's are:
-   * candidates, to confirm by the digest stored in each record.
+   * For each digest, where the put records of the stored bodies whose digest starts like
+   * it are: candidates, to confirm by the digest stored in each record.
    */
-  readonly candidates: (digest: Uint8Array) => Effect.Effect<ReadonlyArray<BodyLocation>, StorageError>
+  readonly candidates: (digests: ReadonlyArray<Uint8Array>) => Effect.Effect<ReadonlyArray<ReadonlyArray<BodyLocation>>, StorageError>
   /** Makes records just committed (their entries, in order) visible, and wakes the indexer. */
   readonly publish: (entries: ReadonlyArray<IndexEntry>) => void
   /** Committed records the sidecar has not applied yet: the tail held in memory. */
@@ -153,16 +153,22 @@ export const openBodyIndex = (
       resumed: () => `body index: indexing again, up to record ${indexed}`
     })
 
-    const candidates = (digest: Uint8Array) =>
+    const candidates = (digests: ReadonlyArray<Uint8Array>) =>
       Effect.suspend(() => {
         // The tail first, before anything yields (see the header).
-        const puts = tailPuts.candidates(digest)
-        const removed = new Set(tailRemovals.candidates(digest).map((removal) => removal.offset))
-        return Effect.map(sidecar.candidates(bodyPrefix(digest)), (rows) => {
-          const found = new Map<number, BodyLocation>()
-          for (const location of [...rows, ...puts]) if (!removed.has(location.offset)) found.set(location.offset, location)
-          return [...found.values()]
-        })
+        const tail = digests.map((digest) => ({
+          puts: tailPuts.candidates(digest),
+          removed: new Set(tailRemovals.candidates(digest).map((removal) => removal.offset))
+        }))
+        const prefixes = digests.map(bodyPrefix)
+        return Effect.map(sidecar.candidates(prefixes), (rows) =>
+          tail.map(({ puts, removed }, i) => {
+            const found = new Map<number, BodyLocation>()
+            for (const location of [...(rows.get(String(prefixes[i])) ?? []), ...puts]) {
+              if (!removed.has(location.offset)) found.set(location.offset, location)
+            }
+            return [...found.values()]
+          }))
       })
 
     const publish = (entries: ReadonlyArray<IndexEntry>) => {

@@ -57,8 +57,12 @@ export interface BodyIndexMeta {
 
 export interface BodySidecar {
   readonly meta: Effect.Effect<BodyIndexMeta, StorageError>
-  /** Where the put records of the bodies whose digest has this prefix are. */
-  readonly candidates: (prefix: bigint) => Effect.Effect<ReadonlyArray<BodyLocation>, StorageError>
+  /**
+   * Where the put records of the bodies whose digest has each of these prefixes are, by the
+   * prefix's decimal text (one query a run of ROWS_PER_INSERT prefixes: a put asks for its
+   * whole batch at once).
+   */
+  readonly candidates: (prefixes: ReadonlyArray<bigint>) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<BodyLocation>>, StorageError>
   /** Whether the row (prefix, offset) is there: the put record at `offset` is live. */
   readonly holds: (prefix: bigint, offset: number) => Effect.Effect<boolean, StorageError>
   /** Rows: bodies stored in the records applied. */
@@ -78,11 +82,21 @@ const sidecarOn = (sql: SqlClient.SqlClient): BodySidecar => ({
     Effect.map(([row]) => ({ indexed: row!.indexed, lastEntry: row!.last_entry === null ? undefined : new Uint8Array(row!.last_entry) })),
     storage("read the body index")
   ),
-  candidates: (prefix) =>
-    sql<BodyLocation>`SELECT offset, length FROM body_locations WHERE prefix = ${prefix}`.pipe(
-      Effect.map((rows) => rows.map((row) => ({ offset: row.offset, length: row.length }))),
-      storage("read the body index")
-    ),
+  candidates: (prefixes) =>
+    Effect.gen(function*() {
+      const found = new Map<string, Array<BodyLocation>>()
+      for (const run of runsOf(prefixes, ROWS_PER_INSERT)) {
+        // As text: better-sqlite3 reads an INTEGER as a number, which loses a prefix's low bits.
+        const rows = yield* sql<{ prefix: string; offset: number; length: number }>`
+          SELECT CAST(prefix AS TEXT) AS prefix, offset, length FROM body_locations WHERE prefix IN ${sql.in(run)}`
+        for (const row of rows) {
+          const locations = found.get(row.prefix) ?? []
+          locations.push({ offset: row.offset, length: row.length })
+          found.set(row.prefix, locations)
+        }
+      }
+      return found as ReadonlyMap<string, ReadonlyArray<BodyLocation>>
+    }).pipe(storage("read the body index")),
   holds: (prefix, offset) =>
     sql`SELECT 1 FROM body_locations WHERE prefix = ${prefix} AND offset = ${offset}`.pipe(
       Effect.map((rows) => rows.length > 0),

@@ -10,7 +10,7 @@ import { copyFile, cp, readdir, readFile, unlink, writeFile } from "node:fs/prom
 import { join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { Effect, Logger } from "effect"
+import { Effect, Logger, Option } from "effect"
 import { nodeCrypto, NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { appendRecords } from "../../../src/adapters/fs/bodyAppend.js"
 import { compactBodyStore } from "../../../src/adapters/fs/bodyCompact.js"
@@ -18,10 +18,10 @@ import { openBodyFiles } from "../../../src/adapters/fs/bodyFiles.js"
 import { openBodyIndex } from "../../../src/adapters/fs/bodyIndex.js"
 import { INDEX_ENTRY_SIZE, MAX_UNSYNCED_RECORDS } from "../../../src/adapters/fs/bodyLayout.js"
 import { recoverBodies } from "../../../src/adapters/fs/bodyRecovery.js"
-import { BODY_INDEX_FILE } from "../../../src/adapters/fs/bodySidecar.js"
+import { BODY_INDEX_FILE, bodyPrefix } from "../../../src/adapters/fs/bodySidecar.js"
 import type { StoredBody } from "../../../src/ports/BodyStore.js"
 import { soleProcessLease } from "../../support/leases.js"
-import { bodies, expectPresent, withStore, type Store } from "./bodyStoreFixtures.js"
+import { bodies, expectPresent, recordEnd, withStore, type Store } from "./bodyStoreFixtures.js"
 import { tempDir } from "./tempDir.js"
 
 const N = 5000
@@ -181,6 +181,27 @@ describe("FsBodyStore's index on disk", () => {
       expect(yield* sidecarState(dir)).toEqual({ indexed: 1200, rows: 1200 })
     }))
 
+  it.scoped("a body whose digest shares its 8-byte prefix with another's is told apart by the digest in its record", () =>
+    Effect.gen(function*() {
+      const list = bodies("prefix", 200)
+      const dir = yield* storeOf(list)
+      // Body 100's row under body 7's prefix too: as if the two digests began alike.
+      yield* onSidecar(dir, (sql) =>
+        sql`INSERT INTO body_locations (prefix, offset, length) VALUES (${bodyPrefix(list[7]!.digest)}, ${recordEnd(list, 100)}, ${list[100]!.bytes.length})`)
+      yield* withStore(dir, (store) =>
+        Effect.gen(function*() {
+          yield* expectPresent(store, [list[7]!, list[100]!], true)
+          // Same prefix as a body, different after it: no body.
+          const lookalike = list[7]!.digest.slice()
+          lookalike[31] ^= 1
+          expect(Option.isNone(yield* store.get(lookalike))).toBe(true)
+          expect(yield* store.has(lookalike)).toBe(false)
+          // A put of body 7 again stores nothing new: its record is found among the two.
+          yield* store.put([list[7]!, list[100]!])
+        }))
+      expect((yield* sidecarState(dir)).indexed).toBe(200)
+    }))
+
   it.scoped("a compaction deletes the sidecar, and the next open rebuilds it from the compacted files", () =>
     Effect.gen(function*() {
       const list = bodies("compacted", 1000)
@@ -207,8 +228,8 @@ describe("the body index", () => {
       /** The index answers each body's record, and none for those in `gone`. */
       const expectFound = (gone: ReadonlyArray<number>) =>
         Effect.forEach(list, (b, i) =>
-          Effect.map(index.candidates(b.digest), (found) =>
-            expect(found.map((location) => location.offset)).toEqual(gone.includes(i) ? [] : [offsetOf(i)])), { discard: true })
+          Effect.map(index.candidates([b.digest]), ([found]) =>
+            expect(found!.map((location) => location.offset)).toEqual(gone.includes(i) ? [] : [offsetOf(i)])), { discard: true })
       index.publish(written.entries)
       expect(index.unindexed()).toBe(50)
       yield* expectFound([])
