@@ -30,11 +30,12 @@
 //     row. The tail holds at most what the indexer has not reached: a quarter second of
 //     records, or INDEX_CHUNK. Should indexing fail (a full disk), the tail grows until it
 //     works again, as the log's unindexed tail does, and says so.
-// Readers need no lock against the indexer. It commits a span of records, then, without
-// yielding, drops them from the tail and moves `indexed`; a lookup reads the tail first
+// Readers need no lock against the indexer. It commits a span of records, then drops them
+// from the tail and moves `indexed`, in one synchronous step; a lookup reads the tail first
 // (synchronously, a copy) and the sidecar after (which waits for a running transaction).
-// Whichever side of the swap the two reads fall on, a record is in one of them or both, and
-// a removal in the tail copy hides a row the sidecar may no longer have: never a miss.
+// The commit comes before the drop, so whichever side of either the two reads fall on, a
+// record is in one of them or both (candidates are merged by offset), and a removal in the
+// tail copy hides a row the sidecar may no longer have: never a miss, never a removed body.
 
 import { join } from "node:path"
 import type { Scope } from "effect"
@@ -101,6 +102,7 @@ export const openBodyIndex = (
     // The tail: puts after `indexed`, and removals after it by their target.
     let tailPuts = makeBodyTable()
     let tailRemovals = makeBodyTable()
+    const smallTable = tailPuts.memory()
     const addToTail = (entry: IndexEntry) => {
       if (entry.kind === "put") tailPuts.add(entry.digest, entry.offset, entry.length)
       else tailRemovals.add(entry.digest, entry.target, 0)
@@ -124,8 +126,8 @@ export const openBodyIndex = (
           }))
         }
         // A table keeps the size its largest batch gave it: once empty, a small one again.
-        if (tailPuts.count() === 0) tailPuts = makeBodyTable()
-        if (tailRemovals.count() === 0) tailRemovals = makeBodyTable()
+        if (tailPuts.count() === 0 && tailPuts.memory() > smallTable) tailPuts = makeBodyTable()
+        if (tailRemovals.count() === 0 && tailRemovals.memory() > smallTable) tailRemovals = makeBodyTable()
       })
 
     const stopped = yield* catchUpAtOpen({

@@ -26,13 +26,12 @@
 //      ends, each removal's target is before it) only from `chainFrom`, the records the
 //      body index has applied, up to t: the entries below it were checked when they were
 //      applied, and are read again only when the sidecar is rebuilt (from 0, checked
-//      then); the store answers from the sidecar, not from them. Until this change the
-//      chaining check read every entry, because every entry was loaded into memory anyway.
+//      then); the store answers from the sidecar, not from them. Checking them all would
+//      read the whole file at every open, which is what the sidecar is there to avoid.
 //      The record of entry t-1 is read and verified, to check where record t starts and as
 //      a guard against a damaged disk.
-//   2. Records are scanned forward from there, each verified by its digest (bodyScan.ts),
-//      in order. Every record below c is valid, so the scan keeps
-//      at least c records: no answered put or remove is lost. A record of the torn group
+//   2. Records are scanned forward from there, each verified by its digest (bodyScan.ts).
+//      Every record below c is valid, so the scan keeps at least c records: no answered put or remove is lost. A record of the torn group
 //      counts only if it is whole, and the first one that is not ends the scan, so the
 //      store keeps a prefix of whole records. The scan reads at most 2G records: with the
 //      domain's bodies (64 KiB of ciphertext at most) under 130 MiB, typically far less.
@@ -55,7 +54,8 @@
 // past the file's end are a suffix: its start is found by a binary search over the entries
 // (where record k starts, for a few k), and only that suffix is read. Removals come after
 // their target, so a removal of a lost body is in the suffix too, and takes it out of the
-// loss (retention had deleted it); a removal in the suffix of a kept body changes nothing.
+// loss (retention had deleted it), wherever in the suffix it is; a removal in the suffix
+// of a kept body changes nothing.
 // The records that lie wholly inside the file are kept and served; those past its end are
 // lost, and recovery answers their digests as the store's shortfall, in two parts. Those
 // among the trusted entries were synced: lost for certain. Those of the last 2G entries may
@@ -234,9 +234,6 @@ export const recoverBodies = (
         return yield* damaged(`record ${kept - 1}, which was synced, is not valid at byte ${at}`)
       }
     }
-    const synced = [...lost.values()]
-    lost.clear()
-
     // Step 2: every valid record after them, in order.
     const tail = growable()
     const scanned = yield* scanBodyRecords(files.bodies, sha256, keptEnd, bodiesLength, (record) => {
@@ -247,7 +244,9 @@ export const recoverBodies = (
     // What the rest of the index describes past the verified records, read before step 3
     // rewrites it.
     const describedEnd = yield* describedTail(files.index, trusted, indexLength, described, kept < trusted ? 0 : scanned.end, lost)
-    const unsynced = [...lost.values()]
+    // The trusted entries' records end at `described`: a put before it was synced.
+    const synced = [...lost].flatMap(([offset, digest]) => (offset < described ? [digest] : []))
+    const unsynced = [...lost].flatMap(([offset, digest]) => (offset >= described ? [digest] : []))
 
     // Step 3: the index tail from the verified records, and `bodies` cut after them.
     yield* settleTail(files.index, "index", INDEX_ENTRY_SIZE * kept, tail.bytes(), indexLength)

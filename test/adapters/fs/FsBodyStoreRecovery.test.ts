@@ -255,6 +255,28 @@ describe("FsBodyStore recovery", () => {
         }))
     }))
 
+  it.scoped("a body lost inside the synced records but removed in the last records is not reported", () =>
+    Effect.gen(function*() {
+      const list = bodies("cut then removed", 2 * MAX_UNSYNCED_RECORDS + 500)
+      const fence = yield* soleProcessLease
+      const dir = join(yield* tempDir("body-cut-removed"), "bodies")
+      // The removal is the last record: among the last ones, read from the index's tail.
+      yield* withStore(dir, (store) => Effect.zipRight(store.put(list), store.remove([list[200]!.digest], fence)))
+      const trusted = list.length + 1 - MAX_UNSYNCED_RECORDS
+      yield* Effect.promise(() => truncate(join(dir, "bodies"), recordEnd(list, 100) + 10))
+      yield* withStore(dir, (store) =>
+        Effect.gen(function*() {
+          expect(store.shortfallAtOpen).toEqual({
+            file: "bodies/bodies",
+            heldBytes: recordEnd(list, 100) + 10,
+            describedBytes: recordEnd(list, list.length) + REMOVAL_RECORD_SIZE,
+            synced: list.slice(100, trusted).filter((_, i) => i !== 100).map((b) => b.digest),
+            unsynced: list.slice(trusted).map((b) => b.digest)
+          })
+          yield* expectPresent(store, list.slice(0, 100), true)
+        }))
+    }))
+
   it.scoped("a bodies file cut short inside the last records names them as possibly a crash's", () =>
     Effect.gen(function*() {
       const [a, b] = [bodies("before the cut", 6), bodies("after the cut", 6)]
