@@ -202,6 +202,36 @@ describe("FsBodyStore's index on disk", () => {
       expect((yield* sidecarState(dir)).indexed).toBe(200)
     }))
 
+  it.scoped("a sidecar that cannot be written (a full disk) is said, and every body is served from memory meanwhile", () =>
+    Effect.gen(function*() {
+      const [before, after] = [bodies("before", 1500), bodies("after", 100)]
+      const dir = yield* storeOf(before, [before[3]!])
+      // Empty, and failing every insert as a full disk fails a commit.
+      yield* onSidecar(dir, (sql) =>
+        Effect.all([
+          sql`DELETE FROM body_locations`,
+          sql`UPDATE body_index_meta SET indexed = 0, last_entry = NULL`,
+          sql.unsafe("CREATE TRIGGER full_disk BEFORE INSERT ON body_locations BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END")
+        ], { discard: true }))
+      const fence = yield* soleProcessLease
+      const { lines } = yield* withLoggedStore(dir, (store) =>
+        Effect.gen(function*() {
+          yield* expectPresent(store, [before[3]!], false)
+          yield* expectPresent(store, [...before.slice(0, 3), ...before.slice(4)], true)
+          yield* store.put(after)
+          yield* store.remove([before[0]!.digest, after[0]!.digest], fence)
+          yield* expectPresent(store, [before[0]!, before[3]!, after[0]!], false)
+          yield* expectPresent(store, [...before.slice(4), ...after.slice(1)], true)
+        }))
+      expect(lines).toContainEqual(expect.stringContaining("body index: stopped at record 0 of 1501"))
+      expect(yield* sidecarState(dir)).toEqual({ indexed: 0, rows: 0 })
+      // Room again: the next open indexes everything.
+      yield* onSidecar(dir, (sql) => sql.unsafe("DROP TRIGGER full_disk"))
+      yield* withStore(dir, (store) =>
+        Effect.zipRight(expectPresent(store, [before[0]!, before[3]!, after[0]!], false), expectPresent(store, [...before.slice(4), ...after.slice(1)], true)))
+      expect(yield* sidecarState(dir)).toEqual({ indexed: 1603, rows: 1597 })
+    }))
+
   it.scoped("a compaction deletes the sidecar, and the next open rebuilds it from the compacted files", () =>
     Effect.gen(function*() {
       const list = bodies("compacted", 1000)
