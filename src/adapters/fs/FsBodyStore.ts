@@ -4,10 +4,12 @@
 // 44-byte entry in `index`; a batch costs one write and one fdatasync per file, not one
 // file, fsync and rename per body.
 //
-// Opening runs recovery (bodyRecovery.ts): it loads the index into an in-memory table
-// (bodyTable.ts, about 42 bytes a body) without reading the bodies, verifies only the last
-// 2 * MAX_UNSYNCED_RECORDS records at most, cuts a torn tail and syncs. Every record of an
-// answered put or remove survives a crash or a power loss. A `bodies` file found shorter
+// Opening runs recovery (bodyRecovery.ts): without reading the bodies or the whole index, it
+// verifies only the last 2 * MAX_UNSYNCED_RECORDS records at most, cuts a torn tail and
+// syncs. Every record of an answered put or remove survives a crash or a power loss. Which
+// body is where is the body index's (bodyIndex.ts): a SQLite sidecar, `body-index.db`,
+// written after the records are durable, plus the records it has not applied yet, in
+// memory. Nothing the store holds in memory grows with the number of bodies (issue 12). A `bodies` file found shorter
 // than its index describes (damage, not a crash) opens too: the bodies past its end are the
 // store's shortfallAtOpen, which app/BodyShortfall.ts reports, and every other is served.
 //
@@ -17,19 +19,20 @@
 //      validated by that hash at recovery, so a record that fails it would be cut as torn,
 //      with everything after it;
 //   2. drops duplicates within the batch, then (under the write lock) bodies already
-//      stored: each candidate of the table is confirmed by the digest in its record;
+//      stored: each candidate of the index is confirmed by the digest in its record;
 //   3. appends the new records in groups (bodyAppend.ts): per group one positional write
 //      per file at its committed end, then fdatasync of both in parallel;
-//   4. after the last sync, moves the committed end and adds the bodies to the table, which
-//      makes them visible to get, and returns.
-// get(digest) reads the record of each candidate of the table (one positional read) and
-// returns the body of the one whose stored digest is the digest asked; the table only holds
+//   4. after the last sync, moves the committed end and publishes the records to the index,
+//      which makes them visible to get, and returns; the indexer writes them to the sidecar
+//      later.
+// get(digest) reads the record of each candidate of the index (one positional read) and
+// returns the body of the one whose stored digest is the digest asked; the index only holds
 // committed records, and bytes below the committed end never change, so reads take no lock
 // and run alongside a write. has(digest) reads only each candidate's record header.
 // remove(digests, fence) appends, for the whole batch at once, a removal record naming each
 // put record it removes (one per stored copy; nothing for a body not stored), syncs them as
-// a put does, then drops the bodies from the table: get answers none from then on, and after
-// any reopen, since recovery replays the removals. The bytes stay in `bodies` until
+// a put does, then publishes the removals to the index: get answers none from then on, and
+// after any reopen, since the index applies the removals (deleting the bodies' rows). The bytes stay in `bodies` until
 // compactBodyStore (bodyCompact.ts) rewrites the files without them; it runs on a closed
 // store. The lease's fence is taken and not checked: one process writes the folder (below),
 // and its sequencer keeps its own batches and retention apart and never loses its lease to
@@ -53,7 +56,9 @@ import { appendRecords } from "./bodyAppend.js"
 import { openBodyFiles } from "./bodyFiles.js"
 import { BODIES_FILE, DIGEST_SIZE, MAX_BODY_SIZE, PUT_HEADER, type BodyRecord } from "./bodyLayout.js"
 import { digestName, digestNames } from "./bodyName.js"
-import { applyEntry, recoverBodies, type BodyEnd } from "./bodyRecovery.js"
+import { openBodyIndex } from "./bodyIndex.js"
+import type { BodyLocation } from "./bodyTable.js"
+import type { BodyEnd } from "./bodyRecovery.js"
 import { headerDigest } from "./bodyScan.js"
 import { readExactly } from "./fileIo.js"
 
@@ -66,8 +71,8 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
     Effect.gen(function*() {
       const { sha256 } = yield* Crypto
       const files = yield* openBodyFiles(directory)
-      const recovered = yield* recoverBodies(files, sha256)
-      const table = recovered.table
+      const recovered = yield* openBodyIndex(files, sha256)
+      const index = recovered.index
       let committed: BodyEnd = recovered.end
       let unusable: StorageError | undefined
 
@@ -80,22 +85,29 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
         }))
       )
 
-      /** Offsets of the put records that hold this digest (normally none or one). */
-      const storedCopies = (digest: Uint8Array) =>
-        Effect.filter(table.candidates(digest), (candidate) =>
+      /** The put records among `candidates` that hold this digest (normally none or one). */
+      const confirmed = (digest: Uint8Array, candidates: ReadonlyArray<BodyLocation>) =>
+        Effect.filter(candidates, (candidate) =>
           Effect.map(
             readExactly(files.bodies, PUT_HEADER, candidate.offset, "bodies"),
             (header) => equal(headerDigest(header), digest)
-          )).pipe(Effect.map((copies) => copies.map((copy) => copy.offset)))
+          ))
+
+      /** Offsets of the put records that hold each digest: one lookup in the index for all. */
+      const storedCopies = (digests: ReadonlyArray<Uint8Array>) =>
+        Effect.flatMap(index.candidates(digests), (candidates) =>
+          Effect.forEach(digests, (digest, i) =>
+            Effect.map(confirmed(digest, candidates[i]!), (copies) => copies.map((copy) => copy.offset))))
 
       /** Appends the records, then publishes them; a failure makes the store refuse writes. */
       const commit = (operation: string, records: ReadonlyArray<BodyRecord>) =>
         appendRecords(files, committed, records, sha256).pipe(
           Effect.tap(({ end, entries }) =>
             Effect.sync(() => {
-              // Durable: publish (no read can run in between).
+              // Durable: publish (no read can run in between); the indexer takes the
+              // records into the sidecar after this returns.
               committed = end
-              for (const entry of entries) applyEntry(table, entry)
+              index.publish(entries)
             })
           ),
           Effect.tapError((error) =>
@@ -132,12 +144,13 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           }
           if (unique.size === 0) return Effect.void
           return locked(Effect.gen(function*() {
-            // A body with no candidate in the table is new, which is the common case and
-            // costs no read; one with candidates is new unless a candidate's record holds it.
-            const fresh: Array<StoredBody> = []
-            const maybeStored: Array<StoredBody> = []
-            for (const body of unique.values()) (table.candidates(body.digest).length === 0 ? fresh : maybeStored).push(body)
-            for (const body of maybeStored) if ((yield* storedCopies(body.digest)).length === 0) fresh.push(body)
+            // A body with no candidate in the index is new, which is the common case and
+            // costs no read of `bodies` (the batch costs one query of the sidecar, whose
+            // pages are mostly cached); one with candidates is new unless a candidate's
+            // record holds it.
+            const batch = [...unique.values()]
+            const copies = yield* storedCopies(batch.map((body) => body.digest))
+            const fresh = batch.filter((_, i) => copies[i]!.length === 0)
             if (fresh.length === 0) return
             yield* commit("put", fresh.map((body): BodyRecord => ({ kind: "put", digest: body.digest, bytes: body.bytes })))
           }))
@@ -148,7 +161,7 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           const name = digestName("get", digest)
           if (name instanceof StorageError) return Effect.fail(name)
           return Effect.gen(function*() {
-            for (const candidate of table.candidates(digest)) {
+            for (const candidate of (yield* index.candidates([digest]))[0]!) {
               const record = yield* readExactly(files.bodies, PUT_HEADER + candidate.length, candidate.offset, "bodies")
               if (equal(headerDigest(record), digest)) return Option.some(record.slice(PUT_HEADER))
             }
@@ -161,7 +174,7 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
         Effect.suspend(() => {
           const name = digestName("has", digest)
           if (name instanceof StorageError) return Effect.fail(name)
-          return Effect.map(storedCopies(digest), (copies) => copies.length > 0)
+          return Effect.map(storedCopies([digest]), ([copies]) => copies!.length > 0)
         })
 
       const remove = (digests: ReadonlyArray<Uint8Array>) =>
@@ -172,10 +185,12 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           const targets = new Map(names.map((name, i) => [name, digests[i]!.slice()]))
           return locked(Effect.gen(function*() {
             const removals: Array<BodyRecord> = []
-            for (const target of targets.values()) {
+            const list = [...targets.values()]
+            const copies = yield* storedCopies(list)
+            list.forEach((target, i) => {
               // Not stored: removing is idempotent, and a removal only ever names a live record.
-              for (const offset of yield* storedCopies(target)) removals.push({ kind: "removal", digest: target, target: offset })
-            }
+              for (const offset of copies[i]!) removals.push({ kind: "removal", digest: target, target: offset })
+            })
             if (removals.length > 0) yield* commit("remove", removals)
             return "removed" as const
           }))

@@ -1,4 +1,4 @@
-// The on-disk layout of FsBodyStore: two append-only files in one folder.
+// The on-disk layout of FsBodyStore: two append-only files in one folder, and a cache.
 //
 //   bodies  records back to back, each self-validating:
 //             put      [u32 BE length][32-byte digest][length bytes]
@@ -11,9 +11,11 @@
 //           records end without trusting anything else.
 //   index   one 44-byte entry per record, in the same order: [32-byte digest][u64 BE
 //           offset][u32 BE length], where a removal has length 0xFFFFFFFF and its target as
-//           offset. It is what the store loads at open instead of reading every body, and
-//           is derived from `bodies` alone: recovery rebuilds its tail, and rebuilds all of
-//           it when the file is missing (bodyCompact.ts relies on that).
+//           offset. It is what the body index (bodyIndex.ts, `body-index.db`) is built
+//           from instead of reading every body, and is derived from `bodies` alone:
+//           recovery rebuilds its tail, and rebuilds all of it when the file is missing
+//           (bodyCompact.ts relies on that).
+//   body-index.db  a SQLite cache of `index` (bodySidecar.ts), which `index` rebuilds.
 
 export const BODIES_FILE = "bodies"
 export const INDEX_FILE = "index"
@@ -55,7 +57,7 @@ export type IndexEntry =
   | { readonly kind: "removal"; readonly digest: Uint8Array; readonly target: number }
 
 // Byte-wise big-endian integers: encoding runs once per record on the write path, and
-// decoding once per record at open, where a DataView per call would be most of the garbage.
+// decoding once per record read from the index, where a DataView per call would be most of the garbage.
 const setUint32 = (into: Uint8Array, at: number, value: number): void => {
   into[at] = value >>> 24
   into[at + 1] = (value >>> 16) & 0xff

@@ -1,6 +1,8 @@
-// Opening FsBodyStore after a clean stop or a crash: find the committed records, make the
-// two files (bodyLayout.ts) agree on them, and build the in-memory table (bodyTable.ts) of
-// the bodies they hold.
+// Opening FsBodyStore after a clean stop or a crash: find the committed records and make the
+// two files (bodyLayout.ts) agree on them. Which bodies they hold is the body index's job
+// (bodyIndex.ts, a SQLite sidecar): recovery reads no more of the files than the last
+// records, a few entries around the records it must locate, and the entries the sidecar
+// has not applied yet, so neither its memory nor its reads grow with the store.
 //
 // What a crash can leave. put and remove write their records in groups of at most
 // G = MAX_UNSYNCED_RECORDS records, each group written at the end of both files and both
@@ -16,15 +18,20 @@
 //
 // What recovery trusts and what it verifies.
 //   1. t = max(0, floor(index length / 44) - G). By the bound above t <= c, so index
-//      entries [0, t) and the records they describe are durable and are loaded into the
-//      table without reading a body: that is what keeps opening cheap on a big store (it
-//      reads 44 bytes a record instead of every body). The entries are still checked to
-//      chain (each put's offset is where the previous record ends, each removal's target
-//      is before it), and the record of entry t-1 is read and verified, to find where
-//      record t starts and as a guard against a damaged disk.
-//   2. Records are scanned forward from there, each verified by its digest (bodyScan.ts),
-//      and applied to the table in order. Every record below c is valid, so the scan keeps
-//      at least c records: no answered put or remove is lost. A record of the torn group
+//      entries [0, t) and the records they describe are durable and are trusted without
+//      reading a body: that is what keeps opening cheap on a big store. Record t starts
+//      where the records of entries [0, t) end, which the entries before it say (the last
+//      put entry before t says where its record is; the removals after it have a fixed
+//      size). Entries are checked to chain (each put's offset is where the previous record
+//      ends, each removal's target is before it) only from `chainFrom`, the records the
+//      body index has applied, up to t: the entries below it were checked when they were
+//      applied, and are read again only when the sidecar is rebuilt (from 0, checked
+//      then); the store answers from the sidecar, not from them. Checking them all would
+//      read the whole file at every open, which is what the sidecar is there to avoid.
+//      The record of entry t-1 is read and verified, to check where record t starts and as
+//      a guard against a damaged disk.
+//   2. Records are scanned forward from there, each verified by its digest (bodyScan.ts).
+//      Every record below c is valid, so the scan keeps at least c records: no answered put or remove is lost. A record of the torn group
 //      counts only if it is whole, and the first one that is not ends the scan, so the
 //      store keeps a prefix of whole records. The scan reads at most 2G records: with the
 //      domain's bodies (64 KiB of ciphertext at most) under 130 MiB, typically far less.
@@ -41,13 +48,19 @@
 // is damaged: opening fails with a StorageError instead of quietly dropping bodies.
 //
 // A `bodies` file cut short (a disk error, a copy or restore that stopped early; issue 13
-// item 10) is not a failure: recovery compares the file's length with where the records the
-// index describes end, which costs nothing more than the loading above, whatever the size
-// of the log. The records that lie wholly inside the file are kept and served; those past
-// its end are lost, and recovery answers their digests as the store's shortfall, in two
-// parts. Those among the trusted entries were synced: lost for certain. Those of the last
-// 2G entries may be a group a crash cut before its put was answered, which is no loss; the
-// app (app/BodyShortfall.ts) tells the two apart by asking whether any leaf names them, since
+// item 10) is not a failure: recovery compares the file's length with where record t
+// starts, and then with where the last entry's record ends, and only when the file is
+// shorter does it look further. Records end in file order, so the entries whose records lie
+// past the file's end are a suffix: its start is found by a binary search over the entries
+// (where record k starts, for a few k), and only that suffix is read. Removals come after
+// their target, so a removal of a lost body is in the suffix too, and takes it out of the
+// loss (retention had deleted it), wherever in the suffix it is; a removal in the suffix
+// of a kept body changes nothing.
+// The records that lie wholly inside the file are kept and served; those past its end are
+// lost, and recovery answers their digests as the store's shortfall, in two parts. Those
+// among the trusted entries were synced: lost for certain. Those of the last 2G entries may
+// be a group a crash cut before its put was answered, which is no loss; the app
+// (app/BodyShortfall.ts) tells the two apart by asking whether any leaf names them, since
 // the sequencer appends a leaf only after its body is durable. The files are then cut to the
 // kept records, as for a torn tail, so the store goes on writing after them.
 
@@ -62,13 +75,11 @@ import {
   INDEX_ENTRY_SIZE,
   MAX_BODY_SIZE,
   MAX_UNSYNCED_RECORDS,
-  PUT_HEADER,
-  REMOVAL_RECORD_SIZE,
   type IndexEntry
 } from "./bodyLayout.js"
 import type { BodyFiles } from "./bodyFiles.js"
+import { readIndexSpan, recordSizeOf, recordStart, walkIndex } from "./bodyIndexFile.js"
 import { scanBodyRecords, type ScannedRecord } from "./bodyScan.js"
-import { makeBodyTable, type BodyTable } from "./bodyTable.js"
 import { attempt, readInto, settleTail } from "./fileIo.js"
 
 /** The committed end of the two files. */
@@ -81,35 +92,37 @@ export interface BodyEnd {
 
 export interface RecoveredBodies {
   readonly end: BodyEnd
-  readonly table: BodyTable
   /** Records the index described that the file did not hold whole (its `file` is left empty here). */
   readonly shortfall?: Omit<BodyShortfall, "file">
 }
-
-/** Index entries read per chunk while loading (2.75 MiB). */
-const CHUNK_ENTRIES = 1 << 16
 
 const damaged = (detail: string) => new StorageError({ operation: "recover", detail })
 
 const lengthOf = (handle: FileHandle, name: string) => attempt("recover", `stat ${name}`, async () => (await handle.stat()).size)
 
-/** Applies one record, in log order, to the table. */
-export const applyEntry = (table: BodyTable, entry: IndexEntry): void => {
-  if (entry.kind === "put") table.add(entry.digest, entry.offset, entry.length)
-  // A removal's target is a live body when it is written; forgetting an absent one is a no-op.
-  else table.remove(entry.digest, entry.target)
-}
+/** Whether the entry can follow records ending at `end`. */
+const chains = (entry: IndexEntry, end: number): boolean =>
+  entry.kind === "put" ? entry.offset === end && entry.length <= MAX_BODY_SIZE : entry.target < end
 
-interface Loaded {
-  /** Entries whose records lie wholly inside the file: all of them unless it is short. */
-  readonly kept: number
-  /** Where record `kept` starts. */
-  readonly end: number
-  /** Record kept-1, when kept > 0. */
-  readonly last?: { readonly at: number; readonly entry: IndexEntry }
-  /** Where the records of all the trusted entries end. */
-  readonly described: number
-}
+/**
+ * Step 1's check: trusted entries [from, to) chain on from `start`, where record `from`
+ * starts; answers where record `to` starts.
+ */
+const checkChain = (index: FileHandle, from: number, to: number, start: number) =>
+  Effect.gen(function*() {
+    let end = start
+    let broken = -1
+    yield* walkIndex(index, from, to, (entry, number) => {
+      if (!chains(entry, end)) {
+        broken = number
+        return false
+      }
+      end += recordSizeOf(entry)
+      return true
+    })
+    if (broken >= 0) return yield* damaged(`index entry ${broken}, which was synced, does not follow the entries before it`)
+    return end
+  })
 
 /**
  * The put records the index describes past the file's end, by offset; a later removal of
@@ -124,43 +137,24 @@ const noteLost = (lost: LostPuts, entry: IndexEntry): void => {
 }
 
 /**
- * Step 1: loads the trusted entries [0, count) into the table, checking that they chain;
- * those whose records end past `fileLength` go to `lost` instead.
+ * A file cut short inside the trusted records: how many of entries [0, trusted) describe
+ * records wholly inside its first `fileLength` bytes (records only grow the file, so a
+ * binary search finds the first that does not), and where those end.
  */
-const loadTrusted = (index: FileHandle, count: number, table: BodyTable, fileLength: number, lost: LostPuts) =>
-  attempt("recover", "loading the body index", async (): Promise<Loaded | StorageError> => {
-    const buffer = new Uint8Array(CHUNK_ENTRIES * INDEX_ENTRY_SIZE)
-    let end = 0
-    let kept = 0
-    let described = 0
-    let last: Loaded["last"]
-    for (let from = 0; from < count; from += CHUNK_ENTRIES) {
-      const chunk = buffer.subarray(0, Math.min(CHUNK_ENTRIES, count - from) * INDEX_ENTRY_SIZE)
-      if ((await readInto(index, chunk, from * INDEX_ENTRY_SIZE)) !== chunk.length) {
-        return damaged(`the index ends before entry ${from + chunk.length / INDEX_ENTRY_SIZE}`)
-      }
-      for (let at = 0; at < chunk.length; at += INDEX_ENTRY_SIZE) {
-        const entry = decodeIndexEntry(chunk, at)
-        const number = from + at / INDEX_ENTRY_SIZE
-        if (entry.kind === "put" ? entry.offset !== described || entry.length > MAX_BODY_SIZE : entry.target >= described) {
-          return damaged(`index entry ${number}, which was synced, does not follow the entries before it`)
-        }
-        const next = described + (entry.kind === "put" ? PUT_HEADER + entry.length : REMOVAL_RECORD_SIZE)
-        // Records only grow the file, so once one passes its end every later one does.
-        if (kept === number && next <= fileLength) {
-          applyEntry(table, entry)
-          last = { at: described, entry }
-          kept++
-          end = next
-        } else {
-          noteLost(lost, entry)
-        }
-        described = next
-      }
+const keptBefore = (index: FileHandle, trusted: number, fileLength: number) =>
+  Effect.gen(function*() {
+    // Invariant: records [0, low) end within the file, records [0, high) do not.
+    let low = 0
+    let lowEnd = 0
+    let high = trusted
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2)
+      const end = yield* recordStart(index, middle)
+      if (end <= fileLength) [low, lowEnd] = [middle, end]
+      else high = middle
     }
-    // The last entry's digest is a view into the reused buffer: keep a copy.
-    return { kept, end, described, ...(last === undefined ? {} : { last: { at: last.at, entry: { ...last.entry, digest: last.entry.digest.slice() } } }) }
-  }).pipe(Effect.flatMap((loaded) => (loaded instanceof StorageError ? Effect.fail(loaded) : Effect.succeed(loaded))))
+    return { kept: low, end: lowEnd }
+  })
 
 /**
  * The untrusted index entries [from, indexLength) that chain on from `start` (a torn or
@@ -174,9 +168,9 @@ const describedTail = (index: FileHandle, from: number, indexLength: number, sta
     let end = start
     for (let at = 0; at + INDEX_ENTRY_SIZE <= read; at += INDEX_ENTRY_SIZE) {
       const entry = decodeIndexEntry(bytes, at)
-      if (entry.kind === "put" ? entry.offset !== end || entry.length > MAX_BODY_SIZE : entry.target >= end) break
+      if (!chains(entry, end)) break
       if (end >= whole) noteLost(lost, entry)
-      end += entry.kind === "put" ? PUT_HEADER + entry.length : REMOVAL_RECORD_SIZE
+      end += recordSizeOf(entry)
     }
     return end
   })
@@ -201,10 +195,14 @@ const growable = () => {
   }
 }
 
-
+/**
+ * Recovers the store's files. `chainFrom`: the entries below it are not checked to chain
+ * again (the body index applied them; see step 1), 0 to check them all.
+ */
 export const recoverBodies = (
   files: BodyFiles,
-  sha256: (data: Uint8Array) => Uint8Array
+  sha256: (data: Uint8Array) => Uint8Array,
+  chainFrom = 0
 ): Effect.Effect<RecoveredBodies, StorageError> =>
   Effect.gen(function*() {
     const bodiesLength = yield* lengthOf(files.bodies, "bodies")
@@ -213,35 +211,42 @@ export const recoverBodies = (
     // Step 1: the trusted entries, and where the record after them starts; those of a file
     // cut short (see the header) that lie past its end are lost.
     const trusted = Math.max(0, Math.floor(indexLength / INDEX_ENTRY_SIZE) - MAX_UNSYNCED_RECORDS)
-    const table = makeBodyTable(trusted)
+    const from = Math.min(chainFrom, trusted)
+    const described = yield* checkChain(files.index, from, trusted, yield* recordStart(files.index, from))
     const lost: LostPuts = new Map()
-    const loaded = yield* loadTrusted(files.index, trusted, table, bodiesLength, lost)
-    const kept = loaded.kept
-    if (loaded.last !== undefined) {
-      const last = loaded.last
+    let kept = trusted
+    let keptEnd = described
+    if (described > bodiesLength) {
+      ;({ kept, end: keptEnd } = yield* keptBefore(files.index, trusted, bodiesLength))
+      yield* walkIndex(files.index, kept, trusted, (entry) => {
+        noteLost(lost, entry)
+        return true
+      })
+    }
+    if (kept > 0) {
+      const [last] = (yield* readIndexSpan(files.index, kept - 1, kept)).entries
+      const at = keptEnd - recordSizeOf(last!)
       let found: ScannedRecord | undefined
-      const check = yield* scanBodyRecords(files.bodies, sha256, last.at, bodiesLength, (record) => {
+      const check = yield* scanBodyRecords(files.bodies, sha256, at, bodiesLength, (record) => {
         found = record
       }, 1)
-      if (found === undefined || check.end !== loaded.end || found.entry.kind !== last.entry.kind || !equal(found.entry.digest, last.entry.digest)) {
-        return yield* damaged(`record ${kept - 1}, which was synced, is not valid at byte ${last.at}`)
+      if (found === undefined || check.end !== keptEnd || found.entry.kind !== last!.kind || !equal(found.entry.digest, last!.digest)) {
+        return yield* damaged(`record ${kept - 1}, which was synced, is not valid at byte ${at}`)
       }
     }
-    const synced = [...lost.values()]
-    lost.clear()
-
-    // Step 2: every valid record after them, applied in order.
+    // Step 2: every valid record after them, in order.
     const tail = growable()
-    const scanned = yield* scanBodyRecords(files.bodies, sha256, loaded.end, bodiesLength, (record) => {
-      applyEntry(table, record.entry)
+    const scanned = yield* scanBodyRecords(files.bodies, sha256, keptEnd, bodiesLength, (record) => {
       const at = tail.reserve(INDEX_ENTRY_SIZE)
       encodeIndexEntry(tail.buffer(), at, record.entry)
     })
 
     // What the rest of the index describes past the verified records, read before step 3
     // rewrites it.
-    const described = yield* describedTail(files.index, trusted, indexLength, loaded.described, kept < trusted ? 0 : scanned.end, lost)
-    const unsynced = [...lost.values()]
+    const describedEnd = yield* describedTail(files.index, trusted, indexLength, described, kept < trusted ? 0 : scanned.end, lost)
+    // The trusted entries' records end at `described`: a put before it was synced.
+    const synced = [...lost].flatMap(([offset, digest]) => (offset < described ? [digest] : []))
+    const unsynced = [...lost].flatMap(([offset, digest]) => (offset >= described ? [digest] : []))
 
     // Step 3: the index tail from the verified records, and `bodies` cut after them.
     yield* settleTail(files.index, "index", INDEX_ENTRY_SIZE * kept, tail.bytes(), indexLength)
@@ -255,6 +260,6 @@ export const recoverBodies = (
       { concurrency: "unbounded", discard: true }
     )
     const end = { records: kept + scanned.count, bytes: scanned.end }
-    if (synced.length === 0 && unsynced.length === 0 && described <= scanned.end) return { end, table }
-    return { end, table, shortfall: { heldBytes: bodiesLength, describedBytes: described, synced, unsynced } }
+    if (synced.length === 0 && unsynced.length === 0 && describedEnd <= scanned.end) return { end }
+    return { end, shortfall: { heldBytes: bodiesLength, describedBytes: describedEnd, synced, unsynced } }
   })

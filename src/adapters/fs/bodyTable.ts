@@ -1,7 +1,9 @@
-// FsBodyStore's in-memory index: digest -> (offset, length) of the put record of every
-// stored body (bodyLayout.ts).
+// An in-memory table: digest -> (offset, length) of a put record (bodyLayout.ts). The body
+// index (bodyIndex.ts) keeps the records its SQLite sidecar has not applied yet in two of
+// them (the tail's puts, and its removals by target); it was the store's whole index, one
+// entry per stored body, until that moved to disk (issue 12).
 //
-// One entry per stored body, so it is an open-addressing table in typed arrays (20 bytes a
+// It was built for one entry per stored body, so it is an open-addressing table in typed arrays (20 bytes a
 // slot: 8 bytes of key, the offset, the length; 29 to 57 bytes a body between the growth
 // steps, measured 42 at 1M bodies: 40 MiB) rather than a Map keyed by the digest as a
 // string (measured 117 bytes a body with latin1 keys, 149 with hex keys). The key is the first 8 bytes of the digest, so two bodies can share a key: every

@@ -17,10 +17,10 @@
 //   - at open it indexes the tail [indexed, size), reading only that span of the hashes
 //     file: after a clean close nothing, after a crash the few batches the indexer had not
 //     reached, after the sidecar was lost the whole log (said loudly);
-//   - then new leaves are indexed by a fiber of their own, after the append that made them
-//     durable has returned: the append's caller does not wait for SQLite. Woken by an
-//     append, it lets leaves gather for INDEX_LINGER, then indexes everything committed by
-//     then, in transactions of up to INDEX_CHUNK leaves. A lookup meanwhile asks the sidecar
+//   - then new leaves are indexed by a fiber of their own (sidecarIndexer.ts), after the
+//     append that made them durable has returned: the append's caller does not wait for
+//     SQLite. Woken by an append, it lets leaves gather for INDEX_LINGER, then indexes
+//     everything committed by then, in transactions of up to INDEX_CHUNK leaves. A lookup meanwhile asks the sidecar
 //     for leaves below `indexed` and scans the unindexed tail [indexed, size) in the hashes
 //     file (a quarter second of leaves, still in the page cache), so findLeaf sees a leaf
 //     from the moment its append returns. Should indexing fail (a full disk), it says so
@@ -31,7 +31,7 @@
 import type { FileHandle } from "node:fs/promises"
 import { join } from "node:path"
 import type { Scope } from "effect"
-import { Effect, Option, Queue } from "effect"
+import { Effect, Option } from "effect"
 import { equal } from "../../domain/bytes.js"
 import { HASH_SIZE, type Hash } from "../../domain/tlog/hasher.js"
 import { storedHashIndex } from "../../domain/tlog/storedHash.js"
@@ -39,18 +39,7 @@ import type { StorageError } from "../../ports/StorageError.js"
 import { readExactly } from "./fileIo.js"
 import { readLeafHashes } from "./leafHashes.js"
 import { LEAF_INDEX_FILE, leafPrefix, type LeafSidecar, openLeafSidecar } from "./leafSidecar.js"
-
-/** Leaves per indexing transaction and per read of the tail (4096 leaf hashes: ~256 KiB read). */
-const INDEX_CHUNK = 4096
-
-/**
- * How long the indexer lets committed leaves gather before it indexes them (unless a whole
- * INDEX_CHUNK is waiting). The leaf hashes are random, so each leaf's row lands on a page of
- * its own, and every transaction also rewrites the B-tree's inner pages and the count's
- * page: one transaction per quarter second instead of one per batch writes those once for
- * many batches. findLeaf scans what waits, a quarter second of leaves.
- */
-const INDEX_LINGER = "250 millis"
+import { catchUpAtOpen, forkIndexer, INDEX_CHUNK } from "./sidecarIndexer.js"
 
 export interface LeafFinder {
   /** The first leaf below `size` with this leaf hash. */
@@ -98,37 +87,24 @@ export const openLeafFinder = (
         }
       })
 
-    const size = committedSize()
-    if (indexed < size) {
-      const from = indexed
-      const loud = size - from > INDEX_CHUNK
-      yield* (loud ? Effect.logWarning : Effect.logInfo)(`leaf index: indexing leaves [${from}, ${size}) of the log at open`)
-      yield* catchUp(size).pipe(Effect.catchAll((error) =>
-        Effect.logError(`leaf index: stopped at leaf ${indexed} of ${size} (${error.detail}); findLeaf reads the rest from the hashes file until the indexer catches up`)))
-      if (loud) yield* Effect.logWarning(`leaf index: indexed leaves [${from}, ${indexed}) of the log`)
-    }
+    yield* catchUpAtOpen({
+      from: indexed,
+      to: committedSize(),
+      catchUp: Effect.suspend(() => catchUp(committedSize())),
+      reached: () => indexed,
+      name: "leaf index",
+      units: "leaves",
+      unit: "leaf",
+      store: "the log",
+      meanwhile: "findLeaf reads the rest from the hashes file until the indexer catches up"
+    })
 
-    // The indexer. A sliding queue of one: wake-ups while it works fold into one more round.
-    const wakeUps = yield* Queue.sliding<void>(1)
-    let failing = false
-    const round = Effect.suspend(() => (committedSize() - indexed >= INDEX_CHUNK ? Effect.void : Effect.sleep(INDEX_LINGER))).pipe(
-      Effect.zipRight(Effect.suspend(() => catchUp(committedSize()))),
-      Effect.tap(() => {
-        if (!failing) return Effect.void
-        failing = false
-        return Effect.logInfo(`leaf index: indexing again, up to leaf ${indexed}`)
-      }),
-      Effect.catchAll((error) => {
-        if (failing) return Effect.void
-        failing = true
-        return Effect.logError(`leaf index: cannot index past leaf ${indexed} (${error.detail}); findLeaf reads the leaves after it from the hashes file, and the next append retries`)
-      })
-    )
-    // Finalizers run in reverse order: the indexer stops first (interrupted between
-    // statements, its open transaction rolled back), then the last leaves are indexed so that
-    // the next open has nothing to do, then the sidecar closes.
-    yield* Effect.addFinalizer(() => Effect.ignore(catchUp(committedSize())))
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(wakeUps), round)))
+    const wake = yield* forkIndexer({
+      backlog: () => committedSize() - indexed,
+      catchUp: Effect.suspend(() => catchUp(committedSize())),
+      failing: (error) => `leaf index: cannot index past leaf ${indexed} (${error.detail}); findLeaf reads the leaves after it from the hashes file, and the next append retries`,
+      resumed: () => `leaf index: indexing again, up to leaf ${indexed}`
+    })
 
     const find = (leafHash: Hash, size: number) =>
       Effect.gen(function*() {
@@ -144,5 +120,5 @@ export const openLeafFinder = (
         return Option.none<number>()
       })
 
-    return { find, wake: () => void Queue.unsafeOffer(wakeUps, undefined) }
+    return { find, wake }
   })

@@ -7,28 +7,22 @@
 // `indexed` never claims a row it lacks. Rows at or beyond `indexed` (a count cut back by
 // hand or clamped to a shorter log) are never answered: lookups ask below a bound.
 //
-// Pragmas as state.db's (SqliteProjectionStore.ts): exclusive locking before WAL, so the
-// WAL index lives in this process's memory and an existing file opens on a full disk
-// without writing; synchronous=NORMAL, so a commit is not fsynced: losing the last commits
-// to a power cut only moves `indexed` back, and the next open indexes that tail again.
-// SQLite's page cache is its default (about 2 MiB), whatever the size of the log.
+// How it is opened, and what is done when it cannot be used, is shared with the body
+// store's index (sqliteSidecar.ts).
 
-import { rename } from "node:fs/promises"
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { Cause, Context, Effect, ExecutionStrategy, Exit, Layer, Scope } from "effect"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { Scope } from "effect"
+import { Effect } from "effect"
 import type { Hash } from "../../domain/tlog/hasher.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { ROWS_PER_INSERT, runsOf } from "../projection/nameRows.js"
-import { isDamaged, sqliteErrors } from "../sqlite/sqliteErrors.js"
+import { sqliteErrors } from "../sqlite/sqliteErrors.js"
+import { keyPrefix, openSqliteSidecar, type SidecarCheck } from "./sqliteSidecar.js"
 
 /** The sidecar's name in the log's folder. */
 export const LEAF_INDEX_FILE = "leaf-index.db"
 
 const SCHEMA = [
-  "PRAGMA locking_mode = EXCLUSIVE",
-  "PRAGMA journal_mode = WAL",
-  "PRAGMA synchronous = NORMAL",
   `CREATE TABLE IF NOT EXISTS leaf_index_meta (
     only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
     indexed INTEGER NOT NULL CHECK (indexed >= 0)
@@ -41,11 +35,10 @@ const SCHEMA = [
   ) WITHOUT ROWID`
 ]
 
-const { describe, storage, transact } = sqliteErrors(LEAF_INDEX_FILE)
+const { storage, transact } = sqliteErrors(LEAF_INDEX_FILE)
 
 /** The first 8 bytes of a leaf hash, big-endian, as SQLite's signed 64-bit INTEGER. */
-export const leafPrefix = (leafHash: Hash): bigint =>
-  new DataView(leafHash.buffer, leafHash.byteOffset, 8).getBigInt64(0)
+export const leafPrefix = (leafHash: Hash): bigint => keyPrefix(leafHash)
 
 export interface LeafSidecar {
   /** How many leaves, from the first, the table holds. */
@@ -98,51 +91,15 @@ const sidecarOn = (sql: SqlClient.SqlClient): LeafSidecar => {
   }
 }
 
-/** Opens the file in `scope` (closed with it) and reads it once, so a damaged file fails here. */
-const openIn = (filename: string, scope: Scope.Scope) =>
-  Effect.gen(function*() {
-    // WAL is set by SCHEMA, after the locking mode, not by the client as it opens.
-    const context = yield* Layer.buildWithScope(SqliteClient.layer({ filename, disableWAL: true }), scope)
-    const sql = Context.get(context, SqlClient.SqlClient)
-    yield* Effect.forEach(SCHEMA, (statement) => sql.unsafe(statement), { discard: true })
-    const sidecar = sidecarOn(sql)
-    yield* sidecar.indexed
-    return sidecar
-  })
-
 /**
- * Why an open sidecar must not be used (it belongs to another log, say), or undefined to
- * use it.
+ * The sidecar `filename`, created when missing; a damaged one, or one `check` refuses, is
+ * moved aside loudly and a new, empty one takes its place (sqliteSidecar.ts).
  */
-export type SidecarCheck = (sidecar: LeafSidecar) => Effect.Effect<string | undefined, StorageError>
-
-/**
- * The sidecar `filename`, created when missing. A file that is damaged (not a database,
- * corrupt pages) or that `check` refuses is moved aside with a loud log line and a new,
- * empty one takes its place: it is only a cache of the log, which rebuilds it.
- */
-export const openLeafSidecar = (filename: string, check: SidecarCheck): Effect.Effect<LeafSidecar, StorageError, Scope.Scope> =>
-  Effect.gen(function*() {
-    const outer = yield* Effect.scope
-    const attemptOpen = Effect.gen(function*() {
-      const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
-      const exit = yield* Effect.exit(Effect.flatMap(openIn(filename, scope), (sidecar) =>
-        Effect.map(check(sidecar), (refused) => ({ sidecar, refused }))))
-      if (Exit.isSuccess(exit) && exit.value.refused === undefined) return { sidecar: exit.value.sidecar }
-      yield* Scope.close(scope, Exit.void)
-      if (Exit.isSuccess(exit)) return { refused: exit.value.refused! }
-      const error = Cause.squash(exit.cause)
-      if (isDamaged(error)) return { refused: `damaged (${describe(error)})` }
-      return yield* Effect.fail(error instanceof StorageError ? error : new StorageError({ operation: `open ${LEAF_INDEX_FILE}`, detail: describe(error), cause: error }))
-    })
-    const first = yield* attemptOpen
-    if (first.sidecar !== undefined) return first.sidecar
-    const aside = `${filename}.damaged-${Date.now()}`
-    yield* Effect.logError(`${LEAF_INDEX_FILE} cannot be used: ${first.refused}; moved to ${aside}, the leaf index is rebuilt from the log's hashes file`)
-    for (const suffix of ["", "-wal", "-shm"]) {
-      yield* Effect.tryPromise(() => rename(`${filename}${suffix}`, `${aside}${suffix}`)).pipe(Effect.ignore)
-    }
-    const second = yield* attemptOpen
-    if (second.sidecar !== undefined) return second.sidecar
-    return yield* new StorageError({ operation: `open ${LEAF_INDEX_FILE}`, detail: `a new leaf index cannot be used either: ${second.refused}` })
-  })
+export const openLeafSidecar = (filename: string, check: SidecarCheck<LeafSidecar>): Effect.Effect<LeafSidecar, StorageError, Scope.Scope> =>
+  openSqliteSidecar(filename, {
+    name: LEAF_INDEX_FILE,
+    schema: SCHEMA,
+    make: sidecarOn,
+    probe: (sidecar) => sidecar.indexed,
+    rebuiltFrom: "the log's hashes file"
+  }, check)

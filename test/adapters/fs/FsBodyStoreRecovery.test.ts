@@ -9,7 +9,7 @@ import { it } from "@effect/vitest"
 import { open, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Context, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
-import { nodeCrypto, NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { compactBodyStore } from "../../../src/adapters/fs/bodyCompact.js"
 import {
   INDEX_ENTRY_SIZE,
@@ -17,39 +17,12 @@ import {
   PUT_HEADER,
   REMOVAL_RECORD_SIZE
 } from "../../../src/adapters/fs/bodyLayout.js"
-import { FsBodyStoreLive } from "../../../src/adapters/fs/FsBodyStore.js"
+import { BODY_INDEX_FILE } from "../../../src/adapters/fs/bodySidecar.js"
 import { toHex, utf8 } from "../../../src/domain/bytes.js"
 import { BodyStore, type StoredBody } from "../../../src/ports/BodyStore.js"
 import { soleProcessLease } from "../../support/leases.js"
+import { body, bodies, expectPresent, openStore, recordEnd, sizeOf, withStore } from "./bodyStoreFixtures.js"
 import { tempDir } from "./tempDir.js"
-
-type Store = typeof BodyStore.Service
-
-const openStore = (dir: string) => FsBodyStoreLive(dir).pipe(Layer.provide(NodeCryptoLive))
-
-const withStore = <A, E>(dir: string, use: (store: Store) => Effect.Effect<A, E>) =>
-  Effect.flatMap(BodyStore, use).pipe(Effect.provide(openStore(dir)))
-
-const body = (text: string): StoredBody => {
-  const bytes = utf8(text)
-  return { digest: nodeCrypto.sha256(bytes), bytes }
-}
-
-/** n bodies of assorted sizes (0 to about 900 bytes). */
-const bodies = (prefix: string, n: number): Array<StoredBody> =>
-  Array.from({ length: n }, (_, i) => body(`${prefix} ${i} ` + "x".repeat((i * 97) % 900)))
-
-const recordEnd = (list: ReadonlyArray<StoredBody>, n: number, from = 0) =>
-  list.slice(0, n).reduce((sum, b) => sum + PUT_HEADER + b.bytes.length, from)
-
-const sizeOf = (dir: string, name: string) => Effect.promise(async () => (await stat(join(dir, name))).size)
-
-const expectPresent = (store: Store, list: ReadonlyArray<StoredBody>, present: boolean) =>
-  Effect.forEach(list, (b) =>
-    Effect.map(store.get(b.digest), (found) => {
-      if (present) expect(Option.map(found, toHex)).toEqual(Option.some(toHex(b.bytes)))
-      else expect(Option.isNone(found)).toBe(true)
-    }), { discard: true })
 
 const overwrite = (path: string, position: number, bytes: Uint8Array) =>
   Effect.promise(async () => {
@@ -225,7 +198,7 @@ describe("FsBodyStore recovery", () => {
         }))
     }))
 
-  it.scoped("opening trusts the synced index: it reads no old body, and fails when the trusted entries do not chain", () =>
+  it.scoped("opening trusts the synced index: it reads no old body, and fails when the trusted entries it checks do not chain", () =>
     Effect.gen(function*() {
       const list = bodies("many", 2 * MAX_UNSYNCED_RECORDS + 500)
       const dir = join(yield* tempDir("body-trusted"), "bodies")
@@ -234,10 +207,14 @@ describe("FsBodyStore recovery", () => {
       yield* overwrite(join(dir, "bodies"), recordEnd(list, 5) + PUT_HEADER + 3, utf8("#"))
       yield* withStore(dir, (store) => expectPresent(store, list.slice(10, 20), true))
       yield* expectFiles(dir, list.length, recordEnd(list, list.length))
-      // Index entries that no longer chain mean a damaged index: opening fails rather than
-      // dropping bodies.
+      // An entry the body index has applied is not read again: the store answers from the
+      // sidecar, which took it when it still chained.
       const index = yield* Effect.promise(() => readFile(join(dir, "index")))
       yield* overwrite(join(dir, "index"), INDEX_ENTRY_SIZE * 3 + 32, new Uint8Array(8).fill(1))
+      yield* withStore(dir, (store) => expectPresent(store, list.slice(0, 5), true))
+      // Without the sidecar every trusted entry is checked: entries that no longer chain
+      // mean a damaged index, and opening fails rather than dropping bodies.
+      yield* Effect.promise(() => rm(join(dir, BODY_INDEX_FILE)))
       const unchained = yield* Effect.flip(withStore(dir, () => Effect.void))
       expect(unchained._tag).toBe("StorageError")
       expect(unchained.detail).toContain("does not follow")
@@ -275,6 +252,28 @@ describe("FsBodyStore recovery", () => {
         Effect.gen(function*() {
           expect(store.shortfallAtOpen).toBeUndefined()
           yield* expectPresent(store, [...list.slice(0, 100), list[150]!], true)
+        }))
+    }))
+
+  it.scoped("a body lost inside the synced records but removed in the last records is not reported", () =>
+    Effect.gen(function*() {
+      const list = bodies("cut then removed", 2 * MAX_UNSYNCED_RECORDS + 500)
+      const fence = yield* soleProcessLease
+      const dir = join(yield* tempDir("body-cut-removed"), "bodies")
+      // The removal is the last record: among the last ones, read from the index's tail.
+      yield* withStore(dir, (store) => Effect.zipRight(store.put(list), store.remove([list[200]!.digest], fence)))
+      const trusted = list.length + 1 - MAX_UNSYNCED_RECORDS
+      yield* Effect.promise(() => truncate(join(dir, "bodies"), recordEnd(list, 100) + 10))
+      yield* withStore(dir, (store) =>
+        Effect.gen(function*() {
+          expect(store.shortfallAtOpen).toEqual({
+            file: "bodies/bodies",
+            heldBytes: recordEnd(list, 100) + 10,
+            describedBytes: recordEnd(list, list.length) + REMOVAL_RECORD_SIZE,
+            synced: list.slice(100, trusted).filter((_, i) => i !== 100).map((b) => b.digest),
+            unsynced: list.slice(trusted).map((b) => b.digest)
+          })
+          yield* expectPresent(store, list.slice(0, 100), true)
         }))
     }))
 
@@ -388,6 +387,6 @@ describe("FsBodyStore compaction", () => {
       yield* withStore(dir, (store) => store.put(a))
       yield* Effect.promise(() => Promise.all(["bodies.compact", "index.compact"].map((name) => writeFile(join(dir, name), "partial"))))
       yield* withStore(dir, (store) => expectPresent(store, a, true))
-      expect((yield* Effect.promise(() => readdir(dir))).sort()).toEqual(["bodies", "index"])
+      expect((yield* Effect.promise(() => readdir(dir))).sort()).toEqual(["bodies", BODY_INDEX_FILE, "index"])
     }))
 })
