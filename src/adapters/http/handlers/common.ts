@@ -61,6 +61,12 @@ export const checkpointAt = Effect.gen(function*() {
 })
 
 /**
+ * How many items of a page read their body text at once: a page of 50 posts waited for 50
+ * body reads one after another (each a look-up in the body index and a file read).
+ */
+export const BODY_READS_AT_ONCE = 8
+
+/**
  * Adds to an item that names an off-leaf body (a post, poll question or task) its UTF-8
  * `text`: the stored body when the item's body status (domain/bodyStatus.ts, the one rule
  * for every reader) is available, else null (hidden by a tombstone, expired, not stored).

@@ -21,7 +21,7 @@ import { taskListView } from "../../../domain/views/taskList.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
 import { pageResponse } from "../pageResponse.js"
-import { orUnavailable, withBodyText } from "./common.js"
+import { BODY_READS_AT_ONCE, orUnavailable, withBodyText } from "./common.js"
 
 export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (handlers) =>
   Effect.gen(function*() {
@@ -39,9 +39,9 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
           const view = yield* agoraPage(channel, yield* clock.nowMillis)
           const data = {
             ...view,
-            posts: yield* Effect.forEach(view.posts, withText),
-            polls: yield* Effect.forEach(view.polls, withText),
-            requests: yield* Effect.forEach(view.requests, (r) => Effect.map(withText(r.post), (post) => ({ ...r, post })))
+            posts: yield* Effect.forEach(view.posts, withText, { concurrency: BODY_READS_AT_ONCE }),
+            polls: yield* Effect.forEach(view.polls, withText, { concurrency: BODY_READS_AT_ONCE }),
+            requests: yield* Effect.forEach(view.requests, (r) => Effect.map(withText(r.post), (post) => ({ ...r, post })), { concurrency: BODY_READS_AT_ONCE })
           }
           return pageResponse(urlParams.format, {
             html: () => pageDocument({
