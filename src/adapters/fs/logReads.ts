@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { HASH_SIZE, type Hash } from "../../domain/tlog/hasher.js"
 import { storedHashCount } from "../../domain/tlog/storedHash.js"
 import { StorageError } from "../../ports/StorageError.js"
-import { readExactly } from "./fileIo.js"
+import { readExactly, readRanges } from "./fileIo.js"
 import type { LogEnd } from "./logAppend.js"
 import type { LogFiles } from "./logFiles.js"
 import { OFFSET_SIZE, readUint32, readUint64, recordSize } from "./logLayout.js"
@@ -17,7 +17,6 @@ import { OFFSET_SIZE, readUint32, readUint64, recordSize } from "./logLayout.js"
  * another read call, and proofs ask for hashes that sit near each other.
  */
 const COALESCE_GAP = 16
-const PARALLEL_READS = 8
 
 const outOfRange = (operation: string, detail: string) => new StorageError({ operation, detail })
 
@@ -84,11 +83,7 @@ export const readHashes = (files: LogFiles, end: LogEnd, indexes: ReadonlyArray<
       if (run !== undefined && position <= run.stop + COALESCE_GAP) run.stop = position + 1
       else runs.push({ start: position, stop: position + 1 })
     }
-    const read = yield* Effect.forEach(
-      runs,
-      (run) => readExactly(files.hashes, HASH_SIZE * (run.stop - run.start), HASH_SIZE * run.start, "hashes"),
-      { concurrency: PARALLEL_READS }
-    )
+    const read = yield* readRanges(files.hashes, runs.map((run) => ({ position: HASH_SIZE * run.start, length: HASH_SIZE * (run.stop - run.start) })), "hashes")
     // Each asked position, found in its run (runs and positions are both sorted).
     const byPosition = new Map<number, Uint8Array>()
     let r = 0
