@@ -353,27 +353,31 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         )
       : commitBatch
 
-    // Nothing may interrupt a batch between its decisions and its answers. A batch that
-    // fails or is superseded ends the loop, and with it this leadership.
+    // Nothing may interrupt a batch between its decisions and its answers, nor between the
+    // take of its submissions and its decisions: a batch interrupted there (the lease lost
+    // while it lingers) would hold submissions that neither a batch nor the hand-over
+    // answers. Only the wait for a first submission can be interrupted. A batch that fails
+    // or is superseded ends the loop, and with it this leadership.
     const batchLoop = (fence: LeaseFence) => {
       let lastBatch = 0
-      return Queue.takeBetween(queue, 1, MAX_BATCH).pipe(
-        Effect.flatMap((first) =>
-          // Under load (the last batch held more than one), a batch that finds few waiting
-          // lets more gather for BATCH_LINGER_MS; a lone writer's batch starts at once.
-          lastBatch > 1 && first.length < BATCH_LINGER_BELOW
-            ? Effect.map(
-              Effect.zipRight(Effect.sleep(BATCH_LINGER_MS), Queue.takeUpTo(queue, MAX_BATCH - first.length)),
-              (more) => [...first, ...more]
-            )
-            : Effect.succeed(Array.from(first))),
-        Effect.flatMap((jobs) => {
-          lastBatch = jobs.length
-          return Effect.uninterruptible(tracedBatch(jobs, fence))
-        }),
-        Effect.repeat({ while: (end) => end === "committed" }),
-        Effect.asVoid
+      const nextBatch = Effect.uninterruptibleMask((restore) =>
+        restore(Queue.takeBetween(queue, 1, MAX_BATCH)).pipe(
+          Effect.flatMap((first) =>
+            // Under load (the last batch held more than one), a batch that finds few waiting
+            // lets more gather for BATCH_LINGER_MS; a lone writer's batch starts at once.
+            lastBatch > 1 && first.length < BATCH_LINGER_BELOW
+              ? Effect.map(
+                Effect.zipRight(Effect.sleep(BATCH_LINGER_MS), Queue.takeUpTo(queue, MAX_BATCH - first.length)),
+                (more) => [...first, ...more]
+              )
+              : Effect.succeed(Array.from(first))),
+          Effect.flatMap((jobs) => {
+            lastBatch = jobs.length
+            return tracedBatch(jobs, fence)
+          })
+        )
       )
+      return nextBatch.pipe(Effect.repeat({ while: (end) => end === "committed" }), Effect.asVoid)
     }
 
     /** Claims what other processes relayed into the queue under `fence`, while there is room. */
