@@ -9,9 +9,10 @@
 // syncs. Every record of an answered put or remove survives a crash or a power loss. Which
 // body is where is the body index's (bodyIndex.ts): a SQLite sidecar, `body-index.db`,
 // written after the records are durable, plus the records it has not applied yet, in
-// memory. Nothing the store holds in memory grows with the number of bodies (issue 12). A `bodies` file found shorter
-// than its index describes (damage, not a crash) opens too: the bodies past its end are the
-// store's shortfallAtOpen, which app/BodyShortfall.ts reports, and every other is served.
+// memory. Nothing the store holds in memory grows with the number of bodies (issue 12).
+// A `bodies` file found shorter than its index describes (damage, not a crash) opens too:
+// the bodies past its end are the store's shortfallAtOpen, which app/BodyShortfall.ts
+// reports, and every other is served.
 //
 // put(bodies):
 //   1. refuses, before writing anything, a digest that is not 32 bytes, a body over
@@ -32,11 +33,11 @@
 // remove(digests, fence) appends, for the whole batch at once, a removal record naming each
 // put record it removes (one per stored copy; nothing for a body not stored), syncs them as
 // a put does, then publishes the removals to the index: get answers none from then on, and
-// after any reopen, since the index applies the removals (deleting the bodies' rows). The bytes stay in `bodies` until
-// compactBodyStore (bodyCompact.ts) rewrites the files without them; it runs on a closed
-// store. The lease's fence is taken and not checked: one process writes the folder (below),
-// and its sequencer keeps its own batches and retention apart and never loses its lease to
-// another process (src/ports/BodyStore.ts).
+// after any reopen, since the index applies the removals (deleting the bodies' rows).
+// The bytes stay in `bodies` until compactBodyStore (bodyCompact.ts) rewrites the files
+// without them; it runs on a closed store. The lease's fence is taken and not checked: one
+// process writes the folder (below), and its sequencer keeps its own batches and retention
+// apart and never loses its lease to another process (src/ports/BodyStore.ts).
 //
 // Writes are serialized by a semaphore and are uninterruptible once started, so a write
 // never runs after its caller gave up, racing the next one at the same offset. If a write
