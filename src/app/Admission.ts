@@ -27,6 +27,7 @@ import {
 } from "../domain/admission/budgets.js"
 import { type Bucket, type BucketRule, isFull, take } from "../domain/admission/tokenBucket.js"
 import { Clock } from "../ports/Clock.js"
+import { inFlightPerSubject, type InFlightPerSubject } from "./inFlightPerSubject.js"
 import { countRateLimited } from "./RateLimitMetric.js"
 import { ServiceConfig } from "./ServiceConfig.js"
 
@@ -63,6 +64,8 @@ export class Admission extends Context.Tag("aics/Admission")<Admission, {
   readonly take: (budget: BudgetName, subject: string, cost?: number) => Effect.Effect<Verdict>
   /** Several budgets in order, stopping at the first refusal (the ones before it stay spent). */
   readonly takeAll: (spends: ReadonlyArray<readonly [BudgetName, string]>) => Effect.Effect<Verdict>
+  /** Runs a request of the address group once fewer than requestsInFlightPerAddress of its requests run (inFlightPerSubject.ts). */
+  readonly inTurn: InFlightPerSubject["run"]
 }>() {
   static readonly make = (limits: AdmissionLimits) =>
     Effect.gen(function*() {
@@ -125,7 +128,7 @@ export class Admission extends Context.Tag("aics/Admission")<Admission, {
           return Effect.succeed(first)
         })
 
-      return { limits, take: takeOne, takeAll }
+      return { limits, take: takeOne, takeAll, inTurn: inFlightPerSubject(limits.requestsInFlightPerAddress).run }
     })
 
   static readonly layer = Layer.effect(Admission, Effect.flatMap(ServiceConfig, (config) => Admission.make(config.limits ?? DEFAULT_LIMITS)))
@@ -138,4 +141,9 @@ export class Admission extends Context.Tag("aics/Admission")<Admission, {
 export const admissionOrOpen = Effect.map(Effect.serviceOption(Admission), (found) =>
   found._tag === "Some"
     ? found.value
-    : { limits: { ...DEFAULT_LIMITS, enabled: false }, take: () => Effect.succeed(ADMITTED), takeAll: () => Effect.succeed(ADMITTED) } satisfies typeof Admission.Service)
+    : {
+      limits: { ...DEFAULT_LIMITS, enabled: false },
+      take: () => Effect.succeed(ADMITTED),
+      takeAll: () => Effect.succeed(ADMITTED),
+      inTurn: () => (effect) => effect
+    } satisfies typeof Admission.Service)

@@ -3,7 +3,7 @@
 // variable instead of surfacing later as a strange failure.
 
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, type Redacted } from "effect"
-import { type AdmissionLimits, BUDGET_NAMES, BUDGETS, DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_REFUSAL_DELAY_MS } from "../domain/admission/budgets.js"
+import { type AdmissionLimits, BUDGET_NAMES, BUDGETS, DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_REFUSAL_DELAY_MS, DEFAULT_REQUESTS_IN_FLIGHT_PER_ADDRESS } from "../domain/admission/budgets.js"
 import { type Cidr, LOOPBACK_PROXIES, parseCidrList } from "../domain/admission/clientAddress.js"
 import { DEFAULT_NOTICE_PERIOD_SECONDS } from "../domain/charter.js"
 import type { GatePorts } from "../domain/discovery/site.js"
@@ -161,7 +161,7 @@ const absoluteUrl = (text: string) => {
   }
 }
 
-/** AICS_RATE_LIMITS, each budget's AICS_LIMIT_*, AICS_CLAIM_POW_BITS, AICS_CONNECTIONS_PER_ADDRESS, AICS_LIMIT_NODES. */
+/** AICS_RATE_LIMITS, each budget's AICS_LIMIT_*, AICS_CLAIM_POW_BITS, AICS_CONNECTIONS_PER_ADDRESS, AICS_REQUESTS_IN_FLIGHT_PER_ADDRESS, AICS_LIMIT_NODES. */
 const limitsConfig = Effect.gen(function*() {
   const enabled = yield* checked(Config.withDefault(Config.string("AICS_RATE_LIMITS"), "on"), "AICS_RATE_LIMITS", (v) => v === "on" || v === "off", "must be on or off")
   const capacities: Record<string, number> = {}
@@ -171,6 +171,7 @@ const limitsConfig = Effect.gen(function*() {
     capacities: capacities as AdmissionLimits["capacities"],
     claimWorkBits: yield* intBetween("AICS_CLAIM_POW_BITS", 0, 40, 0),
     connectionsPerAddress: yield* intBetween("AICS_CONNECTIONS_PER_ADDRESS", 1, 1024, DEFAULT_CONNECTIONS_PER_ADDRESS),
+    requestsInFlightPerAddress: yield* intBetween("AICS_REQUESTS_IN_FLIGHT_PER_ADDRESS", 1, 1024, DEFAULT_REQUESTS_IN_FLIGHT_PER_ADDRESS),
     nodes: yield* intBetween("AICS_LIMIT_NODES", 1, 1024, 1),
     refusalDelayMs: yield* intBetween("AICS_LIMIT_REFUSAL_DELAY_MS", 0, 10_000, DEFAULT_REFUSAL_DELAY_MS)
   } satisfies AdmissionLimits

@@ -15,7 +15,7 @@ import { Effect, FiberRef, Option } from "effect"
 import { Admission, type RateLimitFields } from "../../app/Admission.js"
 import { ServiceConfig } from "../../app/ServiceConfig.js"
 import type { BudgetName } from "../../domain/admission/budgets.js"
-import { addressGroup, clientAddressOf, LOOPBACK_PROXIES } from "../../domain/admission/clientAddress.js"
+import { addressGroup, clientAddressOf, isTrusted, LOOPBACK_PROXIES } from "../../domain/admission/clientAddress.js"
 import { problemResponse } from "./problem.js"
 
 /** The address group of the request being served; undefined outside a request. */
@@ -24,13 +24,17 @@ export const CurrentClient = FiberRef.unsafeMake<string | undefined>(undefined)
 const header = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
   typeof value === "string" ? value : value?.join(", ")
 
-/** The request's client address group, trusting the forwarding headers only from AICS_TRUSTED_PROXIES. */
-export const clientOfRequest = (request: HttpServerRequest.HttpServerRequest, config: typeof ServiceConfig.Service): string =>
-  addressGroup(clientAddressOf(
+/** The request's client address, trusting the forwarding headers only from AICS_TRUSTED_PROXIES. */
+const clientAddressOfRequest = (request: HttpServerRequest.HttpServerRequest, config: typeof ServiceConfig.Service): string =>
+  clientAddressOf(
     Option.getOrUndefined(request.remoteAddress),
     { forwardedFor: header(request.headers["x-forwarded-for"]), forwarded: header(request.headers["forwarded"]) },
     config.trustedProxies ?? LOOPBACK_PROXIES
-  ))
+  )
+
+/** The request's client address group (IPv6 by /64): the subject of its address budgets. */
+export const clientOfRequest = (request: HttpServerRequest.HttpServerRequest, config: typeof ServiceConfig.Service): string =>
+  addressGroup(clientAddressOfRequest(request, config))
 
 /** Adds RateLimit fields to a response, after any a handler set (a write's budget comes first). */
 export const withRateLimit = (response: HttpServerResponse.HttpServerResponse, fields: RateLimitFields | undefined) => {
@@ -64,10 +68,21 @@ const ROUTE_BUDGETS: ReadonlyMap<string, BudgetName> = new Map([
   ["POST /v2/sup/contributions/intents", "intents"]
 ])
 
-const routeBudget = (request: HttpServerRequest.HttpServerRequest): BudgetName | undefined => {
+const pathOf = (request: HttpServerRequest.HttpServerRequest): string => {
   const query = request.url.indexOf("?")
-  return ROUTE_BUDGETS.get(`${request.method} ${query < 0 ? request.url : request.url.slice(0, query)}`)
+  return query < 0 ? request.url : request.url.slice(0, query)
 }
+
+const routeBudget = (request: HttpServerRequest.HttpServerRequest): BudgetName | undefined =>
+  ROUTE_BUDGETS.get(`${request.method} ${pathOf(request)}`)
+
+/**
+ * Requests that wait for a turn among their address's (Admission.inTurn): every one but a
+ * trusted proxy's own (it carries many clients) and a live stream's, which lasts as long
+ * as its client reads and is capped by AICS_STREAMS_PER_ADDRESS instead.
+ */
+const takesTurns = (request: HttpServerRequest.HttpServerRequest, address: string, config: typeof ServiceConfig.Service): boolean =>
+  !isTrusted(address, config.trustedProxies ?? LOOPBACK_PROXIES) && pathOf(request) !== "/v2/stream"
 
 /** The middleware: the `requests` budget of the client's address, then the app with CurrentClient set. */
 export const admitRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | Admission | ServiceConfig> =>
@@ -77,12 +92,15 @@ export const admitRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default
     // A client over budget waits for its answer (budgets.ts refusalDelayMs says why).
     const delay = admission.limits.enabled ? admission.limits.refusalDelayMs : 0
     const request = yield* HttpServerRequest.HttpServerRequest
-    const client = clientOfRequest(request, config)
+    const address = clientAddressOfRequest(request, config)
+    const client = addressGroup(address)
     const route = routeBudget(request)
     const verdict = yield* (route === undefined ? admission.take("requests", client) : admission.takeAll([[route, client], ["requests", client]]))
     if (!verdict.admitted) return yield* Effect.locally(tooManyRequests(verdict), RefusalDelay, delay)
     // The app sends its answer itself, so a handler's 429 is held where it is made
-    // (tooManyRequests, writeRoute.ts) for as long as RefusalDelay says.
-    const response = yield* Effect.locally(Effect.locally(app, CurrentClient, client), RefusalDelay, delay)
+    // (tooManyRequests, writeRoute.ts) for as long as RefusalDelay says; it keeps its turn
+    // meanwhile, so a flood's refusals, too, come a few at a time.
+    const served = Effect.locally(Effect.locally(app, CurrentClient, client), RefusalDelay, delay)
+    const response = yield* (takesTurns(request, address, config) ? admission.inTurn(client)(served) : served)
     return withRateLimit(response, verdict.fields)
   })

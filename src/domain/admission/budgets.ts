@@ -61,6 +61,11 @@ export interface AdmissionLimits {
   /** Concurrent connections one address may hold on each listener (HTTP, each gate port). */
   readonly connectionsPerAddress: number
   /**
+   * HTTP requests of one address handled at once; the others wait their turn (live streams
+   * aside: they have a cap of their own). Trusted proxies are exempt.
+   */
+  readonly requestsInFlightPerAddress: number
+  /**
    * Nodes sharing the budgets (several nodes on PostgreSQL): each node enforces
    * capacity / nodes, so the service as a whole never admits more than it publishes
    * (docs/operations.md "Fair admission on several nodes").
@@ -75,6 +80,7 @@ export interface AdmissionLimits {
 }
 
 export const DEFAULT_CONNECTIONS_PER_ADDRESS = 256
+export const DEFAULT_REQUESTS_IN_FLIGHT_PER_ADDRESS = 4
 export const DEFAULT_REFUSAL_DELAY_MS = 1000
 
 export const DEFAULT_LIMITS: AdmissionLimits = {
@@ -82,6 +88,7 @@ export const DEFAULT_LIMITS: AdmissionLimits = {
   capacities: DEFAULT_CAPACITIES,
   claimWorkBits: 0,
   connectionsPerAddress: DEFAULT_CONNECTIONS_PER_ADDRESS,
+  requestsInFlightPerAddress: DEFAULT_REQUESTS_IN_FLIGHT_PER_ADDRESS,
   nodes: 1,
   refusalDelayMs: DEFAULT_REFUSAL_DELAY_MS
 }
@@ -110,6 +117,7 @@ export const publishedLimits = (limits: AdmissionLimits) => ({
     what: BUDGETS[name].what
   })),
   connections_per_address: limits.connectionsPerAddress,
+  requests_in_flight_per_address: limits.requestsInFlightPerAddress,
   refusal_delay_ms: limits.refusalDelayMs,
   claim_pow_bits: limits.claimWorkBits
 })
@@ -123,6 +131,7 @@ export const limitsLines = (limits: AdmissionLimits): ReadonlyArray<string> => {
     ...(published.enforced ? [] : ["- rate limits: not enforced on this instance"]),
     ...published.budgets.map((b) => `- ${b.name}: ${b.quota} per ${b.window_seconds} s per ${b.scope} (${b.what})`),
     `- connections: at most ${published.connections_per_address} at once per address`,
+    `- requests in flight: ${published.requests_in_flight_per_address} at once per address are handled; the others wait their turn`,
     published.claim_pow_bits === 0
       ? "- proof of work: none asked for claims"
       : `- proof of work: a claim's envelope needs ${published.claim_pow_bits} leading zero bits of SHA-256 over its signing input (vary the envelope nonce); a claim without a key through the gate, as many over its work text (the gate's help says how)`

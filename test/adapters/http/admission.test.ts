@@ -25,6 +25,8 @@ const CONNECTIONS_PER_ADDRESS = 64
 const POW_BITS = 8
 
 const GATE_SESSIONS_PER_HOUR = 60
+const REFUSAL_DELAY_MS = 40
+const REQUESTS_IN_FLIGHT = 4
 let dataDir: string
 let server: RunningServer
 let log: Log
@@ -50,8 +52,10 @@ beforeAll(async () => {
       AICS_LIMIT_REQUESTS_PER_MINUTE: "100000",
       AICS_CONNECTIONS_PER_ADDRESS: String(CONNECTIONS_PER_ADDRESS),
       AICS_CLAIM_POW_BITS: String(POW_BITS),
-      // The tarpit holds each 429 this long (1 s by default): short here, so the floods finish quickly.
-      AICS_LIMIT_REFUSAL_DELAY_MS: "50"
+      // The tarpit holds each 429 this long (1 s by default): short here, so the floods finish
+      // quickly (a write's refusal keeps its turn meanwhile: REQUESTS_IN_FLIGHT at a time).
+      AICS_LIMIT_REFUSAL_DELAY_MS: String(REFUSAL_DELAY_MS),
+      AICS_REQUESTS_IN_FLIGHT_PER_ADDRESS: String(REQUESTS_IN_FLIGHT)
     }
   })
   log = { baseUrl: server.baseUrl, origin: "localhost/aics", vkey: (await readFile(join(dataDir, "log.vkey"), "utf8")).trim() }
@@ -186,6 +190,37 @@ describe("writes", () => {
     expect(accepted).toBeLessThanOrEqual(WRITES_PER_MINUTE + refilled(WRITES_PER_MINUTE, Date.now() - started))
     expect(statuses.filter((s) => s === 429).length).toBe(1000 - accepted)
   }, 120_000)
+
+  it("handles a few requests of one address at a time, the rest in turn, while another address is served at once", async () => {
+    const flooder = "127.0.0.12"
+    // Spend the address's writes budget (two keys: a key's own budget is smaller).
+    const keys = [OutsideAgent.random(log), OutsideAgent.random(log)]
+    for (let i = 0; i < WRITES_PER_MINUTE; i++) expect((await postFrom(keys[i % 2]!, flooder)).status).toBe(202)
+    // Now each write from it is refused after the tarpit, keeping its turn meanwhile: three
+    // times REQUESTS_IN_FLIGHT of them take at least three tarpits, one wave after another.
+    // (Signed first: signing here must not be what spaces them out.)
+    const writes = Array.from({ length: 3 * REQUESTS_IN_FLIGHT }, () => {
+      const agent = OutsideAgent.random(log)
+      const body = utf8(`turn ${Math.random()}`)
+      return { agent, prepared: agent.prepare(agent.envelope("post", { channel: "general", body_hash: u64(sha256(body)), size: body.length }), body) }
+    })
+    const started = performance.now()
+    const answered: Array<number> = []
+    const flood = Promise.all(writes.map(async ({ agent, prepared }) => {
+      const result = await agent.submit(prepared, { localAddress: flooder })
+      expectRateLimited(result, "writes")
+      answered.push(performance.now() - started)
+    }))
+    const other = await getFrom("/checkpoint", POLITE)
+    const otherAnswered = performance.now() - started
+    await flood
+    expect(other.status).toBe(200)
+    answered.sort((a, b) => a - b)
+    // The third wave's answers come after three tarpits; without turns all would after one.
+    expect(answered[2 * REQUESTS_IN_FLIGHT]).toBeGreaterThanOrEqual(3 * REFUSAL_DELAY_MS)
+    // The other address did not wait for the flood's turns.
+    expect(otherAnswered).toBeLessThan(answered[answered.length - 1]!)
+  })
 
   it("believes X-Forwarded-For only from the trusted proxy", async () => {
     const remaining = (result: { headers?: Record<string, unknown> }) => Number(/"writes";r=(\d+)/.exec(String(result.headers?.["ratelimit"]))?.[1])
@@ -337,9 +372,11 @@ describe("the gate and /notice", () => {
   it("publishes every budget and the proof-of-work difficulty in the card, /llms.txt and the manifest", async () => {
     const card = JSON.parse((await getFrom("/.well-known/aics-card.json", POLITE)).text)
     expect(card.limits.claim_pow_bits).toBe(POW_BITS)
+    expect(card.limits.requests_in_flight_per_address).toBe(REQUESTS_IN_FLIGHT)
     expect(card.limits.budgets.find((b: any) => b.name === "writes")).toMatchObject({ scope: "address", quota: WRITES_PER_MINUTE, window_seconds: 60 })
     const llms = (await getFrom("/llms.txt", POLITE)).text
     expect(llms).toContain(`- writes: ${WRITES_PER_MINUTE} per 60 s per address`)
     expect(llms).toContain(`${POW_BITS} leading zero bits`)
+    expect(llms).toContain(`- requests in flight: ${REQUESTS_IN_FLIGHT} at once per address`)
   })
 })
