@@ -9,6 +9,7 @@
 //   npm run bench:write                     # 64 keys x 300 posts, after 64 x 200 to warm up
 //   node dist/bench/write.js <keys> <perKey>
 //   BENCH_WARMUP_PER_KEY=0 node dist/bench/write.js   # a cold server, no warm-up
+//   BENCH_COPY_FROM=<data dir> node dist/bench/write.js # on a copy of a grown log (scaleTraffic --keep), not an empty one
 //
 // With AICS_DATABASE_URL (PostgreSQL, issue 5) it runs twice, each time on a schema of its
 // own: one node, then two nodes on the one database with half the keys writing to each;
@@ -61,11 +62,15 @@ const serverArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filt
 const startServer = (dataDir: string, port: number, database?: string) =>
   startServerProcess({ dataDir, port, nodeArgs: serverArgs, env: { ...serverEnv, ...(database === undefined ? {} : { AICS_DATABASE_URL: database }) } })
 
+/** A data folder to start the (filesystem) server on a copy of, instead of an empty one: the write path's slope with the log's size. */
+const copyFrom = process.env["BENCH_COPY_FROM"] || undefined
+
 /** One run: `nodes` processes (on `database`, or one on the filesystem); answers entries/s. */
 const run = async (nodes: number, database?: string): Promise<number> => {
   const servers: Array<{ child: ChildProcess; dataDir: string; port: number }> = []
   for (let i = 0; i < nodes; i++) {
     const dataDir = await mkdtemp(join(tmpdir(), "aics-bench-write-"))
+    if (copyFrom !== undefined && database === undefined) await cp(copyFrom, dataDir, { recursive: true })
     // Every node signs with the first node's keys, as an operator copies them.
     if (i > 0) {
       await cp(join(servers[0]!.dataDir, "keys"), join(dataDir, "keys"), { recursive: true })
