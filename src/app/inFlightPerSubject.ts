@@ -28,17 +28,21 @@ export interface InFlightPerSubject {
 export const inFlightPerSubject = (cap: number): InFlightPerSubject => {
   const bySubject = new Map<string, Turns>()
   const run = (subject: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.suspend(() => {
-      let turns = bySubject.get(subject)
-      if (turns === undefined) {
-        turns = { semaphore: Effect.unsafeMakeSemaphore(cap), users: 0 }
-        bySubject.set(subject, turns)
-      }
-      const held = turns
-      held.users++
-      return Effect.ensuring(held.semaphore.withPermits(1)(effect), Effect.sync(() => {
-        if (--held.users === 0 && bySubject.get(subject) === held) bySubject.delete(subject)
-      }))
-    })
+    // Counted in and out as acquire and release, so no interruption can leave a count behind.
+    Effect.acquireUseRelease(
+      Effect.sync(() => {
+        let turns = bySubject.get(subject)
+        if (turns === undefined) {
+          turns = { semaphore: Effect.unsafeMakeSemaphore(cap), users: 0 }
+          bySubject.set(subject, turns)
+        }
+        turns.users++
+        return turns
+      }),
+      (turns) => turns.semaphore.withPermits(1)(effect),
+      (turns) => Effect.sync(() => {
+        if (--turns.users === 0 && bySubject.get(subject) === turns) bySubject.delete(subject)
+      })
+    )
   return { run, subjects: () => bySubject.size }
 }

@@ -73,16 +73,15 @@ const pathOf = (request: HttpServerRequest.HttpServerRequest): string => {
   return query < 0 ? request.url : request.url.slice(0, query)
 }
 
-const routeBudget = (request: HttpServerRequest.HttpServerRequest): BudgetName | undefined =>
-  ROUTE_BUDGETS.get(`${request.method} ${pathOf(request)}`)
+const routeBudget = (method: string, path: string): BudgetName | undefined => ROUTE_BUDGETS.get(`${method} ${path}`)
 
 /**
  * Requests that wait for a turn among their address's (Admission.inTurn): every one but a
  * trusted proxy's own (it carries many clients) and a live stream's, which lasts as long
  * as its client reads and is capped by AICS_STREAMS_PER_ADDRESS instead.
  */
-const takesTurns = (request: HttpServerRequest.HttpServerRequest, address: string, config: typeof ServiceConfig.Service): boolean =>
-  !isTrusted(address, config.trustedProxies ?? LOOPBACK_PROXIES) && pathOf(request) !== "/v2/stream"
+const takesTurns = (path: string, address: string, config: typeof ServiceConfig.Service): boolean =>
+  path !== "/v2/stream" && !isTrusted(address, config.trustedProxies ?? LOOPBACK_PROXIES)
 
 /** The middleware: the `requests` budget of the client's address, then the app with CurrentClient set. */
 export const admitRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | Admission | ServiceConfig> =>
@@ -94,13 +93,14 @@ export const admitRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default
     const request = yield* HttpServerRequest.HttpServerRequest
     const address = clientAddressOfRequest(request, config)
     const client = addressGroup(address)
-    const route = routeBudget(request)
+    const path = pathOf(request)
+    const route = routeBudget(request.method, path)
     const verdict = yield* (route === undefined ? admission.take("requests", client) : admission.takeAll([[route, client], ["requests", client]]))
     if (!verdict.admitted) return yield* Effect.locally(tooManyRequests(verdict), RefusalDelay, delay)
     // The app sends its answer itself, so a handler's 429 is held where it is made
     // (tooManyRequests, writeRoute.ts) for as long as RefusalDelay says; it keeps its turn
     // meanwhile, so a flood's refusals, too, come a few at a time.
     const served = Effect.locally(Effect.locally(app, CurrentClient, client), RefusalDelay, delay)
-    const response = yield* (takesTurns(request, address, config) ? admission.inTurn(client)(served) : served)
+    const response = yield* (takesTurns(path, address, config) ? admission.inTurn(client)(served) : served)
     return withRateLimit(response, verdict.fields)
   })
