@@ -5,8 +5,10 @@
 
 import { describe, expect } from "vitest"
 import { it } from "@effect/vitest"
+import fs from "node:fs"
 import { copyFile, readdir, unlink, writeFile } from "node:fs/promises"
 import type { FileHandle } from "node:fs/promises"
+import { syncBuiltinESMExports } from "node:module"
 import { join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
@@ -178,20 +180,34 @@ describe("FsLogStore's leaf index on disk", () => {
     }))
 })
 
-/** The hashes file's handle, counting the bytes read through it. */
-const countingReads = (handle: FileHandle) => {
-  const reads: Array<{ position: number; length: number }> = []
-  const counted = new Proxy(handle, {
-    get: (target, key) =>
-      key === "read"
-        ? (buffer: Uint8Array, offset: number, length: number, position: number) => {
-          reads.push({ position, length })
-          return target.read(buffer, offset, length, position)
-        }
-        : Reflect.get(target, key, target)
-  })
-  return { counted, reads }
-}
+/**
+ * The hashes file's handle, counting the bytes read through it: through the handle's own
+ * read (large reads) and through node:fs's readSync on its descriptor (small ones,
+ * fileIo.readRanges), which is replaced for the scope.
+ */
+const countingReads = (handle: FileHandle) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const reads: Array<{ position: number; length: number }> = []
+      const counted = new Proxy(handle, {
+        get: (target, key) =>
+          key === "read"
+            ? (buffer: Uint8Array, offset: number, length: number, position: number) => {
+              reads.push({ position, length })
+              return target.read(buffer, offset, length, position)
+            }
+            : Reflect.get(target, key, target)
+      })
+      const readSync = fs.readSync
+      fs.readSync = ((fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => {
+        if (fd === handle.fd) reads.push({ position, length })
+        return readSync(fd, buffer, offset, length, position)
+      }) as typeof fs.readSync
+      syncBuiltinESMExports()
+      return { counted, reads, restore: () => { fs.readSync = readSync; syncBuiltinESMExports() } }
+    }),
+    ({ restore }) => Effect.sync(restore)
+  )
 
 describe("the leaf finder", () => {
   it.scoped("reads only the unindexed tail's span of the hashes file at open", () =>
@@ -199,7 +215,7 @@ describe("the leaf finder", () => {
       const { dir } = yield* logOf(N)
       yield* editSidecar(dir, (sql) => sql`UPDATE leaf_index_meta SET indexed = 3210`)
       const files = yield* openLogFiles(dir)
-      const { counted, reads } = countingReads(files.hashes)
+      const { counted, reads } = yield* countingReads(files.hashes)
       yield* openLeafFinder(dir, counted, () => N)
       const first = HASH_SIZE * storedHashIndex(0, 3210)
       const end = HASH_SIZE * (storedHashIndex(0, N - 1) + 1)
@@ -215,7 +231,7 @@ describe("the leaf finder", () => {
       const { dir, model } = yield* logOf(N)
       yield* editSidecar(dir, (sql) => sql`UPDATE leaf_index_meta SET indexed = 0`)
       const files = yield* openLogFiles(dir)
-      const { counted, reads } = countingReads(files.hashes)
+      const { counted, reads } = yield* countingReads(files.hashes)
       let size = 1000
       // Indexes [0, 1000) at open; then the log "grows" to N with no wake-up.
       const finder = yield* openLeafFinder(dir, counted, () => size)
