@@ -2,8 +2,8 @@
 // suite only talks to the port, through a layer the adapter's test file supplies, and
 // removes under the fence of a lease that the store's own kind of deployment grants (what a
 // later lease does to a remove needs several sessions: the PostgreSQL tests check it). Every
-// check of a body asks both get and has, so has answers as get does through puts, removes
-// and reopening.
+// check of a body asks get, getMany and has, so they answer alike through puts, removes and
+// reopening.
 
 import { describe, expect } from "vitest"
 import { it } from "@effect/vitest"
@@ -36,10 +36,11 @@ const body = (text: string): StoredBody => {
   return { digest: nodeCrypto.sha256(bytes), bytes }
 }
 
-/** get answers the bytes exactly when present, and has agrees with it. */
+/** get answers the bytes exactly when present, and getMany and has agree with it. */
 const expectBody = (store: Store, expected: StoredBody, present: boolean) =>
-  Effect.all([store.get(expected.digest), store.has(expected.digest)]).pipe(Effect.map(([found, has]) => {
+  Effect.all([store.get(expected.digest), store.getMany([expected.digest]), store.has(expected.digest)]).pipe(Effect.map(([found, many, has]) => {
     expect(Option.map(found, toHex)).toEqual(present ? Option.some(toHex(expected.bytes)) : Option.none())
+    expect(many.map((one) => Option.map(one, toHex))).toEqual([Option.map(found, toHex)])
     expect(has).toBe(present)
   }))
 
@@ -58,6 +59,22 @@ export const bodyStoreContract = (name: string, adapter: BodyStoreUnderTest): vo
             for (const b of bodies) yield* expectBody(store, b, true)
             yield* expectBody(store, empty, true)
             yield* expectBody(store, body("never put"), false)
+          }))
+      }))
+
+    it.scoped("getMany answers each digest in the order asked, twice when asked twice, none when absent", () =>
+      Effect.gen(function*() {
+        const { open } = yield* adapter.fresh
+        yield* withStore(open, (store) =>
+          Effect.gen(function*() {
+            const bodies = Array.from({ length: 60 }, (_, i) => body(`page body ${i} `.repeat(1 + (i % 7))))
+            yield* store.put(bodies)
+            expect(yield* store.getMany([])).toEqual([])
+            const absent = body("not on this page")
+            const asked = [bodies[59]!, absent, bodies[3]!, bodies[3]!, ...bodies.slice(10, 40), absent]
+            const found = yield* store.getMany(asked.map((b) => b.digest))
+            expect(found.map((one) => Option.map(one, toHex))).toEqual(
+              asked.map((b) => (b === absent ? Option.none() : Option.some(toHex(b.bytes)))))
           }))
       }))
 
@@ -117,7 +134,7 @@ export const bodyStoreContract = (name: string, adapter: BodyStoreUnderTest): vo
             const short = { digest: new Uint8Array(31), bytes: utf8("x") }
             const kept = body("kept")
             yield* store.put([kept])
-            const attempts = [store.put([short]), store.get(short.digest), store.has(short.digest), store.remove([kept.digest, short.digest], fence)]
+            const attempts = [store.put([short]), store.get(short.digest), store.getMany([kept.digest, short.digest]), store.has(short.digest), store.remove([kept.digest, short.digest], fence)]
             for (const attempt of attempts) {
               const error = yield* Effect.flip(attempt)
               expect(error._tag).toBe("StorageError")

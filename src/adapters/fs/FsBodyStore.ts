@@ -27,7 +27,8 @@
 //      which makes them visible to get, and returns; the indexer writes them to the sidecar
 //      later.
 // get(digest) reads the record of each candidate of the index (one positional read) and
-// returns the body of the one whose stored digest is the digest asked; the index only holds
+// returns the body of the one whose stored digest is the digest asked (getMany does so for
+// many digests with one query of the index and one read call a round of candidates); the index only holds
 // committed records, and bytes below the committed end never change, so reads take no lock
 // and run alongside a write. has(digest) reads only each candidate's record header.
 // remove(digests, fence) appends, for the whole batch at once, a removal record naming each
@@ -61,7 +62,7 @@ import { openBodyIndex } from "./bodyIndex.js"
 import type { BodyLocation } from "./bodyTable.js"
 import type { BodyEnd } from "./bodyRecovery.js"
 import { headerDigest } from "./bodyScan.js"
-import { readExactly } from "./fileIo.js"
+import { readExactly, readRanges } from "./fileIo.js"
 
 /** A digest as a string key (one character a byte), for deduplicating a batch. */
 const latin1 = (digest: Uint8Array): string => Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString("latin1")
@@ -157,18 +158,37 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
           }))
         })
 
-      const get = (digest: Uint8Array) =>
+      /**
+       * Each digest's body: the record of its first candidate whose stored digest is the
+       * digest. The candidates are tried in rounds, each round one readRanges of every
+       * digest's next candidate (a page's fifty bodies in one read call's worth of work);
+       * a digest whose 8-byte prefix another body shares may need a second round.
+       */
+      const getMany = (digests: ReadonlyArray<Uint8Array>) =>
         Effect.suspend(() => {
-          const name = digestName("get", digest)
-          if (name instanceof StorageError) return Effect.fail(name)
+          const names = digestNames("get", digests)
+          if (names instanceof StorageError) return Effect.fail(names)
           return Effect.gen(function*() {
-            for (const candidate of (yield* index.candidates([digest]))[0]!) {
-              const record = yield* readExactly(files.bodies, PUT_HEADER + candidate.length, candidate.offset, "bodies")
-              if (equal(headerDigest(record), digest)) return Option.some(record.slice(PUT_HEADER))
+            const candidates = yield* index.candidates(digests)
+            const found: Array<Option.Option<Uint8Array>> = digests.map(() => Option.none())
+            let tried = 0
+            for (let pending = digests.map((_, i) => i); pending.length > 0; tried++) {
+              pending = pending.filter((i) => candidates[i]!.length > tried)
+              const records = yield* readRanges(files.bodies, pending.map((i) => {
+                const candidate = candidates[i]![tried]!
+                return { position: candidate.offset, length: PUT_HEADER + candidate.length }
+              }), "bodies")
+              pending = pending.filter((i, r) => {
+                if (!equal(headerDigest(records[r]!), digests[i]!)) return true
+                found[i] = Option.some(records[r]!.subarray(PUT_HEADER))
+                return false
+              })
             }
-            return Option.none<Uint8Array>()
+            return found
           })
         })
+
+      const get = (digest: Uint8Array) => Effect.map(getMany([digest]), ([body]) => body!)
 
       // The same confirmation as remove's: one record header a candidate, never the bytes.
       const has = (digest: Uint8Array) =>
@@ -199,6 +219,6 @@ export const FsBodyStoreLive = (directory: string): Layer.Layer<BodyStore, Stora
 
       // Named relative to the data folder, whose child this folder is: /healthz shows it.
       const shortfallAtOpen = recovered.shortfall === undefined ? undefined : { ...recovered.shortfall, file: `${basename(files.root)}/${BODIES_FILE}` }
-      return BodyStore.of({ put, get, has, remove, shortfallAtOpen })
+      return BodyStore.of({ put, get, getMany, has, remove, shortfallAtOpen })
     })
   )

@@ -14,6 +14,12 @@ import { digestName, digestNames } from "../fs/bodyName.js"
 export const MemoryBodyStoreLive: Layer.Layer<BodyStore, never, Crypto> = Layer.effect(BodyStore, Effect.gen(function*() {
   const { sha256 } = yield* Crypto
   const bodies = new Map<string, Uint8Array>()
+  const getMany = (digests: ReadonlyArray<Uint8Array>) =>
+    Effect.suspend(() => {
+      const names = digestNames("get", digests)
+      if (names instanceof StorageError) return Effect.fail(names)
+      return Effect.succeed(names.map((name) => Option.map(Option.fromNullable(bodies.get(name)), (bytes) => bytes.slice())))
+    })
   return BodyStore.of({
     put: (batch: ReadonlyArray<StoredBody>) =>
       Effect.suspend(() => {
@@ -29,12 +35,8 @@ export const MemoryBodyStoreLive: Layer.Layer<BodyStore, never, Crypto> = Layer.
         for (const [name, bytes] of named) if (!bodies.has(name)) bodies.set(name, bytes.slice())
         return Effect.void
       }),
-    get: (digest) =>
-      Effect.suspend(() => {
-        const name = digestName("get", digest)
-        if (name instanceof StorageError) return Effect.fail(name)
-        return Effect.succeed(Option.map(Option.fromNullable(bodies.get(name)), (bytes) => bytes.slice()))
-      }),
+    get: (digest) => Effect.map(getMany([digest]), ([body]) => body!),
+    getMany,
     has: (digest) =>
       Effect.suspend(() => {
         const name = digestName("has", digest)

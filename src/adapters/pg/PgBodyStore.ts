@@ -76,15 +76,21 @@ export const PgBodyStoreLive: Layer.Layer<BodyStore, never, SqlClient.SqlClient 
         return transact(sql, "put", Effect.forEach(groups, insert, { discard: true }))
       })
 
-    const get = (digest: Uint8Array) =>
+    const getMany = (digests: ReadonlyArray<Uint8Array>) =>
       Effect.suspend(() => {
-        const name = digestName("get", digest)
-        if (name instanceof StorageError) return Effect.fail(name)
-        return sql<{ bytes: Uint8Array }>`SELECT bytes FROM aics_bodies WHERE digest = ${digest}`.pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => toBytes(row.bytes))),
+        const names = digestNames("get", digests)
+        if (names instanceof StorageError) return Effect.fail(names)
+        if (digests.length === 0) return Effect.succeed([])
+        return sql<{ digest: Uint8Array; bytes: Uint8Array }>`SELECT digest, bytes FROM aics_bodies WHERE digest = ANY(${digests}::bytea[])`.pipe(
+          Effect.map((rows) => {
+            const found = new Map(rows.map((row) => [toHex(toBytes(row.digest)), toBytes(row.bytes)]))
+            return names.map((name) => Option.fromNullable(found.get(name)))
+          }),
           storage("get")
         )
       })
+
+    const get = (digest: Uint8Array) => Effect.map(getMany([digest]), ([body]) => body!)
 
     const has = (digest: Uint8Array) =>
       Effect.suspend(() => {
@@ -108,6 +114,6 @@ export const PgBodyStoreLive: Layer.Layer<BodyStore, never, SqlClient.SqlClient 
       })
 
     // No files to find short: the database answers for its own integrity.
-    return BodyStore.of({ put, get, has, remove, shortfallAtOpen: undefined })
+    return BodyStore.of({ put, get, getMany, has, remove, shortfallAtOpen: undefined })
   })
 )

@@ -12,12 +12,13 @@ import { AGORA_POSTS_LIMIT, HUMAN_ACTIONS_LIMIT } from "../../../domain/views/li
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
 import { NotFound } from "../problem.js"
-import { BODY_READS_AT_ONCE, checkpointCovering, orUnavailable, withBodyText } from "./common.js"
+import { checkpointCovering, orUnavailable, withBodyText, withBodyTexts } from "./common.js"
 
 export const AgoraHandlers = HttpApiBuilder.group(AicsApi, "agora", (handlers) =>
   Effect.gen(function*() {
     const forum = makeForumViews(yield* StateReader)
     const withText = yield* withBodyText
+    const withTexts = yield* withBodyTexts
     const clock = yield* Clock
     const covering = yield* checkpointCovering
     const now = clock.nowMillis
@@ -31,7 +32,7 @@ export const AgoraHandlers = HttpApiBuilder.group(AicsApi, "agora", (handlers) =
             limit: urlParams.limit ?? AGORA_POSTS_LIMIT.default,
             before: urlParams.before
           }, yield* now)
-          const posts = yield* Effect.forEach(view.posts, withText, { concurrency: BODY_READS_AT_ONCE })
+          const posts = yield* withTexts(view.posts)
           return { ...view, posts, checkpoint_note: yield* covering(view.size) }
         }).pipe(orUnavailable))
       .handle("post", ({ path }) =>
@@ -54,7 +55,8 @@ export const AgoraHandlers = HttpApiBuilder.group(AicsApi, "agora", (handlers) =
       .handle("requests", ({ urlParams }) =>
         Effect.gen(function*() {
           const view = yield* forum.requests({ status: urlParams.status, limit: urlParams.limit ?? HUMAN_ACTIONS_LIMIT.default }, yield* now)
-          const requests = yield* Effect.forEach(view.requests, (r) => Effect.map(withText(r.post), (post) => ({ ...r, post })), { concurrency: BODY_READS_AT_ONCE })
+          const posts = yield* withTexts(view.requests.map((r) => r.post))
+          const requests = view.requests.map((r, i) => ({ ...r, post: posts[i]! }))
           return { ...view, requests, checkpoint_note: yield* covering(view.size) }
         }).pipe(orUnavailable))
       .handle("request", ({ path }) =>

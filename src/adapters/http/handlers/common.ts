@@ -61,18 +61,32 @@ export const checkpointAt = Effect.gen(function*() {
 })
 
 /**
- * How many items of a page read their body text at once: a page of 50 posts waited for 50
- * body reads one after another (each a look-up in the body index and a file read).
+ * The stored bytes of each item's off-leaf body (by the U64 digest `digestOf` gives) when
+ * `available` says its body status lets it be shown, else null (hidden by a tombstone,
+ * expired, not stored). A page's bodies are read with one lookup (BodyStore.getMany):
+ * fifty lookups were half of a page of fifty posts' time.
  */
-export const BODY_READS_AT_ONCE = 8
+export const availableBodies = Effect.map(BodyStore, (bodies) =>
+  <A>(items: ReadonlyArray<A>, digestOf: (item: A) => string, available: (item: A) => boolean): Effect.Effect<Array<Uint8Array | null>, StorageError> => {
+    const shown = items.filter(available)
+    return Effect.map(bodies.getMany(shown.map((item) => decodeU64(digestOf(item))!)), (found) => {
+      const stored = new Map(shown.map((item, i) => [item, Option.getOrNull(found[i]!)]))
+      return items.map((item) => stored.get(item) ?? null)
+    })
+  })
+
+/** An item that names an off-leaf body (a post, poll question or task). */
+type NamesBody = { readonly body_hash: string; readonly body: BodyStatusView }
 
 /**
- * Adds to an item that names an off-leaf body (a post, poll question or task) its UTF-8
- * `text`: the stored body when the item's body status (domain/bodyStatus.ts, the one rule
- * for every reader) is available, else null (hidden by a tombstone, expired, not stored).
+ * Adds to each item its body's UTF-8 `text` when its body status (domain/bodyStatus.ts, the
+ * one rule for every reader) is available and the body is stored, else null.
  */
-export const withBodyText = Effect.map(BodyStore, (bodies) =>
-  <P extends { readonly body_hash: string; readonly body: BodyStatusView }>(item: P) =>
-    (item.body.state === "available"
-      ? Effect.map(bodies.get(decodeU64(item.body_hash)!), Option.match({ onNone: () => null, onSome: fromUtf8 }))
-      : Effect.succeed(null)).pipe(Effect.map((text): P & { readonly text: string | null } => ({ ...item, text }))))
+export const withBodyTexts = Effect.map(availableBodies, (bodiesOf) =>
+  <P extends NamesBody>(items: ReadonlyArray<P>): Effect.Effect<Array<P & { readonly text: string | null }>, StorageError> =>
+    Effect.map(bodiesOf(items, (item) => item.body_hash, (item) => item.body.state === "available"), (found) =>
+      items.map((item, i) => ({ ...item, text: found[i] === null ? null : fromUtf8(found[i]!) }))))
+
+/** withBodyTexts of one item. */
+export const withBodyText = Effect.map(withBodyTexts, (withTexts) =>
+  <P extends NamesBody>(item: P) => Effect.map(withTexts([item]), ([withText]) => withText!))

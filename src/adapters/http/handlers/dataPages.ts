@@ -21,7 +21,7 @@ import { taskListView } from "../../../domain/views/taskList.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
 import { pageResponse } from "../pageResponse.js"
-import { BODY_READS_AT_ONCE, orUnavailable, withBodyText } from "./common.js"
+import { orUnavailable, withBodyTexts } from "./common.js"
 
 export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (handlers) =>
   Effect.gen(function*() {
@@ -30,18 +30,19 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
     const projection = yield* Projection
     const stats = yield* ServiceStats
     const clock = yield* Clock
-    const withText = yield* withBodyText
+    const withTexts = yield* withBodyTexts
 
     return handlers
       .handle("agora", ({ urlParams }) =>
         Effect.gen(function*() {
           const channel = urlParams.channel === undefined || urlParams.channel === "" ? undefined : urlParams.channel
           const view = yield* agoraPage(channel, yield* clock.nowMillis)
+          const requestPosts = yield* withTexts(view.requests.map((r) => r.post))
           const data = {
             ...view,
-            posts: yield* Effect.forEach(view.posts, withText, { concurrency: BODY_READS_AT_ONCE }),
-            polls: yield* Effect.forEach(view.polls, withText, { concurrency: BODY_READS_AT_ONCE }),
-            requests: yield* Effect.forEach(view.requests, (r) => Effect.map(withText(r.post), (post) => ({ ...r, post })), { concurrency: BODY_READS_AT_ONCE })
+            posts: yield* withTexts(view.posts),
+            polls: yield* withTexts(view.polls),
+            requests: view.requests.map((r, i) => ({ ...r, post: requestPosts[i]! }))
           }
           return pageResponse(urlParams.format, {
             html: () => pageDocument({
@@ -71,8 +72,7 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
           const view = taskListView(state, { status: undefined, limit: TASKS_LIMIT.default }, now)
           const data = {
             ...view,
-            tasks: yield* Effect.forEach(view.tasks, (t) =>
-              withText({ ...t, body: bodyStatus(state, { index: t.index, type: "task", logged: t.logged }, now) }))
+            tasks: yield* withTexts(view.tasks.map((t) => ({ ...t, body: bodyStatus(state, { index: t.index, type: "task", logged: t.logged }, now) })))
           }
           return pageResponse(urlParams.format, {
             html: () => pageDocument({ path: "/tasks", title: "Tasks", description: "The voluntary task board of this AICS-1 log.", main: tasksMain(data) }),

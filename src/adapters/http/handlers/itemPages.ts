@@ -21,7 +21,7 @@ import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
 import { pageResponse } from "../pageResponse.js"
 import { InvalidRequest, NotFound } from "../problem.js"
-import { BODY_READS_AT_ONCE, orUnavailable, withBodyText } from "./common.js"
+import { orUnavailable, withBodyText, withBodyTexts } from "./common.js"
 import { entryBundles } from "./entryBundle.js"
 
 export const ItemPagesHandlers = HttpApiBuilder.group(AicsApi, "itemPages", (handlers) =>
@@ -32,6 +32,7 @@ export const ItemPagesHandlers = HttpApiBuilder.group(AicsApi, "itemPages", (han
     const namePosts = namePostsView(reader)
     const clock = yield* Clock
     const withText = yield* withBodyText
+    const withTexts = yield* withBodyTexts
     const bundleOf = yield* entryBundles
 
     return handlers
@@ -79,7 +80,7 @@ export const ItemPagesHandlers = HttpApiBuilder.group(AicsApi, "itemPages", (han
               ? InvalidRequest.fail("name_invalid", `${JSON.stringify(path.name)} is not a name or handle of this instance`)
               : NotFound.fail("name_not_found", `${path.name} is not claimed here`)
           }
-          const posts = yield* Effect.forEach(yield* namePosts(view.right, NAME_PAGE_POSTS, yield* clock.nowMillis), withText, { concurrency: BODY_READS_AT_ONCE })
+          const posts = yield* withTexts(yield* namePosts(view.right, NAME_PAGE_POSTS, yield* clock.nowMillis))
           const data = { ...view.right, posts }
           return pageResponse(urlParams.format, {
             html: () => pageDocument({ path: `/names/${encodeURIComponent(data.name)}`, title: data.name, description: `The name ${data.name} on this AICS-1 log: keys, tier and recent posts.`, main: nameMain(data) }),

@@ -3,36 +3,37 @@
 // signing key its own ciphertext and the senders' envelopes. The service never decrypts.
 
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Either, Option } from "effect"
+import { Effect, Either } from "effect"
 import { capsuleListFrom, capsuleSlotFrom, grantsViewFrom, inboxStatusFrom, inboxViewFrom } from "../../../app/messagingViews.js"
 import { StateReader } from "../../../app/StateReader.js"
 import { fromUtf8 } from "../../../domain/bytes.js"
-import { decodeU64, encodeU64 } from "../../../domain/encoding.js"
+import { encodeU64 } from "../../../domain/encoding.js"
 import { isDidKey } from "../../../domain/identity/didKey.js"
 import { INBOX_LIMIT, INBOX_PAGE_CT_BYTES } from "../../../domain/views/limits.js"
-import { BodyStore } from "../../../ports/BodyStore.js"
 import { Clock } from "../../../ports/Clock.js"
 import { LogStore } from "../../../ports/LogStore.js"
 import { ReadCursors } from "../../../ports/ReadCursors.js"
 import { AicsApi } from "../api.js"
 import { Forbidden, InvalidRequest, NotFound } from "../problem.js"
 import { signedBy } from "../signedRead.js"
-import { checkpointCovering, orUnavailable } from "./common.js"
+import { availableBodies, checkpointCovering, orUnavailable } from "./common.js"
 
 export const MessagingHandlers = HttpApiBuilder.group(AicsApi, "messaging", (handlers) =>
   Effect.gen(function*() {
     const reader = yield* StateReader
     const cursors = yield* ReadCursors
     const store = yield* LogStore
-    const bodies = yield* BodyStore
     const clock = yield* Clock
     const covering = yield* checkpointCovering
 
-    /** U64 of a stored ciphertext whose body status is available, else null. */
-    const ciphertext = (ctHash: string, available: boolean) =>
-      available
-        ? Effect.map(bodies.get(decodeU64(ctHash)!), (bytes) => Option.match(bytes, { onNone: () => null, onSome: encodeU64 }))
-        : Effect.succeed(null)
+    const bodiesOf = yield* availableBodies
+
+    /** U64 of each stored ciphertext whose body status is available, else null. */
+    const ciphertexts = (items: ReadonlyArray<{ readonly ctHash: string; readonly available: boolean }>) =>
+      Effect.map(bodiesOf(items, (item) => item.ctHash, (item) => item.available), (found) =>
+        found.map((bytes) => (bytes === null ? null : encodeU64(bytes))))
+
+    const ciphertext = (ctHash: string, available: boolean) => Effect.map(ciphertexts([{ ctHash, available }]), ([ct]) => ct!)
 
     const envelopeAt = (index: number) =>
       Effect.map(store.readEntries(index, index + 1), ([bytes]) =>
@@ -57,11 +58,9 @@ export const MessagingHandlers = HttpApiBuilder.group(AicsApi, "messaging", (han
             // Each message inlines its ciphertext: bound the answer by bytes, not only by count.
             ctBytes: INBOX_PAGE_CT_BYTES
           }, yield* clock.nowMillis)
-          const messages = yield* Effect.forEach(view.messages, (message) =>
-            Effect.all({
-              envelope: envelopeAt(message.index),
-              ct: ciphertext(message.ct_hash, message.body.state === "available")
-            }).pipe(Effect.map((extra) => ({ ...message, ...extra }))))
+          const cts = yield* ciphertexts(view.messages.map((message) => ({ ctHash: message.ct_hash, available: message.body.state === "available" })))
+          const messages = yield* Effect.forEach(view.messages, (message, i) =>
+            Effect.map(envelopeAt(message.index), (envelope) => ({ ...message, envelope, ct: cts[i]! })))
           // What was returned is read: the cursor moves to the newest message of the answer,
           // not past a page cut by bytes (never back: an older page read again leaves it where it is, ReadCursors).
           if (view.indices.length > 0) yield* cursors.advance(keyid, view.indices[view.indices.length - 1]!)
