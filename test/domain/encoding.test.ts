@@ -94,6 +94,16 @@ describe("the hand-written codec", () => {
     )
   })
 
+  it("encodes inputs of a leaf's or a body's length (the byte-array path) as @scure/base does", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 90, maxLength: 2_000 }), (bytes) => {
+        expect(encodeU64(bytes)).toBe(base64urlnopad.encode(bytes))
+        expect(encodeB64(bytes)).toBe(base64.encode(bytes))
+        expect(decodeU64(encodeU64(bytes))).toEqual(bytes)
+      })
+    )
+  })
+
   it("accepts and refuses exactly the strings @scure/base's strict round trip does", () => {
     const letter = fc.constantFrom(..."AZaz09+/-_=é\u0000 QgwA")
     fc.assert(
