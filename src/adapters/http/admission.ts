@@ -9,32 +9,29 @@
 // ignores Retry-After keeps the service busy answering refusals and everyone waits
 // (bench/admission.ts measured the polite client's p99 at 6-14x quiet).
 
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import type { HttpApp } from "@effect/platform"
-import { Effect, FiberRef, Option } from "effect"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, FiberRef } from "effect"
 import { Admission, type RateLimitFields } from "../../app/Admission.js"
 import { ServiceConfig } from "../../app/ServiceConfig.js"
 import type { BudgetName } from "../../domain/admission/budgets.js"
 import { addressGroup, clientAddressOf, isTrusted, LOOPBACK_PROXIES } from "../../domain/admission/clientAddress.js"
+import { arrivingFromPlatform, type ArrivingRequest, headerValue, pathOf } from "./arrivingRequest.js"
 import { problemResponse } from "./problem.js"
 
 /** The address group of the request being served; undefined outside a request. */
 export const CurrentClient = FiberRef.unsafeMake<string | undefined>(undefined)
 
-const header = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
-  typeof value === "string" ? value : value?.join(", ")
-
 /** The request's client address, trusting the forwarding headers only from AICS_TRUSTED_PROXIES. */
-const clientAddressOfRequest = (request: HttpServerRequest.HttpServerRequest, config: typeof ServiceConfig.Service): string =>
+const clientAddressOfRequest = (request: ArrivingRequest, config: typeof ServiceConfig.Service): string =>
   clientAddressOf(
-    Option.getOrUndefined(request.remoteAddress),
-    { forwardedFor: header(request.headers["x-forwarded-for"]), forwarded: header(request.headers["forwarded"]) },
+    request.remoteAddress,
+    { forwardedFor: headerValue(request, "x-forwarded-for"), forwarded: headerValue(request, "forwarded") },
     config.trustedProxies ?? LOOPBACK_PROXIES
   )
 
 /** The request's client address group (IPv6 by /64): the subject of its address budgets. */
 export const clientOfRequest = (request: HttpServerRequest.HttpServerRequest, config: typeof ServiceConfig.Service): string =>
-  addressGroup(clientAddressOfRequest(request, config))
+  addressGroup(clientAddressOfRequest(arrivingFromPlatform(request), config))
 
 /** Adds RateLimit fields to a response, after any a handler set (a write's budget comes first). */
 export const withRateLimit = (response: HttpServerResponse.HttpServerResponse, fields: RateLimitFields | undefined) => {
@@ -68,11 +65,6 @@ const ROUTE_BUDGETS: ReadonlyMap<string, BudgetName> = new Map([
   ["POST /v2/sup/contributions/intents", "intents"]
 ])
 
-const pathOf = (request: HttpServerRequest.HttpServerRequest): string => {
-  const query = request.url.indexOf("?")
-  return query < 0 ? request.url : request.url.slice(0, query)
-}
-
 const routeBudget = (method: string, path: string): BudgetName | undefined => ROUTE_BUDGETS.get(`${method} ${path}`)
 
 /**
@@ -85,12 +77,18 @@ const takesTurns = (path: string, address: string, config: typeof ServiceConfig.
 
 /** The middleware: the `requests` budget of the client's address, then the app with CurrentClient set. */
 export const admitRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | Admission | ServiceConfig> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => admitted(arrivingFromPlatform(request), app))
+
+/** What admitRequests does, for a request however it arrived: `serve` runs only if admitted, and in its turn. */
+export const admitted = <E, R>(
+  request: ArrivingRequest,
+  serve: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | Admission | ServiceConfig> =>
   Effect.gen(function*() {
     const admission = yield* Admission
     const config = yield* ServiceConfig
     // A client over budget waits for its answer (budgets.ts refusalDelayMs says why).
     const delay = admission.limits.enabled ? admission.limits.refusalDelayMs : 0
-    const request = yield* HttpServerRequest.HttpServerRequest
     const address = clientAddressOfRequest(request, config)
     const client = addressGroup(address)
     const path = pathOf(request)
@@ -100,7 +98,12 @@ export const admitRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default
     // The app sends its answer itself, so a handler's 429 is held where it is made
     // (tooManyRequests, writeRoute.ts) for as long as RefusalDelay says; it keeps its turn
     // meanwhile, so a flood's refusals, too, come a few at a time.
-    const served = Effect.locally(Effect.locally(app, CurrentClient, client), RefusalDelay, delay)
+    const served = Effect.locally(Effect.locally(serve, CurrentClient, client), RefusalDelay, delay)
+    // HttpApi's app sends its answer before this sees it (@effect/platform's toHandled), so
+    // the fields reach that answer as a pre-response handler; the lean route sends what this
+    // returns, so they are on the returned response as well.
+    const fields = verdict.fields
+    if (fields !== undefined) yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withRateLimit(response, fields)))
     const response = yield* (takesTurns(path, address, config) ? admission.inTurn(client)(served) : served)
-    return withRateLimit(response, verdict.fields)
+    return withRateLimit(response, fields)
   })

@@ -6,29 +6,33 @@
 // so is a 429 of the `requests` budget (admission.ts), which this middleware wraps: a flood
 // refused before any route shows in the statistics and in aics_http_requests_total.
 
-import { HttpServerError, HttpServerRequest } from "@effect/platform"
+import { HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Effect, Exit } from "effect"
 import { RequestStats } from "../../app/RequestStats.js"
+import { arrivingFromPlatform, type ArrivingRequest, headerValue, pathOf } from "./arrivingRequest.js"
 
 export const countRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | RequestStats> =>
-  Effect.flatMap(RequestStats, (stats) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const started = performance.now()
-      const count = (status: number) => {
-        const headers = request.headers
-        const query = request.url.indexOf("?")
-        return stats.count({
-          path: query < 0 ? request.url : request.url.slice(0, query),
-          signed: headers["signature-input"] !== undefined,
-          userAgent: headers["user-agent"],
-          acceptsHtml: headers["accept"]?.includes("text/html") === true,
-          status,
-          latencyMs: performance.now() - started
-        })
-      }
-      return Effect.onExit(app, (exit) =>
-        Exit.isSuccess(exit)
-          ? count(exit.value.status)
-          : Effect.flatMap(HttpServerError.causeResponse(exit.cause), ([response]) => count(response.status)))
-    }))
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => counted(arrivingFromPlatform(request), app))
+
+/** What countRequests does, for a request however it arrived: `serve`'s answer is counted as it goes out. */
+export const counted = <E, R>(
+  request: ArrivingRequest,
+  serve: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | RequestStats> =>
+  Effect.flatMap(RequestStats, (stats) => {
+    const started = performance.now()
+    const count = (status: number) =>
+      stats.count({
+        path: pathOf(request),
+        signed: request.headers["signature-input"] !== undefined,
+        userAgent: headerValue(request, "user-agent"),
+        acceptsHtml: headerValue(request, "accept")?.includes("text/html") === true,
+        status,
+        latencyMs: performance.now() - started
+      })
+    return Effect.onExit(serve, (exit) =>
+      Exit.isSuccess(exit)
+        ? count(exit.value.status)
+        : Effect.flatMap(HttpServerError.causeResponse(exit.cause), ([response]) => count(response.status)))
+  })

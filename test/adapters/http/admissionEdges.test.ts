@@ -1,7 +1,9 @@
-// Two edges of fair admission (issue 13 items 1 and 7; docs/protocol.md 19.1), on the real
-// service driven from two loopback addresses:
+// Edges of fair admission (issue 13 items 1 and 7; docs/protocol.md 19.1), on the real
+// service driven from several loopback addresses:
 //   - a 429 of the `requests` budget, answered before any route, is counted like every
 //     other answer (aics_http_requests_total and the owner's statistics share the counter);
+//   - every answer carries that budget's RateLimit fields, not only its 429 (HttpApi's app
+//     sends its answer before the middleware sees it: admission.ts);
 //   - the `gate_sessions` budget is what the card says it is: a session over GET /t that
 //     only reads costs none, and one left holding a challenge costs one.
 
@@ -41,13 +43,13 @@ afterAll(async () => {
   if (server !== undefined) await removeDir(server.dataDir)
 })
 
-/** A GET from `localAddress`: its status and text. */
+/** A GET from `localAddress`: its status, headers and text. */
 const getFrom = (path: string, localAddress: string) =>
-  new Promise<{ status: number; text: string }>((resolve, reject) => {
+  new Promise<{ status: number; headers: Record<string, string | Array<string> | undefined>; text: string }>((resolve, reject) => {
     const req = httpRequest(new URL(path, server.baseUrl), { localAddress, agent: false }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }))
     })
     req.on("error", reject)
     req.end()
@@ -65,6 +67,18 @@ describe("fair admission's edges", () => {
     expect(statuses.filter((s) => s === 200).length + refused).toBe(statuses.length)
     // Counted as each answer goes out: the scrape after the last one sees them all.
     expect(total(await scrape(), "aics_http_requests_total", { status: "429" }) - before).toBe(refused)
+  })
+
+  it("sends the requests budget's RateLimit fields on every answer, not only on its 429", async () => {
+    // Routes of HttpApi, whose app sends its answer itself, and the lean GET /v2/entries/{index}.
+    for (const path of ["/checkpoint", "/v2/directory?q=abc", "/no/such/route", "/v2/entries/0"]) {
+      const answer = await getFrom(path, "127.0.0.24")
+      expect(answer.status, path).not.toBe(429)
+      expect(answer.headers["ratelimit-policy"], path).toBe(`"requests";q=${REQUESTS_PER_MINUTE};w=60`)
+      expect(answer.headers["ratelimit"], path).toMatch(/^"requests";r=\d+;t=\d+$/)
+    }
+    const remaining = Number(/r=(\d+)/.exec(String((await getFrom("/checkpoint", "127.0.0.24")).headers["ratelimit"]))![1])
+    expect(remaining).toBeLessThan(REQUESTS_PER_MINUTE - 4)
   })
 
   it("spends gate_sessions only on a session kept holding something: reads over GET /t cost none", async () => {
