@@ -59,6 +59,8 @@ export interface ServiceSettings {
   readonly limits?: AdmissionLimits | undefined
   /** Peers whose X-Forwarded-For / Forwarded name the client (AICS_TRUSTED_PROXIES); absent: loopback. */
   readonly trustedProxies?: ReadonlyArray<Cidr> | undefined
+  /** GET /v2/entries/{index} answered beside HttpApi (AICS_LEAN_ROUTES, adapters/http/leanEntryRoute.ts); absent: on. */
+  readonly leanRoutes?: boolean | undefined
 }
 
 export interface GateSettings {
@@ -238,7 +240,9 @@ const settingsConfig = Effect.gen(function*() {
     return yield* Effect.fail(ConfigError.InvalidData(["AICS_GATE_TLS_PORT"], "AICS_GATE_TLS_PORT needs AICS_GATE_TLS_CERT and AICS_GATE_TLS_KEY (PEM files)"))
   }
   const witnessing = yield* witnessingConfig(domain)
+  const leanRoutes = yield* checked(Config.withDefault(Config.string("AICS_LEAN_ROUTES"), "on"), "AICS_LEAN_ROUTES", (v) => v === "on" || v === "off", "must be on or off")
   return {
+    leanRoutes: leanRoutes === "on",
     gate,
     witnessing,
     dataDir, host, port, domain, origin, mmdSeconds, tileCheckSeconds,

@@ -6,6 +6,13 @@ import { Schema } from "effect"
 
 const DECIMAL = /^(0|[1-9][0-9]{0,15})$/
 
+/** DecimalInt's rule outside a schema (leanEntryRoute.ts): the integer, or undefined where DecimalInt refuses. */
+export const decimalInt = (text: string): number | undefined => {
+  if (!DECIMAL.test(text)) return undefined
+  const n = Number(text)
+  return Number.isSafeInteger(n) ? n : undefined
+}
+
 /** A safe non-negative integer written in decimal. */
 export const DecimalInt = Schema.String.pipe(
   Schema.pattern(DECIMAL, { message: () => "expected a non-negative decimal integer" }),

@@ -57,6 +57,8 @@ import { ItemPagesHandlers } from "./handlers/itemPages.js"
 import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { closeDraining } from "./closeDraining.js"
+import { leanEntryRoute } from "./leanEntryRoute.js"
+import { leanFirst, type LeanSlot } from "./leanFirst.js"
 import { trackHttpConnections } from "../metrics/connectionStates.js"
 import { boundPendingBytes, DEFAULT_PENDING_BYTES, type PendingBytesLimits } from "./pendingBytes.js"
 import { ownerRoutesFirst } from "./ownerRoutesFirst.js"
@@ -148,8 +150,16 @@ const REQUEST_TIMEOUT_MS = 120_000
 /** Connections held at once; past it Node closes new ones at once. */
 const MAX_HTTP_CONNECTIONS = 4096
 
-const createKeepAliveServer = (cap: { readonly perAddress: number; readonly trusted: ReadonlyArray<Cidr>; readonly pendingBytes: PendingBytesLimits }) => () => {
-  const server = boundPendingBytes(trackHttpConnections(closeDraining(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))), cap.pendingBytes)
+const createKeepAliveServer = (cap: {
+  readonly perAddress: number
+  readonly trusted: ReadonlyArray<Cidr>
+  readonly pendingBytes: PendingBytesLimits
+  readonly lean: LeanSlot
+}) => () => {
+  const server = leanFirst(
+    boundPendingBytes(trackHttpConnections(closeDraining(createServer({ maxHeaderSize: MAX_HEADER_BYTES }))), cap.pendingBytes),
+    cap.lean
+  )
   // No address may hold more than its share of MAX_HTTP_CONNECTIONS (trusted proxies aside).
   capConnectionsPerAddress(server, cap.perAddress, cap.trusted)
   server.keepAliveTimeout = KEEP_ALIVE_MS
@@ -173,16 +183,21 @@ export const HttpLive = (options: {
   readonly limits?: { readonly connectionsPerAddress: number } | undefined
   readonly trustedProxies?: ReadonlyArray<Cidr> | undefined
   readonly pendingBytes?: PendingBytesLimits
-}) =>
+  /** GET /v2/entries/{index} through leanEntryRoute.ts (the default) or through HttpApi. */
+  readonly leanRoutes?: boolean
+}) => {
+  // Filled in below once the services the lean route reads are at hand.
+  const lean: LeanSlot = { handler: undefined }
   // The app the server serves (its routes and the API's middleware, not admission and
   // counting, which wrap it below) is also handed, as a web handler, to the routes that
   // call the service's own routes in process (selfRoutes.ts: POST /mcp). It runs in the
   // context the server runs requests in. (The app a serve middleware is given would not
   // do: it already writes its answer to Node's response.)
-  Layer.unwrapEffect(Effect.gen(function*() {
+  return Layer.unwrapEffect(Effect.gen(function*() {
     const self = yield* SelfRoutes
     const runtime = yield* Effect.runtime<HttpRouter.HttpRouter.DefaultServices>()
     self.serve(HttpApp.toWebHandlerRuntime(runtime)(yield* HttpApiBuilder.httpApp))
+    if (options.leanRoutes !== false) lean.handler = yield* leanEntryRoute
     return HttpApiBuilder.serve((app) => countRequests(admitRequests(app)))
   })).pipe(
     // The instances HttpApiBuilder.serve provides itself (the same layers, built once).
@@ -197,10 +212,16 @@ export const HttpLive = (options: {
     Layer.provide(NodeHttpServer.layer(createKeepAliveServer({
       perAddress: options.limits?.connectionsPerAddress ?? DEFAULT_CONNECTIONS_PER_ADDRESS,
       trusted: options.trustedProxies ?? LOOPBACK_PROXIES,
-      pendingBytes: options.pendingBytes ?? DEFAULT_PENDING_BYTES
+      pendingBytes: options.pendingBytes ?? DEFAULT_PENDING_BYTES,
+      lean
     }), { host: options.host, port: options.port })),
-    builtWithOnly(RequestStats, HttpApi.Api, Charter, Clock, Crypto, ServiceConfig, Admission, SelfRoutes),
+    builtWithOnly(
+      RequestStats, HttpApi.Api, Charter, Clock, Crypto, ServiceConfig, Admission, SelfRoutes,
+      // The lean route's bundle (handlers/entryBundle.ts).
+      Bodies, LogReader, LogStatus, LogStore, Publisher
+    ),
     Layer.provide(ApiLive),
     // One instance for the server, which sets it, and the routes that call through it.
     Layer.provide(SelfRoutes.layer)
   )
+}

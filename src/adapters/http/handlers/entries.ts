@@ -12,9 +12,13 @@ import { AicsApi } from "../api.js"
 import { answerWrite } from "../writeRoute.js"
 import { NotFound } from "../problem.js"
 import { orUnavailable } from "./common.js"
-import { entryBundles } from "./entryBundle.js"
+import { type EntryBundle, entryBundles } from "./entryBundle.js"
 
 const BODY_STATUS = "x-aics-body-status"
+
+/** GET /v2/entries/{index}'s answer: the bundle as JSON, the body's status as X-AICS-Body-Status. */
+export const entryResponse = ({ bundle, bodyStatus }: EntryBundle) =>
+  HttpServerResponse.json(bundle, { headers: bodyStatus === undefined ? {} : { [BODY_STATUS]: bodyStatus } }).pipe(Effect.orDie)
 
 export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handlers) =>
   Effect.gen(function*() {
@@ -25,12 +29,7 @@ export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handler
 
     return handlers
       .handleRaw("write", ({ request }) => answerWrite(tracing, request, writes.write, writes.tooLarge))
-      .handle("entry", ({ path: { index } }) =>
-        Effect.gen(function*() {
-          const { bundle, bodyStatus } = yield* bundleOf(index)
-          const headers = bodyStatus === undefined ? {} : { [BODY_STATUS]: bodyStatus }
-          return yield* HttpServerResponse.json(bundle, { headers }).pipe(Effect.orDie)
-        }).pipe(orUnavailable))
+      .handle("entry", ({ path: { index } }) => Effect.flatMap(bundleOf(index), entryResponse).pipe(orUnavailable))
       .handle("body", ({ path: { digest } }) =>
         Effect.gen(function*() {
           const body = yield* bodies.ofDigest(decodeU64(digest)!)
