@@ -10,6 +10,7 @@ import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
 import { NodeScryptLive } from "./adapters/crypto/nodeScrypt.js"
 import { FsGateSecretsLive } from "./adapters/fs/FsGateSecrets.js"
 import { FsBodyStoreLive } from "./adapters/fs/FsBodyStore.js"
+import { DataDirLockLive } from "./adapters/fs/dataDirLock.js"
 import { FsLogStoreLive } from "./adapters/fs/FsLogStore.js"
 import { FsContributionIntentsLive } from "./adapters/fs/FsContributionIntents.js"
 import { FsNoticeRegisterLive } from "./adapters/fs/FsNoticeRegister.js"
@@ -51,6 +52,7 @@ export const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropy
 export const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
   Layer.mergeAll(
     config.databaseUrl === undefined
+      // Every store opens after the data directory's lock is taken (dataDirLock.ts).
       ? Layer.mergeAll(
         FsLogStoreLive(join(config.dataDir, "log")),
         FsBodyStoreLive(join(config.dataDir, "bodies")),
@@ -66,7 +68,7 @@ export const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
         FsWitnessStateLive(join(config.dataDir, "witness")),
         FsCosignaturesLive(join(config.dataDir, "cosignatures.json")),
         SqliteProjectionStoreLive(join(config.dataDir, "state.db"))
-      )
+      ).pipe(Layer.provide(DataDirLockLive(config.dataDir)))
       : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir),
         PgWitnessStateLive, PgCosignaturesLive, PgProjectionStoreLive).pipe(
         Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))

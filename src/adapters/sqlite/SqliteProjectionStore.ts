@@ -33,7 +33,7 @@ import { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
 import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
-import { sqliteErrors } from "./sqliteErrors.js"
+import { isDamaged, sqliteErrors } from "./sqliteErrors.js"
 
 const SCHEMA = [
   // Exclusive locking before WAL is first used: the WAL index then lives in this process's
@@ -252,10 +252,19 @@ const trigramsAround = (part: string): string =>
 // WAL is set by SCHEMA, after the locking mode, not by the client as it opens.
 const openAt = (filename: string) => Layer.effect(ProjectionStore, storeOnClient).pipe(Layer.provide(SqliteClient.layer({ filename, disableWAL: true })))
 
-/** The projection store in the SQLite file `filename`; a damaged file is moved aside and started anew. */
+/**
+ * The projection store in the SQLite file `filename`; a damaged file (not a database,
+ * corrupt pages) is moved aside and started anew. Any other failure to open it (locked by
+ * another process, unreadable) fails the start: moving a file aside that is only in use
+ * would throw away a good projection, and with it the other process's.
+ */
 export const SqliteProjectionStoreLive = (filename: string): Layer.Layer<ProjectionStore, StorageError> =>
   openAt(filename).pipe(
     Layer.catchAllCause((cause) => {
+      const error = Cause.squash(cause)
+      if (!isDamaged(error)) {
+        return Layer.fail(error instanceof StorageError ? error : new StorageError({ operation: "open state.db", detail: describe(error), cause: error }))
+      }
       const aside = `${filename}.damaged-${Date.now()}`
       return Layer.unwrapEffect(Effect.gen(function*() {
         yield* Effect.logError(`state.db cannot be used (${Cause.pretty(cause).split("\n")[0]}); moved to ${aside}, the projection is rebuilt from the log`)

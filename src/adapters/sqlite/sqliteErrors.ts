@@ -21,6 +21,12 @@ export const isDamaged = (error: unknown): boolean => {
   return code !== undefined && (code === "SQLITE_NOTADB" || code.startsWith("SQLITE_CORRUPT"))
 }
 
+/** Locked by another connection (another process on the same file): waiting or failing helps, moving it aside never. */
+export const isInUse = (error: unknown): boolean => {
+  const code = sqliteCode(error)
+  return code !== undefined && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+}
+
 /** The helpers for one SQLite file, whose name the errors carry. */
 export const sqliteErrors = (file: string) => {
   const describe = (error: unknown): string => {
@@ -28,7 +34,9 @@ export const sqliteErrors = (file: string) => {
     const outer = error instanceof Error ? error.message : String(error)
     // SQLite's own words for a full disk ("database or disk is full") do not say which.
     const full = sqliteCode(error) === "SQLITE_FULL" ? ` (${file}: no space left on device)` : ""
-    return inner instanceof Error ? `${outer}: ${inner.message}${full}` : outer
+    // Nor do "database is locked" ones say by whom.
+    const locked = isInUse(error) ? ` (${file} is locked by another process: is another aics running on this data directory?)` : ""
+    return inner instanceof Error ? `${outer}: ${inner.message}${full}${locked}` : `${outer}${locked}`
   }
 
   const storage = (operation: string) => <A, R>(effect: Effect.Effect<A, unknown, R>): Effect.Effect<A, StorageError, R> =>

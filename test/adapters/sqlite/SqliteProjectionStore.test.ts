@@ -1,7 +1,7 @@
 import { it } from "@effect/vitest"
-import { writeFile } from "node:fs/promises"
+import { readdir, writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { Effect } from "effect"
+import { Context, Effect, Exit, Layer } from "effect"
 import { expect } from "vitest"
 import { SqliteProjectionStoreLive } from "../../../src/adapters/sqlite/SqliteProjectionStore.js"
 import { ProjectionStore } from "../../../src/ports/ProjectionStore.js"
@@ -22,4 +22,19 @@ it.scoped("SqliteProjectionStore: a damaged state.db is moved aside and started 
       expect(yield* store.folded).toBe(0)
       expect(yield* store.commit(step(0, 2, [claimed("alice", 1)]))).toBe(true)
     }).pipe(Effect.provide(SqliteProjectionStoreLive(file))))
+  }))
+
+it.scoped("SqliteProjectionStore: a state.db locked by another holder is not damaged: the open fails, nothing is moved aside", () =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir("projection")
+    const file = join(dir, "state.db")
+    // The first store holds its exclusive lock for as long as its scope is open.
+    const first = yield* Layer.buildWithScope(SqliteProjectionStoreLive(file), yield* Effect.scope)
+    const store = Context.get(first, ProjectionStore)
+    expect(yield* store.commit(step(0, 2, [claimed("alice", 1)]))).toBe(true)
+    const second = yield* Effect.exit(Effect.scoped(Layer.build(SqliteProjectionStoreLive(file))))
+    expect(Exit.isFailure(second)).toBe(true)
+    if (Exit.isFailure(second)) expect(String(second.cause)).toContain("locked by another process")
+    expect((yield* Effect.promise(() => readdir(dir))).filter((f) => f.includes("damaged"))).toEqual([])
+    expect(yield* store.folded).toBe(2)
   }))
