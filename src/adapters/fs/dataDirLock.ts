@@ -5,9 +5,10 @@
 // takes a lock on <data dir>/aics.lock and holds it while it runs; a second start on the
 // same directory fails at once, saying so, having touched nothing.
 //
-// The lock is SQLite's own file lock (fcntl), taken by a write in exclusive locking mode
-// and held for as long as the connection is open: the kernel releases it when the process
-// ends, however it ends, so a SIGKILL leaves no stale lock behind (a PID file would).
+// The lock is SQLite's own file lock (fcntl), taken by an exclusive transaction in
+// exclusive locking mode (no write: an existing lock file needs no room on the disk) and
+// held for as long as the connection is open: the kernel releases it when the process ends,
+// however it ends, so a SIGKILL leaves no stale lock behind (a PID file would).
 // On PostgreSQL the directory holds only keys, which several nodes may share: no lock.
 
 import { mkdir } from "node:fs/promises"

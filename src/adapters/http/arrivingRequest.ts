@@ -37,8 +37,11 @@ export const headerValue = (request: ArrivingRequest, name: string): string | un
   return typeof value === "string" ? value : value?.join(", ")
 }
 
-/** The path without the query. */
-export const pathOf = (request: ArrivingRequest): string => {
-  const query = request.url.indexOf("?")
-  return query < 0 ? request.url : request.url.slice(0, query)
+/** A request target's path, without the query. */
+export const pathOfUrl = (url: string): string => {
+  const query = url.indexOf("?")
+  return query < 0 ? url : url.slice(0, query)
 }
+
+/** The request's path, without the query. */
+export const pathOf = (request: ArrivingRequest): string => pathOfUrl(request.url)

@@ -27,7 +27,7 @@ import { Cause, Effect, Runtime } from "effect"
 import type { Admission } from "../../app/Admission.js"
 import type { RequestStats } from "../../app/RequestStats.js"
 import type { ServiceConfig } from "../../app/ServiceConfig.js"
-import { arrivingFromNode } from "./arrivingRequest.js"
+import { arrivingFromNode, pathOfUrl } from "./arrivingRequest.js"
 import { admitted } from "./admission.js"
 import { counted } from "./countRequests.js"
 import { entryBundles } from "./handlers/entryBundle.js"
@@ -40,11 +40,8 @@ import { problemResponse } from "./problem.js"
 const PREFIX = "/v2/entries/"
 
 /** The index of a request this route answers, or undefined (the request is HttpApi's). */
-export const leanEntryIndex = (method: string | undefined, url: string | undefined): number | undefined => {
-  if (method !== "GET" || url === undefined || !url.startsWith(PREFIX)) return undefined
-  const query = url.indexOf("?", PREFIX.length)
-  return decimalInt(url.slice(PREFIX.length, query < 0 ? url.length : query))
-}
+export const leanEntryIndex = (method: string | undefined, url: string | undefined): number | undefined =>
+  method === "GET" && url?.startsWith(PREFIX) === true ? decimalInt(pathOfUrl(url).slice(PREFIX.length)) : undefined
 
 /** Writes a response as @effect/platform-node's handleResponse does (this route makes only byte bodies or none). */
 const send = (res: ServerResponse, response: HttpServerResponse.HttpServerResponse) => {
