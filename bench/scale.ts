@@ -9,10 +9,10 @@
 //   - p50/p99 of the directory: no q, q of 1-2 characters, q a part of 3-6 characters of a
 //     random name (matches many), q a whole name (matches one), q matching nothing.
 //
-//   node dist/bench/scale.js [sizes, default 100000] [--pg postgres://...] [--no-memory]
+//   node dist/bench/scale.js [sizes, default 100000] [--pg postgres://...] [--no-sqlite] [--no-memory]
 //
-// With --pg the same on PostgreSQL (a schema of its own, dropped at the end). Keep runs
-// short: the machine is shared.
+// With --pg the same on PostgreSQL (a schema of its own, dropped at the end); --no-sqlite
+// and --no-memory leave those out. Keep runs short: the machine is shared.
 
 import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -176,11 +176,13 @@ const main = Effect.gen(function*() {
   const pgUrl = pgAt === -1 ? undefined : args[pgAt + 1]
   const sizes = args.filter((a, i) => /^\d+$/.test(a) && (pgAt === -1 || i !== pgAt + 1)).map(Number)
   for (const size of sizes.length === 0 ? [100_000] : sizes) {
-    const dir = mkdtempSync(join(tmpdir(), "aics-bench-scale-"))
-    const file = join(dir, "state.db")
-    yield* benchStore("sqlite", size, SqliteProjectionStoreLive(file), () =>
-      ["", "-wal"].reduce((sum, suffix) => sum + (statSync(`${file}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0))
-    rmSync(dir, { recursive: true, force: true })
+    if (!args.includes("--no-sqlite")) {
+      const dir = mkdtempSync(join(tmpdir(), "aics-bench-scale-"))
+      const file = join(dir, "state.db")
+      yield* benchStore("sqlite", size, SqliteProjectionStoreLive(file), () =>
+        ["", "-wal"].reduce((sum, suffix) => sum + (statSync(`${file}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0))
+      rmSync(dir, { recursive: true, force: true })
+    }
     if (pgUrl !== undefined) {
       yield* Effect.scoped(Effect.gen(function*() {
         const url = yield* pgSchema(pgUrl, size)

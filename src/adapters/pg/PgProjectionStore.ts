@@ -6,12 +6,9 @@
 // tables are always the fold of exactly their first `folded` leaves. Rows are a function
 // of the leaves alone, so whichever node folds them writes the same thing.
 //
-// Search by a part of a name: LIKE '%part%' (the part's own %, _ and \ escaped), in two
-// tries whose costs are bounded either way. A common part fills the page within the next
-// PROBE_ROWS names in claim order; a rarer one is answered from the pg_trgm GIN index on
-// lower(name) (migrations.ts 0016; when the part has a trigram, three characters or more,
-// and never for an equality on `name`, which the primary key answers), which then has
-// roughly fewer than `limit` matches in every PROBE_ROWS names to sort.
+// Search by a part of a name: pgNameSearch.ts finds the claim indexes of the page's names
+// (walking the claim order for a common part, the pg_trgm index for a rare one, each at a
+// bounded cost), then one statement reads their rows.
 
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
@@ -23,12 +20,8 @@ import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER
 import { stateOfJson } from "../projection/stateJson.js"
 import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
 import { HELD_EPOCH_IDLE_LIMIT_MS } from "./leaseEpoch.js"
+import { searchClaimIndexes } from "./pgNameSearch.js"
 import { storage, toBytes, toNumber, transact } from "./pgValues.js"
-
-/** Names a search reads in claim order before it asks the index for every match. */
-const PROBE_ROWS = 2048
-
-const likeContaining = (part: string): string => `%${part.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClient.SqlClient> = Layer.effect(
   ProjectionStore,
@@ -86,6 +79,9 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
             yield* sql`INSERT INTO aics_projection_names ${sql.insert(run.map(rowOfRecord))}
               ON CONFLICT (name) DO UPDATE SET tier = EXCLUDED.tier, kid = EXCLUDED.kid, kid_index = EXCLUDED.kid_index,
                 x25519 = EXCLUDED.x25519, x25519_index = EXCLUDED.x25519_index, events = EXCLUDED.events`
+            // A name keeps its claim index for good: only a new claim adds to the search table.
+            yield* sql`INSERT INTO aics_projection_name_search ${sql.insert(run.map((record) => ({ claim_index: record.claimIndex, name: record.name })))}
+              ON CONFLICT (claim_index) DO NOTHING`
           }
           yield* sql`UPDATE aics_projection_meta SET folded = ${upTo}, last_leaf = ${lastLeaf}`
           return true
@@ -151,28 +147,20 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
           return sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
             WHERE claim_index > ${from} ORDER BY claim_index LIMIT ${limit + 1}`.pipe(Effect.map(page), storage("read directory"))
         }
-        const like = likeContaining(part)
-        // First the next PROBE_ROWS names in claim order: a common part fills the page there.
-        const probe = sql<NameRow>`SELECT * FROM (SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
-          WHERE claim_index > ${from} ORDER BY claim_index LIMIT ${PROBE_ROWS}) AS head
-          WHERE name LIKE ${like} ORDER BY claim_index LIMIT ${limit + 1}`
-        // Else every match, from the trigram index (OFFSET 0 keeps the planner from walking the
-        // claim order with the LIKE as a filter: a whole-table scan for a rare part), then
-        // the first of them in claim order. A part under three characters has no trigram.
-        const matches = part.length < 3
-          ? sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
-              WHERE claim_index > ${from} AND name LIKE ${like} ORDER BY claim_index LIMIT ${limit + 1}`
-          : sql<NameRow>`SELECT * FROM (SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
-              WHERE claim_index > ${from} AND lower(name) LIKE ${like} OFFSET 0) AS matching
-              ORDER BY claim_index LIMIT ${limit + 1}`
-        return probe.pipe(
-          Effect.flatMap((rows) => (rows.length > limit ? Effect.succeed(rows) : matches)),
+        return searchClaimIndexes(sql, { part, after: from, need: limit + 1 }).pipe(
+          Effect.flatMap((found) =>
+            found.length === 0
+              ? Effect.succeed([])
+              : sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM aics_projection_names
+                  WHERE claim_index IN ${sql.in(found)} ORDER BY claim_index`
+          ),
           Effect.map(page),
           storage("read directory")
         )
       },
       reset: transact(sql, "reset projection", Effect.all([
         sql`DELETE FROM aics_projection_names`,
+        sql`DELETE FROM aics_projection_name_search`,
         sql`DELETE FROM aics_state_rows`,
         sql`DELETE FROM aics_state_activity`,
         sql`DELETE FROM aics_state_lists`,

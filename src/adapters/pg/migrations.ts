@@ -266,6 +266,36 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
     )`,
     "CREATE INDEX aics_state_activity_recent ON aics_state_activity (logged, leaf)",
     "DELETE FROM aics_state_rows WHERE area = 'activity'"
+  ),
+  // The directory's search walks names in claim order and, for a rare part, asks a trigram
+  // index (pgNameSearch.ts). Walking aics_projection_names read ~500-byte rows (their key
+  // events) that the buffer cache could not hold at a million names: 2.6 us a row, 0.5 s
+  // for a rare part. This table holds the claim index and the name alone (a name keeps its
+  // claim index for good), ~50 bytes a row, and the trigram index moves onto it. pg_trgm
+  // splits words at anything but a letter or digit, so a part with a hyphen ("m-c") gave
+  // the index only one-letter words to look for (151,000 candidates at a million names):
+  // the index is of the name with each hyphen made an x (a name is a-z, 0-9 and hyphens,
+  // docs/spec/profile.md section 2), and the search checks the name itself against the part
+  // after it. The index takes each new name at once (fastupdate off): a pending list, merged
+  // only by a vacuum, would otherwise be read whole by every search; claims are few beside
+  // searches.
+  "0018_projection_name_search": statements(
+    `CREATE TABLE aics_projection_name_search (
+      claim_index bigint PRIMARY KEY,
+      name text NOT NULL
+    )`,
+    `INSERT INTO aics_projection_name_search (claim_index, name) SELECT claim_index, name FROM aics_projection_names`,
+    `DO $$
+    DECLARE trgm_schema text;
+    BEGIN
+      DROP INDEX IF EXISTS aics_projection_names_search;
+      SELECT n.nspname INTO trgm_schema FROM pg_opclass c JOIN pg_namespace n ON n.oid = c.opcnamespace
+        WHERE c.opcname = 'gin_trgm_ops' LIMIT 1;
+      IF trgm_schema IS NOT NULL THEN
+        EXECUTE format('CREATE INDEX aics_projection_name_search_trgm ON aics_projection_name_search
+          USING gin (translate(name, ''-'', ''x'') %I.gin_trgm_ops) WITH (fastupdate = off)', trgm_schema);
+      END IF;
+    END $$`
   )
 }
 
