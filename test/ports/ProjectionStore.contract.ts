@@ -2,6 +2,7 @@
 
 import { it } from "@effect/vitest"
 import { Chunk, Effect, HashMap, type Layer, type Scope } from "effect"
+import fc from "fast-check"
 import { describe, expect } from "vitest"
 import type { NameRecord } from "../../src/domain/write/logState.js"
 import { emptyResident, namesOnlyChanges, type StateChanges } from "../../src/domain/write/stateSlice.js"
@@ -298,5 +299,53 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
           expect(yield* store.recentActivity(0, 0)).toEqual({ count: 5, latest: [] })
         }))
       }))
+
+    it.scoped("counts the agents of any window as the rows do, across minutes, replacements and deletes", () =>
+      Effect.gen(function*() {
+        // Agents write at times spread over five minutes (Unix ms, never negative), again and
+        // again, and some go; every window (its start on a minute's edge, inside one, before
+        // all) counts what a filter of the rows counts. A store may count by the minute
+        // (stateRows.ts ACTIVITY_MINUTE_MS).
+        const MINUTE = 60_000
+        const write = fc.record({ agent: fc.nat(11), logged: fc.oneof(fc.nat(5 * MINUTE), fc.nat(5).map((m) => m * MINUTE), fc.integer({ min: 1, max: 5 }).map((m) => m * MINUTE - 1)) })
+        const commitOf = fc.record({ writes: fc.array(write, { maxLength: 6 }), leaving: fc.array(fc.nat(11), { maxLength: 2 }) })
+        const since = fc.oneof(fc.integer({ min: -1000, max: 6 * MINUTE }), fc.nat(6).map((m) => m * MINUTE), fc.nat(6).map((m) => m * MINUTE + 1))
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(fc.array(commitOf, { minLength: 1, maxLength: 5 }), fc.array(since, { minLength: 1, maxLength: 6 }), (commits, windows) =>
+              Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+                const layer = yield* adapter.fresh
+                const rows = new Map<string, { key: string; index: number; logged: number; value: Record<string, unknown> }>()
+                let folded = 0
+                yield* withStore(layer, (store) => Effect.gen(function*() {
+                  for (const { writes, leaving } of commits) {
+                    const upserts = new Map<string, { area: "activity"; key: string; value: Record<string, unknown> }>()
+                    writes.forEach(({ agent, logged }, k) => {
+                      const key = `name:a${agent}`
+                      const value = { kid: null, name: `a${agent}`, index: folded + k, logged, type: "post" }
+                      upserts.set(key, { area: "activity", key, value })
+                      rows.set(key, { key, index: folded + k, logged, value })
+                    })
+                    const deletes = [...new Set(leaving.map((agent) => `name:a${agent}`))].filter((key) => !upserts.has(key) && rows.has(key))
+                    for (const key of deletes) rows.delete(key)
+                    const upTo = folded + writes.length + 1
+                    expect(yield* store.commit(step(folded, upTo, [], {
+                      upserts: [...upserts.values()],
+                      deletes: deletes.map((key) => ({ area: "activity", key })),
+                      resident: { ...emptyResident, counters: { ...emptyResident.counters, size: upTo } }
+                    }))).toBe(true)
+                    folded = upTo
+                  }
+                  for (const start of windows) {
+                    const inWindow = [...rows.values()].filter((row) => row.logged >= start)
+                      .sort((a, b) => b.logged - a.logged || b.index - a.index)
+                    expect(yield* store.recentActivity(start, 3)).toEqual({ count: inWindow.length, latest: inWindow.slice(0, 3).map((row) => row.value) })
+                  }
+                }))
+              })).pipe(Effect.orDie))),
+            { numRuns: 25 }
+          )
+        )
+      }), 120_000)
   })
 }

@@ -18,7 +18,7 @@ import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import type { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
-import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { ACTIVITY_AREA, ACTIVITY_MINUTE_MS, activityMinute, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
 import { HELD_EPOCH_IDLE_LIMIT_MS } from "./leaseEpoch.js"
 import { searchClaimIndexes } from "./pgNameSearch.js"
 import { storage, toBytes, toNumber, transact } from "./pgValues.js"
@@ -68,11 +68,24 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
             yield* sql`INSERT INTO aics_state_rows ${sql.insert(run)} ON CONFLICT (area, key) DO UPDATE SET value = EXCLUDED.value`
           }
           for (const { area, key } of deletes) yield* sql`DELETE FROM aics_state_rows WHERE area = ${area} AND key = ${key}`
+          // The actors leave their minutes' counts, their rows change, they join their new ones.
+          const minutes = (actors: ReadonlyArray<string>, sign: string) =>
+            Effect.forEach(runsOf(actors, KEYS_PER_SELECT), (run) =>
+              sql<{ minute: number | string; agents: number | string }>`INSERT INTO aics_state_activity_minutes (minute, agents)
+                SELECT logged / ${sql.literal(String(ACTIVITY_MINUTE_MS))}, ${sql.literal(sign)}COUNT(*) FROM aics_state_activity
+                WHERE actor IN ${sql.in(run)} GROUP BY logged / ${sql.literal(String(ACTIVITY_MINUTE_MS))}
+                ON CONFLICT (minute) DO UPDATE SET agents = aics_state_activity_minutes.agents + EXCLUDED.agents
+                RETURNING minute, agents`).pipe(Effect.map((rows) => rows.flat().filter((row) => Number(row.agents) === 0).map((row) => row.minute)))
+          const upserted = activity.upserts.map((row) => row.actor)
+          const emptied = yield* minutes([...upserted, ...activity.deletes], "-")
           for (const run of runsOf(activity.upserts, ROWS_PER_INSERT)) {
             yield* sql`INSERT INTO aics_state_activity ${sql.insert(run)}
               ON CONFLICT (actor) DO UPDATE SET logged = EXCLUDED.logged, leaf = EXCLUDED.leaf, value = EXCLUDED.value`
           }
           for (const run of runsOf(activity.deletes, KEYS_PER_SELECT)) yield* sql`DELETE FROM aics_state_activity WHERE actor IN ${sql.in(run)}`
+          yield* minutes(upserted, "")
+          // A minute the actors left empty and none came back to: its row goes.
+          for (const run of runsOf(emptied, KEYS_PER_SELECT)) yield* sql`DELETE FROM aics_state_activity_minutes WHERE minute IN ${sql.in(run)} AND agents = 0`
           const lengths = yield* listLengths(appendedLists(changes.appends))
           for (const run of runsOf(appendRows(changes.appends, lengths), ROWS_PER_INSERT)) yield* sql`INSERT INTO aics_state_lists ${sql.insert(run)}`
           for (const run of runsOf(changes.names, ROWS_PER_INSERT)) {
@@ -103,10 +116,13 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
         Effect.map(residentOfRows),
         storage("read resident state")
       ),
-      // One statement, so the count and the rows are of one snapshot; both walk the index
-      // aics_state_activity_recent (migrations.ts 0017) from `since`.
+      // One statement, so the count and the rows are of one snapshot: the rows walk the index
+      // aics_state_activity_recent (migrations.ts 0017) from `since`, the count adds the whole
+      // minutes after since's (0019) to the rows of its own minute.
       recentActivity: (since, limit) =>
-        sql<{ value: string; count: string }>`SELECT value, (SELECT count(*) FROM aics_state_activity WHERE logged >= ${since}) AS count
+        sql<{ value: string; count: string }>`SELECT value,
+            (SELECT COALESCE(SUM(agents), 0) FROM aics_state_activity_minutes WHERE minute > ${activityMinute(since)})
+            + (SELECT count(*) FROM aics_state_activity WHERE logged >= ${since} AND logged < ${(activityMinute(since) + 1) * ACTIVITY_MINUTE_MS}) AS count
           FROM aics_state_activity WHERE logged >= ${since} ORDER BY logged DESC, leaf DESC LIMIT ${Math.max(1, limit)}`.pipe(
           Effect.map((rows) => recentOfRows(rows, limit)),
           storage("read recent activity")
@@ -163,6 +179,7 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
         sql`DELETE FROM aics_projection_name_search`,
         sql`DELETE FROM aics_state_rows`,
         sql`DELETE FROM aics_state_activity`,
+        sql`DELETE FROM aics_state_activity_minutes`,
         sql`DELETE FROM aics_state_lists`,
         sql`UPDATE aics_projection_meta SET folded = 0, last_leaf = NULL`
       ], { discard: true }))

@@ -34,6 +34,18 @@ export type StoredRow = {
   readonly value: string
 }
 
+/**
+ * The activity rows are also counted by the minute their `logged` falls in (a table of
+ * minute -> agents whose latest public leaf was logged then): /online's count of a window is
+ * the sum of the whole minutes after its start plus the rows of its first minute, a day's
+ * window 1,440 rows rather than every agent active that day. A commit takes its actors out
+ * of their minutes before it writes their rows and puts them back in after.
+ */
+export const ACTIVITY_MINUTE_MS = 60_000
+
+/** The minute (ACTIVITY_MINUTE_MS) `logged` falls in, as the stores' SQL computes it for a logged time >= 0. */
+export const activityMinute = (logged: number): number => Math.floor(logged / ACTIVITY_MINUTE_MS)
+
 /** A row of the activity table. */
 export type ActivityRow = {
   readonly actor: string

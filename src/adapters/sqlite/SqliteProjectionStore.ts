@@ -32,7 +32,7 @@ import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
-import { ACTIVITY_AREA, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { ACTIVITY_AREA, ACTIVITY_MINUTE_MS, activityMinute, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
 import { isDamaged, sqliteErrors } from "./sqliteErrors.js"
 
 const SCHEMA = [
@@ -79,6 +79,14 @@ const SCHEMA = [
     value TEXT NOT NULL
   ) WITHOUT ROWID`,
   "CREATE INDEX IF NOT EXISTS activity_recent ON activity (logged, leaf)",
+  // How many activity rows fall in each minute (projection/stateRows.ts ACTIVITY_MINUTE_MS),
+  // for /online's count. A state.db of an earlier version has none: filled from the rows.
+  `CREATE TABLE IF NOT EXISTS activity_minutes (
+    minute INTEGER PRIMARY KEY,
+    agents INTEGER NOT NULL
+  ) WITHOUT ROWID`,
+  `INSERT INTO activity_minutes (minute, agents) SELECT logged / ${ACTIVITY_MINUTE_MS}, COUNT(*) FROM activity
+    WHERE NOT EXISTS (SELECT 1 FROM activity_minutes) GROUP BY logged / ${ACTIVITY_MINUTE_MS}`,
   `CREATE TABLE IF NOT EXISTS state_lists (
     area TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -140,10 +148,23 @@ const storeOnClient = Effect.gen(function*() {
           yield* sql`INSERT INTO state_rows ${sql.insert(run)} ON CONFLICT (area, key) DO UPDATE SET value = excluded.value`
         }
         for (const { area, key } of deletes) yield* sql`DELETE FROM state_rows WHERE area = ${area} AND key = ${key}`
+        // The actors leave their minutes' counts, their rows change, they join their new ones.
+        const minutes = (actors: ReadonlyArray<string>, sign: string) =>
+          Effect.forEach(runsOf(actors, KEYS_PER_SELECT), (run) =>
+            sql<{ minute: number | string; agents: number | string }>`INSERT INTO activity_minutes (minute, agents)
+              SELECT logged / ${sql.literal(String(ACTIVITY_MINUTE_MS))}, ${sql.literal(sign)}COUNT(*) FROM activity WHERE actor IN ${sql.in(run)}
+              GROUP BY logged / ${sql.literal(String(ACTIVITY_MINUTE_MS))}
+              ON CONFLICT (minute) DO UPDATE SET agents = agents + excluded.agents
+              RETURNING minute, agents`).pipe(Effect.map((rows) => rows.flat().filter((row) => Number(row.agents) === 0).map((row) => row.minute)))
+        const upserted = activity.upserts.map((row) => row.actor)
+        const emptied = yield* minutes([...upserted, ...activity.deletes], "-")
         for (const run of runsOf(activity.upserts, ROWS_PER_INSERT)) {
           yield* sql`INSERT INTO activity ${sql.insert(run)} ON CONFLICT (actor) DO UPDATE SET logged = excluded.logged, leaf = excluded.leaf, value = excluded.value`
         }
         for (const run of runsOf(activity.deletes, KEYS_PER_SELECT)) yield* sql`DELETE FROM activity WHERE actor IN ${sql.in(run)}`
+        yield* minutes(upserted, "")
+        // A minute the actors left empty and none came back to: its row goes.
+        for (const run of runsOf(emptied, KEYS_PER_SELECT)) yield* sql`DELETE FROM activity_minutes WHERE minute IN ${sql.in(run)} AND agents = 0`
         const lengths = yield* listLengths(appendedLists(changes.appends))
         for (const run of runsOf(appendRows(changes.appends, lengths), ROWS_PER_INSERT)) yield* sql`INSERT INTO state_lists ${sql.insert(run)}`
         for (const run of runsOf(changes.names, ROWS_PER_INSERT)) {
@@ -176,10 +197,13 @@ const storeOnClient = Effect.gen(function*() {
       Effect.map(residentOfRows),
       storage("read resident state")
     ),
-    // One statement, so the count and the rows are of one commit; both walk the index
-    // activity_recent from `since` (SCHEMA).
+    // One statement, so the count and the rows are of one commit: the rows walk the index
+    // activity_recent from `since`, the count adds the whole minutes after since's to the
+    // rows of its own minute (SCHEMA).
     recentActivity: (since, limit) =>
-      sql<{ value: string; count: number }>`SELECT value, (SELECT COUNT(*) FROM activity WHERE logged >= ${since}) AS count
+      sql<{ value: string; count: number }>`SELECT value,
+          (SELECT COALESCE(SUM(agents), 0) FROM activity_minutes WHERE minute > ${activityMinute(since)})
+          + (SELECT COUNT(*) FROM activity WHERE logged >= ${since} AND logged < ${(activityMinute(since) + 1) * ACTIVITY_MINUTE_MS}) AS count
         FROM activity WHERE logged >= ${since} ORDER BY logged DESC, leaf DESC LIMIT ${Math.max(1, limit)}`.pipe(
         Effect.map((rows) => recentOfRows(rows, limit)),
         storage("read recent activity")
@@ -233,6 +257,7 @@ const storeOnClient = Effect.gen(function*() {
       yield* sql`DELETE FROM names_fts`
       yield* sql`DELETE FROM state_rows`
       yield* sql`DELETE FROM activity`
+      yield* sql`DELETE FROM activity_minutes`
       yield* sql`DELETE FROM state_lists`
       yield* sql`UPDATE projection_meta SET folded = 0, last_leaf = NULL`
     }))

@@ -6,7 +6,8 @@
 // the agents of a window are the rows whose latest leaf was logged at or after its start,
 // and newest first is by leaf index: the stores answer that from an index on (logged,
 // index) (ProjectionStore.recentActivity), reading only the agents of the window, never the
-// log and never every agent.
+// log and never every agent (and counting them by the minute: projection/stateRows.ts
+// ACTIVITY_MINUTE_MS).
 //
 // An agent is a name when the signer acts for one (its key is or was bound to it, or the
 // policy key wrote for a secret-bound name with `as`), else the bare key: a rotated name is

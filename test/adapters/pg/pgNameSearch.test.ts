@@ -4,22 +4,18 @@
 // every branch (the probe fills the page, the walk goes on, the index answers a rare part,
 // a short part walks to the end), and the service's own budget.
 
-import * as PgMigrator from "@effect/sql-pg/PgMigrator"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { NodeContext } from "@effect/platform-node"
 import { it } from "@effect/vitest"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer } from "effect"
 import fc from "fast-check"
 import { describe, expect } from "vitest"
-import { migrations, MIGRATIONS_TABLE, runMigrations } from "../../../src/adapters/pg/migrations.js"
 import { nextStep, SEARCH_BUDGET, type SearchBudget, searchClaimIndexes } from "../../../src/adapters/pg/pgNameSearch.js"
 import { PgProjectionStoreLive } from "../../../src/adapters/pg/PgProjectionStore.js"
 import { rowOfRecord } from "../../../src/adapters/projection/nameRows.js"
 import { ProjectionStore } from "../../../src/ports/ProjectionStore.js"
 import { claimed, step } from "../../ports/ProjectionStore.contract.js"
 import { testDatabase } from "../../support/pg.js"
-import { openOn } from "./open.js"
+import { openOn, upgradeAcross } from "./open.js"
 
 const db = testDatabase()
 
@@ -130,13 +126,8 @@ describe("searchClaimIndexes", () => {
   it.scoped("finds the names claimed before the search table existed, after the migration that made it", () =>
     Effect.gen(function*() {
       const url = yield* db.freshSchema
-      const pool = PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })
-      const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < "0018"))
-      yield* PgMigrator.run({ loader: PgMigrator.fromRecord(before), table: MIGRATIONS_TABLE }).pipe(Effect.provide(NodeContext.layer), Effect.provide(pool))
-      yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO aics_projection_names ${sql.insert(NAMES.slice(0, 300).map(rowOfRecord))}`).pipe(
-        Effect.provide(pool)
-      )
-      expect((yield* runMigrations.pipe(Effect.provide(pool))).map(([, name]) => name)).toEqual(["projection_name_search"])
+      const ran = yield* upgradeAcross(url, "0018", (sql) => sql`INSERT INTO aics_projection_names ${sql.insert(NAMES.slice(0, 300).map(rowOfRecord))}`)
+      expect(ran[0]).toBe("projection_name_search")
       const sql = Context.get(yield* Layer.build(openOn(db, PgProjectionStoreLive, url)), SqlClient.SqlClient)
       for (const part of ["wolf", "rare-", "amber-cat0"]) {
         expect(yield* searchClaimIndexes(sql, { part, after: -1, need: 400 })).toEqual(

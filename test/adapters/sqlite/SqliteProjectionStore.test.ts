@@ -1,6 +1,8 @@
 import { it } from "@effect/vitest"
 import { readdir, writeFile } from "node:fs/promises"
 import { join } from "node:path"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Exit, Layer } from "effect"
 import { expect } from "vitest"
 import { SqliteProjectionStoreLive } from "../../../src/adapters/sqlite/SqliteProjectionStore.js"
@@ -37,4 +39,26 @@ it.scoped("SqliteProjectionStore: a state.db locked by another holder is not dam
     if (Exit.isFailure(second)) expect(String(second.cause)).toContain("locked by another process")
     expect((yield* Effect.promise(() => readdir(dir))).filter((f) => f.includes("damaged"))).toEqual([])
     expect(yield* store.folded).toBe(2)
+  }))
+
+it.scoped("SqliteProjectionStore: a state.db of a version without the activity minutes counts its agents after the open fills them", () =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir("projection")
+    const file = join(dir, "state.db")
+    const at = (name: string, index: number, logged: number) =>
+      ({ area: "activity" as const, key: `name:${name}`, value: { kid: null, name, index, logged, type: "post" } })
+    const rows = [at("alice", 1, 10_000), at("bob", 2, 70_000), at("carol", 3, 130_000)]
+    yield* Effect.scoped(Effect.flatMap(ProjectionStore, (store) => store.commit(step(0, 4, [], { upserts: rows }))).pipe(
+      Effect.provide(SqliteProjectionStoreLive(file))
+    ))
+    // As an earlier version left it: the activity rows, no table of minutes.
+    yield* Effect.scoped(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe("DROP TABLE activity_minutes")).pipe(
+      Effect.provide(SqliteClient.layer({ filename: file }))
+    ))
+    yield* Effect.scoped(Effect.gen(function*() {
+      const store = yield* ProjectionStore
+      expect((yield* store.recentActivity(0, 10)).count).toBe(3)
+      expect((yield* store.recentActivity(60_000, 10)).count).toBe(2)
+      expect((yield* store.recentActivity(70_001, 10)).count).toBe(1)
+    }).pipe(Effect.provide(SqliteProjectionStoreLive(file))))
   }))
