@@ -119,14 +119,16 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
       // One statement, so the count and the rows are of one snapshot: the rows walk the index
       // aics_state_activity_recent (migrations.ts 0017) from `since`, the count adds the whole
       // minutes after since's (0019) to the rows of its own minute.
-      recentActivity: (since, limit) =>
-        sql<{ value: string; count: string }>`SELECT value,
-            (SELECT COALESCE(SUM(agents), 0) FROM aics_state_activity_minutes WHERE minute > ${activityMinute(since)})
-            + (SELECT count(*) FROM aics_state_activity WHERE logged >= ${since} AND logged < ${(activityMinute(since) + 1) * ACTIVITY_MINUTE_MS}) AS count
+      recentActivity: (since, limit) => {
+        const minute = activityMinute(since)
+        return sql<{ value: string; count: string }>`SELECT value,
+            (SELECT COALESCE(SUM(agents), 0) FROM aics_state_activity_minutes WHERE minute > ${minute})
+            + (SELECT count(*) FROM aics_state_activity WHERE logged >= ${since} AND logged < ${(minute + 1) * ACTIVITY_MINUTE_MS}) AS count
           FROM aics_state_activity WHERE logged >= ${since} ORDER BY logged DESC, leaf DESC LIMIT ${Math.max(1, limit)}`.pipe(
           Effect.map((rows) => recentOfRows(rows, limit)),
           storage("read recent activity")
-        ),
+        )
+      },
       list: (area, key, { before, limit }) => Effect.gen(function*() {
         const [last] = yield* sql<{ n: string | null }>`SELECT MAX(n) AS n FROM aics_state_lists WHERE area = ${area} AND key = ${key}`
         const length = last?.n === null || last?.n === undefined ? 0 : toNumber(last.n) + 1

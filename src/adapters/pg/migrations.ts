@@ -25,6 +25,22 @@ export const MIGRATIONS_TABLE = "aics_migrations"
 const statements = (...ddl: ReadonlyArray<string>): Effect.Effect<void, unknown, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(ddl, (statement) => sql.unsafe(statement), { discard: true }))
 
+/**
+ * A block that runs `before`, then, when the server has pg_trgm's operator class (in
+ * whichever schema installed it), the index `create`: a format() string whose %I is that
+ * schema. Without pg_trgm the searches that would use it scan, and answer the same.
+ */
+const trigramIndex = (before: string, create: string): string => `DO $$
+    DECLARE trgm_schema text;
+    BEGIN
+      ${before}
+      SELECT n.nspname INTO trgm_schema FROM pg_opclass c JOIN pg_namespace n ON n.oid = c.opcnamespace
+        WHERE c.opcname = 'gin_trgm_ops' LIMIT 1;
+      IF trgm_schema IS NOT NULL THEN
+        EXECUTE format('${create}', trgm_schema);
+      END IF;
+    END $$`
+
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   // The log (PgLogStore.ts). The head row holds the committed size: appends lock it, so
   // two writers never both append at the same position. Leaves and stored hashes are
@@ -182,20 +198,11 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       recovery text,
       events jsonb NOT NULL
     )`,
-    `DO $$
-    DECLARE trgm_schema text;
-    BEGIN
-      BEGIN
+    trigramIndex(`BEGIN
         CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
       EXCEPTION WHEN others THEN
         RAISE NOTICE 'pg_trgm is not available: the directory search scans';
-      END;
-      SELECT n.nspname INTO trgm_schema FROM pg_opclass c JOIN pg_namespace n ON n.oid = c.opcnamespace
-        WHERE c.opcname = 'gin_trgm_ops' LIMIT 1;
-      IF trgm_schema IS NOT NULL THEN
-        EXECUTE format('CREATE INDEX aics_projection_names_trgm ON aics_projection_names USING gin (name %I.gin_trgm_ops)', trgm_schema);
-      END IF;
-    END $$`
+      END;`, "CREATE INDEX aics_projection_names_trgm ON aics_projection_names USING gin (name %I.gin_trgm_ops)")
   ),
   // The witness (PgWitnessState.ts): the last checkpoint cosigned per witnessed log.
   "0013_witness_state": statements(
@@ -241,16 +248,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   // docs/spec/profile.md section 2), which the directory's LIKE names and an equality on
   // `name` cannot use.
   "0016_projection_names_search_index": statements(
-    `DO $$
-    DECLARE trgm_schema text;
-    BEGIN
-      DROP INDEX IF EXISTS aics_projection_names_trgm;
-      SELECT n.nspname INTO trgm_schema FROM pg_opclass c JOIN pg_namespace n ON n.oid = c.opcnamespace
-        WHERE c.opcname = 'gin_trgm_ops' LIMIT 1;
-      IF trgm_schema IS NOT NULL THEN
-        EXECUTE format('CREATE INDEX aics_projection_names_search ON aics_projection_names USING gin (lower(name) %I.gin_trgm_ops)', trgm_schema);
-      END IF;
-    END $$`
+    trigramIndex("DROP INDEX IF EXISTS aics_projection_names_trgm;",
+      "CREATE INDEX aics_projection_names_search ON aics_projection_names USING gin (lower(name) %I.gin_trgm_ops)")
   ),
   // Each agent's latest public leaf, the row area `activity` (it was a resident part, held
   // whole in memory and copied to rows of area 'activity'), in a table of its own: /online
@@ -285,17 +284,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       name text NOT NULL
     )`,
     `INSERT INTO aics_projection_name_search (claim_index, name) SELECT claim_index, name FROM aics_projection_names`,
-    `DO $$
-    DECLARE trgm_schema text;
-    BEGIN
-      DROP INDEX IF EXISTS aics_projection_names_search;
-      SELECT n.nspname INTO trgm_schema FROM pg_opclass c JOIN pg_namespace n ON n.oid = c.opcnamespace
-        WHERE c.opcname = 'gin_trgm_ops' LIMIT 1;
-      IF trgm_schema IS NOT NULL THEN
-        EXECUTE format('CREATE INDEX aics_projection_name_search_trgm ON aics_projection_name_search
-          USING gin (translate(name, ''-'', ''x'') %I.gin_trgm_ops) WITH (fastupdate = off)', trgm_schema);
-      END IF;
-    END $$`
+    trigramIndex("DROP INDEX IF EXISTS aics_projection_names_search;",
+      "CREATE INDEX aics_projection_name_search_trgm ON aics_projection_name_search USING gin (translate(name, ''-'', ''x'') %I.gin_trgm_ops) WITH (fastupdate = off)")
   ),
   // /online's count of a window walked every agent active in it from 0017's index, a heap
   // visit each (202,000 in a day's window at a million entries: p99 247 ms). The agents by

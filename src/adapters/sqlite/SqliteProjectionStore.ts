@@ -200,14 +200,16 @@ const storeOnClient = Effect.gen(function*() {
     // One statement, so the count and the rows are of one commit: the rows walk the index
     // activity_recent from `since`, the count adds the whole minutes after since's to the
     // rows of its own minute (SCHEMA).
-    recentActivity: (since, limit) =>
-      sql<{ value: string; count: number }>`SELECT value,
-          (SELECT COALESCE(SUM(agents), 0) FROM activity_minutes WHERE minute > ${activityMinute(since)})
-          + (SELECT COUNT(*) FROM activity WHERE logged >= ${since} AND logged < ${(activityMinute(since) + 1) * ACTIVITY_MINUTE_MS}) AS count
+    recentActivity: (since, limit) => {
+      const minute = activityMinute(since)
+      return sql<{ value: string; count: number }>`SELECT value,
+          (SELECT COALESCE(SUM(agents), 0) FROM activity_minutes WHERE minute > ${minute})
+          + (SELECT COUNT(*) FROM activity WHERE logged >= ${since} AND logged < ${(minute + 1) * ACTIVITY_MINUTE_MS}) AS count
         FROM activity WHERE logged >= ${since} ORDER BY logged DESC, leaf DESC LIMIT ${Math.max(1, limit)}`.pipe(
         Effect.map((rows) => recentOfRows(rows, limit)),
         storage("read recent activity")
-      ),
+      )
+    },
     list: (area, key, { before, limit }) => Effect.gen(function*() {
       const [last] = yield* sql<{ n: number | null }>`SELECT MAX(n) AS n FROM state_lists WHERE area = ${area} AND key = ${key}`
       const length = (last?.n ?? -1) + 1
