@@ -12,28 +12,20 @@
 //     other request (HEAD, "007", "%31", a longer path) goes on to HttpApi unchanged;
 //   - admission and counting: the serve middlewares' own functions (admission.ts
 //     `admitted`: the `requests` budget, the address's turn, the RateLimit fields;
-//     countRequests.ts `counted`);
+//     countRequests.ts `counted`), run by leanServing.ts;
 //   - the answer: the same bundle (entryBundle.ts) and response (entries.ts entryResponse);
 //     the route's declared errors (404 entry_not_found, 503 not_yet_published or
-//     storage_unavailable) as the same problem documents; a defect logged as
-//     problemForEveryError.ts logs it and answered as the platform answers it; written to
-//     Node as @effect/platform-node writes a response (its status, headers and bytes).
+//     storage_unavailable) as the same problem documents; a defect, and the writing to
+//     Node, as leanServing.ts says.
 // test/adapters/http/leanEntryRoute.test.ts holds the answers byte for byte to HttpApi's.
 
-import type { IncomingMessage, ServerResponse } from "node:http"
-import { HttpServerError, type HttpServerResponse } from "@effect/platform"
-import { clientAbortFiberId } from "@effect/platform/HttpServerError"
-import { Cause, Effect, Runtime } from "effect"
-import type { Admission } from "../../app/Admission.js"
-import type { RequestStats } from "../../app/RequestStats.js"
-import type { ServiceConfig } from "../../app/ServiceConfig.js"
-import { arrivingFromNode, pathOfUrl } from "./arrivingRequest.js"
-import { admitted } from "./admission.js"
-import { counted } from "./countRequests.js"
+import { Effect } from "effect"
+import { pathOfUrl } from "./arrivingRequest.js"
 import { entryBundles } from "./handlers/entryBundle.js"
 import { entryResponse } from "./handlers/entries.js"
 import { orUnavailable } from "./handlers/common.js"
 import type { LeanHandler } from "./leanFirst.js"
+import { leanServing } from "./leanServing.js"
 import { decimalInt } from "./params.js"
 import { problemResponse } from "./problem.js"
 
@@ -43,42 +35,16 @@ const PREFIX = "/v2/entries/"
 export const leanEntryIndex = (method: string | undefined, url: string | undefined): number | undefined =>
   method === "GET" && url?.startsWith(PREFIX) === true ? decimalInt(pathOfUrl(url).slice(PREFIX.length)) : undefined
 
-/** Writes a response as @effect/platform-node's handleResponse does (this route makes only byte bodies or none). */
-const send = (res: ServerResponse, response: HttpServerResponse.HttpServerResponse) => {
-  if (res.writableEnded) return
-  res.writeHead(response.status, response.headers)
-  if (response.body._tag === "Uint8Array") res.end(response.body.body)
-  else res.end()
-}
-
 export const leanEntryRoute = Effect.gen(function*() {
   const bundleOf = yield* entryBundles
-  const runFork = Runtime.runFork(yield* Effect.runtime<Admission | RequestStats | ServiceConfig>())
-
-  const answerOf = (req: IncomingMessage, res: ServerResponse, index: number) => {
-    const request = arrivingFromNode(req)
-    const answer = Effect.flatMap(bundleOf(index), entryResponse).pipe(
-      orUnavailable,
-      Effect.catchAll((problem) => problemResponse(problem))
-    )
-    return Effect.matchCauseEffect(counted(request, admitted(request, answer)), {
-      onSuccess: (response) => Effect.sync(() => send(res, response)),
-      onFailure: (cause) =>
-        Cause.isInterruptedOnly(cause) ? Effect.void : Effect.zipRight(
-          Effect.logError("a request failed", cause),
-          Effect.flatMap(HttpServerError.causeResponse(cause), ([response]) => Effect.sync(() => send(res, response)))
-        )
-    })
-  }
-
+  const serve = yield* leanServing
   return ((req, res) => {
     const index = leanEntryIndex(req.method, req.url)
     if (index === undefined) return false
-    const fiber = runFork(answerOf(req, res, index))
-    // A client gone before its answer stops the work, as the platform's handler does.
-    res.on("close", () => {
-      if (!res.writableEnded) fiber.unsafeInterruptAsFork(clientAbortFiberId)
-    })
+    serve(req, res, Effect.flatMap(bundleOf(index), entryResponse).pipe(
+      orUnavailable,
+      Effect.catchAll((problem) => problemResponse(problem))
+    ))
     return true
   }) satisfies LeanHandler
 })

@@ -12,8 +12,11 @@ export type LimitedBody =
   | { readonly _tag: "TooLarge" }
   | { readonly _tag: "Failed"; readonly reason: string }
 
-export const readLimitedBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<LimitedBody> => {
-  const incoming: IncomingMessage = NodeHttpServerRequest.toIncomingMessage(request)
+export const readLimitedBody = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<LimitedBody> =>
+  readLimitedIncoming(NodeHttpServerRequest.toIncomingMessage(request), limit)
+
+/** The same, from Node's request itself (a lean route's, leanWriteRoute.ts). */
+export const readLimitedIncoming = (incoming: IncomingMessage, limit: number): Effect.Effect<LimitedBody> => {
   const declared = Number(incoming.headers["content-length"] ?? "0")
   if (declared > limit) {
     incoming.resume()

@@ -35,7 +35,8 @@ export const bareProblem = (status: number, detail: string) => {
 const isEmpty = (response: HttpServerResponse.HttpServerResponse) =>
   response.body._tag === "Empty" || (response.body._tag === "Uint8Array" && response.body.body.length === 0)
 
-const explained = (response: HttpServerResponse.HttpServerResponse) =>
+/** An error answer with an empty body, given its problem document (the router's 404s included). */
+export const explained = (response: HttpServerResponse.HttpServerResponse) =>
   response.status >= 400 && isEmpty(response)
     ? bareProblem(response.status, response.status === 404 ? "no route answers this method and path" : "the request was not answered")
     : response

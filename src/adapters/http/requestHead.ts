@@ -6,13 +6,14 @@
 import type { HttpServerRequest } from "@effect/platform"
 import type { AicsRequest } from "../../domain/http/aicsProfile.js"
 import type { WriteRequest } from "../../ports/WriteChecks.js"
+import type { ArrivingRequest } from "./arrivingRequest.js"
 
-/** The request without its body, headers as received. */
-export const requestHead = (request: HttpServerRequest.HttpServerRequest): Omit<WriteRequest, "body"> => {
+/** The request without its body, headers as received (from the platform's request or Node's, leanWriteRoute.ts). */
+export const requestHead = (request: Pick<ArrivingRequest, "method" | "url" | "headers">): Omit<WriteRequest, "body"> => {
   const url = new URL(request.url, "http://x")
   return {
     method: request.method,
-    authority: request.headers["host"],
+    authority: typeof request.headers["host"] === "string" ? request.headers["host"] : undefined,
     path: url.pathname,
     query: url.search.length > 1 ? url.search.slice(1) : "",
     headers: request.headers

@@ -58,6 +58,7 @@ import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { closeDraining } from "./closeDraining.js"
 import { leanEntryRoute } from "./leanEntryRoute.js"
+import { leanWriteRoute } from "./leanWriteRoute.js"
 import { leanFirst, type LeanSlot } from "./leanFirst.js"
 import { trackHttpConnections } from "../metrics/connectionStates.js"
 import { boundPendingBytes, DEFAULT_PENDING_BYTES, type PendingBytesLimits } from "./pendingBytes.js"
@@ -183,7 +184,7 @@ export const HttpLive = (options: {
   readonly limits?: { readonly connectionsPerAddress: number } | undefined
   readonly trustedProxies?: ReadonlyArray<Cidr> | undefined
   readonly pendingBytes?: PendingBytesLimits
-  /** GET /v2/entries/{index} through leanEntryRoute.ts (the default) or through HttpApi. */
+  /** GET /v2/entries/{index} and POST /v2/entries through leanEntryRoute.ts and leanWriteRoute.ts (the default) or through HttpApi. */
   readonly leanRoutes?: boolean
 }) => {
   // Filled in below once the services the lean route reads are at hand.
@@ -197,7 +198,11 @@ export const HttpLive = (options: {
     const self = yield* SelfRoutes
     const runtime = yield* Effect.runtime<HttpRouter.HttpRouter.DefaultServices>()
     self.serve(HttpApp.toWebHandlerRuntime(runtime)(yield* HttpApiBuilder.httpApp))
-    if (options.leanRoutes !== false) lean.handler = yield* leanEntryRoute
+    if (options.leanRoutes !== false) {
+      const entry = yield* leanEntryRoute
+      const write = yield* leanWriteRoute
+      lean.handler = (req, res) => write(req, res) || entry(req, res)
+    }
     return HttpApiBuilder.serve((app) => countRequests(admitRequests(app)))
   })).pipe(
     // The instances HttpApiBuilder.serve provides itself (the same layers, built once).
@@ -217,8 +222,8 @@ export const HttpLive = (options: {
     }), { host: options.host, port: options.port })),
     builtWithOnly(
       RequestStats, HttpApi.Api, Charter, Clock, Crypto, ServiceConfig, Admission, SelfRoutes,
-      // The lean route's bundle (handlers/entryBundle.ts).
-      Bodies, LogReader, LogStatus, LogStore, Publisher
+      // The lean routes' bundle (handlers/entryBundle.ts) and writes.
+      Bodies, LogReader, LogStatus, LogStore, Publisher, EntryWrites
     ),
     Layer.provide(ApiLive),
     // One instance for the server, which sets it, and the routes that call through it.

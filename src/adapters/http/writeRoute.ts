@@ -2,16 +2,31 @@
 // body within the limit, describe the request as the write checks see it, and send the
 // answer with its status, Location and Retry-After.
 
+import type { IncomingMessage } from "node:http"
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, FiberRef } from "effect"
 import { MAX_WRITE_REQUEST_BYTES } from "../../app/EntryWrites.js"
 import type { WriteTracing } from "../../app/Tracing.js"
 import type { WriteAnswer } from "../../app/WriteAnswers.js"
 import type { WriteRequest } from "../../ports/WriteChecks.js"
 import { CurrentClient, tarpit } from "./admission.js"
-import { readLimitedBody } from "./limitedBody.js"
+import { type ArrivingRequest, pathOfUrl } from "./arrivingRequest.js"
+import { readLimitedIncoming } from "./limitedBody.js"
 import { requestHead } from "./requestHead.js"
+
+/** A write as it arrived: Node's request, whose body is read here, and its head as the checks see it. */
+export interface WriteArrival {
+  readonly incoming: IncomingMessage
+  readonly head: Pick<ArrivingRequest, "method" | "url" | "headers">
+}
+
+/** A write that HttpApi routed. */
+export const arrivalOf = (request: HttpServerRequest.HttpServerRequest): WriteArrival => ({
+  incoming: NodeHttpServerRequest.toIncomingMessage(request),
+  head: request
+})
 
 /** What a write came to, for its span: the refusal code, or accepted. */
 const outcomeOf = (answer: WriteAnswer): string => {
@@ -27,18 +42,18 @@ const outcomeOf = (answer: WriteAnswer): string => {
  */
 export const answerWrite = (
   tracing: WriteTracing,
-  request: HttpServerRequest.HttpServerRequest,
+  { incoming, head }: WriteArrival,
   write: (request: WriteRequest) => Effect.Effect<WriteAnswer>,
   tooLarge: (limit: number) => Effect.Effect<WriteAnswer>,
   limit: number = MAX_WRITE_REQUEST_BYTES
 ) => {
   const answered = Effect.gen(function*() {
-    const read = yield* readLimitedBody(request, limit)
+    const read = yield* readLimitedIncoming(incoming, limit)
     if (read._tag === "Failed") return HttpServerResponse.empty({ status: 400 })
     const client = yield* FiberRef.get(CurrentClient)
     const answer = read._tag === "TooLarge"
       ? yield* tooLarge(limit)
-      : yield* write({ ...requestHead(request), body: read.bytes, ...(client === undefined ? {} : { client }) })
+      : yield* write({ ...requestHead(head), body: read.bytes, ...(client === undefined ? {} : { client }) })
     if (tracing.on) yield* tracing.annotate(() => ({ "http.response.status_code": answer.status, "aics.outcome": outcomeOf(answer) }))
     if (answer.status === 429) yield* tarpit
     return yield* HttpServerResponse.json(answer.body, {
@@ -51,15 +66,10 @@ export const answerWrite = (
     }).pipe(Effect.orDie)
   })
   if (!tracing.on) return answered
-  const path = pathOf(request.url)
+  const path = pathOfUrl(head.url)
   return answered.pipe(tracing.span(`POST ${path}`, () => ({
     kind: "server",
-    attributes: { "http.request.method": "POST", "http.route": path, "http.request.body.size": Number(request.headers["content-length"] ?? 0) }
+    attributes: { "http.request.method": "POST", "http.route": path, "http.request.body.size": Number(incoming.headers["content-length"] ?? 0) }
   })))
 }
 
-/** The path of a request target, without its query. */
-const pathOf = (url: string): string => {
-  const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
-}

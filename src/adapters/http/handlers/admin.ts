@@ -2,7 +2,7 @@
 // operation, each taking only its entry types, and requests large enough for an owner's
 // document when the head is the owner's (AdminWrites.bodyLimit).
 
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, type HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { AdminWrites } from "../../../app/AdminWrites.js"
 import { EntryWrites } from "../../../app/EntryWrites.js"
@@ -10,7 +10,7 @@ import { writeTracing } from "../../../app/Tracing.js"
 import { ADMIN_ROUTES } from "../../../domain/http/adminRoutes.js"
 import { AicsApi } from "../api.js"
 import { requestHead } from "../requestHead.js"
-import { answerWrite } from "../writeRoute.js"
+import { answerWrite, arrivalOf } from "../writeRoute.js"
 
 export const AdminHandlers = HttpApiBuilder.group(AicsApi, "admin", (handlers) =>
   Effect.gen(function*() {
@@ -18,9 +18,9 @@ export const AdminHandlers = HttpApiBuilder.group(AicsApi, "admin", (handlers) =
     const { tooLarge } = yield* EntryWrites
     const tracing = yield* writeTracing
     const route = (name: keyof typeof ADMIN_ROUTES) =>
-      ({ request }: { request: Parameters<typeof answerWrite>[1] }) =>
+      ({ request }: { request: HttpServerRequest.HttpServerRequest }) =>
         Effect.flatMap(admin.bodyLimit(requestHead(request)), (limit) =>
-          answerWrite(tracing, request, (write) => admin.write(write, ADMIN_ROUTES[name].types), tooLarge, limit))
+          answerWrite(tracing, arrivalOf(request), (write) => admin.write(write, ADMIN_ROUTES[name].types), tooLarge, limit))
     return handlers
       .handleRaw("tombstones", route("tombstones"))
       .handleRaw("suspensions", route("suspensions"))

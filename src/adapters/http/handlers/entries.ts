@@ -9,7 +9,7 @@ import { EntryWrites } from "../../../app/EntryWrites.js"
 import { writeTracing } from "../../../app/Tracing.js"
 import { decodeU64 } from "../../../domain/encoding.js"
 import { AicsApi } from "../api.js"
-import { answerWrite } from "../writeRoute.js"
+import { answerWrite, arrivalOf } from "../writeRoute.js"
 import { NotFound } from "../problem.js"
 import { orUnavailable } from "./common.js"
 import { type EntryBundle, entryBundles } from "./entryBundle.js"
@@ -28,7 +28,7 @@ export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handler
     const tracing = yield* writeTracing
 
     return handlers
-      .handleRaw("write", ({ request }) => answerWrite(tracing, request, writes.write, writes.tooLarge))
+      .handleRaw("write", ({ request }) => answerWrite(tracing, arrivalOf(request), writes.write, writes.tooLarge))
       .handle("entry", ({ path: { index } }) => Effect.flatMap(bundleOf(index), entryResponse).pipe(orUnavailable))
       .handle("body", ({ path: { digest } }) =>
         Effect.gen(function*() {
