@@ -9,10 +9,12 @@
 //   - p50/p99 of the directory: no q, q of 1-2 characters, q a part of 3-6 characters of a
 //     random name (matches many), q a whole name (matches one), q matching nothing.
 //
-//   node dist/bench/scale.js [sizes, default 100000] [--pg postgres://...] [--no-sqlite] [--no-memory]
+//   node dist/bench/scale.js [sizes, default 100000] [--pg postgres://...] [--pg-schema <name>] [--no-sqlite] [--no-memory]
 //
-// With --pg the same on PostgreSQL (a schema of its own, dropped at the end); --no-sqlite
-// and --no-memory leave those out. Keep runs short: the machine is shared.
+// With --pg the same on PostgreSQL (a schema of its own, dropped at the end; with
+// --pg-schema, that schema, kept, and filled only if it holds no names yet, so a change to
+// the queries is measured on the same tables again without filling them again);
+// --no-sqlite and --no-memory leave those out. Keep runs short: the machine is shared.
 
 import { mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -120,10 +122,15 @@ const fill = (store: typeof ProjectionStore.Service, size: number) =>
 
 const benchStore = (label: string, size: number, layer: Layer.Layer<ProjectionStore, unknown>, bytes: () => number | undefined) =>
   Effect.gen(function*() {
-    const filled = yield* Effect.scoped(Effect.flatMap(ProjectionStore, (store) => fill(store, size)).pipe(Effect.provide(layer)))
+    // A kept schema (--pg-schema) that already holds the names is measured as it is.
+    const filled = yield* Effect.scoped(Effect.flatMap(ProjectionStore, (store) =>
+      Effect.flatMap(store.folded, (folded) => folded === 0 ? fill(store, size) : Effect.succeed(undefined))).pipe(Effect.provide(layer)))
     const disk = bytes()
-    console.log(`${label} ${size} names: fold commits ${Math.round(size / (filled / 1000))} names/s` +
-      (disk === undefined ? "" : `, ${disk} bytes on disk (${(disk / size).toFixed(0)} B/name)`))
+    if (filled === undefined) console.log(`${label} ${size} names: already filled`)
+    else {
+      console.log(`${label} ${size} names: fold commits ${Math.round(size / (filled / 1000))} names/s` +
+        (disk === undefined ? "" : `, ${disk} bytes on disk (${(disk / size).toFixed(0)} B/name)`))
+    }
     yield* Effect.scoped(Effect.gen(function*() {
       const t0 = performance.now()
       const store = Context.get(yield* Layer.build(layer), ProjectionStore)
@@ -158,12 +165,15 @@ const benchMemory = (size: number) =>
     }
   })
 
-const pgSchema = (url: string, size: number): Effect.Effect<string, unknown, Scope.Scope> => {
-  const schema = `aics_bench_scale_${size}_${process.pid}`
+const pgSchema = (url: string, size: number, kept: string | undefined): Effect.Effect<string, unknown, Scope.Scope> => {
+  const schema = kept ?? `aics_bench_scale_${size}_${process.pid}`
   const admin = (statement: string) =>
     Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statement)).pipe(
       Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })))
-  return Effect.as(Effect.acquireRelease(admin(`CREATE SCHEMA ${schema}`), () => Effect.orDie(admin(`DROP SCHEMA ${schema} CASCADE`))), (() => {
+  const made = kept === undefined
+    ? Effect.acquireRelease(admin(`CREATE SCHEMA ${schema}`), () => Effect.orDie(admin(`DROP SCHEMA ${schema} CASCADE`)))
+    : admin(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
+  return Effect.as(made, (() => {
     const parsed = new URL(url)
     parsed.searchParams.set("options", `-c search_path=${schema}`)
     return parsed.toString()
@@ -174,6 +184,9 @@ const main = Effect.gen(function*() {
   const args = process.argv.slice(2)
   const pgAt = args.indexOf("--pg")
   const pgUrl = pgAt === -1 ? undefined : args[pgAt + 1]
+  const keptAt = args.indexOf("--pg-schema")
+  const keptSchema = keptAt === -1 ? undefined : args[keptAt + 1]
+  if (keptSchema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(keptSchema)) throw new Error(`--pg-schema takes a plain lower-case name, not ${keptSchema}`)
   const sizes = args.filter((a, i) => /^\d+$/.test(a) && (pgAt === -1 || i !== pgAt + 1)).map(Number)
   for (const size of sizes.length === 0 ? [100_000] : sizes) {
     if (!args.includes("--no-sqlite")) {
@@ -185,7 +198,7 @@ const main = Effect.gen(function*() {
     }
     if (pgUrl !== undefined) {
       yield* Effect.scoped(Effect.gen(function*() {
-        const url = yield* pgSchema(pgUrl, size)
+        const url = yield* pgSchema(pgUrl, size, keptSchema)
         const layer = PgProjectionStoreLive.pipe(Layer.provide(PgDatabaseLive(url, { maxConnections: 2 })))
         yield* benchStore("postgres", size, layer, () => undefined)
       }))
