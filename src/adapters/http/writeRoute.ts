@@ -1,6 +1,7 @@
-// The HTTP side shared by every write route (POST /v2/entries and /v2/admin/*): read the
-// body within the limit, describe the request as the write checks see it, and send the
-// answer with its status, Location and Retry-After.
+// The HTTP side shared by every write route (POST /v2/entries, answered beside HttpApi by
+// leanWriteRoute.ts or through it, and /v2/admin/*): read the body within the limit,
+// describe the request as the write checks see it, and send the answer with its status,
+// Location and Retry-After.
 
 import type { IncomingMessage } from "node:http"
 import type { HttpServerRequest } from "@effect/platform"
