@@ -1,7 +1,7 @@
 // POST /v2/entries, every agent's write, answered beside HttpApi rather than through it, as
 // GET /v2/entries/{index} is (leanEntryRoute.ts says why): HttpApi's machinery around a
-// request (the platform's request object, the router, the API's middlewares) is a tenth of
-// the main thread's time an entry on bench/write (bench/README.md "Session 15").
+// request (the platform's request object, the router, the API's middlewares) was about 8%
+// of the main thread's time an entry on bench/write (bench/README.md "Session 15").
 //
 // What does not change, so no client can tell the two paths apart:
 //   - which requests: POST with the path `/v2/entries`, whatever the query (the route has
