@@ -15,11 +15,11 @@
 // hold (its removal came later), so it cannot be clamped to a shorter store; bodyIndex.ts
 // empties it instead. Opening and damage are handled as for the leaf index (sqliteSidecar.ts).
 
-import type * as SqlClient from "@effect/sql/SqlClient"
 import type { Scope } from "effect"
 import { Effect } from "effect"
 import { StorageError } from "../../ports/StorageError.js"
 import { ROWS_PER_INSERT, runsOf } from "../projection/nameRows.js"
+import type { SqliteConnection } from "../sqlite/sqliteConnection.js"
 import { sqliteErrors } from "../sqlite/sqliteErrors.js"
 import type { IndexEntry } from "./bodyLayout.js"
 import type { BodyLocation } from "./bodyTable.js"
@@ -59,8 +59,8 @@ export interface BodySidecar {
   readonly meta: Effect.Effect<BodyIndexMeta, StorageError>
   /**
    * Where the put records of the bodies whose digest has each of these prefixes are, by the
-   * prefix's decimal text (one query a run of ROWS_PER_INSERT prefixes: a put asks for its
-   * whole batch at once).
+   * prefix's decimal text (one prepared lookup a distinct prefix: a put asks for its whole
+   * batch at once, a page of posts for its fifty bodies).
    */
   readonly candidates: (prefixes: ReadonlyArray<bigint>) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<BodyLocation>>, StorageError>
   /** Whether the row (prefix, offset) is there: the put record at `offset` is live. */
@@ -77,65 +77,63 @@ export interface BodySidecar {
   readonly clear: Effect.Effect<void, StorageError>
 }
 
-const sidecarOn = (sql: SqlClient.SqlClient): BodySidecar => ({
-  meta: sql<{ indexed: number; last_entry: Uint8Array | null }>`SELECT indexed, last_entry FROM body_index_meta`.pipe(
-    Effect.map(([row]) => ({ indexed: row!.indexed, lastEntry: row!.last_entry === null ? undefined : new Uint8Array(row!.last_entry) })),
-    storage("read the body index")
-  ),
-  candidates: (prefixes) =>
-    Effect.gen(function*() {
-      const found = new Map<string, Array<BodyLocation>>()
-      for (const run of runsOf(prefixes, ROWS_PER_INSERT)) {
-        // As text: better-sqlite3 reads an INTEGER as a number, which loses a prefix's low bits.
-        const rows = yield* sql<{ prefix: string; offset: number; length: number }>`
-          SELECT CAST(prefix AS TEXT) AS prefix, offset, length FROM body_locations WHERE prefix IN ${sql.in(run)}`
-        for (const row of rows) {
-          const locations = found.get(row.prefix) ?? []
-          locations.push({ offset: row.offset, length: row.length })
-          found.set(row.prefix, locations)
-        }
-      }
-      return found as ReadonlyMap<string, ReadonlyArray<BodyLocation>>
-    }).pipe(storage("read the body index")),
-  holds: (prefix, offset) =>
-    sql`SELECT 1 FROM body_locations WHERE prefix = ${prefix} AND offset = ${offset}`.pipe(
-      Effect.map((rows) => rows.length > 0),
+const sidecarOn = ({ sql, preparedRead }: SqliteConnection): BodySidecar => {
+  // A prepared read: this lookup is on every read of a body (bench/README.md "Session 16").
+  const locationsOf = preparedRead<BodyLocation>("SELECT offset, length FROM body_locations WHERE prefix = ?")
+  return {
+    meta: sql<{ indexed: number; last_entry: Uint8Array | null }>`SELECT indexed, last_entry FROM body_index_meta`.pipe(
+      Effect.map(([row]) => ({ indexed: row!.indexed, lastEntry: row!.last_entry === null ? undefined : new Uint8Array(row!.last_entry) })),
       storage("read the body index")
     ),
-  count: sql<{ rows: number }>`SELECT count(*) AS rows FROM body_locations`.pipe(
-    Effect.map(([row]) => row!.rows),
-    storage("read the body index")
-  ),
-  record: (from, entries, lastEntry) =>
-    transact(sql, "index bodies", Effect.gen(function*() {
-      const [meta] = yield* sql<{ indexed: number }>`SELECT indexed FROM body_index_meta`
-      if (meta!.indexed !== from) {
-        return yield* new StorageError({ operation: "index bodies", detail: `${BODY_INDEX_FILE} holds ${meta!.indexed} records, not ${from}` })
-      }
-      // Every insert before every delete: a removal names an earlier put, in the table
-      // already or among these. In key order, so they walk the B-tree forward.
-      const byKey = (a: { prefix: bigint; offset: number }, b: { prefix: bigint; offset: number }) =>
-        a.prefix < b.prefix ? -1 : a.prefix > b.prefix ? 1 : a.offset - b.offset
-      const puts = entries.flatMap((entry) => (entry.kind === "put" ? [{ prefix: bodyPrefix(entry.digest), offset: entry.offset, length: entry.length }] : []))
-        .sort(byKey)
-      const removals = entries.flatMap((entry) => (entry.kind === "removal" ? [{ prefix: bodyPrefix(entry.digest), offset: entry.target }] : []))
-        .sort(byKey)
-      // OR REPLACE: a row of these records may be there already, left by an older sidecar
-      // that `clear` or a crash did not reach; the record is the truth.
-      for (const run of runsOf(puts, ROWS_PER_INSERT)) yield* sql`INSERT OR REPLACE INTO body_locations ${sql.insert(run)}`
-      for (const run of runsOf(removals, ROWS_PER_INSERT)) {
-        yield* sql.unsafe(
-          `DELETE FROM body_locations WHERE (prefix, offset) IN (VALUES ${run.map(() => "(?, ?)").join(", ")})`,
-          run.flatMap((row) => [row.prefix, row.offset])
-        )
-      }
-      yield* sql`UPDATE body_index_meta SET indexed = ${from + entries.length}, last_entry = ${Buffer.from(lastEntry)}`
-    })),
-  clear: transact(sql, "clear the body index", Effect.gen(function*() {
-    yield* sql`DELETE FROM body_locations`
-    yield* sql`UPDATE body_index_meta SET indexed = 0, last_entry = NULL`
-  }))
-})
+    candidates: (prefixes) =>
+      Effect.gen(function*() {
+        const found = new Map<string, ReadonlyArray<BodyLocation>>()
+        for (const prefix of prefixes) {
+          const key = String(prefix)
+          if (!found.has(key)) found.set(key, yield* locationsOf([prefix]))
+        }
+        return found as ReadonlyMap<string, ReadonlyArray<BodyLocation>>
+      }).pipe(storage("read the body index")),
+    holds: (prefix, offset) =>
+      sql`SELECT 1 FROM body_locations WHERE prefix = ${prefix} AND offset = ${offset}`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        storage("read the body index")
+      ),
+    count: sql<{ rows: number }>`SELECT count(*) AS rows FROM body_locations`.pipe(
+      Effect.map(([row]) => row!.rows),
+      storage("read the body index")
+    ),
+    record: (from, entries, lastEntry) =>
+      transact(sql, "index bodies", Effect.gen(function*() {
+        const [meta] = yield* sql<{ indexed: number }>`SELECT indexed FROM body_index_meta`
+        if (meta!.indexed !== from) {
+          return yield* new StorageError({ operation: "index bodies", detail: `${BODY_INDEX_FILE} holds ${meta!.indexed} records, not ${from}` })
+        }
+        // Every insert before every delete: a removal names an earlier put, in the table
+        // already or among these. In key order, so they walk the B-tree forward.
+        const byKey = (a: { prefix: bigint; offset: number }, b: { prefix: bigint; offset: number }) =>
+          a.prefix < b.prefix ? -1 : a.prefix > b.prefix ? 1 : a.offset - b.offset
+        const puts = entries.flatMap((entry) => (entry.kind === "put" ? [{ prefix: bodyPrefix(entry.digest), offset: entry.offset, length: entry.length }] : []))
+          .sort(byKey)
+        const removals = entries.flatMap((entry) => (entry.kind === "removal" ? [{ prefix: bodyPrefix(entry.digest), offset: entry.target }] : []))
+          .sort(byKey)
+        // OR REPLACE: a row of these records may be there already, left by an older sidecar
+        // that `clear` or a crash did not reach; the record is the truth.
+        for (const run of runsOf(puts, ROWS_PER_INSERT)) yield* sql`INSERT OR REPLACE INTO body_locations ${sql.insert(run)}`
+        for (const run of runsOf(removals, ROWS_PER_INSERT)) {
+          yield* sql.unsafe(
+            `DELETE FROM body_locations WHERE (prefix, offset) IN (VALUES ${run.map(() => "(?, ?)").join(", ")})`,
+            run.flatMap((row) => [row.prefix, row.offset])
+          )
+        }
+        yield* sql`UPDATE body_index_meta SET indexed = ${from + entries.length}, last_entry = ${Buffer.from(lastEntry)}`
+      })),
+    clear: transact(sql, "clear the body index", Effect.gen(function*() {
+      yield* sql`DELETE FROM body_locations`
+      yield* sql`UPDATE body_index_meta SET indexed = 0, last_entry = NULL`
+    }))
+  }
+}
 
 /**
  * The sidecar `filename`, created when missing; a damaged one, or one `check` refuses, is

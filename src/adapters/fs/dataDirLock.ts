@@ -13,10 +13,9 @@
 
 import { mkdir } from "node:fs/promises"
 import { join } from "node:path"
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { StorageError } from "../../ports/StorageError.js"
+import { openSqliteConnection } from "../sqlite/sqliteConnection.js"
 import { isInUse, sqliteErrors } from "../sqlite/sqliteErrors.js"
 
 export const LOCK_FILE = "aics.lock"
@@ -29,8 +28,7 @@ export const DataDirLockLive = (dataDir: string): Layer.Layer<never, StorageErro
     const filename = join(dataDir, LOCK_FILE)
     // A first start finds no directory yet.
     yield* Effect.tryPromise(() => mkdir(dataDir, { recursive: true }))
-    const context = yield* Layer.build(SqliteClient.layer({ filename, disableWAL: true }))
-    const sql = Context.get(context, SqlClient.SqlClient)
+    const { sql } = yield* openSqliteConnection(filename)
     // Fail at once rather than wait for the holder (better-sqlite3 waits 5 s by default).
     yield* sql.unsafe("PRAGMA busy_timeout = 0")
     yield* sql.unsafe("PRAGMA locking_mode = EXCLUSIVE")

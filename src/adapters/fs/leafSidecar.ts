@@ -10,12 +10,12 @@
 // How it is opened, and what is done when it cannot be used, is shared with the body
 // store's index (sqliteSidecar.ts).
 
-import type * as SqlClient from "@effect/sql/SqlClient"
 import type { Scope } from "effect"
 import { Effect } from "effect"
 import type { Hash } from "../../domain/tlog/hasher.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { ROWS_PER_INSERT, runsOf } from "../projection/nameRows.js"
+import type { SqliteConnection } from "../sqlite/sqliteConnection.js"
 import { sqliteErrors } from "../sqlite/sqliteErrors.js"
 import { keyPrefix, openSqliteSidecar, type SidecarCheck } from "./sqliteSidecar.js"
 
@@ -56,7 +56,9 @@ export interface LeafSidecar {
   readonly clamp: (size: number) => Effect.Effect<void, StorageError>
 }
 
-const sidecarOn = (sql: SqlClient.SqlClient): LeafSidecar => {
+const sidecarOn = ({ sql, preparedRead }: SqliteConnection): LeafSidecar => {
+  // A prepared read, as the body index's lookup (bodySidecar.ts).
+  const leavesOf = preparedRead<{ leaf: number }>("SELECT leaf FROM leaf_prefixes WHERE prefix = ? AND leaf < ? ORDER BY leaf")
   const indexed = sql<{ indexed: number }>`SELECT indexed FROM leaf_index_meta`.pipe(
     Effect.map((rows) => rows[0]!.indexed),
     storage("read the leaf index")
@@ -64,7 +66,7 @@ const sidecarOn = (sql: SqlClient.SqlClient): LeafSidecar => {
   return {
     indexed,
     candidates: (prefix, below) =>
-      sql<{ leaf: number }>`SELECT leaf FROM leaf_prefixes WHERE prefix = ${prefix} AND leaf < ${below} ORDER BY leaf`.pipe(
+      leavesOf([prefix, below]).pipe(
         Effect.map((rows) => rows.map((row) => row.leaf)),
         storage("read the leaf index")
       ),

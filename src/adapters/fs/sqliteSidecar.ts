@@ -10,10 +10,9 @@
 // again. SQLite's page cache is its default (about 2 MiB), whatever the size of the store.
 
 import { rename } from "node:fs/promises"
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
-import { Cause, Context, Effect, ExecutionStrategy, Exit, Layer, Scope } from "effect"
+import { Cause, Effect, ExecutionStrategy, Exit, Scope } from "effect"
 import { StorageError } from "../../ports/StorageError.js"
+import { openSqliteConnection, type SqliteConnection } from "../sqlite/sqliteConnection.js"
 import { isDamaged, sqliteErrors } from "../sqlite/sqliteErrors.js"
 
 export const SIDECAR_PRAGMAS = [
@@ -33,8 +32,8 @@ export interface SidecarSpec<S> {
   readonly name: string
   /** Statements run after the pragmas at every open (CREATE ... IF NOT EXISTS). */
   readonly schema: ReadonlyArray<string>
-  /** The sidecar's operations on an open file. */
-  readonly make: (sql: SqlClient.SqlClient) => S
+  /** The sidecar's operations on an open file (its hot lookups as prepared reads). */
+  readonly make: (connection: SqliteConnection) => S
   /** A read run at open, so that a damaged file fails there rather than at a lookup. */
   readonly probe: (sidecar: S) => Effect.Effect<unknown, StorageError>
   /** What rebuilds it, for the log line when it is moved aside ("the log's hashes file"). */
@@ -47,11 +46,10 @@ export type SidecarCheck<S> = (sidecar: S) => Effect.Effect<string | undefined, 
 /** Opens the file in `scope` (closed with it) and reads it once, so a damaged file fails here. */
 const openIn = <S>(filename: string, spec: SidecarSpec<S>, scope: Scope.Scope) =>
   Effect.gen(function*() {
-    // WAL is set by the pragmas, after the locking mode, not by the client as it opens.
-    const context = yield* Layer.buildWithScope(SqliteClient.layer({ filename, disableWAL: true }), scope)
-    const sql = Context.get(context, SqlClient.SqlClient)
-    yield* Effect.forEach([...SIDECAR_PRAGMAS, ...spec.schema], (statement) => sql.unsafe(statement), { discard: true })
-    const sidecar = spec.make(sql)
+    // WAL is set by the pragmas, after the locking mode.
+    const connection = yield* Scope.extend(openSqliteConnection(filename), scope)
+    yield* Effect.forEach([...SIDECAR_PRAGMAS, ...spec.schema], (statement) => connection.sql.unsafe(statement), { discard: true })
+    const sidecar = spec.make(connection)
     yield* spec.probe(sidecar)
     return sidecar
   })

@@ -1,6 +1,7 @@
 // The projection store on SQLite (`<data dir>/state.db`), the embedded default
-// (src/ports/ProjectionStore.ts). One file, one connection (better-sqlite3 is synchronous;
-// @effect/sql-sqlite-node serialises the statements of this process on it).
+// (src/ports/ProjectionStore.ts). One file, one connection (sqliteConnection.ts: better-sqlite3
+// is synchronous; @effect/sql's client serialises the statements of this process on it, and
+// the point lookups are prepared reads beside it).
 //
 // Durability: WAL journal (with exclusive locking: see SCHEMA), synchronous=NORMAL. A commit is atomic (one transaction moves
 // the rows and `folded` together), and with WAL a crash keeps the database consistent but
@@ -24,8 +25,6 @@
 // Projection.ts). The file is only a cache of the log; nothing is lost.
 
 import { rename } from "node:fs/promises"
-import * as SqlClient from "@effect/sql/SqlClient"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { Cause, Effect, Layer } from "effect"
 import type { StateRow } from "../../domain/write/stateSlice.js"
 import { ProjectionStore } from "../../ports/ProjectionStore.js"
@@ -33,6 +32,7 @@ import { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
 import { ACTIVITY_AREA, ACTIVITY_MINUTE_MS, activityMinute, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { openSqliteConnection, type SqliteConnection } from "./sqliteConnection.js"
 import { isDamaged, sqliteErrors } from "./sqliteErrors.js"
 
 const SCHEMA = [
@@ -101,17 +101,32 @@ const TRIGRAM = 3
 
 const { describe, storage, transact } = sqliteErrors("state.db")
 
-const storeOnClient = Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
+const storeOn = ({ sql, preparedRead }: SqliteConnection) => Effect.gen(function*() {
   // Also reads the file: a damaged one fails here, at the start, not at the first query.
   yield* Effect.forEach(SCHEMA, (statement) => sql.unsafe(statement), { discard: true }).pipe(storage("open state.db"))
   yield* sql`SELECT folded FROM projection_meta`.pipe(storage("open state.db"))
 
+  // The point lookups of the write path's slices and of the views, as prepared reads
+  // (sqliteConnection.ts): one each a key costs less than one statement through the client
+  // for the whole batch.
+  const nameRow = preparedRead<NameRow>("SELECT * FROM names WHERE name = ?")
+  const stateRow = preparedRead<{ value: string }>("SELECT value FROM state_rows WHERE area = ? AND key = ?")
+  const activityRow = preparedRead<{ value: string }>("SELECT value FROM activity WHERE actor = ?")
+  const listLength = preparedRead<{ n: number | null }>("SELECT MAX(n) AS n FROM state_lists WHERE area = ? AND key = ?")
+  const listPage = preparedRead<{ n: number; value: string }>(
+    "SELECT n, value FROM state_lists WHERE area = ? AND key = ? AND n < ? ORDER BY n DESC LIMIT ?"
+  )
+  const areaRows = preparedRead<StoredRow>("SELECT area, key, value FROM state_rows WHERE area = ?")
+
   const names = (list: ReadonlyArray<string>) =>
-    Effect.forEach(runsOf(list, KEYS_PER_SELECT), (run) => sql<NameRow>`SELECT * FROM names WHERE name IN ${sql.in(run)}`).pipe(
-      Effect.map((found) => new Map(found.flat().map((row) => [row.name, recordOfRow(row)]))),
-      storage("read names")
-    )
+    Effect.gen(function*() {
+      const found = new Map<string, ReturnType<typeof recordOfRow>>()
+      for (const name of new Set(list)) {
+        const [row] = yield* nameRow([name])
+        if (row !== undefined) found.set(row.name, recordOfRow(row))
+      }
+      return found
+    }).pipe(storage("read names"))
 
   /**
    * The stored length of each list, by listId: one statement for many lists, each length
@@ -181,19 +196,15 @@ const storeOnClient = Effect.gen(function*() {
     names,
     rows: (keys) => Effect.gen(function*() {
       const rows: Array<StateRow> = []
-      // One statement per area (and per KEYS_PER_SELECT keys), not per row: a batch asks
-      // for a few rows of each entry, and each statement costs far more than its lookup.
       for (const [area, list] of keysByArea(keys)) {
-        for (const run of runsOf(list, KEYS_PER_SELECT)) {
-          const found = area === ACTIVITY_AREA
-            ? yield* sql<{ key: string; value: string }>`SELECT actor AS key, value FROM activity WHERE actor IN ${sql.in(run)}`
-            : yield* sql<{ key: string; value: string }>`SELECT key, value FROM state_rows WHERE area = ${area} AND key IN ${sql.in(run)}`
-          for (const row of found) rows.push({ area, key: row.key, value: stateOfJson(row.value) })
+        for (const key of list) {
+          const [row] = yield* (area === ACTIVITY_AREA ? activityRow([key]) : stateRow([area, key]))
+          if (row !== undefined) rows.push({ area, key, value: stateOfJson(row.value) })
         }
       }
       return { rows, names: [...(yield* names(keys.filter((k) => k.area === "names").map((k) => k.key))).values()] }
     }).pipe(storage("read state rows")),
-    resident: sql<StoredRow>`SELECT area, key, value FROM state_rows WHERE area = ${RESIDENT_AREA}`.pipe(
+    resident: areaRows([RESIDENT_AREA]).pipe(
       Effect.map(residentOfRows),
       storage("read resident state")
     ),
@@ -211,10 +222,9 @@ const storeOnClient = Effect.gen(function*() {
       )
     },
     list: (area, key, { before, limit }) => Effect.gen(function*() {
-      const [last] = yield* sql<{ n: number | null }>`SELECT MAX(n) AS n FROM state_lists WHERE area = ${area} AND key = ${key}`
+      const [last] = yield* listLength([area, key])
       const length = (last?.n ?? -1) + 1
-      const found = yield* sql<{ n: number; value: string }>`SELECT n, value FROM state_lists
-        WHERE area = ${area} AND key = ${key} AND n < ${before ?? length} ORDER BY n DESC LIMIT ${limit}`
+      const found = yield* listPage([area, key, before ?? length, limit])
       return { length, elements: found.map((row) => ({ n: row.n, value: stateOfJson(row.value) })) }
     }).pipe(storage("read state list")),
     // One seek a key: the primary key (area, key, n) gives the next key after the last.
@@ -276,8 +286,8 @@ const NAME_ALPHABET = [..."abcdefghijklmnopqrstuvwxyz0123456789-"]
 const trigramsAround = (part: string): string =>
   NAME_ALPHABET.flatMap((c) => [trigramPhrase(`${c}${part}`), trigramPhrase(`${part}${c}`)]).join(" OR ")
 
-// WAL is set by SCHEMA, after the locking mode, not by the client as it opens.
-const openAt = (filename: string) => Layer.effect(ProjectionStore, storeOnClient).pipe(Layer.provide(SqliteClient.layer({ filename, disableWAL: true })))
+// WAL is set by SCHEMA, after the locking mode.
+const openAt = (filename: string) => Layer.scoped(ProjectionStore, Effect.flatMap(openSqliteConnection(filename), storeOn))
 
 /**
  * The projection store in the SQLite file `filename`; a damaged file (not a database,

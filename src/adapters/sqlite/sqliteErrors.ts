@@ -1,4 +1,4 @@
-// StorageErrors out of @effect/sql-sqlite-node, shared by the SQLite files of the service
+// StorageErrors out of @effect/sql on SQLite (sqliteConnection.ts), shared by the SQLite files of the service
 // (state.db, SqliteProjectionStore.ts; the log's leaf index, src/adapters/fs/leafSidecar.ts):
 // every failure a port's caller sees names the operation and SQLite's own words.
 
