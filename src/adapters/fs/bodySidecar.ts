@@ -59,8 +59,8 @@ export interface BodySidecar {
   readonly meta: Effect.Effect<BodyIndexMeta, StorageError>
   /**
    * Where the put records of the bodies whose digest has each of these prefixes are, by the
-   * prefix's decimal text (one prepared lookup a distinct prefix: a put asks for its whole
-   * batch at once, a page of posts for its fifty bodies).
+   * prefix's decimal text (one prepared statement a run of prefixes: a put asks for its
+   * whole batch at once, a page of posts for its fifty bodies).
    */
   readonly candidates: (prefixes: ReadonlyArray<bigint>) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<BodyLocation>>, StorageError>
   /** Whether the row (prefix, offset) is there: the put record at `offset` is live. */
@@ -77,29 +77,38 @@ export interface BodySidecar {
   readonly clear: Effect.Effect<void, StorageError>
 }
 
-const sidecarOn = ({ sql, preparedRead }: SqliteConnection): BodySidecar => {
-  // A prepared read: this lookup is on every read of a body (bench/README.md "Session 16").
-  const locationsOf = preparedRead<BodyLocation>("SELECT offset, length FROM body_locations WHERE prefix = ?")
+const sidecarOn = ({ sql, preparedRead, preparedReadIn }: SqliteConnection): BodySidecar => {
+  // Reads are prepared reads (sqliteConnection.ts): the lookup is on every read of a body.
+  // As text: better-sqlite3 reads an INTEGER as a number, which loses a prefix's low bits.
+  const locationsIn = preparedReadIn<{ prefix: string; offset: number; length: number }>((list) =>
+    `SELECT CAST(prefix AS TEXT) AS prefix, offset, length FROM body_locations WHERE prefix IN (${list})`)
+  const metaRow = preparedRead<{ indexed: number; last_entry: Uint8Array | null }>("SELECT indexed, last_entry FROM body_index_meta")
+  const heldRow = preparedRead("SELECT 1 FROM body_locations WHERE prefix = ? AND offset = ?")
+  const rowCount = preparedRead<{ rows: number }>("SELECT count(*) AS rows FROM body_locations")
   return {
-    meta: sql<{ indexed: number; last_entry: Uint8Array | null }>`SELECT indexed, last_entry FROM body_index_meta`.pipe(
+    meta: metaRow([]).pipe(
       Effect.map(([row]) => ({ indexed: row!.indexed, lastEntry: row!.last_entry === null ? undefined : new Uint8Array(row!.last_entry) })),
       storage("read the body index")
     ),
     candidates: (prefixes) =>
-      Effect.gen(function*() {
-        const found = new Map<string, ReadonlyArray<BodyLocation>>()
-        for (const prefix of prefixes) {
-          const key = String(prefix)
-          if (!found.has(key)) found.set(key, yield* locationsOf([prefix]))
-        }
-        return found as ReadonlyMap<string, ReadonlyArray<BodyLocation>>
-      }).pipe(storage("read the body index")),
+      locationsIn([], prefixes).pipe(
+        Effect.map((rows) => {
+          const found = new Map<string, Array<BodyLocation>>()
+          for (const row of rows) {
+            const locations = found.get(row.prefix) ?? []
+            locations.push({ offset: row.offset, length: row.length })
+            found.set(row.prefix, locations)
+          }
+          return found as ReadonlyMap<string, ReadonlyArray<BodyLocation>>
+        }),
+        storage("read the body index")
+      ),
     holds: (prefix, offset) =>
-      sql`SELECT 1 FROM body_locations WHERE prefix = ${prefix} AND offset = ${offset}`.pipe(
+      heldRow([prefix, offset]).pipe(
         Effect.map((rows) => rows.length > 0),
         storage("read the body index")
       ),
-    count: sql<{ rows: number }>`SELECT count(*) AS rows FROM body_locations`.pipe(
+    count: rowCount([]).pipe(
       Effect.map(([row]) => row!.rows),
       storage("read the body index")
     ),

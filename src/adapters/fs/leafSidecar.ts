@@ -57,9 +57,10 @@ export interface LeafSidecar {
 }
 
 const sidecarOn = ({ sql, preparedRead }: SqliteConnection): LeafSidecar => {
-  // A prepared read, as the body index's lookup (bodySidecar.ts).
+  // Reads are prepared reads (sqliteConnection.ts), as the body index's (bodySidecar.ts).
   const leavesOf = preparedRead<{ leaf: number }>("SELECT leaf FROM leaf_prefixes WHERE prefix = ? AND leaf < ? ORDER BY leaf")
-  const indexed = sql<{ indexed: number }>`SELECT indexed FROM leaf_index_meta`.pipe(
+  const heldRow = preparedRead("SELECT 1 FROM leaf_prefixes WHERE prefix = ? AND leaf = ?")
+  const indexed = preparedRead<{ indexed: number }>("SELECT indexed FROM leaf_index_meta")([]).pipe(
     Effect.map((rows) => rows[0]!.indexed),
     storage("read the leaf index")
   )
@@ -71,7 +72,7 @@ const sidecarOn = ({ sql, preparedRead }: SqliteConnection): LeafSidecar => {
         storage("read the leaf index")
       ),
     holds: (prefix, leaf) =>
-      sql`SELECT 1 FROM leaf_prefixes WHERE prefix = ${prefix} AND leaf = ${leaf}`.pipe(
+      heldRow([prefix, leaf]).pipe(
         Effect.map((rows) => rows.length > 0),
         storage("read the leaf index")
       ),

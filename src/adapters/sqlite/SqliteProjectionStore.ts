@@ -101,32 +101,42 @@ const TRIGRAM = 3
 
 const { describe, storage, transact } = sqliteErrors("state.db")
 
-const storeOn = ({ sql, preparedRead }: SqliteConnection) => Effect.gen(function*() {
+const storeOn = ({ sql, preparedRead, preparedReadIn }: SqliteConnection) => Effect.gen(function*() {
   // Also reads the file: a damaged one fails here, at the start, not at the first query.
   yield* Effect.forEach(SCHEMA, (statement) => sql.unsafe(statement), { discard: true }).pipe(storage("open state.db"))
   yield* sql`SELECT folded FROM projection_meta`.pipe(storage("open state.db"))
 
-  // The point lookups of the write path's slices and of the views, as prepared reads
-  // (sqliteConnection.ts): one each a key costs less than one statement through the client
-  // for the whole batch.
-  const nameRow = preparedRead<NameRow>("SELECT * FROM names WHERE name = ?")
+  // Every read but the commit's is a prepared read (sqliteConnection.ts); a batch's slice
+  // reads each area's keys with one statement per run of them (preparedReadIn).
+  const namesIn = preparedReadIn<NameRow>((list) => `SELECT * FROM names WHERE name IN (${list})`)
+  const stateRowsIn = preparedReadIn<{ key: string; value: string }>((list) => `SELECT key, value FROM state_rows WHERE area = ? AND key IN (${list})`)
+  const activityRowsIn = preparedReadIn<{ key: string; value: string }>((list) => `SELECT actor AS key, value FROM activity WHERE actor IN (${list})`)
   const stateRow = preparedRead<{ value: string }>("SELECT value FROM state_rows WHERE area = ? AND key = ?")
-  const activityRow = preparedRead<{ value: string }>("SELECT value FROM activity WHERE actor = ?")
   const listLength = preparedRead<{ n: number | null }>("SELECT MAX(n) AS n FROM state_lists WHERE area = ? AND key = ?")
   const listPage = preparedRead<{ n: number; value: string }>(
     "SELECT n, value FROM state_lists WHERE area = ? AND key = ? AND n < ? ORDER BY n DESC LIMIT ?"
   )
   const areaRows = preparedRead<StoredRow>("SELECT area, key, value FROM state_rows WHERE area = ?")
+  const lastLeafRow = preparedRead<{ last_leaf: Uint8Array | null }>("SELECT last_leaf FROM projection_meta")
+  const activitySince = preparedRead<{ value: string; count: number }>(`SELECT value,
+      (SELECT COALESCE(SUM(agents), 0) FROM activity_minutes WHERE minute > ?)
+      + (SELECT COUNT(*) FROM activity WHERE logged >= ? AND logged < ?) AS count
+    FROM activity WHERE logged >= ? ORDER BY logged DESC, leaf DESC LIMIT ?`)
+  const firstListKey = preparedRead<{ key: string }>("SELECT key FROM state_lists WHERE area = ? ORDER BY key LIMIT 1")
+  const nextListKey = preparedRead<{ key: string }>("SELECT key FROM state_lists WHERE area = ? AND key > ? ORDER BY key LIMIT 1")
+  const namesInClaimOrder = preparedRead<NameRow>(`SELECT ${DIRECTORY_COLUMNS} FROM names
+    WHERE claim_index > ? ORDER BY claim_index LIMIT ?`)
+  const namesMatching = preparedRead<NameRow>(`SELECT ${DIRECTORY_COLUMNS.split(", ").map((c) => `n.${c}`).join(", ")}
+    FROM names_fts f JOIN names n ON n.claim_index = f.rowid
+    WHERE names_fts MATCH ? AND f.rowid > ? ORDER BY f.rowid LIMIT ?`)
+  const namesContaining = preparedRead<NameRow>(`SELECT ${DIRECTORY_COLUMNS} FROM names
+    WHERE claim_index > ? AND instr(name, ?) > 0 ORDER BY claim_index LIMIT ?`)
 
   const names = (list: ReadonlyArray<string>) =>
-    Effect.gen(function*() {
-      const found = new Map<string, ReturnType<typeof recordOfRow>>()
-      for (const name of new Set(list)) {
-        const [row] = yield* nameRow([name])
-        if (row !== undefined) found.set(row.name, recordOfRow(row))
-      }
-      return found
-    }).pipe(storage("read names"))
+    namesIn([], list).pipe(
+      Effect.map((found) => new Map(found.map((row) => [row.name, recordOfRow(row)]))),
+      storage("read names")
+    )
 
   /**
    * The stored length of each list, by listId: one statement for many lists, each length
@@ -143,14 +153,14 @@ const storeOn = ({ sql, preparedRead }: SqliteConnection) => Effect.gen(function
       return lengths
     })
 
-  const folded = sql<{ folded: number }>`SELECT folded FROM projection_meta`.pipe(
+  const folded = preparedRead<{ folded: number }>("SELECT folded FROM projection_meta")([]).pipe(
     Effect.map((rows) => rows[0]!.folded),
     storage("read folded index")
   )
 
   return ProjectionStore.of({
     folded,
-    lastLeaf: sql<{ last_leaf: Uint8Array | null }>`SELECT last_leaf FROM projection_meta`.pipe(
+    lastLeaf: lastLeafRow([]).pipe(
       Effect.map((rows) => (rows[0]!.last_leaf === null ? null : new Uint8Array(rows[0]!.last_leaf))),
       storage("read folded index")
     ),
@@ -197,10 +207,8 @@ const storeOn = ({ sql, preparedRead }: SqliteConnection) => Effect.gen(function
     rows: (keys) => Effect.gen(function*() {
       const rows: Array<StateRow> = []
       for (const [area, list] of keysByArea(keys)) {
-        for (const key of list) {
-          const [row] = yield* (area === ACTIVITY_AREA ? activityRow([key]) : stateRow([area, key]))
-          if (row !== undefined) rows.push({ area, key, value: stateOfJson(row.value) })
-        }
+        const found = yield* (area === ACTIVITY_AREA ? activityRowsIn([], list) : stateRowsIn([area], list))
+        for (const row of found) rows.push({ area, key: row.key, value: stateOfJson(row.value) })
       }
       return { rows, names: [...(yield* names(keys.filter((k) => k.area === "names").map((k) => k.key))).values()] }
     }).pipe(storage("read state rows")),
@@ -213,10 +221,7 @@ const storeOn = ({ sql, preparedRead }: SqliteConnection) => Effect.gen(function
     // rows of its own minute (SCHEMA).
     recentActivity: (since, limit) => {
       const minute = activityMinute(since)
-      return sql<{ value: string; count: number }>`SELECT value,
-          (SELECT COALESCE(SUM(agents), 0) FROM activity_minutes WHERE minute > ${minute})
-          + (SELECT COUNT(*) FROM activity WHERE logged >= ${since} AND logged < ${(minute + 1) * ACTIVITY_MINUTE_MS}) AS count
-        FROM activity WHERE logged >= ${since} ORDER BY logged DESC, leaf DESC LIMIT ${Math.max(1, limit)}`.pipe(
+      return activitySince([minute, since, (minute + 1) * ACTIVITY_MINUTE_MS, since, Math.max(1, limit)]).pipe(
         Effect.map((rows) => recentOfRows(rows, limit)),
         storage("read recent activity")
       )
@@ -231,12 +236,10 @@ const storeOn = ({ sql, preparedRead }: SqliteConnection) => Effect.gen(function
     listKeys: (area, { after, limit }) =>
       keysBySeek((last) =>
         Effect.map(
-          last === undefined
-            ? sql<{ key: string }>`SELECT key FROM state_lists WHERE area = ${area} ORDER BY key LIMIT 1`
-            : sql<{ key: string }>`SELECT key FROM state_lists WHERE area = ${area} AND key > ${last} ORDER BY key LIMIT 1`,
+          last === undefined ? firstListKey([area]) : nextListKey([area, last]),
           (rows) => rows[0]?.key
         ), after, limit).pipe(storage("read list keys")),
-    retained: sql<{ value: string }>`SELECT value FROM state_rows WHERE area = ${RETENTION_AREA} AND key = ${RETENTION_KEY}`.pipe(
+    retained: stateRow([RETENTION_AREA, RETENTION_KEY]).pipe(
       Effect.map((rows) => (rows[0] === undefined ? 0 : Number(rows[0].value))),
       storage("read retention cursor")
     ),
@@ -247,15 +250,10 @@ const storeOn = ({ sql, preparedRead }: SqliteConnection) => Effect.gen(function
     directory: ({ part, after, limit }) => {
       const from = after ?? -1
       const rows = part === undefined || part === ""
-        ? sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM names
-            WHERE claim_index > ${from} ORDER BY claim_index LIMIT ${limit + 1}`
+        ? namesInClaimOrder([from, limit + 1])
         : part.length >= TRIGRAM - 1
-        ? sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS.split(", ").map((c) => `n.${c}`).join(", "))}
-            FROM names_fts f JOIN names n ON n.claim_index = f.rowid
-            WHERE names_fts MATCH ${part.length >= TRIGRAM ? trigramPhrase(part) : trigramsAround(part)} AND f.rowid > ${from}
-            ORDER BY f.rowid LIMIT ${limit + 1}`
-        : sql<NameRow>`SELECT ${sql.literal(DIRECTORY_COLUMNS)} FROM names
-            WHERE claim_index > ${from} AND instr(name, ${part}) > 0 ORDER BY claim_index LIMIT ${limit + 1}`
+        ? namesMatching([part.length >= TRIGRAM ? trigramPhrase(part) : trigramsAround(part), from, limit + 1])
+        : namesContaining([from, part, limit + 1])
       return rows.pipe(
         Effect.map((found) => ({
           names: found.slice(0, limit).map((row) => directoryFields(recordOfRow(row))),

@@ -41,7 +41,21 @@ export interface SqliteConnection {
    * rows, on the caller's fiber, or through `sql` while a transaction is open.
    */
   readonly preparedRead: <Row extends object>(text: string) => (params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<Row>, SqlError>
+  /**
+   * A read of the rows whose key is in a list, prepared for a few list lengths: `text` makes
+   * the statement from its list of placeholders ("?, ?, ?"); each call runs it with `params`
+   * then the keys, IN_LENGTHS[-1] keys at a time, a shorter run padded with its last key.
+   * For many keys one statement costs far less than one lookup a key (64 keys: 120 against
+   * 470 us in better-sqlite3 alone).
+   */
+  readonly preparedReadIn: <Row extends object>(text: (placeholders: string) => string) => (
+    params: ReadonlyArray<unknown>,
+    keys: ReadonlyArray<unknown>
+  ) => Effect.Effect<ReadonlyArray<Row>, SqlError>
 }
+
+/** The list lengths preparedReadIn prepares a statement for (IN is a set: padding repeats a key). */
+const IN_LENGTHS = [1, 4, 16, 64]
 
 const failed = (message: string) => (cause: unknown) => new SqlError({ cause, message })
 
@@ -139,5 +153,21 @@ export const openSqliteConnection = (filename: string): Effect.Effect<SqliteConn
         })
     }
 
-    return { sql, preparedRead }
+    const preparedReadIn = <Row extends object>(text: (placeholders: string) => string) => {
+      const byLength = new Map(IN_LENGTHS.map((length) => [length, preparedRead<Row>(text(Array(length).fill("?").join(", ")))]))
+      const longest = IN_LENGTHS[IN_LENGTHS.length - 1]!
+      return (params: ReadonlyArray<unknown>, keys: ReadonlyArray<unknown>) =>
+        Effect.gen(function*() {
+          const rows: Array<Row> = []
+          for (let at = 0; at < keys.length; at += longest) {
+            const run = keys.slice(at, at + longest)
+            const length = IN_LENGTHS.find((n) => n >= run.length)!
+            const padded = run.concat(Array(length - run.length).fill(run[run.length - 1]))
+            rows.push(...(yield* byLength.get(length)!([...params, ...padded])))
+          }
+          return rows
+        })
+    }
+
+    return { sql, preparedRead, preparedReadIn }
   })

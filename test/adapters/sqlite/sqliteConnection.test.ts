@@ -63,6 +63,22 @@ describe("sqliteConnection", () => {
       expect(yield* names([0])).toEqual([{ name: "one" }, { name: "two" }])
     }))
 
+  it.scoped("a read of a list of keys answers the rows of exactly those keys, however many", () =>
+    Effect.gen(function*() {
+      const { sql, preparedReadIn } = yield* opened
+      yield* sql`INSERT INTO items ${sql.insert(Array.from({ length: 200 }, (_, i) => ({ id: i, name: `n${i}` })))}`
+      const named = preparedReadIn<{ id: number }>((list) => `SELECT id FROM items WHERE name LIKE ? AND id IN (${list}) ORDER BY id`)
+      for (const count of [0, 1, 3, 4, 5, 16, 17, 64, 65, 150]) {
+        // Every third id, and ids that no row has.
+        const keys = Array.from({ length: count }, (_, i) => (i % 7 === 6 ? 1000 + i : 3 * i))
+        const rows = yield* named(["n%"], keys)
+        const expected = keys.filter((id) => id < 200).sort((a, b) => a - b)
+        // A statement per run of 64 keys: ordered within each run.
+        expect(rows.map((row) => row.id).sort((a, b) => a - b)).toEqual(expected)
+      }
+      expect(yield* named(["x%"], [1, 2, 3])).toEqual([])
+    }))
+
   it.scoped("a prepared read never sees another fiber's open transaction: it waits for its end", () =>
     Effect.gen(function*() {
       const { sql, preparedRead } = yield* opened
