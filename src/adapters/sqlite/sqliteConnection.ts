@@ -38,7 +38,8 @@ export interface SqliteConnection {
   readonly sql: SqlClient.SqlClient
   /**
    * A read (a SELECT) prepared once: each call runs it with these parameters and answers its
-   * rows, on the caller's fiber, or through `sql` while a transaction is open.
+   * rows, on the caller's fiber, or through `sql` while a transaction is open. Integers come
+   * back as numbers (SqlClient.SafeIntegers applies to `sql`'s statements only).
    */
   readonly preparedRead: <Row extends object>(text: string) => (params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<Row>, SqlError>
   /**
