@@ -46,6 +46,12 @@ const SCHEMA = [
   // 32 MiB of page cache (SQLite's default is 2 MiB): the B-trees' upper pages and the rows
   // of active keys stay in memory, a fixed amount whatever the file's size.
   "PRAGMA cache_size = -32768",
+  // A checkpoint after 10,000 pages of WAL (40 MiB; SQLite's default is 1,000): a checkpoint
+  // copies each page once however often the commits since the last one rewrote it, and the
+  // batches' commits rewrite the same B-tree pages. state.db's COMMITs took 28% less of the
+  // main thread on bench/write (bench/README.md "Session 16"); the WAL file keeps its
+  // largest size, and a start reads it to rebuild the WAL index.
+  "PRAGMA wal_autocheckpoint = 10000",
   `CREATE TABLE IF NOT EXISTS projection_meta (
     only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
     folded INTEGER NOT NULL CHECK (folded >= 0),
