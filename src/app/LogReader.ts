@@ -18,6 +18,12 @@ export class LogReader extends Context.Tag("aics/LogReader")<LogReader, {
   readonly rootAt: (size: number) => Effect.Effect<Hash, StorageError>
   /** Inclusion proof of leaf `index` in the tree of `size` leaves (index < size <= committed). */
   readonly inclusionProof: (index: number, size: number) => Effect.Effect<ReadonlyArray<Hash>, StorageError>
+  /**
+   * The entry bytes of leaf `index` and its inclusion proof in the tree of `size` leaves:
+   * one read of the store for both (LogStore's readEntryAndHashes), the proof's hashes the
+   * cache holds left out of it.
+   */
+  readonly entryWithProof: (index: number, size: number) => Effect.Effect<{ readonly entry: Uint8Array; readonly proof: ReadonlyArray<Hash> }, StorageError>
   /** Consistency proof from `from` to `to` leaves (from <= to <= committed). */
   readonly consistencyProof: (from: number, to: number) => Effect.Effect<ReadonlyArray<Hash>, StorageError>
 }>() {
@@ -33,6 +39,18 @@ export class LogReader extends Context.Tag("aics/LogReader")<LogReader, {
       inclusionProof: (index, size) =>
         Effect.map(readHashes(inclusionProofIndexes(index, size)),
           (hashes) => inclusionProofFromHashes(hasher, index, size, hashes)),
+      entryWithProof: (index, size) =>
+        Effect.gen(function*() {
+          let entry: Uint8Array | undefined
+          const hashes = yield* readHashes(inclusionProofIndexes(index, size), (missing) =>
+            Effect.map(store.readEntryAndHashes(index, missing), (read) => {
+              entry = read.entry
+              return read.hashes
+            }))
+          // Every hash was cached: the leaf alone.
+          if (entry === undefined) [entry] = yield* store.readEntries(index, index + 1)
+          return { entry: entry!, proof: inclusionProofFromHashes(hasher, index, size, hashes) }
+        }),
       consistencyProof: (from, to) =>
         Effect.map(readHashes(consistencyProofIndexes(from, to)),
           (hashes) => consistencyProofFromHashes(hasher, from, to, hashes))

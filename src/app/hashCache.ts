@@ -34,8 +34,15 @@ export const makeHashCache = (
       young = new Map()
     }
   }
-  /** The stored hashes at these indexes, in order, reading only those not cached. */
-  return (indexes: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<Hash>, StorageError> =>
+  /**
+   * The stored hashes at these indexes, in order, reading only those not cached (with
+   * `readMissing` when given: a read that brings something else along, LogReader's
+   * entryWithProof).
+   */
+  return (
+    indexes: ReadonlyArray<number>,
+    readMissing: (indexes: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<Hash>, StorageError> = read
+  ): Effect.Effect<ReadonlyArray<Hash>, StorageError> =>
     Effect.suspend(() => {
       // The hashes cached now are taken now: while the missing ones are read, concurrent
       // requests may push them out of the cache (with a log larger than the cache, they do).
@@ -53,7 +60,7 @@ export const makeHashCache = (
           return hash
         })
       if (missing.length === 0) return Effect.sync(answer)
-      return Effect.map(read(missing), (hashes) => {
+      return Effect.map(readMissing(missing), (hashes) => {
         missing.forEach((index, i) => known.set(index, hashes[i]!))
         return answer()
       })

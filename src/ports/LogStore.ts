@@ -17,9 +17,12 @@
 // - a reopen after a crash exposes a prefix of the appended leaves that includes every
 //   batch whose append succeeded, with exactly storedHashCount(size) hashes.
 // - reads beyond the committed size fail; findLeaf answers the first index with that hash.
+// - readEntryAndHashes answers what readEntries(index, index + 1) and readHashes(hashes)
+//   answer, and fails where either would: one read of a store that is a round trip away
+//   (PgLogStore), both reads in turn elsewhere (readEntryAndHashesInTurn).
 
-import type { Effect, Option } from "effect"
-import { Context } from "effect"
+import type { Option } from "effect"
+import { Context, Effect } from "effect"
 import type { Hash } from "../domain/tlog/hasher.js"
 import type { LeaseFence, LeaseSuperseded } from "./LeaseFence.js"
 import type { StorageError } from "./StorageError.js"
@@ -28,6 +31,11 @@ export interface AppendedLeaf {
   /** The entry bytes (docs/spec/profile.md section 4), at most 65,535 bytes. */
   readonly bytes: Uint8Array
   /** The stored hashes this leaf adds: its leaf hash, then the subtree roots it completes. */
+  readonly hashes: ReadonlyArray<Hash>
+}
+
+export interface EntryAndHashes {
+  readonly entry: Uint8Array
   readonly hashes: ReadonlyArray<Hash>
 }
 
@@ -47,8 +55,20 @@ export class LogStore extends Context.Tag("aics/LogStore")<LogStore, {
   readonly readEntries: (from: number, to: number) => Effect.Effect<ReadonlyArray<Uint8Array>, StorageError>
   /** Stored hashes at the given stored-hash positions, in the order asked. */
   readonly readHashes: (indexes: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<Hash>, StorageError>
+  /**
+   * The entry bytes of leaf `index` and the stored hashes at `hashes` (in the order asked):
+   * what an entry's bundle needs (its leaf and the proof's hashes no cache holds).
+   */
+  readonly readEntryAndHashes: (index: number, hashes: ReadonlyArray<number>) => Effect.Effect<EntryAndHashes, StorageError>
   /** Stored hashes at positions [from, to): what the publisher reads for new leaves. */
   readonly readHashRange: (from: number, to: number) => Effect.Effect<ReadonlyArray<Hash>, StorageError>
   /** Index of the first leaf whose RFC 6962 leaf hash is the given one. */
   readonly findLeaf: (leafHash: Hash) => Effect.Effect<Option.Option<number>, StorageError>
 }>() {}
+
+/** readEntryAndHashes as two reads, for a store whose reads cost no round trip (files, memory). */
+export const readEntryAndHashesInTurn = (
+  store: Pick<Context.Tag.Service<LogStore>, "readEntries" | "readHashes">
+) =>
+(index: number, hashes: ReadonlyArray<number>): Effect.Effect<EntryAndHashes, StorageError> =>
+  Effect.zipWith(store.readEntries(index, index + 1), store.readHashes(hashes), ([entry], read) => ({ entry: entry!, hashes: read }))

@@ -14,6 +14,7 @@ import { toHex, utf8 } from "../../src/domain/bytes.js"
 import { appendLeaf, emptyFrontier, frontierFromHashes, frontierIndexes, frontierRoot, type Frontier } from "../../src/domain/tlog/frontier.js"
 import { makeTreeHasher, type Hash } from "../../src/domain/tlog/hasher.js"
 import { storedHashCount } from "../../src/domain/tlog/storedHash.js"
+import { inclusionProofIndexes } from "../../src/domain/tlog/inclusion.js"
 import type { LeaseFence } from "../../src/ports/LeaseFence.js"
 import { LogStore, type AppendedLeaf } from "../../src/ports/LogStore.js"
 
@@ -117,9 +118,20 @@ export const expectStoreMatches = (store: Store, model: LogModel) =>
       const leafHash = model.hashes[storedHashCount(index)]!
       expect(yield* store.findLeaf(leafHash)).toEqual(Option.some(model.firstIndexOf(leafHash)!))
     }
+    // Each leaf with its inclusion proof's hashes (in the proof's order), as the bundle reads
+    // them; and with none, as when the cache holds them all.
+    for (let index = 0; index < n; index++) {
+      const proof = inclusionProofIndexes(index, n)
+      const read = yield* store.readEntryAndHashes(index, proof)
+      expect(toHex(read.entry)).toBe(toHex(model.entries[index]!))
+      expect(hex(read.hashes)).toEqual(proof.map((p) => toHex(model.hashes[p]!)))
+      expect(hex((yield* store.readEntryAndHashes(index, [])).hashes)).toEqual([])
+    }
     yield* storageError(store.readEntries(0, n + 1))
     yield* storageError(store.readHashRange(0, total + 1))
     yield* storageError(store.readHashes([total]))
+    yield* storageError(store.readEntryAndHashes(n, []))
+    if (n > 0) yield* storageError(store.readEntryAndHashes(0, [0, total]))
   })
 
 const withStore = <A, E, R>(open: Layer.Layer<LogStore, unknown>, use: (store: Store) => Effect.Effect<A, E, R>) =>
@@ -142,6 +154,7 @@ export const logStoreContract = (name: string, adapter: LogStoreUnderTest): void
             yield* storageError(store.readEntries(0, 1))
             yield* storageError(store.readHashes([0]))
             yield* storageError(store.readHashRange(0, 1))
+            yield* storageError(store.readEntryAndHashes(0, []))
           }))
       }))
 

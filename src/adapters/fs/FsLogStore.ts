@@ -32,7 +32,7 @@
 import { Effect, Layer, Option } from "effect"
 import { HASH_SIZE, makeTreeHasher, type Hash } from "../../domain/tlog/hasher.js"
 import { Crypto } from "../../ports/Crypto.js"
-import { LogStore, type AppendedLeaf } from "../../ports/LogStore.js"
+import { LogStore, readEntryAndHashesInTurn, type AppendedLeaf } from "../../ports/LogStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { checkAppend } from "./appendCheck.js"
 import { openLeafFinder } from "./leafFinder.js"
@@ -99,15 +99,20 @@ export const FsLogStoreLive = (directory: string): Layer.Layer<LogStore, Storage
       const findLeaf = (leafHash: Hash) =>
         Effect.suspend(() => (leafHash.length === HASH_SIZE ? finder.find(leafHash, committed.size) : Effect.succeed(Option.none<number>())))
 
-      return LogStore.of({
-        size: Effect.sync(() => committed.size),
-        append,
-        readEntries: (from, to) =>
+      const reads = {
+        readEntries: (from: number, to: number) =>
           Effect.suspend(() => {
             const kept = to <= committed.size ? recent.get(from, to) : undefined
             return kept !== undefined ? Effect.succeed(kept) : readEntries(files, committed, from, to)
           }),
-        readHashes: (indexes) => Effect.suspend(() => readHashes(files, committed, indexes)),
+        readHashes: (indexes: ReadonlyArray<number>) => Effect.suspend(() => readHashes(files, committed, indexes))
+      }
+
+      return LogStore.of({
+        size: Effect.sync(() => committed.size),
+        append,
+        ...reads,
+        readEntryAndHashes: readEntryAndHashesInTurn(reads),
         readHashRange: (from, to) => Effect.suspend(() => readHashRange(files, committed, from, to)),
         findLeaf
       })

@@ -10,7 +10,7 @@ import { toHex } from "../../domain/bytes.js"
 import { makeTreeHasher, type Hash } from "../../domain/tlog/hasher.js"
 import { storedHashCount } from "../../domain/tlog/storedHash.js"
 import { Crypto } from "../../ports/Crypto.js"
-import { LogStore, type AppendedLeaf } from "../../ports/LogStore.js"
+import { LogStore, readEntryAndHashesInTurn, type AppendedLeaf } from "../../ports/LogStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { checkAppend } from "../fs/appendCheck.js"
 
@@ -40,23 +40,28 @@ export const MemoryLogStoreLive: Layer.Layer<LogStore, never, Crypto> = Layer.ef
         return Effect.void
       })
 
-    return LogStore.of({
-      size: Effect.sync(() => entries.length),
-      append,
-      readEntries: (from, to) =>
+    const reads = {
+      readEntries: (from: number, to: number) =>
         Effect.suspend(() =>
           isRange(from, to, entries.length)
             ? Effect.succeed(entries.slice(from, to).map((entry) => entry.slice()))
             : Effect.fail(outOfRange("readEntries", `entries [${from}, ${to}) of a log of ${entries.length}`))
         ),
-      readHashes: (indexes) =>
+      readHashes: (indexes: ReadonlyArray<number>) =>
         Effect.suspend(() => {
           const total = storedHashCount(entries.length)
           const bad = indexes.find((index) => !(Number.isSafeInteger(index) && index >= 0 && index < total))
           return bad === undefined
             ? Effect.succeed(indexes.map((index) => hashes[index]!.slice()))
             : Effect.fail(outOfRange("readHashes", `hash ${bad} of ${total}`))
-        }),
+        })
+    }
+
+    return LogStore.of({
+      size: Effect.sync(() => entries.length),
+      append,
+      ...reads,
+      readEntryAndHashes: readEntryAndHashesInTurn(reads),
       readHashRange: (from, to) =>
         Effect.suspend(() => {
           const total = storedHashCount(entries.length)

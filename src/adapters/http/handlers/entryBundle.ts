@@ -12,7 +12,6 @@ import { bodyReference } from "../../../domain/bodyReference.js"
 import { bodyStatusHeader } from "../../../domain/bodyStatus.js"
 import { fromUtf8 } from "../../../domain/bytes.js"
 import { encodeB64, encodeU64 } from "../../../domain/encoding.js"
-import { LogStore } from "../../../ports/LogStore.js"
 import { coveringCheckpoint } from "./tlog.js"
 
 /** X-AICS-Body-Status of a lookup. */
@@ -40,7 +39,6 @@ export interface EntryBundle {
 
 export const entryBundles = Effect.gen(function*() {
   const config = yield* ServiceConfig
-  const store = yield* LogStore
   const reader = yield* LogReader
   const publisher = yield* Publisher
   const status = yield* LogStatus
@@ -49,9 +47,8 @@ export const entryBundles = Effect.gen(function*() {
     Effect.gen(function*() {
       const committed = (yield* status.current).size
       const checkpoint = yield* coveringCheckpoint(publisher, index, committed, config.mmdSeconds)
-      const [entry] = yield* store.readEntries(index, index + 1)
-      const proof = yield* reader.inclusionProof(index, checkpoint.size)
-      const leaf = JSON.parse(fromUtf8(entry!)) as { envelope: Record<string, unknown>; logged: number }
+      const { entry, proof } = yield* reader.entryWithProof(index, checkpoint.size)
+      const leaf = JSON.parse(fromUtf8(entry)) as { envelope: Record<string, unknown>; logged: number }
       const payload = (leaf.envelope["payload"] ?? {}) as Record<string, unknown>
       const reference = bodyReference(payload)
       const named = { index, type: String(leaf.envelope["type"]), logged: leaf.logged }
@@ -61,7 +58,7 @@ export const entryBundles = Effect.gen(function*() {
       const body = reference === undefined ? undefined : riding ?? (yield* bodies.presenceOfEntry(named, reference.digest))
       return {
         bundle: {
-          entry_bytes: encodeU64(entry!),
+          entry_bytes: encodeU64(entry),
           index,
           inclusion_proof: proof.map(encodeB64),
           checkpoint_note: encodeU64(checkpoint.note),

@@ -59,13 +59,12 @@ export const TlogHandlers = HttpApiBuilder.group(AicsApi, "tlog", (handlers) =>
         Effect.gen(function*() {
           const index = path.leaf_index
           const latest = yield* coveringCheckpoint(publisher, index, yield* committedSize, config.mmdSeconds)
-          const [entry] = yield* store.readEntries(index, index + 1)
-          const hashes = yield* reader.inclusionProof(index, latest.size)
+          const { entry, proof } = yield* reader.entryWithProof(index, latest.size)
           return {
             index,
-            entry_bytes: encodeU64(entry!),
-            leaf_hash: encodeU64(reader.hasher.leafHash(entry!)),
-            inclusion_proof: { index, size: latest.size, hashes: hashes.map(encodeB64) },
+            entry_bytes: encodeU64(entry),
+            leaf_hash: encodeU64(reader.hasher.leafHash(entry)),
+            inclusion_proof: { index, size: latest.size, hashes: proof.map(encodeB64) },
             checkpoint_note: encodeU64(latest.note)
           }
         }).pipe(orUnavailable))
