@@ -98,7 +98,7 @@ export const openSqliteConnection = (filename: string): Effect.Effect<SqliteConn
           const result = statement.run(...params)
           return Effect.succeed(raw ? result : [])
         } catch (cause) {
-          return Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
+          return Effect.fail(failed("Failed to execute statement")(cause))
         }
       })
 
@@ -156,7 +156,7 @@ export const openSqliteConnection = (filename: string): Effect.Effect<SqliteConn
             statement ??= db.prepare(text)
             return Effect.succeed(statement.all(...params) as ReadonlyArray<Row>)
           } catch (cause) {
-            return Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
+            return Effect.fail(failed("Failed to execute statement")(cause))
           }
         })
     }
