@@ -9,12 +9,17 @@
 //     a share of the whole table for a common one (40,000 rows, 170 ms, for "ber" at a
 //     million names of bench/scale.ts).
 // Neither the planner nor the caller knows the part's share beforehand, so the search
-// walks a first window of PROBE_ROWS names and learns it from what matched there. While
-// the names still needed, at that share, fit in WALK_BUDGET rows in all, it walks on (a
-// window twice the estimate, so a share a little lower than measured still fills it);
-// otherwise the part is rare (fewer than `need` in every WALK_BUDGET names) and the index
-// gives the matches after the last name walked, which are then few to sort. Either way a
-// search reads at most about WALK_BUDGET rows, or the matches of a rare part.
+// walks a first window of PROBE_ROWS names and learns it from what matched there. Then it
+// weighs the two: the rows still to walk for the rest of the page at that share, against
+// the part's matches in the whole table (that share of the names), each of which costs the
+// index about INDEX_ROW_COST rows of walking (a bitmap heap visit and a recheck: 4 us a
+// match against 1.1 us a row walked, EXPLAIN ANALYZE at 22,000 names, bench/README.md
+// "Session 17"). It walks on (a window twice the estimate, so a share a little lower than
+// measured still fills it) while walking is the cheaper and fits in WALK_BUDGET rows in
+// all; otherwise the index gives the matches after the last name walked. Either way a
+// search reads at most about WALK_BUDGET rows, or the matches of a part rare enough that
+// they cost less. (Walking up to WALK_BUDGET whatever the table's size, as before, read
+// 20,000 rows for a part in one name of 700 at 22,000 names: 30 ms where the index takes 2.)
 //
 // The walk reads aics_projection_name_search (migrations.ts 0018): the claim index and
 // the name alone, ~50 bytes a row against ~500 in aics_projection_names, so a window of
@@ -33,11 +38,13 @@ import { toNumber } from "./pgValues.js"
 export interface SearchBudget {
   readonly probeRows: number
   readonly walkBudget: number
+  /** What the index costs a match it reads, in rows walked. */
+  readonly indexRowCost: number
   /** The largest window a part without trigrams walks at once. */
   readonly maxWindow: number
 }
 
-export const SEARCH_BUDGET: SearchBudget = { probeRows: 2048, walkBudget: 32_768, maxWindow: 65_536 }
+export const SEARCH_BUDGET: SearchBudget = { probeRows: 2048, walkBudget: 32_768, indexRowCost: 4, maxWindow: 65_536 }
 
 /** What the walk has seen so far. */
 export interface WalkSoFar {
@@ -46,6 +53,8 @@ export interface WalkSoFar {
   readonly need: number
   /** Whether the index can answer the part (it has a trigram: three characters or more). */
   readonly indexed: boolean
+  /** About how many names the table holds (the index reads the part's matches among all of them). */
+  readonly names: number
 }
 
 /**
@@ -54,10 +63,11 @@ export interface WalkSoFar {
  * within the budget.
  */
 export const nextStep = (soFar: WalkSoFar, budget: SearchBudget = SEARCH_BUDGET): number | "index" => {
-  const { walked, found, need, indexed } = soFar
+  const { walked, found, need, indexed, names } = soFar
   const estimate = found === 0 ? Number.POSITIVE_INFINITY : Math.ceil(((need - found) * walked) / found)
   if (!indexed) return Math.min(budget.maxWindow, Math.max(2 * walked, 2 * estimate))
-  if (walked + estimate > budget.walkBudget) return "index"
+  const matches = (found * names) / walked
+  if (walked + estimate > budget.walkBudget || budget.indexRowCost * matches < estimate) return "index"
   return Math.min(budget.walkBudget - walked, Math.max(budget.probeRows, 2 * estimate))
 }
 
@@ -79,12 +89,19 @@ export const searchClaimIndexes = (
     // One window: how many names it held, the last of them, and its first matches.
     const walk = (from: number, rows: number, wanted: number) =>
       Effect.map(
-        sql<{ walked: string; last: string | null; hits: ReadonlyArray<unknown> | null }>`WITH head AS (
+        sql<{ walked: string; last: string | null; newest: string | null; hits: ReadonlyArray<unknown> | null }>`WITH head AS (
             SELECT claim_index, name FROM aics_projection_name_search WHERE claim_index > ${from} ORDER BY claim_index LIMIT ${rows})
           SELECT count(*) AS walked, max(claim_index) AS last,
+            (SELECT max(claim_index) FROM aics_projection_name_search) AS newest,
             (array_agg(claim_index ORDER BY claim_index) FILTER (WHERE name LIKE ${like}))[1:${wanted}] AS hits
           FROM head`,
-        ([row]) => ({ walked: toNumber(row!.walked), last: row!.last === null ? from : toNumber(row!.last), hits: claimIndexes(row!.hits) })
+        ([row]) => {
+          const walked = toNumber(row!.walked)
+          const last = row!.last === null ? from : toNumber(row!.last)
+          // The names' density among claim indexes where this window walked, over them all.
+          const names = last > from && row!.newest !== null ? Math.ceil((walked * (toNumber(row!.newest) + 1)) / (last - from)) : walked
+          return { walked, last, names, hits: claimIndexes(row!.hits) }
+        }
       )
     // Every match after `from` from the trigram index (claim_index + 0 and OFFSET 0 keep the
     // planner from walking the claim order with the LIKE as a filter, which for a rare part is
@@ -106,7 +123,7 @@ export const searchClaimIndexes = (
       if (hits.length >= need || seen.walked < window) return hits
       walked += seen.walked
       from = seen.last
-      const next = nextStep({ walked, found: hits.length, need, indexed }, budget)
+      const next = nextStep({ walked, found: hits.length, need, indexed, names: seen.names }, budget)
       if (next === "index") return [...hits, ...(yield* fromIndex(from, need - hits.length))]
       window = next
     }

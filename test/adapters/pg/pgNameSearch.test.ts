@@ -19,7 +19,7 @@ import { openOn, upgradeAcross } from "./open.js"
 
 const db = testDatabase()
 
-const SMALL: SearchBudget = { probeRows: 8, walkBudget: 64, maxWindow: 32 }
+const SMALL: SearchBudget = { probeRows: 8, walkBudget: 64, indexRowCost: 4, maxWindow: 32 }
 
 // Names as people make them, word-animal-number, in runs that share an animal (so a part
 // can be common overall and absent from the first names), and a few rare ones late.
@@ -34,24 +34,37 @@ const expected = (part: string, after: number, need: number) =>
   NAMES.filter((r) => r.claimIndex > after && r.name.includes(part)).slice(0, need).map((r) => r.claimIndex)
 
 describe("nextStep", () => {
+  const MILLION = 1_000_000
+
   it("walks a part without trigrams in windows that double, up to the largest", () => {
-    expect(nextStep({ walked: 8, found: 0, need: 11, indexed: false }, SMALL)).toBe(32)
-    expect(nextStep({ walked: 8, found: 4, need: 11, indexed: false }, SMALL)).toBe(28)
-    expect(nextStep({ walked: 4096, found: 1, need: 101, indexed: false })).toBe(SEARCH_BUDGET.maxWindow)
+    expect(nextStep({ walked: 8, found: 0, need: 11, indexed: false, names: 700 }, SMALL)).toBe(32)
+    expect(nextStep({ walked: 8, found: 4, need: 11, indexed: false, names: 700 }, SMALL)).toBe(28)
+    expect(nextStep({ walked: 4096, found: 1, need: 101, indexed: false, names: MILLION })).toBe(SEARCH_BUDGET.maxWindow)
   })
 
   it("asks the index for a part it has not found, or whose rest would take more than the budget to walk", () => {
-    expect(nextStep({ walked: 2048, found: 0, need: 101, indexed: true })).toBe("index")
+    expect(nextStep({ walked: 2048, found: 0, need: 101, indexed: true, names: MILLION })).toBe("index")
     // 101 - 6 more at 6 in 2,048: about 32,400 more rows, past 32,768 in all.
-    expect(nextStep({ walked: 2048, found: 6, need: 101, indexed: true })).toBe("index")
+    expect(nextStep({ walked: 2048, found: 6, need: 101, indexed: true, names: MILLION })).toBe("index")
+  })
+
+  it("asks the index when its matches cost less than the rows left to walk", () => {
+    // 101 - 8 more at 8 in 2,048: 23,808 rows to walk; the index's matches, 8 in 2,048 of
+    // a million names, 3,906 at 4 rows each: 15,625.
+    expect(nextStep({ walked: 2048, found: 8, need: 101, indexed: true, names: MILLION })).toBe("index")
+    // At 22,000 names a part in 3 of 2,048 has about 33 matches: the index, not 67,000 rows.
+    expect(nextStep({ walked: 2048, found: 3, need: 51, indexed: true, names: 22_000 })).toBe("index")
+    // A common part's matches cost more than walking for the page: walk on.
+    expect(nextStep({ walked: 2048, found: 80, need: 101, indexed: true, names: 22_000 })).not.toBe("index")
   })
 
   it("walks on, twice the estimate and at least a probe, within what is left of the budget", () => {
     // 101 - 41 more at 41 in 2,048: about 3,000 rows; twice that.
-    expect(nextStep({ walked: 2048, found: 41, need: 101, indexed: true })).toBe(2 * Math.ceil((60 * 2048) / 41))
-    expect(nextStep({ walked: 2048, found: 100, need: 101, indexed: true })).toBe(SEARCH_BUDGET.probeRows)
-    // 101 - 8 more at 8 in 2,048: 23,808 rows fit, their double does not: the rest of the budget.
-    expect(nextStep({ walked: 2048, found: 8, need: 101, indexed: true })).toBe(SEARCH_BUDGET.walkBudget - 2048)
+    expect(nextStep({ walked: 2048, found: 41, need: 101, indexed: true, names: MILLION })).toBe(2 * Math.ceil((60 * 2048) / 41))
+    expect(nextStep({ walked: 2048, found: 100, need: 101, indexed: true, names: MILLION })).toBe(SEARCH_BUDGET.probeRows)
+    // 101 - 7 more at 7 in 2,048: 27,502 rows fit in the budget, their double does not: the
+    // rest of the budget. (At 3,000,000 names the index's 10,254 matches cost 41,016.)
+    expect(nextStep({ walked: 2048, found: 7, need: 101, indexed: true, names: 3 * MILLION })).toBe(SEARCH_BUDGET.walkBudget - 2048)
   })
 })
 
