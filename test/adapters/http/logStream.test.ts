@@ -280,6 +280,49 @@ const rssOf = async (pid: number): Promise<number> => {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024
 }
 
+/**
+ * Bytes in flight on each loopback connection, by the client's local port: what waits in
+ * the client's receive queue and in the server's send queue (Linux: /proc/net/tcp, IPv4).
+ */
+const bytesInFlight = async (): Promise<Map<number, number>> => {
+  const inFlight = new Map<number, number>()
+  const add = (port: number, bytes: number) => inFlight.set(port, (inFlight.get(port) ?? 0) + bytes)
+  for (const line of (await readFile("/proc/net/tcp", "utf8")).split("\n").slice(1)) {
+    const fields = line.trim().split(/\s+/)
+    if (fields.length < 5) continue
+    const [tx, rx] = fields[4]!.split(":").map((hex) => parseInt(hex, 16))
+    // The client's end (its port local) receives; the server's end (the client's port remote) sends.
+    add(parseInt(fields[1]!.split(":")[1]!, 16), rx!)
+    add(parseInt(fields[2]!.split(":")[1]!, 16), tx!)
+  }
+  return inFlight
+}
+
+/**
+ * Resumes each paused consumer once the bytes in flight to it have stayed the same, and
+ * not none, for `quietMs`: the service has stopped sending to it. Polled; a deadline of 100 s.
+ */
+const resumeOnceStalled = async (sockets: ReadonlyArray<Socket>, quietMs: number) => {
+  const deadline = Date.now() + 100_000
+  const last = new Map<Socket, { bytes: number; since: number }>()
+  const waiting = new Set(sockets)
+  while (waiting.size > 0) {
+    if (Date.now() > deadline) throw new Error(`the service kept sending to ${waiting.size} consumers that read nothing`)
+    await new Promise((r) => setTimeout(r, 100))
+    const inFlight = await bytesInFlight()
+    const now = Date.now()
+    for (const socket of waiting) {
+      const bytes = inFlight.get(socket.localPort!) ?? 0
+      const seen = last.get(socket)
+      if (seen === undefined || seen.bytes !== bytes) last.set(socket, { bytes, since: now })
+      else if (bytes > 0 && now - seen.since >= quietMs) {
+        socket.resume()
+        waiting.delete(socket)
+      }
+    }
+  }
+}
+
 describe("a consumer that stops reading", () => {
   // Polls of 16 long options: about 3.5 KB per event, 14 MB in all. More than the kernel's
   // socket buffers of one connection hold (loopback: a few MB), so the rest waits in the
@@ -315,15 +358,21 @@ describe("a consumer that stops reading", () => {
       sockets.push({ socket, received: () => received, closed })
       socket.on("data", (chunk: Buffer) => { received += chunk.toString("utf8") })
     }
+    // The bytes in flight to each consumer grow, then stay as they are: the service has
+    // stopped sending to it. Once they have stayed put for longer than the 2 s stall, it has
+    // been sent `dropped` and its response ended (its socket is cut 5 s after that), and
+    // reading now it finds what was buffered, then the dropped event, then the end. Each is
+    // resumed on its own once it stalled, not all after a fixed time: on a loaded machine
+    // the service takes seconds to fill 16 consumers' buffers, and one resumed before it
+    // stalled would read on, live, for good, or one resumed after its cut lose its end.
     // While they are stalled the service holds a bounded buffer per consumer, not the log.
-    await new Promise((r) => setTimeout(r, 1_500))
-    const stalled = await rssOf(pid)
-    // Past the stall time each is sent `dropped` and its response ended; reading now, the
-    // consumer finds what was buffered, then the dropped event, then the end. The wait is
-    // well past the 2 s stall: on a loaded machine the service takes seconds to fill 16
-    // consumers' buffers, and one resumed before it stalled would read on, live, for good.
-    await new Promise((r) => setTimeout(r, 6_000))
-    for (const { socket } of sockets) socket.resume()
+    let stalled = await rssOf(pid)
+    const sampling = setInterval(() => void rssOf(pid).then((rss) => { stalled = Math.max(stalled, rss) }, () => undefined), 200)
+    try {
+      await resumeOnceStalled(sockets.map(({ socket }) => socket), 3_000)
+    } finally {
+      clearInterval(sampling)
+    }
     await Promise.all(sockets.map((s) => s.closed))
     for (const { received } of sockets) {
       const text = received()
