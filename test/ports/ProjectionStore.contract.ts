@@ -240,12 +240,18 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
         yield* withStore(layer, (store) => Effect.gen(function*() {
           const loaded = yield* store.rows([
             { area: "chains", key: "did:key:zA" }, { area: "keys", key: "did:key:zA" }, { area: "bodies", key: "5" },
-            { area: "grants", key: "1" }, { area: "names", key: "alice" }, { area: "names", key: "bob" }
+            { area: "grants", key: "1" }, { area: "names", key: "alice" }, { area: "names", key: "bob" },
+            { area: "activity", key: "name:alice" }, { area: "activity", key: "name:nobody" }
           ])
-          expect(loaded.rows).toEqual([{ area: "chains", key: "did:key:zA", value: head }, { area: "keys", key: "did:key:zA", value: key }])
+          expect(loaded.rows).toEqual([
+            { area: "chains", key: "did:key:zA", value: head }, { area: "keys", key: "did:key:zA", value: key },
+            { area: "activity", key: "name:alice", value: activity }
+          ])
           expect(loaded.names).toEqual([claimed("alice", 1)])
           expect(yield* store.list("channelPosts", "general", { limit: 2 })).toEqual({ length: 4, elements: [{ n: 3, value: 9 }, { n: 2, value: 8 }] })
           expect(yield* store.list("channelPosts", "general", { before: 1, limit: 5 })).toEqual({ length: 4, elements: [{ n: 0, value: 2 }] })
+          // A page past the start is empty, and still says the list's length.
+          expect(yield* store.list("channelPosts", "general", { before: 0, limit: 5 })).toEqual({ length: 4, elements: [] })
           expect((yield* store.list("envelopes", "did:key:zA", { limit: 10 })).elements.map((e) => e.value)).toEqual([3, 2, 1])
           expect(yield* store.list("envelopes", "did:key:zB", { limit: 10 })).toEqual({ length: 1, elements: [{ n: 0, value: 8 }] })
           // The keys of an area's lists, in order, from a key on, a page at a time.
