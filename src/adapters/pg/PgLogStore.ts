@@ -110,18 +110,23 @@ export const PgLogStoreLive: Layer.Layer<LogStore, never, SqlClient.SqlClient | 
         return rows.map((row) => toBytes(row.hash))
       })
 
+    /** The failure of a read of a stored hash that is not there (or no position at all). */
+    const noHash = (index: number) => beyond("readHashes", (n) => `hash ${index} of ${storedHashCount(n)}`)
+    const notPositions = (indexes: ReadonlyArray<number>) => indexes.find((index) => !(Number.isSafeInteger(index) && index >= 0))
+    /** The hashes at `indexes`, in order, from the rows read for them by position. */
+    const inOrder = (indexes: ReadonlyArray<number>, byIndex: ReadonlyMap<number, Uint8Array>) => {
+      const missing = indexes.find((index) => !byIndex.has(index))
+      return missing !== undefined ? noHash(missing) : Effect.succeed(indexes.map((index) => toBytes(byIndex.get(index))))
+    }
+
     const readHashes = (indexes: ReadonlyArray<number>) =>
       Effect.gen(function*() {
-        const bad = indexes.find((index) => !(Number.isSafeInteger(index) && index >= 0))
-        if (bad !== undefined) return yield* beyond("readHashes", (n) => `hash ${bad} of ${storedHashCount(n)}`)
+        const bad = notPositions(indexes)
+        if (bad !== undefined) return yield* noHash(bad)
         if (indexes.length === 0) return []
-        const wanted = [...new Set(indexes)]
         const rows = yield* sql<{ idx: string; hash: Uint8Array }>`SELECT idx, hash FROM aics_hashes
-          WHERE idx = ANY(${wanted}::bigint[])`.pipe(storage("readHashes"))
-        const byIndex = new Map(rows.map((row) => [toNumber(row.idx), row.hash]))
-        const missing = wanted.find((index) => !byIndex.has(index))
-        if (missing !== undefined) return yield* beyond("readHashes", (n) => `hash ${missing} of ${storedHashCount(n)}`)
-        return indexes.map((index) => toBytes(byIndex.get(index)))
+          WHERE idx = ANY(${[...new Set(indexes)]}::bigint[])`.pipe(storage("readHashes"))
+        return yield* inOrder(indexes, new Map(rows.map((row) => [toNumber(row.idx), row.hash])))
       })
 
     // An entry's bundle reads its leaf and its proof's uncached hashes: one statement, so
@@ -130,23 +135,16 @@ export const PgLogStoreLive: Layer.Layer<LogStore, never, SqlClient.SqlClient | 
     // The leaf's row is told from the hashes' by its position, -1.
     const readEntryAndHashes = (index: number, hashes: ReadonlyArray<number>) =>
       Effect.gen(function*() {
-        const bad = hashes.find((hash) => !(Number.isSafeInteger(hash) && hash >= 0))
-        if (bad !== undefined) return yield* beyond("readHashes", (n) => `hash ${bad} of ${storedHashCount(n)}`)
-        if (!isRange(index, index + 1)) return yield* beyond("readEntries", (n) => `entries [${index}, ${index + 1}) of a log of ${n}`)
-        const wanted = [...new Set(hashes)]
+        const noEntry = () => beyond("readEntries", (n) => `entries [${index}, ${index + 1}) of a log of ${n}`)
+        const bad = notPositions(hashes)
+        if (bad !== undefined) return yield* noHash(bad)
+        if (!isRange(index, index + 1)) return yield* noEntry()
         const rows = yield* sql<{ idx: string; bytes: Uint8Array }>`SELECT -1::bigint AS idx, bytes FROM aics_leaves WHERE idx = ${index}
-          UNION ALL SELECT idx, hash FROM aics_hashes WHERE idx = ANY(${wanted}::bigint[])`.pipe(storage("readEntryAndHashes"))
-        let entry: Uint8Array | undefined
-        const byIndex = new Map<number, Uint8Array>()
-        for (const row of rows) {
-          const position = toNumber(row.idx)
-          if (position === -1) entry = toBytes(row.bytes)
-          else byIndex.set(position, row.bytes)
-        }
-        if (entry === undefined) return yield* beyond("readEntries", (n) => `entries [${index}, ${index + 1}) of a log of ${n}`)
-        const missing = wanted.find((position) => !byIndex.has(position))
-        if (missing !== undefined) return yield* beyond("readHashes", (n) => `hash ${missing} of ${storedHashCount(n)}`)
-        return { entry, hashes: hashes.map((position) => toBytes(byIndex.get(position))) }
+          UNION ALL SELECT idx, hash FROM aics_hashes WHERE idx = ANY(${[...new Set(hashes)]}::bigint[])`.pipe(storage("readEntryAndHashes"))
+        const byIndex = new Map(rows.map((row) => [toNumber(row.idx), row.bytes]))
+        const entry = byIndex.get(-1)
+        if (entry === undefined) return yield* noEntry()
+        return { entry: toBytes(entry), hashes: yield* inOrder(hashes, byIndex) }
       })
 
     const findLeaf = (leafHash: Hash) =>
