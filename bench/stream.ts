@@ -12,7 +12,13 @@
 // writer saw it) to the event reaching each subscriber (p50, p99, max over every delivery),
 // the deliveries missing, the subscriber process's CPU time, and the server's RSS.
 //
-//   npm run build && [BENCH_SERVER_NODE_ARGS=--cpu-prof] flock /work/cpu.lock node dist/bench/stream.js [subscribers=1000] [keys=32] [perKey=50] [rounds=1]
+// The subscribers ask for the stream in gzip, as they are (identity), or each in turn
+// (both: A B C C B A, A without subscribers), so the two codings are compared in one run.
+// BENCH_STREAM_SAMPLE=n decodes only every n-th stream in the subscriber process (the
+// others take their bytes undecoded, as a client elsewhere would): the clients' decoding
+// then takes less of the two cores the server shares with them (bench/streamSubscribers.ts).
+//
+//   npm run build && [BENCH_SERVER_NODE_ARGS=--cpu-prof] flock /work/cpu.lock node dist/bench/stream.js [subscribers=1000] [keys=32] [perKey=50] [rounds=1] [gzip|identity|both]
 
 import { fork, type ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
@@ -28,15 +34,24 @@ const keys = Number(process.argv[3] ?? 32)
 const perKey = Number(process.argv[4] ?? 50)
 /** Times the A B B A sequence runs. */
 const rounds = Number(process.argv[5] ?? 1)
+const sample = Number(process.env["BENCH_STREAM_SAMPLE"] ?? 1)
+const codings = { gzip: ["gzip"], identity: ["identity"], both: ["identity", "gzip"] }[process.argv[6] ?? "gzip"]
+if (codings === undefined) throw new Error(`the coding is gzip, identity or both, not ${process.argv[6]}`)
 
 /** Extra node arguments for the server (e.g. --cpu-prof), space-separated, as bench/write. */
 const serverArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
 
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024
-/** User + system CPU time so far, in ms, of a process or one of its threads (stat fields 14 and 15, ticks of 10 ms). */
+/** System CPU time so far, in ms, of a process or one of its threads (stat field 15, ticks of 10 ms). */
+const systemMs = (pid: number, thread?: number): number => statFields(pid, thread)[1]
+/** User + system CPU time so far, in ms, of a process or one of its threads (stat fields 14 and 15). */
 const cpuMs = (pid: number, thread?: number): number => {
+  const [user, system] = statFields(pid, thread)
+  return user + system
+}
+const statFields = (pid: number, thread?: number): [number, number] => {
   const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, "utf8").split(") ")[1]!.split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10
+  return [Number(fields[11]) * 10, Number(fields[12]) * 10]
 }
 
 interface Reads {
@@ -118,6 +133,7 @@ const main = async () => {
     const writes = presignPosts({ keys, perKey, origin: "localhost/aics", authority: `127.0.0.1:${port}`, label: `phase${label++}` })
     const cpuBefore = cpuMs(pid)
     const loopBefore = cpuMs(pid, pid)
+    const loopSystemBefore = systemMs(pid, pid)
     const subsCpuBefore = cpuMs(subs.child.pid!)
     const started = performance.now()
     const results = await sendInOrder(base, writes)
@@ -130,37 +146,41 @@ const main = async () => {
       cpuPerEntry: (cpuMs(pid) - cpuBefore) / accepted.length,
       // The main thread: the event loop that sequences writes and fans the stream out.
       loopPerEntry: (cpuMs(pid, pid) - loopBefore) / accepted.length,
+      // Of which in the kernel: on loopback a socket write also runs the receiving side's TCP.
+      loopSystemPerEntry: (systemMs(pid, pid) - loopSystemBefore) / accepted.length,
       subsCpu: cpuMs(subs.child.pid!) - subsCpuBefore
     }
   }
   try {
     console.log(`bench/stream: ${subscribers} subscribers, ${keys} keys x ${perKey} posts per phase (shared machine: other work runs on the same 2 cores)`)
     await load() // warm-up
-    for (const withSubscribers of Array.from({ length: rounds }, () => [false, true, true, false]).flat()) {
-      if (!withSubscribers) {
-        const { perSecond, refused, cpuPerEntry, loopPerEntry } = await load()
+    const phases = Array.from({ length: rounds }, () => [undefined, ...codings, ...[...codings].reverse(), undefined]).flat()
+    for (const coding of phases) {
+      if (coding === undefined) {
+        const { perSecond, refused, cpuPerEntry, loopPerEntry, loopSystemPerEntry } = await load()
         console.log(`without subscribers: ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}, ` +
-          `server CPU ${round(cpuPerEntry * 1000)} µs/entry (main thread ${round(loopPerEntry * 1000)}), RSS ${round(rssMb(pid))} MB`)
+          `server CPU ${round(cpuPerEntry * 1000)} µs/entry (main thread ${round(loopPerEntry * 1000)}, of it system ${round(loopSystemPerEntry * 1000)}), RSS ${round(rssMb(pid))} MB`)
         continue
       }
       const rssBefore = rssMb(pid)
-      await subs.ask({ open: { port, count: subscribers, path: "/v2/stream?type=post" } })
+      await subs.ask({ open: { port, count: subscribers, path: "/v2/stream?type=post", gzip: coding === "gzip", sample } })
       await new Promise((r) => setTimeout(r, 500))
       const rssOpen = rssMb(pid)
       let rssPeak = rssOpen
       const sampler = setInterval(() => void (rssPeak = Math.max(rssPeak, rssMb(pid))), 100)
-      const { results, perSecond, refused, cpuPerEntry, loopPerEntry, subsCpu } = await load()
+      const { results, perSecond, refused, cpuPerEntry, loopPerEntry, loopSystemPerEntry, subsCpu } = await load()
       // Deliveries still in flight get a second to land.
       await new Promise((r) => setTimeout(r, 1000))
       clearInterval(sampler)
-      const { reads } = await subs.ask<{ reads: Array<Reads> }>({ close: true })
+      const { reads, bytes } = await subs.ask<{ reads: Array<Reads>; bytes: number }>({ close: true })
       const d = deliveries(results, reads)
       console.log(
-        `with ${subscribers} subscribers: ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}, ` +
-          `server CPU ${round(cpuPerEntry * 1000)} µs/entry (main thread ${round(loopPerEntry * 1000)}), subscriber process CPU ${round(subsCpu)} ms; ` +
+        `with ${subscribers} subscribers (${coding}): ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}, ` +
+          `server CPU ${round(cpuPerEntry * 1000)} µs/entry (main thread ${round(loopPerEntry * 1000)}, of it system ${round(loopSystemPerEntry * 1000)}), subscriber process CPU ${round(subsCpu)} ms; ` +
           `202 -> event p50 ${round(at(d.fromAnswer, 50))} ms, p99 ${round(at(d.fromAnswer, 99))} ms, max ${round(at(d.fromAnswer, 100))} ms ` +
-          `over ${d.fromAnswer.length} deliveries (${d.early} before the writer read its 202, counted 0), ${d.missing} missing` +
+          `over ${d.fromAnswer.length} deliveries to ${reads.length} decoded streams (${d.early} before the writer read its 202, counted 0), ${d.missing} missing` +
           `${d.miscounted > 0 ? `, ${d.miscounted} subscribers with a wrong event count` : ""}; ` +
+          `${round(bytes / 1e6)} MB received by the ${subscribers} streams; ` +
           `request sent -> event p50 ${round(at(d.fromSend, 50))} ms, p99 ${round(at(d.fromSend, 99))} ms; ` +
           `server RSS ${round(rssBefore)} MB before, ${round(rssOpen)} MB with the streams open, peak ${round(rssPeak)} MB under load`
       )

@@ -5,6 +5,13 @@
 // (RFC 9112 section 7.1), and that one Buffer is written as it is to the socket of every
 // subscriber sharing the filter: one syscall each, nothing copied or re-framed per socket.
 //
+// A client that accepts gzip (Accept-Encoding, RFC 9110 12.5.3) gets the stream as one gzip
+// stream (sharedGzip.ts) whose pieces are compressed once per group as well: the same
+// compressed chunk goes to every such subscriber, and only the trailer's CRC-32 is its own.
+// The socket writes are what the fan-out costs the sending thread, and on loopback their
+// cost goes with the bytes, not their number (bench/README.md, bench/stream.ts): events
+// compress to about a third.
+//
 // Node's ServerResponse.write would frame every write itself (size line, data, CRLF: four
 // writes corked into one writev per socket). Writing the framed chunk to the socket is the
 // same bytes on the wire, in order with what the response writes itself (the head, `retry`,
@@ -15,13 +22,23 @@
 
 import type { ServerResponse } from "node:http"
 import { Duration, Effect } from "effect"
+import { deflatePiece, emptyTally, GZIP_HEADER, gzipEnd, tallyPiece, type DeflatedPiece, type GzipTally } from "./sharedGzip.js"
 
 const CRLF = Buffer.from("\r\n", "latin1")
 
-/** Event bytes written to many sockets: joined and framed once, on first need. */
+/** The bytes as one HTTP/1.1 chunk: size in hex, CRLF, the bytes, CRLF. */
+const chunkOf = (parts: ReadonlyArray<Uint8Array>): Buffer => {
+  let length = 0
+  for (const part of parts) length += part.length
+  return Buffer.concat([Buffer.from(`${length.toString(16)}\r\n`, "latin1"), ...parts, CRLF])
+}
+
+/** Event bytes written to many sockets: joined, framed and compressed once, on first need. */
 export class SharedBytes {
   private plainBytes: Buffer | undefined
   private framedBytes: Buffer | undefined
+  private deflated: DeflatedPiece | undefined
+  private framedDeflated: Buffer | undefined
 
   constructor(private readonly parts: ReadonlyArray<Uint8Array>) {}
 
@@ -38,14 +55,19 @@ export class SharedBytes {
     return this.plainBytes
   }
 
-  /** The events as one HTTP/1.1 chunk: size in hex, CRLF, the bytes, CRLF. */
+  /** The events as one HTTP/1.1 chunk. */
   framed(): Buffer {
-    if (this.framedBytes === undefined) {
-      let length = 0
-      for (const part of this.parts) length += part.length
-      this.framedBytes = Buffer.concat([Buffer.from(`${length.toString(16)}\r\n`, "latin1"), ...this.parts, CRLF])
-    }
-    return this.framedBytes
+    return (this.framedBytes ??= chunkOf(this.parts))
+  }
+
+  /** The events as DEFLATE blocks any gzip stream of sharedGzip.ts can carry. */
+  piece(): DeflatedPiece {
+    return (this.deflated ??= deflatePiece(this.plain()))
+  }
+
+  /** Those blocks as one HTTP/1.1 chunk. */
+  framedPiece(): Buffer {
+    return (this.framedDeflated ??= chunkOf([this.piece().blocks]))
   }
 
   get empty(): boolean {
@@ -57,11 +79,72 @@ export class SharedBytes {
 const framesItself = (res: ServerResponse): boolean =>
   res.chunkedEncoding && res.headersSent && res.socket !== null && res.writableLength === res.socket.writableLength
 
-/** Writes the bytes to the client, framed once for every socket that takes them. */
-export const writeShared = (res: ServerResponse, bytes: SharedBytes): void => {
-  if (bytes.empty) return
-  if (framesItself(res)) res.socket!.write(bytes.framed())
-  else res.write(bytes.plain())
+/** True when the Accept-Encoding header takes gzip: named (or `*`) with a weight above 0. */
+export const acceptsGzip = (acceptEncoding: string | undefined): boolean => {
+  if (acceptEncoding === undefined) return false
+  let named: boolean | undefined
+  let any = false
+  for (const item of acceptEncoding.split(",")) {
+    const [coding = "", ...params] = item.split(";").map((part) => part.trim().toLowerCase())
+    const weight = params.find((param) => param.startsWith("q="))
+    const takes = weight === undefined || Number(weight.slice(2)) > 0
+    if (coding === "gzip" || coding === "x-gzip") named = takes
+    else if (coding === "*") any = takes
+  }
+  return named ?? any
+}
+
+/**
+ * One response's side of the stream: its coding, and for gzip the running tally its
+ * trailer needs. Every byte of the body after the head goes through it.
+ */
+export class StreamWire {
+  private readonly tally: GzipTally | undefined
+
+  constructor(readonly res: ServerResponse, gzip: boolean) {
+    this.tally = gzip ? emptyTally() : undefined
+  }
+
+  /** The head's coding headers (the answer varies with Accept-Encoding either way). */
+  headers(): Record<string, string> {
+    return this.tally === undefined ? { vary: "accept-encoding" } : { vary: "accept-encoding", "content-encoding": "gzip" }
+  }
+
+  /**
+   * Starts the body right after the head with `first` (for gzip, after the gzip header),
+   * written through the response: the head goes out with it, before anything written to
+   * the socket itself.
+   */
+  begin(first: string): void {
+    const { res, tally } = this
+    if (tally === undefined) return void res.write(first)
+    const piece = deflatePiece(Buffer.from(first, "utf8"))
+    tallyPiece(tally, piece)
+    res.write(Buffer.concat([GZIP_HEADER, piece.blocks]))
+  }
+
+  /** Writes the bytes to the client, framed (and compressed) once for every socket that takes them. */
+  write(bytes: SharedBytes): void {
+    if (bytes.empty) return
+    const { res, tally } = this
+    if (tally === undefined) {
+      if (framesItself(res)) res.socket!.write(bytes.framed())
+      else res.write(bytes.plain())
+      return
+    }
+    tallyPiece(tally, bytes.piece())
+    if (framesItself(res)) res.socket!.write(bytes.framedPiece())
+    else res.write(bytes.piece().blocks)
+  }
+
+  /** The last bytes (an event), then the end of the body. */
+  end(last: string): void {
+    const { res, tally } = this
+    if (tally === undefined) return void res.end(last)
+    const piece = deflatePiece(Buffer.from(last, "utf8"))
+    tallyPiece(tally, piece)
+    res.end(Buffer.concat([piece.blocks, gzipEnd(tally)]))
+  }
 }
 
 /** Bytes written to this response that the kernel has not taken yet. */

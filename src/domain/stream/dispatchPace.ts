@@ -8,8 +8,10 @@
 // burst of leaves in one write, and at most MAX_REST_MS: the delay a live event may wait.
 // Past about 250 ms there is little left to save: a write's fixed cost (about 10 µs of
 // syscall per socket) is then a few percent of the loop with a thousand subscribers, and
-// what remains is the cost per byte, which no pacing changes; 500 ms took p99 from the 202
-// to the event near the 1 s target on the loaded machine (bench/README.md).
+// what remains is the cost per byte, which no pacing changes (a fixed 1 s rest, four times
+// fewer writes, left the system time an entry as it was), and which gzip reduces
+// (sseWire.ts); 500 ms took p99 from the 202 to the event near the 1 s target on the
+// loaded machine (bench/README.md).
 
 /** The share of the event loop the dispatches may take. */
 export const DISPATCH_SHARE = 0.05

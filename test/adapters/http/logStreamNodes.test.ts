@@ -1,4 +1,4 @@
-// GET /v2/stream on every node of a PostgreSQL deployment (docs/protocol.md 22.4): with
+// GET /v2/stream on every node of a PostgreSQL deployment (docs/protocol.md 22.5): with
 // writes sent to both nodes at once, a stream on the node that does not sequence delivers
 // every leaf exactly once, in order, and then a checkpoint that covers them; so does one on
 // the sequencer. Needs several database sessions: the real server only (AICS_TEST_DATABASE_URL).

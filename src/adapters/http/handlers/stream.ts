@@ -7,7 +7,8 @@
 // framed once, and that one Buffer is written to the socket of each live member of the
 // group (sseWire.ts): a batch costs a subscriber one write, wakes no fiber of its own and
 // allocates nothing per subscriber. A live subscriber's position is the dispatcher's: a
-// cursor into the shared ring, kept by no one but the dispatcher.
+// cursor into the shared ring, kept by no one but the dispatcher. A subscriber whose client
+// accepts gzip gets the same pieces compressed, once per group too (StreamWire, sharedGzip.ts).
 //
 // A subscriber catches up in its own fiber: from where it asked to start (Last-Event-ID,
 // `from`) until it reaches the dispatcher, reading pages from LogStream (memory, or the
@@ -34,7 +35,7 @@ import { AicsApi } from "../api.js"
 import { callerAddress } from "../callerAddress.js"
 import { DRAINING_EVENT } from "../closeDraining.js"
 import { problemResponse } from "../problem.js"
-import { attached, drained, SharedBytes, unsentBytes, writeShared } from "../sseWire.js"
+import { acceptsGzip, attached, drained, SharedBytes, StreamWire, unsentBytes } from "../sseWire.js"
 import { StreamGroups, type Group } from "../streamGroups.js"
 
 /**
@@ -60,9 +61,10 @@ const filterOf = (params: { readonly type?: string | undefined; readonly channel
 }
 
 /** The last event of a consumer that stopped reading, then the end; the socket is cut if it never takes it. */
-const drop = (res: ServerResponse, next: number, stallSeconds: number) =>
+const drop = (wire: StreamWire, next: number, stallSeconds: number) =>
   Effect.sync(() => {
-    res.end(droppedEvent(`the client read nothing for ${stallSeconds} s while events waited`, next))
+    const { res } = wire
+    wire.end(droppedEvent(`the client read nothing for ${stallSeconds} s while events waited`, next))
     const cut = setTimeout(() => res.destroy(), DROP_GRACE_MS)
     cut.unref()
     res.once("close", () => clearTimeout(cut))
@@ -70,6 +72,8 @@ const drop = (res: ServerResponse, next: number, stallSeconds: number) =>
 
 interface Subscriber {
   readonly res: ServerResponse
+  /** Every byte of the body after the head goes through it (its coding: identity or gzip). */
+  readonly wire: StreamWire
   readonly filter: StreamFilter
   /**
    * The next leaf index this subscriber owes its client. While it is live the dispatcher
@@ -104,7 +108,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
     const sendCheckpoint = (sub: Subscriber) => {
       if (checkpoint !== undefined && checkpoint.size > sub.sentCheckpoint && position(sub) >= checkpoint.size) {
         sub.sentCheckpoint = checkpoint.size
-        writeShared(sub.res, checkpoint.bytes)
+        sub.wire.write(checkpoint.bytes)
       }
     }
 
@@ -135,7 +139,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
             continue
           }
           // Ahead of the batch's start (it caught up past it): only what it was not sent.
-          writeShared(sub.res, sub.next <= from ? shared : new SharedBytes(group.events.filter((e) => e.index >= sub.next).map((e) => e.bytes)))
+          sub.wire.write(sub.next <= from ? shared : new SharedBytes(group.events.filter((e) => e.index >= sub.next).map((e) => e.bytes)))
           if (overfull(sub)) leaveLive(sub)
         }
       }
@@ -170,7 +174,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
     )))
     // Keeps idle streams (and the proxies on their way) open.
     yield* Effect.forkDaemon(Effect.forever(Effect.zipRight(Effect.sleep(KEEP_ALIVE_INTERVAL), Effect.sync(() => {
-      for (const sub of live) if (!ended(sub)) writeShared(sub.res, KEEP_ALIVE_BYTES)
+      for (const sub of live) if (!ended(sub)) sub.wire.write(KEEP_ALIVE_BYTES)
     }))))
 
     /**
@@ -186,10 +190,11 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
           "content-type": "text/event-stream; charset=utf-8",
           "cache-control": "no-store",
           // nginx would otherwise buffer the stream.
-          "x-accel-buffering": "no"
+          "x-accel-buffering": "no",
+          ...sub.wire.headers()
         })
         // The head goes out with this, before any event (sseWire.ts writes after it).
-        res.write(`retry: ${RETRY_MS}\n\n`)
+        sub.wire.begin(`retry: ${RETRY_MS}\n\n`)
         while (!ended(sub)) {
           // Behind the dispatcher: read and write a page at a time, until level with it.
           while (!overfull(sub)) {
@@ -214,10 +219,10 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
                 if (unsent > HIGH_WATER_BYTES) break
               }
             }
-            writeShared(res, new SharedBytes(parts))
+            sub.wire.write(new SharedBytes(parts))
             sendCheckpoint(sub)
           }
-          if (!(yield* drained(res, stall))) return yield* drop(res, sub.next, settings.stallSeconds)
+          if (!(yield* drained(res, stall))) return yield* drop(sub.wire, sub.next, settings.stallSeconds)
         }
       })
 
@@ -230,7 +235,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
       server.once(DRAINING_EVENT, () => {
         for (const sub of openStreams) {
           const next = position(sub)
-          if (!sub.res.writableEnded) sub.res.end(droppedEvent("the service is shutting down; reconnect to another node or later", next))
+          if (!sub.res.writableEnded) sub.wire.end(droppedEvent("the service is shutting down; reconnect to another node or later", next))
           leaveLive(sub)
           Deferred.unsafeDone(sub.blocked, Exit.void)
         }
@@ -249,8 +254,10 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
         const lastEventId = headers["last-event-id"]
         const start = lastEventId !== undefined ? lastEventId + 1 : urlParams.from ?? (yield* stream.head)
         openByAddress.set(address, open + 1)
+        const res = NodeHttpServerRequest.toServerResponse(request)
         const sub: Subscriber = {
-          res: NodeHttpServerRequest.toServerResponse(request),
+          res,
+          wire: new StreamWire(res, acceptsGzip(request.headers["accept-encoding"])),
           filter: filterOf(urlParams),
           next: start,
           sentCheckpoint: 0,
@@ -262,7 +269,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
         // The client's disconnection interrupts this fiber (the HTTP server does it).
         yield* serve(sub).pipe(
           // A store read failed mid-stream: the status is sent already, so the last event says it.
-          Effect.catchAll((error) => Effect.sync(() => sub.res.end(droppedEvent(`the log could not be read (${error.detail}); reconnect`, error.next)))),
+          Effect.catchAll((error) => Effect.sync(() => sub.wire.end(droppedEvent(`the log could not be read (${error.detail}); reconnect`, error.next)))),
           Effect.ensuring(Effect.sync(() => {
             leaveLive(sub)
             openStreams.delete(sub)
