@@ -14,6 +14,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { bodyStatus, digestStatus, type BodyEntry, type BodyStatusView } from "../domain/bodyStatus.js"
 import { encodeU64 } from "../domain/encoding.js"
 import { BodyStore } from "../ports/BodyStore.js"
+import type { BodyBesideLeaf } from "../ports/LogStore.js"
 import { Clock } from "../ports/Clock.js"
 import type { StorageError } from "../ports/StorageError.js"
 import { NAMING_PAGE } from "./BodyLedger.js"
@@ -36,9 +37,9 @@ export type BodyPresence = { readonly state: "available" | "unavailable" } | Gon
 
 export class Bodies extends Context.Tag("aics/Bodies")<Bodies, {
   /** The body an entry names (the wire bundle of that entry). */
-  readonly ofEntry: (entry: BodyEntry, digest: Uint8Array) => Effect.Effect<BodyLookup, StorageError>
+  readonly ofEntry: (entry: BodyEntry, digest: Uint8Array, read?: BodyBesideLeaf) => Effect.Effect<BodyLookup, StorageError>
   /** ofEntry's state without reading the bytes (the store's has). */
-  readonly presenceOfEntry: (entry: BodyEntry, digest: Uint8Array) => Effect.Effect<BodyPresence, StorageError>
+  readonly presenceOfEntry: (entry: BodyEntry, digest: Uint8Array, read?: BodyBesideLeaf) => Effect.Effect<BodyPresence, StorageError>
   /** A body by digest (/v2/bodies/{digest}), with the status every entry naming it gives it. */
   readonly ofDigest: (digest: Uint8Array) => Effect.Effect<BodyLookup, StorageError>
 }>() {
@@ -47,14 +48,19 @@ export class Bodies extends Context.Tag("aics/Bodies")<Bodies, {
     const reader = yield* StateReader
     const clock = yield* Clock
 
-    const stored = (digest: Uint8Array) =>
-      Effect.map(store.get(digest), Option.match({
+    // `read`: what the log store's read of the leaf found of the body already (LogStore's
+    // readEntryAndHashes, on PostgreSQL), which spares asking the body store again.
+    const stored = (digest: Uint8Array, read?: BodyBesideLeaf) =>
+      read?.stored === false ? Effect.succeed<BodyLookup>({ state: "unavailable" })
+      : read?.bytes !== undefined ? Effect.succeed<BodyLookup>({ state: "available", bytes: read.bytes })
+      : Effect.map(store.get(digest), Option.match({
         onNone: (): BodyLookup => ({ state: "unavailable" }),
         onSome: (bytes): BodyLookup => ({ state: "available", bytes })
       }))
 
-    const present = (digest: Uint8Array) =>
-      Effect.map(store.has(digest), (has): BodyPresence => ({ state: has ? "available" : "unavailable" }))
+    const present = (digest: Uint8Array, read?: BodyBesideLeaf) =>
+      read !== undefined ? Effect.succeed<BodyPresence>({ state: read.stored ? "available" : "unavailable" })
+      : Effect.map(store.has(digest), (has): BodyPresence => ({ state: has ? "available" : "unavailable" }))
 
     /** What `look` finds when the status is available (or none applies), else the status. */
     const withStatus = <A>(status: BodyStatusView | undefined, look: Effect.Effect<A, StorageError>): Effect.Effect<A | Gone, StorageError> =>
@@ -66,9 +72,9 @@ export class Bodies extends Context.Tag("aics/Bodies")<Bodies, {
       })
 
     return {
-      ofEntry: (entry, digest) =>
-        Effect.flatMap(statusOfEntry(entry), (status) => withStatus(status, stored(digest))),
-      presenceOfEntry: (entry, digest) => Effect.flatMap(statusOfEntry(entry), (status) => withStatus(status, present(digest))),
+      ofEntry: (entry, digest, read) =>
+        Effect.flatMap(statusOfEntry(entry), (status) => withStatus(status, stored(digest, read))),
+      presenceOfEntry: (entry, digest, read) => Effect.flatMap(statusOfEntry(entry), (status) => withStatus(status, present(digest, read))),
       ofDigest: (digest) =>
         Effect.gen(function*() {
           const state = yield* reader.resident

@@ -8,7 +8,7 @@ import { makeTreeHasher, type Hash, type TreeHasher } from "../domain/tlog/hashe
 import { inclusionProofFromHashes, inclusionProofIndexes } from "../domain/tlog/inclusion.js"
 import { treeHashFromHashes, treeHashIndexes } from "../domain/tlog/treeHash.js"
 import { Crypto } from "../ports/Crypto.js"
-import { LogStore } from "../ports/LogStore.js"
+import { LogStore, type BodyBesideLeaf, type EntryAndHashes } from "../ports/LogStore.js"
 import { makeHashCache } from "./hashCache.js"
 import type { StorageError } from "../ports/StorageError.js"
 
@@ -21,9 +21,14 @@ export class LogReader extends Context.Tag("aics/LogReader")<LogReader, {
   /**
    * The entry bytes of leaf `index` and its inclusion proof in the tree of `size` leaves:
    * one read of the store for both (LogStore's readEntryAndHashes), the proof's hashes the
-   * cache holds left out of it.
+   * cache holds left out of it; with the body the leaf names when the store tells it in
+   * that read (else `body` is undefined: ask the body store).
    */
-  readonly entryWithProof: (index: number, size: number) => Effect.Effect<{ readonly entry: Uint8Array; readonly proof: ReadonlyArray<Hash> }, StorageError>
+  readonly entryWithProof: (index: number, size: number) => Effect.Effect<{
+    readonly entry: Uint8Array
+    readonly proof: ReadonlyArray<Hash>
+    readonly body: BodyBesideLeaf | undefined
+  }, StorageError>
   /** Consistency proof from `from` to `to` leaves (from <= to <= committed). */
   readonly consistencyProof: (from: number, to: number) => Effect.Effect<ReadonlyArray<Hash>, StorageError>
 }>() {
@@ -41,15 +46,15 @@ export class LogReader extends Context.Tag("aics/LogReader")<LogReader, {
           (hashes) => inclusionProofFromHashes(hasher, index, size, hashes)),
       entryWithProof: (index, size) =>
         Effect.gen(function*() {
-          let entry: Uint8Array | undefined
+          let read: EntryAndHashes | undefined
           const hashes = yield* readHashes(inclusionProofIndexes(index, size), (missing) =>
-            Effect.map(store.readEntryAndHashes(index, missing), (read) => {
-              entry = read.entry
-              return read.hashes
+            Effect.map(store.readEntryAndHashes(index, missing), (answer) => {
+              read = answer
+              return answer.hashes
             }))
-          // Every hash was cached: the leaf alone.
-          if (entry === undefined) [entry] = yield* store.readEntries(index, index + 1)
-          return { entry: entry!, proof: inclusionProofFromHashes(hasher, index, size, hashes) }
+          // Every hash was cached: the leaf (and its body) alone.
+          const { entry, body } = read ?? (yield* store.readEntryAndHashes(index, []))
+          return { entry, body, proof: inclusionProofFromHashes(hasher, index, size, hashes) }
         }),
       consistencyProof: (from, to) =>
         Effect.map(readHashes(consistencyProofIndexes(from, to)),

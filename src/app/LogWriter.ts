@@ -16,7 +16,7 @@ import { appendLeaf, frontierFromHashes, frontierIndexes, frontierRoot, type Fro
 import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
 import { Crypto } from "../ports/Crypto.js"
 import type { LeaseFence, LeaseSuperseded } from "../ports/LeaseFence.js"
-import { LogStore, type AppendedLeaf } from "../ports/LogStore.js"
+import { LogStore, type AppendedLeaf, type NamedBody } from "../ports/LogStore.js"
 import { StorageError } from "../ports/StorageError.js"
 import { LogHealth } from "./LogHealth.js"
 
@@ -37,7 +37,9 @@ export class LogWriter extends Context.Tag("aics/LogWriter")<LogWriter, {
   readonly append: (
     start: number,
     entries: ReadonlyArray<Uint8Array>,
-    fence: LeaseFence
+    fence: LeaseFence,
+    /** The body each entry names, in the same order (undefined for none), for the store to keep beside the leaf. */
+    named?: ReadonlyArray<NamedBody | undefined>
   ) => Effect.Effect<AppendResult, StorageError | LeaseSuperseded>
   /** Reloads the frontier if another process appended; answers the committed size. */
   readonly refresh: Effect.Effect<number, StorageError>
@@ -57,7 +59,7 @@ export class LogWriter extends Context.Tag("aics/LogWriter")<LogWriter, {
     // One writer at a time: the frontier and the store's size move together.
     const lock = yield* Effect.makeSemaphore(1)
 
-    const append = (start: number, entries: ReadonlyArray<Uint8Array>, fence: LeaseFence) =>
+    const append = (start: number, entries: ReadonlyArray<Uint8Array>, fence: LeaseFence, named?: ReadonlyArray<NamedBody | undefined>) =>
       lock.withPermits(1)(Effect.gen(function*() {
         const diverged = yield* health.diverged
         if (diverged !== undefined) {
@@ -69,11 +71,11 @@ export class LogWriter extends Context.Tag("aics/LogWriter")<LogWriter, {
         }
         const leaves: Array<AppendedLeaf> = []
         const leafHashes: Array<Hash> = []
-        for (const bytes of entries) {
+        for (const [i, bytes] of entries.entries()) {
           const leafHash = hasher.leafHash(bytes)
           const step = appendLeaf(hasher, next, leafHash)
           next = step.frontier
-          leaves.push({ bytes, hashes: step.stored })
+          leaves.push({ bytes, hashes: step.stored, body: named?.[i] })
           leafHashes.push(leafHash)
         }
         yield* store.append(start, leaves, fence)

@@ -74,8 +74,9 @@ import { Clock } from "../ports/Clock.js"
 import { Coordination, type RelayedOutcome } from "../ports/Coordination.js"
 import { Crypto } from "../ports/Crypto.js"
 import type { LeaseFence } from "../ports/LeaseFence.js"
-import { LogStore } from "../ports/LogStore.js"
+import { LogStore, type NamedBody } from "../ports/LogStore.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
+import { bodyReference } from "../domain/bodyReference.js"
 import { LogWriter } from "./LogWriter.js"
 import { countBatch } from "./Metrics.js"
 import { NodeRole } from "./NodeRole.js"
@@ -242,6 +243,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         const decided: Array<Decided> = []
         const entries: Array<Uint8Array> = []
         const toStore: Array<StoredBody> = []
+        const named: Array<NamedBody | undefined> = []
         // The slice the batch reads, loaded before any decision: a store that cannot be read
         // fails the batch like one that cannot be written (log_unavailable, nothing changed).
         const run = new SliceRun(projection, point.resident)
@@ -263,6 +265,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
             const { index, logged, entryBytes } = decision.right
             decided.push({ job, accepted: true, index, logged, entryBytes })
             entries.push(entryBytes)
+            named.push(bodyReference(job.submission.envelope.payload))
             if (job.submission.body !== null) toStore.push(job.submission.body)
           }
         })
@@ -288,7 +291,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           ? Exit.succeed({ leafHashes: [] as ReadonlyArray<Hash> })
           : yield* Effect.exit(Effect.zipRight(
             toStore.length > 0 ? bodies.put(toStore) : Effect.void,
-            writer.append(start, entries, fence)
+            writer.append(start, entries, fence, named)
           ).pipe(tracing.span("aics.sequencer.append", () => ({
             attributes: { "aics.append.leaves": entries.length, "aics.append.bodies": toStore.length, "aics.append.from": start }
           }))))

@@ -19,7 +19,11 @@
 // - reads beyond the committed size fail; findLeaf answers the first index with that hash.
 // - readEntryAndHashes answers what readEntries(index, index + 1) and readHashes(hashes)
 //   answer, and fails where either would: one read of a store that is a round trip away
-//   (PgLogStore), both reads in turn elsewhere (readEntryAndHashesInTurn).
+//   (PgLogStore), both reads in turn elsewhere (readEntryAndHashesInTurn). A store that
+//   shares its database with the body store (PgLogStore) may also answer, in that read, the
+//   body the leaf was appended naming (AppendedLeaf.body): whether the body store holds it
+//   now, and its bytes when it rides; any other leaves `body` undefined and the caller asks
+//   the BodyStore.
 
 import type { Option } from "effect"
 import { Context, Effect } from "effect"
@@ -27,16 +31,35 @@ import type { Hash } from "../domain/tlog/hasher.js"
 import type { LeaseFence, LeaseSuperseded } from "./LeaseFence.js"
 import type { StorageError } from "./StorageError.js"
 
+/** The off-leaf body an entry names (domain/bodyReference.ts), as the leaf's store may keep it. */
+export interface NamedBody {
+  /** SHA-256 of the body. */
+  readonly digest: Uint8Array
+  /** Whether it rides in the entry's wire bundle. */
+  readonly rides: boolean
+}
+
 export interface AppendedLeaf {
   /** The entry bytes (docs/spec/profile.md section 4), at most 65,535 bytes. */
   readonly bytes: Uint8Array
   /** The stored hashes this leaf adds: its leaf hash, then the subtree roots it completes. */
   readonly hashes: ReadonlyArray<Hash>
+  /** The body the entry names, if any: a store may keep its digest beside the leaf. */
+  readonly body?: NamedBody | undefined
+}
+
+/** What the body store holds now of the body a leaf names. */
+export interface BodyBesideLeaf {
+  readonly stored: boolean
+  /** The bytes, when stored and the body rides in the bundle. */
+  readonly bytes: Uint8Array | undefined
 }
 
 export interface EntryAndHashes {
   readonly entry: Uint8Array
   readonly hashes: ReadonlyArray<Hash>
+  /** The named body, when this store can tell in the same read; else undefined (ask the BodyStore). */
+  readonly body?: BodyBesideLeaf | undefined
 }
 
 export class LogStore extends Context.Tag("aics/LogStore")<LogStore, {

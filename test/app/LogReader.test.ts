@@ -15,7 +15,7 @@ import { soleProcessLease } from "../support/leases.js"
 import { entryBytes, LogModel } from "../ports/LogStore.contract.js"
 
 describe("LogReader.entryWithProof", () => {
-  it.scoped("answers readEntries' leaf and inclusionProof's proof, reading the store once, and only the leaf when every hash is cached", () =>
+  it.scoped("answers readEntries' leaf and inclusionProof's proof, reading the store once, and only the leaf (with its body, where the store tells it) when every hash is cached", () =>
     Effect.gen(function*() {
       const calls: Array<string> = []
       // The memory store, with its reads written down.
@@ -38,10 +38,12 @@ describe("LogReader.entryWithProof", () => {
       const { entry, proof } = yield* reader.entryWithProof(5, size)
       expect(calls).toEqual([`entry and hashes 5 ${inclusionProofIndexes(5, size).length}`])
       expect(toHex(entry)).toBe(toHex(model.entries[5]!))
-      // Asked again, the proof's hashes are all cached: the leaf alone is read.
+      // Asked again, the proof's hashes are all cached: the leaf alone is read, no hash.
       calls.length = 0
       const again = yield* reader.entryWithProof(5, size)
-      expect(calls).toEqual(["entries 5"])
+      expect(calls).toEqual(["entry and hashes 5 0"])
+      // The memory store keeps no body beside its leaves: the caller asks the body store.
+      expect(again.body).toBeUndefined()
       expect(toHex(again.entry)).toBe(toHex(entry))
       expect(again.proof.map(toHex)).toEqual(proof.map(toHex))
 

@@ -173,6 +173,18 @@ export const logStoreContract = (name: string, adapter: LogStoreUnderTest): void
             expect(hex(yield* store.readEntries(7, 8))).toEqual(hex(model.entries.slice(7, 8)))
             expect(yield* store.readEntries(8, 8)).toEqual([])
             expect(hex(yield* store.readHashRange(3, 9))).toEqual(hex(model.hashes.slice(3, 9)))
+            // Leaves may come with the body their entry names: a store keeps it beside the
+            // leaf or ignores it, the log is the same; a read then tells the body's presence
+            // (none is stored here) or leaves the caller to ask the body store.
+            const named = [{ digest: new Uint8Array(32).fill(7), rides: true }, { digest: new Uint8Array(32).fill(8), rides: false }, undefined]
+            const leaves = model.add(entriesOf([[11, 40], [12, 50], [13, 60]]))
+            yield* store.append(8, leaves.map((leaf, i) => ({ ...leaf, body: named[i] })), fence)
+            yield* expectStoreMatches(store, model)
+            for (const [i, body] of named.entries()) {
+              const read = (yield* store.readEntryAndHashes(8 + i, [])).body
+              if (read !== undefined) expect(read).toEqual({ stored: false, bytes: undefined })
+              if (body === undefined) expect(read).toBeUndefined()
+            }
           }))
       }))
 

@@ -129,22 +129,34 @@ export const PgLogStoreLive: Layer.Layer<LogStore, never, SqlClient.SqlClient | 
         return yield* inOrder(indexes, new Map(rows.map((row) => [toNumber(row.idx), row.hash])))
       })
 
-    // An entry's bundle reads its leaf and its proof's uncached hashes: one statement, so
-    // one round trip to the server instead of two (each costs the process a socket write
-    // and read and the client's handling, more than the rows: bench/README.md "Session 17").
-    // The leaf's row is told from the hashes' by its position, -1.
+    // An entry's bundle reads its leaf, its proof's uncached hashes and the body the leaf
+    // names: one statement, so one round trip to the server instead of three (each costs
+    // the process a socket write and read and the client's handling, more than the rows:
+    // bench/README.md "Session 17"). The leaf's row is told from the hashes' by its
+    // position, -1; it carries the body's presence in aics_bodies (the same database as
+    // PgBodyStore's), and its bytes when it rides, for a leaf appended with its body's digest
+    // (migration 0020).
     const readEntryAndHashes = (index: number, hashes: ReadonlyArray<number>) =>
       Effect.gen(function*() {
         const noEntry = () => beyond("readEntries", (n) => `entries [${index}, ${index + 1}) of a log of ${n}`)
         const bad = notPositions(hashes)
         if (bad !== undefined) return yield* noHash(bad)
         if (!isRange(index, index + 1)) return yield* noEntry()
-        const rows = yield* sql<{ idx: string; bytes: Uint8Array }>`SELECT -1::bigint AS idx, bytes FROM aics_leaves WHERE idx = ${index}
-          UNION ALL SELECT idx, hash FROM aics_hashes WHERE idx = ANY(${[...new Set(hashes)]}::bigint[])`.pipe(storage("readEntryAndHashes"))
+        const rows = yield* sql<{ idx: string; bytes: Uint8Array; body_stored: boolean | null; body_bytes: Uint8Array | null }>`
+          SELECT -1::bigint AS idx, l.bytes,
+                 CASE WHEN l.body_digest IS NOT NULL THEN b.digest IS NOT NULL END AS body_stored,
+                 CASE WHEN l.body_rides THEN b.bytes END AS body_bytes
+            FROM aics_leaves l LEFT JOIN aics_bodies b ON b.digest = l.body_digest
+            WHERE l.idx = ${index}
+          UNION ALL SELECT idx, hash, NULL, NULL FROM aics_hashes WHERE idx = ANY(${[...new Set(hashes)]}::bigint[])`.pipe(storage("readEntryAndHashes"))
+        const leaf = rows.find((row) => toNumber(row.idx) === -1)
+        if (leaf === undefined) return yield* noEntry()
         const byIndex = new Map(rows.map((row) => [toNumber(row.idx), row.bytes]))
-        const entry = byIndex.get(-1)
-        if (entry === undefined) return yield* noEntry()
-        return { entry: toBytes(entry), hashes: yield* inOrder(hashes, byIndex) }
+        return {
+          entry: toBytes(leaf.bytes),
+          hashes: yield* inOrder(hashes, byIndex),
+          body: leaf.body_stored === null ? undefined : { stored: leaf.body_stored, bytes: leaf.body_bytes === null ? undefined : toBytes(leaf.body_bytes) }
+        }
       })
 
     const findLeaf = (leafHash: Hash) =>

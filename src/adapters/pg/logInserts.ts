@@ -2,7 +2,9 @@
 // statement, and its stored hashes another, not a statement or parameters per leaf. The entry bytes of
 // the batch travel as one bytea parameter (node-postgres sends a Buffer in binary, no hex)
 // with int[] arrays of offsets and lengths, and the server cuts it with substring; the
-// stored hashes likewise travel as one bytea of 32-byte hashes. A statement never carries
+// stored hashes likewise travel as one bytea of 32-byte hashes, and the digests of the bodies
+// the leaves name as another, with an int[] saying which leaf names one and whether it
+// rides (-1 none, 0 no, 1 yes). A statement never carries
 // more than MAX_STATEMENT_BYTES of entries or MAX_STATEMENT_HASHES hashes: a larger batch
 // is several statements, in the same transaction.
 //
@@ -34,22 +36,28 @@ export const leafInserts = (sql: SqlClient.SqlClient, first: number, leaves: Rea
     }
     const blob = Buffer.allocUnsafe(bytes)
     const leafHashes = Buffer.allocUnsafe(HASH_SIZE * (to - from))
+    const bodyDigests = Buffer.alloc(HASH_SIZE * (to - from))
     const offsets: Array<number> = []
     const lengths: Array<number> = []
+    const rides: Array<number> = []
     let at = 0
     for (let i = from; i < to; i++) {
       const leaf = leaves[i]!
       blob.set(leaf.bytes, at)
       leafHashes.set(leaf.hashes[0]!, HASH_SIZE * (i - from))
+      if (leaf.body !== undefined) bodyDigests.set(leaf.body.digest, HASH_SIZE * (i - from))
+      rides.push(leaf.body === undefined ? -1 : leaf.body.rides ? 1 : 0)
       offsets.push(at)
       lengths.push(leaf.bytes.length)
       at += leaf.bytes.length
     }
-    statements.push(sql`INSERT INTO aics_leaves (idx, bytes, leaf_hash)
+    statements.push(sql`INSERT INTO aics_leaves (idx, bytes, leaf_hash, body_digest, body_rides)
       SELECT ${first + from}::bigint + t.i - 1,
              substring(${blob}::bytea FROM t.off + 1 FOR t.len),
-             substring(${leafHashes}::bytea FROM (t.i::int - 1) * 32 + 1 FOR 32)
-      FROM unnest(${offsets}::int[], ${lengths}::int[]) WITH ORDINALITY AS t(off, len, i)`)
+             substring(${leafHashes}::bytea FROM (t.i::int - 1) * 32 + 1 FOR 32),
+             CASE WHEN t.rides >= 0 THEN substring(${bodyDigests}::bytea FROM (t.i::int - 1) * 32 + 1 FOR 32) END,
+             CASE WHEN t.rides >= 0 THEN t.rides = 1 END
+      FROM unnest(${offsets}::int[], ${lengths}::int[], ${rides}::int[]) WITH ORDINALITY AS t(off, len, rides, i)`)
     from = to
   }
   return statements

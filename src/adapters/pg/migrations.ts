@@ -298,6 +298,16 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
     )`,
     `INSERT INTO aics_state_activity_minutes (minute, agents)
       SELECT logged / 60000, count(*) FROM aics_state_activity GROUP BY logged / 60000`
+  ),
+  // The body a leaf names (AppendedLeaf.body), kept beside it so an entry's read joins
+  // aics_bodies in the same statement (PgLogStore readEntryAndHashes): one round trip for
+  // GET /v2/entries/{i} instead of two. Leaves appended before have NULL, and their reader
+  // asks the body store as before. Adding nullable columns rewrites nothing.
+  "0020_leaf_body": statements(
+    `ALTER TABLE aics_leaves
+      ADD COLUMN body_digest bytea CHECK (octet_length(body_digest) = 32),
+      ADD COLUMN body_rides boolean,
+      ADD CONSTRAINT aics_leaves_body_both CHECK ((body_digest IS NULL) = (body_rides IS NULL))`
   )
 }
 

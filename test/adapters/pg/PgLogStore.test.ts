@@ -8,16 +8,19 @@
 import { it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Scope } from "effect"
 import { describe, expect } from "vitest"
+import { createHash } from "node:crypto"
+import { PgBodyStoreLive } from "../../../src/adapters/pg/PgBodyStore.js"
 import { PgLogStoreLive } from "../../../src/adapters/pg/PgLogStore.js"
 import { equal, toHex } from "../../../src/domain/bytes.js"
 import { storedHashCount } from "../../../src/domain/tlog/storedHash.js"
+import { BodyStore } from "../../../src/ports/BodyStore.js"
 import { Coordination } from "../../../src/ports/Coordination.js"
 import { LogStore } from "../../../src/ports/LogStore.js"
 import { entryBytes, expectStoreMatches, LogModel, logStoreContract } from "../../ports/LogStore.contract.js"
 import { leaseFenceOf } from "../../support/leases.js"
 import { testDatabase } from "../../support/pg.js"
 import { holdLogHead, nextLeaseAfterWrite, sessionOn } from "../../support/pgSessions.js"
-import { coordinationOn, openOn, twoNodesOn } from "./open.js"
+import { coordinationOn, openOn, twoNodesOn, upgradeAcross } from "./open.js"
 
 const db = testDatabase()
 const open = (url: string) => openOn(db, PgLogStoreLive, url)
@@ -29,6 +32,56 @@ logStoreContract("PgLogStore", {
 })
 
 describe("PgLogStore on PostgreSQL", () => {
+  // The body a leaf was appended naming is read with the leaf (one round trip for an entry's
+  // bundle): whether aics_bodies holds it now, its bytes when it rides; nothing for a leaf
+  // that names none (or was appended before migration 0020), whose reader asks the body store.
+  it.scoped("an entry's read answers the body its leaf names, as the body store holds it now", () =>
+    Effect.gen(function*() {
+      const url = yield* db.freshSchema
+      const built = yield* Layer.build(Layer.merge(open(url), openOn(db, PgBodyStoreLive, url)))
+      const [store, bodies] = [Context.get(built, LogStore), Context.get(built, BodyStore)]
+      const body = (text: string) => {
+        const bytes = new TextEncoder().encode(text)
+        return { bytes, digest: new Uint8Array(createHash("sha256").update(bytes).digest()) }
+      }
+      const [riding, missing, document, removed] = [body("a post's body"), body("never stored"), body("an audit report"), body("retention removed it")]
+      yield* bodies.put([riding, document, removed])
+      const model = new LogModel()
+      const leaves = model.add(Array.from({ length: 5 }, (_, i) => entryBytes(i, 40)))
+      const named = [riding, missing, document, removed].map((b, i) => ({ digest: b.digest, rides: i !== 2 }))
+      const fence = yield* leaseFenceOf(coordinationOn(db, url))
+      yield* store.append(0, leaves.map((leaf, i) => ({ ...leaf, body: named[i] })), fence)
+      yield* bodies.remove([removed.digest], fence)
+
+      const read = (index: number) => Effect.map(store.readEntryAndHashes(index, [0, 1]), (r) => ({
+        entry: toHex(r.entry),
+        hashes: r.hashes.map(toHex),
+        body: r.body === undefined ? undefined : { stored: r.body.stored, bytes: r.body.bytes === undefined ? undefined : toHex(r.body.bytes) }
+      }))
+      const expected = (index: number, body: { stored: boolean; bytes: string | undefined } | undefined) =>
+        ({ entry: toHex(model.entries[index]!), hashes: [0, 1].map((h) => toHex(model.hashes[h]!)), body })
+      expect(yield* read(0)).toEqual(expected(0, { stored: true, bytes: toHex(riding.bytes) }))
+      expect(yield* read(1)).toEqual(expected(1, { stored: false, bytes: undefined }))
+      // A document named by its hash alone: its presence, not its bytes (up to 1 MiB).
+      expect(yield* read(2)).toEqual(expected(2, { stored: true, bytes: undefined }))
+      expect(yield* read(3)).toEqual(expected(3, { stored: false, bytes: undefined }))
+      expect(yield* read(4)).toEqual(expected(4, undefined))
+    }))
+
+  it.scoped("a leaf appended before migration 0020 reads as before, its body left to the body store", () =>
+    Effect.gen(function*() {
+      const url = yield* db.freshSchema
+      const entry = entryBytes(1, 30)
+      const ran = yield* upgradeAcross(url, "0020", (sql) => Effect.zipRight(
+        sql`INSERT INTO aics_leaves (idx, bytes, leaf_hash) VALUES (0, ${entry}, ${new Uint8Array(32)})`,
+        sql`UPDATE aics_log_head SET size = 1`))
+      expect(ran).toEqual(["leaf_body"])
+      const store = Context.get(yield* Layer.build(open(url)), LogStore)
+      const read = yield* store.readEntryAndHashes(0, [])
+      expect(toHex(read.entry)).toBe(toHex(entry))
+      expect(read.body).toBeUndefined()
+    }))
+
   it.scoped("appends large batches in one append each, across statements", () =>
     Effect.gen(function*() {
       const url = yield* db.freshSchema

@@ -47,15 +47,15 @@ export const entryBundles = Effect.gen(function*() {
     Effect.gen(function*() {
       const committed = (yield* status.current).size
       const checkpoint = yield* coveringCheckpoint(publisher, index, committed, config.mmdSeconds)
-      const { entry, proof } = yield* reader.entryWithProof(index, checkpoint.size)
+      const { entry, proof, body: read } = yield* reader.entryWithProof(index, checkpoint.size)
       const leaf = JSON.parse(fromUtf8(entry)) as { envelope: Record<string, unknown>; logged: number }
       const payload = (leaf.envelope["payload"] ?? {}) as Record<string, unknown>
       const reference = bodyReference(payload)
       const named = { index, type: String(leaf.envelope["type"]), logged: leaf.logged }
       // Only a riding body's bytes go in the bundle; for a document named by hash alone
       // (up to 1 MiB) the header needs only whether it is stored.
-      const riding = reference?.rides === true ? yield* bodies.ofEntry(named, reference.digest) : undefined
-      const body = reference === undefined ? undefined : riding ?? (yield* bodies.presenceOfEntry(named, reference.digest))
+      const riding = reference?.rides === true ? yield* bodies.ofEntry(named, reference.digest, read) : undefined
+      const body = reference === undefined ? undefined : riding ?? (yield* bodies.presenceOfEntry(named, reference.digest, read))
       return {
         bundle: {
           entry_bytes: encodeU64(entry),
