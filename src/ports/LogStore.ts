@@ -94,4 +94,8 @@ export const readEntryAndHashesInTurn = (
   store: Pick<Context.Tag.Service<LogStore>, "readEntries" | "readHashes">
 ) =>
 (index: number, hashes: ReadonlyArray<number>): Effect.Effect<EntryAndHashes, StorageError> =>
-  Effect.zipWith(store.readEntries(index, index + 1), store.readHashes(hashes), ([entry], read) => ({ entry: entry!, hashes: read }))
+  Effect.zipWith(
+    store.readEntries(index, index + 1),
+    // Every hash cached (LogReader.entryWithProof): the leaf alone, no read of the hashes.
+    hashes.length === 0 ? Effect.succeed<ReadonlyArray<Hash>>([]) : store.readHashes(hashes),
+    ([entry], read) => ({ entry: entry!, hashes: read }))

@@ -8,9 +8,9 @@
 // A client that accepts gzip (Accept-Encoding, RFC 9110 12.5.3) gets the stream as one gzip
 // stream (sharedGzip.ts) whose pieces are compressed once per group as well: the same
 // compressed chunk goes to every such subscriber, and only the trailer's CRC-32 is its own.
-// The socket writes are what the fan-out costs the sending thread, and on loopback their
-// cost goes with the bytes, not their number (bench/README.md, bench/stream.ts): events
-// compress to about a third.
+// The socket writes are what the fan-out costs the sending thread, and on loopback most of
+// a plain stream's cost went with its bytes (bench/README.md, bench/stream.ts): a batch of
+// events compresses to about a quarter.
 //
 // Node's ServerResponse.write would frame every write itself (size line, data, CRLF: four
 // writes corked into one writev per socket). Writing the framed chunk to the socket is the
@@ -115,12 +115,11 @@ export class StreamWire {
    * written through the response: the head goes out with it, before anything written to
    * the socket itself.
    */
-  begin(first: string): void {
+  begin(first: SharedBytes): void {
     const { res, tally } = this
-    if (tally === undefined) return void res.write(first)
-    const piece = deflatePiece(Buffer.from(first, "utf8"))
-    tallyPiece(tally, piece)
-    res.write(Buffer.concat([GZIP_HEADER, piece.blocks]))
+    if (tally === undefined) return void res.write(first.plain())
+    tallyPiece(tally, first.piece())
+    res.write(Buffer.concat([GZIP_HEADER, first.piece().blocks]))
   }
 
   /** Writes the bytes to the client, framed (and compressed) once for every socket that takes them. */

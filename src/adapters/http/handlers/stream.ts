@@ -50,6 +50,8 @@ const DROP_GRACE_MS = 5_000
 /** The reconnection delay browsers' EventSource uses (SSE `retry`). */
 const RETRY_MS = 2_000
 const KEEP_ALIVE_BYTES = SharedBytes.of(KEEP_ALIVE)
+/** The first bytes of every stream (compressed once for all gzip subscribers). */
+const RETRY_BYTES = SharedBytes.of(`retry: ${RETRY_MS}\n\n`)
 
 const filterOf = (params: { readonly type?: string | undefined; readonly channel?: string | undefined; readonly to?: string | undefined }): StreamFilter => {
   const types = params.type?.split(",").map((t) => t.trim()).filter((t) => t !== "")
@@ -194,7 +196,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
           ...sub.wire.headers()
         })
         // The head goes out with this, before any event (sseWire.ts writes after it).
-        sub.wire.begin(`retry: ${RETRY_MS}\n\n`)
+        sub.wire.begin(RETRY_BYTES)
         while (!ended(sub)) {
           // Behind the dispatcher: read and write a page at a time, until level with it.
           while (!overfull(sub)) {
