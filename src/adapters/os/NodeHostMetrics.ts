@@ -5,9 +5,13 @@
 // (adapters/pg/PgHostMetrics.ts).
 //
 // Nothing slow runs on a request: fibers scoped to the layer sample CPU and the disk every
-// HOST_SAMPLE, and the storage's size after 1, 2, 4 ... s, then every STORAGE_SAMPLE
-// (walking the data folder costs one stat per file, and tiles are many small files), each
-// under a timeout; `measure` serves the last samples (null before the first). CPU is this process's CPU time over the
+// HOST_SAMPLE, and the storage's size after 1, 2, 4 ... s, then every STORAGE_SAMPLE, each
+// under a timeout; `measure` serves the last samples (null before the first). Walking the
+// data folder costs one stat per file, and tiles are many small files (27,000 at 3,000,000
+// entries, ~170 ms of the event loop a walk), so the walks are paced by their own cost
+// (nextStorageSample): they never take more than STORAGE_SHARE of the time, whatever the
+// log's size. Before that pacing, the walks at 1, 3, 7, 15 and 31 s after a start took 5%
+// of the event loop of bench/write at 3,000,000 entries (bench/README.md "Session 19"). CPU is this process's CPU time over the
 // wall time between two samples, as a percent of the cores it may use: the machine's, or
 // fewer when a cgroup CPU quota (/sys/fs/cgroup/cpu.max) allows fewer.
 
@@ -22,6 +26,8 @@ import { HostMetrics, type HostMeasurements } from "../../ports/HostMetrics.js"
 export const HOST_SAMPLE = Duration.seconds(5)
 /** How often the storage's size is measured. */
 export const STORAGE_SAMPLE = Duration.seconds(60)
+/** The share of the time the storage's measurements may take at most. */
+export const STORAGE_SHARE = 0.01
 /** The longest one measurement may take; a slower one leaves the previous value. */
 const MEASURE_TIMEOUT = Duration.seconds(30)
 
@@ -58,6 +64,14 @@ const readCpuMax = (): string | undefined => {
     return undefined
   }
 }
+
+/**
+ * The wait before the storage's next measurement, after `done` of them, the last of which
+ * took `tookMs`: 1, 2, 4 ... s up to STORAGE_SAMPLE (the stores write their first files
+ * soon after a start), and never less than that measurement's time over STORAGE_SHARE.
+ */
+export const nextStorageSample = (done: number, tookMs: number): Duration.Duration =>
+  Duration.millis(Math.max(Math.min(1000 * 2 ** Math.max(0, done - 1), Duration.toMillis(STORAGE_SAMPLE)), tookMs / STORAGE_SHARE))
 
 /** The file system's size and use as df counts them: used of what is usable (used + available to users). */
 export const diskFigures = (s: { readonly blocks: number; readonly bfree: number; readonly bavail: number; readonly bsize: number }) => {
@@ -102,9 +116,14 @@ export const makeNodeHostMetrics = (options: { readonly dataDir: string; readonl
     )
     yield* Effect.forkScoped(Effect.repeat(hostTick, Schedule.spaced(HOST_SAMPLE)))
     // Soon after the start (the stores are still writing their first files), then less and
-    // less often, down to once per STORAGE_SAMPLE.
-    const storageSchedule = Schedule.union(Schedule.exponential(Duration.seconds(1)), Schedule.spaced(STORAGE_SAMPLE))
-    yield* Effect.forkScoped(Effect.repeat(storageTick, storageSchedule))
+    // less often, down to once per STORAGE_SAMPLE, and never more than STORAGE_SHARE of the time.
+    yield* Effect.forkScoped(Effect.gen(function*() {
+      for (let done = 1;; done++) {
+        const started = performance.now()
+        yield* storageTick
+        yield* Effect.sleep(nextStorageSample(done, performance.now() - started))
+      }
+    }))
     return HostMetrics.of({
       measure: Effect.map(Ref.get(samples), (s) => ({
         processRssBytes: process.memoryUsage.rss(),

@@ -6,9 +6,9 @@
 import { it } from "@effect/vitest"
 import { mkdir, symlink, writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { Effect, Layer, Schedule } from "effect"
+import { Duration, Effect, Layer, Schedule } from "effect"
 import { expect, it as plainIt } from "vitest"
-import { cgroupCores, diskFigures, folderBytes, FsHostMetricsLive } from "../../../src/adapters/os/NodeHostMetrics.js"
+import { cgroupCores, diskFigures, folderBytes, FsHostMetricsLive, nextStorageSample, STORAGE_SAMPLE, STORAGE_SHARE } from "../../../src/adapters/os/NodeHostMetrics.js"
 import { PgHostMetricsLive } from "../../../src/adapters/pg/PgHostMetrics.js"
 import { HostMetrics, type HostMeasurements } from "../../../src/ports/HostMetrics.js"
 import { removeDir, tempDataDir } from "../../support/server.js"
@@ -67,6 +67,16 @@ plainIt("disk use is used / (used + available), as df counts it, so the root's r
   // 1000 blocks, 400 free of which 350 are available to users: 600 used of 950 usable.
   expect(diskFigures({ blocks: 1000, bfree: 400, bavail: 350, bsize: 4096 })).toEqual({ total: 4_096_000, used: 2_457_600, percent: 63.2 })
   expect(diskFigures({ blocks: 0, bfree: 0, bavail: 0, bsize: 4096 }).percent).toBe(0)
+})
+
+plainIt("the storage is measured after 1, 2, 4 ... s, then every STORAGE_SAMPLE, and a slow walk of the folder waits in proportion", () => {
+  const waits = (tookMs: number) => [1, 2, 3, 4, 5, 6, 7, 8, 20].map((done) => Duration.toMillis(nextStorageSample(done, tookMs)))
+  expect(waits(2)).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000, 60_000])
+  expect(Duration.toMillis(STORAGE_SAMPLE)).toBe(60_000)
+  // A walk of 200 ms (27,000 tile files) waits 20 s at least, even just after a start.
+  expect(waits(200)).toEqual([20_000, 20_000, 20_000, 20_000, 20_000, 32_000, 60_000, 60_000, 60_000])
+  // One of 10 minutes (a billion entries' tiles) waits 1,000 minutes: 1% of the time.
+  expect(Duration.toMillis(nextStorageSample(9, 600_000))).toBe(600_000 / STORAGE_SHARE)
 })
 
 plainIt("a cgroup CPU quota gives the cores the process may use", () => {
