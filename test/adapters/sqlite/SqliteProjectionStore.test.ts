@@ -61,4 +61,10 @@ it.scoped("SqliteProjectionStore: a state.db of a version without the activity m
       expect((yield* store.recentActivity(60_000, 10)).count).toBe(2)
       expect((yield* store.recentActivity(70_001, 10)).count).toBe(1)
     }).pipe(Effect.provide(SqliteProjectionStoreLive(file))))
+    // Opened again, with its minutes there: they are not counted a second time.
+    yield* Effect.scoped(Effect.gen(function*() {
+      const store = yield* ProjectionStore
+      expect((yield* store.recentActivity(0, 10)).count).toBe(3)
+      expect((yield* store.recentActivity(60_000, 10)).count).toBe(2)
+    }).pipe(Effect.provide(SqliteProjectionStoreLive(file))))
   }))
