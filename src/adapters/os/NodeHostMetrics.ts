@@ -6,14 +6,17 @@
 //
 // Nothing slow runs on a request: fibers scoped to the layer sample CPU and the disk every
 // HOST_SAMPLE, and the storage's size after 1, 2, 4 ... s, then every STORAGE_SAMPLE, each
-// under a timeout; `measure` serves the last samples (null before the first). Walking the
-// data folder costs one stat per file, and tiles are many small files (27,000 at 3,000,000
-// entries, ~170 ms of the event loop a walk), so the walks are paced by their own cost
-// (nextStorageSample): they never take more than STORAGE_SHARE of the time, whatever the
-// log's size. Before that pacing, the walks at 1, 3, 7, 15 and 31 s after a start took 5%
-// of the event loop of bench/write at 3,000,000 entries (bench/README.md "Session 19"). CPU is this process's CPU time over the
-// wall time between two samples, as a percent of the cores it may use: the machine's, or
-// fewer when a cgroup CPU quota (/sys/fs/cgroup/cpu.max) allows fewer.
+// under a timeout; `measure` serves the last samples (null before the first). CPU is this
+// process's CPU time over the wall time between two samples, as a percent of the cores it
+// may use: the machine's, or fewer when a cgroup CPU quota (/sys/fs/cgroup/cpu.max) allows
+// fewer.
+//
+// Walking the data folder costs one stat per file, and tiles are many small files (27,000
+// at 3,000,000 entries, ~170 ms of the event loop a walk), so the walks are paced by their
+// own cost (nextStorageSample): they never take more than STORAGE_SHARE of the time,
+// whatever the log's size. Before that pacing, the walks at 1, 3, 7, 15 and 31 s after a
+// start took 5% of the event loop of bench/write at 3,000,000 entries (bench/README.md
+// "Session 19").
 
 import { readFileSync } from "node:fs"
 import { lstat, readdir, statfs } from "node:fs/promises"

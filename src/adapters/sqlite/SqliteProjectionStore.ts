@@ -104,7 +104,7 @@ const SCHEMA = [
  * The minutes' counts of a state.db of an earlier version, counted from its activity rows,
  * run only when activity_minutes has no row. The check is a statement of its own: with it
  * inside this one as a condition, SQLite still read and grouped every agent's row at each
- * open (164 ms at 597,000 agents, bench/README.md "Session 19"), and an open would write.
+ * open, to insert none (164 ms at 596,669 agents, bench/README.md "Session 19").
  */
 const MINUTES_FROM_ACTIVITY = `INSERT INTO activity_minutes (minute, agents)
   SELECT logged / ${ACTIVITY_MINUTE_MS}, COUNT(*) FROM activity GROUP BY logged / ${ACTIVITY_MINUTE_MS}`
