@@ -4,7 +4,7 @@
 // The storage and platform adapters are chosen in storageLayers.ts, which the benchmark
 // that drives the sequencer in process builds too.
 
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Context, Effect, Layer } from "effect"
 import { SupAssetFileLive } from "./adapters/fs/SupAssetFile.js"
 import { HttpLive } from "./adapters/http/server.js"

@@ -9,7 +9,9 @@
 // ignores Retry-After keeps the service busy answering refusals and everyone waits
 // (bench/admission.ts measured the polite client's p99 at 6-14x quiet).
 
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, FiberRef } from "effect"
 import { Admission, type RateLimitFields } from "../../app/Admission.js"
 import { ServiceConfig } from "../../app/ServiceConfig.js"

@@ -3,7 +3,11 @@
 // service description's (docs/spec/service.md "Endpoints", "Limits"); shapes of the (J) answers that
 // it leaves open are decided in docs/protocol.md.
 
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { ADMIN_ROUTES } from "../../domain/http/adminRoutes.js"
 import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, GRANT_SENDER_MAX, INBOX_LIMIT, INBOX_PAGE_CT_BYTES, KEY_ENVELOPES_LIMIT } from "../../domain/views/limits.js"

@@ -4,7 +4,7 @@
 // (leanEntryRoute.ts), so both are admitted and counted by the same code.
 
 import type { IncomingMessage } from "node:http"
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Option } from "effect"
 
 export interface ArrivingRequest {

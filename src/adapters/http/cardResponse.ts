@@ -1,7 +1,7 @@
 // The assurance card's exact bytes with their headers (docs/protocol.md section 12.2), as
 // /.well-known/aics-card.json and /card?format=json both answer them.
 
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { AssuranceCard } from "../../app/Card.js"
 
 /** The card's bytes, X-AICS-Card-SHA256 and X-AICS-Card-Leaf (`leaf`, or `none`). */

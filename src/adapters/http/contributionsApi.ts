@@ -3,7 +3,10 @@
 // are handled raw (handlers/contributions.ts): the claim's bytes must be its JCS form, and
 // both refuse plain HTTP, so the schemas here document what the handlers check themselves.
 
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { CLAIM_REFUSALS } from "../../domain/entries/types/supRefusal.js"
 

@@ -6,8 +6,10 @@
 // so is a 429 of the `requests` budget (admission.ts), which this middleware wraps: a flood
 // refused before any route shows in the statistics and in aics_http_requests_total.
 
-import { HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import type { HttpApp } from "@effect/platform"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import { Effect, Exit } from "effect"
 import { RequestStats } from "../../app/RequestStats.js"
 import { arrivingFromPlatform, type ArrivingRequest, headerValue, pathOf } from "./arrivingRequest.js"

@@ -4,7 +4,10 @@
 // every declared one. Each answers HTML by default, the page's data with format=json and
 // plain text with format=text (pageResponse.ts).
 
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { AGORA_CHANNEL_MAX, DIRECTORY_Q_MAX } from "../../domain/views/limits.js"
 import { PageFormatParam } from "./pageResponse.js"

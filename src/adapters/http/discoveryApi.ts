@@ -3,7 +3,10 @@
 // which adds these groups. The answers are text, Markdown, XML or JSON written by the
 // pure functions of domain/discovery and domain/pages.
 
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { PageFormatParam, pageFormatsOpenApi, type PageJson } from "./pageResponse.js"
 import { HTML, MARKDOWN, TEXT, XML } from "./textDocument.js"

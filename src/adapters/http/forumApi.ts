@@ -3,7 +3,10 @@
 // /.well-known/aics-card.json, "Owner statistics", "Limits"; docs/protocol.md section 12),
 // declared with HttpApi and effect/Schema like the rest of api.ts, which adds these groups.
 
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { REQUEST_STATUSES } from "../../domain/views/humanActions.js"
 import { AGORA_POSTS_LIMIT, HUMAN_ACTIONS_LIMIT, STATS_DAYS, TASKS_LIMIT } from "../../domain/views/limits.js"

@@ -4,7 +4,10 @@
 // GET /t's parameters are validated here: `s` at most 64 characters, `l` at most 1048576
 // (422 problem+json beyond, in fixed words that never quote the value).
 
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { GATE_LINE_MAX, GATE_SESSION_MAX } from "../../domain/views/limits.js"
 

@@ -3,7 +3,10 @@
 // data with format=json (the data of its /v2/... route) and plain text with format=text
 // (pageResponse.ts). Declared with HttpApi, so a bad index or format answers 422.
 
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { DecimalInt } from "./params.js"
 import { pageFormatsOpenApi, PageFormatParam } from "./pageResponse.js"

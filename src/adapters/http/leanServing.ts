@@ -6,7 +6,8 @@
 // it and answered as the platform answers it.
 
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { HttpServerError, type HttpServerResponse } from "@effect/platform"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { clientAbortFiberId } from "@effect/platform/HttpServerError"
 import { Cause, Effect, Runtime } from "effect"
 import type { Admission } from "../../app/Admission.js"

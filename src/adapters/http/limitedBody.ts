@@ -3,8 +3,8 @@
 // of the upload is drained and dropped, so the client still gets its answer (a signed 413).
 
 import type { IncomingMessage } from "node:http"
-import type { HttpServerRequest } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect } from "effect"
 
 export type LimitedBody =

@@ -2,7 +2,10 @@
 // stateless), declared for /openapi.json and the discovery documents. The body is a
 // JSON-RPC message the MCP SDK reads (handlers/mcp.ts), so it is declared as text here.
 
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 
 export const McpGroup = HttpApiGroup.make("mcp")
   .add(HttpApiEndpoint.post("post", "/mcp")

@@ -8,8 +8,8 @@
 // handler); anyone else gets the 401 or 403 problem of the signature. A route whose
 // handler runs checks the signature first itself.
 
-import { HttpServerRequest } from "@effect/platform"
-import type { HttpApp } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import { Effect } from "effect"
 import { Charter } from "../../app/Charter.js"
 import { ownerHeadRefusal } from "../../app/ownerSignature.js"

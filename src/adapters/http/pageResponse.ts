@@ -2,7 +2,7 @@
 // the three renderings lazily and this picks one, with the content type and a short cache
 // (pages show projections that change with every leaf).
 
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Schema } from "effect"
 import { PAGE_FORMATS, type PageFormat } from "../../domain/pages/layout.js"
 

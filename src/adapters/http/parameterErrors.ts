@@ -4,7 +4,7 @@
 // "Expected undefined, actual ..." that says nothing to a caller). So every endpoint's
 // query is decoded with errors "all", and the issues are folded to one per parameter.
 
-import type { HttpApi } from "@effect/platform"
+import type * as HttpApi from "@effect/platform/HttpApi"
 import { Option } from "effect"
 
 /**

@@ -3,7 +3,8 @@
 // `status`, `code`, `detail`; a 422 adds `errors: [{path, message}]`. One class per status,
 // because HttpApi picks the status of an error from its schema.
 
-import { HttpApiSchema, HttpServerResponse } from "@effect/platform"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Schema } from "effect"
 import { withoutServerPaths } from "../../domain/http/serverPaths.js"
 

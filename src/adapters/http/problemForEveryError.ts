@@ -5,7 +5,10 @@
 // code, so a client always learns what went wrong. Answers that already carry a body
 // (the handlers' problems, signed refusals, the gate's text) pass through untouched.
 
-import { HttpApiBuilder, HttpServerError, type HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import type * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect } from "effect"
 import { PROBLEM_CONTENT_TYPE } from "./problem.js"
 

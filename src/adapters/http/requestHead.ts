@@ -3,7 +3,7 @@
 // Every signed route (writes, owner writes, signed reads, the owner-first answers) reads
 // its request through this, so they all judge the same head.
 
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import type { AicsRequest } from "../../domain/http/aicsProfile.js"
 import type { WriteRequest } from "../../ports/WriteChecks.js"
 import type { ArrivingRequest } from "./arrivingRequest.js"

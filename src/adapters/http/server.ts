@@ -4,9 +4,16 @@
 // off: a span per request costs more than most of these handlers do.
 
 import { createServer } from "node:http"
-import { HttpApi, HttpApp, HttpApiBuilder, HttpMiddleware, type HttpRouter, HttpServer, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
+import type * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
 import { AdminWrites } from "../../app/AdminWrites.js"
 import { Bodies } from "../../app/Bodies.js"

@@ -1,7 +1,7 @@
 // The HTTP side of signed reads: the request as the AICS profile sees it (method, Host,
 // path, query, headers, empty body) and the refusal as problem+json with the code's status.
 
-import type { HttpServerRequest } from "@effect/platform"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { SignedReads } from "../../app/SignedReads.js"
 import { Conflict, Unauthorized, Unavailable } from "./problem.js"

@@ -2,7 +2,7 @@
 // and leaf 0) and the endpoint list derived from the API's own OpenAPI document, the one
 // /openapi.json serves (domain/discovery/endpoints.ts).
 
-import { OpenApi } from "@effect/platform"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Effect } from "effect"
 import { Charter } from "../../app/Charter.js"
 import { gatePortsOf, ServiceConfig, tilePrefixes } from "../../app/ServiceConfig.js"

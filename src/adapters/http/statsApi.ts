@@ -2,7 +2,9 @@
 // /v2/online, "Limits" `window`; docs/protocol.md section 16), declared with HttpApi and
 // effect/Schema like the rest of api.ts, which adds this group.
 
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { ONLINE_WINDOW } from "../../domain/views/limits.js"
 import { DecimalIntBetween } from "./params.js"

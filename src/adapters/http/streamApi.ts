@@ -3,7 +3,10 @@
 // handler (handlers/stream.ts) straight to the socket, so it can watch the socket's
 // backpressure and drop a consumer that stops reading.
 
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { DecimalInt } from "./params.js"
 

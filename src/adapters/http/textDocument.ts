@@ -3,7 +3,7 @@
 // HttpApi schemas (discoveryApi.ts) and the answers alike. They never change while the
 // process runs, so caches may keep them a little.
 
-import { HttpServerResponse } from "@effect/platform"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 
 export const TEXT = "text/plain; charset=utf-8"
 export const MARKDOWN = "text/markdown; charset=utf-8"

@@ -3,7 +3,10 @@
 // spec's text formats: the request `old <size>`, proof lines, an empty line and the note;
 // 200 with cosignature lines; 409 with the known size as text/x.tlog.size.
 
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 
 export const WitnessGroup = HttpApiGroup.make("witness")

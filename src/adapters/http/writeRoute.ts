@@ -4,9 +4,9 @@
 // Location and Retry-After.
 
 import type { IncomingMessage } from "node:http"
-import type { HttpServerRequest } from "@effect/platform"
-import { HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, FiberRef } from "effect"
 import { MAX_WRITE_REQUEST_BYTES } from "../../app/EntryWrites.js"
 import type { WriteTracing } from "../../app/Tracing.js"

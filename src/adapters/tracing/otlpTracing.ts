@@ -7,7 +7,7 @@
 // Only main.ts provides it, and only when AICS_OTLP_URL is set: without it there is no
 // tracer layer at all.
 
-import { FetchHttpClient } from "@effect/platform"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
 import { Layer } from "effect"

@@ -3,7 +3,7 @@
 // was released opens a new pool on the same schema: the reopen of the contracts. The fences
 // of the fenced writes come from PgCoordination's leases on the schema, as in service.
 
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as PgMigrator from "@effect/sql-pg/PgMigrator"
 import * as SqlClient from "@effect/sql/SqlClient"

@@ -2,7 +2,8 @@
 // operation, each taking only its entry types, and requests large enough for an owner's
 // document when the head is the owner's (AdminWrites.bodyLimit).
 
-import { HttpApiBuilder, type HttpServerRequest } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { AdminWrites } from "../../../app/AdminWrites.js"
 import { EntryWrites } from "../../../app/EntryWrites.js"

@@ -4,7 +4,7 @@
 // quotes, payments and completions. Pure views of the log's state, read from the projection
 // store (app/forumViews.ts), plus the checkpoint note that covers every leaf they name.
 
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { makeForumViews } from "../../../app/forumViews.js"
 import { StateReader } from "../../../app/StateReader.js"

@@ -1,7 +1,9 @@
 // The contribution routes (app/Contributions.ts): raw, so the claim is read as the exact
 // bytes that were sent (its SHA-256 is the claim_hash), within a small limit.
 
-import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { Contributions, MAX_CONTRIBUTION_BYTES } from "../../../app/Contributions.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"

@@ -2,7 +2,7 @@
 // pure views the JSON API answers with, read from the projection store (plus body texts
 // from the body store), and renders them with domain/pages/*, in the format asked for.
 
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { makeAgoraPageView } from "../../../app/agoraPageView.js"
 import { makeForumViews } from "../../../app/forumViews.js"

@@ -1,6 +1,7 @@
 // The charter document that leaf 0 names, byte for byte, at /charter and /v2/charter.
 
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { Charter } from "../../../app/Charter.js"
 import { AicsApi } from "../api.js"

@@ -3,7 +3,8 @@
 // the endpoint list derived from the API. Documents that never change while the process
 // runs are rendered once; `/` (the checkpoint), security.txt (Expires) and /ip per request.
 
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
 import { Publisher } from "../../../app/Publisher.js"
 import { publishedCheckpoint } from "../../../app/servedCheckpoint.js"

@@ -2,7 +2,8 @@
 // and GET /v2/bodies/{digest} (200 bytes, 410 when hidden or expired, 404 when no entry
 // names it, which proves nothing).
 
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { Bodies } from "../../../app/Bodies.js"
 import { EntryWrites } from "../../../app/EntryWrites.js"

@@ -5,7 +5,9 @@
 // line in `l` and the session in `s`, and is never trusted with a secret. Neither reply may
 // be cached: it carries session ids and what a session did.
 
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, FiberRef } from "effect"
 import { Gate } from "../../../app/Gate.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"

@@ -4,7 +4,7 @@
 // page is one Markdown source (domain/pages/questions.ts): `.md` serves it, the page
 // renders it. /card?format=json is the card's exact signed bytes, as the well-known path.
 
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { Card } from "../../../app/Card.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"

@@ -1,7 +1,7 @@
 // Identity views (docs/spec/service.md "Identity", "Projections"; docs/protocol.md section 10):
 // pure views of the log's state, with the checkpoint note that covers every index they name.
 
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Either } from "effect"
 import { Projection } from "../../../app/Projection.js"
 import { keyViewFrom, ownAgentViewFrom } from "../../../app/identityViews.js"

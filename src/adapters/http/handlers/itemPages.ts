@@ -3,7 +3,7 @@
 // entry bundle) with the body texts, and renders it with domain/pages/*. A missing item
 // answers 404 like its JSON route.
 
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Either } from "effect"
 import { makeForumViews } from "../../../app/forumViews.js"
 import { namePostsView } from "../../../app/namePostsView.js"

@@ -5,8 +5,9 @@
 // process (selfRoutes.ts): no socket is opened. Their URLs name the address and port the
 // request came in on, as a loopback call would have.
 
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { Effect } from "effect"
 import { serviceAt } from "../../../client/http.js"

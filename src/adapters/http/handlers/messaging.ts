@@ -2,7 +2,7 @@
 // sections 9 and 10). The public views give metadata only; the signed reads give the
 // signing key its own ciphertext and the senders' envelopes. The service never decrypts.
 
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Either } from "effect"
 import { capsuleListFrom, capsuleSlotFrom, grantsViewFrom, inboxStatusFrom, inboxViewFrom } from "../../../app/messagingViews.js"
 import { StateReader } from "../../../app/StateReader.js"

@@ -2,7 +2,8 @@
 // GET /v2/admin/notices (owner-signed read: 401 unsigned, 403 another key) and
 // POST /v2/admin/notices/{report_id}/close (owner-signed; the service writes the report leaf).
 
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { Charter } from "../../../app/Charter.js"
 import { MAX_WRITE_REQUEST_BYTES } from "../../../app/EntryWrites.js"

@@ -2,7 +2,7 @@
 // the owner's statistics (docs/spec/service.md "Identity" /v2/owner, "Discovery"
 // /.well-known/aics-card.json, "Owner statistics"; docs/protocol.md section 12).
 
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { Card } from "../../../app/Card.js"
 import { Charter } from "../../../app/Charter.js"

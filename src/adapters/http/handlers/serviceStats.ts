@@ -2,7 +2,7 @@
 // statistics document of app/ServiceStats.ts, and the pure view of the agents online it
 // serves (reused for a few seconds).
 
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { ServiceStats } from "../../../app/ServiceStats.js"
 import { ONLINE_WINDOW } from "../../../domain/views/limits.js"

@@ -24,8 +24,9 @@
 
 import type { EventEmitter } from "node:events"
 import type { ServerResponse } from "node:http"
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Deferred, Duration, Effect, Exit, FiberId, Option } from "effect"
 import { LogStream, RING_CAPACITY } from "../../../app/LogStream.js"
 import { StreamConfig } from "../../../app/StreamConfig.js"

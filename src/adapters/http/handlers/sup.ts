@@ -1,7 +1,8 @@
 // SUP (docs/spec/service.md "SUP"; docs/protocol.md section 12): what credits a balance and what it
 // buys, the asset descriptor byte for byte, and an account by name.
 
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Either } from "effect"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"
 import { StateReader } from "../../../app/StateReader.js"

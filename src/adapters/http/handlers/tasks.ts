@@ -2,7 +2,7 @@
 // /v2/tasks/{task_index}; docs/protocol.md section 12). Tasks are a resident part of the
 // state (domain/write/stateAreas.ts): whole in every slice, so the board needs no rows.
 
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect } from "effect"
 import { StateReader } from "../../../app/StateReader.js"
 import { TASKS_LIMIT } from "../../../domain/views/limits.js"

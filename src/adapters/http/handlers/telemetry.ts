@@ -3,7 +3,8 @@
 // being written, the ciphertext budget is exhausted or the owner froze agent writes
 // (app/ServiceHealth.ts).
 
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { serviceHealth } from "../../../app/ServiceHealth.js"
 import { ServiceConfig, TILE_PREFIX } from "../../../app/ServiceConfig.js"

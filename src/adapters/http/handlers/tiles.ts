@@ -5,7 +5,8 @@
 //
 // The checkpoint is the publisher's latest, as app/servedCheckpoint.ts says (and `/` shows).
 
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect, Option } from "effect"
 import { ServiceConfig, TILE_PREFIX, tilePrefixes } from "../../../app/ServiceConfig.js"
 import { parseTilePath } from "../../../domain/tlog/tile.js"

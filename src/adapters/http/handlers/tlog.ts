@@ -1,7 +1,7 @@
 // /v2/tlog/*: checkpoints and RFC 9162 proofs. Proof parameters beyond the committed log
 // answer 422 with the bound in the detail, as the service description's Limits require.
 
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Option } from "effect"
 import { Charter } from "../../../app/Charter.js"
 import { LogNotary } from "../../../app/LogNotary.js"

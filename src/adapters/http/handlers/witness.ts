@@ -1,7 +1,8 @@
 // POST /add-checkpoint (C2SP tlog-witness): the body read within its limit, the Witness's
 // answer written as the spec says. Nothing is cached: a cosignature is a statement of now.
 
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { Witness } from "../../../app/Witness.js"
 import { MAX_ADD_CHECKPOINT_BYTES, TLOG_SIZE_CONTENT_TYPE } from "../../../domain/witness/addCheckpoint.js"
