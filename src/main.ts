@@ -8,6 +8,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Context, Effect, Layer } from "effect"
 import { SupAssetFileLive } from "./adapters/fs/SupAssetFile.js"
 import { HttpLive } from "./adapters/http/server.js"
+import { applyHeapGrowth } from "./adapters/os/heapGrowth.js"
 import { startupChecks } from "./adapters/os/startupChecks.js"
 import { startupFailureLine } from "./adapters/os/startupLine.js"
 import { startupLines } from "./adapters/os/startupLines.js"
@@ -132,13 +133,14 @@ const Tracing = Layer.unwrapEffect(Effect.gen(function*() {
   return OtlpTracingLive({ tracesUrl: otlpTracesUrl, serviceVersion: yield* Effect.promise(clientVersion) })
 }))
 
-// The start: settings and the checks that create nothing (startupChecks.ts), then the
-// layers, then the lines that say what to do next. Any failure is one plain line and exit
-// code 1 (startupLine.ts); every line goes through the logger AICS_LOG_FORMAT and
-// AICS_LOG_LEVEL choose.
+// The start: settings, the heap's growth (heapGrowth.ts: before the service allocates), the
+// checks that create nothing (startupChecks.ts), then the layers, then the lines that say
+// what to do next. Any failure is one plain line and exit code 1 (startupLine.ts); every
+// line goes through the logger AICS_LOG_FORMAT and AICS_LOG_LEVEL choose.
 let started = false
 const program = Effect.gen(function*() {
   const settings = yield* Effect.provide(ServiceConfig, ServiceConfig.fromEnv)
+  yield* applyHeapGrowth((yield* operationsConfig).heapGrowthPercent)
   yield* startupChecks(settings)
   yield* Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(Service.pipe(Layer.provide(ServiceConfig.layer(settings))))

@@ -12,8 +12,15 @@
 //                      its annotations below it; json or logfmt, one line each, for a pipeline).
 //   AICS_OTLP_URL      an OTLP/HTTP collector (http://host:4318): traces of the write path
 //                      are sent to <url>/v1/traces as OTLP JSON (app/Tracing.ts); unset: none.
+//   AICS_HEAP_GROWTH_PERCENT  how far the JavaScript heap may grow past what the last full
+//                      collection kept before the next (default 50; 0: V8's own, up to 300;
+//                      adapters/os/heapGrowth.ts): memory against the GC's CPU.
 
 import { Config, ConfigError, Effect, Either, Option } from "effect"
+
+/** AICS_HEAP_GROWTH_PERCENT's default, and its largest value (V8's own largest growth is four times). */
+export const DEFAULT_HEAP_GROWTH_PERCENT = 75
+export const MAX_HEAP_GROWTH_PERCENT = 300
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warning", "error", "fatal", "none"] as const
 export type LogLevelName = typeof LOG_LEVELS[number]
@@ -27,6 +34,8 @@ export interface OperationsSettings {
   readonly pendingBytes: { readonly total: number; readonly perAddress: number }
   /** Where traces go (the collector's /v1/traces), or undefined: no traces. */
   readonly otlpTracesUrl: string | undefined
+  /** How far the heap may grow past what the last full collection kept, in per cent (0: V8's own). */
+  readonly heapGrowthPercent: number
 }
 
 /** The collector's base URL, or its traces endpoint itself, to the traces endpoint. */
@@ -74,6 +83,10 @@ export const operationsConfig: Effect.Effect<OperationsSettings, ConfigError.Con
     otlpTracesUrl: yield* Config.mapOrFail(Config.option(Config.nonEmptyString("AICS_OTLP_URL")), (url) =>
       Option.isNone(url)
         ? Either.right(undefined)
-        : Either.mapLeft(otlpTracesUrl(url.value), (message) => ConfigError.InvalidData(["AICS_OTLP_URL"], message)))
+        : Either.mapLeft(otlpTracesUrl(url.value), (message) => ConfigError.InvalidData(["AICS_OTLP_URL"], message))),
+    heapGrowthPercent: yield* Config.mapOrFail(Config.withDefault(Config.integer("AICS_HEAP_GROWTH_PERCENT"), DEFAULT_HEAP_GROWTH_PERCENT), (n) =>
+      n >= 0 && n <= MAX_HEAP_GROWTH_PERCENT
+        ? Either.right(n)
+        : Either.left(ConfigError.InvalidData(["AICS_HEAP_GROWTH_PERCENT"], `AICS_HEAP_GROWTH_PERCENT must be a whole number from 0 to ${MAX_HEAP_GROWTH_PERCENT}, got ${n}`)))
   }
 })

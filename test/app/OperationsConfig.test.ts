@@ -1,10 +1,10 @@
-// AICS_OTLP_URL (app/OperationsConfig.ts): a collector's base URL or its traces endpoint
-// becomes the traces endpoint; anything else is refused at start with a message naming
-// the variable.
+// AICS_OTLP_URL and AICS_HEAP_GROWTH_PERCENT (app/OperationsConfig.ts): a collector's base
+// URL or its traces endpoint becomes the traces endpoint; the heap's growth is a whole
+// number of per cent; anything else is refused at start with a message naming the variable.
 
 import { ConfigProvider, Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { operationsConfig, otlpTracesUrl } from "../../src/app/OperationsConfig.js"
+import { DEFAULT_HEAP_GROWTH_PERCENT, MAX_HEAP_GROWTH_PERCENT, operationsConfig, otlpTracesUrl } from "../../src/app/OperationsConfig.js"
 
 const settingsWith = (env: Record<string, string>) =>
   Effect.runSync(Effect.either(Effect.withConfigProvider(operationsConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))))
@@ -28,6 +28,25 @@ describe("AICS_OTLP_URL", () => {
       const settings = settingsWith({ AICS_OTLP_URL: bad })
       expect(Either.isLeft(settings), bad).toBe(true)
       if (Either.isLeft(settings)) expect(String(settings.left)).toContain("AICS_OTLP_URL")
+    }
+  })
+})
+
+describe("AICS_HEAP_GROWTH_PERCENT", () => {
+  it("is 75 unless set, and 0 leaves V8's own growth", () => {
+    const settings = settingsWith({})
+    expect(Either.isRight(settings) && settings.right.heapGrowthPercent).toBe(DEFAULT_HEAP_GROWTH_PERCENT)
+    const off = settingsWith({ AICS_HEAP_GROWTH_PERCENT: "0" })
+    expect(Either.isRight(off) && off.right.heapGrowthPercent).toBe(0)
+    const most = settingsWith({ AICS_HEAP_GROWTH_PERCENT: String(MAX_HEAP_GROWTH_PERCENT) })
+    expect(Either.isRight(most) && most.right.heapGrowthPercent).toBe(MAX_HEAP_GROWTH_PERCENT)
+  })
+
+  it("refuses what is not a whole number from 0 to 300, naming the variable", () => {
+    for (const bad of ["-1", "301", "12.5", "half"]) {
+      const settings = settingsWith({ AICS_HEAP_GROWTH_PERCENT: bad })
+      expect(Either.isLeft(settings), bad).toBe(true)
+      if (Either.isLeft(settings)) expect(String(settings.left)).toContain("AICS_HEAP_GROWTH_PERCENT")
     }
   })
 })

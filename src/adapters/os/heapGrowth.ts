@@ -1,0 +1,30 @@
+// How far V8 lets the JavaScript heap grow past what the last full collection kept, before
+// it collects again (AICS_HEAP_GROWTH_PERCENT; docs/operations.md "The heap under load").
+//
+// Why: under a steady write load a request's objects live for its batch, tens of
+// milliseconds, long enough to outlive two young-generation collections, so they are
+// promoted and die in the old generation: about 30 KB an entry, 40 MiB a second at 1,300
+// entries a second. V8 then lets the old generation reach up to four times what survives a
+// full collection before the next: on bench/write the event loop's old generation peaked at
+// about 280 MiB and the process at 550 MiB, against about 255 MiB idle. With the growth at
+// 75% a full collection comes at 1.75 times the survivors: the process peaked at 376-384 MiB,
+// the throughput the same within the runs' spread (bench/README.md "Session 20"; 50%: 354-366
+// MiB and about 5% fewer entries a second, the collector running twice as often).
+//
+// V8 reads the setting each time a full collection sets the next limit, so setting it as
+// the process starts holds for every isolate of the process (the check workers' too).
+// 0 leaves V8's own choice.
+
+import { setFlagsFromString } from "node:v8"
+import { Effect } from "effect"
+
+/** The V8 flag for a setting, or undefined for 0 (V8's own growth). */
+export const heapGrowthFlag = (percent: number): string | undefined =>
+  percent === 0 ? undefined : `--heap-growing-percent=${percent}`
+
+/** Sets the process's heap growth; 0 sets nothing. */
+export const applyHeapGrowth = (percent: number): Effect.Effect<void> =>
+  Effect.sync(() => {
+    const flag = heapGrowthFlag(percent)
+    if (flag !== undefined) setFlagsFromString(flag)
+  })
