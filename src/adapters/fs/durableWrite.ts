@@ -19,6 +19,7 @@ import { Effect, type Scope } from "effect"
 import { StorageError } from "../../ports/StorageError.js"
 import type { FileToWrite } from "./durableWriteSync.js"
 import type { BatchReply, WriteBatch } from "./fileWriterThread.js"
+import { WORKER_RESOURCE_LIMITS } from "../os/workerHeap.js"
 
 export type { FileToWrite }
 
@@ -48,7 +49,7 @@ export const makeDurableWriter = (root: string): Effect.Effect<DurableWriter, St
 
     const start = (): Promise<Thread> =>
       new Promise((ready, failed) => {
-        const worker = new Worker(threadScript(), { workerData: { root: absoluteRoot } })
+        const worker = new Worker(threadScript(), { workerData: { root: absoluteRoot }, resourceLimits: WORKER_RESOURCE_LIMITS })
         const started: Thread = { worker, pending: new Map() }
         let isReady = false
         worker.on("message", (message: "ready" | BatchReply) => {

@@ -25,6 +25,7 @@ import { checkBusySeconds, sampledOnScrape } from "../../app/Metrics.js"
 import { type WriteCheck, WriteChecks, type WriteRequest } from "../../ports/WriteChecks.js"
 import { READY, type CheckReply, type CheckRequest } from "./checkProtocol.js"
 import type { WriteCheckSettings } from "./checkWrite.js"
+import { WORKER_RESOURCE_LIMITS } from "../os/workerHeap.js"
 
 export class WriteCheckWorkerError extends Data.TaggedError("WriteCheckWorkerError")<{
   readonly detail: string
@@ -66,7 +67,7 @@ export const WorkerWriteChecksLive = (options: WorkerWriteChecksOptions): Layer.
     /** Starts a worker for the slot; resolves once it has loaded, or fails with why it could not. */
     const start = (slot: Slot): Promise<void> =>
       new Promise((resolve, reject) => {
-        const worker = new Worker(script, { workerData: settings })
+        const worker = new Worker(script, { workerData: settings, resourceLimits: WORKER_RESOURCE_LIMITS })
         slot.worker = worker
         let ready = false
         worker.on("message", (message: typeof READY | ReadonlyArray<CheckReply>) => {
