@@ -13,13 +13,13 @@
 //   AICS_OTLP_URL      an OTLP/HTTP collector (http://host:4318): traces of the write path
 //                      are sent to <url>/v1/traces as OTLP JSON (app/Tracing.ts); unset: none.
 //   AICS_HEAP_GROWTH_PERCENT  how far the JavaScript heap may grow past what the last full
-//                      collection kept before the next (default 50; 0: V8's own, up to 300;
-//                      adapters/os/heapGrowth.ts): memory against the GC's CPU.
+//                      collection kept before the next, 1 to 300 (default 0: V8's own, up to
+//                      four times; adapters/os/heapGrowth.ts): memory against the GC's CPU.
 
 import { Config, ConfigError, Effect, Either, Option } from "effect"
 
-/** AICS_HEAP_GROWTH_PERCENT's default, and its largest value (V8's own largest growth is four times). */
-export const DEFAULT_HEAP_GROWTH_PERCENT = 75
+/** AICS_HEAP_GROWTH_PERCENT's default (V8's own growth: the most throughput), and its largest value (V8's own largest growth is four times). */
+export const DEFAULT_HEAP_GROWTH_PERCENT = 0
 export const MAX_HEAP_GROWTH_PERCENT = 300
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warning", "error", "fatal", "none"] as const

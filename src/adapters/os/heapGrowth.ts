@@ -6,10 +6,13 @@
 // promoted and die in the old generation: about 30 KB an entry, 40 MiB a second at 1,300
 // entries a second. V8 then lets the old generation reach up to four times what survives a
 // full collection before the next: on bench/write the event loop's old generation peaked at
-// about 280 MiB and the process at 550 MiB, against about 255 MiB idle. With the growth at
-// 75% a full collection comes at 1.75 times the survivors: the process peaked at 376-384 MiB,
-// the throughput the same within the runs' spread (bench/README.md "Session 20"; 50%: 354-366
-// MiB and about 5% fewer entries a second, the collector running twice as often).
+// about 280 MiB and the process at 550 MiB, against about 255 MiB idle. At 75% a full
+// collection comes at 1.75 times the survivors and the process peaked at 376-384 MiB; the
+// collector then runs about four times as often, which cost 2.5-4% of bench/write's
+// throughput and 8% of bench/stream's with 1,000 subscribers, whose live heap is larger
+// (bench/README.md "Session 20"). Throughput is the scarcer of the two on the machines the
+// service is measured on, so the default leaves V8's choice; an operator short of memory
+// sets 75 (docs/operations.md "The heap under load").
 //
 // V8 reads the setting each time a full collection sets the next limit, so setting it as
 // the process starts holds for every isolate of the process (the check workers' too).
