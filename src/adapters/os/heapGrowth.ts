@@ -15,19 +15,13 @@
 // sets 75 (docs/operations.md "The heap under load").
 //
 // V8 reads the setting each time a full collection sets the next limit, so setting it as
-// the process starts holds for every isolate of the process (the check workers' too).
-// 0 leaves V8's own choice.
+// the process starts holds for every isolate of the process (the worker threads' too).
 
 import { setFlagsFromString } from "node:v8"
 import { Effect } from "effect"
 
-/** The V8 flag for a setting, or undefined for 0 (V8's own growth). */
-export const heapGrowthFlag = (percent: number): string | undefined =>
-  percent === 0 ? undefined : `--heap-growing-percent=${percent}`
-
-/** Sets the process's heap growth; 0 sets nothing. */
+/** Sets the process's heap growth, in per cent; 0 sets nothing (V8's own growth). */
 export const applyHeapGrowth = (percent: number): Effect.Effect<void> =>
   Effect.sync(() => {
-    const flag = heapGrowthFlag(percent)
-    if (flag !== undefined) setFlagsFromString(flag)
+    if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`)
   })
