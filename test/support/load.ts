@@ -120,6 +120,22 @@ export const sendInOrder = async (
   return results
 }
 
+/**
+ * How many of `perKey`'s writes sendInOrder got no answer for although every earlier answer
+ * of their key was 202: their connection was closed under them (a key stopped by a refusal
+ * sends no more, and those are not counted). A bench whose load was cut measured less load
+ * than it says.
+ */
+export const cutOff = (perKey: ReadonlyArray<ReadonlyArray<SignedWrite>>, results: ReadonlyArray<WriteResult>): number => {
+  const statusOf = new Map(results.map((r) => [r.write, r.status]))
+  let cut = 0
+  for (const writes of perKey) {
+    const first = writes.findIndex((write) => !statusOf.has(write))
+    if (first >= 0 && (first === 0 || statusOf.get(writes[first - 1]!) === 202)) cut += writes.length - first
+  }
+  return cut
+}
+
 const answered = (write: SignedWrite, answer: RawAnswer, started: number, answeredAt: number): WriteResult => {
   let json: WriteResult["json"] | undefined
   return {

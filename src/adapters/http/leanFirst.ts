@@ -1,9 +1,17 @@
 // Lets a lean route (leanEntryRoute.ts) take a request before the Effect server sees it.
 // @effect/platform-node adds its own "request" listener when the server starts serving, and
 // a listener cannot stop the ones after it, so the server's emit is wrapped instead: a
-// "request" event goes to the lean handler first, and to the listeners only if it declines.
-// The handler is set when the layer that builds it runs, after the server exists; until
-// then, or if it never is, every request goes to the listeners.
+// "request" event goes to the lean handler first, and to the platform's listener only if it
+// declines. The handler is set when the layer that builds it runs, after the server exists;
+// until then, or if it never is, every request goes to the listeners.
+//
+// The listeners already on the server when it is wrapped watch requests rather than answer
+// them (server.ts: the connection counters of connectionStates.ts, and pendingBytes.ts,
+// which marks a connection's bytes as answered when its response finishes). They see every
+// request, the lean routes' included, before the handler runs: when they saw only the
+// platform's, a keep-alive connection that sent nothing but lean requests (a writer posting
+// entries) counted every byte it ever sent as unanswered, and was closed as a flood once its
+// address had sent 16 MiB.
 
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 
@@ -15,11 +23,21 @@ export interface LeanSlot {
   handler: LeanHandler | undefined
 }
 
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void
+
 export const leanFirst = <S extends Server>(server: S, slot: LeanSlot): S => {
+  const watchers = new Set(server.listeners("request") as Array<RequestListener>)
   const emit = server.emit
   server.emit = function(this: S, event: string | symbol, ...args: Array<unknown>): boolean {
-    if (event === "request" && slot.handler?.(args[0] as IncomingMessage, args[1] as ServerResponse) === true) return true
-    return emit.apply(this, [event, ...args] as Parameters<typeof emit>)
+    const handler = slot.handler
+    if (event !== "request" || handler === undefined) return emit.apply(this, [event, ...args] as Parameters<typeof emit>)
+    const req = args[0] as IncomingMessage
+    const res = args[1] as ServerResponse
+    const listeners = server.listeners("request") as Array<RequestListener>
+    for (const listener of listeners) if (watchers.has(listener)) listener.call(this, req, res)
+    if (handler(req, res)) return true
+    for (const listener of listeners) if (!watchers.has(listener)) listener.call(this, req, res)
+    return listeners.length > 0
   } as typeof server.emit
   return server
 }

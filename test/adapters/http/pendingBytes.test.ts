@@ -3,20 +3,26 @@
 // AICS_HTTP_PENDING_BYTES of unanswered requests (and AICS_HTTP_PENDING_BYTES_PER_ADDRESS
 // per address), closing the connections that hold the most: its peak RSS (VmHWM) grows by
 // no more than that bound plus a margin for the kernel-to-parser copies in flight, where it
-// grew by over 1 GiB before; a polite client is answered meanwhile and after.
+// grew by over 1 GiB before; a polite client is answered meanwhile and after. And a client
+// whose requests are all answered holds nothing, however much it has sent: the lean routes'
+// requests (GET /v2/entries/{i}, POST /v2/entries) count as answered like HttpApi's.
 
 import { readFile } from "node:fs/promises"
 import { connect, type Socket } from "node:net"
 import { afterAll, describe, expect, it } from "vitest"
+import { rawGetter } from "../../support/load.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
 let server: RunningServer | undefined
+let answeringServer: RunningServer | undefined
 const sockets: Array<Socket> = []
 
 afterAll(async () => {
   for (const socket of sockets) socket.destroy()
-  await server?.stop()
-  if (server !== undefined) await removeDir(server.dataDir)
+  for (const started of [server, answeringServer]) {
+    await started?.stop()
+    if (started !== undefined) await removeDir(started.dataDir)
+  }
 })
 
 const MiB = 1024 * 1024
@@ -68,5 +74,35 @@ describe("bytes held for unfinished requests", () => {
     const open = sockets.filter((s) => !s.destroyed && s.readyState === "open").length
     expect(open).toBeLessThan(1000)
     expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200)
+  }, 120_000)
+
+  it("never count what a keep-alive connection sent for requests already answered, lean routes' included", async () => {
+    const bound = MiB
+    answeringServer = await startServer({
+      dataDir: await tempDataDir(),
+      env: { AICS_HTTP_PENDING_BYTES_PER_ADDRESS: String(bound) }
+    })
+    // One connection, one request after another, each with 16 KiB of padding in its head,
+    // until it has sent four bounds' worth and several sweeps (every 50 ms) have run: first
+    // GET /v2/entries/{i}, a lean route's (leanEntryRoute.ts), then GET /checkpoint,
+    // HttpApi's. A closed connection fails the exchange.
+    const client = rawGetter(answeringServer.baseUrl)
+    const padding = { "x-padding": "p".repeat(16 * 1024) }
+    try {
+      let answers = 0
+      for (const path of ["/v2/entries/0", "/checkpoint"]) {
+        const started = Date.now()
+        let sent = 0
+        while (sent < 4 * bound || Date.now() - started < 300) {
+          const { status } = await client.get(path, padding)
+          expect(status).toBe(200)
+          sent += padding["x-padding"].length
+          answers++
+        }
+      }
+      expect(answers).toBeGreaterThanOrEqual(512)
+    } finally {
+      client.close()
+    }
   }, 120_000)
 })
