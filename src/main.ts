@@ -123,7 +123,12 @@ const MetricsListener = Layer.unwrapEffect(Effect.map(operationsConfig, ({ metri
 
 // The start line first and the stop line last (lifecycle.ts), the metrics listener beside.
 const Service = MetricsListener.pipe(Layer.provideMerge(Main), Layer.provideMerge(ProcessLifecycleLive))
-const Logging = Layer.unwrapEffect(Effect.map(operationsConfig, LoggingLive))
+// With a bad AICS_LOG_* (or any other operations setting) the default logger stays, so the
+// start can say what is wrong (below) rather than exit without a word.
+const Logging = Layer.unwrapEffect(Effect.map(
+  Effect.orElseSucceed(operationsConfig, () => ({ logLevel: "info", logFormat: "pretty" }) as const),
+  LoggingLive
+))
 // Traces of the write path only with AICS_OTLP_URL (app/Tracing.ts). Else the tracer is
 // off altogether: the spans libraries open on their own (@effect/sql opens one per
 // statement, with its text as an attribute) are then no-ops instead of objects no one reads.

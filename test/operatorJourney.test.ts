@@ -63,6 +63,12 @@ describe("an operator", () => {
     const badVariable = await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: "eighty" })
     expect(badVariable.code).not.toBe(0)
     oneLine(badVariable.output, "AICS_PORT")
+    // Bad operations settings, which also choose the logger that would report them.
+    for (const [variable, value] of [["AICS_LOG_LEVEL", "loud"], ["AICS_HTTP_PENDING_BYTES_PER_ADDRESS", "16384"]] as const) {
+      const badSetting = await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: String(await freePort()), [variable]: value })
+      expect(badSetting.code).not.toBe(0)
+      oneLine(badSetting.output, variable)
+    }
 
     // An unreadable gate certificate, and a certificate that is not one.
     const port = String(await freePort())
