@@ -3,7 +3,11 @@
 // a listener cannot stop the ones after it, so the server's emit is wrapped instead: a
 // "request" event goes to the lean handler first, and to the platform's listener only if it
 // declines. The handler is set when the layer that builds it runs, after the server exists;
-// until then, or if it never is, every request goes to the listeners.
+// until then, or if it never is, every request goes to the listeners. And it takes requests
+// only while the platform's listener is on the server: when the service stops, the platform
+// removes it before closing the server, and requests still arriving on open keep-alive
+// connections in the grace that follows (closeDraining.ts) are answered by no route, the
+// lean ones included (a write begun then could be durable with its answer cut).
 //
 // The listeners already on the server when it is wrapped watch requests rather than answer
 // them (server.ts: the connection counters of connectionStates.ts, and pendingBytes.ts,
@@ -34,8 +38,12 @@ export const leanFirst = <S extends Server>(server: S, slot: LeanSlot): S => {
     const req = args[0] as IncomingMessage
     const res = args[1] as ServerResponse
     const listeners = server.listeners("request") as Array<RequestListener>
-    for (const listener of listeners) if (watchers.has(listener)) listener.call(this, req, res)
-    if (handler(req, res)) return true
+    let answering = false
+    for (const listener of listeners) {
+      if (watchers.has(listener)) listener.call(this, req, res)
+      else answering = true
+    }
+    if (answering && handler(req, res)) return true
     for (const listener of listeners) if (!watchers.has(listener)) listener.call(this, req, res)
     return listeners.length > 0
   } as typeof server.emit

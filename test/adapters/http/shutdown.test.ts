@@ -1,7 +1,9 @@
 // SIGTERM stops the service promptly whatever its HTTP clients are doing (closeDraining.ts):
 // a connection still uploading a body the service has already refused is closed once the
 // upload ends, and one whose request never ends is cut after the grace period, instead of
-// holding the process for the 65 s keep-alive or the 120 s request timeout.
+// holding the process for the 65 s keep-alive or the 120 s request timeout. And a request
+// that arrives whole only after the SIGTERM is answered by no route, the lean ones
+// (leanFirst.ts) as HttpApi's.
 
 import { connect, type Socket } from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
@@ -74,6 +76,26 @@ describe("SIGTERM with HTTP clients still connected", () => {
     const elapsed = await stopTimed(server)
     await client.closed
     expect(elapsed).toBeGreaterThanOrEqual(SHUTDOWN_GRACE_MS - 100)
+    expect(elapsed).toBeLessThan(SHUTDOWN_GRACE_MS + 5_000)
+    expect(server.child.exitCode).toBe(0)
+  }, 30_000)
+
+  it("answers no request completed after the SIGTERM, on the lean routes as on HttpApi's", async () => {
+    server = await startServer({ dataDir: await tempDataDir() })
+    const heads = ["GET /v2/entries/0", "GET /checkpoint"]
+    // Each connection is busy at the SIGTERM (a head under way), so it is not closed as idle.
+    const clients = await Promise.all(heads.map(async (head) => {
+      const client = await open(server!.port)
+      client.socket.write(`${head} HTTP/1.1\r\nHost: 127.0.0.1:${server!.port}\r\n`)
+      return client
+    }))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const stopping = stopTimed(server)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    for (const client of clients) client.socket.write("\r\n")
+    const elapsed = await stopping
+    await Promise.all(clients.map((client) => client.closed))
+    expect(clients.map((client) => client.received())).toEqual(["", ""])
     expect(elapsed).toBeLessThan(SHUTDOWN_GRACE_MS + 5_000)
     expect(server.child.exitCode).toBe(0)
   }, 30_000)
