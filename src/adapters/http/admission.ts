@@ -81,10 +81,16 @@ const takesTurns = (path: string, address: string, config: typeof ServiceConfig.
 export const admitRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | Admission | ServiceConfig> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => admitted(arrivingFromPlatform(request), app))
 
-/** What admitRequests does, for a request however it arrived: `serve` runs only if admitted, and in its turn. */
+/**
+ * What admitRequests does, for a request however it arrived: `serve` runs only if admitted,
+ * and in its turn. `deliver` sends the answer, RateLimit fields and all, before the turn
+ * ends: the lean routes send it themselves (leanServing.ts), where HttpApi's `serve` has
+ * sent it already.
+ */
 export const admitted = <E, R>(
   request: ArrivingRequest,
-  serve: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  serve: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  deliver: (response: HttpServerResponse.HttpServerResponse) => Effect.Effect<void> = () => Effect.void
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | Admission | ServiceConfig> =>
   Effect.gen(function*() {
     const admission = yield* Admission
@@ -96,16 +102,19 @@ export const admitted = <E, R>(
     const path = pathOf(request)
     const route = routeBudget(request.method, path)
     const verdict = yield* (route === undefined ? admission.take("requests", client) : admission.takeAll([[route, client], ["requests", client]]))
-    if (!verdict.admitted) return yield* Effect.locally(tooManyRequests(verdict), RefusalDelay, delay)
+    if (!verdict.admitted) return yield* Effect.tap(Effect.locally(tooManyRequests(verdict), RefusalDelay, delay), (response) => deliver(response))
     // The app sends its answer itself, so a handler's 429 is held where it is made
     // (tooManyRequests, writeRoute.ts) for as long as RefusalDelay says; it keeps its turn
     // meanwhile, so a flood's refusals, too, come a few at a time.
     const served = Effect.locally(Effect.locally(serve, CurrentClient, client), RefusalDelay, delay)
     // HttpApi's app sends its answer before this sees it (@effect/platform's toHandled), so
-    // the fields reach that answer as a pre-response handler; the lean route sends what this
-    // returns, so they are on the returned response as well.
+    // the fields reach that answer as a pre-response handler; a lean route's is delivered
+    // with them below.
     const fields = verdict.fields
     if (fields !== undefined) yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withRateLimit(response, fields)))
-    const response = yield* (takesTurns(path, address, config) ? admission.inTurn(client)(served) : served)
-    return withRateLimit(response, fields)
+    const answered = Effect.flatMap(served, (response) => {
+      const fielded = withRateLimit(response, fields)
+      return Effect.as(deliver(fielded), fielded)
+    })
+    return yield* (takesTurns(path, address, config) ? admission.inTurn(client)(answered) : answered)
   })

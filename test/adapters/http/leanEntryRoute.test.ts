@@ -5,7 +5,7 @@
 // indexes the path schema refuses (422, HttpApi's own answer either way), HEAD, a longer
 // path. And with the budgets on, the lean route spends the `requests` budget, sends the same
 // RateLimit fields and the same 429, and counts each answer in the metrics as HttpApi's
-// routes are counted.
+// routes are counted, a client that leaves while its 429 is held included (429, not 499).
 
 import { connect } from "node:net"
 import { Effect } from "effect"
@@ -41,6 +41,17 @@ const exchange = (port: number, method: string, path: string): Promise<string> =
     socket.on("data", (chunk) => chunks.push(chunk))
     socket.on("error", reject)
     socket.on("end", () => resolve(Buffer.concat(chunks).toString("latin1").replace(/\r\nDate: [^\r]*/, "")))
+  })
+
+/** Sends one request on a connection of its own and closes it after `ms`, answered or not. */
+const abandon = (port: number, path: string, ms: number): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const socket = connect({ host: "127.0.0.1", port }, () => {
+      socket.write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`)
+      setTimeout(() => socket.destroy(), ms)
+    })
+    socket.on("error", reject)
+    socket.on("close", () => resolve())
   })
 
 /** The log's size once the publisher covers every seeded leaf. */
@@ -146,5 +157,40 @@ describe("GET /v2/entries/{index} beside HttpApi", () => {
     expect(untimed(refusal)).toBe(untimed(api.answers.at(-1)!))
     expect(lean.counted).toEqual({ ok: lean.answers.length - 1, refused: 1 })
     expect(api.counted).toEqual({ ok: api.answers.length - 1, refused: 1 })
+  }, 120_000)
+
+  it("counts a client that leaves while its 429 is held as refused, as HttpApi's routes do", async () => {
+    const DELAY_MS = 600
+    const run = async (lean: string) => {
+      const metricsPort = String(await freePort())
+      return answersWith({
+        AICS_RATE_LIMITS: "on",
+        AICS_TRUSTED_PROXIES: "10.0.0.0/8",
+        AICS_LIMIT_REQUESTS_PER_MINUTE: "5",
+        AICS_LIMIT_REFUSAL_DELAY_MS: String(DELAY_MS),
+        AICS_LEAN_ROUTES: lean,
+        AICS_METRICS_PORT: metricsPort
+      }, async (port) => {
+        const metrics = async () => parsePrometheus(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text())
+        // Spend the budget, then ask once more and leave before the held 429 is sent.
+        for (let i = 0; i < 10; i++) await exchange(port, "GET", "/v2/entries/3")
+        const before = await metrics()
+        await abandon(port, "/v2/entries/3", 100)
+        const moved = async () => {
+          const after = await metrics()
+          const of = (status: string) => total(after, "aics_http_requests_total", { group: "entries", status }) - total(before, "aics_http_requests_total", { group: "entries", status })
+          return { refused: of("429"), left: of("499") }
+        }
+        const deadline = Date.now() + 10_000
+        let counted = await moved()
+        while (counted.refused + counted.left === 0 && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 50))
+          counted = await moved()
+        }
+        return counted
+      })
+    }
+    expect(await run("off")).toEqual({ refused: 1, left: 0 })
+    expect(await run("on")).toEqual({ refused: 1, left: 0 })
   }, 120_000)
 })
