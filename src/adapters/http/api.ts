@@ -22,7 +22,8 @@ import { StreamGroup } from "./streamApi.js"
 import { McpGroup } from "./mcpApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
-import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, Unauthorized, Unavailable } from "./problem.js"
+import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, TooManyRequests, Unauthorized, Unavailable } from "./problem.js"
+import { problemsApart, withoutDecodeError } from "./errorResponsesOpenApi.js"
 import { signaturesOnSignedRoutes } from "./signedOpenApi.js"
 import { requestBodyOpenApi, tileRouteTemplate } from "./requestBodies.js"
 import { NoticeCloseRequest, NoticeRequest } from "../../domain/governance/notice.js"
@@ -181,16 +182,6 @@ const TelemetryGroup = HttpApiGroup.make("telemetry")
     .addSuccess(Health)
     .addError(Health.annotations({ [HttpApiSchema.AnnotationStatus]: 503 })))
 
-// HttpApi documents its built-in decode error as a 400 on every endpoint; this service
-// turns that error into the 422 problem above (server.ts), so the 400 is dropped here.
-function withoutDecodeError(spec: Record<string, any>): Record<string, any> {
-  for (const item of Object.values(spec["paths"] ?? {}) as Array<Record<string, any>>) {
-    for (const operation of Object.values(item)) delete operation?.responses?.["400"]
-  }
-  delete spec["components"]?.["schemas"]?.["HttpApiDecodeError"]
-  return spec
-}
-
 const between = (bounds: { readonly min: number; readonly max: number }) => Schema.optional(DecimalIntBetween(bounds.min, bounds.max))
 const Page = (bounds: { readonly min: number; readonly max: number }) => Schema.Struct({ from: Schema.optional(DecimalInt), limit: between(bounds) })
 const Signed = (endpoint: string) => `${endpoint} Signed read (RFC 9421, AICS profile, empty-body digest); only the signing key's own data.`
@@ -337,8 +328,9 @@ export class AicsApi extends HttpApi.make("aics")
   .addError(Unauthorized.pipe(problemEncoding))
   .addError(Forbidden.pipe(problemEncoding))
   .addError(Conflict.pipe(problemEncoding))
+  .addError(TooManyRequests.pipe(problemEncoding))
   .annotate(OpenApi.Title, "AICS-1")
   .annotate(OpenApi.Version, "0.3.0")
   // The 401 and the signature scheme only where a signature is verified (signedOpenApi.ts).
-  .annotate(OpenApi.Transform, (spec) => tileRouteTemplate(signaturesOnSignedRoutes(withoutDecodeError(spec))))
+  .annotate(OpenApi.Transform, (spec) => tileRouteTemplate(signaturesOnSignedRoutes(problemsApart(withoutDecodeError(spec)))))
 {}

@@ -96,6 +96,15 @@ export class Conflict extends Schema.Class<Conflict>("Conflict")(
   }
 }
 
+/**
+ * 429: the client's address has spent its `requests` budget (admission.ts). Declared for
+ * every route: the middleware answers it before any route is reached, with Retry-After.
+ */
+export class TooManyRequests extends Schema.Class<TooManyRequests>("TooManyRequests")(
+  problemFields(429),
+  HttpApiSchema.annotations({ status: 429, description: "The address's requests budget is spent: retry after Retry-After seconds" })
+) {}
+
 /** 503: the service cannot answer now (storage failure, log diverged). */
 export class Unavailable extends Schema.Class<Unavailable>("Unavailable")(
   problemFields(503),

@@ -230,6 +230,15 @@ describe("health and description", () => {
     }
     expect(spec.paths["/v2/tlog/inclusion"].get.responses["422"]).toBeDefined()
     expect(spec.paths["/v2/tlog/inclusion"].get.responses["400"]).toBeUndefined()
+    // Every route declares the `requests` budget's 429 problem; the write keeps its signed
+    // refusals (a 400 among them) as application/json, the problems apart.
+    const ref = (name: string) => ({ schema: { $ref: `#/components/schemas/${name}` } })
+    expect(spec.paths["/v2/entries/{index}"].get.responses["429"].content).toEqual({ "application/problem+json": ref("TooManyRequests") })
+    const write = spec.paths["/v2/entries"].post.responses
+    expect(write["400"].content).toEqual({ "application/json": ref("WriteRefusal400") })
+    expect(write["429"].content).toEqual({ "application/json": ref("WriteRefusal429"), "application/problem+json": ref("TooManyRequests") })
+    expect(write["503"].content).toEqual({ "application/json": ref("WriteRefusal503"), "application/problem+json": ref("Unavailable") })
+    expect(JSON.stringify(spec)).not.toContain("HttpApiDecodeError")
   })
 
   it("turns 503 when a tile on disk is tampered with, and keeps reporting it", async () => {
