@@ -332,5 +332,5 @@ export class AicsApi extends HttpApi.make("aics")
   .annotate(OpenApi.Title, "AICS-1")
   .annotate(OpenApi.Version, "0.3.0")
   // The 401 and the signature scheme only where a signature is verified (signedOpenApi.ts).
-  .annotate(OpenApi.Transform, (spec) => tileRouteTemplate(signaturesOnSignedRoutes(problemsApart(withoutDecodeError(spec)))))
+  .annotate(OpenApi.Transform, (spec) => tileRouteTemplate(problemsApart(signaturesOnSignedRoutes(withoutDecodeError(spec)))))
 {}

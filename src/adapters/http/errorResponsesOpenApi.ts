@@ -29,21 +29,38 @@ const oneOrAny = (schemas: ReadonlyArray<Schema>): Schema => schemas.length === 
 
 const nameOf = (schema: Schema) => schema.$ref?.slice(schema.$ref.lastIndexOf("/") + 1) ?? "a schema"
 
-export const withoutDecodeError = (spec: Record<string, any>): Record<string, any> => {
-  for (const { responses } of operationsOf(spec)) {
-    const response = responses?.["400"]
-    if (response === undefined) continue
-    const declared = Object.values(response.content ?? {}).flatMap(({ schema }) => alternatives(schema)).filter((one) => one.$ref !== DECODE_ERROR)
-    if (declared.length === 0) {
-      delete responses!["400"]
-      continue
-    }
-    for (const media of Object.values(response.content ?? {})) media.schema = oneOrAny(alternatives(media.schema).filter((one) => one.$ref !== DECODE_ERROR))
-    response.description = declared.map(nameOf).join(" or ")
+/**
+ * Takes the schemas `refs` names out of an operation's response at `status`, and the
+ * response itself when nothing else is declared there: for errors HttpApi declares on every
+ * operation that some never answer.
+ */
+export const withoutSchemas = (responses: Record<string, Response> | undefined, status: string, refs: ReadonlySet<string>): void => {
+  const response = responses?.[status]
+  if (response === undefined) return
+  const all = Object.values(response.content ?? {}).flatMap(({ schema }) => alternatives(schema))
+  const declared = all.filter((one) => one.$ref === undefined || !refs.has(one.$ref))
+  if (declared.length === all.length) return
+  if (declared.length === 0) {
+    delete responses![status]
+    return
   }
+  for (const [type, media] of Object.entries(response.content ?? {})) {
+    const kept = alternatives(media.schema).filter((one) => one.$ref === undefined || !refs.has(one.$ref))
+    if (kept.length === 0) delete response.content![type]
+    else media.schema = oneOrAny(kept)
+  }
+  response.description = declared.map(nameOf).join(" or ")
+}
+
+export const withoutDecodeError = (spec: Record<string, any>): Record<string, any> => {
+  for (const { responses } of operationsOf(spec)) withoutSchemas(responses, "400", new Set([DECODE_ERROR]))
   delete spec["components"]?.["schemas"]?.["HttpApiDecodeError"]
   return spec
 }
+
+/** The problems a signature check answers (signedRead.ts), by status: only signed routes answer them. */
+export const SIGNATURE_PROBLEMS: ReadonlyArray<readonly [string, ReadonlySet<string>]> = ([["401", Unauthorized], ["403", Forbidden], ["409", Conflict]] as const)
+  .map(([status, problem]) => [status, new Set([`#/components/schemas/${problem.identifier}`])] as const)
 
 export const problemsApart = (spec: Record<string, any>): Record<string, any> => {
   for (const { responses } of operationsOf(spec)) {

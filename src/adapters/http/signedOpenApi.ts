@@ -1,9 +1,12 @@
 // The signature requirement in /openapi.json, from the one declaration of signed routes
 // (domain/http/signedRoutes.ts): the 401 "must be signed" answer and an RFC 9421 security
 // scheme on exactly the routes that verify a signature. HttpApi adds an API-level error to
-// every operation, so the 401 is taken off the others here (an OpenApi.Transform of api.ts).
+// every operation, so the 401, and the 403 and 409 a signature check answers (another key, a
+// replayed nonce: signedRead.ts), are taken off the others here (an OpenApi.Transform of
+// api.ts), leaving any the route declares itself.
 
 import { signatureRequirement } from "../../domain/http/signedRoutes.js"
+import { SIGNATURE_PROBLEMS, withoutSchemas } from "./errorResponsesOpenApi.js"
 
 /** The name of the security scheme in components.securitySchemes. */
 export const SIGNATURE_SCHEME = "aicsSignature"
@@ -27,7 +30,7 @@ export const signaturesOnSignedRoutes = (spec: Record<string, any>): Record<stri
     for (const [method, operation] of Object.entries(item)) {
       if (!METHODS.has(method) || operation === undefined) continue
       if (signatureRequirement(method, path) === "none") {
-        delete operation.responses?.["401"]
+        for (const [status, problems] of SIGNATURE_PROBLEMS) withoutSchemas(operation.responses, status, problems)
       } else {
         operation.security = [{ [SIGNATURE_SCHEME]: [] }]
       }
