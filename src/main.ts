@@ -8,8 +8,9 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Context, Effect, Layer } from "effect"
 import { SupAssetFileLive } from "./adapters/fs/SupAssetFile.js"
 import { HttpLive } from "./adapters/http/server.js"
+import { environmentProvider } from "./adapters/os/environment.js"
 import { applyHeapGrowth } from "./adapters/os/heapGrowth.js"
-import { startupChecks } from "./adapters/os/startupChecks.js"
+import { freePortOn, startupChecks } from "./adapters/os/startupChecks.js"
 import { startupFailureLine } from "./adapters/os/startupLine.js"
 import { startupLines } from "./adapters/os/startupLines.js"
 import { GateTcpLive } from "./adapters/tcp/gateServer.js"
@@ -143,10 +144,17 @@ const Tracing = Layer.unwrapEffect(Effect.gen(function*() {
 // what to do next. Any failure is one plain line and exit code 1 (startupLine.ts); every
 // line goes through the logger AICS_LOG_FORMAT and AICS_LOG_LEVEL choose.
 let started = false
+const readSettings = Effect.provide(ServiceConfig, ServiceConfig.fromEnv)
 const program = Effect.gen(function*() {
-  const settings = yield* Effect.provide(ServiceConfig, ServiceConfig.fromEnv)
-  yield* applyHeapGrowth((yield* operationsConfig).heapGrowthPercent)
-  yield* startupChecks(settings)
+  const asked = yield* readSettings
+  // AICS_PORT=0 asks for any free port: it is chosen now, so that what the settings derive
+  // from the port (the public URL, the @authority values) names the port listened on.
+  const settings = asked.port === 0
+    ? yield* Effect.withConfigProvider(readSettings, environmentProvider({ ...process.env, AICS_PORT: String(yield* freePortOn(asked.host)) }))
+    : asked
+  const operations = yield* operationsConfig
+  yield* applyHeapGrowth(operations.heapGrowthPercent)
+  yield* startupChecks(settings, operations.metrics)
   yield* Effect.scoped(Effect.gen(function*() {
     const context = yield* Layer.build(Service.pipe(Layer.provide(ServiceConfig.layer(settings))))
     started = true
@@ -161,4 +169,4 @@ const program = Effect.gen(function*() {
   Effect.provide(Logging)
 )
 
-NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })
+NodeRuntime.runMain(Effect.withConfigProvider(program, environmentProvider()), { disableErrorReporting: true, disablePrettyLogger: true })

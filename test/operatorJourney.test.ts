@@ -63,6 +63,11 @@ describe("an operator", () => {
     const badVariable = await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: "eighty" })
     expect(badVariable.code).not.toBe(0)
     oneLine(badVariable.output, "AICS_PORT")
+    // One port for two of the service's listeners, and a metrics host this machine is not.
+    const shared = String(await freePort())
+    oneLine((await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: shared, AICS_GATE_PORT: shared })).output, "AICS_GATE_PORT")
+    oneLine((await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: String(await freePort()), AICS_METRICS_PORT: String(await freePort()), AICS_METRICS_HOST: "no-such-host.invalid" })).output, "AICS_METRICS_HOST")
+    expect(await folderMissing(dataDir)).toBe(true)
     // Bad operations settings, which also choose the logger that would report them.
     for (const [variable, value] of [["AICS_LOG_LEVEL", "loud"], ["AICS_HTTP_PENDING_BYTES_PER_ADDRESS", "16384"]] as const) {
       const badSetting = await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: String(await freePort()), [variable]: value })
@@ -85,6 +90,32 @@ describe("an operator", () => {
     const notFolder = await startFails({ AICS_DATA_DIR: join(parent, "file"), AICS_PORT: port })
     oneLine(notFolder.output, "AICS_DATA_DIR")
     expect(await folderMissing(dataDir)).toBe(true)
+  })
+
+  it("gets a free port for AICS_PORT=0, and an empty variable takes its default", async () => {
+    const dataDir = await tempDataDir()
+    cleanup.push(() => removeDir(dataDir))
+    const child = spawn(process.execPath, ["dist/src/main.js"], {
+      env: { PATH: process.env["PATH"] ?? "", AICS_HOST: "127.0.0.1", AICS_DATA_DIR: dataDir, AICS_PORT: "0", AICS_LIMIT_REQUESTS_PER_MINUTE: "" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+    cleanup.push(async () => {
+      child.kill("SIGTERM")
+      await exited
+    })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString() })
+    child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString() })
+    await expect.poll(() => output, { timeout: 30_000 }).toContain("Look at ")
+    const listening = Number(/Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1])
+    expect(listening).toBeGreaterThan(0)
+    // What the start lines, the documents and the signed requests' @authority name is that port.
+    expect(output).toContain(`Look at http://127.0.0.1:${listening}/`)
+    expect(output).not.toContain("127.0.0.1:0")
+    const answer = await fetch(`http://127.0.0.1:${listening}/checkpoint`)
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get("ratelimit-policy")).toBe("\"requests\";q=1200;w=60")
   })
 
   it("starts, publishes the verifier key, tombstones a post with the owner key the first start wrote, and stops on SIGTERM", async () => {

@@ -190,7 +190,7 @@ const trustedProxiesConfig = Config.mapOrFail(Config.option(Config.string("AICS_
 const settingsConfig = Effect.gen(function*() {
   const dataDir = yield* Config.withDefault(Config.nonEmptyString("AICS_DATA_DIR"), "./data")
   const host = yield* Config.withDefault(Config.nonEmptyString("AICS_HOST"), "127.0.0.1")
-  // Port 0 asks the system for a free port (tests); the address is logged at start.
+  // Port 0 asks the system for a free port: main.ts chooses it before these settings are read again.
   const port = yield* intBetween("AICS_PORT", 0, 65535, 8080)
   const domain = yield* checked(Config.withDefault(Config.string("AICS_DOMAIN"), "localhost"), "AICS_DOMAIN",
     (d) => DOMAIN.test(d), "must be a lower-case host name")
@@ -204,8 +204,10 @@ const settingsConfig = Effect.gen(function*() {
     "must be an absolute http(s) URL with no path, query or fragment (pages link root-relative, so the service is served at the root of its host)")
   const warning = publicUrlWarning(publicUrl)
   if (warning !== undefined) yield* Effect.logWarning(warning)
-  const securityContact = yield* Config.option(checked(Config.string("AICS_SECURITY_CONTACT"), "AICS_SECURITY_CONTACT", securityContactUri,
-    "must be a mailto: address or an https: URL"))
+  const securityContact = yield* Config.mapOrFail(Config.option(Config.string("AICS_SECURITY_CONTACT")), (contact) =>
+    Option.isNone(contact) || securityContactUri(contact.value)
+      ? Either.right(contact)
+      : Either.left(ConfigError.InvalidData(["AICS_SECURITY_CONTACT"], `AICS_SECURITY_CONTACT must be a mailto: address or an https: URL, got ${JSON.stringify(contact.value)}`)))
   const tileMirrors = yield* checked(
     Config.map(Config.withDefault(Config.string("AICS_TILE_MIRRORS"), ""),
       (s) => s.split(",").map((m) => m.trim()).filter((m) => m.length > 0)),
@@ -229,6 +231,10 @@ const settingsConfig = Effect.gen(function*() {
     intentSeconds: yield* intBetween("AICS_SUP_INTENT_SECONDS", 1, 7 * 86_400, 3600),
     claimSeconds: yield* intBetween("AICS_SUP_CLAIM_SECONDS", 0, 365 * 86_400, 7 * 86_400),
     allowHttp: yield* Config.withDefault(Config.boolean("AICS_SUP_ALLOW_HTTP"), false)
+  }
+  // Documented (docs/protocol.md 13.1, /contribute's `transport`), but likely not meant.
+  if (networks.terms.length > 0 && !contributions.allowHttp && !publicUrl.startsWith("https://")) {
+    yield* Effect.logWarning(`AICS_SUP_NETWORKS opens contributions, but AICS_PUBLIC_URL ${publicUrl} is not https and AICS_SUP_ALLOW_HTTP is not set: every intent and claim will answer 403 https_required`)
   }
   const gate: GateSettings = {
     port: yield* intBetween("AICS_GATE_PORT", 0, 65535, 0),

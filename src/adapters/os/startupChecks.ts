@@ -29,18 +29,46 @@ const reason = (error: unknown): string => {
   return (error instanceof Error ? error.message : String(error)).split("\n")[0]!
 }
 
-/** Listens on host:port and closes again: refuses a port another process holds. */
-const portFree = (host: string, port: number, variable: string) =>
-  Effect.async<void, StartupProblem>((resume) => {
+/** Listens on host:port and closes again; the port it had (the system's choice for 0). */
+const listenOnce = (host: string, port: number) =>
+  Effect.async<number, NodeJS.ErrnoException>((resume) => {
     const server = createServer()
-    server.once("error", (error: NodeJS.ErrnoException) => {
-      const why = error.code === "EADDRINUSE" ? "is in use by another process"
-        : error.code === "EACCES" ? "needs privileges this process does not have"
-        : error.code === "EADDRNOTAVAIL" ? "is not an address of this machine (AICS_HOST)"
-        : `cannot be listened on: ${reason(error)}`
-      resume(Effect.fail(new StartupProblem({ variable, message: `port ${port} on ${host} (${variable}) ${why}` })))
+    server.once("error", (error: NodeJS.ErrnoException) => resume(Effect.fail(error)))
+    server.listen({ host, port, exclusive: true }, () => {
+      const bound = (server.address() as { port: number }).port
+      server.close(() => resume(Effect.succeed(bound)))
     })
-    server.listen({ host, port, exclusive: true }, () => server.close(() => resume(Effect.void)))
+  })
+
+const isBadHost = (error: NodeJS.ErrnoException) => error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND" || error.code === "EAI_AGAIN"
+
+/** Refuses a port another process holds, or a host that is not this machine's. */
+const portFree = (host: string, port: number, variable: string, hostVariable = "AICS_HOST") =>
+  Effect.asVoid(Effect.mapError(listenOnce(host, port), (error) => {
+    const why = error.code === "EADDRINUSE" ? "is in use by another process"
+      : error.code === "EACCES" ? "needs privileges this process does not have"
+      : isBadHost(error) ? `cannot be listened on: ${host} (${hostVariable}) is not an address of this machine`
+      : `cannot be listened on: ${reason(error)}`
+    return new StartupProblem({ variable: isBadHost(error) ? hostVariable : variable, message: `port ${port} on ${host} (${variable}) ${why}` })
+  }))
+
+/** A port free on `host` now, for AICS_PORT=0: the system's choice, listened on and closed again. */
+export const freePortOn = (host: string) =>
+  Effect.mapError(listenOnce(host, 0), (error) =>
+    new StartupProblem({ variable: "AICS_HOST", message: `no port can be listened on on ${host} (AICS_HOST): ${reason(error)}` }))
+
+/** The service's listeners on one host each need a port of their own (0, a free one, aside). */
+const portsApart = (listeners: ReadonlyArray<{ readonly variable: string; readonly host: string; readonly port: number }>) =>
+  Effect.gen(function*() {
+    const taken = new Map<string, string>()
+    for (const { variable, host, port } of listeners) {
+      if (port === 0) continue
+      const other = taken.get(`${host} ${port}`)
+      if (other !== undefined) {
+        return yield* new StartupProblem({ variable, message: `port ${port} on ${host} is set for both ${other} and ${variable}: each listener needs a port of its own` })
+      }
+      taken.set(`${host} ${port}`, variable)
+    }
   })
 
 const readable = (path: string, variable: string, what: string) =>
@@ -76,11 +104,18 @@ const dataFolder = (dataDir: string) =>
   })
 
 /** Every check, in the order an operator would fix them; the first failure stops the start. */
-export const startupChecks = (settings: ServiceSettings) =>
+export const startupChecks = (settings: ServiceSettings, metrics?: { readonly host: string; readonly port: number }) =>
   Effect.gen(function*() {
     yield* dataFolder(settings.dataDir)
-    if (settings.port !== 0) yield* portFree(settings.host, settings.port, "AICS_PORT")
     const gate = settings.gate
+    yield* portsApart([
+      { variable: "AICS_PORT", host: settings.host, port: settings.port },
+      { variable: "AICS_GATE_PORT", host: settings.host, port: gate?.port ?? 0 },
+      { variable: "AICS_GATE_TLS_PORT", host: settings.host, port: gate?.tlsPort ?? 0 },
+      { variable: "AICS_METRICS_PORT", host: metrics?.host ?? settings.host, port: metrics?.port ?? 0 }
+    ])
+    if (settings.port !== 0) yield* portFree(settings.host, settings.port, "AICS_PORT")
+    if (metrics !== undefined) yield* portFree(metrics.host, metrics.port, "AICS_METRICS_PORT", "AICS_METRICS_HOST")
     if (gate !== undefined && gate.port !== 0) yield* portFree(settings.host, gate.port, "AICS_GATE_PORT")
     if (gate !== undefined && gate.tlsPort !== 0) {
       yield* portFree(settings.host, gate.tlsPort, "AICS_GATE_TLS_PORT")
