@@ -11,10 +11,13 @@
 
 import { Conflict, Forbidden, InvalidRequest, NotFound, PROBLEM_CONTENT_TYPE, TooManyRequests, Unauthorized, Unavailable } from "./problem.js"
 
+/** A problem schema's reference in /openapi.json. */
+export const problemRef = (problem: { readonly identifier: string }) => `#/components/schemas/${problem.identifier}`
+
 const DECODE_ERROR = "#/components/schemas/HttpApiDecodeError"
 
 const PROBLEMS = new Set([InvalidRequest, NotFound, Unauthorized, Forbidden, Conflict, TooManyRequests, Unavailable]
-  .map((problem) => `#/components/schemas/${problem.identifier}`))
+  .map(problemRef))
 
 type Schema = { readonly $ref?: string; readonly anyOf?: ReadonlyArray<Schema> }
 type Response = { description?: string; content?: Record<string, { schema?: Schema }> }
@@ -57,10 +60,6 @@ export const withoutDecodeError = (spec: Record<string, any>): Record<string, an
   delete spec["components"]?.["schemas"]?.["HttpApiDecodeError"]
   return spec
 }
-
-/** The problems a signature check answers (signedRead.ts), by status: only signed routes answer them. */
-export const SIGNATURE_PROBLEMS: ReadonlyArray<readonly [string, ReadonlySet<string>]> = ([["401", Unauthorized], ["403", Forbidden], ["409", Conflict]] as const)
-  .map(([status, problem]) => [status, new Set([`#/components/schemas/${problem.identifier}`])] as const)
 
 export const problemsApart = (spec: Record<string, any>): Record<string, any> => {
   for (const { responses } of operationsOf(spec)) {

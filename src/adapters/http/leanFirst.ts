@@ -30,22 +30,19 @@ export interface LeanSlot {
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void
 
 export const leanFirst = <S extends Server>(server: S, slot: LeanSlot): S => {
-  const watchers = new Set(server.listeners("request") as Array<RequestListener>)
+  // The watchers are taken off the server and called here, first, for every request.
+  const watchers = server.listeners("request") as Array<RequestListener>
+  for (const watcher of watchers) server.off("request", watcher)
   const emit = server.emit
   server.emit = function(this: S, event: string | symbol, ...args: Array<unknown>): boolean {
-    const handler = slot.handler
-    if (event !== "request" || handler === undefined) return emit.apply(this, [event, ...args] as Parameters<typeof emit>)
-    const req = args[0] as IncomingMessage
-    const res = args[1] as ServerResponse
-    const listeners = server.listeners("request") as Array<RequestListener>
-    let answering = false
-    for (const listener of listeners) {
-      if (watchers.has(listener)) listener.call(this, req, res)
-      else answering = true
+    if (event === "request") {
+      const req = args[0] as IncomingMessage
+      const res = args[1] as ServerResponse
+      for (const watcher of watchers) watcher.call(this, req, res)
+      // Only while the platform's listener is on: after it is gone nothing answers.
+      if (server.listenerCount("request") > 0 && slot.handler?.(req, res) === true) return true
     }
-    if (answering && handler(req, res)) return true
-    for (const listener of listeners) if (!watchers.has(listener)) listener.call(this, req, res)
-    return listeners.length > 0
+    return emit.apply(this, [event, ...args] as Parameters<typeof emit>) || (event === "request" && watchers.length > 0)
   } as typeof server.emit
   return server
 }

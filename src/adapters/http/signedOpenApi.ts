@@ -6,10 +6,15 @@
 // api.ts), leaving any the route declares itself.
 
 import { signatureRequirement } from "../../domain/http/signedRoutes.js"
-import { SIGNATURE_PROBLEMS, withoutSchemas } from "./errorResponsesOpenApi.js"
+import { problemRef, withoutSchemas } from "./errorResponsesOpenApi.js"
+import { Conflict, Forbidden, Unauthorized } from "./problem.js"
 
 /** The name of the security scheme in components.securitySchemes. */
 export const SIGNATURE_SCHEME = "aicsSignature"
+
+/** The problems a signature check answers (signedRead.ts), by status: only signed routes answer them. */
+const SIGNATURE_PROBLEMS = ([["401", Unauthorized], ["403", Forbidden], ["409", Conflict]] as const)
+  .map(([status, problem]) => [status, new Set([problemRef(problem)])] as const)
 
 const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"])
 
