@@ -68,6 +68,16 @@ describe("an operator", () => {
     oneLine((await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: shared, AICS_GATE_PORT: shared })).output, "AICS_GATE_PORT")
     oneLine((await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: String(await freePort()), AICS_METRICS_PORT: String(await freePort()), AICS_METRICS_HOST: "no-such-host.invalid" })).output, "AICS_METRICS_HOST")
     expect(await folderMissing(dataDir)).toBe(true)
+    // A database address that is not one, a database that does not answer (its own reason, the
+    // password never printed), and budgets divided among nodes the data folder cannot have.
+    const notUrl = await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: String(await freePort()), AICS_DATABASE_URL: "mysql://me:secret@127.0.0.1/test" })
+    oneLine(notUrl.output, "AICS_DATABASE_URL")
+    expect(notUrl.output).not.toContain("secret")
+    const noDatabase = await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: String(await freePort()), AICS_DATABASE_URL: `postgres://me:secret@127.0.0.1:${await freePort()}/test` })
+    expect(noDatabase.code).not.toBe(0)
+    expect(noDatabase.output.trim().split("\n").at(-1)).toMatch(/^aics: cannot start: storage: cannot reach the database at 127\.0\.0\.1:\d+\/test: connect ECONNREFUSED .*AICS_DATABASE_URL$/)
+    expect(noDatabase.output).not.toContain("secret")
+    oneLine((await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: String(await freePort()), AICS_LIMIT_NODES: "2" })).output, "AICS_LIMIT_NODES")
     // Bad operations settings, which also choose the logger that would report them.
     for (const [variable, value] of [["AICS_LOG_LEVEL", "loud"], ["AICS_HTTP_PENDING_BYTES_PER_ADDRESS", "16384"]] as const) {
       const badSetting = await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: String(await freePort()), [variable]: value })
@@ -92,11 +102,11 @@ describe("an operator", () => {
     expect(await folderMissing(dataDir)).toBe(true)
   })
 
-  it("gets a free port for AICS_PORT=0, and an empty variable takes its default", async () => {
+  it("gets a free port for AICS_PORT=0, an empty variable takes its default, a TLS certificate without its port is named", async () => {
     const dataDir = await tempDataDir()
     cleanup.push(() => removeDir(dataDir))
     const child = spawn(process.execPath, ["dist/src/main.js"], {
-      env: { PATH: process.env["PATH"] ?? "", AICS_HOST: "127.0.0.1", AICS_DATA_DIR: dataDir, AICS_PORT: "0", AICS_LIMIT_REQUESTS_PER_MINUTE: "" },
+      env: { PATH: process.env["PATH"] ?? "", AICS_HOST: "127.0.0.1", AICS_DATA_DIR: dataDir, AICS_PORT: "0", AICS_LIMIT_REQUESTS_PER_MINUTE: "", AICS_GATE_TLS_CERT: "gate.pem" },
       stdio: ["ignore", "pipe", "pipe"]
     })
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
@@ -113,6 +123,8 @@ describe("an operator", () => {
     // What the start lines, the documents and the signed requests' @authority name is that port.
     expect(output).toContain(`Look at http://127.0.0.1:${listening}/`)
     expect(output).not.toContain("127.0.0.1:0")
+    // A certificate for a TLS gate whose port was left out is not taken silently.
+    expect(output).toContain("AICS_GATE_TLS_CERT or AICS_GATE_TLS_KEY is set but AICS_GATE_TLS_PORT is not")
     const answer = await fetch(`http://127.0.0.1:${listening}/checkpoint`)
     expect(answer.status).toBe(200)
     expect(answer.headers.get("ratelimit-policy")).toBe("\"requests\";q=1200;w=60")

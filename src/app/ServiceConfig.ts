@@ -2,7 +2,7 @@
 // Every value is checked here, so a typo stops the service with a message naming the
 // variable instead of surfacing later as a strange failure.
 
-import { Config, ConfigError, Context, Effect, Either, Layer, Option, type Redacted } from "effect"
+import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import { type AdmissionLimits, BUDGET_NAMES, BUDGETS, DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_REFUSAL_DELAY_MS, DEFAULT_REQUESTS_IN_FLIGHT_PER_ADDRESS } from "../domain/admission/budgets.js"
 import { type Cidr, LOOPBACK_PROXIES, parseCidrList } from "../domain/admission/clientAddress.js"
 import { DEFAULT_NOTICE_PERIOD_SECONDS } from "../domain/charter.js"
@@ -163,6 +163,15 @@ const absoluteUrl = (text: string) => {
   }
 }
 
+const postgresUrl = (text: string): boolean => {
+  try {
+    const url = new URL(text)
+    return url.protocol === "postgres:" || url.protocol === "postgresql:"
+  } catch {
+    return false
+  }
+}
+
 /** AICS_RATE_LIMITS, each budget's AICS_LIMIT_*, AICS_CLAIM_POW_BITS, AICS_CONNECTIONS_PER_ADDRESS, AICS_REQUESTS_IN_FLIGHT_PER_ADDRESS, AICS_LIMIT_NODES. */
 const limitsConfig = Effect.gen(function*() {
   const enabled = yield* checked(Config.withDefault(Config.string("AICS_RATE_LIMITS"), "on"), "AICS_RATE_LIMITS", (v) => v === "on" || v === "off", "must be on or off")
@@ -215,7 +224,12 @@ const settingsConfig = Effect.gen(function*() {
   const authorities = yield* checked(
     Config.map(Config.withDefault(Config.string("AICS_AUTHORITY"), ""), (s) => s.split(",").map((a) => a.trim()).filter((a) => a.length > 0)),
     "AICS_AUTHORITY", (as) => as.every((a) => AUTHORITY.test(a)), "must be a comma list of lower-case host[:port]")
-  const databaseUrl = yield* Config.option(Config.redacted("AICS_DATABASE_URL"))
+  // Checked here so that a mistyped value names its variable, not the pool's "Failed to connect";
+  // the value itself is never printed (it may hold a password).
+  const databaseUrl = yield* Config.mapOrFail(Config.option(Config.redacted("AICS_DATABASE_URL")), (url) =>
+    Option.isNone(url) || postgresUrl(Redacted.value(url.value))
+      ? Either.right(url)
+      : Either.left(ConfigError.InvalidData(["AICS_DATABASE_URL"], "AICS_DATABASE_URL must be a postgres:// (or postgresql://) URL: postgres://user:password@host:5432/database")))
   const databasePool = yield* intBetween("AICS_DATABASE_POOL", 1, 100, 10)
   const checkWorkers = yield* intBetween("AICS_CHECK_WORKERS", 0, 16, 1)
   const ciphertextBudgetBytes = yield* intBetween("AICS_CIPHERTEXT_BUDGET_BYTES", 0, Number.MAX_SAFE_INTEGER, 10 * 1024 ** 3)
@@ -245,6 +259,15 @@ const settingsConfig = Effect.gen(function*() {
   if (gate.tlsPort !== 0 && (gate.tlsCert === undefined || gate.tlsKey === undefined)) {
     return yield* Effect.fail(ConfigError.InvalidData(["AICS_GATE_TLS_PORT"], "AICS_GATE_TLS_PORT needs AICS_GATE_TLS_CERT and AICS_GATE_TLS_KEY (PEM files)"))
   }
+  if (gate.tlsPort === 0 && (gate.tlsCert !== undefined || gate.tlsKey !== undefined)) {
+    yield* Effect.logWarning("AICS_GATE_TLS_CERT or AICS_GATE_TLS_KEY is set but AICS_GATE_TLS_PORT is not: the text gate has no TLS listener (set AICS_GATE_TLS_PORT to open one)")
+  }
+  const limits = yield* limitsConfig
+  // The budgets are divided among the nodes (Admission.ts): on the data folder there is only ever one.
+  if (limits.nodes > 1 && Option.isNone(databaseUrl)) {
+    return yield* Effect.fail(ConfigError.InvalidData(["AICS_LIMIT_NODES"],
+      `AICS_LIMIT_NODES is ${limits.nodes}, but without AICS_DATABASE_URL the service is one process on its data folder: each budget would be ${limits.nodes} times too small (leave it unset)`))
+  }
   const witnessing = yield* witnessingConfig(domain)
   const leanRoutes = yield* checked(Config.withDefault(Config.string("AICS_LEAN_ROUTES"), "on"), "AICS_LEAN_ROUTES", (v) => v === "on" || v === "off", "must be on or off")
   return {
@@ -264,7 +287,7 @@ const settingsConfig = Effect.gen(function*() {
     noticePeriodSeconds,
     supAssetFile: Option.getOrUndefined(supAssetFile),
     contributions,
-    limits: yield* limitsConfig,
+    limits,
     trustedProxies: yield* trustedProxiesConfig
   } satisfies ServiceSettings
 })

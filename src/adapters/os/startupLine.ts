@@ -45,8 +45,10 @@ const errorLine = (error: unknown): string => {
       const cause = tagged.cause as NodeJS.ErrnoException | undefined
       return cause?.code === "EADDRINUSE" ? `the HTTP port (AICS_PORT) is in use by another process: ${cause.message}` : `the HTTP server cannot listen (AICS_HOST, AICS_PORT): ${firstLine(String(cause?.message ?? message))}`
     }
-    case "StorageError":
-      return `storage: ${typeof tagged.detail === "string" ? firstLine(tagged.detail) : firstLine(message)}`
+    case "StorageError": {
+      const detail = typeof tagged.detail === "string" ? firstLine(tagged.detail) : firstLine(message)
+      return detail.startsWith("cannot reach the database") ? `storage: ${detail}: check AICS_DATABASE_URL` : `storage: ${detail}`
+    }
     default:
       return firstLine(message)
   }

@@ -53,7 +53,7 @@ import { Coordination, type ClaimedSubmission, type RelayedOutcome, type Relayed
 import { StorageError } from "../../ports/StorageError.js"
 import type { LeaseFence } from "../../ports/LeaseFence.js"
 import { advanceLeaseEpoch, holdLeaseEpoch } from "./leaseEpoch.js"
-import { storage, toBytes, transact } from "./pgValues.js"
+import { storage, toBytes, transact, unreachable } from "./pgValues.js"
 
 /** How often a process that does not hold the lease tries to take it. */
 const LEASE_POLL = Duration.millis(250)
@@ -137,11 +137,9 @@ export const PgCoordinationLive = (
     const appendedWake = yield* listening(APPENDED)
 
     // The lease's own connection.
-    const leaseContext = yield* Layer.build(PgClient.layer({
-      url: typeof url === "string" ? Redacted.make(url) : url,
-      maxConnections: 1,
-      applicationName: "aics-lease"
-    })).pipe(Effect.mapError((error) => new StorageError({ operation: "lease", detail: `cannot reach the database: ${error.message}`, cause: error })))
+    const redacted = typeof url === "string" ? Redacted.make(url) : url
+    const leaseContext = yield* Layer.build(PgClient.layer({ url: redacted, maxConnections: 1, applicationName: "aics-lease" }))
+      .pipe(Effect.mapError(unreachable("lease", redacted)))
     const leaseSql = (yield* Effect.provide(SqlClient.SqlClient, leaseContext))
     const LOCK = `hashtext(current_schema() || '.aics_sequencer')`
 

@@ -31,7 +31,7 @@ import { PgNoticeRegisterLive } from "./PgNoticeRegister.js"
 import { PgReadCursorsLive } from "./PgReadCursors.js"
 import { PgGateSecretsLive } from "./PgGateSecrets.js"
 import { PgStatsStoreLive } from "./PgStatsStore.js"
-import { storage } from "./pgValues.js"
+import { storage, unreachable } from "./pgValues.js"
 
 export interface PgStorageOptions {
   /**
@@ -57,16 +57,16 @@ const warnUnlessSynchronous = Effect.flatMap(PgClient.PgClient, (sql) =>
 export const PgDatabaseLive = (
   url: string | Redacted.Redacted<string>,
   options: PgStorageOptions = {}
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, StorageError> =>
-  Layer.effectDiscard(Effect.zipRight(warnUnlessSynchronous, runMigrations)).pipe(
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, StorageError> => {
+  const redacted = typeof url === "string" ? Redacted.make(url) : url
+  return Layer.effectDiscard(Effect.zipRight(warnUnlessSynchronous, runMigrations)).pipe(
     Layer.provideMerge(PgClient.layer({
-      url: typeof url === "string" ? Redacted.make(url) : url,
+      url: redacted,
       maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
       applicationName: "aics"
-    }).pipe(
-      Layer.mapError((error) => new StorageError({ operation: "open", detail: `cannot reach the database: ${error.message}`, cause: error }))
-    ))
+    }).pipe(Layer.mapError(unreachable("open", redacted))))
   )
+}
 
 /** The storage ports that live in the database. */
 export type PgStores = LogStore | BodyStore | NonceStore | ReadCursors | NoticeRegister | ContributionIntents | StatsStore | GateSecrets

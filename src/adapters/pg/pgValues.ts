@@ -14,13 +14,32 @@
 
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { Effect, Redacted } from "effect"
 import { StorageError } from "../../ports/StorageError.js"
 
 const describe = (error: unknown): string => {
   if (!(error instanceof Error)) return String(error)
   const inner = (error as { readonly cause?: unknown }).cause
   return inner instanceof Error ? `${error.message}: ${inner.message}` : error.message
+}
+
+/** Where the URL points, without its password: what an operator needs to find the mistake. */
+const whereOf = (url: Redacted.Redacted<string>): string => {
+  try {
+    const parsed = new URL(Redacted.value(url))
+    return `${parsed.host || parsed.searchParams.get("host") || "the default host"}${parsed.pathname}`
+  } catch {
+    return "an address that is not a URL"
+  }
+}
+
+/**
+ * A pool that cannot connect, worded with the server's own reason (the pool's message is only
+ * "Failed to connect"): a refused port, an unknown database and a refused role read apart.
+ */
+export const unreachable = (operation: string, url: Redacted.Redacted<string>) => (error: SqlError): StorageError => {
+  const reason = error.cause instanceof Error && error.cause.message !== "" ? error.cause.message : describe(error)
+  return new StorageError({ operation, detail: `cannot reach the database at ${whereOf(url)}: ${reason}`, cause: error })
 }
 
 /** Maps the SqlErrors of an effect to StorageErrors of the operation. */
