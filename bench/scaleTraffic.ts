@@ -184,7 +184,7 @@ const measure = async (dataDir: string, databaseUrl: string | undefined, schema:
 
     if (WARMUP_PER_KEY > 0) await writeLoad(service, WRITE_KEYS, WARMUP_PER_KEY, "scale-warmup")
     const load = await writeLoad(service, WRITE_KEYS, WRITE_PER_KEY, "scale-load")
-    line(`write load: ${WRITE_KEYS} keys x ${WRITE_PER_KEY} posts (after ${WRITE_KEYS} x ${WARMUP_PER_KEY})`, `${load.perSecond.toFixed(0)} durable entries/s, ${load.refused} refused`)
+    line(`write load: ${WRITE_KEYS} keys x ${WRITE_PER_KEY} posts (after ${WRITE_KEYS} x ${WARMUP_PER_KEY})`, `${load.perSecond.toFixed(0)} durable entries/s, ${load.refused} refused${load.notSent > 0 ? `, ${load.notSent} NOT SENT (connections closed under them)` : ""}`)
     line("  202 latency", `p50 ${ms(load.p50)}  p99 ${ms(load.p99)}`)
     line("  service CPU per entry (every thread)", ms(load.cpuMsPerEntry))
     line("  RSS while writing (max, sampled every 250 ms)", mib(load.maxRssMiB))

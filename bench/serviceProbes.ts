@@ -8,7 +8,7 @@
 import type { ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { makeAgent } from "../test/support/agents.js"
-import { percentile, presignPosts, rawGetter, sendInOrder, signedPost, type WriteResult } from "../test/support/load.js"
+import { cutOff, percentile, presignPosts, rawGetter, sendInOrder, signedPost, type WriteResult } from "../test/support/load.js"
 import { cpuSeconds } from "./processCpu.js"
 import { startServerProcess } from "./serverProcess.js"
 
@@ -133,6 +133,8 @@ export const readsPerSecond = async (
 export interface WriteLoad {
   readonly accepted: number
   readonly refused: number
+  /** Writes whose connection the server closed under them (a load that measured less than it says). */
+  readonly notSent: number
   readonly seconds: number
   readonly perSecond: number
   readonly p50: number
@@ -179,6 +181,7 @@ export const writeLoad = async (
   return {
     accepted: accepted.length,
     refused: results.length - accepted.length,
+    notSent: cutOff(writes, results),
     seconds,
     perSecond: accepted.length / seconds,
     p50: percentile(latencies, 50),

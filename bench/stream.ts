@@ -26,7 +26,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { presignPosts, sendInOrder, type WriteResult } from "../test/support/load.js"
+import { cutOff, presignPosts, sendInOrder, type WriteResult } from "../test/support/load.js"
 import { startServerProcess } from "./serverProcess.js"
 
 const subscribers = Number(process.argv[2] ?? 1000)
@@ -143,6 +143,7 @@ const main = async () => {
       results: accepted,
       perSecond: accepted.length / seconds,
       refused: results.length - accepted.length,
+      notSent: cutOff(writes, results),
       cpuPerEntry: (cpuMs(pid) - cpuBefore) / accepted.length,
       // The main thread: the event loop that sequences writes and fans the stream out.
       loopPerEntry: (cpuMs(pid, pid) - loopBefore) / accepted.length,
@@ -157,8 +158,8 @@ const main = async () => {
     const phases = Array.from({ length: rounds }, () => [undefined, ...codings, ...[...codings].reverse(), undefined]).flat()
     for (const coding of phases) {
       if (coding === undefined) {
-        const { perSecond, refused, cpuPerEntry, loopPerEntry, loopSystemPerEntry } = await load()
-        console.log(`without subscribers: ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}, ` +
+        const { perSecond, refused, notSent, cpuPerEntry, loopPerEntry, loopSystemPerEntry } = await load()
+        console.log(`without subscribers: ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}${notSent > 0 ? ` (${notSent} NOT SENT: connections closed under them)` : ""}, ` +
           `server CPU ${round(cpuPerEntry * 1000)} µs/entry (main thread ${round(loopPerEntry * 1000)}, of it system ${round(loopSystemPerEntry * 1000)}), RSS ${round(rssMb(pid))} MB`)
         continue
       }
@@ -168,14 +169,14 @@ const main = async () => {
       const rssOpen = rssMb(pid)
       let rssPeak = rssOpen
       const sampler = setInterval(() => void (rssPeak = Math.max(rssPeak, rssMb(pid))), 100)
-      const { results, perSecond, refused, cpuPerEntry, loopPerEntry, loopSystemPerEntry, subsCpu } = await load()
+      const { results, perSecond, refused, notSent, cpuPerEntry, loopPerEntry, loopSystemPerEntry, subsCpu } = await load()
       // Deliveries still in flight get a second to land.
       await new Promise((r) => setTimeout(r, 1000))
       clearInterval(sampler)
       const { reads, bytes } = await subs.ask<{ reads: Array<Reads>; bytes: number }>({ close: true })
       const d = deliveries(results, reads)
       console.log(
-        `with ${subscribers} subscribers (${coding}): ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}, ` +
+        `with ${subscribers} subscribers (${coding}): ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}${notSent > 0 ? ` (${notSent} NOT SENT: connections closed under them)` : ""}, ` +
           `server CPU ${round(cpuPerEntry * 1000)} µs/entry (main thread ${round(loopPerEntry * 1000)}, of it system ${round(loopSystemPerEntry * 1000)}), subscriber process CPU ${round(subsCpu)} ms; ` +
           `202 -> event p50 ${round(at(d.fromAnswer, 50))} ms, p99 ${round(at(d.fromAnswer, 99))} ms, max ${round(at(d.fromAnswer, 100))} ms ` +
           `over ${d.fromAnswer.length} deliveries to ${reads.length} decoded streams (${d.early} before the writer read its 202, counted 0), ${d.missing} missing` +

@@ -81,7 +81,7 @@ export interface WriteResult {
 /**
  * Sends each key's writes in order, all keys at once, one keep-alive connection per key.
  * Stops a key at its first answer that is not 202 (the rest of its chain cannot be
- * accepted) or at a network error.
+ * accepted) or at a network error (cutOff counts the writes that never got an answer).
  *
  * The requests are written as pre-built bytes on raw sockets and the answers read with a
  * minimal HTTP/1.1 parser, as wrk does: bench/write runs this on the same two cores as the
