@@ -22,7 +22,7 @@ import { StreamGroup } from "./streamApi.js"
 import { McpGroup } from "./mcpApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
-import { Conflict, Forbidden, InvalidRequest, NotFound, problemEncoding, TooManyRequests, Unauthorized, Unavailable } from "./problem.js"
+import { BadRequest, Conflict, ContentTooLarge, Forbidden, InvalidRequest, NotFound, problemEncoding, TooManyRequests, Unauthorized, Unavailable } from "./problem.js"
 import { problemsApart, withoutDecodeError } from "./errorResponsesOpenApi.js"
 import { signaturesOnSignedRoutes } from "./signedOpenApi.js"
 import { requestBodyOpenApi, tileRouteTemplate } from "./requestBodies.js"
@@ -148,7 +148,11 @@ export const WriteReceipt = Schema.Struct({
 }).annotations({ identifier: "WriteReceipt" })
 
 /** Refusal statuses of docs/spec/profile.md section 7; each answers a WriteReceipt with a refusal note. */
-const refusalAt = (status: number) => WriteReceipt.annotations({ [HttpApiSchema.AnnotationStatus]: status, identifier: `WriteRefusal${status}` })
+const refusalAt = (status: number) => WriteReceipt.annotations({
+  [HttpApiSchema.AnnotationStatus]: status,
+  identifier: `WriteRefusal${status}`,
+  description: "A refusal signed by the log (docs/protocol.md 8): the receipt names its code; nothing was written"
+})
 
 const EntriesGroup = HttpApiGroup.make("entries")
   .add(HttpApiEndpoint.post("write", "/v2/entries")
@@ -284,6 +288,7 @@ export const NOTICES_LIMIT = { min: 1, max: 1000, default: 100 } as const
 const NoticesGroup = HttpApiGroup.make("notices")
   .add(HttpApiEndpoint.post("file", "/notice")
     .addSuccess(NoticeAccepted)
+    .addError(BadRequest.pipe(problemEncoding)).addError(ContentTooLarge.pipe(problemEncoding))
     .annotate(OpenApi.Description, "A legal notice, counter-notice or erasure request; keyless; JSON or application/x-www-form-urlencoded; no leaf is written")
     .annotate(OpenApi.Transform, requestBodyOpenApi(NoticeRequest, ["application/json", "application/x-www-form-urlencoded"], "the notice; a form sends accurate=true")))
   .add(HttpApiEndpoint.get("list", "/v2/admin/notices")

@@ -9,6 +9,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { CLAIM_REFUSALS } from "../../domain/entries/types/supRefusal.js"
+import { BadRequest, ContentTooLarge, problemEncoding, RouteConflict, RouteRefused } from "./problem.js"
 
 export const ContributionIntentRequest = Schema.Struct({
   network: Schema.String.annotations({ description: "a configured network (1 to 32 of a-z 0-9 -)" }),
@@ -51,5 +52,9 @@ export const ContributionsGroup = HttpApiGroup.make("contributions")
   .add(HttpApiEndpoint.post("claim", "/v2/sup/contributions")
     .setPayload(ContributionClaimRequest)
     .addSuccess(ContributionClaimReceipt)
+    .addError(RouteConflict.pipe(problemEncoding))
     .annotate(OpenApi.Description, "HTTPS only; no query, no envelope. 201 with the policy-signed sup.credit leaf, or the sup.refusal leaf and its code; 409 claim_settled for a claim already answered; 409 tx_unconfirmed (no leaf, `confirmations_missing`) while the transaction is not final; 503 chain_unavailable with Retry-After (no leaf) when the chain cannot be asked"))
+  .addError(BadRequest.pipe(problemEncoding))
+  .addError(RouteRefused.pipe(problemEncoding))
+  .addError(ContentTooLarge.pipe(problemEncoding))
   .annotate(OpenApi.Description, "Contributions of SUP, checked on chain")

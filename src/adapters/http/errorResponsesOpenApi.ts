@@ -7,17 +7,24 @@
 //   - HttpApi merges the errors an endpoint declares at one status into one schema under the
 //     first one's media type, so a write's 429 read as its signed refusal or the `requests`
 //     budget's problem, both as application/json. The problems (problem.ts) are served as
-//     application/problem+json, so they are listed under that media type, apart.
+//     application/problem+json, so they are listed under that media type, apart (and a
+//     route's text answer at a status, add-checkpoint's 409 size, stays under its own).
 
-import { Conflict, Forbidden, InvalidRequest, NotFound, PROBLEM_CONTENT_TYPE, TooManyRequests, Unauthorized, Unavailable } from "./problem.js"
+import { PROBLEM_CONTENT_TYPE } from "./problem.js"
 
 /** A problem schema's reference in /openapi.json. */
 export const problemRef = (problem: { readonly identifier: string }) => `#/components/schemas/${problem.identifier}`
 
 const DECODE_ERROR = "#/components/schemas/HttpApiDecodeError"
 
-const PROBLEMS = new Set([InvalidRequest, NotFound, Unauthorized, Forbidden, Conflict, TooManyRequests, Unavailable]
-  .map(problemRef))
+/** The components that are problem documents (problem.ts): those with every member of one. */
+const problemsOf = (spec: Record<string, any>): ReadonlySet<string> => {
+  const schemas = (spec["components"]?.["schemas"] ?? {}) as Record<string, { required?: ReadonlyArray<string> }>
+  return new Set(Object.entries(schemas)
+    .filter(([, schema]) => PROBLEM_MEMBERS.every((member) => schema.required?.includes(member)))
+    .map(([name]) => `#/components/schemas/${name}`))
+}
+const PROBLEM_MEMBERS = ["type", "title", "status", "code", "detail"]
 
 type Schema = { readonly $ref?: string; readonly anyOf?: ReadonlyArray<Schema> }
 type Response = { description?: string; content?: Record<string, { schema?: Schema }> }
@@ -32,12 +39,21 @@ const oneOrAny = (schemas: ReadonlyArray<Schema>): Schema => schemas.length === 
 
 const nameOf = (schema: Schema) => schema.$ref?.slice(schema.$ref.lastIndexOf("/") + 1) ?? "a schema"
 
+/** How a response describes a schema it lists: the component's own description, else its name. */
+export const describerOf = (spec: Record<string, any>) => (schema: Schema & { description?: string }): string =>
+  (schema.$ref === undefined ? schema.description : spec["components"]?.["schemas"]?.[nameOf(schema)]?.["description"]) ?? nameOf(schema)
+
 /**
  * Takes the schemas `refs` names out of an operation's response at `status`, and the
  * response itself when nothing else is declared there: for errors HttpApi declares on every
  * operation that some never answer.
  */
-export const withoutSchemas = (responses: Record<string, Response> | undefined, status: string, refs: ReadonlySet<string>): void => {
+export const withoutSchemas = (
+  responses: Record<string, Response> | undefined,
+  status: string,
+  refs: ReadonlySet<string>,
+  describe: (schema: Schema) => string = nameOf
+): void => {
   const response = responses?.[status]
   if (response === undefined) return
   const all = Object.values(response.content ?? {}).flatMap(({ schema }) => alternatives(schema))
@@ -52,16 +68,19 @@ export const withoutSchemas = (responses: Record<string, Response> | undefined, 
     if (kept.length === 0) delete response.content![type]
     else media.schema = oneOrAny(kept)
   }
-  response.description = declared.map(nameOf).join(" or ")
+  response.description = declared.map(describe).join("; or ")
 }
 
 export const withoutDecodeError = (spec: Record<string, any>): Record<string, any> => {
-  for (const { responses } of operationsOf(spec)) withoutSchemas(responses, "400", new Set([DECODE_ERROR]))
+  const describe = describerOf(spec)
+  for (const { responses } of operationsOf(spec)) withoutSchemas(responses, "400", new Set([DECODE_ERROR]), describe)
   delete spec["components"]?.["schemas"]?.["HttpApiDecodeError"]
   return spec
 }
 
 export const problemsApart = (spec: Record<string, any>): Record<string, any> => {
+  const problemRefs = problemsOf(spec)
+  const describe = describerOf(spec)
   for (const { responses } of operationsOf(spec)) {
     for (const response of Object.values(responses ?? {})) {
       const content = response.content
@@ -69,15 +88,40 @@ export const problemsApart = (spec: Record<string, any>): Record<string, any> =>
       for (const [type, media] of Object.entries(content)) {
         if (type === PROBLEM_CONTENT_TYPE) continue
         const all = alternatives(media.schema)
-        const problems = all.filter((one) => one.$ref !== undefined && PROBLEMS.has(one.$ref))
-        if (problems.length === 0 || problems.length === all.length) continue
+        const problems = all.filter((one) => one.$ref !== undefined && problemRefs.has(one.$ref))
+        if (problems.length === 0) continue
         const others = all.filter((one) => !problems.includes(one))
-        media.schema = oneOrAny(others)
-        response.description = `${response.description ?? problems.map(nameOf).join(" or ")}; or ${others.map(nameOf).join(" or ")} (${type})`
+        if (others.length === 0) {
+          delete content[type]
+        } else {
+          media.schema = oneOrAny(others)
+          response.description = `${response.description ?? problems.map(describe).join("; or ")}; or ${others.map(describe).join("; or ")} (${type})`
+        }
         const listed = alternatives(content[PROBLEM_CONTENT_TYPE]?.schema)
-        content[PROBLEM_CONTENT_TYPE] = { schema: oneOrAny([...listed, ...problems]) }
+        const refs = new Set(listed.map((one) => one.$ref))
+        content[PROBLEM_CONTENT_TYPE] = { schema: oneOrAny([...listed, ...problems.filter((one) => !refs.has(one.$ref) && refs.add(one.$ref))]) }
       }
     }
   }
   return spec
+}
+
+/**
+ * An operation's Transform for a route whose error at `status` is text in a media type of its
+ * own (add-checkpoint's 409, text/x.tlog.size): HttpApi lists every error of a status under
+ * application/json, so the string schemas there move to `mediaType`; the problems beside them
+ * move to problem+json with problemsApart.
+ */
+export const textAnswerAt = (status: string, mediaType: string) => (operation: Record<string, any>): Record<string, any> => {
+  const content: Record<string, { schema?: Schema & { type?: string } }> | undefined = operation["responses"]?.[status]?.content
+  const json = content?.["application/json"]
+  if (content === undefined || json === undefined) return operation
+  const all = alternatives(json.schema) as ReadonlyArray<Schema & { type?: string }>
+  const texts = all.filter((one) => one.type === "string")
+  if (texts.length === 0) return operation
+  const rest = all.filter((one) => one.type !== "string")
+  if (rest.length === 0) delete content["application/json"]
+  else json.schema = oneOrAny(rest)
+  content[mediaType] = { schema: oneOrAny(texts) }
+  return operation
 }

@@ -8,6 +8,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
+import { BadRequest, ContentTooLarge, problemEncoding } from "./problem.js"
 import { Schema } from "effect"
 import { GATE_LINE_MAX, GATE_SESSION_MAX } from "../../domain/views/limits.js"
 
@@ -24,6 +25,7 @@ export const GateGroup = HttpApiGroup.make("gate")
   .add(HttpApiEndpoint.post("post", "/t")
     .setPayload(HttpApiSchema.Text({ contentType: "text/plain" }).annotations({ description: "command lines; the first is \"session <id>\" to continue a session" }))
     .addSuccess(GateText)
+    .addError(BadRequest.pipe(problemEncoding)).addError(ContentTooLarge.pipe(problemEncoding))
     .annotate(OpenApi.Description, "Command lines in, what the gate prints out (text/plain). A new session's reply starts with \"session <id>\". Secrets only over HTTPS."))
   .add(HttpApiEndpoint.get("get", "/t")
     .setUrlParams(Schema.Struct({

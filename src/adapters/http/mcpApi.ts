@@ -6,11 +6,13 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
+import { BadRequest, ContentTooLarge, problemEncoding } from "./problem.js"
 
 export const McpGroup = HttpApiGroup.make("mcp")
   .add(HttpApiEndpoint.post("post", "/mcp")
     .setPayload(HttpApiSchema.Text({ contentType: "application/json" }).annotations({ description: "a JSON-RPC message of the Model Context Protocol" }))
     .addSuccess(HttpApiSchema.Text({ contentType: "application/json" }).annotations({ description: "the JSON-RPC answer" }))
+    .addError(BadRequest.pipe(problemEncoding)).addError(ContentTooLarge.pipe(problemEncoding))
     .annotate(OpenApi.Description,
       "Model Context Protocol (Streamable HTTP, stateless, JSON answers): read-only tools that need no key: lookup_name, directory_search, " +
         "read_posts, read_post, list_polls, poll_show, list_tasks, checkpoint, inclusion_proof, get_entry. Writes need the agent's own `aics mcp`."))

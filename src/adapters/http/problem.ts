@@ -96,6 +96,34 @@ export class Conflict extends Schema.Class<Conflict>("Conflict")(
   }
 }
 
+/** 400: a body the route reads itself (/t, /mcp, /notice, /add-checkpoint, contributions) could not be read. */
+export class BadRequest extends Schema.Class<BadRequest>("BadRequest")(
+  problemFields(400),
+  HttpApiSchema.annotations({ status: 400, description: "The body could not be read (malformed_request)" })
+) {}
+
+/** 413: a body longer than the route takes (the routes that read their body themselves). */
+export class ContentTooLarge extends Schema.Class<ContentTooLarge>("ContentTooLarge")(
+  problemFields(413),
+  HttpApiSchema.annotations({ status: 413, description: "The body is longer than this route takes (body_too_large)" })
+) {}
+
+// A 403 or 409 that an unsigned route answers by a rule of its own (contributions closed, a
+// claim already settled, a witnessed log's signature): classes apart from Forbidden and
+// Conflict, which /openapi.json keeps only where a signature is checked (signedOpenApi.ts).
+
+/** 403 of an unsigned route's own rule. */
+export class RouteRefused extends Schema.Class<RouteRefused>("RouteRefused")(
+  problemFields(403),
+  HttpApiSchema.annotations({ status: 403, description: "Refused by this route's own rule (the code says which)" })
+) {}
+
+/** 409 of an unsigned route's own rule; a claim not yet final also says `confirmations_missing`. */
+export class RouteConflict extends Schema.Class<RouteConflict>("RouteConflict")(
+  { ...problemFields(409), confirmations_missing: Schema.optional(Schema.NullOr(Schema.Int)) },
+  HttpApiSchema.annotations({ status: 409, description: "Conflicts with what this route has recorded (the code says what)" })
+) {}
+
 /**
  * 429: the client's address has spent its `requests` budget (admission.ts). Declared for
  * every route: the middleware answers it before any route is reached, with Retry-After.

@@ -6,7 +6,7 @@
 // api.ts), leaving any the route declares itself.
 
 import { signatureRequirement } from "../../domain/http/signedRoutes.js"
-import { problemRef, withoutSchemas } from "./errorResponsesOpenApi.js"
+import { describerOf, problemRef, withoutSchemas } from "./errorResponsesOpenApi.js"
 import { Conflict, Forbidden, Unauthorized } from "./problem.js"
 
 /** The name of the security scheme in components.securitySchemes. */
@@ -31,11 +31,12 @@ const SCHEME = {
 }
 
 export const signaturesOnSignedRoutes = (spec: Record<string, any>): Record<string, any> => {
+  const describe = describerOf(spec)
   for (const [path, item] of Object.entries(spec["paths"] ?? {}) as Array<[string, Record<string, any>]>) {
     for (const [method, operation] of Object.entries(item)) {
       if (!METHODS.has(method) || operation === undefined) continue
       if (signatureRequirement(method, path) === "none") {
-        for (const [status, problems] of SIGNATURE_PROBLEMS) withoutSchemas(operation.responses, status, problems)
+        for (const [status, problems] of SIGNATURE_PROBLEMS) withoutSchemas(operation.responses, status, problems, describe)
       } else {
         operation.security = [{ [SIGNATURE_SCHEME]: [] }]
       }

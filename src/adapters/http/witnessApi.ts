@@ -8,15 +8,26 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
+import { TLOG_SIZE_CONTENT_TYPE } from "../../domain/witness/addCheckpoint.js"
+import { textAnswerAt } from "./errorResponsesOpenApi.js"
+import { BadRequest, ContentTooLarge, problemEncoding, RouteConflict, RouteRefused } from "./problem.js"
 
 export const WitnessGroup = HttpApiGroup.make("witness")
   .add(HttpApiEndpoint.post("addCheckpoint", "/add-checkpoint")
     .setPayload(HttpApiSchema.Text({ contentType: "text/plain" }).annotations({ description: "old <size>\\n, consistency proof lines (base64), an empty line, the checkpoint note" }))
     .addSuccess(HttpApiSchema.Text({ contentType: "text/plain; charset=utf-8" }).annotations({ description: "cosignature/v1 note signature lines" }))
+    // HttpApi lists every error of a status under application/json: textAnswerAt moves this one.
+    .addError(HttpApiSchema.Text({ contentType: TLOG_SIZE_CONTENT_TYPE })
+      .annotations({ [HttpApiSchema.AnnotationStatus]: 409, description: "the size this witness last cosigned, a decimal line" }))
+    .addError(BadRequest.pipe(problemEncoding))
+    .addError(RouteRefused.pipe(problemEncoding))
+    .addError(RouteConflict.pipe(problemEncoding))
+    .addError(ContentTooLarge.pipe(problemEncoding))
     .annotate(OpenApi.Description,
       "C2SP tlog-witness add-checkpoint for the logs this service witnesses: 200 cosignature lines; 400 malformed or old size above the checkpoint's; " +
         "403 no valid log signature; 404 unknown origin; 409 old size is not the last cosigned one (body: that size, text/x.tlog.size) or another root at that size; " +
-        "422 the consistency proof does not verify"))
+        "422 the consistency proof does not verify")
+    .annotate(OpenApi.Transform, textAnswerAt("409", TLOG_SIZE_CONTENT_TYPE)))
   .annotate(OpenApi.Description, "This service as a witness of other logs (C2SP tlog-witness, tlog-cosignature)")
 
 /** This log's witnesses as /healthz and /v2/stats report them (app/CosignatureCollector.ts). */

@@ -245,6 +245,22 @@ describe("health and description", () => {
       expect(statuses("/v2/entries/{index}", "get")).not.toContain(status)
       expect(statuses("/v2/inbox", "get")).toContain(status)
     }
+    // An unsigned route's own 403 and 409 stay, as classes of their own; the routes that read
+    // their body themselves declare its 400 and 413; add-checkpoint's size is its own text.
+    const claim = spec.paths["/v2/sup/contributions"].post.responses
+    expect(claim["403"].content).toEqual({ "application/problem+json": ref("RouteRefused") })
+    expect(claim["409"].content).toEqual({ "application/problem+json": ref("RouteConflict") })
+    for (const path of ["/t", "/mcp", "/notice", "/add-checkpoint", "/v2/sup/contributions", "/v2/sup/contributions/intents"]) {
+      expect(spec.paths[path].post.responses["400"].content, path).toEqual({ "application/problem+json": ref("BadRequest") })
+      expect(spec.paths[path].post.responses["413"].content, path).toEqual({ "application/problem+json": ref("ContentTooLarge") })
+    }
+    const witness = spec.paths["/add-checkpoint"].post.responses
+    expect(witness["403"].content).toEqual({ "application/problem+json": ref("RouteRefused") })
+    expect(Object.keys(witness["409"].content).sort()).toEqual(["application/problem+json", "text/x.tlog.size"])
+    expect(witness["409"].content["text/x.tlog.size"].schema.type).toBe("string")
+    // Each listed once, with the words an agent reads.
+    expect(spec.paths["/v2/admin/notices/{report_id}/close"].post.responses["403"].content["application/problem+json"]).toEqual(ref("Forbidden"))
+    expect(write["400"].description).toContain("signed by the log")
   })
 
   it("turns 503 when a tile on disk is tampered with, and keeps reporting it", async () => {
