@@ -56,7 +56,6 @@ import { operationsConfig } from "./app/OperationsConfig.js"
 import { LoggingLive } from "./adapters/logging/logging.js"
 import { ProcessLifecycleLive } from "./adapters/logging/lifecycle.js"
 import { MetricsServerLive } from "./adapters/metrics/MetricsServer.js"
-import { OtlpTracingLive } from "./adapters/tracing/otlpTracing.js"
 import { clientVersion } from "./client/version.js"
 import { OwnerKey } from "./ports/OwnerKey.js"
 
@@ -132,10 +131,12 @@ const Logging = Layer.unwrapEffect(Effect.map(
 ))
 // Traces of the write path only with AICS_OTLP_URL (app/Tracing.ts). Else the tracer is
 // off altogether: the spans libraries open on their own (@effect/sql opens one per
-// statement, with its text as an attribute) are then no-ops instead of objects no one reads.
+// statement, with its text as an attribute) are then no-ops instead of objects no one reads,
+// and the exporter's modules are not loaded.
 const Tracing = Layer.unwrapEffect(Effect.gen(function*() {
   const { otlpTracesUrl } = yield* operationsConfig
   if (otlpTracesUrl === undefined) return Layer.setTracerEnabled(false)
+  const { OtlpTracingLive } = yield* Effect.promise(() => import("./adapters/tracing/otlpTracing.js"))
   return OtlpTracingLive({ tracesUrl: otlpTracesUrl, serviceVersion: yield* Effect.promise(clientVersion) })
 }))
 

@@ -4,9 +4,14 @@
 // as JavaScript strings of 3-6 MiB each, which the service never serves: through the index
 // they held 22 MiB of the event loop's heap for the life of the process (80 -> 58 MiB idle,
 // RSS 284 -> 255 MiB) and cost 0.14 s of every start (bench/README.md "Session 20").
+//
+// Likewise the libraries only some deployments use are imported where they are used, when
+// they are used (a dynamic import): viem for a network checked on chain, the MCP SDK at the
+// first POST /mcp, the OTLP exporter with AICS_OTLP_URL. Statically imported by the start,
+// they held 13.6 MiB of the idle heap (57.4 -> 43.8 MiB; bench/README.md "Session 22").
 
 import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
 
 const INDEX_IMPORT = /from "@effect\/(platform|platform-node)"/
@@ -24,5 +29,35 @@ describe("imports of the platform packages", () => {
     expect(files.length).toBeGreaterThan(100)
     const offending = files.filter((file) => INDEX_IMPORT.test(readFileSync(file, "utf8")))
     expect(offending).toEqual([])
+  })
+})
+
+/** The modules a file imports for their values when it is loaded (not `import type`, not `import()`). */
+const staticImports = (text: string): Array<string> =>
+  [...text.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^;"']*?\sfrom\s+)?"([^"]+)"/gm)].map((match) => match[1]!)
+
+/** The packages loaded with `entry`, following its static imports through the source tree. */
+const packagesLoadedWith = (entry: string): Set<string> => {
+  const seen = new Set<string>()
+  const packages = new Set<string>()
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    for (const specifier of staticImports(readFileSync(file, "utf8"))) {
+      if (specifier.startsWith(".")) visit(join(dirname(file), specifier).replace(/\.js$/, ".ts"))
+      else packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!)
+    }
+  }
+  visit(entry)
+  return packages
+}
+
+describe("what the service loads at its start", () => {
+  it("leaves out the libraries of features a deployment may not use", () => {
+    const loaded = packagesLoadedWith("src/main.ts")
+    // The walk sees the packages every start needs...
+    for (const needed of ["effect", "@effect/platform", "better-sqlite3", "@noble/curves"]) expect(loaded, needed).toContain(needed)
+    // ...and not these.
+    for (const optional of ["viem", "@modelcontextprotocol/sdk", "@effect/opentelemetry", "zod"]) expect(loaded, optional).not.toContain(optional)
   })
 })

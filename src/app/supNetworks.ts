@@ -12,8 +12,7 @@
 // case skips that check. Every error is one line naming the network and the member.
 
 import { Either } from "effect"
-import { isAddress } from "viem"
-import { isEvmAddress, parseEvmAsset, formatEvmAsset } from "../domain/sup/caip19.js"
+import { eip55Consistent, isEvmAddress, parseEvmAsset, formatEvmAsset } from "../domain/sup/caip19.js"
 import { MIN_UNITS_PER_SUP, type NetworkTerms } from "../domain/sup/contributions.js"
 
 /** A network checked on an EVM chain over JSON-RPC. */
@@ -104,8 +103,8 @@ export const parseSupNetworks = (text: string): Either.Either<SupNetworks, strin
     if (parsed === undefined) return Either.left(`asset of ${network} must be CAIP-19 eip155:${chainId}/slip44:60 or eip155:${chainId}/erc20:<0x address>, got ${asset}`)
     if (parsed.chainId !== chainId) return Either.left(`asset of ${network} names chain ${parsed.chainId}, chain_id is ${chainId}`)
     if (!isEvmAddress(address)) return Either.left(`address of ${network} must be an EVM address (0x and 40 hex digits)`)
-    if (!isAddress(address, { strict: true })) return Either.left(`address of ${network} is mixed case but not its EIP-55 checksum (write it all in lower case, or fix it)`)
-    if (parsed._tag === "Erc20" && !isAddress(asset.slice(asset.indexOf(":0x") + 1), { strict: true })) {
+    if (!eip55Consistent(address)) return Either.left(`address of ${network} is mixed case but not its EIP-55 checksum (write it all in lower case, or fix it)`)
+    if (parsed._tag === "Erc20" && !eip55Consistent(asset.slice(asset.indexOf(":0x") + 1))) {
       return Either.left(`asset of ${network}: the token address is mixed case but not its EIP-55 checksum (write it all in lower case, or fix it)`)
     }
     const lower = { asset: formatEvmAsset(parsed), address: address.toLowerCase() }

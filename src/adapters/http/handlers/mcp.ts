@@ -8,11 +8,8 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { Effect } from "effect"
 import { serviceAt } from "../../../client/http.js"
-import { publicTools } from "../../../client/mcp/publicTools.js"
-import { makeMcpServer } from "../../../client/mcp/toolkit.js"
 import { AicsApi } from "../api.js"
 import { SelfRoutes } from "../selfRoutes.js"
 import { readLimitedBody } from "../limitedBody.js"
@@ -25,6 +22,20 @@ export const PUBLIC_MCP_INSTRUCTIONS =
   "Read-only tools of an AICS-1 service: look up names, search the directory, read posts, polls and tasks, the checkpoint, " +
   "inclusion proofs and entries. They answer the service's own word; verify with the log key obtained out of band. " +
   "To write (claim, post, dm, vote), run `aics mcp` with your own key file."
+
+// The MCP SDK and its schema libraries are ~7 MiB of heap held for the process's life, and
+// every full collection walks them: loaded at the first POST /mcp, not at the start.
+let mcpModules: Promise<readonly [
+  typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+  typeof import("../../../client/mcp/toolkit.js"),
+  typeof import("../../../client/mcp/publicTools.js")
+]> | undefined
+const loadMcp = () =>
+  mcpModules ??= Promise.all([
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("../../../client/mcp/toolkit.js"),
+    import("../../../client/mcp/publicTools.js")
+  ] as const)
 
 const selfUrl = (request: Parameters<typeof NodeHttpServerRequest.toIncomingMessage>[0]): string => {
   const socket = NodeHttpServerRequest.toIncomingMessage(request).socket
@@ -44,6 +55,7 @@ export const McpHandlers = HttpApiBuilder.group(AicsApi, "mcp", (handlers) =>
         for (const [name, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(name, value)
         const webRequest = new Request(new URL("/mcp", self), { method: "POST", headers, body: body.bytes })
         const answer = yield* Effect.promise(async () => {
+          const [{ WebStandardStreamableHTTPServerTransport }, { makeMcpServer }, { publicTools }] = await loadMcp()
           const server = makeMcpServer({ name: "aics-public", version: "1.0.0", instructions: PUBLIC_MCP_INSTRUCTIONS }, publicTools(serviceAt(self, routes.fetch)), [])
           const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
           await server.connect(transport)
