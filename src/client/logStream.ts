@@ -91,9 +91,29 @@ export const openStream = async (
 }
 
 /**
+ * The leaf index before which the stream has delivered every leaf its filters take, as far
+ * as `event` shows: a leaf's own index, a checkpoint's size (it comes after the leaves it
+ * covers), a `dropped` event's resume_from. Undefined when the event says nothing of it.
+ */
+const deliveredBefore = (event: StreamEvent): number | undefined => {
+  if (event.event === "leaf") return event.id !== undefined && /^\d+$/.test(event.id) ? Number(event.id) + 1 : undefined
+  if (event.event !== "checkpoint" && event.event !== "dropped") return undefined
+  try {
+    const data = JSON.parse(event.data) as Record<string, unknown>
+    const position = event.event === "checkpoint" ? data["size"] : data["resume_from"]
+    return typeof position === "number" && Number.isSafeInteger(position) && position >= 0 ? position : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * The stream's events for as long as `signal` allows, across reconnections: after a lost
- * connection or a `dropped` event it waits `retryMs` and resumes after the last leaf seen.
- * `dropped` events are yielded too, so a caller can say it fell behind.
+ * connection or a `dropped` event it waits `retryMs` and resumes where the stream had got
+ * to: after the last leaf seen, or the last checkpoint's size or the `dropped` event's
+ * resume_from if those are further (a filtered stream may have seen no leaf at all, and a
+ * resumption from the log's new size would skip what came meanwhile). `dropped` events are
+ * yielded too, so a caller can say it fell behind.
  */
 export async function* followStream(
   service: Service,
@@ -105,14 +125,16 @@ export async function* followStream(
   const aborted = (): boolean => options.signal?.aborted === true
   while (!aborted()) {
     try {
-      const body = await openStream(service, lastEventId === undefined || lastEventId < 0 ? filters : { ...filters, from: undefined }, {
+      // Last-Event-ID names a leaf; before leaf 0 there is none, so that start is `from=0`.
+      const body = await openStream(service, lastEventId === undefined ? filters : { ...filters, from: lastEventId < 0 ? 0 : undefined }, {
         lastEventId: lastEventId === undefined || lastEventId < 0 ? undefined : lastEventId,
         signal: options.signal
       })
       if (!first) options.onReconnect?.(lastEventId)
       first = false
       for await (const event of sseEvents(body)) {
-        if (event.id !== undefined && /^\d+$/.test(event.id)) lastEventId = Number(event.id)
+        const position = deliveredBefore(event)
+        if (position !== undefined && (lastEventId === undefined || position - 1 > lastEventId)) lastEventId = position - 1
         yield event
       }
     } catch (error) {

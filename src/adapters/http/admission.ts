@@ -46,6 +46,16 @@ export const withRateLimit = (response: HttpServerResponse.HttpServerResponse, f
   })
 }
 
+/**
+ * The `requests` budget's RateLimit fields for this request, set by the middleware: for a
+ * handler that writes its head itself (the live stream), which no pre-response handler reaches.
+ */
+export const CurrentRateLimit = FiberRef.unsafeMake<RateLimitFields | undefined>(undefined)
+
+/** The RateLimit header fields of `fields` (none when undefined). */
+export const rateLimitHeaders = (fields: RateLimitFields | undefined): Record<string, string> =>
+  fields === undefined ? {} : { "ratelimit-policy": fields.policy, "ratelimit": fields.limit }
+
 /** How long this request's 429 is held before it is sent (ms); set by the middleware, 0 elsewhere. */
 export const RefusalDelay = FiberRef.unsafeMake<number>(0)
 
@@ -106,11 +116,11 @@ export const admitted = <E, R>(
     // The app sends its answer itself, so a handler's 429 is held where it is made
     // (tooManyRequests, writeRoute.ts) for as long as RefusalDelay says; it keeps its turn
     // meanwhile, so a flood's refusals, too, come a few at a time.
-    const served = Effect.locally(Effect.locally(serve, CurrentClient, client), RefusalDelay, delay)
+    const fields = verdict.fields
+    const served = serve.pipe(Effect.locally(CurrentClient, client), Effect.locally(RefusalDelay, delay), Effect.locally(CurrentRateLimit, fields))
     // HttpApi's app sends its answer before this sees it (@effect/platform's toHandled), so
     // the fields reach that answer as a pre-response handler; a lean route's is delivered
     // with them below.
-    const fields = verdict.fields
     if (fields !== undefined) yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withRateLimit(response, fields)))
     const answered = Effect.flatMap(served, (response) => {
       const fielded = withRateLimit(response, fields)

@@ -122,9 +122,14 @@ export class StreamWire {
     res.write(Buffer.concat([GZIP_HEADER, first.piece().blocks]))
   }
 
+  /** True once the body has ended or the connection closed: nothing more may be written. */
+  get finished(): boolean {
+    return this.res.writableEnded || this.res.destroyed
+  }
+
   /** Writes the bytes to the client, framed (and compressed) once for every socket that takes them. */
   write(bytes: SharedBytes): void {
-    if (bytes.empty) return
+    if (bytes.empty || this.finished) return
     const { res, tally } = this
     if (tally === undefined) {
       if (framesItself(res)) res.socket!.write(bytes.framed())
@@ -136,8 +141,12 @@ export class StreamWire {
     else res.write(bytes.piece().blocks)
   }
 
-  /** The last bytes (an event), then the end of the body. */
+  /**
+   * The last bytes (an event), then the end of the body; once only (a shutdown and a drop may
+   * both end a stream: a second end would be an error event on the response).
+   */
   end(last: string): void {
+    if (this.finished) return
     const { res, tally } = this
     if (tally === undefined) return void res.end(last)
     const piece = deflatePiece(Buffer.from(last, "utf8"))

@@ -26,12 +26,12 @@ import { generateAgentKey } from "../../../src/client/agentKey.js"
 import { grant } from "../../../src/client/grants.js"
 import { serviceAt } from "../../../src/client/http.js"
 import { createAgentKeyFile } from "../../../src/client/keyFile.js"
-import { sseEvents, type StreamEvent } from "../../../src/client/logStream.js"
+import { followStream, sseEvents, type StreamEvent } from "../../../src/client/logStream.js"
 import { sendDm } from "../../../src/client/messaging.js"
 import { loadVkey } from "../../../src/client/vkey.js"
 import type { LogClient } from "../../../src/client/write.js"
 import { presignPosts, sendInOrder } from "../../support/load.js"
-import { CLI, runAics } from "../../support/aicsCli.js"
+import { CLI, ok, runAics } from "../../support/aicsCli.js"
 import { seedLeaves, type SeedLeaf } from "../../support/seedLog.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
@@ -182,6 +182,48 @@ describe("the live stream", () => {
     expect(both.leaves.map((l) => l.data.type)).toEqual(["dm", "dm"])
   })
 
+  it("a follower that lost its connection resumes where the stream had got to, though it saw no leaf of its filter", async () => {
+    // Each connection the follower opens can be cut from here; a reconnection waits for `reopen`.
+    const connections: Array<AbortController> = []
+    let reopen: (() => void) | undefined
+    const reopened = new Promise<void>((resolve) => { reopen = resolve })
+    const cutting: typeof fetch = async (input, init) => {
+      if (connections.length > 0) await reopened
+      const controller = new AbortController()
+      connections.push(controller)
+      init?.signal?.addEventListener("abort", () => controller.abort())
+      return fetch(input, { ...init, signal: controller.signal })
+    }
+    const stop = new AbortController()
+    const events = followStream(serviceAt(base, cutting), { types: ["poll"] }, { signal: stop.signal, retryMs: 50 })
+    try {
+      // Live: the first checkpoint says where it is; no poll has come.
+      for (;;) {
+        const { value } = await events.next()
+        if (value?.event === "checkpoint") break
+      }
+      connections[0]!.abort()
+      // While it is away, a poll.
+      const before = await logSize(base)
+      const dir = await tempDataDir()
+      dirs.push(dir)
+      const keyFile = join(dir, "poller.json")
+      await createAgentKeyFile(keyFile, generateAgentKey())
+      ok(await runAics(["poll", "create", "general", "away?", "yes", "no", "--key", keyFile, "--vkey-file", join(server!.dataDir, "log.vkey")], { cwd: dir, env: { AICS_SERVER: base } }))
+      await until("the poll in the log", async () => ((await logSize(base)) > before ? true : undefined))
+      reopen!()
+      const leaf = await until("the poll's event", async () => {
+        const { value } = await events.next()
+        return value?.event === "leaf" ? JSON.parse(value.data) as { index: number; type: string } : undefined
+      })
+      expect(leaf.type).toBe("poll")
+      expect(leaf.index).toBeGreaterThanOrEqual(before)
+    } finally {
+      stop.abort()
+      await events.return(undefined)
+    }
+  })
+
   it("sends the checkpoint once its leaves were sent, and aics watch verifies the checkpoints", async () => {
     const vkey = (await readFile(join(server!.dataDir, "log.vkey"), "utf8")).trim()
     const from = await logSize(base)
@@ -218,12 +260,27 @@ describe("the live stream", () => {
   it("caps the streams one address holds", async () => {
     const dir = await tempDataDir()
     dirs.push(dir)
-    const capped = await startServer({ dataDir: dir, env: { AICS_STREAMS_PER_ADDRESS: "2" } })
+    const capped = await startServer({ dataDir: dir, env: { AICS_STREAMS_PER_ADDRESS: "2", AICS_RATE_LIMITS: "on", AICS_LIMIT_REFUSAL_DELAY_MS: "400" } })
     try {
+      // HEAD answers the head a GET gets, at once, and holds no place.
+      for (let i = 0; i < 3; i++) {
+        const head = await fetch(`${capped.baseUrl}/v2/stream`, { method: "HEAD", signal: AbortSignal.timeout(5_000) })
+        expect(head.status).toBe(200)
+        expect(head.headers.get("content-type")).toBe("text/event-stream; charset=utf-8")
+      }
       const controllers = [new AbortController(), new AbortController()]
-      for (const c of controllers) expect((await fetch(`${capped.baseUrl}/v2/stream`, { signal: c.signal })).status).toBe(200)
+      for (const c of controllers) {
+        const opened = await fetch(`${capped.baseUrl}/v2/stream`, { signal: c.signal })
+        expect(opened.status).toBe(200)
+        // The `requests` budget's fields, as on every other answer.
+        expect(opened.headers.get("ratelimit-policy")).toMatch(/^"requests";q=\d+;w=60$/)
+        expect(opened.headers.get("ratelimit")).toMatch(/^"requests";r=\d+;t=\d+$/)
+      }
+      const asked = performance.now()
       const third = await fetch(`${capped.baseUrl}/v2/stream`)
       expect(third.status).toBe(429)
+      // Held for AICS_LIMIT_REFUSAL_DELAY_MS, as every 429.
+      expect(performance.now() - asked).toBeGreaterThanOrEqual(350)
       expect(third.headers.get("content-type")).toBe("application/problem+json")
       expect(((await third.json()) as { code: string }).code).toBe("too_many_streams")
       controllers[0]!.abort()
@@ -244,6 +301,9 @@ describe("the live stream", () => {
       const text = lingering.text()
       await capped.stop()
       expect(await text).toMatch(/event: dropped\ndata: \{"reason":"the service is shutting down[^"]*","resume_from":\d+/)
+      // And it stops cleanly: the stream ended once, not twice (an error that ended the process).
+      expect(capped.child.exitCode, capped.output()).toBe(0)
+      expect(capped.output()).not.toContain("ERR_STREAM_WRITE_AFTER_END")
     } finally {
       await capped.stop()
     }

@@ -27,11 +27,12 @@ import type { ServerResponse } from "node:http"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Deferred, Duration, Effect, Exit, FiberId, Option } from "effect"
+import { Deferred, Duration, Effect, Exit, FiberId, FiberRef, Option } from "effect"
 import { LogStream, RING_CAPACITY } from "../../../app/LogStream.js"
 import { StreamConfig } from "../../../app/StreamConfig.js"
 import { restAfter } from "../../../domain/stream/dispatchPace.js"
 import { checkpointEvent, droppedEvent, KEEP_ALIVE, matches, type LeafEvent, type StreamFilter } from "../../../domain/stream/logEvents.js"
+import { CurrentRateLimit, rateLimitHeaders, tarpit } from "../admission.js"
 import { AicsApi } from "../api.js"
 import { callerAddress } from "../callerAddress.js"
 import { DRAINING_EVENT } from "../closeDraining.js"
@@ -53,6 +54,14 @@ const RETRY_MS = 2_000
 const KEEP_ALIVE_BYTES = SharedBytes.of(KEEP_ALIVE)
 /** The first bytes of every stream (compressed once for all gzip subscribers). */
 const RETRY_BYTES = SharedBytes.of(`retry: ${RETRY_MS}\n\n`)
+
+/** The stream's head, but for its coding and the RateLimit fields. */
+const STREAM_HEAD = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-store",
+  // nginx would otherwise buffer the stream.
+  "x-accel-buffering": "no"
+}
 
 const filterOf = (params: { readonly type?: string | undefined; readonly channel?: string | undefined; readonly to?: string | undefined }): StreamFilter => {
   const types = params.type?.split(",").map((t) => t.trim()).filter((t) => t !== "")
@@ -189,13 +198,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
         const { res } = sub
         // Behind an earlier response on the same connection (pipelining): its turn first.
         if (!(yield* attached(res))) return
-        res.writeHead(200, {
-          "content-type": "text/event-stream; charset=utf-8",
-          "cache-control": "no-store",
-          // nginx would otherwise buffer the stream.
-          "x-accel-buffering": "no",
-          ...sub.wire.headers()
-        })
+        res.writeHead(200, { ...STREAM_HEAD, ...sub.wire.headers(), ...rateLimitHeaders(yield* FiberRef.get(CurrentRateLimit)) })
         // The head goes out with this, before any event (sseWire.ts writes after it).
         sub.wire.begin(RETRY_BYTES)
         while (!ended(sub)) {
@@ -225,7 +228,9 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
             sub.wire.write(new SharedBytes(parts))
             sendCheckpoint(sub)
           }
-          if (!(yield* drained(res, stall))) return yield* drop(sub.wire, sub.next, settings.stallSeconds)
+          // Ended meanwhile (the shutdown's last event, endAllOnDrain): nothing more to send.
+          if (ended(sub)) return
+          if (!(yield* drained(res, stall))) return ended(sub) ? undefined : yield* drop(sub.wire, sub.next, settings.stallSeconds)
         }
       })
 
@@ -247,12 +252,19 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
 
     return handlers.handle("stream", ({ headers, request, urlParams }) =>
       Effect.gen(function*() {
+        // HEAD: the head a GET would get, and no stream (Node sends a HEAD answer's head only
+        // when it ends, so a stream would never show it, and would hold a slot).
+        if (request.method === "HEAD") {
+          const head = { ...STREAM_HEAD, vary: "accept-encoding", ...(acceptsGzip(request.headers["accept-encoding"]) ? { "content-encoding": "gzip" } : {}) }
+          return HttpServerResponse.empty({ status: 200, headers: head })
+        }
         const address = callerAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"])
         const open = openByAddress.get(address) ?? 0
         if (open >= settings.perAddress) {
-          return yield* Effect.map(
+          // Held for AICS_LIMIT_REFUSAL_DELAY_MS, as every 429 (admission.ts tarpit).
+          return yield* Effect.zipRight(tarpit, Effect.map(
             problemResponse({ status: 429, code: "too_many_streams", detail: `this address already holds ${open} streams (at most ${settings.perAddress})` }),
-            HttpServerResponse.setHeader("retry-after", "10"))
+            HttpServerResponse.setHeader("retry-after", "10")))
         }
         const lastEventId = headers["last-event-id"]
         const start = lastEventId !== undefined ? lastEventId + 1 : urlParams.from ?? (yield* stream.head)
