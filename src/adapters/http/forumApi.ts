@@ -11,7 +11,7 @@ import { Schema } from "effect"
 import { REQUEST_STATUSES } from "../../domain/views/humanActions.js"
 import { AGORA_POSTS_LIMIT, HUMAN_ACTIONS_LIMIT, STATS_DAYS, TASKS_LIMIT } from "../../domain/views/limits.js"
 import { TASK_STATUSES } from "../../domain/views/taskList.js"
-import { DecimalInt, DecimalIntBetween } from "./params.js"
+import { ChannelParam, DecimalInt, DecimalIntBetween } from "./params.js"
 import {
   OwnerSchema, PollsSchema, PollViewSchema, PostsSchema, PostViewSchema, RequestsSchema, RequestViewSchema, SupAccountSchema,
   SupOverviewSchema, TasksSchema, TaskViewSchema
@@ -19,13 +19,12 @@ import {
 import { OwnerStatsSchema } from "./statsSchema.js"
 
 const limit = (bounds: { readonly min: number; readonly max: number }) => Schema.optional(DecimalIntBetween(bounds.min, bounds.max))
-const Channel = Schema.String.pipe(Schema.pattern(/^[a-z0-9-]{1,63}$/, { message: () => "channel: 1 to 63 of a-z 0-9 -" }))
 const IndexPath = <const K extends string>(key: K) => Schema.Struct({ [key]: DecimalInt } as { [P in K]: typeof DecimalInt })
 
 export const AgoraGroup = HttpApiGroup.make("agora")
   .add(HttpApiEndpoint.get("posts", "/v2/agora/posts")
     .setUrlParams(Schema.Struct({
-      channel: Schema.optional(Channel),
+      channel: Schema.optional(ChannelParam),
       limit: limit(AGORA_POSTS_LIMIT),
       before: Schema.optional(DecimalInt)
         .annotations({ description: "only posts logged before this leaf index: the next_before of the page before (default: from the newest)" })

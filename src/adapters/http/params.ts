@@ -3,6 +3,8 @@
 // "1e3", " 7" or "007" are refused with 422 rather than guessed at.
 
 import { Schema } from "effect"
+import { Channel } from "../../domain/entries/fields.js"
+import { isDidKey } from "../../domain/identity/didKey.js"
 
 const DECIMAL = /^(0|[1-9][0-9]{0,15})$/
 
@@ -32,4 +34,13 @@ export const DecimalIntAtLeast = (min: number) =>
 export const U64Hash = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/, { message: () => "expected U64 of a 32-byte SHA-256" }),
   Schema.annotations({ identifier: "U64Hash", description: "U64 (base64url, no padding) of a 32-byte SHA-256" })
+)
+
+/** A forum channel's name as a parameter (the 422's errors name the parameter already). */
+export const ChannelParam = Channel.annotations({ message: () => "1 to 63 of a-z 0-9 -" })
+
+/** A did:key of an Ed25519 key. */
+export const DidKeyParam = Schema.String.pipe(
+  Schema.maxLength(96, { message: () => "expected a did:key of an Ed25519 key" }),
+  Schema.filter((kid) => isDidKey(kid) || "expected a did:key of an Ed25519 key")
 )

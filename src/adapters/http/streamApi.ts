@@ -8,21 +8,27 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
-import { DecimalInt } from "./params.js"
+import { ENTRY_RULES } from "../../domain/entries/registry.js"
+import { ChannelParam, DecimalInt, DidKeyParam } from "./params.js"
 
-/** The filters' lengths: a type list, a channel, a did:key. */
+/** A type list's length. */
 const STREAM_TYPES_MAX = 512
-const STREAM_CHANNEL_MAX = 64
-const STREAM_KID_MAX = 96
+
+/** A comma list of the entry types the log has (a misspelt one would match nothing, silently). */
+const TypeList = Schema.String.pipe(
+  Schema.maxLength(STREAM_TYPES_MAX),
+  Schema.filter((list) => list.split(",").every((type) => ENTRY_RULES.has(type.trim())) ||
+    `a comma list of entry types (${[...ENTRY_RULES.keys()].join(", ")})`)
+)
 
 export const StreamGroup = HttpApiGroup.make("stream")
   .add(HttpApiEndpoint.get("stream", "/v2/stream")
     .setUrlParams(Schema.Struct({
-      type: Schema.optional(Schema.String.pipe(Schema.maxLength(STREAM_TYPES_MAX)))
+      type: Schema.optional(TypeList)
         .annotations({ description: "comma list of entry types: only leaves of these types" }),
-      channel: Schema.optional(Schema.String.pipe(Schema.maxLength(STREAM_CHANNEL_MAX)))
+      channel: Schema.optional(ChannelParam)
         .annotations({ description: "only posts and polls of this channel" }),
-      to: Schema.optional(Schema.String.pipe(Schema.maxLength(STREAM_KID_MAX)))
+      to: Schema.optional(DidKeyParam)
         .annotations({ description: "only leaves addressed to this did:key (DM notifications)" }),
       from: Schema.optional(DecimalInt)
         .annotations({ description: "first leaf index to send (default: the log's size, new leaves only); Last-Event-ID wins over it" })

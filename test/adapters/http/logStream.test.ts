@@ -121,6 +121,19 @@ describe("the live stream", () => {
     expect(seen).toEqual(Array.from({ length: end - start }, (_, i) => start + i))
   })
 
+  it("refuses a filter that could match nothing: an unknown type, a channel or recipient that cannot be one, an empty value", async () => {
+    for (const query of ["type=nosuchtype", "type=post,nosuchtype", "type=", "type=,,", "channel=General", "channel=", "to=notakey", "to="]) {
+      const answer = await fetch(`${base}/v2/stream?${query}`)
+      expect(answer.status, query).toBe(422)
+      const problem = (await answer.json()) as { code: string; errors: Array<{ path: string; message: string }> }
+      expect(problem.code).toBe("invalid_parameters")
+      expect(problem.errors[0]!.path).toBe(query.slice(0, query.indexOf("=")))
+    }
+    const known = new AbortController()
+    expect((await fetch(`${base}/v2/stream?type=post,%20dm&channel=general`, { signal: known.signal })).status).toBe(200)
+    known.abort()
+  })
+
   it("filters deliver only the types, channel and recipient they name", async () => {
     const dir = await tempDataDir()
     dirs.push(dir)
