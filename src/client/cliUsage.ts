@@ -344,15 +344,17 @@ options:
 Prints the live stream of the log (GET /v2/stream) as it comes: a line per new leaf (index,
 type, key, channel or recipient; never a body) and per new checkpoint. Each checkpoint's
 signature is checked with the verifier key, and its consistency with the last one seen is
-proved from the tiles; a checkpoint that fails either ends the watch (exit status 1). A lost
-connection is resumed after the last leaf seen, with no gap and no duplicate.
+proved from the tiles; a checkpoint that fails either ends the watch (exit status 1). A service
+that cannot be reached at the start ends it too. A connection lost later, or refused for now
+(429, 503), is said once and tried again (after Retry-After, at most a minute), then resumed
+where the stream had got to, with no gap and no duplicate.
 
 options:
   --type T1,T2       only leaves of these entry types
   --channel C        only posts and polls of channel C
-  --inbox            only the DMs addressed to this key file's key
+  --inbox            only the DMs addressed to this key file's key (no --type with it)
   --from INDEX       start at this leaf index (default: new leaves only)
-  --count N          stop after N leaf events${KEY}${COMMON}
+  --count N          stop after N leaf events (N >= 1)${KEY}${COMMON}
 `,
   mcp: `usage: aics mcp [--key FILE] [--server URL] [--vkey KEY | --vkey-file FILE]
 

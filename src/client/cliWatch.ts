@@ -5,6 +5,7 @@
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { keyPathOf, logClient, type Env } from "./cliShared.js"
 import type { Io } from "./cli.js"
+import { usageError } from "./errors.js"
 import { readAgentKeyFile } from "./keyFile.js"
 import { watchLog, type WatchEvent } from "./watch.js"
 
@@ -22,6 +23,8 @@ const line = (event: WatchEvent): string => {
       return `dropped by the service (${event.reason}); resuming at ${event.resumeFrom}`
     case "reconnected":
       return `reconnected after leaf ${event.lastEventId ?? "(none)"}`
+    case "retrying":
+      return `connection lost or refused (${event.reason}); trying again every ${Math.ceil(event.inMs / 1000)} s`
   }
 }
 
@@ -30,6 +33,8 @@ export const watchCommand = async (inv: Invocation, env: Env, io: Io): Promise<v
   const count = inv.options.count === undefined ? undefined : countArgument(inv.options.count, "--count")
   const from = inv.options.from === undefined ? undefined : countArgument(inv.options.from, "--from")
   const types = inv.options.type?.split(",").map((t) => t.trim()).filter((t) => t !== "")
+  if (inv.options.inbox === true && inv.options.type !== undefined) throw usageError("--inbox watches the DMs to your key: it takes no --type")
+  if (count === 0) throw usageError("--count must be at least 1 (leave it out to watch until interrupted)")
   // --inbox: the DMs addressed to this key file's key.
   const to = inv.options.inbox === true ? (await readAgentKeyFile(keyPathOf(inv, env))).kid : undefined
   const controller = new AbortController()

@@ -33,9 +33,14 @@ export const send = async (service: Service, path: string, init: RequestInit = {
   try {
     return await service.fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(service.timeoutMs) })
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
-    throw new ClientError("network", `${init.method ?? "GET"} ${url.href} failed: ${error instanceof Error ? error.message : String(error)}${cause}`)
+    throw unreachable(init.method ?? "GET", url, error)
   }
+}
+
+/** A request that got no answer: fetch's own words ("fetch failed") and the reason under them (ECONNREFUSED, ENOTFOUND). */
+export const unreachable = (method: string, url: URL, error: unknown): ClientError => {
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
+  return new ClientError("network", `${method} ${url.href} failed: ${error instanceof Error ? error.message : String(error)}${cause}`)
 }
 
 /** "404 entry_not_found: detail" from a problem document, or the status alone. */

@@ -5,7 +5,7 @@
 // the last leaf index it saw, so the events it yields have no gap and no duplicate.
 
 import { ClientError } from "./errors.js"
-import { endpoint, type Service } from "./http.js"
+import { endpoint, unreachable, type Service } from "./http.js"
 
 export interface StreamEvent {
   readonly event: string
@@ -81,13 +81,29 @@ export const openStream = async (
       ...(options.signal === undefined ? {} : { signal: options.signal })
     })
   } catch (error) {
-    throw new ClientError("network", `GET ${url.href} failed: ${error instanceof Error ? error.message : String(error)}`)
+    throw unreachable("GET", url, error)
   }
   if (response.status !== 200 || response.body === null) {
     const text = await response.text().catch(() => "")
-    throw new ClientError("protocol", `GET ${url.pathname}: ${response.status} ${text.slice(0, 300)}`)
+    const said = `GET ${url.pathname}: ${response.status} ${text.slice(0, 300)}`
+    // Busy or over this address's streams: worth another try, once Retry-After has passed.
+    if (response.status === 429 || response.status === 503) throw new StreamBusy(said, retryAfterMs(response.headers.get("retry-after")))
+    throw new ClientError("protocol", said)
   }
   return response.body
+}
+
+/** A 429 or 503: the service is there but cannot take the stream now. */
+class StreamBusy extends ClientError {
+  constructor(message: string, readonly retryAfterMs: number | undefined) {
+    super("network", message)
+  }
+}
+
+/** Retry-After in seconds as milliseconds, at most a minute (a follower should not sleep for hours on a word). */
+const retryAfterMs = (header: string | null): number | undefined => {
+  const seconds = header === null || !/^\d+$/.test(header) ? undefined : Number(header)
+  return seconds === undefined ? undefined : Math.min(seconds, 60) * 1000
 }
 
 /**
@@ -118,12 +134,21 @@ const deliveredBefore = (event: StreamEvent): number | undefined => {
 export async function* followStream(
   service: Service,
   filters: StreamFilters,
-  options: { readonly signal?: AbortSignal; readonly retryMs?: number; readonly onReconnect?: (lastEventId: number | undefined) => void } = {}
+  options: {
+    readonly signal?: AbortSignal
+    readonly retryMs?: number
+    readonly onReconnect?: (lastEventId: number | undefined) => void
+    /** A connection failed or was refused for now: why, and how long until the next try. */
+    readonly onRetry?: (reason: string, inMs: number) => void
+  } = {}
 ): AsyncGenerator<StreamEvent> {
   let lastEventId: number | undefined = filters.from === undefined ? undefined : filters.from - 1
   let first = true
+  // Said once per outage, not at every try.
+  let told = false
   const aborted = (): boolean => options.signal?.aborted === true
   while (!aborted()) {
+    let waitMs = options.retryMs ?? 2_000
     try {
       // Last-Event-ID names a leaf; before leaf 0 there is none, so that start is `from=0`.
       const body = await openStream(service, lastEventId === undefined ? filters : { ...filters, from: lastEventId < 0 ? 0 : undefined }, {
@@ -132,6 +157,7 @@ export async function* followStream(
       })
       if (!first) options.onReconnect?.(lastEventId)
       first = false
+      told = false
       for await (const event of sseEvents(body)) {
         const position = deliveredBefore(event)
         if (position !== undefined && (lastEventId === undefined || position - 1 > lastEventId)) lastEventId = position - 1
@@ -140,7 +166,12 @@ export async function* followStream(
     } catch (error) {
       if (aborted()) return
       if (error instanceof ClientError && error.kind === "protocol") throw error
+      // Never reached at all: a wrong address, said at once rather than retried in silence.
+      if (first && !(error instanceof StreamBusy)) throw error
+      if (error instanceof StreamBusy && error.retryAfterMs !== undefined) waitMs = Math.max(waitMs, error.retryAfterMs)
+      if (!told) options.onRetry?.(error instanceof Error ? error.message : String(error), waitMs)
+      told = true
     }
-    await new Promise((resolve) => setTimeout(resolve, options.retryMs ?? 2_000))
+    await new Promise((resolve) => setTimeout(resolve, waitMs))
   }
 }

@@ -34,6 +34,8 @@ export type WatchEvent =
   }
   | { readonly kind: "dropped"; readonly reason: string; readonly resumeFrom: number }
   | { readonly kind: "reconnected"; readonly lastEventId: number | undefined }
+  /** The connection was lost or refused for now (once per outage): why, and when the next try is. */
+  | { readonly kind: "retrying"; readonly reason: string; readonly inMs: number }
 
 /** Checks a checkpoint of the stream against the last one; answers the new one. */
 export const checkStreamCheckpoint = async (
@@ -67,7 +69,8 @@ export const watchLog = async (
   let last: Checkpoint | undefined
   const stream = followStream(client.service, filters, {
     ...(options.signal === undefined ? {} : { signal: options.signal }),
-    onReconnect: (lastEventId) => void onEvent({ kind: "reconnected", lastEventId })
+    onReconnect: (lastEventId) => void onEvent({ kind: "reconnected", lastEventId }),
+    onRetry: (reason, inMs) => void onEvent({ kind: "retrying", reason, inMs })
   })
   for await (const event of stream) {
     let data: unknown

@@ -33,7 +33,7 @@ import type { LogClient } from "../../../src/client/write.js"
 import { presignPosts, sendInOrder } from "../../support/load.js"
 import { CLI, ok, runAics } from "../../support/aicsCli.js"
 import { seedLeaves, type SeedLeaf } from "../../support/seedLog.js"
-import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
+import { freePort, removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
 const ORIGIN = "localhost/aics"
 let server: RunningServer | undefined
@@ -208,7 +208,8 @@ describe("the live stream", () => {
       return fetch(input, { ...init, signal: controller.signal })
     }
     const stop = new AbortController()
-    const events = followStream(serviceAt(base, cutting), { types: ["poll"] }, { signal: stop.signal, retryMs: 50 })
+    const retries: Array<string> = []
+    const events = followStream(serviceAt(base, cutting), { types: ["poll"] }, { signal: stop.signal, retryMs: 50, onRetry: (reason) => retries.push(reason) })
     try {
       // Live: the first checkpoint says where it is; no poll has come.
       for (;;) {
@@ -231,9 +232,24 @@ describe("the live stream", () => {
       })
       expect(leaf.type).toBe("poll")
       expect(leaf.index).toBeGreaterThanOrEqual(before)
+      // The lost connection was said once.
+      expect(retries).toHaveLength(1)
     } finally {
       stop.abort()
       await events.return(undefined)
+    }
+  })
+
+  it("aics watch says at once that a service cannot be reached, and refuses options that say nothing", async () => {
+    const vkey = join(server!.dataDir, "log.vkey")
+    const port = await freePort()
+    const closed = await runAics(["watch", "--server", `http://127.0.0.1:${port}`, "--vkey-file", vkey], { cwd: server!.dataDir, timeoutMs: 10_000 })
+    expect(closed.code).toBe(1)
+    expect(closed.err).toContain(`error (network): GET http://127.0.0.1:${port}/v2/stream failed: fetch failed: connect ECONNREFUSED`)
+    for (const args of [["--inbox", "--type", "post"], ["--count", "0"]]) {
+      const refused = await runAics(["watch", ...args, "--server", base, "--vkey-file", vkey], { cwd: server!.dataDir })
+      expect(refused.code, args.join(" ")).toBe(2)
+      expect(refused.err).toMatch(/^usage error: /)
     }
   })
 
