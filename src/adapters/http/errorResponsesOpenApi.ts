@@ -41,7 +41,7 @@ const nameOf = (schema: Schema) => schema.$ref?.slice(schema.$ref.lastIndexOf("/
 
 /** How a response describes a schema it lists: the component's own description, else its name. */
 export const describerOf = (spec: Record<string, any>) => (schema: Schema & { description?: string }): string =>
-  (schema.$ref === undefined ? schema.description : spec["components"]?.["schemas"]?.[nameOf(schema)]?.["description"]) ?? nameOf(schema)
+  schema.description ?? (schema.$ref === undefined ? undefined : spec["components"]?.["schemas"]?.[nameOf(schema)]?.["description"]) ?? nameOf(schema)
 
 /**
  * Takes the schemas `refs` names out of an operation's response at `status`, and the
@@ -95,7 +95,7 @@ export const problemsApart = (spec: Record<string, any>): Record<string, any> =>
           delete content[type]
         } else {
           media.schema = oneOrAny(others)
-          response.description = `${response.description ?? problems.map(describe).join("; or ")}; or ${others.map(describe).join("; or ")} (${type})`
+          response.description = `${problems.map(describe).join("; or ")}; or ${others.map(describe).join("; or ")} (${type})`
         }
         const listed = alternatives(content[PROBLEM_CONTENT_TYPE]?.schema)
         const refs = new Set(listed.map((one) => one.$ref))

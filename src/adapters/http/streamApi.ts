@@ -44,5 +44,5 @@ export const StreamGroup = HttpApiGroup.make("stream")
     .annotate(OpenApi.Description,
       "Live stream of the log as Server-Sent Events, filterable by type, channel and recipient, resumable with Last-Event-ID. " +
         "Sent as one gzip stream when Accept-Encoding takes gzip. " +
-        "A consumer that leaves its socket full is sent `dropped` and closed; a caller address may hold a few streams at once (429 beyond)."))
+        "A consumer that leaves its socket full is sent `dropped` and closed; a caller address may hold a few streams at once (429 too_many_streams beyond, with Retry-After)."))
   .annotate(OpenApi.Description, "The live stream of the log")

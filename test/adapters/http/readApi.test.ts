@@ -251,13 +251,19 @@ describe("health and description", () => {
     expect(claim["403"].content).toEqual({ "application/problem+json": ref("RouteRefused") })
     expect(claim["409"].content).toEqual({ "application/problem+json": ref("RouteConflict") })
     for (const path of ["/t", "/mcp", "/notice", "/add-checkpoint", "/v2/sup/contributions", "/v2/sup/contributions/intents"]) {
-      expect(spec.paths[path].post.responses["400"].content, path).toEqual({ "application/problem+json": ref("BadRequest") })
+      expect(spec.paths[path].post.responses["400"].content, path).toMatchObject({ "application/problem+json": ref("BadRequest") })
       expect(spec.paths[path].post.responses["413"].content, path).toEqual({ "application/problem+json": ref("ContentTooLarge") })
     }
     const witness = spec.paths["/add-checkpoint"].post.responses
     expect(witness["403"].content).toEqual({ "application/problem+json": ref("RouteRefused") })
     expect(Object.keys(witness["409"].content).sort()).toEqual(["application/problem+json", "text/x.tlog.size"])
     expect(witness["409"].content["text/x.tlog.size"].schema.type).toBe("string")
+    // /mcp as the MCP SDK's transport answers: its JSON-RPC refusals beside the problems, GET's 405.
+    const mcp = spec.paths["/mcp"].post.responses
+    expect(Object.keys(mcp["400"].content).sort()).toEqual(["application/json", "application/problem+json"])
+    for (const status of ["200", "202", "406", "415"]) expect(mcp[status], status).toBeDefined()
+    expect(Object.keys(spec.paths["/mcp"].get.responses)).toContain("405")
+    expect(Object.keys(spec.paths["/mcp"].get.responses)).not.toContain("200")
     // Each listed once, with the words an agent reads.
     expect(spec.paths["/v2/admin/notices/{report_id}/close"].post.responses["403"].content["application/problem+json"]).toEqual(ref("Forbidden"))
     expect(write["400"].description).toContain("signed by the log")
