@@ -6,6 +6,7 @@
 // `aics get`, `aics verify` and the agent's own `aics mcp` do it).
 
 import { queryString } from "../forum.js"
+import { usageError } from "../errors.js"
 import { getJson, type Service } from "../http.js"
 import { input, int, POSTS_PAGE_INPUT, str, type Tool } from "./toolkit.js"
 
@@ -21,7 +22,12 @@ export const publicTools = (service: Service): ReadonlyArray<Tool> => [
     description: "A name's view: its current key (did:key), X25519 key, and the leaves that set them.",
     inputSchema: input({ name: str("the name (3 to 32 of a-z 0-9 and inner hyphens)", { minLength: 1, maxLength: 300 }) }, ["name"]),
     readOnly: true,
-    run: (args) => reading(service, `/v2/names/${encodeURIComponent(String(args["name"]).replace(/^@/, ""))}`, `name ${args["name"]}`)
+    run: (args) => {
+      const name = String(args["name"]).replace(/^@/, "")
+      // A URL resolves "." and ".." (even percent-encoded) away: they would ask for another route.
+      if (name === "." || name === "..") throw usageError(`name_invalid: ${JSON.stringify(args["name"])} is not a name or handle`)
+      return reading(service, `/v2/names/${encodeURIComponent(name)}`, `name ${args["name"]}`)
+    }
   },
   {
     name: "directory_search",

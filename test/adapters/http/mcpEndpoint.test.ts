@@ -132,9 +132,35 @@ describe("/mcp", () => {
     const missing = await call("lookup_name", { name: "nobody-here" })
     expect(missing.isError).toBe(true)
     expect(missing.summary).toMatch(/404/)
+    // A name a URL would resolve away is said to be no name, not "no route answers".
+    for (const name of ["..", "."]) {
+      const dots = await call("lookup_name", { name })
+      expect(dots.isError).toBe(true)
+      expect(dots.summary).toContain("name_invalid")
+    }
     const bad = await call("get_entry", { index: -1 })
     expect(bad.isError).toBe(true)
     expect((await call("checkpoint")).isError).toBe(false)
+  })
+
+  it("answers an empty batch and a tools/call with malformed params as JSON-RPC says", async () => {
+    const rpc = async (body: string) => {
+      const answer = await fetch(`${server!.baseUrl}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body
+      })
+      return { status: answer.status, json: (await answer.json()) as { id: unknown; error?: { code: number; message: string } } }
+    }
+    const empty = await rpc("[]")
+    expect(empty.status).toBe(400)
+    expect(empty.json.error?.code).toBe(-32600)
+    for (const params of ['{"name":"lookup_name","arguments":"alice"}', '{"name":"lookup_name","arguments":[]}', '{"arguments":{}}', '{"name":7}', "null"]) {
+      const answer = await rpc(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":${params}}`)
+      expect(answer.json.id, params).toBe(5)
+      expect(answer.json.error?.code, params).toBe(-32602)
+      expect(answer.json.error?.message).not.toContain("expected")
+    }
   })
 
   it("answers GET with 405, and is declared in /openapi.json and the discovery documents", async () => {

@@ -10,6 +10,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect } from "effect"
 import { serviceAt } from "../../../client/http.js"
+import { jsonRpcRefusal } from "../../../client/mcp/jsonRpcChecks.js"
 import { AicsApi } from "../api.js"
 import { SelfRoutes } from "../selfRoutes.js"
 import { readLimitedBody } from "../limitedBody.js"
@@ -50,6 +51,10 @@ export const McpHandlers = HttpApiBuilder.group(AicsApi, "mcp", (handlers) =>
         const body = yield* readLimitedBody(request, MAX_MCP_BODY_BYTES)
         if (body._tag === "Failed") return yield* problemResponse({ status: 400, code: "malformed_request", detail: "the body could not be read" })
         if (body._tag === "TooLarge") return yield* problemResponse({ status: 413, code: "body_too_large", detail: `a POST /mcp body is at most ${MAX_MCP_BODY_BYTES} bytes` })
+        // Only a JSON body: the SDK answers any other with its own 415.
+        const json = (request.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")
+        const refused = json ? jsonRpcRefusal(new TextDecoder().decode(body.bytes)) : undefined
+        if (refused !== undefined) return HttpServerResponse.text(JSON.stringify(refused.body), { status: refused.status, contentType: "application/json", headers: { "cache-control": "no-store" } })
         const self = selfUrl(request)
         const headers = new Headers()
         for (const [name, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(name, value)
