@@ -45,7 +45,7 @@ import { StreamGroups, type Group } from "../streamGroups.js"
  * writes a batch at a time, so the buffer holds at most this and one batch).
  */
 export const HIGH_WATER_BYTES = 64 * 1024
-/** A comment line after this long without an event keeps proxies from closing the stream. */
+/** A comment line this often keeps proxies from closing an idle stream (sent to every stream: one timer, no per-stream clock). */
 const KEEP_ALIVE_INTERVAL = Duration.seconds(15)
 /** How long a dropped consumer's socket may take to take its last bytes before it is cut. */
 const DROP_GRACE_MS = 5_000
