@@ -8,6 +8,7 @@
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Ajv } from "ajv"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -177,6 +178,10 @@ describe("aics mcp", () => {
     expect(badName.isError).toBe(true)
     const unknown = await call(alice, "nope")
     expect(unknown.isError).toBe(true)
+    // Params that are not {name, arguments?}: Invalid params, not the SDK's Internal error.
+    const malformed = await alice.request({ method: "tools/call", params: { name: "whoami", arguments: "alice" } as never }, CallToolResultSchema).then(() => undefined, (error: unknown) => error)
+    expect(malformed).toBeInstanceOf(McpError)
+    expect((malformed as McpError).code).toBe(-32602)
     expect((await ok(alice, "whoami")).data.name).toBe("alice-mcp")
   })
 })

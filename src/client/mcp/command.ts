@@ -3,6 +3,8 @@
 // there. It runs until the client closes stdin.
 
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { jsonRpcRefusal } from "./jsonRpcChecks.js"
 import type { Invocation } from "../cliArgs.js"
 import { keyPathOf, logClient, type Env } from "../cliShared.js"
 import { readAgentKeyFile } from "../keyFile.js"
@@ -26,6 +28,14 @@ export const mcpCommand = async (inv: Invocation, env: Env): Promise<void> => {
     process.stdin.once("end", () => resolve())
   })
   await server.connect(transport)
+  // A tools/call with malformed params gets -32602, not the SDK's -32603 (jsonRpcChecks.ts).
+  const handle = transport.onmessage
+  transport.onmessage = (message) => {
+    const refused = jsonRpcRefusal(JSON.stringify(message))
+    if (refused === undefined) handle?.(message)
+    // Its id is the call's: only a message with an id is refused here (an empty batch never parses this far).
+    else void transport.send(refused.body as JSONRPCMessage)
+  }
   await closed
   await server.close()
 }
