@@ -94,6 +94,10 @@ export const acceptsGzip = (acceptEncoding: string | undefined): boolean => {
   return named ?? any
 }
 
+/** A stream head's coding headers (the answer varies with Accept-Encoding either way). */
+export const codingHeaders = (gzip: boolean): Record<string, string> =>
+  gzip ? { vary: "accept-encoding", "content-encoding": "gzip" } : { vary: "accept-encoding" }
+
 /**
  * One response's side of the stream: its coding, and for gzip the running tally its
  * trailer needs. Every byte of the body after the head goes through it.
@@ -105,9 +109,9 @@ export class StreamWire {
     this.tally = gzip ? emptyTally() : undefined
   }
 
-  /** The head's coding headers (the answer varies with Accept-Encoding either way). */
+  /** The head's coding headers. */
   headers(): Record<string, string> {
-    return this.tally === undefined ? { vary: "accept-encoding" } : { vary: "accept-encoding", "content-encoding": "gzip" }
+    return codingHeaders(this.tally !== undefined)
   }
 
   /**

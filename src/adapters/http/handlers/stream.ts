@@ -37,7 +37,7 @@ import { AicsApi } from "../api.js"
 import { callerAddress } from "../callerAddress.js"
 import { DRAINING_EVENT } from "../closeDraining.js"
 import { problemResponse } from "../problem.js"
-import { acceptsGzip, attached, drained, SharedBytes, StreamWire, unsentBytes } from "../sseWire.js"
+import { acceptsGzip, attached, codingHeaders, drained, SharedBytes, StreamWire, unsentBytes } from "../sseWire.js"
 import { StreamGroups, type Group } from "../streamGroups.js"
 
 /**
@@ -255,8 +255,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
         // HEAD: the head a GET would get, and no stream (Node sends a HEAD answer's head only
         // when it ends, so a stream would never show it, and would hold a slot).
         if (request.method === "HEAD") {
-          const head = { ...STREAM_HEAD, vary: "accept-encoding", ...(acceptsGzip(request.headers["accept-encoding"]) ? { "content-encoding": "gzip" } : {}) }
-          return HttpServerResponse.empty({ status: 200, headers: head })
+          return HttpServerResponse.empty({ status: 200, headers: { ...STREAM_HEAD, ...codingHeaders(acceptsGzip(request.headers["accept-encoding"])) } })
         }
         const address = callerAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"])
         const open = openByAddress.get(address) ?? 0
