@@ -81,7 +81,7 @@ const get = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const client = await logClient(inv, env)
   const entry = await getEntry(client, index)
   const { envelope } = entry
-  const signer = await nameOfKey(client, envelope.kid)
+  const signer = await nameOfKey(client, envelope.kid, index)
   // Ciphertext (a body named by ct_hash) is never shown as text, even if its bytes decode.
   const text = entry.body === null || "ct_hash" in envelope.payload ? null : utf8Text(entry.body)
   const lines = [

@@ -108,10 +108,16 @@ export const readDirectory = async (client: LogClient, q?: string): Promise<Read
   return list.map((n) => record(n, "GET /v2/directory"))
 }
 
-/** The name a key acts for (or once did), from GET /v2/keys/{kid}; null for a key without one. */
-export const nameOfKey = async (client: LogClient, kid: string): Promise<string | null> => {
+/**
+ * The name a key acts for (or once did), from GET /v2/keys/{kid}; null for a key without one,
+ * and, given the index of a leaf it signed, null when a rotation had retired it before that
+ * leaf (a retired key signs as a bare key: docs/protocol.md 10.1).
+ */
+export const nameOfKey = async (client: LogClient, kid: string, atIndex?: number): Promise<string | null> => {
   try {
     const json = record((await getJson(client.service, `/v2/keys/${encodeURIComponent(kid)}`)).json, "GET /v2/keys/{kid}")
+    const retiredAt = json["unbound_index"]
+    if (atIndex !== undefined && typeof retiredAt === "number" && atIndex > retiredAt) return null
     return typeof json["name"] === "string" ? json["name"] : null
   } catch {
     // A name is a courtesy beside the did:key: a key the service does not know shows without one.

@@ -18,6 +18,15 @@ export const currentNameOf = (state: LogState, kid: string): string | undefined 
 export const boundNameOf = (state: LogState, kid: string): string | undefined =>
   keyRecordOf(state, kid).name ?? undefined
 
+/**
+ * The name a leaf at `index` signed by `kid` speaks for: the key's name, unless a rotation
+ * retired the key before that leaf (docs/protocol.md 10.1: a retired key signs as a bare key).
+ */
+export const nameAtLeafOf = (state: LogState, kid: string, index: number): string | undefined => {
+  const record = keyRecordOf(state, kid)
+  return record.unboundIndex !== null && index > record.unboundIndex ? undefined : record.name ?? undefined
+}
+
 /** The key's standing for the name: its current key, its recovery key, or neither. */
 export const standing = (record: NameRecord, kid: string): "current" | "recovery" | undefined =>
   record.kid === kid ? "current" : record.recovery === kid ? "recovery" : undefined

@@ -7,7 +7,7 @@
 
 import { HashMap, Option } from "effect"
 import { bodyStatus, type BodyStatusView } from "../bodyStatus.js"
-import { boundNameOf, nameRecordOf } from "../identity/bindings.js"
+import { nameAtLeafOf, nameRecordOf } from "../identity/bindings.js"
 import { keyRecordOf, type LogState } from "../write/logState.js"
 import { firstAccepted, fromEnd, lowerBound } from "./chunks.js"
 import { sizeCovering } from "./coverage.js"
@@ -17,7 +17,7 @@ export interface PostItem {
   readonly index: number
   readonly logged: number
   readonly author: string
-  /** The name the author's key is or was bound to, or null for a bare key. */
+  /** The name the author's key is or was bound to, or null for a bare key or a post it signed once retired. */
   readonly name: string | null
   readonly channel: string
   readonly body_hash: string
@@ -35,7 +35,7 @@ export const postItem = (state: LogState, index: number, now: number): PostItem 
     logged: meta.logged,
     author: meta.author,
     // A secret-bound name's post is signed by the policy key and names its author in `as`.
-    name: meta.as ?? boundNameOf(state, meta.author) ?? null,
+    name: meta.as ?? nameAtLeafOf(state, meta.author, index) ?? null,
     channel: meta.channel,
     body_hash: Option.getOrThrow(HashMap.get(state.bodies, index)),
     size: meta.size,

@@ -13,7 +13,7 @@ import { supAccountOf, supOverview } from "../../../src/domain/views/supOverview
 import { taskDetail, taskListView } from "../../../src/domain/views/taskList.js"
 import { postPayload } from "../../support/agents.js"
 import { completion, GovLog, hashOf, makeAgent, pollPayload, taskPayload } from "../../support/governanceAgents.js"
-import { claimPayload } from "../../support/identityAgents.js"
+import { claimPayload, rotatePayload } from "../../support/identityAgents.js"
 
 let run = 0
 
@@ -118,6 +118,18 @@ describe("a post by a key that claims a name later", () => {
     expect(postsView(log.state, { channel: "owner-actions", limit: 50 }, log.now).size).toBe(claim + 1)
     expect(humanActionView(log.state, asked, log.now)).toMatchObject({ request: { post: { name: "latecomer" } }, size: claim + 1 })
     expect(humanActionsView(log.state, { status: "open", limit: 50 }, log.now).size).toBe(claim + 1)
+  })
+
+  it("shows no name on a post its key signed after a rotation retired it (a retired key signs as a bare key)", () => {
+    const { log, alice, post } = forum()
+    const before = post(alice, "as alice")
+    const successor = makeAgent(`forum ${run} alice's next key`)
+    log.accept(alice, "key.rotate", rotatePayload("alice", successor, alice.kid))
+    const after = post(alice, "the old key again")
+    const byNewKey = post(successor, "as alice, with the new key")
+    expect(postView(log.state, before, log.now)).toMatchObject({ post: { name: "alice" } })
+    expect(postView(log.state, after, log.now)).toMatchObject({ post: { name: null, author: alice.kid } })
+    expect(postView(log.state, byNewKey, log.now)).toMatchObject({ post: { name: "alice" } })
   })
 })
 
