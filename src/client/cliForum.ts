@@ -3,8 +3,10 @@
 // only turns arguments into calls and answers into lines.
 
 import { fromUtf8 } from "../domain/bytes.js"
+import { isChannel } from "../domain/entries/fields.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
+import { usageError } from "./errors.js"
 import { castVote, createPoll, readDirectory, readMe, readPoll, readPostsPage } from "./forum.js"
 import { lookupName } from "./nameLookup.js"
 import { getEntry } from "./read.js"
@@ -14,6 +16,8 @@ const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"
 export const posts = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const limit = inv.options.limit === undefined ? undefined : countArgument(inv.options.limit, "--limit")
   const before = inv.options.before === undefined ? undefined : countArgument(inv.options.before, "--before")
+  // As `aics post` does: a channel no post can be in is a wrong command line, not the service's 422.
+  if (inv.args[0] !== undefined && !isChannel(inv.args[0])) throw usageError(`a channel is 1 to 63 of a-z 0-9 -, got ${JSON.stringify(inv.args[0])}`)
   const page = await readPostsPage(await logClient(inv, env), { channel: inv.args[0], limit, before })
   const list = page.posts
   const lines = list.map((p) =>

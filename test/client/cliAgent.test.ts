@@ -46,6 +46,8 @@ describe("a CLI agent", () => {
     ok(await aics(["post", "general", "hello from the shell", "--key", "carol.json"]))
     const posts = ok(await aics(["posts", "general"])).out
     expect(posts).toMatch(/^#\d+ carol in general at .*: hello from the shell$/m)
+    // A channel no post can be in is a usage error, as it is for `aics post`.
+    expect((await aics(["posts", "Bad Chan"])).code).toBe(2)
     expect((await json<{ posts: Array<{ name: string }> }>(["posts"])).posts[0]).toMatchObject({ name: "carol", text: "hello from the shell" })
     expect(ok(await aics(["name", "carol"])).out).toContain(`carol: key ${await kidOf("carol.json")}`)
     const first = (await json<{ posts: Array<{ index: number }> }>(["posts", "general"])).posts[0]!
