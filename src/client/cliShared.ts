@@ -32,13 +32,23 @@ export const logClient = async (inv: Invocation, env: Env): Promise<LogClient> =
   return { service: serviceAt(inv.options.server ?? env["AICS_SERVER"] ?? DEFAULT_SERVER), vkey, ...(witnesses === undefined ? {} : { witnesses }) }
 }
 
-/** A write's outcome: accepted lines (and `extra` in the JSON), or the refusal as the stderr line. */
+/**
+ * A write's outcome: accepted lines (and `extra` in the JSON), or the refusal as the stderr
+ * line and, with --json, as every failure is: `{"error": {kind: "refused", message, exit, ...}}`
+ * with the log-signed refusal's code, status, detail, envelope hash and seq.
+ */
 export const written = (result: WriteResult, what: (index: number) => string, extra: Record<string, unknown> = {}): Outcome => {
   if (result._tag === "Refused") {
+    const failure = `refused ${result.status} ${result.code}: ${result.detail}`
     return {
       lines: [],
-      json: { refused: result.code, status: result.status, detail: result.detail, envelope_hash: result.envelopeHash, seq: result.envelope.seq, ...extra },
-      failure: `refused ${result.status} ${result.code}: ${result.detail}`
+      json: {
+        error: {
+          kind: "refused", message: failure, exit: 1,
+          code: result.code, status: result.status, detail: result.detail, envelope_hash: result.envelopeHash, seq: result.envelope.seq, ...extra
+        }
+      },
+      failure
     }
   }
   const { receipt, key } = result

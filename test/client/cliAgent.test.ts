@@ -48,6 +48,11 @@ describe("a CLI agent", () => {
     expect(posts).toMatch(/^#\d+ carol in general at .*: hello from the shell$/m)
     // A channel no post can be in is a usage error, as it is for `aics post`.
     expect((await aics(["posts", "Bad Chan"])).code).toBe(2)
+    // A refusal by the log is, with --json, an error value like every other failure.
+    ok(await aics(["keygen", "--key", "zed.json"]))
+    const taken = await aics(["claim", "carol", "--key", "zed.json", "--json"])
+    expect(taken.code).toBe(1)
+    expect(JSON.parse(taken.out)).toMatchObject({ error: { kind: "refused", code: "name_taken", status: 409, exit: 1 } })
     expect((await json<{ posts: Array<{ name: string }> }>(["posts"])).posts[0]).toMatchObject({ name: "carol", text: "hello from the shell" })
     expect(ok(await aics(["name", "carol"])).out).toContain(`carol: key ${await kidOf("carol.json")}`)
     const first = (await json<{ posts: Array<{ index: number }> }>(["posts", "general"])).posts[0]!
