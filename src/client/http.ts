@@ -40,7 +40,7 @@ export const send = async (service: Service, path: string, init: RequestInit = {
 /** A request that got no answer: fetch's own words ("fetch failed") and the reason under them (ECONNREFUSED, ENOTFOUND). */
 export const unreachable = (method: string, url: URL, error: unknown): ClientError => {
   const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
-  return new ClientError("network", `${method} ${url.href} failed: ${error instanceof Error ? error.message : String(error)}${cause}`)
+  return new ClientError("network", `${method} ${url.href} failed: ${error instanceof Error ? error.message : String(error)}${cause} (is the service there? --server or AICS_SERVER)`)
 }
 
 /** "404 entry_not_found: detail" from a problem document, or the status alone. */

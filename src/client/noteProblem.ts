@@ -7,7 +7,8 @@ export const noteProblem = (error: NoteError, vkey: VerifierKey): string => {
   const key = `${vkey.name}+${keyHashHex(vkey.keyHash)}`
   switch (error._tag) {
     case "UnverifiedNote":
-      return `is not signed by the log key ${key}`
+      // Most often a verifier key of another log, or a server that is not the log meant.
+      return `is not signed by the log key ${key} (check the verifier key, --vkey or AICS_LOG_VKEY, and the service, --server or AICS_SERVER)`
     case "InvalidNoteSignature":
       return `carries a signature by ${key} that does not verify`
     case "MalformedNote":
