@@ -3,7 +3,7 @@
 
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { x25519 } from "@noble/curves/ed25519.js"
 import { Either } from "effect"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
@@ -117,6 +117,11 @@ describe("the key file", () => {
     await chmod(path, 0o644)
     await expectKeyFileError(readAgentKeyFile(path), /readable by others/)
     await chmod(path, 0o600)
+    // A folder, and a file that is not JSON, are said to be no key file (not EISDIR or a parser's words).
+    await expectKeyFileError(readAgentKeyFile(dirname(path)), /this is a folder, not a key file/)
+    const notJson = `${path}.txt`
+    await writeFile(notJson, "not json", { mode: 0o600 })
+    await expectKeyFileError(readAgentKeyFile(notJson), /not a key file: it is not JSON/)
 
     const json = JSON.parse(await readFile(path, "utf8"))
     const tampered = async (change: (j: Record<string, any>) => void, message: RegExp) => {

@@ -33,10 +33,16 @@ export const readKeyFile = (path: string, ed25519: Ed25519) =>
   Effect.tryPromise({
     try: async () => {
       const info = await stat(path)
+      if (info.isDirectory()) throw new Error("this is a folder, not a key file")
       if ((info.mode & 0o077) !== 0) {
         throw new Error(`key file is readable by others (mode ${(info.mode & 0o777).toString(8)}); run chmod 600`)
       }
-      const json: unknown = JSON.parse(await readFile(path, "utf8"))
+      let json: unknown
+      try {
+        json = JSON.parse(await readFile(path, "utf8"))
+      } catch {
+        throw new Error("not a key file: it is not JSON")
+      }
       const record = json as { type?: unknown; seed?: unknown; kid?: unknown }
       const seed = typeof record.seed === "string" ? decodeU64(record.seed) : undefined
       if (record.type !== "ed25519" || seed === undefined || seed.length !== 32) {
