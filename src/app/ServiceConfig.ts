@@ -154,23 +154,17 @@ export const publicUrlWarning = (publicUrl: string): string | undefined => {
     : undefined
 }
 
-const absoluteUrl = (text: string) => {
+/** True when `text` parses as a URL of one of `schemes` ("https:"). */
+const urlOf = (schemes: ReadonlyArray<string>) => (text: string): boolean => {
   try {
-    const url = new URL(text)
-    return url.protocol === "http:" || url.protocol === "https:"
+    return schemes.includes(new URL(text).protocol)
   } catch {
     return false
   }
 }
 
-const postgresUrl = (text: string): boolean => {
-  try {
-    const url = new URL(text)
-    return url.protocol === "postgres:" || url.protocol === "postgresql:"
-  } catch {
-    return false
-  }
-}
+const absoluteUrl = urlOf(["http:", "https:"])
+const postgresUrl = urlOf(["postgres:", "postgresql:"])
 
 /** AICS_RATE_LIMITS, each budget's AICS_LIMIT_*, AICS_CLAIM_POW_BITS, AICS_CONNECTIONS_PER_ADDRESS, AICS_REQUESTS_IN_FLIGHT_PER_ADDRESS, AICS_LIMIT_NODES. */
 const limitsConfig = Effect.gen(function*() {
