@@ -16,7 +16,8 @@ import { capsuleSlot, HpkeOpenError, openCapsule, sealCapsule } from "./hpke.js"
 import { readAgentKeyFile } from "./keyFile.js"
 import { capsuleDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
-import { describeProblem, signedGet, signedGetJson } from "./signedRead.js"
+import { unexpectedAnswer } from "./http.js"
+import { signedGet, signedGetJson } from "./signedRead.js"
 import { keysOfFile, type AgentKey } from "./agentKey.js"
 import type { LogClient, WriteResult } from "./write.js"
 
@@ -92,7 +93,7 @@ const ownerRead = async (client: LogClient, file: AgentKey, path: string): Promi
   for (const key of keys.slice(0, -1)) {
     const response = await signedGet(client, key, path)
     if (response.status === 403) continue
-    if (response.status !== 200) throw protocolError(`signed GET ${path}: ${await describeProblem(response)}`)
+    if (response.status !== 200) throw await unexpectedAnswer(`signed GET ${path}`, response)
     return response.json()
   }
   return signedGetJson(client, keys[keys.length - 1]!, path)

@@ -7,7 +7,7 @@ import { Either } from "effect"
 import { prevOf } from "../domain/envelope/hash.js"
 import type { AgentKey } from "./agentKey.js"
 import { crypto } from "./crypto.js"
-import { protocolError, verificationError } from "./errors.js"
+import { ClientError, protocolError, verificationError } from "./errors.js"
 import { getJson } from "./http.js"
 import { getEntry } from "./read.js"
 import type { LogClient } from "./write.js"
@@ -17,7 +17,7 @@ export const syncedWithLog = async (client: LogClient, key: AgentKey): Promise<A
   const path = `/v2/keys/${encodeURIComponent(key.kid)}`
   const response = await getJson(client.service, path).catch((error: unknown) => {
     // A key with no envelope yet is unknown to the log: the file's seq 0 is right.
-    if (error instanceof Error && /\b404\b/.test(error.message)) return undefined
+    if (error instanceof ClientError && error.kind === "not_found") return undefined
     throw error
   })
   const view = response?.json as { seq?: unknown; head_index?: unknown } | undefined

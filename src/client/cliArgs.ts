@@ -180,6 +180,10 @@ const strictParse = (argv: ReadonlyArray<string>) => {
   try {
     return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true })
   } catch (error) {
+    // `aics get -1` and `--until -1` read as options to the parser; what the user meant is a
+    // number, and every number the commands take (an index, a count, an amount, a time) is 0 or more.
+    const negative = argv.find((a) => /^-\d/.test(a))
+    if (negative !== undefined) throw usageError(`${JSON.stringify(negative)}: the numbers aics takes (indexes, counts, amounts, times) are never negative`)
     throw usageError(error instanceof Error ? error.message : String(error))
   }
 }
@@ -244,6 +248,7 @@ export const parseCommandLine = (argv: ReadonlyArray<string>): Invocation => {
 /** A non-negative integer argument in plain decimal. */
 export const countArgument = (text: string, what: string): number => {
   const n = parseDecimal(text)
+  if (n === undefined && /^[1-9]\d*$/.test(text)) throw usageError(`${what} is at most ${Number.MAX_SAFE_INTEGER} (2^53 - 1), got ${text}`)
   if (n === undefined) throw usageError(`${what} must be a non-negative integer, got ${JSON.stringify(text)}`)
   return n
 }

@@ -12,6 +12,8 @@ export type ClientErrorKind =
   | "network"
   /** The service answered something that is not the protocol (shape, status). */
   | "protocol"
+  /** The service has no such thing (404): an entry, name, key, poll... beyond the log or never made. */
+  | "not_found"
   /** A signature, proof or hash the client checks does not hold. */
   | "verification"
   /** The log would refuse it, known before anything is sent (a DM without a grant in force). */
@@ -27,5 +29,6 @@ export class ClientError extends Error {
 export const usageError = (message: string) => new ClientError("usage", message)
 export const keyFileError = (message: string) => new ClientError("key_file", message)
 export const protocolError = (message: string) => new ClientError("protocol", message)
+export const notFoundError = (message: string) => new ClientError("not_found", message)
 export const refusedError = (message: string) => new ClientError("refused", message)
 export const verificationError = (message: string) => new ClientError("verification", message)

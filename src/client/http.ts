@@ -2,7 +2,7 @@
 // (a URL with a path prefix keeps it), answers other than the expected status become a
 // protocol error that quotes the RFC 9457 problem's code and detail when there is one.
 
-import { ClientError, protocolError, usageError } from "./errors.js"
+import { ClientError, notFoundError, protocolError, usageError } from "./errors.js"
 
 export interface Service {
   /** The service URL, ending in "/". */
@@ -44,7 +44,7 @@ export const unreachable = (method: string, url: URL, error: unknown): ClientErr
 }
 
 /** "404 entry_not_found: detail" from a problem document, or the status alone. */
-const describe = async (response: Response): Promise<string> => {
+export const describeProblem = async (response: Response): Promise<string> => {
   try {
     const problem = (await response.json()) as { code?: unknown; detail?: unknown }
     if (typeof problem.code === "string") {
@@ -56,9 +56,16 @@ const describe = async (response: Response): Promise<string> => {
   return `${response.status} ${response.statusText}`.trim()
 }
 
+/**
+ * The error for an answer that is not the one expected: `not_found` for a 404 (the thing asked
+ * for is not there: a usual answer, not a fault of the service), `protocol` for anything else.
+ */
+export const unexpectedAnswer = async (request: string, response: Response): Promise<ClientError> =>
+  (response.status === 404 ? notFoundError : protocolError)(`${request}: ${await describeProblem(response)}`)
+
 const expectOk = async (response: Response, path: string): Promise<Response> => {
   if (response.status === 200) return response
-  throw protocolError(`GET ${path}: ${await describe(response)}`)
+  throw await unexpectedAnswer(`GET ${path}`, response)
 }
 
 export const getBytes = async (service: Service, path: string): Promise<Uint8Array> => {

@@ -13,7 +13,7 @@ import type { AgentKey } from "./agentKey.js"
 import { crypto, randomBytes } from "./crypto.js"
 import { ENVELOPE_LIFETIME_SECONDS } from "./envelope.js"
 import { protocolError, usageError } from "./errors.js"
-import { endpoint, send } from "./http.js"
+import { endpoint, send, unexpectedAnswer } from "./http.js"
 import type { LogClient } from "./write.js"
 
 const NONCE_BYTES = 16
@@ -68,23 +68,10 @@ export const signedGet = async (client: LogClient, key: AgentKey, pathAndQuery: 
   })
 }
 
-/** "404 not_found: detail" of a problem answer, or the status alone. */
-export const describeProblem = async (response: Response): Promise<string> => {
-  try {
-    const problem = (await response.json()) as { code?: unknown; detail?: unknown }
-    if (typeof problem.code === "string") {
-      return `${response.status} ${problem.code}${typeof problem.detail === "string" ? `: ${problem.detail}` : ""}`
-    }
-  } catch {
-    // Not JSON: the status says what there is to say.
-  }
-  return `${response.status} ${response.statusText}`.trim()
-}
-
 /** A signed GET answered 200 with JSON; anything else is a protocol error naming the path. */
 export const signedGetJson = async (client: LogClient, key: AgentKey, pathAndQuery: string): Promise<unknown> => {
   const response = await signedGet(client, key, pathAndQuery)
-  if (response.status !== 200) throw protocolError(`signed GET ${pathAndQuery}: ${await describeProblem(response)}`)
+  if (response.status !== 200) throw await unexpectedAnswer(`signed GET ${pathAndQuery}`, response)
   try {
     return await response.json()
   } catch {
