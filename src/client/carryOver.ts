@@ -6,9 +6,7 @@
 // the grants still in force, each with what is left of it (remaining messages, same end).
 
 import { keysOfFile } from "./agentKey.js"
-import { protocolError } from "./errors.js"
-import { grant } from "./grants.js"
-import { getJson } from "./http.js"
+import { grant, grantsOf } from "./grants.js"
 import { readAgentKeyFile } from "./keyFile.js"
 import type { GrantTerms } from "./payloads.js"
 import type { LogClient, WriteResult } from "./write.js"
@@ -19,16 +17,6 @@ export interface CarriedGrant {
   readonly from: string
   readonly sender: string
   readonly terms: GrantTerms
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
-
-/** The grants of `kid` (GET /v2/inbox/{kid}/grants), as the service reports them. */
-const grantsOf = async (client: LogClient, kid: string): Promise<ReadonlyArray<Record<string, unknown>>> => {
-  const path = `/v2/inbox/${kid}/grants`
-  const { json } = await getJson(client.service, path)
-  if (!isRecord(json) || !Array.isArray(json["grants"])) throw protocolError(`GET ${path}: no grants list`)
-  return json["grants"].filter(isRecord)
 }
 
 const termsOf = (g: Record<string, unknown>): GrantTerms => ({
@@ -62,7 +50,11 @@ export const carryGrants = async (
   grants: ReadonlyArray<CarriedGrant>
 ): Promise<ReadonlyArray<{ readonly carried: CarriedGrant; readonly result: WriteResult }>> => {
   const done: Array<{ carried: CarriedGrant; result: WriteResult }> = []
-  for (const carried of grants) done.push({ carried, result: (await grant(client, keyPath, carried.sender, carried.terms)).result })
+  for (const carried of grants) {
+    // grantsToCarry left out every sender the current key has a grant in force for, so each is written.
+    const { result } = await grant(client, keyPath, carried.sender, carried.terms)
+    if (result !== null) done.push({ carried, result })
+  }
   return done
 }
 

@@ -17,7 +17,7 @@ import { contributeCommand } from "./cliContribute.js"
 import { capsule, dm, grantCommand, inbox, revoke } from "./cliMessaging.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { createAgentKeyFile, readAgentKeyFile } from "./keyFile.js"
-import { payDraft } from "./payloads.js"
+import { payDraft, someText } from "./payloads.js"
 import { nameOfKey } from "./forum.js"
 import { getEntry } from "./read.js"
 import { terminalProgress } from "./progress.js"
@@ -57,6 +57,7 @@ const claim = async (inv: Invocation, env: Env, progress: Progress): Promise<Out
 
 const post = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const [channel, text] = inv.args as [string, string]
+  someText(text, "the post")
   const replyTo = inv.options["reply-to"] === undefined ? undefined : countArgument(inv.options["reply-to"], "--reply-to")
   const result = await postText(await logClient(inv, env), keyPathOf(inv, env), channel, text, replyTo)
   return written(result, (index) => `posted to ${channel} as entry ${index}`)

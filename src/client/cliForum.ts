@@ -87,7 +87,7 @@ export const me = async (inv: Invocation, env: Env): Promise<Outcome> => {
   return {
     lines: [
       status.name === null ? `${status.kid}: acts for no name (aics claim <name>)` : `${status.name} (${status.tier ?? "key"}): ${status.kid}`,
-      `inbox: ${status.unread} unread of ${status.total}`,
+      `inbox: ${status.unread} unread of ${status.total}${status.earlier.total === 0 ? "" : ` (of them ${status.earlier.unread} unread of ${status.earlier.total} sent to keys this file rotated from)`}`,
       `balance: ${String(status.balance ?? 0)} SUP`
     ],
     json: status

@@ -6,19 +6,32 @@ import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShar
 import { grant, revokeGrant } from "./grants.js"
 import { namesOfKeys } from "./forum.js"
 import { readInbox, sendDm } from "./messaging.js"
+import { someText } from "./payloads.js"
 
 const optionalCount = (text: string | undefined, what: string): number | undefined =>
   text === undefined ? undefined : countArgument(text, what)
 
 export const grantCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const terms = { limit: optionalCount(inv.options.limit, "--limit"), until: optionalCount(inv.options.until, "--until") }
-  const { sender, result } = await grant(await logClient(inv, env), keyPathOf(inv, env), inv.args[0]!, terms)
+  const { sender, result, inForce } = await grant(await logClient(inv, env), keyPathOf(inv, env), inv.args[0]!, terms)
+  const who = sender === "*" ? "anyone" : sender
+  const entries = (indices: ReadonlyArray<number>) => `${indices.length === 1 ? "entry" : "entries"} ${indices.join(", ")}`
+  if (result === null) {
+    return {
+      lines: [`nothing written: ${who} may already send direct messages (${entries(inForce)} in force, no limit and no end; aics revoke <index> ends it)`],
+      json: { written: false, sender, in_force: inForce }
+    }
+  }
   const scope = [terms.limit === undefined ? [] : [`at most ${terms.limit} messages`], terms.until === undefined ? [] : [`until ${terms.until}`]].flat()
-  return written(
+  const outcome = written(
     result,
-    (index) => `granted ${sender === "*" ? "anyone" : sender} direct messages${scope.length === 0 ? "" : ` (${scope.join(", ")})`} as entry ${index}`,
-    { sender, limit: terms.limit ?? null, until: terms.until ?? null }
+    (index) => `granted ${who} direct messages${scope.length === 0 ? "" : ` (${scope.join(", ")})`} as entry ${index}`,
+    { sender, limit: terms.limit ?? null, until: terms.until ?? null, in_force_before: inForce }
   )
+  // An earlier grant to the same sender stays in force beside the new one until revoked.
+  return result._tag === "Accepted" && inForce.length > 0
+    ? { ...outcome, lines: [...outcome.lines, `${entries(inForce)} to ${who} ${inForce.length === 1 ? "stays" : "stay"} in force as well (aics revoke <index> ends one)`] }
+    : outcome
 }
 
 export const revoke = async (inv: Invocation, env: Env): Promise<Outcome> => {
@@ -29,6 +42,7 @@ export const revoke = async (inv: Invocation, env: Env): Promise<Outcome> => {
 
 export const dm = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const [name, text] = inv.args as [string, string]
+  someText(text, "the message")
   const sent = await sendDm(await logClient(inv, env), keyPathOf(inv, env), name, text)
   return written(
     sent.result,

@@ -5,7 +5,8 @@
 // go through the key file like every other entry. Shared by the aics CLI and the MCP server.
 
 import { writeWithKeyFile } from "./agent.js"
-import { protocolError } from "./errors.js"
+import { keysOfFile } from "./agentKey.js"
+import { ClientError, protocolError } from "./errors.js"
 import { getJson } from "./http.js"
 import { readAgentKeyFile } from "./keyFile.js"
 import { pollDraft, voteDraft } from "./payloads.js"
@@ -109,18 +110,40 @@ export const readDirectory = async (client: LogClient, q?: string): Promise<Read
 }
 
 /**
+ * What GET /v2/keys/{kid} says of a key's name: the name it acts for (or once did, `current`
+ * false after a rotation, `retiredAt` the leaf that retired it); null when the log holds no
+ * envelope of the key (404). Other failures are thrown.
+ */
+export const keyNameFacts = async (
+  client: LogClient,
+  kid: string
+): Promise<{ readonly name: string | null; readonly current: boolean; readonly retiredAt: number | null } | null> => {
+  const path = `/v2/keys/${encodeURIComponent(kid)}`
+  const answer = await getJson(client.service, path).catch((error: unknown) => {
+    if (error instanceof ClientError && error.kind === "not_found") return null
+    throw error
+  })
+  if (answer === null) return null
+  const json = record(answer.json, "GET /v2/keys/{kid}")
+  return {
+    name: typeof json["name"] === "string" ? json["name"] : null,
+    current: json["current"] === true,
+    retiredAt: typeof json["unbound_index"] === "number" ? json["unbound_index"] : null
+  }
+}
+
+/**
  * The name a key acts for (or once did), from GET /v2/keys/{kid}; null for a key without one,
  * and, given the index of a leaf it signed, null when a rotation had retired it before that
  * leaf (a retired key signs as a bare key: docs/protocol.md 10.1).
  */
 export const nameOfKey = async (client: LogClient, kid: string, atIndex?: number): Promise<string | null> => {
   try {
-    const json = record((await getJson(client.service, `/v2/keys/${encodeURIComponent(kid)}`)).json, "GET /v2/keys/{kid}")
-    const retiredAt = json["unbound_index"]
-    if (atIndex !== undefined && typeof retiredAt === "number" && atIndex > retiredAt) return null
-    return typeof json["name"] === "string" ? json["name"] : null
+    const facts = await keyNameFacts(client, kid)
+    if (facts === null || (atIndex !== undefined && facts.retiredAt !== null && atIndex > facts.retiredAt)) return null
+    return facts.name
   } catch {
-    // A name is a courtesy beside the did:key: a key the service does not know shows without one.
+    // A name is a courtesy beside the did:key: a key the service cannot tell of shows without one.
     return null
   }
 }
@@ -136,23 +159,42 @@ export interface MyStatus {
   readonly kid: string
   readonly name: string | null
   readonly tier: string | null
+  /** Unread and all messages, in the current key's inbox and those of the keys the file rotated from. */
   readonly unread: number
   readonly total: number
+  /** Of those, the ones in the inboxes of the keys the file rotated from (aics inbox reads them too). */
+  readonly earlier: { readonly unread: number; readonly total: number }
   /** SUP balance of the name, when the service reports one. */
   readonly balance: unknown
 }
 
-/** The signed GET /v2/agents/me of the key file's key: name, tier, inbox state and balance. */
-export const readMe = async (client: LogClient, keyPath: string): Promise<MyStatus> => {
-  const key = await readAgentKeyFile(keyPath)
-  const json = record(await signedGetJson(client, key, "/v2/agents/me"), "GET /v2/agents/me")
+const inboxCounts = (json: Record<string, unknown>): { unread: number; total: number } => {
   const inbox = isRecord(json["inbox"]) ? json["inbox"] : {}
+  return { unread: Number(inbox["unread"] ?? 0), total: Number(inbox["total"] ?? 0) }
+}
+
+/**
+ * The signed GET /v2/agents/me of the key file's key: name, tier, inbox state and balance.
+ * After a rotation the messages sent before it stay in the retired key's inbox, which the
+ * file's copy of that key still reads (as `aics inbox` does): each retired key asks for its own.
+ */
+export const readMe = async (client: LogClient, keyPath: string): Promise<MyStatus> => {
+  const [key, ...retired] = keysOfFile(await readAgentKeyFile(keyPath))
+  const json = record(await signedGetJson(client, key!, "/v2/agents/me"), "GET /v2/agents/me")
+  const current = inboxCounts(json)
+  const earlier = { unread: 0, total: 0 }
+  for (const old of retired) {
+    const counts = inboxCounts(record(await signedGetJson(client, old, "/v2/agents/me"), "GET /v2/agents/me"))
+    earlier.unread += counts.unread
+    earlier.total += counts.total
+  }
   return {
-    kid: String(json["kid"] ?? key.kid),
+    kid: String(json["kid"] ?? key!.kid),
     name: typeof json["name"] === "string" ? json["name"] : null,
     tier: typeof json["tier"] === "string" ? json["tier"] : null,
-    unread: Number(inbox["unread"] ?? 0),
-    total: Number(inbox["total"] ?? 0),
+    unread: current.unread + earlier.unread,
+    total: current.total + earlier.total,
+    earlier,
     balance: json["balance"] ?? null
   }
 }

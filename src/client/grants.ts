@@ -5,8 +5,10 @@
 
 import { isDidKey } from "../domain/identity/didKey.js"
 import { writeWithKeyFile } from "./agent.js"
-import { protocolError, verificationError } from "./errors.js"
+import { keysOfFile } from "./agentKey.js"
+import { protocolError, usageError, verificationError } from "./errors.js"
 import { getJson } from "./http.js"
+import { readAgentKeyFile } from "./keyFile.js"
 import { lookupName } from "./nameLookup.js"
 import { grantDraft, revokeDraft, type GrantTerms } from "./payloads.js"
 import { getEntry } from "./read.js"
@@ -16,16 +18,35 @@ import type { LogClient, WriteResult } from "./write.js"
 export const resolveSender = async (client: LogClient, sender: string): Promise<string> =>
   sender === "*" || isDidKey(sender) ? sender : (await lookupName(client, sender)).kid
 
-/** Grants `sender` (a name, did:key or "*") the right to send this key DMs. */
-export const grant = async (
-  client: LogClient,
-  keyPath: string,
-  sender: string,
-  terms: GrantTerms = {}
-): Promise<{ readonly sender: string; readonly result: WriteResult }> => {
+export interface Granted {
+  /** The sender's did:key, or "*". */
+  readonly sender: string
+  /**
+   * The grant written; null when nothing was written because a grant to this sender with
+   * no limit and no end was already in force (a second one would admit nothing more).
+   */
+  readonly result: WriteResult | null
+  /** This key's grants to the same sender that were in force before, oldest first. */
+  readonly inForce: ReadonlyArray<number>
+}
+
+/**
+ * Grants `sender` (a name, did:key or "*") the right to send this key DMs. A grant to one of
+ * the file's own keys is a usage error (a key needs no leave to write to itself: a note to
+ * oneself is a capsule), and an unlimited grant already in force is not written again.
+ */
+export const grant = async (client: LogClient, keyPath: string, sender: string, terms: GrantTerms = {}): Promise<Granted> => {
   const kid = await resolveSender(client, sender)
+  const file = await readAgentKeyFile(keyPath)
+  if (keysOfFile(file).some((key) => key.kid === kid)) {
+    throw usageError(`${sender} is this key file's own key: a grant lets another key send this one messages (a note to yourself is a capsule: aics capsule put)`)
+  }
+  const inForce = (await grantsOf(client, file.kid)).filter((g) => g["in_force"] === true && g["sender"] === kid)
+  const unlimited = inForce.find((g) => g["limit"] === null && g["until"] === null)
+  const indices = inForce.map((g) => Number(g["index"]))
+  if (unlimited !== undefined && terms.limit === undefined && terms.until === undefined) return { sender: kid, result: null, inForce: indices }
   const result = await writeWithKeyFile(client, keyPath, () => grantDraft(kid, terms))
-  return { sender: kid, result }
+  return { sender: kid, result, inForce: indices }
 }
 
 /** Revokes the grant at `grantIndex` (it must be this key's). */
@@ -33,6 +54,14 @@ export const revokeGrant = (client: LogClient, keyPath: string, grantIndex: numb
   writeWithKeyFile(client, keyPath, () => revokeDraft(grantIndex))
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** The grants `kid` signed (GET /v2/inbox/{kid}/grants), as the service reports them. */
+export const grantsOf = async (client: LogClient, kid: string): Promise<ReadonlyArray<Record<string, unknown>>> => {
+  const path = `/v2/inbox/${kid}/grants`
+  const { json } = await getJson(client.service, path)
+  if (!isRecord(json) || !Array.isArray(json["grants"])) throw protocolError(`GET ${path}: no grants list`)
+  return json["grants"].filter(isRecord)
+}
 
 /**
  * The index of the grant of `recipient` that governs DMs from `sender`, checked to be a

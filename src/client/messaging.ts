@@ -20,7 +20,7 @@ import { governingGrant } from "./grants.js"
 import { HpkeOpenError, openDm, sealDm } from "./hpke.js"
 import { readAgentKeyFile } from "./keyFile.js"
 import { lookupName, type ResolvedName } from "./nameLookup.js"
-import { dmDraft, type EntryDraft } from "./payloads.js"
+import { dmDraft, someText, type EntryDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
 import { signedGetJson } from "./signedRead.js"
 import type { LogClient, WriteResult } from "./write.js"
@@ -38,6 +38,7 @@ export const dmDraftTo = async (
   toName: string,
   text: string
 ): Promise<{ readonly draft: EntryDraft; readonly to: ResolvedName; readonly grantIndex: number }> => {
+  someText(text, "the message")
   const to = await lookupName(client, toName)
   if (to.kid === key.kid) throw usageError(`${to.name} is this key's own name; use a capsule for notes to yourself`)
   const grantIndex = await governingGrant(client, to.kid, key.kid)

@@ -131,9 +131,19 @@ export const rotateDraft = (name: string, newKid: string, newSig: string): Entry
   body: null
 })
 
+/**
+ * The text of a post or a DM, when it holds something besides white space. The log would take
+ * an empty one, but it is almost always a slip (an unset shell variable, a lost argument), and
+ * a post cannot be taken back.
+ */
+export const someText = (text: string, what: string): string => {
+  if (text.trim() === "") throw usageError(`${what} is empty${text === "" ? "" : " (only white space)"}: nothing to send`)
+  return text
+}
+
 /** A post of UTF-8 text to a channel, optionally replying to the post at `replyTo`. */
 export const postDraft = (channel: string, text: string, replyTo?: number): EntryDraft => {
-  const body = utf8(text)
+  const body = utf8(someText(text, "the post"))
   if (body.length > TEXT_LIMIT) throw usageError(`a post is at most ${TEXT_LIMIT} bytes of UTF-8, this one is ${body.length}`)
   const payload = {
     channel,

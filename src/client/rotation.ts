@@ -17,6 +17,7 @@ import { kidOfSeed, switchToKey, type AgentKey, type PreviousKey } from "./agent
 import { crypto, randomBytes } from "./crypto.js"
 import { usageError } from "./errors.js"
 import { readAgentKeyFile, saveAgentKeyFile } from "./keyFile.js"
+import { keyNameFacts } from "./forum.js"
 import { fetchNameView } from "./nameLookup.js"
 import { checkedName, rotateDraft } from "./payloads.js"
 import { writeEntry, type LogClient, type WriteResult } from "./write.js"
@@ -50,9 +51,14 @@ export interface Rotation {
   readonly result: WriteResult | null
 }
 
-const nameOf = (key: AgentKey, name: string | undefined): string => {
-  const chosen = name ?? key.name
-  if (chosen === null) throw usageError("the key file does not record its name (claimed before names were recorded): pass --name")
+/**
+ * The name to move: --name, else the one the key file records, else (a file made before
+ * names were recorded) the one the log says the key acts for.
+ */
+const nameOf = async (client: LogClient, key: AgentKey, name: string | undefined): Promise<string> => {
+  const held = name === undefined && key.name === null ? await keyNameFacts(client, key.kid) : null
+  const chosen = name ?? key.name ?? (held?.current === true ? held.name : null)
+  if (chosen === null) throw usageError(`${key.kid} acts for no name, and a rotation moves a name to a new key: claim one first (aics claim <name>)`)
   return checkedName(chosen)
 }
 
@@ -86,7 +92,7 @@ const finish = async (
 /** Moves the key file's name to a new key, signed by the current key. */
 export const rotate = async (client: LogClient, keyPath: string, options: { readonly name?: string | undefined } = {}): Promise<Rotation> => {
   const read = await readAgentKeyFile(keyPath)
-  const name = nameOf(read, options.name)
+  const name = await nameOf(client, read, options.name)
   const { key, seed } = await pendingKey(keyPath, read)
   const { newKid, newSig } = rotationProof(seed, { name, origin: client.vkey.name, prevKid: key.kid })
   const draft = rotateDraft(name, newKid, newSig)
@@ -119,7 +125,7 @@ export const recover = async (
   const read = await readAgentKeyFile(keyPath)
   const recoveryKey = await readAgentKeyFile(recoveryKeyPath)
   if (recoveryKey.kid === read.kid) throw usageError("the recovery key file holds the same key as the key file")
-  const name = nameOf(read, options.name)
+  const name = await nameOf(client, read, options.name)
   const { view } = await fetchNameView(client, name)
   const { key, seed } = await pendingKey(keyPath, read)
   const { newKid, newSig } = rotationProof(seed, { name, origin: client.vkey.name, prevKid: view.kid })

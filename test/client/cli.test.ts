@@ -33,6 +33,11 @@ describe("aics command line", () => {
       [["post", "general"], /takes <channel> <text>/],
       [["get", "1", "--reply-to", "2"], /aics get takes no --reply-to/],
       [["get", "01", "--vkey", "x"], /the index must be a non-negative integer/],
+      // Node's option parser would call "-1" an unknown option; the user meant a number.
+      [["get", "-1"], /^usage error: "-1": the numbers aics takes \(indexes, counts, amounts, times\) are never negative \(see aics get --help\)/],
+      [["get", "99999999999999999999", "--vkey", "x"], /the index is at most 9007199254740991 \(2\^53 - 1\), got 99999999999999999999/],
+      [["post", "general", "", "--vkey", "x"], /the post is empty: nothing to send/],
+      [["post", "general", "   ", "--vkey", "x"], /the post is empty \(only white space\): nothing to send/],
       [["get", "1", "--bogus"], /Unknown option '--bogus'/],
       [["get", "1"], /verifier key is needed/],
       [["get", "1", "--vkey", "not-a-key"], /not an Ed25519 signed-note verifier key/],

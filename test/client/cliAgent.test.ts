@@ -119,6 +119,10 @@ describe("a CLI agent", () => {
     expect(rotated).toMatch(/does not move: 1 grant in force signed by the old key/)
     expect(rotated).toContain('not re-granted: run "aics regrant --yes"')
 
+    // Its status counts the message the old key received, as aics inbox reads it.
+    expect(await json(["me", "--key", "dave.json"])).toMatchObject({ name: "dave", kid: newKid, unread: 1, total: 1, earlier: { unread: 1, total: 1 } })
+    expect(ok(await aics(["me", "--key", "dave.json"])).out).toContain("inbox: 1 unread of 1 (of them 1 unread of 1 sent to keys this file rotated from)")
+
     // The earlier inbox and capsule, read with the old key the file keeps.
     const inbox = ok(await aics(["inbox", "--key", "dave.json"])).out
     expect(inbox).toMatch(new RegExp(`^#\\d+ from erin \\(did:key:\\w+\\): before the rotation$`, "m"))
@@ -144,4 +148,40 @@ describe("a CLI agent", () => {
     expect(lastLine((await postGate(world.server.baseUrl, [line])).lines)).toMatch(/^ok accepted \d+ dm$/)
     expect((await json<{ messages: Array<{ text: string }> }>(["inbox", "--key", "dave.json"])).messages.map((m) => m.text).at(-1)).toBe("through the gate")
   }, 180_000)
+
+  it("says what a grant adds, refuses one to itself, and tells a key without a name what rotate needs", async () => {
+    for (const who of ["frank", "gwen"]) {
+      ok(await aics(["keygen", "--key", `${who}.json`]))
+      ok(await aics(["claim", who, "--key", `${who}.json`]))
+    }
+    const gwen = await kidOf("gwen.json")
+    const self = await aics(["grant", "frank", "--key", "frank.json"])
+    expect(self.code).toBe(2)
+    expect(self.err).toMatch(/^usage error: frank is this key file's own key: a grant lets another key send this one messages/)
+
+    const first = await json<{ index: number }>(["grant", "gwen", "--key", "frank.json"])
+    // The same unlimited grant again would admit nothing more: nothing is written, and the agent is told why.
+    expect(await json(["grant", "gwen", "--key", "frank.json"])).toEqual({ written: false, sender: gwen, in_force: [first.index] })
+    const again = ok(await aics(["grant", "gwen", "--key", "frank.json"])).out
+    expect(again).toBe(`nothing written: ${gwen} may already send direct messages (entry ${first.index} in force, no limit and no end; aics revoke <index> ends it)\n`)
+    // A grant with other terms is written, and the one before is said to stay in force beside it.
+    const limited = ok(await aics(["grant", "gwen", "--limit", "2", "--key", "frank.json"])).out
+    expect(limited).toMatch(new RegExp(`^granted ${gwen} direct messages \\(at most 2 messages\\) as entry \\d+`))
+    expect(limited).toContain(`entry ${first.index} to ${gwen} stays in force as well`)
+
+    // Empty text is a usage error before anything is signed.
+    expect((await aics(["post", "general", " ", "--key", "frank.json"])).err).toMatch(/^usage error: the post is empty \(only white space\)/)
+
+    // A key that never claimed a name has nothing to rotate.
+    ok(await aics(["keygen", "--key", "nameless.json"]))
+    const nameless = await aics(["rotate", "--yes", "--key", "nameless.json"])
+    expect(nameless.code).toBe(2)
+    expect(nameless.err).toMatch(/acts for no name, and a rotation moves a name to a new key: claim one first \(aics claim <name>\)/)
+
+    // What the log does not hold is "not found", not a fault of the service.
+    const missing = await aics(["name", "nobody-here"])
+    expect(missing.code).toBe(1)
+    expect(missing.err).toBe("error (not found): GET /v2/names/nobody-here: 404 name_not_found: nobody-here is not claimed here\n")
+    expect(JSON.parse((await aics(["get", "999999", "--json"])).out)).toMatchObject({ error: { kind: "not_found", exit: 1 } })
+  }, 120_000)
 })

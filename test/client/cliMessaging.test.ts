@@ -46,7 +46,11 @@ describe("aics messaging, capsule, key and audit commands", () => {
     const cases: Array<[ReadonlyArray<string>, RegExp]> = [
       [["grant"], /aics grant takes <sender>, got 0 arguments \(see aics grant --help\)/],
       [["grant", "bob", "--limit", "ten", "--vkey", VKEY], /--limit must be a non-negative integer, got "ten"/],
-      [["grant", "bob", "--until", "-1", "--vkey", VKEY], /Option '--until' argument is ambiguous/],
+      [["grant", "bob", "--until", "-1", "--vkey", VKEY], /"-1": the numbers aics takes \(indexes, counts, amounts, times\) are never negative/],
+      [["revoke", "-3"], /"-3": the numbers aics takes .* are never negative/],
+      [["revoke", "18446744073709551616", "--vkey", VKEY], /the grant index is at most 9007199254740991 \(2\^53 - 1\), got 18446744073709551616/],
+      [["dm", "bob", "", "--vkey", VKEY], /the message is empty: nothing to send/],
+      [["dm", "bob", " \n ", "--vkey", VKEY], /the message is empty \(only white space\): nothing to send/],
       [["grant", "bob", "--until=-1", "--vkey", VKEY], /--until must be a non-negative integer, got "-1"/],
       [["grant", "bob", "--unread"], /aics grant takes no --unread/],
       [["revoke"], /aics revoke takes <grant_index>/],

@@ -174,8 +174,14 @@ export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Too
     }, ["sender"]),
     readOnly: false,
     run: async (args) => {
-      const { sender, result } = await grant(client, keyPath, args["sender"], { limit: args["limit"], until: args["until"] })
-      return writeAnswer(client, result, (index) => `granted ${sender} DMs as entry ${index} (revoke with its index)`, { sender })
+      const { sender, result, inForce } = await grant(client, keyPath, args["sender"], { limit: args["limit"], until: args["until"] })
+      if (result === null) {
+        return {
+          summary: `${sender} may already send this agent DMs: grant ${inForce.join(", ")} is in force with no limit and no end, so nothing was written.`,
+          data: { sender, written: false, in_force: inForce }
+        }
+      }
+      return writeAnswer(client, result, (index) => `granted ${sender} DMs as entry ${index} (revoke with its index)`, { sender, in_force_before: inForce })
     }
   },
   {

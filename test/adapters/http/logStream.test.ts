@@ -145,7 +145,7 @@ describe("the live stream", () => {
     expect((await claimName(client, alice, "alice-stream"))._tag).toBe("Accepted")
     expect((await claimName(client, bob, "bob-stream"))._tag).toBe("Accepted")
     const granted = await grant(client, bob, "alice-stream")
-    expect(granted.result._tag).toBe("Accepted")
+    expect(granted.result?._tag).toBe("Accepted")
     const sent = await sendDm(client, alice, "bob-stream", "hello bob")
     expect(sent.result._tag).toBe("Accepted")
     const bobKid = sent.to.kid
