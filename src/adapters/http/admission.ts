@@ -4,7 +4,7 @@
 // httpapi ratelimit-headers draft) on every answer. A request over budget answers 429
 // problem+json with Retry-After and does not reach its handler; write routes answer their
 // own signed `rate_limited` refusal for the write budgets (app/EntryWrites.ts), reading the
-// client from `CurrentClient`, which this middleware sets for the request's fiber. Every
+// client from `currentClient`, which this middleware sets for the request's fiber. Every
 // 429 is held AICS_LIMIT_REFUSAL_DELAY_MS (1 s) before it is sent: without it, a flood that
 // ignores Retry-After keeps the service busy answering refusals and everyone waits
 // (bench/admission.ts measured the polite client's p99 at 6-14x quiet).
@@ -20,8 +20,28 @@ import { addressGroup, clientAddressOf, isTrusted, LOOPBACK_PROXIES } from "../.
 import { arrivingFromPlatform, type ArrivingRequest, headerValue, pathOf } from "./arrivingRequest.js"
 import { problemResponse } from "./problem.js"
 
+/**
+ * What admission settled for the request being served; undefined outside a request. One
+ * FiberRef rather than one a fact: setting a FiberRef copies the fiber's map of every
+ * FiberRef set (some 80 in the server's fibers), and Effect.locally sets twice, so three
+ * refs cost six copies a request on the write path.
+ */
+interface AdmittedRequest {
+  /** The address group of the request: the subject of its address budgets. */
+  readonly client: string
+  /** How long this request's 429 is held before it is sent (ms). */
+  readonly refusalDelayMs: number
+  /**
+   * The `requests` budget's RateLimit fields: for a handler that writes its head itself (the
+   * live stream), which no pre-response handler reaches.
+   */
+  readonly rateLimit: RateLimitFields | undefined
+}
+
+const CurrentAdmission = FiberRef.unsafeMake<AdmittedRequest | undefined>(undefined)
+
 /** The address group of the request being served; undefined outside a request. */
-export const CurrentClient = FiberRef.unsafeMake<string | undefined>(undefined)
+export const currentClient: Effect.Effect<string | undefined> = Effect.map(FiberRef.get(CurrentAdmission), (admitted) => admitted?.client)
 
 /** The request's client address, trusting the forwarding headers only from AICS_TRUSTED_PROXIES. */
 const clientAddressOfRequest = (request: ArrivingRequest, config: typeof ServiceConfig.Service): string =>
@@ -50,17 +70,15 @@ export const withRateLimit = (response: HttpServerResponse.HttpServerResponse, f
  * The `requests` budget's RateLimit fields for this request, set by the middleware: for a
  * handler that writes its head itself (the live stream), which no pre-response handler reaches.
  */
-export const CurrentRateLimit = FiberRef.unsafeMake<RateLimitFields | undefined>(undefined)
+export const currentRateLimit: Effect.Effect<RateLimitFields | undefined> = Effect.map(FiberRef.get(CurrentAdmission), (admitted) => admitted?.rateLimit)
 
 /** The RateLimit header fields of `fields` (none when undefined). */
 export const rateLimitHeaders = (fields: RateLimitFields | undefined): Record<string, string> =>
   fields === undefined ? {} : { "ratelimit-policy": fields.policy, "ratelimit": fields.limit }
 
-/** How long this request's 429 is held before it is sent (ms); set by the middleware, 0 elsewhere. */
-export const RefusalDelay = FiberRef.unsafeMake<number>(0)
-
-/** Holds a 429 for RefusalDelay: the tarpit (budgets.ts refusalDelayMs). */
-export const tarpit = Effect.flatMap(FiberRef.get(RefusalDelay), (ms) => ms > 0 ? Effect.sleep(ms) : Effect.void)
+/** Holds a 429 for the request's refusal delay (none outside a request): the tarpit (budgets.ts refusalDelayMs). */
+export const tarpit = Effect.flatMap(FiberRef.get(CurrentAdmission), (admitted) =>
+  admitted !== undefined && admitted.refusalDelayMs > 0 ? Effect.sleep(admitted.refusalDelayMs) : Effect.void)
 
 /** The 429 problem of a route other than a write, with Retry-After and the RateLimit fields, after the tarpit. */
 export const tooManyRequests = (verdict: { readonly retryAfter: number; readonly detail: string; readonly fields: RateLimitFields }) =>
@@ -87,7 +105,7 @@ const routeBudget = (method: string, path: string): BudgetName | undefined => RO
 const takesTurns = (path: string, address: string, config: typeof ServiceConfig.Service): boolean =>
   path !== "/v2/stream" && !isTrusted(address, config.trustedProxies ?? LOOPBACK_PROXIES)
 
-/** The middleware: the `requests` budget of the client's address, then the app with CurrentClient set. */
+/** The middleware: the `requests` budget of the client's address, then the app with what it settled set (CurrentAdmission). */
 export const admitRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | Admission | ServiceConfig> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => admitted(arrivingFromPlatform(request), app))
 
@@ -112,12 +130,15 @@ export const admitted = <E, R>(
     const path = pathOf(request)
     const route = routeBudget(request.method, path)
     const verdict = yield* (route === undefined ? admission.take("requests", client) : admission.takeAll([[route, client], ["requests", client]]))
-    if (!verdict.admitted) return yield* Effect.tap(Effect.locally(tooManyRequests(verdict), RefusalDelay, delay), (response) => deliver(response))
+    if (!verdict.admitted) {
+      const refused = Effect.locally(tooManyRequests(verdict), CurrentAdmission, { client, refusalDelayMs: delay, rateLimit: undefined })
+      return yield* Effect.tap(refused, (response) => deliver(response))
+    }
     // The app sends its answer itself, so a handler's 429 is held where it is made
     // (tooManyRequests, writeRoute.ts) for as long as RefusalDelay says; it keeps its turn
     // meanwhile, so a flood's refusals, too, come a few at a time.
     const fields = verdict.fields
-    const served = serve.pipe(Effect.locally(CurrentClient, client), Effect.locally(RefusalDelay, delay), Effect.locally(CurrentRateLimit, fields))
+    const served = Effect.locally(serve, CurrentAdmission, { client, refusalDelayMs: delay, rateLimit: fields })
     // HttpApi's app sends its answer before this sees it (@effect/platform's toHandled), so
     // the fields reach that answer as a pre-response handler; a lean route's is delivered
     // with them below.

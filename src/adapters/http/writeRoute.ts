@@ -7,12 +7,12 @@ import type { IncomingMessage } from "node:http"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Effect, FiberRef } from "effect"
+import { Effect } from "effect"
 import { MAX_WRITE_REQUEST_BYTES } from "../../app/EntryWrites.js"
 import type { WriteTracing } from "../../app/Tracing.js"
 import type { WriteAnswer } from "../../app/WriteAnswers.js"
 import type { WriteRequest } from "../../ports/WriteChecks.js"
-import { CurrentClient, tarpit } from "./admission.js"
+import { currentClient, tarpit } from "./admission.js"
 import { type ArrivingRequest, pathOfUrl } from "./arrivingRequest.js"
 import { readLimitedIncoming } from "./limitedBody.js"
 import { requestHead } from "./requestHead.js"
@@ -51,7 +51,7 @@ export const answerWrite = (
   const answered = Effect.gen(function*() {
     const read = yield* readLimitedIncoming(incoming, limit)
     if (read._tag === "Failed") return HttpServerResponse.empty({ status: 400 })
-    const client = yield* FiberRef.get(CurrentClient)
+    const client = yield* currentClient
     const answer = read._tag === "TooLarge"
       ? yield* tooLarge(limit)
       : yield* write({ ...requestHead(head), body: read.bytes, ...(client === undefined ? {} : { client }) })

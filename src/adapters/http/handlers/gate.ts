@@ -8,10 +8,10 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { Effect, FiberRef } from "effect"
+import { Effect } from "effect"
 import { Gate } from "../../../app/Gate.js"
 import { ServiceConfig } from "../../../app/ServiceConfig.js"
-import { CurrentClient, tooManyRequests } from "../admission.js"
+import { currentClient, tooManyRequests } from "../admission.js"
 import { AicsApi } from "../api.js"
 import { proxySaidHttps } from "../https.js"
 import { readLimitedBody } from "../limitedBody.js"
@@ -45,7 +45,7 @@ export const GateHandlers = HttpApiBuilder.group(AicsApi, "gate", (handlers) =>
           const id = session === null ? undefined : session[1]
           const commands = session === null ? lines : lines.slice(first + 1)
           const tls = proxySaidHttps(request.headers, config.publicUrl)
-          const reply = yield* gate.exchange(id, commands, { tls, method: "POST" }, yield* FiberRef.get(CurrentClient))
+          const reply = yield* gate.exchange(id, commands, { tls, method: "POST" }, yield* currentClient)
           if (reply.limited !== undefined) return yield* tooManyRequests(reply.limited)
           return text(reply.lines)
         }))
@@ -53,7 +53,7 @@ export const GateHandlers = HttpApiBuilder.group(AicsApi, "gate", (handlers) =>
         Effect.gen(function*() {
           yield* HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(HttpServerResponse.setHeader(response, "cache-control", "no-store")))
           const lines = urlParams.l === undefined ? [] : [urlParams.l]
-          const reply = yield* gate.exchange(urlParams.s === "" ? undefined : urlParams.s, lines, { tls: false, method: "GET" }, yield* FiberRef.get(CurrentClient))
+          const reply = yield* gate.exchange(urlParams.s === "" ? undefined : urlParams.s, lines, { tls: false, method: "GET" }, yield* currentClient)
           // The endpoint's success is text; a spent budget is the 429 problem, which the server
           // answers as it is when it arrives as a defect (HttpServerError.causeResponse).
           if (reply.limited !== undefined) return yield* Effect.flatMap(tooManyRequests(reply.limited), Effect.die)

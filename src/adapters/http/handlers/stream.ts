@@ -27,12 +27,12 @@ import type { ServerResponse } from "node:http"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Deferred, Duration, Effect, Exit, FiberId, FiberRef, Option } from "effect"
+import { Deferred, Duration, Effect, Exit, FiberId, Option } from "effect"
 import { LogStream, RING_CAPACITY } from "../../../app/LogStream.js"
 import { StreamConfig } from "../../../app/StreamConfig.js"
 import { restAfter } from "../../../domain/stream/dispatchPace.js"
 import { checkpointEvent, droppedEvent, KEEP_ALIVE, matches, type LeafEvent, type StreamFilter } from "../../../domain/stream/logEvents.js"
-import { CurrentRateLimit, rateLimitHeaders, tarpit } from "../admission.js"
+import { currentRateLimit, rateLimitHeaders, tarpit } from "../admission.js"
 import { AicsApi } from "../api.js"
 import { callerAddress } from "../callerAddress.js"
 import { DRAINING_EVENT } from "../closeDraining.js"
@@ -198,7 +198,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
         const { res } = sub
         // Behind an earlier response on the same connection (pipelining): its turn first.
         if (!(yield* attached(res))) return
-        res.writeHead(200, { ...STREAM_HEAD, ...sub.wire.headers(), ...rateLimitHeaders(yield* FiberRef.get(CurrentRateLimit)) })
+        res.writeHead(200, { ...STREAM_HEAD, ...sub.wire.headers(), ...rateLimitHeaders(yield* currentRateLimit) })
         // The head goes out with this, before any event (sseWire.ts writes after it).
         sub.wire.begin(RETRY_BYTES)
         while (!ended(sub)) {
