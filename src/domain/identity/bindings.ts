@@ -27,9 +27,16 @@ export const nameAtLeafOf = (state: LogState, kid: string, index: number): strin
   return record.unboundIndex !== null && index > record.unboundIndex ? undefined : record.name ?? undefined
 }
 
-/** The key's standing for the name: its current key, its recovery key, or neither. */
-export const standing = (record: NameRecord, kid: string): "current" | "recovery" | undefined =>
-  record.kid === kid ? "current" : record.recovery === kid ? "recovery" : undefined
+/**
+ * The key's standing for the name: its current key, its recovery key, or neither
+ * (docs/protocol.md 10.1). A recovery key stands only while it is kept apart: once it holds or
+ * held a name of its own (it claimed one, or a rotation moved one to it, both signed by it)
+ * it is a key in daily use, perhaps the very key that leaked and was rotated away, and a
+ * retired key never speaks for a name again. Others cannot take that standing from it: only
+ * its holder's signature binds it.
+ */
+export const standing = (state: LogState, record: NameRecord, kid: string): "current" | "recovery" | undefined =>
+  record.kid === kid ? "current" : record.recovery === kid && boundNameOf(state, kid) === undefined ? "recovery" : undefined
 
 /** The state with the key bound to the name by the leaf at `index`. */
 export const bindKey = (state: LogState, kid: string, name: string, index: number): LogState => ({

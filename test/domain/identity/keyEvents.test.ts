@@ -47,6 +47,14 @@ describe("claim", () => {
     expect(log.submit(mallory, "claim", claimPayload("mallory", mallory, mallory)).refused).toBe("payload_invalid")
   })
 
+  it("refuses a recovery key that holds or held a name (payload_invalid): it would rotate nothing", () => {
+    const { log, alice, mallory, next } = setup()
+    expect(log.submit(mallory, "claim", claimPayload("mallory", mallory, alice)).refused).toBe("payload_invalid")
+    log.accept(alice, "key.rotate", rotatePayload("alice", next, alice.kid))
+    // alice's first key is retired now, and stays unfit to recover a name.
+    expect(log.submit(mallory, "claim", claimPayload("mallory", mallory, alice)).refused).toBe("payload_invalid")
+  })
+
   it("refuses a recovery member that is not a did:key (payload_invalid)", () => {
     const { log, mallory } = setup()
     expect(log.submit(mallory, "claim", { name: "mallory", x25519: mallory.x25519, recovery: "did:key:nope" }).refused).toBe("payload_invalid")
@@ -77,6 +85,19 @@ describe("key.rotate", () => {
     const third = makeAgent(`${run} third`)
     log.accept(recovery, "key.rotate", rotatePayload("alice", third, next.kid))
     expect(Either.getOrThrow(nameView(log.state, "alice")).kid).toBe(third.kid)
+  })
+
+  it("refuses a recovery key that came to act for a name (not_authorized), even once retired from it", () => {
+    // The auditor's sequence (session 23): alice's recovery key claims a name of its own,
+    // posts, is rotated away from it (it leaked, say), then tries to rotate alice.
+    const { log, alice, recovery, next, mallory } = setup()
+    log.accept(recovery, "claim", claimPayload("davey", recovery))
+    expect(log.submit(recovery, "key.rotate", rotatePayload("alice", next, alice.kid)).refused).toBe("not_authorized")
+    log.accept(recovery, "key.rotate", rotatePayload("davey", mallory, recovery.kid))
+    expect(log.submit(recovery, "key.rotate", rotatePayload("alice", next, alice.kid)).refused).toBe("not_authorized")
+    // The name stays with its current key, which still rotates it.
+    log.accept(alice, "key.rotate", rotatePayload("alice", next, alice.kid))
+    expect(Either.getOrThrow(nameView(log.state, "alice")).kid).toBe(next.kid)
   })
 
   it("refuses a name no one holds (name_unclaimed)", () => {

@@ -3,7 +3,7 @@
 // time passing. Checked against an independent model written here:
 //   - every envelope is accepted exactly when the model says so; in particular no dm is
 //     accepted without a grant in force, and after a rotation only the new key (or the
-//     recovery key) acts for the name;
+//     recovery key, while it never acted for a name itself) acts for the name;
 //   - the incremental state equals a fold of the accepted leaves from scratch (every view);
 //   - every name view equals what a scan of the tiles' entry bundles derives.
 
@@ -183,7 +183,8 @@ describe("identity and messaging as a fold", () => {
           case "claim": {
             const name = NAMES[act.name]!
             const recovery = act.recovery === null ? undefined : agents[act.recovery]!
-            expected = !m.names.has(name) && !m.boundEver.has(kid) && recovery?.kid !== kid
+            // Neither the claiming key nor the recovery key may hold or have held a name.
+            expected = !m.names.has(name) && !m.boundEver.has(kid) && recovery?.kid !== kid && (recovery === undefined || !m.boundEver.has(recovery.kid))
             submit = () => log.submit(agent, "claim", claimPayload(name, agent, recovery))
             onAccept = (index) => {
               m.names.set(name, { kid, recovery: recovery?.kid ?? null, x25519Index: index, x25519Indexes: [index], claimIndex: index })
@@ -201,7 +202,8 @@ describe("identity and messaging as a fold", () => {
               ? { ...rotatePayload(name, next, prevKid), new_sig: rotatePayload(name, agent, prevKid).new_sig }
               : rotatePayload(name, next, prevKid)
             const proofValid = record !== undefined && prevKid === record.kid && (act.proof !== "by_signer" || next.kid === kid)
-            expected = record !== undefined && (kid === record.kid || kid === record.recovery) &&
+            // The recovery key rotates only while it has never acted for a name itself.
+            expected = record !== undefined && (kid === record.kid || (kid === record.recovery && !m.boundEver.has(kid))) &&
               !m.boundEver.has(next.kid) && next.kid !== record.recovery && proofValid
             submit = () => log.submit(agent, "key.rotate", payload)
             onAccept = () => {

@@ -3,7 +3,7 @@
 // Key-bound (tier `key`): a key claims a name and binds its X25519 key to it, optionally
 // naming a recovery key that may later rotate the name's key. The claim is signed by the
 // key it binds (docs/spec/service.md "Authentication" 3), and the key must hold no name and never
-// have held one (identity/bindings.ts).
+// have held one (identity/bindings.ts); so must the recovery key (docs/protocol.md 10.1).
 //
 // Secret-bound (tier `secret`, docs/spec/profile.md "Two tiers of names"; docs/protocol.md 17.5):
 // claimed through the text gate with a secret. The leaf is signed by the policy key with
@@ -65,6 +65,12 @@ export const claim = entryRule({
     const held = boundNameOf(state, envelope.kid)
     if (held !== undefined) return refuse("key_has_name", `this key holds or held ${held}; a key is bound to one name, once`)
     if (payload.recovery === envelope.kid) return refuse("payload_invalid", "the recovery key must differ from the claiming key")
+    // A recovery key is kept apart from the keys in daily use (identity/bindings.ts
+    // recoveryStanding): one that holds or held a name would rotate nothing.
+    const recoveryHeld = payload.recovery === undefined ? undefined : boundNameOf(state, payload.recovery)
+    if (recoveryHeld !== undefined) {
+      return refuse("payload_invalid", `the recovery key holds or held ${recoveryHeld}: a recovery key is one that never acted for a name`)
+    }
     return undefined
   },
   apply: (state, { envelope, payload, index, logged }) => {

@@ -2,8 +2,9 @@
 // name's current key, or by the recovery key its claim named (for a lost or leaked key).
 // `new_sig` proves the new key's holder agreed (identity/possession.ts), with prev_kid the
 // name's current key at this point of the log. The new key must never have been bound to
-// a name. Afterwards only the new key (and the recovery key, for a further rotation) acts
-// for the name; the old key is unbound for good. The X25519 key and the recovery key stay.
+// a name. Afterwards only the new key (and the recovery key, for a further rotation, while
+// it has never acted for a name itself: bindings.ts standing) acts for the name; the old
+// key is unbound for good. The X25519 key and the recovery key stay.
 //
 // The upgrade of a secret-bound name (docs/protocol.md 17.5): the policy key, which acts
 // for the name, signs the rotation with `as` naming it, and `new_sig` proves the new key
@@ -40,8 +41,11 @@ export const keyRotate = entryRule({
     if (payload.as !== undefined && (payload.as !== payload.name || record.tier !== "secret")) {
       return refuse("not_authorized", "a policy-signed rotation upgrades the secret-bound name its as names")
     }
-    if (standing(record, envelope.kid) === undefined) {
-      return refuse("not_authorized", `only ${payload.name}'s current key or its recovery key rotates it`)
+    if (standing(state, record, envelope.kid) === undefined) {
+      const held = record.recovery === envelope.kid ? boundNameOf(state, envelope.kid) : undefined
+      return refuse("not_authorized", held !== undefined
+        ? `this key is ${payload.name}'s recovery key but holds or held ${held}: a recovery key that acted for a name rotates none`
+        : `only ${payload.name}'s current key or its recovery key rotates it`)
     }
     const held = boundNameOf(state, payload.new_kid)
     if (held !== undefined) return refuse("key_has_name", `the new key holds or held ${held}`)
