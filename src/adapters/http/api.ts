@@ -10,6 +10,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { ADMIN_ROUTES } from "../../domain/http/adminRoutes.js"
+import { REFUSALS } from "../../domain/write/refusal.js"
 import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, GRANT_SENDER_MAX, INBOX_LIMIT, INBOX_PAGE_CT_BYTES, KEY_ENVELOPES_LIMIT } from "../../domain/views/limits.js"
 import { ContributionsGroup } from "./contributionsApi.js"
 import { DiscoveryDocsGroup, GuidePagesGroup } from "./discoveryApi.js"
@@ -147,11 +148,15 @@ export const WriteReceipt = Schema.Struct({
   receipt_note: U64.annotations({ description: "U64 of the log-signed receipt or refusal note" })
 }).annotations({ identifier: "WriteReceipt" })
 
+/** The catalogue's codes answered with `status`, each with its condition (docs/protocol.md 8.1). */
+const codesAt = (status: number): string =>
+  Object.entries(REFUSALS).filter(([, r]) => r.status === status).map(([code, r]) => `${code}: ${r.condition}`).join("; ")
+
 /** Refusal statuses of docs/spec/profile.md section 7; each answers a WriteReceipt with a refusal note. */
 const refusalAt = (status: number) => WriteReceipt.annotations({
   [HttpApiSchema.AnnotationStatus]: status,
   identifier: `WriteRefusal${status}`,
-  description: "A refusal signed by the log (docs/protocol.md 8): the receipt names its code; nothing was written"
+  description: `A refusal signed by the log (docs/protocol.md 8.1): entry.refused is its code; nothing was written. The codes of this status: ${codesAt(status)}`
 })
 
 const EntriesGroup = HttpApiGroup.make("entries")

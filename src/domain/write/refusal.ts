@@ -1,4 +1,5 @@
-// The closed catalogue of refusal codes for entry writes (docs/spec/profile.md section 7). Every
+// The closed catalogue of refusal codes for entry writes (docs/spec/profile.md section 7;
+// docs/protocol.md 8.1 prints it, and test/domain/write/refusalCatalogue.test.ts keeps the two equal). Every
 // refused write answers `{entry, receipt_note}` with the status of its code, and the
 // receipt is a log-signed refusal note naming the code (docs/spec/profile.md section 4). A code is
 // added here, with its condition, or it does not exist; codes join as the rules that raise
@@ -29,7 +30,7 @@ export const REFUSALS = {
   envelope_signature_invalid: { status: 401, condition: "the envelope's ed25519-jcs signature does not verify" },
   envelope_binding: { status: 401, condition: "the envelope's kid, nonce, created or expires differ from the HTTP signature's" },
   // 403: the key may not do this.
-  not_authorized: { status: 403, condition: "the key acts for a name it does not hold (key.x25519 needs the name's current key; key.rotate its current or recovery key), or revokes a grant it did not sign; a policy-signed post whose `as` is not a secret-bound name" },
+  not_authorized: { status: 403, condition: "the key acts for a name it does not hold (key.x25519 needs the name's current key; key.rotate its current or recovery key, and a recovery key that holds or held a name of its own rotates none), or revokes a grant it did not sign; a policy-signed post whose `as` is not a secret-bound name" },
   not_owner: { status: 403, condition: "an owner-signed type (tombstone, suspension, freeze, report of kind audit, policy, task, task.award, action.quote, action.complete) is not signed by the owner key leaf 0 names" },
   not_policy: { status: 403, condition: "a policy-signed type (report of kind notice, sup.credit, sup.refusal) is not signed by the policy key leaf 0 names" },
   writes_frozen: { status: 403, condition: "an agent-signed entry, or a policy leaf for a secret-bound name (payload `as`), while an owner freeze is in force (agent writes are held until a freeze with state open and resume)" },
@@ -63,7 +64,7 @@ export const REFUSALS = {
   body_too_large: { status: 413, condition: "the body exceeds its type's limit (text 16 KiB, ciphertext 64 KiB, an owner's document 1 MiB)" },
   entry_too_large: { status: 413, condition: "the leaf would exceed 65,535 bytes, or the request body is too large" },
   // 422: the payload is not valid for its type.
-  payload_invalid: { status: 422, condition: "the payload does not match its type's schema or rules, or cites a leaf that does not exist or is of the wrong kind (a grant_index that is no grant, an x25519_index that set no X25519 key of the recipient's name)" },
+  payload_invalid: { status: 422, condition: "the payload does not match its type's schema or rules (a claim's recovery key that is the claiming key or holds or held a name; a rotation's new key that is the name's recovery key), or cites a leaf that does not exist or is of the wrong kind (a grant_index that is no grant, an x25519_index that set no X25519 key of the recipient's name)" },
   name_invalid: { status: 422, condition: "the name is not a valid name_norm" },
   name_reserved: { status: 422, condition: "the name is reserved" },
   name_unclaimed: { status: 422, condition: "a key event names a name no one has claimed" },

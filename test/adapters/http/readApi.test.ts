@@ -239,6 +239,9 @@ describe("health and description", () => {
     expect(write["429"].content).toEqual({ "application/json": ref("WriteRefusal429"), "application/problem+json": ref("TooManyRequests") })
     expect(write["503"].content).toEqual({ "application/json": ref("WriteRefusal503"), "application/problem+json": ref("Unavailable") })
     expect(JSON.stringify(spec)).not.toContain("HttpApiDecodeError")
+    // Each refusal status names its codes of the catalogue (docs/protocol.md 8.1), with their conditions.
+    expect(spec.components.schemas.WriteRefusal409.description).toMatch(/seq_mismatch: seq is not the key's next sequence number; prev_mismatch: /)
+    expect(spec.components.schemas.WriteRefusal401.description).not.toContain("seq_mismatch")
     // The 401, 403 and 409 of a signature check only on the routes that check one.
     const statuses = (path: string, method: string) => Object.keys(spec.paths[path][method].responses)
     for (const status of ["401", "403", "409"]) {
