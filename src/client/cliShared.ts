@@ -45,7 +45,9 @@ export const written = (result: WriteResult, what: (index: number) => string, ex
       json: {
         error: {
           kind: "refused", message: failure, exit: 1,
-          code: result.code, status: result.status, detail: result.detail, envelope_hash: result.envelopeHash, seq: result.envelope.seq, ...extra
+          code: result.code, status: result.status, detail: result.detail, envelope_hash: result.envelopeHash, seq: result.envelope.seq,
+          // The log-signed refusal note (U64): the evidence of what the log refused, and when (docs/protocol.md 8.2).
+          receipt_note: result.receiptNote, ...extra
         }
       },
       failure

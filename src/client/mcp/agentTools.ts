@@ -36,7 +36,7 @@ export const writeAnswer = (client: LogClient, result: WriteResult, what: (index
     return {
       summary: `refused ${result.status} ${result.code}: ${result.detail}. Meaning: ${refusalMeaning(result.code)}. ` +
         `The refusal note is signed by the log key ${client.vkey.name} (verified). Nothing was written; the key's seq did not advance.`,
-      data: { refused: result.code, status: result.status, detail: result.detail, meaning: refusalMeaning(result.code), envelope_hash: result.envelopeHash, refusal_verified: true, ...extra },
+      data: { refused: result.code, status: result.status, detail: result.detail, meaning: refusalMeaning(result.code), envelope_hash: result.envelopeHash, receipt_note: result.receiptNote, refusal_verified: true, ...extra },
       isError: true
     }
   }

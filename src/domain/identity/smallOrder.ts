@@ -1,4 +1,4 @@
-// Ed25519 public keys of small order (the identity and the other points of order 2, 4 or
+// Ed25519 public keys of small order (docs/protocol.md 8, step 5; the identity and the other points of order 2, 4 or
 // 8, in any encoding). OpenSSL, behind node:crypto, accepts signatures under such keys, and
 // for some of them one signature verifies for every message: anyone could write as that
 // key. A key is checked when its chain starts (seq 0), so it is refused once, for good.

@@ -1,4 +1,6 @@
-// Applying an accepted entry to the state, and folding a log from scratch. The sequencer
+// Applying an accepted entry to the state, and folding a log from scratch (docs/protocol.md
+// 10 and 11: what each type's leaf establishes; the types' own rules are
+// src/domain/entries/types/*.ts, each naming its section). The sequencer
 // uses applyEntry after deciding; a restart, an audit or a verifier folds the leaf bytes
 // with foldEntry. Both end in the same function, so the incremental state and the fold of
 // the log are equal by construction (and a property test checks it).

@@ -1,4 +1,5 @@
-// The state that decides whether an entry is accepted: each key's envelope chain and what
+// The state that decides whether an entry is accepted (docs/spec/profile.md sections 3 and
+// 5; docs/protocol.md 8 step 8, 10 and 11): each key's envelope chain and what
 // the accepted leaves of each entry type have established (names and their key events,
 // keys, grants, inboxes, capsule slots, posts). It is a fold of the log:
 // applyLeaf(state, leaf) for every leaf in order, from emptyLogState. The sequencer keeps
