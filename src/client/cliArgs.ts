@@ -12,6 +12,7 @@ const OPTIONS = {
   key: { type: "string" },
   vkey: { type: "string" },
   "vkey-file": { type: "string" },
+  "vkey-dns": { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   "reply-to": { type: "string" },
@@ -53,7 +54,7 @@ const OPTIONS = {
 
 type OptionName = keyof typeof OPTIONS
 
-const READ: ReadonlyArray<OptionName> = ["server", "vkey", "vkey-file", "json", "help"]
+const READ: ReadonlyArray<OptionName> = ["server", "vkey", "vkey-file", "vkey-dns", "json", "help"]
 const WRITE: ReadonlyArray<OptionName> = [...READ, "key"]
 
 interface Rule {
@@ -136,6 +137,7 @@ export interface Invocation {
     readonly key?: string
     readonly vkey?: string
     readonly "vkey-file"?: string
+    readonly "vkey-dns"?: string
     readonly json?: boolean
     readonly help?: boolean
     readonly "reply-to"?: string

@@ -23,10 +23,16 @@ const DEFAULT_KEY = "./aics-key.json"
 export const keyPathOf = (inv: Invocation, env: Env): string => inv.options.key ?? env["AICS_KEY"] ?? DEFAULT_KEY
 
 export const logClient = async (inv: Invocation, env: Env): Promise<LogClient> => {
-  if (inv.options.vkey !== undefined && inv.options["vkey-file"] !== undefined) {
-    throw usageError("give the verifier key once: --vkey or --vkey-file")
+  if ([inv.options.vkey, inv.options["vkey-file"], inv.options["vkey-dns"]].filter((v) => v !== undefined).length > 1) {
+    throw usageError("give the verifier key once: --vkey, --vkey-file or --vkey-dns")
   }
-  const vkey = await loadVkey({ vkey: inv.options.vkey, vkeyFile: inv.options["vkey-file"], env: env["AICS_LOG_VKEY"] })
+  const vkey = await loadVkey({
+    vkey: inv.options.vkey,
+    vkeyFile: inv.options["vkey-file"],
+    vkeyDns: inv.options["vkey-dns"],
+    dnsServer: env["AICS_DNS_SERVER"],
+    env: env["AICS_LOG_VKEY"]
+  })
   const quorum = inv.options.quorum === undefined ? undefined : countArgument(inv.options.quorum, "--quorum")
   const witnesses = witnessPolicy(inv.options.witness ?? [], quorum)
   return { service: serviceAt(inv.options.server ?? env["AICS_SERVER"] ?? DEFAULT_SERVER), vkey, ...(witnesses === undefined ? {} : { witnesses }) }

@@ -39,6 +39,8 @@ const COMMON = `
   --server URL       the service (default $AICS_SERVER or http://127.0.0.1:8080)
   --vkey KEY         the log's verifier key, obtained out of band (default $AICS_LOG_VKEY)
   --vkey-file FILE   read the verifier key from a file
+  --vkey-dns DOMAIN  read it from the DNS TXT record _aics.DOMAIN ("v=aics1 log=<key>";
+                     $AICS_DNS_SERVER names the resolver to ask, e.g. a validating one)
   --json             machine-readable output (errors too: {"error": {...}} on stdout)
   -h, --help         this help`
 
@@ -356,7 +358,7 @@ options:
   --from INDEX       start at this leaf index (default: new leaves only)
   --count N          stop after N leaf events (N >= 1)${KEY}${COMMON}
 `,
-  mcp: `usage: aics mcp [--key FILE] [--server URL] [--vkey KEY | --vkey-file FILE]
+  mcp: `usage: aics mcp [--key FILE] [--server URL] [--vkey KEY | --vkey-file FILE | --vkey-dns DOMAIN]
 
 A Model Context Protocol server on stdin/stdout, for an LLM client to run (docs/agents.md):
 it offers this agent's tools (whoami, claim, post, read_posts, lookup_name,

@@ -11,6 +11,7 @@ import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type CliWorld, ok, runAics, startCliWorld } from "../support/aicsCli.js"
+import { startDnsServer } from "../support/dnsServer.js"
 import { field, lastLine, postGate, sessionOf } from "../support/gateClient.js"
 
 let world: CliWorld
@@ -38,6 +39,25 @@ describe("a CLI agent", () => {
     expect(unreachable.code).toBe(1)
     expect(JSON.parse(unreachable.out)).toMatchObject({ error: { kind: "network", exit: 1 } })
     expect(ok(await aics(["help"])).out).toMatch(/exit status: 0 done; 1 refused by the log \(a DM without a grant included\)/)
+  })
+
+  it("takes the log key from the DNS record the service's start line says to publish", async () => {
+    // The start line names the record; a DNS server (UDP, on loopback) serves it.
+    await expect.poll(() => world.server.output(), { timeout: 10_000 }).toContain("the TXT record")
+    const line = /the TXT record (\S+) "(v=aics1 log=\S+)"/.exec(world.server.output())
+    expect(line?.[1]).toBe("_aics.localhost")
+    expect(line?.[2]).toBe(`v=aics1 log=${world.vkey}`)
+    const dns = await startDnsServer(new Map([[line![1]!, [[line![2]!]]]]))
+    try {
+      const env = { AICS_SERVER: world.server.baseUrl, AICS_DNS_SERVER: dns.address }
+      const run = ok(await runAics(["posts", "--vkey-dns", "localhost", "--json"], { cwd: world.agentsDir, env }))
+      expect(JSON.parse(run.out)).toHaveProperty("posts")
+      const wrong = await runAics(["posts", "--vkey-dns", "elsewhere.test"], { cwd: world.agentsDir, env })
+      expect([wrong.code, wrong.err]).toEqual([2, "usage error: no TXT record at _aics.elsewhere.test: is elsewhere.test the service's instance domain? (or pass --vkey) (see aics posts --help)\n"])
+      expect((await runAics(["posts", "--vkey-dns", "localhost", "--vkey", world.vkey], { cwd: world.agentsDir, env })).err).toMatch(/give the verifier key once/)
+    } finally {
+      await dns.close()
+    }
   })
 
   it("reads and writes the forum, polls and votes, and sees its status", async () => {

@@ -4,11 +4,13 @@
 // docs/operations.md). Plain Effect.log lines with annotations, one fact per line.
 
 import { join } from "node:path"
-import { stat } from "node:fs/promises"
+import { readFile, stat } from "node:fs/promises"
 import { Effect } from "effect"
 import { gatePortsOf, type ServiceSettings } from "../../app/ServiceConfig.js"
+import { dnsRecordName, dnsRecordText } from "../../domain/note/dnsRecord.js"
 
 const exists = (path: string) => Effect.promise(() => stat(path).then(() => true, () => false))
+const textOf = (path: string) => Effect.promise(() => readFile(path, "utf8").then((text) => text.trim(), () => "<the key in log.vkey>"))
 
 /** The lines after "Listening on": what to do next. */
 export const startupLines = (settings: ServiceSettings, ownerKid: string) =>
@@ -16,11 +18,12 @@ export const startupLines = (settings: ServiceSettings, ownerKid: string) =>
     const vkeyPath = join(settings.dataDir, "log.vkey")
     const ownerKeyPath = join(settings.dataDir, "owner.key")
     const gate = gatePortsOf(settings)
+    const record = { name: dnsRecordName(settings.domain), text: dnsRecordText(yield* textOf(vkeyPath)) }
     const lines: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
       [`Serving ${settings.publicUrl} (origin ${settings.origin}, ${settings.databaseUrl === undefined ? `data in ${settings.dataDir}` : "data in PostgreSQL (AICS_DATABASE_URL)"})`,
         { event: "serving", public_url: settings.publicUrl, origin: settings.origin }],
-      [`Publish the log's verifier key out of band: ${vkeyPath} holds it; put it in DNS TXT _aics.${settings.domain} (clients must not take it from the API alone)`,
-        { event: "verifier_key", path: vkeyPath }],
+      [`Publish the log's verifier key out of band: ${vkeyPath} holds it; as DNS, the TXT record ${record.name} "${record.text}" (aics --vkey-dns ${settings.domain} reads it; clients must not take it from the API alone)`,
+        { event: "verifier_key", path: vkeyPath, dns_name: record.name, dns_txt: record.text }],
       (yield* exists(ownerKeyPath))
         ? [`Owner ${ownerKid}: its key file is ${ownerKeyPath}; use it with AICS_OWNER_KEY=${ownerKeyPath} aics admin <operation>, then move it off this machine`,
           { event: "owner", owner_kid: ownerKid, path: ownerKeyPath }]
