@@ -18,6 +18,7 @@ import { LogVkeyFileLive } from "./adapters/keys/LogVkeyFile.js"
 import { InProcessWriteChecksLive } from "./adapters/workers/InProcessWriteChecks.js"
 import { WorkerWriteChecksLive } from "./adapters/workers/WorkerWriteChecks.js"
 import { Bodies } from "./app/Bodies.js"
+import { ServiceHalt } from "./app/ServiceHalt.js"
 import { Platform, Storage } from "./storageLayers.js"
 import { Charter, makeCharter } from "./app/Charter.js"
 import { Contributions } from "./app/Contributions.js"
@@ -122,7 +123,9 @@ const MetricsListener = Layer.unwrapEffect(Effect.map(operationsConfig, ({ metri
   metrics === undefined ? Layer.empty : MetricsServerLive(metrics)))
 
 // The start line first and the stop line last (lifecycle.ts), the metrics listener beside.
-const Service = MetricsListener.pipe(Layer.provideMerge(Main), Layer.provideMerge(ProcessLifecycleLive))
+// ServiceHalt under everything, so that whatever finds the service unable to go on (a state.db
+// found damaged while serving) stops the same service main waits on below.
+const Service = MetricsListener.pipe(Layer.provideMerge(Main), Layer.provideMerge(ProcessLifecycleLive), Layer.provideMerge(ServiceHalt.layer))
 // With a bad AICS_LOG_* (or any other operations setting) the default logger stays, so the
 // start can say what is wrong (below) rather than exit without a word.
 const Logging = Layer.unwrapEffect(Effect.map(
@@ -160,7 +163,8 @@ const program = Effect.gen(function*() {
     const context = yield* Layer.build(Service.pipe(Layer.provide(ServiceConfig.layer(settings))))
     started = true
     yield* startupLines(settings, Context.get(context, OwnerKey).kid)
-    return yield* Effect.never
+    // Serves until SIGTERM interrupts it, or until a part of it halts it (app/ServiceHalt.ts).
+    return yield* Context.get(context, ServiceHalt).halted
   }))
 }).pipe(
   // Around the whole start, so every fiber of the service runs with the tracer, and the

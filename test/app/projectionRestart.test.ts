@@ -6,9 +6,11 @@
 //     in the directory, and the directory equals the name views (a fresh fold of the log);
 //   - a deleted state.db is rebuilt from the log at start, saying so, and a damaged one is
 //     moved aside and rebuilt, and so is the state.db of another log: the directory answers
-//     the same.
+//     the same; damage found only while serving stops the service (exit 1, saying so) with
+//     the file moved aside, and the next start rebuilds it.
 
-import { copyFile, rm, writeFile } from "node:fs/promises"
+import { copyFile, open, readdir, rm, writeFile } from "node:fs/promises"
+import Database from "better-sqlite3"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeAgent, type TestAgent } from "../support/agents.js"
@@ -121,6 +123,37 @@ describe("the directory from state.db", () => {
     expect(server!.output()).toContain("state.db cannot be used")
     expect(await json("/v2/directory?limit=500")).toEqual(before)
     expect((await json("/v2/directory?q=crash")).names.length).toBe(before.names.filter((n: any) => n.name.includes("crash")).length)
+  })
+
+  it("stops when it finds state.db damaged while serving, and its next start rebuilds it", async () => {
+    const before = await json("/v2/directory?limit=500")
+    await server!.stop()
+    // Pages the open does not read: the root page of the rows every write reads (the chain
+    // heads), overwritten as a bad disk or a torn copy would.
+    const file = join(dataDir, "state.db")
+    const db = new Database(file, { readonly: true })
+    const { rootpage } = db.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'state_rows'").get() as { rootpage: number }
+    const pageSize = db.pragma("page_size", { simple: true }) as number
+    db.close()
+    const handle = await open(file, "r+")
+    await handle.write(Buffer.alloc(pageSize, 0xa5), 0, pageSize, (rootpage - 1) * pageSize)
+    await handle.close()
+
+    await start()
+    expect(server!.output()).not.toContain("state.db cannot be used")
+    const exited = new Promise<number | null>((resolve) => server!.child.once("exit", (code) => resolve(code)))
+    const status = await claim("after-damage").catch(() => 0)
+    expect(await exited).toBe(1)
+    expect(server!.output()).toMatch(/aics: stopped on an error: storage: state\.db is damaged \(.*malformed.*\); it was moved to .*state\.db\.damaged-\d+: start the service again and it rebuilds the projection from the log/)
+    expect((await readdir(dataDir)).filter((name) => /^state\.db\.damaged-\d+$/.test(name)).length).toBeGreaterThanOrEqual(1)
+
+    await start()
+    expect(server!.output()).toContain("a new or rebuilt projection")
+    const after = await json("/v2/directory?limit=500")
+    // A claim the log acknowledged is in the log, so in the rebuilt projection; one it did not is not.
+    expect(after.names.map((n: any) => n.name)).toEqual([...before.names.map((n: any) => n.name), ...(status === 202 ? ["after-damage"] : [])])
+    await directoryAgreesWithTheLog()
+    expect(await claim("after-rebuild")).toBe(202)
   })
 
   it("rebuilds the state.db of another log", async () => {

@@ -25,7 +25,8 @@
 // Projection.ts). The file is only a cache of the log; nothing is lost.
 
 import { rename } from "node:fs/promises"
-import { Cause, Effect, Layer } from "effect"
+import { Cause, Effect, Layer, Option } from "effect"
+import { ServiceHalt } from "../../app/ServiceHalt.js"
 import type { StateRow } from "../../domain/write/stateSlice.js"
 import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import { StorageError } from "../../ports/StorageError.js"
@@ -299,8 +300,50 @@ const NAME_ALPHABET = [..."abcdefghijklmnopqrstuvwxyz0123456789-"]
 const trigramsAround = (part: string): string =>
   NAME_ALPHABET.flatMap((c) => [trigramPhrase(`${c}${part}`), trigramPhrase(`${part}${c}`)]).join(" OR ")
 
+/** Where a damaged state.db goes: beside it, named for the moment it was found. */
+const asideOf = (filename: string) => `${filename}.damaged-${Date.now()}`
+
+const moveAside = (filename: string, aside: string) =>
+  Effect.forEach(["", "-wal", "-shm"], (suffix) => Effect.tryPromise(() => rename(`${filename}${suffix}`, `${aside}${suffix}`)).pipe(Effect.ignore), { discard: true })
+
+/**
+ * The store, with damage found while it serves (a page SQLite reads as corrupt, found by the
+ * first query that reaches it: opening reads only the first pages) handled as damage found
+ * at open: the file is moved aside, once, and the service stops (ServiceHalt) so that its
+ * next start rebuilds the projection from the log. Serving on would refuse every write
+ * (the sequencer cannot record a batch), leave the leaves already durable unpublished, and
+ * answer some views 503 for as long as the process lives.
+ */
+const watchedForDamage = (filename: string, store: ProjectionStore["Type"]) => Effect.gen(function*() {
+  const halt = yield* Effect.serviceOption(ServiceHalt)
+  let found = false
+  const onError = (error: StorageError): Effect.Effect<void> => {
+    if (found || !isDamaged(error)) return Effect.void
+    found = true
+    const aside = asideOf(filename)
+    const reason = new StorageError({
+      operation: "state.db",
+      detail: `state.db is damaged (${error.detail}); it was moved to ${aside}: start the service again and it rebuilds the projection from the log`,
+      cause: error
+    })
+    return Effect.zipRight(
+      Effect.zipRight(moveAside(filename, aside), Effect.logError(`${reason.detail}; the service stops`)),
+      Option.match(halt, { onNone: () => Effect.void, onSome: (service) => service.halt(reason) })
+    )
+  }
+  const watch = <A>(effect: Effect.Effect<A, StorageError>) => Effect.tapError(effect, onError)
+  const watched = Object.fromEntries(Object.entries(store).map(([name, member]) => [
+    name,
+    Effect.isEffect(member)
+      ? watch(member as Effect.Effect<unknown, StorageError>)
+      : (...args: Array<unknown>) => watch((member as (...args: Array<unknown>) => Effect.Effect<unknown, StorageError>)(...args))
+  ]))
+  return ProjectionStore.of(watched as unknown as ProjectionStore["Type"])
+})
+
 // WAL is set by SCHEMA, after the locking mode.
-const openAt = (filename: string) => Layer.scoped(ProjectionStore, Effect.flatMap(openSqliteConnection(filename), storeOn))
+const openAt = (filename: string) =>
+  Layer.scoped(ProjectionStore, Effect.flatMap(openSqliteConnection(filename), (connection) => Effect.flatMap(storeOn(connection), (store) => watchedForDamage(filename, store))))
 
 /**
  * The projection store in the SQLite file `filename`; a damaged file (not a database,
@@ -315,12 +358,10 @@ export const SqliteProjectionStoreLive = (filename: string): Layer.Layer<Project
       if (!isDamaged(error)) {
         return Layer.fail(error instanceof StorageError ? error : new StorageError({ operation: "open state.db", detail: describe(error), cause: error }))
       }
-      const aside = `${filename}.damaged-${Date.now()}`
+      const aside = asideOf(filename)
       return Layer.unwrapEffect(Effect.gen(function*() {
         yield* Effect.logError(`state.db cannot be used (${Cause.pretty(cause).split("\n")[0]}); moved to ${aside}, the projection is rebuilt from the log`)
-        for (const suffix of ["", "-wal", "-shm"]) {
-          yield* Effect.tryPromise(() => rename(`${filename}${suffix}`, `${aside}${suffix}`)).pipe(Effect.ignore)
-        }
+        yield* moveAside(filename, aside)
         return openAt(filename).pipe(Layer.mapError((error) =>
           error instanceof StorageError ? error : new StorageError({ operation: "open state.db", detail: describe(error), cause: error })))
       }))
