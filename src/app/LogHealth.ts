@@ -24,8 +24,13 @@ export class LogHealth extends Context.Tag("aics/LogHealth")<LogHealth, {
     const publish = yield* Ref.make<PublishState>({ publishedSize: 0, publishedAt: undefined, error: undefined })
     return {
       diverged: Ref.get(diverged),
-      // The first reason is kept: later ones are consequences of it.
-      markDiverged: (reason) => Ref.update(diverged, (current) => current ?? reason),
+      // The first reason is kept: later ones are consequences of it. It is said once, as an
+      // error line: /healthz answers 503 DIVERGED and every write is refused from now on.
+      markDiverged: (reason) =>
+        Effect.flatMap(Ref.getAndUpdate(diverged, (current) => current ?? reason), (before) =>
+          before !== undefined ? Effect.void : Effect.logError(
+            `the log diverged from its published tiles (${reason}): writes are refused and /healthz answers 503 DIVERGED; docs/operations.md "Damage found at start" says what to do`
+          )),
       publish
     }
   }))

@@ -71,7 +71,18 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
     // What an earlier run published must belong to this log; anything else is divergence.
     const recoverPublished = Effect.gen(function*() {
       const stored = yield* sink.readCheckpoint
-      if (Option.isNone(stored)) return undefined
+      if (Option.isNone(stored)) {
+        // A log with leaves and no checkpoint: the tiles were lost or left out of a copy. They
+        // are rebuilt from the log; but a log restored from a copy older than the last
+        // checkpoint published (which clients, witnesses and receipts hold) would now sign
+        // another history under the same key, and without the old tiles nothing here can
+        // tell. Said once, where an operator reads it.
+        const size = yield* judge.logSize
+        if (size > 0) {
+          yield* Effect.logWarning(`no published checkpoint beside a log of ${size} leaves: the tiles are rebuilt from the log. If this data was restored from a copy, it must hold every leaf any checkpoint ever covered, or this log now forks (docs/operations.md "Backups and restores")`)
+        }
+        return undefined
+      }
       const judged = yield* judgeCheckpoint(judge, stored.value)
       if (Either.isLeft(judged)) {
         yield* health.markDiverged(judged.left)

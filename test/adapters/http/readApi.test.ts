@@ -286,6 +286,9 @@ describe("health and description", () => {
     const health = await (await get("/healthz")).json() as Record<string, any>
     expect(health["status"]).toBe("DIVERGED")
     expect(health["reasons"].join(" ")).toContain("tile/0/000")
+    // The operator reads it in the log too, once.
+    await expect.poll(() => server.output(), { timeout: 10_000 }).toContain("the log diverged from its published tiles (")
+    expect(server.output().split("the log diverged from its published tiles").length).toBe(2)
     // Still serves what the last good checkpoint covers, at once (a diverged log publishes
     // nothing more, so nothing waits for a checkpoint: issue 13 item 13).
     const entry = await get("/v2/entries/1")
