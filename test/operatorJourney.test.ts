@@ -102,11 +102,11 @@ describe("an operator", () => {
     expect(await folderMissing(dataDir)).toBe(true)
   })
 
-  it("gets a free port for AICS_PORT=0, an empty variable takes its default, a TLS certificate without its port is named", async () => {
+  it("gets a free port for AICS_PORT=0, an empty variable takes its default, a TLS certificate without its port is named, JSON logs are JSON", async () => {
     const dataDir = await tempDataDir()
     cleanup.push(() => removeDir(dataDir))
     const child = spawn(process.execPath, ["dist/src/main.js"], {
-      env: { PATH: process.env["PATH"] ?? "", AICS_HOST: "127.0.0.1", AICS_DATA_DIR: dataDir, AICS_PORT: "0", AICS_LIMIT_REQUESTS_PER_MINUTE: "", AICS_GATE_TLS_CERT: "gate.pem" },
+      env: { PATH: process.env["PATH"] ?? "", AICS_HOST: "127.0.0.1", AICS_DATA_DIR: dataDir, AICS_PORT: "0", AICS_LIMIT_REQUESTS_PER_MINUTE: "", AICS_GATE_TLS_CERT: "gate.pem", AICS_LOG_FORMAT: "json" },
       stdio: ["ignore", "pipe", "pipe"]
     })
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
@@ -115,9 +115,14 @@ describe("an operator", () => {
       await exited
     })
     let output = ""
-    child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString() })
+    let stdout = ""
+    child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); stdout += chunk.toString() })
     child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString() })
     await expect.poll(() => output, { timeout: 30_000 }).toContain("Look at ")
+    // With AICS_LOG_FORMAT=json every line is one JSON object, the verifier keys' too.
+    const lines = stdout.trim().split("\n")
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow()
+    expect(lines.map((line) => JSON.parse(line)).find((entry) => entry.annotations?.event === "log_vkey")?.annotations.vkey).toMatch(/^localhost\/aics\+/)
     const listening = Number(/Listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1])
     expect(listening).toBeGreaterThan(0)
     // What the start lines, the documents and the signed requests' @authority name is that port.

@@ -113,11 +113,15 @@ const ORIGIN = /^[a-z0-9.-]+(?::[0-9]+)?(?:\/[A-Za-z0-9._~-]+)*$/
 // RFC 9421 @authority: the Host as sent, lower case, without a default port.
 const AUTHORITY = /^(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::[0-9]{1,5})?$/
 
-/** `<host>:<port>` and `localhost:<port>`, with the port left out when it is 80. */
-const defaultAuthorities = (host: string, port: number): ReadonlyArray<string> => {
+/**
+ * `<host>:<port>` and `localhost:<port>`, with the port left out when it is 80, and the
+ * public URL's host (its port left out when it is its scheme's): what a client that reaches
+ * the service by its public URL signs, behind a proxy too.
+ */
+const defaultAuthorities = (host: string, port: number, publicUrl: string): ReadonlyArray<string> => {
   const withPort = (h: string) => (port === 80 ? h : `${h}:${port}`)
   const bracketed = host.includes(":") ? `[${host.toLowerCase()}]` : host.toLowerCase()
-  return [...new Set([withPort(bracketed), withPort("localhost")])]
+  return [...new Set([withPort(bracketed), withPort("localhost"), new URL(publicUrl).host.toLowerCase()])]
 }
 
 const checked = <A>(config: Config.Config<A>, name: string, ok: (a: A) => boolean, rule: string) =>
@@ -204,7 +208,7 @@ const settingsConfig = Effect.gen(function*() {
   const publicUrl = yield* checked(
     Config.withDefault(Config.string("AICS_PUBLIC_URL"), `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
     "AICS_PUBLIC_URL", rootUrl,
-    "must be an absolute http(s) URL with no path, query or fragment (pages link root-relative, so the service is served at the root of its host)")
+    "must be an absolute http(s) URL with no user name or password, path, query or fragment (pages link root-relative, so the service is served at the root of its host)")
   const warning = publicUrlWarning(publicUrl)
   if (warning !== undefined) yield* Effect.logWarning(warning)
   const securityContact = yield* Config.mapOrFail(Config.option(Config.string("AICS_SECURITY_CONTACT")), (contact) =>
@@ -272,7 +276,7 @@ const settingsConfig = Effect.gen(function*() {
     publicUrl: publicUrl.replace(/\/+$/, ""),
     securityContact: Option.getOrUndefined(securityContact),
     tileMirrors,
-    authorities: authorities.length > 0 ? authorities : defaultAuthorities(host, port),
+    authorities: authorities.length > 0 ? authorities : defaultAuthorities(host, port, publicUrl),
     databaseUrl: Option.getOrUndefined(databaseUrl),
     databasePool,
     checkWorkers,

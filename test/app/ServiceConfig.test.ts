@@ -28,10 +28,17 @@ describe("AICS_PUBLIC_URL", () => {
     expect(settings({ AICS_PORT: "9000" }).publicUrl).toBe("http://127.0.0.1:9000")
   })
 
-  it("refuses a path, a query or a fragment at start, naming the setting", () => {
-    for (const url of ["https://aics.example/aics", "https://aics.example/aics/", "https://aics.example/?x=1", "https://aics.example/#top", "https://aics.example?", "ftp://aics.example", "aics.example"]) {
-      expect(refusal({ AICS_PUBLIC_URL: url }), url).toContain("AICS_PUBLIC_URL must be an absolute http(s) URL with no path")
+  it("refuses credentials, a path, a query or a fragment at start, naming the setting", () => {
+    for (const url of ["https://aics.example/aics", "https://aics.example/aics/", "https://aics.example/?x=1", "https://aics.example/#top", "https://aics.example?", "ftp://aics.example", "aics.example", "https://user:pw@aics.example"]) {
+      expect(refusal({ AICS_PUBLIC_URL: url }), url).toContain("AICS_PUBLIC_URL must be an absolute http(s) URL with no user name or password, path")
     }
+  })
+
+  it("is an @authority signed requests may name, unless AICS_AUTHORITY sets the list", () => {
+    expect(settings({ AICS_PUBLIC_URL: "https://aics.example", AICS_PORT: "8080" }).authorities).toEqual(["127.0.0.1:8080", "localhost:8080", "aics.example"])
+    expect(settings({ AICS_PUBLIC_URL: "http://Aics.Example:8443", AICS_PORT: "8080" }).authorities).toEqual(["127.0.0.1:8080", "localhost:8080", "aics.example:8443"])
+    expect(settings({ AICS_PORT: "8080" }).authorities).toEqual(["127.0.0.1:8080", "localhost:8080"])
+    expect(settings({ AICS_PUBLIC_URL: "https://aics.example", AICS_AUTHORITY: "other.example" }).authorities).toEqual(["other.example"])
   })
 
   it("warns at start when the host is a wildcard listening address, no client can reach", () => {

@@ -3,7 +3,7 @@
 // <data dir>/witness.vkey by WitnessVkeyFileLive for the operator to publish.
 
 import { join } from "node:path"
-import { Console, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Witness } from "../../app/Witness.js"
 import { utf8 } from "../../domain/bytes.js"
 import { Crypto } from "../../ports/Crypto.js"
@@ -28,5 +28,5 @@ export const WitnessVkeyFileLive = (dataDir: string) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const { vkey } = yield* Witness
     yield* ensureFileHolds(join(dataDir, "witness.vkey"), utf8(vkey + "\n"), 0o644)
-    yield* Console.log(`Witness verifier key: ${vkey}`)
+    yield* Effect.log(`Witness verifier key: ${vkey}`).pipe(Effect.annotateLogs({ event: "witness_vkey", vkey }))
   }))

@@ -6,7 +6,7 @@
 // a full disk still serves reads instead of failing on a write it did not need.
 
 import { join } from "node:path"
-import { Console, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Charter } from "../../app/Charter.js"
 import { LogNotary } from "../../app/LogNotary.js"
 import { utf8 } from "../../domain/bytes.js"
@@ -17,5 +17,6 @@ export const LogVkeyFileLive = (dataDir: string) =>
     yield* Charter
     const { vkey } = yield* LogNotary
     yield* ensureFileHolds(join(dataDir, "log.vkey"), utf8(vkey + "\n"), 0o644)
-    yield* Console.log(`Log verifier key: ${vkey}`)
+    // Through the logger, so AICS_LOG_FORMAT=json keeps one object a line.
+    yield* Effect.log(`Log verifier key: ${vkey}`).pipe(Effect.annotateLogs({ event: "log_vkey", vkey }))
   }))

@@ -33,7 +33,7 @@ export const startupLines = (settings: ServiceSettings, ownerKid: string) =>
         ? "Text gate: off (AICS_GATE_PORT, AICS_GATE_TLS_PORT turn it on); the HTTP gate is at /t"
         : `Text gate: on${gate.tls === 0 ? "" : `, TLS port ${gate.tls}`}${gate.plaintext === 0 ? "" : `, plaintext port ${gate.plaintext}`}; the HTTP gate is at /t`,
         { event: "gate", tls_port: gate.tls, plaintext_port: gate.plaintext }],
-      [`Look at ${settings.publicUrl}/ (home), /stats and /health; docs/operations.md says how to run, back up and watch it`,
+      [`Look at ${settings.publicUrl}/ (home), /stats and /healthz; docs/operations.md says how to run, back up and watch it`,
         { event: "next" }]
     ]
     for (const [line, annotations] of lines) yield* Effect.log(line).pipe(Effect.annotateLogs(annotations))
