@@ -5,7 +5,7 @@
 // very key file that first start wrote. SIGTERM is named in the last lines.
 
 import { spawn } from "node:child_process"
-import { mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises"
+import { mkdtemp, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises"
 import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -95,10 +95,17 @@ describe("an operator", () => {
     expect(junkCert.code).not.toBe(0)
     oneLine(junkCert.output, "AICS_GATE_TLS_CERT")
 
-    // A data folder that is a file.
+    // A data folder that is a file, one under a file, and a link to nowhere.
     await writeFile(join(parent, "file"), "")
     const notFolder = await startFails({ AICS_DATA_DIR: join(parent, "file"), AICS_PORT: port })
     oneLine(notFolder.output, "AICS_DATA_DIR")
+    oneLine((await startFails({ AICS_DATA_DIR: join(parent, "file", "data"), AICS_PORT: port })).output, "AICS_DATA_DIR")
+    await symlink(join(parent, "gone"), join(parent, "dangling"))
+    const dangling = await startFails({ AICS_DATA_DIR: join(parent, "dangling"), AICS_PORT: port })
+    oneLine(dangling.output, "AICS_DATA_DIR")
+    expect(dangling.output).toContain("is a symbolic link to a path that does not exist")
+    // An owner kid that is not one, refused before any key is made.
+    oneLine((await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: port, AICS_OWNER_KID: "did:key:zBogus" })).output, "AICS_OWNER_KID")
     expect(await folderMissing(dataDir)).toBe(true)
   })
 

@@ -6,6 +6,7 @@ import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted }
 import { type AdmissionLimits, BUDGET_NAMES, BUDGETS, DEFAULT_CONNECTIONS_PER_ADDRESS, DEFAULT_REFUSAL_DELAY_MS, DEFAULT_REQUESTS_IN_FLIGHT_PER_ADDRESS } from "../domain/admission/budgets.js"
 import { type Cidr, LOOPBACK_PROXIES, parseCidrList } from "../domain/admission/clientAddress.js"
 import { DEFAULT_NOTICE_PERIOD_SECONDS } from "../domain/charter.js"
+import { isDidKey } from "../domain/identity/didKey.js"
 import type { GatePorts } from "../domain/discovery/site.js"
 import type { NetworkTerms } from "../domain/sup/contributions.js"
 import { witnessingConfig, type WitnessingSettings } from "./witnessSettings.js"
@@ -231,7 +232,9 @@ const settingsConfig = Effect.gen(function*() {
   const databasePool = yield* intBetween("AICS_DATABASE_POOL", 1, 100, 10)
   const checkWorkers = yield* intBetween("AICS_CHECK_WORKERS", 0, 16, 1)
   const ciphertextBudgetBytes = yield* intBetween("AICS_CIPHERTEXT_BUDGET_BYTES", 0, Number.MAX_SAFE_INTEGER, 10 * 1024 ** 3)
-  const ownerKid = yield* Config.option(Config.nonEmptyString("AICS_OWNER_KID"))
+  // Checked with the settings, so a mistyped kid is refused before the start makes any key.
+  const ownerKid = yield* checked(Config.option(Config.nonEmptyString("AICS_OWNER_KID")), "AICS_OWNER_KID",
+    (kid) => Option.isNone(kid) || isDidKey(kid.value), "must be the did:key of an Ed25519 key (did:key:z6Mk...)")
   const supAssetFile = yield* Config.option(Config.nonEmptyString("AICS_SUP_ASSET_FILE"))
   const noticePeriodSeconds = yield* intBetween("AICS_NOTICE_PERIOD_SECONDS", 1, 10 * 365 * 86_400, DEFAULT_NOTICE_PERIOD_SECONDS)
   const networks = yield* Config.mapOrFail(Config.withDefault(Config.string("AICS_SUP_NETWORKS"), ""), (text) =>

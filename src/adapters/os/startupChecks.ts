@@ -8,7 +8,8 @@
 // already holds a log; startupLine.ts words its refusal.
 
 import { constants } from "node:fs"
-import { access, readFile, stat } from "node:fs/promises"
+import { access, lstat, readFile, stat } from "node:fs/promises"
+import { dirname, resolve } from "node:path"
 import { createServer } from "node:net"
 import { createSecureContext } from "node:tls"
 import { Data, Effect } from "effect"
@@ -91,14 +92,29 @@ const certificatePair = (certFile: string, keyFile: string) =>
     })
   })
 
-/** The data folder, if it exists, is a folder this process may write. */
+/**
+ * The data folder is a folder this process may write, or, when it does not exist yet, its
+ * nearest existing parent is one (the start makes the rest), so a folder the start could
+ * not make is named with its variable rather than failing later in a store.
+ */
 const dataFolder = (dataDir: string) =>
   Effect.tryPromise({
     try: async () => {
-      const info = await stat(dataDir).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? undefined : Promise.reject(e)))
-      if (info === undefined) return
-      if (!info.isDirectory()) throw new Error("it is not a folder")
-      await access(dataDir, constants.R_OK | constants.W_OK | constants.X_OK)
+      let folder = resolve(dataDir)
+      for (;;) {
+        const info = await stat(folder).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? undefined : Promise.reject(e)))
+        if (info !== undefined) {
+          if (!info.isDirectory()) throw new Error(folder === resolve(dataDir) ? "it is not a folder" : `${folder} is not a folder`)
+          await access(folder, constants.R_OK | constants.W_OK | constants.X_OK).catch((e: NodeJS.ErrnoException) =>
+            Promise.reject(folder === resolve(dataDir) ? e : new Error(`it does not exist, and ${folder}, where it would be made, is not writable (${e.code ?? e.message})`)))
+          return
+        }
+        // A symbolic link whose target is gone looks missing to stat, and cannot be made.
+        if ((await lstat(folder).catch(() => undefined))?.isSymbolicLink() === true) throw new Error(`${folder} is a symbolic link to a path that does not exist`)
+        const parent = dirname(folder)
+        if (parent === folder) return
+        folder = parent
+      }
     },
     catch: (error) => new StartupProblem({ variable: "AICS_DATA_DIR", message: `cannot use the data folder ${dataDir} (AICS_DATA_DIR): ${reason(error)}` })
   })
