@@ -42,6 +42,11 @@ export interface WitnessStatus {
   readonly cosignedAgeSeconds: number | undefined
   /** Why the last attempt failed, when it did. */
   readonly error: string | undefined
+  /**
+   * The witness cosigned a larger tree of this origin than this log holds: it saw another
+   * history (this log went back, or forked). /healthz says DEGRADED while it lasts.
+   */
+  readonly sawAnotherHistory: boolean
 }
 
 export interface WitnessingStatus {
@@ -51,7 +56,7 @@ export interface WitnessingStatus {
   readonly witnesses: ReadonlyArray<WitnessStatus>
 }
 
-class Refusal extends Data.TaggedError("Refusal")<{ readonly detail: string }> {}
+class Refusal extends Data.TaggedError("Refusal")<{ readonly detail: string; readonly anotherHistory?: boolean }> {}
 
 interface Configured {
   readonly key: CosignerKey
@@ -64,7 +69,10 @@ interface Known {
   /** The size the witness said it last cosigned (a 409), when newer than the stored line. */
   readonly witnessSize: number | undefined
   readonly error: string | undefined
+  readonly anotherHistory: boolean
 }
+
+const UNKNOWN: Known = { stored: undefined, witnessSize: undefined, error: undefined, anotherHistory: false }
 
 const FIRST_BACKOFF = Duration.seconds(1)
 const MAX_BACKOFF = Duration.seconds(60)
@@ -95,9 +103,9 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
       if (key === undefined) return yield* Effect.dieMessage(`AICS_WITNESSES: ${w.vkey} is not a cosignature (0x04) verifier key whose key ID matches`)
       witnesses.push({ key, url: w.url, vkey: w.vkey })
     }
-    const known = yield* Ref.make(new Map<string, Known>(witnesses.map((w) => [w.vkey, { stored: undefined, witnessSize: undefined, error: undefined }])))
+    const known = yield* Ref.make(new Map<string, Known>(witnesses.map((w) => [w.vkey, UNKNOWN])))
     const update = (vkey: string, f: (k: Known) => Known) =>
-      Ref.update(known, (map) => new Map(map).set(vkey, f(map.get(vkey) ?? { stored: undefined, witnessSize: undefined, error: undefined })))
+      Ref.update(known, (map) => new Map(map).set(vkey, f(map.get(vkey) ?? UNKNOWN)))
 
     /** Takes the stored lines (another process may have collected them). */
     const reload = Effect.gen(function*() {
@@ -126,7 +134,7 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
         let old = k?.witnessSize ?? k?.stored?.size ?? 0
         for (let attempt = 0; attempt < 3; attempt++) {
           if (old > latest.size) {
-            return yield* new Refusal({ detail: `the witness cosigned size ${old} of this origin, above this log's ${latest.size}: it saw another history` })
+            return yield* new Refusal({ detail: `the witness cosigned size ${old} of this origin, above this log's ${latest.size}: it saw another history`, anotherHistory: true })
           }
           const proof = old === 0 ? [] : yield* reader.consistencyProof(old, latest.size)
           const reply = yield* transport.addCheckpoint(w.url, formatAddCheckpointRequest(old, proof, latest.note))
@@ -135,7 +143,7 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             if (cosigned === undefined) return yield* new Refusal({ detail: "the witness answered 200 without a valid cosignature by its key" })
             const record: CollectedCosignature = { witness: w.vkey, size: latest.size, line: cosigned.line, timestamp: cosigned.timestamp }
             yield* store.record(record)
-            yield* update(w.vkey, () => ({ stored: record, witnessSize: undefined, error: undefined }))
+            yield* update(w.vkey, () => ({ ...UNKNOWN, stored: record }))
             return
           }
           const size = reply.status === 409 && reply.contentType.startsWith(TLOG_SIZE_CONTENT_TYPE) ? parseTlogSize(reply.body) : undefined
@@ -169,8 +177,12 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           const detail = error._tag === "Refusal" ? error.detail
             : error._tag === "WitnessUnreachable" ? `unreachable: ${error.detail}`
             : `${error.operation}: ${error.detail}`
-          yield* update(w.vkey, (k) => ({ ...k, error: detail }))
-          yield* Effect.logWarning(`witness ${w.key.name} (${w.url}) did not cosign size ${latest.size}: ${detail}`)
+          const anotherHistory = error._tag === "Refusal" && error.anotherHistory === true
+          yield* update(w.vkey, (k) => ({ ...k, error: detail, anotherHistory }))
+          // A witness that holds a larger tree of this origin is evidence of a fork (a restored
+          // copy, say): an error, not a witness that is merely away.
+          const line = `witness ${w.key.name} (${w.url}) did not cosign size ${latest.size}: ${detail}`
+          yield* (anotherHistory ? Effect.logError(`${line} (docs/operations.md "Backups and restores")`) : Effect.logWarning(line))
           yield* Effect.sleep(backoff)
           backoff = Duration.min(Duration.times(backoff, 2), MAX_BACKOFF)
         }
@@ -200,7 +212,8 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           cosignedSize: stored?.size,
           cosignedAt: stored?.timestamp,
           cosignedAgeSeconds: stored === undefined ? undefined : Math.max(0, nowSeconds - stored.timestamp),
-          error: map.get(w.vkey)?.error
+          error: map.get(w.vkey)?.error,
+          sawAnotherHistory: map.get(w.vkey)?.anotherHistory === true
         }
       })
       return {

@@ -1,7 +1,8 @@
 // The service's health, as /healthz, /v2/stats (`status`) and the /stats page report it
 // (docs/spec/service.md "Telemetry" /healthz): DIVERGED when the log diverged from its tiles (it then
 // refuses new leaves), DEGRADED when the tiles are not being written, the ciphertext budget
-// is exhausted, agent writes are held or the projection store cannot be read or folded, else OK.
+// is exhausted, agent writes are held, the projection store cannot be read or folded, or a
+// witness holds a larger tree of this origin than the log (it saw another history), else OK.
 // From what the process holds, in constant time: whether agent writes are held is governance,
 // a resident part (domain/write/stateAreas.ts) the projection holds whole; reading it first
 // folds what the sequencer committed since the last read (usually nothing).
@@ -10,6 +11,7 @@ import { Effect } from "effect"
 import { agentWritesHeld } from "../domain/governance/freeze.js"
 import { withoutServerPaths } from "../domain/http/serverPaths.js"
 import { BodyLedger } from "./BodyLedger.js"
+import { CosignatureCollector } from "./CosignatureCollector.js"
 import { LogStatus, type LogState } from "./LogStatus.js"
 import { Projection } from "./Projection.js"
 import { damageFound } from "./StartupDamage.js"
@@ -29,6 +31,7 @@ export const serviceHealth = Effect.gen(function*() {
   const ledger = yield* BodyLedger
   const reader = yield* StateReader
   const projection = yield* Projection
+  const witnessing = yield* CosignatureCollector
   // The freeze as last read: what the report says while the projection store cannot be read.
   let lastHeld = false
   return Effect.gen(function*() {
@@ -42,6 +45,9 @@ export const serviceHealth = Effect.gen(function*() {
     if (read._tag === "Right") lastHeld = agentWritesHeld(read.right)
     const unavailable = read._tag === "Left" ? read.left : yield* projection.foldError
     if (unavailable !== undefined) reasons.push(withoutServerPaths(`projection_unavailable: ${unavailable.message}`))
+    for (const w of (yield* witnessing.status).witnesses) {
+      if (w.sawAnotherHistory) reasons.push(withoutServerPaths(`witness_saw_another_history: ${w.name}: ${w.error ?? ""}`))
+    }
     const held = lastHeld
     if (held) reasons.push("agent_writes_held")
     const report: HealthReport = {

@@ -125,6 +125,8 @@ describe("CosignatureCollector", () => {
       const collector = yield* CosignatureCollector
       const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
       expect(status.witnesses[0]!.error).toContain("unreachable: connection refused")
+      // A witness away is not a witness that saw another history.
+      expect(status.witnesses[0]!.sawAnotherHistory).toBe(false)
       expect(status.cosigningLatest).toBe(0)
       witness.down = false
       yield* until(cosignedSize, (s) => s === 5)
@@ -151,6 +153,8 @@ describe("CosignatureCollector", () => {
       const collector = yield* CosignatureCollector
       const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
       expect(status.witnesses[0]!.error).toContain("it saw another history")
+      // Evidence of a fork: what /healthz turns DEGRADED on (app/ServiceHealth.ts).
+      expect(status.witnesses[0]!.sawAnotherHistory).toBe(true)
       expect(witness.requests).toEqual([0])
       expect(witness.state?.size).toBe(20)
     }))
