@@ -77,8 +77,9 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
         // checkpoint published (which clients, witnesses and receipts hold) would now sign
         // another history under the same key, and without the old tiles nothing here can
         // tell. Said once, where an operator reads it.
+        // A new log has its charter alone until the first checkpoint, a second away: not a copy.
         const size = yield* judge.logSize
-        if (size > 0) {
+        if (size > 1) {
           yield* Effect.logWarning(`no published checkpoint beside a log of ${size} leaves: the tiles are rebuilt from the log. If this data was restored from a copy, it must hold every leaf any checkpoint ever covered, or this log now forks (docs/operations.md "Backups and restores")`)
         }
         return undefined

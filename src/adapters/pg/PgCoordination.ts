@@ -113,28 +113,33 @@ export const PgCoordinationLive = (
     const pg = yield* PgClient.PgClient
     const unclaimedTimeout = options.unclaimedTimeout ?? Duration.seconds(10)
 
-    // Channel names: NOTIFY is database-wide, and each schema is a deployment of its own.
+    // One channel (NOTIFY is database-wide, and each schema is a deployment of its own), its
+    // payload "<kind> <detail>": one LISTEN on @effect/sql-pg's one listening connection. A
+    // channel a kind, three LISTENs issued at once, had node-postgres warn at every start
+    // that a query was sent while another ran (deprecated, an error from pg 9).
     const [{ schema }] = (yield* sql<{ schema: string }>`SELECT current_schema() AS schema`.pipe(storage("open"))) as [{ schema: string }]
-    const channel = (kind: string) => `aics_${kind}_${schema}`.slice(0, 63)
-    const SUBMITTED = channel("submitted")
-    const ANSWERED = channel("answered")
-    const APPENDED = channel("appended")
-    const notify = (name: string, payload: string) => Effect.asVoid(sql`SELECT pg_notify(${name}, ${payload})`)
+    const CHANNEL = `aics_coordination_${schema}`.slice(0, 63)
+    type Kind = "submitted" | "answered" | "appended"
+    const notify = (kind: Kind, detail: string) => Effect.asVoid(sql`SELECT pg_notify(${CHANNEL}, ${`${kind} ${detail}`})`)
 
-    /** Wakes fed by LISTEN; a lost or failed listener only slows things to the polls. */
-    const listening = (name: string) =>
-      Effect.gen(function*() {
-        const wake = yield* Queue.sliding<void>(1)
-        yield* Effect.forkScoped(pg.listen(name).pipe(
-          Stream.runForEach(() => Queue.offer(wake, undefined)),
-          Effect.catchAll((error) => Effect.logWarning("LISTEN failed; polling instead", error).pipe(Effect.annotateLogs({ channel: name }))),
-          Effect.retry(Schedule.spaced(Duration.seconds(1)))
-        ))
-        return (poll: Duration.Duration) => Effect.asVoid(Queue.take(wake).pipe(Effect.timeoutOption(poll)))
-      })
-    const submittedWake = yield* listening(SUBMITTED)
-    const answeredWake = yield* listening(ANSWERED)
-    const appendedWake = yield* listening(APPENDED)
+    // Wakes fed by LISTEN, one a kind; a lost or failed listener only slows things to the polls.
+    const wakes = {
+      submitted: yield* Queue.sliding<void>(1),
+      answered: yield* Queue.sliding<void>(1),
+      appended: yield* Queue.sliding<void>(1)
+    }
+    yield* Effect.forkScoped(pg.listen(CHANNEL).pipe(
+      Stream.runForEach((payload) => {
+        const kind = payload.split(" ", 1)[0]
+        return kind === "submitted" || kind === "answered" || kind === "appended" ? Queue.offer(wakes[kind], undefined) : Effect.void
+      }),
+      Effect.catchAll((error) => Effect.logWarning("LISTEN failed; polling instead", error).pipe(Effect.annotateLogs({ channel: CHANNEL }))),
+      Effect.retry(Schedule.spaced(Duration.seconds(1)))
+    ))
+    const waking = (kind: Kind) => (poll: Duration.Duration) => Effect.asVoid(Queue.take(wakes[kind]).pipe(Effect.timeoutOption(poll)))
+    const submittedWake = waking("submitted")
+    const answeredWake = waking("answered")
+    const appendedWake = waking("appended")
 
     // The lease's own connection.
     const redacted = typeof url === "string" ? Redacted.make(url) : url
@@ -204,7 +209,7 @@ export const PgCoordinationLive = (
         const [row] = yield* sql<{ id: string }>`WITH stored AS (
             INSERT INTO aics_relay (envelope_jcs, body)
             VALUES (${submission.envelopeJcs}, ${submission.body === null ? null : Buffer.from(submission.body)}) RETURNING id
-          ) SELECT id, pg_notify(${SUBMITTED}, id::text) FROM stored`
+          ) SELECT id, pg_notify(${CHANNEL}, 'submitted ' || id::text) FROM stored`
         const id = String(row!.id)
         waiting.set(id, done)
         const answered = yield* Deferred.await(done).pipe(Effect.timeoutOption(unclaimedTimeout))
@@ -242,7 +247,7 @@ export const PgCoordinationLive = (
         sql`UPDATE aics_relay SET outcome = t.outcome, answered_at = now()
           FROM unnest(${answers.map((a) => a.id)}::bigint[], ${answers.map((a) => JSON.stringify(toJson(a.outcome)))}::jsonb[]) AS t(id, outcome)
           WHERE aics_relay.id = t.id AND aics_relay.claimed_epoch = ${fence.epoch} AND aics_relay.outcome IS NULL`,
-        notify(ANSWERED, String(answers.length))
+        notify("answered", String(answers.length))
       ).pipe(storage("answer"))
 
     // Answers nobody read (the relaying process died) are dropped after a while. The
@@ -258,7 +263,7 @@ export const PgCoordinationLive = (
       ids.length === 0 ? Effect.void : Effect.zipRight(
         sql`UPDATE aics_relay SET claimed_at = NULL, claimed_epoch = NULL
           WHERE id = ANY(${ids}::bigint[]) AND claimed_epoch = ${fence.epoch} AND outcome IS NULL`,
-        notify(SUBMITTED, "released")
+        notify("submitted", "released")
       ).pipe(storage("release"))
 
     return Coordination.of({
@@ -269,7 +274,7 @@ export const PgCoordinationLive = (
       answer,
       orphans,
       release,
-      announce: (size) => notify(APPENDED, String(size)).pipe(storage("announce")),
+      announce: (size) => notify("appended", String(size)).pipe(storage("announce")),
       appended: Stream.repeatEffect(appendedWake(APPENDED_POLL))
     })
   }))
