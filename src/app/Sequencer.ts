@@ -63,7 +63,7 @@
 // filesystem, Coordination is one process's own (MemoryCoordination): the lease is taken at
 // once and never lost, so this is the single-node path, at the same speed.
 
-import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Layer, Option, Queue, Schedule, Stream, SubscriptionRef, type Tracer } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Layer, Option, Queue, Schedule, Stream, SubscriptionRef, type Tracer } from "effect"
 import { entryBytesFromJcs } from "../domain/envelope/leaf.js"
 import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
 import { refuse, type Refusal } from "../domain/write/refusal.js"
@@ -464,7 +464,14 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     }).pipe(Effect.catchAll((error) => Effect.logError("queued submissions could not be handed over", error)))
 
     const leadOnce = Effect.scoped(Effect.gen(function*() {
+      // The lease is at once this process's on the filesystem; on PostgreSQL another node may
+      // hold it, and this one says so rather than saying nothing about its role.
+      const waiting = yield* Effect.forkScoped(Effect.zipRight(
+        Effect.sleep(Duration.seconds(2)),
+        Effect.logInfo("another process sequences the log: this one hands it its writes, serves reads, and takes over if it stops")
+      ))
       const lease = yield* coordination.lease
+      yield* Fiber.interrupt(waiting)
       yield* catchUp
       yield* settleOrphans(lease.fence)
       leadingFence = lease.fence

@@ -45,6 +45,9 @@ describe.skipIf(!db.multiSession)("the names projection on two nodes", () => {
     nodes = [...(await startNodes(url, 2)).nodes]
     const [a, b] = nodes as [Node, Node]
     expect(leaderOf(nodes)).toBe(a)
+    // The node that does not sequence says what it does instead.
+    await expect.poll(() => b.output(), { timeout: 10_000 }).toContain("another process sequences the log: this one hands it its writes")
+    expect(a.output()).not.toContain("another process sequences the log")
 
     await claimOn(a, "heron-on-a")
     await claimOn(b, "heron-on-b")

@@ -27,7 +27,7 @@ export const startupLines = (settings: ServiceSettings, ownerKid: string) =>
       (yield* exists(ownerKeyPath))
         ? [`Owner ${ownerKid}: its key file is ${ownerKeyPath}; use it with AICS_OWNER_KEY=${ownerKeyPath} aics admin <operation>, then move it off this machine`,
           { event: "owner", owner_kid: ownerKid, path: ownerKeyPath }]
-        : [`Owner ${ownerKid} (AICS_OWNER_KID): owner operations are signed with its key file, aics admin --key <file>`,
+        : [`Owner ${ownerKid} (AICS_OWNER_KID, or owner.kid): owner operations are signed with its key file, kept off this machine: AICS_OWNER_KEY=<file> aics admin <operation>`,
           { event: "owner", owner_kid: ownerKid }],
       [gate.plaintext === 0 && gate.tls === 0
         ? "Text gate: off (AICS_GATE_PORT, AICS_GATE_TLS_PORT turn it on); the HTTP gate is at /t"
