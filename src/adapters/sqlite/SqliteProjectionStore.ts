@@ -336,7 +336,9 @@ const watchedForDamage = (filename: string, store: ProjectionStore["Type"]) => E
     name,
     Effect.isEffect(member)
       ? watch(member as Effect.Effect<unknown, StorageError>)
-      : (...args: Array<unknown>) => watch((member as (...args: Array<unknown>) => Effect.Effect<unknown, StorageError>)(...args))
+      : typeof member === "function"
+      ? (...args: Array<unknown>) => watch((member as (...args: Array<unknown>) => Effect.Effect<unknown, StorageError>)(...args))
+      : member
   ]))
   return ProjectionStore.of(watched as unknown as ProjectionStore["Type"])
 })
