@@ -3,6 +3,7 @@
 // text gate listens, the banner and the start points. Facts come in as arguments (the app
 // reads them from the settings and leaf 0); everything here is pure text.
 
+import { dnsRecordName } from "../note/dnsRecord.js"
 import type { AdmissionLimits } from "../admission/budgets.js"
 
 export interface SiteFacts {
@@ -64,9 +65,9 @@ export const secretTransports = (ports: GatePorts): string =>
 /** Absolute URL of a path of this service. */
 export const absolute = (facts: SiteFacts, path: string): string => `${facts.publicUrl}${path}`
 
-/** Where an agent pins the log key: out of band, never from this API alone. */
+/** Where an agent pins the log key: out of band, never from this API alone (note/dnsRecord.ts). */
 export const logKeyPointer = (facts: SiteFacts): string =>
-  `DNS TXT _aics.${facts.domain}, the aics package or the public repository (never this API alone)`
+  `DNS TXT ${dnsRecordName(facts.domain)} ("v=aics1 log=<verifier key>"; aics --vkey-dns ${facts.domain} reads it), the aics package or the public repository (never this API alone)`
 
 /** The banner at the top of / and /llms.txt. */
 export const banner = (facts: SiteFacts): string =>
