@@ -75,7 +75,8 @@ export const recoverLog = (files: LogFiles, hasher: TreeHasher): Effect.Effect<R
       const offset = readUint64(yield* readExactly(files.offsets, OFFSET_SIZE, OFFSET_SIZE * (trusted - 1), "offsets"), 0)
       const last = yield* scanRecords(files.leaves, hasher, offset, leavesLength, 1)
       if (last.offsets.length !== 1) {
-        return yield* damaged(`leaf ${trusted - 1}, which was synced, has no valid record at byte ${offset}`)
+        return yield* damaged(`leaf ${trusted - 1}, which was synced, has no valid record at byte ${offset}: the log's files disagree ` +
+          `(a damaged disk, or a copy of a running service's files taken out of order; restore a copy made while it was stopped or from a snapshot: docs/operations.md "Backups and restores")`)
       }
       scanFrom = last.end
     }
@@ -110,6 +111,14 @@ export const recoverLog = (files: LogFiles, hasher: TreeHasher): Effect.Effect<R
     yield* settleTail(files.hashes, "hashes", HASH_SIZE * trustedHashes, hashesTail, hashesLength)
     if (leavesLength !== scanned.end) {
       yield* attempt("recover", "truncating leaves", () => files.leaves.truncate(scanned.end))
+    }
+
+    // Leaves the offsets named that were not whole: the group a crash cut short (never an
+    // acknowledged one), or the tail of a copy taken while the service wrote. Said, so that
+    // neither goes unnoticed.
+    const named = Math.floor(offsetsLength / OFFSET_SIZE)
+    if (size < named) {
+      yield* Effect.logWarning(`log: the offsets named ${named} leaves, the last ${named - size} with no whole record (a write cut short by a crash, or a copy taken while the service wrote); the log holds ${size}`)
     }
 
     // Step 4: make what recovery kept and changed durable before anything is served.

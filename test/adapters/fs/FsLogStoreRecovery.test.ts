@@ -7,7 +7,7 @@ import { describe, expect } from "vitest"
 import { it } from "@effect/vitest"
 import { appendFile, open, stat, truncate, unlink } from "node:fs/promises"
 import { join } from "node:path"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Logger } from "effect"
 import { NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { FsLogStoreLive } from "../../../src/adapters/fs/FsLogStore.js"
 import { MAX_UNSYNCED_LEAVES, recordSize } from "../../../src/adapters/fs/logLayout.js"
@@ -145,6 +145,21 @@ describe("FsLogStore recovery", () => {
       yield* recoversTo(dir, prefix(model, n + 25))
     }))
 
+  it.scoped("says how many leaves the offsets named that it did not keep", () =>
+    Effect.gen(function*() {
+      const { dir, model } = yield* storeWith([40])
+      // A copy taken out of order: the leaves file 7 records short of what the offsets name.
+      yield* Effect.promise(() => truncate(join(dir, "leaves"), leavesLength(model, 33) + 3))
+      const lines: Array<string> = []
+      const logger = Logger.make(({ message }) => void lines.push(String(Array.isArray(message) ? message.join(" ") : message)))
+      expect(yield* withStore(dir, (store) => store.size).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))).toBe(33)
+      expect(lines).toContain("log: the offsets named 40 leaves, the last 7 with no whole record (a write cut short by a crash, or a copy taken while the service wrote); the log holds 33")
+      // A clean store says nothing.
+      lines.length = 0
+      yield* withStore(dir, (store) => store.size).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      expect(lines).toEqual([])
+    }))
+
   it.scoped("refuses to open when a synced record is damaged", () =>
     Effect.gen(function*() {
       const n = MAX_UNSYNCED_LEAVES + 100
@@ -154,5 +169,6 @@ describe("FsLogStore recovery", () => {
       const error = yield* Effect.flip(withStore(dir, (store) => store.size))
       expect(error._tag).toBe("StorageError")
       expect(error.detail).toContain("leaf 99")
+      expect(error.detail).toContain("Backups and restores")
     }))
 })
