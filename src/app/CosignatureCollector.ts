@@ -177,12 +177,15 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           const detail = error._tag === "Refusal" ? error.detail
             : error._tag === "WitnessUnreachable" ? `unreachable: ${error.detail}`
             : `${error.operation}: ${error.detail}`
+          // Sticky until the witness cosigns this log again: once this log outgrows the
+          // witness's tree, the fork shows as a proof the witness refuses, not as a size.
           const anotherHistory = error._tag === "Refusal" && error.anotherHistory === true
-          yield* update(w.vkey, (k) => ({ ...k, error: detail, anotherHistory }))
+          const before = (yield* Ref.get(known)).get(w.vkey)
+          yield* update(w.vkey, (k) => ({ ...k, error: detail, anotherHistory: k.anotherHistory || anotherHistory }))
           // A witness that holds a larger tree of this origin is evidence of a fork (a restored
           // copy, say): an error, not a witness that is merely away.
           const line = `witness ${w.key.name} (${w.url}) did not cosign size ${latest.size}: ${detail}`
-          yield* (anotherHistory ? Effect.logError(`${line} (docs/operations.md "Backups and restores")`) : Effect.logWarning(line))
+          yield* (anotherHistory || before?.anotherHistory === true ? Effect.logError(`${line} (docs/operations.md "Backups and restores")`) : Effect.logWarning(line))
           yield* Effect.sleep(backoff)
           backoff = Duration.min(Duration.times(backoff, 2), MAX_BACKOFF)
         }

@@ -30,7 +30,10 @@ const termsOf = (g: Record<string, unknown>): GrantTerms => ({
  */
 export const grantsToCarry = async (client: LogClient, keyPath: string): Promise<ReadonlyArray<CarriedGrant>> => {
   const [current, ...retired] = keysOfFile(await readAgentKeyFile(keyPath))
-  const already = new Set((await grantsOf(client, current!.kid)).filter((g) => g["in_force"] === true).map((g) => String(g["sender"])))
+  // A grant to one of the file's own keys (taken before such grants became a usage error)
+  // is not carried: the new key needs no leave to write to itself.
+  const own = new Set([current!.kid, ...retired.map((key) => key.kid)])
+  const already = new Set([...own, ...(await grantsOf(client, current!.kid)).filter((g) => g["in_force"] === true).map((g) => String(g["sender"]))])
   const carried: Array<CarriedGrant> = []
   for (const old of retired) {
     for (const g of await grantsOf(client, old.kid)) {

@@ -184,7 +184,7 @@ const strictParse = (argv: ReadonlyArray<string>) => {
   } catch (error) {
     // `aics get -1` and `--until -1` read as options to the parser; what the user meant is a
     // number, and every number the commands take (an index, a count, an amount, a time) is 0 or more.
-    const negative = argv.find((a) => /^-\d/.test(a))
+    const negative = argv.find((a) => /^-\d+$/.test(a))
     if (negative !== undefined) throw usageError(`${JSON.stringify(negative)}: the numbers aics takes (indexes, counts, amounts, times) are never negative`)
     throw usageError(error instanceof Error ? error.message : String(error))
   }

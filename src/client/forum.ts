@@ -120,7 +120,9 @@ export const keyNameFacts = async (
 ): Promise<{ readonly name: string | null; readonly current: boolean; readonly retiredAt: number | null } | null> => {
   const path = `/v2/keys/${encodeURIComponent(kid)}`
   const answer = await getJson(client.service, path).catch((error: unknown) => {
-    if (error instanceof ClientError && error.kind === "not_found") return null
+    // The service's own word that it holds no envelope of the key; any other 404 (a wrong
+    // --server path, say) is not an answer about the key.
+    if (error instanceof ClientError && error.kind === "not_found" && error.message.includes("404 key_not_found")) return null
     throw error
   })
   if (answer === null) return null

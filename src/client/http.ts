@@ -68,8 +68,13 @@ const expectOk = async (response: Response, path: string): Promise<Response> => 
   throw await unexpectedAnswer(`GET ${path}`, response)
 }
 
+/**
+ * The bytes of a tile, a bundle or a checkpoint: what the log promised to serve (every tile
+ * of a size it signed), so a 404 is the log failing its protocol, not a thing that is not there.
+ */
 export const getBytes = async (service: Service, path: string): Promise<Uint8Array> => {
-  const response = await expectOk(await send(service, path), path)
+  const response = await send(service, path)
+  if (response.status !== 200) throw protocolError(`GET ${path}: ${await describeProblem(response)}`)
   return new Uint8Array(await response.arrayBuffer())
 }
 

@@ -53,13 +53,20 @@ export interface Rotation {
 
 /**
  * The name to move: --name, else the one the key file records, else (a file made before
- * names were recorded) the one the log says the key acts for.
+ * names were recorded) the one the log says the key holds or held. `recover` takes a name
+ * the key no longer acts for (someone else rotated it: that is what recovery is for);
+ * `rotate` needs the key to act for it still.
  */
-const nameOf = async (client: LogClient, key: AgentKey, name: string | undefined): Promise<string> => {
-  const held = name === undefined && key.name === null ? await keyNameFacts(client, key.kid) : null
-  const chosen = name ?? key.name ?? (held?.current === true ? held.name : null)
-  if (chosen === null) throw usageError(`${key.kid} acts for no name, and a rotation moves a name to a new key: claim one first (aics claim <name>)`)
-  return checkedName(chosen)
+const nameOf = async (client: LogClient, key: AgentKey, name: string | undefined, how: PreviousKey["how"]): Promise<string> => {
+  if (name !== undefined || key.name !== null) return checkedName(name ?? key.name!)
+  const held = await keyNameFacts(client, key.kid)
+  if (held === null || held.name === null) {
+    throw usageError(`${key.kid} acts for no name, and a rotation moves a name to a new key: claim one first (aics claim <name>)`)
+  }
+  if (how === "rotate" && !held.current) {
+    throw usageError(`${key.kid} was retired from ${held.name}${held.retiredAt === null ? "" : ` by leaf ${held.retiredAt}`}: a retired key rotates nothing; the name's recovery key can take it back (aics recover --recovery-key <file>)`)
+  }
+  return checkedName(held.name)
 }
 
 /** The pending new key of the file, chosen and saved now if there is none. */
@@ -92,7 +99,7 @@ const finish = async (
 /** Moves the key file's name to a new key, signed by the current key. */
 export const rotate = async (client: LogClient, keyPath: string, options: { readonly name?: string | undefined } = {}): Promise<Rotation> => {
   const read = await readAgentKeyFile(keyPath)
-  const name = await nameOf(client, read, options.name)
+  const name = await nameOf(client, read, options.name, "rotate")
   const { key, seed } = await pendingKey(keyPath, read)
   const { newKid, newSig } = rotationProof(seed, { name, origin: client.vkey.name, prevKid: key.kid })
   const draft = rotateDraft(name, newKid, newSig)
@@ -125,7 +132,7 @@ export const recover = async (
   const read = await readAgentKeyFile(keyPath)
   const recoveryKey = await readAgentKeyFile(recoveryKeyPath)
   if (recoveryKey.kid === read.kid) throw usageError("the recovery key file holds the same key as the key file")
-  const name = await nameOf(client, read, options.name)
+  const name = await nameOf(client, read, options.name, "recover")
   const { view } = await fetchNameView(client, name)
   const { key, seed } = await pendingKey(keyPath, read)
   const { newKid, newSig } = rotationProof(seed, { name, origin: client.vkey.name, prevKid: view.kid })

@@ -15,7 +15,7 @@ export interface VkeySources {
   readonly vkeyFile?: string | undefined
   /** An instance domain whose `_aics.<domain>` TXT record names the key. */
   readonly vkeyDns?: string | undefined
-  /** The DNS server to ask (`host` or `host:port`, AICS_DNS_SERVER), else the system's. */
+  /** The DNS server to ask (an IP address, optionally with a port: AICS_DNS_SERVER), else the system's. */
   readonly dnsServer?: string | undefined
   readonly env?: string | undefined
 }
@@ -28,7 +28,14 @@ export interface VkeySources {
 const vkeyFromDns = async (domain: string, server: string | undefined): Promise<string> => {
   const name = dnsRecordName(domain)
   const resolver = new Resolver({ timeout: 5_000, tries: 2 })
-  if (server !== undefined) resolver.setServers([server])
+  if (server !== undefined) {
+    try {
+      resolver.setServers([server])
+    } catch {
+      // node:dns takes addresses only: a resolver is not found by name.
+      throw usageError(`AICS_DNS_SERVER must be an IP address, optionally with a port (127.0.0.1:5353, [::1]:53), got ${JSON.stringify(server)}`)
+    }
+  }
   let records: Array<Array<string>>
   try {
     records = await resolver.resolveTxt(name)

@@ -157,6 +157,12 @@ describe("CosignatureCollector", () => {
       expect(status.witnesses[0]!.sawAnotherHistory).toBe(true)
       expect(witness.requests).toEqual([0])
       expect(witness.state?.size).toBe(20)
+      // It stays said through later failures of other kinds (the log grown past the witness's
+      // size, the witness down), until the witness cosigns this log.
+      witness.down = true
+      yield* publish(latest, 25)
+      const later = yield* until(collector.status, (s) => s.witnesses[0]!.error?.startsWith("unreachable") === true)
+      expect(later.witnesses[0]!.sawAnotherHistory).toBe(true)
     }))
   })
 })

@@ -43,5 +43,8 @@ describe("the log key from DNS", () => {
     expect(await failure("absent.test")).toMatchObject({ kind: "usage", message: "no TXT record at _aics.absent.test: is absent.test the service's instance domain? (or pass --vkey)" })
     expect(await failure("nokey.test")).toMatchObject({ kind: "usage", message: 'DNS TXT _aics.nokey.test: a "v=aics1" record has no log=<verifier key>' })
     expect(await failure("garbled.test")).toMatchObject({ kind: "usage", message: 'not an Ed25519 signed-note verifier key: "not-a-key"' })
+    await expect(loadVkey({ vkeyDns: "example.test", dnsServer: "dns.example:53" })).rejects.toMatchObject({
+      kind: "usage", message: 'AICS_DNS_SERVER must be an IP address, optionally with a port (127.0.0.1:5353, [::1]:53), got "dns.example:53"'
+    })
   })
 })

@@ -135,7 +135,7 @@ export const admitted = <E, R>(
       return yield* Effect.tap(refused, (response) => deliver(response))
     }
     // The app sends its answer itself, so a handler's 429 is held where it is made
-    // (tooManyRequests, writeRoute.ts) for as long as RefusalDelay says; it keeps its turn
+    // (tooManyRequests, writeRoute.ts) for as long as the refusal delay says; it keeps its turn
     // meanwhile, so a flood's refusals, too, come a few at a time.
     const fields = verdict.fields
     const served = Effect.locally(serve, CurrentAdmission, { client, refusalDelayMs: delay, rateLimit: fields })

@@ -303,8 +303,12 @@ const trigramsAround = (part: string): string =>
 /** Where a damaged state.db goes: beside it, named for the moment it was found. */
 const asideOf = (filename: string) => `${filename}.damaged-${Date.now()}`
 
+/** Moves the file and its WAL aside; fails with the reason when the database file itself stays. */
 const moveAside = (filename: string, aside: string) =>
-  Effect.forEach(["", "-wal", "-shm"], (suffix) => Effect.tryPromise(() => rename(`${filename}${suffix}`, `${aside}${suffix}`)).pipe(Effect.ignore), { discard: true })
+  Effect.gen(function*() {
+    yield* Effect.tryPromise(() => rename(filename, aside)).pipe(Effect.mapError((error) => describe(error)))
+    for (const suffix of ["-wal", "-shm"]) yield* Effect.tryPromise(() => rename(`${filename}${suffix}`, `${aside}${suffix}`)).pipe(Effect.ignore)
+  })
 
 /**
  * The store, with damage found while it serves (a page SQLite reads as corrupt, found by the
@@ -321,15 +325,18 @@ const watchedForDamage = (filename: string, store: ProjectionStore["Type"]) => E
     if (found || !isDamaged(error)) return Effect.void
     found = true
     const aside = asideOf(filename)
-    const reason = new StorageError({
-      operation: "state.db",
-      detail: `state.db is damaged (${error.detail}); it was moved to ${aside}: start the service again and it rebuilds the projection from the log`,
-      cause: error
+    return Effect.gen(function*() {
+      const moved = yield* Effect.either(moveAside(filename, aside))
+      const reason = new StorageError({
+        operation: "state.db",
+        detail: moved._tag === "Right"
+          ? `state.db is damaged (${error.detail}); it was moved to ${aside}: start the service again and it rebuilds the projection from the log`
+          : `state.db is damaged (${error.detail}) and could not be moved aside (${moved.left}): delete ${filename} and ${filename}-wal, then start the service again; it rebuilds the projection from the log`,
+        cause: error
+      })
+      yield* Effect.logError(`${reason.detail}; the service stops`)
+      if (Option.isSome(halt)) yield* halt.value.halt(reason)
     })
-    return Effect.zipRight(
-      Effect.zipRight(moveAside(filename, aside), Effect.logError(`${reason.detail}; the service stops`)),
-      Option.match(halt, { onNone: () => Effect.void, onSome: (service) => service.halt(reason) })
-    )
   }
   const watch = <A>(effect: Effect.Effect<A, StorageError>) => Effect.tapError(effect, onError)
   const watched = Object.fromEntries(Object.entries(store).map(([name, member]) => [
@@ -363,7 +370,7 @@ export const SqliteProjectionStoreLive = (filename: string): Layer.Layer<Project
       const aside = asideOf(filename)
       return Layer.unwrapEffect(Effect.gen(function*() {
         yield* Effect.logError(`state.db cannot be used (${Cause.pretty(cause).split("\n")[0]}); moved to ${aside}, the projection is rebuilt from the log`)
-        yield* moveAside(filename, aside)
+        yield* Effect.ignore(moveAside(filename, aside))
         return openAt(filename).pipe(Layer.mapError((error) =>
           error instanceof StorageError ? error : new StorageError({ operation: "open state.db", detail: describe(error), cause: error })))
       }))
