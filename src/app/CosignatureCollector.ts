@@ -6,6 +6,10 @@
 //      knows (its stored cosignature, or what a 409 said; 0 at first), with the consistency
 //      proof from that size;
 //   2. a 409 names the witness's size: the request is made again from there, at once;
+//      a size above the checkpoint at hand is judged against the log store's size (below,
+//      overWitnessedSize): above it, the witness saw another history (sticky, an error);
+//      within it, another node published the larger checkpoint and this process is behind:
+//      it waits for that checkpoint, quietly;
 //   3. a 200's lines are checked (the witness's key, the checkpoint's exact text) and the
 //      line is stored (Cosignatures port), so every process serves it;
 //   4. any other answer, or none, is retried with exponential backoff (1 s to 60 s).
@@ -22,6 +26,7 @@ import { formatAddCheckpointRequest, parseTlogSize, TLOG_SIZE_CONTENT_TYPE } fro
 import { Clock } from "../ports/Clock.js"
 import { Cosignatures, type CollectedCosignature } from "../ports/Cosignatures.js"
 import { Crypto } from "../ports/Crypto.js"
+import { LogStore } from "../ports/LogStore.js"
 import { WitnessTransport } from "../ports/WitnessTransport.js"
 import { LogNotary } from "./LogNotary.js"
 import { LogReader } from "./LogReader.js"
@@ -43,8 +48,9 @@ export interface WitnessStatus {
   /** Why the last attempt failed, when it did. */
   readonly error: string | undefined
   /**
-   * The witness cosigned a larger tree of this origin than this log holds: it saw another
-   * history (this log went back, or forked). /healthz says DEGRADED while it lasts.
+   * The witness cosigned a larger tree of this origin than this log holds (the log store's
+   * size, not the checkpoint this process has at hand): it saw another history (this log
+   * went back, or forked). /healthz says DEGRADED while it lasts.
    */
   readonly sawAnotherHistory: boolean
 }
@@ -57,6 +63,14 @@ export interface WitnessingStatus {
 }
 
 class Refusal extends Data.TaggedError("Refusal")<{ readonly detail: string; readonly anotherHistory?: boolean }> {}
+
+/**
+ * The witness cosigned a larger checkpoint than the one this process submits, but one the
+ * log holds: another node sharing the log published it (this one has not adopted it yet,
+ * having just taken the lease, or was deposed without noticing yet). Not a failure: this
+ * process waits for that checkpoint (Publisher.adoptPublished) and goes on from there.
+ */
+class CheckpointBehind extends Data.TaggedError("CheckpointBehind")<{ readonly witnessSize: number; readonly checkpointSize: number }> {}
 
 interface Configured {
   readonly key: CosignerKey
@@ -77,6 +91,10 @@ const UNKNOWN: Known = { stored: undefined, witnessSize: undefined, error: undef
 const FIRST_BACKOFF = Duration.seconds(1)
 const MAX_BACKOFF = Duration.seconds(60)
 const MAX_REASON = 300
+/** How long a process behind the witness waits for the newer checkpoint before it asks again. */
+const BEHIND_WAIT = Duration.seconds(1)
+/** The least it waits: a diverged log's publisher answers at once and adopts nothing. */
+const BEHIND_PAUSE = Duration.millis(100)
 
 export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector")<CosignatureCollector, {
   /** The cosignature lines of the checkpoint of this size, in the order of AICS_WITNESSES. */
@@ -93,6 +111,7 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
     const reader = yield* LogReader
     const notary = yield* LogNotary
     const store = yield* Cosignatures
+    const logStore = yield* LogStore
     const transport = yield* WitnessTransport
     const { leading } = yield* NodeRole
     const settings = config.witnessing ?? noWitnessing(config.domain)
@@ -128,14 +147,27 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
       return sig === undefined ? undefined : { line: signatureLine(sig), timestamp }
     }
 
+    /**
+     * The witness holds a larger tree than the checkpoint at hand: a fork only when the log
+     * itself holds fewer leaves. The log store's size is the truth: on PostgreSQL it is the
+     * shared head row, which every node's appends move, whereas this process's checkpoint
+     * and LogWriter size may lag what another node appended and published. A checkpoint
+     * the witness cosigned was published after its leaves were durable, so a log that went
+     * on from it holds at least that many. A size that cannot be read is a plain failure,
+     * retried: never a fork by guess.
+     */
+    const overWitnessedSize = (witnessSize: number, latest: PublishedCheckpoint) =>
+      Effect.flatMap(logStore.size, (logSize): Effect.Effect<never, Refusal | CheckpointBehind> =>
+        witnessSize > logSize
+          ? Effect.fail(new Refusal({ detail: `the witness cosigned size ${witnessSize} of this origin, above this log's ${logSize}: it saw another history`, anotherHistory: true }))
+          : Effect.fail(new CheckpointBehind({ witnessSize, checkpointSize: latest.size })))
+
     const submit = (w: Configured, latest: PublishedCheckpoint) =>
       Effect.gen(function*() {
         const k = (yield* Ref.get(known)).get(w.vkey)
         let old = k?.witnessSize ?? k?.stored?.size ?? 0
         for (let attempt = 0; attempt < 3; attempt++) {
-          if (old > latest.size) {
-            return yield* new Refusal({ detail: `the witness cosigned size ${old} of this origin, above this log's ${latest.size}: it saw another history`, anotherHistory: true })
-          }
+          if (old > latest.size) return yield* overWitnessedSize(old, latest)
           const proof = old === 0 ? [] : yield* reader.consistencyProof(old, latest.size)
           const reply = yield* transport.addCheckpoint(w.url, formatAddCheckpointRequest(old, proof, latest.note))
           if (reply.status === 200) {
@@ -156,6 +188,13 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
         return yield* new Refusal({ detail: "the witness's size kept changing" })
       })
 
+    /** Behind the witness: waits until this process holds a checkpoint the witness can go on from. */
+    const awaitWitnessedCheckpoint = (w: Configured, behind: CheckpointBehind) =>
+      Effect.gen(function*() {
+        yield* Effect.logDebug(`witness ${w.key.name} (${w.url}) cosigned size ${behind.witnessSize}, which another node published; this process has ${behind.checkpointSize} and waits for it`)
+        yield* Effect.all([publisher.awaitCoverage(behind.witnessSize, BEHIND_WAIT), Effect.sleep(BEHIND_PAUSE)], { concurrency: 2 })
+      })
+
     const serve = (w: Configured) =>
       Effect.gen(function*() {
         let backoff = FIRST_BACKOFF
@@ -174,6 +213,10 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             continue
           }
           const error = result.left
+          if (error._tag === "CheckpointBehind") {
+            yield* awaitWitnessedCheckpoint(w, error)
+            continue
+          }
           const detail = error._tag === "Refusal" ? error.detail
             : error._tag === "WitnessUnreachable" ? `unreachable: ${error.detail}`
             : `${error.operation}: ${error.detail}`

@@ -2,11 +2,13 @@
 // witness that decides as the real one does (domain/witness/addCheckpoint.ts) behind a fake
 // transport: a witness that already cosigned answers 409 and is asked again from its size;
 // a witness that is down is retried and caught up; a 200 without a valid cosignature is
-// not stored; and a witness that cosigned a size above the log's is never asked to go back.
+// not stored; a witness that cosigned a size above the log's is never asked to go back; and
+// a witness that cosigned a checkpoint another node of a shared log published, newer than
+// the one this node has at hand, is waited for, without the fork signal.
 
 import { join } from "node:path"
 import { it } from "@effect/vitest"
-import { Duration, Effect, Either, Layer, Option, Ref, SubscriptionRef } from "effect"
+import { Duration, Effect, Either, Layer, Logger, Option, Ref, SubscriptionRef } from "effect"
 import { describe, expect } from "vitest"
 import { FsCosignaturesLive } from "../../src/adapters/fs/FsCosignatures.js"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
@@ -23,6 +25,7 @@ import { makeTreeHasher } from "../../src/domain/tlog/hasher.js"
 import { decideAddCheckpoint, parseAddCheckpointRequest, TLOG_SIZE_CONTENT_TYPE, type CosignedState } from "../../src/domain/witness/addCheckpoint.js"
 import { Clock } from "../../src/ports/Clock.js"
 import { Cosignatures } from "../../src/ports/Cosignatures.js"
+import { LogStore } from "../../src/ports/LogStore.js"
 import { WitnessTransport, WitnessUnreachable, type WitnessReply } from "../../src/ports/WitnessTransport.js"
 import { tempDir } from "../adapters/fs/tempDir.js"
 import { harnessLog } from "../support/harnessLog.js"
@@ -62,10 +65,22 @@ const transportOf = (w: FakeWitness) => Layer.succeed(WitnessTransport, {
   })
 })
 
-const run = (w: FakeWitness, test: (latest: Ref.Ref<PublishedCheckpoint | undefined>) => Effect.Effect<void, unknown, CosignatureCollector | Cosignatures>) =>
+/** What the node under test holds: its checkpoint at hand, the log's durable size, what it logged. */
+interface Node {
+  readonly latest: Ref.Ref<PublishedCheckpoint | undefined>
+  /** The log store's size: on PostgreSQL, what every node appended. */
+  readonly logSize: Ref.Ref<number>
+  readonly logged: Array<{ readonly level: string; readonly message: string }>
+}
+
+const run = (w: FakeWitness, test: (node: Node) => Effect.Effect<void, unknown, CosignatureCollector | Cosignatures>) =>
   Effect.gen(function*() {
     const dir = yield* tempDir("collector")
     const latest = yield* Ref.make<PublishedCheckpoint | undefined>(undefined)
+    const logSize = yield* Ref.make(0)
+    const logged: Node["logged"] = []
+    const logger = Logger.make(({ logLevel, message }) =>
+      void logged.push({ level: logLevel.label, message: Array.isArray(message) ? message.join(" ") : String(message) }))
     const settings = { domain: "collector.example", witnessing: { name: "x/w", logs: [], witnesses: [{ url: "http://witness", vkey: witnessVkey }], quorum: 1 } }
     const deps = Layer.mergeAll(
       ServiceConfig.layer(settings as unknown as ServiceSettings),
@@ -78,15 +93,24 @@ const run = (w: FakeWitness, test: (latest: Ref.Ref<PublishedCheckpoint | undefi
         judge: undefined as never
       }),
       Layer.succeed(LogReader, { consistencyProof: (m: number, n: number) => Effect.succeed(log.proof(m, n)) } as unknown as LogReader["Type"]),
+      Layer.succeed(LogStore, { size: Ref.get(logSize) } as unknown as LogStore["Type"]),
       Layer.succeed(LogNotary, { verifierKey: logKey, vkey: log.vkey, sign: () => Effect.die("unused") }),
       Layer.effect(NodeRole, Effect.map(SubscriptionRef.make(true), (leading) => ({ leading }))),
       FsCosignaturesLive(join(dir, "cosignatures.json")),
       transportOf(w)
     )
-    yield* Effect.scoped(test(latest).pipe(Effect.provide(Layer.provideMerge(CosignatureCollector.layer, deps))))
+    yield* Effect.scoped(test({ latest, logSize, logged }).pipe(Effect.provide(Layer.provideMerge(CosignatureCollector.layer, deps))))
+      .pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
   })
 
-const publish = (latest: Ref.Ref<PublishedCheckpoint | undefined>, n: number) => Ref.set(latest, { size: n, rootHash: log.root(n), note: log.note(n) })
+/** The log grows to `n` leaves (if it held fewer), and this node publishes their checkpoint. */
+const publish = (node: Node, n: number) =>
+  Effect.zipRight(grow(node, n), Ref.set(node.latest, { size: n, rootHash: log.root(n), note: log.note(n) }))
+
+/** The log grows to `n` leaves without this node's checkpoint moving: another node appended them. */
+const grow = (node: Node, n: number) => Ref.update(node.logSize, (size) => Math.max(size, n))
+
+const errorsAndWarnings = (node: Node) => node.logged.filter((l) => l.level === "ERROR" || l.level === "WARN")
 
 const cosignedSize = Effect.flatMap(CosignatureCollector, (c) => Effect.map(c.status, (s) => s.witnesses[0]!.cosignedSize))
 
@@ -102,8 +126,8 @@ const until = <A, E, R>(effect: Effect.Effect<A, E, R>, ok: (a: A) => boolean) =
 describe("CosignatureCollector", () => {
   it.scopedLive("asks a witness that cosigned before again from the size its 409 names, and serves the line", () => {
     const witness: FakeWitness = { state: { size: 3, rootHash: log.root(3) }, down: false, garbage: false, requests: [] }
-    return run(witness, (latest) => Effect.gen(function*() {
-      yield* publish(latest, 7)
+    return run(witness, (node) => Effect.gen(function*() {
+      yield* publish(node, 7)
       yield* until(cosignedSize, (s) => s === 7)
       expect(witness.requests).toEqual([0, 3])
       const collector = yield* CosignatureCollector
@@ -111,7 +135,7 @@ describe("CosignatureCollector", () => {
       expect(lines).toEqual([cosign(log.text(7), WITNESS, witnessSeed, 1_800_000_000, nodeCrypto)])
       expect(yield* collector.linesAt(6)).toEqual([])
       // The next checkpoint goes from the size it cosigned, at once.
-      yield* publish(latest, 12)
+      yield* publish(node, 12)
       yield* until(cosignedSize, (s) => s === 12)
       expect(witness.requests).toEqual([0, 3, 7])
       expect((yield* (yield* Cosignatures).list).map((c) => c.size)).toEqual([12])
@@ -120,8 +144,8 @@ describe("CosignatureCollector", () => {
 
   it.scopedLive("keeps trying a witness that is down, reports why, and catches it up when it answers", () => {
     const witness: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
-    return run(witness, (latest) => Effect.gen(function*() {
-      yield* publish(latest, 5)
+    return run(witness, (node) => Effect.gen(function*() {
+      yield* publish(node, 5)
       const collector = yield* CosignatureCollector
       const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
       expect(status.witnesses[0]!.error).toContain("unreachable: connection refused")
@@ -136,8 +160,8 @@ describe("CosignatureCollector", () => {
 
   it.scopedLive("stores nothing from a 200 without a valid cosignature of the checkpoint", () => {
     const witness: FakeWitness = { state: undefined, down: false, garbage: true, requests: [] }
-    return run(witness, (latest) => Effect.gen(function*() {
-      yield* publish(latest, 5)
+    return run(witness, (node) => Effect.gen(function*() {
+      yield* publish(node, 5)
       const collector = yield* CosignatureCollector
       const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
       expect(status.witnesses[0]!.error).toContain("without a valid cosignature")
@@ -148,8 +172,8 @@ describe("CosignatureCollector", () => {
 
   it.scopedLive("never asks a witness that cosigned a larger tree of this origin to go back: it saw another history", () => {
     const witness: FakeWitness = { state: { size: 20, rootHash: log.root(20) }, down: false, garbage: false, requests: [] }
-    return run(witness, (latest) => Effect.gen(function*() {
-      yield* publish(latest, 5)
+    return run(witness, (node) => Effect.gen(function*() {
+      yield* publish(node, 5)
       const collector = yield* CosignatureCollector
       const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
       expect(status.witnesses[0]!.error).toContain("it saw another history")
@@ -160,9 +184,55 @@ describe("CosignatureCollector", () => {
       // It stays said through later failures of other kinds (the log grown past the witness's
       // size, the witness down), until the witness cosigns this log.
       witness.down = true
-      yield* publish(latest, 25)
+      yield* publish(node, 25)
       const later = yield* until(collector.status, (s) => s.witnesses[0]!.error?.startsWith("unreachable") === true)
       expect(later.witnesses[0]!.sawAnotherHistory).toBe(true)
+      expect(errorsAndWarnings(node).some((l) => l.level === "ERROR" && l.message.includes("Backups and restores"))).toBe(true)
+    }))
+  })
+
+  it.scopedLive("judges a witness's larger size against the log's size, not the checkpoint at hand: one leaf above the log is another history", () => {
+    const witness: FakeWitness = { state: { size: 20, rootHash: log.root(20) }, down: false, garbage: false, requests: [] }
+    return run(witness, (node) => Effect.gen(function*() {
+      // This node's checkpoint (5) lags the log (19 leaves), and the witness holds 20.
+      yield* grow(node, 19)
+      yield* publish(node, 5)
+      const collector = yield* CosignatureCollector
+      const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
+      expect(status.witnesses[0]!.error).toContain("above this log's 19: it saw another history")
+      expect(status.witnesses[0]!.sawAnotherHistory).toBe(true)
+      expect(witness.requests).toEqual([0])
+    }))
+  })
+
+  it.scopedLive("waits quietly, without the fork signal, when the witness cosigned a newer checkpoint of the shared log than this node holds", () => {
+    // On PostgreSQL another node published and had cosigned size 12, and the log holds 12
+    // leaves; this node took the lease before adopting that checkpoint: it has 7 at hand.
+    const witness: FakeWitness = { state: { size: 12, rootHash: log.root(12) }, down: false, garbage: false, requests: [] }
+    return run(witness, (node) => Effect.gen(function*() {
+      yield* grow(node, 12)
+      yield* publish(node, 7)
+      const collector = yield* CosignatureCollector
+      yield* until(Effect.sync(() => witness.requests.length), (n) => n >= 1)
+      // Long enough for the refusal the old collector made at once (it needs no other request).
+      yield* Effect.sleep(Duration.millis(300))
+      const behind = yield* collector.status
+      expect(behind.witnesses[0]!.sawAnotherHistory).toBe(false)
+      expect(behind.witnesses[0]!.error).toBeUndefined()
+      // It waits for the newer checkpoint instead of asking the witness to go back.
+      expect(witness.requests).toEqual([0])
+      expect(errorsAndWarnings(node)).toEqual([])
+      // The node adopts the checkpoint the other node published, and goes on from the
+      // witness's size: the witness cosigns it again, then the next one.
+      yield* publish(node, 12)
+      yield* until(cosignedSize, (s) => s === 12)
+      yield* publish(node, 15)
+      yield* until(cosignedSize, (s) => s === 15)
+      expect(witness.requests).toEqual([0, 12, 12])
+      const after = yield* collector.status
+      expect(after.witnesses[0]!.sawAnotherHistory).toBe(false)
+      expect(after.witnesses[0]!.error).toBeUndefined()
+      expect(errorsAndWarnings(node)).toEqual([])
     }))
   })
 })
