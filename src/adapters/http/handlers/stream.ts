@@ -163,6 +163,11 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
       const signal = yield* stream.signal
       busyMs = 0
       for (let head = yield* stream.head; dispatched < head; head = yield* stream.head) {
+        if (live.size === 0) {
+          // No one to hand them to (a stream catching up goes live only once level with this).
+          dispatched = head
+          break
+        }
         const page = yield* stream.page(dispatched, RING_CAPACITY)
         if (page.length === 0) break
         const started = performance.now()
@@ -281,7 +286,7 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
         openStreams.add(sub)
         endAllOnDrain((NodeHttpServerRequest.toIncomingMessage(request).socket as { server?: EventEmitter }).server)
         // The client's disconnection interrupts this fiber (the HTTP server does it).
-        yield* serve(sub).pipe(
+        yield* stream.watching(serve(sub)).pipe(
           // A store read failed mid-stream: the status is sent already, so the last event says it.
           Effect.catchAll((error) => Effect.sync(() => sub.wire.end(droppedEvent(`the log could not be read (${error.detail}); reconnect`, error.next)))),
           Effect.ensuring(Effect.sync(() => {
