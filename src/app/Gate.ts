@@ -261,7 +261,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
           }
           case "key": {
             const view = yield* keyViewFrom(reader, command.kid, { from: 0, limit: 100 })
-            return Either.isLeft(view) ? [errLine("key_not_found", "no envelope of this key is in the log")] : [json(view.right), "ok key"]
+            return Either.isLeft(view) ? [errLine("key_not_found", "no envelope of this key is in the log, and no claim names it as a recovery key")] : [json(view.right), "ok key"]
           }
           case "posts": {
             const page = yield* reader.list(command.channel === undefined ? "postOrder" : "channelPosts", command.channel ?? "", { limit: POSTS_SHOWN })

@@ -1,7 +1,9 @@
 // The views that read the projection store (issue 12, "Projections in an indexed store"),
-// kept in step with the log: the directory, the name view and the ANS lookup. HTTP handlers read these views through this service
-// (Projection.directory ...), not through the store or the sequencer's in-memory state:
-// where a view's data lives is this service's business.
+// kept in step with the log: the directory, the name view and the ANS lookup, each with the
+// records of the names' recovery keys (whether they still stand, domain/identity/bindings.ts).
+// HTTP handlers read these views through this service (Projection.directory ...), not
+// through the store or the sequencer's in-memory state: where a view's data lives is this
+// service's business.
 //
 // When the store folds: at start, the sequencer brings it to the log's size
 // (projectionStart.ts); then the sequencer writes each batch's changes to it once the batch
@@ -12,10 +14,12 @@
 // (503), never a silent answer.
 
 import { Context, Duration, Effect, type Either, Layer, Schedule } from "effect"
-import { ansLookupOf, type AnsProblem, type AnsView } from "../domain/views/ansLookup.js"
-import { directoryPart, directoryViewOfPage, type DirectoryQuery, type DirectoryView } from "../domain/views/directory.js"
-import { nameOfHandle } from "../domain/views/handles.js"
-import { nameViewOfLookup, type NameView, type NameViewProblem } from "../domain/views/nameView.js"
+import { ansLookup, type AnsProblem, type AnsView } from "../domain/views/ansLookup.js"
+import { directoryPart, directoryReads, directoryViewOfPage, type DirectoryQuery, type DirectoryView } from "../domain/views/directory.js"
+import { nameReads, nameView, type NameView, type NameViewProblem } from "../domain/views/nameView.js"
+import type { LogState } from "../domain/write/logState.js"
+import type { RowKey } from "../domain/write/stateReads.js"
+import { sliceOfResident, withRows } from "../domain/write/stateSlice.js"
 import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
@@ -93,21 +97,32 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
       Effect.repeat(Schedule.spaced(Duration.millis(500)))
     ))
 
-    /** The name a handle designates (leaf 0 says the instance's domain), and its record if claimed. */
-    const lookup = (handle: string) => Effect.gen(function*() {
-      // Leaf 0 says the instance's domain: the resident service keys are enough.
-      const name = nameOfHandle((yield* current).resident, handle)
-      const record = name === undefined ? undefined : (yield* store.names([name])).get(name)
-      return { name, record }
+    /**
+     * A slice of the store as folded for this process: the resident parts (leaf 0 says the
+     * instance's domain) and the rows `reads` asks for, asked again with what was found until
+     * it asks for nothing new (a name's record, then its recovery key's), as StateReader.sliceFor.
+     */
+    const sliceFor = (reads: (slice: LogState) => ReadonlyArray<RowKey>) => Effect.gen(function*() {
+      let slice = sliceOfResident((yield* current).resident)
+      const asked = new Set<string>()
+      while (true) {
+        const missing = reads(slice).filter((key) => !asked.has(`${key.area}\u0000${key.key}`))
+        if (missing.length === 0) return slice
+        for (const key of missing) asked.add(`${key.area}\u0000${key.key}`)
+        slice = withRows(slice, yield* store.rows(missing))
+      }
     })
 
     return {
-      name: (handle) => Effect.map(lookup(handle), ({ name, record }) => nameViewOfLookup(name, record)),
-      ans: (handle) => Effect.map(lookup(handle), ({ name, record }) => ansLookupOf(handle, name, record)),
+      name: (handle) => Effect.map(sliceFor(nameReads(handle)), (slice) => nameView(slice, handle)),
+      ans: (handle) => Effect.map(sliceFor(nameReads(handle)), (slice) => ansLookup(slice, handle)),
       directory: (query) =>
-        Effect.zipRight(current, store.directory({ part: directoryPart(query.q), limit: query.limit })).pipe(
-          Effect.map((page) => directoryViewOfPage(query, page))
-        ),
+        Effect.gen(function*() {
+          const page = yield* Effect.zipRight(current, store.directory({ part: directoryPart(query.q), limit: query.limit }))
+          // Whether each name's recovery key still stands: their records, read after the page.
+          const slice = yield* sliceFor(() => directoryReads(page))
+          return directoryViewOfPage(query, page, slice)
+        }),
       folded: Effect.map(current, (point) => point.folded),
       resident: Effect.map(current, (point) => point.resident),
       foldError: Effect.sync(() => failing),

@@ -9,6 +9,7 @@
 // process acknowledged.
 
 import { Context, Effect, Layer } from "effect"
+import type { RecoveryClaim } from "../domain/identity/bindings.js"
 import type { RecentActivity } from "../domain/telemetry/activity.js"
 import type { LogState } from "../domain/write/logState.js"
 import type { ListAreaName } from "../domain/write/stateAreas.js"
@@ -37,6 +38,8 @@ export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
   readonly list: (area: ListAreaName, key: string, query: ListQuery) => Effect.Effect<ListPage, StorageError>
   /** The agents whose latest public leaf was logged at or after `since`, newest first (ProjectionStore.recentActivity). */
   readonly recentActivity: (since: number, limit: number) => Effect.Effect<RecentActivity, StorageError>
+  /** The names whose claim named `kid` as their recovery key, from a claim index, claim order (ProjectionStore.recoveryNames). */
+  readonly recoveryNames: (kid: string, query: { readonly from: number; readonly limit: number }) => Effect.Effect<ReadonlyArray<RecoveryClaim>, StorageError>
   /** The keys of an area's non-empty lists after `after`, at most `limit` (ProjectionStore.listKeys). */
   readonly listKeys: (area: ListAreaName, query: { readonly after?: string | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<string>, StorageError>
 }>() {
@@ -62,6 +65,7 @@ export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
       sliceFor,
       list: (area, key, query) => Effect.zipRight(projection.folded, store.list(area, key, query)),
       recentActivity: (since, limit) => Effect.zipRight(projection.folded, store.recentActivity(since, limit)),
+      recoveryNames: (kid, query) => Effect.zipRight(projection.folded, store.recoveryNames(kid, query)),
       listKeys: (area, query) => Effect.zipRight(projection.folded, store.listKeys(area, query))
     }
   }))

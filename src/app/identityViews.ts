@@ -6,8 +6,8 @@
 import { Effect, type Either, HashMap, Option } from "effect"
 import { balanceOf } from "../domain/sup/ledger.js"
 import { agentReads, type AgentView, agentViewOf } from "../domain/views/agentView.js"
-import { keyReads, type KeyView, keyViewOf } from "../domain/views/keyView.js"
-import type { PageQuery } from "../domain/views/limits.js"
+import { type KeyPageQuery, keyReads, type KeyView, keyViewOf } from "../domain/views/keyView.js"
+import { KEY_RECOVERY_NAMES_LISTED } from "../domain/views/limits.js"
 import type { StorageError } from "../ports/StorageError.js"
 import { elementsFromIndex } from "./listReads.js"
 import { inboxStatusFrom } from "./messagingViews.js"
@@ -15,9 +15,13 @@ import type { StateReader } from "./StateReader.js"
 
 type Reader = typeof StateReader.Service
 
-/** GET /v2/keys/{kid}: the key's binding and one page of its envelopes. */
-export const keyViewFrom = (reader: Reader, kid: string, page: PageQuery): Effect.Effect<Either.Either<KeyView, "key_not_found">, StorageError> =>
+/** GET /v2/keys/{kid}: the key's binding, one page of its envelopes and one of the names it is the recovery key of. */
+export const keyViewFrom = (reader: Reader, kid: string, page: KeyPageQuery): Effect.Effect<Either.Either<KeyView, "key_not_found">, StorageError> =>
   Effect.gen(function*() {
+    // The names first, then the key's record: a claim never names a key that holds or held
+    // a name, so whatever bound the key since, every name listed was named before it, and
+    // the record read after says its standing now.
+    const recoveryOf = yield* reader.recoveryNames(kid, { from: page.recoveryFrom ?? 0, limit: KEY_RECOVERY_NAMES_LISTED + 1 })
     const slice = yield* reader.sliceFor(keyReads(kid))
     const head = Option.getOrUndefined(HashMap.get(slice.chains, kid))
     const following = head === undefined
@@ -25,7 +29,7 @@ export const keyViewFrom = (reader: Reader, kid: string, page: PageQuery): Effec
       : yield* elementsFromIndex<number>(reader, "envelopes", kid, (index) => index, page.from, page.limit + 1)
     // Envelopes folded after the chain head was read are left for the next read: the page
     // and the head then describe the same moment.
-    return keyViewOf(slice, kid, following.filter((index) => index <= head!.index), page.limit)
+    return keyViewOf(slice, kid, following.filter((index) => index <= head!.index), page.limit, recoveryOf)
   })
 
 /** GET /v2/agents/me: the name the key acts for, its inbox's state after `readThrough`, and the name's SUP balance. */

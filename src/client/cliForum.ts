@@ -8,7 +8,7 @@ import { countArgument, type Invocation } from "./cliArgs.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { usageError } from "./errors.js"
 import { castVote, createPoll, readDirectory, readMe, readPoll, readPostsPage } from "./forum.js"
-import { lookupName } from "./nameLookup.js"
+import { lookupName, recoveryMembers, type RecoveryKey } from "./nameLookup.js"
 import { getEntry } from "./read.js"
 
 const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
@@ -26,15 +26,34 @@ export const posts = async (inv: Invocation, env: Env): Promise<Outcome> => {
   return { lines: [...lines, `${list.length} post${list.length === 1 ? "" : "s"}`, ...more], json: { posts: list, next_before: page.next_before } }
 }
 
+/** The recovery line of `aics name`: the key, the claim that named it, whether it still stands (docs/protocol.md 10.1). */
+const recoveryLine = (recovery: RecoveryKey | null | undefined): ReadonlyArray<string> => {
+  if (recovery === undefined) return []
+  if (recovery === null) return ["no recovery key"]
+  const named = `recovery ${recovery.kid}${recovery.index === undefined ? "" : ` (named by entry ${recovery.index})`}`
+  if (recovery.stands === undefined) return [named]
+  return [recovery.stands
+    ? `${named}: stands, it may move the name to a new key`
+    : `${named}: no longer stands, it took a name of its own${recovery.boundIndex === undefined ? "" : ` at entry ${recovery.boundIndex}`} and moves no name`]
+}
+
 export const name = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const resolved = await lookupName(await logClient(inv, env), inv.args[0]!)
+  const recovery = resolved.recovery
   return {
     lines: [
       `${resolved.name}: key ${resolved.kid}`,
       `x25519 ${resolved.x25519U64} (set by entry ${resolved.x25519Index})`,
-      "checked against the log-signed checkpoint"
+      "checked against the log-signed checkpoint",
+      ...recoveryLine(recovery)
     ],
-    json: { name: resolved.name, kid: resolved.kid, x25519: resolved.x25519U64, x25519_index: resolved.x25519Index }
+    json: {
+      name: resolved.name,
+      kid: resolved.kid,
+      x25519: resolved.x25519U64,
+      x25519_index: resolved.x25519Index,
+      ...recoveryMembers(recovery)
+    }
   }
 }
 

@@ -396,7 +396,9 @@ options:
   name: `usage: aics name <name> [options]
 
 Looks a name up through its name view, checked against the log-signed checkpoint: its current
-key, tier, X25519 key and the leaf that set it. Needs the verifier key.
+key, tier, X25519 key and the leaf that set it. Needs the verifier key. Then its recovery key,
+as the view says: the claim that named it, and whether it still stands (a recovery key that
+took a name of its own moves no name; aics audit name checks the view against the log).
 
 options:${COMMON}
 `,

@@ -30,7 +30,31 @@ export interface NameView {
    */
   readonly size: number | undefined
   readonly checkpointNote: string | undefined
+  /**
+   * The recovery key the claim named and the claim's leaf, and whether it still stands
+   * (docs/protocol.md 10.1: false once it took a name of its own, at `boundIndex`); null for
+   * a name without one, undefined when the view does not say. `stands` is undefined from a
+   * service that does not say it.
+   */
+  readonly recovery: RecoveryKey | null | undefined
 }
+
+/** A name's recovery key as its view tells it. */
+export interface RecoveryKey {
+  readonly kid: string
+  readonly index: number | undefined
+  readonly stands: boolean | undefined
+  readonly boundIndex: number | undefined
+}
+
+/** The recovery key in the view's own members, for a JSON answer (none when the view did not say). */
+export const recoveryMembers = (recovery: RecoveryKey | null | undefined): Record<string, unknown> =>
+  recovery === undefined ? {} : {
+    recovery: recovery?.kid ?? null,
+    recovery_index: recovery?.index ?? null,
+    recovery_stands: recovery === null ? null : recovery.stands ?? null,
+    recovery_bound_index: recovery?.boundIndex ?? null
+  }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0
@@ -47,13 +71,20 @@ export const readNameView = (json: unknown, name: string): NameView => {
   if (kid === undefined || x25519 === undefined || !isCount(x25519Index)) {
     throw protocolError(`GET /v2/names/${name}: the view lacks the current kid, x25519 key or x25519 leaf index`)
   }
+  const recovery = json["recovery"]
   return {
     name: str(json["name"]) ?? name,
     kid,
     x25519,
     x25519Index,
     size: isCount(json["size"]) ? json["size"] : undefined,
-    checkpointNote: str(json["checkpoint_note"])
+    checkpointNote: str(json["checkpoint_note"]),
+    recovery: recovery === null ? null : typeof recovery !== "string" ? undefined : {
+      kid: recovery,
+      index: isCount(json["recovery_index"]) ? json["recovery_index"] : undefined,
+      stands: typeof json["recovery_stands"] === "boolean" ? json["recovery_stands"] : undefined,
+      boundIndex: isCount(json["recovery_bound_index"]) ? json["recovery_bound_index"] : undefined
+    }
   }
 }
 
@@ -86,6 +117,8 @@ export interface ResolvedName {
   readonly x25519: Uint8Array
   readonly x25519U64: string
   readonly x25519Index: number
+  /** The recovery key as the view says it (not checked against a leaf): see NameView. */
+  readonly recovery: RecoveryKey | null | undefined
 }
 
 const X25519_SETTERS: ReadonlySet<string> = new Set(["claim", "key.x25519"])
@@ -109,5 +142,5 @@ export const lookupName = async (client: LogClient, name: string): Promise<Resol
   if (envelope.type !== "claim" && envelope.kid !== view.kid) {
     throw verificationError(`${where}, is signed by ${envelope.kid}, not by the name's key ${view.kid}`)
   }
-  return { name: view.name, kid: view.kid, x25519, x25519U64: view.x25519, x25519Index: view.x25519Index }
+  return { name: view.name, kid: view.kid, x25519, x25519U64: view.x25519, x25519Index: view.x25519Index, recovery: view.recovery }
 }

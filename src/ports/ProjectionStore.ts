@@ -33,6 +33,9 @@
 //     are, from one commit;
 //   - directory pages names in claim order after `after` (a claim index, exclusive), only
 //     names containing `part` when given, at most `limit`, and says whether more match;
+//   - recoveryNames(kid, { from, limit }) answers the names whose claim named `kid` as their
+//     recovery key, claimed at or after `from` (a claim index, inclusive), claim order, at
+//     most `limit`, from an index on the recovery key (its cost is the page, not the names);
 //   - retained answers where retention stands in the list of ciphertext (0 for a new
 //     store), retain(position) records a position there and never moves it back (two
 //     nodes' turns may end in either order);
@@ -41,6 +44,7 @@
 
 import type { Effect } from "effect"
 import { Context } from "effect"
+import type { RecoveryClaim } from "../domain/identity/bindings.js"
 import type { RecentActivity } from "../domain/telemetry/activity.js"
 import type { NameRecord } from "../domain/write/logState.js"
 import type { ListAreaName } from "../domain/write/stateAreas.js"
@@ -97,6 +101,11 @@ export class ProjectionStore extends Context.Tag("aics/ProjectionStore")<Project
   /** The records of the listed names that are claimed (the slice a fold step starts from). */
   readonly names: (names: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, NameRecord>, StorageError>
   readonly directory: (search: DirectorySearch) => Effect.Effect<DirectoryPage, StorageError>
+  /**
+   * The names whose claim named `kid` as their recovery key (the key view, docs/protocol.md
+   * 10.3), claimed at or after `from`, in claim order, at most `limit`.
+   */
+  readonly recoveryNames: (kid: string, query: { readonly from: number; readonly limit: number }) => Effect.Effect<ReadonlyArray<RecoveryClaim>, StorageError>
   /** The stored rows of these keys (names too), those that exist. */
   readonly rows: (keys: ReadonlyArray<RowKey>) => Effect.Effect<LoadedRows, StorageError>
   /**

@@ -52,7 +52,7 @@ const directoryAgreesWithTheLog = async (): Promise<Array<string>> => {
   for (const entry of names) {
     const view = await json(`/v2/names/${entry.name}`)
     expect(entry).toEqual({
-      name: view.name, tier: view.tier, kid: view.kid, kid_index: view.kid_index, recovery: view.recovery,
+      name: view.name, tier: view.tier, kid: view.kid, kid_index: view.kid_index, recovery: view.recovery, recovery_stands: view.recovery_stands,
       x25519: view.x25519, x25519_index: view.x25519_index, claim_index: view.claim_index
     })
   }

@@ -75,6 +75,28 @@ describe("a CLI agent", () => {
     expect(JSON.parse(taken.out)).toMatchObject({ error: { kind: "refused", code: "name_taken", status: 409, exit: 1 } })
     expect((await json<{ posts: Array<{ name: string }> }>(["posts"])).posts[0]).toMatchObject({ name: "carol", text: "hello from the shell" })
     expect(ok(await aics(["name", "carol"])).out).toContain(`carol: key ${await kidOf("carol.json")}`)
+    expect(ok(await aics(["name", "carol"])).out).toMatch(/^no recovery key$/m)
+    // A name with a recovery key: it stands until that key takes a name of its own.
+    ok(await aics(["keygen", "--key", "dora.json"]))
+    ok(await aics(["keygen", "--key", "dora-recovery.json"]))
+    const recoveryKid = await kidOf("dora-recovery.json")
+    const dora = await json<{ index: number }>(["claim", "dora", "--recovery", recoveryKid, "--key", "dora.json"])
+    expect(ok(await aics(["name", "dora"])).out).toContain(`recovery ${recoveryKid} (named by entry ${dora.index}): stands, it may move the name to a new key`)
+    const served = async (path: string, status = 200) => {
+      const response = await fetch(`${world.server.baseUrl}${path}`)
+      expect(response.status, path).toBe(status)
+      return await response.json() as Record<string, any>
+    }
+    // The recovery key signed nothing yet: its view is the names it may recover.
+    expect(await served(`/v2/keys/${recoveryKid}`)).toMatchObject({ name: null, seq: null, recovery_of: [{ name: "dora", claim_index: dora.index, stands: true }], recovery_next_from: null })
+    const own = await json<{ index: number }>(["claim", "dora-spare", "--key", "dora-recovery.json"])
+    expect(ok(await aics(["name", "dora"])).out).toContain(`recovery ${recoveryKid} (named by entry ${dora.index}): no longer stands, it took a name of its own at entry ${own.index} and moves no name`)
+    expect(await json(["name", "dora"])).toMatchObject({ recovery: recoveryKid, recovery_index: dora.index, recovery_stands: false, recovery_bound_index: own.index })
+    expect(await served(`/v2/keys/${recoveryKid}`)).toMatchObject({ name: "dora-spare", bound_index: own.index, recovery_of: [{ name: "dora", claim_index: dora.index, stands: false }] })
+    expect((await served(`/v2/keys/${recoveryKid}?recovery_from=${dora.index + 1}`)).recovery_of).toEqual([])
+    expect((await served(`/v2/keys/${recoveryKid}?recovery_from=x`, 422)).errors.map((e: { path: string }) => e.path)).toEqual(["recovery_from"])
+    expect(await served("/v2/ans/lookup/@dora")).toMatchObject({ recovery: recoveryKid, recovery_stands: false, recovery_bound_index: own.index })
+    expect((await served("/v2/directory?q=dora")).names.map((n: Record<string, unknown>) => [n["name"], n["recovery_stands"]])).toEqual([["dora", false], ["dora-spare", null]])
     const first = (await json<{ posts: Array<{ index: number }> }>(["posts", "general"])).posts[0]!
     expect(ok(await aics(["get", String(first.index)])).out).toMatch(new RegExp(`^entry ${first.index}: post by carol \\(did:key:`))
     expect(ok(await aics(["directory", "car"])).out).toMatch(/^carol \(key\) did:key:/m)

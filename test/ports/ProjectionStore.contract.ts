@@ -148,6 +148,36 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
         }))
       }))
 
+    it.scoped("answers the names whose claim named a key as recovery key, claim order, a page from a claim index, across a reopen", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        const shared = "did:key:zShared"
+        const namedBy = (name: string, claimIndex: number, recovery: string | null): NameRecord => ({ ...claimed(name, claimIndex), recovery })
+        // Claims naming the shared key, others naming another key or none, over two steps;
+        // a later step rotates one of them (its row is written again, its recovery stays).
+        const first = [namedBy("owl", 2, shared), namedBy("fox", 3, "did:key:zOther"), namedBy("elk", 5, shared), namedBy("emu", 6, null)]
+        const second = [namedBy("yak", 9, shared), namedBy("asp", 11, shared)]
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.recoveryNames(shared, { from: 0, limit: 10 })).toEqual([])
+          expect(yield* store.commit(step(0, 8, first))).toBe(true)
+          expect(yield* store.commit(step(8, 12, second))).toBe(true)
+          expect(yield* store.commit(step(12, 14, [{ ...namedBy("elk", 5, shared), ...claimed("elk", 5, 13), recovery: shared }]))).toBe(true)
+        }))
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          const all = [{ name: "owl", claimIndex: 2 }, { name: "elk", claimIndex: 5 }, { name: "yak", claimIndex: 9 }, { name: "asp", claimIndex: 11 }]
+          expect(yield* store.recoveryNames(shared, { from: 0, limit: 10 })).toEqual(all)
+          // A page: at most `limit`, from a claim index on (inclusive).
+          expect(yield* store.recoveryNames(shared, { from: 0, limit: 2 })).toEqual(all.slice(0, 2))
+          expect(yield* store.recoveryNames(shared, { from: 5, limit: 2 })).toEqual(all.slice(1, 3))
+          expect(yield* store.recoveryNames(shared, { from: 6, limit: 10 })).toEqual(all.slice(2))
+          expect(yield* store.recoveryNames(shared, { from: 12, limit: 10 })).toEqual([])
+          expect(yield* store.recoveryNames("did:key:zOther", { from: 0, limit: 10 })).toEqual([{ name: "fox", claimIndex: 3 }])
+          expect(yield* store.recoveryNames("did:key:zNobody", { from: 0, limit: 10 })).toEqual([])
+          yield* store.reset
+          expect(yield* store.recoveryNames(shared, { from: 0, limit: 10 })).toEqual([])
+        }))
+      }))
+
     it.scoped("reset empties the store for a rebuild", () =>
       Effect.gen(function*() {
         const layer = yield* adapter.fresh

@@ -201,7 +201,10 @@ const IdentityGroup = HttpApiGroup.make("identity")
     .addSuccess(NameViewSchema))
   .add(HttpApiEndpoint.get("key", "/v2/keys/:kid")
     .setPath(Schema.Struct({ kid: Schema.String.pipe(Schema.maxLength(96)) }))
-    .setUrlParams(Page(KEY_ENVELOPES_LIMIT))
+    .setUrlParams(Schema.Struct({
+      ...Page(KEY_ENVELOPES_LIMIT).fields,
+      recovery_from: Schema.optional(DecimalInt.annotations({ description: "claim index recovery_of starts at (default 0): a page's recovery_next_from" }))
+    }))
     .addSuccess(KeyViewSchema))
   .add(HttpApiEndpoint.get("ans", "/v2/ans/lookup/:handle")
     .setPath(Schema.Struct({ handle: Schema.String.pipe(Schema.maxLength(300)) }))

@@ -3,6 +3,7 @@
 
 import { Schema } from "effect"
 import { REQUEST_STATUSES } from "../../domain/views/humanActions.js"
+import { KEY_RECOVERY_NAMES_LISTED } from "../../domain/views/limits.js"
 import { TASK_STATUSES } from "../../domain/views/taskList.js"
 
 const Kid = Schema.String.annotations({ description: "did:key of an Ed25519 key" })
@@ -23,14 +24,22 @@ export const KeyEventSchema = Schema.Union(
   Schema.Struct({ type: Schema.Literal("key.x25519"), index: Index, logged: Schema.Int, signer: Kid, x25519: U64 })
 ).annotations({ identifier: "KeyEvent" })
 
+const RecoveryStands = Schema.NullOr(Schema.Boolean).annotations({
+  description: "whether the recovery key may still rotate the name: null without one, false once it holds or held a name of its own (docs/protocol.md 10.1)"
+})
+
 /** A name's current keys with the leaves that set them. */
 const CurrentKeys = {
   name: Schema.String,
   tier: Tier,
   kid: Kid,
   kid_index: Index,
-  recovery: Schema.NullOr(Kid),
+  recovery: Schema.NullOr(Kid).annotations({ description: "the recovery key the claim named, as logged, whether it still stands or not" }),
   recovery_index: Schema.NullOr(Index),
+  recovery_stands: RecoveryStands,
+  recovery_bound_index: Schema.NullOr(Index).annotations({
+    description: "the leaf (a claim, or a rotation to it) that bound the recovery key to a name of its own, from which it rotates no name; null while it stands or without one"
+  }),
   x25519: U64,
   /** null while the name has no X25519 key (x25519 is ""). */
   x25519_index: Schema.NullOr(Index)
@@ -56,6 +65,12 @@ export const KeyViewSchema = Schema.Struct({
   head_index: Schema.NullOr(Index),
   indices: Schema.Array(Index),
   next_from: Schema.NullOr(Index),
+  recovery_of: Schema.Array(Schema.Struct({
+    name: Schema.String,
+    claim_index: Index.annotations({ description: "the claim that named this key as the name's recovery key" }),
+    stands: Schema.Boolean.annotations({ description: "whether this key may still rotate the name: false once it holds or held a name of its own" })
+  })).annotations({ description: `the names whose claim named this key as their recovery key, claimed at or after recovery_from, claim order, at most ${KEY_RECOVERY_NAMES_LISTED}` }),
+  recovery_next_from: Schema.NullOr(Index).annotations({ description: "the recovery_from of the next page of recovery_of, null when this one holds the last" }),
   size: Schema.Int
 }).annotations({ identifier: "KeyView" })
 
@@ -68,7 +83,7 @@ export const AnsViewSchema = Schema.Struct({
 export const DirectorySchema = Schema.Struct({
   q: Schema.NullOr(Schema.String),
   names: Schema.Array(Schema.Struct({
-    name: Schema.String, tier: Tier, kid: Kid, kid_index: Index, recovery: Schema.NullOr(Kid),
+    name: Schema.String, tier: Tier, kid: Kid, kid_index: Index, recovery: Schema.NullOr(Kid), recovery_stands: RecoveryStands,
     x25519: U64, x25519_index: Schema.NullOr(Index), claim_index: Index
   })),
   truncated: Schema.Boolean

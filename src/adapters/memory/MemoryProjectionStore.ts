@@ -61,6 +61,13 @@ export const makeMemoryProjectionStore = (): typeof ProjectionStore.Service => {
           truncated: matching.length > limit
         }
       }),
+    recoveryNames: (kid, { from, limit }) =>
+      Effect.sync(() =>
+        [...names.values()]
+          .filter((record) => record.recovery === kid && record.claimIndex >= from)
+          .sort((a, b) => a.claimIndex - b.claimIndex)
+          .slice(0, limit)
+          .map((record) => ({ name: record.name, claimIndex: record.claimIndex }))),
     rows: (keys) =>
       Effect.sync(() => {
         const found: Array<StateRow> = []

@@ -100,6 +100,13 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
           return true
         })),
       names,
+      // From the index of migration 0021, in claim order.
+      recoveryNames: (kid, { from, limit }) =>
+        sql<{ name: string; claim_index: string }>`SELECT name, claim_index FROM aics_projection_names
+          WHERE recovery = ${kid} AND claim_index >= ${from} ORDER BY claim_index LIMIT ${limit}`.pipe(
+          Effect.map((rows) => rows.map((row) => ({ name: row.name, claimIndex: toNumber(row.claim_index) }))),
+          storage("read recovery names")
+        ),
       rows: (keys) => Effect.gen(function*() {
         const rows: Array<StateRow> = []
         for (const [area, list] of keysByArea(keys)) {

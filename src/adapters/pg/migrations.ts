@@ -308,6 +308,13 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       ADD COLUMN body_digest bytea CHECK (octet_length(body_digest) = 32),
       ADD COLUMN body_rides boolean,
       ADD CONSTRAINT aics_leaves_body_both CHECK ((body_digest IS NULL) = (body_rides IS NULL))`
+  ),
+  // The names whose claim named a key as recovery key, in claim order: the key view lists
+  // them (PgProjectionStore recoveryNames). The rows hold the recovery key already, so the
+  // index is all an upgrade needs: no rebuild of the projection.
+  "0021_projection_names_by_recovery": statements(
+    `CREATE INDEX aics_projection_names_by_recovery ON aics_projection_names (recovery, claim_index) INCLUDE (name)
+      WHERE recovery IS NOT NULL`
   )
 }
 

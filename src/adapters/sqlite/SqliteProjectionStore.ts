@@ -71,6 +71,10 @@ const SCHEMA = [
     events TEXT NOT NULL
   ) WITHOUT ROWID`,
   "CREATE VIRTUAL TABLE IF NOT EXISTS names_fts USING fts5(name, tokenize = 'trigram')",
+  // The names whose claim named a key as recovery key, in claim order (the key view,
+  // ProjectionStore.recoveryNames); the primary key (name) rides along, so the index alone
+  // answers. A state.db of an earlier version has the rows already: the open builds it.
+  "CREATE INDEX IF NOT EXISTS names_by_recovery ON names (recovery, claim_index) WHERE recovery IS NOT NULL",
   `CREATE TABLE IF NOT EXISTS state_rows (
     area TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -145,6 +149,8 @@ const storeOn = ({ sql, preparedRead, preparedReadIn }: SqliteConnection) => Eff
   const namesMatching = preparedRead<NameRow>(`SELECT ${DIRECTORY_COLUMNS.split(", ").map((c) => `n.${c}`).join(", ")}
     FROM names_fts f JOIN names n ON n.claim_index = f.rowid
     WHERE names_fts MATCH ? AND f.rowid > ? ORDER BY f.rowid LIMIT ?`)
+  const namesRecoveredBy = preparedRead<{ name: string; claim_index: number }>(`SELECT name, claim_index FROM names
+    WHERE recovery = ? AND claim_index >= ? ORDER BY claim_index LIMIT ?`)
   const namesContaining = preparedRead<NameRow>(`SELECT ${DIRECTORY_COLUMNS} FROM names
     WHERE claim_index > ? AND instr(name, ?) > 0 ORDER BY claim_index LIMIT ?`)
 
@@ -220,6 +226,11 @@ const storeOn = ({ sql, preparedRead, preparedReadIn }: SqliteConnection) => Eff
         return true
       })),
     names,
+    recoveryNames: (kid, { from, limit }) =>
+      namesRecoveredBy([kid, from, limit]).pipe(
+        Effect.map((rows) => rows.map((row) => ({ name: row.name, claimIndex: Number(row.claim_index) }))),
+        storage("read recovery names")
+      ),
     rows: (keys) => Effect.gen(function*() {
       const rows: Array<StateRow> = []
       for (const [area, list] of keysByArea(keys)) {

@@ -18,7 +18,7 @@ import { grant, revokeGrant } from "../grants.js"
 import { getBytes, getJson } from "../http.js"
 import { readAgentKeyFile } from "../keyFile.js"
 import { readInbox, sendDm } from "../messaging.js"
-import { lookupName } from "../nameLookup.js"
+import { lookupName, recoveryMembers } from "../nameLookup.js"
 import { getEntry } from "../read.js"
 import { signedGetJson } from "../signedRead.js"
 import { verifyLog } from "../verify.js"
@@ -109,14 +109,16 @@ export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Too
   {
     name: "lookup_name",
     title: "Look up a name",
-    description: "Resolves a name to its current key (did:key) and X25519 key, checking the X25519 key's leaf against its inclusion proof and the verified checkpoint.",
+    description: "Resolves a name to its current key (did:key) and X25519 key, checking the X25519 key's leaf against its inclusion proof and the verified checkpoint; also its recovery key and whether that key still stands (the name view's word).",
     inputSchema: input({ name: nameOf("the name to look up") }, ["name"]),
     readOnly: true,
     run: async (args) => {
       const resolved = await lookupName(client, args["name"])
+      // The recovery key is the view's word (not checked against a leaf); it may have lost its standing.
+      const lapsed = resolved.recovery?.stands === false ? "; its recovery key no longer stands (it took a name of its own)" : ""
       return {
-        summary: `${resolved.name} is ${resolved.kid}; X25519 key set at leaf ${resolved.x25519Index} (inclusion verified)`,
-        data: { name: resolved.name, kid: resolved.kid, x25519: resolved.x25519U64, x25519_index: resolved.x25519Index, verified: true }
+        summary: `${resolved.name} is ${resolved.kid}; X25519 key set at leaf ${resolved.x25519Index} (inclusion verified)${lapsed}`,
+        data: { name: resolved.name, kid: resolved.kid, x25519: resolved.x25519U64, x25519_index: resolved.x25519Index, verified: true, ...recoveryMembers(resolved.recovery) }
       }
     }
   },

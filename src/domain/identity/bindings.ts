@@ -4,7 +4,7 @@
 // rotation (lost, leaked), so it never speaks for a name again.
 
 import { HashMap, Option } from "effect"
-import { keyRecordOf, type LogState, type NameRecord } from "../write/logState.js"
+import { type KeyRecord, keyRecordOf, type LogState, type NameRecord } from "../write/logState.js"
 
 /** The name's record, if claimed. */
 export const nameRecordOf = (state: LogState, name: string): NameRecord | undefined =>
@@ -36,7 +36,46 @@ export const nameAtLeafOf = (state: LogState, kid: string, index: number): strin
  * its holder's signature binds it.
  */
 export const standing = (state: LogState, record: NameRecord, kid: string): "current" | "recovery" | undefined =>
-  record.kid === kid ? "current" : record.recovery === kid && boundNameOf(state, kid) === undefined ? "recovery" : undefined
+  record.kid === kid ? "current" : record.recovery === kid && keptApart(keyOf(state, kid)) ? "recovery" : undefined
+
+/** The key's record, or undefined for a key the log holds none of (it never signed a leaf or was bound). */
+export const keyOf = (state: LogState, kid: string): KeyRecord | undefined => Option.getOrUndefined(HashMap.get(state.keys, kid))
+
+/**
+ * Whether a key is still kept apart, so that it stands as the recovery key of every name
+ * that named it (`standing`): it never held a name of its own. From its record, undefined
+ * for a key the log holds no record of (named as a recovery key only, it holds no name).
+ */
+export const keptApart = (key: KeyRecord | undefined): boolean => (key?.name ?? null) === null
+
+/**
+ * The standing of a name's recovery key (docs/protocol.md 10.1), as the views show it:
+ * `stands` null for a name without one, true while the key is kept apart, false once it
+ * holds or held a name of its own; `boundIndex` the leaf that bound it to that name (its
+ * claim, or a rotation to it), from which it rotates no name, null while it stands.
+ */
+export interface RecoveryStanding {
+  readonly stands: boolean | null
+  readonly boundIndex: number | null
+}
+
+/** The standing of the name's recovery key, from the name's record and the recovery key's (undefined: none in the log). */
+export const recoveryStandingOf = (record: Pick<NameRecord, "recovery">, key: KeyRecord | undefined): RecoveryStanding =>
+  record.recovery === null
+    ? { stands: null, boundIndex: null }
+    : keptApart(key)
+    ? { stands: true, boundIndex: null }
+    : { stands: false, boundIndex: key!.boundIndex }
+
+/** The standing of the name's recovery key in a state (or a slice holding the key's record). */
+export const recoveryStanding = (state: LogState, record: Pick<NameRecord, "recovery">): RecoveryStanding =>
+  recoveryStandingOf(record, record.recovery === null ? undefined : keyOf(state, record.recovery))
+
+/** A name whose claim named a key as its recovery key, and that claim's leaf. */
+export interface RecoveryClaim {
+  readonly name: string
+  readonly claimIndex: number
+}
 
 /** The state with the key bound to the name by the leaf at `index`. */
 export const bindKey = (state: LogState, kid: string, name: string, index: number): LogState => ({

@@ -24,6 +24,12 @@ const TIER = {
 
 const leafLink = (index: number | null): Html | string => (index === null ? "none" : html`<a href="${entryHref(index)}">#${index}</a>`)
 
+/** Whether the recovery key can still move the name (docs/protocol.md 10.1), in words. */
+const recoveryStanding = (data: NameView): string =>
+  data.recovery_stands === false
+    ? `no longer stands: it took a name of its own at leaf ${data.recovery_bound_index ?? "?"}, so it rotates no name`
+    : "stands: it may move the name to a new key"
+
 const eventKey = (event: NameView["events"][number]): string =>
   event.type === "key.x25519" ? `X25519 ${event.x25519}` : event.type === "key.rotate" ? `${event.prev_kid} → ${event.kid}` : event.kid
 
@@ -31,7 +37,11 @@ export const nameMain = (data: NamePageData): Html => html`${factList([
   ["tier", TIER[data.tier]],
   ["key (Ed25519)", html`<code>${data.kid}</code>, set by leaf ${leafLink(data.kid_index)}`],
   ["X25519 key", html`<code>${data.x25519}</code>, set by leaf ${leafLink(data.x25519_index)}`],
-  ["recovery key", data.recovery === null ? "none" : html`<code>${data.recovery}</code>, named by leaf ${leafLink(data.recovery_index)}`],
+  ["recovery key", data.recovery === null
+    ? "none"
+    : html`<code>${data.recovery}</code>, named by leaf ${leafLink(data.recovery_index)}; ${data.recovery_stands === false
+      ? html`no longer stands: it took a name of its own at leaf ${leafLink(data.recovery_bound_index)}, so it rotates no name`
+      : "stands: it may move the name to a new key"}`],
   ["claimed", html`leaf ${leafLink(data.claim_index)}`]
 ])}
 <h2>Key events</h2>
@@ -47,7 +57,7 @@ export const nameText = (data: NamePageData): string => [
   `- tier: ${TIER[data.tier]}`,
   `- key: ${data.kid} (leaf ${data.kid_index})`,
   `- x25519: ${data.x25519} (leaf ${data.x25519_index ?? "none"})`,
-  `- recovery: ${data.recovery ?? "none"}`,
+  `- recovery: ${data.recovery === null ? "none" : `${data.recovery} (leaf ${data.recovery_index}); ${recoveryStanding(data)}`}`,
   `- claimed: leaf ${data.claim_index}`,
   "",
   "## Key events",

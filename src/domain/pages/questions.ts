@@ -74,6 +74,8 @@ survives restarts, sessions and machines as long as you keep the key file.
 ${keysAndName}
 4. Keep \`aics-key.json\` safe: it is the identity. Optionally claim with a recovery key:
    \`aics keygen --key recovery.json\`, then \`aics claim <name> --recovery <its did:key>\`.
+   Keep that key off line and for this alone: once it takes a name of its own it recovers
+   nothing (the name view's \`recovery_stands\` turns false).
 5. Move the name to a new key: \`aics rotate\`; if the key was stolen: \`aics recover --recovery-key recovery.json\`.
 6. Anyone resolves the name: \`GET ${absolute(facts, "/v2/names/{name}")}\` or
    \`GET /v2/ans/lookup/@{name}.${facts.domain}\`, and checks the view against a full scan of

@@ -4,7 +4,7 @@
 
 import { Either } from "effect"
 import { nameRecordOf } from "../identity/bindings.js"
-import type { LogState, NameRecord } from "../write/logState.js"
+import type { LogState } from "../write/logState.js"
 import { sizeCovering } from "./coverage.js"
 import { nameOfHandle } from "./handles.js"
 import { currentKeysOf, type CurrentKeys } from "./nameView.js"
@@ -17,15 +17,16 @@ export interface AnsView extends CurrentKeys {
 
 export type AnsProblem = "handle_invalid" | "name_not_found"
 
+/** The lookup on a state, or on a slice of nameView.ts nameReads. */
 export const ansLookup = (state: LogState, handle: string): Either.Either<AnsView, AnsProblem> => {
   const name = nameOfHandle(state, handle)
-  return ansLookupOf(handle, name, name === undefined ? undefined : nameRecordOf(state, name))
-}
-
-/** The lookup from the name the handle designates (undefined: none) and that name's record, if claimed. */
-export const ansLookupOf = (handle: string, name: string | undefined, record: NameRecord | undefined): Either.Either<AnsView, AnsProblem> => {
   if (name === undefined) return Either.left("handle_invalid")
+  const record = nameRecordOf(state, name)
   if (record === undefined) return Either.left("name_not_found")
-  const keys = currentKeysOf(record)
-  return Either.right({ handle, ...keys, size: sizeCovering([keys.kid_index, keys.x25519_index, keys.recovery_index]) })
+  const keys = currentKeysOf(state, record)
+  return Either.right({
+    handle,
+    ...keys,
+    size: sizeCovering([keys.kid_index, keys.x25519_index, keys.recovery_index, keys.recovery_bound_index])
+  })
 }

@@ -2,12 +2,15 @@
 // and current keys, in claim order (stable: a name's place never changes), filtered by `q`,
 // a part of the name (compared in normal form, as names are), at most `limit` of them.
 // Tiers (docs/spec/profile.md section 5): `key` for a name claimed by the key it binds, `secret` for
-// one claimed through the text gate with a secret, resting on the service's word.
+// one claimed through the text gate with a secret, resting on the service's word. Whether a
+// name's recovery key still stands reads that key's record (docs/protocol.md 10.1): the
+// app loads the records directoryReads names for a page.
 
 import { Chunk } from "effect"
-import { nameRecordOf } from "../identity/bindings.js"
+import { nameRecordOf, recoveryStanding } from "../identity/bindings.js"
 import { normalizeName } from "../identity/names.js"
 import type { LogState, NameRecord, NameTier } from "../write/logState.js"
+import type { RowKey } from "../write/stateReads.js"
 
 export interface DirectoryEntry {
   readonly name: string
@@ -15,6 +18,8 @@ export interface DirectoryEntry {
   readonly kid: string
   readonly kid_index: number
   readonly recovery: string | null
+  /** Whether the recovery key may still rotate the name: null without one (nameView.ts CurrentKeys). */
+  readonly recovery_stands: boolean | null
   readonly x25519: string
   readonly x25519_index: number | null
   readonly claim_index: number
@@ -36,22 +41,35 @@ export interface DirectoryQuery {
 export const directoryPart = (q: string | undefined): string | undefined =>
   q === undefined || q === "" ? undefined : normalizeName(q)
 
-export const directoryEntryOf = (record: Omit<NameRecord, "events">): DirectoryEntry => ({
+/** The entry of a name; `state` holds the record of its recovery key, if the log has one. */
+export const directoryEntryOf = (state: LogState, record: Omit<NameRecord, "events">): DirectoryEntry => ({
   name: record.name,
   tier: record.tier,
   kid: record.kid,
   kid_index: record.kidIndex,
   recovery: record.recovery,
+  recovery_stands: recoveryStanding(state, record).stands,
   x25519: record.x25519,
   x25519_index: record.x25519Index,
   claim_index: record.claimIndex
 })
 
-/** The view of one page the projection store found (ports/ProjectionStore.ts directory). */
-export const directoryViewOfPage = (
-  query: DirectoryQuery,
-  page: { readonly names: ReadonlyArray<Omit<NameRecord, "events">>; readonly truncated: boolean }
-): DirectoryView => ({ q: query.q ?? null, names: page.names.map(directoryEntryOf), truncated: page.truncated })
+/** A page the projection store found (ports/ProjectionStore.ts directory). */
+export interface DirectoryPageFound {
+  readonly names: ReadonlyArray<Omit<NameRecord, "events">>
+  readonly truncated: boolean
+}
+
+/** The rows the view of a page reads: the records of its names' recovery keys. */
+export const directoryReads = (page: DirectoryPageFound): ReadonlyArray<RowKey> =>
+  [...new Set(page.names.flatMap((record) => (record.recovery === null ? [] : [record.recovery])))].map((kid) => ({ area: "keys" as const, key: kid }))
+
+/** The view of one page the projection store found, `slice` holding the rows directoryReads names. */
+export const directoryViewOfPage = (query: DirectoryQuery, page: DirectoryPageFound, slice: LogState): DirectoryView => ({
+  q: query.q ?? null,
+  names: page.names.map((record) => directoryEntryOf(slice, record)),
+  truncated: page.truncated
+})
 
 export const directoryView = (state: LogState, query: DirectoryQuery): DirectoryView => {
   const part = directoryPart(query.q)
@@ -61,7 +79,7 @@ export const directoryView = (state: LogState, query: DirectoryQuery): Directory
     const name = Chunk.unsafeGet(state.nameOrder, i)
     if (part !== undefined && !name.includes(part)) continue
     if (names.length === query.limit) return { q: query.q ?? null, names, truncated: true }
-    names.push(directoryEntryOf(nameRecordOf(state, name)!))
+    names.push(directoryEntryOf(state, nameRecordOf(state, name)!))
   }
   return { q: query.q ?? null, names, truncated: false }
 }

@@ -17,6 +17,12 @@ export const INBOX_LIMIT = { min: 1, max: 10_000, default: 1000 } as const
  */
 export const INBOX_PAGE_CT_BYTES = 8 * 1024 * 1024
 export const KEY_ENVELOPES_LIMIT = { min: 1, max: 10_000, default: 1000 } as const
+/**
+ * Names a key view lists that named the key as their recovery key, in claim order from
+ * `recovery_from` (docs/protocol.md 10.3; docs/spec/service.md sets no bound: this service's
+ * choice). Any key may be named by any number of claims, so the list is paged.
+ */
+export const KEY_RECOVERY_NAMES_LISTED = 100
 export const GRANT_SENDER_MAX = 96
 
 /** A page of a sequence ordered by leaf index: entries with index >= from, at most limit. */

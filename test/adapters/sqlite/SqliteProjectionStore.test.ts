@@ -68,3 +68,26 @@ it.scoped("SqliteProjectionStore: a state.db of a version without the activity m
       expect((yield* store.recentActivity(60_000, 10)).count).toBe(2)
     }).pipe(Effect.provide(SqliteProjectionStoreLive(file))))
   }))
+
+it.scoped("SqliteProjectionStore: a state.db of a version without the index of recovery keys gets it at the open, and answers from it", () =>
+  Effect.gen(function*() {
+    const dir = yield* tempDir("projection")
+    const file = join(dir, "state.db")
+    const named = { ...claimed("alice", 2), recovery: "did:key:zShared" }
+    yield* Effect.scoped(Effect.flatMap(ProjectionStore, (store) => store.commit(step(0, 4, [named]))).pipe(
+      Effect.provide(SqliteProjectionStoreLive(file))
+    ))
+    // As an earlier version left it: the names with their recovery keys, no index of them.
+    yield* Effect.scoped(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DROP INDEX names_by_recovery`).pipe(
+      Effect.provide(SqliteClient.layer({ filename: file }))
+    ))
+    yield* Effect.scoped(Effect.gen(function*() {
+      const store = yield* ProjectionStore
+      expect(yield* store.recoveryNames("did:key:zShared", { from: 0, limit: 10 })).toEqual([{ name: "alice", claimIndex: 2 }])
+    }).pipe(Effect.provide(SqliteProjectionStoreLive(file))))
+    const plan = yield* Effect.scoped(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT name, claim_index FROM names WHERE recovery = ${"did:key:zShared"} AND claim_index >= ${0} ORDER BY claim_index LIMIT ${10}`).pipe(
+      Effect.provide(SqliteClient.layer({ filename: file }))
+    ))
+    expect(plan.map((row) => row.detail).join("\n")).toContain("USING COVERING INDEX names_by_recovery")
+  }))

@@ -7,7 +7,10 @@ import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { encodeU64 } from "../../../src/domain/encoding.js"
 import { didKeyFromPublicKey } from "../../../src/domain/identity/didKey.js"
 import { rotationMessage } from "../../../src/domain/identity/possession.js"
+import { ansLookup } from "../../../src/domain/views/ansLookup.js"
+import { directoryView } from "../../../src/domain/views/directory.js"
 import { keyView } from "../../../src/domain/views/keyView.js"
+import { KEY_RECOVERY_NAMES_LISTED } from "../../../src/domain/views/limits.js"
 import { nameView } from "../../../src/domain/views/nameView.js"
 import { claimPayload, makeAgent, ORIGIN, PureLog, rotatePayload, x25519Key } from "../../support/identityAgents.js"
 
@@ -98,6 +101,48 @@ describe("key.rotate", () => {
     // The name stays with its current key, which still rotates it.
     log.accept(alice, "key.rotate", rotatePayload("alice", next, alice.kid))
     expect(Either.getOrThrow(nameView(log.state, "alice")).kid).toBe(next.kid)
+  })
+
+  it("shows in the views that a recovery key which took a name of its own no longer stands", () => {
+    const { log, recovery, mallory } = setup()
+    // Kept apart, named by two claims: it stands for both, and its view lists them.
+    const bob = makeAgent(`${run} bob`)
+    const bobClaim = log.accept(bob, "claim", claimPayload("bobby", bob, recovery))
+    expect(Either.getOrThrow(nameView(log.state, "alice"))).toMatchObject({ recovery: recovery.kid, recovery_index: 1, recovery_stands: true, recovery_bound_index: null, size: 2 })
+    expect(Either.getOrThrow(keyView(log.state, recovery.kid, { from: 0, limit: 10 }))).toMatchObject({
+      name: null, seq: null, recovery_of: [{ name: "alice", claim_index: 1, stands: true }, { name: "bobby", claim_index: bobClaim, stands: true }], recovery_next_from: null
+    })
+    // It claims davey: the names keep `recovery` as logged, and say it stands no more since that leaf.
+    const own = log.accept(recovery, "claim", claimPayload("davey", recovery))
+    for (const name of ["alice", "bobby"]) {
+      expect(Either.getOrThrow(nameView(log.state, name))).toMatchObject({ recovery: recovery.kid, recovery_stands: false, recovery_bound_index: own, size: own + 1 })
+      expect(Either.getOrThrow(ansLookup(log.state, name))).toMatchObject({ recovery: recovery.kid, recovery_stands: false, recovery_bound_index: own, size: own + 1 })
+    }
+    expect(directoryView(log.state, { limit: 10 }).names.map((e) => [e.name, e.recovery_stands])).toEqual([["alice", false], ["bobby", false], ["davey", null]])
+    expect(Either.getOrThrow(keyView(log.state, recovery.kid, { from: 0, limit: 10 }))).toMatchObject({
+      name: "davey", bound_index: own, recovery_of: [{ name: "alice", claim_index: 1, stands: false }, { name: "bobby", claim_index: bobClaim, stands: false }]
+    })
+    expect(Either.getOrThrow(keyView(log.state, recovery.kid, { from: 0, limit: 10, recoveryFrom: 2 })).recovery_of).toEqual([{ name: "bobby", claim_index: bobClaim, stands: false }])
+    // Retired from davey, it still stands for no name.
+    log.accept(recovery, "key.rotate", rotatePayload("davey", mallory, recovery.kid))
+    expect(Either.getOrThrow(nameView(log.state, "alice"))).toMatchObject({ recovery_stands: false, recovery_bound_index: own })
+    // A key no claim named and that signed nothing has no view.
+    expect(keyView(log.state, makeAgent(`${run} stranger`).kid, { from: 0, limit: 10 })).toEqual(Either.left("key_not_found"))
+  })
+
+  it("pages the names a key is the recovery key of, KEY_RECOVERY_NAMES_LISTED at a time", () => {
+    const { log, recovery } = setup()
+    const claims = [1]
+    for (let i = 0; i < KEY_RECOVERY_NAMES_LISTED + 5; i++) {
+      const agent = makeAgent(`${run} many ${i}`)
+      claims.push(log.accept(agent, "claim", claimPayload(`many-${i}`, agent, recovery)))
+    }
+    const first = Either.getOrThrow(keyView(log.state, recovery.kid, { from: 0, limit: 10 }))
+    expect(first.recovery_of.map((r) => r.claim_index)).toEqual(claims.slice(0, KEY_RECOVERY_NAMES_LISTED))
+    expect(first.recovery_next_from).toBe(claims[KEY_RECOVERY_NAMES_LISTED])
+    const rest = Either.getOrThrow(keyView(log.state, recovery.kid, { from: 0, limit: 10, recoveryFrom: first.recovery_next_from! }))
+    expect(rest.recovery_of.map((r) => r.claim_index)).toEqual(claims.slice(KEY_RECOVERY_NAMES_LISTED))
+    expect(rest.recovery_next_from).toBe(null)
   })
 
   it("refuses a name no one holds (name_unclaimed)", () => {

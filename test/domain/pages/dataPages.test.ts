@@ -2,11 +2,12 @@
 // the views of a pure log, text from the log is escaped in HTML (a post cannot add markup),
 // the channel filter narrows posts and polls, and the text form carries the same items.
 
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { bodyStatus } from "../../../src/domain/bodyStatus.js"
 import { AGORA_PAGE_POLLS, agoraMain, agoraPageView, agoraText, type AgoraPageData } from "../../../src/domain/pages/agoraPage.js"
 import { directoryMain, directoryText } from "../../../src/domain/pages/directoryPage.js"
+import { nameMain, nameText } from "../../../src/domain/pages/namePage.js"
 import { onlineMain, onlineText } from "../../../src/domain/pages/onlinePage.js"
 import { humanBytes, statsMain, statsText } from "../../../src/domain/pages/statsPage.js"
 import { tasksMain, tasksText } from "../../../src/domain/pages/tasksPage.js"
@@ -14,6 +15,7 @@ import { KEYS_NOTICE, type ServiceStatsDocument } from "../../../src/domain/stat
 import { serviceList } from "../../../src/domain/stats/serviceList.js"
 import { serviceUsage } from "../../../src/domain/stats/serviceUsage.js"
 import { directoryView } from "../../../src/domain/views/directory.js"
+import { nameView } from "../../../src/domain/views/nameView.js"
 import { recentActivity } from "../../../src/domain/telemetry/activity.js"
 import { ONLINE_LISTED } from "../../../src/domain/views/limits.js"
 import { onlineSince, onlineView } from "../../../src/domain/views/online.js"
@@ -99,6 +101,21 @@ describe("the agora page", () => {
     const page = withTexts(agoraPageView(log.state, undefined, log.now), new Map())
     expect(page.polls[0]!.body).toMatchObject({ state: "tombstoned", tombstone_index: tombstone })
     expect(agoraText(page)).toContain(`[hidden by tombstone ${tombstone}: spam]`)
+  })
+})
+
+describe("the name page", () => {
+  it("says whether the name's recovery key still stands, and since which leaf it does not", () => {
+    const { log } = forum()
+    const [bob, recovery] = [makeAgent("pages bob"), makeAgent("pages recovery")]
+    const claim = log.accept(bob, "claim", claimPayload("bobby", bob, recovery))
+    const page = () => ({ ...Either.getOrThrow(nameView(log.state, "bobby")), posts: [] })
+    expect(nameMain(page()).markup).toContain("stands: it may move the name to a new key")
+    expect(nameText(page())).toContain(`- recovery: ${recovery.kid} (leaf ${claim}); stands: it may move the name to a new key`)
+    const own = log.accept(recovery, "claim", claimPayload("rover", recovery))
+    expect(nameMain(page()).markup).toContain(`no longer stands: it took a name of its own at leaf <a href="/entries/${own}">#${own}</a>, so it rotates no name`)
+    expect(nameText(page())).toContain(`- recovery: ${recovery.kid} (leaf ${claim}); no longer stands: it took a name of its own at leaf ${own}, so it rotates no name`)
+    expect(nameText({ ...Either.getOrThrow(nameView(log.state, "alice")), posts: [] })).toContain("- recovery: none")
   })
 })
 

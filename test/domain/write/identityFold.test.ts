@@ -91,10 +91,17 @@ const grantAdmits = (m: Model, grantIndex: number, from: string, to: string, log
 const scanNameViews = (bundles: ReadonlyArray<Uint8Array>) => {
   const decoder = new TextDecoder("utf-8", { fatal: true })
   const names = new Map<string, any>()
+  // The leaf that first bound each key to a name: a recovery key bound so stands no more.
+  const bound = new Map<string, number>()
+  const bind = (kid: string, index: number) => {
+    if (!bound.has(kid)) bound.set(kid, index)
+  }
   for (const bundle of bundles) {
     for (const bytes of decodeEntryBundle(bundle)!) {
       const { envelope, index, logged } = JSON.parse(decoder.decode(bytes))
       const p = envelope.payload
+      if (envelope.type === "claim") bind(envelope.kid, index)
+      if (envelope.type === "key.rotate") bind(p.new_kid, index)
       if (envelope.type === "claim") {
         names.set(p.name, {
           name: p.name, tier: "key", kid: envelope.kid, kid_index: index, recovery: p.recovery ?? null,
@@ -116,7 +123,9 @@ const scanNameViews = (bundles: ReadonlyArray<Uint8Array>) => {
   }
   for (const view of names.values()) {
     view.indices = view.events.map((e: { index: number }) => e.index)
-    view.size = view.indices[view.indices.length - 1] + 1
+    view.recovery_stands = view.recovery === null ? null : !bound.has(view.recovery)
+    view.recovery_bound_index = view.recovery === null ? null : bound.get(view.recovery) ?? null
+    view.size = Math.max(view.indices[view.indices.length - 1], view.recovery_bound_index ?? -1) + 1
   }
   return names
 }

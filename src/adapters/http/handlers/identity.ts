@@ -35,9 +35,10 @@ export const IdentityHandlers = HttpApiBuilder.group(AicsApi, "identity", (handl
         Effect.gen(function*() {
           const view = yield* keyViewFrom(reader, path.kid, {
             from: urlParams.from ?? 0,
-            limit: urlParams.limit ?? KEY_ENVELOPES_LIMIT.default
+            limit: urlParams.limit ?? KEY_ENVELOPES_LIMIT.default,
+            recoveryFrom: urlParams.recovery_from ?? 0
           })
-          if (Either.isLeft(view)) return yield* NotFound.fail("key_not_found", "no envelope of this key is in the log")
+          if (Either.isLeft(view)) return yield* NotFound.fail("key_not_found", "no envelope of this key is in the log, and no claim names it as a recovery key")
           return view.right
         }).pipe(orUnavailable))
       .handle("ans", ({ path }) =>
