@@ -17,7 +17,7 @@
 // signs one text, and a log signs one text per size. Other processes (PostgreSQL) reload
 // the stored lines every second.
 
-import { Context, Data, Duration, Effect, Either, Layer, Ref, SubscriptionRef } from "effect"
+import { Context, Data, Duration, Effect, Either, Layer, Option, Ref, SubscriptionRef } from "effect"
 import {
   cosignaturesOf, parseCosignerKey, splitCosignature, withSignatureLines, type CosignerKey
 } from "../domain/note/cosignature.js"
@@ -204,7 +204,9 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           const lead = yield* SubscriptionRef.get(leading)
           if (!lead || latest === undefined || (k?.stored?.size ?? -1) >= latest.size) {
             // Nothing to submit: wait for a newer checkpoint (or a second, for leadership).
-            yield* publisher.awaitCoverage((latest?.size ?? 0) + 1, Duration.seconds(1))
+            // On a diverged log the wait ends at once with nothing: then a pause, not a spin.
+            const newer = yield* publisher.awaitCoverage((latest?.size ?? 0) + 1, Duration.seconds(1))
+            if (Option.isNone(newer)) yield* Effect.sleep(BEHIND_PAUSE)
             continue
           }
           const result = yield* Effect.either(submit(w, latest))

@@ -38,6 +38,8 @@ export const PAGE = 256
  * 4 MiB of entry bytes, and usually under 64 KiB).
  */
 export const CATCH_UP_PAGE = 64
+/** How long the checkpoint follower rests when the publisher has nothing newer for it. */
+const NOTHING_NEW_PAUSE = Duration.seconds(1)
 
 export interface StreamCheckpoint {
   readonly size: number
@@ -116,7 +118,9 @@ export class LogStream extends Context.Tag("aics/LogStream")<LogStream, {
 
     const adoptCheckpoint = Effect.gen(function*() {
       const next = yield* publisher.awaitCoverage((checkpoint?.size ?? 0) + 1, Duration.seconds(30))
-      if (Option.isNone(next)) return
+      // None after the wait, or at once on a diverged log (which publishes nothing more):
+      // a pause, so that this loop never spins.
+      if (Option.isNone(next)) return yield* Effect.sleep(NOTHING_NEW_PAUSE)
       const { size, rootHash, note } = next.value
       checkpoint = { size, rootHash: encodeB64(rootHash), note: fromUtf8(note) }
       yield* notify

@@ -40,7 +40,7 @@ export type { PublishedCheckpoint }
 export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
   /** The last published checkpoint (undefined before the first). */
   readonly latest: Effect.Effect<PublishedCheckpoint | undefined>
-  /** Waits until a published checkpoint covers `size` leaves, for at most `timeout`. */
+  /** Waits until a published checkpoint covers `size` leaves, for at most `timeout`; on a diverged log (nothing more is published) it answers at once. */
   readonly awaitCoverage: (size: number, timeout: Duration.DurationInput) => Effect.Effect<Option.Option<PublishedCheckpoint>>
   /** Publishes everything committed now, without waiting for the window. */
   readonly publishNow: Effect.Effect<PublishedCheckpoint | undefined, StorageError>

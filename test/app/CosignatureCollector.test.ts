@@ -73,7 +73,14 @@ interface Node {
   readonly logged: Array<{ readonly level: string; readonly message: string }>
 }
 
-const run = (w: FakeWitness, test: (node: Node) => Effect.Effect<void, unknown, CosignatureCollector | Cosignatures>) =>
+/** The publisher's wait for a newer checkpoint: by default none comes within a short wait. */
+const noNewerCheckpoint: Publisher["Type"]["awaitCoverage"] = () => Effect.as(Effect.sleep(Duration.millis(10)), Option.none())
+
+const run = (
+  w: FakeWitness,
+  test: (node: Node) => Effect.Effect<void, unknown, CosignatureCollector | Cosignatures>,
+  awaitCoverage = noNewerCheckpoint
+) =>
   Effect.gen(function*() {
     const dir = yield* tempDir("collector")
     const latest = yield* Ref.make<PublishedCheckpoint | undefined>(undefined)
@@ -88,7 +95,7 @@ const run = (w: FakeWitness, test: (node: Node) => Effect.Effect<void, unknown, 
       Clock.system,
       Layer.succeed(Publisher, {
         latest: Ref.get(latest),
-        awaitCoverage: () => Effect.as(Effect.sleep(Duration.millis(10)), Option.none()),
+        awaitCoverage,
         publishNow: Effect.die("unused"),
         judge: undefined as never
       }),
@@ -234,5 +241,17 @@ describe("CosignatureCollector", () => {
       expect(after.witnesses[0]!.error).toBeUndefined()
       expect(errorsAndWarnings(node)).toEqual([])
     }))
+  })
+
+  it.scopedLive("rests between looks when the publisher answers at once with nothing (a diverged log), rather than spin", () => {
+    let asked = 0
+    const answersAtOnce: Publisher["Type"]["awaitCoverage"] = () => Effect.sync(() => void asked++).pipe(Effect.as(Option.none()))
+    const witness: FakeWitness = { state: undefined, down: false, garbage: false, requests: [] }
+    return run(witness, () => Effect.gen(function*() {
+      yield* Effect.sleep(Duration.millis(500))
+      // A pause of 100 ms a look: about five, where a spin made thousands.
+      expect(asked).toBeGreaterThan(0)
+      expect(asked).toBeLessThan(20)
+    }), answersAtOnce)
   })
 })

@@ -3,7 +3,7 @@
 // gets every leaf it asks for, from the store before the ring and from memory after.
 
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Option, SubscriptionRef } from "effect"
+import { Effect, Layer, Option, SubscriptionRef, TestClock } from "effect"
 import { LogStream } from "../../src/app/LogStream.js"
 import { LogWriter } from "../../src/app/LogWriter.js"
 import { Publisher } from "../../src/app/Publisher.js"
@@ -12,8 +12,8 @@ import { LogStore } from "../../src/ports/LogStore.js"
 
 const unused = Effect.dieMessage("not used by LogStream")
 
-/** A log of `size` leaves whose store counts the leaves read from it. */
-const setup = Effect.gen(function*() {
+/** A log whose store counts the leaves read from it; `awaitCoverage` as the publisher's (never by default). */
+const setup = (awaitCoverage: Publisher["Type"]["awaitCoverage"] = () => Effect.as(Effect.never, Option.none())) => Effect.gen(function*() {
   const size = yield* SubscriptionRef.make(0)
   const reads: Array<[number, number]> = []
   const store = LogStore.of({
@@ -29,7 +29,7 @@ const setup = Effect.gen(function*() {
     readHashRange: () => unused
   } as unknown as LogStore["Type"])
   const writer = { size } as unknown as LogWriter["Type"]
-  const publisher = { awaitCoverage: () => Effect.as(Effect.never, Option.none()) } as unknown as Publisher["Type"]
+  const publisher = { awaitCoverage } as unknown as Publisher["Type"]
   const context = yield* Layer.build(LogStream.layer.pipe(
     Layer.provide(Layer.mergeAll(Layer.succeed(LogStore, store), Layer.succeed(LogWriter, writer), Layer.succeed(Publisher, publisher)))
   ))
@@ -47,7 +47,7 @@ const setup = Effect.gen(function*() {
 describe("LogStream", () => {
   it.scoped("reads no leaf while no stream is open, and every later leaf once while one is", () =>
     Effect.gen(function*() {
-      const { size, stream, headReaches, leavesRead, reads } = yield* setup
+      const { size, stream, headReaches, leavesRead, reads } = yield* setup()
       yield* SubscriptionRef.set(size, 300)
       yield* headReaches(300)
       expect(leavesRead()).toBe(0)
@@ -71,5 +71,17 @@ describe("LogStream", () => {
       yield* SubscriptionRef.set(size, 1_000)
       yield* headReaches(1_000)
       expect(leavesRead()).toBe(before)
+    }))
+
+  it.scoped("rests when the publisher has nothing newer at once (a diverged log), rather than spin", () =>
+    Effect.gen(function*() {
+      let asked = 0
+      yield* setup(() => Effect.sync(() => void asked++).pipe(Effect.as(Option.none())))
+      for (let i = 0; i < 1_000; i++) yield* Effect.yieldNow()
+      // The test clock stands still: one ask, then the pause.
+      expect(asked).toBe(1)
+      yield* TestClock.adjust("1 second")
+      for (let i = 0; i < 100; i++) yield* Effect.yieldNow()
+      expect(asked).toBe(2)
     }))
 })
