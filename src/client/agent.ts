@@ -1,5 +1,7 @@
 // Writes bound to a key file: read the key, write the entry, and on acceptance save the
 // advanced chain durably before reporting success. A refusal leaves the file as it was.
+// The whole read-sign-send-save runs under the key file's lock (keyFileLock.ts), so writes
+// with one key file, in this process or another, go one after another.
 
 import { readAgentKeyFile, saveAgentKeyFile } from "./keyFile.js"
 import { keyFileError } from "./errors.js"
@@ -9,6 +11,7 @@ import type { AgentKey } from "./agentKey.js"
 import { syncedWithLog } from "./chainSync.js"
 import type { Work } from "./envelope.js"
 import { send } from "./http.js"
+import { withKeyFileLock } from "./keyFileLock.js"
 
 /** Saves the key after an accepted entry; a failure says exactly what the file must hold. */
 export const saveAfterAccepted = async (keyPath: string, result: Accepted, key: AgentKey = result.key): Promise<void> => {
@@ -28,14 +31,24 @@ export const saveAfterAccepted = async (keyPath: string, result: Accepted, key: 
  * Writes the entry `draft` makes from the key file's key. `after` may change the advanced
  * key before it is saved (a claim records its name).
  */
-export const writeWithKeyFile = async (
+export const writeWithKeyFile = (
   client: LogClient,
   keyPath: string,
   draft: (key: AgentKey) => EntryDraft | Promise<EntryDraft>,
   after: (key: AgentKey, result: Accepted) => AgentKey = (key) => key,
   route: WriteRoute = ENTRY_ROUTE,
-  work?: Work,
-  resyncs = 1
+  work?: Work
+): Promise<WriteResult> => withKeyFileLock(keyPath, () => writeHoldingLock(client, keyPath, draft, after, route, work, 1))
+
+/** writeWithKeyFile's work, its caller holding the key file's lock. */
+const writeHoldingLock = async (
+  client: LogClient,
+  keyPath: string,
+  draft: (key: AgentKey) => EntryDraft | Promise<EntryDraft>,
+  after: (key: AgentKey, result: Accepted) => AgentKey,
+  route: WriteRoute,
+  work: Work | undefined,
+  resyncs: number
 ): Promise<WriteResult> => {
   const key = await readAgentKeyFile(keyPath)
   const { type, payload, body } = await draft(key)
@@ -47,7 +60,7 @@ export const writeWithKeyFile = async (
     const synced = await syncedWithLog(client, key)
     if (synced.seq !== key.seq || synced.prev !== key.prev) {
       await saveAgentKeyFile(keyPath, synced)
-      return writeWithKeyFile(client, keyPath, draft, after, route, work, resyncs - 1)
+      return writeHoldingLock(client, keyPath, draft, after, route, work, resyncs - 1)
     }
   }
   return result

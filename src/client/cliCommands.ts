@@ -21,7 +21,7 @@ import { payDraft, someText } from "./payloads.js"
 import { nameOfKey } from "./forum.js"
 import { getEntry } from "./read.js"
 import { terminalProgress } from "./progress.js"
-import { verifyLog } from "./verify.js"
+import { missingReceiptsLine, verifyLog } from "./verify.js"
 import { describeMonitorResult, monitorOnce, type MonitorResult } from "./monitor.js"
 
 export type { Env, Outcome } from "./cliShared.js"
@@ -124,7 +124,8 @@ const verify = async (inv: Invocation, env: Env): Promise<Outcome> => {
     `checkpoint ${report.origin} size ${report.size} root ${report.rootHash}: signature ok, tiles agree (${report.tilesFetched} tiles)`,
     ...(client.witnesses === undefined ? [] : [`cosigned by at least ${client.witnesses.quorum} of the ${client.witnesses.keys.length} witnesses given`]),
     ...report.receipts.map((r) => `entry ${r.index} ${r.type} seq ${r.seq}: ${r.status === "failed" ? "FAILED" : r.status} (${r.detail})`),
-    key === null ? `no key file at ${path}: checked the log only` : `${report.receipts.length - bad.length} of ${report.receipts.length} receipts verified`
+    key === null ? `no key file at ${path}: checked the log only` : `${report.receipts.length - bad.length} of ${report.receipts.length} receipts verified`,
+    ...[missingReceiptsLine(report.missingReceipts)].filter((line) => line !== null)
   ]
   return {
     lines,

@@ -5,9 +5,11 @@
 //           members are read strictly;
 //   save:   after each accepted write, writeFileAtomically (temp file, fsync, rename, fsync
 //           of the folder), so a crash leaves the old chain position or the new one, never
-//           a torn file.
+//           a torn file. A save is the end of a read-modify-save, which runs under the
+//           file's lock (keyFileLock.ts: withKeyFileLock), so that two writes never sign one
+//           seq or overwrite each other's receipts; a read that only reads takes no lock.
 
-import { readFile, stat } from "node:fs/promises"
+import { readFile, realpath, stat } from "node:fs/promises"
 import { Effect, Either } from "effect"
 import { utf8 } from "../domain/bytes.js"
 import { writeFileAtomically } from "../adapters/fs/atomicFile.js"
@@ -54,8 +56,14 @@ export const readAgentKeyFile = async (path: string): Promise<AgentKey> => {
   return key.right
 }
 
-/** Replaces the key file durably with the key's current state. */
+/**
+ * Replaces the key file durably with the key's current state. Call it under
+ * withKeyFileLock, with the key read under the same lock.
+ */
 export const saveAgentKeyFile = async (path: string, key: AgentKey): Promise<void> => {
-  const saved = await Effect.runPromise(Effect.either(writeFileAtomically(path, utf8(agentKeyJson(key)), KEY_FILE_MODE)))
+  // Through a symlink, the file it points to is replaced, not the link (which a rename over
+  // it would turn into a separate copy): the file the lock (keyFileLock.ts) is taken on.
+  const target = await realpath(path).catch(() => path)
+  const saved = await Effect.runPromise(Effect.either(writeFileAtomically(target, utf8(agentKeyJson(key)), KEY_FILE_MODE)))
   if (Either.isLeft(saved)) throw keyFileError(saved.left.message)
 }

@@ -9,6 +9,8 @@
 // accepts the entry and the process dies before the switch is saved, the key the log now
 // names is still in the file, and the next rotate or recover finishes the switch. After the
 // switch the file acts with the new key (seq 0, prev null); the old key moves to `previous`.
+// Both run under the key file's lock (keyFileLock.ts) from the first read to the last save,
+// so no other write with the file can slip in between the saves of `next` and the switch.
 
 import { encodeU64 } from "../domain/encoding.js"
 import { rotationMessage as domainRotationMessage } from "../domain/identity/possession.js"
@@ -17,6 +19,7 @@ import { kidOfSeed, switchToKey, type AgentKey, type PreviousKey } from "./agent
 import { crypto, randomBytes } from "./crypto.js"
 import { usageError } from "./errors.js"
 import { readAgentKeyFile, saveAgentKeyFile } from "./keyFile.js"
+import { withKeyFileLock } from "./keyFileLock.js"
 import { keyNameFacts } from "./forum.js"
 import { fetchNameView } from "./nameLookup.js"
 import { checkedName, rotateDraft } from "./payloads.js"
@@ -97,7 +100,10 @@ const finish = async (
 ): Promise<void> => saveAgentKeyFile(keyPath, switchToKey({ ...key, name }, seed, retiredBy, how))
 
 /** Moves the key file's name to a new key, signed by the current key. */
-export const rotate = async (client: LogClient, keyPath: string, options: { readonly name?: string | undefined } = {}): Promise<Rotation> => {
+export const rotate = (client: LogClient, keyPath: string, options: { readonly name?: string | undefined } = {}): Promise<Rotation> =>
+  withKeyFileLock(keyPath, () => rotateHoldingLock(client, keyPath, options))
+
+const rotateHoldingLock = async (client: LogClient, keyPath: string, options: { readonly name?: string | undefined }): Promise<Rotation> => {
   const read = await readAgentKeyFile(keyPath)
   const name = await nameOf(client, read, options.name, "rotate")
   const { key, seed } = await pendingKey(keyPath, read)
@@ -121,13 +127,21 @@ export const rotate = async (client: LogClient, keyPath: string, options: { read
  * Moves the name to a new key with the recovery key (its own key file, made by keygen and
  * named in the claim's `recovery`), then switches the agent's key file to the new key. The
  * key moved away from is the name's current key as its view says (it may not be the file's,
- * if someone else rotated the name).
+ * if someone else rotated the name). The recovery key file's write takes that file's lock
+ * inside this one's.
  */
-export const recover = async (
+export const recover = (
   client: LogClient,
   keyPath: string,
   recoveryKeyPath: string,
   options: { readonly name?: string | undefined } = {}
+): Promise<Rotation> => withKeyFileLock(keyPath, () => recoverHoldingLock(client, keyPath, recoveryKeyPath, options))
+
+const recoverHoldingLock = async (
+  client: LogClient,
+  keyPath: string,
+  recoveryKeyPath: string,
+  options: { readonly name?: string | undefined }
 ): Promise<Rotation> => {
   const read = await readAgentKeyFile(keyPath)
   const recoveryKey = await readAgentKeyFile(recoveryKeyPath)

@@ -7,6 +7,12 @@
 //      at its index in the tiles is its leaf hash, and an inclusion proof built from the
 //      tiles verifies against the checkpoint root. A log that promised a leaf (the signed
 //      receipt) and then dropped or changed it fails here, with the receipt as evidence.
+//   4. the file's own completeness: a key's chain position counts its accepted entries
+//      (seq 0 to seq - 1), each of which should have left a receipt here; a seq without
+//      one is reported (missingReceipts), as a receipt lost (two writes that overwrote
+//      each other's saves, before writes took the key file's lock) or an entry written
+//      elsewhere (the text gate, another copy of the file). The log is not at fault, so
+//      this does not make `ok` false.
 // Entries are sequenced before they are published, so a fresh receipt may be past the
 // checkpoint for up to the log's merge delay; verify waits for it a bounded time.
 
@@ -33,6 +39,13 @@ export interface ReceiptCheck {
   readonly detail: string
 }
 
+/** The seqs of one key's chain for which the key file holds no receipt. */
+export interface MissingReceipts {
+  readonly kid: string
+  /** Ascending. */
+  readonly seqs: ReadonlyArray<number>
+}
+
 export interface LogVerification {
   readonly origin: string
   readonly size: number
@@ -42,6 +55,44 @@ export interface LogVerification {
   readonly receipts: ReadonlyArray<ReceiptCheck>
   /** The root matched (else verifyLog throws) and every receipt is ok. */
   readonly ok: boolean
+  /** Per key (the previous keys' first), the seqs of its chain the file has no receipt for; keys missing none are left out. */
+  readonly missingReceipts: ReadonlyArray<MissingReceipts>
+  /** How many seqs missingReceipts names in all; 0 when the file holds a receipt for every entry its chains count. */
+  readonly missingReceiptCount: number
+}
+
+/**
+ * The seqs below each chain position (the file's keys, the previous ones first) that no
+ * receipt of that key carries.
+ */
+export const missingReceiptsOf = (key: AgentKey): ReadonlyArray<MissingReceipts> =>
+  [...key.previous, key].flatMap(({ kid, seq, receipts }) => {
+    const held = new Set(receipts.map((r) => r.seq))
+    const seqs = Array.from({ length: seq }, (_, s) => s).filter((s) => !held.has(s))
+    return seqs.length === 0 ? [] : [{ kid, seqs }]
+  })
+
+/**
+ * One line on the receipts the file lacks, or null when it lacks none: what verify says
+ * beside the receipts it checked (the CLI and the MCP tool alike).
+ */
+export const missingReceiptsLine = (missing: ReadonlyArray<MissingReceipts>): string | null => {
+  const count = missing.reduce((n, m) => n + m.seqs.length, 0)
+  if (count === 0) return null
+  const which = missing.map((m) => `seq ${seqRuns(m.seqs)} of ${m.kid}`).join("; ")
+  return `${count} receipt${count === 1 ? "" : "s"} missing from the key file (${which}): ` +
+    "the chain counts these entries but the file keeps no receipt of them (lost, or written elsewhere: the text gate, another copy of the file)"
+}
+
+/** "3, 5-7, 9": seqs (ascending) as runs, for a line of text. */
+export const seqRuns = (seqs: ReadonlyArray<number>): string => {
+  const runs: Array<[number, number]> = []
+  for (const s of seqs) {
+    const last = runs[runs.length - 1]
+    if (last !== undefined && last[1] + 1 === s) last[1] = s
+    else runs.push([s, s])
+  }
+  return runs.map(([from, to]) => (from === to ? String(from) : `${from}-${to}`)).join(", ")
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -114,12 +165,15 @@ export const verifyLog = async (
       checks.push({ index: r.index, type: r.type, seq: r.seq, status: "failed", detail: error.message })
     }
   }
+  const missing = key === null ? [] : missingReceiptsOf(key)
   return {
     origin: checkpoint.origin,
     size: checkpoint.size,
     rootHash: encodeB64(checkpoint.rootHash),
     tilesFetched: tiles.fetched(),
     receipts: checks,
-    ok: checks.every((c) => c.status === "ok")
+    ok: checks.every((c) => c.status === "ok"),
+    missingReceipts: missing,
+    missingReceiptCount: missing.reduce((count, m) => count + m.seqs.length, 0)
   }
 }

@@ -1,0 +1,193 @@
+// The key file's lock (src/client/keyFileLock.ts), without a service:
+//   - in one process, read-modify-saves of one file (under any spelling of its path, a
+//     symlink too, which a save leaves a symlink) run one at a time, and a failing one
+//     releases the lock;
+//   - another process's lock (a lock file naming a live pid) is waited for, and taken once
+//     that process is gone; a lock naming a dead pid is stale and taken at once; a live
+//     holder that stays past the deadline is a key_file error naming the lock and the pid;
+//   - a read that takes no lock never sees a torn file while saves go on.
+
+import { spawn } from "node:child_process"
+import { lstat, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises"
+import { hostname, tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterEach, beforeEach, describe, expect, it } from "vitest"
+import { generateAgentKey } from "../../src/client/agentKey.js"
+import { ClientError } from "../../src/client/errors.js"
+import { createAgentKeyFile, readAgentKeyFile, saveAgentKeyFile } from "../../src/client/keyFile.js"
+import { lockPathOf, withKeyFileLock } from "../../src/client/keyFileLock.js"
+
+let dir: string
+let keyPath: string
+let lockPath: string
+const children: Array<{ kill: () => void }> = []
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "aics-lock-"))
+  keyPath = join(dir, "agent.json")
+  lockPath = lockPathOf(keyPath)
+  await createAgentKeyFile(keyPath, generateAgentKey())
+})
+
+afterEach(async () => {
+  for (const child of children.splice(0)) child.kill()
+  await rm(dir, { recursive: true, force: true })
+})
+
+const FAST = { waitMs: 20_000, pollMs: 10 }
+
+/** Polls `condition` every 10 ms until it holds, failing after `ms`. */
+const eventually = async (condition: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> => {
+  const deadline = Date.now() + ms
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+/** A process that stays alive until killed: another aics process holding the lock. */
+const liveProcess = async (): Promise<{ pid: number; kill: () => Promise<void> }> => {
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" })
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  children.push({ kill: () => child.kill("SIGKILL") })
+  await new Promise<void>((resolve, reject) => { child.once("spawn", resolve); child.once("error", reject) })
+  return { pid: child.pid!, kill: async () => { child.kill("SIGKILL"); await exited } }
+}
+
+/** The pid of a process that has exited: a holder that crashed. */
+const deadPid = async (): Promise<number> => {
+  const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" })
+  await new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  return child.pid!
+}
+
+const writeLock = (pid: number) =>
+  writeFile(lockPath, JSON.stringify({ pid, host: hostname(), token: "another-process", since: new Date().toISOString() }) + "\n")
+
+const exists = (path: string) => readFile(path).then(() => true, () => false)
+
+/** Only the key file is left in the folder: no lock, no draft or stale lock set aside. */
+const expectOnlyKeyFile = async () => expect(await readdir(dir)).toEqual(["agent.json"])
+
+describe("the key file lock in one process", () => {
+  it("runs read-modify-saves of one file one at a time, under any spelling of its path", async () => {
+    await symlink(keyPath, join(dir, "alias.json"))
+    const paths = [keyPath, join(dir, "alias.json"), join(dir, ".", "agent.json")]
+    let inside = 0
+    let most = 0
+    const bumps = Array.from({ length: 12 }, (_, i) =>
+      withKeyFileLock(paths[i % paths.length]!, async () => {
+        inside += 1
+        most = Math.max(most, inside)
+        const key = await readAgentKeyFile(keyPath)
+        await new Promise((resolve) => setTimeout(resolve, 2))
+        await saveAgentKeyFile(keyPath, { ...key, seq: key.seq + 1, prev: "A".repeat(43) })
+        inside -= 1
+      }, FAST))
+    await Promise.all(bumps)
+    expect(most).toBe(1)
+    expect((await readAgentKeyFile(keyPath)).seq).toBe(12)
+    // A save through the symlink replaced the file it points to, and left the link a link.
+    await withKeyFileLock(join(dir, "alias.json"), async () => {
+      const key = await readAgentKeyFile(join(dir, "alias.json"))
+      await saveAgentKeyFile(join(dir, "alias.json"), { ...key, seq: 13 })
+    }, FAST)
+    expect((await lstat(join(dir, "alias.json"))).isSymbolicLink()).toBe(true)
+    expect((await readAgentKeyFile(keyPath)).seq).toBe(13)
+    expect(await exists(lockPath)).toBe(false)
+  })
+
+  it("holds the lock file, naming this process, while the body runs, and releases it when the body fails", async () => {
+    const failed = await withKeyFileLock(keyPath, async () => {
+      expect(JSON.parse(await readFile(lockPath, "utf8"))).toMatchObject({ pid: process.pid, host: hostname() })
+      throw new Error("the write failed")
+    }, FAST).then(() => undefined, (error: unknown) => error)
+    expect((failed as Error).message).toBe("the write failed")
+    await expectOnlyKeyFile()
+    // The next one is not held up by it.
+    expect(await withKeyFileLock(keyPath, async () => "next", FAST)).toBe("next")
+  })
+
+  it("takes no lock for a key file that is not there, and lets the body say so", async () => {
+    const missing = join(dir, "none.json")
+    const error = await withKeyFileLock(missing, () => readAgentKeyFile(missing), FAST).then(() => undefined, (e: unknown) => e)
+    expect((error as ClientError).message).toMatch(/no key file at/)
+    expect(await exists(lockPathOf(missing))).toBe(false)
+  })
+})
+
+describe("the key file lock across processes", () => {
+  it("waits for a live holder and takes the lock once the holder is gone", async () => {
+    const holder = await liveProcess()
+    await writeLock(holder.pid)
+    let startedAt: number | undefined
+    let waitedFor: string | undefined
+    const waiting = withKeyFileLock(keyPath, async () => {
+      startedAt = Date.now()
+      return JSON.parse(await readFile(lockPath, "utf8")) as { pid: number }
+    }, { ...FAST, waiting: (_, holderText) => { waitedFor = holderText } })
+    await eventually(() => waitedFor !== undefined, "the waiter to wait")
+    expect(JSON.parse(waitedFor!).pid).toBe(holder.pid)
+    expect(startedAt).toBeUndefined()
+    const killedAt = Date.now()
+    await holder.kill()
+    const held = await waiting
+    expect(startedAt).toBeGreaterThanOrEqual(killedAt)
+    expect(held.pid).toBe(process.pid)
+    await expectOnlyKeyFile()
+  })
+
+  it("takes over a stale lock, one whose pid is not alive, at once", async () => {
+    await writeLock(await deadPid())
+    const holder = await withKeyFileLock(keyPath, async () => JSON.parse(await readFile(lockPath, "utf8")) as { pid: number }, { waitMs: 0, pollMs: 10 })
+    expect(holder.pid).toBe(process.pid)
+    await expectOnlyKeyFile()
+  })
+
+  it("takes over a lock this process left behind (its own pid), as stale", async () => {
+    await writeLock(process.pid)
+    expect(await withKeyFileLock(keyPath, async () => "taken", { waitMs: 0, pollMs: 10 })).toBe("taken")
+    await expectOnlyKeyFile()
+  })
+
+  it("fails after the deadline with a key_file error naming the lock file, the holder's pid and what to do", async () => {
+    const holder = await liveProcess()
+    await writeLock(holder.pid)
+    let ran = false
+    const error = await withKeyFileLock(keyPath, async () => { ran = true }, { waitMs: 200, pollMs: 10 }).then(() => undefined, (e: unknown) => e)
+    expect(ran).toBe(false)
+    expect(error).toBeInstanceOf(ClientError)
+    expect((error as ClientError).kind).toBe("key_file")
+    expect((error as ClientError).message).toContain(lockPath)
+    expect((error as ClientError).message).toContain(`pid ${holder.pid}`)
+    expect((error as ClientError).message).toMatch(/try again when it is done, or if no process \d+ is running, delete/)
+    // The holder's lock is left as it was; the waiter's draft is gone.
+    expect(JSON.parse(await readFile(lockPath, "utf8")).pid).toBe(holder.pid)
+    expect((await readdir(dir)).sort()).toEqual(["agent.json", "agent.json.lock"])
+  })
+
+  it("waits for a lock file that names no holder, and says to delete it", async () => {
+    await writeFile(lockPath, "not a lock\n")
+    const error = await withKeyFileLock(keyPath, async () => undefined, { waitMs: 100, pollMs: 10 }).then(() => undefined, (e: unknown) => e)
+    expect((error as ClientError).message).toMatch(/agent\.json\.lock exists but does not name its holder .*delete it/)
+  })
+})
+
+describe("a read without the lock", () => {
+  it("never sees a torn file while saves go on", async () => {
+    const key = await readAgentKeyFile(keyPath)
+    let saving = true
+    const saves = (async () => {
+      for (let seq = 1; seq <= 60; seq++) {
+        await withKeyFileLock(keyPath, () => saveAgentKeyFile(keyPath, { ...key, seq, prev: "A".repeat(43) }), FAST)
+      }
+      saving = false
+    })()
+    const seen: Array<number> = []
+    while (saving) seen.push((await readAgentKeyFile(keyPath)).seq)
+    await saves
+    expect(seen.length).toBeGreaterThan(0)
+    // Each read saw one whole save, in order.
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen)
+  })
+})
