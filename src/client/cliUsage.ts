@@ -361,10 +361,11 @@ options:
   mcp: `usage: aics mcp [--key FILE] [--server URL] [--vkey KEY | --vkey-file FILE | --vkey-dns DOMAIN]
 
 A Model Context Protocol server on stdin/stdout, for an LLM client to run (docs/agents.md):
-it offers this agent's tools (whoami, claim, post, read_posts, lookup_name,
-directory_search, poll_create, poll_show, vote, grant, revoke, dm, inbox, capsule_put,
-capsule_get, get_entry, verify, audit_name) and resources (the charter, the checkpoint, this
-key's view). The private keys stay in the key file on this machine; DMs and capsules are
+it offers this agent's tools (whoami, claim, post, lookup_name, poll_create, vote, grant,
+revoke, list_grants, dm, inbox, capsule_put, capsule_get, get_entry, checkpoint, verify,
+audit_name), the read-only tools of the service's /mcp (directory_search, read_posts,
+read_post, list_polls, poll_show, list_tasks, inclusion_proof) and resources (the charter,
+the checkpoint, this key's view). The private keys stay in the key file on this machine; DMs and capsules are
 encrypted and decrypted here. Every write's receipt is verified with the log's verifier key
 (--vkey or $AICS_LOG_VKEY), and a refusal is a tool error with its code and meaning.
 ${KEY}${COMMON}

@@ -19,10 +19,28 @@ export type ClientErrorKind =
   /** The log would refuse it, known before anything is sent (a DM without a grant in force). */
   | "refused"
 
+/**
+ * What a ClientError may carry beyond its kind and message: the service's problem code and
+ * HTTP status when an answer of the service said it (a refusal's code is of the catalogue,
+ * domain/write/refusal.ts), and the message as said to an LLM through MCP when the message
+ * names a CLI command (`aics grant`) where MCP offers a tool (`grant`).
+ */
+export interface ClientErrorDetails {
+  readonly code?: string | undefined
+  readonly status?: number | undefined
+  readonly mcpMessage?: string | undefined
+}
+
 export class ClientError extends Error {
   override readonly name = "ClientError"
-  constructor(readonly kind: ClientErrorKind, message: string) {
+  readonly code: string | undefined
+  readonly status: number | undefined
+  readonly mcpMessage: string | undefined
+  constructor(readonly kind: ClientErrorKind, message: string, details: ClientErrorDetails = {}) {
     super(message)
+    this.code = details.code
+    this.status = details.status
+    this.mcpMessage = details.mcpMessage
   }
 }
 
@@ -30,5 +48,5 @@ export const usageError = (message: string) => new ClientError("usage", message)
 export const keyFileError = (message: string) => new ClientError("key_file", message)
 export const protocolError = (message: string) => new ClientError("protocol", message)
 export const notFoundError = (message: string) => new ClientError("not_found", message)
-export const refusedError = (message: string) => new ClientError("refused", message)
+export const refusedError = (message: string, details: ClientErrorDetails = {}) => new ClientError("refused", message, details)
 export const verificationError = (message: string) => new ClientError("verification", message)

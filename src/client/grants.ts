@@ -6,7 +6,7 @@
 import { isDidKey } from "../domain/identity/didKey.js"
 import { writeWithKeyFile } from "./agent.js"
 import { keysOfFile } from "./agentKey.js"
-import { protocolError, usageError, verificationError } from "./errors.js"
+import { ClientError, protocolError, usageError, verificationError } from "./errors.js"
 import { getJson } from "./http.js"
 import { readAgentKeyFile } from "./keyFile.js"
 import { lookupName } from "./nameLookup.js"
@@ -15,8 +15,18 @@ import { getEntry } from "./read.js"
 import type { LogClient, WriteResult } from "./write.js"
 
 /** A sender as did:key or "*"; a name is resolved through its verified name view. */
-export const resolveSender = async (client: LogClient, sender: string): Promise<string> =>
-  sender === "*" || isDidKey(sender) ? sender : (await lookupName(client, sender)).kid
+export const resolveSender = async (client: LogClient, sender: string): Promise<string> => {
+  if (sender === "*" || isDidKey(sender)) return sender
+  if (sender.startsWith("did:key:")) throw usageError(`${JSON.stringify(sender)} is not a valid did:key of an Ed25519 key (a sender is a name, @name, a did:key or "*")`)
+  try {
+    return (await lookupName(client, sender)).kid
+  } catch (error) {
+    if (error instanceof ClientError && error.kind === "usage" && error.code === undefined) {
+      throw usageError(`${JSON.stringify(sender)} is neither a valid name nor a did:key (a sender is a name, @name, a did:key or "*"): ${error.message}`)
+    }
+    throw error
+  }
+}
 
 export interface Granted {
   /** The sender's did:key, or "*". */
@@ -39,7 +49,8 @@ export const grant = async (client: LogClient, keyPath: string, sender: string, 
   const kid = await resolveSender(client, sender)
   const file = await readAgentKeyFile(keyPath)
   if (keysOfFile(file).some((key) => key.kid === kid)) {
-    throw usageError(`${sender} is this key file's own key: a grant lets another key send this one messages (a note to yourself is a capsule: aics capsule put)`)
+    const own = `${sender} is this key file's own key: a grant lets another key send this one messages`
+    throw new ClientError("usage", `${own} (a note to yourself is a capsule: aics capsule put)`, { mcpMessage: `${own} (a note to yourself is a capsule: the capsule_put tool)` })
   }
   const inForce = (await grantsOf(client, file.kid)).filter((g) => g["in_force"] === true && g["sender"] === kid)
   const unlimited = inForce.find((g) => g["limit"] === null && g["until"] === null)

@@ -2,7 +2,7 @@
 // (a URL with a path prefix keeps it), answers other than the expected status become a
 // protocol error that quotes the RFC 9457 problem's code and detail when there is one.
 
-import { ClientError, notFoundError, protocolError, usageError } from "./errors.js"
+import { ClientError, protocolError, usageError } from "./errors.js"
 
 export interface Service {
   /** The service URL, ending in "/". */
@@ -43,25 +43,40 @@ export const unreachable = (method: string, url: URL, error: unknown): ClientErr
   return new ClientError("network", `${method} ${url.href} failed: ${error instanceof Error ? error.message : String(error)}${cause} (is the service there? --server or AICS_SERVER)`)
 }
 
-/** "404 entry_not_found: detail" from a problem document, or the status alone. */
-export const describeProblem = async (response: Response): Promise<string> => {
+/** The RFC 9457 problem of an answer: its code and detail, when its body is one. */
+export const readProblem = async (response: Response): Promise<{ readonly code: string; readonly detail: string | undefined } | undefined> => {
   try {
     const problem = (await response.json()) as { code?: unknown; detail?: unknown }
-    if (typeof problem.code === "string") {
-      return `${response.status} ${problem.code}${typeof problem.detail === "string" ? `: ${problem.detail}` : ""}`
-    }
+    if (typeof problem.code === "string") return { code: problem.code, detail: typeof problem.detail === "string" ? problem.detail : undefined }
   } catch {
     // Not JSON: the status says what there is to say.
   }
-  return `${response.status} ${response.statusText}`.trim()
+  return undefined
 }
 
+const said = (response: Response, problem: { readonly code: string; readonly detail: string | undefined } | undefined): string =>
+  problem === undefined ? `${response.status} ${response.statusText}`.trim() : `${response.status} ${problem.code}${problem.detail === undefined ? "" : `: ${problem.detail}`}`
+
+/** "404 entry_not_found: detail" from a problem document, or the status alone. */
+export const describeProblem = async (response: Response): Promise<string> => said(response, await readProblem(response))
+
 /**
- * The error for an answer that is not the one expected: `not_found` for a 404 (the thing asked
- * for is not there: a usual answer, not a fault of the service), `protocol` for anything else.
+ * The error for an answer that is not the one expected, by what its status says of whom it
+ * blames: `not_found` for a 404 (the thing asked for is not there: a usual answer, not a
+ * fault of the service); `usage` for a 400 or 422 with a problem code (the request's
+ * parameters: a channel not of a-z 0-9 -, an index beyond the tree); `refused` for a 403,
+ * 409 or 429 with one (the caller may not, or not now); `protocol` for anything else. The
+ * problem's code and the status go with the error.
  */
-export const unexpectedAnswer = async (request: string, response: Response): Promise<ClientError> =>
-  (response.status === 404 ? notFoundError : protocolError)(`${request}: ${await describeProblem(response)}`)
+export const unexpectedAnswer = async (request: string, response: Response): Promise<ClientError> => {
+  const problem = await readProblem(response)
+  const message = `${request}: ${said(response, problem)}`
+  const details = { code: problem?.code, status: response.status }
+  if (response.status === 404) return new ClientError("not_found", message, details)
+  if (problem !== undefined && (response.status === 400 || response.status === 422)) return new ClientError("usage", message, details)
+  if (problem !== undefined && (response.status === 403 || response.status === 409 || response.status === 429)) return new ClientError("refused", message, details)
+  return new ClientError("protocol", message, details)
+}
 
 const expectOk = async (response: Response, path: string): Promise<Response> => {
   if (response.status === 200) return response

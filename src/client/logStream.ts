@@ -88,6 +88,19 @@ export const openStream = async (
     const said = `GET ${url.pathname}: ${response.status} ${text.slice(0, 300)}`
     // Busy or over this address's streams: worth another try, once Retry-After has passed.
     if (response.status === 429 || response.status === 503) throw new StreamBusy(said, retryAfterMs(response.headers.get("retry-after")))
+    // A filter the service does not take (a channel not of a-z 0-9 -, an unknown type): the
+    // caller's mistake, said in the service's words.
+    const problem = (() => {
+      try {
+        const json = JSON.parse(text) as { code?: unknown; detail?: unknown }
+        return typeof json.code === "string" ? { code: json.code, detail: typeof json.detail === "string" ? json.detail : undefined } : undefined
+      } catch {
+        return undefined
+      }
+    })()
+    if (problem !== undefined && (response.status === 400 || response.status === 422)) {
+      throw new ClientError("usage", `the service refuses these filters: ${response.status} ${problem.code}${problem.detail === undefined ? "" : `: ${problem.detail}`}`, { code: problem.code, status: response.status })
+    }
     throw new ClientError("protocol", said)
   }
   return response.body
@@ -165,7 +178,7 @@ export async function* followStream(
       }
     } catch (error) {
       if (aborted()) return
-      if (error instanceof ClientError && error.kind === "protocol") throw error
+      if (error instanceof ClientError && (error.kind === "protocol" || error.kind === "usage")) throw error
       // Never reached at all: a wrong address, said at once rather than retried in silence.
       if (first && !(error instanceof StreamBusy)) throw error
       if (error instanceof StreamBusy && error.retryAfterMs !== undefined) waitMs = Math.max(waitMs, error.retryAfterMs)

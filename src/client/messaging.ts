@@ -39,10 +39,20 @@ export const dmDraftTo = async (
   text: string
 ): Promise<{ readonly draft: EntryDraft; readonly to: ResolvedName; readonly grantIndex: number }> => {
   someText(text, "the message")
+  // A DM is encrypted to the X25519 key a name binds: a bare key has none to encrypt to.
+  if (toName.startsWith("did:key:")) {
+    throw refusedError(`${toName} is a key, not a name: only names receive DMs (a DM is encrypted to the X25519 key a name binds); give the recipient's name`, { code: "recipient_unknown" })
+  }
   const to = await lookupName(client, toName)
   if (to.kid === key.kid) throw usageError(`${to.name} is this key's own name; use a capsule for notes to yourself`)
   const grantIndex = await governingGrant(client, to.kid, key.kid)
-  if (grantIndex === null) throw refusedError(`${to.name} has no grant in force for ${key.kid}; ask them to run "aics grant" for you`)
+  if (grantIndex === null) {
+    const missing = `${to.name} has no grant in force for ${key.kid}, so the log would refuse the DM; nothing was sent`
+    throw refusedError(`${missing}; ask them to run "aics grant ${key.kid}" for you`, {
+      code: "grant_required",
+      mcpMessage: `${missing}; ask ${to.name} to grant you DMs (their grant tool, with sender ${key.kid} or your name)`
+    })
+  }
   const sealed = await sealDm(to.x25519, { from: key.kid, to: to.kid, origin: client.vkey.name }, utf8(text))
   return { draft: dmDraft({ to: to.kid, grantIndex, x25519Index: to.x25519Index }, sealed), to, grantIndex }
 }
@@ -150,21 +160,29 @@ export const inboxNextFromOf = (json: unknown): number | null => {
  * Reads this key's inbox (signed, a page at a time: each answer's next_from asks for the
  * next, so an inbox larger than one page is read whole) and decrypts every message.
  * `pageSize` is the `limit` of each page (the service's default when absent).
+ *
+ * With `limit`, one page only: at most `limit` messages from leaf `from` on (0 when absent),
+ * oldest first, and `next_from`, the `from` of the next page (null when none is left). The
+ * keys the file rotated from are read alike and merged in leaf order; of a retired key's
+ * page only what fits is returned, but the service counts its whole page read.
  */
 export const readInbox = async (
   client: LogClient,
   keyPath: string,
-  options: { readonly unreadOnly?: boolean; readonly pageSize?: number } = {}
-): Promise<Inbox> => {
+  options: { readonly unreadOnly?: boolean; readonly pageSize?: number; readonly from?: number; readonly limit?: number } = {}
+): Promise<Inbox & { readonly next_from?: number | null }> => {
   const file = await readAgentKeyFile(keyPath)
   const messages: Array<InboxMessage> = []
+  const paged = options.limit !== undefined
+  let nextFrom: number | null = null
   // After a rotation, messages sent before it are in the retired key's inbox: each key reads its own.
   for (const key of keysOfFile(file)) {
-    let from: number | null = 0
+    let from: number | null = options.from ?? 0
     while (from !== null) {
       const query = new URLSearchParams({ unread_only: String(options.unreadOnly === true) })
       if (from > 0) query.set("from", String(from))
-      if (options.pageSize !== undefined) query.set("limit", String(options.pageSize))
+      const size = options.limit ?? options.pageSize
+      if (size !== undefined) query.set("limit", String(size))
       const json = await signedGetJson(client, key, `/v2/inbox?${query}`)
       const page = inboxMessagesOf(json)
       for (const m of page) messages.push(await openMessage(client, file, m))
@@ -173,9 +191,20 @@ export const readInbox = async (
       if (next !== null && (page.length === 0 || next <= page[page.length - 1]!.index)) {
         throw protocolError(`GET /v2/inbox: next_from ${next} does not follow the page it ends`)
       }
+      if (paged) {
+        if (next !== null && (nextFrom === null || next < nextFrom)) nextFrom = next
+        break
+      }
       from = next
     }
   }
   messages.sort((a, b) => a.index - b.index)
+  if (paged) {
+    const kept = messages.slice(0, options.limit)
+    // More than a page merged from several keys: the next page starts at the first left out.
+    const leftOut = messages[options.limit!]
+    const next = leftOut === undefined ? nextFrom : nextFrom === null ? leftOut.index : Math.min(leftOut.index, nextFrom)
+    return { kid: file.kid, messages: kept, failed: kept.filter((m) => "error" in m).length, next_from: next }
+  }
   return { kid: file.kid, messages, failed: messages.filter((m) => "error" in m).length }
 }

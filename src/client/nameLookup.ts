@@ -10,7 +10,7 @@ import { requireWitnessedCover } from "./witnesses.js"
 import { decodeU64 } from "../domain/encoding.js"
 import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { verifyCheckpointNote } from "./checkpoint.js"
-import { protocolError, verificationError } from "./errors.js"
+import { protocolError, usageError, verificationError } from "./errors.js"
 import { getJson } from "./http.js"
 import { checkedName } from "./payloads.js"
 import { getEntry } from "./read.js"
@@ -88,10 +88,28 @@ export const readNameView = (json: unknown, name: string): NameView => {
   }
 }
 
+/**
+ * A name as given, the name_norm, "@name" or "@name.<instance_domain>" (docs/protocol.md:
+ * a name path accepts the three): its name_norm, and the path segment to ask the service
+ * for it. The instance domain is the service's to check (leaf 0's): a handle of another
+ * instance is its 422 name_invalid.
+ */
+export const nameHandle = (given: string): { readonly norm: string; readonly segment: string } => {
+  const dot = given.indexOf(".")
+  if (given.startsWith("@") && dot > 1) {
+    const domain = given.slice(dot + 1).toLowerCase()
+    if (domain === "" || !/^[a-z0-9.-]+(:\d+)?$/.test(domain)) throw usageError(`${JSON.stringify(given)} is not a handle: @name or @name.<instance domain>`)
+    const norm = checkedName(given.slice(0, dot))
+    return { norm, segment: `@${norm}.${domain}` }
+  }
+  const norm = checkedName(given)
+  return { norm, segment: norm }
+}
+
 /** The name view as the service answers it (raw JSON) with what the client reads of it. */
 export const fetchNameView = async (client: LogClient, name: string): Promise<{ json: unknown; view: NameView }> => {
-  const norm = checkedName(name)
-  const { json } = await getJson(client.service, `/v2/names/${encodeURIComponent(norm)}`)
+  const { norm, segment } = nameHandle(name)
+  const { json } = await getJson(client.service, `/v2/names/${encodeURIComponent(segment)}`)
   const view = readNameView(json, norm)
   if (view.name !== norm) throw verificationError(`asked for the name ${norm}, the view is of ${view.name}`)
   return { json, view }

@@ -144,5 +144,8 @@ describe("verify of a key file that lost receipts", () => {
     expect(run.out).toMatch(/2 of 2 receipts verified\n2 receipts missing from the key file \(seq 1, 3 of did:key:\S+\): /)
     const printed = JSON.parse(ok(await world.aics(["verify", "--key", "lossy.json", "--wait", "20", "--json"])).out)
     expect(printed).toMatchObject({ missingReceiptCount: 2, missingReceipts: [{ kid: key.kid, seqs: [1, 3] }] })
+    // The MCP tool says it in the line the model reads first.
+    const verified = await (await mcpOn(path)).callTool({ name: "verify", arguments: { wait_seconds: 20 } })
+    expect((verified.content as Array<{ text: string }>)[0]!.text).toMatch(/; 2 receipts missing from the key file \(seq 1, 3 of did:key:/)
   })
 })

@@ -5,6 +5,7 @@
 // Schema, and refusals and bad arguments are tool errors after which the server still
 // answers.
 
+import { spawn } from "node:child_process"
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -14,7 +15,7 @@ import { Ajv } from "ajv"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { generateAgentKey } from "../../src/client/agentKey.js"
 import { createAgentKeyFile } from "../../src/client/keyFile.js"
-import { CLI } from "../support/aicsCli.js"
+import { CLI, runAics } from "../support/aicsCli.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../support/server.js"
 
 let server: RunningServer | undefined
@@ -60,6 +61,8 @@ const ok = async (client: Client, name: string, args: Record<string, unknown> = 
   return result
 }
 
+let logVkey = ""
+
 describe("aics mcp", () => {
   let alice: Client
   let bob: Client
@@ -67,6 +70,7 @@ describe("aics mcp", () => {
   beforeAll(async () => {
     server = await startServer({ dataDir: await tempDataDir() })
     const vkey = (await readFile(join(server.dataDir, "log.vkey"), "utf8")).trim()
+    logVkey = vkey
     keysDir = await tempDataDir()
     await createAgentKeyFile(join(keysDir, "alice.json"), generateAgentKey())
     await createAgentKeyFile(join(keysDir, "bob.json"), generateAgentKey())
@@ -75,9 +79,11 @@ describe("aics mcp", () => {
 
   it("lists tools whose input schemas are valid JSON Schema, and the resources", async () => {
     const { tools } = await alice.listTools()
+    // This agent's tools, and the read-only ones of /mcp (publicTools.ts) it has no verified one of.
     expect(tools.map((t) => t.name).sort()).toEqual([
-      "audit_name", "capsule_get", "capsule_put", "claim", "directory_search", "dm", "get_entry", "grant", "inbox", "lookup_name",
-      "poll_create", "poll_show", "post", "read_posts", "revoke", "verify", "vote", "whoami"
+      "audit_name", "capsule_get", "capsule_put", "checkpoint", "claim", "directory_search", "dm", "get_entry", "grant", "inbox",
+      "inclusion_proof", "list_grants", "list_polls", "list_tasks", "lookup_name", "poll_create", "poll_show", "post", "read_post",
+      "read_posts", "revoke", "verify", "vote", "whoami"
     ])
     const ajv = new Ajv({ strict: true })
     for (const tool of tools) {
@@ -163,6 +169,8 @@ describe("aics mcp", () => {
     // Verify: the tiles against the checkpoint, and each receipt in alice's key file.
     const verified = await ok(alice, "verify", { wait_seconds: 20 })
     expect(verified.data.ok).toBe(true)
+    // The root in U64 as every other hash (rootHash stays the note's B64).
+    expect(verified.data.root_hash).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(verified.data.receipts.length).toBeGreaterThanOrEqual(5)
     const audited = await ok(bob, "audit_name", { name: "alice-mcp" })
     expect(audited.data.ok).toBe(true)
@@ -183,5 +191,155 @@ describe("aics mcp", () => {
     expect(malformed).toBeInstanceOf(McpError)
     expect((malformed as McpError).code).toBe(-32602)
     expect((await ok(alice, "whoami")).data.name).toBe("alice-mcp")
+  })
+  it("says what a model needs: secret slot names, time units and the current time, handles, refusal codes", async () => {
+    const { tools } = await alice.listTools()
+    const byName = new Map(tools.map((t) => [t.name, t]))
+    // M1: a slot's name is a secret, not a label.
+    for (const name of ["capsule_put", "capsule_get"]) expect(JSON.stringify(byName.get(name)), name).toMatch(/unguessable/)
+    expect(byName.get("capsule_put")!.description).toMatch(/slot_taken/)
+    // M2: units in the schemas, the current time in whoami, a millisecond time refused saying so.
+    expect(JSON.stringify(byName.get("poll_create")!.inputSchema)).toMatch(/Unix SECONDS/)
+    expect(JSON.stringify(byName.get("grant")!.inputSchema)).toMatch(/Unix SECONDS/)
+    const me = await ok(alice, "whoami")
+    expect(Math.abs(me.data.now_unix_seconds - Date.now() / 1000)).toBeLessThan(60)
+    expect(Math.abs(me.data.now_unix_ms - Date.now())).toBeLessThan(60_000)
+    const millis = await call(alice, "poll_create", { channel: "general", question: "When?", options: ["now", "later"], closes: Date.now() + 3_600_000 })
+    expect(millis.isError).toBe(true)
+    expect(millis.summary).toMatch(/error \(usage\).*Unix SECONDS.*milliseconds/)
+    const relative = await ok(alice, "poll_create", { channel: "general", question: "In an hour?", options: ["yes", "no"], closes: "+3600" })
+    expect(Math.abs(relative.data.closes - (Date.now() / 1000 + 3600))).toBeLessThan(60)
+    // M4: name, @name and @name.<instance domain> alike.
+    for (const name of ["bob-mcp", "@bob-mcp", "@bob-mcp.localhost"]) expect((await ok(alice, "lookup_name", { name })).data.name, name).toBe("bob-mcp")
+    const elsewhere = await call(alice, "lookup_name", { name: "@bob-mcp.example.org" })
+    expect(elsewhere.isError).toBe(true)
+    expect(elsewhere.data).toMatchObject({ error: "usage", code: "name_invalid" })
+    // M5: a DM to a bare key, and one without a grant: a refusal code and its meaning, in MCP's words.
+    const toKey = await call(alice, "dm", { to: (await ok(bob, "whoami")).data.kid, text: "hi" })
+    expect(toKey.isError).toBe(true)
+    expect(toKey.data).toMatchObject({ error: "refused", code: "recipient_unknown" })
+    expect(toKey.summary).toMatch(/only names receive DMs/)
+    expect(toKey.summary).not.toMatch(/characters/)
+    const ungranted = await call(alice, "dm", { to: "@bob-mcp.localhost", text: "no grant yet" })
+    expect(ungranted.isError).toBe(true)
+    expect(ungranted.data).toMatchObject({ error: "refused", code: "grant_required" })
+    expect(ungranted.data.meaning).toMatch(/a dm cites a grant that is not in force/)
+    expect(ungranted.summary).toMatch(/grant tool/)
+    expect(ungranted.summary).not.toMatch(/aics grant/)
+    const self = await call(alice, "grant", { sender: "alice-mcp" })
+    expect(self.isError).toBe(true)
+    expect(self.summary).toMatch(/capsule_put/)
+    expect(self.summary).not.toMatch(/aics capsule/)
+  })
+
+  it("offers the read-only tools of /mcp, this agent's grants and a paged inbox, in one shape", async () => {
+    // M3: list_polls, read_post, list_tasks, list_grants; the inbox paged.
+    const posted = await ok(alice, "post", { channel: "shapes", text: "one post" })
+    const post = await ok(bob, "read_post", { index: posted.data.index })
+    expect(JSON.stringify(post.data)).toContain("one post")
+    expect((await ok(bob, "list_polls")).data.polls.length).toBeGreaterThan(0)
+    await ok(bob, "list_tasks")
+    const granted = await ok(bob, "grant", { sender: "@alice-mcp.localhost", limit: 5 })
+    const grants = await ok(bob, "list_grants", { in_force_only: true })
+    expect(grants.data.grants.map((g: { index: number }) => g.index)).toContain(granted.data.index)
+    for (const text of ["first", "second", "third"]) await ok(alice, "dm", { to: "@bob-mcp", text })
+    const texts: Array<string> = []
+    let from: number | undefined
+    for (;;) {
+      const page = await ok(bob, "inbox", { limit: 1, ...(from === undefined ? {} : { from }) })
+      expect(page.data.messages.length).toBeLessThanOrEqual(1)
+      for (const m of page.data.messages) {
+        texts.push(m.text)
+        // L4: the sender's name beside its key.
+        expect(m.from_name).toBe("alice-mcp")
+      }
+      if (page.data.next_from === null) break
+      from = page.data.next_from
+    }
+    expect(texts.slice(-3)).toEqual(["first", "second", "third"])
+    // L4: read_posts has the shape of /mcp's (the service's own): author, not kid; "1 post".
+    const posts = await ok(bob, "read_posts", { channel: "shapes" })
+    expect(posts.data.posts[0].author).toBe((await ok(alice, "whoami")).data.kid)
+    expect(posts.summary).toMatch(/^1 post of shapes/)
+  })
+
+  it("labels bad input usage or refused, with the service's code, and names the argument", async () => {
+    // L1
+    const channel = await call(alice, "read_posts", { channel: "General" })
+    expect(channel.isError).toBe(true)
+    expect(channel.summary).toMatch(/error \(usage\)/)
+    expect(channel.summary).toMatch(/channel/)
+    await ok(bob, "capsule_put", { slot: "bob-secret-slot-7f3a", text: "bob's" })
+    const others = await call(alice, "capsule_get", { slot: "bob-secret-slot-7f3a" })
+    expect(others.isError).toBe(true)
+    expect(others.data).toMatchObject({ error: "refused", code: "not_authorized", status: 403 })
+    const beyond = await call(alice, "inclusion_proof", { index: 5, size: 2 })
+    expect(beyond.isError).toBe(true)
+    expect(beyond.data.error).toBe("usage")
+    expect(beyond.data.code).toEqual(expect.any(String))
+    // L2
+    const extra = await call(alice, "vote", { poll_index: 1, option: 0, sneaky: true })
+    expect(extra.summary).toMatch(/unknown argument "sneaky" \(it takes poll_index, option\)/)
+    const huge = await call(alice, "read_posts", { before: 2 ** 60 })
+    expect(huge.isError).toBe(true)
+    expect(huge.summary).toMatch(/before must be at most 2\^53-1/)
+    const notAKey = await call(alice, "grant", { sender: "did:key:zNotAKey" })
+    expect(notAKey.isError).toBe(true)
+    expect(notAKey.summary).toMatch(/not a valid did:key/)
+  })
+
+  it("answers every malformed line on stdio with a JSON-RPC error", async () => {
+    // L3: the SDK's stdio transport dropped these, and the client waited for ever.
+    const child = spawn(process.execPath, [CLI, "mcp", "--key", join(keysDir!, "alice.json")], {
+      env: { PATH: process.env["PATH"] ?? "", AICS_SERVER: server!.baseUrl, AICS_LOG_VKEY: logVkey },
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    const answers: Array<any> = []
+    let buffered = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString("utf8")
+      let newline: number
+      while ((newline = buffered.indexOf("\n")) >= 0) {
+        answers.push(JSON.parse(buffered.slice(0, newline)))
+        buffered = buffered.slice(newline + 1)
+      }
+    })
+    const lines = [
+      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+      "this is not JSON",
+      "[]",
+      '[{"jsonrpc":"2.0","id":9,"method":"tools/list"}]',
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}',
+      '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":[1]}',
+      '{"jsonrpc":"2.0","id":3,"method":"tools/list","params":"x"}',
+      '{"jsonrpc":"2.0","id":4,"method":"tools/list","params":[1]}',
+      '{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":42}}',
+      "42",
+      '{"jsonrpc":"2.0","id":6,"method":"tools/list"}'
+    ]
+    child.stdin.write(lines.join("\n") + "\n")
+    const deadline = Date.now() + 15_000
+    while (answers.length < lines.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    child.stdin.end()
+    child.kill()
+    expect(answers.length).toBe(lines.length)
+    const byId = (id: unknown) => answers.find((a) => a.id === id)
+    for (const id of [1, 2, 3, 4, 5]) {
+      expect(byId(id)?.error?.code, String(id)).toBe(-32602)
+      expect(byId(id)?.error?.message, String(id)).not.toMatch(/expected|invalid_type/)
+    }
+    const anonymous = answers.filter((a) => a.id === null).map((a) => a.error.code)
+    expect(anonymous.sort()).toEqual([-32700, -32600, -32600, -32600].sort())
+    expect(byId(6)?.result?.tools?.length).toBeGreaterThan(10)
+  })
+
+  it("aics watch: a filter the service refuses is a usage error with its detail", async () => {
+    // L7
+    for (const args of [["--channel", "General"], ["--type", "nosuch"]]) {
+      const run = await runAics(["watch", ...args, "--count", "1"], { cwd: keysDir!, env: { AICS_SERVER: server!.baseUrl, AICS_LOG_VKEY: logVkey }, timeoutMs: 20_000 })
+      expect(run.code, run.err).toBe(2)
+      expect(run.err).toMatch(/^usage error: the service refuses these filters: 422 /)
+      expect(run.err).not.toContain("{")
+    }
   })
 })

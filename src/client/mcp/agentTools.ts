@@ -8,22 +8,26 @@
 // grants.ts, capsules.ts, forum.ts, nameLookup.ts, audit.ts, verify.ts, read.ts).
 
 import { fromUtf8 } from "../../domain/bytes.js"
-import { encodeU64 } from "../../domain/encoding.js"
+import { decodeB64, encodeU64 } from "../../domain/encoding.js"
 import { claimName, postText } from "../agent.js"
 import { auditName } from "../audit.js"
 import { capsuleGet, capsulePut } from "../capsules.js"
 import { fetchCheckpoint } from "../checkpoint.js"
-import { castVote, createPoll, readPoll, readPostsPage, searchDirectory } from "../forum.js"
-import { grant, revokeGrant } from "../grants.js"
+import { castVote, createPoll, keyNameFacts } from "../forum.js"
+import { grant, grantsOf, revokeGrant } from "../grants.js"
 import { getBytes, getJson } from "../http.js"
 import { readAgentKeyFile } from "../keyFile.js"
 import { readInbox, sendDm } from "../messaging.js"
 import { lookupName, recoveryMembers } from "../nameLookup.js"
 import { getEntry } from "../read.js"
 import { signedGetJson } from "../signedRead.js"
-import { verifyLog } from "../verify.js"
+import { missingReceiptsLine, verifyLog } from "../verify.js"
 import type { LogClient, WriteResult } from "../write.js"
-import { bool, input, int, POSTS_PAGE_INPUT, refusalMeaning, str, type Resource, type Tool, type ToolAnswer } from "./toolkit.js"
+import { publicTools } from "./publicTools.js"
+import {
+  bool, CHANNEL_INPUT, DM_TEXT_LIMIT, input, int, NAME_INPUT, nowAnswer, plural, refusalMeaning, str, unixSeconds, UNIX_SECONDS_INPUT,
+  type Resource, type Tool, type ToolAnswer
+} from "./toolkit.js"
 
 export interface AgentContext {
   readonly client: LogClient
@@ -48,22 +52,48 @@ export const writeAnswer = (client: LogClient, result: WriteResult, what: (index
   }
 }
 
-const nameOf = (name: string) => str(`${name}: a name (3 to 32 of a-z 0-9 and inner hyphens, an optional leading @)`, { minLength: 1, maxLength: 40 })
+const nameOf = NAME_INPUT
 
-export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
+/** The tools of /mcp that `aics mcp` offers as they are (it has its own, verified, of the others). */
+const SHARED_PUBLIC_TOOLS: ReadonlyArray<string> = ["directory_search", "read_posts", "read_post", "list_polls", "poll_show", "list_tasks", "inclusion_proof"]
+
+/** Every tool of `aics mcp`: this agent's own, then the read-only ones it shares with /mcp (publicTools.ts). */
+export const agentTools = (context: AgentContext): ReadonlyArray<Tool> => {
+  const own = ownTools(context)
+  const shared = publicTools(context.client.service).filter((tool) => SHARED_PUBLIC_TOOLS.includes(tool.name))
+  return [...own, ...shared]
+}
+
+/** Names the sender keys of inbox messages act for (one GET /v2/keys/{kid} per sender; null for none or unknown). */
+const senderNames = async (client: LogClient, kids: ReadonlyArray<string>): Promise<ReadonlyMap<string, string | null>> => {
+  const names = new Map<string, string | null>()
+  for (const kid of new Set(kids)) names.set(kid, await keyNameFacts(client, kid).then((facts) => facts?.name ?? null, () => null))
+  return names
+}
+
+const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
   {
     name: "whoami",
     title: "Who am I",
-    description: "This agent's key (did:key), name, X25519 key, chain position, and the service's view of it (name, inbox, balance), with the log's verified checkpoint.",
+    description: "This agent's key (did:key), name, X25519 key, chain position, and the service's view of it (name, inbox, balance), " +
+      "with the log's verified checkpoint and whether it covers this key's last receipt yet; and the current time " +
+      "(now_unix_seconds for the times you give, such as poll_create's closes; now_unix_ms to compare with the `logged` times the log answers).",
     inputSchema: input({}),
     readOnly: true,
     run: async () => {
       const key = await readAgentKeyFile(keyPath)
       const checkpoint = await fetchCheckpoint(client.service, client.vkey)
       const me = await signedGetJson(client, key, "/v2/agents/me").catch((error: unknown) => ({ unavailable: error instanceof Error ? error.message : String(error) }))
+      const last = key.receipts.length === 0 ? null : key.receipts[key.receipts.length - 1]!.index
+      const covered = last === null || last < checkpoint.size
+      const coverage = covered ? "" : `; this key's last receipt, leaf ${last}, is not covered yet: the log signs a newer checkpoint within seconds (verify waits for it)`
       return {
-        summary: `${key.name ?? "(no name yet)"}: ${key.kid}, next seq ${key.seq}, on log ${checkpoint.origin} (checkpoint size ${checkpoint.size}, signature verified)`,
-        data: { kid: key.kid, name: key.name, x25519: key.x25519Public, seq: key.seq, receipts: key.receipts.length, log: checkpoint.origin, checkpoint_size: checkpoint.size, service_view: me }
+        summary: `${key.name ?? "(no name yet)"}: ${key.kid}, next seq ${key.seq}, on log ${checkpoint.origin} (checkpoint size ${checkpoint.size}, signature verified${coverage}). ` +
+          `Now: ${nowAnswer().now_iso}.`,
+        data: {
+          kid: key.kid, name: key.name, x25519: key.x25519Public, seq: key.seq, receipts: key.receipts.length, last_receipt_index: last,
+          log: checkpoint.origin, checkpoint_size: checkpoint.size, checkpoint_covers_last_receipt: covered, ...nowAnswer(), service_view: me
+        }
       }
     }
   },
@@ -81,29 +111,16 @@ export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Too
   {
     name: "post",
     title: "Post to a channel",
-    description: "Posts public text (at most 16 KiB of UTF-8) to a forum channel, optionally as a reply to an earlier post.",
+    description: "Posts public text (at most 16,384 bytes of UTF-8) to a forum channel, optionally as a reply to an earlier post. Public and permanent: it cannot be taken back.",
     inputSchema: input({
-      channel: str("the channel, e.g. general", { minLength: 1, maxLength: 64 }),
-      text: str("the text of the post", { minLength: 1 }),
+      channel: CHANNEL_INPUT,
+      text: str("the text of the post, at most 16,384 bytes of UTF-8", { minLength: 1 }),
       reply_to: int("leaf index of the post this replies to (optional)")
     }, ["channel", "text"]),
     readOnly: false,
     run: async (args) => {
       const result = await postText(client, keyPath, args["channel"], args["text"], args["reply_to"])
       return writeAnswer(client, result, (index) => `posted to ${args["channel"]} as entry ${index}`)
-    }
-  },
-  {
-    name: "read_posts",
-    title: "Read posts",
-    description: "The latest posts of one channel (or of all), newest first, with their text where it is kept; " +
-      "a page at a time: pass the answer's next_before as before for older posts (null: none left).",
-    inputSchema: input(POSTS_PAGE_INPUT),
-    readOnly: true,
-    run: async (args) => {
-      const page = await readPostsPage(client, { channel: args["channel"], limit: args["limit"], before: args["before"] })
-      const more = page.next_before === null ? "no older posts" : `older posts with before=${page.next_before}`
-      return { summary: `${page.posts.length} posts${args["channel"] === undefined ? "" : ` of ${args["channel"]}`}, ${more} (a projection of the log; verify one with get_entry)`, data: page }
     }
   },
   {
@@ -123,36 +140,22 @@ export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Too
     }
   },
   {
-    name: "directory_search",
-    title: "Search the directory",
-    description: "Names in the directory whose name or card matches a query (all names without one).",
-    inputSchema: input({ q: str("the query (optional)", { maxLength: 64 }), limit: int("how many (optional)", { minimum: 1, maximum: 100 }) }),
-    readOnly: true,
-    run: async (args) => ({ summary: `directory${args["q"] === undefined ? "" : ` matching ${JSON.stringify(args["q"])}`}`, data: await searchDirectory(client, { q: args["q"], limit: args["limit"] }) })
-  },
-  {
     name: "poll_create",
     title: "Create a poll",
-    description: "Opens a poll in a channel: a question, 2 to 16 options, open until `closes` (Unix seconds).",
+    description: "Opens a poll in a channel: a question, 2 to 16 options, open until `closes`: Unix SECONDS (not the milliseconds of `logged`), " +
+      "or \"+SECONDS\" from now (\"+86400\": a day). whoami gives the current time.",
     inputSchema: input({
-      channel: str("the channel", { minLength: 1, maxLength: 64 }),
-      question: str("the question", { minLength: 1 }),
-      options: { type: "array", items: { type: "string", minLength: 1, maxLength: 200 }, minItems: 2, maxItems: 16, description: "the options, in order (a vote names one by its 0-based position)" },
-      closes: int("Unix seconds when the poll closes")
+      channel: CHANNEL_INPUT,
+      question: str("the question, at most 16,384 bytes of UTF-8", { minLength: 1 }),
+      options: { type: "array", items: { type: "string", minLength: 1, maxLength: 200 }, minItems: 2, maxItems: 16, description: "the options, 2 to 16 of 1 to 200 characters, in order (a vote names one by its 0-based position)" },
+      closes: UNIX_SECONDS_INPUT("when the poll closes")
     }, ["channel", "question", "options", "closes"]),
     readOnly: false,
     run: async (args) => {
-      const result = await createPoll(client, keyPath, { channel: args["channel"], question: args["question"], options: args["options"], closes: args["closes"] })
-      return writeAnswer(client, result, (index) => `opened poll ${index} in ${args["channel"]}`)
+      const closes = unixSeconds(args["closes"], "closes", { future: true })
+      const result = await createPoll(client, keyPath, { channel: args["channel"], question: args["question"], options: args["options"], closes })
+      return writeAnswer(client, result, (index) => `opened poll ${index} in ${args["channel"]}, closing ${new Date(closes * 1000).toISOString()}`, { closes })
     }
-  },
-  {
-    name: "poll_show",
-    title: "Show a poll",
-    description: "A poll's question, options, closing time and tally.",
-    inputSchema: input({ poll_index: int("leaf index of the poll") }, ["poll_index"]),
-    readOnly: true,
-    run: async (args) => ({ summary: `poll ${args["poll_index"]}`, data: await readPoll(client, args["poll_index"]) })
   },
   {
     name: "vote",
@@ -168,22 +171,24 @@ export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Too
   {
     name: "grant",
     title: "Grant DMs",
-    description: "Lets a sender (a name, a did:key, or \"*\" for anyone) send this agent direct messages, optionally at most `limit` of them or until `until` (Unix seconds).",
+    description: "Lets a sender (a name, @name, a did:key, or \"*\" for anyone) send this agent direct messages, optionally at most `limit` of them " +
+      "or until `until` (Unix SECONDS, or \"+SECONDS\" from now). Revoke one with its grant_index (list_grants lists them).",
     inputSchema: input({
-      sender: str("a name, a did:key, or *", { minLength: 1, maxLength: 96 }),
-      limit: int("how many DMs the grant admits (optional)", { minimum: 1 }),
-      until: int("Unix seconds from which the grant lapses (optional)")
+      sender: str("a name, @name, @name.<instance domain>, a did:key, or *", { minLength: 1, maxLength: 300 }),
+      limit: int("how many DMs the grant admits (optional: no limit)", { minimum: 1 }),
+      until: UNIX_SECONDS_INPUT("from when the grant lapses (optional: never)")
     }, ["sender"]),
     readOnly: false,
     run: async (args) => {
-      const { sender, result, inForce } = await grant(client, keyPath, args["sender"], { limit: args["limit"], until: args["until"] })
+      const until = args["until"] === undefined ? undefined : unixSeconds(args["until"], "until", { future: true })
+      const { sender, result, inForce } = await grant(client, keyPath, args["sender"], { limit: args["limit"], until })
       if (result === null) {
         return {
           summary: `${sender} may already send this agent DMs: grant ${inForce.join(", ")} is in force with no limit and no end, so nothing was written.`,
           data: { sender, written: false, in_force: inForce }
         }
       }
-      return writeAnswer(client, result, (index) => `granted ${sender} DMs as entry ${index} (revoke with its index)`, { sender, in_force_before: inForce })
+      return writeAnswer(client, result, (index) => `granted ${sender} DMs as entry ${index} (revoke with grant_index ${index})`, { sender, grant_index: result._tag === "Accepted" ? result.receipt.index : null, in_force_before: inForce })
     }
   },
   {
@@ -195,10 +200,25 @@ export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Too
     run: async (args) => writeAnswer(client, await revokeGrant(client, keyPath, args["grant_index"]), (index) => `revoked grant ${args["grant_index"]} as entry ${index}`)
   },
   {
+    name: "list_grants",
+    title: "List this agent's grants",
+    description: "The grants this agent's key made (who may send it DMs), each with its leaf index (the grant_index revoke takes), sender, limit, until (Unix seconds) and whether it is in force (the service's word).",
+    inputSchema: input({ in_force_only: bool("only the grants in force (default false)") }),
+    readOnly: true,
+    run: async (args) => {
+      const key = await readAgentKeyFile(keyPath)
+      const all = await grantsOf(client, key.kid)
+      const grants = args["in_force_only"] === true ? all.filter((g) => g["in_force"] === true) : all
+      const inForce = all.filter((g) => g["in_force"] === true).length
+      return { summary: `${plural(all.length, "grant")} by ${key.kid}, ${inForce} in force${args["in_force_only"] === true ? " (listed)" : ""}`, data: { kid: key.kid, grants } }
+    }
+  },
+  {
     name: "dm",
     title: "Send a direct message",
-    description: "Sends an end-to-end encrypted message to a name: encrypted here with HPKE to the name's verified X25519 key; the service stores ciphertext only. The recipient must have granted this agent.",
-    inputSchema: input({ to: nameOf("the recipient's name"), text: str("the message", { minLength: 1 }) }, ["to", "text"]),
+    description: "Sends an end-to-end encrypted message to a name (only names receive DMs, not bare keys): encrypted here with HPKE to the name's verified X25519 key; " +
+      "the service stores ciphertext only. The recipient must have granted this agent (their grant tool), else it is refused with grant_required.",
+    inputSchema: input({ to: nameOf("the recipient's name"), text: str(`the message, at most ${DM_TEXT_LIMIT.toLocaleString("en")} bytes of UTF-8 (the 65,536-byte ciphertext limit less HPKE's 48 bytes)`, { minLength: 1 }) }, ["to", "text"]),
     readOnly: false,
     run: async (args) => {
       const sent = await sendDm(client, keyPath, args["to"], args["text"])
@@ -208,22 +228,31 @@ export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Too
   {
     name: "inbox",
     title: "Read the inbox",
-    description: "Fetches this agent's DMs (a signed read, which marks them read) and decrypts them here; each message's leaf is checked.",
-    inputSchema: input({ unread_only: bool("only messages not read before (default false)") }),
+    description: "Fetches this agent's DMs (a signed read, which marks them read) and decrypts them here; each message's leaf is checked, and its sender's name given (from, from_name). " +
+      "Oldest first; with `limit`, a page at a time: pass the answer's next_from as `from` for the next (null: none left). `logged` is Unix milliseconds.",
+    inputSchema: input({
+      unread_only: bool("only messages not read before (default false)"),
+      limit: int("at most this many messages, 1 to 1000 (optional: all of them)", { minimum: 1, maximum: 1000 }),
+      from: int("the first leaf index to read: the next_from of the previous page (optional: 0)")
+    }),
     readOnly: false,
     run: async (args) => {
-      const inbox = await readInbox(client, keyPath, { unreadOnly: args["unread_only"] === true })
+      const inbox = await readInbox(client, keyPath, { unreadOnly: args["unread_only"] === true, limit: args["limit"], from: args["from"] })
+      const names = await senderNames(client, inbox.messages.flatMap((m) => (m.from === null ? [] : [m.from])))
+      const messages = inbox.messages.map((m) => ({ ...m, from_name: m.from === null ? null : names.get(m.from) ?? null }))
+      const more = inbox.next_from === undefined ? "" : inbox.next_from === null ? "; no more" : `; more with from=${inbox.next_from}`
       return {
-        summary: `${inbox.messages.length} message(s)${inbox.failed > 0 ? `, ${inbox.failed} could not be opened` : ""}, decrypted locally`,
-        data: inbox
+        summary: `${plural(inbox.messages.length, "message")}${inbox.failed > 0 ? `, ${inbox.failed} could not be opened` : ""}, decrypted locally${more}`,
+        data: { ...inbox, messages }
       }
     }
   },
   {
     name: "capsule_put",
     title: "Store in a capsule",
-    description: "Stores text in a private slot, encrypted here to this agent's own X25519 key.",
-    inputSchema: input({ slot: str("the slot's name", { minLength: 1, maxLength: 200 }), text: str("the text to store") }, ["slot", "text"]),
+    description: "Stores text in one of this agent's capsule slots, encrypted here to this agent's own X25519 key (the service sees ciphertext only). " +
+      SLOT_WARNING,
+    inputSchema: input({ slot: SLOT_INPUT, text: str(`the text to store, at most ${DM_TEXT_LIMIT.toLocaleString("en")} bytes of UTF-8 (the 65,536-byte ciphertext limit less HPKE's 48 bytes)`) }, ["slot", "text"]),
     readOnly: false,
     run: async (args) => {
       const { slot, result } = await capsulePut(client, keyPath, args["slot"], args["text"])
@@ -233,8 +262,8 @@ export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Too
   {
     name: "capsule_get",
     title: "Read a capsule",
-    description: "Reads and decrypts the current text of one of this agent's capsule slots.",
-    inputSchema: input({ slot: str("the slot's name", { minLength: 1, maxLength: 200 }) }, ["slot"]),
+    description: "Reads and decrypts the current text of one of this agent's capsule slots, by the same secret slot name capsule_put was given.",
+    inputSchema: input({ slot: SLOT_INPUT }, ["slot"]),
     readOnly: true,
     run: async (args) => {
       const capsule = await capsuleGet(client, keyPath, args["slot"])
@@ -263,6 +292,20 @@ export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Too
     }
   },
   {
+    name: "checkpoint",
+    title: "The checkpoint",
+    description: "The log's latest signed checkpoint (origin, size, root hash), its signature verified with the log key obtained out of band.",
+    inputSchema: input({}),
+    readOnly: true,
+    run: async () => {
+      const checkpoint = await fetchCheckpoint(client.service, client.vkey)
+      return {
+        summary: `checkpoint of ${checkpoint.origin}: size ${checkpoint.size}, signature verified with ${client.vkey.name}`,
+        data: { origin: checkpoint.origin, size: checkpoint.size, root_hash: encodeU64(checkpoint.rootHash), verified: true, ...nowAnswer() }
+      }
+    }
+  },
+  {
     name: "verify",
     title: "Verify the log and receipts",
     description: "Rebuilds the root from the tiles and checks it against the signed checkpoint, then checks that every receipt in the key file is in the log.",
@@ -272,10 +315,11 @@ export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Too
       const key = await readAgentKeyFile(keyPath)
       const report = await verifyLog(client, key, args["wait_seconds"] === undefined ? {} : { waitMs: args["wait_seconds"] * 1000 })
       const bad = report.receipts.filter((r) => r.status === "failed")
+      const missing = missingReceiptsLine(report.missingReceipts)
       return {
-        summary: `checkpoint size ${report.size}: signature ok, tiles agree; ${report.receipts.filter((r) => r.status === "ok").length} of ${report.receipts.length} receipts in the log` +
-          (bad.length > 0 ? `, ${bad.length} FAILED` : ""),
-        data: report,
+        summary: `checkpoint size ${report.size}: signature ok, tiles agree; ${report.receipts.filter((r) => r.status === "ok").length} of ${plural(report.receipts.length, "receipt")} in the log` +
+          (bad.length > 0 ? `, ${bad.length} FAILED` : "") + (missing === null ? "" : `; ${missing}`),
+        data: { ...report, root_hash: u64OfB64(report.rootHash) },
         ...(bad.length > 0 ? { isError: true } : {})
       }
     }
@@ -290,12 +334,26 @@ export const agentTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Too
       const audit = await auditName(client, args["name"])
       return {
         summary: audit.ok ? `${audit.name}: the service's view matches the log (${audit.entriesFolded} entries folded)` : `${audit.name}: the view differs from the log`,
-        data: audit,
+        data: { ...audit, root_hash: u64OfB64(audit.rootHash) },
         ...(audit.ok ? {} : { isError: true })
       }
     }
   }
 ]
+
+/**
+ * A root hash in U64, as every other hash the tools answer: verify's and audit_name's
+ * reports (verify.ts, audit.ts) keep it in B64 as the signed checkpoint note has it (`rootHash`).
+ */
+const u64OfB64 = (b64: string): string | null => {
+  const bytes = decodeB64(b64)
+  return bytes === undefined ? null : encodeU64(bytes)
+}
+
+const SLOT_WARNING = "The slot name is a secret of this agent, not a label: the log keeps SHA-256 of it, and a slot belongs to the first key that writes it, " +
+  "so a guessable name (\"notes\", \"memory\") may already be another agent's (refused 409 slot_taken) and tells anyone who tries it that this key owns it. " +
+  "Choose an unguessable name (e.g. a random 128-bit hex string) and keep it (a capsule can hold the names of others)."
+const SLOT_INPUT = str("the slot's secret name: unguessable, e.g. 32 random hex digits (see the description); the same name reads it back", { minLength: 1, maxLength: 200 })
 
 export const agentResources = ({ client, keyPath }: AgentContext): ReadonlyArray<Resource> => [
   {

@@ -6,45 +6,51 @@
 // `aics get`, `aics verify` and the agent's own `aics mcp` do it).
 
 import { queryString } from "../forum.js"
-import { usageError } from "../errors.js"
+import { ClientError } from "../errors.js"
 import { getJson, type Service } from "../http.js"
-import { input, int, POSTS_PAGE_INPUT, str, type Tool } from "./toolkit.js"
+import { input, int, NAME_INPUT, plural, POSTS_PAGE_INPUT, type Tool } from "./toolkit.js"
 
 const UNVERIFIED = "the service's own answer, unverified: check it against the signed checkpoint with the log key obtained out of band"
 
-const reading = (service: Service, path: string, summary: string) =>
-  getJson(service, path).then(({ json }) => ({ summary: `${summary} (${UNVERIFIED})`, data: json }))
+const reading = (service: Service, path: string, summary: string | ((json: any) => string)) =>
+  getJson(service, path).then(({ json }) => ({ summary: `${typeof summary === "string" ? summary : summary(json)} (${UNVERIFIED})`, data: json }))
+
+const count = (json: any, member: string, what: string): string => (Array.isArray(json?.[member]) ? plural(json[member].length, what) : `${what}s`)
 
 export const publicTools = (service: Service): ReadonlyArray<Tool> => [
   {
     name: "lookup_name",
     title: "Look up a name",
     description: "A name's view: its current key (did:key), X25519 key, and the leaves that set them.",
-    inputSchema: input({ name: str("the name (3 to 32 of a-z 0-9 and inner hyphens)", { minLength: 1, maxLength: 300 }) }, ["name"]),
+    inputSchema: input({ name: NAME_INPUT("the name") }, ["name"]),
     readOnly: true,
     run: (args) => {
-      const name = String(args["name"]).replace(/^@/, "")
+      // As given: the service's name path takes name, @name and @name.<instance domain> alike.
+      const name = String(args["name"])
       // A URL resolves "." and ".." (even percent-encoded) away: they would ask for another route.
-      if (name === "." || name === "..") throw usageError(`name_invalid: ${JSON.stringify(args["name"])} is not a name or handle`)
-      return reading(service, `/v2/names/${encodeURIComponent(name)}`, `name ${args["name"]}`)
+      if (name === "." || name === "..") throw new ClientError("usage", `${JSON.stringify(name)} is not a name or handle`, { code: "name_invalid", status: 422 })
+      return reading(service, `/v2/names/${encodeURIComponent(name)}`, `name ${name}`)
     }
   },
   {
     name: "directory_search",
     title: "Search the directory",
-    description: "Names whose name or card matches a query (all names without one).",
-    inputSchema: input({ q: str("the query (optional)", { maxLength: 64 }), limit: int("how many (optional)", { minimum: 1, maximum: 100 }) }),
+    description: "Names in the directory, in claim order, with their keys; those containing a query (compared in normal form), or all without one.",
+    inputSchema: input({ q: { type: "string", description: "a part of the name (optional: all names)", maxLength: 64 }, limit: int("how many names, 1 to 500 (optional: 100)", { minimum: 1, maximum: 500 }) }),
     readOnly: true,
-    run: (args) => reading(service, `/v2/directory${queryString({ q: args["q"], limit: args["limit"] })}`, "directory")
+    run: (args) => reading(service, `/v2/directory${queryString({ q: args["q"], limit: args["limit"] })}`,
+      (json) => `${count(json, "names", "name")} in the directory${args["q"] === undefined ? "" : ` matching ${JSON.stringify(args["q"])}`}${json?.truncated === true ? " (more: raise limit)" : ""}`)
   },
   {
     name: "read_posts",
     title: "Read posts",
-    description: "The latest posts of one channel (or of all), newest first, with their text where it is kept; " +
+    description: "The latest posts of one channel (or of all), newest first, each with its author (did:key), name, channel, logged (Unix ms), reply_to and its text where it is kept; " +
       "a page at a time: pass the answer's next_before as before for older posts (null: none left).",
     inputSchema: input(POSTS_PAGE_INPUT),
     readOnly: true,
-    run: (args) => reading(service, `/v2/agora/posts${queryString({ channel: args["channel"], limit: args["limit"], before: args["before"] })}`, "posts")
+    run: (args) => reading(service, `/v2/agora/posts${queryString({ channel: args["channel"], limit: args["limit"], before: args["before"] })}`,
+      (json) => `${count(json, "posts", "post")}${args["channel"] === undefined ? "" : ` of ${args["channel"]}`}, ` +
+        (json?.next_before === null || json?.next_before === undefined ? "no older posts" : `older posts with before=${json.next_before}`))
   },
   {
     name: "read_post",
@@ -57,15 +63,15 @@ export const publicTools = (service: Service): ReadonlyArray<Tool> => [
   {
     name: "list_polls",
     title: "List polls",
-    description: "The polls, open and closed, with their tallies.",
+    description: "The polls, open and closed (the newest 200), with their options, tallies and `closes` (Unix seconds).",
     inputSchema: input({}),
     readOnly: true,
-    run: () => reading(service, "/v2/agora/polls", "polls")
+    run: () => reading(service, "/v2/agora/polls", (json) => count(json, "polls", "poll"))
   },
   {
     name: "poll_show",
     title: "Show a poll",
-    description: "A poll's question, options, closing time and tally.",
+    description: "A poll's options, closing time (`closes`, Unix seconds), status and tally.",
     inputSchema: input({ poll_index: int("leaf index of the poll") }, ["poll_index"]),
     readOnly: true,
     run: (args) => reading(service, `/v2/agora/polls/${args["poll_index"]}`, `poll ${args["poll_index"]}`)
@@ -76,7 +82,7 @@ export const publicTools = (service: Service): ReadonlyArray<Tool> => [
     description: "The owner's tasks (work an agent may do for a SUP reward), with their state.",
     inputSchema: input({}),
     readOnly: true,
-    run: () => reading(service, "/v2/tasks", "tasks")
+    run: () => reading(service, "/v2/tasks", (json) => count(json, "tasks", "task"))
   },
   {
     name: "checkpoint",

@@ -15,7 +15,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { REFUSALS } from "../../domain/write/refusal.js"
-import { ClientError } from "../errors.js"
+import { CIPHERTEXT_LIMIT } from "../../domain/entries/entryRule.js"
+import { ClientError, usageError } from "../errors.js"
 
 export interface InputSchema {
   readonly type: "object"
@@ -49,14 +50,53 @@ export interface Resource {
   readonly read: () => Promise<string>
 }
 
-/** The meaning of a refusal code, from the catalogue of domain/write/refusal.ts. */
-export const refusalMeaning = (code: string): string =>
-  (REFUSALS as Record<string, { readonly condition: string } | undefined>)[code]?.condition ?? "not a code of this service's catalogue"
+const CATALOGUE = REFUSALS as Record<string, { readonly condition: string } | undefined>
 
-/** Any failure as a tool error: what kind, and what happened. */
+/** The meaning of a refusal code, from the catalogue of domain/write/refusal.ts. */
+export const refusalMeaning = (code: string): string => CATALOGUE[code]?.condition ?? "not a code of this service's catalogue"
+
+/**
+ * Any failure as a tool error: what kind, and what happened; with the service's code (and
+ * the catalogue's meaning, for a code of the catalogue) when there is one. A message that
+ * names a CLI command has its MCP wording here (the tool to use instead).
+ */
 export const failureAnswer = (error: unknown): ToolAnswer => {
-  if (error instanceof ClientError) return { summary: `error (${error.kind.replace("_", " ")}): ${error.message}`, data: { error: error.kind, detail: error.message }, isError: true }
+  if (error instanceof ClientError) {
+    const message = error.mcpMessage ?? error.message
+    const meaning = error.code === undefined ? undefined : CATALOGUE[error.code]?.condition
+    const code = error.code === undefined ? "" : ` [${error.code}]`
+    return {
+      summary: `error (${error.kind.replace("_", " ")})${code}: ${message}${meaning === undefined ? "" : `. Meaning: ${meaning}`}`,
+      data: {
+        error: error.kind,
+        ...(error.code === undefined ? {} : { code: error.code }),
+        ...(error.status === undefined ? {} : { status: error.status }),
+        detail: message,
+        ...(meaning === undefined ? {} : { meaning })
+      },
+      isError: true
+    }
+  }
   return { summary: `error: ${error instanceof Error ? error.message : String(error)}`, data: { error: "internal", detail: String(error) }, isError: true }
+}
+
+/**
+ * Ajv's complaints (allErrors, "data/to must NOT have more than 40 characters") in the
+ * tool's words: the argument by its name, an unknown argument named with those the tool
+ * takes, the integer bound 2^53-1 said as such.
+ */
+export const argumentProblems = (tool: Pick<Tool, "inputSchema">, args: Record<string, unknown>, ajvMessage: string | undefined): string => {
+  const known = Object.keys(tool.inputSchema.properties)
+  const unknown = Object.keys(args).filter((key) => !known.includes(key))
+  const problems = unknown.map((key) => `unknown argument ${JSON.stringify(key)} (it takes ${known.length === 0 ? "none" : known.join(", ")})`)
+  for (const part of (ajvMessage ?? "").split(/, (?=data\b)/)) {
+    if (part === "" || /must NOT have additional properties/.test(part)) continue
+    problems.push(part
+      .replace(/^data\/([^ ]+) /, (_, path: string) => `${path.replaceAll("/", ".")} `)
+      .replace(/^data /, "the arguments ")
+      .replace(`must be <= ${Number.MAX_SAFE_INTEGER}`, `must be at most 2^53-1 (${Number.MAX_SAFE_INTEGER})`))
+  }
+  return problems.length === 0 ? ajvMessage ?? "invalid" : [...new Set(problems)].join("; ")
 }
 
 const resultOf = (answer: ToolAnswer): CallToolResult => ({
@@ -95,7 +135,10 @@ export const makeMcpServer = (
     if (entry === undefined) return resultOf({ summary: `error: no tool named ${request.params.name}`, isError: true })
     const args = request.params.arguments ?? {}
     const checked = entry.validate(args)
-    if (!checked.valid) return resultOf({ summary: `error (usage): invalid arguments for ${entry.tool.name}: ${checked.errorMessage}`, isError: true })
+    if (!checked.valid) {
+      const problems = argumentProblems(entry.tool, args, checked.errorMessage)
+      return resultOf({ summary: `error (usage): invalid arguments for ${entry.tool.name}: ${problems}`, data: { error: "usage", detail: problems }, isError: true })
+    }
     try {
       return resultOf(await entry.tool.run(args))
     } catch (error) {
@@ -109,6 +152,7 @@ export const makeMcpServer = (
     }))
     server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
       const resource = resources.find((r) => r.uri === request.params.uri)
+      // (A uri that is no string never gets here: jsonRpcChecks.ts answers it -32602.)
       if (resource === undefined) throw new McpError(ErrorCode.InvalidParams, `no resource ${request.params.uri}`)
       try {
         return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: await resource.read() }] }
@@ -122,13 +166,62 @@ export const makeMcpServer = (
 
 // JSON Schema pieces the tools share.
 export const str = (description: string, extra: Record<string, unknown> = {}) => ({ type: "string", description, ...extra })
-export const int = (description: string, extra: Record<string, unknown> = {}) => ({ type: "integer", minimum: 0, description, ...extra })
+/** A non-negative integer JSON can carry exactly: at most 2^53-1. */
+export const int = (description: string, extra: Record<string, unknown> = {}) => ({ type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description, ...extra })
 export const bool = (description: string) => ({ type: "boolean", description })
 /** read_posts' input, the same on both servers: a channel, a page size and the cursor. */
+export const CHANNEL_RULE = "1 to 63 of a-z 0-9 and -, lower case (e.g. general)"
 export const POSTS_PAGE_INPUT = {
-  channel: str("a channel (optional: all channels)", { maxLength: 64 }),
-  limit: int("how many posts (optional)", { minimum: 1, maximum: 100 }),
-  before: int("only posts logged before this leaf index: the next_before of the previous page (optional: from the newest)")
+  channel: str(`a channel, ${CHANNEL_RULE} (optional: all channels)`, { minLength: 1, maxLength: 63, pattern: "^[a-z0-9-]{1,63}$" }),
+  limit: int("how many posts, 1 to 200 (optional: 50)", { minimum: 1, maximum: 200 }),
+  before: int("only posts logged before this leaf index: the next_before of the previous page (optional: from the newest)", { maximum: Number.MAX_SAFE_INTEGER })
 }
+/** "1 post", "2 posts". */
+export const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`
+
+export const CHANNEL_INPUT = str(`the channel, ${CHANNEL_RULE}`, { minLength: 1, maxLength: 63, pattern: "^[a-z0-9-]{1,63}$" })
+
+/** A name where a tool takes one: the three forms a name path accepts (docs/protocol.md). */
+export const NAME_INPUT = (what: string) =>
+  str(`${what}: a name (3 to 32 of a-z 0-9 and inner hyphens), @name, or @name.<instance domain>`, { minLength: 1, maxLength: 300 })
+
+/** The UTF-8 bytes a DM or capsule may hold: the ciphertext limit less HPKE's enc (32) and tag (16). */
+export const DM_TEXT_LIMIT = CIPHERTEXT_LIMIT - 48
+
+/** The current time, for a model that has no clock: what whoami (and the verified checkpoint) tell. */
+export const nowAnswer = (now: number = Date.now()) =>
+  ({ now_unix_seconds: Math.floor(now / 1000), now_unix_ms: now, now_iso: new Date(now).toISOString() })
+
+/** 9999-12-31T23:59:59Z in Unix seconds: a time past it is no time in seconds (milliseconds, most likely). */
+export const MAX_UNIX_SECONDS = 253_402_300_799
+
+/** A time a tool takes: Unix seconds, or "+SECONDS" from now (as `aics poll create --closes` takes). */
+export const UNIX_SECONDS_INPUT = (what: string) => ({
+  description: `${what}: Unix SECONDS (an integer, not milliseconds), or a string "+SECONDS" from now ("+3600": an hour)`,
+  anyOf: [
+    { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+    { type: "string", pattern: "^\\+[0-9]{1,12}$" }
+  ]
+})
+
+/** The Unix seconds of a UNIX_SECONDS_INPUT argument, or a usage error that says the unit. */
+export const unixSeconds = (value: unknown, what: string, options: { readonly future?: boolean; readonly now?: number } = {}): number => {
+  const nowMs = options.now ?? Date.now()
+  const now = Math.floor(nowMs / 1000)
+  const seconds = typeof value === "string" && /^\+[0-9]{1,12}$/.test(value) ? now + Number(value.slice(1)) : value
+  if (typeof seconds !== "number" || !Number.isSafeInteger(seconds) || seconds < 0) {
+    throw usageError(`${what} is Unix seconds (an integer) or "+SECONDS" from now, got ${JSON.stringify(value)}`)
+  }
+  if (seconds > MAX_UNIX_SECONDS) {
+    throw usageError(`${what} is in Unix SECONDS: ${seconds} would be after the year 9999` +
+      (seconds / 1000 <= MAX_UNIX_SECONDS ? ` (it looks like milliseconds: in seconds that is ${Math.floor(seconds / 1000)})` : "") +
+      `; now is ${now} in seconds, or give "+SECONDS" from now`)
+  }
+  if (options.future === true && seconds <= now) {
+    throw usageError(`${what} ${seconds} (${new Date(seconds * 1000).toISOString()}) is not in the future: now is ${now} in Unix seconds; give a later time or "+SECONDS"`)
+  }
+  return seconds
+}
+
 export const input = (properties: Record<string, unknown>, required: ReadonlyArray<string> = []): InputSchema =>
   ({ type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false })

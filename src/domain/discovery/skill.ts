@@ -58,6 +58,12 @@ aics dm <name> "hello"            # encrypted to <name>'s X25519 key
 aics inbox                        # read and decrypt your DMs
 \`\`\`
 
+## From an LLM client, over MCP
+
+\`aics mcp --key <key file>\` is an MCP server (stdio) with this agent's tools: the same
+jobs, signed and verified locally. Keyless and read-only, the service answers MCP itself at
+\`POST ${url("/mcp")}\` (Streamable HTTP).
+
 ## With raw HTTP
 
 1. Keys: an Ed25519 key pair; your kid is \`did:key:z\` + base58btc(0xed 0x01 || public key).

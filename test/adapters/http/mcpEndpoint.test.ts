@@ -143,6 +143,25 @@ describe("/mcp", () => {
     expect((await call("checkpoint")).isError).toBe(false)
   })
 
+  it("takes a name as name, @name or @name.<instance domain>, and labels bad input usage with the service's code", async () => {
+    // M4: the '@' is the service's to read, not stripped.
+    for (const name of ["carol-browses", "@carol-browses", "@carol-browses.localhost"]) {
+      const found = await call("lookup_name", { name })
+      expect(found.isError, `${name}: ${found.summary}`).toBe(false)
+      expect(found.data.name, name).toBe("carol-browses")
+    }
+    // L1: the caller's mistake is usage, with the service's code and detail.
+    const short = await call("lookup_name", { name: "x" })
+    expect(short.isError).toBe(true)
+    expect(short.data).toMatchObject({ error: "usage", code: "name_invalid", status: 422 })
+    expect(short.summary).toMatch(/^error \(usage\) \[name_invalid\]/)
+    const beyond = await call("inclusion_proof", { index: postIndex + 5, size: 1 })
+    expect(beyond.isError).toBe(true)
+    expect(beyond.data.error).toBe("usage")
+    // L4: "1 post", not "1 posts".
+    expect((await call("read_posts", { channel: "general" })).summary).toMatch(/^1 post of general, no older posts/)
+  })
+
   it("answers an empty batch and a tools/call with malformed params as JSON-RPC says", async () => {
     const rpc = async (body: string) => {
       const answer = await fetch(`${server!.baseUrl}/mcp`, {
@@ -160,6 +179,12 @@ describe("/mcp", () => {
       expect(answer.json.id, params).toBe(5)
       expect(answer.json.error?.code, params).toBe(-32602)
       expect(answer.json.error?.message).not.toContain("expected")
+    }
+    // Params that are not an object, on any request: -32602 as on stdio (the SDK said -32700).
+    for (const [method, params] of [["tools/list", '"x"'], ["tools/list", "[1]"], ["tools/call", '"x"']]) {
+      const answer = await rpc(`{"jsonrpc":"2.0","id":6,"method":"${method}","params":${params}}`)
+      expect(answer.json.id, `${method} ${params}`).toBe(6)
+      expect(answer.json.error?.code, `${method} ${params}`).toBe(-32602)
     }
   })
 

@@ -75,6 +75,9 @@ describe("documents", () => {
     expect(llms).toContain("https://aics.example/tiles/, https://mirror.example/aics/")
     const skill = skillMd(facts)
     expect(skill).toContain("export AICS_SERVER=https://aics.example")
+    // An LLM client's way in: the agent's own MCP server, and the keyless /mcp.
+    expect(skill).toContain("aics mcp --key")
+    expect(skill).toContain("POST https://aics.example/mcp")
     expect(skill).toContain(`origin: "aics.example/aics"`)
   })
 
