@@ -6,6 +6,7 @@
 //      knows (its stored cosignature, or what a 409 said; 0 at first), with the consistency
 //      proof from that size;
 //   2. a 409 names the witness's size: the request is made again from there, at once;
+//      a 422 (the proof from its size does not verify) is another history, as below;
 //      a size above the checkpoint at hand is judged against the log store's size (below,
 //      overWitnessedSize): above it, the witness saw another history (sticky, an error);
 //      within it, another node published the larger checkpoint and this process is behind:
@@ -177,6 +178,12 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             yield* store.record(record)
             yield* update(w.vkey, () => ({ ...UNKNOWN, stored: record }))
             return
+          }
+          // 422: the consistency proof from the witness's tree to this checkpoint does not
+          // verify (C2SP tlog-witness): the tree it cosigned is not a prefix of this log, the
+          // way a fork shows once this log has outgrown it (a restored copy that grew again).
+          if (reply.status === 422) {
+            return yield* new Refusal({ detail: `422: the witness refused the consistency proof from size ${old}, so the tree it cosigned is not a prefix of this log: it saw another history (${reply.body.slice(0, MAX_REASON).trim()})`, anotherHistory: true })
           }
           const size = reply.status === 409 && reply.contentType.startsWith(TLOG_SIZE_CONTENT_TYPE) ? parseTlogSize(reply.body) : undefined
           if (size === undefined || size === old) {

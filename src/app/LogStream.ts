@@ -25,6 +25,7 @@ import { fromUtf8 } from "../domain/bytes.js"
 import { leafEventOf, type LeafEvent } from "../domain/stream/logEvents.js"
 import { LogStore } from "../ports/LogStore.js"
 import type { StorageError } from "../ports/StorageError.js"
+import { LogHealth } from "./LogHealth.js"
 import { LogWriter } from "./LogWriter.js"
 import { Publisher } from "./Publisher.js"
 
@@ -38,8 +39,8 @@ export const PAGE = 256
  * 4 MiB of entry bytes, and usually under 64 KiB).
  */
 export const CATCH_UP_PAGE = 64
-/** How long the checkpoint follower rests when the publisher has nothing newer for it. */
-const NOTHING_NEW_PAUSE = Duration.seconds(1)
+/** How long the checkpoint follower rests between looks while the log is diverged. */
+const DIVERGED_PAUSE = Duration.seconds(1)
 
 export interface StreamCheckpoint {
   readonly size: number
@@ -68,6 +69,7 @@ export class LogStream extends Context.Tag("aics/LogStream")<LogStream, {
     const store = yield* LogStore
     const writer = yield* LogWriter
     const publisher = yield* Publisher
+    const health = yield* LogHealth
 
     // The ring holds the events of leaves [ringStart, head).
     let head = yield* SubscriptionRef.get(writer.size)
@@ -118,9 +120,12 @@ export class LogStream extends Context.Tag("aics/LogStream")<LogStream, {
 
     const adoptCheckpoint = Effect.gen(function*() {
       const next = yield* publisher.awaitCoverage((checkpoint?.size ?? 0) + 1, Duration.seconds(30))
-      // None after the wait, or at once on a diverged log (which publishes nothing more):
-      // a pause, so that this loop never spins.
-      if (Option.isNone(next)) return yield* Effect.sleep(NOTHING_NEW_PAUSE)
+      if (Option.isNone(next)) {
+        // None at once on a diverged log (which publishes nothing more): a pause, so that
+        // this loop never spins; after a quiet wait it looks again at once.
+        if ((yield* health.diverged) !== undefined) yield* Effect.sleep(DIVERGED_PAUSE)
+        return
+      }
       const { size, rootHash, note } = next.value
       checkpoint = { size, rootHash: encodeB64(rootHash), note: fromUtf8(note) }
       yield* notify

@@ -19,7 +19,6 @@ import { directoryPart, directoryReads, directoryViewOfPage, type DirectoryQuery
 import { nameReads, nameView, type NameView, type NameViewProblem } from "../domain/views/nameView.js"
 import type { LogState } from "../domain/write/logState.js"
 import type { RowKey } from "../domain/write/stateReads.js"
-import { sliceOfResident, withRows } from "../domain/write/stateSlice.js"
 import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
@@ -27,6 +26,7 @@ import type { StorageError } from "../ports/StorageError.js"
 import type { ResidentState } from "../domain/write/stateSlice.js"
 import { type FoldPoint, foldProjectionTo } from "./projectionFold.js"
 import { Sequencer } from "./Sequencer.js"
+import { sliceReading } from "./sliceReads.js"
 
 export class Projection extends Context.Tag("aics/Projection")<Projection, {
   /** GET /v2/directory and /directory: names in claim order, `q` answered from the index. */
@@ -97,21 +97,8 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
       Effect.repeat(Schedule.spaced(Duration.millis(500)))
     ))
 
-    /**
-     * A slice of the store as folded for this process: the resident parts (leaf 0 says the
-     * instance's domain) and the rows `reads` asks for, asked again with what was found until
-     * it asks for nothing new (a name's record, then its recovery key's), as StateReader.sliceFor.
-     */
-    const sliceFor = (reads: (slice: LogState) => ReadonlyArray<RowKey>) => Effect.gen(function*() {
-      let slice = sliceOfResident((yield* current).resident)
-      const asked = new Set<string>()
-      while (true) {
-        const missing = reads(slice).filter((key) => !asked.has(`${key.area}\u0000${key.key}`))
-        if (missing.length === 0) return slice
-        for (const key of missing) asked.add(`${key.area}\u0000${key.key}`)
-        slice = withRows(slice, yield* store.rows(missing))
-      }
-    })
+    /** A slice of the store as folded for this process (leaf 0 says the instance's domain). */
+    const sliceFor = (reads: (slice: LogState) => ReadonlyArray<RowKey>) => sliceReading(store, Effect.map(current, (point) => point.resident), reads)
 
     return {
       name: (handle) => Effect.map(sliceFor(nameReads(handle)), (slice) => nameView(slice, handle)),

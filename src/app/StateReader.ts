@@ -14,12 +14,12 @@ import type { RecentActivity } from "../domain/telemetry/activity.js"
 import type { LogState } from "../domain/write/logState.js"
 import type { ListAreaName } from "../domain/write/stateAreas.js"
 import type { RowKey } from "../domain/write/stateReads.js"
-import { type ResidentState, sliceOfResident, withRows } from "../domain/write/stateSlice.js"
+import type { ResidentState } from "../domain/write/stateSlice.js"
 import { type ListPage, type ListQuery, ProjectionStore } from "../ports/ProjectionStore.js"
 import type { StorageError } from "../ports/StorageError.js"
 import { Projection } from "./Projection.js"
+import { sliceReading } from "./sliceReads.js"
 
-const idOf = (key: RowKey): string => `${key.area}\u0000${key.key}`
 
 export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
   /**
@@ -47,17 +47,7 @@ export class StateReader extends Context.Tag("aics/StateReader")<StateReader, {
     const store = yield* ProjectionStore
     const projection = yield* Projection
 
-    const sliceFor = (reads: (slice: LogState) => ReadonlyArray<RowKey>) =>
-      Effect.gen(function*() {
-        let slice = sliceOfResident(yield* projection.resident)
-        const asked = new Set<string>()
-        while (true) {
-          const missing = reads(slice).filter((key) => !asked.has(idOf(key)))
-          if (missing.length === 0) return slice
-          for (const key of missing) asked.add(idOf(key))
-          slice = withRows(slice, yield* store.rows(missing))
-        }
-      })
+    const sliceFor = (reads: (slice: LogState) => ReadonlyArray<RowKey>) => sliceReading(store, projection.resident, reads)
 
     return {
       resident: projection.latestResident,

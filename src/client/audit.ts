@@ -36,8 +36,47 @@ import type { LogClient } from "./write.js"
 /** Members of the service's view that are not a function of the log's state: checked apart. */
 const NOT_FOLDED: ReadonlySet<string> = new Set(["checkpoint_note"])
 
+/**
+ * Members the name view gained after its first version (2026-12-06: whether the recovery key
+ * still stands). A service of an earlier version does not give them: their absence is an
+ * older service, not a view that hides something, so they are compared only when given.
+ * Every other member the log implies must be there.
+ */
+const LATER_MEMBERS: ReadonlySet<string> = new Set(["recovery_stands", "recovery_bound_index"])
+
 /** The name view the state implies, or undefined when the state holds no such name. */
-const impliedView = (state: LogState, name: string): unknown => Either.getOrUndefined(nameView(state, name))
+const impliedView = (state: LogState, name: string): Record<string, unknown> | undefined =>
+  Either.getOrUndefined(nameView(state, name)) as Record<string, unknown> | undefined
+
+/** A member of the view that was not compared, and why. */
+export interface UncheckedMember {
+  readonly member: string
+  /**
+   * `service_only`: the service gives a member this client does not fold (a service of a
+   * later version): what it says there is not checked. `log_only`: a member of a later
+   * version the service does not give (a service of an earlier version).
+   */
+  readonly side: "service_only" | "log_only"
+}
+
+/**
+ * The view's members as compared: every member both sides have, and every member the log
+ * implies but for those of LATER_MEMBERS the service does not give; the rest are unchecked.
+ */
+const comparable = (implied: Record<string, unknown>, server: Record<string, unknown>) => {
+  const unchecked: Array<UncheckedMember> = []
+  const log: Record<string, unknown> = {}
+  for (const [member, value] of Object.entries(implied)) {
+    if (!(member in server) && LATER_MEMBERS.has(member)) unchecked.push({ member, side: "log_only" })
+    else log[member] = value
+  }
+  const service: Record<string, unknown> = {}
+  for (const [member, value] of Object.entries(server)) {
+    if (member in implied) service[member] = value
+    else unchecked.push({ member, side: "service_only" })
+  }
+  return { log, service, unchecked }
+}
 
 export interface NameAudit {
   readonly name: string
@@ -52,6 +91,8 @@ export interface NameAudit {
   /** Things that stopped the audit from being complete (an unfoldable leaf, a leaf hash off the tiles...). */
   readonly problems: ReadonlyArray<string>
   readonly differences: ReadonlyArray<JsonDifference>
+  /** Members not compared: given by one side only, as services of other versions do (comparable). */
+  readonly unchecked: ReadonlyArray<UncheckedMember>
   readonly ok: boolean
 }
 
@@ -143,13 +184,18 @@ export const auditName = async (client: LogClient, name: string, options: { read
   if (view.size !== undefined && view.size > size) problems.push(`the view covers size ${view.size}, beyond the checkpoint ${size} it is compared at`)
 
   let differences: ReadonlyArray<JsonDifference> = []
+  let unchecked: ReadonlyArray<UncheckedMember> = []
   if (fold.stateAt === undefined) {
     problems.push(`the log could not be folded up to size ${size}`)
   } else {
     const implied = impliedView(fold.stateAt, view.name)
     if (implied === undefined) problems.push(`the log up to size ${size} holds no name ${view.name}`)
-    const server = Object.fromEntries(Object.entries(json as Record<string, unknown>).filter(([member]) => !NOT_FOLDED.has(member)))
-    differences = implied === undefined ? [] : diffJson(implied, server)
+    else {
+      const server = Object.fromEntries(Object.entries(json as Record<string, unknown>).filter(([member]) => !NOT_FOLDED.has(member)))
+      const compared = comparable(implied, server)
+      differences = diffJson(compared.log, compared.service)
+      unchecked = compared.unchecked
+    }
   }
   return {
     name: view.name,
@@ -161,6 +207,7 @@ export const auditName = async (client: LogClient, name: string, options: { read
     bundlesFetched: fold.bundles,
     problems,
     differences,
+    unchecked,
     ok: problems.length === 0 && differences.length === 0
   }
 }

@@ -104,6 +104,9 @@ export const audit = async (inv: Invocation, env: Env): Promise<Outcome> => {
     `checkpoint size ${report.checkpointSize} root ${report.rootHash}: ${report.entriesFolded} entries from ${report.bundlesFetched} bundles folded, leaves and roots checked against ${report.tilesFetched} tiles`,
     ...report.problems.map((p) => `PROBLEM: ${p}`),
     ...report.differences.map((d) => `DIFFERENT ${d.path}: the log implies ${show(d.log)}, the service says ${show(d.server)}`),
+    ...report.unchecked.map((u) => u.side === "service_only"
+      ? `not checked: /${u.member}, which this aics does not fold (a service of a later version)`
+      : `not checked: /${u.member}, which the service does not give (a service of an earlier version)`),
     report.ok
       ? `the name view of ${report.name} at size ${report.size} agrees with the log`
       : `the name view of ${report.name} at size ${report.size}: ${report.differences.length} difference${report.differences.length === 1 ? "" : "s"}, ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}`

@@ -1,6 +1,7 @@
 // HTTP to the service with the platform's fetch. Paths are resolved under the service URL
-// (a URL with a path prefix keeps it), answers other than the expected status become a
-// protocol error that quotes the RFC 9457 problem's code and detail when there is one.
+// (a URL with a path prefix keeps it); an answer other than the expected status becomes an
+// error of the kind its status says (unexpectedAnswer: not_found, usage, refused, else
+// protocol) that quotes the RFC 9457 problem's code and detail when there is one.
 
 import { ClientError, protocolError, usageError } from "./errors.js"
 

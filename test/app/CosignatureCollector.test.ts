@@ -198,6 +198,19 @@ describe("CosignatureCollector", () => {
     }))
   })
 
+  it.scopedLive("takes a witness's 422, a tree of this origin this log does not extend, for another history", () => {
+    // The witness cosigned size 3 of another history (a restored copy that has since grown past it).
+    const witness: FakeWitness = { state: { size: 3, rootHash: log.root(4) }, down: false, garbage: false, requests: [] }
+    return run(witness, (node) => Effect.gen(function*() {
+      yield* publish(node, 5)
+      const collector = yield* CosignatureCollector
+      const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
+      expect(status.witnesses[0]!.error).toMatch(/^422: .*it saw another history/)
+      expect(status.witnesses[0]!.sawAnotherHistory).toBe(true)
+      expect(errorsAndWarnings(node).some((l) => l.level === "ERROR" && l.message.includes("Backups and restores"))).toBe(true)
+    }))
+  })
+
   it.scopedLive("judges a witness's larger size against the log's size, not the checkpoint at hand: one leaf above the log is another history", () => {
     const witness: FakeWitness = { state: { size: 20, rootHash: log.root(20) }, down: false, garbage: false, requests: [] }
     return run(witness, (node) => Effect.gen(function*() {

@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Option, SubscriptionRef, TestClock } from "effect"
+import { LogHealth } from "../../src/app/LogHealth.js"
 import { LogStream } from "../../src/app/LogStream.js"
 import { LogWriter } from "../../src/app/LogWriter.js"
 import { Publisher } from "../../src/app/Publisher.js"
@@ -13,7 +14,10 @@ import { LogStore } from "../../src/ports/LogStore.js"
 const unused = Effect.dieMessage("not used by LogStream")
 
 /** A log whose store counts the leaves read from it; `awaitCoverage` as the publisher's (never by default). */
-const setup = (awaitCoverage: Publisher["Type"]["awaitCoverage"] = () => Effect.as(Effect.never, Option.none())) => Effect.gen(function*() {
+const setup = (
+  awaitCoverage: Publisher["Type"]["awaitCoverage"] = () => Effect.as(Effect.never, Option.none()),
+  diverged: string | undefined = undefined
+) => Effect.gen(function*() {
   const size = yield* SubscriptionRef.make(0)
   const reads: Array<[number, number]> = []
   const store = LogStore.of({
@@ -31,7 +35,8 @@ const setup = (awaitCoverage: Publisher["Type"]["awaitCoverage"] = () => Effect.
   const writer = { size } as unknown as LogWriter["Type"]
   const publisher = { awaitCoverage } as unknown as Publisher["Type"]
   const context = yield* Layer.build(LogStream.layer.pipe(
-    Layer.provide(Layer.mergeAll(Layer.succeed(LogStore, store), Layer.succeed(LogWriter, writer), Layer.succeed(Publisher, publisher)))
+    Layer.provide(Layer.mergeAll(Layer.succeed(LogStore, store), Layer.succeed(LogWriter, writer), Layer.succeed(Publisher, publisher),
+      Layer.succeed(LogHealth, { diverged: Effect.succeed(diverged) } as unknown as LogHealth["Type"])))
   ))
   const stream = context.unsafeMap.get(LogStream.key) as LogStream["Type"]
   /** Lets the follower run until the stream's live end is `n` (bounded, so a bug fails rather than hangs). */
@@ -76,11 +81,22 @@ describe("LogStream", () => {
   it.scoped("rests when the publisher has nothing newer at once (a diverged log), rather than spin", () =>
     Effect.gen(function*() {
       let asked = 0
-      yield* setup(() => Effect.sync(() => void asked++).pipe(Effect.as(Option.none())))
+      yield* setup(() => Effect.sync(() => void asked++).pipe(Effect.as(Option.none())), "the log diverged")
       for (let i = 0; i < 1_000; i++) yield* Effect.yieldNow()
       // The test clock stands still: one ask, then the pause.
       expect(asked).toBe(1)
       yield* TestClock.adjust("1 second")
+      for (let i = 0; i < 100; i++) yield* Effect.yieldNow()
+      expect(asked).toBe(2)
+    }))
+
+  it.scoped("looks again at once after a quiet wait ends with nothing", () =>
+    Effect.gen(function*() {
+      let asked = 0
+      yield* setup(() => Effect.sync(() => void asked++).pipe(Effect.zipRight(Effect.sleep("30 seconds")), Effect.as(Option.none())))
+      for (let i = 0; i < 100; i++) yield* Effect.yieldNow()
+      expect(asked).toBe(1)
+      yield* TestClock.adjust("30 seconds")
       for (let i = 0; i < 100; i++) yield* Effect.yieldNow()
       expect(asked).toBe(2)
     }))
