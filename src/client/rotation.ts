@@ -10,7 +10,8 @@
 // names is still in the file, and the next rotate or recover finishes the switch. After the
 // switch the file acts with the new key (seq 0, prev null); the old key moves to `previous`.
 // Both run under the key file's lock (keyFileLock.ts) from the first read to the last save,
-// so no other write with the file can slip in between the saves of `next` and the switch.
+// so no other write with the file can slip in between the saves of `next` and the switch;
+// recover holds the recovery key file's lock too, both taken in one order (withKeyFileLocks).
 
 import { encodeU64 } from "../domain/encoding.js"
 import { rotationMessage as domainRotationMessage } from "../domain/identity/possession.js"
@@ -19,7 +20,7 @@ import { kidOfSeed, switchToKey, type AgentKey, type PreviousKey } from "./agent
 import { crypto, randomBytes } from "./crypto.js"
 import { usageError } from "./errors.js"
 import { readAgentKeyFile, saveAgentKeyFile } from "./keyFile.js"
-import { withKeyFileLock } from "./keyFileLock.js"
+import { withKeyFileLock, withKeyFileLocks } from "./keyFileLock.js"
 import { keyNameFacts } from "./forum.js"
 import { fetchNameView } from "./nameLookup.js"
 import { checkedName, rotateDraft } from "./payloads.js"
@@ -127,15 +128,17 @@ const rotateHoldingLock = async (client: LogClient, keyPath: string, options: { 
  * Moves the name to a new key with the recovery key (its own key file, made by keygen and
  * named in the claim's `recovery`), then switches the agent's key file to the new key. The
  * key moved away from is the name's current key as its view says (it may not be the file's,
- * if someone else rotated the name). The recovery key file's write takes that file's lock
- * inside this one's.
+ * if someone else rotated the name). Both key files' locks are taken before the first read,
+ * in the order of their real paths (withKeyFileLocks), so recover(A, B) and recover(B, A)
+ * at once cannot each hold one and wait for the other; the recovery key file's write then
+ * runs under the lock already held.
  */
 export const recover = (
   client: LogClient,
   keyPath: string,
   recoveryKeyPath: string,
   options: { readonly name?: string | undefined } = {}
-): Promise<Rotation> => withKeyFileLock(keyPath, () => recoverHoldingLock(client, keyPath, recoveryKeyPath, options))
+): Promise<Rotation> => withKeyFileLocks([keyPath, recoveryKeyPath], () => recoverHoldingLock(client, keyPath, recoveryKeyPath, options))
 
 const recoverHoldingLock = async (
   client: LogClient,

@@ -5,17 +5,26 @@
 //   - another process's lock (a lock file naming a live pid) is waited for, and taken once
 //     that process is gone; a lock naming a dead pid is stale and taken at once; a live
 //     holder that stays past the deadline is a key_file error naming the lock and the pid;
+//   - a lock of this process's own pid is live unless taken before this process started
+//     (another thread, another copy of the library, a container with the same host name);
+//     one of another host is never judged stale;
+//   - concurrent breakers of one stale lock leave exactly one holder;
+//   - without hard links, the lock file is created exclusively; an empty one is live for a
+//     grace time;
+//   - several key files are locked in one order (no deadlock), a held lock is taken again at
+//     once, and this process's queue is waited in up to the deadline;
 //   - a read that takes no lock never sees a torn file while saves go on.
 
 import { spawn } from "node:child_process"
-import { lstat, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises"
+import { lstat, mkdtemp, readFile, readdir, rm, symlink, utimes, writeFile } from "node:fs/promises"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
+import { threadId } from "node:worker_threads"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { generateAgentKey } from "../../src/client/agentKey.js"
 import { ClientError } from "../../src/client/errors.js"
 import { createAgentKeyFile, readAgentKeyFile, saveAgentKeyFile } from "../../src/client/keyFile.js"
-import { lockPathOf, withKeyFileLock } from "../../src/client/keyFileLock.js"
+import { acquire, breakPathOf, createLockFile, EMPTY_GRACE_MS, lockPathOf, withKeyFileLock, withKeyFileLocks } from "../../src/client/keyFileLock.js"
 
 let dir: string
 let keyPath: string
@@ -144,9 +153,65 @@ describe("the key file lock across processes", () => {
     await expectOnlyKeyFile()
   })
 
-  it("takes over a lock this process left behind (its own pid), as stale", async () => {
-    await writeLock(process.pid)
+  it("takes over a lock of its own pid taken before this process started (the pid reused after a crash or reboot)", async () => {
+    const beforeStart = new Date(Date.now() - process.uptime() * 1000 - 60_000).toISOString()
+    await writeFile(lockPath, JSON.stringify({ pid: process.pid, host: hostname(), token: "before-restart", since: beforeStart }) + "\n")
     expect(await withKeyFileLock(keyPath, async () => "taken", { waitMs: 0, pollMs: 10 })).toBe("taken")
+    await expectOnlyKeyFile()
+  })
+
+  it("waits for a lock of its own pid taken since this process started (another thread, another copy of the library, a container)", async () => {
+    // Another copy of the library in this process (or a process with the same pid in another PID namespace) holds it.
+    await writeFile(lockPath, JSON.stringify({ pid: process.pid, host: hostname(), thread: threadId + 1, token: "other-copy", since: new Date().toISOString() }) + "\n")
+    let ran = false
+    const error = await withKeyFileLock(keyPath, async () => { ran = true }, { waitMs: 150, pollMs: 10 }).then(() => undefined, (e: unknown) => e)
+    expect(ran).toBe(false)
+    expect((error as ClientError).kind).toBe("key_file")
+    expect((error as ClientError).message).toContain(`pid ${process.pid}`)
+    // Released by its holder: taken.
+    await rm(lockPath)
+    expect(await withKeyFileLock(keyPath, async () => "taken", FAST)).toBe("taken")
+    await expectOnlyKeyFile()
+  })
+
+  it("takes over this thread's own leftover (a lock it took and failed to release), as stale", async () => {
+    await writeFile(lockPath, JSON.stringify({ pid: process.pid, host: hostname(), thread: threadId, token: "released-long-ago", since: new Date().toISOString() }) + "\n")
+    expect(await withKeyFileLock(keyPath, async () => "taken", { waitMs: 0, pollMs: 10 })).toBe("taken")
+    await expectOnlyKeyFile()
+  })
+
+  it("never judges a lock of another host stale: waits, then fails naming the host", async () => {
+    await writeFile(lockPath, JSON.stringify({ pid: await deadPid(), host: "elsewhere.invalid", token: "remote", since: new Date().toISOString() }) + "\n")
+    const error = await withKeyFileLock(keyPath, async () => undefined, { waitMs: 100, pollMs: 10 }).then(() => undefined, (e: unknown) => e)
+    expect((error as ClientError).message).toContain("on host elsewhere.invalid")
+    expect(await exists(lockPath)).toBe(true)
+  })
+
+  it("lets exactly one of many concurrent breakers of one stale lock hold it, and each in turn after", async () => {
+    // acquire called directly, bypassing this process's queue: each call is a writer of its own, as another process is.
+    await writeLock(await deadPid())
+    let inside = 0
+    let most = 0
+    const order: Array<string> = []
+    await Promise.all(Array.from({ length: 8 }, async (_, i) => {
+      const held = await acquire(lockPath, Date.now() + 20_000, { waitMs: 20_000, pollMs: 2 })
+      inside += 1
+      most = Math.max(most, inside)
+      expect(await readFile(lockPath, "utf8")).toBe(held.text)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      order.push(String(i))
+      inside -= 1
+      await rm(lockPath) // released (release() is the library's; removing it is the same here)
+    }))
+    expect(most).toBe(1)
+    expect(order.length).toBe(8)
+    await expectOnlyKeyFile()
+  })
+
+  it("removes a stale break file left by a breaker that died", async () => {
+    await writeLock(await deadPid())
+    await writeFile(breakPathOf(lockPath), JSON.stringify({ pid: await deadPid(), host: hostname(), token: "dead-breaker", since: new Date().toISOString() }) + "\n")
+    expect(await withKeyFileLock(keyPath, async () => "taken", { waitMs: 5_000, pollMs: 10 })).toBe("taken")
     await expectOnlyKeyFile()
   })
 
@@ -170,6 +235,87 @@ describe("the key file lock across processes", () => {
     await writeFile(lockPath, "not a lock\n")
     const error = await withKeyFileLock(keyPath, async () => undefined, { waitMs: 100, pollMs: 10 }).then(() => undefined, (e: unknown) => e)
     expect((error as ClientError).message).toMatch(/agent\.json\.lock exists but does not name its holder .*delete it/)
+  })
+})
+
+describe("the lock file without hard links", () => {
+  const noLinks = (code: string) => async () => { throw Object.assign(new Error(`link: ${code}`), { code }) }
+
+  it("is created exclusively and written at once when the file system has no hard links", async () => {
+    for (const code of ["EPERM", "ENOTSUP", "EXDEV"]) {
+      expect(await createLockFile(lockPath, `holder ${code}\n`, `${lockPath}.draft`, noLinks(code))).toBe(true)
+      expect(await readFile(lockPath, "utf8")).toBe(`holder ${code}\n`)
+      // Exclusive: a second one finds the first.
+      expect(await createLockFile(lockPath, "second\n", `${lockPath}.draft`, noLinks(code))).toBe(false)
+      expect(await readFile(lockPath, "utf8")).toBe(`holder ${code}\n`)
+      await rm(lockPath)
+    }
+    await expectOnlyKeyFile()
+  })
+
+  it("fails with a key_file error on another link error", async () => {
+    const error = await createLockFile(lockPath, "x\n", `${lockPath}.draft`, noLinks("EIO")).then(() => undefined, (e: unknown) => e)
+    expect((error as ClientError).kind).toBe("key_file")
+    await expectOnlyKeyFile()
+  })
+
+  it("waits for an empty lock file (one being written) and takes it over once it has stayed empty past the grace time", async () => {
+    await writeFile(lockPath, "")
+    const error = await withKeyFileLock(keyPath, async () => undefined, { waitMs: 100, pollMs: 10 }).then(() => undefined, (e: unknown) => e)
+    expect((error as ClientError).message).toMatch(/does not name its holder/)
+    const old = new Date(Date.now() - EMPTY_GRACE_MS - 5_000)
+    await utimes(lockPath, old, old)
+    expect(await withKeyFileLock(keyPath, async () => "taken", { waitMs: 0, pollMs: 10 })).toBe("taken")
+    await expectOnlyKeyFile()
+  })
+})
+
+describe("several key files at once", () => {
+  let otherPath: string
+  beforeEach(async () => {
+    otherPath = join(dir, "recovery.json")
+    await createAgentKeyFile(otherPath, generateAgentKey())
+  })
+
+  it("takes them in one order, so [A, B] and [B, A] at once both complete, each holding both", async () => {
+    const seen: Array<string> = []
+    const both = async (name: string) => {
+      expect(JSON.parse(await readFile(lockPath, "utf8")).pid).toBe(process.pid)
+      expect(JSON.parse(await readFile(lockPathOf(otherPath), "utf8")).pid).toBe(process.pid)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      seen.push(name)
+    }
+    const runs = Array.from({ length: 6 }, (_, i) =>
+      i % 2 === 0
+        ? withKeyFileLocks([keyPath, otherPath], () => both(`ab${i}`), { waitMs: 5_000, pollMs: 5 })
+        : withKeyFileLocks([otherPath, keyPath], () => both(`ba${i}`), { waitMs: 5_000, pollMs: 5 }))
+    await Promise.all(runs)
+    expect(seen.length).toBe(6)
+    expect((await readdir(dir)).sort()).toEqual(["agent.json", "recovery.json"])
+  })
+
+  it("runs a lock already held by the body at once (recover's write with the recovery key file)", async () => {
+    const result = await withKeyFileLocks([keyPath, otherPath], () =>
+      withKeyFileLock(otherPath, () => withKeyFileLock(join(dir, ".", "agent.json"), async () => "inner", { waitMs: 0, pollMs: 5 }), { waitMs: 0, pollMs: 5 }), FAST)
+    expect(result).toBe("inner")
+    expect((await readdir(dir)).sort()).toEqual(["agent.json", "recovery.json"])
+  })
+
+  it("gives up waiting for this process's earlier write at the deadline, with a key_file error, and keeps the queue in order", async () => {
+    let finish!: () => void
+    const first = withKeyFileLock(keyPath, () => new Promise<string>((resolve) => { finish = () => resolve("first") }), FAST)
+    await eventually(() => finish !== undefined, "the first write to start")
+    const error = await withKeyFileLock(keyPath, async () => "late", { waitMs: 100, pollMs: 10 }).then(() => undefined, (e: unknown) => e)
+    expect((error as ClientError).kind).toBe("key_file")
+    expect((error as ClientError).message).toMatch(/another write with .*agent\.json in this process did not end within/)
+    let thirdRan = false
+    const third = withKeyFileLock(keyPath, async () => { thirdRan = true; return "third" }, FAST)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(thirdRan).toBe(false) // still after the first, though the second gave up
+    finish()
+    expect(await first).toBe("first")
+    expect(await third).toBe("third")
+    expect((await readdir(dir)).sort()).toEqual(["agent.json", "recovery.json"])
   })
 })
 
