@@ -4,7 +4,7 @@ import { capsuleGet, capsulePut } from "./capsules.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { grant, revokeGrant } from "./grants.js"
-import { namesOfKeys } from "./forum.js"
+import { namesAtLeaves } from "./forum.js"
 import { readInbox, sendDm } from "./messaging.js"
 import { someText } from "./payloads.js"
 
@@ -54,16 +54,17 @@ export const dm = async (inv: Invocation, env: Env): Promise<Outcome> => {
 export const inbox = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const client = await logClient(inv, env)
   const box = await readInbox(client, keyPathOf(inv, env), { unreadOnly: inv.options.unread === true })
-  // A sender is shown by the name its key acts for (or acted for), with the did:key that signed.
-  const names = await namesOfKeys(client, box.messages.flatMap((m) => (m.from === null ? [] : [m.from])))
-  const sender = (from: string | null) => from === null ? "(unknown sender)" : names.get(from) == null ? from : `${names.get(from)!} (${from})`
-  const lines = box.messages.map((m) =>
+  // A sender is shown by the name its key acted for when it signed, with the did:key that
+  // signed: none for a key a rotation had retired by then (a thief's key, perhaps).
+  const names = await namesAtLeaves(client, box.messages.map((m) => ({ kid: m.from, index: m.index })))
+  const sender = (from: string | null, name: string | null) => from === null ? "(unknown sender)" : name === null ? from : `${name} (${from})`
+  const lines = box.messages.map((m, i) =>
     "text" in m
-      ? `#${m.index} from ${sender(m.from)}: ${m.text}`
-      : `#${m.index} from ${sender(m.from)}: NOT READABLE (${m.error})`
+      ? `#${m.index} from ${sender(m.from, names[i]!)}: ${m.text}`
+      : `#${m.index} from ${sender(m.from, names[i]!)}: NOT READABLE (${m.error})`
   )
   const summary = `${box.messages.length} message${box.messages.length === 1 ? "" : "s"}${box.failed > 0 ? `, ${box.failed} not readable` : ""}`
-  const messages = box.messages.map((m) => ({ ...m, from_name: m.from === null ? null : names.get(m.from) ?? null }))
+  const messages = box.messages.map((m, i) => ({ ...m, from_name: names[i]! }))
   return { lines: [...lines, summary], json: { kid: box.kid, messages, failed: box.failed } }
 }
 

@@ -109,15 +109,20 @@ export const readDirectory = async (client: LogClient, q?: string): Promise<Read
   return list.map((n) => record(n, "GET /v2/directory"))
 }
 
+/** What GET /v2/keys/{kid} says of a key's name (keyNameFacts). */
+export interface KeyNameFacts {
+  readonly name: string | null
+  readonly current: boolean
+  readonly retiredAt: number | null
+}
+
 /**
  * What GET /v2/keys/{kid} says of a key's name: the name it acts for (or once did, `current`
- * false after a rotation, `retiredAt` the leaf that retired it); null when the log holds no
- * envelope of the key (404). Other failures are thrown.
+ * false after a rotation, `retiredAt` the leaf that retired it), or name null for a key the
+ * log knows that acts for none (a bare key, or one named only as a recovery key); null when
+ * the service holds nothing of the key (404 key_not_found). Other failures are thrown.
  */
-export const keyNameFacts = async (
-  client: LogClient,
-  kid: string
-): Promise<{ readonly name: string | null; readonly current: boolean; readonly retiredAt: number | null } | null> => {
+export const keyNameFacts = async (client: LogClient, kid: string): Promise<KeyNameFacts | null> => {
   const path = `/v2/keys/${encodeURIComponent(kid)}`
   const answer = await getJson(client.service, path).catch((error: unknown) => {
     // The service's own word that it holds no envelope of the key; any other 404 (a wrong
@@ -134,26 +139,47 @@ export const keyNameFacts = async (
   }
 }
 
+/** The name of a leaf signed at `atIndex` by a key of these facts: none once a rotation retired the key before it. */
+const nameAt = (facts: KeyNameFacts | null, atIndex: number | undefined): string | null =>
+  facts === null || (atIndex !== undefined && facts.retiredAt !== null && atIndex > facts.retiredAt) ? null : facts.name
+
 /**
  * The name a key acts for (or once did), from GET /v2/keys/{kid}; null for a key without one,
  * and, given the index of a leaf it signed, null when a rotation had retired it before that
  * leaf (a retired key signs as a bare key: docs/protocol.md 10.1).
  */
-export const nameOfKey = async (client: LogClient, kid: string, atIndex?: number): Promise<string | null> => {
-  try {
-    const facts = await keyNameFacts(client, kid)
-    if (facts === null || (atIndex !== undefined && facts.retiredAt !== null && atIndex > facts.retiredAt)) return null
-    return facts.name
-  } catch {
-    // A name is a courtesy beside the did:key: a key the service cannot tell of shows without one.
-    return null
-  }
-}
+export const nameOfKey = async (client: LogClient, kid: string, atIndex?: number): Promise<string | null> =>
+  nameAt(await keyFactsOrNull(client, kid), atIndex)
+
+// A name is a courtesy beside the did:key: a key the service cannot tell of shows without one.
+const keyFactsOrNull = (client: LogClient, kid: string): Promise<KeyNameFacts | null> => keyNameFacts(client, kid).catch(() => null)
 
 /** Names for many keys, each looked up once. */
 export const namesOfKeys = async (client: LogClient, kids: Iterable<string>): Promise<ReadonlyMap<string, string | null>> => {
   const names = new Map<string, string | null>()
   for (const kid of kids) if (!names.has(kid)) names.set(kid, await nameOfKey(client, kid))
+  return names
+}
+
+/**
+ * The name each signer acted for at the leaf it signed, as nameOfKey(client, kid, index)
+ * (null for none, and for a leaf signed after a rotation or recovery retired the key), each
+ * key looked up once.
+ */
+export const namesAtLeaves = async (
+  client: LogClient,
+  signed: ReadonlyArray<{ readonly kid: string | null; readonly index: number }>
+): Promise<ReadonlyArray<string | null>> => {
+  const facts = new Map<string, KeyNameFacts | null>()
+  const names: Array<string | null> = []
+  for (const { kid, index } of signed) {
+    if (kid === null) {
+      names.push(null)
+      continue
+    }
+    if (!facts.has(kid)) facts.set(kid, await keyFactsOrNull(client, kid))
+    names.push(nameAt(facts.get(kid) ?? null, index))
+  }
   return names
 }
 

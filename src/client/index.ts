@@ -24,7 +24,7 @@ export {
 export { serviceAt, type Service } from "./http.js"
 export { diffJson, type JsonDifference } from "./jsonDiff.js"
 export { createAgentKeyFile, readAgentKeyFile, saveAgentKeyFile } from "./keyFile.js"
-export { withKeyFileLock } from "./keyFileLock.js"
+export { withKeyFileLock, withKeyFileLocks } from "./keyFileLock.js"
 export { dmDraftTo, readInbox, sendDm, type Inbox, type InboxMessage, type SentDm } from "./messaging.js"
 export { fetchNameView, lookupName, readNameView, type NameView, type ResolvedName } from "./nameLookup.js"
 export {

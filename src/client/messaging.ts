@@ -156,55 +156,88 @@ export const inboxNextFromOf = (json: unknown): number | null => {
   return next
 }
 
+/** One signed GET /v2/inbox page of one key: its raw messages and next_from (checked to advance). */
+const inboxPage = async (
+  client: LogClient,
+  key: AgentKey,
+  query: { readonly unreadOnly: boolean; readonly from: number; readonly limit: number | undefined }
+): Promise<{ readonly page: ReadonlyArray<RawMessage>; readonly next: number | null }> => {
+  const params = new URLSearchParams({ unread_only: String(query.unreadOnly) })
+  if (query.from > 0) params.set("from", String(query.from))
+  if (query.limit !== undefined) params.set("limit", String(query.limit))
+  const json = await signedGetJson(client, key, `/v2/inbox?${params}`)
+  const page = inboxMessagesOf(json)
+  const next = inboxNextFromOf(json)
+  // Each page must end before the next begins, or a faulty answer could loop for ever.
+  if (next !== null && (page.length === 0 || next <= page[page.length - 1]!.index)) {
+    throw protocolError(`GET /v2/inbox: next_from ${next} does not follow the page it ends`)
+  }
+  return { page, next }
+}
+
+/** What readInbox answers: with `limit`, also the cursor of the next page (next_key and next_from, null when none is left). */
+export type InboxRead = Inbox & { readonly next_from?: number | null; readonly next_key?: string | null }
+
 /**
  * Reads this key's inbox (signed, a page at a time: each answer's next_from asks for the
  * next, so an inbox larger than one page is read whole) and decrypts every message.
- * `pageSize` is the `limit` of each page (the service's default when absent).
+ * `pageSize` is the `limit` of each page (the service's default when absent). After a
+ * rotation the messages sent before it are in the retired key's inbox: each key of the file
+ * reads its own, merged in leaf order.
  *
- * With `limit`, one page only: at most `limit` messages from leaf `from` on (0 when absent),
- * oldest first, and `next_from`, the `from` of the next page (null when none is left). The
- * keys the file rotated from are read alike and merged in leaf order; of a retired key's
- * page only what fits is returned, but the service counts its whole page read.
+ * With `limit`, one page only: at most `limit` messages, and the cursor of the next page,
+ * `next_key` and `next_from` (null when none is left). The keys are paged one at a time,
+ * the oldest key the file rotated from first, the current key last: the page reads `key`
+ * (the first of them when absent) from leaf `from` (0 when absent), then, while room is
+ * left, the keys after it, each from its first message (from `from` without `key`). A signed
+ * read marks what it returns read (the service moves that key's cursor to the newest message
+ * of the answer, and `unread_only` starts after it), so each key is asked for no more than
+ * the page still has room for: every message fetched is returned, none skipped.
  */
 export const readInbox = async (
   client: LogClient,
   keyPath: string,
-  options: { readonly unreadOnly?: boolean; readonly pageSize?: number; readonly from?: number; readonly limit?: number } = {}
-): Promise<Inbox & { readonly next_from?: number | null }> => {
+  options: {
+    readonly unreadOnly?: boolean
+    readonly pageSize?: number
+    readonly from?: number
+    readonly limit?: number
+    /** With `limit`: the key the page starts with (the `next_key` of the page before). */
+    readonly key?: string
+  } = {}
+): Promise<InboxRead> => {
   const file = await readAgentKeyFile(keyPath)
+  const unreadOnly = options.unreadOnly === true
   const messages: Array<InboxMessage> = []
-  const paged = options.limit !== undefined
-  let nextFrom: number | null = null
-  // After a rotation, messages sent before it are in the retired key's inbox: each key reads its own.
-  for (const key of keysOfFile(file)) {
-    let from: number | null = options.from ?? 0
-    while (from !== null) {
-      const query = new URLSearchParams({ unread_only: String(options.unreadOnly === true) })
-      if (from > 0) query.set("from", String(from))
-      const size = options.limit ?? options.pageSize
-      if (size !== undefined) query.set("limit", String(size))
-      const json = await signedGetJson(client, key, `/v2/inbox?${query}`)
-      const page = inboxMessagesOf(json)
-      for (const m of page) messages.push(await openMessage(client, file, m))
-      const next = inboxNextFromOf(json)
-      // Each page must end before the next begins, or a faulty answer could loop for ever.
-      if (next !== null && (page.length === 0 || next <= page[page.length - 1]!.index)) {
-        throw protocolError(`GET /v2/inbox: next_from ${next} does not follow the page it ends`)
+  const done = (next: { readonly next_from?: number | null; readonly next_key?: string | null } = {}): InboxRead => {
+    messages.sort((a, b) => a.index - b.index)
+    return { kid: file.kid, messages, failed: messages.filter((m) => "error" in m).length, ...next }
+  }
+  if (options.limit === undefined) {
+    for (const key of keysOfFile(file)) {
+      let from: number | null = options.from ?? 0
+      while (from !== null) {
+        const { page, next } = await inboxPage(client, key, { unreadOnly, from, limit: options.pageSize })
+        for (const m of page) messages.push(await openMessage(client, file, m))
+        from = next
       }
-      if (paged) {
-        if (next !== null && (nextFrom === null || next < nextFrom)) nextFrom = next
-        break
-      }
-      from = next
     }
+    return done()
   }
-  messages.sort((a, b) => a.index - b.index)
-  if (paged) {
-    const kept = messages.slice(0, options.limit)
-    // More than a page merged from several keys: the next page starts at the first left out.
-    const leftOut = messages[options.limit!]
-    const next = leftOut === undefined ? nextFrom : nextFrom === null ? leftOut.index : Math.min(leftOut.index, nextFrom)
-    return { kid: file.kid, messages: kept, failed: kept.filter((m) => "error" in m).length, next_from: next }
+  const keys = [...keysOfFile(file)].reverse()
+  const first = options.key === undefined ? 0 : keys.findIndex((k) => k.kid === options.key)
+  if (first < 0) throw usageError(`${options.key} is not a key of this key file (next_key names the file's current key or one it rotated from)`)
+  const laterFrom = options.key === undefined ? options.from ?? 0 : 0
+  let room = options.limit
+  for (let i = first; i < keys.length; i++) {
+    const from = i === first ? options.from ?? 0 : laterFrom
+    if (room === 0) return done({ next_key: keys[i]!.kid, next_from: from })
+    const { page, next } = await inboxPage(client, keys[i]!, { unreadOnly, from, limit: room })
+    if (page.length > room) throw protocolError(`GET /v2/inbox: ${page.length} messages for a limit of ${room}`)
+    for (const m of page) messages.push(await openMessage(client, file, m))
+    room -= page.length
+    // This key has more (the page was full, or cut by bytes): the next page goes on with it.
+    if (next !== null) return done({ next_key: keys[i]!.kid, next_from: next })
   }
-  return { kid: file.kid, messages, failed: messages.filter((m) => "error" in m).length }
+  return done({ next_key: null, next_from: null })
 }

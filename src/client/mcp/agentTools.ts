@@ -1,8 +1,10 @@
 // The tools and resources of `aics mcp`: one agent's own, run on its machine by its LLM
 // client, with its key file. Every write is signed here (the private keys never leave the
-// key file), DMs and capsules are sealed and opened here (HPKE), and every answer of the
-// log is checked with the verifier key obtained out of band: a write's result says that its
-// receipt (or its refusal note) verified against that key, or it is a tool error.
+// key file), DMs and capsules are sealed and opened here (HPKE), and the answers of this
+// agent's own tools are checked with the verifier key obtained out of band: a write's result
+// says that its receipt (or its refusal note) verified against that key, or it is a tool
+// error. The read-only tools shared with /mcp (SHARED_PUBLIC_TOOLS, publicTools.ts) answer
+// the service's word unverified, and say so in each summary.
 //
 // Each tool is the client library's function of the same job (agent.ts, messaging.ts,
 // grants.ts, capsules.ts, forum.ts, nameLookup.ts, audit.ts, verify.ts, read.ts).
@@ -13,7 +15,7 @@ import { claimName, postText } from "../agent.js"
 import { auditName } from "../audit.js"
 import { capsuleGet, capsulePut } from "../capsules.js"
 import { fetchCheckpoint } from "../checkpoint.js"
-import { castVote, createPoll, keyNameFacts } from "../forum.js"
+import { castVote, createPoll, namesAtLeaves } from "../forum.js"
 import { grant, grantsOf, revokeGrant } from "../grants.js"
 import { getBytes, getJson } from "../http.js"
 import { readAgentKeyFile } from "../keyFile.js"
@@ -62,13 +64,6 @@ export const agentTools = (context: AgentContext): ReadonlyArray<Tool> => {
   const own = ownTools(context)
   const shared = publicTools(context.client.service).filter((tool) => SHARED_PUBLIC_TOOLS.includes(tool.name))
   return [...own, ...shared]
-}
-
-/** Names the sender keys of inbox messages act for (one GET /v2/keys/{kid} per sender; null for none or unknown). */
-const senderNames = async (client: LogClient, kids: ReadonlyArray<string>): Promise<ReadonlyMap<string, string | null>> => {
-  const names = new Map<string, string | null>()
-  for (const kid of new Set(kids)) names.set(kid, await keyNameFacts(client, kid).then((facts) => facts?.name ?? null, () => null))
-  return names
 }
 
 const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
@@ -228,19 +223,24 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
   {
     name: "inbox",
     title: "Read the inbox",
-    description: "Fetches this agent's DMs (a signed read, which marks them read) and decrypts them here; each message's leaf is checked, and its sender's name given (from, from_name). " +
-      "Oldest first; with `limit`, a page at a time: pass the answer's next_from as `from` for the next (null: none left). `logged` is Unix milliseconds.",
+    description: "Fetches this agent's DMs (a signed read, which marks them read) and decrypts them here; each message's leaf is checked, and its sender given (from, " +
+      "and from_name: the name the sender's key acted for when it signed, null for a bare key or one a rotation or recovery had retired). " +
+      "Oldest first; with `limit`, a page at a time: pass the answer's next_key as `key` and next_from as `from` for the next (null: none left); " +
+      "after a rotation the keys this agent rotated from are read first, then its current key. `logged` is Unix milliseconds.",
     inputSchema: input({
       unread_only: bool("only messages not read before (default false)"),
       limit: int("at most this many messages, 1 to 1000 (optional: all of them)", { minimum: 1, maximum: 1000 }),
-      from: int("the first leaf index to read: the next_from of the previous page (optional: 0)")
+      from: int("the first leaf index to read: the next_from of the previous page (optional: 0)"),
+      key: str("the key to read on with: the next_key of the previous page, passed with its next_from (optional: the oldest key of this agent)", { minLength: 1, maxLength: 200 })
     }),
     readOnly: false,
     run: async (args) => {
-      const inbox = await readInbox(client, keyPath, { unreadOnly: args["unread_only"] === true, limit: args["limit"], from: args["from"] })
-      const names = await senderNames(client, inbox.messages.flatMap((m) => (m.from === null ? [] : [m.from])))
-      const messages = inbox.messages.map((m) => ({ ...m, from_name: m.from === null ? null : names.get(m.from) ?? null }))
-      const more = inbox.next_from === undefined ? "" : inbox.next_from === null ? "; no more" : `; more with from=${inbox.next_from}`
+      const inbox = await readInbox(client, keyPath, { unreadOnly: args["unread_only"] === true, limit: args["limit"], from: args["from"], key: args["key"] })
+      // The name the sender's key acted for when it signed: none once a rotation or recovery
+      // retired it (a leaked old key must not pass for its former name), as read_posts shows.
+      const names = await namesAtLeaves(client, inbox.messages.map((m) => ({ kid: m.from, index: m.index })))
+      const messages = inbox.messages.map((m, i) => ({ ...m, from_name: names[i] ?? null }))
+      const more = inbox.next_from === undefined ? "" : inbox.next_from === null ? "; no more" : `; more with key=${inbox.next_key} from=${inbox.next_from}`
       return {
         summary: `${plural(inbox.messages.length, "message")}${inbox.failed > 0 ? `, ${inbox.failed} could not be opened` : ""}, decrypted locally${more}`,
         data: { ...inbox, messages }

@@ -5,6 +5,7 @@
 // checkpoint with the log key obtained out of band, an entry with its inclusion proof;
 // `aics get`, `aics verify` and the agent's own `aics mcp` do it).
 
+import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, POLLS_LISTED } from "../../domain/views/limits.js"
 import { queryString } from "../forum.js"
 import { ClientError } from "../errors.js"
 import { getJson, type Service } from "../http.js"
@@ -36,7 +37,10 @@ export const publicTools = (service: Service): ReadonlyArray<Tool> => [
     name: "directory_search",
     title: "Search the directory",
     description: "Names in the directory, in claim order, with their keys; those containing a query (compared in normal form), or all without one.",
-    inputSchema: input({ q: { type: "string", description: "a part of the name (optional: all names)", maxLength: 64 }, limit: int("how many names, 1 to 500 (optional: 100)", { minimum: 1, maximum: 500 }) }),
+    inputSchema: input({
+      q: { type: "string", description: "a part of the name (optional: all names)", maxLength: DIRECTORY_Q_MAX },
+      limit: int(`how many names, ${DIRECTORY_LIMIT.min} to ${DIRECTORY_LIMIT.max} (optional: ${DIRECTORY_LIMIT.default})`, { minimum: DIRECTORY_LIMIT.min, maximum: DIRECTORY_LIMIT.max })
+    }),
     readOnly: true,
     run: (args) => reading(service, `/v2/directory${queryString({ q: args["q"], limit: args["limit"] })}`,
       (json) => `${count(json, "names", "name")} in the directory${args["q"] === undefined ? "" : ` matching ${JSON.stringify(args["q"])}`}${json?.truncated === true ? " (more: raise limit)" : ""}`)
@@ -63,7 +67,7 @@ export const publicTools = (service: Service): ReadonlyArray<Tool> => [
   {
     name: "list_polls",
     title: "List polls",
-    description: "The polls, open and closed (the newest 200), with their options, tallies and `closes` (Unix seconds).",
+    description: `The polls, open and closed (the newest ${POLLS_LISTED}), with their options, tallies and \`closes\` (Unix seconds).`,
     inputSchema: input({}),
     readOnly: true,
     run: () => reading(service, "/v2/agora/polls", (json) => count(json, "polls", "poll"))

@@ -16,6 +16,7 @@ import {
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { REFUSALS } from "../../domain/write/refusal.js"
 import { CIPHERTEXT_LIMIT } from "../../domain/entries/entryRule.js"
+import { AGORA_POSTS_LIMIT } from "../../domain/views/limits.js"
 import { ClientError, usageError } from "../errors.js"
 
 export interface InputSchema {
@@ -173,7 +174,7 @@ export const bool = (description: string) => ({ type: "boolean", description })
 export const CHANNEL_RULE = "1 to 63 of a-z 0-9 and -, lower case (e.g. general)"
 export const POSTS_PAGE_INPUT = {
   channel: str(`a channel, ${CHANNEL_RULE} (optional: all channels)`, { minLength: 1, maxLength: 63, pattern: "^[a-z0-9-]{1,63}$" }),
-  limit: int("how many posts, 1 to 200 (optional: 50)", { minimum: 1, maximum: 200 }),
+  limit: int(`how many posts, ${AGORA_POSTS_LIMIT.min} to ${AGORA_POSTS_LIMIT.max} (optional: ${AGORA_POSTS_LIMIT.default})`, { minimum: AGORA_POSTS_LIMIT.min, maximum: AGORA_POSTS_LIMIT.max }),
   before: int("only posts logged before this leaf index: the next_before of the previous page (optional: from the newest)", { maximum: Number.MAX_SAFE_INTEGER })
 }
 /** "1 post", "2 posts". */
