@@ -186,6 +186,11 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             return yield* new Refusal({ detail: `422: the witness refused the consistency proof from size ${old}, so the tree it cosigned is not a prefix of this log: it saw another history (${reply.body.slice(0, MAX_REASON).trim()})`, anotherHistory: true })
           }
           const size = reply.status === 409 && reply.contentType.startsWith(TLOG_SIZE_CONTENT_TYPE) ? parseTlogSize(reply.body) : undefined
+          // A 409 naming the very size sent, this checkpoint's: the witness cosigned another
+          // tree of that size (C2SP tlog-witness: equal sizes, other root hashes).
+          if (size !== undefined && size === old && old === latest.size) {
+            return yield* new Refusal({ detail: `409: the witness cosigned another tree of size ${old} of this origin: it saw another history (${reply.body.slice(0, MAX_REASON).trim()})`, anotherHistory: true })
+          }
           if (size === undefined || size === old) {
             return yield* new Refusal({ detail: `${reply.status}: ${reply.body.slice(0, MAX_REASON).trim()}` })
           }
@@ -205,11 +210,18 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
     const serve = (w: Configured) =>
       Effect.gen(function*() {
         let backoff = FIRST_BACKOFF
+        // Whether the witness answered since this process took the lead. Until it has, the
+        // latest checkpoint is submitted even when a stored cosignature covers it: a log
+        // restored from a backup restores its stored cosignatures too, and would otherwise
+        // never ask the witness (which holds a larger tree) until its next write, by then
+        // signing a checkpoint of another history.
+        let answered = false
         for (;;) {
           const latest = yield* publisher.latest
           const k = (yield* Ref.get(known)).get(w.vkey)
           const lead = yield* SubscriptionRef.get(leading)
-          if (!lead || latest === undefined || (k?.stored?.size ?? -1) >= latest.size) {
+          if (!lead) answered = false
+          if (!lead || latest === undefined || (answered && (k?.stored?.size ?? -1) >= latest.size)) {
             // Nothing to submit: wait for a newer checkpoint (or a second, for leadership).
             // On a diverged log the wait ends at once with nothing: then a pause, not a spin.
             const newer = yield* publisher.awaitCoverage((latest?.size ?? 0) + 1, Duration.seconds(1))
@@ -219,9 +231,11 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           const result = yield* Effect.either(submit(w, latest))
           if (Either.isRight(result)) {
             backoff = FIRST_BACKOFF
+            answered = true
             continue
           }
           const error = result.left
+          if (error._tag === "Refusal") answered = true
           if (error._tag === "CheckpointBehind") {
             yield* awaitWitnessedCheckpoint(w, error)
             continue

@@ -3,7 +3,7 @@
 
 import type { TilesState } from "../domain/stats/serviceStatsDocument.js"
 import { withoutServerPaths } from "../domain/http/serverPaths.js"
-import { Context, Effect, Layer, Ref, SubscriptionRef } from "effect"
+import { Context, Effect, Layer, Ref, Stream, SubscriptionRef } from "effect"
 import { Clock } from "../ports/Clock.js"
 import { LogHealth } from "./LogHealth.js"
 import { LogWriter } from "./LogWriter.js"
@@ -13,7 +13,12 @@ export interface LogState {
   readonly size: number
   readonly publishedSize: number
   readonly lagEntries: number
-  /** Seconds since the last checkpoint while leaves wait for one; 0 when none wait. */
+  /**
+   * How long leaves have waited for a checkpoint, in seconds: since the first leaf this
+   * process saw after the last checkpoint (or since that checkpoint, if later); 0 when none
+   * wait. Not since the checkpoint itself: after a quiet minute, the first write would
+   * otherwise read as a minute's lag, and /healthz flap DEGRADED until the next checkpoint.
+   */
   readonly lagSeconds: number
   readonly mmdSeconds: number
   readonly publishError: string | undefined
@@ -37,12 +42,26 @@ export const tilesState = (state: LogState, prefix: string): TilesState => ({
 export class LogStatus extends Context.Tag("aics/LogStatus")<LogStatus, {
   readonly current: Effect.Effect<LogState>
 }>() {
-  static readonly layer = Layer.effect(LogStatus, Effect.gen(function*() {
+  static readonly layer = Layer.scoped(LogStatus, Effect.gen(function*() {
     const writer = yield* LogWriter
     const health = yield* LogHealth
     const clock = yield* Clock
     const { mmdSeconds } = yield* ServiceConfig
     const startedAt = yield* clock.nowMillis
+    /**
+     * When the log first held leaves beyond the published size `baseline`: each growth of
+     * the log past a checkpoint newer than the one recorded starts a new wait. One look a
+     * batch (the writer's size changes once an append), none a request.
+     */
+    let waiting: { readonly baseline: number; readonly since: number } | undefined
+    yield* Effect.forkScoped(writer.size.changes.pipe(Stream.runForEach((size) =>
+      Effect.gen(function*() {
+        const published = (yield* Ref.get(health.publish)).publishedSize
+        if (size > published && (waiting === undefined || waiting.baseline < published)) {
+          waiting = { baseline: published, since: yield* clock.nowMillis }
+        }
+      })
+    )))
     return {
       current: Effect.gen(function*() {
         const size = yield* SubscriptionRef.get(writer.size)
@@ -50,7 +69,8 @@ export class LogStatus extends Context.Tag("aics/LogStatus")<LogStatus, {
         const diverged = yield* health.diverged
         const now = yield* clock.nowMillis
         const lagEntries = Math.max(0, size - publish.publishedSize)
-        const lagSeconds = lagEntries === 0 ? 0 : Math.max(0, now - (publish.publishedAt ?? startedAt)) / 1000
+        const waitedFrom = Math.max(publish.publishedAt ?? startedAt, waiting?.since ?? 0)
+        const lagSeconds = lagEntries === 0 ? 0 : Math.max(0, now - waitedFrom) / 1000
         return {
           size,
           publishedSize: publish.publishedSize,

@@ -211,6 +211,34 @@ describe("CosignatureCollector", () => {
     }))
   })
 
+  it.scopedLive("asks the witness once it leads, though a stored cosignature covers its checkpoint: a restored log learns of its fork before its next write", () => {
+    // The log and its stored cosignatures were restored from a backup at size 5; the witness
+    // has since cosigned size 20 of the history the backup lost.
+    const witness: FakeWitness = { state: { size: 20, rootHash: log.root(20) }, down: false, garbage: false, requests: [] }
+    return run(witness, (node) => Effect.gen(function*() {
+      const store = yield* Cosignatures
+      yield* store.record({ witness: witnessVkey, size: 5, line: cosign(log.text(5), WITNESS, witnessSeed, 1_800_000_000, nodeCrypto), timestamp: 1_800_000_000 })
+      const collector = yield* CosignatureCollector
+      yield* until(collector.status, (s) => s.witnesses[0]!.cosignedSize === 5)
+      yield* publish(node, 5)
+      const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
+      expect(status.witnesses[0]!.sawAnotherHistory).toBe(true)
+      expect(status.witnesses[0]!.error).toContain("it saw another history")
+      expect(witness.requests).toEqual([5])
+    }))
+  })
+
+  it.scopedLive("takes a 409 naming the size of the very checkpoint sent for another tree of that size", () => {
+    const witness: FakeWitness = { state: { size: 5, rootHash: log.root(6) }, down: false, garbage: false, requests: [] }
+    return run(witness, (node) => Effect.gen(function*() {
+      yield* publish(node, 5)
+      const collector = yield* CosignatureCollector
+      const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
+      expect(status.witnesses[0]!.error).toMatch(/^409: the witness cosigned another tree of size 5/)
+      expect(status.witnesses[0]!.sawAnotherHistory).toBe(true)
+    }))
+  })
+
   it.scopedLive("judges a witness's larger size against the log's size, not the checkpoint at hand: one leaf above the log is another history", () => {
     const witness: FakeWitness = { state: { size: 20, rootHash: log.root(20) }, down: false, garbage: false, requests: [] }
     return run(witness, (node) => Effect.gen(function*() {
