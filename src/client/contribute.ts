@@ -65,11 +65,16 @@ const policyKid = async (client: LogClient): Promise<string> => {
   return kid
 }
 
-/** The contribution addresses of the signed card, verified under the policy key. */
-export const signedContributions = async (client: LogClient): Promise<ReadonlyArray<{ network: string; asset: string; address: string }>> => {
+/** The service's card, its signature verified under the policy key leaf 0 names. */
+export const signedCard = async (client: LogClient): Promise<Record<string, unknown>> => {
   const bytes = await getBytes(client.service, CARD_PATH)
   if (!verifyCard(bytes, await policyKid(client), crypto.ed25519)) throw verificationError("the card's signature does not verify under the policy key of leaf 0")
-  const card = JSON.parse(new TextDecoder().decode(bytes)) as { contributions?: unknown }
+  return JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>
+}
+
+/** The contribution addresses of the signed card, verified under the policy key. */
+export const signedContributions = async (client: LogClient): Promise<ReadonlyArray<{ network: string; asset: string; address: string }>> => {
+  const card = await signedCard(client) as { contributions?: unknown }
   if (!Array.isArray(card.contributions)) throw verificationError("the signed card lists no contributions")
   return card.contributions as ReadonlyArray<{ network: string; asset: string; address: string }>
 }

@@ -22,6 +22,7 @@ import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { inclusionProofFromHashes, inclusionProofIndexes, verifyInclusion } from "../domain/tlog/inclusion.js"
 import { storedHashIndex } from "../domain/tlog/storedHash.js"
 import type { AgentKey, StoredReceipt } from "./agentKey.js"
+import { signedCard } from "./contribute.js"
 import { fetchCheckpoint } from "./checkpoint.js"
 import { hasher } from "./crypto.js"
 import { ClientError, usageError, verificationError } from "./errors.js"
@@ -34,7 +35,11 @@ export interface ReceiptCheck {
   readonly index: number
   readonly type: string
   readonly seq: number
-  /** ok: in the log as promised; pending: past the checkpoint; failed: see detail. */
+  /**
+   * ok: in the log as promised; pending: past the checkpoint, within the merge delay the
+   * signed card promises; failed: see detail (an overdue receipt among them: no checkpoint
+   * covers it well after its logged time plus the merge delay, docs/protocol.md 8.2).
+   */
   readonly status: "ok" | "pending" | "failed"
   readonly detail: string
 }
@@ -135,11 +140,46 @@ const checkReceipt = async (
   return result("ok", `included in the checkpoint of size ${checkpoint.size}`)
 }
 
+/**
+ * Slack beyond the merge delay before a receipt no checkpoint covers counts as overdue: the
+ * two clocks (the log's `logged`, this machine's now) may disagree by this much.
+ */
+export const OVERDUE_SLACK_MS = 60_000
+
+/**
+ * The checks with every pending receipt older than the signed card's merge delay (and the
+ * slack) failed as overdue: the log promised a checkpoint covering it within mmd_seconds of
+ * its logged time, and the receipt note is the evidence that it did not keep the promise
+ * (it went back, or withholds the leaf). The card is asked only when a receipt is pending.
+ */
+const overdueAmong = async (
+  client: LogClient,
+  checks: ReadonlyArray<ReceiptCheck>,
+  receipts: ReadonlyArray<StoredReceipt>,
+  size: number,
+  now: number
+): Promise<ReadonlyArray<ReceiptCheck>> => {
+  if (!checks.some((c) => c.status === "pending")) return checks
+  const mmd = (await signedCard(client))["mmd_seconds"]
+  if (typeof mmd !== "number" || !Number.isSafeInteger(mmd) || mmd < 0) throw verificationError("the signed card states no mmd_seconds")
+  const loggedAt = new Map(receipts.map((r) => [r.index, r.logged]))
+  return checks.map((c) => {
+    const logged = loggedAt.get(c.index)
+    if (c.status !== "pending" || logged === undefined || now <= logged + mmd * 1000 + OVERDUE_SLACK_MS) return c
+    return {
+      ...c,
+      status: "failed" as const,
+      detail: `overdue: logged at ${new Date(logged).toISOString()}, and the log's checkpoint of size ${size} is still below index ${c.index}, ` +
+        `though the log promised one covering it within ${mmd} s (its signed card): the log went back or withholds the leaf; the receipt note is the evidence`
+    }
+  })
+}
+
 /** Verifies the log's tiles against its checkpoint and, with a key, every receipt the key holds. */
 export const verifyLog = async (
   client: LogClient,
   key: AgentKey | null,
-  options: { readonly waitMs?: number; readonly progress?: Progress } = {}
+  options: { readonly waitMs?: number; readonly progress?: Progress; readonly now?: () => number } = {}
 ): Promise<LogVerification> => {
   const progress = options.progress ?? noProgress
   // Receipts of the keys the file rotated from too: their entries stay in the log.
@@ -165,14 +205,15 @@ export const verifyLog = async (
       checks.push({ index: r.index, type: r.type, seq: r.seq, status: "failed", detail: error.message })
     }
   }
+  const overdue = await overdueAmong(client, checks, receipts, checkpoint.size, (options.now ?? Date.now)())
   const missing = key === null ? [] : missingReceiptsOf(key)
   return {
     origin: checkpoint.origin,
     size: checkpoint.size,
     rootHash: encodeB64(checkpoint.rootHash),
     tilesFetched: tiles.fetched(),
-    receipts: checks,
-    ok: checks.every((c) => c.status === "ok"),
+    receipts: overdue,
+    ok: overdue.every((c) => c.status === "ok"),
     missingReceipts: missing,
     missingReceiptCount: missing.reduce((count, m) => count + m.seqs.length, 0)
   }
