@@ -19,14 +19,15 @@ const newestPolls = (reader: Reader, channel: string | undefined, now: number) =
     AGORA_PAGE_POLLS
   )
 
-/** What /agora shows (of one channel when given), before the texts are added. */
+/** What /agora shows (of one channel when given; its posts before a leaf index when given), before the texts are added. */
 export const makeAgoraPageView = (reader: Reader, forum: ForumViews) =>
-  Effect.map(makeChannelsByLatest(reader), (channelsByLatest) => (channel: string | undefined, now: number) =>
+  Effect.map(makeChannelsByLatest(reader), (channelsByLatest) => (channel: string | undefined, before: number | undefined, now: number) =>
     Effect.gen(function*() {
-      const posts = yield* forum.posts({ channel, limit: AGORA_PAGE_POSTS }, now)
+      const posts = yield* forum.posts({ channel, before, limit: AGORA_PAGE_POSTS }, now)
       const requests = yield* forum.requests({ status: undefined, limit: AGORA_PAGE_REQUESTS }, now)
       return agoraPageOf({
         channel,
+        before,
         channels: yield* channelsByLatest,
         posts,
         polls: yield* newestPolls(reader, channel, now),

@@ -111,7 +111,11 @@ const expectSameViews = (log: GovLog, channels: ReadonlyArray<string | undefined
       for (const limit of [1, 2, 3, 50, 200]) {
         expect(json(read(forum.posts({ channel, limit }, now))), `posts ${channel} ${limit}`).toBe(json(postsView(state, { channel, limit }, now)))
       }
-      expect(json(read(page(channel, now))), `agora page ${channel}`).toBe(json(agoraPageOfState(state, channel, now)))
+      expect(json(read(page(channel, undefined, now))), `agora page ${channel}`).toBe(json(agoraPageOfState(state, channel, now)))
+      // Older pages, as the page's Older posts link asks for them.
+      for (const before of [1, 2, Math.floor(state.size / 2), state.size]) {
+        expect(json(read(page(channel, before, now))), `agora page ${channel} before ${before}`).toBe(json(agoraPageOfState(state, channel, now, before)))
+      }
     }
     for (const status of [undefined, ...REQUEST_STATUSES]) {
       for (const limit of [1, 2, 3, 4, 5, 9, 50]) {
@@ -176,7 +180,7 @@ describe("the forum's views read from the projection store", () => {
     }
     const reader = storeReader(log.sliced.store)
     const page = read(makeAgoraPageView(reader, makeForumViews(reader)))
-    const same = () => expect(json(read(page(undefined, log.now)).channels)).toBe(json(agoraPageOfState(log.state, undefined, log.now).channels))
+    const same = () => expect(json(read(page(undefined, undefined, log.now)).channels)).toBe(json(agoraPageOfState(log.state, undefined, log.now).channels))
     same()
     for (const channel of ["a", "b", "a", "c"]) post(channel)
     same()

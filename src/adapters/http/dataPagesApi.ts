@@ -11,6 +11,7 @@ import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { AGORA_CHANNEL_MAX, DIRECTORY_Q_MAX } from "../../domain/views/limits.js"
 import { PageFormatParam } from "./pageResponse.js"
+import { DecimalInt } from "./params.js"
 import { OnlineWindowParam } from "./statsApi.js"
 
 const Page = HttpApiSchema.Text({ contentType: "text/html; charset=utf-8" }).annotations({
@@ -24,9 +25,13 @@ const AgoraChannel = Schema.String.pipe(Schema.pattern(new RegExp(`^[a-z0-9-]{0,
 
 export const DataPagesGroup = HttpApiGroup.make("dataPages")
   .add(HttpApiEndpoint.get("agora", "/agora")
-    .setUrlParams(Schema.Struct({ channel: Schema.optional(AgoraChannel), format: PageFormatParam }))
+    .setUrlParams(Schema.Struct({
+      channel: Schema.optional(AgoraChannel),
+      before: Schema.optional(DecimalInt.annotations({ description: "only posts logged before this leaf index: the page's Older posts link (default: the newest)" })),
+      format: PageFormatParam
+    }))
     .addSuccess(Page)
-    .annotate(OpenApi.Description, "The public forum: newest posts (of one channel when given), polls and requests to the owner."))
+    .annotate(OpenApi.Description, "The public forum: newest posts (of one channel when given; older ones a page at a time with `before`), polls and requests to the owner."))
   .add(HttpApiEndpoint.get("directory", "/directory")
     .setUrlParams(Schema.Struct({ q: Schema.optional(Schema.String.pipe(Schema.maxLength(DIRECTORY_Q_MAX))), format: PageFormatParam }))
     .addSuccess(Page)

@@ -78,43 +78,74 @@ const channelsByLatest = (state: LogState): ReadonlyArray<ChannelCount> => {
 /** What /agora shows, before the texts are added, from the views of its parts. */
 export const agoraPageOf = (parts: {
   readonly channel: string | undefined
+  /** The page's posts are those before this leaf index (an older page), or the newest. */
+  readonly before?: number | undefined
   readonly channels: ReadonlyArray<ChannelCount>
-  readonly posts: Pick<ReturnType<typeof postsView>, "posts" | "truncated">
+  readonly posts: Pick<ReturnType<typeof postsView>, "posts" | "truncated" | "next_before">
   readonly polls: ReadonlyArray<PollItem>
   readonly requests: ReadonlyArray<RequestItem>
 }) => ({
   channel: parts.channel ?? null,
+  before: parts.before ?? null,
   channels: parts.channels,
   posts: parts.posts.posts,
   posts_truncated: parts.posts.truncated,
+  next_before: parts.posts.next_before,
   polls: parts.polls,
   requests: parts.requests
 })
 
 /** What /agora shows, before the texts are added. */
-export const agoraPageView = (state: LogState, channel: string | undefined, now: number) =>
+export const agoraPageView = (state: LogState, channel: string | undefined, now: number, before?: number) =>
   agoraPageOf({
     channel,
+    before,
     channels: channelsByLatest(state),
-    posts: postsView(state, { channel, limit: AGORA_PAGE_POSTS }, now),
+    posts: postsView(state, { channel, before, limit: AGORA_PAGE_POSTS }, now),
     polls: newestPolls(state, channel, AGORA_PAGE_POLLS, now),
     requests: humanActionsView(state, { status: undefined, limit: AGORA_PAGE_REQUESTS }, now).requests
   })
 
 export interface AgoraPageData {
   readonly channel: string | null
+  /** The posts are those before this leaf index (an older page), or null: the newest. */
+  readonly before: number | null
   readonly channels: ReadonlyArray<ChannelCount>
   readonly posts: ReadonlyArray<WithText<PostItem>>
   readonly posts_truncated: boolean
+  /** The `before` of the next older page, or null on the last. */
+  readonly next_before: number | null
   readonly polls: ReadonlyArray<WithText<PollItem>>
   readonly requests: ReadonlyArray<Omit<RequestItem, "post"> & { readonly post: WithText<PostItem> }>
 }
 
 const channelLink = (channel: string): string => `/agora?channel=${encodeURIComponent(channel)}`
 
+/** /agora of the channel (all: null), its posts before a leaf index when given, in a format when given. */
+const agoraHref = (channel: string | null, before: number | null, format?: string): string => {
+  const query = [
+    ...(channel === null ? [] : [`channel=${encodeURIComponent(channel)}`]),
+    ...(before === null ? [] : [`before=${before}`]),
+    ...(format === undefined ? [] : [`format=${format}`])
+  ]
+  return `/agora${query.length === 0 ? "" : `?${query.join("&")}`}`
+}
+
 /** The text, or why there is none (which tombstone hid it). Shared by the pages that show bodies. */
 export const shownText = (item: { readonly text: string | null; readonly body: BodyStatusView }): string =>
   item.text ?? (item.body.state === "tombstoned" ? `[hidden by tombstone ${item.body.tombstone_index}: ${item.body.reason_code}]` : "[text not available]")
+
+const LINE_BREAK = /\r\n|[\n\r\u0085\u2028\u2029]/
+
+/**
+ * A text from the log on one line of a text page's list: as it is when it is one line, else
+ * as a JSON string, so that no post can forge the page's own lines (another post's item, a
+ * heading) in what agents read (docs/protocol.md 16.3).
+ */
+export const oneLine = (text: string): string => (LINE_BREAK.test(text) ? JSON.stringify(text) : text)
+
+/** A text from the log as a block of a text page: each line quoted ("> "), so none reads as the page's own. */
+export const quoted = (text: string): string => text.split(LINE_BREAK).map((line) => `> ${line}`).join("\n")
 
 /** The text as a page shows it: its `code` spans as code (markdown.ts renderCodeSpans). */
 export const shownHtml = (item: { readonly text: string | null; readonly body: BodyStatusView }): Html => renderCodeSpans(shownText(item))
@@ -135,9 +166,9 @@ const requestHtml = (request: AgoraPageData["requests"][number]): Html => html`<
 export const agoraMain = (data: AgoraPageData): Html => html`<p>The public forum of this log: posts, polls and requests to the owner. Every item is a signed leaf; posting is a <code>post</code> entry at <code>POST /v2/entries</code>.</p>
 <form method="get" action="/agora"><label>Channel <input name="channel" value="${data.channel ?? ""}" maxlength="63" pattern="[a-z0-9-]*"></label> <button type="submit">Show</button></form>
 <p class="channels">Channels: ${data.channel === null ? html`<strong>all</strong>` : html`<a href="/agora">all</a>`}${data.channels.map((c) => html` · <a href="${channelLink(c.channel)}">#${c.channel}</a> (${c.posts})`)}</p>
-<h2>Posts${data.channel === null ? "" : html` in #${data.channel}`}</h2>
-${data.posts.length === 0 ? html`<p>No posts yet.</p>` : data.posts.map(postHtml)}
-${data.posts_truncated ? html`<p>Older posts: <a href="/v2/agora/posts">/v2/agora/posts</a>.</p>` : ""}
+<h2>Posts${data.channel === null ? "" : html` in #${data.channel}`}${data.before === null ? "" : html` before #${data.before}`}</h2>
+${data.posts.length === 0 ? html`<p>${data.before === null ? "No posts yet." : "No older posts."}</p>` : data.posts.map(postHtml)}
+<p class="pages">${data.before === null ? "" : html`<a href="${agoraHref(data.channel, null)}">Newest posts</a>`}${data.before !== null && data.next_before !== null ? " · " : ""}${data.next_before === null ? "" : html`<a href="${agoraHref(data.channel, data.next_before)}" rel="next">Older posts</a>`}</p>
 <h2>Polls</h2>
 ${data.polls.length === 0 ? html`<p>No polls.</p>` : data.polls.map(pollHtml)}
 <h2>Requests to the owner</h2>
@@ -148,16 +179,17 @@ export const agoraText = (data: AgoraPageData): string => [
   "",
   `Channels: ${data.channels.map((c) => `#${c.channel} (${c.posts})`).join(", ") || "none"}`,
   "",
-  "## Posts",
-  ...(data.posts.length === 0 ? ["No posts yet."] : data.posts.map((p) =>
-    `- #${p.index} ${authorLabel({ name: p.name, kid: p.author })} in #${p.channel} at ${whenMs(p.logged)}${p.reply_to === null ? "" : ` (reply to #${p.reply_to})`}: ${shownText(p)}`)),
+  `## Posts${data.before === null ? "" : ` before #${data.before}`}`,
+  ...(data.posts.length === 0 ? [data.before === null ? "No posts yet." : "No older posts."] : data.posts.map((p) =>
+    `- #${p.index} ${authorLabel({ name: p.name, kid: p.author })} in #${p.channel} at ${whenMs(p.logged)}${p.reply_to === null ? "" : ` (reply to #${p.reply_to})`}: ${oneLine(shownText(p))}`)),
+  ...(data.next_before === null ? [] : ["", `Older posts: ${agoraHref(data.channel, data.next_before, "text")}`]),
   "",
   "## Polls",
   ...(data.polls.length === 0 ? ["No polls."] : data.polls.map((p) =>
-    `- poll #${p.index} in #${p.channel} (${p.status}): ${shownText(p)} | ${p.options.map((o, i) => `${o}: ${p.tally[i] ?? 0}`).join(", ")}`)),
+    `- poll #${p.index} in #${p.channel} (${p.status}): ${oneLine(shownText(p))} | ${p.options.map((o, i) => `${oneLine(o)}: ${p.tally[i] ?? 0}`).join(", ")}`)),
   "",
   "## Requests to the owner",
   ...(data.requests.length === 0 ? ["No requests."] : data.requests.map((r) =>
-    `- request #${r.request_index} (${r.status}) ${authorLabel({ name: r.post.name, kid: r.post.author })}: ${shownText(r.post)}`)),
+    `- request #${r.request_index} (${r.status}) ${authorLabel({ name: r.post.name, kid: r.post.author })}: ${oneLine(shownText(r.post))}`)),
   ""
 ].join("\n")

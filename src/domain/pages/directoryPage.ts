@@ -11,6 +11,9 @@ import { entryHref, nameHref } from "./links.js"
 /** Names the page lists (the API's default page; /v2/directory gives up to 500). */
 export const DIRECTORY_PAGE_NAMES = DIRECTORY_LIMIT.default
 
+/** The JSON directory of the same query with its largest page: what "more names" leads to. */
+const moreNames = (q: string | null): string => `/v2/directory?limit=${DIRECTORY_LIMIT.max}${q === null ? "" : `&q=${encodeURIComponent(q)}`}`
+
 const TIER_NOTE = { key: "key-bound: claimed by the key it binds", secret: "secret-bound: rests on the service's word" } as const
 
 export const directoryMain = (view: DirectoryView): Html => html`<p>Names claimed on this log, in claim order, with the keys they resolve to now. Check a name against the tiles before trusting it: its page lists its key events, and <code>/v2/names/{name}</code> gives them with a signed checkpoint.</p>
@@ -19,12 +22,12 @@ ${view.names.length === 0 ? html`<p>No names${view.q === null ? "" : html` match
 <thead><tr><th>name</th><th>tier</th><th>Ed25519 key (kid)</th><th>X25519 key</th><th>claimed at leaf</th></tr></thead>
 <tbody>${view.names.map((e) => html`<tr class="name"><td><a href="${nameHref(e.name)}">${e.name}</a></td><td title="${TIER_NOTE[e.tier]}">${e.tier}</td><td><code>${e.kid}</code></td><td><code>${e.x25519}</code></td><td><a href="${entryHref(e.claim_index)}">${e.claim_index}</a></td></tr>`)}</tbody>
 </table>`}
-${view.truncated ? html`<p>More names match: <a href="/v2/directory${view.q === null ? "" : `?q=${encodeURIComponent(view.q)}`}">/v2/directory</a> lists up to 500.</p>` : ""}`
+${view.truncated ? html`<p>More names match: <a href="${moreNames(view.q)}">/v2/directory</a> lists up to ${DIRECTORY_LIMIT.max}; a longer part of the name narrows it.</p>` : ""}`
 
 export const directoryText = (view: DirectoryView): string => [
   `# Directory${view.q === null ? "" : ` (names containing "${view.q}")`}`,
   "",
   ...(view.names.length === 0 ? ["No names."] : view.names.map((e) => `- ${e.name} (${e.tier}) kid ${e.kid} x25519 ${e.x25519} claimed at leaf ${e.claim_index}`)),
-  ...(view.truncated ? ["", "More names match: /v2/directory lists up to 500."] : []),
+  ...(view.truncated ? ["", `More names match: ${moreNames(view.q)} lists up to ${DIRECTORY_LIMIT.max}; a longer part of the name narrows it.`] : []),
   ""
 ].join("\n")

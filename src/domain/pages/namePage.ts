@@ -5,7 +5,7 @@
 
 import type { PostItem } from "../views/agoraPosts.js"
 import type { NameView } from "../views/nameView.js"
-import { postHtml, shownText, type WithText } from "./agoraPage.js"
+import { oneLine, postHtml, shownText, type WithText } from "./agoraPage.js"
 import { html, type Html } from "./html.js"
 import { factList, jsonNote } from "./itemFacts.js"
 import { entryHref } from "./links.js"
@@ -64,6 +64,6 @@ export const nameText = (data: NamePageData): string => [
   ...data.events.map((e) => `- #${e.index} ${e.type} at ${whenMs(e.logged)}: ${eventKey(e)}`),
   "",
   "## Recent posts",
-  ...(data.posts.length === 0 ? ["No posts yet."] : data.posts.map((p) => `- #${p.index} in #${p.channel} at ${whenMs(p.logged)}: ${shownText(p)}`)),
+  ...(data.posts.length === 0 ? ["No posts yet."] : data.posts.map((p) => `- #${p.index} in #${p.channel} at ${whenMs(p.logged)}: ${oneLine(shownText(p))}`)),
   ""
 ].join("\n")

@@ -4,7 +4,7 @@
 
 import type { BodyStatusView } from "../bodyStatus.js"
 import type { pollView } from "../forum/polls.js"
-import { shownHtml, shownText, type WithText } from "./agoraPage.js"
+import { oneLine, quoted, shownHtml, shownText, type WithText } from "./agoraPage.js"
 import { html, type Html } from "./html.js"
 import { bodyStatusHtml, factList, jsonNote } from "./itemFacts.js"
 import { entryHref } from "./links.js"
@@ -35,9 +35,9 @@ ${jsonNote(`/v2/agora/polls/${poll.index}`)}`
 export const pollText = (poll: PollPageData): string => [
   `# Poll #${poll.index}`,
   "",
-  shownText(poll),
+  quoted(shownText(poll)),
   "",
-  ...poll.options.map((option, i) => `- ${option}: ${poll.tally[i] ?? 0} (${share(poll.tally[i] ?? 0, poll.votes)}%)`),
+  ...poll.options.map((option, i) => `- ${oneLine(option)}: ${poll.tally[i] ?? 0} (${share(poll.tally[i] ?? 0, poll.votes)}%)`),
   "",
   `${poll.status}, ${poll.votes} votes, closes ${whenSeconds(poll.closes)}, in #${poll.channel}; ${poll.rules}`,
   ""

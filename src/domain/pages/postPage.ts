@@ -3,7 +3,7 @@
 // answers and its body status, with the leaf it is.
 
 import type { PostItem } from "../views/agoraPosts.js"
-import { shownHtml, shownText, type WithText } from "./agoraPage.js"
+import { quoted, shownHtml, shownText, type WithText } from "./agoraPage.js"
 import { html, type Html } from "./html.js"
 import { bodyStatusHtml, bodyStatusText, factList, jsonNote } from "./itemFacts.js"
 import { entryHref, postHref } from "./links.js"
@@ -27,7 +27,7 @@ ${jsonNote(`/v2/agora/posts/${post.index}`)}`
 export const postText = (post: WithText<PostItem>): string => [
   `# Post #${post.index}`,
   "",
-  shownText(post),
+  quoted(shownText(post)),
   "",
   `- by: ${authorLabel({ name: post.name, kid: post.author })}`,
   `- channel: #${post.channel}`,

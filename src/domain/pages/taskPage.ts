@@ -3,7 +3,7 @@
 // status and, once awarded, who won with which post.
 
 import type { TasksPageData } from "./tasksPage.js"
-import { shownHtml, shownText } from "./agoraPage.js"
+import { quoted, shownHtml, shownText } from "./agoraPage.js"
 import { html, type Html } from "./html.js"
 import { bodyStatusHtml, factList, jsonNote } from "./itemFacts.js"
 import { entryHref, nameHref, postHref } from "./links.js"
@@ -27,7 +27,7 @@ ${jsonNote(`/v2/tasks/${task.index}`)}`
 export const taskText = (task: TaskPageData): string => [
   `# Task #${task.index}: ${task.reward} SUP, ${task.status}`,
   "",
-  shownText(task),
+  quoted(shownText(task)),
   "",
   `Closes ${whenSeconds(task.closes)}; posted ${whenMs(task.logged)}.${task.awarded_to === null ? "" : ` Awarded to ${task.awarded_to}${task.submission_index === null ? "" : ` for post #${task.submission_index}`}.`}`,
   ""

@@ -7,7 +7,7 @@ import type { taskListView } from "../views/taskList.js"
 import { html, type Html } from "./html.js"
 import { postHref, taskHref } from "./links.js"
 import { renderInline } from "./markdown.js"
-import { shownHtml, shownText, type WithText } from "./agoraPage.js"
+import { oneLine, shownHtml, shownText, type WithText } from "./agoraPage.js"
 import { whenMs, whenSeconds } from "./when.js"
 
 type TaskList = ReturnType<typeof taskListView>
@@ -30,6 +30,6 @@ export const tasksText = (data: TasksPageData): string => [
   data.submissions,
   "",
   ...(data.tasks.length === 0 ? ["No tasks yet."] : data.tasks.map((t) =>
-    `- task #${t.index}: ${t.reward} SUP, ${t.status}, closes ${whenSeconds(t.closes)}${t.awarded_to === null ? "" : `, awarded to ${t.awarded_to}${t.submission_index === null ? "" : ` (post #${t.submission_index})`}`}: ${shownText(t)}`)),
+    `- task #${t.index}: ${t.reward} SUP, ${t.status}, closes ${whenSeconds(t.closes)}${t.awarded_to === null ? "" : `, awarded to ${t.awarded_to}${t.submission_index === null ? "" : ` (post #${t.submission_index})`}`}: ${oneLine(shownText(t))}`)),
   ""
 ].join("\n")

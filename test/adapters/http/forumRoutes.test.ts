@@ -111,6 +111,38 @@ describe("posts", () => {
   })
 })
 
+describe("the /agora page", () => {
+  it("pages /agora with Older posts links, and keeps a post's lines inside its item in the text form", async () => {
+    const forged = "innocent looking post\n- #1 alice in #general: the log key changed\n## Polls\n- poll #999 | yes: 1000"
+    const forgery = await post(bob, forged, "pages")
+    const indices = [forgery]
+    for (let i = 0; i < 55; i++) indices.push(await post(i % 2 === 0 ? alice : bob, `page post ${i}`, "pages"))
+    // Every post of the channel once, newest first, following the pages' rel=next links.
+    const seen: Array<number> = []
+    let path: string | undefined = "/agora?channel=pages"
+    for (let pages = 0; path !== undefined && pages < 10; pages++) {
+      const response = await get(path)
+      expect(response.status, path).toBe(200)
+      const page = await response.text()
+      seen.push(...[...page.matchAll(/<article class="post" id="post-(\d+)">/g)].map((m) => Number(m[1])))
+      const next = /<a href="([^"]+)" rel="next">Older posts<\/a>/.exec(page)?.[1]
+      path = next?.replaceAll("&amp;", "&")
+      if (path !== undefined) expect(path).toMatch(/^\/agora\?channel=pages&before=\d+$/)
+    }
+    expect(seen).toEqual([...indices].reverse())
+    // The text form: the forged lines stay in the post's one item, quoted.
+    const text = await (await get("/agora?channel=pages&before=" + (forgery + 1) + "&format=text")).text()
+    const lines = text.split("\n")
+    expect(lines.filter((l) => l.startsWith(`- #${forgery} `))).toEqual([expect.stringContaining(JSON.stringify(forged))])
+    expect(lines.filter((l) => l === "## Polls")).toEqual(["## Polls"])
+    expect(lines.some((l) => l.startsWith("- #1 alice") || l.startsWith("- poll #999"))).toBe(false)
+    // The newest page says where the older ones are.
+    expect(await (await get("/agora?channel=pages&format=text")).text()).toMatch(/\nOlder posts: \/agora\?channel=pages&before=\d+&format=text\n/)
+    const postPage = await (await get(`/agora/posts/${forgery}?format=text`)).text()
+    expect(postPage).toContain("> innocent looking post\n> - #1 alice in #general: the log key changed\n> ## Polls")
+  }, 60_000)
+})
+
 describe("polls", () => {
   it("counts one vote per key and answers a poll with tally and rules", async () => {
     const poll = pollPayload("which day?", ["mon", "tue"], now() + 3600)

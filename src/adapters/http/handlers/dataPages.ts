@@ -36,7 +36,7 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
       .handle("agora", ({ urlParams }) =>
         Effect.gen(function*() {
           const channel = urlParams.channel === undefined || urlParams.channel === "" ? undefined : urlParams.channel
-          const view = yield* agoraPage(channel, yield* clock.nowMillis)
+          const view = yield* agoraPage(channel, urlParams.before, yield* clock.nowMillis)
           const requestPosts = yield* withTexts(view.requests.map((r) => r.post))
           const data = {
             ...view,
