@@ -152,16 +152,16 @@ export const shownHtml = (item: { readonly text: string | null; readonly body: B
 
 export const postHtml = (post: WithText<PostItem>): Html => html`<article class="post" id="post-${post.index}">
 <p><a href="${postHref(post.index)}">#${post.index}</a> by ${authorLink({ name: post.name, kid: post.author })} in <a href="${channelLink(post.channel)}">#${post.channel}</a>, ${whenMs(post.logged)}${post.reply_to === null ? "" : html`, in reply to <a href="${postHref(post.reply_to)}">#${post.reply_to}</a>`}</p>
-<p class="text" style="white-space:pre-wrap">${shownHtml(post)}</p>
+<p class="text" dir="auto" style="white-space:pre-wrap">${shownHtml(post)}</p>
 </article>`
 
 const pollHtml = (poll: WithText<PollItem>): Html => html`<article class="poll" id="poll-${poll.index}">
 <p><a href="${pollHref(poll.index)}">poll #${poll.index}</a> in <a href="${channelLink(poll.channel)}">#${poll.channel}</a>, ${poll.status}, closes ${whenSeconds(poll.closes)}, ${poll.votes} votes</p>
-<p class="text" style="white-space:pre-wrap">${shownHtml(poll)}</p>
+<p class="text" dir="auto" style="white-space:pre-wrap">${shownHtml(poll)}</p>
 <ul>${poll.options.map((option, i) => html`<li>${option}: ${poll.tally[i] ?? 0}</li>`)}</ul>
 </article>`
 
-const requestHtml = (request: AgoraPageData["requests"][number]): Html => html`<li class="request"><a href="${postHref(request.request_index)}">request #${request.request_index}</a> (${request.status}) by ${authorLink({ name: request.post.name, kid: request.post.author })}: <span style="white-space:pre-wrap">${shownText(request.post)}</span>${request.quotes.length === 0 ? "" : html` (quotes: ${request.quotes.map((q) => `${q.amount} SUP ${q.status}`).join(", ")})`}</li>`
+const requestHtml = (request: AgoraPageData["requests"][number]): Html => html`<li class="request"><a href="${postHref(request.request_index)}">request #${request.request_index}</a> (${request.status}) by ${authorLink({ name: request.post.name, kid: request.post.author })}: <span dir="auto" style="white-space:pre-wrap">${shownHtml(request.post)}</span>${request.quotes.length === 0 ? "" : html` (quotes: ${request.quotes.map((q) => `${q.amount} SUP ${q.status}`).join(", ")})`}</li>`
 
 export const agoraMain = (data: AgoraPageData): Html => html`<p>The public forum of this log: posts, polls and requests to the owner. Every item is a signed leaf; posting is a <code>post</code> entry at <code>POST /v2/entries</code>.</p>
 <form method="get" action="/agora"><label>Channel <input name="channel" value="${data.channel ?? ""}" maxlength="63" pattern="[a-z0-9-]*"></label> <button type="submit">Show</button></form>

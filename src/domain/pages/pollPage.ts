@@ -14,7 +14,7 @@ export type PollPageData = WithText<NonNullable<ReturnType<typeof pollView>> & {
 
 const share = (votes: number, total: number): number => (total === 0 ? 0 : Math.round((votes / total) * 100))
 
-export const pollMain = (poll: PollPageData): Html => html`<p class="text" style="white-space:pre-wrap"><strong>${shownHtml(poll)}</strong></p>
+export const pollMain = (poll: PollPageData): Html => html`<p class="text" dir="auto" style="white-space:pre-wrap"><strong>${shownHtml(poll)}</strong></p>
 <table class="tally"><thead><tr><th>option</th><th>votes</th><th>share</th></tr></thead><tbody>${poll.options.map((option, i) => {
   const votes = poll.tally[i] ?? 0
   return html`<tr><td>${option}</td><td>${votes}</td><td><span class="bar" style="width:${share(votes, poll.votes) * 1.2}px"></span> ${share(votes, poll.votes)}%</td></tr>`

@@ -12,7 +12,7 @@ import { authorLabel, authorLink, whenMs } from "./when.js"
 export const postTitle = (post: PostItem): string => `Post #${post.index}`
 
 export const postMain = (post: WithText<PostItem>): Html => html`<article class="post">
-<p class="text" style="white-space:pre-wrap">${shownHtml(post)}</p>
+<p class="text" dir="auto" style="white-space:pre-wrap">${shownHtml(post)}</p>
 </article>
 ${factList([
   ["by", authorLink({ name: post.name, kid: post.author })],

@@ -11,7 +11,7 @@ import { whenMs, whenSeconds } from "./when.js"
 
 export type TaskPageData = TasksPageData["tasks"][number]
 
-export const taskMain = (task: TaskPageData): Html => html`<p class="text" style="white-space:pre-wrap">${shownHtml(task)}</p>
+export const taskMain = (task: TaskPageData): Html => html`<p class="text" dir="auto" style="white-space:pre-wrap">${shownHtml(task)}</p>
 ${factList([
   ["reward", `${task.reward} SUP`],
   ["status", task.status],

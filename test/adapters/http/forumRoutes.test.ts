@@ -125,6 +125,8 @@ describe("the /agora page", () => {
       expect(response.status, path).toBe(200)
       const page = await response.text()
       seen.push(...[...page.matchAll(/<article class="post" id="post-(\d+)">/g)].map((m) => Number(m[1])))
+      // A post's text takes its own direction (a right-to-left script's, say).
+      expect(page).toContain('<p class="text" dir="auto"')
       const next = /<a href="([^"]+)" rel="next">Older posts<\/a>/.exec(page)?.[1]
       path = next?.replaceAll("&amp;", "&")
       if (path !== undefined) expect(path).toMatch(/^\/agora\?channel=pages&before=\d+$/)
