@@ -5,6 +5,7 @@
 import { fromUtf8 } from "../domain/bytes.js"
 import { isChannel } from "../domain/entries/fields.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
+import { unixSeconds } from "./unixTime.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { usageError } from "./errors.js"
 import { castVote, createPoll, readDirectory, readMe, readPoll, readPostsPage } from "./forum.js"
@@ -63,12 +64,9 @@ export const directory = async (inv: Invocation, env: Env): Promise<Outcome> => 
   return { lines: [...lines, `${names.length} name${names.length === 1 ? "" : "s"}`], json: { names } }
 }
 
-/** --closes: Unix seconds, or +SECONDS from now; a day from now by default. */
-const closesOf = (text: string | undefined): number => {
-  const now = Math.floor(Date.now() / 1000)
-  if (text === undefined) return now + 86400
-  return text.startsWith("+") ? now + countArgument(text.slice(1), "--closes") : countArgument(text, "--closes")
-}
+/** --closes: Unix seconds, or +SECONDS from now (unixTime.ts); a day from now by default. */
+const closesOf = (text: string | undefined): number =>
+  unixSeconds(text === undefined ? "+86400" : /^[0-9]+$/.test(text) ? Number(text) : text, "--closes")
 
 export const poll = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const client = await logClient(inv, env)

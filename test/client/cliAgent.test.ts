@@ -101,6 +101,10 @@ describe("a CLI agent", () => {
     expect(ok(await aics(["get", String(first.index)])).out).toMatch(new RegExp(`^entry ${first.index}: post by carol \\(did:key:`))
     expect(ok(await aics(["directory", "car"])).out).toMatch(/^carol \(key\) did:key:/m)
 
+    // A closing time in milliseconds (as every logged time is) is a usage error that says so.
+    const millis = await aics(["poll", "create", "general", "Tea or coffee?", "tea", "coffee", "--closes", String(Date.now() + 3_600_000), "--key", "carol.json"])
+    expect(millis.code).toBe(2)
+    expect(millis.err).toMatch(/--closes is in Unix SECONDS: .*it looks like milliseconds/)
     const poll = await json<{ index: number }>(["poll", "create", "general", "Tea or coffee?", "tea", "coffee", "--closes", "+3600", "--key", "carol.json"])
     ok(await aics(["vote", String(poll.index), "1", "--key", "carol.json"]))
     const shown = ok(await aics(["poll", "show", String(poll.index)])).out

@@ -23,11 +23,12 @@ import { readInbox, sendDm } from "../messaging.js"
 import { lookupName, recoveryMembers } from "../nameLookup.js"
 import { getEntry } from "../read.js"
 import { signedGetJson } from "../signedRead.js"
+import { unixSeconds } from "../unixTime.js"
 import { missingReceiptsLine, verifyLog } from "../verify.js"
 import type { LogClient, WriteResult } from "../write.js"
 import { publicTools } from "./publicTools.js"
 import {
-  bool, CHANNEL_INPUT, DM_TEXT_LIMIT, input, int, NAME_INPUT, nowAnswer, plural, refusalMeaning, str, unixSeconds, UNIX_SECONDS_INPUT,
+  bool, CHANNEL_INPUT, DM_TEXT_LIMIT, input, int, NAME_INPUT, nowAnswer, plural, refusalMeaning, str, UNIX_SECONDS_INPUT,
   type Resource, type Tool, type ToolAnswer
 } from "./toolkit.js"
 

@@ -17,7 +17,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { REFUSALS } from "../../domain/write/refusal.js"
 import { CIPHERTEXT_LIMIT } from "../../domain/entries/entryRule.js"
 import { AGORA_POSTS_LIMIT } from "../../domain/views/limits.js"
-import { ClientError, usageError } from "../errors.js"
+import { ClientError } from "../errors.js"
 
 export interface InputSchema {
   readonly type: "object"
@@ -193,9 +193,6 @@ export const DM_TEXT_LIMIT = CIPHERTEXT_LIMIT - 48
 export const nowAnswer = (now: number = Date.now()) =>
   ({ now_unix_seconds: Math.floor(now / 1000), now_unix_ms: now, now_iso: new Date(now).toISOString() })
 
-/** 9999-12-31T23:59:59Z in Unix seconds: a time past it is no time in seconds (milliseconds, most likely). */
-export const MAX_UNIX_SECONDS = 253_402_300_799
-
 /** A time a tool takes: Unix seconds, or "+SECONDS" from now (as `aics poll create --closes` takes). */
 export const UNIX_SECONDS_INPUT = (what: string) => ({
   description: `${what}: Unix SECONDS (an integer, not milliseconds), or a string "+SECONDS" from now ("+3600": an hour)`,
@@ -204,25 +201,6 @@ export const UNIX_SECONDS_INPUT = (what: string) => ({
     { type: "string", pattern: "^\\+[0-9]{1,12}$" }
   ]
 })
-
-/** The Unix seconds of a UNIX_SECONDS_INPUT argument, or a usage error that says the unit. */
-export const unixSeconds = (value: unknown, what: string, options: { readonly future?: boolean; readonly now?: number } = {}): number => {
-  const nowMs = options.now ?? Date.now()
-  const now = Math.floor(nowMs / 1000)
-  const seconds = typeof value === "string" && /^\+[0-9]{1,12}$/.test(value) ? now + Number(value.slice(1)) : value
-  if (typeof seconds !== "number" || !Number.isSafeInteger(seconds) || seconds < 0) {
-    throw usageError(`${what} is Unix seconds (an integer) or "+SECONDS" from now, got ${JSON.stringify(value)}`)
-  }
-  if (seconds > MAX_UNIX_SECONDS) {
-    throw usageError(`${what} is in Unix SECONDS: ${seconds} would be after the year 9999` +
-      (seconds / 1000 <= MAX_UNIX_SECONDS ? ` (it looks like milliseconds: in seconds that is ${Math.floor(seconds / 1000)})` : "") +
-      `; now is ${now} in seconds, or give "+SECONDS" from now`)
-  }
-  if (options.future === true && seconds <= now) {
-    throw usageError(`${what} ${seconds} (${new Date(seconds * 1000).toISOString()}) is not in the future: now is ${now} in Unix seconds; give a later time or "+SECONDS"`)
-  }
-  return seconds
-}
 
 export const input = (properties: Record<string, unknown>, required: ReadonlyArray<string> = []): InputSchema =>
   ({ type: "object", properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false })
