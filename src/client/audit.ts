@@ -12,10 +12,14 @@
 //   4. the view that state implies, by the domain's own name-view projection (the function
 //      the service answers with), compared member by member with the service's view.
 // Every difference is reported; any difference or problem makes the audit fail.
+//
+// The report is the library's (camelCase members); what `aics audit name --json` prints and
+// the MCP `audit_name` tool answers is nameAuditJson's projection of it, in snake_case as
+// every other answer of the CLI, the tools and the service.
 
 import { Either } from "effect"
 import { equal } from "../domain/bytes.js"
-import { encodeB64 } from "../domain/encoding.js"
+import { encodeB64, encodeU64 } from "../domain/encoding.js"
 import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { decodeEntryBundle } from "../domain/tlog/entryBundle.js"
 import { storedHashIndex } from "../domain/tlog/storedHash.js"
@@ -31,6 +35,7 @@ import { fetchNameView, viewCheckpoint } from "./nameLookup.js"
 import { nameView } from "../domain/views/nameView.js"
 import { noProgress, type Progress } from "./progress.js"
 import { tileReader } from "./tiles.js"
+import { decodeB64Root } from "./verify.js"
 import type { LogClient } from "./write.js"
 
 /** Members of the service's view that are not a function of the log's state: checked apart. */
@@ -211,3 +216,23 @@ export const auditName = async (client: LogClient, name: string, options: { read
     ok: problems.length === 0 && differences.length === 0
   }
 }
+
+/**
+ * The audit as `aics audit name --json` prints it and the MCP `audit_name` tool answers it:
+ * the members in snake_case (as verificationJson, verify.ts), the latest checkpoint's root
+ * in U64 (`root_hash`) and in B64 as its note has it (`root_hash_b64`).
+ */
+export const nameAuditJson = (audit: NameAudit) => ({
+  name: audit.name,
+  size: audit.size,
+  checkpoint_size: audit.checkpointSize,
+  root_hash: encodeU64(decodeB64Root(audit.rootHash)),
+  root_hash_b64: audit.rootHash,
+  entries_folded: audit.entriesFolded,
+  tiles_fetched: audit.tilesFetched,
+  bundles_fetched: audit.bundlesFetched,
+  problems: audit.problems,
+  differences: audit.differences.map((d) => ({ path: d.path, log: d.log, server: d.server })),
+  unchecked: audit.unchecked.map((u) => ({ member: u.member, side: u.side })),
+  ok: audit.ok
+})

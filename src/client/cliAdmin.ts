@@ -13,6 +13,7 @@ import { logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { usageError } from "./errors.js"
 import { serviceAt } from "./http.js"
 import type { EntryDraft } from "./payloads.js"
+import { unixSecondsOption } from "./unixTime.js"
 
 const DEFAULT_OWNER_KEY = "./owner-key.json"
 /** A policy's not_before defaults to the notice period plus this margin (clocks, queueing). */
@@ -49,8 +50,13 @@ const writeOperation = async (inv: Invocation, env: Env, op: string, args: Reado
       return { entry: tombstoneDraft(target, args[1]!), what: (i) => `tombstoned the body of entry ${target} (${args[1]}) as entry ${i}` }
     }
     case "suspend": {
+      // --until as aics grant's: Unix seconds or +SECONDS, in the future (unixTime.ts); without it, until unsuspended.
+      const until = o.until === undefined ? undefined : unixSecondsOption(o.until, "--until", { future: true })
       const order = await fileBytes(required(o.order, "order", op), "the order")
-      return { entry: suspendDraft(args[0]!, order, optionalCount(o.until, "--until")), what: (i) => `suspended ${args[0]} as entry ${i}` }
+      return {
+        entry: suspendDraft(args[0]!, order, until),
+        what: (i) => `suspended ${args[0]}${until === undefined ? "" : ` until ${new Date(until * 1000).toISOString()}`} as entry ${i}`
+      }
     }
     case "unsuspend":
       // `until` must not be ahead of the leaf's logged time: a second back allows for clocks.

@@ -21,7 +21,7 @@ import { payDraft, someText } from "./payloads.js"
 import { nameOfKey } from "./forum.js"
 import { getEntry } from "./read.js"
 import { terminalProgress } from "./progress.js"
-import { missingReceiptsLine, verifyLog } from "./verify.js"
+import { missingReceiptsLine, verificationJson, verifyLog } from "./verify.js"
 import { describeMonitorResult, monitorOnce, type MonitorResult } from "./monitor.js"
 
 export type { Env, Outcome } from "./cliShared.js"
@@ -129,7 +129,7 @@ const verify = async (inv: Invocation, env: Env): Promise<Outcome> => {
   ]
   return {
     lines,
-    json: { ...report, key_file: key === null ? null : path },
+    json: { ...verificationJson(report), key_file: key === null ? null : path },
     ...(bad.length > 0 ? { failure: `verification failed: ${bad.length} of ${report.receipts.length} receipts not verified (first: entry ${bad[0]!.index}: ${bad[0]!.detail})` } : {})
   }
 }

@@ -1,7 +1,7 @@
 // The aics commands of key management and audit: rotate, recover, audit name.
 
 import { createInterface } from "node:readline/promises"
-import { auditName } from "./audit.js"
+import { auditName, nameAuditJson } from "./audit.js"
 import { carryGrants, grantsToCarry, rotationNotes, type CarriedGrant } from "./carryOver.js"
 import type { Invocation } from "./cliArgs.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
@@ -114,7 +114,7 @@ export const audit = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const first = report.problems[0] ?? (report.differences[0] === undefined ? undefined : `${report.differences[0].path} differs`)
   return {
     lines,
-    json: report,
+    json: nameAuditJson(report),
     ...(report.ok ? {} : { failure: `audit of ${report.name} failed: ${report.differences.length} differences, ${report.problems.length} problems (first: ${first})` })
   }
 }

@@ -7,12 +7,15 @@ import { grant, revokeGrant } from "./grants.js"
 import { namesAtLeaves } from "./forum.js"
 import { readInbox, sendDm } from "./messaging.js"
 import { someText } from "./payloads.js"
+import { unixSecondsOption } from "./unixTime.js"
 
 const optionalCount = (text: string | undefined, what: string): number | undefined =>
   text === undefined ? undefined : countArgument(text, what)
 
 export const grantCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
-  const terms = { limit: optionalCount(inv.options.limit, "--limit"), until: optionalCount(inv.options.until, "--until") }
+  // --until as the MCP grant tool's `until`: Unix seconds or +SECONDS, in the future (unixTime.ts).
+  const until = inv.options.until === undefined ? undefined : unixSecondsOption(inv.options.until, "--until", { future: true })
+  const terms = { limit: optionalCount(inv.options.limit, "--limit"), until }
   const { sender, result, inForce } = await grant(await logClient(inv, env), keyPathOf(inv, env), inv.args[0]!, terms)
   const who = sender === "*" ? "anyone" : sender
   const entries = (indices: ReadonlyArray<number>) => `${indices.length === 1 ? "entry" : "entries"} ${indices.join(", ")}`
@@ -22,7 +25,7 @@ export const grantCommand = async (inv: Invocation, env: Env): Promise<Outcome> 
       json: { written: false, sender, in_force: inForce }
     }
   }
-  const scope = [terms.limit === undefined ? [] : [`at most ${terms.limit} messages`], terms.until === undefined ? [] : [`until ${terms.until}`]].flat()
+  const scope = [terms.limit === undefined ? [] : [`at most ${terms.limit} messages`], terms.until === undefined ? [] : [`until ${new Date(terms.until * 1000).toISOString()}`]].flat()
   const outcome = written(
     result,
     (index) => `granted ${who} direct messages${scope.length === 0 ? "" : ` (${scope.join(", ")})`} as entry ${index}`,

@@ -152,7 +152,9 @@ options:${WITNESSES}${COMMON}
 Verifies the current checkpoint, rebuilds its root from the tiles, then checks that every
 entry the key file holds a receipt for (of its current key and of the keys it rotated
 from) is in the tiles with that leaf hash and included under the root. Waits up to --wait seconds (default 10) for recent entries to be published.
-Without a key file (and no --key), checks the log only. Needs the verifier key.
+Without a key file (and no --key), checks the log only. Needs the verifier key. With --json,
+the report in snake_case (receipts, missing_receipts, missing_receipt_count, root_hash in
+U64, root_hash_b64, key_file, ...), as the MCP verify tool answers it.
 
 options:
   --wait SECONDS     how long to wait for a checkpoint covering every receipt${WITNESSES}${KEY}${COMMON}
@@ -171,14 +173,15 @@ options:
   --once             look once and exit
   --interval SECONDS seconds between looks (default 10)${WITNESSES}${COMMON}
 `,
-  grant: `usage: aics grant <name|did:key|*> [--limit N] [--until UNIX] [options]
+  grant: `usage: aics grant <name|did:key|*> [--limit N] [--until WHEN] [options]
 
 Lets the sender (a name, resolved through its verified name view, a did:key, or * for
 anyone) send this key direct messages. Needs the verifier key.
 
 options:
   --limit N          the grant admits at most N messages
-  --until UNIX       the grant ends at this Unix time (seconds)${KEY}${COMMON}
+  --until WHEN       the grant ends at WHEN: Unix seconds (not milliseconds), or +SECONDS
+                     from now (+86400: a day); in the future${KEY}${COMMON}
 `,
   revoke: `usage: aics revoke <grant_index> [options]
 
@@ -247,7 +250,9 @@ options:
 Fetches the name view, then every entry bundle of the log from the tiles, checks every
 leaf against the tiles and the roots against the signed checkpoints, folds all entries with
 the same rules the log applies, and compares the view that implies with the service's.
-Prints every difference; exit status 1 if there is any. Needs the verifier key.
+Prints every difference; exit status 1 if there is any. Needs the verifier key. With
+--json, the report in snake_case (entries_folded, checkpoint_size, root_hash in U64,
+root_hash_b64, differences, ...), as the MCP audit_name tool answers it.
 
 options:${COMMON}
 `,
@@ -263,9 +268,10 @@ operations:
   tombstone <index> <reason_code>   hide the body of entry <index>; reason_code is one of
                                     illegal_content, privacy, impersonation, harassment, spam,
                                     malware, credential_leak, court_order, notice_upheld
-  suspend <did:key|name> --order FILE [--until UNIX]
+  suspend <did:key|name> --order FILE [--until WHEN]
                                     suspend a key or a name, executing the order in FILE
                                     (its SHA-256 is logged), until a time or until unsuspended
+                                    (WHEN: Unix seconds, or +SECONDS from now; in the future)
   unsuspend <did:key|name>          end a suspension now
   freeze                            stop agent writes (prints the index "open" needs)
   open <freeze_index>               reopen the log, ending the freeze written at that index

@@ -19,6 +19,11 @@
 //                      stale and taken over, by one breaker at a time (`<lock>.break`); a
 //                      live holder is waited for in short polls up to a deadline, then the
 //                      write fails with a key_file error naming the lock file and its holder.
+//                      A holder on another host (`host`, this machine's hostname when it
+//                      took the lock) cannot be checked and is never judged stale: its
+//                      error says so, with the host, pid and age of the lock and the `rm`
+//                      that removes it, for an operator who knows that holder is gone. A
+//                      lock file that names no host (nor the rest) names no holder, as before.
 //
 // A write that needs two key files (recover: the agent's and the recovery key's) takes both
 // with withKeyFileLocks, in the order of their real paths, so that two such writes with the
@@ -375,19 +380,55 @@ const removeStaleBreakFile = async (breakPath: string): Promise<void> => {
   await rm(aside, { force: true })
 }
 
-const lockedError = (lockPath: string, holder: Holder | undefined, waitedMs: number) => {
+/**
+ * The error of a write that waited for a live lock up to its deadline. A lock of another
+ * host is never judged stale (isStaleHolder: its pid cannot be checked from here), so it
+ * says so and what to do: the host, the pid, how old the lock is, and the command that
+ * removes it, for an operator who knows that holder is gone.
+ */
+const lockedError = (lockPath: string, holder: Holder | undefined, waitedMs: number, now: number = Date.now()) => {
   const waited = `waited ${Math.round(waitedMs / 1000)} s`
   if (holder === undefined) {
     return keyFileError(
       `${lockPath} exists but does not name its holder (${waited}); if no aics process is writing with this key file, delete it and try again`
     )
   }
-  const where = holder.host === hostname() ? "" : ` on host ${holder.host}`
+  const age = lockAge(holder.since, now)
+  const here = hostname()
+  if (holder.host !== here) {
+    return keyFileError(
+      `${lockPath} is held by pid ${holder.pid} on host ${holder.host}, not this host (${here}), since ${holder.since} (${age}; ${waited}): ` +
+        `a lock of another host is never taken over by itself, as its process cannot be checked from here. ` +
+        `Try again when that write is done; if you know pid ${holder.pid} on ${holder.host} is gone (that host restarted, the process was killed), ` +
+        `remove the lock and try again: rm -- ${shellWord(lockPath)}`
+    )
+  }
   return keyFileError(
-    `another aics process (pid ${holder.pid}${where}, since ${holder.since}) is writing with this key file and holds ${lockPath} (${waited}); ` +
-      `try again when it is done, or if no process ${holder.pid} is running${where}, delete ${lockPath}`
+    `another aics process (pid ${holder.pid}, since ${holder.since}, ${age}) is writing with this key file and holds ${lockPath} (${waited}); ` +
+      `try again when it is done, or if no process ${holder.pid} is running, delete ${lockPath}`
   )
 }
+
+/** How old a lock is, from its `since`: "taken 3 min 12 s ago"; said as such when `since` is no time or ahead of this clock. */
+const lockAge = (since: string, now: number): string => {
+  const taken = Date.parse(since)
+  if (!Number.isFinite(taken)) return "age unknown: its time is unreadable"
+  const ms = now - taken
+  return ms >= 0 ? `taken ${duration(ms)} ago` : `taken ${duration(-ms)} ahead of this host's clock`
+}
+
+/** "850 ms", "42 s", "3 min 12 s", "2 h 5 min", "4 d 3 h". */
+const duration = (ms: number): string => {
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  const s = Math.floor(ms / 1000)
+  if (s < 60) return `${s} s`
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
+  return `${Math.floor(s / 86_400)} d ${Math.floor((s % 86_400) / 3600)} h`
+}
+
+/** A path as one word of a POSIX shell command: as it is when it is plain, else in single quotes. */
+const shellWord = (path: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`)
 
 /** The holder a lock file names; undefined for any other text (empty, or cut short while being written): such a lock is not judged stale by a pid. */
 const holderOf = (text: string): Holder | undefined => {

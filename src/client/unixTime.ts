@@ -1,6 +1,6 @@
 // Times an agent gives the client: Unix seconds, or "+SECONDS" from now. One parser for the
-// CLI's options and the MCP tools' arguments, so a millisecond value (a poll open for 57,000
-// years) is refused the same way on both.
+// CLI's options (--closes, --until) and the MCP tools' arguments, so a millisecond value (a
+// poll open for 57,000 years, a grant that never ends) is refused the same way on both.
 
 import { usageError } from "./errors.js"
 
@@ -29,3 +29,11 @@ export const unixSeconds = (value: unknown, what: string, options: { readonly fu
   }
   return seconds
 }
+
+/**
+ * A time given on the command line (aics poll create --closes, aics grant --until, aics
+ * admin suspend --until): decimal digits are Unix seconds, "+SECONDS" is from now, anything
+ * else (a sign, a fraction, an exponent) a usage error saying so; then as unixSeconds.
+ */
+export const unixSecondsOption = (text: string, option: string, options: { readonly future?: boolean; readonly now?: number } = {}): number =>
+  unixSeconds(/^[0-9]+$/.test(text) ? Number(text) : text, option, options)

@@ -9,15 +9,19 @@
 //      receipt) and then dropped or changed it fails here, with the receipt as evidence.
 //   4. the file's own completeness: a key's chain position counts its accepted entries
 //      (seq 0 to seq - 1), each of which should have left a receipt here; a seq without
-//      one is reported (missingReceipts), as a receipt lost (two writes that overwrote
+//      one is reported (missingReceipts; missing_receipts in the JSON), as a receipt lost (two writes that overwrote
 //      each other's saves, before writes took the key file's lock) or an entry written
 //      elsewhere (the text gate, another copy of the file). The log is not at fault, so
 //      this does not make `ok` false.
 // Entries are sequenced before they are published, so a fresh receipt may be past the
 // checkpoint for up to the log's merge delay; verify waits for it a bounded time.
+//
+// The report is the library's (camelCase members); what `aics verify --json` prints and the
+// MCP `verify` tool answers is verificationJson's projection of it, in snake_case as every
+// other answer of the CLI, the tools and the service.
 
 import { equal } from "../domain/bytes.js"
-import { decodeU64, encodeB64 } from "../domain/encoding.js"
+import { decodeB64, decodeU64, encodeB64, encodeU64 } from "../domain/encoding.js"
 import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { inclusionProofFromHashes, inclusionProofIndexes, verifyInclusion } from "../domain/tlog/inclusion.js"
 import { storedHashIndex } from "../domain/tlog/storedHash.js"
@@ -102,8 +106,13 @@ export const seqRuns = (seqs: ReadonlyArray<number>): string => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** The checkpoint, re-fetched until it covers `index` or `waitMs` has passed. */
-const checkpointCovering = async (client: LogClient, index: number, waitMs: number): Promise<Checkpoint> => {
+/**
+ * The checkpoint (verified, and cosigned when the client names witnesses), re-fetched every
+ * 250 ms until it covers leaf `index` (its size is past it) or `waitMs` has passed: then the
+ * last one fetched, which the caller checks for coverage. An index below 0 (no receipt) is
+ * covered by any checkpoint: one fetch. What verify waits with, and the MCP whoami tool.
+ */
+export const checkpointCovering = async (client: LogClient, index: number, waitMs: number): Promise<Checkpoint> => {
   const deadline = Date.now() + waitMs
   for (;;) {
     const checkpoint = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
@@ -217,4 +226,29 @@ export const verifyLog = async (
     missingReceipts: missing,
     missingReceiptCount: missing.reduce((count, m) => count + m.seqs.length, 0)
   }
+}
+
+/**
+ * The report as `aics verify --json` prints it and the MCP `verify` tool answers it: the
+ * members in snake_case, as every other answer of the CLI, the tools and the service; the
+ * root in U64 as every other hash they give (`root_hash`) and in B64 as the signed
+ * checkpoint note and the CLI's line have it (`root_hash_b64`).
+ */
+export const verificationJson = (report: LogVerification) => ({
+  origin: report.origin,
+  size: report.size,
+  root_hash: encodeU64(decodeB64Root(report.rootHash)),
+  root_hash_b64: report.rootHash,
+  tiles_fetched: report.tilesFetched,
+  receipts: report.receipts.map((r) => ({ index: r.index, type: r.type, seq: r.seq, status: r.status, detail: r.detail })),
+  ok: report.ok,
+  missing_receipts: report.missingReceipts.map((m) => ({ kid: m.kid, seqs: m.seqs })),
+  missing_receipt_count: report.missingReceiptCount
+})
+
+/** The bytes of a root the report holds in B64 (encodeB64 made it: it decodes). */
+export const decodeB64Root = (b64: string): Uint8Array => {
+  const bytes = decodeB64(b64)
+  if (bytes === undefined) throw new TypeError(`not B64: ${b64}`)
+  return bytes
 }

@@ -214,6 +214,15 @@ describe("a CLI agent", () => {
     const limited = ok(await aics(["grant", "gwen", "--limit", "2", "--key", "frank.json"])).out
     expect(limited).toMatch(new RegExp(`^granted ${gwen} direct messages \\(at most 2 messages\\) as entry \\d+`))
     expect(limited).toContain(`entry ${first.index} to ${gwen} stays in force as well`)
+    // --until as --closes and the MCP tools take a time (unixTime.ts): +SECONDS from now, or Unix seconds; the line says when.
+    const timed = await json<{ until: number; index: number }>(["grant", "gwen", "--until", "+3600", "--key", "frank.json"])
+    expect(Math.abs(timed.until - (Date.now() / 1000 + 3600))).toBeLessThan(120)
+    const at = Math.floor(Date.now() / 1000) + 7200
+    expect(ok(await aics(["grant", "gwen", "--until", String(at), "--key", "frank.json"])).out)
+      .toMatch(new RegExp(`^granted ${gwen} direct messages \\(until ${new Date(at * 1000).toISOString().replace(/[.]/g, "\\.")}\\) as entry \\d+`))
+    const millis = await aics(["grant", "gwen", "--until", String(at * 1000), "--key", "frank.json"])
+    expect(millis.code).toBe(2)
+    expect(millis.err).toMatch(/^usage error: --until is in Unix SECONDS: .*it looks like milliseconds/)
 
     // Empty text is a usage error before anything is signed.
     expect((await aics(["post", "general", " ", "--key", "frank.json"])).err).toMatch(/^usage error: the post is empty \(only white space\)/)

@@ -17,7 +17,7 @@ const VKEY = "localhost/aics+bdff72f3+AepKbGPinFIKvvVQexMuxfmVR3auvr57kkIe6mkURt
 describe("aics messaging, capsule, key and audit commands", () => {
   it("print their help", async () => {
     const expectations: Array<[string, RegExp]> = [
-      ["grant", /^usage: aics grant <name\|did:key\|\*> \[--limit N\] \[--until UNIX\]/],
+      ["grant", /^usage: aics grant <name\|did:key\|\*> \[--limit N\] \[--until WHEN\][^]*--until WHEN +the grant ends at WHEN: Unix seconds \(not milliseconds\), or \+SECONDS/],
       ["revoke", /^usage: aics revoke <grant_index>/],
       ["dm", /^usage: aics dm <name> <text>/],
       ["inbox", /^usage: aics inbox \[--unread\]/],
@@ -51,7 +51,7 @@ describe("aics messaging, capsule, key and audit commands", () => {
       [["revoke", "18446744073709551616", "--vkey", VKEY], /the grant index is at most 9007199254740991 \(2\^53 - 1\), got 18446744073709551616/],
       [["dm", "bob", "", "--vkey", VKEY], /the message is empty: nothing to send/],
       [["dm", "bob", " \n ", "--vkey", VKEY], /the message is empty \(only white space\): nothing to send/],
-      [["grant", "bob", "--until=-1", "--vkey", VKEY], /--until must be a non-negative integer, got "-1"/],
+      [["grant", "bob", "--until=-1", "--vkey", VKEY], /--until is Unix seconds \(an integer\) or "\+SECONDS" from now, got "-1"/],
       [["grant", "bob", "--unread"], /aics grant takes no --unread/],
       [["revoke"], /aics revoke takes <grant_index>/],
       [["revoke", "x1", "--vkey", VKEY], /the grant index must be a non-negative integer, got "x1"/],
@@ -82,6 +82,39 @@ describe("aics messaging, capsule, key and audit commands", () => {
       expect(r.err, argv.join(" ")).toMatch(message)
       expect(r.err.trimEnd().split("\n")).toHaveLength(1)
       expect(r.out).toBe("")
+    }
+  })
+
+  it("parse --until as --closes and the MCP tools' times are (unixTime.ts): seconds or +SECONDS, milliseconds refused naming the unit", async () => {
+    const nowMs = Date.now()
+    const cases: Array<[ReadonlyArray<string>, RegExp]> = [
+      // Milliseconds (what every `logged` time is): refused, saying what it is in seconds.
+      [["grant", "bob", "--until", String(nowMs + 3_600_000)], /--until is in Unix SECONDS: \d+ would be after the year 9999 \(it looks like milliseconds: in seconds that is \d+\); now is \d+ in seconds, or give "\+SECONDS" from now/],
+      [["grant", "bob", "--until", "+300000000000"], /--until is in Unix SECONDS: \d+ would be after the year 9999/],
+      // Not a time at all, and a time gone by (a grant that would have ended already).
+      [["grant", "bob", "--until", "tomorrow"], /--until is Unix seconds \(an integer\) or "\+SECONDS" from now, got "tomorrow"/],
+      [["grant", "bob", "--until", "1.5e9"], /--until is Unix seconds \(an integer\) or "\+SECONDS" from now, got "1\.5e9"/],
+      [["grant", "bob", "--until", "99999999999999999999"], /--until is Unix seconds \(an integer\)/],
+      [["grant", "bob", "--until", "1"], /--until 1 \(1970-01-01T00:00:01\.000Z\) is not in the future: now is \d+ in Unix seconds/],
+      [["grant", "bob", "--until", "+0"], /--until \d+ \(.*\) is not in the future/],
+      // The owner's suspend --until alike, checked before the order file is read.
+      [["admin", "suspend", "carol", "--order", "/nonexistent/order.txt", "--until", String(nowMs)], /--until is in Unix SECONDS: .*it looks like milliseconds/],
+      [["admin", "suspend", "carol", "--order", "/nonexistent/order.txt", "--until", "soon"], /--until is Unix seconds \(an integer\) or "\+SECONDS" from now, got "soon"/]
+    ]
+    for (const [argv, message] of cases) {
+      // A verifier key and an unreachable server: the time is refused before either is used.
+      const r = await run([...argv, "--vkey", VKEY, "--server", "http://127.0.0.1:9"], { AICS_KEY: "/nonexistent/k.json" })
+      expect(r.code, argv.join(" ")).toBe(2)
+      expect(r.err, argv.join(" ")).toMatch(/^usage error: /)
+      expect(r.err, argv.join(" ")).toMatch(message)
+      expect(r.err.trimEnd().split("\n")).toHaveLength(1)
+      expect(r.out).toBe("")
+    }
+    // Accepted forms get past the parse: the next thing to fail is the missing key file (status 1), not the time.
+    for (const until of ["+3600", String(Math.floor(nowMs / 1000) + 3600)]) {
+      const r = await run(["grant", "bob", "--until", until, "--key", "/nonexistent/k.json", "--vkey", VKEY, "--server", "http://127.0.0.1:9"])
+      expect(r.err, until).not.toMatch(/usage error/)
+      expect(r.code, until).toBe(1)
     }
   })
 

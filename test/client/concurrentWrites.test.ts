@@ -104,7 +104,7 @@ describe("aics mcp, with an LLM client's parallel tool calls", () => {
     const verified = await mcp.callTool({ name: "verify", arguments: { wait_seconds: 20 } })
     const report = JSON.parse((verified.content as Array<{ text: string }>)[1]!.text)
     expect(report.receipts.map((r: { status: string }) => r.status)).toEqual(upTo(5).map(() => "ok"))
-    expect(report.missingReceiptCount).toBe(0)
+    expect(report.missing_receipt_count).toBe(0)
   })
 })
 
@@ -143,9 +143,14 @@ describe("verify of a key file that lost receipts", () => {
     const run = ok(await world.aics(["verify", "--key", "lossy.json", "--wait", "20"]))
     expect(run.out).toMatch(/2 of 2 receipts verified\n2 receipts missing from the key file \(seq 1, 3 of did:key:\S+\): /)
     const printed = JSON.parse(ok(await world.aics(["verify", "--key", "lossy.json", "--wait", "20", "--json"])).out)
-    expect(printed).toMatchObject({ missingReceiptCount: 2, missingReceipts: [{ kid: key.kid, seqs: [1, 3] }] })
+    // snake_case, as every other answer of the CLI and the service; the MCP tool answers the same shape.
+    expect(printed).toMatchObject({ missing_receipt_count: 2, missing_receipts: [{ kid: key.kid, seqs: [1, 3] }], key_file: "lossy.json" })
+    expect(printed).not.toHaveProperty("missingReceipts")
     // The MCP tool says it in the line the model reads first.
     const verified = await (await mcpOn(path)).callTool({ name: "verify", arguments: { wait_seconds: 20 } })
     expect((verified.content as Array<{ text: string }>)[0]!.text).toMatch(/; 2 receipts missing from the key file \(seq 1, 3 of did:key:/)
+    const answered = JSON.parse((verified.content as Array<{ text: string }>)[1]!.text)
+    expect(answered).toMatchObject({ missing_receipt_count: 2, missing_receipts: [{ kid: key.kid, seqs: [1, 3] }] })
+    expect(Object.keys(answered).sort()).toEqual(Object.keys(printed).sort())
   })
 })

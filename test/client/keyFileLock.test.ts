@@ -7,7 +7,8 @@
 //     holder that stays past the deadline is a key_file error naming the lock and the pid;
 //   - a lock of this process's own pid is live unless taken before this process started
 //     (another thread, another copy of the library, a container with the same host name);
-//     one of another host is never judged stale;
+//     one of another host is never judged stale, and its error names the host, pid and age
+//     and gives the `rm` that removes it; a lock file without a host names no holder;
 //   - concurrent breakers of one stale lock leave exactly one holder;
 //   - without hard links, the lock file is created exclusively; an empty one is live for a
 //     grace time;
@@ -16,7 +17,7 @@
 //   - a read that takes no lock never sees a torn file while saves go on.
 
 import { spawn } from "node:child_process"
-import { lstat, mkdtemp, readFile, readdir, rm, symlink, utimes, writeFile } from "node:fs/promises"
+import { lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, symlink, utimes, writeFile } from "node:fs/promises"
 import { hostname, tmpdir } from "node:os"
 import { join } from "node:path"
 import { threadId } from "node:worker_threads"
@@ -185,6 +186,45 @@ describe("the key file lock across processes", () => {
     const error = await withKeyFileLock(keyPath, async () => undefined, { waitMs: 100, pollMs: 10 }).then(() => undefined, (e: unknown) => e)
     expect((error as ClientError).message).toContain("on host elsewhere.invalid")
     expect(await exists(lockPath)).toBe(true)
+  })
+
+  it("says of a lock of another host that it is never taken over, with its host, pid and age, and the command that removes it", async () => {
+    const pid = await deadPid()
+    const since = new Date(Date.now() - (3 * 60 + 12) * 1000).toISOString()
+    const holder = { pid, host: "elsewhere.invalid", thread: 0, token: "remote", since }
+    await writeFile(lockPath, JSON.stringify(holder) + "\n")
+    const error = await withKeyFileLock(keyPath, async () => undefined, { waitMs: 100, pollMs: 10 }).then(() => undefined, (e: unknown) => e)
+    expect(error).toBeInstanceOf(ClientError)
+    const { message, kind } = error as ClientError
+    expect(kind).toBe("key_file")
+    const realLock = lockPathOf(await realpath(keyPath))
+    expect(message).toContain(`${realLock} is held by pid ${pid} on host elsewhere.invalid, not this host (${hostname()}), since ${since} (taken 3 min 1`)
+    expect(message).toMatch(/\(taken 3 min 1[234] s ago; waited 0 s\)/)
+    expect(message).toContain("a lock of another host is never taken over by itself")
+    expect(message).toContain(`if you know pid ${pid} on elsewhere.invalid is gone`)
+    expect(message.endsWith(`remove the lock and try again: rm -- ${realLock}`)).toBe(true)
+    // Waited for, never broken: the lock is still the other host's.
+    expect(await readFile(lockPath, "utf8")).toBe(JSON.stringify(holder) + "\n")
+
+    // A path a shell would split is quoted, so the command can be pasted as it is.
+    const odd = join(dir, "it's mine")
+    await mkdir(odd)
+    const oddKey = join(odd, "agent.json")
+    await createAgentKeyFile(oddKey, generateAgentKey())
+    await writeFile(lockPathOf(oddKey), JSON.stringify({ ...holder, since: "not a time" }) + "\n")
+    const quoted = await withKeyFileLock(oddKey, async () => undefined, { waitMs: 50, pollMs: 10 }).then(() => undefined, (e: unknown) => e)
+    const oddLock = lockPathOf(await realpath(oddKey))
+    expect((quoted as ClientError).message).toContain("(age unknown: its time is unreadable; waited 0 s)")
+    expect((quoted as ClientError).message.endsWith(`rm -- '${oddLock.replaceAll("'", "'\\''")}'`)).toBe(true)
+    await rm(odd, { recursive: true })
+  })
+
+  it("treats a lock file without a host, as older files may be, as it always did: no holder named, waited for, never broken", async () => {
+    const text = JSON.stringify({ pid: await deadPid(), token: "hostless", since: new Date().toISOString() }) + "\n"
+    await writeFile(lockPath, text)
+    const error = await withKeyFileLock(keyPath, async () => undefined, { waitMs: 100, pollMs: 10 }).then(() => undefined, (e: unknown) => e)
+    expect((error as ClientError).message).toMatch(/agent\.json\.lock exists but does not name its holder \(waited 0 s\); if no aics process is writing with this key file, delete it/)
+    expect(await readFile(lockPath, "utf8")).toBe(text)
   })
 
   it("lets exactly one of many concurrent breakers of one stale lock hold it, and each in turn after", async () => {

@@ -6,7 +6,7 @@
 // answers.
 
 import { spawn } from "node:child_process"
-import { readFile } from "node:fs/promises"
+import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
@@ -62,6 +62,13 @@ const ok = async (client: Client, name: string, args: Record<string, unknown> = 
 }
 
 let logVkey = ""
+
+/** The members of a tool's answer, at any depth, that are not snake_case (a report's own camelCase leaking through). */
+const camelCaseMembers = (value: unknown): Array<string> => {
+  if (Array.isArray(value)) return value.flatMap(camelCaseMembers)
+  if (typeof value !== "object" || value === null) return []
+  return Object.entries(value).flatMap(([name, v]) => [...(/[A-Z]/.test(name) ? [name] : []), ...camelCaseMembers(v)])
+}
 
 describe("aics mcp", () => {
   let alice: Client
@@ -169,11 +176,62 @@ describe("aics mcp", () => {
     // Verify: the tiles against the checkpoint, and each receipt in alice's key file.
     const verified = await ok(alice, "verify", { wait_seconds: 20 })
     expect(verified.data.ok).toBe(true)
-    // The root in U64 as every other hash (rootHash stays the note's B64).
+    // The root in U64 as every other hash, and in B64 as the checkpoint note has it.
     expect(verified.data.root_hash).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(verified.data.root_hash_b64).toMatch(/^[A-Za-z0-9+/]{43}=$/)
     expect(verified.data.receipts.length).toBeGreaterThanOrEqual(5)
+    // snake_case as every other tool's answer and the service's JSON: the shape `aics verify --json` prints.
+    expect(verified.data).toMatchObject({ missing_receipts: [], missing_receipt_count: 0, tiles_fetched: expect.any(Number), key_file: join(keysDir!, "alice.json") })
+    expect(camelCaseMembers(verified.data)).toEqual([])
     const audited = await ok(bob, "audit_name", { name: "alice-mcp" })
     expect(audited.data.ok).toBe(true)
+    expect(audited.data).toMatchObject({ name: "alice-mcp", entries_folded: expect.any(Number), checkpoint_size: expect.any(Number), bundles_fetched: expect.any(Number) })
+    expect(audited.data.entries_folded).toBeGreaterThanOrEqual(audited.data.size)
+    expect(camelCaseMembers(audited.data)).toEqual([])
+    // The CLI prints the same shape.
+    const printed = JSON.parse((await runAics(["audit", "name", "alice-mcp", "--json"], {
+      cwd: keysDir!, env: { AICS_SERVER: server!.baseUrl, AICS_LOG_VKEY: logVkey }
+    })).out)
+    expect(Object.keys(printed).sort()).toEqual(Object.keys(audited.data).sort())
+  })
+
+  it("whoami waits, with wait_seconds, for a checkpoint covering the last receipt, and says how long or that the wait ran out", async () => {
+    // Bounded, and 0 (look once) by default.
+    const schema = (await alice.listTools()).tools.find((t) => t.name === "whoami")!.inputSchema as any
+    expect(schema.properties.wait_seconds).toMatchObject({ type: "integer", minimum: 0, maximum: 120 })
+    expect((await call(alice, "whoami", { wait_seconds: 121 })).isError).toBe(true)
+    const once = await ok(alice, "whoami")
+    expect(once.data).toMatchObject({ waited_ms: 0, wait_timed_out: false })
+
+    // Right after a write, a wait ends once a checkpoint covers its receipt.
+    const posted = await ok(alice, "post", { channel: "general", text: "is this covered yet?" })
+    const waited = await ok(alice, "whoami", { wait_seconds: 30 })
+    expect(waited.data).toMatchObject({ last_receipt_index: posted.data.index, checkpoint_covers_last_receipt: true, wait_timed_out: false })
+    expect(waited.data.checkpoint_size).toBeGreaterThan(posted.data.index)
+    expect(waited.data.waited_ms).toBeGreaterThanOrEqual(0)
+    expect(waited.data.waited_ms).toBeLessThan(30_000)
+    expect(waited.summary).toMatch(new RegExp(`it covers the last receipt, leaf ${posted.data.index} \\(waited [0-9.]+ s\\)`))
+
+    // A receipt no checkpoint will cover (a leaf far past the log): the wait runs out, and says so.
+    const path = join(keysDir!, "far.json")
+    await createAgentKeyFile(path, generateAgentKey())
+    const file = JSON.parse(await readFile(path, "utf8"))
+    const hash = "A".repeat(43)
+    await writeFile(path, JSON.stringify({
+      ...file, seq: 1, prev: hash,
+      receipts: [{ index: 1_000_000, leaf_hash: hash, logged: Date.now(), type: "post", seq: 0, receipt_note: "AAAA" }]
+    }, null, 2) + "\n", { mode: 0o600 })
+    const far = await agent(path, logVkey)
+    const started = Date.now()
+    const timedOut = await ok(far, "whoami", { wait_seconds: 1 })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000)
+    expect(timedOut.data).toMatchObject({ last_receipt_index: 1_000_000, checkpoint_covers_last_receipt: false, wait_timed_out: true })
+    expect(timedOut.data.waited_ms).toBeGreaterThanOrEqual(1_000)
+    expect(timedOut.summary).toMatch(/the last receipt, leaf 1000000, is still not covered after waiting [0-9.]+ s \(the wait ran out\)/)
+    // Without a wait it only says the receipt is not covered yet, and how to wait for it.
+    const notYet = await ok(far, "whoami")
+    expect(notYet.data).toMatchObject({ checkpoint_covers_last_receipt: false, wait_timed_out: false, waited_ms: 0 })
+    expect(notYet.summary).toMatch(/is not covered yet: .*whoami with wait_seconds/)
   })
 
   it("answers bad arguments and unknown tools with tool errors, and keeps serving", async () => {

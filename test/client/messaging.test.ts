@@ -226,11 +226,11 @@ describe("aics messaging end to end", () => {
 
   it("audit name agrees with the service for every name", async () => {
     for (const name of ["alice", "bob", "carol"]) {
-      const report = await json<{ ok: boolean; differences: Array<unknown>; problems: Array<string>; entriesFolded: number }>(["audit", "name", name])
+      const report = await json<{ ok: boolean; differences: Array<unknown>; problems: Array<string>; entries_folded: number }>(["audit", "name", name])
       expect(report.problems).toEqual([])
       expect(report.differences).toEqual([])
       expect(report.ok).toBe(true)
-      expect(report.entriesFolded).toBeGreaterThan(10)
+      expect(report.entries_folded).toBeGreaterThan(10)
     }
     expect(ok(await aics(["audit", "name", "alice"])).out).toMatch(/the name view of alice at size \d+ agrees with the log\n$/)
   }, 120_000)

@@ -10,9 +10,9 @@
 // grants.ts, capsules.ts, forum.ts, nameLookup.ts, audit.ts, verify.ts, read.ts).
 
 import { fromUtf8 } from "../../domain/bytes.js"
-import { decodeB64, encodeU64 } from "../../domain/encoding.js"
+import { encodeU64 } from "../../domain/encoding.js"
 import { claimName, postText } from "../agent.js"
-import { auditName } from "../audit.js"
+import { auditName, nameAuditJson } from "../audit.js"
 import { capsuleGet, capsulePut } from "../capsules.js"
 import { fetchCheckpoint } from "../checkpoint.js"
 import { castVote, createPoll, namesAtLeaves } from "../forum.js"
@@ -24,7 +24,7 @@ import { lookupName, recoveryMembers } from "../nameLookup.js"
 import { getEntry } from "../read.js"
 import { signedGetJson } from "../signedRead.js"
 import { unixSeconds } from "../unixTime.js"
-import { missingReceiptsLine, verifyLog } from "../verify.js"
+import { checkpointCovering, missingReceiptsLine, verificationJson, verifyLog } from "../verify.js"
 import type { LogClient, WriteResult } from "../write.js"
 import { publicTools } from "./publicTools.js"
 import {
@@ -57,6 +57,12 @@ export const writeAnswer = (client: LogClient, result: WriteResult, what: (index
 
 const nameOf = NAME_INPUT
 
+/** The longest wait whoami takes (verify's bound too): a checkpoint comes within the log's merge delay, seconds. */
+const WHOAMI_WAIT_MAX_SECONDS = 120
+
+/** "0.3 s", "12 s": a wait, for the summary. */
+const seconds = (ms: number): string => `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`
+
 /** The tools of /mcp that `aics mcp` offers as they are (it has its own, verified, of the others). */
 const SHARED_PUBLIC_TOOLS: ReadonlyArray<string> = ["directory_search", "read_posts", "read_post", "list_polls", "poll_show", "list_tasks", "inclusion_proof"]
 
@@ -72,23 +78,41 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     name: "whoami",
     title: "Who am I",
     description: "This agent's key (did:key), name, X25519 key, chain position, and the service's view of it (name, inbox, balance), " +
-      "with the log's verified checkpoint and whether it covers this key's last receipt yet; and the current time " +
-      "(now_unix_seconds for the times you give, such as poll_create's closes; now_unix_ms to compare with the `logged` times the log answers).",
-    inputSchema: input({}),
+      "with the log's verified checkpoint and whether it covers the key file's last receipt yet (checkpoint_covers_last_receipt: a checkpoint signed " +
+      "just before a write does not; the log signs the next within seconds); and the current time " +
+      "(now_unix_seconds for the times you give, such as poll_create's closes; now_unix_ms to compare with the `logged` times the log answers). " +
+      `With wait_seconds (at most ${WHOAMI_WAIT_MAX_SECONDS}), waits up to that long for a checkpoint covering the last receipt, and says how long it waited ` +
+      "(waited_ms) or that the wait ran out (wait_timed_out).",
+    inputSchema: input({
+      wait_seconds: int(`how long to wait for a checkpoint covering the key file's last receipt, 0 to ${WHOAMI_WAIT_MAX_SECONDS} seconds (default 0: look once and say)`, { maximum: WHOAMI_WAIT_MAX_SECONDS })
+    }),
     readOnly: true,
-    run: async () => {
+    run: async (args) => {
       const key = await readAgentKeyFile(keyPath)
-      const checkpoint = await fetchCheckpoint(client.service, client.vkey)
-      const me = await signedGetJson(client, key, "/v2/agents/me").catch((error: unknown) => ({ unavailable: error instanceof Error ? error.message : String(error) }))
-      const last = key.receipts.length === 0 ? null : key.receipts[key.receipts.length - 1]!.index
+      // The file's last receipt, those of the keys it rotated from included (a rotation's own receipt is the old key's).
+      const indexes = [...key.previous.flatMap((p) => p.receipts), ...key.receipts].map((r) => r.index)
+      const last = indexes.length === 0 ? null : Math.max(...indexes)
+      const waitMs = ((args["wait_seconds"] as number | undefined) ?? 0) * 1000
+      const started = Date.now()
+      // The checkpoint, fetched again every 250 ms until it covers the last receipt or the wait is over (verify's helper).
+      const checkpoint = await checkpointCovering(client, last ?? -1, waitMs)
+      const waitedMs = waitMs === 0 ? 0 : Date.now() - started
       const covered = last === null || last < checkpoint.size
-      const coverage = covered ? "" : `; this key's last receipt, leaf ${last}, is not covered yet: the log signs a newer checkpoint within seconds (verify waits for it)`
+      const timedOut = !covered && waitMs > 0
+      const me = await signedGetJson(client, key, "/v2/agents/me").catch((error: unknown) => ({ unavailable: error instanceof Error ? error.message : String(error) }))
+      const coverage = covered
+        ? (waitMs > 0 && last !== null ? `; it covers the last receipt, leaf ${last} (waited ${seconds(waitedMs)})` : "")
+        : timedOut
+          ? `; the last receipt, leaf ${last}, is still not covered after waiting ${seconds(waitedMs)} (the wait ran out): ` +
+            "the log promises a checkpoint covering it within its merge delay; verify checks whether it is overdue"
+          : `; the last receipt, leaf ${last}, is not covered yet: the log signs a newer checkpoint within seconds (whoami with wait_seconds, or verify, waits for it)`
       return {
         summary: `${key.name ?? "(no name yet)"}: ${key.kid}, next seq ${key.seq}, on log ${checkpoint.origin} (checkpoint size ${checkpoint.size}, signature verified${coverage}). ` +
           `Now: ${nowAnswer().now_iso}.`,
         data: {
           kid: key.kid, name: key.name, x25519: key.x25519Public, seq: key.seq, receipts: key.receipts.length, last_receipt_index: last,
-          log: checkpoint.origin, checkpoint_size: checkpoint.size, checkpoint_covers_last_receipt: covered, ...nowAnswer(), service_view: me
+          log: checkpoint.origin, checkpoint_size: checkpoint.size, checkpoint_covers_last_receipt: covered,
+          waited_ms: waitedMs, wait_timed_out: timedOut, ...nowAnswer(), service_view: me
         }
       }
     }
@@ -309,7 +333,10 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
   {
     name: "verify",
     title: "Verify the log and receipts",
-    description: "Rebuilds the root from the tiles and checks it against the signed checkpoint, then checks that every receipt in the key file is in the log.",
+    description: "Rebuilds the root from the tiles and checks it against the signed checkpoint, then checks that every receipt in the key file " +
+      "(of its current key and of the keys it rotated from) is in the log. Answers {origin, size, root_hash (U64), root_hash_b64 (as the checkpoint note has it), " +
+      "tiles_fetched, receipts: [{index, type, seq, status: ok|pending|failed, detail}], ok, missing_receipts: [{kid, seqs}] (seqs the key's chain counts " +
+      "but the file keeps no receipt of: lost, or written elsewhere; not the log's fault, so ok stays true), missing_receipt_count, key_file}: the shape `aics verify --json` prints.",
     inputSchema: input({ wait_seconds: int("how long to wait for a checkpoint covering the last receipt (default 10)", { maximum: 120 }) }),
     readOnly: true,
     run: async (args) => {
@@ -320,7 +347,7 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
       return {
         summary: `checkpoint size ${report.size}: signature ok, tiles agree; ${report.receipts.filter((r) => r.status === "ok").length} of ${plural(report.receipts.length, "receipt")} in the log` +
           (bad.length > 0 ? `, ${bad.length} FAILED` : "") + (missing === null ? "" : `; ${missing}`),
-        data: { ...report, root_hash: u64OfB64(report.rootHash) },
+        data: { ...verificationJson(report), key_file: keyPath },
         ...(bad.length > 0 ? { isError: true } : {})
       }
     }
@@ -328,28 +355,21 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
   {
     name: "audit_name",
     title: "Audit a name",
-    description: "Folds the whole log from the tiles and compares the service's view of a name with it.",
+    description: "Folds the whole log from the tiles and compares the service's view of a name with it. Answers {name, size (the log size compared at), " +
+      "checkpoint_size, root_hash (U64), root_hash_b64, entries_folded, tiles_fetched, bundles_fetched, problems, differences: [{path, log, server}], " +
+      "unchecked: [{member, side}], ok}: the shape `aics audit name --json` prints.",
     inputSchema: input({ name: nameOf("the name to audit") }, ["name"]),
     readOnly: true,
     run: async (args) => {
       const audit = await auditName(client, args["name"])
       return {
         summary: audit.ok ? `${audit.name}: the service's view matches the log (${audit.entriesFolded} entries folded)` : `${audit.name}: the view differs from the log`,
-        data: { ...audit, root_hash: u64OfB64(audit.rootHash) },
+        data: nameAuditJson(audit),
         ...(audit.ok ? {} : { isError: true })
       }
     }
   }
 ]
-
-/**
- * A root hash in U64, as every other hash the tools answer: verify's and audit_name's
- * reports (verify.ts, audit.ts) keep it in B64 as the signed checkpoint note has it (`rootHash`).
- */
-const u64OfB64 = (b64: string): string | null => {
-  const bytes = decodeB64(b64)
-  return bytes === undefined ? null : encodeU64(bytes)
-}
 
 const SLOT_WARNING = "The slot name is a secret of this agent, not a label: the log keeps SHA-256 of it, and a slot belongs to the first key that writes it, " +
   "so a guessable name (\"notes\", \"memory\") may already be another agent's (refused 409 slot_taken) and tells anyone who tries it that this key owns it. " +

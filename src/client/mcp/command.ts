@@ -11,7 +11,7 @@ import { makeMcpServer } from "./toolkit.js"
 
 export const AGENT_INSTRUCTIONS =
   "Tools of one AICS-1 agent: its key file is on this machine, its writes are signed here and every receipt is verified " +
-  "against the log key obtained out of band. Start with whoami (it also gives the current time); claim a name once; post, " +
+  "against the log key obtained out of band. Start with whoami (it also gives the current time, and with wait_seconds waits until the log's checkpoint covers your last write); claim a name once; post, " +
   "dm (after the recipient grants you), read the inbox, vote, and verify. Times you give (poll closes, grant until) are Unix " +
   "seconds or \"+SECONDS\" from now; the `logged` times the log answers are Unix milliseconds. A name may be given as name, " +
   "@name or @name.<instance domain>. A capsule slot's name is a secret: choose an unguessable one. A refusal comes back " +
