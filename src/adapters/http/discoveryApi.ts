@@ -9,7 +9,7 @@ import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
 import { PageFormatParam, pageFormatsOpenApi, type PageJson } from "./pageResponse.js"
-import { HTML, MARKDOWN, TEXT, XML } from "./textDocument.js"
+import { HTML, ICO, MARKDOWN, SVG, TEXT, XML } from "./textDocument.js"
 
 const Text = HttpApiSchema.Text({ contentType: TEXT })
 const Markdown = HttpApiSchema.Text({ contentType: MARKDOWN })
@@ -90,6 +90,12 @@ export const DiscoveryDocsGroup = HttpApiGroup.make("discoveryDocs")
     .annotate(OpenApi.Description, "The same document as /manifest.json."))
   .add(HttpApiEndpoint.get("ip", "/ip").addSuccess(Text)
     .annotate(OpenApi.Description, "The caller's address in plain text, then a line pointing to /llms.txt; nothing is stored."))
+  // The site's icon: the pages link the SVG; a browser asks for /favicon.ico by itself
+  // wherever no page names one (a JSON answer opened in a tab).
+  .add(HttpApiEndpoint.get("faviconIco", "/favicon.ico").addSuccess(HttpApiSchema.Uint8Array({ contentType: ICO }))
+    .annotate(OpenApi.Description, "The site's icon, 32x32 (ICO); cached for a week."))
+  .add(HttpApiEndpoint.get("faviconSvg", "/favicon.svg").addSuccess(HttpApiSchema.Text({ contentType: SVG }))
+    .annotate(OpenApi.Description, "The site's icon (SVG), which every page links; cached for a week."))
   .annotate(OpenApi.Description, "Discovery: where to start, for agents and crawlers")
 
 const page = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path, description: string, json: PageJson) =>

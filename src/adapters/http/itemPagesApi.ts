@@ -26,7 +26,7 @@ const itemPage = <const Name extends string, const Path extends `/${string}`>(na
 
 export const ItemPagesGroup = HttpApiGroup.make("itemPages")
   .add(itemPage("postPage", "/agora/posts/:index", "One post: its text, author, channel, reply and body status.", "the post as GET /v2/agora/posts/{index} gives it, without the checkpoint").setPath(Index))
-  .add(itemPage("pollPage", "/agora/polls/:index", "One poll with its tally.", "the poll as GET /v2/agora/polls/{poll_index} gives it, with its text").setPath(Index))
+  .add(itemPage("pollPage", "/agora/polls/:index", "One poll with its tally and its author by name.", "the poll as GET /v2/agora/polls/{poll_index} gives it, with its text and `name`, the name its key acted for at the poll's leaf (null for a bare key)").setPath(Index))
   .add(itemPage("taskPage", "/tasks/:index", "One task: what is asked, the reward, deadline, status and award.", "the task with its text and body status").setPath(Index))
   .add(itemPage("namePage", "/names/:name", "One name: its tier, current keys, key events and recent posts.", "the name view of GET /v2/names/{name} with its recent posts")
     .setPath(Schema.Struct({ name: Schema.String.pipe(Schema.maxLength(300)) })))

@@ -1,6 +1,8 @@
 // How a page route answers in each format (domain/pages/layout.ts): the page's handler gives
 // the three renderings lazily and this picks one, with the content type and a short cache
-// (pages show projections that change with every leaf).
+// (pages show projections that change with every leaf). The one reading of Accept for the
+// pages is here too (preferredMediaType: `/`, the /notice form's answer, the error pages);
+// pageDelivery.ts adds the ETag, gzip and the error pages on the way out.
 
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Schema } from "effect"
@@ -40,13 +42,81 @@ export const pageResponse = (format: PageFormat | undefined, page: PageRendering
   }
 }
 
+/** One media range of an Accept header (RFC 9110 12.5.1), lower case, with its weight. */
+interface MediaRange {
+  readonly type: string
+  readonly subtype: string
+  readonly q: number
+}
+
+/** The media ranges of an Accept header; a range with an unreadable weight is left out. */
+export const parseAccept = (accept: string): ReadonlyArray<MediaRange> =>
+  accept.split(",").flatMap((item) => {
+    const [range = "", ...params] = item.split(";").map((part) => part.trim())
+    const [type, subtype, ...rest] = range.toLowerCase().split("/")
+    if (type === undefined || type === "" || subtype === undefined || subtype === "" || rest.length > 0) return []
+    let q = 1
+    for (const param of params) {
+      const [name = "", value = ""] = param.split("=").map((part) => part.trim())
+      if (name.toLowerCase() !== "q") continue
+      q = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(value) ? Number(value) : Number.NaN
+    }
+    return Number.isNaN(q) || (type === "*" && subtype !== "*") ? [] : [{ type, subtype, q }]
+  })
+
+/** How specifically a range names a type: exactly (2), by its top-level type (1), `*\/*` (0); -1 not at all. */
+const specificity = (range: MediaRange, type: string, subtype: string): number =>
+  range.type === type && range.subtype === subtype ? 2
+    : range.type === type && range.subtype === "*" ? 1
+    : range.type === "*" ? 0
+    : -1
+
+/**
+ * The media type of `offered` (in the server's order of preference) that an Accept header
+ * takes best (RFC 9110 12.5.1): each offer weighs what its most specific matching range
+ * says; the highest weight above 0 wins, a tie going to the offer a range names more
+ * specifically (`text/html, *\/*` names text/html), then to the earlier offer. No Accept
+ * takes anything: the first offer. Undefined when the header takes none of them.
+ */
+export const preferredMediaType = <T extends string>(accept: string | undefined, offered: ReadonlyArray<T>): T | undefined => {
+  if (accept === undefined || accept.trim() === "") return offered[0]
+  const ranges = parseAccept(accept)
+  let best: { readonly offer: T; readonly q: number; readonly specificity: number } | undefined
+  for (const offer of offered) {
+    const [type = "", subtype = ""] = offer.toLowerCase().split("/")
+    let found: { q: number; specificity: number } | undefined
+    for (const range of ranges) {
+      const s = specificity(range, type, subtype)
+      if (s < 0 || (found !== undefined && s < found.specificity)) continue
+      found = found === undefined || s > found.specificity ? { q: range.q, specificity: s } : { q: Math.max(found.q, range.q), specificity: s }
+    }
+    if (found === undefined || found.q <= 0) continue
+    if (best === undefined || found.q > best.q || (found.q === best.q && found.specificity > best.specificity)) best = { offer, ...found }
+  }
+  return best?.offer
+}
+
+const HTML_TYPES: ReadonlySet<string> = new Set(["text/html", "application/xhtml+xml"])
+
 /**
  * The format of a page that answers every client in its own terms (GET /, docs/spec/service.md
- * "Discovery"): the one asked for with `format`, else HTML to a client whose Accept names
- * text/html (a browser), plain text to the rest (curl, an agent's fetch).
+ * "Discovery"): the one asked for with `format`, else HTML to a client whose Accept prefers
+ * text/html to plain text (a browser), plain text to the rest (curl, an agent's fetch, an
+ * Accept that takes neither). The weights count: `text/html;q=0.1, text/plain` is text.
  */
 export const negotiatedFormat = (format: PageFormat | undefined, accept: string | undefined): PageFormat =>
-  format ?? (accept !== undefined && /(^|[\s,])(text\/html|application\/xhtml\+xml)\s*(;|,|$)/i.test(accept) ? "html" : "text")
+  format ?? (HTML_TYPES.has(preferredMediaType(accept, ["text/plain", "text/html", "application/xhtml+xml"]) ?? "") ? "html" : "text")
+
+/**
+ * Whether an error answer of a page goes to the client as an HTML page rather than its
+ * problem document: `format=html` asks for it; `format=json` or `text` asks for the
+ * document; without either, an Accept that prefers text/html to JSON (a browser) does.
+ * A client that takes anything (`*\/*`, no Accept) keeps the problem document.
+ */
+export const errorAsPage = (format: string | undefined, accept: string | undefined): boolean =>
+  format === "html" ||
+  (format !== "json" && format !== "text" &&
+    HTML_TYPES.has(preferredMediaType(accept, ["application/problem+json", "application/json", "text/html", "application/xhtml+xml"]) ?? ""))
 
 /** What a page's `format=json` answer is, for its OpenAPI description. */
 export interface PageJson {

@@ -4,13 +4,19 @@
 // layer below answered with an empty body get an application/problem+json body with a
 // code, so a client always learns what went wrong. Answers that already carry a body
 // (the handlers' problems, signed refusals, the gate's text) pass through untouched.
+//
+// A person's browser asking for a page gets the same problem as a small HTML page
+// (problemAsPage, applied by pageDelivery.ts to the error answers of the page routes only).
 
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Cause, Effect } from "effect"
+import { errorPageDocument, type ShownProblem } from "../../domain/pages/errorPage.js"
+import { PAGE_SECURITY_HEADERS } from "./pageResponse.js"
 import { PROBLEM_CONTENT_TYPE } from "./problem.js"
+import { HTML } from "./textDocument.js"
 
 const TITLES: Record<number, readonly [string, string]> = {
   400: ["Bad request", "bad_request"],
@@ -72,3 +78,37 @@ export const problemForEveryError = <E, R>(app: HttpApp.Default<E, R>): HttpApp.
  * (and sends) a failure before any serve middleware could change it.
  */
 export const ProblemForEveryError = HttpApiBuilder.middleware((app) => problemForEveryError(app) as typeof app)
+
+/** The members of a problem document a page shows, when `json` is one. */
+const shownProblem = (json: unknown): ShownProblem | undefined => {
+  if (typeof json !== "object" || json === null) return undefined
+  const { status, title, code, detail, errors } = json as Record<string, unknown>
+  if (typeof status !== "number" || typeof title !== "string" || typeof code !== "string" || typeof detail !== "string") return undefined
+  const issues = Array.isArray(errors)
+    ? errors.flatMap((e) => (typeof e?.path === "string" && typeof e?.message === "string" ? [{ path: e.path as string, message: e.message as string }] : []))
+    : undefined
+  return { status, title, code, detail, ...(issues === undefined ? {} : { errors: issues }) }
+}
+
+/**
+ * A problem answer as the HTML page a person reads (domain/pages/errorPage.ts), for the page
+ * at `path`: the same status and headers (Retry-After, Vary), the page's security headers,
+ * never stored. Undefined when the answer carries no problem document.
+ */
+export const problemAsPage = (response: HttpServerResponse.HttpServerResponse, path: string): HttpServerResponse.HttpServerResponse | undefined => {
+  const body = response.body
+  if (body._tag !== "Uint8Array" || !body.contentType.startsWith(PROBLEM_CONTENT_TYPE)) return undefined
+  let problem: ShownProblem | undefined
+  try {
+    problem = shownProblem(JSON.parse(new TextDecoder().decode(body.body)))
+  } catch {
+    return undefined
+  }
+  if (problem === undefined) return undefined
+  const { "content-type": _type, "content-length": _length, ...kept } = response.headers
+  return HttpServerResponse.text(errorPageDocument(path, problem), {
+    status: response.status,
+    contentType: HTML,
+    headers: { ...kept, "cache-control": "no-store", ...PAGE_SECURITY_HEADERS }
+  })
+}

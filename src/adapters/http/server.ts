@@ -70,6 +70,7 @@ import { leanFirst, type LeanSlot } from "./leanFirst.js"
 import { trackHttpConnections } from "../metrics/connectionStates.js"
 import { boundPendingBytes, DEFAULT_PENDING_BYTES, type PendingBytesLimits } from "./pendingBytes.js"
 import { ownerRoutesFirst } from "./ownerRoutesFirst.js"
+import { deliverPages } from "./pageDelivery.js"
 import { ProblemForEveryError } from "./problemForEveryError.js"
 import { decodeEveryParameter, oneErrorPerParameter } from "./parameterErrors.js"
 import { InvalidRequest, PROBLEM_CONTENT_TYPE } from "./problem.js"
@@ -210,7 +211,8 @@ export const HttpLive = (options: {
       const write = yield* leanWriteRoute
       lean.handler = (req, res) => write(req, res) || entry(req, res)
     }
-    return HttpApiBuilder.serve((app) => countRequests(admitRequests(app)))
+    // The page routes' answers (ETag, gzip, an error as a page for a browser): pageDelivery.ts.
+    return HttpApiBuilder.serve((app) => countRequests(deliverPages(admitRequests(app))))
   })).pipe(
     // The instances HttpApiBuilder.serve provides itself (the same layers, built once).
     Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),

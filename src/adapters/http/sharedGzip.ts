@@ -58,6 +58,17 @@ export const gzipEnd = (tally: GzipTally): Buffer => {
   return Buffer.concat([FINAL_BLOCK, trailer])
 }
 
+/**
+ * A whole answer as one gzip member of a single piece: what the pages are sent as to a
+ * client that takes gzip (pageDelivery.ts), by the same code as the stream's pieces.
+ */
+export const gzipWhole = (bytes: Uint8Array): Buffer => {
+  const piece = deflatePiece(bytes)
+  const tally = emptyTally()
+  tallyPiece(tally, piece)
+  return Buffer.concat([GZIP_HEADER, piece.blocks, gzipEnd(tally)])
+}
+
 // CRC-32 arithmetic in GF(2) modulo the reflected polynomial (zlib's crc32.c, multmodp
 // and x2nmodp): the CRC of A followed by B is crc(A) times x^(8 * length(B)), plus crc(B).
 const POLY = 0xedb88320

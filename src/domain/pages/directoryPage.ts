@@ -16,6 +16,10 @@ const moreNames = (q: string | null): string => `/v2/directory?limit=${DIRECTORY
 
 const TIER_NOTE = { key: "key-bound: claimed by the key it binds", secret: "secret-bound: rests on the service's word" } as const
 
+/** The page's title, naming its search when there is one: Directory: names matching “ali”. */
+export const directoryTitle = (q: string | null | undefined): string =>
+  q === null || q === undefined || q === "" ? "Directory" : `Directory: names matching “${q}”`
+
 export const directoryMain = (view: DirectoryView): Html => html`<p>Names claimed on this log, in claim order, with the keys they resolve to now. Check a name against the tiles before trusting it: its page lists its key events, and <code>/v2/names/{name}</code> gives them with a signed checkpoint.</p>
 <form method="get" action="/directory"><label>Name contains <input name="q" value="${view.q ?? ""}" maxlength="80"></label> <button type="submit">Search</button></form>
 ${view.names.length === 0 ? html`<p>No names${view.q === null ? "" : html` match “${view.q}”`}.</p>` : html`<table>

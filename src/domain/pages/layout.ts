@@ -3,6 +3,7 @@
 // doors (/llms.txt, /openapi.json, /checkpoint). No script, no external asset, no cookie:
 // a page is readable by a text browser and by an agent fetching it.
 
+import { FAVICON_SVG_PATH } from "./favicon.js"
 import { html, trusted, type Html } from "./html.js"
 
 /** The pages in the navigation, in order. */
@@ -45,6 +46,8 @@ export interface PageFrame {
   readonly main: Html
   /** The page's own query parameters (channel, q, window): kept in the JSON and text links. */
   readonly query?: Readonly<Record<string, string | number | undefined>>
+  /** Whether the footer links the page's JSON and text forms (not on an error page, which has none). */
+  readonly formats?: boolean
 }
 
 /** The page's address in `format`, with its own parameters. */
@@ -64,6 +67,7 @@ export const pageDocument = (page: PageFrame): string =>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${page.title}</title>
 <meta name="description" content="${page.description}">
+<link rel="icon" href="${FAVICON_SVG_PATH}" type="image/svg+xml">
 <style>${STYLE}</style>
 </head>
 <body>
@@ -73,7 +77,7 @@ export const pageDocument = (page: PageFrame): string =>
 <h1>${page.title}</h1>
 ${page.main}
 </main>
-<footer>For agents: <a href="/llms.txt">/llms.txt</a> · <a href="/openapi.json">/openapi.json</a> · <a href="/checkpoint">/checkpoint</a> · this page as <a href="${formatLink(page, "json")}">JSON</a> or <a href="${formatLink(page, "text")}">text</a></footer>
+<footer>For agents: <a href="/llms.txt">/llms.txt</a> · <a href="/openapi.json">/openapi.json</a> · <a href="/checkpoint">/checkpoint</a>${page.formats === false ? "" : html` · this page as <a href="${formatLink(page, "json")}">JSON</a> or <a href="${formatLink(page, "text")}">text</a>`}</footer>
 </body>
 </html>
 `.markup

@@ -4,7 +4,8 @@
 // below, so a source cannot inject markup even if it held some.
 //
 // The subset: `#`..`###` headings, paragraphs (consecutive lines), `- ` lists, `1. `
-// lists, fenced code blocks (```), and inline `code`, **strong** and [text](href) links.
+// lists, nested by indenting under an item, fenced code blocks (```), and inline `code`,
+// **strong** and [text](href) links.
 // A link's href is kept only when it is a path on this site (`/...`) or an http(s) URL.
 
 import { html, type Html } from "./html.js"
@@ -32,14 +33,51 @@ export const renderInline = (text: string): Html => {
   return html`${parts}`
 }
 
+/** A list item: its own text, then what is indented under it (a nested list, more text). */
+interface ListItem {
+  readonly text: string
+  readonly children: ReadonlyArray<Block>
+}
+
 type Block =
   | { readonly kind: "heading"; readonly level: 1 | 2 | 3; readonly text: string }
   | { readonly kind: "paragraph"; readonly lines: ReadonlyArray<string> }
-  | { readonly kind: "list"; readonly ordered: boolean; readonly items: ReadonlyArray<string> }
+  | { readonly kind: "list"; readonly ordered: boolean; readonly items: ReadonlyArray<ListItem> }
   | { readonly kind: "code"; readonly lines: ReadonlyArray<string> }
 
 const BULLET = /^- (.*)$/
 const NUMBERED = /^\d+\. (.*)$/
+const MARKER = /^(- |\d+\. )/
+
+const indentOf = (line: string): number => line.length - line.trimStart().length
+
+/**
+ * A list from `lines[start]` on, and the line after it. An item runs on over the lines
+ * indented under it; those are parsed again, without their common indent, so a marker
+ * among them starts a nested list (of either kind) and other lines continue the item's
+ * text. A blank line or a line back at the margin that is no marker of this list ends it.
+ */
+const parseList = (lines: ReadonlyArray<string>, start: number): readonly [Block, number] => {
+  const ordered = NUMBERED.test(lines[start]!)
+  const pattern = ordered ? NUMBERED : BULLET
+  const items: Array<ListItem> = []
+  let i = start
+  while (i < lines.length) {
+    const item = lines[i]!.match(pattern)
+    if (item === null) break
+    i++
+    const under: Array<string> = []
+    while (i < lines.length && lines[i]!.trim() !== "" && indentOf(lines[i]!) > 0) under.push(lines[i++]!)
+    const margin = Math.min(...under.map(indentOf))
+    const body = under.map((line) => line.slice(margin))
+    // The item's text: its line and the lines under it up to the first marker.
+    const firstMarker = body.findIndex((line) => MARKER.test(line))
+    const textLines = firstMarker < 0 ? body : body.slice(0, firstMarker)
+    const rest = firstMarker < 0 ? [] : body.slice(firstMarker)
+    items.push({ text: [item[1]!, ...textLines.map((line) => line.trim())].join(" "), children: rest.length === 0 ? [] : parseBlocks(rest.join("\n")) })
+  }
+  return [{ kind: "list", ordered, items }, i]
+}
 
 /** The blocks of a Markdown source, in order. A list item continues on indented lines. */
 export const parseBlocks = (source: string): ReadonlyArray<Block> => {
@@ -60,19 +98,10 @@ export const parseBlocks = (source: string): ReadonlyArray<Block> => {
       const level = line.indexOf(" ") as 1 | 2 | 3
       blocks.push({ kind: "heading", level, text: line.slice(level + 1).trim() })
       i++
-    } else if (BULLET.test(line) || NUMBERED.test(line)) {
-      const ordered = NUMBERED.test(line)
-      const pattern = ordered ? NUMBERED : BULLET
-      const items: Array<string> = []
-      while (i < lines.length) {
-        const current = lines[i]!
-        const item = current.match(pattern)
-        if (item !== null) items.push(item[1]!)
-        else if (/^\s+\S/.test(current) && items.length > 0) items[items.length - 1] += ` ${current.trim()}`
-        else break
-        i++
-      }
-      blocks.push({ kind: "list", ordered, items })
+    } else if (MARKER.test(line)) {
+      const [list, next] = parseList(lines, i)
+      blocks.push(list)
+      i = next
     } else {
       const paragraph: Array<string> = []
       while (i < lines.length && lines[i]!.trim() !== "" && !/^(#{1,3} |```|- |\d+\. )/.test(lines[i]!)) paragraph.push(lines[i++]!.trim())
@@ -82,24 +111,26 @@ export const parseBlocks = (source: string): ReadonlyArray<Block> => {
   return blocks
 }
 
-const renderBlock = (block: Block): Html => {
+/** A block's HTML; inside a list item without the line break that follows a block at the top. */
+const renderBlock = (block: Block, nested = false): Html => {
+  const end = nested ? "" : "\n"
   switch (block.kind) {
     case "heading":
       // The page frame's <h1> is the title, so `#` and `##` both become <h2>.
-      return block.level === 3 ? html`<h3>${renderInline(block.text)}</h3>\n` : html`<h2>${renderInline(block.text)}</h2>\n`
+      return block.level === 3 ? html`<h3>${renderInline(block.text)}</h3>${end}` : html`<h2>${renderInline(block.text)}</h2>${end}`
     case "paragraph":
-      return html`<p>${renderInline(block.lines.join(" "))}</p>\n`
+      return html`<p>${renderInline(block.lines.join(" "))}</p>${end}`
     case "list": {
-      const items = block.items.map((item) => html`<li>${renderInline(item)}</li>`)
-      return block.ordered ? html`<ol>${items}</ol>\n` : html`<ul>${items}</ul>\n`
+      const items = block.items.map((item) => html`<li>${renderInline(item.text)}${item.children.map((child) => renderBlock(child, true))}</li>`)
+      return block.ordered ? html`<ol>${items}</ol>${end}` : html`<ul>${items}</ul>${end}`
     }
     case "code":
-      return html`<pre><code>${block.lines.join("\n")}</code></pre>\n`
+      return html`<pre><code>${block.lines.join("\n")}</code></pre>${end}`
   }
 }
 
 /** The HTML of a Markdown source (the subset above). */
-export const renderMarkdown = (source: string): Html => html`${parseBlocks(source).map(renderBlock)}`
+export const renderMarkdown = (source: string): Html => html`${parseBlocks(source).map((block) => renderBlock(block))}`
 
 /**
  * Text from the log (a post, a poll's question, a task) with its `code` spans set as code

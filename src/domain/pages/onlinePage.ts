@@ -11,6 +11,15 @@ import { whenMs } from "./when.js"
 /** Windows offered as links (seconds). */
 const WINDOWS: ReadonlyArray<readonly [number, string]> = [[300, "5 minutes"], [900, "15 minutes"], [3600, "1 hour"], [86_400, "24 hours"]]
 
+/** A window in words: "hour", "15 minutes", "90 seconds" (in whole hours, else minutes, else seconds). */
+export const windowWords = (seconds: number): string => {
+  const [amount, unit] = seconds % 3600 === 0 ? [seconds / 3600, "hour"] : seconds % 60 === 0 ? [seconds / 60, "minute"] : [seconds, "second"]
+  return amount === 1 ? unit : `${amount} ${unit}s`
+}
+
+/** The page's title, naming its window (every window is a page of its own): "Online in the last hour". */
+export const onlineTitle = (window: number): string => `Online in the last ${windowWords(window)}`
+
 export const onlineMain = (view: OnlineView): Html => html`<p>Agents that wrote a public leaf (anything but a direct message or a capsule) in the last ${view.window} seconds, newest first: <strong class="count">${view.count}</strong>.</p>
 <p>Window: ${WINDOWS.map(([seconds, label], i) => html`${i === 0 ? "" : " · "}${seconds === view.window ? html`<strong>${label}</strong>` : html`<a href="/online?window=${seconds}">${label}</a>`}`)}</p>
 <form method="get" action="/online"><label>Seconds <input name="window" type="number" min="${ONLINE_WINDOW.min}" max="${ONLINE_WINDOW.max}" value="${view.window}"></label> <button type="submit">Show</button></form>

@@ -1,6 +1,8 @@
 // The page of one poll, /agora/polls/{index} (docs/spec/service.md "Pages"; the data of GET
 // /v2/agora/polls/{poll_index}, forum/polls.ts): the question, each option with its votes
-// and a bar, whether it is open, and the rule (one vote per key, each counting one).
+// and a bar, whether it is open, and the rule (one vote per key, each counting one). Its
+// author is named as a post's is: the name the key acted for at the poll's leaf (linked to
+// the name's page), with the key itself beside it.
 
 import type { BodyStatusView } from "../bodyStatus.js"
 import type { pollView } from "../forum/polls.js"
@@ -8,9 +10,13 @@ import { oneLine, quoted, shownHtml, shownText, type WithText } from "./agoraPag
 import { html, type Html } from "./html.js"
 import { bodyStatusHtml, factList, jsonNote } from "./itemFacts.js"
 import { entryHref } from "./links.js"
-import { whenMs, whenSeconds } from "./when.js"
+import { authorLabel, authorLink, whenMs, whenSeconds } from "./when.js"
 
-export type PollPageData = WithText<NonNullable<ReturnType<typeof pollView>> & { readonly body: BodyStatusView }>
+export type PollPageData = WithText<NonNullable<ReturnType<typeof pollView>> & {
+  readonly body: BodyStatusView
+  /** The name the author's key acted for at the poll's leaf (identity/bindings.ts nameAtLeafOf), or null for a bare key. */
+  readonly name: string | null
+}>
 
 const share = (votes: number, total: number): number => (total === 0 ? 0 : Math.round((votes / total) * 100))
 
@@ -23,7 +29,8 @@ ${factList([
   ["status", html`${poll.status}, ${poll.votes} votes`],
   ["closes", whenSeconds(poll.closes)],
   ["channel", html`<a href="/agora?channel=${encodeURIComponent(poll.channel)}">#${poll.channel}</a>`],
-  ["by", html`<code>${poll.author}</code>`],
+  ["by", authorLink({ name: poll.name, kid: poll.author })],
+  ["key", poll.name === null ? null : html`<code>${poll.author}</code>`],
   ["logged", whenMs(poll.logged)],
   ["rules", poll.rules],
   ["question text", bodyStatusHtml(poll.body)],
@@ -40,5 +47,6 @@ export const pollText = (poll: PollPageData): string => [
   ...poll.options.map((option, i) => `- ${oneLine(option)}: ${poll.tally[i] ?? 0} (${share(poll.tally[i] ?? 0, poll.votes)}%)`),
   "",
   `${poll.status}, ${poll.votes} votes, closes ${whenSeconds(poll.closes)}, in #${poll.channel}; ${poll.rules}`,
+  `by ${authorLabel({ name: poll.name, kid: poll.author })}${poll.name === null ? "" : ` (${poll.author})`}`,
   ""
 ].join("\n")

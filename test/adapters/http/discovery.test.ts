@@ -209,7 +209,11 @@ describe("discovery documents", () => {
       ["text/html", "text/html; charset=utf-8"],
       ["*/*", "text/plain; charset=utf-8"],
       ["text/plain", "text/plain; charset=utf-8"],
-      ["application/json", "text/plain; charset=utf-8"]
+      ["application/json", "text/plain; charset=utf-8"],
+      // The weights count (RFC 9110 12.5.1): text/html named with a lower weight loses.
+      ["text/html;q=0.1, text/plain", "text/plain; charset=utf-8"],
+      ["text/html;q=0", "text/plain; charset=utf-8"],
+      ["text/plain;q=0.5, text/html", "text/html; charset=utf-8"]
     ] as const) {
       const response = await get("/", { headers: { accept } })
       expect(response.headers.get("content-type"), accept).toBe(type)

@@ -126,3 +126,64 @@ describe("navigation", () => {
     expect(JSON.parse(await page.locator("body").innerText())).toMatchObject({ tasks: [], truncated: false })
   })
 })
+
+describe("what a browser walk of the pages meets", () => {
+  it("a failed page request shows an HTML error page with the way home, not a problem document", async () => {
+    needBrowser()
+    const response = await page.goto(`${server.baseUrl}/agora/posts/999999`)
+    expect(response?.status()).toBe(404)
+    expect(response?.headers()["content-type"]).toBe("text/html; charset=utf-8")
+    expect(await page.title()).toBe("Post not found")
+    expect(await page.locator("p.problem-detail").textContent()).toBe("leaf 999999 is not a post")
+    await page.getByRole("link", { name: "Go to the home page" }).click()
+    await page.waitForURL(`${server.baseUrl}/`)
+    expect(await page.locator("h1").count()).toBe(1)
+
+    const invalid = await page.goto(`${server.baseUrl}/online?window=5`)
+    expect(invalid?.status()).toBe(422)
+    expect(await page.title()).toBe("Invalid parameters")
+    expect(await page.locator("ul.problem-errors li").allTextContents()).toEqual([expect.stringMatching(/^window: /)])
+  })
+
+  it("pages come gzipped with a validator, and the icon answers without an error on the console", async () => {
+    needBrowser()
+    const failures: Array<string> = []
+    const onConsole = (message: { type(): string; text(): string }) => {
+      if (message.type() === "error") failures.push(message.text())
+    }
+    const onResponse = (answer: { status(): number; url(): string }) => {
+      if (answer.status() >= 400) failures.push(`${answer.status()} ${answer.url()}`)
+    }
+    page.on("console", onConsole)
+    page.on("response", onResponse)
+    try {
+      const agora = await page.goto(`${server.baseUrl}/agora`)
+      expect(agora?.headers()["content-encoding"]).toBe("gzip")
+      expect(agora?.headers()["etag"]).toMatch(/^"[A-Za-z0-9_-]{22}-gzip"$/)
+      expect(await page.locator('link[rel="icon"]').getAttribute("href")).toBe("/favicon.svg")
+      for (const [path, type] of [["/favicon.svg", "image/svg+xml"], ["/favicon.ico", "image/x-icon"]] as const) {
+        const icon = await page.goto(`${server.baseUrl}${path}`)
+        expect(icon?.status(), path).toBe(200)
+        expect(icon?.headers()["content-type"], path).toBe(type)
+      }
+      // A JSON answer in a tab names no icon: the browser asks /favicon.ico for it, which answers.
+      await page.goto(`${server.baseUrl}/v2/agora/posts`)
+      await page.waitForLoadState("load")
+    } finally {
+      page.off("console", onConsole)
+      page.off("response", onResponse)
+    }
+    expect(failures).toEqual([])
+  })
+
+  it("titles /online and /directory by their parameters, and shows a guidance page's nested list inside its item", async () => {
+    needBrowser()
+    await page.goto(`${server.baseUrl}/online?window=3600`)
+    expect(await page.title()).toBe("Online in the last hour")
+    await page.goto(`${server.baseUrl}/directory?q=ali`)
+    expect(await page.title()).toBe("Directory: names matching “ali”")
+    await page.goto(`${server.baseUrl}/sandbox-network`)
+    expect(await page.locator("main > ol > li > ul > li code:first-child").allTextContents())
+      .toEqual(["signature_clock", "authority_not_allowed", "nonce_invalid"])
+  })
+})

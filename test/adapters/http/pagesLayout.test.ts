@@ -56,10 +56,11 @@ const { needBrowser } = pagesForFile(async (started) => {
 
 /**
  * Links that lead to data for programs rather than to a page; /charter is the document leaf
- * 0 hashes, served byte for byte (docs/spec/service.md), so it stays Markdown.
+ * 0 hashes, served byte for byte (docs/spec/service.md), so it stays Markdown; the icon
+ * every page links is an image.
  */
 const machineDoor = (path: string): boolean =>
-  /^\/(v2\/|t(\?|$)|ip$|tiles|\.well-known\/|openapi\.json|checkpoint|llms|skill\.md|sitemap|robots|manifest\.json|charter$|log\.vkey)/.test(path) ||
+  /^\/(v2\/|t(\?|$)|ip$|tiles|\.well-known\/|openapi\.json|checkpoint|llms|skill\.md|sitemap|robots|manifest\.json|charter$|log\.vkey|favicon\.(svg|ico)$)/.test(path) ||
   /[?&]format=(json|text)/.test(path) || /\.(md|txt|json|xml)(\?|$)/.test(path)
 
 const START_PAGES = ["/", "/agora", "/directory", "/tasks", "/online", "/stats", "/contribute", "/card", "/notice"]

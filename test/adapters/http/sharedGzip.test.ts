@@ -5,7 +5,7 @@
 import { crc32, gunzipSync } from "node:zlib"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { crc32Combine, deflatePiece, emptyTally, GZIP_HEADER, gzipEnd, tallyPiece, type DeflatedPiece } from "../../../src/adapters/http/sharedGzip.js"
+import { crc32Combine, deflatePiece, emptyTally, GZIP_HEADER, gzipEnd, gzipWhole, tallyPiece, type DeflatedPiece } from "../../../src/adapters/http/sharedGzip.js"
 
 /** A whole gzip stream of these pieces, as sseWire.ts sends it. */
 const streamOf = (pieces: ReadonlyArray<DeflatedPiece>): Buffer => {
@@ -49,5 +49,17 @@ describe("a gzip stream of shared pieces", () => {
 
   it("an empty stream is a valid gzip file too", () => {
     expect(gunzipSync(streamOf([])).length).toBe(0)
+  })
+})
+
+describe("a whole answer as one gzip member (the pages, pageDelivery.ts)", () => {
+  it("decodes to exactly its bytes, the same bytes each time", () => {
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 20000 }), (bytes) => {
+      const zipped = gzipWhole(bytes)
+      expect(gunzipSync(zipped).equals(Buffer.from(bytes))).toBe(true)
+      expect(gzipWhole(bytes).equals(zipped)).toBe(true)
+    }), { numRuns: 100 })
+    const page = Buffer.from("<!doctype html><p>a page</p>\n".repeat(200))
+    expect(gzipWhole(page).length).toBeLessThan(page.length / 10)
   })
 })

@@ -5,10 +5,11 @@
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { bodyStatus } from "../../../src/domain/bodyStatus.js"
-import { AGORA_PAGE_POLLS, agoraMain, agoraPageView, agoraText, type AgoraPageData } from "../../../src/domain/pages/agoraPage.js"
-import { directoryMain, directoryText } from "../../../src/domain/pages/directoryPage.js"
+import { AGORA_PAGE_POLLS, agoraMain, agoraPageView, agoraText, pollItem, type AgoraPageData } from "../../../src/domain/pages/agoraPage.js"
+import { directoryMain, directoryText, directoryTitle } from "../../../src/domain/pages/directoryPage.js"
 import { nameMain, nameText } from "../../../src/domain/pages/namePage.js"
-import { onlineMain, onlineText } from "../../../src/domain/pages/onlinePage.js"
+import { onlineMain, onlineText, onlineTitle } from "../../../src/domain/pages/onlinePage.js"
+import { pollMain, pollText } from "../../../src/domain/pages/pollPage.js"
 import { humanBytes, statsMain, statsText } from "../../../src/domain/pages/statsPage.js"
 import { tasksMain, tasksText } from "../../../src/domain/pages/tasksPage.js"
 import { KEYS_NOTICE, type ServiceStatsDocument } from "../../../src/domain/stats/serviceStatsDocument.js"
@@ -144,6 +145,33 @@ describe("the directory, tasks and online pages", () => {
     const online = onlineView(log.state, recentActivity(log.state.activity, onlineSince(900, log.now), ONLINE_LISTED), 900, log.now)
     expect(onlineMain(online).markup).toContain(`<a href="/names/alice">alice</a>`)
     expect(onlineText(online)).toContain("# Online: 1 agents in the last 900 seconds")
+  })
+})
+
+describe("page titles that name their parameters", () => {
+  it("say the window of /online in words and the search of /directory", () => {
+    expect([60, 90, 300, 900, 3600, 5400, 7200, 86_400].map(onlineTitle)).toEqual([
+      "Online in the last minute", "Online in the last 90 seconds", "Online in the last 5 minutes", "Online in the last 15 minutes",
+      "Online in the last hour", "Online in the last 90 minutes", "Online in the last 2 hours", "Online in the last 24 hours"
+    ])
+    expect([undefined, null, "", "ali"].map(directoryTitle)).toEqual(["Directory", "Directory", "Directory", "Directory: names matching “ali”"])
+  })
+})
+
+describe("the poll page", () => {
+  it("names its author by the name the key acted for, the key beside it, or by the key alone", () => {
+    const { log, alice } = forum()
+    const poll = pollPayload("tea or coffee?", ["tea", "coffee"], log.seconds + 3600)
+    const index = log.accept(alice, "poll", poll.payload, poll.body)
+    const item = { ...pollItem(log.state, index, log.now), text: "tea or coffee?" }
+    const named = pollMain({ ...item, name: "alice" }).markup
+    expect(named).toContain('<dt>by</dt><dd><a href="/names/alice"><strong>alice</strong></a></dd>')
+    expect(named).toContain(`<dt>key</dt><dd><code>${alice.kid}</code></dd>`)
+    expect(pollText({ ...item, name: "alice" })).toContain(`by alice (${alice.kid})`)
+    const bare = pollMain({ ...item, name: null }).markup
+    expect(bare).toContain(`<dt>by</dt><dd><code>${alice.kid}</code></dd>`)
+    expect(bare).not.toContain("<dt>key</dt>")
+    expect(pollText({ ...item, name: null })).toContain(`by ${alice.kid}\n`)
   })
 })
 

@@ -31,6 +31,36 @@ GET /t?l=help
     )
   })
 
+  it("renders a list indented under an item as a list inside that item, of either kind and at any depth", () => {
+    const out = renderMarkdown(`1. first
+   continued
+2. second:
+   - a
+     still a
+   - b
+     1. deep
+   after the list
+3. third
+
+- x
+`).markup
+    expect(out).toBe(
+      "<ol><li>first continued</li><li>second:<ul><li>a still a</li><li>b<ol><li>deep</li></ol></li></ul><p>after the list</p></li><li>third</li></ol>\n" +
+      "<ul><li>x</li></ul>\n"
+    )
+  })
+
+  it("keeps the nested list of the /sandbox-network page inside its item", () => {
+    const facts: SiteFacts = { publicUrl: "https://aics.example", domain: "aics.example", origin: "aics.example/aics", tilePrefixes: ["https://aics.example/tiles/"], apiVersion: "0.3.0", gatePorts: { tls: 0, plaintext: 0 } }
+    const out = renderMarkdown(QUESTION_PAGES.find((p) => p.slug === "/sandbox-network")!.markdown(facts)).markup
+    const item = out.match(/<li>A 401 on a signed request \(the <code>code<\/code> says which\):<ul>(.*?)<\/ul><\/li>/)
+    expect(item).not.toBeNull()
+    expect([...item![1]!.matchAll(/<li><code>([a-z_]+)<\/code>/g)].map((m) => m[1])).toEqual(["signature_clock", "authority_not_allowed", "nonce_invalid"])
+    // The outer list goes on after the nested one: its seventh item is the 409.
+    expect(out).toMatch(/<\/ul><\/li><li>A 409 <code>nonce_reused<\/code>/)
+    expect(out).not.toContain("- <code>")
+  })
+
   it("renders inline code, strong and links", () => {
     expect(renderInline("use `aics claim` and **keep** the [skill file](/skill.md)").markup)
       .toBe(`use <code>aics claim</code> and <strong>keep</strong> the <a href="/skill.md">skill file</a>`)

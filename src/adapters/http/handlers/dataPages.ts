@@ -11,9 +11,9 @@ import { ServiceStats } from "../../../app/ServiceStats.js"
 import { StateReader } from "../../../app/StateReader.js"
 import { bodyStatus } from "../../../domain/bodyStatus.js"
 import { agoraMain, agoraText } from "../../../domain/pages/agoraPage.js"
-import { DIRECTORY_PAGE_NAMES, directoryMain, directoryText } from "../../../domain/pages/directoryPage.js"
+import { DIRECTORY_PAGE_NAMES, directoryMain, directoryText, directoryTitle } from "../../../domain/pages/directoryPage.js"
 import { pageDocument } from "../../../domain/pages/layout.js"
-import { onlineMain, onlineText } from "../../../domain/pages/onlinePage.js"
+import { onlineMain, onlineText, onlineTitle } from "../../../domain/pages/onlinePage.js"
 import { statsMain, statsText } from "../../../domain/pages/statsPage.js"
 import { tasksMain, tasksText } from "../../../domain/pages/tasksPage.js"
 import { ONLINE_WINDOW, TASKS_LIMIT } from "../../../domain/views/limits.js"
@@ -60,7 +60,7 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
         // An empty search box (the form sends `q=`) lists every name.
         Effect.map(projection.directory({ q: urlParams.q === "" ? undefined : urlParams.q, limit: DIRECTORY_PAGE_NAMES }), (view) =>
           pageResponse(urlParams.format, {
-            html: () => pageDocument({ path: "/directory", title: "Directory", description: "Names on this AICS-1 log, their tiers and current keys.", main: directoryMain(view), query: { q: urlParams.q } }),
+            html: () => pageDocument({ path: "/directory", title: directoryTitle(view.q), description: "Names on this AICS-1 log, their tiers and current keys.", main: directoryMain(view), query: { q: urlParams.q } }),
             json: () => view,
             text: () => directoryText(view)
           })).pipe(orUnavailable))
@@ -91,7 +91,7 @@ export const DataPagesHandlers = HttpApiBuilder.group(AicsApi, "dataPages", (han
         Effect.gen(function*() {
           const view = yield* stats.online(urlParams.window ?? ONLINE_WINDOW.default)
           return pageResponse(urlParams.format, {
-            html: () => pageDocument({ path: "/online", title: "Online", description: "Agents that wrote a public leaf on this AICS-1 log recently.", main: onlineMain(view), query: { window: urlParams.window } }),
+            html: () => pageDocument({ path: "/online", title: onlineTitle(view.window), description: "Agents that wrote a public leaf on this AICS-1 log recently.", main: onlineMain(view), query: { window: urlParams.window } }),
             json: () => view,
             text: () => onlineText(view)
           })

@@ -18,13 +18,14 @@ import { agentProtocol } from "../../../domain/discovery/manifest.js"
 import { securityTxt } from "../../../domain/discovery/securityTxt.js"
 import { skillMd } from "../../../domain/discovery/skill.js"
 import { fromUtf8 } from "../../../domain/bytes.js"
+import { FAVICON_SVG, faviconIco } from "../../../domain/pages/favicon.js"
 import { Clock } from "../../../ports/Clock.js"
 import { TileSink } from "../../../ports/TileSink.js"
 import { AicsApi } from "../api.js"
 import { callerAddress } from "../callerAddress.js"
 import { negotiatedFormat, pageResponse } from "../pageResponse.js"
 import { apiEndpoints, siteFacts } from "../siteFacts.js"
-import { TEXT, textDocument, XML } from "../textDocument.js"
+import { ICO, SVG, TEXT, textDocument, XML } from "../textDocument.js"
 import { orUnavailable } from "./common.js"
 
 export const DiscoveryDocsHandlers = HttpApiBuilder.group(AicsApi, "discoveryDocs", (handlers) =>
@@ -48,6 +49,11 @@ export const DiscoveryDocsHandlers = HttpApiBuilder.group(AicsApi, "discoveryDoc
     const sitemapText = textDocument(sitemapTxt(facts, paths), TEXT)
     const sitemapXmlText = textDocument(sitemapXml(facts, paths), XML)
     const manifest = agentProtocol(facts, endpoints)
+    // The icon changes only with a release: a week in caches. Nothing in it may load or run
+    // (an SVG opened in a tab is a document); the inline style is the browser's own viewer's.
+    const iconHeaders = { "cache-control": "public, max-age=604800", "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'", "x-content-type-options": "nosniff" }
+    const faviconIcoResponse = HttpServerResponse.uint8Array(faviconIco(), { contentType: ICO, headers: iconHeaders })
+    const faviconSvgResponse = HttpServerResponse.text(FAVICON_SVG, { contentType: SVG, headers: iconHeaders })
 
     // The same note /checkpoint serves (app/servedCheckpoint.ts), not a file read of its own.
     const checkpoint = publishedCheckpoint.pipe(
@@ -66,8 +72,9 @@ export const DiscoveryDocsHandlers = HttpApiBuilder.group(AicsApi, "discoveryDoc
             json: () => homeJson(facts, note),
             text: () => homeText(facts, note)
           })
-          // The checkpoint moves with every published leaf; the format follows Accept.
-          return HttpServerResponse.setHeaders(response, { "cache-control": "no-store", vary: "Accept" })
+          // The checkpoint moves with every published leaf: a cache asks each time (its ETag,
+          // pageDelivery.ts, makes that a 304 while nothing moved); the format follows Accept.
+          return HttpServerResponse.setHeaders(response, { "cache-control": "no-cache", vary: "Accept" })
         }))
       .handle("llms", () => Effect.succeed(llms))
       .handle("llmsFull", () => Effect.succeed(llmsFull))
@@ -77,6 +84,8 @@ export const DiscoveryDocsHandlers = HttpApiBuilder.group(AicsApi, "discoveryDoc
       .handle("sitemapXml", () => Effect.succeed(sitemapXmlText))
       .handle("securityTxt", () =>
         Effect.map(clock.nowMillis, (now) => textDocument(securityTxt(facts, now, securityContact), TEXT, "public, max-age=3600")))
+      .handle("faviconIco", () => Effect.succeed(faviconIcoResponse))
+      .handle("faviconSvg", () => Effect.succeed(faviconSvgResponse))
       .handle("manifest", () => Effect.succeed(manifest))
       .handle("agentProtocol", () => Effect.succeed(manifest))
       .handle("ip", ({ request }) =>

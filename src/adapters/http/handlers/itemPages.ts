@@ -10,6 +10,7 @@ import { namePostsView } from "../../../app/namePostsView.js"
 import { Projection } from "../../../app/Projection.js"
 import { StateReader } from "../../../app/StateReader.js"
 import { bodyStatus } from "../../../domain/bodyStatus.js"
+import { nameAtLeafOf } from "../../../domain/identity/bindings.js"
 import { entryMain, entryText, entryTitle, type EntryPageData } from "../../../domain/pages/entryPage.js"
 import { pageDocument } from "../../../domain/pages/layout.js"
 import { NAME_PAGE_POSTS, nameMain, nameText } from "../../../domain/pages/namePage.js"
@@ -51,7 +52,9 @@ export const ItemPagesHandlers = HttpApiBuilder.group(AicsApi, "itemPages", (han
         Effect.gen(function*() {
           const item = yield* forum.pollWithBody(path.index, yield* clock.nowMillis)
           if (item === undefined) return yield* NotFound.fail("poll_not_found", `leaf ${path.index} is not a poll`)
-          const poll = yield* withText(item)
+          // Its author by name, as a post's: the name the key acted for at the poll's leaf.
+          const author = yield* reader.slice([{ area: "keys", key: item.author }])
+          const poll = yield* withText({ ...item, name: nameAtLeafOf(author, item.author, item.index) ?? null })
           return pageResponse(urlParams.format, {
             html: () => pageDocument({ path: `/agora/polls/${poll.index}`, title: `Poll #${poll.index}`, description: `Poll #${poll.index} and its tally on this AICS-1 log.`, main: pollMain(poll) }),
             json: () => poll,
