@@ -66,7 +66,7 @@ export const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
         FsHostMetricsLive(config.dataDir),
         FsGateSecretsLive(join(config.dataDir, "gate-secrets")),
         FsWitnessStateLive(join(config.dataDir, "witness")),
-        FsCosignaturesLive(join(config.dataDir, "cosignatures.json")),
+        FsCosignaturesLive(join(config.dataDir, "cosignatures.json"), join(config.dataDir, "witness-alarms.json")),
         SqliteProjectionStoreLive(join(config.dataDir, "state.db"))
       ).pipe(Layer.provide(DataDirLockLive(config.dataDir)))
       : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir),

@@ -17,6 +17,14 @@
 // The served checkpoint carries the stored lines whose size is the checkpoint's: a line
 // signs one text, and a log signs one text per size. Other processes (PostgreSQL) reload
 // the stored lines every second.
+//
+// A witness that saw another history raises an alarm in the Cosignatures port, cleared
+// when the witness cosigns this log again: it is the deployment's, not the process's, so
+// every node's /healthz reports it (ServiceHealth.ts) and a node that takes the lease over
+// keeps it. Every process (sequencing or not) reloads the stored alarms every second with
+// the lines, and status answers from that copy in memory: /healthz, however often polled,
+// never reads the database, and an alarm raised or cleared on another node shows here
+// within about a second (at once on the node that raised or cleared it).
 
 import { Context, Data, Duration, Effect, Either, Layer, Option, Ref, SubscriptionRef } from "effect"
 import {
@@ -25,7 +33,7 @@ import {
 import { openNote, signatureLine } from "../domain/note/signedNote.js"
 import { formatAddCheckpointRequest, parseTlogSize, TLOG_SIZE_CONTENT_TYPE } from "../domain/witness/addCheckpoint.js"
 import { Clock } from "../ports/Clock.js"
-import { Cosignatures, type CollectedCosignature } from "../ports/Cosignatures.js"
+import { Cosignatures, type AnotherHistoryAlarm, type CollectedCosignature } from "../ports/Cosignatures.js"
 import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
 import { WitnessTransport } from "../ports/WitnessTransport.js"
@@ -46,14 +54,17 @@ export interface WitnessStatus {
   readonly cosignedAt: number | undefined
   /** Seconds since that cosignature. */
   readonly cosignedAgeSeconds: number | undefined
-  /** Why the last attempt failed, when it did. */
+  /** Why this process's last attempt failed, when it did. */
   readonly error: string | undefined
   /**
    * The witness cosigned a larger tree of this origin than this log holds (the log store's
-   * size, not the checkpoint this process has at hand): it saw another history (this log
-   * went back, or forked). /healthz says DEGRADED while it lasts.
+   * size, not the checkpoint this process has at hand), or one this log does not extend: it
+   * saw another history (this log went back, or forked). /healthz says DEGRADED while it
+   * lasts, on every node: the alarm is stored (Cosignatures port), whichever node raised it.
    */
   readonly sawAnotherHistory: boolean
+  /** That alarm: what showed it and since when; undefined when sawAnotherHistory is false. */
+  readonly anotherHistory: AnotherHistoryAlarm | undefined
 }
 
 export interface WitnessingStatus {
@@ -84,10 +95,16 @@ interface Known {
   /** The size the witness said it last cosigned (a 409), when newer than the stored line. */
   readonly witnessSize: number | undefined
   readonly error: string | undefined
-  readonly anotherHistory: boolean
+  /**
+   * An alarm this process raised that the store did not take (the database away, say):
+   * reported here until a raise is stored, the witness cosigns, or this process stops
+   * leading (the next holder asks the witness itself at once), so an outage of the store
+   * does not hide a fork from the node that found it.
+   */
+  readonly unstoredAlarm: AnotherHistoryAlarm | undefined
 }
 
-const UNKNOWN: Known = { stored: undefined, witnessSize: undefined, error: undefined, anotherHistory: false }
+const UNKNOWN: Known = { stored: undefined, witnessSize: undefined, error: undefined, unstoredAlarm: undefined }
 
 const FIRST_BACKOFF = Duration.seconds(1)
 const MAX_BACKOFF = Duration.seconds(60)
@@ -127,13 +144,54 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
     const update = (vkey: string, f: (k: Known) => Known) =>
       Ref.update(known, (map) => new Map(map).set(vkey, f(map.get(vkey) ?? UNKNOWN)))
 
-    /** Takes the stored lines (another process may have collected them). */
+    // The stored alarms, by witness, as last read or written by this process. Reloads and
+    // this process's own raises and clears take turns (alarmTurn): a reload that read the
+    // table before a clear must not put the cleared alarm back when it lands after it.
+    const alarms = yield* Ref.make(new Map<string, AnotherHistoryAlarm>())
+    const alarmTurn = yield* Effect.makeSemaphore(1)
+
+    /** Takes the stored lines and alarms (another process may have collected or raised them). */
     const reload = Effect.gen(function*() {
       const stored = yield* store.list
       for (const c of stored) {
         yield* update(c.witness, (k) => (k.stored === undefined || k.stored.size < c.size ? { ...k, stored: c } : k))
       }
     })
+    // Apart from the lines: a failure of either keeps the copy of the other fresh.
+    const reloadAlarms = alarmTurn.withPermits(1)(Effect.flatMap(store.alarms, (list) =>
+      Ref.set(alarms, new Map(list.map((a) => [a.witness, a])))))
+
+    /** The witness's alarm as this process knows it: stored, or raised here and not stored yet. */
+    const alarmOf = (vkey: string, map: ReadonlyMap<string, Known>, stored: ReadonlyMap<string, AnotherHistoryAlarm>) =>
+      stored.get(vkey) ?? map.get(vkey)?.unstoredAlarm
+
+    const raiseAlarm = (w: Configured, detail: string) =>
+      Effect.gen(function*() {
+        const vkey = w.vkey
+        const alarm: AnotherHistoryAlarm = { witness: vkey, detail, raisedAt: Math.floor((yield* clock.nowMillis) / 1000) }
+        const raised = yield* Effect.either(alarmTurn.withPermits(1)(Effect.zipRight(
+          store.raiseAlarm(alarm),
+          Ref.update(alarms, (map) => new Map(map).set(vkey, { ...alarm, raisedAt: map.get(vkey)?.raisedAt ?? alarm.raisedAt }))
+        )))
+        if (Either.isRight(raised)) return yield* update(vkey, (k) => ({ ...k, unstoredAlarm: undefined }))
+        yield* update(vkey, (k) => ({ ...k, unstoredAlarm: { ...alarm, raisedAt: k.unstoredAlarm?.raisedAt ?? alarm.raisedAt } }))
+        yield* Effect.logError(`the alarm that witness ${w.key.name} (${w.url}) saw another history could not be stored, so only this node reports it until it is: ${raised.left.operation}: ${raised.left.detail}`)
+      })
+
+    /**
+     * Clears the witness's stored alarm. Asked of the store at every cosignature, not only
+     * when this process's copy (up to a second old) holds one: an alarm another node raised
+     * since, a deposed holder that had not noticed yet, would otherwise stay until the
+     * witness's next cosignature, which an idle log may not ask for in a long while. Nothing
+     * to clear costs the filesystem nothing and PostgreSQL one DELETE by primary key.
+     */
+    const clearAlarm = (vkey: string) =>
+      alarmTurn.withPermits(1)(Effect.zipRight(store.clearAlarm(vkey), Ref.update(alarms, (map) => {
+        if (!map.has(vkey)) return map
+        const next = new Map(map)
+        next.delete(vkey)
+        return next
+      })))
 
     /** The witness's cosignature line in a 200 answer, checked against the checkpoint. */
     const lineOf = (w: Configured, latest: PublishedCheckpoint, body: string) => {
@@ -176,6 +234,10 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             if (cosigned === undefined) return yield* new Refusal({ detail: "the witness answered 200 without a valid cosignature by its key" })
             const record: CollectedCosignature = { witness: w.vkey, size: latest.size, line: cosigned.line, timestamp: cosigned.timestamp }
             yield* store.record(record)
+            // The witness cosigned this log: whatever history it saw before, it now holds
+            // this one. A clear that fails fails the attempt, which is retried (and asks the
+            // witness again) until the alarm is gone, on every node.
+            yield* clearAlarm(w.vkey)
             yield* update(w.vkey, () => ({ ...UNKNOWN, stored: record }))
             return
           }
@@ -220,7 +282,12 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           const latest = yield* publisher.latest
           const k = (yield* Ref.get(known)).get(w.vkey)
           const lead = yield* SubscriptionRef.get(leading)
-          if (!lead) answered = false
+          if (!lead) {
+            answered = false
+            // An alarm the store never took is this process's word alone: the next holder
+            // asks the witness at once and raises its own.
+            if (k?.unstoredAlarm !== undefined) yield* update(w.vkey, (was) => ({ ...was, unstoredAlarm: undefined }))
+          }
           if (!lead || latest === undefined || (answered && (k?.stored?.size ?? -1) >= latest.size)) {
             // Nothing to submit: wait for a newer checkpoint (or a second, for leadership).
             // On a diverged log the wait ends at once with nothing: then a pause, not a spin.
@@ -245,22 +312,28 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             : `${error.operation}: ${error.detail}`
           // Sticky until the witness cosigns this log again: once this log outgrows the
           // witness's tree, the fork shows as a proof the witness refuses, not as a size.
+          // Raised again at each such refusal, which keeps the latest detail (the store
+          // keeps the first time).
           const anotherHistory = error._tag === "Refusal" && error.anotherHistory === true
-          const before = (yield* Ref.get(known)).get(w.vkey)
-          yield* update(w.vkey, (k) => ({ ...k, error: detail, anotherHistory: k.anotherHistory || anotherHistory }))
+          const alarmBefore = alarmOf(w.vkey, yield* Ref.get(known), yield* Ref.get(alarms))
+          // The alarm before the error: whoever sees the error sees the alarm it raised.
+          if (anotherHistory) yield* raiseAlarm(w, detail)
+          yield* update(w.vkey, (k) => ({ ...k, error: detail }))
           // A witness that holds a larger tree of this origin is evidence of a fork (a restored
           // copy, say): an error, not a witness that is merely away.
           const line = `witness ${w.key.name} (${w.url}) did not cosign size ${latest.size}: ${detail}`
-          yield* (anotherHistory || before?.anotherHistory === true ? Effect.logError(`${line} (docs/operations.md "Backups and restores")`) : Effect.logWarning(line))
+          yield* (anotherHistory || alarmBefore !== undefined ? Effect.logError(`${line} (docs/operations.md "Backups and restores")`) : Effect.logWarning(line))
           yield* Effect.sleep(backoff)
           backoff = Duration.min(Duration.times(backoff, 2), MAX_BACKOFF)
         }
       })
 
     if (witnesses.length > 0) {
-      yield* Effect.orElse(reload, () => Effect.void)
+      yield* Effect.ignore(reload)
+      yield* Effect.ignore(reloadAlarms)
       for (const w of witnesses) yield* Effect.forkScoped(serve(w))
-      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.seconds(1)), Effect.ignore(reload))))
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.seconds(1)),
+        Effect.zipRight(Effect.ignore(reload), Effect.ignore(reloadAlarms)))))
     }
 
     const linesAt = (size: number) =>
@@ -270,19 +343,24 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           return stored !== undefined && stored.size === size ? [stored.line] : []
         }))
 
+    // Alarms of witnesses not in AICS_WITNESSES are not reported: taking a retired witness
+    // out of the list is how an operator sets its alarm aside (docs/operations.md).
     const status = Effect.gen(function*() {
       const map = yield* Ref.get(known)
+      const stored = yield* Ref.get(alarms)
       const latest = yield* publisher.latest
       const nowSeconds = Math.floor((yield* clock.nowMillis) / 1000)
       const list = witnesses.map((w): WitnessStatus => {
-        const stored = map.get(w.vkey)?.stored
+        const cosigned = map.get(w.vkey)?.stored
+        const alarm = alarmOf(w.vkey, map, stored)
         return {
           name: w.key.name, url: w.url, vkey: w.vkey,
-          cosignedSize: stored?.size,
-          cosignedAt: stored?.timestamp,
-          cosignedAgeSeconds: stored === undefined ? undefined : Math.max(0, nowSeconds - stored.timestamp),
+          cosignedSize: cosigned?.size,
+          cosignedAt: cosigned?.timestamp,
+          cosignedAgeSeconds: cosigned === undefined ? undefined : Math.max(0, nowSeconds - cosigned.timestamp),
           error: map.get(w.vkey)?.error,
-          sawAnotherHistory: map.get(w.vkey)?.anotherHistory === true
+          sawAnotherHistory: alarm !== undefined,
+          anotherHistory: alarm
         }
       })
       return {

@@ -2,7 +2,8 @@
 // (docs/spec/service.md "Telemetry" /healthz): DIVERGED when the log diverged from its tiles (it then
 // refuses new leaves), DEGRADED when the tiles are not being written, the ciphertext budget
 // is exhausted, agent writes are held, the projection store cannot be read or folded, or a
-// witness holds a larger tree of this origin than the log (it saw another history), else OK.
+// witness holds a larger tree of this origin than the log (it saw another history: an alarm
+// stored for the whole deployment, app/CosignatureCollector.ts), else OK.
 // From what the process holds, in constant time: whether agent writes are held is governance,
 // a resident part (domain/write/stateAreas.ts) the projection holds whole; reading it first
 // folds what the sequencer committed since the last read (usually nothing).
@@ -45,8 +46,11 @@ export const serviceHealth = Effect.gen(function*() {
     if (read._tag === "Right") lastHeld = agentWritesHeld(read.right)
     const unavailable = read._tag === "Left" ? read.left : yield* projection.foldError
     if (unavailable !== undefined) reasons.push(withoutServerPaths(`projection_unavailable: ${unavailable.message}`))
+    // The stored alarm (CosignatureCollector's copy, reloaded every second), so every node
+    // of a deployment reports it, not only the one that submits checkpoints; its detail is
+    // what showed the other history, not this process's latest failure (a witness down).
     for (const w of (yield* witnessing.status).witnesses) {
-      if (w.sawAnotherHistory) reasons.push(withoutServerPaths(`witness_saw_another_history: ${w.name}: ${w.error ?? ""}`))
+      if (w.anotherHistory !== undefined) reasons.push(withoutServerPaths(`witness_saw_another_history: ${w.name}: ${w.anotherHistory.detail}`))
     }
     const held = lastHeld
     if (held) reasons.push("agent_writes_held")

@@ -1,11 +1,16 @@
 // The cosignatures this log collected from its witnesses (C2SP tlog-witness, as a client):
-// for each witness, the latest cosignature line and the size it covers. Shared by every
-// process serving the log (PostgreSQL), so each serves the checkpoint with the same lines.
+// for each witness, the latest cosignature line and the size it covers; and the alarms of
+// the witnesses that showed another history of this log. Shared by every process serving
+// the log (PostgreSQL), so each serves the checkpoint with the same lines, and each node's
+// /healthz reports the same alarms whichever node (the sequencing one) found them.
 //
 // Contract (test/ports/Cosignatures.contract.ts): list answers every witness's latest record;
 // record keeps, per witness, the record of the largest size (a record of a smaller size than
-// the stored one changes nothing; an equal or larger one replaces it); a durable adapter
-// answers the same after a reopen.
+// the stored one changes nothing; an equal or larger one replaces it). alarms answers one
+// alarm per witness at most: raiseAlarm adds it, or replaces the detail of the witness's
+// alarm while keeping the time it was first raised; clearAlarm removes it (nothing to remove
+// is no error). Cosignatures and alarms are independent: recording a cosignature clears no
+// alarm (the collector clears it). A durable adapter answers the same after a reopen.
 
 import { Context, type Effect } from "effect"
 import type { StorageError } from "./StorageError.js"
@@ -21,7 +26,25 @@ export interface CollectedCosignature {
   readonly timestamp: number
 }
 
+/**
+ * A witness showed it cosigned a tree of this origin that this log does not have (it saw
+ * another history: the log went back, or forked). It lasts until the witness cosigns this
+ * log again, across restarts and lease handovers: the evidence is about the log, not about
+ * the process that happened to submit the checkpoint.
+ */
+export interface AnotherHistoryAlarm {
+  /** The witness's verifier key string, as in CollectedCosignature. */
+  readonly witness: string
+  /** What showed it: the witness's answer as the collector words it. */
+  readonly detail: string
+  /** When it was first raised (Unix seconds): a later raise for the witness keeps it. */
+  readonly raisedAt: number
+}
+
 export class Cosignatures extends Context.Tag("aics/Cosignatures")<Cosignatures, {
   readonly record: (cosignature: CollectedCosignature) => Effect.Effect<void, StorageError>
   readonly list: Effect.Effect<ReadonlyArray<CollectedCosignature>, StorageError>
+  readonly raiseAlarm: (alarm: AnotherHistoryAlarm) => Effect.Effect<void, StorageError>
+  readonly clearAlarm: (witness: string) => Effect.Effect<void, StorageError>
+  readonly alarms: Effect.Effect<ReadonlyArray<AnotherHistoryAlarm>, StorageError>
 }>() {}

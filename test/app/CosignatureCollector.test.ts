@@ -4,13 +4,17 @@
 // a witness that is down is retried and caught up; a 200 without a valid cosignature is
 // not stored; a witness that cosigned a size above the log's is never asked to go back; and
 // a witness that cosigned a checkpoint another node of a shared log published, newer than
-// the one this node has at hand, is waited for, without the fork signal.
+// the one this node has at hand, is waited for, without the fork signal. A witness that saw
+// another history raises an alarm in the Cosignatures store, which every node reports (two
+// collectors on one PostgreSQL schema, below) and which lasts, across a restart or a lease
+// handover, until the witness cosigns this log again.
 
 import { join } from "node:path"
 import { it } from "@effect/vitest"
-import { Duration, Effect, Either, Layer, Logger, Option, Ref, SubscriptionRef } from "effect"
+import { Context, Duration, Effect, Either, Layer, Logger, Option, Ref, type Scope, SubscriptionRef } from "effect"
 import { describe, expect } from "vitest"
 import { FsCosignaturesLive } from "../../src/adapters/fs/FsCosignatures.js"
+import { PgCosignaturesLive } from "../../src/adapters/pg/PgCosignatures.js"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
 import { CosignatureCollector } from "../../src/app/CosignatureCollector.js"
 import { LogNotary } from "../../src/app/LogNotary.js"
@@ -26,9 +30,14 @@ import { decideAddCheckpoint, parseAddCheckpointRequest, TLOG_SIZE_CONTENT_TYPE,
 import { Clock } from "../../src/ports/Clock.js"
 import { Cosignatures } from "../../src/ports/Cosignatures.js"
 import { LogStore } from "../../src/ports/LogStore.js"
+import { StorageError } from "../../src/ports/StorageError.js"
 import { WitnessTransport, WitnessUnreachable, type WitnessReply } from "../../src/ports/WitnessTransport.js"
 import { tempDir } from "../adapters/fs/tempDir.js"
+import { openOn } from "../adapters/pg/open.js"
 import { harnessLog } from "../support/harnessLog.js"
+import { testDatabase } from "../support/pg.js"
+
+const db = testDatabase()
 
 const ORIGIN = "collector.example/log"
 const log = harnessLog(ORIGIN)
@@ -71,20 +80,29 @@ interface Node {
   /** The log store's size: on PostgreSQL, what every node appended. */
   readonly logSize: Ref.Ref<number>
   readonly logged: Array<{ readonly level: string; readonly message: string }>
+  /** Whether this node holds the lease (NodeRole): only the one that does submits. */
+  readonly leading: SubscriptionRef.SubscriptionRef<boolean>
 }
 
 /** The publisher's wait for a newer checkpoint: by default none comes within a short wait. */
 const noNewerCheckpoint: Publisher["Type"]["awaitCoverage"] = () => Effect.as(Effect.sleep(Duration.millis(10)), Option.none())
 
-const run = (
+/** The filesystem store of a new temporary folder. */
+const fsStore = Effect.map(tempDir("collector"), (dir) => FsCosignaturesLive(join(dir, "cosignatures.json"), join(dir, "witness-alarms.json")))
+
+/**
+ * A node's collector, running until the scope closes, over `store` (shared by the nodes of
+ * a test when it is a PostgreSQL schema), `leading` or not.
+ */
+const startNode = (
   w: FakeWitness,
-  test: (node: Node) => Effect.Effect<void, unknown, CosignatureCollector | Cosignatures>,
-  awaitCoverage = noNewerCheckpoint
+  store: Layer.Layer<Cosignatures, unknown>,
+  options: { readonly leading?: boolean; readonly awaitCoverage?: Publisher["Type"]["awaitCoverage"] } = {}
 ) =>
   Effect.gen(function*() {
-    const dir = yield* tempDir("collector")
     const latest = yield* Ref.make<PublishedCheckpoint | undefined>(undefined)
     const logSize = yield* Ref.make(0)
+    const leading = yield* SubscriptionRef.make(options.leading ?? true)
     const logged: Node["logged"] = []
     const logger = Logger.make(({ logLevel, message }) =>
       void logged.push({ level: logLevel.label, message: Array.isArray(message) ? message.join(" ") : String(message) }))
@@ -95,20 +113,34 @@ const run = (
       Clock.system,
       Layer.succeed(Publisher, {
         latest: Ref.get(latest),
-        awaitCoverage,
+        awaitCoverage: options.awaitCoverage ?? noNewerCheckpoint,
         publishNow: Effect.die("unused"),
         judge: undefined as never
       }),
       Layer.succeed(LogReader, { consistencyProof: (m: number, n: number) => Effect.succeed(log.proof(m, n)) } as unknown as LogReader["Type"]),
       Layer.succeed(LogStore, { size: Ref.get(logSize) } as unknown as LogStore["Type"]),
       Layer.succeed(LogNotary, { verifierKey: logKey, vkey: log.vkey, sign: () => Effect.die("unused") }),
-      Layer.effect(NodeRole, Effect.map(SubscriptionRef.make(true), (leading) => ({ leading }))),
-      FsCosignaturesLive(join(dir, "cosignatures.json")),
+      Layer.succeed(NodeRole, { leading }),
+      store,
       transportOf(w)
     )
-    yield* Effect.scoped(test({ latest, logSize, logged }).pipe(Effect.provide(Layer.provideMerge(CosignatureCollector.layer, deps))))
-      .pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+    // The logger is the building fiber's, which the collector's fibers inherit.
+    const context = yield* Layer.build(Layer.provideMerge(CosignatureCollector.layer, deps)).pipe(
+      Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+    const node: Node = { latest, logSize, logged, leading }
+    return { node, collector: Context.get(context, CosignatureCollector), store: Context.get(context, Cosignatures) }
   })
+
+const run = (
+  w: FakeWitness,
+  test: (node: Node) => Effect.Effect<void, unknown, CosignatureCollector | Cosignatures>,
+  awaitCoverage = noNewerCheckpoint,
+  store: Effect.Effect<Layer.Layer<Cosignatures, unknown>, unknown, Scope.Scope> = fsStore
+) =>
+  Effect.scoped(Effect.gen(function*() {
+    const { node, collector, store: cosignatures } = yield* startNode(w, yield* store, { awaitCoverage })
+    yield* test(node).pipe(Effect.provideService(CosignatureCollector, collector), Effect.provideService(Cosignatures, cosignatures))
+  }))
 
 /** The log grows to `n` leaves (if it held fewer), and this node publishes their checkpoint. */
 const publish = (node: Node, n: number) =>
@@ -295,4 +327,107 @@ describe("CosignatureCollector", () => {
       expect(asked).toBeLessThan(20)
     }), answersAtOnce)
   })
+
+  it.scopedLive("stores the alarm of a witness that saw another history, and clears it when the witness cosigns this log again", () => {
+    const witness: FakeWitness = { state: { size: 3, rootHash: log.root(4) }, down: false, garbage: false, requests: [] }
+    return run(witness, (node) => Effect.gen(function*() {
+      yield* publish(node, 5)
+      const collector = yield* CosignatureCollector
+      const store = yield* Cosignatures
+      const status = yield* until(collector.status, (s) => s.witnesses[0]!.sawAnotherHistory)
+      const alarms = yield* store.alarms
+      expect(alarms.map((a) => a.witness)).toEqual([witnessVkey])
+      expect(alarms[0]!.detail).toMatch(/^422: .*it saw another history/)
+      expect(status.witnesses[0]!.anotherHistory).toEqual(alarms[0])
+      // The witness is set right (it forgets the other history): asked again after the
+      // backoff, it cosigns this log, and the alarm is gone from the store and the status.
+      witness.state = undefined
+      yield* until(cosignedSize, (s) => s === 5)
+      expect(yield* store.alarms).toEqual([])
+      const after = yield* collector.status
+      expect(after.witnesses[0]!.sawAnotherHistory).toBe(false)
+      expect(after.witnesses[0]!.anotherHistory).toBeUndefined()
+    }))
+  })
+
+  it.scopedLive("keeps the alarm across a restart: the next process reports it before it asks the witness, until the witness cosigns", () =>
+    Effect.gen(function*() {
+      const witness: FakeWitness = { state: { size: 20, rootHash: log.root(20) }, down: false, garbage: false, requests: [] }
+      const store = yield* fsStore
+      const raised = yield* Effect.scoped(Effect.gen(function*() {
+        const first = yield* startNode(witness, store)
+        yield* publish(first.node, 5)
+        return (yield* until(first.collector.status, (s) => s.witnesses[0]!.sawAnotherHistory)).witnesses[0]!.anotherHistory
+      }))
+      // The witness is away when the process starts again: it cannot find the fork out anew.
+      witness.down = true
+      const second = yield* startNode(witness, store)
+      const restarted = yield* second.collector.status
+      expect(restarted.witnesses[0]!.sawAnotherHistory).toBe(true)
+      expect(restarted.witnesses[0]!.anotherHistory).toEqual(raised)
+      yield* publish(second.node, 5)
+      const away = yield* until(second.collector.status, (s) => s.witnesses[0]!.error?.startsWith("unreachable") === true)
+      expect(away.witnesses[0]!.anotherHistory).toEqual(raised)
+      witness.down = false
+      witness.state = undefined
+      yield* until(second.collector.status, (s) => s.witnesses[0]!.cosignedSize === 5)
+      expect((yield* second.collector.status).witnesses[0]!.sawAnotherHistory).toBe(false)
+      expect(yield* second.store.alarms).toEqual([])
+    }))
+
+  it.scopedLive("reports an alarm the store did not take on this node while it leads, and logs why", () => {
+    const witness: FakeWitness = { state: { size: 20, rootHash: log.root(20) }, down: false, garbage: false, requests: [] }
+    const refusingAlarms = Effect.map(fsStore, (layer) => Layer.effect(Cosignatures, Effect.map(Cosignatures, (s) => ({
+      ...s,
+      raiseAlarm: () => Effect.fail(new StorageError({ operation: "raise witness alarm", detail: "the database is away" }))
+    }))).pipe(Layer.provide(layer)))
+    return run(witness, (node) => Effect.gen(function*() {
+      yield* publish(node, 5)
+      const collector = yield* CosignatureCollector
+      const status = yield* until(collector.status, (s) => s.witnesses[0]!.sawAnotherHistory)
+      expect(status.witnesses[0]!.anotherHistory?.detail).toContain("it saw another history")
+      expect(yield* (yield* Cosignatures).alarms).toEqual([])
+      expect(errorsAndWarnings(node).some((l) => l.level === "ERROR" && l.message.includes("could not be stored"))).toBe(true)
+      // Deposed, the node leaves it to the next holder, which asks the witness itself.
+      yield* SubscriptionRef.set(node.leading, false)
+      yield* until(collector.status, (s) => !s.witnesses[0]!.sawAnotherHistory)
+    }), noNewerCheckpoint, refusingAlarms)
+  })
+
+  // Two nodes of one log on PostgreSQL, each with a collector over a pool of its own: the
+  // one that leads submits, both report what is stored.
+  it.scopedLive("on two nodes sharing PostgreSQL, the leader's alarm shows on the follower, outlives a lease handover, and clears on both when the witness cosigns", () =>
+    Effect.gen(function*() {
+      const url = yield* db.freshSchema
+      const witness: FakeWitness = { state: { size: 20, rootHash: log.root(20) }, down: false, garbage: false, requests: [] }
+      const a = yield* startNode(witness, openOn(db, PgCosignaturesLive, url), { leading: true })
+      const b = yield* startNode(witness, openOn(db, PgCosignaturesLive, url), { leading: false })
+      yield* publish(a.node, 5)
+      yield* publish(b.node, 5)
+      const onA = yield* until(a.collector.status, (s) => s.witnesses[0]!.sawAnotherHistory)
+      // The follower asked nobody: it reads the stored alarm (within a reload, a second).
+      const onB = yield* until(b.collector.status, (s) => s.witnesses[0]!.sawAnotherHistory)
+      expect(onB.witnesses[0]!.anotherHistory).toEqual(onA.witnesses[0]!.anotherHistory)
+      expect(onB.witnesses[0]!.anotherHistory?.detail).toContain("above this log's 5: it saw another history")
+      expect(onB.witnesses[0]!.error).toBeUndefined()
+      expect(witness.requests).toEqual([0])
+
+      // The lease passes to B while the witness is away: B cannot find the fork out anew,
+      // and keeps reporting it.
+      witness.down = true
+      yield* SubscriptionRef.set(a.node.leading, false)
+      yield* SubscriptionRef.set(b.node.leading, true)
+      const taken = yield* until(b.collector.status, (s) => s.witnesses[0]!.error?.startsWith("unreachable") === true)
+      expect(taken.witnesses[0]!.anotherHistory).toEqual(onA.witnesses[0]!.anotherHistory)
+      expect(errorsAndWarnings(b.node).some((l) => l.level === "ERROR" && l.message.includes("Backups and restores"))).toBe(true)
+
+      // The witness back and set right: it cosigns B's checkpoint, and the alarm clears on
+      // B at once and on A at its next reload.
+      witness.down = false
+      witness.state = undefined
+      yield* until(b.collector.status, (s) => s.witnesses[0]!.cosignedSize === 5)
+      expect((yield* b.collector.status).witnesses[0]!.sawAnotherHistory).toBe(false)
+      yield* until(a.collector.status, (s) => !s.witnesses[0]!.sawAnotherHistory && s.witnesses[0]!.cosignedSize === 5)
+      expect(yield* a.store.alarms).toEqual([])
+    }))
 })

@@ -3,7 +3,7 @@
 import { it } from "@effect/vitest"
 import { Effect, type Layer, type Scope } from "effect"
 import { describe, expect } from "vitest"
-import { Cosignatures, type CollectedCosignature } from "../../src/ports/Cosignatures.js"
+import { Cosignatures, type AnotherHistoryAlarm, type CollectedCosignature } from "../../src/ports/Cosignatures.js"
 
 export interface CosignaturesUnderTest {
   readonly fresh: Effect.Effect<Layer.Layer<Cosignatures, unknown>, unknown, Scope.Scope>
@@ -16,7 +16,9 @@ const withStore = <A, E>(layer: Layer.Layer<Cosignatures, unknown>, use: (s: typ
 const cosignature = (witness: string, size: number): CollectedCosignature =>
   ({ witness, size, line: `— ${witness.split("+")[0]} line-${size}\n`, timestamp: 1_800_000_000 + size })
 
-const sorted = (list: ReadonlyArray<CollectedCosignature>) => [...list].sort((a, b) => a.witness.localeCompare(b.witness))
+const sorted = <A extends { readonly witness: string }>(list: ReadonlyArray<A>) => [...list].sort((a, b) => a.witness.localeCompare(b.witness))
+
+const alarm = (witness: string, detail: string, raisedAt: number): AnotherHistoryAlarm => ({ witness, detail, raisedAt })
 
 export const cosignaturesContract = (name: string, adapter: CosignaturesUnderTest): void => {
   describe(`Cosignatures contract: ${name}`, () => {
@@ -36,6 +38,45 @@ export const cosignaturesContract = (name: string, adapter: CosignaturesUnderTes
         if (adapter.durable) {
           yield* withStore(layer, (store) => Effect.gen(function*() {
             expect(sorted(yield* store.list).map((c) => c.size)).toEqual([8, 3])
+          }))
+        }
+      }))
+
+    it.scoped("keeps one another-history alarm per witness, from its first raise until it is cleared", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        const a = "a.example/w+00000001+BA"
+        const b = "b.example/w+00000002+BA"
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          expect(yield* store.alarms).toEqual([])
+          // Clearing what is not there is no error.
+          yield* store.clearAlarm(a)
+          yield* store.raiseAlarm(alarm(a, "409: size 20 above this log's 5", 100))
+          yield* store.raiseAlarm(alarm(b, "422: the proof from size 3 does not verify", 110))
+          // A later raise replaces the detail and keeps the time the alarm began.
+          yield* store.raiseAlarm(alarm(a, "409: size 20 above this log's 6", 200))
+          // The same again changes nothing.
+          yield* store.raiseAlarm(alarm(a, "409: size 20 above this log's 6", 300))
+          expect(sorted(yield* store.alarms)).toEqual([alarm(a, "409: size 20 above this log's 6", 100), alarm(b, "422: the proof from size 3 does not verify", 110)])
+          // A cosignature does not clear an alarm by itself, nor an alarm touch the cosignatures.
+          yield* store.record(cosignature(a, 7))
+          expect((yield* store.alarms).map((x) => x.witness).sort()).toEqual([a, b])
+          expect(yield* store.list).toEqual([cosignature(a, 7)])
+          yield* store.clearAlarm(b)
+          expect(yield* store.alarms).toEqual([alarm(a, "409: size 20 above this log's 6", 100)])
+        }))
+        if (adapter.durable) {
+          yield* withStore(layer, (store) => Effect.gen(function*() {
+            expect(yield* store.alarms).toEqual([alarm(a, "409: size 20 above this log's 6", 100)])
+            expect(yield* store.list).toEqual([cosignature(a, 7)])
+            // Raised again after the reopen, it keeps its first time; cleared, it is gone for good.
+            yield* store.raiseAlarm(alarm(a, "422: refused", 400))
+            expect(yield* store.alarms).toEqual([alarm(a, "422: refused", 100)])
+            yield* store.clearAlarm(a)
+            yield* store.raiseAlarm(alarm(b, "409: another tree of size 5", 500))
+          }))
+          yield* withStore(layer, (store) => Effect.gen(function*() {
+            expect(yield* store.alarms).toEqual([alarm(b, "409: another tree of size 5", 500)])
           }))
         }
       }))

@@ -1,6 +1,9 @@
 // Cosignatures on PostgreSQL: the latest cosignature per witness in aics_cosignatures
 // (migration 0014_cosignatures), one upsert that keeps the larger size, so every node
-// serving the log serves the same lines whichever node collected them.
+// serving the log serves the same lines whichever node collected them; and the witnesses'
+// another-history alarms in aics_witness_alarms (migration 0022_witness_alarms), so every
+// node's /healthz reports an alarm the sequencing node raised, and a node that takes the
+// lease over keeps it until the witness cosigns again.
 
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
@@ -18,6 +21,19 @@ export const PgCosignaturesLive: Layer.Layer<Cosignatures, never, SqlClient.SqlC
       list: sql<{ witness: string; size: unknown; line: string; cosigned_at: unknown }>`SELECT witness, size, line, cosigned_at FROM aics_cosignatures`.pipe(
         Effect.map((rows) => rows.map((r) => ({ witness: r.witness, size: toNumber(r.size), line: r.line, timestamp: toNumber(r.cosigned_at) }))),
         storage("list cosignatures")
+      ),
+      // raised_at is left as first written: the alarm's age is how long the incident has
+      // lasted, whichever node raised it again since. An unchanged detail updates nothing
+      // (the collector raises again at each refusal, every backoff).
+      raiseAlarm: (a) =>
+        sql`INSERT INTO aics_witness_alarms (witness, detail, raised_at) VALUES (${a.witness}, ${a.detail}, ${a.raisedAt})
+          ON CONFLICT (witness) DO UPDATE SET detail = EXCLUDED.detail
+          WHERE aics_witness_alarms.detail IS DISTINCT FROM EXCLUDED.detail`.pipe(Effect.asVoid, storage("raise witness alarm")),
+      clearAlarm: (witness) =>
+        sql`DELETE FROM aics_witness_alarms WHERE witness = ${witness}`.pipe(Effect.asVoid, storage("clear witness alarm")),
+      alarms: sql<{ witness: string; detail: string; raised_at: unknown }>`SELECT witness, detail, raised_at FROM aics_witness_alarms`.pipe(
+        Effect.map((rows) => rows.map((r) => ({ witness: r.witness, detail: r.detail, raisedAt: toNumber(r.raised_at) }))),
+        storage("list witness alarms")
       )
     }))
 )

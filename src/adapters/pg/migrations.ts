@@ -315,6 +315,17 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0021_projection_names_by_recovery": statements(
     `CREATE INDEX aics_projection_names_by_recovery ON aics_projection_names (recovery, claim_index) INCLUDE (name)
       WHERE recovery IS NOT NULL`
+  ),
+  // The witnesses' another-history alarms (PgCosignatures.ts), at most one per witness: the
+  // sequencing node raises and clears them, every node's /healthz reads them, so an alarm
+  // shows on every node and outlives a lease handover. An upgrade starts with none (the
+  // alarm lived in the sequencing process's memory): the new holder finds it out anew.
+  "0022_witness_alarms": statements(
+    `CREATE TABLE aics_witness_alarms (
+      witness text PRIMARY KEY,
+      detail text NOT NULL,
+      raised_at bigint NOT NULL
+    )`
   )
 }
 

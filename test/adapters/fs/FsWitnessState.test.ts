@@ -7,4 +7,4 @@ import { witnessStateContract } from "../../ports/WitnessState.contract.js"
 import { tempDir } from "./tempDir.js"
 
 witnessStateContract("FsWitnessState", { fresh: Effect.map(tempDir("witness-state"), FsWitnessStateLive), durable: true })
-cosignaturesContract("FsCosignatures", { fresh: Effect.map(tempDir("cosignatures"), (dir) => FsCosignaturesLive(join(dir, "cosignatures.json"))), durable: true })
+cosignaturesContract("FsCosignatures", { fresh: Effect.map(tempDir("cosignatures"), (dir) => FsCosignaturesLive(join(dir, "cosignatures.json"), join(dir, "witness-alarms.json"))), durable: true })

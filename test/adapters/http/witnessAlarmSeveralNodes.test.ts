@@ -1,0 +1,150 @@
+// A log on PostgreSQL served by two nodes, submitting to a witness that saw another history
+// of it (a fake witness over HTTP that decides as the real one does, domain/witness/
+// addCheckpoint.ts): the alarm the sequencing node raises is stored, so the other node's
+// /healthz says DEGRADED `witness_saw_another_history` too; the node that takes the lease
+// over keeps saying it though it could not ask the witness itself; a node started after
+// reports it from the start; and both say OK once the witness cosigns this log again.
+
+import { createServer, type Server } from "node:http"
+import { readFile } from "node:fs/promises"
+import { join } from "node:path"
+import { Effect, Either, Exit, Scope } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { utf8 } from "../../../src/domain/bytes.js"
+import { cosign, formatCosignerKey, makeCosignerKey } from "../../../src/domain/note/cosignature.js"
+import { parseVerifierKey, type VerifierKey } from "../../../src/domain/note/verifierKey.js"
+import { makeTreeHasher } from "../../../src/domain/tlog/hasher.js"
+import { decideAddCheckpoint, parseAddCheckpointRequest, TLOG_SIZE_CONTENT_TYPE, type CosignedState } from "../../../src/domain/witness/addCheckpoint.js"
+import { copyKeys, SEQUENCING_LINE, startNode, type Node } from "../../support/nodes.js"
+import { testDatabase } from "../../support/pg.js"
+import { pollUntil } from "../../support/poll.js"
+import { freePort, removeDir, tempDataDir } from "../../support/server.js"
+
+const db = testDatabase()
+const scope = Effect.runSync(Scope.make())
+const started: Array<Node> = []
+const dirs: Array<string> = []
+let witnessServer: Server | undefined
+
+afterAll(async () => {
+  for (const s of started) await s.stop()
+  await new Promise<void>((resolve) => (witnessServer === undefined ? resolve() : witnessServer.close(() => resolve())))
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  for (const d of dirs) await removeDir(d)
+})
+
+const WITNESS = "w.test/witness"
+const witnessSeed = nodeCrypto.sha256(utf8("witness of the alarm test"))
+const witnessVkey = formatCosignerKey(makeCosignerKey(nodeCrypto.sha256, WITNESS, nodeCrypto.ed25519.publicKey(witnessSeed)))
+const hasher = makeTreeHasher(nodeCrypto.sha256)
+
+/** The fake witness: what it holds of the log, and whether it answers. */
+interface FakeWitness {
+  /** The log's key, once the first node made it; until then the witness answers 503. */
+  logKey: VerifierKey | undefined
+  state: CosignedState | undefined
+  down: boolean
+}
+
+const serveWitness = (w: FakeWitness, port: number) =>
+  new Promise<Server>((resolve) => {
+    const server = createServer((request, response) => {
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.on("end", () => {
+        const answer = (status: number, contentType: string, body: string) => {
+          response.writeHead(status, { "content-type": contentType })
+          response.end(body)
+        }
+        if (w.down || w.logKey === undefined) return answer(503, "text/plain", "down for maintenance\n")
+        const parsed = parseAddCheckpointRequest(new Uint8Array(Buffer.concat(chunks)))
+        if (Either.isLeft(parsed)) return answer(400, "text/plain", parsed.left)
+        const outcome = decideAddCheckpoint(parsed.right, [{ origin: w.logKey.name, key: w.logKey }], () => w.state, hasher, nodeCrypto.ed25519)
+        if (outcome._tag === "Refused") {
+          return outcome.knownSize !== undefined
+            ? answer(outcome.status, TLOG_SIZE_CONTENT_TYPE, `${outcome.knownSize}\n`)
+            : answer(outcome.status, "text/plain", outcome.reason)
+        }
+        w.state = { size: outcome.checkpoint.size, rootHash: outcome.checkpoint.rootHash }
+        answer(200, "text/plain; charset=utf-8", cosign(outcome.text, WITNESS, witnessSeed, Math.floor(Date.now() / 1000), nodeCrypto))
+      })
+    })
+    server.listen(port, "127.0.0.1", () => resolve(server))
+  })
+
+interface Health {
+  readonly status: string
+  readonly reasons: ReadonlyArray<string>
+  readonly witnesses: { readonly witnesses: ReadonlyArray<{ readonly cosigned_size: number | null; readonly error: string | null }> }
+}
+
+const health = async (node: Node): Promise<Health> => await (await fetch(`${node.baseUrl}/healthz`)).json() as Health
+
+const alarmOf = (h: Health) => h.reasons.find((r) => r.startsWith(`witness_saw_another_history: ${WITNESS}: `))
+
+/** The node's /healthz once it reports the alarm (and says DEGRADED). */
+const reportsAlarm = (node: Node, timeoutMs = 60_000) =>
+  pollUntil(`${node.baseUrl} reporting the witness's alarm`, async () => {
+    const h = await health(node)
+    return alarmOf(h) !== undefined && h.status === "DEGRADED" ? h : undefined
+  }, timeoutMs)
+
+describe.skipIf(!db.multiSession)("the alarm of a witness that saw another history, on two nodes", () => {
+  it("shows on every node, outlives a lease handover and clears on both when the witness cosigns again", async () => {
+    const url = await Effect.runPromise(Scope.extend(db.freshSchema, scope))
+    // The witness cosigned a tree of this origin far larger than the log will hold: the
+    // log went back (a restored copy), as far as the collector can tell.
+    const witness: FakeWitness = { logKey: undefined, state: { size: 1000, rootHash: new Uint8Array(32).fill(7) }, down: false }
+    const witnessPort = await freePort()
+    witnessServer = await serveWitness(witness, witnessPort)
+    const env = { AICS_WITNESSES: `http://127.0.0.1:${witnessPort} ${witnessVkey}`, AICS_WITNESS_QUORUM: "1" }
+
+    const firstDir = await tempDataDir()
+    dirs.push(firstDir)
+    const a = await startNode({ databaseUrl: url, dataDir: firstDir, env })
+    started.push(a)
+    witness.logKey = parseVerifierKey(nodeCrypto.sha256, (await readFile(join(firstDir, "log.vkey"), "utf8")).trim())!
+    const secondDir = await copyKeys(firstDir)
+    dirs.push(secondDir)
+    const b = await startNode({ databaseUrl: url, dataDir: secondDir, env })
+    started.push(b)
+    expect(a.output()).toContain(SEQUENCING_LINE)
+
+    // A, sequencing, finds it out; B, which submits nothing, reports the same alarm.
+    const onA = await reportsAlarm(a)
+    const onB = await reportsAlarm(b)
+    expect(alarmOf(onA)).toContain("it saw another history")
+    expect(alarmOf(onB)).toBe(alarmOf(onA))
+    expect(onB.witnesses.witnesses[0]!.error).toBeNull()
+
+    // The lease passes to B while the witness is away: B cannot find the fork out anew, and
+    // keeps reporting it.
+    witness.down = true
+    await a.stop()
+    await pollUntil("B taking the lease", async () => (b.output().includes(SEQUENCING_LINE) ? true : undefined), 60_000)
+    const taken = await pollUntil("B failing to reach the witness", async () => {
+      const h = await health(b)
+      return h.witnesses.witnesses[0]!.error?.startsWith("503") === true ? h : undefined
+    }, 60_000)
+    expect(taken.status).toBe("DEGRADED")
+    expect(alarmOf(taken)).toBe(alarmOf(onA))
+
+    // A starts again, now a follower: it reports the stored alarm from its start.
+    const again = await a.restart()
+    started.push(again)
+    expect(alarmOf(await reportsAlarm(again, 10_000))).toBe(alarmOf(onA))
+
+    // The witness back and set right (it forgets the other history): B's next attempt
+    // (after its backoff) is cosigned, and both nodes say OK.
+    witness.state = undefined
+    witness.down = false
+    for (const node of [b, again]) {
+      const ok = await pollUntil(`${node.baseUrl} OK again`, async () => {
+        const h = await health(node)
+        return h.status === "OK" && (h.witnesses.witnesses[0]!.cosigned_size ?? 0) > 0 ? h : undefined
+      }, 120_000)
+      expect(alarmOf(ok)).toBeUndefined()
+    }
+  }, 400_000)
+})
