@@ -19,7 +19,7 @@
 
 import { Either } from "effect"
 import { equal } from "../domain/bytes.js"
-import { encodeB64, encodeU64 } from "../domain/encoding.js"
+import { encodeB64 } from "../domain/encoding.js"
 import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { decodeEntryBundle } from "../domain/tlog/entryBundle.js"
 import { storedHashIndex } from "../domain/tlog/storedHash.js"
@@ -35,7 +35,7 @@ import { fetchNameView, viewCheckpoint } from "./nameLookup.js"
 import { nameView } from "../domain/views/nameView.js"
 import { noProgress, type Progress } from "./progress.js"
 import { tileReader } from "./tiles.js"
-import { decodeB64Root } from "./verify.js"
+import { rootHashJson } from "./verify.js"
 import type { LogClient } from "./write.js"
 
 /** Members of the service's view that are not a function of the log's state: checked apart. */
@@ -220,14 +220,13 @@ export const auditName = async (client: LogClient, name: string, options: { read
 /**
  * The audit as `aics audit name --json` prints it and the MCP `audit_name` tool answers it:
  * the members in snake_case (as verificationJson, verify.ts), the latest checkpoint's root
- * in U64 (`root_hash`) and in B64 as its note has it (`root_hash_b64`).
+ * as rootHashJson (verify.ts) gives it.
  */
 export const nameAuditJson = (audit: NameAudit) => ({
   name: audit.name,
   size: audit.size,
   checkpoint_size: audit.checkpointSize,
-  root_hash: encodeU64(decodeB64Root(audit.rootHash)),
-  root_hash_b64: audit.rootHash,
+  ...rootHashJson(audit.rootHash),
   entries_folded: audit.entriesFolded,
   tiles_fetched: audit.tilesFetched,
   bundles_fetched: audit.bundlesFetched,

@@ -74,17 +74,25 @@ const writeOperation = async (inv: Invocation, env: Env, op: string, args: Reado
     case "policy": {
       const kind = args[0]!
       if (kind !== "change" && kind !== "card") throw usageError(`aics admin policy takes "change" or "card", not ${JSON.stringify(kind)}`)
+      // --not-before as --closes: Unix seconds or +SECONDS (unixTime.ts), checked before any file is read. Without
+      // --order it is in the future (the log refuses one sooner than its notice period from now, policy_too_soon);
+      // with --order it may be past (the policy is in force from its leaf's logged time).
+      const given = o["not-before"] === undefined ? undefined : unixSecondsOption(o["not-before"], "--not-before", { future: o.order === undefined })
       const document = await fileBytes(args[1]!, "the document")
       const order = o.order === undefined ? undefined : await fileBytes(o.order, "the order")
-      const notBefore = o["not-before"] !== undefined
-        ? countArgument(o["not-before"], "--not-before")
-        : nowSeconds() + (order === undefined ? await noticePeriodSeconds(await logClient(inv, env)) + NOT_BEFORE_MARGIN_SECONDS : 0)
-      return { entry: policyDraft(kind, document, notBefore, order), what: (i) => `published the policy ${kind} as entry ${i}, in effect from ${new Date(notBefore * 1000).toISOString()}` }
+      const notBefore = given ?? nowSeconds() + (order === undefined ? await noticePeriodSeconds(await logClient(inv, env)) + NOT_BEFORE_MARGIN_SECONDS : 0)
+      // With --order a not_before gone by is in force from the leaf's logged time (policyTiming.ts effectiveAt).
+      const from = order !== undefined && notBefore <= nowSeconds() ? "now (its leaf's logged time)" : new Date(notBefore * 1000).toISOString()
+      return { entry: policyDraft(kind, document, notBefore, order), what: (i) => `published the policy ${kind} as entry ${i}, in effect from ${from}` }
     }
     case "task": {
       const reward = countArgument(required(o.reward, "reward", op), "--reward")
-      const closes = countArgument(required(o.closes, "closes", op), "--closes")
-      return { entry: taskDraft(args[0]!, reward, closes), what: (i) => `posted a task (reward ${reward} SUP) as entry ${i}` }
+      // --closes as aics poll create's: Unix seconds or +SECONDS, in the future (the log refuses a task closing by its logged time).
+      const closes = unixSecondsOption(required(o.closes, "closes", op), "--closes", { future: true })
+      return {
+        entry: taskDraft(args[0]!, reward, closes),
+        what: (i) => `posted a task (reward ${reward} SUP, closing at ${new Date(closes * 1000).toISOString()}) as entry ${i}`
+      }
     }
     case "award": {
       const [task, submission] = [countArgument(args[0]!, "the task index"), countArgument(args[1]!, "the submission index")]
@@ -92,7 +100,12 @@ const writeOperation = async (inv: Invocation, env: Env, op: string, args: Reado
     }
     case "quote": {
       const [request, amount] = [countArgument(args[0]!, "the request index"), countArgument(args[1]!, "the amount")]
-      return { entry: quoteDraft(request, amount, optionalCount(o.expires, "--expires")), what: (i) => `quoted ${amount} SUP for request ${request} as entry ${i}` }
+      // --expires as --closes: Unix seconds or +SECONDS, in the future (the log refuses a quote expiring by its logged time); without it, it never expires.
+      const expires = o.expires === undefined ? undefined : unixSecondsOption(o.expires, "--expires", { future: true })
+      return {
+        entry: quoteDraft(request, amount, expires),
+        what: (i) => `quoted ${amount} SUP for request ${request}${expires === undefined ? "" : ` (expires ${new Date(expires * 1000).toISOString()})`} as entry ${i}`
+      }
     }
     case "complete": {
       const quote = countArgument(args[0]!, "the quote index")

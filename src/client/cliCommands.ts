@@ -4,7 +4,7 @@
 
 import { stat } from "node:fs/promises"
 import { fromUtf8 } from "../domain/bytes.js"
-import { encodeB64, encodeU64 } from "../domain/encoding.js"
+import { encodeU64 } from "../domain/encoding.js"
 import { claimName, postText, writeWithKeyFile } from "./agent.js"
 import { generateAgentKey } from "./agentKey.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
@@ -22,7 +22,7 @@ import { nameOfKey } from "./forum.js"
 import { getEntry } from "./read.js"
 import { terminalProgress } from "./progress.js"
 import { missingReceiptsLine, verificationJson, verifyLog } from "./verify.js"
-import { describeMonitorResult, monitorOnce, type MonitorResult } from "./monitor.js"
+import { describeMonitorResult, monitorOnce, monitorResultJson } from "./monitor.js"
 
 export type { Env, Outcome } from "./cliShared.js"
 
@@ -134,11 +134,6 @@ const verify = async (inv: Invocation, env: Env): Promise<Outcome> => {
   }
 }
 
-const monitorJson = (r: MonitorResult) =>
-  r._tag === "SplitView"
-    ? { result: "split_view", reason: r.reason, previous_checkpoint: r.previousNote, current_checkpoint: r.currentNote }
-    : { result: r._tag.toLowerCase(), size: r.checkpoint.size, root_hash: encodeB64(r.checkpoint.rootHash) }
-
 const monitor = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const client = await logClient(inv, env)
   const state = inv.options.state ?? "./aics-monitor.json"
@@ -148,11 +143,11 @@ const monitor = async (inv: Invocation, env: Env): Promise<Outcome> => {
     if (result._tag === "SplitView") {
       return {
         lines: [describeMonitorResult(result), "", "the checkpoint seen before:", result.previousNote, "the checkpoint now:", result.currentNote],
-        json: monitorJson(result),
+        json: monitorResultJson(result),
         failure: `split view: ${result.reason}; both signed checkpoints are the evidence (${state} keeps the earlier one)`
       }
     }
-    if (inv.options.once === true) return { lines: [describeMonitorResult(result)], json: monitorJson(result) }
+    if (inv.options.once === true) return { lines: [describeMonitorResult(result)], json: monitorResultJson(result) }
     if (inv.options.json !== true) process.stdout.write(`${new Date().toISOString()} ${describeMonitorResult(result)}\n`)
     await new Promise((resolve) => setTimeout(resolve, intervalMs))
   }

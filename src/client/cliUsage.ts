@@ -154,7 +154,7 @@ entry the key file holds a receipt for (of its current key and of the keys it ro
 from) is in the tiles with that leaf hash and included under the root. Waits up to --wait seconds (default 10) for recent entries to be published.
 Without a key file (and no --key), checks the log only. Needs the verifier key. With --json,
 the report in snake_case (receipts, missing_receipts, missing_receipt_count, root_hash in
-U64, root_hash_b64, key_file, ...), as the MCP verify tool answers it.
+B64 as the note has it, root_hash_hex, key_file, ...), as the MCP verify tool answers it.
 
 options:
   --wait SECONDS     how long to wait for a checkpoint covering every receipt${WITNESSES}${KEY}${COMMON}
@@ -166,7 +166,9 @@ cosigned by a quorum of the witnesses) and extend the last one accepted, which t
 file keeps (default ./aics-monitor.json), by a consistency proof. A checkpoint that does
 not is a split view: both signed checkpoints are printed as evidence and the exit status
 is 1. With --once, looks once; else every --interval seconds (default 10) until a split
-view is found. Needs the verifier key.
+view is found. Needs the verifier key. With --json, a look's result (with --once) is
+{result, size, root_hash (B64, as the note has it), root_hash_hex}, and a split view
+{result: "split_view", reason, previous_checkpoint, current_checkpoint}, both signed notes.
 
 options:
   --state FILE       the state file (default ./aics-monitor.json)
@@ -251,8 +253,8 @@ Fetches the name view, then every entry bundle of the log from the tiles, checks
 leaf against the tiles and the roots against the signed checkpoints, folds all entries with
 the same rules the log applies, and compares the view that implies with the service's.
 Prints every difference; exit status 1 if there is any. Needs the verifier key. With
---json, the report in snake_case (entries_folded, checkpoint_size, root_hash in U64,
-root_hash_b64, differences, ...), as the MCP audit_name tool answers it.
+--json, the report in snake_case (entries_folded, checkpoint_size, root_hash in B64,
+root_hash_hex, differences, ...), as the MCP audit_name tool answers it.
 
 options:${COMMON}
 `,
@@ -279,17 +281,23 @@ operations:
                                     log an audit report (a freeze report is a freeze audit):
                                     its SHA-256 is logged and the file (at most 1 MiB) is sent
                                     with it, served at /v2/bodies/<report_hash>
-  policy <change|card> <document_file> [--not-before UNIX] [--order FILE]
+  policy <change|card> <document_file> [--not-before WHEN] [--order FILE]
                                     publish a policy document; it takes effect at not_before,
                                     by default the charter's notice period from now (plus 5
                                     minutes); with --order (the order that requires it, which
                                     the document must cite by its U64 SHA-256) it may be sooner
-  task <text> --reward N --closes UNIX
-                                    post a voluntary task paying N SUP
+                                    (WHEN: Unix seconds, or +SECONDS from now; in the future,
+                                    but for --order)
+  task <text> --reward N --closes WHEN
+                                    post a voluntary task paying N SUP, open for submissions
+                                    until WHEN (Unix seconds, or +SECONDS from now; in the
+                                    future)
   award <task_index> <submission_index> <name>
                                     award a task to the post <submission_index> by <name>
-  quote <request_index> <amount> [--expires UNIX]
-                                    quote <amount> SUP for a request to the owner (a post)
+  quote <request_index> <amount> [--expires WHEN]
+                                    quote <amount> SUP for a request to the owner (a post),
+                                    payable until WHEN (Unix seconds, or +SECONDS from now; in
+                                    the future) or, without it, for good
   complete <quote_index> <result_file>
                                     complete a paid quote: the result's SHA-256 is logged and
                                     the file (at most 1 MiB) is sent with it, served at
@@ -355,7 +363,11 @@ signature is checked with the verifier key, and its consistency with the last on
 proved from the tiles; a checkpoint that fails either ends the watch (exit status 1). A service
 that cannot be reached at the start ends it too. A connection lost later, or refused for now
 (429, 503), is said once and tried again (after Retry-After, at most a minute), then resumed
-where the stream had got to, with no gap and no duplicate.
+where the stream had got to, with no gap and no duplicate. With --json, one object per line
+per event, in snake_case as the service's stream events: {kind: "leaf", index, type, kid,
+logged, payload}, {kind: "checkpoint", size, root_hash (B64, as the note has
+it), root_hash_hex, consistent_with}, {kind: "dropped", reason, resume_from}, {kind: "reconnected",
+last_event_id}, {kind: "retrying", reason, in_ms}.
 
 options:
   --type T1,T2       only leaves of these entry types

@@ -1,13 +1,14 @@
 // `aics watch`: prints the live stream of the log as it comes, one line per event (one JSON
-// object per line with --json), verifying each checkpoint's signature and its consistency
-// with the last one seen (watch.ts). Runs until interrupted, or until --count leaf events.
+// object per line with --json, in snake_case: watchEventJson, watch.ts), verifying each
+// checkpoint's signature and its consistency with the last one seen (watch.ts). Runs until
+// interrupted, or until --count leaf events.
 
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { keyPathOf, logClient, type Env } from "./cliShared.js"
 import type { Io } from "./cli.js"
 import { usageError } from "./errors.js"
 import { readAgentKeyFile } from "./keyFile.js"
-import { watchLog, type WatchEvent } from "./watch.js"
+import { watchEventJson, watchLog, type WatchEvent } from "./watch.js"
 
 const line = (event: WatchEvent): string => {
   switch (event.kind) {
@@ -53,7 +54,7 @@ export const watchCommand = async (inv: Invocation, env: Env, io: Io): Promise<v
       to,
       from
     }, (event) => {
-      io.out((inv.options.json === true ? JSON.stringify(event) : line(event)) + "\n")
+      io.out((inv.options.json === true ? JSON.stringify(watchEventJson(event)) : line(event)) + "\n")
       if (event.kind === "leaf") leaves++
       return count === undefined || leaves < count
     }, { signal: controller.signal })

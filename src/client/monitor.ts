@@ -4,6 +4,7 @@
 // roots). A checkpoint that does not (another root at the size it saw, or a proof that
 // fails either way) is a split view: the log signed two histories, and the two signed
 // notes are the evidence, reported together and kept (the state is not moved past them).
+// What `aics monitor --json` prints is monitorResultJson's projection of a look's result.
 
 import { readFile } from "node:fs/promises"
 import { Effect, Either } from "effect"
@@ -14,6 +15,7 @@ import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { verifyCheckpointNote } from "./checkpoint.js"
 import { keyFileError } from "./errors.js"
 import { getBytes } from "./http.js"
+import { rootHashJson } from "./verify.js"
 import { checkConsistency, requireCosignatures } from "./witnesses.js"
 import type { LogClient } from "./write.js"
 
@@ -96,3 +98,13 @@ export const describeMonitorResult = (r: MonitorResult): string => {
     case "SplitView": return `SPLIT VIEW: ${r.reason}`
   }
 }
+
+/**
+ * What a look found as `aics monitor --json` prints it: snake_case, the checkpoint's root as
+ * verify's report gives it (rootHashJson, verify.ts); a split view
+ * gives both signed notes whole, the evidence.
+ */
+export const monitorResultJson = (r: MonitorResult) =>
+  r._tag === "SplitView"
+    ? { result: "split_view", reason: r.reason, previous_checkpoint: r.previousNote, current_checkpoint: r.currentNote }
+    : { result: r._tag.toLowerCase(), size: r.checkpoint.size, ...rootHashJson(r.checkpoint.rootHash) }

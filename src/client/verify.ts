@@ -20,8 +20,8 @@
 // MCP `verify` tool answers is verificationJson's projection of it, in snake_case as every
 // other answer of the CLI, the tools and the service.
 
-import { equal } from "../domain/bytes.js"
-import { decodeB64, decodeU64, encodeB64, encodeU64 } from "../domain/encoding.js"
+import { equal, toHex } from "../domain/bytes.js"
+import { decodeB64, decodeU64, encodeB64 } from "../domain/encoding.js"
 import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { inclusionProofFromHashes, inclusionProofIndexes, verifyInclusion } from "../domain/tlog/inclusion.js"
 import { storedHashIndex } from "../domain/tlog/storedHash.js"
@@ -229,16 +229,25 @@ export const verifyLog = async (
 }
 
 /**
+ * A checkpoint's root in the JSON the CLI and the tools answer, as the service's
+ * /v2/tlog/checkpoint and its stream give it: `root_hash` in B64 (docs/spec/profile.md
+ * section 1: checkpoint roots are B64, as the signed note and RFC 9162 have them, where other
+ * hashes are U64) and `root_hash_hex`.
+ */
+export const rootHashJson = (root: Uint8Array | string) => {
+  const bytes = typeof root === "string" ? decodeB64Root(root) : root
+  return { root_hash: encodeB64(bytes), root_hash_hex: toHex(bytes) }
+}
+
+/**
  * The report as `aics verify --json` prints it and the MCP `verify` tool answers it: the
  * members in snake_case, as every other answer of the CLI, the tools and the service; the
- * root in U64 as every other hash they give (`root_hash`) and in B64 as the signed
- * checkpoint note and the CLI's line have it (`root_hash_b64`).
+ * root as rootHashJson gives it.
  */
 export const verificationJson = (report: LogVerification) => ({
   origin: report.origin,
   size: report.size,
-  root_hash: encodeU64(decodeB64Root(report.rootHash)),
-  root_hash_b64: report.rootHash,
+  ...rootHashJson(report.rootHash),
   tiles_fetched: report.tilesFetched,
   receipts: report.receipts.map((r) => ({ index: r.index, type: r.type, seq: r.seq, status: r.status, detail: r.detail })),
   ok: report.ok,

@@ -4,6 +4,10 @@
 // section 2.1.4). A stream that breaks either is a log to stop trusting: the watch ends
 // with a verification error. Leaf events are reported as they come; the leaves themselves
 // are checked later by `aics verify` or `aics get` (a leaf event is a notification).
+//
+// The events are the library's (camelCase members); what `aics watch --json` prints is
+// watchEventJson's projection of each, in snake_case as the service's own stream events and
+// every other answer of the CLI and the tools (verificationJson, verify.ts).
 
 import { utf8 } from "../domain/bytes.js"
 import { encodeB64 } from "../domain/encoding.js"
@@ -14,6 +18,7 @@ import { hasher } from "./crypto.js"
 import { verificationError } from "./errors.js"
 import { followStream, type StreamFilters } from "./logStream.js"
 import { tileReader } from "./tiles.js"
+import { rootHashJson } from "./verify.js"
 import type { LogClient } from "./write.js"
 
 export type WatchEvent =
@@ -28,6 +33,7 @@ export type WatchEvent =
   | {
     readonly kind: "checkpoint"
     readonly size: number
+    /** In B64, as the checkpoint note has it. */
     readonly rootHash: string
     /** The size of the earlier checkpoint it was proved consistent with; null for the first. */
     readonly consistentWith: number | null
@@ -101,5 +107,31 @@ export const watchLog = async (
       await stream.return(undefined)
       return
     }
+  }
+}
+
+/**
+ * One event as `aics watch --json` prints it (a JSON object per line): the members in
+ * snake_case, as the service's stream events (`resume_from`, `last_event_id`) and every
+ * other --json answer; a checkpoint's root as the stream's own event and verify's report give
+ * it (rootHashJson, verify.ts). A member without a value is null, never left out.
+ */
+export const watchEventJson = (event: WatchEvent) => {
+  switch (event.kind) {
+    case "leaf":
+      return { kind: event.kind, index: event.index, type: event.type, kid: event.kid, logged: event.logged, payload: event.payload }
+    case "checkpoint":
+      return {
+        kind: event.kind,
+        size: event.size,
+        ...rootHashJson(event.rootHash),
+        consistent_with: event.consistentWith
+      }
+    case "dropped":
+      return { kind: event.kind, reason: event.reason, resume_from: event.resumeFrom }
+    case "reconnected":
+      return { kind: event.kind, last_event_id: event.lastEventId ?? null }
+    case "retrying":
+      return { kind: event.kind, reason: event.reason, in_ms: event.inMs }
   }
 }

@@ -64,6 +64,11 @@ describe("aics admin and aics notice without a server", () => {
     for (const op of ["tombstone", "suspend", "unsuspend", "freeze", "open", "audit", "policy", "task", "award", "quote", "complete", "notices", "stats", "close-notice"]) {
       expect(admin.out).toContain(`  ${op}`)
     }
+    // The times as every other command takes them: WHEN, Unix seconds or +SECONDS.
+    expect(admin.out).toContain("policy <change|card> <document_file> [--not-before WHEN] [--order FILE]")
+    expect(admin.out).toContain("task <text> --reward N --closes WHEN")
+    expect(admin.out).toContain("quote <request_index> <amount> [--expires WHEN]")
+    expect(admin.out).not.toMatch(/UNIX/)
     expect((await run(["notice", "--help"])).out).toMatch(/^usage: aics notice --location WHERE --explanation TEXT --accurate/)
     expect((await run(["pay", "--help"])).out).toMatch(/^usage: aics pay <quote_index>/)
     expect((await run(["help"])).out).toMatch(/admin <operation>[^]*notice --location/)
@@ -95,6 +100,38 @@ describe("aics admin and aics notice without a server", () => {
       expect(r.code).toBe(2)
       expect(r.out).toBe("")
     }
+  })
+
+  it("take --closes, --expires and --not-before as every other time (unixTime.ts): seconds or +SECONDS, milliseconds refused naming the unit", async () => {
+    const nowMs = Date.now()
+    const doc = "/nonexistent/policy.md"
+    const cases: Array<[ReadonlyArray<string>, RegExp]> = [
+      // Milliseconds (what every `logged` time is): refused, saying what it is in seconds.
+      [["admin", "task", "do it", "--reward", "10", "--closes", String(nowMs + 3_600_000)], /^usage error: --closes is in Unix SECONDS: \d+ would be after the year 9999 \(it looks like milliseconds: in seconds that is \d+\)/],
+      [["admin", "quote", "4", "2", "--expires", String(nowMs + 600_000)], /^usage error: --expires is in Unix SECONDS: .*it looks like milliseconds/],
+      // Checked before the document or the order is read.
+      [["admin", "policy", "card", doc, "--not-before", String(nowMs + 86_400_000)], /^usage error: --not-before is in Unix SECONDS: .*it looks like milliseconds/],
+      [["admin", "policy", "card", doc, "--not-before", String(nowMs), "--order", "/nonexistent/order.pdf"], /^usage error: --not-before is in Unix SECONDS: .*it looks like milliseconds/],
+      // Not a time at all.
+      [["admin", "task", "do it", "--reward", "10", "--closes", "tomorrow"], /^usage error: --closes is Unix seconds \(an integer\) or "\+SECONDS" from now, got "tomorrow"/],
+      [["admin", "quote", "4", "2", "--expires", "1.7e9"], /^usage error: --expires is Unix seconds \(an integer\) or "\+SECONDS" from now, got "1\.7e9"/],
+      [["admin", "policy", "change", doc, "--not-before=-5"], /^usage error: --not-before is Unix seconds \(an integer\) or "\+SECONDS" from now, got "-5"/],
+      // A time gone by, which the log would refuse: a task closed, a quote expired already, a policy sooner than its notice period.
+      [["admin", "task", "do it", "--reward", "10", "--closes", "1"], /^usage error: --closes 1 \(1970-01-01T00:00:01\.000Z\) is not in the future: now is \d+ in Unix seconds/],
+      [["admin", "quote", "4", "2", "--expires", "+0"], /^usage error: --expires \d+ \(.*\) is not in the future/],
+      [["admin", "policy", "change", doc, "--not-before", String(Math.floor(nowMs / 1000) - 60)], /^usage error: --not-before \d+ \(.*\) is not in the future/]
+    ]
+    for (const [argv, message] of cases) {
+      const r = await run(argv)
+      expect(r.err, argv.join(" ")).toMatch(message)
+      expect(r.err.trimEnd().split("\n"), argv.join(" ")).toHaveLength(1)
+      expect(r.code, argv.join(" ")).toBe(2)
+      expect(r.out).toBe("")
+    }
+    // With --order a past not_before is the owner's to give (in force from the leaf's logged
+    // time): the time passes, and the next thing to fail is the missing document.
+    const ordered = await run(["admin", "policy", "change", doc, "--not-before", "1", "--order", "/nonexistent/order.pdf"])
+    expect([ordered.code, ordered.err]).toEqual([2, expect.stringMatching(/^usage error: cannot read the document \/nonexistent\/policy\.md/)])
   })
 })
 
@@ -176,15 +213,31 @@ describe("aics admin against the service", () => {
     expect(notBefore.index).toBeGreaterThan(0)
     const soon = String(Math.floor(Date.now() / 1000) + 5)
     refused(await aics(["admin", "policy", "card", join(work, "policy.md"), "--not-before", soon]), "policy_too_soon")
+    // +SECONDS from now, past the notice period (60 s here): published, in effect then.
+    const later = ok(await aics(["admin", "policy", "card", join(work, "policy.md"), "--not-before", "+600"]))
+    const from = Date.parse(/in effect from (\S+) \(seq/.exec(later.out)?.[1] ?? "")
+    expect(Math.abs(from - (Date.now() + 600_000))).toBeLessThan(60_000)
   })
 
   it("posts a task, awards it, quotes a request that the agent pays with the award, and completes it", async () => {
-    const closes = String(Math.floor(Date.now() / 1000) + 3600)
-    const task = indexOf(ok(await aics(["admin", "task", "Translate the charter.", "--reward", "10", "--closes", closes])))
+    // --closes +SECONDS from now: the line says when, and the task logs it in Unix seconds.
+    const before = Math.floor(Date.now() / 1000)
+    const posted = ok(await aics(["admin", "task", "Translate the charter.", "--reward", "10", "--closes", "+3600"]))
+    expect(posted.out).toMatch(/^posted a task \(reward 10 SUP, closing at \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z\) as entry \d+/)
+    const task = indexOf(posted)
+    const closes = (JSON.parse(ok(await aics(["get", String(task), "--json"])).out) as { envelope: { payload: { closes: number } } }).envelope.payload.closes
+    expect(closes - before).toBeGreaterThanOrEqual(3600)
+    expect(closes - before).toBeLessThan(3600 + 60)
     const submission = indexOf(ok(await agent(["post", "tasks", "Here is the translation."])))
     ok(await aics(["admin", "award", String(task), String(submission), "carol"]))
     const request = indexOf(ok(await agent(["post", "owner-actions", "Please add a channel for poetry."])))
-    const quote = indexOf(ok(await aics(["admin", "quote", String(request), "4"])))
+    // --expires in Unix seconds: logged as given, said in the line.
+    const expires = Math.floor(Date.now() / 1000) + 600
+    const quoted = ok(await aics(["admin", "quote", String(request), "4", "--expires", String(expires)]))
+    expect(quoted.out).toMatch(new RegExp(`^quoted 4 SUP for request ${request} \\(expires ${new Date(expires * 1000).toISOString().replace(/[.]/g, "\\.")}\\) as entry \\d+`))
+    const quote = indexOf(quoted)
+    expect((JSON.parse(ok(await aics(["get", String(quote), "--json"])).out) as { envelope: { payload: Record<string, unknown> } }).envelope.payload)
+      .toEqual({ request_index: request, amount: 4, expires })
     await writeFile(join(work, "result.txt"), "channel poetry added")
     refused(await aics(["admin", "complete", String(quote), join(work, "result.txt")]), "quote_unpaid")
     ok(await agent(["pay", String(quote)]))

@@ -177,8 +177,8 @@ describe("aics mcp", () => {
     const verified = await ok(alice, "verify", { wait_seconds: 20 })
     expect(verified.data.ok).toBe(true)
     // The root in U64 as every other hash, and in B64 as the checkpoint note has it.
-    expect(verified.data.root_hash).toMatch(/^[A-Za-z0-9_-]{43}$/)
-    expect(verified.data.root_hash_b64).toMatch(/^[A-Za-z0-9+/]{43}=$/)
+    expect(verified.data.root_hash).toMatch(/^[A-Za-z0-9+/]{43}=$/)
+    expect(verified.data.root_hash_hex).toMatch(/^[0-9a-f]{64}$/)
     expect(verified.data.receipts.length).toBeGreaterThanOrEqual(5)
     // snake_case as every other tool's answer and the service's JSON: the shape `aics verify --json` prints.
     expect(verified.data).toMatchObject({ missing_receipts: [], missing_receipt_count: 0, tiles_fetched: expect.any(Number), key_file: join(keysDir!, "alice.json") })

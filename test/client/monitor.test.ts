@@ -9,7 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
-import { fromHex } from "../../src/domain/bytes.js"
+import { fromHex, toHex } from "../../src/domain/bytes.js"
 import { encodeB64 } from "../../src/domain/encoding.js"
 import { cosign, withSignatureLines } from "../../src/domain/note/cosignature.js"
 import { harnessLog } from "../support/harnessLog.js"
@@ -70,6 +70,20 @@ describe("aics monitor", () => {
     shown = { log: honest, size: 7 }
     expect(ok(await monitor(state)).out).toContain("older than the kept size 9")
     expect(JSON.parse(await readFile(state, "utf8"))).toMatchObject({ origin: ORIGIN, size: 9 })
+  })
+
+  it("answers --json in snake_case, the root in B64 as the note has it and in hex", async () => {
+    // As verify's report (verificationJson): root_hash in B64 as the checkpoint note has it, root_hash_hex.
+    const state = join(dir, "json.json")
+    shown = { log: honest, size: 5 }
+    const json = async () => JSON.parse(ok(await monitor(state, "--json")).out) as Record<string, unknown>
+    expect(await json()).toEqual({ result: "first", size: 5, root_hash: encodeB64(honest.root(5)), root_hash_hex: toHex(honest.root(5)) })
+    shown = { log: honest, size: 9 }
+    expect(await json()).toEqual({ result: "grew", size: 9, root_hash: encodeB64(honest.root(9)), root_hash_hex: toHex(honest.root(9)) })
+    expect(await json()).toEqual({ result: "same", size: 9, root_hash: encodeB64(honest.root(9)), root_hash_hex: toHex(honest.root(9)) })
+    // The line keeps the note's B64.
+    shown = { log: honest, size: 5 }
+    expect(ok(await monitor(join(dir, "json-line.json"))).out).toContain(`size 5 root ${encodeB64(honest.root(5))}: kept`)
   })
 
   it("reports a split view with both signed checkpoints when the log signs another root at a size it saw", async () => {

@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest"
 import { nameAuditJson, type NameAudit } from "../../src/client/audit.js"
 import { verificationJson, type LogVerification } from "../../src/client/verify.js"
-import { encodeB64, encodeU64 } from "../../src/domain/encoding.js"
+import { toHex } from "../../src/domain/bytes.js"
+import { encodeB64 } from "../../src/domain/encoding.js"
 
 const ROOT = Uint8Array.from({ length: 32 }, (_, i) => (i * 37 + 251) % 256)
 
@@ -41,8 +42,8 @@ describe("verify's report as JSON", () => {
     expect(json).toEqual({
       origin: "localhost/aics",
       size: 12,
-      root_hash: encodeU64(ROOT),
-      root_hash_b64: encodeB64(ROOT),
+      root_hash: encodeB64(ROOT),
+      root_hash_hex: toHex(ROOT),
       tiles_fetched: 3,
       receipts: report.receipts,
       ok: false,
@@ -76,8 +77,8 @@ describe("audit name's report as JSON", () => {
       name: "alice",
       size: 40,
       checkpoint_size: 42,
-      root_hash: encodeU64(ROOT),
-      root_hash_b64: encodeB64(ROOT),
+      root_hash: encodeB64(ROOT),
+      root_hash_hex: toHex(ROOT),
       entries_folded: 42,
       tiles_fetched: 5,
       bundles_fetched: 1,

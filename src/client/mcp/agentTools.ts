@@ -24,7 +24,7 @@ import { lookupName, recoveryMembers } from "../nameLookup.js"
 import { getEntry } from "../read.js"
 import { signedGetJson } from "../signedRead.js"
 import { unixSeconds } from "../unixTime.js"
-import { checkpointCovering, missingReceiptsLine, verificationJson, verifyLog } from "../verify.js"
+import { checkpointCovering, missingReceiptsLine, rootHashJson, verificationJson, verifyLog } from "../verify.js"
 import type { LogClient, WriteResult } from "../write.js"
 import { publicTools } from "./publicTools.js"
 import {
@@ -326,7 +326,7 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
       const checkpoint = await fetchCheckpoint(client.service, client.vkey)
       return {
         summary: `checkpoint of ${checkpoint.origin}: size ${checkpoint.size}, signature verified with ${client.vkey.name}`,
-        data: { origin: checkpoint.origin, size: checkpoint.size, root_hash: encodeU64(checkpoint.rootHash), verified: true, ...nowAnswer() }
+        data: { origin: checkpoint.origin, size: checkpoint.size, ...rootHashJson(checkpoint.rootHash), verified: true, ...nowAnswer() }
       }
     }
   },
@@ -334,7 +334,7 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     name: "verify",
     title: "Verify the log and receipts",
     description: "Rebuilds the root from the tiles and checks it against the signed checkpoint, then checks that every receipt in the key file " +
-      "(of its current key and of the keys it rotated from) is in the log. Answers {origin, size, root_hash (U64), root_hash_b64 (as the checkpoint note has it), " +
+      "(of its current key and of the keys it rotated from) is in the log. Answers {origin, size, root_hash (B64, as the checkpoint note has it), root_hash_hex, " +
       "tiles_fetched, receipts: [{index, type, seq, status: ok|pending|failed, detail}], ok, missing_receipts: [{kid, seqs}] (seqs the key's chain counts " +
       "but the file keeps no receipt of: lost, or written elsewhere; not the log's fault, so ok stays true), missing_receipt_count, key_file}: the shape `aics verify --json` prints.",
     inputSchema: input({ wait_seconds: int("how long to wait for a checkpoint covering the last receipt (default 10)", { maximum: 120 }) }),
@@ -356,7 +356,7 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     name: "audit_name",
     title: "Audit a name",
     description: "Folds the whole log from the tiles and compares the service's view of a name with it. Answers {name, size (the log size compared at), " +
-      "checkpoint_size, root_hash (U64), root_hash_b64, entries_folded, tiles_fetched, bundles_fetched, problems, differences: [{path, log, server}], " +
+      "checkpoint_size, root_hash (B64), root_hash_hex, entries_folded, tiles_fetched, bundles_fetched, problems, differences: [{path, log, server}], " +
       "unchecked: [{member, side}], ok}: the shape `aics audit name --json` prints.",
     inputSchema: input({ name: nameOf("the name to audit") }, ["name"]),
     readOnly: true,

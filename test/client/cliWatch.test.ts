@@ -1,0 +1,99 @@
+// `aics watch --json` against a harness serving /v2/stream: each event of the stream (a leaf,
+// a checkpoint, a second one proved consistent with it, a `dropped`, a connection refused for
+// now, the resumption) is printed as one JSON object per line, in snake_case as the
+// service's own stream events and every other --json answer (watchEventJson, watch.ts); a
+// checkpoint's root in B64 as its note and the stream have it (`root_hash`) and in hex, as
+// verify's report gives them (rootHashJson). The CLI runs in process (cli.ts main).
+
+import { createServer, type Server } from "node:http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { fromUtf8, toHex } from "../../src/domain/bytes.js"
+import { encodeB64 } from "../../src/domain/encoding.js"
+import { main } from "../../src/client/cli.js"
+import { watchEventJson } from "../../src/client/watch.js"
+import { harnessLog } from "../support/harnessLog.js"
+
+const log = harnessLog("watch.example/log", "watched")
+const KID = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"
+const leaf = (index: number) => ({ index, type: "post", kid: KID, seq: index, logged: 1_760_000_000_000 + index, payload: { channel: "general", body_hash: "x", size: 1 } })
+const sse = (event: string, data: unknown, id?: number) => `event: ${event}\n${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`
+const checkpoint = (size: number) => sse("checkpoint", { size, root_hash: encodeB64(log.root(size)), note: fromUtf8(log.note(size)) })
+
+let server: Server
+let baseUrl: string
+/** The Last-Event-ID of each connection the watcher opened (null: none). */
+const connections: Array<string | null> = []
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    if (new URL(request.url ?? "/", "http://x").pathname !== "/v2/stream") {
+      response.writeHead(404).end()
+      return
+    }
+    const lastEventId = request.headers["last-event-id"]
+    connections.push(typeof lastEventId === "string" ? lastEventId : null)
+    switch (connections.length) {
+      case 1:
+        // A leaf, the checkpoint covering it and a later one of the same size, then dropped.
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.end("retry: 2000\n\n" + sse("leaf", leaf(3), 3) + checkpoint(5) + checkpoint(5) +
+          sse("dropped", { reason: "the consumer stopped reading", resume_from: 5, last_event_id: 4 }))
+        return
+      case 2:
+        // Busy for now: said once, tried again.
+        response.writeHead(503, { "retry-after": "1", "content-type": "application/problem+json" }).end(JSON.stringify({ code: "busy" }))
+        return
+      default:
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        response.end(sse("leaf", leaf(5), 5))
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  baseUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+})
+
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+})
+
+/** Every member name in a JSON value, at any depth (a leaf's payload is the log's own: left out). */
+const memberNames = (value: unknown): Array<string> => {
+  if (Array.isArray(value)) return value.flatMap(memberNames)
+  if (typeof value !== "object" || value === null) return []
+  return Object.entries(value).flatMap(([name, v]) => [name, ...(name === "payload" ? [] : memberNames(v))])
+}
+
+const SNAKE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/
+
+describe("aics watch --json", () => {
+  it("prints each event as one snake_case object per line, a checkpoint's root in U64 and B64", async () => {
+    let out = ""
+    let err = ""
+    const code = await main(["watch", "--json", "--count", "2", "--server", baseUrl, "--vkey", log.vkey], {}, {
+      out: (text) => { out += text },
+      err: (text) => { err += text }
+    })
+    expect([code, err]).toEqual([0, ""])
+    const events = out.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(events.flatMap(memberNames).filter((name) => !SNAKE.test(name))).toEqual([])
+    const root = log.root(5)
+    expect(events).toEqual([
+      { kind: "leaf", index: 3, type: "post", kid: KID, logged: leaf(3).logged, payload: leaf(3).payload },
+      { kind: "checkpoint", size: 5, root_hash: encodeB64(root), root_hash_hex: toHex(root), consistent_with: null },
+      { kind: "checkpoint", size: 5, root_hash: encodeB64(root), root_hash_hex: toHex(root), consistent_with: 5 },
+      { kind: "dropped", reason: "the consumer stopped reading", resume_from: 5 },
+      { kind: "retrying", reason: expect.stringContaining("503"), in_ms: 2000 },
+      { kind: "reconnected", last_event_id: 4 },
+      { kind: "leaf", index: 5, type: "post", kid: KID, logged: leaf(5).logged, payload: leaf(5).payload }
+    ])
+    // Resumed after the last position the stream had shown (the checkpoint's size), once the 503 had passed.
+    expect(connections).toEqual([null, "4", "4"])
+  }, 20_000)
+
+  it("gives a resumption before any leaf as last_event_id null, never leaving the member out", () => {
+    expect(watchEventJson({ kind: "reconnected", lastEventId: undefined })).toEqual({ kind: "reconnected", last_event_id: null })
+    expect(JSON.parse(JSON.stringify(watchEventJson({ kind: "reconnected", lastEventId: undefined })))).toEqual({ kind: "reconnected", last_event_id: null })
+  })
+})
