@@ -18,7 +18,7 @@ import { fromUtf8, utf8 } from "../domain/bytes.js"
 import { decodeU64, encodeB64, encodeU64 } from "../domain/encoding.js"
 import { dmOpenLine } from "../domain/gate/agentVerbs.js"
 import { MAX_LINE_BYTES } from "../domain/gate/command.js"
-import { postItemsReads } from "../domain/gate/gateReads.js"
+import { leafTextBody, postItemsReads } from "../domain/gate/gateReads.js"
 import {
   errLine,
   exposedSecretSession,
@@ -37,6 +37,7 @@ import {
 import { payloadSignatureCheck } from "../domain/identity/possession.js"
 import { type GateEvent, gateLineEvent, gateTransportOf } from "../domain/stats/gateEvents.js"
 import { currentNameOf, nameRecordOf } from "../domain/identity/bindings.js"
+import { type BodyStatusView, bodyStatus } from "../domain/bodyStatus.js"
 import { pollDetail } from "../domain/views/agoraPolls.js"
 import { postItem } from "../domain/views/agoraPosts.js"
 import { BodyStore } from "../ports/BodyStore.js"
@@ -53,6 +54,8 @@ import { RequestStats } from "./RequestStats.js"
 import { Publisher } from "./Publisher.js"
 import { gateSessions, sampledOnScrape } from "./Metrics.js"
 import { keyViewFrom } from "./identityViews.js"
+import { LogReader } from "./LogReader.js"
+import { LogStatus } from "./LogStatus.js"
 import { gateStepSlice } from "./gateSlice.js"
 import { capsuleListFrom, capsuleSlotFrom, inboxViewFrom, messageAt } from "./messagingViews.js"
 import { Projection } from "./Projection.js"
@@ -75,6 +78,12 @@ export const HASH_QUEUE_MAX = 16
 export const SECRET_POSTS_PER_MINUTE = 10
 /** Lines one exchange (one HTTP request) runs at most. */
 export const MAX_LINES_PER_EXCHANGE = 64
+/** Refusals of a prepared envelope that a fresh one (the same command again) avoids: its chain moved on, or its time ran out. */
+const STALE_PREPARED: Readonly<Record<string, string>> = {
+  seq_mismatch: "; send the command again to prepare it at the current seq, then sign the new text",
+  prev_mismatch: "; send the command again to prepare it at the current seq, then sign the new text",
+  signature_expired: "; send the command again to prepare a fresh one, then sign the new text"
+}
 /** Posts and names the gate's list reads print. */
 const POSTS_SHOWN = 20
 const DIRECTORY_SHOWN = 50
@@ -111,6 +120,8 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     const entropy = yield* Entropy
     const reader = yield* StateReader
     const projection = yield* Projection
+    const logReader = yield* LogReader
+    const logStatus = yield* LogStatus
     const publisher = yield* Publisher
     const logStore = yield* LogStore
     const bodies = yield* BodyStore
@@ -230,15 +241,31 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
 
     const json = (value: unknown) => JSON.stringify(value)
 
-    const writeLines = (answer: WriteAnswer): ReadonlyArray<string> => {
+    /**
+     * The receipt and the ok/err line of a write. A refusal of an envelope the gate prepared
+     * whose chain moved on (or whose time ran out) says how to get a fresh one: the agent
+     * never chose seq, prev or expires, so "send the command again" is the whole remedy.
+     */
+    const writeLines = (answer: WriteAnswer, prepared = false): ReadonlyArray<string> => {
       const entry = answer.body.entry
+      const code = String(entry["refused"])
+      const again = prepared && Object.hasOwn(STALE_PREPARED, code) ? STALE_PREPARED[code]! : ""
       return [
         `receipt ${json(answer.body)}`,
         answer.status < 300
           ? `ok accepted ${String(entry["index"])} ${String(entry["type"])}`
-          : errLine(String(entry["refused"]), String(entry["detail"]))
+          : errLine(code, `${String(entry["detail"])}${again}`)
       ]
     }
+
+    /**
+     * A text body as the gate's reads show it (posts, poll, entry): the text while the body is
+     * available and the service holds it, else null (its status says why).
+     */
+    const bodyText = (hash: string, status: BodyStatusView) =>
+      status.state !== "available"
+        ? Effect.succeed(null)
+        : Effect.map(bodies.get(decodeU64(hash)!), Option.match({ onNone: () => null, onSome: fromUtf8 }))
 
     const read = (command: ReadCommand): Effect.Effect<ReadonlyArray<string>> =>
       Effect.gen(function*() {
@@ -253,7 +280,23 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             const size = (yield* reader.resident).counters.size
             if (command.index >= size) return [errLine("entry_not_found", `the log has ${size} leaves`)]
             const [entry] = yield* logStore.readEntries(command.index, command.index + 1)
-            return [fromUtf8(entry!), `ok entry ${command.index}`]
+            const leaf = fromUtf8(entry!)
+            // The leaf line stays the exact bytes (they hash to the leaf); a text body follows on its own line.
+            const named = leafTextBody(leaf)
+            if (named === undefined) return [leaf, `ok entry ${command.index}`]
+            const status = bodyStatus(yield* reader.slice([]), named.entry, now)
+            return [leaf, json({ body_hash: named.hash, body: status, text: yield* bodyText(named.hash, status) }), `ok entry ${command.index}`]
+          }
+          case "proof": {
+            // As GET /v2/tlog/inclusion answers (its bounds, its {index, size, hashes} in B64);
+            // without a size, against the latest published checkpoint.
+            const committed = (yield* logStatus.current).size
+            const size = command.size ?? (yield* publisher.latest)?.size
+            if (size === undefined) return [errLine("no_checkpoint", "nothing has been published yet; give a size: proof <index> <size>")]
+            if (size > committed) return [errLine("size_out_of_range", `size must be at most the tree size ${committed}`)]
+            if (command.index >= size) return [errLine("index_out_of_range", `index must be below size ${size}`)]
+            const hashes = yield* logReader.inclusionProof(command.index, size)
+            return [json({ index: command.index, size, hashes: hashes.map(encodeB64) }), `ok proof ${command.index} ${size}`]
           }
           case "name": {
             const view = yield* projection.name(command.name)
@@ -268,10 +311,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             const indexes = page.elements.map((element) => element.value as number)
             const slice = yield* reader.sliceFor(postItemsReads(indexes))
             const lines = yield* Effect.forEach(indexes.map((index) => postItem(slice, index, now)!), (post) =>
-              post.body.state !== "available"
-                ? Effect.succeed(json({ ...post, text: null }))
-                : Effect.map(bodies.get(decodeU64(post.body_hash)!), (bytes) =>
-                  json({ ...post, text: Option.match(bytes, { onNone: () => null, onSome: fromUtf8 }) })))
+              Effect.map(bodyText(post.body_hash, post.body), (text) => json({ ...post, text })))
             return [...lines, `ok posts ${lines.length}`]
           }
           case "directory": {
@@ -279,8 +319,12 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             return [json(view), "ok directory"]
           }
           case "poll": {
-            const detail = pollDetail(yield* reader.slice([{ area: "polls", key: String(command.index) }]), command.index, now)
-            return detail === undefined ? [errLine("poll_not_found", `leaf ${command.index} is not a poll`)] : [json(detail.poll), `ok poll ${command.index}`]
+            const slice = yield* reader.slice([{ area: "polls", key: String(command.index) }])
+            const detail = pollDetail(slice, command.index, now)
+            if (detail === undefined) return [errLine("poll_not_found", `leaf ${command.index} is not a poll`)]
+            // The question is the poll's body: shown as a post's text is, with its status.
+            const status = bodyStatus(slice, { index: command.index, type: "poll", logged: detail.poll.logged }, now)
+            return [json({ ...detail.poll, body: status, text: yield* bodyText(detail.poll.body_hash, status) }), `ok poll ${command.index}`]
           }
         }
       }).pipe(Effect.catchTag("StorageError", (e) => Effect.map(storageLine(e), (line) => [line])))
@@ -453,7 +497,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
         case "Submit":
           return Effect.map(writes.writeSelfSigned(effect.request, client), (answer) => ({
             session,
-            lines: withNext(writeLines(answer), answer.status < 300, "expect post <channel> <text>  |  a signed {\"envelope\",\"body\"} line")
+            lines: withNext(writeLines(answer, effect.prepared), answer.status < 300, "expect post <channel> <text>  |  a signed {\"envelope\",\"body\"} line")
           }))
         case "SecretClaim":
           // A secret-bound name is a new identity too: the address's claims budget.
@@ -489,9 +533,11 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
           return yield* counted({ id: session.id, lines: out, close })
         }
         if (taken.opened && id !== undefined && id !== "") out.push(`# that session is unknown or expired; this is a new one`)
-        const commands = lines.filter((line) => line.trim() !== "")
+        // An HTTP body's blank lines (a trailing newline, a spacer) are no commands; a TCP line
+        // arrives alone and is answered even when empty, one reply per line sent (17.1).
+        const commands = transport.method === "tcp" ? lines : lines.filter((line) => line.trim() !== "")
         if (commands.length > MAX_LINES_PER_EXCHANGE) {
-          out.push(errLine("too_many_lines", `at most ${MAX_LINES_PER_EXCHANGE} commands per request`))
+          out.push(errLine("too_many_lines", `at most ${MAX_LINES_PER_EXCHANGE} commands per request; none of these ran`))
           events.push("refused")
         } else {
           let secretsChecked = 0
@@ -529,7 +575,9 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
               log: log.right,
               sha256: crypto.sha256,
               verify,
-              claimWorkBits: admission.limits.claimWorkBits
+              claimWorkBits: admission.limits.claimWorkBits,
+              domain: config.domain,
+              publicUrl: config.publicUrl
             }
             const stepped = step(session, line, transport, facts)
             if (SECRET_EFFECTS.has(stepped.effect._tag) && secretsChecked++ > 0) {

@@ -12,7 +12,7 @@ import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
 import { gateStepSlice } from "../../src/app/gateSlice.js"
 import { utf8 } from "../../src/domain/bytes.js"
 import { encodeU64 } from "../../src/domain/encoding.js"
-import { type GateSession, newSession, step, type Transport } from "../../src/domain/gate/session.js"
+import { challengeText, type GateSession, newSession, step, type Transport } from "../../src/domain/gate/session.js"
 import { payloadSignatureCheck } from "../../src/domain/identity/possession.js"
 import type { LogState } from "../../src/domain/write/logState.js"
 import { postItemsReads } from "../../src/domain/gate/gateReads.js"
@@ -51,6 +51,7 @@ describe("the text gate's step on a slice from the store", () => {
     log.accept(alice, "capsule", slot.payload, slot.body)
     const poll = pollPayload("when?", ["mon", "tue"], log.seconds + 3600)
     const pollIndex = log.accept(bob, "poll", poll.payload, poll.body)
+    log.accept(alice, "vote", { poll_index: pollIndex, option: 0 })
 
     const reader = storeReader(log.sliced.store)
     const key = (kid: string): GateSession => ({ ...newSession("s", "tls"), identity: { tier: "key", kid } })
@@ -72,7 +73,7 @@ describe("the text gate's step on a slice from the store", () => {
       `revoke ${named}`, `revoke ${star}`, `revoke ${revoked}`, "revoke 1",
       "dm bob", `dm bob ${ct}`, "dm alice", `dm ${bob.kid}`, `dm ${carol.kid}`, `dm ${carol2.kid}`, "dm carol", "dm dave", "dm sekrit", "dm nobody",
       `capsule ${slotOf("alice notes")}`, `capsule ${slotOf("alice notes")} ${ct}`, `capsule ${slotOf("new")}`, `capsule ${slotOf("new")} ${ct}`,
-      `vote ${pollIndex} 1`, `vote ${named} 0`, "poll-create general +60 when | a | b",
+      `vote ${pollIndex} 1`, `vote ${pollIndex} 5`, `vote ${named} 0`, "poll-create general +60 when | a | b",
       "post general hello", "inbox", "inbox 3", "capsules", "sig " + encodeU64(new Uint8Array(64)), "prove x", "bogus line"
     ]
     const facts = (state: LogState, now: number, fresh: string) => ({
@@ -88,6 +89,16 @@ describe("the text gate's step on a slice from the store", () => {
           expect(step(session, line, TLS_POST, facts(slice, now, fresh)), `${JSON.stringify(session.identity)} ${line}`).toEqual(whole)
         }
       }
+    }
+    // prove reads the key's name for its expect line (claim only for a key without one).
+    for (const who of [alice, bare]) {
+      const text = challengeText(ORIGIN, who.kid, "s", "fresh", Math.floor(log.now / 1000) + 300)
+      const session: GateSession = { ...newSession("s", "tls"), challenge: { kid: who.kid, text, expires: Math.floor(log.now / 1000) + 300 } }
+      const line = `prove ${encodeU64(nodeCrypto.ed25519.sign(who.seed, utf8(text)))}`
+      const slice = Effect.runSync(gateStepSlice(reader, session, line, log.now))
+      const whole = step(session, line, TLS_POST, facts(log.state, log.now, "f"))
+      expect(step(session, line, TLS_POST, facts(slice, log.now, "f"))).toEqual(whole)
+      expect(whole.lines[0]!.startsWith("expect claim ")).toBe(who === bare)
     }
     // The DMs to bob read the grants: the named one governs alice's, a "*" one the others'.
     const alicesDm = step(key(alice.kid), "dm bob", TLS_POST, facts(Effect.runSync(gateStepSlice(reader, key(alice.kid), "dm bob", log.now)), log.now, "f"))

@@ -6,13 +6,17 @@
 //
 // A careful server's limits, each so that a client cannot make the server hold unbounded
 // memory or time:
-//   - a line is at most MAX_LINE_BYTES (a longer one is answered `err line_too_long` and the
-//     connection closes, since the rest of it cannot be read as a command); its bytes are
-//     kept as a list of chunks and joined once;
-//   - a line, the first one included, must be complete within LINE_MS of its first byte (of
-//     the connection, for the first), and a connection idle for IDLE_MS closes;
-//   - lines are handled one at a time with the socket paused; at most MAX_QUEUED_LINES may
-//     wait (a client that pipelines more is cut off);
+//   - a line ends at LF, CR LF or a bare CR (a client that ends lines with CR alone would
+//     otherwise wait for the line deadline); it is at most MAX_LINE_BYTES (a longer one is
+//     answered `err line_too_long` and the connection closes, since the rest of it cannot
+//     be read as a command); its bytes are kept as a list of chunks and joined once;
+//   - the first byte must come within LINE_MS of connecting, each line must be complete
+//     within LINE_MS of its first byte, and a connection idle for IDLE_MS closes;
+//   - lines are handled one at a time with the socket paused; at most MAX_QUEUED_LINES are
+//     split off ahead of their turn, and the rest of what was read (at most one chunk of
+//     the socket) is held unsplit with the socket paused until they are answered. So a
+//     client may pipeline any number of lines, each answered in order, while the memory a
+//     connection holds stays bounded (TCP's flow control pushes back on the client);
 //   - a reply is written with backpressure: the next line waits for 'drain', and a client
 //     that does not read (MAX_UNREAD_BYTES unread, or no drain within DRAIN_MS) is cut off;
 //   - at most MAX_CONNECTIONS at once, and MAX_CONNECTIONS_PER_ADDRESS from one address;
@@ -25,13 +29,13 @@ import { createServer as createTlsServer, type Server as TlsServer } from "node:
 import { type Duration, Effect, Layer, Runtime } from "effect"
 import { Gate } from "../../app/Gate.js"
 import { MAX_LINE_BYTES } from "../../domain/gate/command.js"
-import { errLine } from "../../domain/gate/session.js"
+import { errLine, TCP_IDLE_SECONDS, TCP_LINE_SECONDS } from "../../domain/gate/session.js"
 import { addressGroup } from "../../domain/admission/clientAddress.js"
 import { capConnectionsPerAddress } from "./connectionsPerAddress.js"
 import { readCertificates, reloadCertificates, secureContextOptions, type CertificateFiles } from "./certificateReload.js"
 
-export const IDLE_MS = 5 * 60 * 1000
-export const LINE_MS = 60 * 1000
+export const IDLE_MS = TCP_IDLE_SECONDS * 1000
+export const LINE_MS = TCP_LINE_SECONDS * 1000
 export const MAX_CONNECTIONS = 1024
 export const MAX_CONNECTIONS_PER_ADDRESS = 32
 export const MAX_QUEUED_LINES = 64
@@ -50,6 +54,8 @@ export interface GateTcpOptions {
   readonly tls?: CertificateFiles & { readonly reloadEvery?: Duration.DurationInput } | undefined
   /** Connections one address (IPv6: /64) holds at once; MAX_CONNECTIONS_PER_ADDRESS when absent. */
   readonly connectionsPerAddress?: number | undefined
+  /** The line deadline (ms); LINE_MS when absent (tests shorten it). */
+  readonly lineMs?: number | undefined
 }
 
 type Run = <A>(effect: Effect.Effect<A>) => Promise<A>
@@ -60,7 +66,7 @@ interface Connection {
   readonly shutdown: () => void
 }
 
-const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean): Connection => {
+const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean, lineMs: number): Connection => {
   const transport = { tls, method: "tcp" } as const
   // The connection's address group, for the address's gate budgets (gate_sessions, gate_lines, writes).
   const client = addressGroup(socket.remoteAddress ?? "unknown")
@@ -68,6 +74,12 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
   let chunks: Array<Buffer> = []
   let partialBytes = 0
   const queue: Array<string> = []
+  /** Bytes read but not yet split into lines, held while MAX_QUEUED_LINES wait (the socket is paused meanwhile). */
+  let held: Buffer | undefined
+  /** The last line ended with CR: an LF right after it (maybe in the next chunk) ends nothing more. */
+  let afterCr = false
+  /** No byte has arrived yet: the line deadline then counts from connecting. */
+  let silent = true
   let busy = false
   let closed = false
   let lineTimer: NodeJS.Timeout | undefined
@@ -102,7 +114,10 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
   }
   const armLineDeadline = () => {
     clearTimeout(lineTimer)
-    lineTimer = setTimeout(() => fail("line_timeout", `a line must be complete within ${LINE_MS / 1000} s`), LINE_MS)
+    // Two cases, worded apart: a connection that never sent a byte, and a line begun but not ended.
+    lineTimer = setTimeout(() => silent
+      ? fail("line_timeout", `nothing was sent within ${lineMs / 1000} s of connecting; send a line (help) within ${lineMs / 1000} s`)
+      : fail("line_timeout", `a line must end (LF, CR LF or CR) within ${lineMs / 1000} s of its first byte; this one did not`), lineMs)
     lineTimer.unref()
   }
 
@@ -152,7 +167,14 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
     socket.pause()
     try {
       await greeted
-      while (queue.length > 0 && !closed) {
+      while (!closed) {
+        // Lines held back while the queue was full are split as it empties, in order.
+        if (held !== undefined && queue.length < MAX_QUEUED_LINES) {
+          const rest = held
+          held = undefined
+          split(rest)
+        }
+        if (queue.length === 0 || closed) break
         const reply = await exchange([queue.shift()!])
         if (reply === undefined) break
         const flushed = write(reply.lines)
@@ -161,19 +183,50 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
       }
     } finally {
       busy = false
-      if (!closed) socket.resume()
+      if (!closed && held === undefined) socket.resume()
     }
   }
 
-  const onData = (chunk: Buffer) => {
+  /** The next line end (LF or CR) in chunk from start, or -1. */
+  const lineEnd = (chunk: Buffer, start: number): number => {
+    const lf = chunk.indexOf(0x0a, start)
+    const cr = chunk.indexOf(0x0d, start)
+    return lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr)
+  }
+
+  /**
+   * Splits lines off the chunk into the queue, until the queue holds MAX_QUEUED_LINES: what
+   * is left then is held (and the socket paused) until the queue has room again.
+   */
+  const split = (chunk: Buffer) => {
     let start = 0
-    let newline: number
-    while ((newline = chunk.indexOf(0x0a, start)) >= 0) {
-      chunks.push(chunk.subarray(start, newline))
+    // The LF of a CR LF whose CR ended the last chunk.
+    if (afterCr && chunk.length > 0) {
+      if (chunk[0] === 0x0a) start = 1
+      afterCr = false
+    }
+    let end: number
+    while (queue.length < MAX_QUEUED_LINES && (end = lineEnd(chunk, start)) >= 0) {
+      chunks.push(chunk.subarray(start, end))
       queue.push(Buffer.concat(chunks).toString("utf8"))
       chunks = []
       partialBytes = 0
-      start = newline + 1
+      start = end + 1
+      if (chunk[end] === 0x0d) {
+        if (start < chunk.length) {
+          if (chunk[start] === 0x0a) start++
+        } else {
+          afterCr = true
+        }
+      }
+    }
+    if (queue.length >= MAX_QUEUED_LINES && lineEnd(chunk, start) >= 0) {
+      // The lines waiting are the server's delay, not the client's: no deadline runs until
+      // the held bytes are split (a line they leave unfinished arms it then).
+      clearTimeout(lineTimer)
+      held = chunk.subarray(start)
+      socket.pause()
+      return
     }
     if (start < chunk.length) {
       if (partialBytes === 0) armLineDeadline()
@@ -186,10 +239,20 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
       queue.length = 0
       return fail("line_too_long", `a line is at most ${MAX_LINE_BYTES} bytes`)
     }
-    if (queue.length > MAX_QUEUED_LINES) {
-      queue.length = 0
-      return fail("too_many_lines", `at most ${MAX_QUEUED_LINES} lines may wait for their replies`)
+  }
+
+  const onData = (chunk: Buffer) => {
+    silent = false
+    if (held !== undefined) {
+      // Paused, the socket should send nothing more; should a chunk come anyway, it waits
+      // behind the held one, within the bound of what a client may leave unanswered.
+      held = Buffer.concat([held, chunk])
+      if (held.length > MAX_UNREAD_BYTES) return cut()
+      socket.pause()
+    } else {
+      split(chunk)
     }
+    if (closed) return
     handleQueue().catch(() => fail("internal", "the gate failed; the connection is closed"))
   }
 
@@ -237,7 +300,7 @@ export const GateTcpLive = (options: GateTcpOptions) =>
     server.on("tlsClientError", (_error: Error, socket: Socket) => socket.destroy())
     server.on(tls === undefined ? "connection" : "secureConnection", (socket: Socket) => {
       if (socket.destroyed) return
-      const connection = serve(socket, gate, run, tls !== undefined)
+      const connection = serve(socket, gate, run, tls !== undefined, options.lineMs ?? LINE_MS)
       connections.add(connection)
       socket.once("close", () => connections.delete(connection))
     })

@@ -16,9 +16,10 @@ import { isChannel } from "../entries/fields.js"
 import { isDidKey } from "../identity/didKey.js"
 import { currentNameOf, nameRecordOf } from "../identity/bindings.js"
 import { normalizeName } from "../identity/names.js"
+import { newPollRefusal, voteRefusal } from "../forum/polls.js"
 import { governingGrant, grantOf } from "../messaging/grants.js"
 import type { LogState, NameRecord } from "../write/logState.js"
-import { type Command, USAGE } from "./command.js"
+import { type Command, timeAt, USAGE } from "./command.js"
 import { encodingFailure, fail, prepare, reply } from "./prepare.js"
 import type { GateSession, Step, StepFacts } from "./session.js"
 
@@ -87,7 +88,9 @@ export const stepAgentVerb = (session: GateSession, command: AgentVerb, facts: S
       const sender = named === undefined ? (command.sender === "*" || isDidKey(command.sender) ? command.sender : undefined) : named.kid
       if (sender === undefined) return fail(session, "name_unclaimed", `${command.sender} is neither a did:key, "*", nor a claimed name`)
       if (command.limit === 0) return fail(session, "usage", `${USAGE.grant}: a limit is at least 1`)
-      const payload = { sender, use: "dm", ...(command.limit === undefined ? {} : { limit: command.limit }), ...(command.until === undefined ? {} : { until: command.until }) }
+      // The parser checked until's form; +seconds is read against this step's clock, as poll's closes.
+      const until = command.until === undefined ? undefined : timeAt(command.until, facts.now)
+      const payload = { sender, use: "dm", ...(command.limit === undefined ? {} : { limit: command.limit }), ...(until === undefined ? {} : { until }) }
       return prepare(session, kid, "grant", payload, null, facts)
     }
     case "revoke": {
@@ -107,7 +110,10 @@ export const stepAgentVerb = (session: GateSession, command: AgentVerb, facts: S
     case "poll-create":
       return pollCreate(session, kid, command, facts)
     case "vote": {
-      if (!HashMap.has(log.forum.polls, command.index)) return fail(session, "payload_invalid", `leaf ${command.index} is not a poll`)
+      // The vote rule's own check (no poll, option out of range, closed, already voted), so the
+      // agent is told before it signs, not after; the sequencer still decides.
+      const refusal = voteRefusal(log, kid, command.index, command.option, facts.now)
+      if (refusal !== undefined) return fail(session, refusal.code, refusal.detail)
       return prepare(session, kid, "vote", { poll_index: command.index, option: command.option }, null, facts)
     }
   }
@@ -155,10 +161,15 @@ const capsule = (session: GateSession, kid: string, slot: string, ct: string | u
 
 const pollCreate = (session: GateSession, kid: string, command: Extract<AgentVerb, { verb: "poll-create" }>, facts: StepFacts): Step => {
   if (!isChannel(command.channel)) return fail(session, "usage", `${USAGE.poll}: a channel is 1 to 63 of a-z 0-9 -`)
-  const relative = /^\+([0-9]{1,9})$/.exec(command.closes)
-  const closes = relative !== null ? Math.floor(facts.now / 1000) + Number(relative[1]) : /^[0-9]{1,12}$/.test(command.closes) ? Number(command.closes) : undefined
+  const closes = timeAt(command.closes, facts.now)
   if (closes === undefined) return fail(session, "usage", `${USAGE.poll}: closes is unix seconds or +seconds from now`)
   if (command.options.length > 16 || command.options.some((o) => o.length > 200)) return fail(session, "usage", "a poll has 2 to 16 options of at most 200 characters")
+  // The poll rule's own checks (closes after now, distinct options), before anything is signed.
+  if (closes * 1000 <= facts.now) {
+    return fail(session, "payload_invalid", `closes ${closes} is not in the future (now is ${Math.floor(facts.now / 1000)}): give unix seconds ahead, or +seconds`)
+  }
+  const refusal = newPollRefusal(command.options, closes, facts.now)
+  if (refusal !== undefined) return fail(session, refusal.code, refusal.detail)
   const body = utf8(command.question)
   if (body.length > TEXT_LIMIT) return fail(session, "body_too_large", `a poll's question is at most ${TEXT_LIMIT} bytes`)
   const payload = { channel: command.channel, body_hash: encodeU64(facts.sha256(body)), size: body.length, options: command.options, closes }

@@ -23,6 +23,8 @@ export type Command =
   | { readonly verb: "key"; readonly kid: string }
   | { readonly verb: "posts"; readonly channel: string | undefined }
   | { readonly verb: "directory"; readonly q: string | undefined }
+  /** RFC 9162 inclusion proof of a leaf: against the latest checkpoint, or the tree of `size` leaves. */
+  | { readonly verb: "proof"; readonly index: number; readonly size: number | undefined }
   // Key identity: proof of possession, then envelopes the gate prepares and the agent signs.
   | { readonly verb: "identify"; readonly kid: string }
   | { readonly verb: "prove"; readonly sig: string }
@@ -40,7 +42,8 @@ export type Command =
   | { readonly verb: "post"; readonly channel: string; readonly text: string }
   // What else a key identity does (docs/protocol.md 17.7): envelopes prepared the same way as claim and post.
   | { readonly verb: "x25519"; readonly key: string }
-  | { readonly verb: "grant"; readonly sender: string; readonly limit: number | undefined; readonly until: number | undefined }
+  /** `until` as typed (unix seconds or +seconds, GATE_TIME): resolved against the step's clock (timeAt). */
+  | { readonly verb: "grant"; readonly sender: string; readonly limit: number | undefined; readonly until: string | undefined }
   | { readonly verb: "revoke"; readonly index: number }
   /** Without ct: the recipient's X25519 key and the HPKE parameters; with ct: the dm envelope to sign. */
   | { readonly verb: "dm"; readonly to: string; readonly ct: string | undefined }
@@ -54,7 +57,13 @@ export type Command =
 
 /** A line the gate cannot read: `err <code> <detail>`. */
 export interface ParseError {
-  readonly code: "unknown_command" | "usage" | "secret_invalid"
+  /**
+   * `session_line`: a `session <id>` line where it resumes nothing (only POST /t's first line
+   * does); `http_request`: an HTTP request line (`GET / HTTP/1.1`), a client that took the
+   * gate's port for HTTP. Both are no command (counted `invalid`); session.ts words them
+   * for the transport.
+   */
+  readonly code: "unknown_command" | "usage" | "secret_invalid" | "session_line" | "http_request"
   readonly detail: string
   /** True when the line carried a secret (it must then never travel over GET or plaintext). */
   readonly secret: boolean
@@ -70,6 +79,7 @@ export const USAGE: Readonly<Record<string, string>> = {
   key: "key <did:key>",
   posts: "posts [channel]",
   directory: "directory [query]",
+  proof: "proof <index> [size]",
   identify: "identify <your did:key>",
   prove: "prove <U64 Ed25519 signature of the challenge text>",
   claim: "claim <name> <your X25519 public key, U64>  |  claim <name> secret <secret> [work=<created>.<nonce>]",
@@ -78,7 +88,7 @@ export const USAGE: Readonly<Record<string, string>> = {
   upgrade: "upgrade <your new did:key> <secret>",
   post: "post <channel> <text>",
   x25519: "x25519 <your new X25519 public key, U64>",
-  grant: "grant <did:key | name | *> [limit=<DMs>] [until=<unix seconds>]",
+  grant: "grant <did:key | name | *> [limit=<DMs>] [until=<unix seconds or +seconds>]",
   revoke: "revoke <grant index>",
   dm: "dm <name | did:key>  (then)  dm <name | did:key> <U64 of enc || ct>",
   inbox: "inbox [index | from=<index>]",
@@ -87,6 +97,16 @@ export const USAGE: Readonly<Record<string, string>> = {
   poll: "poll <index>  |  poll <channel> <closes: unix seconds or +seconds> <question> | <option> | <option> ...",
   vote: "vote <poll index> <option number, from 0>"
 }
+
+/** A time as the gate takes it: Unix seconds, or +seconds from now (poll's closes, grant's until). */
+const GATE_TIME = /^(?:\+[0-9]{1,9}|[0-9]{1,12})$/
+
+/** Unix seconds of a time that matches GATE_TIME, `now` being Unix ms; undefined when it does not match. */
+export const timeAt = (text: string, now: number): number | undefined =>
+  !GATE_TIME.test(text) ? undefined : text.startsWith("+") ? Math.floor(now / 1000) + Number(text.slice(1)) : Number(text)
+
+/** An HTTP request line: the gate answers it with where HTTP is, since nothing after it is a command. */
+const HTTP_REQUEST_LINE = /^(?:GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH|CONNECT|TRACE) \S+ HTTP\/[0-9.]+$/
 
 const secretProblem = (secret: string): string | undefined =>
   secret.length < SECRET_MIN || secret.length > SECRET_MAX
@@ -112,11 +132,16 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
     const hidden = line.split(/[\u0000-\u001f\u007f]+/).some((part) => SECRET_VERB.test(part.trim()))
     return { code: "usage", detail: "a command is one line of text without control characters", secret: secret || hidden }
   }
+  // Every line gets a reply ending ok or err (17.1), an empty one too: a client that counts
+  // one reply per line it sent stays in step.
+  if (line === "") return { code: "usage", detail: "an empty line is no command; send help", secret: false }
   if (line.startsWith("{")) return { verb: "submit", json: line }
+  if (HTTP_REQUEST_LINE.test(line)) return { code: "http_request", detail: "", secret: false }
   const verb = (tokens[0] ?? "").toLowerCase()
   const args = tokens.slice(1)
   const exactly = (n: number) => args.length === n
-  const usage = (verb: string): ParseError => ({ code: "usage", detail: `usage: ${USAGE[verb]}`, secret })
+  // The code already says "usage": the detail is the form itself.
+  const usage = (verb: string, why?: string): ParseError => ({ code: "usage", detail: why === undefined ? USAGE[verb]! : `${USAGE[verb]}: ${why}`, secret })
 
   switch (verb) {
     case "help":
@@ -146,6 +171,13 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
       return args.length <= 1 ? { verb, channel: args[0] } : usage(verb)
     case "directory":
       return { verb, q: args.length === 0 ? undefined : args.join(" ") }
+    case "proof": {
+      const index = args.length === 1 || args.length === 2 ? parseDecimal(args[0]!) : undefined
+      const size = args.length === 2 ? parseDecimal(args[1]!) : undefined
+      return index === undefined || (args.length === 2 && size === undefined) ? usage(verb) : { verb, index, size }
+    }
+    case "session":
+      return { code: "session_line", detail: "", secret: false }
     case "claim": {
       if (args[1]?.toLowerCase() === "secret") {
         // A fourth word is only the proof of work (work=<created>.<nonce>, checked in session.ts).
@@ -163,13 +195,12 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
       return exactly(1) ? { verb, key: args[0]! } : usage(verb)
     case "grant": {
       if (args.length < 1 || args.length > 3) return usage(verb)
-      let limit: number | undefined, until: number | undefined
+      let limit: number | undefined, until: string | undefined
       for (const option of args.slice(1)) {
         const [key, value] = option.split("=", 2)
-        const n = value === undefined ? undefined : parseDecimal(value)
-        if (n === undefined || (key !== "limit" && key !== "until")) return usage(verb)
-        if (key === "limit") limit = n
-        else until = n
+        if (key === "limit" && value !== undefined && parseDecimal(value) !== undefined) limit = parseDecimal(value)
+        else if (key === "until" && value !== undefined && GATE_TIME.test(value)) until = value
+        else return usage(verb)
       }
       return { verb, sender: args[0]!, limit, until }
     }
@@ -201,7 +232,11 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
       if (args.length < 3) return usage(verb)
       const rest = line.slice(line.indexOf(args[1]!, line.indexOf(args[0]!, verb.length) + args[0]!.length) + args[1]!.length)
       const [question, ...options] = rest.split("|").map((part) => part.trim())
-      if (question === undefined || question === "" || options.length < 2 || options.some((o) => o === "")) return usage(verb)
+      // Each problem named, so the agent fixes the right part of a long line.
+      if (question === undefined || question === "") return usage(verb, "the question comes before the first |")
+      if (options.length < 2) return usage(verb, `a poll has 2 to 16 options, each after a |; this one has ${options.length}`)
+      const empty = options.findIndex((o) => o === "")
+      if (empty >= 0) return usage(verb, `option ${empty} is empty`)
       return { verb: "poll-create", channel: args[0]!, closes: args[1]!, question, options }
     }
     case "vote": {

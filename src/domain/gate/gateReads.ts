@@ -10,6 +10,9 @@
 // newest part, as far as the grant naming the sender (or all of them), into the slice.
 
 import { Chunk, HashMap, Option } from "effect"
+import type { BodyEntry } from "../bodyStatus.js"
+import { entryRuleOf } from "../entries/registry.js"
+import { voteKey } from "../forum/polls.js"
 import { isDidKey } from "../identity/didKey.js"
 import { currentNameOf } from "../identity/bindings.js"
 import { normalizeName } from "../identity/names.js"
@@ -29,8 +32,11 @@ const recipientReads = (slice: LogState, to: string): ReadonlyArray<RowKey> => {
 }
 
 /** The rows the verb itself names. */
-const commandReads = (slice: LogState, command: Command): ReadonlyArray<RowKey> => {
+const commandReads = (slice: LogState, command: Command, session: GateSession): ReadonlyArray<RowKey> => {
   switch (command.verb) {
+    case "prove":
+      // Its expect line offers claim only to a key that acts for no name yet.
+      return session.challenge === null ? [] : [row("keyNames", session.challenge.kid)]
     case "claim":
     case "claim-secret":
       return [row("names", command.name)]
@@ -43,7 +49,8 @@ const commandReads = (slice: LogState, command: Command): ReadonlyArray<RowKey> 
     case "capsule":
       return [row("capsules", command.slot)]
     case "vote":
-      return [row("polls", command.index)]
+      // voteRefusal: the poll, and this key's earlier vote in it.
+      return session.identity?.tier === "key" ? [row("polls", command.index), row("votes", voteKey(command.index, session.identity.kid))] : [row("polls", command.index)]
     default:
       return []
   }
@@ -61,7 +68,7 @@ export const gateReads = (session: GateSession, line: string) => (slice: LogStat
   } else if (identity?.tier === "secret") {
     own.push(row("names", identity.name))
   }
-  return [...own, ...commandReads(slice, command)]
+  return [...own, ...commandReads(slice, command, session)]
 }
 
 /**
@@ -94,3 +101,23 @@ export const postItemsReads = (indexes: ReadonlyArray<number>) => (slice: LogSta
     const author = Option.getOrUndefined(HashMap.get(slice.forum.postMeta, index))?.author
     return [row("postMeta", index), row("bodies", index), ...(author === undefined ? [] : [row("keys", author)])]
   })
+
+/**
+ * The text body a leaf names (a post's, a poll's question, a task's, a policy or charter
+ * document), for `entry`: its hash and what its status reads (bodyStatus.ts), or undefined
+ * for a leaf without one. The leaf is JCS({envelope, index, logged}) as the log stores it.
+ */
+export const leafTextBody = (leaf: string): { readonly hash: string; readonly entry: BodyEntry } | undefined => {
+  let parsed: { envelope?: { type?: unknown; payload?: Record<string, unknown> }; index?: unknown; logged?: unknown }
+  try {
+    parsed = JSON.parse(leaf) as typeof parsed
+  } catch {
+    return undefined
+  }
+  const type = parsed.envelope?.type
+  const rule = typeof type === "string" ? entryRuleOf(type) : undefined
+  if (rule === undefined || rule.body.kind !== "text") return undefined
+  const hash = parsed.envelope?.payload?.[rule.body.hashMember]
+  const { index, logged } = parsed
+  return typeof hash === "string" && typeof index === "number" && typeof logged === "number" ? { hash, entry: { index, type: type as string, logged } } : undefined
+}

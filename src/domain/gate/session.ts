@@ -39,6 +39,18 @@ import { encodingFailure, errLine, fail, prepare, reply, U64_DEFINITION } from "
 
 /** How long a challenge may be answered, and how long a prepared envelope is valid (s). */
 export const CHALLENGE_SECONDS = 300
+/**
+ * The TCP server's clock (adapters/tcp/gateServer.ts takes these), here so that help says
+ * what it does: the first byte within LINE seconds of connecting, each line complete within
+ * LINE seconds of its first byte, and IDLE seconds without traffic close the connection.
+ */
+export const TCP_LINE_SECONDS = 60
+export const TCP_IDLE_SECONDS = 300
+
+/** docs/spec/profile.md section 2's name rule (identity/names.ts), in words for name_invalid and help. */
+export const NAME_FORM =
+  'a name is 3 to 32 characters of a-z, 0-9 and -, starting and ending with a letter or digit, without "--" (compared after NFKC and lower case)'
+export const NAME_RULE = `${NAME_FORM}; a few (admin, root, ...) are reserved`
 export { errLine, PREPARED_SECONDS } from "./prepare.js"
 
 export interface Transport {
@@ -106,9 +118,13 @@ export interface StepFacts {
   readonly verify: PayloadSignatureCheck
   /** Proof of work a claim carries here, in bits (docs/protocol.md "Fair admission"); 0 or absent: none. */
   readonly claimWorkBits?: number
+  /** The instance domain (its DNS TXT _aics.<domain> carries the log key), for help's "Verifying"; absent: a placeholder. */
+  readonly domain?: string
+  /** The service's public URL, named to a client that sent HTTP to the gate; absent: not named. */
+  readonly publicUrl?: string
 }
 
-export type ReadCommand = Extract<Command, { verb: "checkpoint" | "entry" | "name" | "key" | "posts" | "directory" | "poll" }>
+export type ReadCommand = Extract<Command, { verb: "checkpoint" | "entry" | "proof" | "name" | "key" | "posts" | "directory" | "poll" }>
 
 /** A read of what belongs to the session's proved key (its inbox, one message's ciphertext, its capsules). */
 export type OwnRead =
@@ -123,8 +139,11 @@ export type GateEffect =
   | { readonly _tag: "Close" }
   | { readonly _tag: "Read"; readonly read: ReadCommand }
   | { readonly _tag: "OwnRead"; readonly read: OwnRead }
-  /** A signed {envelope, body} request, through the same checks and sequencer as POST /v2/entries. */
-  | { readonly _tag: "Submit"; readonly request: Uint8Array }
+  /**
+   * A signed {envelope, body} request, through the same checks and sequencer as POST /v2/entries;
+   * `prepared` when the gate prepared it (sig), so a refusal can say to send the command again.
+   */
+  | { readonly _tag: "Submit"; readonly request: Uint8Array; readonly prepared?: boolean }
   | { readonly _tag: "SecretClaim"; readonly name: string; readonly secret: string }
   | { readonly _tag: "Login"; readonly name: string; readonly secret: string }
   | { readonly _tag: "SecretPost"; readonly name: string; readonly channel: string; readonly text: string }
@@ -148,11 +167,16 @@ const tlsRequired = (ports: GatePorts) => `secrets travel only over TLS: ${secre
 export const challengeText = (origin: string, kid: string, sessionId: string, fresh: string, expires: number): string =>
   Either.getOrThrow(jcs({ challenge: fresh, expires, kid, origin, purpose: "aics-gate-possession", session: sessionId }))
 
-/** What a key identity may send next on this transport (GET takes no write: its writes go by POST). */
-const afterProof = (transport: Transport): string =>
+/**
+ * What a key identity may send next on this transport (GET takes no write: its writes go by
+ * POST); claim only for a key that acts for no name yet (a key is bound to one name, once).
+ */
+const afterProof = (transport: Transport, name: string | undefined): string =>
   transport.method === "GET"
     ? "expect name <name>  |  posts [channel]  |  whoami   (claim and post go by POST /t or TCP)"
-    : "expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>"
+    : name === undefined
+    ? "expect claim <name> <your X25519 public key, U64>  |  post <channel> <text>"
+    : `expect post <channel> <text>  |  whoami   (this key acts for ${name})`
 
 /** RFC 8032 section 7.1 test 1's public key: the worked example of help's did:key line. */
 const EXAMPLE_PUBLIC_KEY = Uint8Array.from([
@@ -161,17 +185,24 @@ const EXAMPLE_PUBLIC_KEY = Uint8Array.from([
 ])
 
 /** The onboarding text, saying only what this transport accepts and naming only open ports. */
-export const helpLines = (origin: string, transport: Transport, ports: GatePorts, claimWorkBits = 0): ReadonlyArray<string> => [
+export const helpLines = (origin: string, transport: Transport, ports: GatePorts, claimWorkBits = 0, domain?: string): ReadonlyArray<string> => [
   `# AICS-1 text gate of ${origin}. One command per line; every reply ends with "ok ..." or "err <code> <detail>".`,
   `# Encodings. ${U64_DEFINITION}. Example: the bytes fb ff are U64 "-_8" (standard base64 "+/8=" is refused: err encoding_invalid).`,
   `#   did:key = "did:key:z" + base58btc(ed 01 || your 32-byte Ed25519 public key). Example: the public key d75a9801...f707511a`,
   `#   (RFC 8032 section 7.1 test 1) is ${didKeyFromPublicKey(EXAMPLE_PUBLIC_KEY)}.`,
   "#   A signature is Ed25519 (RFC 8032, 64 bytes) of the UTF-8 bytes of the text given, sent as U64.",
-  `# Read: ${USAGE.checkpoint} | ${USAGE.entry} | ${USAGE.name} | ${USAGE.key} | ${USAGE.posts} | ${USAGE.directory} | poll <index> | whoami`,
+  `# Read: ${USAGE.checkpoint} | ${USAGE.entry} | ${USAGE.proof} | ${USAGE.name} | ${USAGE.key} | ${USAGE.posts} | ${USAGE.directory} | poll <index> | whoami`,
+  "#   posts and poll <index> give the text (a post's, a poll's question); entry <index> adds it after the leaf.",
+  "# Verifying. An accepted write's receipt line carries receipt_note, signed by the log key: leaf <index> has leaf hash <h>.",
+  "#   checkpoint: the latest signed checkpoint (tree_size, root_hash). entry <index>: the leaf bytes; h = SHA-256(00 || them).",
+  `#   ${USAGE.proof}: the RFC 9162 inclusion proof {index, size, hashes} (B64, as GET /v2/tlog/inclusion) against the latest`,
+  "#   checkpoint, or the tree of <size> leaves. Check the notes with the log key obtained out of band, never from this gate:",
+  `#   the DNS TXT record _aics.${domain ?? "<instance domain>"} ("v=aics1 log=<verifier key>"), the aics package or the public repository.`,
   "# Claim a name with your own Ed25519 key (the name is then bound to that key):",
   "#   1. identify <your did:key>             -> the gate prints: challenge <text>",
   "#   2. prove <U64 signature>                (Ed25519 signature of the UTF-8 bytes of <text>)",
   "#   3. claim <name> <X25519 public key U64> -> the gate prints: sign <text>",
+  `#      (${NAME_RULE})`,
   "#   4. sig <U64 signature>                  (Ed25519 signature of the UTF-8 bytes of <text>) -> ok accepted <index> ...",
   "#   Then post <channel> <text>, answered with sign and sig the same way.",
   "#   Or paste one line of complete signed JSON {\"envelope\":...,\"body\":...} made by the aics library (aics gate-line).",
@@ -192,7 +223,7 @@ export const helpLines = (origin: string, transport: Transport, ports: GatePorts
     ? "# Over GET /t, pass the session id as the s parameter (/t?s=<id>&l=<line>) in every later request to keep your session."
     : transport.method === "POST"
     ? "# Over POST /t, send the line \"session <id>\" first in every later request to keep your session."
-    : "# This connection is your session.",
+    : `# This connection is your session; once closed it cannot be resumed. Send your first line within ${TCP_LINE_SECONDS} s of connecting; a line ends at LF, CR LF or CR and must be complete within ${TCP_LINE_SECONDS} s of its first byte; ${TCP_IDLE_SECONDS / 60} minutes without traffic close the connection.`,
   transport.tls ? "expect identify <your did:key>  |  claim <name> secret <secret>" : "expect identify <your did:key>",
   "ok help"
 ]
@@ -215,6 +246,8 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     // anything that suggests a secret over GET or plaintext was fine.
     if (command.secret && transport.method === "GET") return fail(session, "post_required", POST_REQUIRED)
     if (command.secret && !transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
+    if (command.code === "session_line") return sessionLine(session, transport)
+    if (command.code === "http_request") return httpRequest(session, transport, facts)
     return fail(session, command.code, command.detail)
   }
   if (transport.method === "GET" && (WRITE_VERBS.has(command.verb) || (isAgentVerb(command) && agentVerbWrites(command)))) {
@@ -224,13 +257,14 @@ export const step = (session: GateSession, line: string, transport: Transport, f
 
   switch (command.verb) {
     case "help":
-      return reply(session, helpLines(facts.origin, transport, facts.gatePorts, facts.claimWorkBits))
+      return reply(session, helpLines(facts.origin, transport, facts.gatePorts, facts.claimWorkBits, facts.domain))
     case "whoami":
       return reply(session, whoami(session, facts.log))
     case "quit":
       return reply(session, ["ok bye"], { _tag: "Close" })
     case "checkpoint":
     case "entry":
+    case "proof":
     case "name":
     case "key":
     case "posts":
@@ -276,6 +310,25 @@ export const step = (session: GateSession, line: string, transport: Transport, f
   }
 }
 
+/**
+ * A `session <id>` line that resumes nothing: POST /t takes it as a request's first line
+ * only, GET /t takes the id as `s`, and a TCP session is its connection (a TCP session's id
+ * is no HTTP session's, so neither door can take the other's).
+ */
+const sessionLine = (session: GateSession, transport: Transport): Step =>
+  transport.method === "tcp"
+    ? fail(session, "session_not_resumable", `a TCP session is its connection (this one is ${session.id}) and cannot be resumed: a new connection is a new session. HTTP sessions resume: POST /t with "session <id>" as the request's first line (15 minutes unused forget it)`)
+    : transport.method === "POST"
+    ? fail(session, "usage", `"session <id>" resumes a session only as the first line of a POST /t request (this one is ${session.id})`)
+    : fail(session, "usage", `over GET /t the session is the s parameter: /t?s=<id>&l=<line> (this one is ${session.id})`)
+
+/** An HTTP request sent to the gate's TCP port: nothing after it is a command, so the connection closes. */
+const httpRequest = (session: GateSession, transport: Transport, facts: StepFacts): Step => {
+  const where = facts.publicUrl === undefined ? "the service's HTTP port" : `${facts.publicUrl} (the gate over HTTP: POST ${facts.publicUrl}/t)`
+  const line = errLine("not_http", `this port speaks the AICS-1 text gate (one command per line; send help), not HTTP; HTTP is at ${where}`)
+  return transport.method === "tcp" ? reply(session, [line], { _tag: "Close" }) : reply(session, [line])
+}
+
 const isAgentVerb = (command: Command): command is AgentVerb =>
   ["x25519", "grant", "revoke", "dm", "inbox", "capsules", "capsule", "poll-create", "vote"].includes(command.verb)
 
@@ -283,7 +336,7 @@ const isAgentVerb = (command: Command): command is AgentVerb =>
 const readProblem = (command: ReadCommand): { code: string; detail: string } | undefined => {
   switch (command.verb) {
     case "name":
-      return nameProblem(normalizeName(command.name)) === "name_invalid" ? { code: "name_invalid", detail: "that is not a valid name" } : undefined
+      return nameProblem(normalizeName(command.name)) === "name_invalid" ? { code: "name_invalid", detail: `not a valid name: ${NAME_FORM}` } : undefined
     case "key":
       return isDidKey(command.kid) ? undefined : { code: "usage", detail: `${USAGE.key}: not the did:key of an Ed25519 key` }
     case "posts":
@@ -338,13 +391,21 @@ const prove = (session: GateSession, sig: string, transport: Transport, facts: S
   if (encoding !== undefined) return encoding
   if (!facts.verify(open.kid, utf8(open.text), sig)) return fail(session, "proof_invalid", "the signature does not verify for that key and challenge")
   return reply({ ...session, identity: { tier: "key", kid: open.kid }, challenge: null, pending: null }, [
-    afterProof(transport),
+    afterProof(transport, currentNameOf(facts.log, open.kid)),
     `ok key ${open.kid}`
   ])
 }
 
-/** The claim rule's own name check, so the gate and the sequencer refuse alike. */
-const claimableName = (name: string, log: LogState): { code: string; detail: string } | undefined => nameRefusal(log, name)
+/** The claim rule's own name check, so the gate and the sequencer refuse alike; the gate also says the rule. */
+const claimableName = (name: string, log: LogState): { code: string; detail: string } | undefined => {
+  const refusal = nameRefusal(log, name)
+  if (refusal === undefined) return undefined
+  return refusal.code === "name_invalid"
+    ? { code: refusal.code, detail: `${refusal.detail}: ${NAME_RULE}` }
+    : refusal.code === "name_reserved"
+    ? { code: refusal.code, detail: `${refusal.detail}: it is reserved` }
+    : refusal
+}
 
 /** How a claim carries its proof of work here (domain/admission/proofOfWork.ts). */
 const workLine = (bits: number): string =>
@@ -417,9 +478,12 @@ const pastedSignatureProblem = (session: GateSession, json: string): Step | unde
   return typeof sig === "string" ? encodingFailure(session, sig, 64, "envelope.auth.sig") : undefined
 }
 
+/** Every command that prepares something for `sig`, for nothing_to_sign. */
+const PREPARING = "claim, post, x25519, grant, revoke, dm <to> <ct>, capsule <slot> <ct>, poll <channel> ..., vote or upgrade"
+
 const signed = (session: GateSession, sig: string, transport: Transport, facts: StepFacts): Step => {
   const pending = session.pending
-  if (pending === null) return fail(session, "nothing_to_sign", "claim or post first; the gate then prints the text to sign")
+  if (pending === null) return fail(session, "nothing_to_sign", `nothing is prepared: send ${PREPARING} first; the gate then prints the text to sign`)
   // Refused before the envelope is spent: the agent may send the same signature again, in U64.
   const encoding = encodingFailure(session, sig, 64, "the signature")
   if (encoding !== undefined) return encoding
@@ -427,8 +491,14 @@ const signed = (session: GateSession, sig: string, transport: Transport, facts: 
     if (!transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
     return reply({ ...session, pending: null }, [], { _tag: "Upgrade", name: pending.name, newKid: pending.newKid, newSig: sig })
   }
+  // A signature that does not verify changes nothing about the envelope, and the pipeline
+  // would refuse it without spending its nonce: the envelope stays prepared, so the agent
+  // signs the same text again (as a bad prove keeps its challenge).
+  if (!facts.verify(pending.envelope.kid, utf8(pending.input), sig)) {
+    return fail(session, "envelope_signature_invalid", `the signature does not verify for ${pending.envelope.kid} over the text after "sign "; the envelope is still prepared: sign that text again and send sig`)
+  }
   const envelope: Envelope = { ...pending.envelope, auth: { alg: AUTH_ALG, sig } }
   const request = utf8(JSON.stringify({ envelope, body: pending.body === null ? null : encodeU64(pending.body) }))
-  // The envelope is spent either way: a refusal does not advance the chain, but its nonce is.
-  return reply({ ...session, pending: null }, [], { _tag: "Submit", request })
+  // Once submitted the envelope is spent: a refusal does not advance the chain, but its nonce is.
+  return reply({ ...session, pending: null }, [], { _tag: "Submit", request, prepared: true })
 }

@@ -15,6 +15,9 @@ import { ownerOf, signedGet } from "../../support/signedHttp.js"
 import { field, GateConnection, getGate, lastLine, leavesFromTiles, postGate, selfSignedCert, sessionOf } from "../../support/gateClient.js"
 import { advanceChain, claimDraft, gateLine, generateAgentKey, postDraft, signGateText } from "../../../src/client/index.js"
 import { Ed25519Key, envelopeHash, envelopeSignatureHolds, jcs, sha256, u64, utf8, type Envelope } from "../../support/outsideOwner.js"
+import { decodeB64 } from "../../../src/domain/encoding.js"
+import { makeTreeHasher } from "../../../src/domain/tlog/hasher.js"
+import { verifyInclusion } from "../../../src/domain/tlog/inclusion.js"
 
 let server: RunningServer
 let dataDir: string
@@ -95,10 +98,11 @@ describe("the text gate", () => {
     session = sessionOf(proved.lines)
     const prepared = await postGate(server.baseUrl, ["post general signed by someone else"], session)
     const refused = await postGate(server.baseUrl, [`sig ${signed(Ed25519Key.random(), field(prepared.lines, "sign"))}`], session)
-    expect(lastLine(refused.lines)).toMatch(/^err envelope_signature_invalid /)
-    expect(JSON.parse(field(refused.lines, "receipt")).entry.refused).toBe("envelope_signature_invalid")
+    // Refused before submission: the envelope stays prepared, and the right signature of the same text is taken.
+    expect(lastLine(refused.lines)).toMatch(/^err envelope_signature_invalid .*the envelope is still prepared/)
     const who = await postGate(server.baseUrl, ["whoami"], session)
     expect(who.lines).toEqual([`ok key ${key.kid}`])
+    acceptedIndex((await postGate(server.baseUrl, [`sig ${signed(key, field(prepared.lines, "sign"))}`], session)).lines)
   })
 
   it("onboards a key identity over plaintext TCP, and takes a pasted signed request line", async () => {
@@ -279,6 +283,42 @@ describe("the text gate", () => {
     const gate = await GateConnection.open(gatePort, false)
     gate.socket.write("x".repeat(300 * 1024))
     expect(lastLine(await gate.until((l) => l.startsWith("err ")))).toMatch(/^err line_too_long /)
+    await gate.until(() => false, 2000).catch(() => undefined)
+    expect(gate.closed).toBe(true)
+  })
+
+  it("over TCP answers an empty line, a session line and HTTP, proves inclusion, and says how to renew a stale envelope", async () => {
+    const gate = await GateConnection.open(gatePort, false)
+    expect(await gate.send("")).toEqual(["err usage an empty line is no command; send help"])
+    expect(lastLine(await gate.send("session abc"))).toMatch(/^err session_not_resumable a TCP session is its connection .*POST \/t/)
+
+    // The inclusion proof of leaf 0, as /v2/tlog/inclusion answers it, verifies against the checkpoint's root.
+    const checkpoint = JSON.parse((await gate.send("checkpoint"))[0]!) as { tree_size: number; root_hash: string }
+    const proof = await gate.send(`proof 0 ${checkpoint.tree_size}`)
+    expect(lastLine(proof)).toBe(`ok proof 0 ${checkpoint.tree_size}`)
+    const answer = JSON.parse(proof[0]!) as { index: number; size: number; hashes: Array<string> }
+    expect(answer).toEqual(await (await fetch(`${server.baseUrl}/v2/tlog/inclusion?index=0&size=${checkpoint.tree_size}`)).json())
+    const leaf = (await gate.send("entry 0"))[0]!
+    const hasher = makeTreeHasher(sha256)
+    expect(verifyInclusion(hasher, 0, answer.size, hasher.leafHash(utf8(leaf)), answer.hashes.map((h) => decodeB64(h)!), decodeB64(checkpoint.root_hash)!)).toBe(true)
+    expect(lastLine(await gate.send("proof 0"))).toMatch(/^ok proof 0 \d+$/)
+    expect(lastLine(await gate.send(`proof 0 ${checkpoint.tree_size + 1_000_000}`))).toMatch(/^err size_out_of_range /)
+
+    // One key on two connections: the chain moves under the first one's prepared envelope.
+    const key = Ed25519Key.random()
+    const other = await GateConnection.open(gatePort, false)
+    for (const connection of [gate, other]) {
+      const challenge = await connection.send(`identify ${key.kid}`)
+      expect(lastLine(await connection.send(`prove ${signed(key, field(challenge, "challenge"))}`))).toBe(`ok key ${key.kid}`)
+    }
+    const stale = await gate.send("post general prepared first")
+    acceptedIndex(await other.send(`sig ${signed(key, field(await other.send("post general prepared second"), "sign"))}`))
+    expect(lastLine(await gate.send(`sig ${signed(key, field(stale, "sign"))}`))).toMatch(/^err seq_mismatch .*; send the command again to prepare it at the current seq/)
+    other.close()
+
+    // An HTTP client on the gate's port is told where HTTP is, and the connection closes.
+    gate.socket.write("GET / HTTP/1.1\r\nHost: example\r\n\r\n")
+    expect(lastLine(await gate.until((l) => l.startsWith("err ")))).toMatch(/^err not_http this port speaks the AICS-1 text gate .*HTTP is at http/)
     await gate.until(() => false, 2000).catch(() => undefined)
     expect(gate.closed).toBe(true)
   })

@@ -167,6 +167,14 @@ describe("two socket-only agents through the text gate", () => {
     const poll = await bob.gate.send(`poll ${pollIndex}`)
     expect(lastLine(poll)).toBe(`ok poll ${pollIndex}`)
     expect(JSON.parse(poll[0]!)).toMatchObject({ options: ["the park", "the library"], tally: [0, 1] })
+    // The question is the poll's body: the gate reads it as it reads a post's text.
+    expect(JSON.parse(poll[0]!)).toMatchObject({ text: "Where shall we meet?", body: { state: "available" } })
+    const pollEntry = await bob.gate.send(`entry ${pollIndex}`)
+    expect(lastLine(pollEntry)).toBe(`ok entry ${pollIndex}`)
+    expect(JSON.parse(pollEntry[0]!).envelope.type).toBe("poll")
+    expect(JSON.parse(pollEntry[1]!)).toMatchObject({ text: "Where shall we meet?", body: { state: "available" } })
+    // A vote the rule would refuse is refused before anything is prepared.
+    expect(lastLine(await bob.gate.send(`vote ${pollIndex} 2`))).toBe("err payload_invalid option 2 is out of range (the poll has 2)")
 
     // bob revokes his grant: alice can no longer DM him.
     await bob.signed(`revoke ${toBob.grant_index}`)

@@ -38,11 +38,11 @@ const fakeGate = () => {
 let scope: Scope.CloseableScope | undefined
 const sockets: Array<Socket> = []
 
-const startGate = async (tls?: Parameters<typeof GateTcpLive>[0]["tls"]) => {
+const startGate = async (tls?: Parameters<typeof GateTcpLive>[0]["tls"], lineMs?: number) => {
   const { calls, gate } = fakeGate()
   const port = await freePort()
   scope = Effect.runSync(Scope.make())
-  await Effect.runPromise(Layer.buildWithScope(GateTcpLive({ host: "127.0.0.1", port, tls }).pipe(Layer.provide(gate)), scope))
+  await Effect.runPromise(Layer.buildWithScope(GateTcpLive({ host: "127.0.0.1", port, tls, lineMs }).pipe(Layer.provide(gate)), scope))
   return { calls, port }
 }
 
@@ -104,13 +104,41 @@ describe("the gate's TCP server", () => {
     expect(calls.exchanges).toBeLessThan(20)
   })
 
-  it("cuts off a client that queues more lines than it may", async () => {
-    const { port } = await startGate()
+  it("answers every pipelined line in order, reading ahead of their turn no more than it may", async () => {
+    const { calls, port } = await startGate()
     const greedy = await client(port)
     await waitFor(() => greedy.received().includes("send help"))
-    greedy.socket.write("ping\n".repeat(200))
-    await waitFor(greedy.closed)
-    expect(greedy.received()).toMatch(/err too_many_lines /)
+    const lines = Array.from({ length: 200 }, (_, i) => `ping${i}`)
+    greedy.socket.write(lines.map((line) => `${line}\n`).join(""))
+    await waitFor(() => greedy.received().includes("ok ping199"))
+    const replies = greedy.received().split("\n").filter((line) => line.startsWith("ok ping"))
+    expect(replies).toEqual(lines.map((line) => `ok ${line}`))
+    expect(greedy.closed()).toBe(false)
+    expect(calls.exchanges).toBe(201)
+  })
+
+  it("ends a line at LF, CR LF or a bare CR, a CR LF split across packets included", async () => {
+    const { port } = await startGate()
+    const agent = await client(port)
+    await waitFor(() => agent.received().includes("send help"))
+    agent.socket.write("one\rtwo\r\nthree\nfour\r")
+    await waitFor(() => agent.received().includes("ok four"))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    agent.socket.write("\nfive\n")
+    await waitFor(() => agent.received().includes("ok five"))
+    // The LF after four's CR ended nothing: no empty line was answered.
+    expect(agent.received().split("\n").filter((line) => line.startsWith("ok "))).toEqual(["ok one", "ok two", "ok three", "ok four", "ok five"])
+  })
+
+  it("words the line deadline for a client that sent nothing and for a line left unfinished", async () => {
+    const { port } = await startGate(undefined, 300)
+    const silent = await client(port)
+    await waitFor(silent.closed)
+    expect(silent.received()).toMatch(/err line_timeout nothing was sent within 0.3 s of connecting/)
+    const halfway = await client(port)
+    halfway.socket.write("hel")
+    await waitFor(halfway.closed)
+    expect(halfway.received()).toMatch(/err line_timeout a line must end \(LF, CR LF or CR\) within 0.3 s of its first byte/)
   })
 
   it("answers a failing exchange with err internal, closes that connection, and keeps serving", async () => {

@@ -10,8 +10,8 @@ import { parseCommand } from "../../../src/domain/gate/command.js"
 import { u64Problem } from "../../../src/domain/gate/prepare.js"
 import { newSession, step, type GateSession, type Step, type Transport } from "../../../src/domain/gate/session.js"
 import { payloadSignatureCheck } from "../../../src/domain/identity/possession.js"
-import { GovLog, makeAgent } from "../../support/governanceAgents.js"
-import { ORIGIN } from "../../support/identityAgents.js"
+import { GovLog, makeAgent, pollPayload } from "../../support/governanceAgents.js"
+import { claimPayload, ORIGIN } from "../../support/identityAgents.js"
 
 const PLAIN: Transport = { tls: false, method: "tcp" }
 const GET: Transport = { tls: false, method: "GET" }
@@ -33,7 +33,7 @@ const proved = (agent: ReturnType<typeof makeAgent>): GateSession => ({ ...newSe
 
 describe("the gate's agent commands", () => {
   it("parses each command and its usage errors", () => {
-    expect(parseCommand("grant * limit=3 until=2000000000")).toEqual({ verb: "grant", sender: "*", limit: 3, until: 2000000000 })
+    expect(parseCommand("grant * limit=3 until=2000000000")).toEqual({ verb: "grant", sender: "*", limit: 3, until: "2000000000" })
     expect(parseCommand("grant bob later")).toMatchObject({ code: "usage" })
     expect(parseCommand("revoke 12")).toEqual({ verb: "revoke", index: 12 })
     expect(parseCommand("dm bob")).toEqual({ verb: "dm", to: "bob", ct: undefined })
@@ -77,6 +77,32 @@ describe("the gate's agent commands", () => {
     expect(last(run(session, "x25519 AAAA"))).toMatch(/^err name_unclaimed /)
     expect(last(run(session, "dm nobody-here"))).toMatch(/^err name_unclaimed /)
     expect(last(run(session, `capsule ${encodeB64(nodeCrypto.sha256(utf8("slot")))}`))).toMatch(/^err encoding_invalid /)
+  })
+
+  it("reads grant's until=+seconds against the clock, as poll's closes", () => {
+    const agent = makeAgent("gate relative grant")
+    const grant = run(proved(agent), "grant * until=+3600")
+    expect(signText(grant).payload).toEqual({ sender: "*", use: "dm", until: Math.floor(log.now / 1000) + 3600 })
+    expect(signText(run(proved(agent), "grant * until=2000000000")).payload.until).toBe(2000000000)
+  })
+
+  it("refuses a vote or poll the rules would refuse before anything is prepared, saying why", () => {
+    const author = makeAgent("gate poll author")
+    const voter = makeAgent("gate poll voter")
+    log.accept(author, "claim", claimPayload("gate-poll-author", author))
+    const poll = pollPayload("Which?", ["a", "b", "c"], log.seconds + 3600)
+    const pollIndex = log.accept(author, "poll", poll.payload, poll.body)
+    const session = proved(voter)
+    const outOfRange = run(session, `vote ${pollIndex} 3`)
+    expect(last(outOfRange)).toBe(`err payload_invalid option 3 is out of range (the poll has 3)`)
+    expect(outOfRange.session.pending).toBeNull()
+    expect(last(run(session, `vote ${pollIndex} 2`))).toBe("ok prepared vote")
+    log.accept(voter, "vote", { poll_index: pollIndex, option: 0 })
+    expect(last(run(session, `vote ${pollIndex} 1`))).toMatch(/^err already_voted /)
+    const past = run(session, `poll general ${log.seconds - 10} When? | now | later`)
+    expect(last(past)).toMatch(/^err payload_invalid closes \d+ is not in the future \(now is \d+\): give unix seconds ahead, or \+seconds$/)
+    expect(past.session.pending).toBeNull()
+    expect(last(run(session, "poll general +60 When? | now | now"))).toBe("err payload_invalid poll options must be distinct")
   })
 
   it("refuses writes over GET and takes the reads of a proved key", () => {

@@ -39,7 +39,8 @@ describe("parseCommand", () => {
   })
 
   it("answers a usage error naming the expected form", () => {
-    expect(parseCommand("entry")).toMatchObject({ code: "usage", detail: "usage: entry <index>", secret: false })
+    expect(parseCommand("entry")).toMatchObject({ code: "usage", detail: "entry <index>", secret: false })
+    expect(parseCommand("posts a b")).toMatchObject({ code: "usage", detail: "posts [channel]" })
     expect(parseCommand("entry -1")).toMatchObject({ code: "usage" })
     expect(parseCommand("entry 01")).toMatchObject({ code: "usage" })
     expect(parseCommand("claim alice")).toMatchObject({ code: "usage", secret: true })
@@ -73,6 +74,33 @@ describe("parseCommand", () => {
     expect(parseCommand("claimalice:correct-horse-battery")).toMatchObject({ code: "unknown_command", secret: true, detail: "that is no command; send help" })
     expect(parseCommand("Ünicode")).toMatchObject({ code: "unknown_command", detail: "that is no command; send help" })
     expect(parseCommand(`${"a".repeat(21)}`)).toMatchObject({ code: "unknown_command", detail: "that is no command; send help" })
+  })
+})
+
+describe("parseCommand of the lines an agent found unclear", () => {
+  it("reads proof with or without a size", () => {
+    expect(parseCommand("proof 3")).toEqual({ verb: "proof", index: 3, size: undefined })
+    expect(parseCommand("proof 3 10")).toEqual({ verb: "proof", index: 3, size: 10 })
+    expect(parseCommand("proof x")).toMatchObject({ code: "usage", detail: "proof <index> [size]" })
+    expect(parseCommand("proof 3 x")).toMatchObject({ code: "usage" })
+  })
+
+  it("answers an empty line, a session line and an HTTP request line", () => {
+    expect(parseCommand("")).toMatchObject({ code: "usage", detail: "an empty line is no command; send help" })
+    expect(parseCommand("session abc")).toMatchObject({ code: "session_line" })
+    expect(parseCommand("GET / HTTP/1.1")).toMatchObject({ code: "http_request" })
+    expect(parseCommand("Host: example.com")).toMatchObject({ code: "unknown_command" })
+  })
+
+  it("names what is wrong with a poll line", () => {
+    expect(parseCommand("poll general +60 | a | b")).toMatchObject({ code: "usage", detail: expect.stringMatching(/the question comes before the first \|$/) })
+    expect(parseCommand("poll general +60 q | a")).toMatchObject({ code: "usage", detail: expect.stringMatching(/a poll has 2 to 16 options, each after a \|; this one has 1$/) })
+    expect(parseCommand("poll general +60 q | a |  | c")).toMatchObject({ code: "usage", detail: expect.stringMatching(/option 1 is empty$/) })
+  })
+
+  it("takes grant's until as poll's closes: unix seconds or +seconds", () => {
+    expect(parseCommand("grant * until=+3600")).toEqual({ verb: "grant", sender: "*", limit: undefined, until: "+3600" })
+    expect(parseCommand("grant * until=soon")).toMatchObject({ code: "usage" })
   })
 })
 

@@ -237,8 +237,58 @@ describe("the gate session", () => {
     expect(last(run(newSession("s1", "plain"), `directory ${"a".repeat(81)}`))).toMatch(/^err usage .*at most 80/)
     expect(last(run(newSession("s1", "plain"), "posts General!"))).toMatch(/^err usage /)
     expect(run(newSession("s1", "plain"), "posts general").effect._tag).toBe("Read")
-    expect(last(run(newSession("s1", "plain"), `name ${"x".repeat(5000)}`))).toBe("err name_invalid that is not a valid name")
+    expect(last(run(newSession("s1", "plain"), `name ${"x".repeat(5000)}`))).toMatch(/^err name_invalid not a valid name: a name is 3 to 32 characters of a-z, 0-9 and -/)
     expect(last(run(newSession("s1", "plain"), "key not-a-key"))).toMatch(/^err usage /)
+  })
+
+  it("keeps the prepared envelope after a signature that does not verify, so the agent signs again", () => {
+    const agent = makeAgent("session resigner")
+    const prepared = run(proved(agent), "post general once more")
+    const input = after(prepared, "sign")
+    const wrong = run(prepared.session, `sig ${sign(makeAgent("not the signer").seed, input)}`)
+    expect(last(wrong)).toMatch(/^err envelope_signature_invalid .*still prepared/)
+    expect(wrong.effect._tag).toBe("None")
+    expect(wrong.session.pending).toEqual(prepared.session.pending)
+    const right = run(wrong.session, `sig ${sign(agent.seed, input)}`)
+    expect(right.effect).toMatchObject({ _tag: "Submit", prepared: true })
+    expect(right.session.pending).toBeNull()
+    // With nothing prepared, sig names every command that prepares.
+    const nothing = last(run(right.session, `sig ${sign(agent.seed, input)}`))!
+    for (const verb of ["claim", "post", "grant", "dm", "vote", "poll", "x25519", "revoke", "capsule", "upgrade"]) expect(nothing).toContain(verb)
+  })
+
+  it("offers claim after prove only to a key that acts for no name", () => {
+    const named = makeAgent("session named prover")
+    log.accept(named, "claim", { name: "session-named", x25519: encodeU64(nodeCrypto.sha256(utf8("named x"))) })
+    const challenged = run(newSession("s1", "plain"), `identify ${named.kid}`)
+    const done = run(challenged.session, `prove ${sign(named.seed, after(challenged, "challenge"))}`)
+    expect(done.lines).toEqual(["expect post <channel> <text>  |  whoami   (this key acts for session-named)", `ok key ${named.kid}`])
+  })
+
+  it("answers a session line by transport: a TCP session is its connection", () => {
+    expect(last(run(newSession("s1", "plain"), "session abc"))).toMatch(/^err session_not_resumable a TCP session is its connection \(this one is s1\).*POST \/t/)
+    expect(last(run(newSession("s1", "plain"), "session abc", POST))).toMatch(/^err usage "session <id>" resumes a session only as the first line of a POST \/t request/)
+    expect(last(run(newSession("s1", "get"), "session abc", GET))).toMatch(/^err usage over GET \/t the session is the s parameter/)
+  })
+
+  it("tells an HTTP client on the gate's port where HTTP is, and closes", () => {
+    const tcp = step(newSession("s1", "plain"), "GET / HTTP/1.1", PLAIN, { ...facts(), publicUrl: "https://gate.example" })
+    expect(tcp.lines).toEqual(["err not_http this port speaks the AICS-1 text gate (one command per line; send help), not HTTP; HTTP is at https://gate.example (the gate over HTTP: POST https://gate.example/t)"])
+    expect(tcp.effect._tag).toBe("Close")
+    // An empty line is answered too: one reply per line.
+    expect(run(newSession("s1", "plain"), "").lines).toEqual(["err usage an empty line is no command; send help"])
+    expect(run(newSession("s1", "plain"), " \r").lines).toEqual(["err usage an empty line is no command; send help"])
+  })
+
+  it("says in help how to verify, the name rule and, over TCP, the line deadline", () => {
+    const help = step(newSession("s1", "plain"), "help", PLAIN, { ...facts(), domain: "gate.example" }).lines.join("\n")
+    expect(help).toContain("proof <index> [size]: the RFC 9162 inclusion proof {index, size, hashes}")
+    expect(help).toContain("the DNS TXT record _aics.gate.example (\"v=aics1 log=<verifier key>\")")
+    expect(help).toContain("a name is 3 to 32 characters of a-z, 0-9 and -")
+    expect(help).toContain("Send your first line within 60 s of connecting")
+    expect(run(newSession("s1", "plain"), "help", POST).lines.join("\n")).not.toContain("within 60 s")
+    const x25519 = encodeU64(nodeCrypto.sha256(utf8("rule")))
+    expect(last(run(proved(makeAgent("session rule")), `claim a_b ${x25519}`))).toMatch(/^err name_invalid .*: a name is 3 to 32 characters/)
   })
 
   it("closes on quit", () => {
