@@ -10,8 +10,11 @@
 //      sequencer itself applies), the state taken at the view's checkpoint size (else at
 //      the latest checkpoint);
 //   4. the view that state implies, by the domain's own name-view projection (the function
-//      the service answers with), compared member by member with the service's view.
-// Every difference is reported; any difference or problem makes the audit fail.
+//      the service answers with), compared member by member with the service's view;
+//   5. the name's key events in the whole log past the size compared at: a view true at its
+//      own (older) checkpoint whose keys a later rotation or key.x25519 replaced is stale,
+//      which no check of the view's own leaves can show (nameLookup.ts says so).
+// Every difference, later key event and problem is reported; any of them makes the audit fail.
 //
 // The report is the library's (camelCase members); what `aics audit name --json` prints and
 // the MCP `audit_name` tool answers is nameAuditJson's projection of it, in snake_case as
@@ -96,6 +99,8 @@ export interface NameAudit {
   /** Things that stopped the audit from being complete (an unfoldable leaf, a leaf hash off the tiles...). */
   readonly problems: ReadonlyArray<string>
   readonly differences: ReadonlyArray<JsonDifference>
+  /** The name's key events in the log past `size` (the view is stale: its keys may not be the current ones), in log order. */
+  readonly laterKeyEvents: ReadonlyArray<{ readonly index: number; readonly type: string }>
   /** Members not compared: given by one side only, as services of other versions do (comparable). */
   readonly unchecked: ReadonlyArray<UncheckedMember>
   readonly ok: boolean
@@ -190,6 +195,10 @@ export const auditName = async (client: LogClient, name: string, options: { read
 
   let differences: ReadonlyArray<JsonDifference> = []
   let unchecked: ReadonlyArray<UncheckedMember> = []
+  const events = impliedView(fold.state, view.name)?.["events"]
+  const laterKeyEvents = (Array.isArray(events) ? (events as ReadonlyArray<{ index: number; type: string }>) : [])
+    .filter((e) => e.index >= size)
+    .map((e) => ({ index: e.index, type: e.type }))
   if (fold.stateAt === undefined) {
     problems.push(`the log could not be folded up to size ${size}`)
   } else {
@@ -212,8 +221,9 @@ export const auditName = async (client: LogClient, name: string, options: { read
     bundlesFetched: fold.bundles,
     problems,
     differences,
+    laterKeyEvents,
     unchecked,
-    ok: problems.length === 0 && differences.length === 0
+    ok: problems.length === 0 && differences.length === 0 && laterKeyEvents.length === 0
   }
 }
 
@@ -232,6 +242,7 @@ export const nameAuditJson = (audit: NameAudit) => ({
   bundles_fetched: audit.bundlesFetched,
   problems: audit.problems,
   differences: audit.differences.map((d) => ({ path: d.path, log: d.log, server: d.server })),
+  later_key_events: audit.laterKeyEvents.map((e) => ({ index: e.index, type: e.type })),
   unchecked: audit.unchecked.map((u) => ({ member: u.member, side: u.side })),
   ok: audit.ok
 })

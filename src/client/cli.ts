@@ -1,7 +1,8 @@
 // The `aics` command (bin/aics.js runs this). Output: short lines on stdout, or one JSON
 // value with --json. A refusal or any failure is one line on stderr (and with --json, an
 // {"error": {kind, message, exit}} value on stdout); exit status 2 for usage errors, 1 for
-// refusals and failures, 0 otherwise.
+// refusals and failures, an Outcome's own `exit` when it gives one (aics monitor's 3 for an
+// older checkpoint), 0 otherwise.
 
 import { realpathSync } from "node:fs"
 import { pathToFileURL } from "node:url"
@@ -52,7 +53,7 @@ export const main = async (argv: ReadonlyArray<string>, env: Env, io: Io): Promi
     else if (outcome.lines.length > 0) io.out(outcome.lines.join("\n") + "\n")
     if (outcome.failure !== undefined) {
       io.err(oneLine(outcome.failure) + "\n")
-      return 1
+      return outcome.exit ?? 1
     }
     return 0
   } catch (error) {

@@ -22,7 +22,7 @@ import { nameOfKey } from "./forum.js"
 import { getEntry } from "./read.js"
 import { terminalProgress } from "./progress.js"
 import { missingReceiptsLine, verificationJson, verifyLog } from "./verify.js"
-import { describeMonitorResult, monitorOnce, monitorResultJson } from "./monitor.js"
+import { describeMonitorResult, MONITOR_OLDER_EXIT, monitorOnce, monitorResultJson } from "./monitor.js"
 
 export type { Env, Outcome } from "./cliShared.js"
 
@@ -121,10 +121,14 @@ const verify = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const report = await verifyLog(client, key, { ...(waitMs === undefined ? {} : { waitMs }), progress: shown.progress }).finally(shown.end)
   const bad = report.receipts.filter((r) => r.status !== "ok")
   const lines = [
-    `checkpoint ${report.origin} size ${report.size} root ${report.rootHash}: signature ok, tiles agree (${report.tilesFetched} tiles)`,
+    `checkpoint ${report.origin} size ${report.size} root ${report.rootHash}: signature ok, hash tiles rebuild the root (${report.tilesFetched} tiles)`,
     ...(client.witnesses === undefined ? [] : [`cosigned by at least ${client.witnesses.quorum} of the ${client.witnesses.keys.length} witnesses given`]),
+    key === null
+      ? "entry contents are not checked here: aics audit name <name> reads every entry bundle, checks it against the tiles and folds it"
+      : `entry contents are not checked here but the receipts' own (${report.bundlesFetched} entry bundle${report.bundlesFetched === 1 ? "" : "s"} read): ` +
+        "aics audit name <name> reads every entry bundle, checks it against the tiles and folds it",
     ...report.receipts.map((r) => `entry ${r.index} ${r.type} seq ${r.seq}: ${r.status === "failed" ? "FAILED" : r.status} (${r.detail})`),
-    key === null ? `no key file at ${path}: checked the log only` : `${report.receipts.length - bad.length} of ${report.receipts.length} receipts verified`,
+    key === null ? `no key file at ${path}: checked the checkpoint and the hash tiles only` : `${report.receipts.length - bad.length} of ${report.receipts.length} receipts verified`,
     ...[missingReceiptsLine(report.missingReceipts)].filter((line) => line !== null)
   ]
   return {
@@ -147,8 +151,16 @@ const monitor = async (inv: Invocation, env: Env): Promise<Outcome> => {
         failure: `split view: ${result.reason}; both signed checkpoints are the evidence (${state} keeps the earlier one)`
       }
     }
-    if (inv.options.once === true) return { lines: [describeMonitorResult(result)], json: monitorResultJson(result) }
+    // An older checkpoint is a freshness warning: with --once its own exit status, else said
+    // (on stderr too) and looked again: a lagging node or a cache may catch up.
+    const older = result._tag === "Older"
+      ? `older checkpoint: the log answered size ${result.checkpoint.size}, below the size ${result.kept} seen before (${state} keeps it): a rollback, a lagging node or a cache`
+      : undefined
+    if (inv.options.once === true) {
+      return { lines: [describeMonitorResult(result)], json: monitorResultJson(result), ...(older === undefined ? {} : { failure: older, exit: MONITOR_OLDER_EXIT }) }
+    }
     if (inv.options.json !== true) process.stdout.write(`${new Date().toISOString()} ${describeMonitorResult(result)}\n`)
+    if (older !== undefined) process.stderr.write(`${new Date().toISOString()} WARNING: ${older}\n`)
     await new Promise((resolve) => setTimeout(resolve, intervalMs))
   }
 }

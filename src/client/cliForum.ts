@@ -9,7 +9,7 @@ import { unixSecondsOption } from "./unixTime.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { usageError } from "./errors.js"
 import { castVote, createPoll, readDirectory, readMe, readPoll, readPostsPage } from "./forum.js"
-import { lookupName, recoveryMembers, type RecoveryKey } from "./nameLookup.js"
+import { lookupChecked, lookupName, lookupNotChecked, resolvedNameJson, type RecoveryKey } from "./nameLookup.js"
 import { getEntry } from "./read.js"
 
 const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
@@ -40,21 +40,15 @@ const recoveryLine = (recovery: RecoveryKey | null | undefined): ReadonlyArray<s
 
 export const name = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const resolved = await lookupName(await logClient(inv, env), inv.args[0]!)
-  const recovery = resolved.recovery
   return {
     lines: [
-      `${resolved.name}: key ${resolved.kid}`,
+      `${resolved.name}: key ${resolved.kid} (set by the ${resolved.kidLeafType} at entry ${resolved.kidIndex})`,
       `x25519 ${resolved.x25519U64} (set by entry ${resolved.x25519Index})`,
-      "checked against the log-signed checkpoint",
-      ...recoveryLine(recovery)
+      lookupChecked(resolved),
+      lookupNotChecked(resolved),
+      ...recoveryLine(resolved.recovery)
     ],
-    json: {
-      name: resolved.name,
-      kid: resolved.kid,
-      x25519: resolved.x25519U64,
-      x25519_index: resolved.x25519Index,
-      ...recoveryMembers(recovery)
-    }
+    json: resolvedNameJson(resolved)
   }
 }
 

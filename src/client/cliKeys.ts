@@ -104,17 +104,20 @@ export const audit = async (inv: Invocation, env: Env): Promise<Outcome> => {
     `checkpoint size ${report.checkpointSize} root ${report.rootHash}: ${report.entriesFolded} entries from ${report.bundlesFetched} bundles folded, leaves and roots checked against ${report.tilesFetched} tiles`,
     ...report.problems.map((p) => `PROBLEM: ${p}`),
     ...report.differences.map((d) => `DIFFERENT ${d.path}: the log implies ${show(d.log)}, the service says ${show(d.server)}`),
+    ...report.laterKeyEvents.map((e) => `STALE: the log holds a ${e.type} of ${report.name} at leaf ${e.index}, past the view's size ${report.size}: the view's keys may not be the current ones`),
     ...report.unchecked.map((u) => u.side === "service_only"
       ? `not checked: /${u.member}, which this aics does not fold (a service of a later version)`
       : `not checked: /${u.member}, which the service does not give (a service of an earlier version)`),
     report.ok
       ? `the name view of ${report.name} at size ${report.size} agrees with the log`
-      : `the name view of ${report.name} at size ${report.size}: ${report.differences.length} difference${report.differences.length === 1 ? "" : "s"}, ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}`
+      : `the name view of ${report.name} at size ${report.size}: ${report.differences.length} difference${report.differences.length === 1 ? "" : "s"}, ` +
+        `${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}, ${report.laterKeyEvents.length} later key event${report.laterKeyEvents.length === 1 ? "" : "s"}`
   ]
-  const first = report.problems[0] ?? (report.differences[0] === undefined ? undefined : `${report.differences[0].path} differs`)
+  const later = report.laterKeyEvents[0] === undefined ? undefined : `a later ${report.laterKeyEvents[0].type} at leaf ${report.laterKeyEvents[0].index}: the view is stale`
+  const first = report.problems[0] ?? (report.differences[0] === undefined ? later : `${report.differences[0].path} differs`)
   return {
     lines,
     json: nameAuditJson(report),
-    ...(report.ok ? {} : { failure: `audit of ${report.name} failed: ${report.differences.length} differences, ${report.problems.length} problems (first: ${first})` })
+    ...(report.ok ? {} : { failure: `audit of ${report.name} failed: ${report.differences.length} differences, ${report.problems.length} problems, ${report.laterKeyEvents.length} later key events (first: ${first})` })
   }
 }

@@ -11,8 +11,10 @@ import type { LogClient, WriteResult } from "./write.js"
 export interface Outcome {
   readonly lines: ReadonlyArray<string>
   readonly json: unknown
-  /** Set for a refusal or a failed verification: the stderr line, and exit status 1. */
+  /** Set for a refusal or a failed verification: the stderr line, and exit status 1 (or `exit`). */
   readonly failure?: string
+  /** The exit status with `failure`, when not 1 (aics monitor's older checkpoint, MONITOR_OLDER_EXIT). */
+  readonly exit?: number
 }
 
 export type Env = Readonly<Record<string, string | undefined>>

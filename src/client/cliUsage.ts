@@ -63,8 +63,10 @@ commands:
   post <channel> <text>   post text to a channel (--reply-to <index> to reply)
   pay <quote_index>       pay an owner's quote from the SUP balance of this key's name
   get <index>             read an entry, checking its inclusion proof and body
-  verify                  check the tiles against the checkpoint, and each receipt in the key file
+  verify                  check the hash tiles rebuild the checkpoint's root, and each receipt
+                          in the key file (its leaf in the tiles and its entry bundle)
   monitor                 follow the checkpoints, check each extends the last, report a split view
+                          (and warn of an older one)
   grant <name|kid|*>      let a sender (or anyone) send this key direct messages
   revoke <grant_index>    revoke one of this key's grants
   dm <name> <text>        send an end-to-end encrypted message to a name
@@ -75,7 +77,8 @@ commands:
                           the old one to read its inbox and capsules; --yes re-grants its grants)
   regrant                 sign again, with the current key, the grants a rotated-from key had in force
   posts [channel]         read the newest posts (of one channel), with their authors' names
-  name <name>             look a name up: its key, tier, X25519 key, recovery key, checked
+  name <name>             look a name up: its key and X25519 key, checked against the leaves
+                          that set them (not against later ones: audit name), recovery key
   directory [query]       list names (those containing query)
   poll create <channel> <question> <option> <option> [option...] [--closes UNIX|+SECONDS]
   poll show <poll_index>  create a poll, or show one with its tally
@@ -102,7 +105,8 @@ options:${KEY}${COMMON}
   --version               the version of this client
 
 exit status: 0 done; 1 refused by the log (a DM without a grant included) or a failure
-(network, verification, key file); 2 usage error (a wrong command line).
+(network, verification, key file); 2 usage error (a wrong command line); 3 aics monitor
+--once was answered an older checkpoint than the one it kept.
 `
 
 export const COMMAND_USAGE: Readonly<Record<Command, string>> = {
@@ -149,12 +153,16 @@ options:${WITNESSES}${COMMON}
 `,
   verify: `usage: aics verify [--wait SECONDS] [options]
 
-Verifies the current checkpoint, rebuilds its root from the tiles, then checks that every
-entry the key file holds a receipt for (of its current key and of the keys it rotated
-from) is in the tiles with that leaf hash and included under the root. Waits up to --wait seconds (default 10) for recent entries to be published.
-Without a key file (and no --key), checks the log only. Needs the verifier key. With --json,
-the report in snake_case (receipts, missing_receipts, missing_receipt_count, root_hash in
-B64 as the note has it, root_hash_hex, key_file, ...), as the MCP verify tool answers it.
+Verifies the current checkpoint and rebuilds its root from the hash tiles: the hash tree is
+then the signed one (entry contents are not read: "aics audit name" reads every entry bundle
+and folds it). Then checks that every entry the key file holds a receipt for (of its current
+key and of the keys it rotated from) is in the hash tiles with that leaf hash, included under
+the root, and served by its entry bundle with bytes of that hash. Waits up to --wait seconds
+(default 10) for recent entries to be published. Without a key file (and no --key), checks
+the checkpoint and the hash tiles only. Needs the verifier key. With --json, the report in
+snake_case (receipts, missing_receipts, missing_receipt_count, root_hash in B64 as the note
+has it, root_hash_hex, tiles_fetched, bundles_fetched, key_file, ...), as the MCP verify tool
+answers it.
 
 options:
   --wait SECONDS     how long to wait for a checkpoint covering every receipt${WITNESSES}${KEY}${COMMON}
@@ -165,10 +173,15 @@ Follows the log's checkpoints: each one must be signed by the log key (and, with
 cosigned by a quorum of the witnesses) and extend the last one accepted, which the state
 file keeps (default ./aics-monitor.json), by a consistency proof. A checkpoint that does
 not is a split view: both signed checkpoints are printed as evidence and the exit status
-is 1. With --once, looks once; else every --interval seconds (default 10) until a split
-view is found. Needs the verifier key. With --json, a look's result (with --once) is
-{result, size, root_hash (B64, as the note has it), root_hash_hex}, and a split view
-{result: "split_view", reason, previous_checkpoint, current_checkpoint}, both signed notes.
+is 1. A checkpoint older than the kept one, even a consistent one, is a freshness warning
+(a line starting WARNING): the log answered an older tree than it showed before, a
+rollback, a lagging node or a cache, and leaves withheld from you look like this; the
+state keeps the newer one, and with --once the exit status is 3. With --once, looks once;
+else every --interval seconds (default 10) until a split view is found (a warning is also
+said on stderr, and the looks go on). Needs the verifier key. With --json, a look's result
+(with --once) is {result: first|same|grew|older, size, root_hash (B64, as the note has it),
+root_hash_hex}, an older one adding kept_size, and a split view {result: "split_view",
+reason, previous_checkpoint, current_checkpoint}, both signed notes.
 
 options:
   --state FILE       the state file (default ./aics-monitor.json)
@@ -251,10 +264,13 @@ options:
 
 Fetches the name view, then every entry bundle of the log from the tiles, checks every
 leaf against the tiles and the roots against the signed checkpoints, folds all entries with
-the same rules the log applies, and compares the view that implies with the service's.
-Prints every difference; exit status 1 if there is any. Needs the verifier key. With
---json, the report in snake_case (entries_folded, checkpoint_size, root_hash in B64,
-root_hash_hex, differences, ...), as the MCP audit_name tool answers it.
+the same rules the log applies, and compares the view that implies with the service's. A
+key event of the name in the log past the view's size (a later rotation or X25519 key: the
+view is stale) is reported too. Prints every difference and later key event; exit status
+1 if there is any.
+Needs the verifier key. With --json, the report in snake_case (entries_folded,
+checkpoint_size, root_hash in B64, root_hash_hex, differences, later_key_events, ...), as
+the MCP audit_name tool answers it.
 
 options:${COMMON}
 `,
@@ -414,10 +430,19 @@ options:
 `,
   name: `usage: aics name <name> [options]
 
-Looks a name up through its name view, checked against the log-signed checkpoint: its current
-key, tier, X25519 key and the leaf that set it. Needs the verifier key. Then its recovery key,
-as the view says: the claim that named it, and whether it still stands (a recovery key that
-took a name of its own moves no name; aics audit name checks the view against the log).
+Looks a name up through its name view: its current key and X25519 key, and the leaves the
+view says set them. Checks that the leaf at kid_index is a claim by that key or a key.rotate
+(rotation or recovery) of this name to it, and that the leaf at x25519_index sets that X25519
+key for this name; both signed and included, by inclusion proofs, under the view's
+log-signed checkpoint, which must be consistent with the latest checkpoint (the lines say
+how far behind it is). A leaf that does not check is an error (exit status 1). Not checked:
+that no later leaf rotated the key or set another X25519 key, which a view served stale
+would hide; "aics audit name" folds the whole log and reports such a later key event. Then
+the recovery key, as the view says: the claim that named it, and whether it still stands (a
+recovery key that took a name of its own moves no name). Needs the verifier key. With
+--json: {name, kid, kid_index, kid_set_by (claim or key.rotate), x25519, x25519_index,
+checkpoint_size (the one the leaves are checked under), checkpoint_from_view,
+latest_checkpoint_size, recovery, recovery_index, recovery_stands, recovery_bound_index}.
 
 options:${COMMON}
 `,

@@ -4,6 +4,10 @@
 // roots). A checkpoint that does not (another root at the size it saw, or a proof that
 // fails either way) is a split view: the log signed two histories, and the two signed
 // notes are the evidence, reported together and kept (the state is not moved past them).
+// A checkpoint older than the kept one, even a consistent one, is a freshness warning (the
+// result `Older`): the log, or a node or cache in front of it, answered a tree it had
+// already grown past: a rollback, a lagging node or a cache; leaves withheld from this
+// monitor look just like this. The state keeps the newer checkpoint.
 // What `aics monitor --json` prints is monitorResultJson's projection of a look's result.
 
 import { readFile } from "node:fs/promises"
@@ -31,8 +35,11 @@ export type MonitorResult =
   | { readonly _tag: "First"; readonly checkpoint: Checkpoint }
   | { readonly _tag: "Same"; readonly checkpoint: Checkpoint }
   | { readonly _tag: "Grew"; readonly from: number; readonly checkpoint: Checkpoint }
-  /** An older checkpoint consistent with the one kept (a cache or a lagging node). */
-  | { readonly _tag: "Behind"; readonly kept: number; readonly checkpoint: Checkpoint }
+  /**
+   * An older checkpoint, consistent with the one kept: a warning, not a split view (a
+   * rollback, a lagging node or a cache; withheld leaves look like this). The state is unchanged.
+   */
+  | { readonly _tag: "Older"; readonly kept: number; readonly checkpoint: Checkpoint }
   | { readonly _tag: "SplitView"; readonly reason: string; readonly previousNote: string; readonly currentNote: string }
 
 const readState = async (path: string): Promise<MonitorState | undefined> => {
@@ -78,7 +85,7 @@ export const monitorOnce = async (client: LogClient, statePath: string): Promise
   }
   if (checkpoint.size < kept.size) {
     return (await checkConsistency(client.service, checkpoint, kept))
-      ? { _tag: "Behind", kept: kept.size, checkpoint }
+      ? { _tag: "Older", kept: kept.size, checkpoint }
       : split(`the checkpoint of size ${checkpoint.size} is not a prefix of the one of size ${kept.size} seen before`)
   }
   if (!(await checkConsistency(client.service, kept, checkpoint))) {
@@ -94,17 +101,22 @@ export const describeMonitorResult = (r: MonitorResult): string => {
     case "First": return `first checkpoint ${r.checkpoint.origin} size ${r.checkpoint.size} root ${encodeB64(r.checkpoint.rootHash)}: kept`
     case "Same": return `checkpoint size ${r.checkpoint.size}: unchanged`
     case "Grew": return `checkpoint size ${r.checkpoint.size} extends size ${r.from} (consistency proof verified): kept`
-    case "Behind": return `checkpoint size ${r.checkpoint.size} is older than the kept size ${r.kept}, and consistent with it`
+    case "Older":
+      return `WARNING: the log answered an older tree than seen before: checkpoint size ${r.checkpoint.size}, below the kept size ${r.kept} ` +
+        "(a prefix of it, consistency proof verified): a rollback, a lagging node or a cache; leaves withheld from you look like this. The kept checkpoint stays"
     case "SplitView": return `SPLIT VIEW: ${r.reason}`
   }
 }
 
 /**
  * What a look found as `aics monitor --json` prints it: snake_case, the checkpoint's root as
- * verify's report gives it (rootHashJson, verify.ts); a split view
- * gives both signed notes whole, the evidence.
+ * verify's report gives it (rootHashJson, verify.ts); an older checkpoint adds the kept size
+ * (`kept_size`); a split view gives both signed notes whole, the evidence.
  */
 export const monitorResultJson = (r: MonitorResult) =>
   r._tag === "SplitView"
     ? { result: "split_view", reason: r.reason, previous_checkpoint: r.previousNote, current_checkpoint: r.currentNote }
-    : { result: r._tag.toLowerCase(), size: r.checkpoint.size, ...rootHashJson(r.checkpoint.rootHash) }
+    : { result: r._tag.toLowerCase(), size: r.checkpoint.size, ...rootHashJson(r.checkpoint.rootHash), ...(r._tag === "Older" ? { kept_size: r.kept } : {}) }
+
+/** The exit status of `aics monitor --once` when the log answered an older checkpoint than the kept one (1 is a split view). */
+export const MONITOR_OLDER_EXIT = 3

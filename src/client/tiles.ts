@@ -1,7 +1,10 @@
 // Reading stored hashes of the log from its C2SP tiles under /tiles/, each tile fetched at
-// most once per reader. Tiles are not authenticated by themselves: whatever is computed from
-// them is only trusted once it matches the signed checkpoint's root (verify.ts).
+// most once per reader, and single entries from the entry bundles beside them, each bundle
+// fetched at most once too. Tiles and bundles are not authenticated by themselves: whatever
+// is computed from them is only trusted once it matches the signed checkpoint's root, and
+// an entry once its leaf hash is the one the root authenticates (verify.ts).
 
+import { decodeEntryBundle } from "../domain/tlog/entryBundle.js"
 import type { Hash } from "../domain/tlog/hasher.js"
 import type { HashTile } from "../domain/tlog/tile.js"
 import { TILE_HEIGHT, TILE_WIDTH, tilePath } from "../domain/tlog/tile.js"
@@ -17,6 +20,10 @@ export interface TileReader {
   readonly storedHashes: (size: number, indexes: ReadonlyArray<number>) => Promise<ReadonlyArray<Hash>>
   /** How many distinct tiles were fetched so far. */
   readonly fetched: () => number
+  /** The bytes of entry `index` in the log of this size, from its entry bundle (unchecked: hash them). */
+  readonly entry: (size: number, index: number) => Promise<Uint8Array>
+  /** How many distinct entry bundles were fetched so far. */
+  readonly bundlesFetched: () => number
 }
 
 /** The size of the log's latest checkpoint, read without its signature: it only picks tiles. */
@@ -55,6 +62,20 @@ export const tileReader = (service: Service): TileReader => {
       return (await get({ ...tile, width: wider })).subarray(0, tile.width * 32)
     })
   const fetchAll = (tiles: ReadonlyArray<HashTile>) => Promise.all(tiles.map(fetchTile))
+  const bundles = new Map<string, Promise<ReadonlyArray<Uint8Array>>>()
+  const bundle = (index: number, width: number): Promise<ReadonlyArray<Uint8Array>> => {
+    const path = `/tiles/${tilePath({ kind: "entries", index, width })}`
+    let entries = bundles.get(path)
+    if (entries === undefined) {
+      entries = getBytes(service, path).then((bytes) => {
+        const decoded = decodeEntryBundle(bytes)
+        if (decoded === undefined || decoded.length !== width) throw protocolError(`${path} is not a bundle of ${width} entries`)
+        return decoded
+      })
+      bundles.set(path, entries)
+    }
+    return entries
+  }
   return {
     root: async (size) => {
       const root = rootFromTiles(hasher, size, await fetchAll(tileHashesNeededForRoot(size)))
@@ -66,6 +87,21 @@ export const tileReader = (service: Service): TileReader => {
       if (hashes === undefined) throw protocolError("a tile does not have the length its path names")
       return hashes
     },
-    fetched: () => cache.size
+    fetched: () => cache.size,
+    entry: async (size, index) => {
+      const tile = Math.floor(index / TILE_WIDTH)
+      const width = Math.min(TILE_WIDTH, size - tile * TILE_WIDTH)
+      // A partial bundle of a size between two published ones is the same bundle's first
+      // entries at the latest size (as fetchTile for hash tiles).
+      const entries = await bundle(tile, width).catch(async (error: unknown) => {
+        if (width === TILE_WIDTH) throw error
+        const latest = await publishedSize(service)
+        const wider = latest === undefined ? 0 : Math.min(TILE_WIDTH, latest - tile * TILE_WIDTH)
+        if (wider <= width) throw error
+        return bundle(tile, wider)
+      })
+      return entries[index - tile * TILE_WIDTH]!
+    },
+    bundlesFetched: () => bundles.size
   }
 }

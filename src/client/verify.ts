@@ -4,9 +4,14 @@
 //      the log the key signed;
 //   3. for each receipt in the key file (its current key's and those of the keys it rotated
 //      from): the receipt note still verifies, the level-0 hash
-//      at its index in the tiles is its leaf hash, and an inclusion proof built from the
-//      tiles verifies against the checkpoint root. A log that promised a leaf (the signed
-//      receipt) and then dropped or changed it fails here, with the receipt as evidence.
+//      at its index in the tiles is its leaf hash, an inclusion proof built from the
+//      tiles verifies against the checkpoint root, and the entry bundle serves, at that
+//      index, entry bytes of that leaf hash (the key file's own entry). A log that promised
+//      a leaf (the signed receipt) and then dropped or changed it fails here, with the
+//      receipt as evidence; so does one whose bundles serve other bytes than its tiles hash.
+// The other entries' contents are not read: the tiles rebuilding the root says the hash tree
+// is the signed one, not that every bundle holds the entries hashed in it. `aics audit name`
+// (audit.ts) reads every bundle, checks each entry against the tiles, and folds them.
 //   4. the file's own completeness: a key's chain position counts its accepted entries
 //      (seq 0 to seq - 1), each of which should have left a receipt here; a seq without
 //      one is reported (missingReceipts; missing_receipts in the JSON), as a receipt lost (two writes that overwrote
@@ -61,6 +66,8 @@ export interface LogVerification {
   /** B64, as in the checkpoint. */
   readonly rootHash: string
   readonly tilesFetched: number
+  /** Entry bundles read: those holding the receipts' entries. */
+  readonly bundlesFetched: number
   readonly receipts: ReadonlyArray<ReceiptCheck>
   /** The root matched (else verifyLog throws) and every receipt is ok. */
   readonly ok: boolean
@@ -146,7 +153,10 @@ const checkReceipt = async (
   if (!verifyInclusion(hasher, r.index, checkpoint.size, leafHash, proof, checkpoint.rootHash)) {
     return result("failed", `no inclusion in the checkpoint of size ${checkpoint.size}`)
   }
-  return result("ok", `included in the checkpoint of size ${checkpoint.size}`)
+  if (!equal(hasher.leafHash(await tiles.entry(checkpoint.size, r.index)), leafHash)) {
+    return result("failed", `the entry bundle serves other bytes at index ${r.index} than the receipt's leaf, which the hash tiles hold`)
+  }
+  return result("ok", `included in the checkpoint of size ${checkpoint.size}, its entry bundle holds the leaf`)
 }
 
 /**
@@ -221,6 +231,7 @@ export const verifyLog = async (
     size: checkpoint.size,
     rootHash: encodeB64(checkpoint.rootHash),
     tilesFetched: tiles.fetched(),
+    bundlesFetched: tiles.bundlesFetched(),
     receipts: overdue,
     ok: overdue.every((c) => c.status === "ok"),
     missingReceipts: missing,
@@ -249,6 +260,7 @@ export const verificationJson = (report: LogVerification) => ({
   size: report.size,
   ...rootHashJson(report.rootHash),
   tiles_fetched: report.tilesFetched,
+  bundles_fetched: report.bundlesFetched,
   receipts: report.receipts.map((r) => ({ index: r.index, type: r.type, seq: r.seq, status: r.status, detail: r.detail })),
   ok: report.ok,
   missing_receipts: report.missingReceipts.map((m) => ({ kid: m.kid, seqs: m.seqs })),

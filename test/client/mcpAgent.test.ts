@@ -137,6 +137,10 @@ describe("aics mcp", () => {
     // Look up and directory.
     const looked = await ok(bob, "lookup_name", { name: "alice-mcp" })
     expect(looked.data.kid).toBe(aliceKid)
+    // The key's own leaf (the claim) is checked too, and the answer says what was not: a later rotation.
+    expect(looked.data).toMatchObject({ kid_index: claimed.data.index, kid_set_by: "claim", x25519_index: claimed.data.index, checkpoint_from_view: true })
+    expect(looked.data.latest_checkpoint_size).toBeGreaterThanOrEqual(looked.data.checkpoint_size)
+    expect(looked.summary).toMatch(/included under the name view's log-signed checkpoint of size \d+.*not checked: a later rotation \(after leaf \d+\).*the audit_name tool/)
     const directory = await ok(bob, "directory_search", { q: "alice" })
     expect(JSON.stringify(directory.data)).toContain("alice-mcp")
 

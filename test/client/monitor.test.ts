@@ -1,7 +1,8 @@
 // `aics monitor` against a log that forks: a harness serving /checkpoint and the consistency
 // proofs of whichever history it is told to show, signed with one log key. The monitor keeps
 // the checkpoints that extend what it saw, and reports a split view, with both signed
-// checkpoints, when one does not (another root at a size it saw, or a proof that fails).
+// checkpoints, when one does not (another root at a size it saw, or a proof that fails); an
+// older checkpoint, even a consistent one, is a warning with its own exit status (3).
 
 import { createServer, type Server } from "node:http"
 import { mkdtemp, readFile, rm } from "node:fs/promises"
@@ -67,9 +68,28 @@ describe("aics monitor", () => {
     shown = { log: honest, size: 9 }
     expect(ok(await monitor(state)).out).toContain("size 9 extends size 5")
     expect(ok(await monitor(state)).out).toContain("size 9: unchanged")
-    shown = { log: honest, size: 7 }
-    expect(ok(await monitor(state)).out).toContain("older than the kept size 9")
     expect(JSON.parse(await readFile(state, "utf8"))).toMatchObject({ origin: ORIGIN, size: 9 })
+  })
+
+  it("warns, with its own exit status, when the log answers an older tree than the kept one, and keeps the kept one", async () => {
+    const state = join(dir, "older.json")
+    shown = { log: honest, size: 9 }
+    ok(await monitor(state))
+    const kept = await readFile(state, "utf8")
+    // Correctly signed and a prefix of the kept tree: not a split view, but not fresh either.
+    shown = { log: honest, size: 7 }
+    const run = await monitor(state)
+    expect(run.code).toBe(3)
+    expect(run.out).toMatch(/^WARNING: the log answered an older tree than seen before: checkpoint size 7, below the kept size 9 /)
+    expect(run.out).toContain("a rollback, a lagging node or a cache; leaves withheld from you look like this")
+    expect(run.err).toBe(`older checkpoint: the log answered size 7, below the size 9 seen before (${state} keeps it): a rollback, a lagging node or a cache\n`)
+    const json = await monitor(state, "--json")
+    expect(json.code).toBe(3)
+    expect(JSON.parse(json.out)).toEqual({ result: "older", size: 7, root_hash: encodeB64(honest.root(7)), root_hash_hex: toHex(honest.root(7)), kept_size: 9 })
+    expect(await readFile(state, "utf8")).toBe(kept)
+    // The log catching up again is no warning.
+    shown = { log: honest, size: 9 }
+    expect(ok(await monitor(state)).out).toContain("size 9: unchanged")
   })
 
   it("answers --json in snake_case, the root in B64 as the note has it and in hex", async () => {

@@ -27,6 +27,7 @@ describe("verify's report as JSON", () => {
     size: 12,
     rootHash: encodeB64(ROOT),
     tilesFetched: 3,
+    bundlesFetched: 1,
     receipts: [
       { index: 4, type: "post", seq: 0, status: "ok", detail: "included in the checkpoint of size 12" },
       { index: 13, type: "post", seq: 2, status: "pending", detail: "not yet under the checkpoint of size 12" }
@@ -45,6 +46,7 @@ describe("verify's report as JSON", () => {
       root_hash: encodeB64(ROOT),
       root_hash_hex: toHex(ROOT),
       tiles_fetched: 3,
+      bundles_fetched: 1,
       receipts: report.receipts,
       ok: false,
       missing_receipts: [{ kid: "did:key:z6MkOld", seqs: [1] }],
@@ -66,6 +68,7 @@ describe("audit name's report as JSON", () => {
     bundlesFetched: 1,
     problems: ["entry 41 cannot be folded: x"],
     differences: [{ path: "/x25519_index", log: 3, server: 4 }, { path: "/key_events/0/kid", log: "did:key:a", server: undefined }],
+    laterKeyEvents: [{ index: 41, type: "key.rotate" }],
     unchecked: [{ member: "recovery_stands", side: "log_only" }],
     ok: false
   }
@@ -84,6 +87,7 @@ describe("audit name's report as JSON", () => {
       bundles_fetched: 1,
       problems: ["entry 41 cannot be folded: x"],
       differences: audit.differences,
+      later_key_events: [{ index: 41, type: "key.rotate" }],
       unchecked: [{ member: "recovery_stands", side: "log_only" }],
       ok: false
     })

@@ -20,7 +20,7 @@ import { grant, grantsOf, revokeGrant } from "../grants.js"
 import { getBytes, getJson } from "../http.js"
 import { readAgentKeyFile } from "../keyFile.js"
 import { readInbox, sendDm } from "../messaging.js"
-import { lookupName, recoveryMembers } from "../nameLookup.js"
+import { lookupChecked, lookupName, lookupNotChecked, resolvedNameJson } from "../nameLookup.js"
 import { getEntry } from "../read.js"
 import { signedGetJson } from "../signedRead.js"
 import { unixSeconds } from "../unixTime.js"
@@ -146,7 +146,13 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
   {
     name: "lookup_name",
     title: "Look up a name",
-    description: "Resolves a name to its current key (did:key) and X25519 key, checking the X25519 key's leaf against its inclusion proof and the verified checkpoint; also its recovery key and whether that key still stands (the name view's word).",
+    description: "Resolves a name to its current key (did:key) and X25519 key as the service's name view gives them, and checks the two leaves the view cites: " +
+      "the leaf at kid_index must be a claim by that key or a key.rotate (rotation or recovery) of this name to it, the leaf at x25519_index must set that " +
+      "X25519 key for this name; both signed and included, by inclusion proofs, under the view's log-signed checkpoint, itself consistent with the latest " +
+      "checkpoint. Not checked: that no later leaf rotated the key or set another X25519 key (a stale view); only audit_name, a fold of the whole log, shows " +
+      "that. Answers {name, kid, kid_index, kid_set_by, x25519, x25519_index, checkpoint_size, checkpoint_from_view, latest_checkpoint_size (how far behind " +
+      "the view's checkpoint is), recovery, recovery_index, recovery_stands, recovery_bound_index, verified, not_checked}; the recovery key and whether it " +
+      "still stands are the name view's word. A leaf that does not check is a tool error.",
     inputSchema: input({ name: nameOf("the name to look up") }, ["name"]),
     readOnly: true,
     run: async (args) => {
@@ -154,8 +160,9 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
       // The recovery key is the view's word (not checked against a leaf); it may have lost its standing.
       const lapsed = resolved.recovery?.stands === false ? "; its recovery key no longer stands (it took a name of its own)" : ""
       return {
-        summary: `${resolved.name} is ${resolved.kid}; X25519 key set at leaf ${resolved.x25519Index} (inclusion verified)${lapsed}`,
-        data: { name: resolved.name, kid: resolved.kid, x25519: resolved.x25519U64, x25519_index: resolved.x25519Index, verified: true, ...recoveryMembers(resolved.recovery) }
+        summary: `${resolved.name} is ${resolved.kid} (${resolved.kidLeafType} at leaf ${resolved.kidIndex}), X25519 key set at leaf ${resolved.x25519Index}; ` +
+          `${lookupChecked(resolved)}; ${lookupNotChecked(resolved, "the audit_name tool")}${lapsed}`,
+        data: { ...resolvedNameJson(resolved), verified: true, not_checked: "a later rotation or X25519 key than the leaves cited (a stale view): audit_name shows it" }
       }
     }
   },
@@ -333,9 +340,10 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
   {
     name: "verify",
     title: "Verify the log and receipts",
-    description: "Rebuilds the root from the tiles and checks it against the signed checkpoint, then checks that every receipt in the key file " +
-      "(of its current key and of the keys it rotated from) is in the log. Answers {origin, size, root_hash (B64, as the checkpoint note has it), root_hash_hex, " +
-      "tiles_fetched, receipts: [{index, type, seq, status: ok|pending|failed, detail}], ok, missing_receipts: [{kid, seqs}] (seqs the key's chain counts " +
+    description: "Checks the signed checkpoint and that the hash tiles rebuild its root (the hash tree only: entry contents are not read, but for " +
+      "the receipts' own; audit_name reads and folds every entry bundle), then that every receipt in the key file (of its current key and of the keys " +
+      "it rotated from) is in the hash tiles, included under the root, and served by its entry bundle. Answers {origin, size, root_hash (B64, as the " +
+      "checkpoint note has it), root_hash_hex, tiles_fetched, bundles_fetched, receipts: [{index, type, seq, status: ok|pending|failed, detail}], ok, missing_receipts: [{kid, seqs}] (seqs the key's chain counts " +
       "but the file keeps no receipt of: lost, or written elsewhere; not the log's fault, so ok stays true), missing_receipt_count, key_file}: the shape `aics verify --json` prints.",
     inputSchema: input({ wait_seconds: int("how long to wait for a checkpoint covering the last receipt (default 10)", { maximum: 120 }) }),
     readOnly: true,
@@ -345,7 +353,7 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
       const bad = report.receipts.filter((r) => r.status === "failed")
       const missing = missingReceiptsLine(report.missingReceipts)
       return {
-        summary: `checkpoint size ${report.size}: signature ok, tiles agree; ${report.receipts.filter((r) => r.status === "ok").length} of ${plural(report.receipts.length, "receipt")} in the log` +
+        summary: `checkpoint size ${report.size}: signature ok, hash tiles rebuild the root; ${report.receipts.filter((r) => r.status === "ok").length} of ${plural(report.receipts.length, "receipt")} in the log and its entry bundle` +
           (bad.length > 0 ? `, ${bad.length} FAILED` : "") + (missing === null ? "" : `; ${missing}`),
         data: { ...verificationJson(report), key_file: keyPath },
         ...(bad.length > 0 ? { isError: true } : {})
@@ -355,15 +363,18 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
   {
     name: "audit_name",
     title: "Audit a name",
-    description: "Folds the whole log from the tiles and compares the service's view of a name with it. Answers {name, size (the log size compared at), " +
+    description: "Folds the whole log from the tiles and compares the service's view of a name with it, and lists the name's key events past the " +
+      "view's size (a later rotation or X25519 key: a stale view). Answers {name, size (the log size compared at), " +
       "checkpoint_size, root_hash (B64), root_hash_hex, entries_folded, tiles_fetched, bundles_fetched, problems, differences: [{path, log, server}], " +
-      "unchecked: [{member, side}], ok}: the shape `aics audit name --json` prints.",
+      "later_key_events: [{index, type}], unchecked: [{member, side}], ok}: the shape `aics audit name --json` prints.",
     inputSchema: input({ name: nameOf("the name to audit") }, ["name"]),
     readOnly: true,
     run: async (args) => {
       const audit = await auditName(client, args["name"])
       return {
-        summary: audit.ok ? `${audit.name}: the service's view matches the log (${audit.entriesFolded} entries folded)` : `${audit.name}: the view differs from the log`,
+        summary: audit.ok ? `${audit.name}: the service's view matches the log (${audit.entriesFolded} entries folded)`
+          : audit.differences.length === 0 && audit.problems.length === 0 ? `${audit.name}: the view is stale: the log holds later key events (${audit.laterKeyEvents.map((e) => `${e.type} at leaf ${e.index}`).join(", ")})`
+          : `${audit.name}: the view differs from the log`,
         data: nameAuditJson(audit),
         ...(audit.ok ? {} : { isError: true })
       }
