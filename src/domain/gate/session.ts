@@ -163,6 +163,14 @@ export interface Step {
 const POST_REQUIRED = "send this with POST /t (GET /t takes reads, identify and prove only)"
 const tlsRequired = (ports: GatePorts) => `secrets travel only over TLS: ${secretTransports(ports)}`
 
+/**
+ * The same refusal for a line of a secret's command: refusing it does not undo that a secret it
+ * carried crossed the network in the clear, so the agent is told to treat such a secret as known.
+ */
+const secretSentInClear = (ports: GatePorts) =>
+  `${tlsRequired(ports)}; a secret this line carried has crossed in the clear: treat it as known to others ` +
+  "(for a new claim choose another; for a name bound to it, log in over TLS and upgrade to a key)"
+
 /** The challenge a key signs to prove possession: JCS, so its bytes are unambiguous. */
 export const challengeText = (origin: string, kid: string, sessionId: string, fresh: string, expires: number): string =>
   Either.getOrThrow(jcs({ challenge: fresh, expires, kid, origin, purpose: "aics-gate-possession", session: sessionId }))
@@ -245,7 +253,7 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     // A line with a secret is refused for its transport first, so the gate never echoes
     // anything that suggests a secret over GET or plaintext was fine.
     if (command.secret && transport.method === "GET") return fail(session, "post_required", POST_REQUIRED)
-    if (command.secret && !transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
+    if (command.secret && !transport.tls) return fail(session, "tls_required", secretSentInClear(facts.gatePorts))
     if (command.code === "session_line") return sessionLine(session, transport)
     if (command.code === "http_request") return httpRequest(session, transport, facts)
     return fail(session, command.code, command.detail)
@@ -253,7 +261,7 @@ export const step = (session: GateSession, line: string, transport: Transport, f
   if (transport.method === "GET" && (WRITE_VERBS.has(command.verb) || (isAgentVerb(command) && agentVerbWrites(command)))) {
     return fail(session, "post_required", POST_REQUIRED)
   }
-  if ((command.verb === "claim-secret" || command.verb === "login") && !transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
+  if ((command.verb === "claim-secret" || command.verb === "login") && !transport.tls) return fail(session, "tls_required", secretSentInClear(facts.gatePorts))
 
   switch (command.verb) {
     case "help":
@@ -352,7 +360,7 @@ const readProblem = (command: ReadCommand): { code: string; detail: string } | u
 const upgrade = (session: GateSession, newKid: string, secret: string, transport: Transport, facts: StepFacts): Step => {
   const identity = session.identity
   if (identity?.tier !== "secret") return fail(session, "login_first", "log in to the secret-bound name first: login <name> <secret>")
-  if (!transport.tls) return fail(session, "tls_required", tlsRequired(facts.gatePorts))
+  if (!transport.tls) return fail(session, "tls_required", secretSentInClear(facts.gatePorts))
   if (!isDidKey(newKid)) return fail(session, "usage", `${USAGE.upgrade}: not the did:key of an Ed25519 key`)
   const record = HashMap.get(facts.log.names, identity.name)
   if (record._tag === "None" || record.value.tier !== "secret") return fail(session, "not_secret_bound", `${identity.name} is no longer secret-bound`)

@@ -204,7 +204,8 @@ describe("the text gate", () => {
     expect(lastLine(await plain.send(`claim gate-dave secret ${SECRET}`))).toMatch(/^err tls_required /)
     // The reply names the TLS port this instance opened, not docs/spec/service.md's 7700.
     expect(lastLine(await plain.send(`login gate-carol ${SECRET}`)))
-      .toBe(`err tls_required secrets travel only over TLS: TCP port ${tlsPort} or POST /t over HTTPS`)
+      .toBe(`err tls_required secrets travel only over TLS: TCP port ${tlsPort} or POST /t over HTTPS; a secret this line carried has crossed in the clear: ` +
+        "treat it as known to others (for a new claim choose another; for a name bound to it, log in over TLS and upgrade to a key)")
     plain.close()
 
     expect((await getGate(server.baseUrl, `claim gate-dave secret ${SECRET}`)).text).toMatch(/^session \S+\nerr post_required /)

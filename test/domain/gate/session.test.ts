@@ -111,13 +111,13 @@ describe("the gate session", () => {
     const secretHelp = (s: Step) => s.lines.find((l) => l.startsWith("# Without a key"))!
     try {
       expect(secretHelp(run(newSession("s1", "plain"), "help"))).toContain("(TLS only: TCP port 17700 or POST /t over HTTPS)")
-      expect(last(run(newSession("s1", "plain"), `login carol ${SECRET}`))).toBe("err tls_required secrets travel only over TLS: TCP port 17700 or POST /t over HTTPS")
+      expect(last(run(newSession("s1", "plain"), `login carol ${SECRET}`))).toBe("err tls_required secrets travel only over TLS: TCP port 17700 or POST /t over HTTPS; a secret this line carried has crossed in the clear: treat it as known to others (for a new claim choose another; for a name bound to it, log in over TLS and upgrade to a key)")
       PORTS = { tls: 0, plaintext: 7701 }
       const help = run(newSession("s1", "plain"), "help")
       expect(secretHelp(help)).toContain("(TLS only: POST /t over HTTPS)")
       expect(help.lines.join("\n")).not.toContain("7700")
       for (const line of [`login carol ${SECRET}`, `claim carol secret ${SECRET}`, "claim carol secret short"]) {
-        expect(last(run(newSession("s1", "plain"), line))).toBe("err tls_required secrets travel only over TLS: POST /t over HTTPS")
+        expect(last(run(newSession("s1", "plain"), line))).toBe("err tls_required secrets travel only over TLS: POST /t over HTTPS; a secret this line carried has crossed in the clear: treat it as known to others (for a new claim choose another; for a name bound to it, log in over TLS and upgrade to a key)")
       }
     } finally {
       PORTS = { tls: 17700, plaintext: 17701 }
