@@ -61,3 +61,11 @@ describe("what the service loads at its start", () => {
     for (const optional of ["viem", "@modelcontextprotocol/sdk", "@effect/opentelemetry", "zod"]) expect(loaded, optional).not.toContain(optional)
   })
 })
+
+describe("what the file-writer thread loads", () => {
+  it("is node's own modules only: Effect held about 14 MiB of that thread's heap (src/adapters/fs/missingFile.ts)", () => {
+    const loaded = [...packagesLoadedWith("src/adapters/fs/fileWriterThread.ts")]
+    expect(loaded.length).toBeGreaterThan(0)
+    expect(loaded.filter((name) => !name.startsWith("node:"))).toEqual([])
+  })
+})

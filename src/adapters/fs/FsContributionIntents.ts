@@ -17,7 +17,7 @@ import { Effect, Layer } from "effect"
 import { utf8 } from "../../domain/bytes.js"
 import { ContributionIntents } from "../../ports/ContributionIntents.js"
 import { applyIntentChange, contributionIntentsOver, emptyIntentMaps, type IntentChange } from "../memory/MemoryContributionIntents.js"
-import { durableFolders } from "./durableFolders.js"
+import { durableStoreRoot } from "./durableStoreRoot.js"
 import { attempt, syncFolder, writeFully } from "./fileIo.js"
 
 const FILE = "intents.jsonl"
@@ -35,7 +35,7 @@ const parseLine = (line: string): IntentChange | undefined => {
 export const FsContributionIntentsLive = (directory: string) =>
   Layer.scoped(ContributionIntents, Effect.gen(function*() {
     yield* attempt("mkdir", directory, () => mkdir(directory, { recursive: true, mode: 0o700 }))
-    const { root } = yield* durableFolders(directory)
+    const { root } = yield* durableStoreRoot(directory)
     const path = join(root, FILE)
     const handle = yield* Effect.acquireRelease(
       attempt("open contribution intents", path, () => open(path, constants.O_RDWR | constants.O_CREAT, 0o600)),

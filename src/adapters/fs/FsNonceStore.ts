@@ -28,7 +28,7 @@ import { NonceStore } from "../../ports/NonceStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { makeMemoryNonceStore } from "../memory/MemoryNonceStore.js"
 import { replaceFile } from "./atomicFile.js"
-import { isMissingFile } from "./readOptional.js"
+import { isMissingFile } from "./missingFile.js"
 
 const JOURNAL = "nonces.journal"
 const COMPACT_SLACK = 100_000

@@ -15,7 +15,7 @@ import type { Scope } from "effect"
 import { Effect } from "effect"
 import { StorageError } from "../../ports/StorageError.js"
 import { BODIES_FILE, COMPACT_SUFFIX, INDEX_FILE } from "./bodyLayout.js"
-import { durableFolders } from "./durableFolders.js"
+import { durableStoreRoot } from "./durableStoreRoot.js"
 import { attempt, openStoreFile, syncFolder } from "./fileIo.js"
 
 export interface BodyFiles {
@@ -65,7 +65,7 @@ export const openBodyFiles = (
   use: "store" | "compaction" = "store"
 ): Effect.Effect<BodyFiles, StorageError, Scope.Scope> =>
   Effect.gen(function*() {
-    const { root } = yield* durableFolders(directory)
+    const { root } = yield* durableStoreRoot(directory)
     yield* register(root, use)
     yield* removeLeftovers(root)
     const bodies = yield* openStoreFile(join(root, BODIES_FILE))

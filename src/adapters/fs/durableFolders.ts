@@ -9,12 +9,11 @@
 // concurrent writers correct at the price of a redundant fsync.
 //
 // The calls are synchronous: the set is used on the file-writer thread (durableWrite.ts),
-// and on the event loop only once, when a store opens its root.
+// and on the event loop only once, when a store opens its root (durableStoreRoot.ts). No
+// Effect here: that thread loads node's own modules only (missingFile.ts says why).
 
 import { closeSync, constants, fsyncSync, mkdirSync, openSync } from "node:fs"
 import { dirname, resolve } from "node:path"
-import { Effect } from "effect"
-import { StorageError } from "../../ports/StorageError.js"
 
 /** fsyncs a file or folder by path (for a folder: the names in it). */
 export const syncPath = (path: string): void => {
@@ -59,11 +58,3 @@ export class DurableFolderSet {
     this.known.add(absolute)
   }
 }
-
-/** Makes a store's root durable (creating it where needed); answers it, absolute. */
-export const durableFolders = (root: string): Effect.Effect<{ readonly root: string }, StorageError> =>
-  Effect.try({
-    try: () => ({ root: new DurableFolderSet(root).root }),
-    catch: (cause) =>
-      new StorageError({ operation: "mkdir", detail: `${root}: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
-  })

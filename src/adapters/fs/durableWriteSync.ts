@@ -20,7 +20,7 @@ import { closeSync, constants, fsyncSync, openSync, readFileSync, renameSync, rm
 import { basename, dirname, join } from "node:path"
 import { threadId } from "node:worker_threads"
 import { type DurableFolderSet, syncPath } from "./durableFolders.js"
-import { isMissingFile } from "./readOptional.js"
+import { isMissingFile } from "./missingFile.js"
 
 export interface FileToWrite {
   /** Absolute path inside the writer's root. */

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import type { Scope } from "effect"
 import { Effect } from "effect"
 import type { StorageError } from "../../ports/StorageError.js"
-import { durableFolders } from "./durableFolders.js"
+import { durableStoreRoot } from "./durableStoreRoot.js"
 import { attempt, openStoreFile, syncFolder } from "./fileIo.js"
 import { HASHES_FILE, LEAVES_FILE, OFFSETS_FILE } from "./logLayout.js"
 
@@ -20,7 +20,7 @@ export interface LogFiles {
 /** Opens (creating when needed) the three files; they are closed when the scope closes. */
 export const openLogFiles = (directory: string): Effect.Effect<LogFiles, StorageError, Scope.Scope> =>
   Effect.gen(function*() {
-    const { root } = yield* durableFolders(directory)
+    const { root } = yield* durableStoreRoot(directory)
     const leaves = yield* openStoreFile(join(root, LEAVES_FILE))
     const offsets = yield* openStoreFile(join(root, OFFSETS_FILE))
     const hashes = yield* openStoreFile(join(root, HASHES_FILE))
