@@ -101,15 +101,28 @@ const delivered = (request: HttpServerRequest.HttpServerRequest, path: string, f
   return problemAsPage(varied, path) ?? varied
 }
 
-/** The path of a request target: origin form (`/agora?x`) as it comes, absolute form parsed. */
-const pathOf = (target: string): string | undefined => {
+/**
+ * The path of a request target as the router matches it: origin form (`/agora?x`) or absolute
+ * form, percent-decoded, since the router decodes before it matches (`/%762/agora/posts` is
+ * the API's `/v2/agora/posts`, and must pass as untouched as the plain form).
+ */
+export const pathOf = (target: string): string | undefined => {
+  let path: string
   if (target.startsWith("/")) {
     const end = target.search(/[?#]/)
-    return end < 0 ? target : target.slice(0, end)
+    path = end < 0 ? target : target.slice(0, end)
+  } else {
+    try {
+      path = new URL(target).pathname
+    } catch {
+      return undefined
+    }
   }
+  if (!path.includes("%")) return path
   try {
-    return new URL(target).pathname
+    return decodeURIComponent(path)
   } catch {
+    // Not decodable: the router refuses it too; nothing here to deliver.
     return undefined
   }
 }

@@ -232,6 +232,14 @@ describe("a page's validator and coding", () => {
     expect(api.status).toBe(200)
     expect(api.headers["content-encoding"]).toBeUndefined()
     expect(api.headers["etag"]).toBeUndefined()
+    // The router decodes the path before it matches: a percent-encoded /v2/ is the API still.
+    const encoded = await raw("/%762/agora/posts", { "accept-encoding": "gzip" })
+    expect(encoded.status).toBe(200)
+    expect(encoded.headers["content-encoding"]).toBeUndefined()
+    expect(encoded.headers["etag"]).toBeUndefined()
+    const missing = await raw("/%762/names/nobody-here", { accept: BROWSER })
+    expect(missing.status).toBe(404)
+    expect(missing.headers["content-type"]).toMatch(/^application\/problem\+json/)
   })
 
   it("makes / ask every time (no-cache) and answer 304 while nothing moved, varying with Accept and Accept-Encoding", async () => {

@@ -158,10 +158,14 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
           }
           const socket = sub.res.socket
           socket?.cork()
-          // Ahead of the batch's start (it caught up past it): only what it was not sent.
-          sub.wire.write(sub.next <= from ? shared : new SharedBytes(group.events.filter((e) => e.index >= sub.next).map((e) => e.bytes)))
-          sendCheckpoint(sub)
-          socket?.uncork()
+          try {
+            // Ahead of the batch's start (it caught up past it): only what it was not sent.
+            sub.wire.write(sub.next <= from ? shared : new SharedBytes(group.events.filter((e) => e.index >= sub.next).map((e) => e.bytes)))
+            sendCheckpoint(sub)
+          } finally {
+            // Whatever happened, the socket is not left corked (its bytes would wait for the stall timer).
+            socket?.uncork()
+          }
           if (overfull(sub)) leaveLive(sub)
         }
       }
@@ -174,10 +178,10 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
       busyMs = 0
       // The checkpoint first (its leaves are in the log, so within the head read next): each
       // subscriber's last batch of this round carries it (dispatch), and those the batches
-      // skipped (their filters took none of the leaves) get it alone after them.
+      // skipped (their filters took none of the leaves) get it alone after them, in every
+      // round, so a round that failed before that pass leaves nobody without it.
       const latest = yield* stream.checkpoint
-      const newCheckpoint = latest !== undefined && latest.size !== checkpoint?.size
-      if (newCheckpoint) checkpoint = { size: latest.size, bytes: SharedBytes.of(checkpointEvent(latest)) }
+      if (latest !== undefined && latest.size !== checkpoint?.size) checkpoint = { size: latest.size, bytes: SharedBytes.of(checkpointEvent(latest)) }
       for (let head = yield* stream.head; dispatched < head; head = yield* stream.head) {
         if (live.size === 0) {
           // No one to hand them to (a stream catching up goes live only once level with this).
@@ -190,11 +194,10 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
         dispatch(page)
         busyMs += performance.now() - started
       }
-      if (newCheckpoint) {
-        const started = performance.now()
-        for (const sub of live) sendCheckpoint(sub)
-        busyMs += performance.now() - started
-      }
+      // One comparison a live subscriber when there is nothing new to send.
+      const started = performance.now()
+      for (const sub of live) sendCheckpoint(sub)
+      busyMs += performance.now() - started
       yield* Deferred.await(signal)
       // What else arrives while it rests goes out in the same writes (domain/stream/dispatchPace.ts).
       yield* Effect.sleep(Duration.millis(restAfter(busyMs)))
