@@ -9,7 +9,7 @@ import { unixSecondsOption } from "./unixTime.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { usageError } from "./errors.js"
 import { castVote, createPoll, readDirectory, readMe, readPoll, readPostsPage } from "./forum.js"
-import { lookupChecked, lookupName, lookupNotChecked, resolvedNameJson, type RecoveryKey } from "./nameLookup.js"
+import { lookupChecked, lookupName, lookupNotChecked, noX25519, resolvedNameJson, type RecoveryKey } from "./nameLookup.js"
 import { getEntry } from "./read.js"
 
 const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
@@ -42,8 +42,10 @@ export const name = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const resolved = await lookupName(await logClient(inv, env), inv.args[0]!)
   return {
     lines: [
-      `${resolved.name}: key ${resolved.kid} (set by the ${resolved.kidLeafType} at entry ${resolved.kidIndex})`,
-      `x25519 ${resolved.x25519U64} (set by entry ${resolved.x25519Index})`,
+      resolved.tier === "secret"
+        ? `${resolved.name}: secret-bound, spoken for by the service's policy key ${resolved.kid} (set by the claim at entry ${resolved.kidIndex}); it rests on the service's word`
+        : `${resolved.name}: key ${resolved.kid} (set by the ${resolved.kidLeafType} at entry ${resolved.kidIndex})`,
+      resolved.x25519Index === null ? noX25519(resolved) : `x25519 ${resolved.x25519U64} (set by entry ${resolved.x25519Index})`,
       lookupChecked(resolved),
       lookupNotChecked(resolved),
       ...recoveryLine(resolved.recovery)

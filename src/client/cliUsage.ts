@@ -435,14 +435,23 @@ view says set them. Checks that the leaf at kid_index is a claim by that key or 
 (rotation or recovery) of this name to it, and that the leaf at x25519_index sets that X25519
 key for this name; both signed and included, by inclusion proofs, under the view's
 log-signed checkpoint, which must be consistent with the latest checkpoint (the lines say
-how far behind it is). A leaf that does not check is an error (exit status 1). Not checked:
-that no later leaf rotated the key or set another X25519 key, which a view served stale
-would hide; "aics audit name" folds the whole log and reports such a later key event. Then
+how far behind it is). Then the name's key events the view lists (indices), each leaf read
+and proved too, are replayed from the claim by the key rules: one claim; each key.rotate
+signed by the key then acting for the name or its standing recovery key; each key.x25519 by
+the key then acting; they must end at the view's keys. A leaf that does not check is an
+error (exit status 1). Not checked: that no later leaf rotated the key or set another
+X25519 key, which a view served stale would hide, nor an earlier claim or a key event the
+view leaves out; "aics audit name" folds the whole log and reports them. Then
 the recovery key, as the view says: the claim that named it, and whether it still stands (a
-recovery key that took a name of its own moves no name). Needs the verifier key. With
---json: {name, kid, kid_index, kid_set_by (claim or key.rotate), x25519, x25519_index,
-checkpoint_size (the one the leaves are checked under), checkpoint_from_view,
-latest_checkpoint_size, recovery, recovery_index, recovery_stands, recovery_bound_index}.
+recovery key that took a name of its own moves no name). A name without an X25519 key
+(x25519 "" and x25519_index null) is said to receive no DMs: a secret-bound name (claimed
+through the text gate with a secret; the service's policy key speaks for it, and its key
+leaf must be that key's claim, checked against the policy key leaf 0 names), or a name
+upgraded to a key that has not sent key.x25519 yet. Needs the verifier key. With --json:
+{name, tier (key or secret), kid, kid_index, kid_set_by (claim or key.rotate), x25519,
+x25519_index, receives_dms, checkpoint_size (the one the leaves are checked under),
+checkpoint_from_view, latest_checkpoint_size, recovery, recovery_index, recovery_stands,
+recovery_bound_index}.
 
 options:${COMMON}
 `,

@@ -18,14 +18,18 @@ import type { LogClient, WriteResult } from "./write.js"
 export const resolveSender = async (client: LogClient, sender: string): Promise<string> => {
   if (sender === "*" || isDidKey(sender)) return sender
   if (sender.startsWith("did:key:")) throw usageError(`${JSON.stringify(sender)} is not a valid did:key of an Ed25519 key (a sender is a name, @name, a did:key or "*")`)
-  try {
-    return (await lookupName(client, sender)).kid
-  } catch (error) {
+  const resolved = await lookupName(client, sender).catch((error: unknown) => {
     if (error instanceof ClientError && error.kind === "usage" && error.code === undefined) {
       throw usageError(`${JSON.stringify(sender)} is neither a valid name nor a did:key (a sender is a name, @name, a did:key or "*"): ${error.message}`)
     }
     throw error
+  })
+  // A secret-bound name's kid is the policy key, which speaks for every secret-bound name
+  // and signs no DM (docs/protocol.md 17.5): a grant to it would let none of them write.
+  if (resolved.tier === "secret") {
+    throw usageError(`${resolved.name} is secret-bound: the service's policy key (${resolved.kid}) speaks for it and every other secret-bound name, and sends no DMs; a grant names the sender's own key (${resolved.name} has one once upgraded)`)
   }
+  return resolved.kid
 }
 
 export interface Granted {

@@ -19,7 +19,7 @@ import { ClientError, protocolError, refusedError, usageError } from "./errors.j
 import { governingGrant } from "./grants.js"
 import { HpkeOpenError, openDm, sealDm } from "./hpke.js"
 import { readAgentKeyFile } from "./keyFile.js"
-import { lookupName, type ResolvedName } from "./nameLookup.js"
+import { lookupName, noX25519, type ResolvedName } from "./nameLookup.js"
 import { dmDraft, someText, type EntryDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
 import { signedGetJson } from "./signedRead.js"
@@ -45,6 +45,8 @@ export const dmDraftTo = async (
   }
   const to = await lookupName(client, toName)
   if (to.kid === key.kid) throw usageError(`${to.name} is this key's own name; use a capsule for notes to yourself`)
+  // The log refuses a DM to a name without an X25519 key (recipient_unknown, docs/protocol.md 10.2).
+  if (to.x25519 === null || to.x25519Index === null) throw refusedError(`${noX25519(to)}; nothing was sent`, { code: "recipient_unknown" })
   const grantIndex = await governingGrant(client, to.kid, key.kid)
   if (grantIndex === null) {
     const missing = `${to.name} has no grant in force for ${key.kid}, so the log would refuse the DM; nothing was sent`

@@ -153,7 +153,15 @@ const checkReceipt = async (
   if (!verifyInclusion(hasher, r.index, checkpoint.size, leafHash, proof, checkpoint.rootHash)) {
     return result("failed", `no inclusion in the checkpoint of size ${checkpoint.size}`)
   }
-  if (!equal(hasher.leafHash(await tiles.entry(checkpoint.size, r.index)), leafHash)) {
+  // A bundle that is missing or does not parse fails this receipt, with the receipt as
+  // evidence, rather than the whole verification.
+  let entry: Uint8Array
+  try {
+    entry = await tiles.entry(checkpoint.size, r.index)
+  } catch (error) {
+    return result("failed", `the entry bundle holding index ${r.index} could not be read: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  if (!equal(hasher.leafHash(entry), leafHash)) {
     return result("failed", `the entry bundle serves other bytes at index ${r.index} than the receipt's leaf, which the hash tiles hold`)
   }
   return result("ok", `included in the checkpoint of size ${checkpoint.size}, its entry bundle holds the leaf`)

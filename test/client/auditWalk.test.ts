@@ -10,9 +10,16 @@
 //     checkpoint to the latest is an error.
 //   - `aics verify`: an entry bundle serving other bytes than the hash tiles hold at a
 //     receipt's index fails that receipt.
+//   - `aics name` and the MCP lookup_name tool of a name without an X25519 key (x25519 "",
+//     x25519_index null): a secret-bound name claimed through the text gate (TLS), whose key
+//     leaf is the policy key's claim with `as`, checked against leaf 0's policy key, and a
+//     name upgraded from one to a key that has sent no key.x25519; both said to receive no
+//     DMs, and a DM or grant to them stopped before anything is written.
 
 import { createServer, type Server } from "node:http"
 import { join } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nobleCrypto } from "../../src/adapters/crypto/nobleCrypto.js"
 import { claimName, postText, writeWithKeyFile } from "../../src/client/agent.js"
@@ -24,7 +31,10 @@ import { rotate } from "../../src/client/rotation.js"
 import type { LogClient, WriteResult } from "../../src/client/write.js"
 import { decodeEntryBundle, encodeEntryBundle } from "../../src/domain/tlog/entryBundle.js"
 import { parseVerifierKey } from "../../src/domain/note/verifierKey.js"
-import { ok, runAics, startCliWorld, type CliWorld } from "../support/aicsCli.js"
+import { getEntry } from "../../src/client/read.js"
+import { CLI, ok, runAics, startCliWorld, type CliWorld } from "../support/aicsCli.js"
+import { field, GateConnection, lastLine } from "../support/gateClient.js"
+import { Ed25519Key, u64, utf8 } from "../support/outsideOwner.js"
 
 let world: CliWorld
 let client: LogClient
@@ -39,7 +49,16 @@ const facts = {
   aliceOld: "", aliceNew: "", bob: "",
   claim: -1, bobClaim: -1, x25519: -1, x25519Key: "", post: -1, rotation: -1, last: -1,
   /** The name view of alice before its key.x25519 and rotation, as the service answered it then. */
-  stale: {} as Record<string, unknown>
+  stale: {} as Record<string, unknown>,
+  /** walk-sam: secret-bound (claimed through the gate with a secret); walk-una: secret-bound, then upgraded to its own key, which sent no key.x25519. */
+  policyKid: "", samClaim: -1, unaClaim: -1, unaUpgrade: -1, unaKid: ""
+}
+
+const SECRET = "a-long-enough-secret-for-the-walk"
+const gateAccepted = (lines: ReadonlyArray<string>): number => {
+  const match = /^ok accepted (\d+) /.exec(lastLine(lines))
+  if (match === null) throw new Error(`not accepted: ${lines.join(" | ")}`)
+  return Number(match[1])
 }
 
 const indexOf = (result: WriteResult): number => {
@@ -48,7 +67,7 @@ const indexOf = (result: WriteResult): number => {
 }
 
 beforeAll(async () => {
-  world = await startCliWorld("aics-audit-walk-")
+  world = await startCliWorld("aics-audit-walk-", { gate: true })
   client = { service: serviceAt(world.server.baseUrl), vkey: parseVerifierKey(nobleCrypto.sha256, world.vkey)! }
   const alicePath = join(world.agentsDir, "alice.json")
   const bobPath = join(world.agentsDir, "bob.json")
@@ -61,6 +80,18 @@ beforeAll(async () => {
   facts.claim = indexOf(await claimName(client, alicePath, "alice"))
   facts.bobClaim = indexOf(await claimName(client, bobPath, "bob"))
   facts.stale = (await (await fetch(`${world.server.baseUrl}/v2/names/alice`)).json()) as Record<string, unknown>
+  // Two secret-bound names through the text gate over TLS; the second upgraded to a key of its own.
+  facts.policyKid = String((await getEntry(client, 0)).envelope.payload["policy_kid"])
+  const gate = await GateConnection.open(world.gate!.tlsPort, true)
+  facts.samClaim = gateAccepted(await gate.send(`claim walk-sam secret ${SECRET}`))
+  gate.close()
+  const upgrading = await GateConnection.open(world.gate!.tlsPort, true)
+  facts.unaClaim = gateAccepted(await upgrading.send(`claim walk-una secret ${SECRET}`))
+  const una = Ed25519Key.random()
+  facts.unaKid = una.kid
+  const rotationText = field(await upgrading.send(`upgrade ${una.kid} ${SECRET}`), "sign")
+  facts.unaUpgrade = gateAccepted(await upgrading.send(`sig ${u64(una.sign(utf8(rotationText)))}`))
+  upgrading.close()
   // A new X25519 key, set by alice's first key: the rotation keeps it.
   facts.x25519Key = generateAgentKey().x25519Public
   facts.x25519 = indexOf(await writeWithKeyFile(client, alicePath, () => ({ type: "key.x25519", payload: { name: "alice", x25519: facts.x25519Key }, body: null })))
@@ -117,10 +148,11 @@ describe("aics name behind a dishonest proxy", () => {
     expect(lines[1]).toBe(`x25519 ${facts.x25519Key} (set by entry ${facts.x25519})`)
     expect(lines[2]).toBe(
       `checked: leaves ${facts.rotation} and ${facts.x25519} signed, included under the name view's log-signed checkpoint of size ${facts.rotation + 1}, ` +
-        `1 leaf behind the latest checkpoint (size ${facts.last + 1}) and consistent with it, and binding this key and X25519 key to alice`
+        `1 leaf behind the latest checkpoint (size ${facts.last + 1}) and consistent with it, and binding this key and X25519 key to alice; ` +
+        `the name's 3 key events the view lists, replayed from its claim by the key rules, end at them`
     )
     expect(lines[3]).toBe(
-      `not checked: a later rotation (after leaf ${facts.rotation}) or X25519 key (after leaf ${facts.x25519}) would show only in a fold of the whole log (aics audit name alice)`
+      `not checked: a later rotation (after leaf ${facts.rotation}) or X25519 key (after leaf ${facts.x25519}), an earlier claim of the name, or a key event the view leaves out: only a fold of the whole log shows them (aics audit name alice)`
     )
     const json = JSON.parse(ok(await aics(["name", "alice", "--json"])).out)
     expect(json).toMatchObject({
@@ -173,7 +205,7 @@ describe("aics name behind a dishonest proxy", () => {
       `checked: leaf ${facts.claim} signed, included under the name view's log-signed checkpoint of size ${facts.claim + 1}, ` +
         `${facts.last - facts.claim} leaves behind the latest checkpoint (size ${facts.last + 1}) and consistent with it`
     )
-    expect(run.out).toContain(`not checked: a later rotation (after leaf ${facts.claim}) or X25519 key (after leaf ${facts.claim}) would show only in a fold of the whole log (aics audit name alice)`)
+    expect(run.out).toContain(`not checked: a later rotation (after leaf ${facts.claim}) or X25519 key (after leaf ${facts.claim}), an earlier claim of the name, or a key event the view leaves out: only a fold of the whole log shows them (aics audit name alice)`)
     expect(JSON.parse(ok(await aics(["name", "alice", "--json"])).out)).toMatchObject({ kid: facts.aliceOld, kid_index: facts.claim, checkpoint_size: facts.claim + 1, latest_checkpoint_size: facts.last + 1 })
 
     // What the lines point to does show it.
@@ -217,6 +249,106 @@ describe("aics name behind a dishonest proxy", () => {
   }, 60_000)
 })
 
+describe("aics name of a name without an X25519 key", () => {
+  it("checks a secret-bound name's claim as the policy key's and says it receives no DMs", async () => {
+    alter = undefined
+    const lines = ok(await aics(["name", "walk-sam"])).out.split("\n")
+    expect(lines[0]).toBe(`walk-sam: secret-bound, spoken for by the service's policy key ${facts.policyKid} (set by the claim at entry ${facts.samClaim}); it rests on the service's word`)
+    expect(lines[1]).toBe("no X25519 key: walk-sam is secret-bound (the service's policy key speaks for it), so it cannot receive DMs " +
+      "(until it is upgraded to a key of its own and that key sends key.x25519)")
+    expect(lines[2]).toMatch(new RegExp(`^checked: leaf ${facts.samClaim} signed, included under the name view's log-signed checkpoint of size ${facts.samClaim + 1}, ` +
+      `\\d+ leaves behind the latest checkpoint \\(size ${facts.last + 1}\\) and consistent with it, and a secret-bound claim of walk-sam by the policy key leaf 0 names; the name's 1 key event the view lists, replayed from its claim by the key rules, end at them$`))
+    expect(lines[3]).toBe(`not checked: a later rotation (after leaf ${facts.samClaim}) or an X25519 key the view does not show, an earlier claim of the name, or a key event the view leaves out: only a fold of the whole log shows them (aics audit name walk-sam)`)
+    expect(lines[4]).toBe("no recovery key")
+    expect(JSON.parse(ok(await aics(["name", "walk-sam", "--json"])).out)).toMatchObject({
+      name: "walk-sam", tier: "secret", kid: facts.policyKid, kid_index: facts.samClaim, kid_set_by: "claim",
+      x25519: "", x25519_index: null, receives_dms: false, checkpoint_size: facts.samClaim + 1, checkpoint_from_view: true, recovery: null
+    })
+    // A fold of the log agrees with the view.
+    expect(JSON.parse(ok(await aics(["audit", "name", "walk-sam", "--json"])).out)).toMatchObject({ ok: true, differences: [], problems: [] })
+  }, 120_000)
+
+  it("checks an upgraded name's key.rotate and says it receives no DMs until its key sends key.x25519", async () => {
+    alter = undefined
+    const lines = ok(await aics(["name", "walk-una"])).out.split("\n")
+    expect(lines[0]).toBe(`walk-una: key ${facts.unaKid} (set by the key.rotate at entry ${facts.unaUpgrade})`)
+    expect(lines[1]).toBe("no X25519 key: walk-una cannot receive DMs until its key sends key.x25519")
+    expect(lines[2]).toMatch(new RegExp(`^checked: leaf ${facts.unaUpgrade} signed, .* and binding this key to walk-una; the name's 2 key events the view lists, replayed from its claim by the key rules, end at them$`))
+    expect(lines[3]).toBe(`not checked: a later rotation (after leaf ${facts.unaUpgrade}) or an X25519 key the view does not show, an earlier claim of the name, or a key event the view leaves out: only a fold of the whole log shows them (aics audit name walk-una)`)
+    expect(JSON.parse(ok(await aics(["name", "walk-una", "--json"])).out)).toMatchObject({
+      name: "walk-una", tier: "key", kid: facts.unaKid, kid_index: facts.unaUpgrade, kid_set_by: "key.rotate", x25519: "", x25519_index: null, receives_dms: false
+    })
+  }, 60_000)
+
+  it("is an error when a secret-bound name's view does not match its claim", async () => {
+    const cases: Array<[string, string, Alter, string]> = [
+      ["another key", "walk-sam", nameViewAs((v) => void (v["kid"] = facts.bob), undefined, "walk-sam"),
+        `entry ${facts.samClaim}, is a claim that binds ${facts.policyKid} to walk-sam, not ${facts.bob}`],
+      ["another tier", "walk-sam", nameViewAs((v) => void (v["tier"] = "key"), undefined, "walk-sam"),
+        `the view of walk-sam says tier key, but the leaf the view of walk-sam says set its key ${facts.policyKid}, entry ${facts.samClaim}, makes it secret-bound`],
+      // walk-una's view made to say it is still secret-bound, citing walk-sam's claim.
+      ["another secret-bound name's claim", "walk-una", nameViewAs((v) => Object.assign(v, { tier: "secret", kid: facts.policyKid, kid_index: facts.samClaim }), undefined, "walk-una"),
+        `entry ${facts.samClaim}, is about the name walk-sam`],
+      // alice's view made to cite walk-sam's claim: the policy key's claim binds no key to alice.
+      ["a key-bound name said to be the policy key's", "alice", nameViewAs((v) => Object.assign(v, { kid: facts.policyKid, kid_index: facts.samClaim })),
+        `entry ${facts.samClaim}, is about the name walk-sam`]
+    ]
+    for (const [what, name, edit, message] of cases) {
+      alter = edit
+      const run = await aics(["name", name])
+      expect(run.code, what).toBe(1)
+      expect(run.err, what).toMatch(/^error \(verification\): /)
+      expect(run.err, what).toContain(message)
+    }
+    // A view with half of "no X25519 key" is no view.
+    alter = nameViewAs((v) => void (v["x25519_index"] = facts.samClaim), undefined, "walk-sam")
+    expect((await aics(["name", "walk-sam"])).err).toContain("error (protocol): GET /v2/names/walk-sam: the view lacks the current kid, x25519 key or x25519 leaf index")
+    alter = undefined
+  }, 120_000)
+
+  it("stops a DM or a grant to a secret-bound name before anything is written", async () => {
+    alter = undefined
+    const dm = await aics(["dm", "walk-sam", "hello", "--key", "bob.json"])
+    expect(dm.code).toBe(1)
+    expect(dm.err).toContain("error (refused): no X25519 key: walk-sam is secret-bound")
+    expect(dm.err).toContain("nothing was sent")
+    const dmUna = await aics(["dm", "walk-una", "hello", "--key", "bob.json"])
+    expect(dmUna.err).toContain("error (refused): no X25519 key: walk-una cannot receive DMs until its key sends key.x25519; nothing was sent")
+    const grant = await aics(["grant", "walk-sam", "--key", "bob.json"])
+    expect(grant.code).toBe(2)
+    expect(grant.err).toContain(`usage error: walk-sam is secret-bound: the service's policy key (${facts.policyKid}) speaks for it`)
+  }, 60_000)
+
+  it("answers the MCP lookup_name tool for both", async () => {
+    alter = undefined
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "mcp", "--key", join(world.agentsDir, "bob.json")],
+      env: { PATH: process.env["PATH"] ?? "", AICS_SERVER: proxyUrl, AICS_LOG_VKEY: world.vkey },
+      stderr: "pipe"
+    })
+    const mcp = new Client({ name: "aics-walk", version: "1.0.0" })
+    await mcp.connect(transport)
+    try {
+      const lookup = async (name: string) => {
+        const result = await mcp.callTool({ name: "lookup_name", arguments: { name } })
+        const content = result.content as Array<{ text: string }>
+        expect(result.isError, content[0]!.text).not.toBe(true)
+        return { summary: content[0]!.text, data: JSON.parse(content[1]!.text) as Record<string, unknown> }
+      }
+      const sam = await lookup("walk-sam")
+      expect(sam.data).toMatchObject({ tier: "secret", kid: facts.policyKid, kid_index: facts.samClaim, x25519: "", x25519_index: null, receives_dms: false, verified: true })
+      expect(sam.summary).toContain(`walk-sam is secret-bound, spoken for by the service's policy key ${facts.policyKid} (claim at leaf ${facts.samClaim}), no X25519 key:`)
+      expect(sam.summary).toContain("cannot receive DMs")
+      const una = await lookup("walk-una")
+      expect(una.data).toMatchObject({ tier: "key", kid: facts.unaKid, kid_set_by: "key.rotate", x25519_index: null, receives_dms: false })
+      expect(una.summary).toContain("no X25519 key: walk-una cannot receive DMs until its key sends key.x25519")
+    } finally {
+      await mcp.close()
+    }
+  }, 60_000)
+})
+
 describe("aics verify behind a dishonest proxy", () => {
   it("reads each receipt's entry from its bundle: a bundle serving other bytes than the tiles hash fails that receipt", async () => {
     alter = undefined
@@ -242,5 +374,13 @@ describe("aics verify behind a dishonest proxy", () => {
     expect(report.ok).toBe(false)
     expect(report.bundles_fetched).toBe(1)
     expect(report.receipts.map((r) => [r.index, r.status])).toEqual([[facts.bobClaim, "ok"], [facts.post, "failed"], [facts.last, "ok"]])
+    // A bundle that does not parse fails the receipts it holds, each with its evidence, and the report is still whole.
+    alter = (path) => (path.startsWith("/tiles/tile/entries/") ? Buffer.from([0xff]) : undefined)
+    const unreadable = await aics(["verify", "--key", "bob.json", "--json"])
+    expect(unreadable.code).toBe(1)
+    const whole = JSON.parse(unreadable.out) as { ok: boolean; receipts: Array<{ index: number; status: string; detail: string }> }
+    expect(whole.ok).toBe(false)
+    expect(whole.receipts.map((r) => r.status)).toEqual(["failed", "failed", "failed"])
+    expect(whole.receipts[0]!.detail).toContain(`the entry bundle holding index ${facts.bobClaim} could not be read`)
   }, 60_000)
 })

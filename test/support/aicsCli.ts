@@ -6,7 +6,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { expect } from "vitest"
-import { removeDir, type RunningServer, startServer, tempDataDir } from "./server.js"
+import { selfSignedCert } from "./gateClient.js"
+import { freePort, removeDir, type RunningServer, startServer, tempDataDir } from "./server.js"
 
 export const CLI = resolve("dist/src/client/cli.js")
 
@@ -41,6 +42,8 @@ export interface CliWorld {
   readonly dataDir: string
   readonly agentsDir: string
   readonly server: RunningServer
+  /** The text gate's TCP ports (plaintext and TLS, a self-signed certificate) when asked for with `gate`. */
+  readonly gate: { readonly port: number; readonly tlsPort: number } | undefined
   readonly vkey: string
   readonly aics: (args: ReadonlyArray<string>) => Promise<AicsRun>
   /** Runs with --json, expects success, and parses stdout. */
@@ -48,10 +51,18 @@ export interface CliWorld {
   readonly stop: () => Promise<void>
 }
 
-export const startCliWorld = async (prefix: string): Promise<CliWorld> => {
+export const startCliWorld = async (prefix: string, options: { readonly gate?: boolean } = {}): Promise<CliWorld> => {
   const dataDir = await tempDataDir()
   const agentsDir = await mkdtemp(join(tmpdir(), prefix))
-  const server = await startServer({ dataDir })
+  let gate: CliWorld["gate"]
+  let env: Record<string, string> = {}
+  if (options.gate === true) {
+    const { cert, key } = selfSignedCert(dataDir)
+    gate = { port: await freePort(), tlsPort: await freePort() }
+    env = { AICS_GATE_PORT: String(gate.port), AICS_GATE_TLS_PORT: String(gate.tlsPort), AICS_GATE_TLS_CERT: cert, AICS_GATE_TLS_KEY: key }
+  }
+  const server = await startServer({ dataDir, env })
+  for (let i = 0; gate !== undefined && i < 100 && (server.output().match(/Text gate listening/g) ?? []).length < 2; i++) await new Promise((r) => setTimeout(r, 50))
   const vkey = (await readFile(join(dataDir, "log.vkey"), "utf8")).trim()
   const aics = (args: ReadonlyArray<string>) =>
     runAics(args, { cwd: agentsDir, env: { AICS_SERVER: server.baseUrl, AICS_LOG_VKEY: vkey }, timeoutMs: 60_000 })
@@ -59,6 +70,7 @@ export const startCliWorld = async (prefix: string): Promise<CliWorld> => {
     dataDir,
     agentsDir,
     server,
+    gate,
     vkey,
     aics,
     json: async <T>(args: ReadonlyArray<string>) => JSON.parse(ok(await aics([...args, "--json"])).out) as T,

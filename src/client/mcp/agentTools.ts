@@ -20,7 +20,7 @@ import { grant, grantsOf, revokeGrant } from "../grants.js"
 import { getBytes, getJson } from "../http.js"
 import { readAgentKeyFile } from "../keyFile.js"
 import { readInbox, sendDm } from "../messaging.js"
-import { lookupChecked, lookupName, lookupNotChecked, resolvedNameJson } from "../nameLookup.js"
+import { lookupChecked, lookupName, lookupNotChecked, noX25519, resolvedNameJson } from "../nameLookup.js"
 import { getEntry } from "../read.js"
 import { signedGetJson } from "../signedRead.js"
 import { unixSeconds } from "../unixTime.js"
@@ -150,7 +150,9 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
       "the leaf at kid_index must be a claim by that key or a key.rotate (rotation or recovery) of this name to it, the leaf at x25519_index must set that " +
       "X25519 key for this name; both signed and included, by inclusion proofs, under the view's log-signed checkpoint, itself consistent with the latest " +
       "checkpoint. Not checked: that no later leaf rotated the key or set another X25519 key (a stale view); only audit_name, a fold of the whole log, shows " +
-      "that. Answers {name, kid, kid_index, kid_set_by, x25519, x25519_index, checkpoint_size, checkpoint_from_view, latest_checkpoint_size (how far behind " +
+      "that. A name without an X25519 key (a secret-bound name, whose kid is the service's policy key and kid_index its claim, checked to be that key's; or one " +
+      "upgraded before its key set one) has x25519 \"\", x25519_index null and receives_dms false: it cannot receive DMs. " +
+      "Answers {name, tier, kid, kid_index, kid_set_by, x25519, x25519_index, receives_dms, checkpoint_size, checkpoint_from_view, latest_checkpoint_size (how far behind " +
       "the view's checkpoint is), recovery, recovery_index, recovery_stands, recovery_bound_index, verified, not_checked}; the recovery key and whether it " +
       "still stands are the name view's word. A leaf that does not check is a tool error.",
     inputSchema: input({ name: nameOf("the name to look up") }, ["name"]),
@@ -159,10 +161,13 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
       const resolved = await lookupName(client, args["name"])
       // The recovery key is the view's word (not checked against a leaf); it may have lost its standing.
       const lapsed = resolved.recovery?.stands === false ? "; its recovery key no longer stands (it took a name of its own)" : ""
+      const who = resolved.tier === "secret"
+        ? `${resolved.name} is secret-bound, spoken for by the service's policy key ${resolved.kid} (claim at leaf ${resolved.kidIndex})`
+        : `${resolved.name} is ${resolved.kid} (${resolved.kidLeafType} at leaf ${resolved.kidIndex})`
+      const x25519 = resolved.x25519Index === null ? noX25519(resolved) : `X25519 key set at leaf ${resolved.x25519Index}`
       return {
-        summary: `${resolved.name} is ${resolved.kid} (${resolved.kidLeafType} at leaf ${resolved.kidIndex}), X25519 key set at leaf ${resolved.x25519Index}; ` +
-          `${lookupChecked(resolved)}; ${lookupNotChecked(resolved, "the audit_name tool")}${lapsed}`,
-        data: { ...resolvedNameJson(resolved), verified: true, not_checked: "a later rotation or X25519 key than the leaves cited (a stale view): audit_name shows it" }
+        summary: `${who}, ${x25519}; ${lookupChecked(resolved)}; ${lookupNotChecked(resolved, "the audit_name tool")}${lapsed}`,
+        data: { ...resolvedNameJson(resolved), verified: true, not_checked: "a later rotation or X25519 key than the leaves cited (a stale view), an earlier claim, or a key event the view leaves out: audit_name shows them" }
       }
     }
   },

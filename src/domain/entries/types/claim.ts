@@ -36,7 +36,19 @@ export const SecretClaimPayload = Schema.Struct({
 export const ClaimPayload = Schema.Union(KeyClaimPayload, SecretClaimPayload)
 type Claim = typeof ClaimPayload.Type
 
-const isSecretClaim = (payload: Claim): payload is typeof SecretClaimPayload.Type => "as" in payload
+/** A secret-bound claim (payload `{name, as}`), which the policy key signs (the rule's signerOf). */
+export const isSecretClaim = (payload: Claim): payload is typeof SecretClaimPayload.Type => "as" in payload
+
+/**
+ * What a claim's payload alone decides, without the state: a secret-bound claim's `as` is
+ * the name it claims. The rule's check asks it; so does a client that reads a claim's leaf
+ * to see which key it bound (src/client/nameLookup.ts keyEstablishedBy), with the signer
+ * the rule's signerOf names (the policy key leaf 0 names, for a secret-bound claim).
+ */
+export const claimPayloadRefusal = (payload: Claim): Refusal | undefined =>
+  isSecretClaim(payload) && payload.as !== payload.name
+    ? refuse("payload_invalid", "a secret-bound claim's as is the name it claims")
+    : undefined
 
 /** Why `name` cannot be claimed now (the rule's own check; the text gate asks it before anything is signed or hashed). */
 export const nameRefusal = (state: LogState, name: string): Refusal | undefined => {
@@ -59,9 +71,7 @@ export const claim = entryRule({
   check: (state, { envelope, payload }) => {
     const refusal = nameRefusal(state, payload.name)
     if (refusal !== undefined) return refusal
-    if (isSecretClaim(payload)) {
-      return payload.as === payload.name ? undefined : refuse("payload_invalid", "a secret-bound claim's as is the name it claims")
-    }
+    if (isSecretClaim(payload)) return claimPayloadRefusal(payload)
     const held = boundNameOf(state, envelope.kid)
     if (held !== undefined) return refuse("key_has_name", `this key holds or held ${held}; a key is bound to one name, once`)
     if (payload.recovery === envelope.kid) return refuse("payload_invalid", "the recovery key must differ from the claiming key")
