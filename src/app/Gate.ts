@@ -25,6 +25,7 @@ import {
   type GateEffect,
   type GateSession,
   identityKey,
+  lastAcceptedLines,
   newSession,
   type OwnRead,
   type ReadCommand,
@@ -93,7 +94,8 @@ export interface Exchange {
   /**
    * A budget of the client's address was spent (gate_lines before any line ran, or
    * gate_sessions for a session that would be kept): an HTTP transport answers 429
-   * (docs/protocol.md "Fair admission"), a TCP connection prints the err line and closes.
+   * (docs/protocol.md "Fair admission"), a TCP connection prints the err line and stops
+   * reading for the retry-after time (gateServer.ts).
    */
   readonly limited?: Extract<Verdict, { admitted: false }> | undefined
   /** The session the lines ran in (new when none or an unknown one was given). */
@@ -304,7 +306,10 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
           }
           case "key": {
             const view = yield* keyViewFrom(reader, command.kid, { from: 0, limit: 100 })
-            return Either.isLeft(view) ? [errLine("key_not_found", "no envelope of this key is in the log, and no claim names it as a recovery key")] : [json(view.right), "ok key"]
+            if (Either.isLeft(view)) return [errLine("key_not_found", "no envelope of this key is in the log, and no claim names it as a recovery key")]
+            const { head_index: index, seq } = view.right
+            // Its last accepted envelope, as whoami says it: what an agent asks after a dropped sig.
+            return [json(view.right), ...lastAcceptedLines(index === null || seq === null ? undefined : { index, seq }), "ok key"]
           }
           case "posts": {
             const page = yield* reader.list(command.channel === undefined ? "postOrder" : "channelPosts", command.channel ?? "", { limit: POSTS_SHOWN })

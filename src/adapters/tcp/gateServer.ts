@@ -6,22 +6,39 @@
 //
 // A careful server's limits, each so that a client cannot make the server hold unbounded
 // memory or time:
-//   - a line ends at LF, CR LF or a bare CR (a client that ends lines with CR alone would
-//     otherwise wait for the line deadline); it is at most MAX_LINE_BYTES (a longer one is
-//     answered `err line_too_long` and the connection closes, since the rest of it cannot
-//     be read as a command); its bytes are kept as a list of chunks and joined once;
+//   - a line ends at LF, and a CR right before the LF is dropped (CR LF); a CR anywhere else
+//     stays in the line, which the gate refuses (`err usage`: no control characters). POST /t
+//     splits its body the same way, so the same bytes are the same commands on both
+//     transports: a bare CR that ended a line here but not there would let one transport
+//     smuggle a second command past what the other showed (the SMTP-smuggling pattern);
+//   - a line is at most MAX_LINE_BYTES: a longer one is answered `err line_too_long` once the
+//     complete lines before it are answered, and the connection closes, since the rest of it
+//     cannot be read as a command; its bytes are kept as a list of chunks and joined once,
+//     and splitting looks at each byte read a bounded number of times (linear);
 //   - the first byte must come within LINE_MS of connecting, each line must be complete
-//     within LINE_MS of its first byte, and a connection idle for IDLE_MS closes;
+//     within LINE_MS of its first byte, and a connection idle for IDLE_MS closes. The time
+//     the server spends answering queued lines (the socket paused) is not the client's: the
+//     line deadline stops meanwhile and a line left unfinished gets a new one on resume;
 //   - lines are handled one at a time with the socket paused; at most MAX_QUEUED_LINES are
 //     split off ahead of their turn, and the rest of what was read (at most one chunk of
 //     the socket) is held unsplit with the socket paused until they are answered. So a
 //     client may pipeline any number of lines, each answered in order, while the memory a
-//     connection holds stays bounded (TCP's flow control pushes back on the client);
+//     connection holds stays bounded (TCP's flow control pushes back on the client): at most
+//     MAX_QUEUED_LINES complete lines plus one chunk held plus one partial line of
+//     MAX_LINE_BYTES, and MAX_UNREAD_BYTES of replies written but unread (below);
+//   - a line the address's gate_lines budget refuses (`err rate_limited`) pauses reading for
+//     its retry-after time (at most MAX_PACE_MS): one connection cannot spin the server on
+//     refused lines;
+//   - a client that half-closes (sends FIN after its lines) is answered every line, then the
+//     connection ends; bytes after its last LF are its last line, as POST /t reads a body's
+//     last line without LF;
 //   - a reply is written with backpressure: the next line waits for 'drain', and a client
 //     that does not read (MAX_UNREAD_BYTES unread, or no drain within DRAIN_MS) is cut off;
 //   - at most MAX_CONNECTIONS at once, and MAX_CONNECTIONS_PER_ADDRESS from one address;
 //   - a failure of the gate itself answers `err internal` and closes that connection only;
-//   - on shutdown every connection is told `err shutting_down` and closed after SHUTDOWN_GRACE_MS.
+//   - on shutdown every connection is told `err shutting_down` and closed after
+//     SHUTDOWN_GRACE_MS; an err line that comes while a command runs (shutdown, idle) is
+//     written after that command's reply, so a command that ran is never left unanswered.
 
 import { createServer as createTcpServer, type Server, type Socket } from "node:net"
 import { trackTcpConnections } from "../metrics/connectionStates.js"
@@ -42,6 +59,8 @@ export const MAX_QUEUED_LINES = 64
 export const MAX_UNREAD_BYTES = 4 * 1024 * 1024
 export const DRAIN_MS = 30 * 1000
 export const SHUTDOWN_GRACE_MS = 1000
+/** The longest a connection refused by its address's gate_lines budget goes unread. */
+export const MAX_PACE_MS = 60 * 1000
 
 export interface GateTcpOptions {
   readonly host: string
@@ -56,6 +75,8 @@ export interface GateTcpOptions {
   readonly connectionsPerAddress?: number | undefined
   /** The line deadline (ms); LINE_MS when absent (tests shorten it). */
   readonly lineMs?: number | undefined
+  /** The longest line (bytes); MAX_LINE_BYTES when absent (tests shorten it below a socket read). */
+  readonly maxLineBytes?: number | undefined
 }
 
 type Run = <A>(effect: Effect.Effect<A>) => Promise<A>
@@ -66,22 +87,28 @@ interface Connection {
   readonly shutdown: () => void
 }
 
-const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean, lineMs: number): Connection => {
+const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean, lineMs: number, maxLineBytes: number): Connection => {
   const transport = { tls, method: "tcp" } as const
   // The connection's address group, for the address's gate budgets (gate_sessions, gate_lines, writes).
   const client = addressGroup(socket.remoteAddress ?? "unknown")
   let id: string | undefined
+  /** The line being read (no LF yet): its bytes as chunks, joined once when it ends. */
   let chunks: Array<Buffer> = []
   let partialBytes = 0
   const queue: Array<string> = []
   /** Bytes read but not yet split into lines, held while MAX_QUEUED_LINES wait (the socket is paused meanwhile). */
   let held: Buffer | undefined
-  /** The last line ended with CR: an LF right after it (maybe in the next chunk) ends nothing more. */
-  let afterCr = false
   /** No byte has arrived yet: the line deadline then counts from connecting. */
   let silent = true
+  /** The peer half-closed (FIN): nothing more comes; the connection ends once every line is answered. */
+  let peerEnded = false
+  /** The line being read passed MAX_LINE_BYTES: the lines before it are answered, then `err line_too_long`. */
+  let tooLong = false
   let busy = false
   let closed = false
+  /** An exchange is running: an err line that comes meanwhile waits for its reply (pendingErr). */
+  let inFlight = false
+  let pendingErr: string | undefined
   let lineTimer: NodeJS.Timeout | undefined
 
   /** Writes lines; false when the peer is not reading and the reply must wait for 'drain'. */
@@ -108,16 +135,34 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
     clearTimeout(lineTimer)
     socket.destroy()
   }
+  /**
+   * Answers `err <code>` and ends the connection. While an exchange runs, its command has run
+   * (or is running): its reply is written first, then the err line, unless the gate takes
+   * longer than SHUTDOWN_GRACE_MS to answer.
+   */
   const fail = (code: string, detail: string) => {
-    write([errLine(code, detail)])
-    finish()
+    if (closed) return
+    const line = errLine(code, detail)
+    if (!inFlight) {
+      write([line])
+      return finish()
+    }
+    if (pendingErr !== undefined) return
+    pendingErr = line
+    clearTimeout(lineTimer)
+    socket.pause()
+    setTimeout(() => {
+      if (closed) return
+      write([line])
+      finish()
+    }, SHUTDOWN_GRACE_MS).unref()
   }
   const armLineDeadline = () => {
     clearTimeout(lineTimer)
     // Two cases, worded apart: a connection that never sent a byte, and a line begun but not ended.
     lineTimer = setTimeout(() => silent
       ? fail("line_timeout", `nothing was sent within ${lineMs / 1000} s of connecting; send a line (help) within ${lineMs / 1000} s`)
-      : fail("line_timeout", `a line must end (LF, CR LF or CR) within ${lineMs / 1000} s of its first byte; this one did not`), lineMs)
+      : fail("line_timeout", `a line must end with LF (or CR LF) within ${lineMs / 1000} s of its first byte; this one did not`), lineMs)
     lineTimer.unref()
   }
 
@@ -138,16 +183,42 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
       socket.once("close", done)
     })
 
+  /** Resolves after ms (or once the connection is gone): a refused client's pause, the socket paused. */
+  const paced = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        socket.off("close", done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      socket.once("close", done)
+    })
+
   /** Runs one exchange; a failure of the gate answers `err internal` and ends this connection. */
   const exchange = async (lines: ReadonlyArray<string>) => {
+    inFlight = true
     try {
       const reply = await run(gate.exchange(id, lines, transport, client))
       id = reply.id
       return reply
     } catch {
+      inFlight = false
       fail("internal", "the gate failed; the connection is closed")
       return undefined
+    } finally {
+      inFlight = false
     }
+  }
+
+  /** Writes a reply, then an err line that waited for it (and ends); false when the connection is ending. */
+  const answer = (lines: ReadonlyArray<string>): boolean => {
+    const flushed = write(lines)
+    if (pendingErr !== undefined) {
+      write([pendingErr])
+      finish()
+    }
+    return flushed
   }
 
   // The greeting: a new session, and what to type first. Lines wait for it.
@@ -155,16 +226,29 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
     if (reply === undefined) return
     // Over the address's gate_sessions budget: the refusal, and the connection closes.
     if (reply.close) {
-      write(reply.lines)
+      answer(reply.lines)
       return finish()
     }
-    write([...reply.lines, `# AICS-1 text gate${tls ? " (TLS)" : " (plaintext: key identities only)"}; send help`])
+    answer([...reply.lines, `# AICS-1 text gate${tls ? " (TLS)" : " (plaintext: key identities only)"}; send help`])
   })
+
+  /** Ends the line being read with its last bytes (a CR right before its LF is dropped: CR LF). */
+  const endLine = (tail: Buffer) => {
+    chunks.push(tail)
+    const joined = chunks.length === 1 ? tail : Buffer.concat(chunks)
+    const line = joined.length > 0 && joined[joined.length - 1] === 0x0d ? joined.subarray(0, joined.length - 1) : joined
+    queue.push(line.toString("utf8"))
+    chunks = []
+    partialBytes = 0
+  }
 
   const handleQueue = async () => {
     if (busy) return
     busy = true
     socket.pause()
+    // The lines waiting are the server's delay, not the client's: no line deadline runs while
+    // they are answered (a line left unfinished gets a new one when reading resumes).
+    clearTimeout(lineTimer)
     try {
       await greeted
       while (!closed) {
@@ -174,75 +258,75 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
           held = undefined
           split(rest)
         }
-        if (queue.length === 0 || closed) break
+        if (queue.length === 0 && held === undefined) {
+          // Every complete line before it answered: now the line that was too long.
+          if (tooLong) fail("line_too_long", `a line is at most ${maxLineBytes} bytes`)
+          // The peer ended with bytes after its last LF: they are its last line, as POST /t
+          // reads a body's last line without LF.
+          else if (peerEnded && partialBytes > 0) {
+            endLine(Buffer.alloc(0))
+            continue
+          }
+          break
+        }
+        if (queue.length === 0) break
         const reply = await exchange([queue.shift()!])
         if (reply === undefined) break
-        const flushed = write(reply.lines)
+        const flushed = answer(reply.lines)
         if (reply.close) finish()
         else if (!flushed && !closed) await drained()
+        // Refused by the address's gate_lines budget: nothing more is read before a token is back.
+        if (reply.limited !== undefined && !closed) await paced(Math.min(reply.limited.retryAfter * 1000, MAX_PACE_MS))
       }
     } finally {
       busy = false
-      if (!closed && held === undefined) socket.resume()
-    }
-  }
-
-  /** The next line end (LF or CR) in chunk from start, or -1. */
-  const lineEnd = (chunk: Buffer, start: number): number => {
-    const lf = chunk.indexOf(0x0a, start)
-    const cr = chunk.indexOf(0x0d, start)
-    return lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr)
-  }
-
-  /**
-   * Splits lines off the chunk into the queue, until the queue holds MAX_QUEUED_LINES: what
-   * is left then is held (and the socket paused) until the queue has room again.
-   */
-  const split = (chunk: Buffer) => {
-    let start = 0
-    // The LF of a CR LF whose CR ended the last chunk.
-    if (afterCr && chunk.length > 0) {
-      if (chunk[0] === 0x0a) start = 1
-      afterCr = false
-    }
-    let end: number
-    while (queue.length < MAX_QUEUED_LINES && (end = lineEnd(chunk, start)) >= 0) {
-      chunks.push(chunk.subarray(start, end))
-      queue.push(Buffer.concat(chunks).toString("utf8"))
-      chunks = []
-      partialBytes = 0
-      start = end + 1
-      if (chunk[end] === 0x0d) {
-        if (start < chunk.length) {
-          if (chunk[start] === 0x0a) start++
-        } else {
-          afterCr = true
+      if (!closed) {
+        if (peerEnded) finish()
+        else if (held === undefined && !tooLong) {
+          socket.resume()
+          if (partialBytes > 0) armLineDeadline()
         }
       }
     }
-    if (queue.length >= MAX_QUEUED_LINES && lineEnd(chunk, start) >= 0) {
-      // The lines waiting are the server's delay, not the client's: no deadline runs until
-      // the held bytes are split (a line they leave unfinished arms it then).
-      clearTimeout(lineTimer)
+  }
+
+  /**
+   * Splits lines (each ending at LF) off the chunk into the queue, until the queue holds
+   * MAX_QUEUED_LINES: what is left then is held (and the socket paused) until the queue has
+   * room again. Each byte is searched for LF at most twice (once to see that a line is held,
+   * once to split it), so splitting is linear in what is read.
+   */
+  const split = (chunk: Buffer) => {
+    let start = 0
+    let end: number
+    while (queue.length < MAX_QUEUED_LINES && (end = chunk.indexOf(0x0a, start)) >= 0) {
+      endLine(chunk.subarray(start, end))
+      start = end + 1
+    }
+    if (start === chunk.length) return
+    if (queue.length >= MAX_QUEUED_LINES && chunk.indexOf(0x0a, start) >= 0) {
       held = chunk.subarray(start)
       socket.pause()
       return
     }
-    if (start < chunk.length) {
-      if (partialBytes === 0) armLineDeadline()
-      chunks.push(chunk.subarray(start))
-      partialBytes += chunk.length - start
-    } else {
+    // The rest begins or continues the line being read.
+    const begun = partialBytes === 0
+    chunks.push(chunk.subarray(start))
+    partialBytes += chunk.length - start
+    if (partialBytes > maxLineBytes) {
+      // Its bytes are dropped now; the lines queued before it are still answered.
+      tooLong = true
+      chunks = []
       clearTimeout(lineTimer)
-    }
-    if (partialBytes > MAX_LINE_BYTES) {
-      queue.length = 0
-      return fail("line_too_long", `a line is at most ${MAX_LINE_BYTES} bytes`)
+      socket.pause()
+    } else if (begun && !busy && !peerEnded) {
+      armLineDeadline()
     }
   }
 
   const onData = (chunk: Buffer) => {
     silent = false
+    if (tooLong) return
     if (held !== undefined) {
       // Paused, the socket should send nothing more; should a chunk come anyway, it waits
       // behind the held one, within the bound of what a client may leave unanswered.
@@ -252,8 +336,17 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
     } else {
       split(chunk)
     }
-    if (closed) return
-    handleQueue().catch(() => fail("internal", "the gate failed; the connection is closed"))
+    // A chunk that only continues a line needs no turn (nor a new deadline).
+    if (closed || (queue.length === 0 && held === undefined && !tooLong)) return
+    void handleQueue().catch(() => fail("internal", "the gate failed; the connection is closed"))
+  }
+
+  /** The peer sent FIN: every line it sent is still answered, then the connection ends. */
+  const onEnd = () => {
+    peerEnded = true
+    clearTimeout(lineTimer)
+    if (closed || busy) return
+    void handleQueue().catch(() => fail("internal", "the gate failed; the connection is closed"))
   }
 
   socket.setNoDelay(true)
@@ -268,6 +361,10 @@ const serve = (socket: Socket, gate: typeof Gate.Service, run: Run, tls: boolean
   socket.on("data", (chunk: Buffer) => {
     if (!closed) onData(chunk)
   })
+  // Half-open (see GateTcpLive): set before any byte is read, for a TLS socket too.
+  socket.allowHalfOpen = true
+  socket.on("end", onEnd)
+  if (socket.readableEnded) onEnd()
 
   return { socket, shutdown: () => fail("shutting_down", "the service is stopping; reconnect later") }
 }
@@ -281,7 +378,12 @@ export const GateTcpLive = (options: GateTcpOptions) =>
     const run: Run = (effect) =>
       Runtime.runPromise(runtime)(effect.pipe(Effect.tapErrorCause((cause) => Effect.logError("text gate: an exchange failed", cause))))
     const tls = options.tls
-    const server: Server = tls === undefined ? createTcpServer() : yield* Effect.gen(function*() {
+    // Half-open: a client that sends its lines and then FIN (`nc -N`) is still answered, every
+    // line, before the server ends the connection (serve's onEnd); Node's default would end
+    // the write side at the FIN and lose the replies still queued. A TLS socket is made
+    // half-open by serve once its handshake is done: a TLS server made so would keep a
+    // client that sends FIN mid-handshake until handshakeTimeout, and shutdown with it.
+    const server: Server = tls === undefined ? createTcpServer({ allowHalfOpen: true }) : yield* Effect.gen(function*() {
       const loaded = yield* Effect.orDie(readCertificates(tls))
       const tlsServer: TlsServer = createTlsServer({
         ...secureContextOptions(loaded.cert, loaded.key),
@@ -300,7 +402,7 @@ export const GateTcpLive = (options: GateTcpOptions) =>
     server.on("tlsClientError", (_error: Error, socket: Socket) => socket.destroy())
     server.on(tls === undefined ? "connection" : "secureConnection", (socket: Socket) => {
       if (socket.destroyed) return
-      const connection = serve(socket, gate, run, tls !== undefined, options.lineMs ?? LINE_MS)
+      const connection = serve(socket, gate, run, tls !== undefined, options.lineMs ?? LINE_MS, options.maxLineBytes ?? MAX_LINE_BYTES)
       connections.add(connection)
       socket.once("close", () => connections.delete(connection))
     })

@@ -16,7 +16,7 @@
 // (7700 and 7701 are docs/spec/service.md's numbers; the replies name the ports configured, and only
 // those that are open: StepFacts.gatePorts.)
 
-import { Either, HashMap } from "effect"
+import { Either, HashMap, Option } from "effect"
 import { parseSecretClaimWork, SECRET_WORK_MAX_AGE, secretClaimWorkProblem, secretClaimWorkText } from "../admission/proofOfWork.js"
 import { fromUtf8, utf8 } from "../bytes.js"
 import type { Sha256 } from "../crypto.js"
@@ -214,6 +214,10 @@ export const helpLines = (origin: string, transport: Transport, ports: GatePorts
   "#   4. sig <U64 signature>                  (Ed25519 signature of the UTF-8 bytes of <text>) -> ok accepted <index> ...",
   "#   Then post <channel> <text>, answered with sign and sig the same way.",
   "#   Or paste one line of complete signed JSON {\"envelope\":...,\"body\":...} made by the aics library (aics gate-line).",
+  "#   If the connection dropped after sig (no receipt): key <your did:key> (no proof needed), or whoami once proved, prints",
+  "#   last_accepted <index> seq <seq>, your key's last accepted write. The seq of the text you signed: that write is leaf",
+  "#   <index> (entry <index>, proof <index>). A lower seq: not (yet) accepted; ask again a moment later, then send the",
+  "#   command again: prepared anew at your key's head, it is never written twice.",
   "# With a proved key, each answered with sign and sig the same way:",
   `#   ${USAGE.x25519} | ${USAGE.grant} | ${USAGE.revoke}`,
   `#   ${USAGE.poll} | ${USAGE.vote}`,
@@ -231,17 +235,29 @@ export const helpLines = (origin: string, transport: Transport, ports: GatePorts
     ? "# Over GET /t, pass the session id as the s parameter (/t?s=<id>&l=<line>) in every later request to keep your session."
     : transport.method === "POST"
     ? "# Over POST /t, send the line \"session <id>\" first in every later request to keep your session."
-    : `# This connection is your session; once closed it cannot be resumed. Send your first line within ${TCP_LINE_SECONDS} s of connecting; a line ends at LF, CR LF or CR and must be complete within ${TCP_LINE_SECONDS} s of its first byte; ${TCP_IDLE_SECONDS / 60} minutes without traffic close the connection.`,
+    : `# This connection is your session; once closed it cannot be resumed. Send your first line within ${TCP_LINE_SECONDS} s of connecting; a line ends at LF (or CR LF) and must be complete within ${TCP_LINE_SECONDS} s of its first byte; ${TCP_IDLE_SECONDS / 60} minutes without traffic close the connection.`,
   transport.tls ? "expect identify <your did:key>  |  claim <name> secret <secret>" : "expect identify <your did:key>",
   "ok help"
 ]
 
-/** Who the session speaks for; a key's name, when it acts for one, on the line before. */
+/**
+ * The key's last accepted envelope, the head of its chain (the projection's `chains` row:
+ * its seq and leaf index, the key view's `seq` and `head_index`): `last_accepted <index> seq
+ * <seq>`, none before its first. What an agent whose connection dropped after `sig` (its
+ * receipt lost) asks for: the signed text carried the seq, so the same seq here is that
+ * write, at that leaf (`entry`, `proof`); a lower one, no accepted write (prepare it again:
+ * the gate prepares at the head, so it cannot be written twice). `whoami` and `key <kid>` say it.
+ */
+export const lastAcceptedLines = (head: { readonly index: number; readonly seq: number } | undefined): ReadonlyArray<string> =>
+  head === undefined ? [] : [`last_accepted ${head.index} seq ${head.seq}`]
+
+/** Who the session speaks for; a key's name, when it acts for one, and its last accepted envelope on the lines before. */
 const whoami = (session: GateSession, log: LogState): ReadonlyArray<string> => {
   if (session.identity === null) return ["ok anonymous"]
   if (session.identity.tier === "secret") return [`ok secret ${session.identity.name}`]
   const name = currentNameOf(log, session.identity.kid)
-  return [...(name === undefined ? [] : [`name ${name}`]), `ok key ${session.identity.kid}`]
+  const head = Option.getOrUndefined(HashMap.get(log.chains, session.identity.kid))
+  return [...(name === undefined ? [] : [`name ${name}`]), ...lastAcceptedLines(head), `ok key ${session.identity.kid}`]
 }
 
 /** Commands GET /t answers with post_required: content writes, secrets, and the steps to a write. */

@@ -317,6 +317,12 @@ describe("the text gate", () => {
     expect(lastLine(await gate.send(`sig ${signed(key, field(stale, "sign"))}`))).toMatch(/^err seq_mismatch .*; send the command again to prepare it at the current seq/)
     other.close()
 
+    // A bare CR ends no line, over TCP as over POST /t: `quit` after it is no second command,
+    // and the one line, with its control character, is refused.
+    expect(lastLine(await gate.send("whoami\rquit"))).toMatch(/^err usage a command is one line of text without control characters/)
+    expect(gate.closed).toBe(false)
+    expect(lastLine((await postGate(server.baseUrl, ["whoami\rquit"])).lines)).toMatch(/^err usage a command is one line of text without control characters/)
+
     // An HTTP client on the gate's port is told where HTTP is, and the connection closes.
     gate.socket.write("GET / HTTP/1.1\r\nHost: example\r\n\r\n")
     expect(lastLine(await gate.until((l) => l.startsWith("err ")))).toMatch(/^err not_http this port speaks the AICS-1 text gate .*HTTP is at http/)

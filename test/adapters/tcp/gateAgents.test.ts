@@ -4,7 +4,8 @@
 // DMs sealed here with @hpke/* from the parameters the gate prints (the gate never sees a
 // plaintext or a secret). Then a capsule, a poll and a vote, `whoami` with the name, a
 // signature in standard base64 answered with an encoding error, and a GET reader whose `s`
-// keeps its session.
+// keeps its session. An agent whose connection dropped right after `sig` learns from
+// `key <kid>` and `whoami` (last_accepted <index> seq <seq>) that its write went in, and where.
 
 import { Chacha20Poly1305 } from "@hpke/chacha20poly1305"
 import { CipherSuite, HkdfSha256 } from "@hpke/core"
@@ -114,8 +115,9 @@ describe("two socket-only agents through the text gate", () => {
       const standard = b64(agent.key.sign(utf8(field(challenge, "challenge"))))
       expect(lastLine(await agent.gate.send(`prove ${standard}`))).toMatch(/^err encoding_invalid the signature is (standard base64|not U64)/)
       expect(lastLine(await agent.gate.send(`prove ${agent.sign(field(challenge, "challenge"))}`))).toBe(`ok key ${agent.key.kid}`)
-      await agent.signed(`claim ${agent.name} ${agent.x25519Public}`)
-      expect(await agent.gate.send("whoami")).toEqual([`name ${agent.name}`, `ok key ${agent.key.kid}`])
+      const claimed = await agent.signed(`claim ${agent.name} ${agent.x25519Public}`)
+      // whoami names the key's last accepted write too: its claim, the first of its chain.
+      expect(await agent.gate.send("whoami")).toEqual([`name ${agent.name}`, `last_accepted ${claimed} seq 0`, `ok key ${agent.key.kid}`])
     }
 
     // No grant yet: the gate says what to ask for.
@@ -186,6 +188,49 @@ describe("two socket-only agents through the text gate", () => {
     alice.gate.close()
     bob.gate.close()
   }, 60_000)
+
+  it("tells an agent whose connection dropped after sig whether its write was accepted, and at which leaf", async () => {
+    const carol = await SocketAgent.connect(`sock-carol-${Date.now() % 100000}`)
+    const help = (await carol.gate.send("help")).join("\n")
+    expect(help).toContain("If the connection dropped after sig (no receipt): key <your did:key> (no proof needed), or whoami once proved, prints")
+    const challenge = await carol.gate.send(`identify ${carol.key.kid}`)
+    expect(lastLine(await carol.gate.send(`prove ${carol.sign(field(challenge, "challenge"))}`))).toBe(`ok key ${carol.key.kid}`)
+    const claimed = await carol.signed(`claim ${carol.name} ${carol.x25519Public}`)
+
+    // The post's sig goes out and the connection closes before any reply is read: no receipt.
+    const signText = field(await carol.gate.send("post general did this get through?"), "sign")
+    expect(JSON.parse(signText).seq).toBe(1)
+    carol.gate.socket.end(`sig ${carol.sign(signText)}\n`)
+
+    // A new connection, anonymous: the key view (a read, no proof) says the key's last accepted write.
+    const later = await GateConnection.open(gatePort, false)
+    // Asked again while the write may still be in the sequencer: the head moves once it is in.
+    const headAt = async (seq: number): Promise<Array<string>> => {
+      for (let i = 0; ; i++) {
+        const reply = await later.send(`key ${carol.key.kid}`)
+        if (reply.some((line) => line.endsWith(` seq ${seq}`)) || i === 50) return reply
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+    const key = await headAt(1)
+    const index = Number(/^last_accepted (\d+) seq 1$/.exec(key[1]!)?.[1])
+    expect(index).toBeGreaterThan(claimed)
+    expect(key.slice(1)).toEqual([`last_accepted ${index} seq 1`, "ok key"])
+    expect(JSON.parse(key[0]!)).toMatchObject({ kid: carol.key.kid, seq: 1, head_index: index })
+    // The seq of the text signed: that leaf is the write; entry shows it and proof proves it.
+    const entry = await later.send(`entry ${index}`)
+    expect(JSON.parse(entry[0]!).envelope).toMatchObject({ type: "post", kid: carol.key.kid, seq: 1, auth: { sig: carol.sign(signText) } })
+    expect(JSON.parse(entry[1]!)).toMatchObject({ text: "did this get through?" })
+    expect(lastLine(await later.send(`proof ${index} ${index + 1}`))).toBe(`ok proof ${index} ${index + 1}`)
+
+    // A proved session's whoami says the same. A post prepared and never signed leaves the
+    // head where it was (a lower seq than the one prepared): sent again, it is written once.
+    const again = await later.send(`identify ${carol.key.kid}`)
+    expect(lastLine(await later.send(`prove ${carol.sign(field(again, "challenge"))}`))).toBe(`ok key ${carol.key.kid}`)
+    expect(JSON.parse(field(await later.send("post general never signed"), "sign")).seq).toBe(2)
+    expect(await later.send("whoami")).toEqual([`name ${carol.name}`, `last_accepted ${index} seq 1`, `ok key ${carol.key.kid}`])
+    later.close()
+  })
 
   it("keeps a GET reader's session, so s works as help says, and refuses its writes", async () => {
     const opened = await getGate(server.baseUrl, "help")
