@@ -36,21 +36,26 @@ describe("imports of the platform packages", () => {
 const staticImports = (text: string): Array<string> =>
   [...text.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^;"']*?\sfrom\s+)?"([^"]+)"/gm)].map((match) => match[1]!)
 
-/** The packages loaded with `entry`, following its static imports through the source tree. */
-const packagesLoadedWith = (entry: string): Set<string> => {
+/** The packages' modules loaded with `entry` ("effect/Either", "node:fs"), following its static imports through the source tree. */
+const modulesLoadedWith = (entry: string): Set<string> => {
   const seen = new Set<string>()
-  const packages = new Set<string>()
+  const modules = new Set<string>()
   const visit = (file: string) => {
     if (seen.has(file)) return
     seen.add(file)
     for (const specifier of staticImports(readFileSync(file, "utf8"))) {
       if (specifier.startsWith(".")) visit(join(dirname(file), specifier).replace(/\.js$/, ".ts"))
-      else packages.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!)
+      else modules.add(specifier)
     }
   }
   visit(entry)
-  return packages
+  return modules
 }
+
+/** The packages loaded with `entry`. */
+const packagesLoadedWith = (entry: string): Set<string> =>
+  new Set([...modulesLoadedWith(entry)].map((specifier) =>
+    specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!))
 
 describe("what the service loads at its start", () => {
   it("leaves out the libraries of features a deployment may not use", () => {
@@ -67,5 +72,21 @@ describe("what the file-writer thread loads", () => {
     const loaded = [...packagesLoadedWith("src/adapters/fs/fileWriterThread.ts")]
     expect(loaded.length).toBeGreaterThan(0)
     expect(loaded.filter((name) => !name.startsWith("node:"))).toEqual([])
+  })
+})
+
+describe("what a write-check worker loads", () => {
+  // Effect's index loads every module of the package (the runtime, streams, STM...): the
+  // worker's heap was 57 MiB with it, 35 MiB with the modules the checks use (the domain's
+  // data types and Schema; bench/README.md "Session 26").
+  it("is Effect's data modules by name, not its index nor its runtime", () => {
+    const loaded = [...modulesLoadedWith("src/adapters/workers/checkWorker.ts")]
+    expect(loaded).toContain("effect/Schema")
+    expect(loaded.filter((name) => name === "effect" || ["effect/Effect", "effect/Layer", "effect/Stream", "effect/Context"].includes(name))).toEqual([])
+  })
+
+  it("so the domain, which the checks run, names each Effect module it imports", () => {
+    const offending = sourceFiles("src/domain").filter((file) => /from "effect"/.test(readFileSync(file, "utf8")))
+    expect(offending).toEqual([])
   })
 })

@@ -10,7 +10,7 @@
 // carries several answers (one postMessage costs about as much as a few µs of checks).
 
 import { parentPort, workerData } from "node:worker_threads"
-import { nodeCrypto } from "../crypto/nodeCrypto.js"
+import { nodeCrypto } from "../crypto/nodeCryptoPrimitives.js"
 import { READY, type CheckReply, type CheckRequest } from "./checkProtocol.js"
 import { checkWrite, type WriteCheckSettings } from "./checkWrite.js"
 

@@ -3,7 +3,7 @@
 // run exactly the domain's checkAicsSignature (or, for the text gate's self-signed requests,
 // checkSelfSignature) and checkSubmission.
 
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type { CryptoPrimitives } from "../../domain/crypto.js"
 import { checkAicsSignature } from "../../domain/http/aicsProfile.js"
 import { refuse, type Refusal } from "../../domain/write/refusal.js"

@@ -13,7 +13,7 @@
 // the claim says: the origin, the name, and when the work was made (secretClaimWorkText),
 // with the agent's nonce; the gate takes it for SECRET_WORK_MAX_AGE seconds.
 
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { utf8 } from "../bytes.js"
 import type { Sha256 } from "../crypto.js"
 import { encodeU64 } from "../encoding.js"

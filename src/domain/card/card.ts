@@ -11,7 +11,7 @@
 // are deterministic), and their SHA-256 is the `document_hash` a `policy` leaf of kind
 // `card` names once the owner logs the card.
 
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { fromUtf8, utf8 } from "../bytes.js"
 import type { Ed25519 } from "../crypto.js"
 import { decodeU64, encodeU64 } from "../encoding.js"

@@ -2,7 +2,7 @@
 // body it names, the stateful rules it must pass, and what it changes once accepted.
 // Adding a type is one module that exports an EntryRule, listed in registry.ts.
 
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 import type { Envelope } from "../envelope/envelope.js"
 import type { LogState } from "../write/logState.js"
 import type { Refusal } from "../write/refusal.js"

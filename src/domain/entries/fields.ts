@@ -1,6 +1,6 @@
 // Payload members shared by entry types (docs/spec/profile.md sections 1, 2 and 5).
 
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { decodeU64 } from "../encoding.js"
 import { isDidKey } from "../identity/didKey.js"
 

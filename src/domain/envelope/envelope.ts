@@ -3,7 +3,7 @@
 // registered, seq/prev continue the key's chain and the payload fits its type are decided
 // elsewhere (the per-type payload schemas and the sequencer).
 
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { decodeU64 } from "../encoding.js"
 import { isDidKey } from "../identity/didKey.js"
 import { isJsonObject, type JsonObject } from "./jcs.js"

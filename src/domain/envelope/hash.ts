@@ -4,7 +4,7 @@
 // The same hash names a refused envelope in a refusal receipt (docs/spec/profile.md section 4).
 // `auth` is included so the chain commits to the signature as well as the content.
 
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type { Sha256 } from "../crypto.js"
 import { encodeU64 } from "../encoding.js"
 import type { Envelope } from "./envelope.js"

@@ -9,7 +9,8 @@
 // error instead of serializing something else or throwing.
 
 import canonicalize from "canonicalize"
-import { Data, Either } from "effect"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
 import { utf8 } from "../bytes.js"
 
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | JsonObject

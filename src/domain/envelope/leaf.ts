@@ -5,7 +5,8 @@
 // (tlog/hasher.ts). The index and time are inside the leaf so a leaf cannot be replayed
 // at another position or claimed to be logged at another time.
 
-import { Data, Either } from "effect"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
 import { utf8 } from "../bytes.js"
 import type { Envelope } from "./envelope.js"
 import { jcsBytes, type JcsError } from "./jcs.js"

@@ -4,7 +4,7 @@
 //   auth.sig      = U64 of the Ed25519 signature of the signing input by the key named by kid
 // Keeping `auth` (without sig) in the signed bytes binds the algorithm to the signature.
 
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { utf8 } from "../bytes.js"
 import type { Ed25519 } from "../crypto.js"
 import { decodeU64, encodeU64 } from "../encoding.js"

@@ -4,7 +4,7 @@
 // signed bytes. parseStrictJson parses with JSON.parse, then walks the text once to refuse
 // any object with a repeated member name (names compared after unescaping).
 
-import { Either } from "effect"
+import * as Either from "effect/Either"
 
 export const parseStrictJson = (text: string): Either.Either<unknown, string> => {
   let value: unknown

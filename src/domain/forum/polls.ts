@@ -9,7 +9,9 @@
 // `payload_invalid` (poll_index is no poll, option out of range; a poll whose closes is not
 // after its own logged time), `poll_closed`, `already_voted`. Votes never read a balance.
 
-import { type Chunk, HashMap, Option } from "effect"
+import type * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { LogState } from "../write/logState.js"
 import { refuse, type Refusal } from "../write/refusal.js"
 

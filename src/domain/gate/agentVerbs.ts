@@ -7,7 +7,8 @@
 // the exact HPKE parameters (base mode, the suite, info and aad bytes) and takes back
 // U64(enc || ct). Reading one's inbox or capsules needs a proved key (identify, prove).
 
-import { Either, HashMap } from "effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
 import { utf8 } from "../bytes.js"
 import { decodeU64, encodeU64 } from "../encoding.js"
 import { jcs } from "../envelope/jcs.js"

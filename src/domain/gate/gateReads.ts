@@ -9,7 +9,9 @@
 // (messaging/grants.ts governingGrant). `gateGrantsRead` says whose, and the app puts their
 // newest part, as far as the grant naming the sender (or all of them), into the slice.
 
-import { Chunk, HashMap, Option } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { BodyEntry } from "../bodyStatus.js"
 import { entryRuleOf } from "../entries/registry.js"
 import { voteKey } from "../forum/polls.js"

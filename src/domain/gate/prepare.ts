@@ -4,7 +4,8 @@
 // check that names a value sent in the wrong encoding (so a correct signature in standard
 // base64 is told "encoding", not "does not verify").
 
-import { Either, HashMap } from "effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
 import { decodeB64, decodeU64, encodeU64 } from "../encoding.js"
 import { ENVELOPE_VERSION, type UnsignedEnvelope } from "../envelope/envelope.js"
 import { signingInput } from "../envelope/signature.js"

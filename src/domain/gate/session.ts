@@ -16,7 +16,9 @@
 // (7700 and 7701 are docs/spec/service.md's numbers; the replies name the ports configured, and only
 // those that are open: StepFacts.gatePorts.)
 
-import { Either, HashMap, Option } from "effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import { parseSecretClaimWork, SECRET_WORK_MAX_AGE, secretClaimWorkProblem, secretClaimWorkText } from "../admission/proofOfWork.js"
 import { fromUtf8, utf8 } from "../bytes.js"
 import type { Sha256 } from "../crypto.js"

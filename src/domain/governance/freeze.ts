@@ -10,7 +10,7 @@
 // leaves still go in, so the owner can audit, tombstone and resume. Health reports
 // `agent_writes_held` from `agentWritesHeld`.
 
-import { Chunk } from "effect"
+import * as Chunk from "effect/Chunk"
 import type { LogState } from "../write/logState.js"
 import { refuse, type Refusal } from "../write/refusal.js"
 

@@ -18,7 +18,10 @@
 // A closed notice never opens again: `closeNotice` refuses `notice_closed`, and on the log
 // a second report for one notice hash is refused `notice_closed` too (noticeReportRefusal).
 
-import { Either, HashMap, ParseResult, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import type { LogState } from "../write/logState.js"
 import { refuse, type Refusal } from "../write/refusal.js"
 

@@ -14,7 +14,7 @@
 // The policy of a kind in force at t is the one with the latest effective_at <= t (the later
 // leaf on a tie). None is ever in force before its effective_at.
 
-import { Chunk } from "effect"
+import * as Chunk from "effect/Chunk"
 import { fromUtf8 } from "../bytes.js"
 import type { LogState } from "../write/logState.js"
 import { refuse, type Refusal } from "../write/refusal.js"

@@ -17,7 +17,8 @@
 // name the key acts for is, or when the entry acts for a suspended name (a claim, a key
 // event: the payload's `name`) (write/decide.ts).
 
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import { currentNameOf } from "../identity/bindings.js"
 import type { LogState } from "../write/logState.js"
 import { refuse, type Refusal } from "../write/refusal.js"

@@ -8,7 +8,8 @@
 // body, or is the charter), `already_tombstoned` (a body is hidden once). A tombstone
 // outranks expiry (bodyStatus.ts).
 
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { LogState } from "../write/logState.js"
 import { refuse, type Refusal } from "../write/refusal.js"
 

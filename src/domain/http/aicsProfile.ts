@@ -41,7 +41,8 @@
 //                               authenticated, the message was damaged (RFC 9530 section
 //                               2 and the 400 "digest mismatch" problem type practice)
 
-import { Data, Either } from "effect"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
 import type { Ed25519, Sha256 } from "../crypto.js"
 import { decodeU64 } from "../encoding.js"
 import { publicKeyFromDidKey } from "../identity/didKey.js"

@@ -11,7 +11,8 @@
 // AICS signs none. A component value that cannot be written on one line of the signature
 // base (CR, LF, non-ASCII) is refused too, so no value can forge an extra line.
 
-import { Data, Either } from "effect"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
 import type { Item } from "./structuredFields.js"
 
 /** A header lookup: the caller's lookup must be case-insensitive; names are passed lower case. */

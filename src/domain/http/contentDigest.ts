@@ -12,7 +12,8 @@
 // recipient do: the domain's crypto port offers SHA-256 only, and one verified digest
 // that the signature covers is what binds the body.
 
-import { Data, Either } from "effect"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
 import { equal } from "../bytes.js"
 import type { Sha256 } from "../crypto.js"
 import { byteSequence, item, parseDictionary, serializeDictionary } from "./structuredFields.js"

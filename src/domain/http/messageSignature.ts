@@ -18,7 +18,8 @@
 // signRequest is the client side of the AICS profile (docs/spec/profile.md section 6): it produces
 // the three headers of a signed request; aicsProfile.ts checks them on the server.
 
-import { Data, Either } from "effect"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
 import { utf8 } from "../bytes.js"
 import type { Ed25519, Sha256 } from "../crypto.js"
 import { componentValue, type ComponentError, type HttpRequest } from "./components.js"

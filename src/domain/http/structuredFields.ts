@@ -16,7 +16,8 @@
 // Each Dictionary member keeps `text`, its member value exactly as received, so a caller
 // can require the canonical spelling (the AICS profile does for Signature-Input).
 
-import { Data, Either } from "effect"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
 import { decodeB64, encodeB64 } from "../encoding.js"
 
 export type BareItem =

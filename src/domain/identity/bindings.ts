@@ -3,7 +3,8 @@
 // later rotation unbinds it for good. A retired key may have been the reason for the
 // rotation (lost, leaked), so it never speaks for a name again.
 
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import { type KeyRecord, keyRecordOf, type LogState, type NameRecord } from "../write/logState.js"
 
 /** The name's record, if claimed. */

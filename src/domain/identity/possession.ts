@@ -5,7 +5,7 @@
 // cannot be replayed onto another log, name or later rotation. Clients use
 // rotationMessage to sign; the sequencer verifies with payloadSignatureCheck.
 
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { utf8 } from "../bytes.js"
 import type { Ed25519 } from "../crypto.js"
 import { decodeU64 } from "../encoding.js"

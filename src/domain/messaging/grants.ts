@@ -7,7 +7,9 @@
 // it. It admits a DM from `sender` to `to` when, in addition, `to` signed it and it names
 // that sender or "*".
 
-import { Chunk, HashMap, Option } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { GrantRecord, LogState } from "../write/logState.js"
 
 /** Why the grant is not in force at `at` (Unix ms), or undefined when it is. */

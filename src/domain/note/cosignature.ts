@@ -12,7 +12,7 @@
 // knows only the log key sees a cosignature line as an unknown key's and ignores it: the
 // cosigned checkpoint stays a valid note for it (signed-note: unknown keys are skipped).
 
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { concat, utf8 } from "../bytes.js"
 import type { Ed25519, Sha256 } from "../crypto.js"
 import { InvalidNoteSignature, type NoteSignature, type OpenedNote, signatureLine } from "./signedNote.js"

@@ -12,7 +12,8 @@
 // function of the text and the finished signatures; signNote does both in one step for
 // tests and clients that hold a seed.
 
-import { Data, Either } from "effect"
+import * as Data from "effect/Data"
+import * as Either from "effect/Either"
 import { concat, equal, readUint32BE, uint32BE, utf8 } from "../bytes.js"
 import type { CryptoPrimitives, Ed25519 } from "../crypto.js"
 import { decodeB64, encodeB64 } from "../encoding.js"

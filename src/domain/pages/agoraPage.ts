@@ -5,7 +5,9 @@
 // (views/agoraPosts.ts, agoraPolls.ts, humanActions.ts); the app adds each body's text, and
 // every text from the log reaches the page through the `html` tag, escaped.
 
-import { Chunk, HashMap, Option } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { BodyStatusView } from "../bodyStatus.js"
 import { bodyStatus } from "../bodyStatus.js"
 import { pollOf, pollView } from "../forum/polls.js"

@@ -6,7 +6,8 @@
 // passes in. No key, name or content: counts only. Each counter's exact
 // meaning (the table only names them) is written beside it and in section 16.
 
-import { Chunk, HashMap } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
 import { taskStatus } from "../tasks/taskBoard.js"
 import type { ResidentState } from "../write/stateSlice.js"
 

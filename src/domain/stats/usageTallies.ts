@@ -16,7 +16,7 @@
 // slice holds, with every key record, whether a claim named the key as recovery (the
 // `recoveryOf` row: write/stateReads.ts loads it with the record), so the count is exact.
 
-import { HashMap } from "effect"
+import * as HashMap from "effect/HashMap"
 import type { LogState } from "../write/logState.js"
 import { type ListAppend, LIST_AREAS, type ListAreaName, type MapAreaName, ROW_AREAS } from "../write/stateAreas.js"
 

@@ -5,7 +5,7 @@
 // the default, built from the instance's terms as JCS so its bytes, and so its hash, are
 // the same at every start.
 
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { utf8 } from "../bytes.js"
 import { jcs } from "../envelope/jcs.js"
 

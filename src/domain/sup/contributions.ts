@@ -13,7 +13,7 @@
 //            `decideClaim` from what the chain oracle reports for `tx` to the intent's
 //            address once that is final; before, no leaf (the claim is made again later).
 
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { NameNorm, SupAmount, UnixSeconds } from "../entries/fields.js"
 import { Network, TxId } from "../entries/types/supCredit.js"
 import type { CLAIM_REFUSALS } from "../entries/types/supRefusal.js"

@@ -12,7 +12,9 @@
 // on-chain transaction credits once. Claiming a name, posting, messaging and voting never
 // read a balance: no rule of theirs imports this module.
 
-import { Chunk, HashMap, Option } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { LogState } from "../write/logState.js"
 import { refuse, type Refusal } from "../write/refusal.js"
 

@@ -13,7 +13,9 @@
 // `insufficient_balance`, `quote_unpaid` (complete before payment), `action_completed`
 // (completed once).
 
-import { Chunk, HashMap, Option } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { LogState } from "../write/logState.js"
 import { refuse, type Refusal } from "../write/refusal.js"
 import type { TaskRecord } from "./taskBoard.js"

@@ -13,7 +13,8 @@
 // name the submission's key was bound to), `recipient_unknown` (that key never held a
 // name), `task_awarded` (a task is awarded once).
 
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import { boundNameOf } from "../identity/bindings.js"
 import type { LogState } from "../write/logState.js"
 import { refuse, type Refusal } from "../write/refusal.js"

@@ -17,7 +17,7 @@
 // agent-signed type except `dm` and `capsule`, whose content is ciphertext for one reader.
 // Owner leaves, and policy leaves other than those written for a name, are the service's.
 
-import { HashMap } from "effect"
+import * as HashMap from "effect/HashMap"
 
 /** An agent's latest public leaf. */
 export interface Activity {

@@ -5,7 +5,8 @@
 // with the tombstone's leaf and reason). The text itself is the app's to add: it lives in
 // the body store, not in the log's state.
 
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import { bodyStatus, type BodyStatusView } from "../bodyStatus.js"
 import { nameAtLeafOf, nameRecordOf } from "../identity/bindings.js"
 import { keyRecordOf, type LogState } from "../write/logState.js"

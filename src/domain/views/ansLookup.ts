@@ -2,7 +2,7 @@
 // "@name" or "@name.<instance_domain>") resolved to the name's current keys and the leaves
 // that set them. A handle of another instance, or no valid name, is `handle_invalid`.
 
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { nameRecordOf } from "../identity/bindings.js"
 import type { LogState } from "../write/logState.js"
 import { sizeCovering } from "./coverage.js"

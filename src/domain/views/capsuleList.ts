@@ -2,7 +2,9 @@
 // asking: every slot it owns, in order of first write, each with its current write and body
 // status at `now`. The app may add each current ciphertext.
 
-import { Chunk, HashMap, Option } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { LogState } from "../write/logState.js"
 import type { RowKey } from "../write/stateReads.js"
 import { sizeCovering } from "./coverage.js"

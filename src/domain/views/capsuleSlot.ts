@@ -2,7 +2,10 @@
 // key_hash is the slot, U64(SHA-256(slot key)). The slot's owner, its current write with
 // its body status at `now`, and every write. The app adds the current ciphertext.
 
-import { Chunk, Either, HashMap, Option } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { LogState } from "../write/logState.js"
 import { capsuleViewOf, type CapsuleView } from "./items.js"
 

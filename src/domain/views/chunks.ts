@@ -3,7 +3,7 @@
 // an inbox or a key's chain reads only the elements it returns, by position, each in
 // O(log n), and finds where a page starts by binary search.
 
-import { Chunk } from "effect"
+import * as Chunk from "effect/Chunk"
 
 /** Elements start (inclusive) to end (exclusive), clamped to the chunk. */
 export const chunkRange = <A>(chunk: Chunk.Chunk<A>, start: number, end: number): Array<A> => {

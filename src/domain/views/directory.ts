@@ -6,7 +6,7 @@
 // name's recovery key still stands reads that key's record (docs/protocol.md 10.1): the
 // app loads the records directoryReads names for a page.
 
-import { Chunk } from "effect"
+import * as Chunk from "effect/Chunk"
 import { nameRecordOf, recoveryStanding } from "../identity/bindings.js"
 import { normalizeName } from "../identity/names.js"
 import type { LogState, NameRecord, NameTier } from "../write/logState.js"

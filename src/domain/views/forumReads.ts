@@ -9,7 +9,8 @@
 // then, when that leaf is unknown (a secret-bound name's post, `as`), the name's record
 // for its claim: each read depends on the one before, hence the slice as argument.
 
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { LogState } from "../write/logState.js"
 import type { RowAreaName } from "../write/stateAreas.js"
 import type { RowKey } from "../write/stateReads.js"

@@ -4,7 +4,7 @@
 // should cite (messaging/grants.ts: the newest in force for the sender by name, else the
 // newest "*" in force), or null when none is in force.
 
-import { Chunk } from "effect"
+import * as Chunk from "effect/Chunk"
 import { governingAfter, governingOf, GOVERNING_START, grantOf, grantsSignedBy } from "../messaging/grants.js"
 import type { LogState } from "../write/logState.js"
 import type { RowKey } from "../write/stateReads.js"

@@ -6,7 +6,9 @@
 // furthest any of its quotes reached (completed, then paid), else its newest quote's
 // (quoted or expired), else `open` (no quote yet).
 
-import { Chunk, HashMap, Option } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import { quoteOf, quoteStatus, requestView } from "../tasks/ownerRequests.js"
 import type { LogState } from "../write/logState.js"
 import { postItem, postLeaves } from "./agoraPosts.js"

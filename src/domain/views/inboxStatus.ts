@@ -3,7 +3,9 @@
 // Reading writes no leaf, so what has been read is the app's record: `readThrough`, the
 // index of the last message the key has read (null for none); later messages are unread.
 
-import { Chunk, HashMap, Option } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { LogState, MessageRecord } from "../write/logState.js"
 import { lastOf, lowerBound } from "./chunks.js"
 

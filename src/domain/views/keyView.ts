@@ -5,7 +5,10 @@
 // 10.1), a page at a time in claim order (recovery_from, recovery_next_from). A key the log
 // names only as a recovery key (it never signed a leaf) has a view too.
 
-import { Chunk, Either, HashMap, Option } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import { keptApart, nameRecordOf, type RecoveryClaim } from "../identity/bindings.js"
 import { keyRecordOf, type LogState, type NameTier } from "../write/logState.js"
 import type { RowKey } from "../write/stateReads.js"

@@ -6,7 +6,9 @@
 // The pieces are exported for the app, which finds the same posts by walking the projection
 // store's lists (each key's envelopes, all posts) newest first, a chunk at a time.
 
-import { Chunk, HashMap, Option } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import { keyRecordOf, type LogState } from "../write/logState.js"
 import { postItem, type PostItem } from "./agoraPosts.js"
 import type { NameView } from "./nameView.js"

@@ -4,7 +4,8 @@
 // recovery key's standing, if one did. The app adds `checkpoint_note` at a published size
 // >= `size`. It is a projection to check against a scan of the tiles.
 
-import { Chunk, Either } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Either from "effect/Either"
 import { nameRecordOf, recoveryStanding } from "../identity/bindings.js"
 import type { LogState, NameRecord, NameTier } from "../write/logState.js"
 import type { RowKey } from "../write/stateReads.js"

@@ -3,7 +3,8 @@
 // totals the log's leaves add up to, and an account by name (`/v2/sup/accounts/{name}`,
 // sup/ledger.ts's view, for a claimed name only).
 
-import { Chunk, Either } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Either from "effect/Either"
 import { nameRecordOf } from "../identity/bindings.js"
 import { accountOf, type SupChange, supAccountViewOf } from "../sup/ledger.js"
 import type { LogState } from "../write/logState.js"

@@ -18,7 +18,7 @@
 // Only when all pass does the witness record the checkpoint and cosign it; recording must
 // be atomic with the check of the old size (the WitnessState port's compare-and-swap).
 
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { equal, fromUtf8 } from "../bytes.js"
 import type { Ed25519 } from "../crypto.js"
 import { decodeB64, encodeB64, parseDecimal } from "../encoding.js"

@@ -5,7 +5,10 @@
 // with foldEntry. Both end in the same function, so the incremental state and the fold of
 // the log are equal by construction (and a property test checks it).
 
-import { Chunk, Either, HashMap, Schema } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { fromUtf8 } from "../bytes.js"
 import type { Sha256 } from "../crypto.js"
 import { decodeEnvelope, type Envelope } from "../envelope/envelope.js"

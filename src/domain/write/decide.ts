@@ -12,7 +12,8 @@
 // `as`, docs/protocol.md 17.5) is that name's own write, so it passes the agent checks
 // too, for the name it speaks for.
 
-import { Either, HashMap } from "effect"
+import * as Either from "effect/Either"
+import * as HashMap from "effect/HashMap"
 import { encodeU64 } from "../encoding.js"
 import { entryBytesFromJcs } from "../envelope/leaf.js"
 import { signerOf } from "../entries/entryRule.js"

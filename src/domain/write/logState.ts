@@ -10,7 +10,10 @@
 // O(log n) without copying, so the incremental state and a fold from scratch are the same
 // pure values. Nothing here grows by copying an array.
 
-import { Chunk, HashMap, HashSet, Option } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as HashSet from "effect/HashSet"
+import * as Option from "effect/Option"
 import type { BodyEntry } from "../bodyStatus.js"
 import type { ForumState } from "../forum/polls.js"
 import type { FreezeState } from "../governance/freeze.js"

@@ -5,7 +5,8 @@
 // payload signature check, the hashes) from those bytes, as EntryWrites does with what a
 // worker thread answers.
 
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { fromUtf8, utf8 } from "../bytes.js"
 import { decodeEnvelope } from "../envelope/envelope.js"
 import { entryRuleOf } from "../entries/registry.js"

@@ -21,7 +21,8 @@
 // LogState, so that splitting a state into rows and joining rows into a slice are the
 // same code for every area.
 
-import { Chunk, type HashMap } from "effect"
+import * as Chunk from "effect/Chunk"
+import type * as HashMap from "effect/HashMap"
 import type { LogState } from "./logState.js"
 
 /**

@@ -21,7 +21,8 @@
 // `name` is a suspension subject and is read by the type's rule anyway. Every key record
 // read comes with its `recoveryOf` row.
 
-import { HashMap, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
 import type { EntryFacts, EntryRule } from "../entries/entryRule.js"
 import { voteKey } from "../forum/polls.js"
 import { boundNameOf, currentNameOf, nameRecordOf } from "../identity/bindings.js"

@@ -6,7 +6,9 @@
 // store holding the same rows as the whole state would split into (a property test checks
 // it against the fold of every leaf into one LogState).
 
-import { HashMap, HashSet, Option } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as HashSet from "effect/HashSet"
+import * as Option from "effect/Option"
 import { type ListAppend, listAppends, type MapAreaName, ROW_AREAS, STATE_LAYOUT, type StoredKey } from "./stateAreas.js"
 import { emptyLogState, type GovernanceState, type LogState, type NameRecord, type ServiceKeys } from "./logState.js"
 import type { TaskState } from "../tasks/ownerRequests.js"

@@ -5,7 +5,8 @@
 // envelope of this origin bound to that signature and signed by its kid, the type one that
 // agents submit, its payload valid, and the body exactly the one the payload names.
 
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { equal, fromUtf8, utf8 } from "../bytes.js"
 import type { Ed25519, Sha256 } from "../crypto.js"
 import { decodeU64 } from "../encoding.js"

@@ -3,7 +3,8 @@
 // fetch what was paid for) and is served at /v2/bodies/{digest}, never in the wire bundle
 // (docs/spec/service.md "Entry wire bundle"). Rules: tasks/ownerRequests.ts.
 
-import { HashMap, Schema } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { completionRefusal, quoteOf } from "../../tasks/ownerRequests.js"
 import { DOCUMENT_LIMIT, entryRule } from "../entryRule.js"
 import { Hash32, LeafIndex } from "../fields.js"

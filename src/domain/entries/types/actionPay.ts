@@ -2,7 +2,8 @@
 // quote from the SUP balance of the name the signing key acts for. The only debit of a
 // balance. Rules: tasks/ownerRequests.ts, sup/ledger.ts.
 
-import { HashMap, Schema } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { currentNameOf } from "../../identity/bindings.js"
 import { debit, debitRefusal } from "../../sup/ledger.js"
 import { paymentRefusal, quoteOf } from "../../tasks/ownerRequests.js"

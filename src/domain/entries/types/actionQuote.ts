@@ -2,7 +2,8 @@
 // /v2/agora/human-actions): the owner's price in SUP for a request (a post), payable until
 // `expires` when given. Rules: tasks/ownerRequests.ts.
 
-import { HashMap, Schema } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { quoteRefusal } from "../../tasks/ownerRequests.js"
 import { appendAt } from "../../write/logState.js"
 import { entryRule } from "../entryRule.js"

@@ -5,7 +5,10 @@
 // key may own slots: the service cannot tell whose X25519 key a ciphertext is for, so a
 // capsule needs no name.
 
-import { Chunk, HashMap, Option, Schema } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { appendAt } from "../../write/logState.js"
 import { refuse } from "../../write/refusal.js"
 import { CIPHERTEXT_LIMIT, entryRule } from "../entryRule.js"

@@ -2,7 +2,7 @@
 // service's keys and terms (instance domain, ciphertext retention) for every later rule and
 // view. Only the service writes it, once.
 
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { refuse } from "../../write/refusal.js"
 import { DOCUMENT_LIMIT, entryRule } from "../entryRule.js"
 import { DidKey, Hash32, Size, UnixSeconds } from "../fields.js"

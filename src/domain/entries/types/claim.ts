@@ -14,7 +14,9 @@
 //
 // Either way the name must be in normal form, valid, not reserved and free.
 
-import { Chunk, HashMap, Schema } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { bindKey, boundNameOf } from "../../identity/bindings.js"
 import { nameProblem, normalizeName } from "../../identity/names.js"
 import type { LogState } from "../../write/logState.js"

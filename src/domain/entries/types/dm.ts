@@ -11,7 +11,9 @@
 //   x25519_stale       it did, but a later leaf replaced that key: only the current X25519
 //                      key is accepted, so no message goes to a key its owner retired
 
-import { Chunk, HashMap, Schema } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { currentNameOf, nameRecordOf } from "../../identity/bindings.js"
 import { grantOf, grantRefusal } from "../../messaging/grants.js"
 import { appendAt } from "../../write/logState.js"

@@ -2,7 +2,7 @@
 // writes; `open` with `resume` (the freeze leaf it ends) lets them in again. Rules:
 // governance/freeze.ts.
 
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { applyFreeze, freezeRefusal } from "../../governance/freeze.js"
 import { entryRule } from "../entryRule.js"
 import { LeafIndex } from "../fields.js"

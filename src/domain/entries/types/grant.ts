@@ -4,7 +4,8 @@
 // or not, but a DM needs the recipient to hold a name (dm.ts). Without a grant in force no
 // DM reaches a key: the inbox is opt-in.
 
-import { HashMap, Schema } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { appendAt } from "../../write/logState.js"
 import { refuse } from "../../write/refusal.js"
 import { entryRule } from "../entryRule.js"

@@ -1,7 +1,8 @@
 // `grant.revoke` (docs/spec/profile.md section 5): the grant's signer withdraws it. From this leaf on
 // no DM may cite it; DMs it admitted before stay. A grant is revoked once.
 
-import { HashMap, Schema } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { grantOf } from "../../messaging/grants.js"
 import { refuse } from "../../write/refusal.js"
 import { entryRule } from "../entryRule.js"

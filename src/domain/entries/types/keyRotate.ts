@@ -12,7 +12,9 @@
 // key, bound to no name, is not unbound. The name has no X25519 key until its new key
 // sends a key.x25519.
 
-import { Chunk, HashMap, Schema } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { bindKey, boundNameOf, nameRecordOf, standing, unbindKey } from "../../identity/bindings.js"
 import { rotationMessage } from "../../identity/possession.js"
 import { refuse } from "../../write/refusal.js"

@@ -3,7 +3,9 @@
 // dm to the name's key must be encrypted to the new X25519 key (its x25519_index is this
 // leaf), so older ciphertext stays readable with the old private key only.
 
-import { Chunk, HashMap, Schema } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { nameRecordOf } from "../../identity/bindings.js"
 import { refuse } from "../../write/refusal.js"
 import { entryRule } from "../entryRule.js"

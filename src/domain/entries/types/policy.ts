@@ -2,7 +2,8 @@
 // of the rules or a new assurance card, its document riding as the off-leaf body
 // (document_hash, size), in force from not_before. Rules: governance/policyTiming.ts.
 
-import { Chunk, Schema } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Schema from "effect/Schema"
 import { policyRecord, policyRefusal } from "../../governance/policyTiming.js"
 import { DOCUMENT_LIMIT, entryRule } from "../entryRule.js"
 import { Hash32, Size, UnixSeconds } from "../fields.js"

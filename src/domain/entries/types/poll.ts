@@ -2,7 +2,9 @@
 // question (the off-leaf text, at most 16 KiB) in a channel with 2 to 16 distinct options,
 // open until `closes`. Rules: forum/polls.ts.
 
-import { Chunk, HashMap, Schema } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { newPollRefusal } from "../../forum/polls.js"
 import { appendAt } from "../../write/logState.js"
 import { entryRule, TEXT_LIMIT } from "../entryRule.js"

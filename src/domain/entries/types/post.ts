@@ -6,7 +6,10 @@
 // payload member `as` names the name, which must be a secret-bound name (docs/protocol.md
 // 17.5). Without `as` the post is agent-signed, as any other.
 
-import { Chunk, HashMap, HashSet, Schema } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as HashSet from "effect/HashSet"
+import * as Schema from "effect/Schema"
 import { nameRecordOf } from "../../identity/bindings.js"
 import { appendAt } from "../../write/logState.js"
 import { refuse } from "../../write/refusal.js"

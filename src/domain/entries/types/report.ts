@@ -9,7 +9,9 @@
 //           the log, and no body: its text is personal data, kept off the log and deleted.
 //           Rules: governance/notice.ts.
 
-import { Chunk, HashMap, Schema } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { NOTICE_OUTCOMES, noticeReportRefusal } from "../../governance/notice.js"
 import { DOCUMENT_LIMIT, entryRule, type BodyRule } from "../entryRule.js"
 import { Hash32, LeafIndex } from "../fields.js"

@@ -2,7 +2,7 @@
 // a contribution claim checked on chain credits the claimed amount to a name. A claim is
 // settled once, and a transaction credits once. Rules: sup/ledger.ts.
 
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { nameRecordOf } from "../../identity/bindings.js"
 import { claimRefusal, credit, settleClaim, transactionKey } from "../../sup/ledger.js"
 import { refuse } from "../../write/refusal.js"

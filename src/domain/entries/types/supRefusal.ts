@@ -2,7 +2,7 @@
 // contribution claim that did not check out, with its reason from a closed list. It
 // settles the claim (no later credit for it) and moves no balance. Rules: sup/ledger.ts.
 
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { claimRefusal, settleClaim } from "../../sup/ledger.js"
 import { entryRule } from "../entryRule.js"
 import { Hash32 } from "../fields.js"

@@ -2,7 +2,7 @@
 // it suspends a key or a name (until `until`, when given); without `order`, with `until` at
 // or before now, it ends the suspension in force. Rules: governance/suspension.ts.
 
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { applySuspension, suspensionRefusal } from "../../governance/suspension.js"
 import { entryRule } from "../entryRule.js"
 import { Hash32, Subject, UnixSeconds } from "../fields.js"

@@ -2,7 +2,9 @@
 // voluntary task, its text the off-leaf body (body_hash, size, at most 16 KiB), a reward in
 // SUP and a deadline. Rules: tasks/taskBoard.ts.
 
-import { Chunk, HashMap, Schema } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { newTaskRefusal } from "../../tasks/taskBoard.js"
 import { entryRule, TEXT_LIMIT } from "../entryRule.js"
 import { Hash32, Size, SupAmount, UnixSeconds } from "../fields.js"

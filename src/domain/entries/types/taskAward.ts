@@ -2,7 +2,8 @@
 // (an ordinary post) and credits the task's reward to the name the submission's key was
 // bound to. Rules: tasks/taskBoard.ts, sup/ledger.ts.
 
-import { HashMap, Schema } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { credit } from "../../sup/ledger.js"
 import { awardRefusal, taskOf } from "../../tasks/taskBoard.js"
 import { entryRule } from "../entryRule.js"

@@ -2,7 +2,8 @@
 // status"): hides the off-leaf body of one earlier leaf for a reason from the closed list.
 // The leaf it hides stays. Rules: governance/tombstones.ts.
 
-import { HashMap, Schema } from "effect"
+import * as HashMap from "effect/HashMap"
+import * as Schema from "effect/Schema"
 import { applyTombstone, TOMBSTONE_REASONS, tombstoneRefusal } from "../../governance/tombstones.js"
 import { entryRule } from "../entryRule.js"
 import { LeafIndex } from "../fields.js"

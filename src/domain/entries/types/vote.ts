@@ -1,7 +1,7 @@
 // `vote` (agent-signed; docs/spec/profile.md section 5): one vote per key per poll, for the option at
 // index `option` (0-based), while the poll is open. Rules: forum/polls.ts.
 
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { applyVote, voteRefusal } from "../../forum/polls.js"
 import { entryRule } from "../entryRule.js"
 import { LeafIndex } from "../fields.js"
