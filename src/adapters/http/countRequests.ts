@@ -1,10 +1,12 @@
 // The HTTP middleware that feeds the owner's statistics (app/RequestStats.ts): as each
 // answer goes out it reads the path, whether the request is signed, the user agent and
-// Accept (to tell a program, a browser and a crawler apart), the status and the latency,
-// and bumps one counter. Nothing read here is stored. A request that ends in an error the
-// server answers itself (no route: 404) is counted with the status it is answered with, and
-// so is a 429 of the `requests` budget (admission.ts), which this middleware wraps: a flood
-// refused before any route shows in the statistics and in aics_http_requests_total.
+// Accept (to tell a program, a browser and a crawler apart; Accept is read with its weights
+// by the pages' own prefersHtml, so a request is counted as what a page serves it: HTML or
+// text), the status and the latency, and bumps one counter. Nothing read here is stored.
+// A request that ends in an error the server answers itself (no route: 404) is counted with
+// the status it is answered with, and so is a 429 of the `requests` budget (admission.ts),
+// which this middleware wraps: a flood refused before any route shows in the statistics and
+// in aics_http_requests_total.
 
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -13,6 +15,7 @@ import type * as HttpApp from "@effect/platform/HttpApp"
 import { Effect, Exit } from "effect"
 import { RequestStats } from "../../app/RequestStats.js"
 import { arrivingFromPlatform, type ArrivingRequest, headerValue, pathOf } from "./arrivingRequest.js"
+import { prefersHtml } from "./pageResponse.js"
 
 export const countRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | RequestStats> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => counted(arrivingFromPlatform(request), app))
@@ -29,7 +32,7 @@ export const counted = <E, R>(
         path: pathOf(request),
         signed: request.headers["signature-input"] !== undefined,
         userAgent: headerValue(request, "user-agent"),
-        acceptsHtml: headerValue(request, "accept")?.includes("text/html") === true,
+        acceptsHtml: prefersHtml(headerValue(request, "accept")),
         status,
         latencyMs: performance.now() - started
       })

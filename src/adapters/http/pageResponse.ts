@@ -99,13 +99,22 @@ export const preferredMediaType = <T extends string>(accept: string | undefined,
 const HTML_TYPES: ReadonlySet<string> = new Set(["text/html", "application/xhtml+xml"])
 
 /**
+ * Whether an Accept header prefers HTML to plain text (a browser's does; curl's `*\/*`, an
+ * agent's fetch and no Accept at all do not). The weights count: `text/html;q=0.1,
+ * text/plain` is text. The one reading of "wants HTML" for the pages (negotiatedFormat) and
+ * for the statistics (countRequests.ts), so a request is counted as what it is served as.
+ */
+export const prefersHtml = (accept: string | undefined): boolean =>
+  HTML_TYPES.has(preferredMediaType(accept, ["text/plain", "text/html", "application/xhtml+xml"]) ?? "")
+
+/**
  * The format of a page that answers every client in its own terms (GET /, docs/spec/service.md
  * "Discovery"): the one asked for with `format`, else HTML to a client whose Accept prefers
  * text/html to plain text (a browser), plain text to the rest (curl, an agent's fetch, an
  * Accept that takes neither). The weights count: `text/html;q=0.1, text/plain` is text.
  */
 export const negotiatedFormat = (format: PageFormat | undefined, accept: string | undefined): PageFormat =>
-  format ?? (HTML_TYPES.has(preferredMediaType(accept, ["text/plain", "text/html", "application/xhtml+xml"]) ?? "") ? "html" : "text")
+  format ?? (prefersHtml(accept) ? "html" : "text")
 
 /**
  * Whether an error answer of a page goes to the client as an HTML page rather than its
