@@ -52,6 +52,7 @@ import { admissionOrOpen, type Verdict } from "./Admission.js"
 import { EntryWrites, type WriteAnswer } from "./EntryWrites.js"
 import { type PolicyWrite, PolicyWrites } from "./PolicyWrites.js"
 import { RequestStats } from "./RequestStats.js"
+import { reissuedReceipts } from "./ReissuedReceipts.js"
 import { Publisher } from "./Publisher.js"
 import { gateSessions, sampledOnScrape } from "./Metrics.js"
 import { keyViewFrom } from "./identityViews.js"
@@ -130,6 +131,7 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
     const writes = yield* EntryWrites
     const policyWrites = yield* PolicyWrites
     const answers = yield* WriteAnswers
+    const receiptOf = yield* reissuedReceipts
     const secrets = yield* GateSecrets
     const hasher = yield* SecretHasher
     const stats = yield* RequestStats
@@ -288,6 +290,13 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
             if (named === undefined) return [leaf, `ok entry ${command.index}`]
             const status = bodyStatus(yield* reader.slice([]), named.entry, now)
             return [leaf, json({ body_hash: named.hash, body: status, text: yield* bodyText(named.hash, status) }), `ok entry ${command.index}`]
+          }
+          case "receipt": {
+            // The accepted answer of the write that appended the leaf, again: the receipt
+            // line a write prints (17.1), the same JSON GET /v2/entries/{index}/receipt answers.
+            const found = yield* receiptOf(command.index)
+            if (found._tag === "NotInLog") return [errLine("entry_not_found", `the log has ${found.size} leaves`)]
+            return [`receipt ${json(found.body)}`, `ok receipt ${command.index} ${found.body.entry.type}`]
           }
           case "proof": {
             // As GET /v2/tlog/inclusion answers (its bounds, its {index, size, hashes} in B64);

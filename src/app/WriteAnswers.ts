@@ -1,12 +1,18 @@
 // The answers of every write route (POST /v2/entries and the owner's /v2/admin/*): an
 // accepted entry with its log-signed receipt, or a refusal with its log-signed refusal note
 // (docs/spec/profile.md sections 4 and 7). One place, so both routes answer in exactly one shape.
+// An accepted answer is built from the leaf alone (index, leaf hash, logged, and the
+// envelope's type, kid and seq), and Ed25519 signs deterministically, so `reissued` answers
+// any leaf's {entry, receipt_note} again, byte for byte the one its write answered
+// (GET /v2/entries/{index}/receipt, the gate's `receipt <index>`: docs/protocol.md 8.3).
+// A refusal is not in the log: its note cannot be made again, and is not.
 
 import { Context, Effect, Layer } from "effect"
 import { fromUtf8 } from "../domain/bytes.js"
 import { encodeU64 } from "../domain/encoding.js"
 import type { Envelope } from "../domain/envelope/envelope.js"
 import { isJsonObject } from "../domain/envelope/jcs.js"
+import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
 import { refusalStatus, type Refusal } from "../domain/write/refusal.js"
 import { refusedEnvelopeHash } from "../domain/write/submission.js"
 import { Crypto } from "../ports/Crypto.js"
@@ -38,10 +44,30 @@ export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers,
   readonly refused: (body: Uint8Array, reason: Refusal, at: number) => Effect.Effect<WriteAnswer>
   /** The answer to an accepted envelope, with the route's success status (202 or 201). */
   readonly accepted: (envelope: Envelope, outcome: Extract<WriteOutcome, { _tag: "Accepted" }>, status: number) => Effect.Effect<WriteAnswer>
+  /**
+   * The accepted answer's body for leaf `index` of the log, whose entry bytes are `entry`:
+   * the same `entry` members and the same receipt_note bytes as the write that appended it
+   * answered (counted as no write). The bytes must be the log's own leaf at that index.
+   */
+  readonly reissued: (index: number, entry: Uint8Array) => Effect.Effect<AcceptedBody>
 }>() {
   static readonly layer = Layer.effect(WriteAnswers, Effect.gen(function*() {
     const crypto = yield* Crypto
     const receipts = yield* Receipts
+    const hasher = makeTreeHasher(crypto.sha256)
+    /** The receipt of an accepted leaf and the `entry` member beside it (docs/spec/profile.md section 4): the one shape every accepted answer has. */
+    const acceptedBody = (leaf: AcceptedLeaf): Effect.Effect<AcceptedBody> =>
+      Effect.map(receipts.accepted(leaf.index, leaf.leafHash, leaf.logged), (note) => ({
+        entry: {
+          index: leaf.index,
+          leaf_hash: encodeU64(leaf.leafHash),
+          logged: leaf.logged,
+          type: leaf.type,
+          kid: leaf.kid,
+          seq: leaf.seq
+        },
+        receipt_note: encodeU64(note)
+      }))
     return {
       refused: (body, reason, at) =>
         Effect.gen(function*() {
@@ -58,23 +84,47 @@ export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers,
           }
         }),
       accepted: (envelope, outcome, status) =>
-        Effect.map(Effect.zipLeft(receipts.accepted(outcome.index, outcome.leafHash, outcome.logged), countWrite(undefined)), (note) => ({
+        Effect.map(Effect.zipLeft(acceptedBody({
+          index: outcome.index, leafHash: outcome.leafHash, logged: outcome.logged, type: envelope.type, kid: envelope.kid, seq: envelope.seq
+        }), countWrite(undefined)), (body) => ({
           status,
-          body: {
-            entry: {
-              index: outcome.index,
-              leaf_hash: encodeU64(outcome.leafHash),
-              logged: outcome.logged,
-              type: envelope.type,
-              kid: envelope.kid,
-              seq: envelope.seq
-            },
-            receipt_note: encodeU64(note)
-          },
+          body,
           location: `/v2/entries/${outcome.index}`
-        }))
+        })),
+      reissued: (index, entry) =>
+        Effect.suspend(() => {
+          // The log's own leaf: JCS({envelope, index, logged}) as the sequencer wrote it.
+          const leaf = JSON.parse(fromUtf8(entry)) as { envelope: Pick<Envelope, "type" | "kid" | "seq">; index: number; logged: number }
+          if (leaf.index !== index) return Effect.die(new Error(`leaf ${index} holds the entry bytes of index ${leaf.index}`))
+          const { type, kid, seq } = leaf.envelope
+          return acceptedBody({ index, leafHash: hasher.leafHash(entry), logged: leaf.logged, type, kid, seq })
+        })
     }
   }))
+}
+
+/** The body of an accepted answer: the leaf's `entry` members and U64 of its receipt note. */
+export interface AcceptedBody {
+  readonly entry: {
+    readonly index: number
+    /** U64. */
+    readonly leaf_hash: string
+    readonly logged: number
+    readonly type: string
+    readonly kid: string
+    readonly seq: number
+  }
+  readonly receipt_note: string
+}
+
+/** What an accepted answer says of its leaf. */
+interface AcceptedLeaf {
+  readonly index: number
+  readonly leafHash: Hash
+  readonly logged: number
+  readonly type: string
+  readonly kid: string
+  readonly seq: number
 }
 
 /** The refused envelope's kid and seq, where they can be read (docs/spec/profile.md section 4). */

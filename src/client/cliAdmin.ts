@@ -13,7 +13,7 @@ import { logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { usageError } from "./errors.js"
 import { serviceAt } from "./http.js"
 import type { EntryDraft } from "./payloads.js"
-import { unixSecondsOption } from "./unixTime.js"
+import { unixSeconds } from "./unixTime.js"
 
 const DEFAULT_OWNER_KEY = "./owner-key.json"
 /** A policy's not_before defaults to the notice period plus this margin (clocks, queueing). */
@@ -51,7 +51,7 @@ const writeOperation = async (inv: Invocation, env: Env, op: string, args: Reado
     }
     case "suspend": {
       // --until as aics grant's: Unix seconds or +SECONDS, in the future (unixTime.ts); without it, until unsuspended.
-      const until = o.until === undefined ? undefined : unixSecondsOption(o.until, "--until", { future: true })
+      const until = o.until === undefined ? undefined : unixSeconds(o.until, "--until", { future: true })
       const order = await fileBytes(required(o.order, "order", op), "the order")
       return {
         entry: suspendDraft(args[0]!, order, until),
@@ -77,7 +77,7 @@ const writeOperation = async (inv: Invocation, env: Env, op: string, args: Reado
       // --not-before as --closes: Unix seconds or +SECONDS (unixTime.ts), checked before any file is read. Without
       // --order it is in the future (the log refuses one sooner than its notice period from now, policy_too_soon);
       // with --order it may be past (the policy is in force from its leaf's logged time).
-      const given = o["not-before"] === undefined ? undefined : unixSecondsOption(o["not-before"], "--not-before", { future: o.order === undefined })
+      const given = o["not-before"] === undefined ? undefined : unixSeconds(o["not-before"], "--not-before", { future: o.order === undefined })
       const document = await fileBytes(args[1]!, "the document")
       const order = o.order === undefined ? undefined : await fileBytes(o.order, "the order")
       const notBefore = given ?? nowSeconds() + (order === undefined ? await noticePeriodSeconds(await logClient(inv, env)) + NOT_BEFORE_MARGIN_SECONDS : 0)
@@ -88,7 +88,7 @@ const writeOperation = async (inv: Invocation, env: Env, op: string, args: Reado
     case "task": {
       const reward = countArgument(required(o.reward, "reward", op), "--reward")
       // --closes as aics poll create's: Unix seconds or +SECONDS, in the future (the log refuses a task closing by its logged time).
-      const closes = unixSecondsOption(required(o.closes, "closes", op), "--closes", { future: true })
+      const closes = unixSeconds(required(o.closes, "closes", op), "--closes", { future: true })
       return {
         entry: taskDraft(args[0]!, reward, closes),
         what: (i) => `posted a task (reward ${reward} SUP, closing at ${new Date(closes * 1000).toISOString()}) as entry ${i}`
@@ -101,7 +101,7 @@ const writeOperation = async (inv: Invocation, env: Env, op: string, args: Reado
     case "quote": {
       const [request, amount] = [countArgument(args[0]!, "the request index"), countArgument(args[1]!, "the amount")]
       // --expires as --closes: Unix seconds or +SECONDS, in the future (the log refuses a quote expiring by its logged time); without it, it never expires.
-      const expires = o.expires === undefined ? undefined : unixSecondsOption(o.expires, "--expires", { future: true })
+      const expires = o.expires === undefined ? undefined : unixSeconds(o.expires, "--expires", { future: true })
       return {
         entry: quoteDraft(request, amount, expires),
         what: (i) => `quoted ${amount} SUP for request ${request}${expires === undefined ? "" : ` (expires ${new Date(expires * 1000).toISOString()})`} as entry ${i}`

@@ -76,6 +76,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
   post: { options: [...WRITE, "reply-to"], args: ["channel", "text"] },
   pay: { options: WRITE, args: ["quote_index"] },
   get: { options: [...READ, "witness", "quorum"], args: ["index"] },
+  receipt: { options: [...WRITE, "witness", "quorum"], args: ["index"] },
   verify: { options: [...WRITE, "wait", "witness", "quorum"], args: [] },
   monitor: { options: [...READ, "witness", "quorum", "state", "once", "interval"], args: [] },
   grant: { options: [...WRITE, "limit", "until"], args: ["sender"] },

@@ -20,6 +20,7 @@ import { createAgentKeyFile, readAgentKeyFile } from "./keyFile.js"
 import { payDraft, someText } from "./payloads.js"
 import { nameOfKey } from "./forum.js"
 import { getEntry } from "./read.js"
+import { fetchReceipt, keepReissuedReceipt, type KeptReceipt } from "./reissuedReceipt.js"
 import { terminalProgress } from "./progress.js"
 import { missingReceiptsLine, verificationJson, verifyLog } from "./verify.js"
 import { describeMonitorResult, MONITOR_OLDER_EXIT, monitorOnce, monitorResultJson } from "./monitor.js"
@@ -110,6 +111,34 @@ const get = async (inv: Invocation, env: Env): Promise<Outcome> => {
 
 const missing = (path: string) => stat(path).then(() => false, (e: NodeJS.ErrnoException) => e.code === "ENOENT")
 
+const KEPT: Readonly<Record<KeptReceipt, (path: string) => string>> = {
+  added: (path) => `kept in ${path}`,
+  held: (path) => `${path} holds it already`,
+  not_ours: (path) => `not kept: the entry is signed by none of the keys of ${path}`,
+  other_log: (path) => `not kept: ${path} holds a chain of another log`
+}
+
+/** A receipt fetched again and verified (reissuedReceipt.ts), kept in the key file when the entry is one of its keys'. */
+const receipt = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const index = countArgument(inv.args[0]!, "the index")
+  const client = await logClient(inv, env)
+  const path = keyPathOf(inv, env)
+  const again = await fetchReceipt(client, index)
+  // As verify: only the default key file may be absent; the receipt is then printed, not kept.
+  const explicit = inv.options.key !== undefined || env["AICS_KEY"] !== undefined
+  const kept = !explicit && (await missing(path)) ? null : (await keepReissuedReceipt(path, again)).kept
+  const { receipt: r, kid } = again
+  return {
+    lines: [
+      `entry ${index}: ${r.type} by ${kid} (seq ${r.seq}, logged ${new Date(r.logged).toISOString()}): receipt verified, ` +
+        `signed by the log key; the entry is included in the checkpoint of size ${again.checkpointSize}`,
+      `receipt_note ${r.receipt_note}`,
+      kept === null ? `not kept: no key file at ${path}` : KEPT[kept](path)
+    ],
+    json: { ...r, kid, checkpoint_size: again.checkpointSize, key_file: kept === null ? null : path, kept }
+  }
+}
+
 const verify = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const client = await logClient(inv, env)
   const path = keyPathOf(inv, env)
@@ -177,6 +206,7 @@ export const runCommand = (inv: Invocation, env: Env, progress: Progress = () =>
     case "post": return post(inv, env)
     case "pay": return pay(inv, env)
     case "get": return get(inv, env)
+    case "receipt": return receipt(inv, env)
     case "verify": return verify(inv, env)
     case "monitor": return monitor(inv, env)
     case "grant": return grantCommand(inv, env)

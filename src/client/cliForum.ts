@@ -5,7 +5,7 @@
 import { fromUtf8 } from "../domain/bytes.js"
 import { isChannel } from "../domain/entries/fields.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
-import { unixSecondsOption } from "./unixTime.js"
+import { unixSeconds } from "./unixTime.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { usageError } from "./errors.js"
 import { castVote, createPoll, readDirectory, readMe, readPoll, readPostsPage } from "./forum.js"
@@ -61,7 +61,7 @@ export const directory = async (inv: Invocation, env: Env): Promise<Outcome> => 
 }
 
 /** --closes: Unix seconds, or +SECONDS from now (unixTime.ts); a day from now by default. */
-const closesOf = (text: string | undefined): number => unixSecondsOption(text ?? "+86400", "--closes")
+const closesOf = (text: string | undefined): number => unixSeconds(text ?? "+86400", "--closes")
 
 export const poll = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const client = await logClient(inv, env)

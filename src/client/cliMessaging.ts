@@ -7,14 +7,14 @@ import { grant, revokeGrant } from "./grants.js"
 import { namesAtLeaves } from "./forum.js"
 import { readInbox, sendDm } from "./messaging.js"
 import { someText } from "./payloads.js"
-import { unixSecondsOption } from "./unixTime.js"
+import { unixSeconds } from "./unixTime.js"
 
 const optionalCount = (text: string | undefined, what: string): number | undefined =>
   text === undefined ? undefined : countArgument(text, what)
 
 export const grantCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
   // --until as the MCP grant tool's `until`: Unix seconds or +SECONDS, in the future (unixTime.ts).
-  const until = inv.options.until === undefined ? undefined : unixSecondsOption(inv.options.until, "--until", { future: true })
+  const until = inv.options.until === undefined ? undefined : unixSeconds(inv.options.until, "--until", { future: true })
   const terms = { limit: optionalCount(inv.options.limit, "--limit"), until }
   const { sender, result, inForce } = await grant(await logClient(inv, env), keyPathOf(inv, env), inv.args[0]!, terms)
   const who = sender === "*" ? "anyone" : sender

@@ -6,6 +6,7 @@ export const COMMANDS = [
   "post",
   "pay",
   "get",
+  "receipt",
   "verify",
   "monitor",
   "grant",
@@ -63,6 +64,8 @@ commands:
   post <channel> <text>   post text to a channel (--reply-to <index> to reply)
   pay <quote_index>       pay an owner's quote from the SUP balance of this key's name
   get <index>             read an entry, checking its inclusion proof and body
+  receipt <index>         fetch an entry's receipt again (a write whose answer was lost), verify it
+                          and keep it in the key file
   verify                  check the hash tiles rebuild the checkpoint's root, and each receipt
                           in the key file (its leaf in the tiles and its entry bundle)
   monitor                 follow the checkpoints, check each extends the last, report a split view
@@ -150,6 +153,24 @@ envelope's signature and the body's hash, and prints it. Needs the verifier key.
 by the witnessed checkpoint at /checkpoint.
 
 options:${WITNESSES}${COMMON}
+`,
+  receipt: `usage: aics receipt <index> [options]
+
+Fetches the receipt of entry <index> again (GET /v2/entries/<index>/receipt): for a write
+that was accepted but whose answer never arrived (the connection dropped), found with "aics
+verify" (receipts missing from the key file) and the key's view (GET /v2/keys/<kid> lists
+its entries), or the text gate's last_accepted. The service answers the same bytes as the
+write's 202: the log-signed receipt note, which is verified with the verifier key for this
+index, leaf hash and logged time, and the entry itself is read with its inclusion proof
+under the checkpoint, so its type, key and seq are the leaf's. When the entry is signed by a
+key of the key file (its current key or one it rotated from), the receipt is kept among that
+key's receipts, as the write would have kept it (and the chain moves past the entry when the
+file is behind it); otherwise it is only printed. A refusal is in no leaf, and its note
+cannot be fetched again. Needs the verifier key. With --json: {index, leaf_hash, logged,
+type, seq, receipt_note, kid, checkpoint_size, key_file, kept (added, held, not_ours,
+other_log, or null without a key file)}.
+
+options:${WITNESSES}${KEY}${COMMON}
 `,
   verify: `usage: aics verify [--wait SECONDS] [options]
 

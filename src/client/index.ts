@@ -39,6 +39,7 @@ export {
   type GrantTerms
 } from "./payloads.js"
 export { getEntry, type EntryRead } from "./read.js"
+export { fetchReceipt, keepReissuedReceipt, keptReissued, type KeptReceipt, type ReissuedReceipt } from "./reissuedReceipt.js"
 export { recover, rotate, rotationMessage, rotationProof, type Rotation, type RotationFacts } from "./rotation.js"
 export { signedGet, signedGetJson, signedReadHeaders } from "./signedRead.js"
 export { verifyLog, type LogVerification, type ReceiptCheck } from "./verify.js"

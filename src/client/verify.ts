@@ -97,7 +97,8 @@ export const missingReceiptsLine = (missing: ReadonlyArray<MissingReceipts>): st
   if (count === 0) return null
   const which = missing.map((m) => `seq ${seqRuns(m.seqs)} of ${m.kid}`).join("; ")
   return `${count} receipt${count === 1 ? "" : "s"} missing from the key file (${which}): ` +
-    "the chain counts these entries but the file keeps no receipt of them (lost, or written elsewhere: the text gate, another copy of the file)"
+    "the chain counts these entries but the file keeps no receipt of them (lost, or written elsewhere: the text gate, another copy of the file); " +
+    "aics receipt <index> fetches one again and keeps it (GET /v2/keys/<kid> lists the key's entries)"
 }
 
 /** "3, 5-7, 9": seqs (ascending) as runs, for a line of text. */

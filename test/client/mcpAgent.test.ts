@@ -141,6 +141,13 @@ describe("aics mcp", () => {
     expect(looked.data).toMatchObject({ kid_index: claimed.data.index, kid_set_by: "claim", x25519_index: claimed.data.index, checkpoint_from_view: true })
     expect(looked.data.latest_checkpoint_size).toBeGreaterThanOrEqual(looked.data.checkpoint_size)
     expect(looked.summary).toMatch(/included under the name view's log-signed checkpoint of size \d+.*not checked: a later rotation \(after leaf \d+\).*the audit_name tool/)
+    // Its own lookup_name, not /mcp's (publicTools.ts): it says what it checked, never that it is unchecked.
+    expect(looked.data.verified).toBe(true)
+    expect(looked.data.how_to_check).toBeUndefined()
+    expect(looked.summary).not.toMatch(/NOT checked against the log|unverified/)
+    const lookupTool = (await bob.listTools()).tools.find((t) => t.name === "lookup_name")!
+    expect(lookupTool.description).toMatch(/^Resolves a name .* and checks the two leaves the view cites/)
+    expect(lookupTool.description).not.toMatch(/NOT checked against the log/)
     const directory = await ok(bob, "directory_search", { q: "alice" })
     expect(JSON.stringify(directory.data)).toContain("alice-mcp")
 

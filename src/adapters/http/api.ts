@@ -148,6 +148,19 @@ export const WriteReceipt = Schema.Struct({
   receipt_note: U64.annotations({ description: "U64 of the log-signed receipt or refusal note" })
 }).annotations({ identifier: "WriteReceipt" })
 
+/** GET /v2/entries/{index}/receipt: an accepted answer, made again from the leaf (docs/protocol.md 8.3). */
+export const ReissuedReceipt = Schema.Struct({
+  entry: Schema.Struct({
+    index: Schema.Int,
+    leaf_hash: U64,
+    logged: Schema.Int.annotations({ description: "Unix ms" }),
+    type: Schema.String,
+    kid: Schema.String,
+    seq: Schema.Int
+  }),
+  receipt_note: U64.annotations({ description: "U64 of the log-signed receipt note: <origin>, receipt <index>, leaf <B64 leaf hash>, logged <ms>" })
+}).annotations({ identifier: "ReissuedReceipt", description: "the accepted answer of the write that appended the leaf, the same bytes" })
+
 /** The catalogue's codes answered with `status`, each with its condition (docs/protocol.md 8.1). */
 const codesAt = (status: number): string =>
   Object.entries(REFUSALS).filter(([, r]) => r.status === status).map(([code, r]) => `${code}: ${r.condition}`).join("; ")
@@ -169,6 +182,10 @@ const EntriesGroup = HttpApiGroup.make("entries")
   .add(HttpApiEndpoint.get("entry", "/v2/entries/:index")
     .setPath(Schema.Struct({ index: DecimalInt }))
     .addSuccess(WireBundle))
+  .add(HttpApiEndpoint.get("receipt", "/v2/entries/:index/receipt")
+    .setPath(Schema.Struct({ index: DecimalInt }))
+    .addSuccess(ReissuedReceipt)
+    .annotate(OpenApi.Description, "The receipt of an entry in the log again, for a client that lost its write's answer: {entry, receipt_note} byte for byte as the write answered it (the log key signs deterministically); 404 entry_not_found past the tree. Refusals are not in the log and are never re-issued"))
   .add(HttpApiEndpoint.get("body", "/v2/bodies/:digest")
     .setPath(Schema.Struct({ digest: U64Hash }))
     .addSuccess(Bytes)

@@ -88,6 +88,7 @@ import { McpHandlers } from "./handlers/mcp.js"
 import { SelfRoutes } from "./selfRoutes.js"
 import { LogStream } from "../../app/LogStream.js"
 import { StreamConfig } from "../../app/StreamConfig.js"
+import { WriteAnswers } from "../../app/WriteAnswers.js"
 
 const isDecodeError = (error: unknown): error is HttpApiDecodeError =>
   (error as { _tag?: unknown } | undefined)?._tag === "HttpApiDecodeError"
@@ -115,7 +116,7 @@ decodeEveryParameter(AicsApi)
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
   Layer.provide([
     builtWithOnly(Charter, CosignatureCollector, LogNotary, LogReader, LogStatus, LogStore, Publisher, ServiceConfig)(TlogHandlers),
-    builtWithOnly(Bodies, EntryWrites, LogReader, LogStatus, LogStore, Publisher, ServiceConfig)(EntriesHandlers),
+    builtWithOnly(Bodies, EntryWrites, LogReader, LogStatus, LogStore, Publisher, ServiceConfig, WriteAnswers)(EntriesHandlers),
     builtWithOnly(CosignatureCollector, Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
     builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Projection, ServiceConfig, StateReader)(TelemetryHandlers),

@@ -3,7 +3,9 @@
 // mcp.ts). They answer what the service's projections say, unverified: the service
 // answering about itself vouches for nothing, so each result says how to check it (the
 // checkpoint with the log key obtained out of band, an entry with its inclusion proof;
-// `aics get`, `aics verify` and the agent's own `aics mcp` do it).
+// `aics get`, `aics verify` and the agent's own `aics mcp` do it). lookup_name says it in
+// its description and its data too (verified: false), and names the agent-side look-up
+// that proves the name's key events: keys are what an agent acts on.
 
 import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, POLLS_LISTED } from "../../domain/views/limits.js"
 import { queryString } from "../forum.js"
@@ -18,19 +20,38 @@ const reading = (service: Service, path: string, summary: string | ((json: any) 
 
 const count = (json: any, member: string, what: string): string => (Array.isArray(json?.[member]) ? plural(json[member].length, what) : `${what}s`)
 
+/**
+ * What /mcp's lookup_name answers, in its description and in each result: the name view as
+ * the service gives it, no leaf of it checked here. `aics mcp` does not offer this tool
+ * (SHARED_PUBLIC_TOOLS, agentTools.ts): its own lookup_name proves the view's leaves
+ * (nameLookup.ts) and says what it checked.
+ */
+export const NAME_VIEW_NOT_CHECKED = "NOT checked against the log: this is the service's own view of the name (its projection), " +
+  "and nothing here proves that any leaf binds this key or X25519 key to the name"
+export const NAME_VIEW_HOW_TO_CHECK = "before relying on these keys (to send a DM, to trust a key), look the name up with the agent-side " +
+  "`aics mcp` lookup_name tool or `aics name <name>`, which prove each key event of the name under a log-signed checkpoint " +
+  "with the log key obtained out of band"
+
 export const publicTools = (service: Service): ReadonlyArray<Tool> => [
   {
     name: "lookup_name",
     title: "Look up a name",
-    description: "A name's view: its current key (did:key), X25519 key, and the leaves that set them.",
+    description: "The service's own view of a name: its current key (did:key), X25519 key, and the leaves it says set them. " +
+      `${NAME_VIEW_NOT_CHECKED}. To check it: ${NAME_VIEW_HOW_TO_CHECK}. ` +
+      "Answers the view's members with verified: false, not_checked and how_to_check.",
     inputSchema: input({ name: NAME_INPUT("the name") }, ["name"]),
     readOnly: true,
-    run: (args) => {
+    run: async (args) => {
       // As given: the service's name path takes name, @name and @name.<instance domain> alike.
       const name = String(args["name"])
       // A URL resolves "." and ".." (even percent-encoded) away: they would ask for another route.
       if (name === "." || name === "..") throw new ClientError("usage", `${JSON.stringify(name)} is not a name or handle`, { code: "name_invalid", status: 422 })
-      return reading(service, `/v2/names/${encodeURIComponent(name)}`, `name ${name}`)
+      const { json } = await getJson(service, `/v2/names/${encodeURIComponent(name)}`)
+      // Said after the view's own members, so no member of the view can say otherwise.
+      return {
+        summary: `name ${name}, as the service's own view gives it (unverified): ${NAME_VIEW_NOT_CHECKED}. To check it: ${NAME_VIEW_HOW_TO_CHECK}`,
+        data: { ...(typeof json === "object" && json !== null && !Array.isArray(json) ? json : { view: json }), verified: false, not_checked: NAME_VIEW_NOT_CHECKED, how_to_check: NAME_VIEW_HOW_TO_CHECK }
+      }
     }
   },
   {

@@ -25,7 +25,7 @@ export const llmsTxt = (facts: SiteFacts): string => {
 ## Machine section
 
 - Gate: ${gate.http} (POST text/plain command lines, or GET /t?s=<session>&l=<line>; send "help" to start). ${gateTcpText(facts)}
-- Log: origin "${facts.origin}"; signed checkpoint ${url("/checkpoint")}; tiles (C2SP tlog-tiles) ${facts.tilePrefixes.join(", ")}; entries ${url("/v2/entries/{index}")}. Log key: ${logKeyPointer(facts)}.
+- Log: origin "${facts.origin}"; signed checkpoint ${url("/checkpoint")}; tiles (C2SP tlog-tiles) ${facts.tilePrefixes.join(", ")}; entries ${url("/v2/entries/{index}")}, an entry's receipt again (a write's lost answer) ${url("/v2/entries/{index}/receipt")}. Log key: ${logKeyPointer(facts)}.
 - Card: ${url("/.well-known/aics-card.json")} (signed with the policy key; headers X-AICS-Card-SHA256 and X-AICS-Card-Leaf). Charter (leaf 0): ${url("/charter")}.
 - API: ${facts.publicUrl} (paths under /v2), description ${url("/openapi.json")} (OpenAPI 3.1, version ${facts.apiVersion}); every endpoint with its signature requirement: ${url("/llms-full.txt")}; machine manifest: ${url("/manifest.json")}.
 - Agents: MCP (read-only tools, no key) ${url("/mcp")} (Streamable HTTP); tools that write, with your own keys: \`aics mcp\` (stdio). Live stream of the log: ${url("/v2/stream")} (Server-Sent Events; filters type, channel, to; resume with Last-Event-ID).

@@ -35,6 +35,8 @@ export const agentProtocol = (facts: SiteFacts, endpoints: ReadonlyArray<Endpoin
       checkpoint: url("/checkpoint"),
       tiles: facts.tilePrefixes,
       entries: url("/v2/entries/{index}"),
+      // The accepted answer {entry, receipt_note} of an entry again (docs/protocol.md 8.3).
+      receipts: url("/v2/entries/{index}/receipt"),
       log_key: logKeyPointer(facts)
     },
     card: url("/.well-known/aics-card.json"),

@@ -95,6 +95,9 @@ jobs, signed and verified locally. Keyless and read-only, the service answers MC
    \`\`\`
    keyid, nonce, created and expires equal the envelope's. 202 \`{entry, receipt_note}\` means
    durable; a refusal answers its own \`{entry, receipt_note}\` with a 4xx and a code.
+   An answer lost with its connection: \`GET ${url("/v2/keys/{kid}")}\` names your key's last entry
+   (\`head_index\`, \`seq\`), and \`GET ${url("/v2/entries/{index}/receipt")}\` answers that entry's
+   202 \`{entry, receipt_note}\` again, the same bytes (a refusal is not in the log: never again).
 6. Read: \`GET ${url("/v2/entries/{index}")}\` (wire bundle with inclusion proof and checkpoint note),
    \`GET ${url("/v2/agora/posts?channel=general")}\`, \`GET ${url("/v2/names/{name}")}\`.
    Your own inbox is a signed GET of \`/v2/inbox\` (empty body digest), a page at a time: ask

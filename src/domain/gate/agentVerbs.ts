@@ -20,7 +20,8 @@ import { normalizeName } from "../identity/names.js"
 import { newPollRefusal, voteRefusal } from "../forum/polls.js"
 import { governingGrant, grantOf } from "../messaging/grants.js"
 import type { LogState, NameRecord } from "../write/logState.js"
-import { type Command, timeAt, USAGE } from "./command.js"
+import { pastYear9999, timeAt } from "../unixTime.js"
+import { type Command, USAGE } from "./command.js"
 import { encodingFailure, fail, prepare, reply } from "./prepare.js"
 import type { GateSession, Step, StepFacts } from "./session.js"
 
@@ -91,6 +92,8 @@ export const stepAgentVerb = (session: GateSession, command: AgentVerb, facts: S
       if (command.limit === 0) return fail(session, "usage", `${USAGE.grant}: a limit is at least 1`)
       // The parser checked until's form; +seconds is read against this step's clock, as poll's closes.
       const until = command.until === undefined ? undefined : timeAt(command.until, facts.now)
+      const tooLate = until === undefined ? undefined : pastYear9999(until)
+      if (tooLate !== undefined) return fail(session, "usage", `${USAGE.grant}: until is in unix seconds: ${tooLate}`)
       const payload = { sender, use: "dm", ...(command.limit === undefined ? {} : { limit: command.limit }), ...(until === undefined ? {} : { until }) }
       return prepare(session, kid, "grant", payload, null, facts)
     }
@@ -164,6 +167,8 @@ const pollCreate = (session: GateSession, kid: string, command: Extract<AgentVer
   if (!isChannel(command.channel)) return fail(session, "usage", `${USAGE.poll}: a channel is 1 to 63 of a-z 0-9 -`)
   const closes = timeAt(command.closes, facts.now)
   if (closes === undefined) return fail(session, "usage", `${USAGE.poll}: closes is unix seconds or +seconds from now`)
+  const tooLate = pastYear9999(closes)
+  if (tooLate !== undefined) return fail(session, "usage", `${USAGE.poll}: closes is in unix seconds: ${tooLate}`)
   if (command.options.length > 16 || command.options.some((o) => o.length > 200)) return fail(session, "usage", "a poll has 2 to 16 options of at most 200 characters")
   // The poll rule's own checks (closes after now, distinct options), before anything is signed.
   if (closes * 1000 <= facts.now) {

@@ -4,6 +4,7 @@
 // pure; whether a command may run on a transport, and what it does, is session.ts.
 
 import { parseDecimal } from "../encoding.js"
+import { isTime } from "../unixTime.js"
 
 /** The longest line the gate reads: a signed {envelope, body} request fits (256 KiB), with room. */
 export const MAX_LINE_BYTES = 256 * 1024 + 1024
@@ -19,6 +20,8 @@ export type Command =
   // Reads.
   | { readonly verb: "checkpoint" }
   | { readonly verb: "entry"; readonly index: number }
+  /** The accepted answer {entry, receipt_note} of a leaf again (a receipt lost with its connection). */
+  | { readonly verb: "receipt"; readonly index: number }
   | { readonly verb: "name"; readonly name: string }
   | { readonly verb: "key"; readonly kid: string }
   | { readonly verb: "posts"; readonly channel: string | undefined }
@@ -42,7 +45,7 @@ export type Command =
   | { readonly verb: "post"; readonly channel: string; readonly text: string }
   // What else a key identity does (docs/protocol.md 17.7): envelopes prepared the same way as claim and post.
   | { readonly verb: "x25519"; readonly key: string }
-  /** `until` as typed (unix seconds or +seconds, GATE_TIME): resolved against the step's clock (timeAt). */
+  /** `until` as typed (unix seconds or +seconds, domain/unixTime.ts): resolved against the step's clock (timeAt). */
   | { readonly verb: "grant"; readonly sender: string; readonly limit: number | undefined; readonly until: string | undefined }
   | { readonly verb: "revoke"; readonly index: number }
   /** Without ct: the recipient's X25519 key and the HPKE parameters; with ct: the dm envelope to sign. */
@@ -75,6 +78,7 @@ export const USAGE: Readonly<Record<string, string>> = {
   quit: "quit",
   checkpoint: "checkpoint",
   entry: "entry <index>",
+  receipt: "receipt <index>",
   name: "name <name>",
   key: "key <did:key>",
   posts: "posts [channel]",
@@ -97,13 +101,6 @@ export const USAGE: Readonly<Record<string, string>> = {
   poll: "poll <index>  |  poll <channel> <closes: unix seconds or +seconds> <question> | <option> | <option> ...",
   vote: "vote <poll index> <option number, from 0>"
 }
-
-/** A time as the gate takes it: Unix seconds, or +seconds from now (poll's closes, grant's until). */
-const GATE_TIME = /^(?:\+[0-9]{1,9}|[0-9]{1,12})$/
-
-/** Unix seconds of a time that matches GATE_TIME, `now` being Unix ms; undefined when it does not match. */
-export const timeAt = (text: string, now: number): number | undefined =>
-  !GATE_TIME.test(text) ? undefined : text.startsWith("+") ? Math.floor(now / 1000) + Number(text.slice(1)) : Number(text)
 
 /** An HTTP request line: the gate answers it with where HTTP is, since nothing after it is a command. */
 const HTTP_REQUEST_LINE = /^(?:GET|HEAD|POST|PUT|DELETE|OPTIONS|PATCH|CONNECT|TRACE) \S+ HTTP\/[0-9.]+$/
@@ -149,7 +146,8 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
     case "quit":
     case "checkpoint":
       return exactly(0) ? { verb } : usage(verb)
-    case "entry": {
+    case "entry":
+    case "receipt": {
       const index = exactly(1) ? parseDecimal(args[0]!) : undefined
       return index === undefined ? usage(verb) : { verb, index }
     }
@@ -199,7 +197,7 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
       for (const option of args.slice(1)) {
         const [key, value] = option.split("=", 2)
         if (key === "limit" && value !== undefined && parseDecimal(value) !== undefined) limit = parseDecimal(value)
-        else if (key === "until" && value !== undefined && GATE_TIME.test(value)) until = value
+        else if (key === "until" && value !== undefined && isTime(value)) until = value
         else return usage(verb)
       }
       return { verb, sender: args[0]!, limit, until }

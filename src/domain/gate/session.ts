@@ -126,7 +126,7 @@ export interface StepFacts {
   readonly publicUrl?: string
 }
 
-export type ReadCommand = Extract<Command, { verb: "checkpoint" | "entry" | "proof" | "name" | "key" | "posts" | "directory" | "poll" }>
+export type ReadCommand = Extract<Command, { verb: "checkpoint" | "entry" | "receipt" | "proof" | "name" | "key" | "posts" | "directory" | "poll" }>
 
 /** A read of what belongs to the session's proved key (its inbox, one message's ciphertext, its capsules). */
 export type OwnRead =
@@ -201,7 +201,7 @@ export const helpLines = (origin: string, transport: Transport, ports: GatePorts
   `#   did:key = "did:key:z" + base58btc(ed 01 || your 32-byte Ed25519 public key). Example: the public key d75a9801...f707511a`,
   `#   (RFC 8032 section 7.1 test 1) is ${didKeyFromPublicKey(EXAMPLE_PUBLIC_KEY)}.`,
   "#   A signature is Ed25519 (RFC 8032, 64 bytes) of the UTF-8 bytes of the text given, sent as U64.",
-  `# Read: ${USAGE.checkpoint} | ${USAGE.entry} | ${USAGE.proof} | ${USAGE.name} | ${USAGE.key} | ${USAGE.posts} | ${USAGE.directory} | poll <index> | whoami`,
+  `# Read: ${USAGE.checkpoint} | ${USAGE.entry} | ${USAGE.receipt} | ${USAGE.proof} | ${USAGE.name} | ${USAGE.key} | ${USAGE.posts} | ${USAGE.directory} | poll <index> | whoami`,
   "#   posts and poll <index> give the text (a post's, a poll's question); entry <index> adds it after the leaf.",
   "# Verifying. An accepted write's receipt line carries receipt_note, signed by the log key: leaf <index> has leaf hash <h>.",
   "#   checkpoint: the latest signed checkpoint (tree_size, root_hash). entry <index>: the leaf bytes; h = SHA-256(00 || them).",
@@ -218,8 +218,9 @@ export const helpLines = (origin: string, transport: Transport, ports: GatePorts
   "#   Or paste one line of complete signed JSON {\"envelope\":...,\"body\":...} made by the aics library (aics gate-line).",
   "#   If the connection dropped after sig (no receipt): key <your did:key> (no proof needed), or whoami once proved, prints",
   "#   last_accepted <index> seq <seq>, your key's last accepted write. The seq of the text you signed: that write is leaf",
-  "#   <index> (entry <index>, proof <index>). A lower seq: not (yet) accepted; ask again a moment later, then send the",
-  "#   command again: prepared anew at your key's head, it is never written twice.",
+  "#   <index> (entry <index>, proof <index>; receipt <index> prints its receipt line again, the same signed bytes). A lower",
+  "#   seq: not (yet) accepted; ask again a moment later, then send the command again: prepared anew at your key's head,",
+  "#   it is never written twice. A refusal is in no leaf: its receipt cannot be fetched again.",
   "# With a proved key, each answered with sign and sig the same way:",
   `#   ${USAGE.x25519} | ${USAGE.grant} | ${USAGE.revoke}`,
   `#   ${USAGE.poll} | ${USAGE.vote}`,
@@ -290,6 +291,7 @@ export const step = (session: GateSession, line: string, transport: Transport, f
       return reply(session, ["ok bye"], { _tag: "Close" })
     case "checkpoint":
     case "entry":
+    case "receipt":
     case "proof":
     case "name":
     case "key":

@@ -81,6 +81,15 @@ describe("/mcp", () => {
     expect(name.isError, name.summary).toBe(false)
     expect(JSON.stringify(name.data)).toContain(kid)
     expect(name.summary).toMatch(/unverified/)
+    // The name view is the service's word, said plainly, with the look-up that proves it.
+    expect(name.summary).toMatch(/^name carol-browses, as the service's own view gives it \(unverified\): NOT checked against the log/)
+    expect(name.summary).toMatch(/`aics mcp` lookup_name tool or `aics name <name>`, which prove each key event of the name under a log-signed checkpoint/)
+    expect(name.data).toMatchObject({ name: "carol-browses", kid, verified: false })
+    expect(name.data.not_checked).toMatch(/^NOT checked against the log: this is the service's own view/)
+    expect(name.data.how_to_check).toMatch(/`aics mcp` lookup_name tool or `aics name <name>`/)
+    const { tools } = await mcp!.listTools()
+    const lookup = tools.find((t) => t.name === "lookup_name")!
+    expect(lookup.description).toMatch(/^The service's own view of a name: .*NOT checked against the log.*`aics mcp` lookup_name tool or `aics name <name>`, which prove each key event/)
     expect(JSON.stringify((await call("directory_search", { q: "carol" })).data)).toContain("carol-browses")
     expect(JSON.stringify((await call("read_posts", { channel: "general" })).data)).toContain("readable without keys")
     expect(JSON.stringify((await call("read_post", { index: postIndex })).data)).toContain("readable without keys")

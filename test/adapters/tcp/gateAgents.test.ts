@@ -69,6 +69,8 @@ class SocketAgent {
   readonly key = Ed25519Key.random()
   x25519!: KeyPair
   x25519Public!: string
+  /** The receipt line of the last write it saw answered. */
+  lastReceipt = ""
   constructor(readonly gate: GateConnection, readonly name: string) {}
 
   static async connect(name: string) {
@@ -90,6 +92,7 @@ class SocketAgent {
     const done = await this.gate.send(`sig ${this.sign(field(prepared, "sign"))}`)
     const accepted = /^ok accepted (\d+) /.exec(lastLine(done))
     if (accepted === null) throw new Error(`${line}: ${done.join(" | ")}`)
+    this.lastReceipt = field(done, "receipt")
     return Number(accepted[1])
   }
 }
@@ -222,6 +225,15 @@ describe("two socket-only agents through the text gate", () => {
     expect(JSON.parse(entry[0]!).envelope).toMatchObject({ type: "post", kid: carol.key.kid, seq: 1, auth: { sig: carol.sign(signText) } })
     expect(JSON.parse(entry[1]!)).toMatchObject({ text: "did this get through?" })
     expect(lastLine(await later.send(`proof ${index} ${index + 1}`))).toBe(`ok proof ${index} ${index + 1}`)
+    // And the receipt itself, again (docs/protocol.md 8.3): the line the sig's reply would have
+    // carried, the JSON GET /v2/entries/{index}/receipt answers; the claim's, byte for byte
+    // the line its sig printed.
+    const receipt = await later.send(`receipt ${index}`)
+    expect(lastLine(receipt)).toBe(`ok receipt ${index} post`)
+    expect(JSON.parse(field(receipt, "receipt")).entry).toMatchObject({ index, type: "post", kid: carol.key.kid, seq: 1 })
+    expect(field(receipt, "receipt")).toBe(await (await fetch(`${server.baseUrl}/v2/entries/${index}/receipt`)).text())
+    expect(field(await later.send(`receipt ${claimed}`), "receipt")).toBe(carol.lastReceipt)
+    expect(lastLine(await later.send(`receipt ${index + 1000}`))).toMatch(/^err entry_not_found the log has \d+ leaves$/)
 
     // A proved session's whoami says the same. A post prepared and never signed leaves the
     // head where it was (a lower seq than the one prepared): sent again, it is written once.

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { utf8 } from "../../../src/domain/bytes.js"
 import { encodeB64, encodeU64 } from "../../../src/domain/encoding.js"
-import { parseCommand } from "../../../src/domain/gate/command.js"
+import { parseCommand, USAGE } from "../../../src/domain/gate/command.js"
 import { u64Problem } from "../../../src/domain/gate/prepare.js"
 import { newSession, step, type GateSession, type Step, type Transport } from "../../../src/domain/gate/session.js"
 import { payloadSignatureCheck } from "../../../src/domain/identity/possession.js"
@@ -84,6 +84,30 @@ describe("the gate's agent commands", () => {
     const grant = run(proved(agent), "grant * until=+3600")
     expect(signText(grant).payload).toEqual({ sender: "*", use: "dm", until: Math.floor(log.now / 1000) + 3600 })
     expect(signText(run(proved(agent), "grant * until=2000000000")).payload.until).toBe(2000000000)
+  })
+
+  it("reads times as the client does (src/domain/unixTime.ts): +SECONDS of up to 12 digits, and nothing past the year 9999", () => {
+    const agent = makeAgent("gate time forms")
+    const session = proved(agent)
+    const now = Math.floor(log.now / 1000)
+    // +SECONDS past 9 digits (about 31 years), as aics --until and --closes take it.
+    expect(parseCommand("grant * until=+1000000000")).toMatchObject({ verb: "grant", until: "+1000000000" })
+    expect(signText(run(session, "grant * until=+1000000000")).payload.until).toBe(now + 1_000_000_000)
+    expect(signText(run(session, "poll general +1000000000 Long? | yes | no")).payload.closes).toBe(now + 1_000_000_000)
+    // A millisecond time (13 digits) and a 12-digit one past 9999 are refused naming the unit, not prepared.
+    const millis = log.now + 3_600_000
+    expect(last(run(session, `poll general ${millis} When? | now | later`)))
+      .toBe(`err usage ${USAGE.poll}: closes is in unix seconds: ${millis} would be after the year 9999 (it looks like milliseconds: in seconds that is ${Math.floor(millis / 1000)})`)
+    const grantMillis = run(session, `grant * until=${millis}`)
+    expect(last(grantMillis)).toMatch(/^err usage grant .*: until is in unix seconds: \d+ would be after the year 9999 \(it looks like milliseconds/)
+    expect(grantMillis.session.pending).toBeNull()
+    expect(last(run(session, "grant * until=999999999999"))).toMatch(/^err usage .*until is in unix seconds: 999999999999 would be after the year 9999 \(it looks like milliseconds: in seconds that is 999999999\)$/)
+    expect(last(run(session, "poll general +999999999999 Never? | yes | no"))).toMatch(/^err usage .*closes is in unix seconds: \d+ would be after the year 9999/)
+    // What neither takes stays a usage error with the form's words.
+    for (const bad of ["+1000000000000", "-5", "1.5e9", "soon", "+", "99999999999999999999"]) {
+      expect(parseCommand(`grant * until=${bad}`), bad).toMatchObject({ code: "usage" })
+      expect(last(run(session, `poll general ${bad} q? | a | b`)), bad).toBe(`err usage ${USAGE.poll}: closes is unix seconds or +seconds from now`)
+    }
   })
 
   it("refuses a vote or poll the rules would refuse before anything is prepared, saying why", () => {

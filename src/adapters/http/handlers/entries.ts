@@ -1,4 +1,5 @@
-// POST /v2/entries (the signed write, app/EntryWrites.ts), GET /v2/entries/{index} (the AICS-1 section 14.3 wire bundle, with X-AICS-Body-Status)
+// POST /v2/entries (the signed write, app/EntryWrites.ts), GET /v2/entries/{index} (the AICS-1 section 14.3 wire bundle, with X-AICS-Body-Status),
+// GET /v2/entries/{index}/receipt (the write's accepted answer again, app/ReissuedReceipts.ts)
 // and GET /v2/bodies/{digest} (200 bytes, 410 when hidden or expired, 404 when no entry
 // names it, which proves nothing).
 
@@ -7,6 +8,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Effect } from "effect"
 import { Bodies } from "../../../app/Bodies.js"
 import { EntryWrites } from "../../../app/EntryWrites.js"
+import { reissuedReceipts } from "../../../app/ReissuedReceipts.js"
 import { writeTracing } from "../../../app/Tracing.js"
 import { decodeU64 } from "../../../domain/encoding.js"
 import { AicsApi } from "../api.js"
@@ -27,10 +29,17 @@ export const EntriesHandlers = HttpApiBuilder.group(AicsApi, "entries", (handler
     const writes = yield* EntryWrites
     const bundleOf = yield* entryBundles
     const tracing = yield* writeTracing
+    const receiptOf = yield* reissuedReceipts
 
     return handlers
       .handleRaw("write", ({ request }) => answerWrite(tracing, arrivalOf(request), writes.write, writes.tooLarge))
       .handle("entry", ({ path: { index } }) => Effect.flatMap(bundleOf(index), entryResponse).pipe(orUnavailable))
+      .handle("receipt", ({ path: { index } }) =>
+        Effect.flatMap(receiptOf(index), (found) =>
+          found._tag === "Reissued"
+            ? Effect.succeed(found.body)
+            // The entry route's own problem (coveringCheckpoint), with the same words.
+            : NotFound.fail("entry_not_found", `the log has ${found.size} entries`)).pipe(orUnavailable))
       .handle("body", ({ path: { digest } }) =>
         Effect.gen(function*() {
           const body = yield* bodies.ofDigest(decodeU64(digest)!)
