@@ -36,7 +36,7 @@
 // a put does, then publishes the removals to the index: get answers none from then on, and
 // after any reopen, since the index applies the removals (deleting the bodies' rows).
 // The bytes stay in `bodies` until compactBodyStore (bodyCompact.ts) rewrites the files
-// without them; it runs on a closed store. The lease's fence is taken and not checked: one
+// without them; it runs on a closed store (src/compactBodies.ts, the operator's command). The lease's fence is taken and not checked: one
 // process writes the folder (below), and its sequencer keeps its own batches and retention
 // apart and never loses its lease to another process (src/ports/BodyStore.ts).
 //

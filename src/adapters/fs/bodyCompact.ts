@@ -2,10 +2,10 @@
 // bodies still stored, so that removed bodies (DM and capsule ciphertext past retention)
 // really leave the disk, and removal records stop costing space and load time.
 //
-// It runs on a closed store (at start, before the store is opened, or from a maintenance
-// command): it swaps the files under the store, so a store writing to the old ones
-// meanwhile would lose its writes. A store open in this process makes it fail; one open in
-// another process cannot be detected.
+// It runs on a closed store: it swaps the files under the store, so a store writing to the
+// old ones meanwhile would lose its writes. A store open in this process makes it fail; one
+// open in another process cannot be detected here, which is why the operator's command
+// (src/compactBodies.ts, on a stopped service) holds the data folder's lock meanwhile.
 //
 // The swap, step by step, with what a crash at each point leaves:
 //   1. open the store's files, run recovery (bodyRecovery.ts), so both are settled and
