@@ -15,6 +15,7 @@ import { startupFailureLine } from "./adapters/os/startupLine.js"
 import { startupLines } from "./adapters/os/startupLines.js"
 import { GateTcpLive } from "./adapters/tcp/gateServer.js"
 import { LogVkeyFileLive } from "./adapters/keys/LogVkeyFile.js"
+import { OwnerKidRecord } from "./adapters/keys/FileKeys.js"
 import { InProcessWriteChecksLive } from "./adapters/workers/InProcessWriteChecks.js"
 import { WorkerWriteChecksLive } from "./adapters/workers/WorkerWriteChecks.js"
 import { Bodies } from "./app/Bodies.js"
@@ -89,6 +90,11 @@ const SupAssetLive = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
 const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
   Layer.merge(LogVkeyFileLive(config.dataDir), WitnessVkeyFileLive(config.dataDir))))
 
+// Leaf 0 written, or checked against this start's settings and keys; then owner.kid, when a
+// start on an existing log found it missing, is written from leaf 0 (FileKeys.ts), so a start
+// the check refuses writes nothing.
+const CharterLive = Layer.effect(Charter, Effect.tap(makeCharter, () => Effect.flatMap(OwnerKidRecord, ({ record }) => record)))
+
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
 const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).pipe(
   Layer.provide(VkeyFile),
@@ -111,7 +117,7 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(CosignatureCollector.layer),
   Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer, Witness.layer)),
   // The charter is written before the sequencer folds the log, so leaf 0 is in its state.
-  Layer.provideMerge(Layer.effect(Charter, makeCharter)),
+  Layer.provideMerge(CharterLive),
   Layer.provideMerge(Layer.mergeAll(LogWriter.layer, LogNotary.layer, LogReader.layer)),
   Layer.provideMerge(Layer.mergeAll(LogHealth.layer, NodeRole.layer)),
   Layer.provideMerge(Storage),

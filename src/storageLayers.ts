@@ -49,9 +49,8 @@ export const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropy
 // AICS_DATA_DIR either way; the chain oracle asks each network's EVM nodes itself (rpc in
 // AICS_SUP_NETWORKS) or reads the operator's watcher's file (AICS_SUP_LEDGER), which every
 // node reads (docs/operations.md).
-export const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
-  Layer.mergeAll(
-    config.databaseUrl === undefined
+export const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => {
+  const stores = config.databaseUrl === undefined
       // Every store opens after the data directory's lock is taken (dataDirLock.ts).
       ? Layer.mergeAll(
         FsLogStoreLive(join(config.dataDir, "log")),
@@ -72,9 +71,14 @@ export const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
       : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir),
         PgWitnessStateLive, PgCosignaturesLive, PgProjectionStoreLive).pipe(
         Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
-      ),
-    FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid }),
-    FileWitnessKeyLive(config.dataDir),
-    FetchWitnessTransportLive,
-    NetworkOraclesLive(config.contributions)
-  )))
+      )
+  // The keys once the log is open: a log that has leaf 0 gets no new key, its owner is the one
+  // leaf 0 names (FileKeys.ts). The witness key after them, so that a start they refuse makes
+  // none either.
+  const logName = config.databaseUrl === undefined ? `the log in ${config.dataDir}` : "the log in the database (AICS_DATABASE_URL)"
+  const keys = FileWitnessKeyLive(config.dataDir).pipe(
+    Layer.provideMerge(FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid, logName })),
+    Layer.provideMerge(stores)
+  )
+  return Layer.mergeAll(keys, FetchWitnessTransportLive, NetworkOraclesLive(config.contributions))
+}))

@@ -11,26 +11,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { ok, runAics } from "./support/aicsCli.js"
-import { freePort, removeDir, startServer, tempDataDir, type RunningServer } from "./support/server.js"
+import { freePort, removeDir, runMainToExit as startFails, startServer, tempDataDir, type RunningServer } from "./support/server.js"
 
 const cleanup: Array<() => Promise<void>> = []
 afterAll(async () => {
   for (const step of cleanup.reverse()) await step()
 })
-
-/** Runs the built main to its exit: its exit code and everything it printed. */
-const startFails = (env: Record<string, string>): Promise<{ code: number | null; output: string }> =>
-  new Promise((resolve) => {
-    const child = spawn(process.execPath, ["dist/src/main.js"], { env: { PATH: process.env["PATH"] ?? "", AICS_HOST: "127.0.0.1", ...env }, stdio: ["ignore", "pipe", "pipe"] })
-    let output = ""
-    child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString() })
-    child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString() })
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resolve({ code, output })
-    })
-  })
 
 const folderMissing = (path: string) => stat(path).then(() => false, () => true)
 

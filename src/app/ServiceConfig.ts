@@ -233,8 +233,11 @@ const settingsConfig = Effect.gen(function*() {
   const checkWorkers = yield* intBetween("AICS_CHECK_WORKERS", 0, 16, 1)
   const ciphertextBudgetBytes = yield* intBetween("AICS_CIPHERTEXT_BUDGET_BYTES", 0, Number.MAX_SAFE_INTEGER, 10 * 1024 ** 3)
   // Checked with the settings, so a mistyped kid is refused before the start makes any key.
-  const ownerKid = yield* checked(Config.option(Config.nonEmptyString("AICS_OWNER_KID")), "AICS_OWNER_KID",
-    (kid) => Option.isNone(kid) || isDidKey(kid.value), "must be the did:key of an Ed25519 key (did:key:z6Mk...)")
+  // The value as given in the refusal, not the Option that holds it.
+  const ownerKid = yield* Config.mapOrFail(Config.option(Config.nonEmptyString("AICS_OWNER_KID")), (kid) =>
+    Option.isNone(kid) || isDidKey(kid.value)
+      ? Either.right(kid)
+      : Either.left(ConfigError.InvalidData(["AICS_OWNER_KID"], `AICS_OWNER_KID must be the did:key of an Ed25519 key (did:key:z6Mk...), got ${JSON.stringify(kid.value)}`)))
   const supAssetFile = yield* Config.option(Config.nonEmptyString("AICS_SUP_ASSET_FILE"))
   const noticePeriodSeconds = yield* intBetween("AICS_NOTICE_PERIOD_SECONDS", 1, 10 * 365 * 86_400, DEFAULT_NOTICE_PERIOD_SECONDS)
   const networks = yield* Config.mapOrFail(Config.withDefault(Config.string("AICS_SUP_NETWORKS"), ""), (text) =>

@@ -1,6 +1,7 @@
 // The settings AICS_PUBLIC_URL and AICS_SECURITY_CONTACT as the service reads them at start:
 // a public URL with a path is refused (pages link root-relative), a wildcard host is
-// warned about, and a security contact must be a mailto: or https: URI.
+// warned about, and a security contact must be a mailto: or https: URI; AICS_OWNER_KID,
+// when set, is an Ed25519 did:key.
 
 import { ConfigProvider, Effect, Either, Logger } from "effect"
 import { describe, expect, it } from "vitest"
@@ -59,5 +60,16 @@ describe("AICS_SECURITY_CONTACT", () => {
       expect(securityContactUri(bad), bad).toBe(false)
       expect(refusal({ AICS_SECURITY_CONTACT: bad }), bad).toContain("AICS_SECURITY_CONTACT must be a mailto: address or an https: URL")
     }
+  })
+})
+
+describe("AICS_OWNER_KID", () => {
+  it("is optional, and refused with the value as given when it is no Ed25519 did:key", () => {
+    expect(settings({}).ownerKid).toBeUndefined()
+    const kid = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"
+    expect(settings({ AICS_OWNER_KID: kid }).ownerKid).toBe(kid)
+    const refused = refusal({ AICS_OWNER_KID: "did:key:zBOGUS" })
+    expect(refused).toContain(`AICS_OWNER_KID must be the did:key of an Ed25519 key (did:key:z6Mk...), got "did:key:zBOGUS"`)
+    expect(refused).not.toContain("_tag")
   })
 })

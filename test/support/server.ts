@@ -94,3 +94,17 @@ export const startServer = async (options: {
     kill: signal("SIGKILL")
   }
 }
+
+/** Runs the built main to its exit: its exit code and everything it printed. */
+export const runMainToExit = (env: Record<string, string>): Promise<{ code: number | null; output: string }> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, ["dist/src/main.js"], { env: { PATH: process.env["PATH"] ?? "", AICS_HOST: "127.0.0.1", ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let output = ""
+    child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString() })
+    child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString() })
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code, output })
+    })
+  })

@@ -4,27 +4,47 @@
 //   owner.kid         the owner's did:key: the only owner material the service reads
 //   owner.key         made on first start when the operator brought no AICS_OWNER_KID:
 //                     the owner's private key, for the operator to move off this machine
-// A first start creates what is missing; later starts reuse it.
+// A first start (an empty log) creates what is missing; later starts reuse it. A start on a
+// log that has leaf 0 makes no key at all: leaf 0 fixed the log key, the policy key and the
+// owner for the life of the log, so a missing keys/*.key is refused (restore it), and the
+// owner is the one leaf 0 names, whatever owner.kid, owner.key or AICS_OWNER_KID say; a
+// missing owner.kid is written again from leaf 0, once the charter check has passed
+// (OwnerKidRecord, run by src/main.ts), so a start refused there writes nothing.
 
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { agentExtras, agentKeyOf } from "../../client/agentKey.js"
-import { utf8 } from "../../domain/bytes.js"
+import { fromUtf8, utf8 } from "../../domain/bytes.js"
 import { isDidKey } from "../../domain/identity/didKey.js"
 import { Crypto } from "../../ports/Crypto.js"
 import { Entropy } from "../../ports/Entropy.js"
+import { LogStore } from "../../ports/LogStore.js"
 import { OwnerKey } from "../../ports/OwnerKey.js"
 import { Signer, type SigningKey } from "../../ports/Signer.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { writeFileAtomically } from "../fs/atomicFile.js"
+import { StartupProblem } from "../os/startupChecks.js"
 import { createKeyFile, fileExists, keyPairOf, loadOrCreateKeyFile, readKeyFile, type KeyPair } from "./keyFile.js"
 
 export interface FileKeysOptions {
   readonly dataDir: string
-  /** The operator's own owner key; when absent and no owner.kid exists, one is made. */
+  /** The operator's own owner key; when absent and no owner.kid exists, a new log makes one. */
   readonly ownerKid: string | undefined
+  /** How the refusals name the log: "the log in <data dir>" when absent. */
+  readonly logName?: string | undefined
 }
+
+/**
+ * What a start on an existing log writes of the owner, run once the charter check has passed
+ * (src/main.ts), so that a start refused there (another origin, keys of another log) leaves
+ * the data folder as it found it: owner.kid from leaf 0 when it was missing, and an earlier
+ * version's owner.key in the format aics admin reads. Nothing on a new log's start, which
+ * writes them itself.
+ */
+export class OwnerKidRecord extends Context.Tag("aics/OwnerKidRecord")<OwnerKidRecord, {
+  readonly record: Effect.Effect<void, StorageError>
+}>() {}
 
 const readText = (path: string) =>
   Effect.tryPromise({
@@ -57,29 +77,107 @@ const upgradeOwnerKeyFile = (path: string, ed25519: Crypto["Type"]["ed25519"], n
       Effect.annotateLogs({ event: "owner_key_upgraded", path }))
   })
 
+/**
+ * The owner_kid of leaf 0, when the log has one (an existing log); none for an empty log.
+ * Leaf 0 is read as the charter check reads it (src/app/Charter.ts), which then checks the
+ * rest of it against this start.
+ */
+const leafZeroOwner = (logName: string) =>
+  Effect.gen(function*() {
+    const store = yield* LogStore
+    if ((yield* store.size) === 0) return Option.none<string>()
+    const [bytes] = yield* store.readEntries(0, 1)
+    let ownerKid: unknown
+    try {
+      const leaf = JSON.parse(fromUtf8(bytes!)) as { envelope?: { type?: unknown; payload?: { owner_kid?: unknown } } }
+      ownerKid = leaf.envelope?.type === "charter" ? leaf.envelope.payload?.owner_kid : undefined
+    } catch {
+      ownerKid = undefined
+    }
+    if (typeof ownerKid !== "string" || !isDidKey(ownerKid)) {
+      return yield* new StartupProblem({
+        variable: "AICS_DATA_DIR",
+        message: `leaf 0 of ${logName} is not a charter naming its owner: this is not the data of an AICS log (AICS_DATA_DIR, AICS_DATABASE_URL)`
+      })
+    }
+    return Option.some(ownerKid)
+  })
+
 export const FileKeysLive = (options: FileKeysOptions) =>
   Layer.effectContext(Effect.gen(function*() {
     const crypto = yield* Crypto
     const entropy = yield* Entropy
     const keysDir = join(options.dataDir, "keys")
+    const logName = options.logName ?? `the log in ${options.dataDir}`
     const newSeed = entropy.randomBytes(32)
-
-    const log = yield* loadOrCreateKeyFile(join(keysDir, "log.key"), crypto.ed25519, newSeed)
-    const policy = yield* loadOrCreateKeyFile(join(keysDir, "policy.key"), crypto.ed25519, newSeed)
-
     const ownerKidPath = join(options.dataDir, "owner.kid")
+    const ownerKeyPath = join(options.dataDir, "owner.key")
+
     // Checked before anything is written: a mistyped AICS_OWNER_KID saved to owner.kid
     // would make every later start, with the corrected value, fail as a conflict.
     if (options.ownerKid !== undefined && !isDidKey(options.ownerKid)) {
       return yield* new StorageError({ operation: "owner key", detail: `AICS_OWNER_KID ${options.ownerKid} is not an Ed25519 did:key` })
     }
+
+    // Leaf 0, if the log has it, before any key is made: it fixed the keys and the owner.
+    const leafZero = yield* leafZeroOwner(logName)
+    if (Option.isSome(leafZero)) {
+      for (const file of ["log.key", "policy.key"]) {
+        const path = join(keysDir, file)
+        if (!(yield* fileExists(path))) {
+          return yield* new StartupProblem({
+            variable: "AICS_DATA_DIR",
+            message: `${path} is missing, but ${logName} has its leaf 0, which fixed the log and policy keys for the life of the log: restore keys/ from your backup (AICS_DATA_DIR); a new key could never sign for this log`
+          })
+        }
+      }
+    }
+    const log = yield* loadOrCreateKeyFile(join(keysDir, "log.key"), crypto.ed25519, newSeed)
+    const policy = yield* loadOrCreateKeyFile(join(keysDir, "policy.key"), crypto.ed25519, newSeed)
+
     let ownerKid: string
-    if (yield* fileExists(ownerKidPath)) {
+    let record: Effect.Effect<void, StorageError> = Effect.void
+    if (Option.isSome(leafZero)) {
+      // An existing log: its owner is leaf 0's, and no start makes another.
+      ownerKid = leafZero.value
+      if (options.ownerKid !== undefined && options.ownerKid !== ownerKid) {
+        return yield* new StartupProblem({
+          variable: "AICS_OWNER_KID",
+          message: `AICS_OWNER_KID is ${options.ownerKid}, but leaf 0 of ${logName} names the owner ${ownerKid}, fixed for the life of the log: set AICS_OWNER_KID to ${ownerKid}, or leave it unset`
+        })
+      }
+      // Files of another owner (an earlier start's, or another log's) are named, never used.
+      const strays: Array<string> = []
+      if (yield* fileExists(ownerKidPath)) {
+        const named = (yield* readText(ownerKidPath)).trim()
+        if (named !== ownerKid) strays.push(`${ownerKidPath} names ${JSON.stringify(named)}`)
+      }
+      const ownerKeyFile = (yield* fileExists(ownerKeyPath)) ? yield* Effect.option(readKeyFile(ownerKeyPath, crypto.ed25519)) : Option.none()
+      if (Option.isSome(ownerKeyFile) && ownerKeyFile.value.kid !== ownerKid) strays.push(`${ownerKeyPath} is the key of ${ownerKeyFile.value.kid}`)
+      if (strays.length > 0) {
+        return yield* new StartupProblem({
+          variable: "AICS_DATA_DIR",
+          message: `${strays.join(" and ")}, but leaf 0 of ${logName} names the owner ${ownerKid}, fixed for the life of the log: move ${strays.length === 1 ? "that file" : "those files"} out of ${options.dataDir} (the start writes owner.kid again from leaf 0)`
+        })
+      }
+      // Written once the charter check has passed (OwnerKidRecord): nothing before.
+      const missing = !(yield* fileExists(ownerKidPath))
+      const kid = ownerKid
+      record = Effect.gen(function*() {
+        if (missing) {
+          yield* writeFileAtomically(ownerKidPath, utf8(kid + "\n"), 0o644)
+          yield* Effect.log(`${ownerKidPath} was missing: wrote it from leaf 0, which names the owner ${kid}.`).pipe(
+            Effect.annotateLogs({ event: "owner_kid_restored", owner_kid: kid, path: ownerKidPath }))
+        }
+        yield* upgradeOwnerKeyFile(ownerKeyPath, crypto.ed25519, newSeed)
+      })
+    } else if (yield* fileExists(ownerKidPath)) {
+      // An empty log whose owner.kid an earlier first start wrote before it stopped.
       ownerKid = (yield* readText(ownerKidPath)).trim()
       if (options.ownerKid !== undefined && options.ownerKid !== ownerKid) {
-        return yield* new StorageError({
-          operation: "owner key",
-          detail: `AICS_OWNER_KID ${options.ownerKid} differs from ${ownerKidPath} (${ownerKid}); the owner named in leaf 0 cannot change`
+        return yield* new StartupProblem({
+          variable: "AICS_OWNER_KID",
+          message: `AICS_OWNER_KID is ${options.ownerKid}, but ${ownerKidPath} names ${ownerKid}, written by an earlier first start that stopped before leaf 0: set AICS_OWNER_KID to ${ownerKid}, or delete ${ownerKidPath} (and owner.key, if that start made it) to start the log with ${options.ownerKid}`
         })
       }
     } else if (options.ownerKid !== undefined) {
@@ -88,7 +186,6 @@ export const FileKeysLive = (options: FileKeysOptions) =>
     } else {
       // An owner.key without owner.kid is a first start that stopped between the two
       // writes: that key is the owner, and making another would fail on the existing file.
-      const ownerKeyPath = join(options.dataDir, "owner.key")
       const made = !(yield* fileExists(ownerKeyPath))
       const owner: KeyPair = made ? keyPairOf(crypto.ed25519, yield* newSeed) : yield* readKeyFile(ownerKeyPath, crypto.ed25519)
       // The agent key-file format (src/client/agentKey.ts), so `aics admin` reads it as it is.
@@ -98,7 +195,7 @@ export const FileKeysLive = (options: FileKeysOptions) =>
         Effect.annotateLogs({ event: "owner_key", owner_kid: owner.kid, path: ownerKeyPath }))
       ownerKid = owner.kid
     }
-    yield* upgradeOwnerKeyFile(join(options.dataDir, "owner.key"), crypto.ed25519, newSeed)
+    if (Option.isNone(leafZero)) yield* upgradeOwnerKeyFile(ownerKeyPath, crypto.ed25519, newSeed)
     if (!isDidKey(ownerKid)) {
       return yield* new StorageError({ operation: "owner key", detail: `${ownerKid} is not an Ed25519 did:key` })
     }
@@ -108,6 +205,7 @@ export const FileKeysLive = (options: FileKeysOptions) =>
       sign: (message) => crypto.signInBackground(pair.seed, message)
     })
     return Context.make(Signer, { log: signingKey(log.pair), policy: signingKey(policy.pair) }).pipe(
-      Context.add(OwnerKey, { kid: ownerKid })
+      Context.add(OwnerKey, { kid: ownerKid }),
+      Context.add(OwnerKidRecord, { record })
     )
   }))

@@ -1,14 +1,18 @@
 import { randomBytes } from "node:crypto"
-import { chmod, readFile, stat, writeFile } from "node:fs/promises"
+import { chmod, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, describe, expect, vi } from "vitest"
 import { readAgentKeyFile } from "../../../src/client/keyFile.js"
 import { it } from "@effect/vitest"
 import { Effect, Layer, Logger } from "effect"
+import { FileKeysLive, OwnerKidRecord } from "../../../src/adapters/keys/FileKeys.js"
+import { StartupProblem } from "../../../src/adapters/os/startupChecks.js"
+import { utf8 } from "../../../src/domain/bytes.js"
+import { LogStore } from "../../../src/ports/LogStore.js"
+import type { StorageError } from "../../../src/ports/StorageError.js"
 import { NobleCryptoLive } from "../../../src/adapters/crypto/nobleCrypto.js"
 import { nodeCrypto, NodeCryptoLive } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "../../../src/adapters/crypto/nodeEntropy.js"
-import { FileKeysLive } from "../../../src/adapters/keys/FileKeys.js"
 import { createKeyFile, keyPairOf } from "../../../src/adapters/keys/keyFile.js"
 import { MemorySignerLive } from "../../../src/adapters/keys/MemorySigner.js"
 import { fromHex, toHex } from "../../../src/domain/bytes.js"
@@ -22,8 +26,17 @@ import { signerContract } from "../../ports/Signer.contract.js"
 // An owner kid given up front, so the contract runs do not make (and announce) owner keys.
 const operatorKid = didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(new Uint8Array(32).fill(9)))
 
-const fileKeys = (dataDir: string, ownerKid: string | undefined, crypto: Layer.Layer<Crypto> = NodeCryptoLive) =>
-  FileKeysLive({ dataDir, ownerKid }).pipe(Layer.provide(Layer.merge(crypto, NodeEntropyLive)))
+/** A log of leaf 0 only (entry bytes), or an empty one: all FileKeys reads of the log. */
+const logOf = (leafZero?: Uint8Array) => Layer.succeed(LogStore, {
+  size: Effect.succeed(leafZero === undefined ? 0 : 1),
+  readEntries: (from: number, to: number) => Effect.succeed(leafZero === undefined ? [] : [leafZero].slice(from, to))
+} as unknown as LogStore["Type"])
+
+/** Leaf 0 as the charter writes it, as far as FileKeys reads it: a charter naming its owner. */
+const charterNaming = (ownerKid: string) => utf8(JSON.stringify({ envelope: { type: "charter", payload: { owner_kid: ownerKid } } }))
+
+const fileKeys = (dataDir: string, ownerKid: string | undefined, crypto: Layer.Layer<Crypto> = NodeCryptoLive, log = logOf()) =>
+  FileKeysLive({ dataDir, ownerKid }).pipe(Layer.provide(log), Layer.provide(Layer.merge(crypto, NodeEntropyLive)))
 
 for (const [name, crypto] of [["node:crypto", NodeCryptoLive], ["@noble", NobleCryptoLive]] as const) {
   signerContract(`FileKeys (${name})`, {
@@ -45,12 +58,19 @@ const readText = (path: string) => Effect.promise(() => readFile(path, "utf8"))
 const exists = (path: string) => Effect.promise(() => stat(path).then(() => true, () => false))
 
 /** Opens the keys and answers the signer's public keys (hex) and the owner kid. */
-const start = (dataDir: string, ownerKid: string | undefined, crypto?: Layer.Layer<Crypto>) =>
+const startRecording = (dataDir: string, ownerKid: string | undefined, crypto?: Layer.Layer<Crypto>, log?: Layer.Layer<LogStore>) =>
   Effect.gen(function*() {
     const signer = yield* Signer
     const owner = yield* OwnerKey
-    return { log: toHex(signer.log.publicKey), policy: toHex(signer.policy.publicKey), owner: owner.kid }
-  }).pipe(Effect.provide(fileKeys(dataDir, ownerKid, crypto)))
+    return {
+      keys: { log: toHex(signer.log.publicKey), policy: toHex(signer.policy.publicKey), owner: owner.kid },
+      /** What main.ts runs once the charter check has passed. */
+      record: (yield* OwnerKidRecord).record
+    }
+  }).pipe(Effect.provide(fileKeys(dataDir, ownerKid, crypto, log)))
+
+const start = (dataDir: string, ownerKid: string | undefined, crypto?: Layer.Layer<Crypto>, log?: Layer.Layer<LogStore>) =>
+  Effect.map(startRecording(dataDir, ownerKid, crypto, log), ({ keys }) => keys)
 
 /** A logger that keeps each line's message, for the lines a start prints. */
 const capturedLogs = (lines: Array<string>) =>
@@ -62,9 +82,28 @@ const failure = (dataDir: string, ownerKid: string | undefined) =>
   Effect.flip(start(dataDir, ownerKid)).pipe(
     Effect.map((error) => {
       expect(error._tag).toBe("StorageError")
-      return error
+      return error as StorageError
     })
   )
+
+/** A start refused with a StartupProblem (one line, naming its variable). */
+const refusal = (dataDir: string, ownerKid: string | undefined, log?: Layer.Layer<LogStore>) =>
+  Effect.flip(start(dataDir, ownerKid, undefined, log)).pipe(
+    Effect.map((error) => {
+      expect(error._tag).toBe("StartupProblem")
+      return error as StartupProblem
+    })
+  )
+
+/** Every file under a folder, with its bytes: what a refused start must leave as it was. */
+const snapshot = (dir: string) =>
+  Effect.promise(async () => {
+    const files: Record<string, string> = {}
+    for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) files[join(entry.parentPath, entry.name)] = await readFile(join(entry.parentPath, entry.name), "utf8")
+    }
+    return files
+  })
 
 describe("FileKeys", () => {
   afterEach(() => {
@@ -116,9 +155,11 @@ describe("FileKeys", () => {
       expect(yield* start(dataDir, undefined)).toEqual(first)
       expect(yield* start(dataDir, first.owner).pipe(Effect.provide(capturedLogs(lines)))).toEqual(first)
       expect(lines).toHaveLength(1)
-      // A different owner is refused: leaf 0 already names this one.
-      const conflict = yield* failure(dataDir, operatorKid)
-      expect(conflict.detail).toContain("differs")
+      // A different owner is refused, naming the variable and owner.kid: no log yet, but
+      // an earlier first start chose this owner (and may have made its key).
+      const conflict = yield* refusal(dataDir, operatorKid)
+      expect(conflict.variable).toBe("AICS_OWNER_KID")
+      expect(conflict.message).toBe(`AICS_OWNER_KID is ${operatorKid}, but ${join(dataDir, "owner.kid")} names ${first.owner}, written by an earlier first start that stopped before leaf 0: set AICS_OWNER_KID to ${first.owner}, or delete ${join(dataDir, "owner.kid")} (and owner.key, if that start made it) to start the log with ${operatorKid}`)
       expect((yield* readText(join(dataDir, "owner.kid"))).trim()).toBe(first.owner)
     }))
 
@@ -131,7 +172,7 @@ describe("FileKeys", () => {
       expect(yield* exists(join(dataDir, "owner.key"))).toBe(false)
       expect(yield* start(dataDir, undefined)).toEqual(first)
       const other = didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(new Uint8Array(32).fill(10)))
-      yield* failure(dataDir, other)
+      expect((yield* refusal(dataDir, other)).variable).toBe("AICS_OWNER_KID")
     }))
 
   it.scoped("refuses an owner kid that is not a did:key, and remembers nothing of it", () =>
@@ -173,6 +214,93 @@ describe("FileKeys", () => {
       yield* start(dataDir, undefined).pipe(Effect.provide(capturedLogs([])))
       expect(yield* readText(join(dataDir, "owner.key"))).toBe(text)
     }))
+
+  describe("on a log that has leaf 0", () => {
+    /** A log started once without AICS_OWNER_KID (keys, owner.key, owner.kid), then leaf 0 naming that owner. */
+    const existingLog = Effect.gen(function*() {
+      const dataDir = yield* tempDir("filekeys")
+      const first = yield* start(dataDir, undefined).pipe(Effect.provide(capturedLogs([])))
+      return { dataDir, first, log: logOf(charterNaming(first.owner)) }
+    })
+    const kidPath = (dataDir: string) => join(dataDir, "owner.kid")
+    const keyPath = (dataDir: string) => join(dataDir, "owner.key")
+
+    it.scoped("takes the owner from leaf 0 when owner.kid is missing, makes no owner key, and writes owner.kid only when told", () =>
+      Effect.gen(function*() {
+        const { dataDir, first, log } = yield* existingLog
+        const away = join(yield* tempDir("owner-away"), "owner.key")
+        yield* Effect.promise(() => rename(keyPath(dataDir), away))
+        yield* Effect.promise(() => rm(kidPath(dataDir)))
+        const before = yield* snapshot(dataDir)
+        const lines: Array<string> = []
+        const opened = yield* startRecording(dataDir, undefined, undefined, log).pipe(Effect.provide(capturedLogs(lines)))
+        expect(opened.keys).toEqual(first)
+        // Nothing yet: the charter check has not passed.
+        expect(yield* snapshot(dataDir)).toEqual(before)
+        expect(lines).toEqual([])
+        yield* opened.record.pipe(Effect.provide(capturedLogs(lines)))
+        expect((yield* readText(kidPath(dataDir))).trim()).toBe(first.owner)
+        expect(yield* exists(keyPath(dataDir))).toBe(false)
+        expect(lines).toEqual([`${kidPath(dataDir)} was missing: wrote it from leaf 0, which names the owner ${first.owner}.`])
+        // AICS_OWNER_KID naming leaf 0's owner starts it too; the next start writes nothing.
+        yield* Effect.promise(() => rm(kidPath(dataDir)))
+        const given = yield* startRecording(dataDir, first.owner, undefined, log).pipe(Effect.provide(capturedLogs([])))
+        yield* given.record.pipe(Effect.provide(capturedLogs([])))
+        expect((yield* readText(kidPath(dataDir))).trim()).toBe(first.owner)
+        const again: Array<string> = []
+        yield* Effect.flatMap(startRecording(dataDir, undefined, undefined, log), ({ record }) => record).pipe(Effect.provide(capturedLogs(again)))
+        expect(again).toEqual([])
+      }))
+
+    it.scoped("refuses an AICS_OWNER_KID that is not leaf 0's owner, naming the variable, and writes nothing", () =>
+      Effect.gen(function*() {
+        const { dataDir, first, log } = yield* existingLog
+        yield* Effect.promise(() => rm(kidPath(dataDir)))
+        const before = yield* snapshot(dataDir)
+        const refused = yield* refusal(dataDir, operatorKid, log)
+        expect(refused.variable).toBe("AICS_OWNER_KID")
+        expect(refused.message).toBe(`AICS_OWNER_KID is ${operatorKid}, but leaf 0 of the log in ${dataDir} names the owner ${first.owner}, fixed for the life of the log: set AICS_OWNER_KID to ${first.owner}, or leave it unset`)
+        expect(yield* snapshot(dataDir)).toEqual(before)
+      }))
+
+    it.scoped("refuses an owner.kid or owner.key of another owner, naming the file, whatever AICS_OWNER_KID says", () =>
+      Effect.gen(function*() {
+        const { dataDir, first, log } = yield* existingLog
+        // What an earlier version's start left: a new owner key and its kid.
+        const stray = keyPairOf(nodeCrypto.ed25519, new Uint8Array(32).fill(13))
+        yield* Effect.promise(() => rm(keyPath(dataDir)))
+        yield* createKeyFile(keyPath(dataDir), stray)
+        yield* Effect.promise(() => writeFile(kidPath(dataDir), stray.kid + "\n"))
+        const before = yield* snapshot(dataDir)
+        for (const given of [undefined, first.owner]) {
+          const refused = yield* refusal(dataDir, given, log)
+          expect(refused.variable).toBe("AICS_DATA_DIR")
+          expect(refused.message).toBe(`${kidPath(dataDir)} names "${stray.kid}" and ${keyPath(dataDir)} is the key of ${stray.kid}, but leaf 0 of the log in ${dataDir} names the owner ${first.owner}, fixed for the life of the log: move those files out of ${dataDir} (the start writes owner.kid again from leaf 0)`)
+        }
+        expect(yield* snapshot(dataDir)).toEqual(before)
+        // owner.kid alone, once owner.key is gone.
+        yield* Effect.promise(() => rm(keyPath(dataDir)))
+        expect((yield* refusal(dataDir, undefined, log)).message).toMatch(new RegExp(`^${kidPath(dataDir)} names "${stray.kid}", but leaf 0 .* move that file out of`))
+        yield* Effect.promise(() => rm(kidPath(dataDir)))
+        expect((yield* start(dataDir, undefined, undefined, log)).owner).toBe(first.owner)
+      }))
+
+    it.scoped("refuses to make a log or policy key the log does not have, and writes nothing", () =>
+      Effect.gen(function*() {
+        const { dataDir, log } = yield* existingLog
+        for (const file of ["log.key", "policy.key"]) {
+          const path = join(dataDir, "keys", file)
+          const kept = yield* readText(path)
+          yield* Effect.promise(() => rm(path))
+          const before = yield* snapshot(dataDir)
+          const refused = yield* refusal(dataDir, undefined, log)
+          expect(refused.variable).toBe("AICS_DATA_DIR")
+          expect(refused.message).toMatch(new RegExp(`^${path} is missing, but the log in ${dataDir} has its leaf 0, .*restore keys/ from your backup`))
+          expect(yield* snapshot(dataDir)).toEqual(before)
+          yield* Effect.promise(() => writeFile(path, kept, { mode: 0o600 }))
+        }
+      }))
+  })
 
   it.scoped("refuses a key file that others can read", () =>
     Effect.gen(function*() {
