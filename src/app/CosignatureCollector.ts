@@ -26,7 +26,7 @@
 // never reads the database, and an alarm raised or cleared on another node shows here
 // within about a second (at once on the node that raised or cleared it).
 
-import { Context, Data, Duration, Effect, Either, Layer, Option, Ref, SubscriptionRef } from "effect"
+import { Context, Data, Duration, Effect, Either, Layer, Metric, Option, Ref, SubscriptionRef } from "effect"
 import {
   cosignaturesOf, parseCosignerKey, splitCosignature, withSignatureLines, type CosignerKey
 } from "../domain/note/cosignature.js"
@@ -39,6 +39,7 @@ import { LogStore } from "../ports/LogStore.js"
 import { WitnessTransport } from "../ports/WitnessTransport.js"
 import { LogNotary } from "./LogNotary.js"
 import { LogReader } from "./LogReader.js"
+import { sampledOnScrape, witnessBelowQuorumSeconds, witnessCosigningLatest, witnessQuorum } from "./Metrics.js"
 import { NodeRole } from "./NodeRole.js"
 import { Publisher, type PublishedCheckpoint } from "./Publisher.js"
 import type { WitnessingReport } from "../domain/stats/serviceStatsDocument.js"
@@ -71,6 +72,18 @@ export interface WitnessingStatus {
   readonly quorum: number
   /** Witnesses whose cosignature covers the latest checkpoint. */
   readonly cosigningLatest: number
+  /** The size of the latest checkpoint this process holds (undefined before the first). */
+  readonly latestSize: number | undefined
+  /**
+   * How long the log has gone without the quorum's cosignatures, in seconds: since the
+   * first checkpoint the quorum has not cosigned, or since the quorum last cosigned a newer
+   * checkpoint, whichever is later (so a busy log, whose latest checkpoint is always a
+   * little ahead of its witnesses, is not short while they keep up); 0 while the quorum
+   * covers the latest checkpoint.
+   */
+  readonly belowQuorumSeconds: number
+  /** Short of the quorum for longer than QUORUM_GRACE_SECONDS: /healthz says DEGRADED. */
+  readonly belowQuorum: boolean
   readonly witnesses: ReadonlyArray<WitnessStatus>
 }
 
@@ -104,11 +117,35 @@ interface Known {
   readonly unstoredAlarm: AnotherHistoryAlarm | undefined
 }
 
+/** Where the log stands against its quorum (QUORUM_GRACE_SECONDS), times in Unix ms. */
+interface Shortfall {
+  /** The largest size at least `quorum` witnesses cosigned, as last looked at. */
+  readonly quorumSize: number
+  /** When that size last grew. */
+  readonly advancedAt: number | undefined
+  /** When a latest checkpoint above it was first seen; undefined while the quorum covers the latest. */
+  readonly uncoveredSince: number | undefined
+}
+
 const UNKNOWN: Known = { stored: undefined, witnessSize: undefined, error: undefined, unstoredAlarm: undefined }
 
 const FIRST_BACKOFF = Duration.seconds(1)
 const MAX_BACKOFF = Duration.seconds(60)
 const MAX_REASON = 300
+/**
+ * How long the log may go without its quorum's cosignatures before /healthz says DEGRADED
+ * (witnesses_below_quorum). The normal delay between a checkpoint and its cosignatures is
+ * one add-checkpoint round trip per witness, started as soon as the checkpoint is published
+ * (two after a 409), plus up to a second for the other nodes to reload the stored lines; a
+ * witness that does not answer is given up on after the transport's timeout (10 s,
+ * adapters/http/fetchWitnessTransport.ts) and asked again after 1, 2, 4, 8 s (the backoff
+ * below). A minute covers a witness having a bad moment, three attempts that time out with
+ * the waits between them (10 + 1 + 10 + 2 + 10 s) or five that fail at once (1 + 2 + 4 + 8
+ * + 16 s), so a witness's restart or blip does not flap /healthz, while one that stays down
+ * is reported about a minute after the first checkpoint it did not cosign.
+ */
+export const QUORUM_GRACE_SECONDS = 60
+
 /** How long a process behind the witness waits for the newer checkpoint before it asks again. */
 const BEHIND_WAIT = Duration.seconds(1)
 /** The least it waits: a diverged log's publisher answers at once and adopts nothing. */
@@ -328,12 +365,37 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
         }
       })
 
+    // How long the log has gone without its quorum's cosignatures (QUORUM_GRACE_SECONDS):
+    // the largest size the quorum cosigned, when this process saw it grow, and when it first
+    // saw a latest checkpoint above it. Looked at every second, after the reload, and at
+    // every status, so the time is this process's own and /healthz still reads no storage.
+    const shortfall = yield* Ref.make<Shortfall>({ quorumSize: 0, advancedAt: undefined, uncoveredSince: undefined })
+    /** The largest size `quorum` witnesses cosigned (a witness that cosigned a size vouches for every smaller one of its tree). */
+    const quorumSizeOf = (map: ReadonlyMap<string, Known>) =>
+      witnesses.map((w) => map.get(w.vkey)?.stored?.size ?? 0).sort((x, y) => y - x)[settings.quorum - 1] ?? 0
+    /** The seconds the log has been short of its quorum, as of now (0 when it is not). */
+    const observeShortfall = Effect.gen(function*() {
+      const latest = yield* publisher.latest
+      const map = yield* Ref.get(known)
+      const now = yield* clock.nowMillis
+      return yield* Ref.modify(shortfall, (was): [number, Shortfall] => {
+        if (settings.quorum === 0 || latest === undefined) return [0, was]
+        const quorumSize = quorumSizeOf(map)
+        const advancedAt = quorumSize > was.quorumSize ? now : was.advancedAt
+        const uncoveredSince = quorumSize >= latest.size ? undefined : was.uncoveredSince ?? now
+        const next = { quorumSize: Math.max(quorumSize, was.quorumSize), advancedAt, uncoveredSince }
+        if (uncoveredSince === undefined) return [0, next]
+        return [Math.max(0, now - Math.max(uncoveredSince, advancedAt ?? uncoveredSince)) / 1000, next]
+      })
+    })
+
     if (witnesses.length > 0) {
       yield* Effect.ignore(reload)
       yield* Effect.ignore(reloadAlarms)
+      yield* observeShortfall
       for (const w of witnesses) yield* Effect.forkScoped(serve(w))
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.seconds(1)),
-        Effect.zipRight(Effect.ignore(reload), Effect.ignore(reloadAlarms)))))
+        Effect.zipRight(Effect.zipRight(Effect.ignore(reload), Effect.ignore(reloadAlarms)), observeShortfall))))
     }
 
     const linesAt = (size: number) =>
@@ -350,6 +412,7 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
       const stored = yield* Ref.get(alarms)
       const latest = yield* publisher.latest
       const nowSeconds = Math.floor((yield* clock.nowMillis) / 1000)
+      const belowQuorumSeconds = yield* observeShortfall
       const list = witnesses.map((w): WitnessStatus => {
         const cosigned = map.get(w.vkey)?.stored
         const alarm = alarmOf(w.vkey, map, stored)
@@ -366,9 +429,19 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
       return {
         quorum: settings.quorum,
         cosigningLatest: latest === undefined ? 0 : list.filter((w) => w.cosignedSize === latest.size).length,
+        latestSize: latest?.size,
+        belowQuorumSeconds,
+        belowQuorum: belowQuorumSeconds > QUORUM_GRACE_SECONDS,
         witnesses: list
       }
     })
+
+    // The series of docs/operations.md "Metrics", sampled at each scrape from the same status.
+    yield* sampledOnScrape(Effect.flatMap(status, (s) => Effect.all([
+      Metric.set(witnessQuorum, s.quorum),
+      Metric.set(witnessCosigningLatest, s.cosigningLatest),
+      Metric.set(witnessBelowQuorumSeconds, s.belowQuorumSeconds)
+    ], { discard: true })))
 
     const report = Effect.map(status, (s): WitnessingReport => ({
       quorum: s.quorum,

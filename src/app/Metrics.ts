@@ -55,6 +55,14 @@ export const checkpointAge = Metric.gauge("aics_checkpoint_age_seconds", { descr
 export const tilesLag = Metric.gauge("aics_tiles_lag_entries", { description: "Leaves in the log not yet under the published checkpoint." })
 export const logSize = Metric.gauge("aics_log_size", { description: "Leaves in the log as this node knows it." })
 
+// The witnesses (app/CosignatureCollector.ts), as /healthz `witnesses` counts them: no
+// label per witness (/healthz names each, with its error).
+export const witnessQuorum = Metric.gauge("aics_witness_quorum", { description: "Cosignatures a checkpoint needs (AICS_WITNESS_QUORUM; 0 when the log has no witnesses)." })
+export const witnessCosigningLatest = Metric.gauge("aics_witness_cosigning_latest", { description: "Witnesses whose cosignature covers the latest checkpoint." })
+export const witnessBelowQuorumSeconds = Metric.gauge("aics_witness_below_quorum_seconds", {
+  description: "Seconds the log has gone without its quorum's cosignatures (0 while the quorum covers the latest checkpoint)."
+})
+
 const httpRequests = labelledMetric(MetricKey.counter("aics_http_requests_total", {
   description: "HTTP answers by route group and status.",
   incremental: true

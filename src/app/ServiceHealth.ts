@@ -1,9 +1,11 @@
 // The service's health, as /healthz, /v2/stats (`status`) and the /stats page report it
 // (docs/spec/service.md "Telemetry" /healthz): DIVERGED when the log diverged from its tiles (it then
 // refuses new leaves), DEGRADED when the tiles are not being written, the ciphertext budget
-// is exhausted, agent writes are held, the projection store cannot be read or folded, or a
+// is exhausted, agent writes are held, the projection store cannot be read or folded, a
 // witness holds a larger tree of this origin than the log (it saw another history: an alarm
-// stored for the whole deployment, app/CosignatureCollector.ts), else OK.
+// stored for the whole deployment, app/CosignatureCollector.ts), or fewer witnesses than the
+// quorum cosigned the latest checkpoint for longer than cosignatures normally take (the
+// collector's QUORUM_GRACE_SECONDS), else OK.
 // From what the process holds, in constant time: whether agent writes are held is governance,
 // a resident part (domain/write/stateAreas.ts) the projection holds whole; reading it first
 // folds what the sequencer committed since the last read (usually nothing).
@@ -12,7 +14,7 @@ import { Effect } from "effect"
 import { agentWritesHeld } from "../domain/governance/freeze.js"
 import { withoutServerPaths } from "../domain/http/serverPaths.js"
 import { BodyLedger } from "./BodyLedger.js"
-import { CosignatureCollector } from "./CosignatureCollector.js"
+import { CosignatureCollector, type WitnessingStatus } from "./CosignatureCollector.js"
 import { LogStatus, type LogState } from "./LogStatus.js"
 import { Projection } from "./Projection.js"
 import { damageFound } from "./StartupDamage.js"
@@ -24,6 +26,18 @@ export interface HealthReport {
   readonly agentWritesHeld: boolean
   /** The log's state the report rests on (tree size, tiles). */
   readonly log: LogState
+}
+
+/**
+ * `witnesses_below_quorum: 0 of 1 witnesses cosigned the latest checkpoint (size 12); short
+ * of the quorum for 95 s; <name>: <why>` naming each witness that did not, with its last
+ * error (or none yet).
+ */
+export const belowQuorumReason = (s: WitnessingStatus): string => {
+  const behind = s.witnesses.filter((w) => s.latestSize === undefined || (w.cosignedSize ?? 0) < s.latestSize)
+  const said = behind.map((w) => `${w.name}: ${w.error ?? (w.cosignedSize === undefined ? "no cosignature yet" : `cosigned size ${w.cosignedSize}`)}`)
+  return `witnesses_below_quorum: ${s.cosigningLatest} of ${s.quorum} witnesses cosigned the latest checkpoint (size ${s.latestSize ?? 0}); ` +
+    `short of the quorum for ${Math.floor(s.belowQuorumSeconds)} s${said.length === 0 ? "" : `; ${said.join("; ")}`}`
 }
 
 /** Builds the effect that reports health now (the services are read once, here). */
@@ -49,9 +63,13 @@ export const serviceHealth = Effect.gen(function*() {
     // The stored alarm (CosignatureCollector's copy, reloaded every second), so every node
     // of a deployment reports it, not only the one that submits checkpoints; its detail is
     // what showed the other history, not this process's latest failure (a witness down).
-    for (const w of (yield* witnessing.status).witnesses) {
+    const witnessed = yield* witnessing.status
+    for (const w of witnessed.witnesses) {
       if (w.anotherHistory !== undefined) reasons.push(withoutServerPaths(`witness_saw_another_history: ${w.name}: ${w.anotherHistory.detail}`))
     }
+    // The quorum short for longer than the delay cosignatures normally take (the
+    // collector's grace): clients that require it (aics verify --witness) fail meanwhile.
+    if (witnessed.belowQuorum) reasons.push(withoutServerPaths(belowQuorumReason(witnessed)))
     const held = lastHeld
     if (held) reasons.push("agent_writes_held")
     const report: HealthReport = {

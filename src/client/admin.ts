@@ -25,12 +25,14 @@ import { NOTICE_LIMITS, NOTICE_OUTCOMES, noticeIssues, type NoticeOutcome } from
 import { TOMBSTONE_REASONS } from "../domain/governance/tombstones.js"
 import { adminPathOf } from "../domain/http/adminRoutes.js"
 import { signRequest } from "../domain/http/messageSignature.js"
+import { isDidKey } from "../domain/identity/didKey.js"
 import { writeWithKeyFile } from "./agent.js"
 import { crypto, randomBytes } from "./crypto.js"
 import { ENVELOPE_LIFETIME_SECONDS } from "./envelope.js"
 import { protocolError, usageError, verificationError } from "./errors.js"
 import { describeProblem, endpoint, send } from "./http.js"
 import { readAgentKeyFile } from "./keyFile.js"
+import { nameHandle } from "./nameLookup.js"
 import { checked, checkedName, type EntryDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
 import { verifyReceiptNote, verifyRefusalNote } from "./receipts.js"
@@ -57,26 +59,51 @@ export const tombstoneDraft = (targetIndex: number, reasonCode: string): EntryDr
   return draft("tombstone", TombstonePayload, { target_index: targetIndex, reason_code: reasonCode })
 }
 
-/** A suspension of a did:key or a name, executing the order whose bytes are `order`. */
+/**
+ * The subject of a suspension as given: the did:key of an Ed25519 key, or a name in any form
+ * the other commands take one (`name`, `@name`, `@name.<instance domain>`: nameLookup.ts
+ * nameHandle). Its did:key or name_norm, and the domain a handle named (the caller checks it
+ * against leaf 0's instance_domain, as the service does a handle in a path); a usage error
+ * saying what a subject is otherwise.
+ */
+export const subjectOf = (given: string): { readonly subject: string; readonly domain: string | undefined } => {
+  if (given.startsWith("did:")) {
+    if (!isDidKey(given)) throw usageError(`${JSON.stringify(given)} is not the did:key of an Ed25519 key; a subject is a did:key or a name (name, @name or @name.<instance domain>)`)
+    return { subject: given, domain: undefined }
+  }
+  const { norm, segment } = nameHandle(given)
+  return { subject: norm, domain: segment.startsWith("@") ? segment.slice(norm.length + 2) : undefined }
+}
+
+/** A suspension of a did:key or a name (subjectOf), executing the order whose bytes are `order`. */
 export const suspendDraft = (subject: string, order: Uint8Array, until?: number): EntryDraft =>
   draft("suspension", SuspensionPayload, {
-    subject: subject.startsWith("did:key:") ? subject : checkedName(subject),
+    subject: subjectOf(subject).subject,
     order: hashOf(order),
     ...(until === undefined ? {} : { until })
   })
 
-/** Ends the suspension of `subject`: a leaf without order whose `until` is now (not ahead of its logged time). */
-export const unsuspendDraft = (subject: string, nowSeconds: number): EntryDraft =>
-  draft("suspension", SuspensionPayload, { subject: subject.startsWith("did:key:") ? subject : checkedName(subject), until: nowSeconds })
+/** Ends the suspension of `subject`: a leaf without order whose `until` is `until`, at or before its logged time. */
+export const unsuspendDraft = (subject: string, until: number): EntryDraft =>
+  draft("suspension", SuspensionPayload, { subject: subjectOf(subject).subject, until })
 
 export const freezeDraft = (): EntryDraft => draft("freeze", FreezePayload, { state: "frozen" })
 
 /** Reopens the log, ending the freeze written at `resume`. */
 export const openDraft = (resume: number): EntryDraft => draft("freeze", FreezePayload, { state: "open", resume })
 
+/** What an audit report is of (AuditReport's `subject`). */
+export const AUDIT_KINDS: ReadonlyArray<string> = AuditReport.fields.subject.literals
+
+/** The kind of an audit report, or a usage error listing the kinds. */
+export const checkedAuditKind = (kind: string): string => {
+  if (!AUDIT_KINDS.includes(kind)) throw usageError(`an audit report is of ${AUDIT_KINDS.join(", ")}, not ${JSON.stringify(kind)}`)
+  return kind
+}
+
 /** An audit report (incident, freeze or order) named by its hash; the report goes with it, to be served at /v2/bodies. */
 export const auditDraft = (subject: string, report: Uint8Array): EntryDraft =>
-  draft("report", AuditReport, { kind: "audit", subject, report_hash: hashOf(report) }, ownerDocument(report, "an audit report"))
+  draft("report", AuditReport, { kind: "audit", subject: checkedAuditKind(subject), report_hash: hashOf(report) }, ownerDocument(report, "an audit report"))
 
 export const policyDraft = (kind: string, document: Uint8Array, notBefore: number, order?: Uint8Array): EntryDraft =>
   draft("policy", PolicyPayload, {
@@ -107,6 +134,20 @@ export const ownerWrite = (client: LogClient, keyPath: string, entry: EntryDraft
   const path = adminPathOf(entry.type)
   if (path === undefined) throw usageError(`${entry.type} is not an owner operation`)
   return writeWithKeyFile(client, keyPath, () => entry, undefined, { path, status: 201 })
+}
+
+/**
+ * The service's clock, Unix ms: the Date header of its answer to GET /checkpoint (RFC 9110,
+ * whole seconds, rounded down, so never ahead of the logged time of a leaf written after it);
+ * undefined when the answer has none. The log judges `until`, `closes` and `expires` against
+ * its own time, so an owner's clock minutes off would otherwise write an end of suspension
+ * the log refuses as ahead of it, or a "+SECONDS" that has already passed.
+ */
+export const serviceNowMillis = async (client: Pick<LogClient, "service">): Promise<number | undefined> => {
+  const response = await send(client.service, "/checkpoint")
+  await response.arrayBuffer().catch(() => undefined)
+  const date = Date.parse(response.headers.get("date") ?? "")
+  return Number.isSafeInteger(date) && date > 0 ? date : undefined
 }
 
 /** The charter's notice period (leaf 0, verified): a policy's not_before is at least this far ahead. */

@@ -10,6 +10,7 @@ import { generateAgentKey } from "./agentKey.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { adminCommand, noticeCommand } from "./cliAdmin.js"
 import { directory, me, name, poll, posts, vote } from "./cliForum.js"
+import { governance } from "./cliGovernance.js"
 import { gateLineCommand, sign } from "./cliGate.js"
 import { audit, recoverCommand, regrantCommand, rotateCommand } from "./cliKeys.js"
 import { clientVersion } from "./version.js"
@@ -223,6 +224,7 @@ export const runCommand = (inv: Invocation, env: Env, progress: Progress = () =>
     case "posts": return posts(inv, env)
     case "name": return name(inv, env)
     case "directory": return directory(inv, env)
+    case "governance": return governance(inv, env)
     case "poll": return poll(inv, env)
     case "vote": return vote(inv, env)
     case "me": return me(inv, env)

@@ -23,6 +23,7 @@ export const COMMANDS = [
   "posts",
   "name",
   "directory",
+  "governance",
   "poll",
   "vote",
   "me",
@@ -83,6 +84,8 @@ commands:
   name <name>             look a name up: its key and X25519 key, checked against the leaves
                           that set them (not against later ones: audit name), recovery key
   directory [query]       list names (those containing query)
+  governance [subject]    whether agent writes are frozen, the policies in force and announced,
+                          and whether a key or name is suspended
   poll create <channel> <question> <option> <option> [option...] [--closes UNIX|+SECONDS]
   poll show <poll_index>  create a poll, or show one with its tally
   vote <poll_index> <option>
@@ -308,12 +311,15 @@ operations:
                                     illegal_content, privacy, impersonation, harassment, spam,
                                     malware, credential_leak, court_order, notice_upheld
   suspend <did:key|name> --order FILE [--until WHEN]
-                                    suspend a key or a name, executing the order in FILE
+                                    suspend a key or a name (name, @name or
+                                    @name.<instance domain>), executing the order in FILE
                                     (its SHA-256 is logged), until a time or until unsuspended
                                     (WHEN: Unix seconds, or +SECONDS from now; in the future)
-  unsuspend <did:key|name>          end a suspension now
+  unsuspend <did:key|name>          end a suspension now (dated by the service's clock)
   freeze                            stop agent writes (prints the index "open" needs)
-  open <freeze_index>               reopen the log, ending the freeze written at that index
+  open [freeze_index]               reopen the log, ending the freeze written at that index;
+                                    without it, the freeze in force (GET
+                                    /v2/governance/freeze, its leaf checked)
   audit <incident|freeze|order> <report_file>
                                     log an audit report (a freeze report is a freeze audit):
                                     its SHA-256 is logged and the file (at most 1 MiB) is sent
@@ -479,6 +485,25 @@ options:${COMMON}
   directory: `usage: aics directory [query] [options]
 
 Lists claimed names (those containing query) with their tiers and current keys.
+
+options:${COMMON}
+`,
+  governance: `usage: aics governance [subject] [options]
+
+Prints what the owner's leaves establish now (GET /v2/governance/freeze and /policy):
+whether agent writes are frozen and by which freeze leaf, the policy change and the card
+policy in force, and every policy announced but not yet in force with the time it takes
+effect (the charter's notice period is there for agents to read them; "aics get <index>"
+prints a policy's document). With a subject (a did:key, a name, @name or
+@name.<instance domain>) it also says whether that key or name is suspended
+(GET /v2/governance/suspensions/<subject>): an agent's entries are refused while its key,
+the name it acts for or the name an entry acts for is suspended. Each view's checkpoint
+note is verified with the verifier key, and every leaf it names as in force (the freeze,
+each policy shown, the suspension's start and end) is read with its inclusion proof and
+must be the owner's leaf saying what the view says; a later leaf that a stale view hides is
+not checked. Needs the verifier key. With --json: {freeze: {state, frozen_index, indices},
+policy: {change, card, pending}, suspension: {subject, suspended, index, order, until,
+ended_index}}, each view with its size, checkpoint_size and checked_leaves.
 
 options:${COMMON}
 `,

@@ -39,6 +39,9 @@ export {
   type GrantTerms
 } from "./payloads.js"
 export { getEntry, type EntryRead } from "./read.js"
+export {
+  type CheckedView, freezeInForce, type FreezeView, type PolicyItem, type PolicyView, readFreeze, readPolicy, readSuspension, type SuspensionView
+} from "./governance.js"
 export { fetchReceipt, keepReissuedReceipt, keptReissued, type KeptReceipt, type ReissuedReceipt } from "./reissuedReceipt.js"
 export { recover, rotate, rotationMessage, rotationProof, type Rotation, type RotationFacts } from "./rotation.js"
 export { signedGet, signedGetJson, signedReadHeaders } from "./signedRead.js"

@@ -16,7 +16,8 @@ import { describe, expect } from "vitest"
 import { FsCosignaturesLive } from "../../src/adapters/fs/FsCosignatures.js"
 import { PgCosignaturesLive } from "../../src/adapters/pg/PgCosignatures.js"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
-import { CosignatureCollector } from "../../src/app/CosignatureCollector.js"
+import { makeTestClock } from "../../src/adapters/clock/TestClock.js"
+import { CosignatureCollector, QUORUM_GRACE_SECONDS } from "../../src/app/CosignatureCollector.js"
 import { LogNotary } from "../../src/app/LogNotary.js"
 import { LogReader } from "../../src/app/LogReader.js"
 import { NodeRole } from "../../src/app/NodeRole.js"
@@ -53,6 +54,8 @@ interface FakeWitness {
   /** Answer 200 with a line that is not a valid cosignature. */
   garbage: boolean
   readonly requests: Array<number>
+  /** Called as the witness cosigns, before it answers. */
+  onCosign?: () => void
 }
 
 const transportOf = (w: FakeWitness) => Layer.succeed(WitnessTransport, {
@@ -67,6 +70,7 @@ const transportOf = (w: FakeWitness) => Layer.succeed(WitnessTransport, {
         : { status: outcome.status, contentType: "application/problem+json", body: outcome.reason })
     }
     w.state = { size: outcome.checkpoint.size, rootHash: outcome.checkpoint.rootHash }
+    w.onCosign?.()
     const line = w.garbage
       ? cosign(log.text(3), WITNESS, witnessSeed, 1_800_000_000, nodeCrypto)
       : cosign(outcome.text, WITNESS, witnessSeed, 1_800_000_000, nodeCrypto)
@@ -97,7 +101,7 @@ const fsStore = Effect.map(tempDir("collector"), (dir) => FsCosignaturesLive(joi
 const startNode = (
   w: FakeWitness,
   store: Layer.Layer<Cosignatures, unknown>,
-  options: { readonly leading?: boolean; readonly awaitCoverage?: Publisher["Type"]["awaitCoverage"] } = {}
+  options: { readonly leading?: boolean; readonly awaitCoverage?: Publisher["Type"]["awaitCoverage"]; readonly clock?: Layer.Layer<Clock> } = {}
 ) =>
   Effect.gen(function*() {
     const latest = yield* Ref.make<PublishedCheckpoint | undefined>(undefined)
@@ -110,7 +114,7 @@ const startNode = (
     const deps = Layer.mergeAll(
       ServiceConfig.layer(settings as unknown as ServiceSettings),
       NodeCryptoLive,
-      Clock.system,
+      options.clock ?? Clock.system,
       Layer.succeed(Publisher, {
         latest: Ref.get(latest),
         awaitCoverage: options.awaitCoverage ?? noNewerCheckpoint,
@@ -135,10 +139,11 @@ const run = (
   w: FakeWitness,
   test: (node: Node) => Effect.Effect<void, unknown, CosignatureCollector | Cosignatures>,
   awaitCoverage = noNewerCheckpoint,
-  store: Effect.Effect<Layer.Layer<Cosignatures, unknown>, unknown, Scope.Scope> = fsStore
+  store: Effect.Effect<Layer.Layer<Cosignatures, unknown>, unknown, Scope.Scope> = fsStore,
+  clock?: Layer.Layer<Clock>
 ) =>
   Effect.scoped(Effect.gen(function*() {
-    const { node, collector, store: cosignatures } = yield* startNode(w, yield* store, { awaitCoverage })
+    const { node, collector, store: cosignatures } = yield* startNode(w, yield* store, { awaitCoverage, ...(clock === undefined ? {} : { clock }) })
     yield* test(node).pipe(Effect.provideService(CosignatureCollector, collector), Effect.provideService(Cosignatures, cosignatures))
   }))
 
@@ -195,6 +200,57 @@ describe("CosignatureCollector", () => {
       yield* until(cosignedSize, (s) => s === 5)
       expect((yield* collector.status).cosigningLatest).toBe(1)
     }))
+  })
+
+  it.scopedLive("counts a quorum short for longer than the grace as below quorum, from the first checkpoint it did not cosign; a cosignature ends it", () => {
+    const witness: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
+    const clock = makeTestClock(1_800_000_000_000)
+    return run(witness, (node) => Effect.gen(function*() {
+      const collector = yield* CosignatureCollector
+      // No checkpoint yet: nothing to cosign, nothing short.
+      expect(yield* collector.status).toMatchObject({ quorum: 1, latestSize: undefined, belowQuorumSeconds: 0, belowQuorum: false })
+      yield* publish(node, 5)
+      yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
+      yield* clock.advance(QUORUM_GRACE_SECONDS * 1000)
+      // Within the grace: the delay a cosignature may take.
+      expect(yield* collector.status).toMatchObject({ cosigningLatest: 0, latestSize: 5, belowQuorumSeconds: QUORUM_GRACE_SECONDS, belowQuorum: false })
+      yield* clock.advance(1000)
+      expect(yield* collector.status).toMatchObject({ belowQuorumSeconds: QUORUM_GRACE_SECONDS + 1, belowQuorum: true })
+      // A newer checkpoint does not start the count again: the quorum has not cosigned since.
+      yield* publish(node, 6)
+      expect(yield* collector.status).toMatchObject({ latestSize: 6, belowQuorum: true })
+      witness.down = false
+      const caught = yield* until(collector.status, (s) => s.cosigningLatest === 1)
+      expect(caught).toMatchObject({ belowQuorumSeconds: 0, belowQuorum: false })
+    }), noNewerCheckpoint, fsStore, clock.layer)
+  })
+
+  it.scopedLive("is not below quorum while the witness keeps cosigning, though a newer checkpoint is always ahead of it (a busy log)", () => {
+    const witness: FakeWitness = { state: undefined, down: false, garbage: false, requests: [] }
+    const clock = makeTestClock(1_800_000_000_000)
+    return run(witness, (node) => Effect.gen(function*() {
+      const collector = yield* CosignatureCollector
+      yield* publish(node, 5)
+      yield* until(cosignedSize, (s) => s === 5)
+      // The log publishes 6, then 7 while the witness cosigns 6, which then goes away.
+      witness.down = true
+      yield* publish(node, 6)
+      yield* collector.status
+      yield* clock.advance(50_000)
+      witness.onCosign = () => {
+        witness.onCosign = undefined
+        witness.down = true
+        Effect.runSync(publish(node, 7))
+      }
+      witness.down = false
+      yield* until(cosignedSize, (s) => s === 6)
+      // Short of the latest since 6 was published, but the quorum cosigned a newer checkpoint just now.
+      expect(yield* collector.status).toMatchObject({ latestSize: 7, cosigningLatest: 0, belowQuorumSeconds: 0, belowQuorum: false })
+      yield* clock.advance(50_000)
+      expect(yield* collector.status).toMatchObject({ belowQuorumSeconds: 50, belowQuorum: false })
+      yield* clock.advance(11_000)
+      expect(yield* collector.status).toMatchObject({ belowQuorumSeconds: 61, belowQuorum: true })
+    }), noNewerCheckpoint, fsStore, clock.layer)
   })
 
   it.scopedLive("stores nothing from a 200 without a valid cosignature of the checkpoint", () => {

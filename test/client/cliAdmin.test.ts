@@ -89,6 +89,10 @@ describe("aics admin and aics notice without a server", () => {
       [["admin", "close-notice", "n_x", "removed"], /removed takes --tombstone-index/],
       [["admin", "stats", "--days", "many"], /--days/],
       [["admin", "close-notice", "n_x", "lost"], /the outcome is one of removed, no_action/],
+      // The kinds of an audit report, said as such (not the schema's words), before the file is read.
+      [["admin", "audit", "bogus", "/nonexistent/report.md"], /^usage error: an audit report is of incident, freeze, order, not "bogus"/],
+      // A subject that starts as a did:key but is none: said as a did:key, not as a name_norm.
+      [["admin", "unsuspend", "did:key:zFOO"], /"did:key:zFOO" is not the did:key of an Ed25519 key; a subject is a did:key or a name \(name, @name or @name\.<instance domain>\)/],
       [["notice", "--location", "x"], /aics notice needs --explanation/],
       [["notice", "--location", "x", "--explanation", "long enough text"], /only with --accurate/],
       [["notice", "--location", "x", "--explanation", "short", "--accurate"], /explanation/]
@@ -150,6 +154,16 @@ describe("aics admin against the service", () => {
     refused(await aics(["admin", "freeze", "--key", join(work, "agent.json")]), "not_owner")
   })
 
+  it("says, without an owner key file, how the owner's key is given and whose it is (leaf 0's owner), not to make a new one", async () => {
+    const ownerKid = (JSON.parse(await readFile(join(work, "owner-key.json"), "utf8")) as { kid: string }).kid
+    for (const argv of [["admin", "freeze"], ["admin", "notices"]]) {
+      const run = await aics(argv, { AICS_OWNER_KEY: join(work, "lost-owner-key.json") })
+      expect(run.code, run.err).toBe(1)
+      expect(run.err).toContain(`no owner key file at ${join(work, "lost-owner-key.json")}: give the owner's key file with --key or AICS_OWNER_KEY, the key of ${ownerKid} that leaf 0 names`)
+      expect(run.err).not.toMatch(/run "aics keygen" first/)
+    }
+  })
+
   it("tombstones a post, and closes a notice about it as removed", async () => {
     const post = indexOf(ok(await agent(["post", "general", "something unlawful"])))
     const tombstone = indexOf(ok(await aics(["admin", "tombstone", String(post), "illegal_content"])))
@@ -161,7 +175,7 @@ describe("aics admin against the service", () => {
       "--name", "Nora Notifier", "--email", "nora@example.test", "--json"]))
     const reportId = (JSON.parse(filed.out) as { report_id: string }).report_id
     const open = ok(await aics(["admin", "notices", "--status", "open"]))
-    expect(open.out).toContain(`${reportId} notice open: entry ${post}`)
+    expect(open.out).toContain(`${reportId} notice open: entry ${post}\n  explanation: This post breaks the law.\n  contact: Nora Notifier <nora@example.test>\n`)
     // A tombstone index that names no tombstone: the log refuses the report leaf, and the
     // refusal note names the request the owner sent (checked by the CLI against the log key).
     refused(await aics(["admin", "close-notice", reportId, "removed", "--tombstone-index", String(post)]), "payload_invalid")
@@ -193,6 +207,44 @@ describe("aics admin against the service", () => {
     ok(await aics(["admin", "unsuspend", "carol"]))
     ok(await agent(["post", "general", "after the suspension"]))
     refused(await aics(["admin", "unsuspend", "carol"]), "not_suspended")
+  })
+
+  it("takes a subject as the other commands take a name (@name.<domain> of this log), and a bad did:key as such", async () => {
+    await writeFile(join(work, "order.pdf"), "court order 18")
+    const suspended = indexOf(ok(await aics(["admin", "suspend", "@carol.localhost", "--order", join(work, "order.pdf")])))
+    expect((JSON.parse(ok(await aics(["get", String(suspended), "--json"])).out) as { envelope: { payload: { subject: string } } }).envelope.payload.subject).toBe("carol")
+    refused(await agent(["post", "general", "while suspended"]), "suspended")
+    ok(await aics(["admin", "unsuspend", "@carol"]))
+    const elsewhere = await aics(["admin", "suspend", "@carol.elsewhere.test", "--order", join(work, "order.pdf")])
+    expect([elsewhere.code, elsewhere.err]).toEqual([2, expect.stringMatching(/^usage error: @carol\.elsewhere\.test is a handle of elsewhere\.test, not of this log's instance domain localhost/)])
+    const badKey = await aics(["admin", "suspend", "did:key:zFOO", "--order", join(work, "order.pdf")])
+    expect(badKey.code).toBe(2)
+    expect(badKey.err).toMatch(/^usage error: "did:key:zFOO" is not the did:key of an Ed25519 key/)
+    expect(badKey.err).not.toContain("name_norm")
+  })
+
+  it("ends a suspension from an owner whose clock runs minutes fast, and counts --until +SECONDS from the service's clock when it runs slow", async () => {
+    // Date.now and new Date() of the aics process shifted by SKEW_MS (as the owner's walk did).
+    const skew = join(work, "skew.mjs")
+    await writeFile(skew, [
+      "const off = Number(process.env.SKEW_MS || 0); const real = Date.now; Date.now = () => real() + off;",
+      "const RD = Date; globalThis.Date = class extends RD { constructor(...a) { if (a.length === 0) super(RD.now()); else super(...a) } static now() { return RD.now() } };"
+    ].join("\n"))
+    const skewed = (ms: number, args: ReadonlyArray<string>) => aics(args, { NODE_OPTIONS: `--import ${skew}`, SKEW_MS: String(ms) })
+    await writeFile(join(work, "order.pdf"), "court order 19")
+    ok(await aics(["admin", "suspend", "carol", "--order", join(work, "order.pdf")]))
+    // Two minutes fast (within the 300 s a signed request may be off): the end is dated by the service.
+    ok(await skewed(120_000, ["admin", "unsuspend", "carol"]))
+    ok(await agent(["post", "general", "after a suspension ended by a fast clock"]))
+    // Two minutes slow: +30 is 30 s after the service's now, not 90 s before it.
+    const before = Math.floor(Date.now() / 1000)
+    const suspended = indexOf(ok(await skewed(-120_000, ["admin", "suspend", "carol", "--order", join(work, "order.pdf"), "--until", "+30"])))
+    const until = (JSON.parse(ok(await aics(["get", String(suspended), "--json"])).out) as { envelope: { payload: { until: number } } }).envelope.payload.until
+    expect(until - before).toBeGreaterThanOrEqual(29)
+    expect(until - before).toBeLessThan(40)
+    refused(await agent(["post", "general", "while suspended"]), "suspended")
+    ok(await skewed(-120_000, ["admin", "unsuspend", "carol"]))
+    ok(await agent(["post", "general", "after a suspension ended by a slow clock"]))
   })
 
   it("logs an audit report, served for anyone to read, and publishes policy changes only after the notice period", async () => {

@@ -5,8 +5,8 @@
 
 import { copyFile, cp, readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { Either } from "effect"
-import { expect } from "vitest"
+import { Effect, Either, Exit, Scope } from "effect"
+import { afterAll, expect } from "vitest"
 import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
 import { equal } from "../../src/domain/bytes.js"
 import { decodeU64 } from "../../src/domain/encoding.js"
@@ -15,7 +15,8 @@ import { openNote } from "../../src/domain/note/signedNote.js"
 import { parseVerifierKey } from "../../src/domain/note/verifierKey.js"
 import { verifyLogFromTiles, type TileHashes } from "./independentVerifier.js"
 import type { WriteResult } from "./load.js"
-import { startServer, tempDataDir, type RunningServer } from "./server.js"
+import { testDatabase } from "./pg.js"
+import { removeDir, startServer, tempDataDir, type RunningServer } from "./server.js"
 
 export interface Node extends RunningServer {
   /** Restarts this node's process (same data folder and port) after a kill. */
@@ -51,6 +52,31 @@ export const startNodes = async (databaseUrl: string, count: number, env?: Reado
   for (let i = 1; i < count; i++) nodes.push(await startNode({ databaseUrl, dataDir: await copyKeys(first.dataDir), ...(env ? { env } : {}) }))
   const vkey = (await readFile(join(first.dataDir, "log.vkey"), "utf8")).trim()
   return { nodes, vkey }
+}
+
+/**
+ * A test file's nodes on the test database: `start` puts `count` nodes on a fresh schema
+ * (startNodes); every node started so is stopped and its folder removed, and the schemas
+ * dropped, after the file's tests. `multiSession` says whether the database can hold them
+ * (the real server, not PGlite).
+ */
+export const nodesOfTestFile = () => {
+  const db = testDatabase()
+  const scope = Effect.runSync(Scope.make())
+  const started: Array<Node> = []
+  afterAll(async () => {
+    for (const node of started) await node.stop()
+    for (const node of started) await removeDir(node.dataDir)
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  })
+  return {
+    multiSession: db.multiSession,
+    start: async (count: number, env?: Readonly<Record<string, string>>) => {
+      const cluster = await startNodes(await Effect.runPromise(Scope.extend(db.freshSchema, scope)), count, env)
+      started.push(...cluster.nodes)
+      return cluster
+    }
+  }
 }
 
 /** The line a process logs when it takes the lease (Sequencer.ts). */

@@ -23,6 +23,7 @@ import { StreamGroup } from "./streamApi.js"
 import { McpGroup } from "./mcpApi.js"
 import { DecimalInt, DecimalIntAtLeast, DecimalIntBetween, U64Hash } from "./params.js"
 import { AgoraGroup, OwnerGroup, SupGroup, TasksGroup } from "./forumApi.js"
+import { GovernanceGroup } from "./governanceApi.js"
 import { BadRequest, Conflict, ContentTooLarge, Forbidden, InvalidRequest, NotFound, problemEncoding, TooManyRequests, Unauthorized, Unavailable } from "./problem.js"
 import { problemsApart, withoutDecodeError } from "./errorResponsesOpenApi.js"
 import { signaturesOnSignedRoutes } from "./signedOpenApi.js"
@@ -343,6 +344,7 @@ export class AicsApi extends HttpApi.make("aics")
   .add(AdminGroup)
   .add(NoticesGroup)
   .add(AgoraGroup).add(TasksGroup).add(SupGroup).add(OwnerGroup)
+  .add(GovernanceGroup)
   .add(ContributionsGroup)
   .add(DiscoveryDocsGroup).add(GuidePagesGroup)
   .add(ServiceStatsGroup)

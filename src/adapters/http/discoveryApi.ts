@@ -31,9 +31,11 @@ export const AgentProtocolSchema = Schema.Struct({
   }),
   agents: Schema.Array(Schema.Struct({ kind: Schema.Literal("get_only", "socket_or_curl", "cli", "http_client"), door: Schema.String, can: Schema.String, cannot: Schema.String }))
     .annotations({ description: "what each kind of agent (GET-only, socket or curl through the gate, the aics CLI, an HTTP client) can and cannot do here" }),
-  log: Schema.Struct({ origin: Schema.String, checkpoint: Schema.String, tiles: Schema.Array(Schema.String), entries: Schema.String, log_key: Schema.String }),
+  log: Schema.Struct({ origin: Schema.String, checkpoint: Schema.String, tiles: Schema.Array(Schema.String), entries: Schema.String, receipts: Schema.String, log_key: Schema.String }),
   card: Schema.String,
   charter: Schema.String,
+  governance: Schema.Struct({ freeze: Schema.String, policy: Schema.String, suspensions: Schema.String })
+    .annotations({ description: "what the owner's leaves establish now: the freeze, the policies in force and announced, a key's or a name's suspension" }),
   docs: Schema.Struct({ llms: Schema.String, llms_full: Schema.String, skill: Schema.String }),
   llm_agents: Schema.Struct({
     mcp: Schema.String.annotations({ description: "the read-only MCP endpoint (Streamable HTTP, stateless): tools that need no key" }),
@@ -50,7 +52,22 @@ export const AgentProtocolSchema = Schema.Struct({
     tag: Schema.String,
     keyid: Schema.String,
     endpoints: Schema.Array(Endpoint).annotations({ description: "exactly the endpoints that verify an RFC 9421 signature; signer key: the agent's own key, owner: the owner key" })
-  })
+  }),
+  // The document is encoded through this schema, which drops any member it does not name.
+  limits: Schema.optional(Schema.Struct({
+    enforced: Schema.Boolean,
+    budgets: Schema.Array(Schema.Struct({
+      name: Schema.String,
+      scope: Schema.Literal("address", "key", "name", "service"),
+      quota: Schema.Int,
+      window_seconds: Schema.Int,
+      what: Schema.String
+    })),
+    connections_per_address: Schema.Int,
+    requests_in_flight_per_address: Schema.Int,
+    refusal_delay_ms: Schema.Int,
+    claim_pow_bits: Schema.Int
+  }).annotations({ description: "this instance's admission limits (docs/protocol.md \"Fair admission\"), as NIP-11's limitation" }))
 }).annotations({ identifier: "AgentProtocol" })
 
 export const DiscoveryDocsGroup = HttpApiGroup.make("discoveryDocs")

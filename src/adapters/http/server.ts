@@ -53,6 +53,7 @@ import { ContributionsHandlers } from "./handlers/contributions.js"
 import { OwnerHandlers } from "./handlers/owner.js"
 import { SupHandlers } from "./handlers/sup.js"
 import { TasksHandlers } from "./handlers/tasks.js"
+import { GovernanceHandlers } from "./handlers/governance.js"
 import { EntriesHandlers } from "./handlers/entries.js"
 import { IdentityHandlers } from "./handlers/identity.js"
 import { MessagingHandlers } from "./handlers/messaging.js"
@@ -127,6 +128,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(BodyStore, Clock, Publisher, ServiceConfig, StateReader)(AgoraHandlers),
     builtWithOnly(Clock, Publisher, ServiceConfig, StateReader)(TasksHandlers),
     builtWithOnly(Publisher, ServiceConfig, StateReader, SupAsset)(SupHandlers),
+    builtWithOnly(Clock, Publisher, ServiceConfig, StateReader)(GovernanceHandlers),
     builtWithOnly(Card, Charter, Clock, RequestStats, SignedReads, StateReader)(OwnerHandlers),
     builtWithOnly(Contributions, ServiceConfig)(ContributionsHandlers),
     builtWithOnly(Charter, Clock, CosignatureCollector, Publisher, ServiceConfig, TileSink)(DiscoveryDocsHandlers),

@@ -41,6 +41,13 @@ export const agentProtocol = (facts: SiteFacts, endpoints: ReadonlyArray<Endpoin
     },
     card: url("/.well-known/aics-card.json"),
     charter: url("/charter"),
+    // What the owner's leaves establish now (docs/protocol.md 12.6): the freeze, the policies in
+    // force and announced for later, and whether a key or a name is suspended.
+    governance: {
+      freeze: url("/v2/governance/freeze"),
+      policy: url("/v2/governance/policy"),
+      suspensions: url("/v2/governance/suspensions/{subject}")
+    },
     docs: { llms: url("/llms.txt"), llms_full: url("/llms-full.txt"), skill: url("/skill.md") },
     // For LLM agents (docs/protocol.md 22, docs/agents.md): the keyless MCP endpoint, the
     // agent's own MCP server, and the live stream of the log.

@@ -55,8 +55,17 @@ export const frozenRefusal = (state: LogState): Refusal | undefined =>
     ? refuse("writes_frozen", `agent writes are frozen by leaf ${state.governance.freeze.frozenIndex}`)
     : undefined
 
-export const freezeView = (state: LogState) => ({
-  state: agentWritesHeld(state) ? "frozen" as const : "open" as const,
-  frozen_index: state.governance.freeze.frozenIndex,
-  indices: Chunk.toReadonlyArray(state.governance.freeze.events).map((e) => e.index)
-})
+/**
+ * GET /v2/governance/freeze (docs/protocol.md 11.4, 12.6): whether agent writes are held, the
+ * freeze leaf in force (the `resume` an open names), every freeze leaf, and the smallest
+ * tree size covering them (0 when there is none).
+ */
+export const freezeView = (state: Pick<LogState, "governance">) => {
+  const indices = Chunk.toReadonlyArray(state.governance.freeze.events).map((e) => e.index)
+  return {
+    state: agentWritesHeld(state) ? "frozen" as const : "open" as const,
+    frozen_index: state.governance.freeze.frozenIndex,
+    indices,
+    size: indices.length === 0 ? 0 : indices[indices.length - 1]! + 1
+  }
+}

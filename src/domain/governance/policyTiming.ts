@@ -92,7 +92,7 @@ export const policyInForce = (state: Pick<LogState, "governance">, kind: PolicyK
 }
 
 /** Policies announced but not yet in force at `now`. */
-export const policiesPending = (state: LogState, now: number): ReadonlyArray<PolicyRecord> =>
+export const policiesPending = (state: Pick<LogState, "governance">, now: number): ReadonlyArray<PolicyRecord> =>
   Chunk.toReadonlyArray(Chunk.filter(state.governance.policies, (p) => p.effectiveAt > now))
 
 const policyItem = (p: PolicyRecord) => ({
@@ -106,8 +106,20 @@ const policyItem = (p: PolicyRecord) => ({
   effective_at: p.effectiveAt
 })
 
-export const policyView = (state: LogState, now: number) => ({
-  change: (() => { const p = policyInForce(state, "change", now); return p === undefined ? null : policyItem(p) })(),
-  card: (() => { const p = policyInForce(state, "card", now); return p === undefined ? null : policyItem(p) })(),
-  pending: policiesPending(state, now).map(policyItem)
-})
+/**
+ * GET /v2/governance/policy (docs/protocol.md 11.4, 12.6): the policy of each kind in force at
+ * `now`, those announced and not yet in force (log order), and the smallest tree size
+ * covering the leaves shown (0 when none is). A policy's own `size` is its document's.
+ */
+export const policyView = (state: Pick<LogState, "governance">, now: number) => {
+  const change = policyInForce(state, "change", now)
+  const card = policyInForce(state, "card", now)
+  const pending = policiesPending(state, now)
+  const shown = [change, card, ...pending].filter((p): p is PolicyRecord => p !== undefined)
+  return {
+    change: change === undefined ? null : policyItem(change),
+    card: card === undefined ? null : policyItem(card),
+    pending: pending.map(policyItem),
+    size: shown.reduce((size, p) => Math.max(size, p.index + 1), 0)
+  }
+}

@@ -44,17 +44,22 @@ export interface SuspensionOrder {
 export const suspensionInForce = (record: SuspensionRecord | undefined, t: number): boolean =>
   record !== undefined && record.endedIndex === null && (record.until === null || t < record.until * 1000)
 
-export const suspensionOf = (state: LogState, subject: string): SuspensionRecord | undefined =>
+export const suspensionOf = (state: Pick<LogState, "governance">, subject: string): SuspensionRecord | undefined =>
   Option.getOrUndefined(HashMap.get(state.governance.suspensions, subject))
 
 export const suspensionRefusal = (state: LogState, order: SuspensionOrder, logged: number): Refusal | undefined => {
+  // The log's time is the leaf's logged time: a signer whose clock is off (within the 300 s
+  // a signed request may be) is told so, with both times, rather than only that it is late.
+  const loggedSeconds = Math.floor(logged / 1000)
   if (order.order !== undefined) {
     return order.until !== undefined && order.until * 1000 <= logged
-      ? refuse("payload_invalid", `until ${order.until} has already passed`)
+      ? refuse("payload_invalid", `until ${order.until} has already passed: the log's time (this leaf's logged time) is ${loggedSeconds}, ${loggedSeconds - order.until} s later; is the signer's clock behind the service's? (aics admin suspend counts --until +SECONDS from the service's clock)`)
       : undefined
   }
   if (order.until === undefined) return refuse("payload_invalid", "a suspension needs order (to start) or until (to end)")
-  if (order.until * 1000 > logged) return refuse("payload_invalid", "an end of suspension needs until at or before now")
+  if (order.until * 1000 > logged) {
+    return refuse("payload_invalid", `an end of suspension needs until at or before now: until ${order.until} is ${order.until - loggedSeconds} s after the log's time (this leaf's logged time, ${loggedSeconds}); is the signer's clock ahead of the service's? (aics admin unsuspend takes the service's clock)`)
+  }
   return suspensionInForce(suspensionOf(state, order.subject), logged)
     ? undefined
     : refuse("not_suspended", `${order.subject} is not suspended`)
@@ -93,7 +98,12 @@ export const suspendedRefusal = (state: LogState, kid: string, payload: unknown,
   return undefined
 }
 
-export const suspensionView = (state: LogState, subject: string, now: number) => {
+/**
+ * GET /v2/governance/suspensions/{subject} (docs/protocol.md 11.4, 12.6): the subject's latest
+ * suspension and whether it is in force at `now` (Unix ms), and the smallest tree size
+ * covering the leaves that started and ended it (0 for a subject never suspended).
+ */
+export const suspensionView = (state: Pick<LogState, "governance">, subject: string, now: number) => {
   const record = suspensionOf(state, subject)
   return {
     subject,
@@ -101,6 +111,7 @@ export const suspensionView = (state: LogState, subject: string, now: number) =>
     index: record?.index ?? null,
     order: record?.order ?? null,
     until: record?.until ?? null,
-    ended_index: record?.endedIndex ?? null
+    ended_index: record?.endedIndex ?? null,
+    size: record === undefined ? 0 : Math.max(record.index, record.endedIndex ?? -1) + 1
   }
 }

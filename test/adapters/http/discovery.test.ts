@@ -247,6 +247,11 @@ describe("manifest", () => {
     expect(doc.log.checkpoint).toBe(`${server.baseUrl}/checkpoint`)
     expect(doc.log.tiles).toEqual([`${server.baseUrl}/tiles/`])
     expect(doc.card).toBe(`${server.baseUrl}/.well-known/aics-card.json`)
+    // Every member the document is built with survives its schema's encoding.
+    expect(doc.log.receipts).toBe(`${server.baseUrl}/v2/entries/{index}/receipt`)
+    // (The test servers run with AICS_RATE_LIMITS=off: no budget is enforced.)
+    expect(doc.limits).toMatchObject({ enforced: false, budgets: [], claim_pow_bits: expect.any(Number) })
+    expect(doc.governance.freeze).toBe(`${server.baseUrl}/v2/governance/freeze`)
   })
 
   // A request to each route of /openapi.json: path parameters filled with well-formed values.

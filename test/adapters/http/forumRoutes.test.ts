@@ -16,6 +16,7 @@ import { makeAgent, postPayload, type TestAgent } from "../../support/agents.js"
 import { completion, pollPayload, taskPayload } from "../../support/governanceAgents.js"
 import { claimPayload } from "../../support/identityAgents.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
+import { serverReads } from "../../support/serverReads.js"
 import { ownerOf, sendEntry, signedGet } from "../../support/signedHttp.js"
 
 const ORIGIN = "localhost/aics"
@@ -26,18 +27,7 @@ const label = `forum routes ${Date.now()}`
 const alice = makeAgent(`${label} alice`)
 const bob = makeAgent(`${label} bob`)
 
-const get = (path: string) => fetch(`${server.baseUrl}${path}`)
-const json = async (path: string): Promise<any> => {
-  const response = await get(path)
-  expect(response.status, `${path}: ${await response.clone().text()}`).toBe(200)
-  return response.json()
-}
-const expectProblem = async (path: string, status: number, code: string) => {
-  const response = await get(path)
-  expect(response.status, path).toBe(status)
-  expect(response.headers.get("content-type")).toBe("application/problem+json")
-  expect((await response.json() as { code: string }).code, path).toBe(code)
-}
+const { get, json, expectProblem } = serverReads(() => server.baseUrl)
 const entry = async (signer: TestAgent, type: string, payload: Record<string, unknown>, body: Uint8Array | null = null, path = "/v2/entries") => {
   const sent = await sendEntry(server, ORIGIN, path, signer, type, payload, body)
   expect(sent.status, `${type}: ${JSON.stringify(sent.json.entry)}`).toBe(path === "/v2/entries" ? 202 : 201)

@@ -8,8 +8,8 @@
 
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { Effect, Either, Exit, Scope } from "effect"
-import { afterAll, describe, expect, it } from "vitest"
+import { Either } from "effect"
+import { describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { decodeU64 } from "../../../src/domain/encoding.js"
 import { parseReceipt } from "../../../src/domain/note/receipt.js"
@@ -17,10 +17,9 @@ import { openNote } from "../../../src/domain/note/signedNote.js"
 import { parseVerifierKey } from "../../../src/domain/note/verifierKey.js"
 import { makeTreeHasher } from "../../../src/domain/tlog/hasher.js"
 import { envelopeFor, makeAgent, postPayload, accepted, writeRequestBody, type TestAgent } from "../../support/agents.js"
-import { leaderOf, startNodes, type Node } from "../../support/nodes.js"
-import { testDatabase } from "../../support/pg.js"
+import { leaderOf, nodesOfTestFile, type Node } from "../../support/nodes.js"
 import { ownedServerForFile, signatureHeaders } from "../../support/signedHttp.js"
-import { removeDir, type RunningServer } from "../../support/server.js"
+import type { RunningServer } from "../../support/server.js"
 
 const ORIGIN = "localhost/aics"
 const hasher = makeTreeHasher(nodeCrypto.sha256)
@@ -125,20 +124,11 @@ describe("GET /v2/entries/{index}/receipt", () => {
   })
 })
 
-const db = testDatabase()
-const scope = Effect.runSync(Scope.make())
-let nodes: ReadonlyArray<Node> = []
+const cluster = nodesOfTestFile()
 
-afterAll(async () => {
-  for (const node of nodes) await node.stop()
-  for (const node of nodes) await removeDir(node.dataDir)
-  await Effect.runPromise(Scope.close(scope, Exit.void))
-})
-
-describe.skipIf(!db.multiSession)("GET /v2/entries/{index}/receipt on two nodes of one database", () => {
+describe.skipIf(!cluster.multiSession)("GET /v2/entries/{index}/receipt on two nodes of one database", () => {
   it("is answered by the follower too, the same bytes, its own writes and the leader's", async () => {
-    const url = await Effect.runPromise(Scope.extend(db.freshSchema, scope))
-    nodes = (await startNodes(url, 2)).nodes
+    const { nodes } = await cluster.start(2)
     const [a, b] = nodes as [Node, Node]
     expect(leaderOf(nodes)).toBe(a)
     const agent = makeAgent(`reissue nodes ${Math.random()}`)

@@ -4,10 +4,14 @@
 // (src/app/Metrics.ts) is present and moves when its event happens: writes accepted and
 // refused, sequencer batches and commit latency, write-check busy time, HTTP answers by
 // route group and status with their latency histogram, gate sessions, connections per
-// state, the log's size, checkpoint age and tiles lag. The metrics listener serves nothing
+// state, the log's size, checkpoint age and tiles lag, and the witnesses against their
+// quorum (one witness configured, never answering). The metrics listener serves nothing
 // else, and the public port does not serve /metrics.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
+import { utf8 } from "../../../src/domain/bytes.js"
+import { formatCosignerKey, makeCosignerKey } from "../../../src/domain/note/cosignature.js"
 import { makeAgent } from "../../support/agents.js"
 import { GateConnection } from "../../support/gateClient.js"
 import { presignPosts, sendInOrder } from "../../support/load.js"
@@ -21,9 +25,14 @@ let gatePort: number
 beforeAll(async () => {
   const metricsPort = await freePort()
   gatePort = await freePort()
+  // A witness at a port nobody listens on: the log's checkpoints go uncosigned.
+  const witnessVkey = formatCosignerKey(makeCosignerKey(nodeCrypto.sha256, "away.test/witness", nodeCrypto.ed25519.publicKey(nodeCrypto.sha256(utf8("away witness")))))
   server = await startServer({
     dataDir: await tempDataDir(),
-    env: { AICS_METRICS_PORT: String(metricsPort), AICS_GATE_PORT: String(gatePort) }
+    env: {
+      AICS_METRICS_PORT: String(metricsPort), AICS_GATE_PORT: String(gatePort),
+      AICS_WITNESSES: `http://127.0.0.1:${await freePort()} ${witnessVkey}`, AICS_WITNESS_QUORUM: "1"
+    }
   })
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
   // The metrics listener opens right after the service's.
@@ -106,6 +115,12 @@ describe("GET /metrics", () => {
     }
     expect(total(settled, "aics_tiles_lag_entries")).toBe(0)
     expect(total(settled, "aics_checkpoint_age_seconds")).toBeLessThan(10)
+
+    // The witness never answers: none of one cosigned the latest checkpoint, for a while now.
+    expect(types("aics_witness_quorum")).toBe("gauge")
+    expect(total(settled, "aics_witness_quorum")).toBe(1)
+    expect(total(settled, "aics_witness_cosigning_latest")).toBe(0)
+    expect(total(settled, "aics_witness_below_quorum_seconds")).toBeGreaterThan(0)
 
     gate.close()
     const closed = Date.now() + 10_000
