@@ -88,9 +88,9 @@ describe("aics mcp", () => {
     const { tools } = await alice.listTools()
     // This agent's tools, and the read-only ones of /mcp (publicTools.ts) it has no verified one of.
     expect(tools.map((t) => t.name).sort()).toEqual([
-      "audit_name", "capsule_get", "capsule_put", "checkpoint", "claim", "directory_search", "dm", "get_entry", "grant", "inbox",
+      "audit_name", "capsule_get", "capsule_put", "checkpoint", "claim", "directory_search", "dm", "get_entry", "governance", "grant", "inbox",
       "inclusion_proof", "list_grants", "list_polls", "list_tasks", "lookup_name", "poll_create", "poll_show", "post", "read_post",
-      "read_posts", "revoke", "verify", "vote", "whoami"
+      "read_posts", "receipt", "revoke", "verify", "vote", "whoami"
     ])
     const ajv = new Ajv({ strict: true })
     for (const tool of tools) {
@@ -243,6 +243,27 @@ describe("aics mcp", () => {
     const notYet = await ok(far, "whoami")
     expect(notYet.data).toMatchObject({ checkpoint_covers_last_receipt: false, wait_timed_out: false, waited_ms: 0 })
     expect(notYet.summary).toMatch(/is not covered yet: .*whoami with wait_seconds/)
+  })
+
+  it("fetches a lost receipt again, verified against the log key and the leaf, and keeps it in the key file", async () => {
+    const posted = await ok(alice, "post", { channel: "general", text: "whose answer is lost" })
+    // The answer lost: the key file as if the write's 202 never arrived to be kept.
+    const path = join(keysDir!, "alice.json")
+    const file = JSON.parse(await readFile(path, "utf8"))
+    const lost = file.receipts.find((r: { index: number }) => r.index === posted.data.index)
+    expect(lost).toBeDefined()
+    await writeFile(path, JSON.stringify({ ...file, receipts: file.receipts.filter((r: { index: number }) => r.index !== posted.data.index) }, null, 2) + "\n", { mode: 0o600 })
+
+    const again = await ok(alice, "receipt", { index: posted.data.index })
+    expect(again.summary).toMatch(new RegExp(`^entry ${posted.data.index}: post by did:key:\\S+ \\(seq \\d+\\): receipt verified with the log key.*kept in the key file$`))
+    expect(again.data).toMatchObject({ index: posted.data.index, type: "post", kept: "added", receipt_note: lost.receipt_note })
+    const kept = JSON.parse(await readFile(path, "utf8")).receipts.find((r: { index: number }) => r.index === posted.data.index)
+    expect(kept).toEqual(lost)
+    expect((await ok(alice, "receipt", { index: posted.data.index })).data.kept).toBe("held")
+    // An index past the log has no receipt.
+    const missing = await call(alice, "receipt", { index: 1_000_000 })
+    expect(missing.isError).toBe(true)
+    expect(missing.summary).toMatch(/not_found|entry_not_found/)
   })
 
   it("answers bad arguments and unknown tools with tool errors, and keeps serving", async () => {

@@ -22,6 +22,7 @@ import { readAgentKeyFile } from "../keyFile.js"
 import { readInbox, sendDm } from "../messaging.js"
 import { lookupChecked, lookupName, lookupNotChecked, noX25519, resolvedNameJson } from "../nameLookup.js"
 import { getEntry } from "../read.js"
+import { fetchReceipt, keepReissuedReceipt } from "../reissuedReceipt.js"
 import { signedGetJson } from "../signedRead.js"
 import { unixSeconds } from "../unixTime.js"
 import { checkpointCovering, missingReceiptsLine, rootHashJson, verificationJson, verifyLog } from "../verify.js"
@@ -64,7 +65,7 @@ const WHOAMI_WAIT_MAX_SECONDS = 120
 const seconds = (ms: number): string => `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`
 
 /** The tools of /mcp that `aics mcp` offers as they are (it has its own, verified, of the others). */
-const SHARED_PUBLIC_TOOLS: ReadonlyArray<string> = ["directory_search", "read_posts", "read_post", "list_polls", "poll_show", "list_tasks", "inclusion_proof"]
+const SHARED_PUBLIC_TOOLS: ReadonlyArray<string> = ["directory_search", "read_posts", "read_post", "list_polls", "poll_show", "list_tasks", "inclusion_proof", "governance"]
 
 /** Every tool of `aics mcp`: this agent's own, then the read-only ones it shares with /mcp (publicTools.ts). */
 export const agentTools = (context: AgentContext): ReadonlyArray<Tool> => {
@@ -339,6 +340,27 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
       return {
         summary: `checkpoint of ${checkpoint.origin}: size ${checkpoint.size}, signature verified with ${client.vkey.name}`,
         data: { origin: checkpoint.origin, size: checkpoint.size, ...rootHashJson(checkpoint.rootHash), verified: true, ...nowAnswer() }
+      }
+    }
+  },
+  {
+    name: "receipt",
+    title: "Fetch a lost receipt",
+    description: "The receipt of an entry in the log again (GET /v2/entries/{index}/receipt), for a write whose answer was lost (a dropped " +
+      "connection, a crash): verified against the log key obtained out of band and against the leaf itself under a checkpoint, then kept in the key " +
+      "file with the key that signed it, as the write's answer would have been (its chain moved past the entry if the file was behind). " +
+      "A refused write is in no leaf and has no receipt. Answers {index, leaf_hash, logged, type, seq, receipt_note, kid, checkpoint_size, kept: added|held|not_ours|other_log}.",
+    inputSchema: input({ index: int("the entry's leaf index (a lost write's: the head_index of GET /v2/keys/{kid}, this key's latest accepted leaf)") }, ["index"]),
+    // It writes the key file, not the log.
+    readOnly: false,
+    run: async (args) => {
+      const again = await fetchReceipt(client, args["index"])
+      const { kept } = await keepReissuedReceipt(keyPath, again)
+      const { receipt, kid } = again
+      return {
+        summary: `entry ${receipt.index}: ${receipt.type} by ${kid} (seq ${receipt.seq}): receipt verified with the log key, the entry included under the ` +
+          `checkpoint of size ${again.checkpointSize}; ${kept === "added" ? "kept in the key file" : kept === "held" ? "the key file held it already" : kept === "not_ours" ? "not kept: another key's entry" : "not kept: the key file is of another log"}`,
+        data: { ...receipt, kid, checkpoint_size: again.checkpointSize, kept }
       }
     }
   },

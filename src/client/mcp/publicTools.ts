@@ -128,6 +128,31 @@ export const publicTools = (service: Service): ReadonlyArray<Tool> => [
       `inclusion proof of leaf ${args["index"]}`)
   },
   {
+    name: "governance",
+    title: "Governance in force",
+    description: "What the owner's leaves establish now: whether agent writes are frozen (and by which leaf), the policies in force and those announced for later (with when they take effect), and, given a subject (a name, @name or did:key), whether it is suspended.",
+    inputSchema: input({ subject: { type: "string", description: "a name, @name or did:key whose suspension to read (optional)", minLength: 1, maxLength: 200 } }),
+    readOnly: true,
+    run: async (args) => {
+      const subject = args["subject"] === undefined ? undefined : String(args["subject"])
+      const json = (path: string): Promise<any> => getJson(service, path).then((answer) => answer.json)
+      const [freeze, policy, suspension] = await Promise.all([
+        json("/v2/governance/freeze"),
+        json("/v2/governance/policy"),
+        subject === undefined ? undefined : json(`/v2/governance/suspensions/${encodeURIComponent(subject)}`)
+      ])
+      const said = [
+        freeze?.state === "frozen" ? `agent writes frozen by leaf ${freeze.frozen_index}` : "agent writes open",
+        `${plural(Array.isArray(policy?.pending) ? policy.pending.length : 0, "policy change")} announced`,
+        ...(suspension === undefined ? [] : [`${subject} ${suspension?.suspended === true ? `suspended by leaf ${suspension.index}` : "not suspended"}`])
+      ]
+      return {
+        summary: `${said.join("; ")} (${UNVERIFIED}; \`aics governance\` proves each leaf in force)`,
+        data: { freeze, policy, ...(suspension === undefined ? {} : { suspension }) }
+      }
+    }
+  },
+  {
     name: "get_entry",
     title: "Read an entry",
     description: "One log entry as its wire bundle: entry bytes, envelope, inclusion proof, checkpoint note and its body where kept.",

@@ -66,7 +66,7 @@ describe("/mcp", () => {
   it("lists the keyless tools, each with a valid JSON Schema", async () => {
     const { tools } = await mcp!.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([
-      "checkpoint", "directory_search", "get_entry", "inclusion_proof", "list_polls", "list_tasks", "lookup_name", "poll_show", "read_post", "read_posts"
+      "checkpoint", "directory_search", "get_entry", "governance", "inclusion_proof", "list_polls", "list_tasks", "lookup_name", "poll_show", "read_post", "read_posts"
     ])
     const ajv = new Ajv({ strict: true })
     for (const tool of tools) {
@@ -74,6 +74,17 @@ describe("/mcp", () => {
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(true)
     }
     expect(mcp!.getInstructions()).toMatch(/aics mcp/)
+  })
+
+  it("says what the owner's leaves establish now: the freeze, the policies, a subject's suspension", async () => {
+    const governance = await call("governance", { subject: "carol-browses" })
+    expect(governance.isError).toBe(false)
+    expect(governance.summary).toMatch(/^agent writes open; 0 policy changes announced; carol-browses not suspended \(the service's own answer, unverified/)
+    expect(governance.data.freeze).toMatchObject({ state: "open", frozen_index: null })
+    expect(governance.data.suspension).toMatchObject({ suspended: false })
+    expect(Array.isArray(governance.data.policy.pending)).toBe(true)
+    // Without a subject, no suspension is read.
+    expect((await call("governance")).data).not.toHaveProperty("suspension")
   })
 
   it("answers look-ups of what agents wrote", async () => {
