@@ -11,9 +11,20 @@
 // node, docs/protocol.md 14) answers 404 for it as that route does. No checkpoint is
 // waited for: the receipt says the leaf is durable, not that it is published (the 202 came
 // before the checkpoint too). A refusal is in no leaf: its note is never made again.
+//
+// The log key signs only the leaf hash the tree holds: the leaf's bytes, read back, must
+// hash to the stored leaf hash (the one the tree, its tiles and the original 202 committed
+// to), or no receipt is signed. A damaged leaf file (a flipped bit that still parses, a bad
+// partial restore) would otherwise have the log sign a second, different hash for the same
+// index: evidence of equivocation made by a GET. And while the log is found diverged from
+// its published tiles (LogHealth), nothing is signed at all, as nothing is published.
 
 import { Effect } from "effect"
-import type { StorageError } from "../ports/StorageError.js"
+import { equal } from "../domain/bytes.js"
+import { makeTreeHasher } from "../domain/tlog/hasher.js"
+import { storedHashIndex } from "../domain/tlog/storedHash.js"
+import { Crypto } from "../ports/Crypto.js"
+import { StorageError } from "../ports/StorageError.js"
 import { LogStore } from "../ports/LogStore.js"
 import { LogStatus } from "./LogStatus.js"
 import { type AcceptedBody, WriteAnswers } from "./WriteAnswers.js"
@@ -28,11 +39,18 @@ export const reissuedReceipts = Effect.gen(function*() {
   const status = yield* LogStatus
   const store = yield* LogStore
   const answers = yield* WriteAnswers
+  const hasher = makeTreeHasher((yield* Crypto).sha256)
+  const withheld = (detail: string) => new StorageError({ operation: "re-issue a receipt", detail })
   return (index: number): Effect.Effect<ReissuedReceipt, StorageError> =>
     Effect.gen(function*() {
-      const size = (yield* status.current).size
-      if (index >= size) return { _tag: "NotInLog", size } as const
-      const [entry] = yield* store.readEntries(index, index + 1)
-      return { _tag: "Reissued", body: yield* answers.reissued(index, entry!) } as const
+      const state = yield* status.current
+      if (state.diverged !== undefined) return yield* withheld("the log diverged from its published tiles: no receipt is signed until that is resolved")
+      if (index >= state.size) return { _tag: "NotInLog", size: state.size } as const
+      const { entry, hashes: [stored] } = yield* store.readEntryAndHashes(index, [storedHashIndex(0, index)])
+      if (stored === undefined || !equal(hasher.leafHash(entry), stored)) {
+        yield* Effect.logError(`leaf ${index}'s bytes do not hash to its stored leaf hash: the log's files are damaged; no receipt was signed for it`)
+        return yield* withheld(`leaf ${index} does not match the tree's leaf hash`)
+      }
+      return { _tag: "Reissued", body: yield* answers.reissued(index, entry) } as const
     })
 })

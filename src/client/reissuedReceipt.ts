@@ -91,7 +91,9 @@ export const keptReissued = (key: AgentKey, reissued: ReissuedReceipt): { readon
     if (held(key.receipts)) return { key, kept: "held" }
     if (envelope.seq >= key.seq) {
       const advanced = advanceChain(key, envelope, receipt)
-      return { key: { ...advanced, receipts: withReceipt(key.receipts, receipt) }, kept: "added" }
+      // A claim's answer would also have named the key's name (agent.ts, claimName).
+      const named = envelope.type === "claim" && typeof envelope.payload["name"] === "string" ? { name: envelope.payload["name"] } : {}
+      return { key: { ...advanced, ...named, receipts: withReceipt(key.receipts, receipt) }, kept: "added" }
     }
     return { key: { ...key, receipts: withReceipt(key.receipts, receipt) }, kept: "added" }
   }

@@ -67,6 +67,17 @@ describe("a lost receipt, fetched again", () => {
     expect(await text("alice.json")).toBe(afterPost)
   })
 
+  it("names the key's name again when the lost answer was its claim's", async () => {
+    ok(await world.aics(["keygen", "--key", "carol.json"]))
+    const beforeClaim = await text("carol.json")
+    const claim = await world.json<{ index: number }>(["claim", `carol${Date.now() % 100000}`, "--key", "carol.json"])
+    const afterClaim = await text("carol.json")
+    await writeFile(keyFile("carol.json"), beforeClaim)
+    expect(await world.json(["receipt", String(claim.index), "--key", "carol.json"])).toMatchObject({ type: "claim", kept: "added" })
+    // The name too, as the claim's 202 would have saved it: the same file, byte for byte.
+    expect(await text("carol.json")).toBe(afterClaim)
+  })
+
   it("fills a receipt aics verify reports missing", async () => {
     // The chain moved past the claim (synced from the log), but its receipt was lost.
     const key = JSON.parse(afterPost) as { receipts: Array<{ index: number }> }

@@ -117,7 +117,7 @@ decodeEveryParameter(AicsApi)
 const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
   Layer.provide([
     builtWithOnly(Charter, CosignatureCollector, LogNotary, LogReader, LogStatus, LogStore, Publisher, ServiceConfig)(TlogHandlers),
-    builtWithOnly(Bodies, EntryWrites, LogReader, LogStatus, LogStore, Publisher, ServiceConfig, WriteAnswers)(EntriesHandlers),
+    builtWithOnly(Bodies, Crypto, EntryWrites, LogReader, LogStatus, LogStore, Publisher, ServiceConfig, WriteAnswers)(EntriesHandlers),
     builtWithOnly(CosignatureCollector, Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
     builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Projection, ServiceConfig, StateReader)(TelemetryHandlers),

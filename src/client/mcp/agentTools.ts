@@ -348,7 +348,8 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     title: "Fetch a lost receipt",
     description: "The receipt of an entry in the log again (GET /v2/entries/{index}/receipt), for a write whose answer was lost (a dropped " +
       "connection, a crash): verified against the log key obtained out of band and against the leaf itself under a checkpoint, then kept in the key " +
-      "file with the key that signed it, as the write's answer would have been (its chain moved past the entry if the file was behind). " +
+      "file with the key that signed it, as the write's answer would have been (its chain moved past the entry if the file was behind, a claim's name set; " +
+      "a rotation's switch to the new key is not made here). " +
       "A refused write is in no leaf and has no receipt. Answers {index, leaf_hash, logged, type, seq, receipt_note, kid, checkpoint_size, kept: added|held|not_ours|other_log}.",
     inputSchema: input({ index: int("the entry's leaf index (a lost write's: the head_index of GET /v2/keys/{kid}, this key's latest accepted leaf)") }, ["index"]),
     // It writes the key file, not the log.
