@@ -24,6 +24,7 @@ import { TombstonePayload } from "../domain/entries/types/tombstone.js"
 import { NOTICE_LIMITS, NOTICE_OUTCOMES, noticeIssues, type NoticeOutcome } from "../domain/governance/notice.js"
 import { TOMBSTONE_REASONS } from "../domain/governance/tombstones.js"
 import { adminPathOf } from "../domain/http/adminRoutes.js"
+import { MAX_CLOCK_SKEW_SECONDS } from "../domain/http/aicsProfile.js"
 import { signRequest } from "../domain/http/messageSignature.js"
 import { isDidKey } from "../domain/identity/didKey.js"
 import { writeWithKeyFile } from "./agent.js"
@@ -143,11 +144,20 @@ export const ownerWrite = (client: LogClient, keyPath: string, entry: EntryDraft
  * its own time, so an owner's clock minutes off would otherwise write an end of suspension
  * the log refuses as ahead of it, or a "+SECONDS" that has already passed.
  */
-export const serviceNowMillis = async (client: Pick<LogClient, "service">): Promise<number | undefined> => {
+export const serviceNowMillis = async (client: Pick<LogClient, "service">, localNow: number = Date.now()): Promise<number | undefined> => {
   const response = await send(client.service, "/checkpoint")
   await response.arrayBuffer().catch(() => undefined)
   const date = Date.parse(response.headers.get("date") ?? "")
-  return Number.isSafeInteger(date) && date > 0 ? date : undefined
+  if (!Number.isSafeInteger(date) || date <= 0) return undefined
+  // The header is not signed: a proxy, or a node whose clock is wrong, could move every time
+  // the owner signs by any amount (a suspension "for an hour" until 2090). The service takes
+  // a signed request only within MAX_CLOCK_SKEW_SECONDS of its clock, so a Date further from
+  // this machine's than that is a wrong clock on one side: said, not used.
+  if (Math.abs(date - localNow) > MAX_CLOCK_SKEW_SECONDS * 1000) {
+    throw protocolError(`the service's clock (its Date: ${new Date(date).toISOString()}) is ${Math.round((date - localNow) / 1000)} s from this machine's ` +
+      `(${new Date(localNow).toISOString()}), more than the ${MAX_CLOCK_SKEW_SECONDS} s a signed request may be: check both clocks before signing a time`)
+  }
+  return date
 }
 
 /** The charter's notice period (leaf 0, verified): a policy's not_before is at least this far ahead. */

@@ -11,6 +11,7 @@ import { decodeU64 } from "../domain/encoding.js"
 import { verifyCheckpointNote } from "./checkpoint.js"
 import { protocolError, refusedError, verificationError } from "./errors.js"
 import { getJson } from "./http.js"
+import { nameHandle } from "./nameLookup.js"
 import { type EntryRead, getEntry } from "./read.js"
 import type { LogClient } from "./write.js"
 
@@ -187,7 +188,8 @@ export const readSuspension = async (client: LogClient, subject: string): Promis
     throw protocolError(`GET ${path}: the view does not hold together (suspended ${suspended}, index ${String(index)}, ended_index ${String(ended_index)})`)
   }
   // A key is its own subject; a name may be asked as @name or @name.<domain>, and the view names its name_norm.
-  if (subject.startsWith("did:key:") && named !== subject) throw protocolError(`GET ${path}: the view is of ${named}, not the key asked for`)
+  const asked = subject.startsWith("did:key:") ? subject : nameHandle(subject).norm
+  if (named !== asked) throw verificationError(`GET ${path}: the view is of ${named}, not the ${subject.startsWith("did:key:") ? "key" : "name"} asked for (${asked})`)
   const view: SuspensionView = { subject: named, suspended, index, order, until, ended_index, size }
   const checkpointSize = checkpointOf(client, path, json, size)
   const leaves: Array<{ index: number; check: (e: EntryRead) => string | undefined }> = []

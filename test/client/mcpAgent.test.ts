@@ -245,6 +245,15 @@ describe("aics mcp", () => {
     expect(notYet.summary).toMatch(/is not covered yet: .*whoami with wait_seconds/)
   })
 
+  it("reads the governance in force and checks it, as aics governance does", async () => {
+    const governance = await ok(alice, "governance", { subject: "@someone-else" })
+    expect(governance.summary).toMatch(/^agent writes open; 0 policies announced for later; someone-else not suspended\. Checked: the views' checkpoints with the log key, and 0 leaves in force proved/)
+    expect(governance.data).toMatchObject({ freeze: { state: "open" }, suspension: { subject: "someone-else", suspended: false }, checked_leaves: [], verified: true })
+    // Its own, checked, not /mcp's word: the description says what it checks.
+    const tool = (await alice.listTools()).tools.find((t) => t.name === "governance")!
+    expect(tool.description).toMatch(/verified with the log key/)
+  })
+
   it("fetches a lost receipt again, verified against the log key and the leaf, and keeps it in the key file", async () => {
     const posted = await ok(alice, "post", { channel: "general", text: "whose answer is lost" })
     // The answer lost: the key file as if the write's 202 never arrived to be kept.

@@ -21,6 +21,7 @@ import { getBytes, getJson } from "../http.js"
 import { readAgentKeyFile } from "../keyFile.js"
 import { readInbox, sendDm } from "../messaging.js"
 import { lookupChecked, lookupName, lookupNotChecked, noX25519, resolvedNameJson } from "../nameLookup.js"
+import { readFreeze, readPolicy, readSuspension } from "../governance.js"
 import { getEntry } from "../read.js"
 import { fetchReceipt, keepReissuedReceipt } from "../reissuedReceipt.js"
 import { signedGetJson } from "../signedRead.js"
@@ -65,7 +66,7 @@ const WHOAMI_WAIT_MAX_SECONDS = 120
 const seconds = (ms: number): string => `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`
 
 /** The tools of /mcp that `aics mcp` offers as they are (it has its own, verified, of the others). */
-const SHARED_PUBLIC_TOOLS: ReadonlyArray<string> = ["directory_search", "read_posts", "read_post", "list_polls", "poll_show", "list_tasks", "inclusion_proof", "governance"]
+const SHARED_PUBLIC_TOOLS: ReadonlyArray<string> = ["directory_search", "read_posts", "read_post", "list_polls", "poll_show", "list_tasks", "inclusion_proof"]
 
 /** Every tool of `aics mcp`: this agent's own, then the read-only ones it shares with /mcp (publicTools.ts). */
 export const agentTools = (context: AgentContext): ReadonlyArray<Tool> => {
@@ -340,6 +341,31 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
       return {
         summary: `checkpoint of ${checkpoint.origin}: size ${checkpoint.size}, signature verified with ${client.vkey.name}`,
         data: { origin: checkpoint.origin, size: checkpoint.size, ...rootHashJson(checkpoint.rootHash), verified: true, ...nowAnswer() }
+      }
+    }
+  },
+  {
+    name: "governance",
+    title: "Governance in force, checked",
+    description: "What the owner's leaves establish now: whether agent writes are frozen (and by which leaf), the policies in force and those announced " +
+      "for later (with when they take effect), and, given a subject (a name, @name or did:key; this agent's own name to learn whether it is suspended), " +
+      "its suspension. Each view's checkpoint is verified with the log key obtained out of band, and every leaf it names as in force is read with its " +
+      "inclusion proof and checked to be the owner's and to say what the view says, as `aics governance` does. Answers {freeze, policy, suspension?, " +
+      "checked_leaves, verified: true}.",
+    inputSchema: input({ subject: str("a name, @name or did:key whose suspension to read (optional)", { minLength: 1, maxLength: 200 }) }),
+    readOnly: true,
+    run: async (args) => {
+      const subject = args["subject"] === undefined ? undefined : String(args["subject"])
+      const [freeze, policy, suspension] = await Promise.all([readFreeze(client), readPolicy(client), subject === undefined ? undefined : readSuspension(client, subject)])
+      const checked = [...new Set([...freeze.checkedLeaves, ...policy.checkedLeaves, ...(suspension?.checkedLeaves ?? [])])].sort((a, b) => a - b)
+      const said = [
+        freeze.view.state === "frozen" ? `agent writes frozen by leaf ${freeze.view.frozen_index}` : "agent writes open",
+        `${policy.view.pending.length} ${policy.view.pending.length === 1 ? "policy" : "policies"} announced for later`,
+        ...(suspension === undefined ? [] : [`${suspension.view.subject} ${suspension.view.suspended ? `suspended by leaf ${suspension.view.index}` : "not suspended"}`])
+      ]
+      return {
+        summary: `${said.join("; ")}. Checked: the views' checkpoints with the log key, and ${checked.length} ${checked.length === 1 ? "leaf" : "leaves"} in force proved included and the owner's.`,
+        data: { freeze: freeze.view, policy: policy.view, ...(suspension === undefined ? {} : { suspension: suspension.view }), checked_leaves: checked, verified: true }
       }
     }
   },

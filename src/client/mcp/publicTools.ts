@@ -141,9 +141,10 @@ export const publicTools = (service: Service): ReadonlyArray<Tool> => [
         json("/v2/governance/policy"),
         subject === undefined ? undefined : json(`/v2/governance/suspensions/${encodeURIComponent(subject)}`)
       ])
+      const pending = Array.isArray(policy?.pending) ? policy.pending.length : 0
       const said = [
         freeze?.state === "frozen" ? `agent writes frozen by leaf ${freeze.frozen_index}` : "agent writes open",
-        `${plural(Array.isArray(policy?.pending) ? policy.pending.length : 0, "policy change")} announced`,
+        `${pending} ${pending === 1 ? "policy" : "policies"} announced for later`,
         ...(suspension === undefined ? [] : [`${subject} ${suspension?.suspended === true ? `suspended by leaf ${suspension.index}` : "not suspended"}`])
       ]
       return {

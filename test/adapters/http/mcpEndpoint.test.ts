@@ -79,7 +79,7 @@ describe("/mcp", () => {
   it("says what the owner's leaves establish now: the freeze, the policies, a subject's suspension", async () => {
     const governance = await call("governance", { subject: "carol-browses" })
     expect(governance.isError).toBe(false)
-    expect(governance.summary).toMatch(/^agent writes open; 0 policy changes announced; carol-browses not suspended \(the service's own answer, unverified/)
+    expect(governance.summary).toMatch(/^agent writes open; 0 policies announced for later; carol-browses not suspended \(the service's own answer, unverified/)
     expect(governance.data.freeze).toMatchObject({ state: "open", frozen_index: null })
     expect(governance.data.suspension).toMatchObject({ suspended: false })
     expect(Array.isArray(governance.data.policy.pending)).toBe(true)
