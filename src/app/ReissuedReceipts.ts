@@ -51,6 +51,6 @@ export const reissuedReceipts = Effect.gen(function*() {
         yield* Effect.logError(`leaf ${index}'s bytes do not hash to its stored leaf hash: the log's files are damaged; no receipt was signed for it`)
         return yield* withheld(`leaf ${index} does not match the tree's leaf hash`)
       }
-      return { _tag: "Reissued", body: yield* answers.reissued(index, entry) } as const
+      return { _tag: "Reissued", body: yield* answers.reissued(index, entry, stored) } as const
     })
 })

@@ -12,7 +12,7 @@ import { fromUtf8 } from "../domain/bytes.js"
 import { encodeU64 } from "../domain/encoding.js"
 import type { Envelope } from "../domain/envelope/envelope.js"
 import { isJsonObject } from "../domain/envelope/jcs.js"
-import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
+import type { Hash } from "../domain/tlog/hasher.js"
 import { refusalStatus, type Refusal } from "../domain/write/refusal.js"
 import { refusedEnvelopeHash } from "../domain/write/submission.js"
 import { Crypto } from "../ports/Crypto.js"
@@ -47,14 +47,14 @@ export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers,
   /**
    * The accepted answer's body for leaf `index` of the log, whose entry bytes are `entry`:
    * the same `entry` members and the same receipt_note bytes as the write that appended it
-   * answered (counted as no write). The bytes must be the log's own leaf at that index.
+   * answered (counted as no write). The bytes must be the log's own leaf at that index, and
+   * `leafHash` the tree's leaf hash of it (ReissuedReceipts checks the two agree).
    */
-  readonly reissued: (index: number, entry: Uint8Array) => Effect.Effect<AcceptedBody>
+  readonly reissued: (index: number, entry: Uint8Array, leafHash: Hash) => Effect.Effect<AcceptedBody>
 }>() {
   static readonly layer = Layer.effect(WriteAnswers, Effect.gen(function*() {
     const crypto = yield* Crypto
     const receipts = yield* Receipts
-    const hasher = makeTreeHasher(crypto.sha256)
     /** The receipt of an accepted leaf and the `entry` member beside it (docs/spec/profile.md section 4): the one shape every accepted answer has. */
     const acceptedBody = (leaf: AcceptedLeaf): Effect.Effect<AcceptedBody> =>
       Effect.map(receipts.accepted(leaf.index, leaf.leafHash, leaf.logged), (note) => ({
@@ -91,13 +91,13 @@ export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers,
           body,
           location: `/v2/entries/${outcome.index}`
         })),
-      reissued: (index, entry) =>
+      reissued: (index, entry, leafHash) =>
         Effect.suspend(() => {
           // The log's own leaf: JCS({envelope, index, logged}) as the sequencer wrote it.
           const leaf = JSON.parse(fromUtf8(entry)) as { envelope: Pick<Envelope, "type" | "kid" | "seq">; index: number; logged: number }
           if (leaf.index !== index) return Effect.die(new Error(`leaf ${index} holds the entry bytes of index ${leaf.index}`))
           const { type, kid, seq } = leaf.envelope
-          return acceptedBody({ index, leafHash: hasher.leafHash(entry), logged: leaf.logged, type, kid, seq })
+          return acceptedBody({ index, leafHash, logged: leaf.logged, type, kid, seq })
         })
     }
   }))

@@ -12,7 +12,7 @@ import {
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { keyFileError, usageError } from "./errors.js"
-import { freezeInForce } from "./governance.js"
+import { freezeInForce, ownerKidOf } from "./governance.js"
 import { serviceAt } from "./http.js"
 import type { EntryDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
@@ -54,9 +54,9 @@ const ownerKeyPath = async (inv: Invocation, env: Env, client: LogClient): Promi
   const path = ownerKeyPathOf(inv, env)
   // Anything but a missing file is readAgentKeyFile's to say (a mode, a bad file).
   if (await stat(path).then(() => true, (e: NodeJS.ErrnoException) => e.code !== "ENOENT")) return path
-  const owner = await getEntry(client, 0).then((leaf) => leaf.envelope.payload["owner_kid"], () => undefined)
+  const owner = await ownerKidOf(client).catch(() => undefined)
   throw keyFileError(`no owner key file at ${path}: give the owner's key file with --key or AICS_OWNER_KEY, the key of ` +
-    `${typeof owner === "string" ? owner : "the owner"} that leaf 0 names (a first start that made it wrote it to <data dir>/owner.key); ` +
+    `${owner ?? "the owner"} that leaf 0 names (a first start that made it wrote it to <data dir>/owner.key); ` +
     `a new key from "aics keygen" is not the owner`)
 }
 

@@ -6,7 +6,7 @@
 
 import type { Invocation } from "./cliArgs.js"
 import { logClient, type Env, type Outcome } from "./cliShared.js"
-import { type CheckedView, type PolicyItem, readFreeze, readPolicy, readSuspension } from "./governance.js"
+import { type CheckedView, type PolicyItem, readGovernance } from "./governance.js"
 
 const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 
@@ -21,11 +21,7 @@ const json = <V>(checked: CheckedView<V>) => ({ ...checked.view, checkpoint_size
 export const governance = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const client = await logClient(inv, env)
   const subject = inv.args[0]
-  const [freeze, policy, suspension] = await Promise.all([
-    readFreeze(client),
-    readPolicy(client),
-    subject === undefined ? undefined : readSuspension(client, subject)
-  ])
+  const { freeze, policy, suspension, checkedLeaves: checked } = await readGovernance(client, subject)
   const now = Date.now()
 
   const f = freeze.view
@@ -53,7 +49,6 @@ export const governance = async (inv: Invocation, env: Env): Promise<Outcome> =>
     )
     lines.push("(an agent's entries are refused while its key, the name it acts for or the name an entry acts for is suspended: ask for each)")
   }
-  const checked = [...new Set([freeze, policy, ...(suspension === undefined ? [] : [suspension])].flatMap((c) => c.checkedLeaves))].sort((a, b) => a - b)
   lines.push(
     checked.length === 0
       ? "checked: the views' log-signed checkpoints; they name no leaf in force"

@@ -81,7 +81,7 @@ const checkpointOf = (client: LogClient, path: string, json: Record<string, unkn
 
 /** The owner key leaf 0 names (read with its inclusion proof), once per client. */
 const owners = new WeakMap<LogClient, Promise<string>>()
-const ownerKidOf = (client: LogClient): Promise<string> => {
+export const ownerKidOf = (client: LogClient): Promise<string> => {
   const known = owners.get(client)
   if (known !== undefined) return known
   const reading = getEntry(client, 0).then((charter) => {
@@ -225,3 +225,26 @@ export const freezeInForce = async (client: LogClient): Promise<number> => {
   }
   return view.frozen_index
 }
+
+/** The freeze, the policies and, given a subject, its suspension, each checked; and every leaf checked, ascending. */
+export const readGovernance = async (client: LogClient, subject: string | undefined) => {
+  const [freeze, policy, suspension] = await Promise.all([
+    readFreeze(client),
+    readPolicy(client),
+    subject === undefined ? undefined : readSuspension(client, subject)
+  ])
+  const checkedLeaves = [...new Set([freeze, policy, ...(suspension === undefined ? [] : [suspension])].flatMap((c) => c.checkedLeaves))].sort((a, b) => a - b)
+  return { freeze, policy, suspension, checkedLeaves }
+}
+
+/** One line of what the views say (the MCP tools' summary): "agent writes open; 1 policy announced for later; alice not suspended". */
+export const governanceSaid = (
+  freeze: Pick<FreezeView, "state" | "frozen_index">,
+  policy: Pick<PolicyView, "pending">,
+  suspension: Pick<SuspensionView, "subject" | "suspended" | "index"> | undefined
+): string =>
+  [
+    freeze.state === "frozen" ? `agent writes frozen by leaf ${freeze.frozen_index}` : "agent writes open",
+    `${policy.pending.length} ${policy.pending.length === 1 ? "policy" : "policies"} announced for later`,
+    ...(suspension === undefined ? [] : [`${suspension.subject} ${suspension.suspended ? `suspended by leaf ${suspension.index}` : "not suspended"}`])
+  ].join("; ")

@@ -21,7 +21,7 @@ import { getBytes, getJson } from "../http.js"
 import { readAgentKeyFile } from "../keyFile.js"
 import { readInbox, sendDm } from "../messaging.js"
 import { lookupChecked, lookupName, lookupNotChecked, noX25519, resolvedNameJson } from "../nameLookup.js"
-import { readFreeze, readPolicy, readSuspension } from "../governance.js"
+import { governanceSaid, readGovernance } from "../governance.js"
 import { getEntry } from "../read.js"
 import { fetchReceipt, keepReissuedReceipt } from "../reissuedReceipt.js"
 import { signedGetJson } from "../signedRead.js"
@@ -356,15 +356,9 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     readOnly: true,
     run: async (args) => {
       const subject = args["subject"] === undefined ? undefined : String(args["subject"])
-      const [freeze, policy, suspension] = await Promise.all([readFreeze(client), readPolicy(client), subject === undefined ? undefined : readSuspension(client, subject)])
-      const checked = [...new Set([...freeze.checkedLeaves, ...policy.checkedLeaves, ...(suspension?.checkedLeaves ?? [])])].sort((a, b) => a - b)
-      const said = [
-        freeze.view.state === "frozen" ? `agent writes frozen by leaf ${freeze.view.frozen_index}` : "agent writes open",
-        `${policy.view.pending.length} ${policy.view.pending.length === 1 ? "policy" : "policies"} announced for later`,
-        ...(suspension === undefined ? [] : [`${suspension.view.subject} ${suspension.view.suspended ? `suspended by leaf ${suspension.view.index}` : "not suspended"}`])
-      ]
+      const { freeze, policy, suspension, checkedLeaves: checked } = await readGovernance(client, subject)
       return {
-        summary: `${said.join("; ")}. Checked: the views' checkpoints with the log key, and ${checked.length} ${checked.length === 1 ? "leaf" : "leaves"} in force proved included and the owner's.`,
+        summary: `${governanceSaid(freeze.view, policy.view, suspension?.view)}. Checked: the views' checkpoints with the log key, and ${checked.length} ${checked.length === 1 ? "leaf" : "leaves"} in force proved included and the owner's.`,
         data: { freeze: freeze.view, policy: policy.view, ...(suspension === undefined ? {} : { suspension: suspension.view }), checked_leaves: checked, verified: true }
       }
     }

@@ -10,6 +10,7 @@
 import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, POLLS_LISTED } from "../../domain/views/limits.js"
 import { queryString } from "../forum.js"
 import { ClientError } from "../errors.js"
+import { governanceSaid } from "../governance.js"
 import { getJson, type Service } from "../http.js"
 import { input, int, NAME_INPUT, plural, POSTS_PAGE_INPUT, type Tool } from "./toolkit.js"
 
@@ -141,14 +142,8 @@ export const publicTools = (service: Service): ReadonlyArray<Tool> => [
         json("/v2/governance/policy"),
         subject === undefined ? undefined : json(`/v2/governance/suspensions/${encodeURIComponent(subject)}`)
       ])
-      const pending = Array.isArray(policy?.pending) ? policy.pending.length : 0
-      const said = [
-        freeze?.state === "frozen" ? `agent writes frozen by leaf ${freeze.frozen_index}` : "agent writes open",
-        `${pending} ${pending === 1 ? "policy" : "policies"} announced for later`,
-        ...(suspension === undefined ? [] : [`${subject} ${suspension?.suspended === true ? `suspended by leaf ${suspension.index}` : "not suspended"}`])
-      ]
       return {
-        summary: `${said.join("; ")} (${UNVERIFIED}; \`aics governance\` proves each leaf in force)`,
+        summary: `${governanceSaid(freeze, { pending: Array.isArray(policy?.pending) ? policy.pending : [] }, suspension)} (${UNVERIFIED}; \`aics governance\` proves each leaf in force)`,
         data: { freeze, policy, ...(suspension === undefined ? {} : { suspension }) }
       }
     }
