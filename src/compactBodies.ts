@@ -22,7 +22,7 @@ import { BODIES_FILE } from "./adapters/fs/bodyLayout.js"
 import { DataDirLockLive } from "./adapters/fs/dataDirLock.js"
 import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
 import { environmentProvider } from "./adapters/os/environment.js"
-import { startupFailureLine } from "./adapters/os/startupLine.js"
+import { failureLine } from "./adapters/os/startupLine.js"
 import { StorageError } from "./ports/StorageError.js"
 
 const size = (bytes: number) => bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`
@@ -46,7 +46,7 @@ const program = Effect.gen(function*() {
     ? `aics compact-bodies: nothing to reclaim: ${result.bodies} bodies, ${size(result.bytesBefore)} (${seconds} s)`
     : `aics compact-bodies: kept ${result.bodies} bodies, dropped ${result.dropped} records: ${size(result.bytesBefore)} -> ${size(result.bytesAfter)} (${seconds} s)`)
 }).pipe(
-  Effect.tapErrorCause((cause) => Console.error(startupFailureLine(cause).replace("aics: cannot start:", "aics compact-bodies: could not compact:")))
+  Effect.tapErrorCause((cause) => Console.error(failureLine("aics compact-bodies: could not compact:", cause)))
 )
 
 NodeRuntime.runMain(Effect.withConfigProvider(program, environmentProvider()), { disableErrorReporting: true, disablePrettyLogger: true })

@@ -55,8 +55,11 @@ const errorLine = (error: unknown): string => {
 }
 
 /** The one line for a start (or, once `started`, a running service) that failed with `cause`. */
-export const startupFailureLine = (cause: Cause.Cause<unknown>, started = false): string => {
-  const prefix = started ? "aics: stopped on an error:" : "aics: cannot start:"
+export const startupFailureLine = (cause: Cause.Cause<unknown>, started = false): string =>
+  failureLine(started ? "aics: stopped on an error:" : "aics: cannot start:", cause)
+
+/** The one line for a command (src/compactBodies.ts) that failed with `cause`, after `prefix`. */
+export const failureLine = (prefix: string, cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) return `${prefix} ${errorLine(failure.value)}`
   const defect = Cause.dieOption(cause)
