@@ -2,9 +2,11 @@
 // main in a child process, on a fresh data folder), a start that fails is one plain line
 // naming the variable and leaves nothing behind, the first start's lines say where the
 // verifier key and the owner key are, and `aics admin` tombstones an agent's post with the
-// very key file that first start wrote. SIGTERM is named in the last lines.
+// very key file that first start wrote, and the post's bytes then leave the service's disk
+// (retention deletes them, the body store's compaction drops them from the file). SIGTERM
+// is named in the last lines.
 
-import { spawn } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { mkdtemp, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises"
 import { createServer, type Server } from "node:net"
 import { tmpdir } from "node:os"
@@ -161,6 +163,8 @@ describe("an operator", () => {
     const read = ok(await runAics(["get", String(postIndex)], { cwd: work, env }))
     expect(read.out).toContain("body tombstoned")
     expect(read.out).not.toContain("an unlawful thing")
+    // Retention deletes the hidden bytes right after the tombstone's batch, not a minute later.
+    await expect.poll(() => server.output(), { timeout: 10_000 }).toMatch(/retention removed the bytes of 1 bodies no entry needs/)
 
     // The chain position moved in the same file: a second owner operation works too.
     const ownerFile = JSON.parse(await readFile(ownerKeyPath, "utf8")) as { seq: number; origin: string }
@@ -171,6 +175,16 @@ describe("an operator", () => {
     expect(server.child.exitCode).toBe(0)
     expect(server.output()).toMatch(/aics stopping[^\n]*\n?[^\n]*SIGTERM/)
     expect(server.output()).toMatch(/aics stopped/)
+
+    // The deletion is a removal record; compacting the stopped service's body store takes the
+    // bytes off the disk.
+    const bodyFile = join(dataDir, "bodies", "bodies")
+    expect((await readFile(bodyFile)).includes("an unlawful thing")).toBe(true)
+    const compacted = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [join(import.meta.dirname, "../dist/src/compactBodies.js")], { env: { PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dataDir } }, (error, stdout) =>
+        error === null ? resolve(stdout) : reject(error)))
+    expect(compacted).toMatch(/kept \d+ bodies, dropped 2 records/)
+    expect((await readFile(bodyFile)).includes("an unlawful thing")).toBe(false)
 
     // A later start with another origin is refused in one line, and adds nothing.
     const before = (await readdir(dataDir)).sort()

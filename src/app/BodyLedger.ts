@@ -46,10 +46,11 @@
 // of new ciphertext are refused and /healthz says DEGRADED, until retention frees room or
 // the operator raises the budget.
 
-import { Context, Duration, Effect, Layer, Option, Stream, SubscriptionRef } from "effect"
-import { SCAN_START, scanDeletes, scanSettled, scanWith } from "../domain/bodyRetention.js"
+import { Context, Duration, Effect, HashMap, Layer, Option, Stream, SubscriptionRef } from "effect"
+import { type NamingScan, SCAN_START, scanDeletes, scanSettled, scanWith, TOMBSTONE_SCAN_START } from "../domain/bodyRetention.js"
 import type { BodyEntry } from "../domain/bodyStatus.js"
 import { decodeU64 } from "../domain/encoding.js"
+import { tombstoneOf, tombstonesFrom } from "../domain/governance/tombstones.js"
 import type { CiphertextRecord } from "../domain/write/logState.js"
 import { BodyStore } from "../ports/BodyStore.js"
 import { Clock } from "../ports/Clock.js"
@@ -65,7 +66,7 @@ import { Sequencer } from "./Sequencer.js"
 import { ServiceConfig } from "./ServiceConfig.js"
 import { StateReader } from "./StateReader.js"
 
-/** Ciphertexts decided per turn between two batches, so retention never holds writes up for long. */
+/** Ciphertexts (and tombstones) decided per turn between two batches, so retention never holds writes up for long. */
 const DECIDE_CHUNK = 64
 /** Ciphertexts read at once while the budget's cursor follows the time. */
 const COUNT_PAGE = 256
@@ -92,10 +93,10 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
   readonly exhausted: Effect.Effect<boolean>
   /**
    * Counts out of the budget the ciphertext expired by now and, on the process that
-   * sequences the log, deletes the bytes no entry needs any more; answers how many digests
-   * it deleted.
+   * sequences the log, deletes the bytes no entry needs any more (expired, or hidden by a
+   * tombstone); answers how many digests it deleted.
    */
-  readonly expireNow: Effect.Effect<number>
+  readonly reclaimNow: Effect.Effect<number>
 }>() {
   static readonly layer = Layer.scoped(BodyLedger, Effect.gen(function*() {
     const config = yield* ServiceConfig
@@ -148,14 +149,17 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
         counted = cursor
       }))
 
-    /** Whether the bytes of the due ciphertext `record` may be deleted at `now` (domain/bodyRetention.ts NamingScan). */
-    const deletable = (record: CiphertextRecord, now: number) =>
+    /**
+     * Whether the bytes of `digest` may be deleted at `now`, read from `start` (domain/bodyRetention.ts
+     * NamingScan) for the entry at leaf `index`, with `hidden` saying which entries a tombstone hides.
+     */
+    const deletable = (digest: string, index: number, start: NamingScan, hidden: (index: number) => boolean, now: number) =>
       Effect.gen(function*() {
-        let scan = SCAN_START
-        yield* newestUntil<BodyEntry, never>(reader, "bodyNaming", record.digest, NAMING_PAGE, (page) =>
+        let scan = start
+        yield* newestUntil<BodyEntry, never>(reader, "bodyNaming", digest, NAMING_PAGE, (page) =>
           Effect.sync(() => {
             for (const entry of page) {
-              scan = scanWith(scan, entry, record.index, retentionDays)
+              scan = scanWith(scan, entry, index, retentionDays, hidden(entry.index))
               if (scanSettled(scan, now)) return true
             }
             return false
@@ -165,22 +169,49 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
 
     /**
      * What a turn would do at `now` on the log as this process has committed it: decide at
-     * most DECIDE_CHUNK due ciphertexts from the retention cursor on, and name the digests
-     * whose bytes no entry needs any more. `size` is the log it was decided on.
+     * most DECIDE_CHUNK due ciphertexts from the ciphertexts' cursor on and as many
+     * tombstones from theirs, and name the digests whose bytes no entry needs any more.
+     * `size` is the log it was decided on.
      */
     const plan = (now: number) =>
       Effect.gen(function*() {
         // Taken before the reads, which bring the projection at least this far (StateReader).
         const size = (yield* sequencer.point).folded
-        const from = yield* projection.retained
+        const resident = yield* reader.resident
+        const hidden = (index: number) => tombstoneOf(resident, index) !== undefined
+        const doomed = new Set<string>()
+
+        // The ciphertext, as it comes due: log order is expiry order.
+        const from = yield* projection.retained("ciphertexts")
         const page = yield* elementsFrom<CiphertextRecord>(reader, ...CIPHERTEXTS, from, DECIDE_CHUNK)
         const notDue = page.findIndex((record) => record.expiresAt > now)
         const due = notDue === -1 ? page : page.slice(0, notDue)
-        const doomed = new Set<string>()
         for (const record of due) {
-          if (!doomed.has(record.digest) && (yield* deletable(record, now))) doomed.add(record.digest)
+          if (!doomed.has(record.digest) && (yield* deletable(record.digest, record.index, SCAN_START, hidden, now))) {
+            doomed.add(record.digest)
+          }
         }
-        return { size, from, decided: due.length, doomed: [...doomed] }
+
+        // The tombstones logged since the last turn: each hid one entry's body, perhaps the
+        // last entry that needed its bytes.
+        const tombstonesAt = yield* projection.retained("tombstones")
+        const tombstones = tombstonesFrom(resident, tombstonesAt, DECIDE_CHUNK)
+        const targets = tombstones.length === 0
+          ? undefined
+          : yield* reader.slice(tombstones.map((tombstone) => ({ area: "bodies" as const, key: String(tombstone.target) })))
+        for (const tombstone of tombstones) {
+          const digest = Option.getOrUndefined(HashMap.get(targets!.bodies, tombstone.target))
+          if (digest !== undefined && !doomed.has(digest) && (yield* deletable(digest, tombstone.target, TOMBSTONE_SCAN_START, hidden, now))) {
+            doomed.add(digest)
+          }
+        }
+
+        return {
+          size,
+          ciphertexts: { from, decided: due.length },
+          tombstones: { decided: tombstones.length, next: tombstones.length === 0 ? tombstonesAt : tombstones.at(-1)!.index + 1 },
+          doomed: [...doomed]
+        }
       })
 
     /**
@@ -188,7 +219,8 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
      * `planned` if no leaf was committed since it was decided, else of a plan decided anew
      * here, then the cursor moved past what was decided. Deciding first, outside the
      * sequencer's turn, keeps the store reads of a turn from holding writes up; a leaf
-     * committed in between could name a doomed digest, so the plan then does not count.
+     * committed in between could name a doomed digest (or be a tombstone), so the plan then
+     * does not count.
      * Answers how many digests it deleted and whether more may be due.
      */
     const retainTurn = (now: number, planned: Effect.Effect.Success<ReturnType<typeof plan>>) => (fence: LeaseFence) =>
@@ -200,8 +232,8 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
         // that takes the lease after this check.
         if ((yield* log.size) !== size) return { deleted: 0, more: false }
         const unmoved = planned.size === size && (yield* sequencer.point).folded === size
-        const { from, decided, doomed } = unmoved ? planned : yield* plan(now)
-        if (decided === 0) return { deleted: 0, more: false }
+        const { ciphertexts, tombstones, doomed } = unmoved ? planned : yield* plan(now)
+        if (ciphertexts.decided === 0 && tombstones.decided === 0) return { deleted: 0, more: false }
         if (doomed.length > 0 && (yield* bodies.remove(doomed.map((digest) => decodeU64(digest)!), fence)) === "superseded") {
           yield* Effect.logWarning(
             `retention stopped: a later sequencing lease exists (this one's epoch is ${fence.epoch}), so the ${doomed.length} digests due are left to the new sequencer`
@@ -209,11 +241,12 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
           return { deleted: 0, more: false }
         }
         // Moved only once deleted: what a failed remove leaves, the next turn decides again.
-        yield* projection.retain(from + decided)
-        return { deleted: doomed.length, more: decided === DECIDE_CHUNK }
+        yield* projection.retain("ciphertexts", ciphertexts.from + ciphertexts.decided)
+        yield* projection.retain("tombstones", tombstones.next)
+        return { deleted: doomed.length, more: ciphertexts.decided === DECIDE_CHUNK || tombstones.decided === DECIDE_CHUNK }
       })
 
-    const expireNow = Effect.gen(function*() {
+    const reclaimNow = Effect.gen(function*() {
       const now = yield* clock.nowMillis
       yield* countExpired(now).pipe(
         Effect.catchAll((error) => Effect.logWarning("the ciphertext budget could not count what expired; it tries again", error))
@@ -229,7 +262,7 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
       }
     }).pipe(
       // What a failed turn did not delete, the next run decides again: the cursor stayed.
-      Effect.catchAll((error) => Effect.as(Effect.logWarning("retention could not delete expired ciphertext; it tries again", error), 0))
+      Effect.catchAll((error) => Effect.as(Effect.logWarning("retention could not delete the bodies no entry needs; it tries again", error), 0))
     )
 
     // The budget's cursor at start: a binary search, whatever the log's length. A store that
@@ -239,14 +272,29 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
     yield* countExpired(yield* clock.nowMillis).pipe(
       Effect.catchAll((error) => Effect.logWarning("the ciphertext budget could not be read at start; it counts every ciphertext until it can", error))
     )
-    // Retention runs at start and every minute, and at once when this process comes to
-    // sequence the log (which a start is followed by); expiry itself is exact to the
-    // millisecond in body status.
+    // Retention runs at start and every minute, at once when this process comes to sequence
+    // the log (which a start is followed by), and after each batch that committed a
+    // tombstone, so a hidden body's bytes go within a batch or two of it (an owner who
+    // stops the service to compact the body store next finds them gone); expiry itself is
+    // exact to the millisecond in body status. The tombstones are resident: counting them
+    // after a batch costs nothing.
     const startsSequencing = leading.changes.pipe(Stream.filter((lead) => lead))
-    yield* Effect.forkScoped(Stream.merge(Stream.tick(Duration.minutes(1)), startsSequencing).pipe(
+    const tombstoneCount = reader.resident.pipe(Effect.map((resident) => HashMap.size(resident.governance.tombstones)))
+    let tombstonesSeen = yield* Effect.orElseSucceed(tombstoneCount, () => 0)
+    const tombstoneLogged = writer.size.changes.pipe(
+      // Only the latest size matters: a turn in progress lets the batches it missed collapse.
+      Stream.buffer({ capacity: 1, strategy: "sliding" }),
+      Stream.mapEffect(() => Effect.orElseSucceed(tombstoneCount, () => tombstonesSeen)),
+      Stream.filter((count) => {
+        const more = count > tombstonesSeen
+        tombstonesSeen = count
+        return more
+      })
+    )
+    yield* Effect.forkScoped(Stream.mergeAll([Stream.tick(Duration.minutes(1)), startsSequencing, tombstoneLogged], { concurrency: 3 }).pipe(
       Stream.runForEach(() =>
-        Effect.flatMap(expireNow, (deleted) =>
-          deleted === 0 ? Effect.void : Effect.logInfo(`retention removed the bytes of ${deleted} expired ciphertext bodies`).pipe(Effect.annotateLogs({ bodies: deleted }))))
+        Effect.flatMap(reclaimNow, (deleted) =>
+          deleted === 0 ? Effect.void : Effect.logInfo(`retention removed the bytes of ${deleted} bodies no entry needs (expired or hidden by a tombstone)`).pipe(Effect.annotateLogs({ bodies: deleted }))))
     ))
 
     const liveBytes = Effect.map(totalBytes, (bytes) => bytes - (counted?.bytes ?? 0))
@@ -254,7 +302,7 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
       liveBytes,
       fits: (size) => Effect.map(liveBytes, (live) => live + size <= config.ciphertextBudgetBytes),
       exhausted: Effect.map(liveBytes, (live) => live + 1024 > config.ciphertextBudgetBytes),
-      expireNow
+      reclaimNow
     }
   }))
 }

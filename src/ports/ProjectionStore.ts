@@ -36,10 +36,10 @@
 //   - recoveryNames(kid, { from, limit }) answers the names whose claim named `kid` as their
 //     recovery key, claimed at or after `from` (a claim index, inclusive), claim order, at
 //     most `limit`, from an index on the recovery key (its cost is the page, not the names);
-//   - retained answers where retention stands in the list of ciphertext (0 for a new
-//     store), retain(position) records a position there and never moves it back (two
-//     nodes' turns may end in either order);
-//   - reset empties the store (folded 0, no last leaf, retained 0): the start of a rebuild;
+//   - retained(walk) answers where one of retention's walks stands (0 for a new store),
+//     retain(walk, position) records a position there and never moves it back (two
+//     nodes' turns may end in either order); each walk's position is its own;
+//   - reset empties the store (folded 0, no last leaf, both walks at 0): the start of a rebuild;
 //   - a durable adapter answers the same after a reopen.
 
 import type { Effect } from "effect"
@@ -51,6 +51,9 @@ import type { ListAreaName } from "../domain/write/stateAreas.js"
 import type { RowKey } from "../domain/write/stateReads.js"
 import type { LoadedRows, ResidentState, StateChanges } from "../domain/write/stateSlice.js"
 import type { StorageError } from "./StorageError.js"
+
+/** Retention's walks (app/BodyLedger.ts): the ciphertext as it comes due, the tombstones as they are logged. */
+export type RetentionWalk = "ciphertexts" | "tombstones"
 
 /** One page of the directory: the records without their events, claim order. */
 export interface DirectoryPage {
@@ -125,14 +128,16 @@ export class ProjectionStore extends Context.Tag("aics/ProjectionStore")<Project
    */
   readonly listKeys: (area: ListAreaName, query: { readonly after?: string | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<string>, StorageError>
   /**
-   * Where retention stands (app/BodyLedger.ts): the position in the `ciphertexts` list
-   * below which every ciphertext has been decided (its bytes deleted, or kept for an entry
-   * that names them later). Beside `folded`, so a restart or the node that sequences next
-   * goes on from there instead of walking the log's ciphertext again.
+   * Where one of retention's walks stands (app/BodyLedger.ts): for `ciphertexts` the
+   * position in the `ciphertexts` list below which every ciphertext has been decided (its
+   * bytes deleted, or kept for an entry that names them later); for `tombstones` the leaf
+   * index below which every tombstone's body has been decided. Beside `folded`, so a
+   * restart or the node that sequences next goes on from there instead of walking the log
+   * again.
    */
-  readonly retained: Effect.Effect<number, StorageError>
-  /** Records that retention has decided every ciphertext below `position`; never moves it back. */
-  readonly retain: (position: number) => Effect.Effect<void, StorageError>
-  /** Empties the store: folded 0, no rows, retained 0. */
+  readonly retained: (walk: RetentionWalk) => Effect.Effect<number, StorageError>
+  /** Records that the walk has decided everything below `position`; never moves it back. */
+  readonly retain: (walk: RetentionWalk, position: number) => Effect.Effect<void, StorageError>
+  /** Empties the store: folded 0, no rows, both walks at 0. */
   readonly reset: Effect.Effect<void, StorageError>
 }>() {}

@@ -64,13 +64,13 @@ describe("the body ledger across a restart", () => {
       // The first process: the first 40 writes expire; retention deletes the lone ones.
       const first = yield* start(stores)
       yield* clock.set(t0 - CAPSULE_WRITES * DAY_MS / 10 + RETENTION_DAYS * DAY_MS + 4 * DAY_MS)
-      yield* Context.get(first.process, BodyLedger).expireNow
+      yield* Context.get(first.process, BodyLedger).reclaimNow
       const before = yield* answers(first.process)
       // The post keeps the shared bytes; the lone capsule's went; one rewritten later stays.
       expect(before.statuses).toEqual(["available", { state: "expired", tombstone_index: null, reason_code: null, policy_index: 0 }, "available"])
       expect(yield* held(stores, shared, lone, rewritten)).toEqual([true, false, true])
       expect(before.live).toBeGreaterThan(0)
-      const retained = yield* Effect.flatMap(ProjectionStore, (store) => store.retained).pipe(Effect.provide(stores))
+      const retained = yield* Effect.flatMap(ProjectionStore, (store) => store.retained("ciphertexts")).pipe(Effect.provide(stores))
       expect(retained).toBeGreaterThan(0)
       yield* first.stop
 
@@ -85,14 +85,14 @@ describe("the body ledger across a restart", () => {
       const after = yield* answers(second.process)
       expect(after).toEqual(before)
       // Retention goes on from where the first process left it: nothing more is due.
-      expect(yield* Context.get(second.process, BodyLedger).expireNow).toBe(0)
-      expect(yield* Effect.flatMap(ProjectionStore, (store) => store.retained).pipe(Effect.provide(stores))).toBe(retained)
+      expect(yield* Context.get(second.process, BodyLedger).reclaimNow).toBe(0)
+      expect(yield* Effect.flatMap(ProjectionStore, (store) => store.retained("ciphertexts")).pipe(Effect.provide(stores))).toBe(retained)
       // The start read one leaf of the whole log: the last folded one, checked against the store.
       expect(leavesRead).toBe(1)
 
       // Later, every capsule expired: the rewritten bytes go, the post keeps the shared ones.
       yield* clock.set(t0 + RETENTION_DAYS * DAY_MS)
-      expect(yield* Context.get(second.process, BodyLedger).expireNow).toBeGreaterThan(0)
+      expect(yield* Context.get(second.process, BodyLedger).reclaimNow).toBeGreaterThan(0)
       expect(yield* held(stores, shared, lone, rewritten)).toEqual([true, false, false])
       expect(yield* Context.get(second.process, BodyLedger).liveBytes).toBe(0)
       expect(leavesRead).toBe(1)

@@ -59,7 +59,7 @@ describe("ciphertext retention", () => {
       // One millisecond before the boundary: available, and retention deletes nothing.
       yield* clock.set(boundary - 1)
       expect((yield* bodies.ofDigest(digest)).state).toBe("available")
-      expect(yield* ledger.expireNow).toBe(0)
+      expect(yield* ledger.reclaimNow).toBe(0)
       expect((yield* store.get(digest))._tag).toBe("Some")
       const dmEntry = { index: dmIndex, type: "dm", logged }
       expect(yield* bodies.presenceOfEntry(dmEntry, digest)).toEqual({ state: "available" })
@@ -75,7 +75,7 @@ describe("ciphertext retention", () => {
 
       // Retention deletes the bytes (this run, or the background one if it came first); the
       // leaf stays and still names them.
-      yield* ledger.expireNow
+      yield* ledger.reclaimNow
       expect((yield* store.get(digest))._tag).toBe("None")
       expect(yield* ledger.liveBytes).toBe(0)
       expect((yield* leaves.readEntries(dmIndex, dmIndex + 1)).length).toBe(1)
@@ -98,7 +98,7 @@ describe("ciphertext retention", () => {
 
     await withBodies(log, [text.body], clock, ({ bodies, ledger, store }) => Effect.gen(function*() {
       yield* clock.set(boundary + DAY_MS)
-      expect(yield* ledger.expireNow).toBe(0)
+      expect(yield* ledger.reclaimNow).toBe(0)
       expect((yield* store.get(digest))._tag).toBe("Some")
       // Per entry: the capsule's body expired, the post's available; by digest, available.
       expect(yield* bodies.ofEntry({ index: capsuleIndex, type: "capsule", logged: log.now }, digest)).toMatchObject({ state: "gone", status: { state: "expired" } })
@@ -123,13 +123,13 @@ describe("ciphertext retention", () => {
     await withBodies(log, [ct], clock, ({ bodies, ledger, store }) => Effect.gen(function*() {
       // The first write expired, the second not: the bytes stay and the digest is available.
       yield* clock.set(first + RETENTION_DAYS * DAY_MS)
-      expect(yield* ledger.expireNow).toBe(0)
+      expect(yield* ledger.reclaimNow).toBe(0)
       expect((yield* store.get(digest))._tag).toBe("Some")
       expect(yield* bodies.ofDigest(digest)).toMatchObject({ state: "available" })
       expect(yield* ledger.liveBytes).toBe(ct.length)
       // Both expired: the bytes go.
       yield* clock.set(log.now + RETENTION_DAYS * DAY_MS)
-      yield* ledger.expireNow
+      yield* ledger.reclaimNow
       expect((yield* store.get(digest))._tag).toBe("None")
       expect(yield* bodies.ofDigest(digest)).toMatchObject({ state: "gone", status: { state: "expired" } })
     }))
@@ -154,6 +154,48 @@ describe("ciphertext retention", () => {
       })
       expect(yield* bodies.ofEntry({ index: kept, type: "post", logged: log.now }, digest)).toMatchObject({ state: "available" })
       expect(yield* bodies.ofDigest(digest)).toMatchObject({ state: "available" })
+    }))
+  })
+
+  it("deletes the bytes of a body a tombstone hid once no entry needs them, and keeps what another entry needs", async () => {
+    const log = new GovLog({ label: "tombstone deletes" })
+    const [alice, bob] = [makeAgent("deleted alice"), makeAgent("deleted bob")]
+    log.accept(alice, "claim", claimPayload("alice", alice))
+    log.accept(bob, "claim", claimPayload("bob", bob))
+    const post = (text: ReturnType<typeof textBody>) => ({ channel: "general", body_hash: text.body_hash, size: text.size })
+    // A post alone naming its bytes; two posts of the same words; a post whose bytes a live capsule repeats.
+    const alone = textBody("a privacy leak, posted once")
+    const twice = textBody("the same words, posted twice and hidden once")
+    const capsuled = textBody("words a capsule carries too")
+    const aloneIndex = log.accept(alice, "post", post(alone), alone.body)
+    const twinHidden = log.accept(alice, "post", post(twice), twice.body)
+    log.accept(bob, "post", post(twice), twice.body)
+    const capsule = capsulePayload("slot", capsuled.body)
+    log.accept(bob, "capsule", capsule.payload, capsule.body)
+    const capsuledIndex = log.accept(alice, "post", post(capsuled), capsuled.body)
+    const tombstones = [aloneIndex, twinHidden, capsuledIndex].map((target) =>
+      log.must(log.ownerOp("tombstone", { target_index: target, reason_code: "privacy" })))
+    const clock = makeTestClock(log.now)
+    const [aloneDigest, twiceDigest, capsuledDigest] = [alone, twice, capsuled].map((text) => nodeCrypto.sha256(text.body))
+
+    await withBodies(log, [alone.body, twice.body, capsuled.body], clock, ({ bodies, ledger, store }) => Effect.gen(function*() {
+      // The lone post's bytes go at the next turn (this run, or the background one at start if
+      // it came first), whatever retention's days; the others stay.
+      yield* ledger.reclaimNow
+      expect((yield* store.get(aloneDigest))._tag).toBe("None")
+      expect((yield* store.get(twiceDigest))._tag).toBe("Some")
+      expect((yield* store.get(capsuledDigest))._tag).toBe("Some")
+      // The hidden entry still answers its tombstone, not "unavailable".
+      expect(yield* bodies.ofDigest(aloneDigest)).toEqual({
+        state: "gone", status: { state: "tombstoned", tombstone_index: tombstones[0], reason_code: "privacy", policy_index: null }
+      })
+      expect(yield* bodies.ofDigest(twiceDigest)).toMatchObject({ state: "available" })
+      // Nothing more to decide until the capsule expires: then the bytes it shared with the hidden post go.
+      expect(yield* ledger.reclaimNow).toBe(0)
+      yield* clock.set(log.now + RETENTION_DAYS * DAY_MS)
+      expect(yield* ledger.reclaimNow).toBe(1)
+      expect((yield* store.get(capsuledDigest))._tag).toBe("None")
+      expect((yield* store.get(twiceDigest))._tag).toBe("Some")
     }))
   })
 })

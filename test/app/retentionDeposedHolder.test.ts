@@ -80,7 +80,7 @@ describe("retention on PostgreSQL when the sequencer is deposed without noticing
 
       // The capsule expires on A's clock: A's retention passes its checks and stops at its remove.
       yield* clockOfA.set(log.now + RETENTION_DAYS * DAY_MS)
-      const retention = yield* Effect.fork(Context.get(a, BodyLedger).expireNow)
+      const retention = yield* Effect.fork(Context.get(a, BodyLedger).reclaimNow)
       yield* Deferred.await(reached)
 
       // The server ends A's lease session; B takes the lease and names the same bytes again.

@@ -53,14 +53,14 @@ describe("retention's decision and a leaf committed before its deletes", () => {
       yield* clock.set(log.now + RETENTION_DAYS * DAY_MS)
       let rewritten = false
       meanwhile = Effect.orDie(Effect.map(writeThrough(process, mallory, "capsule", capsule.payload, capsule.body), () => void (rewritten = true)))
-      expect(yield* Context.get(process, BodyLedger).expireNow).toBe(0)
+      expect(yield* Context.get(process, BodyLedger).reclaimNow).toBe(0)
       expect(rewritten).toBe(true)
       expect(yield* held(stores, capsule.body)).toEqual([true])
       expect((yield* Context.get(process, Bodies).ofDigest(nodeCrypto.sha256(capsule.body))).state).toBe("available")
 
       // Once the second write, logged at that time, expires too, the bytes go.
       yield* clock.set(log.now + 2 * RETENTION_DAYS * DAY_MS)
-      expect(yield* Context.get(process, BodyLedger).expireNow).toBe(1)
+      expect(yield* Context.get(process, BodyLedger).reclaimNow).toBe(1)
       expect(yield* held(stores, capsule.body)).toEqual([false])
     })))
   })

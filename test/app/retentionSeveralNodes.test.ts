@@ -54,10 +54,10 @@ describe("retention on several processes", () => {
 
       // Both capsules expire. B does not sequence: it deletes nothing, whatever its ledger.
       yield* clock.set(t0 + RETENTION_MS)
-      expect(yield* Context.get(b, BodyLedger).expireNow).toBe(0)
+      expect(yield* Context.get(b, BodyLedger).reclaimNow).toBe(0)
       expect(yield* held(shared, text.body, lone.body)).toEqual([true, true])
       // A deletes the lone capsule's bytes and keeps those the post names.
-      yield* Context.get(a, BodyLedger).expireNow
+      yield* Context.get(a, BodyLedger).reclaimNow
       expect(yield* held(shared, text.body, lone.body)).toEqual([true, false])
 
       // A writes one more capsule and stops; B takes the lease over and reads what A wrote.
@@ -65,7 +65,7 @@ describe("retention on several processes", () => {
       yield* stopA
       yield* Effect.provide(sequencing, b)
       yield* clock.set(t0 + 2 * RETENTION_MS)
-      yield* Context.get(b, BodyLedger).expireNow
+      yield* Context.get(b, BodyLedger).reclaimNow
       expect(yield* held(shared, text.body, later.body)).toEqual([true, false])
     })))
   })
@@ -85,7 +85,7 @@ describe("retention on several processes", () => {
       log.accept(alice, "claim", claimPayload("alice", alice))
       yield* Effect.provide(seedStoresUnder(log, [], { epoch: Number.MAX_SAFE_INTEGER }), shared)
       yield* clock.set(log.now + RETENTION_MS)
-      expect(yield* Context.get(a, BodyLedger).expireNow).toBe(0)
+      expect(yield* Context.get(a, BodyLedger).reclaimNow).toBe(0)
       expect(yield* held(shared, lone.body)).toEqual([true])
     })))
   })

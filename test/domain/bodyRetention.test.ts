@@ -1,15 +1,16 @@
 // Which bodies retention may delete (domain/bodyRetention.ts; docs/spec/service.md item 10 and "Body
-// status"): the bytes of a digest go only once every entry naming it is ciphertext past its
-// expiry. Never while a public body (a post, a task, a policy or the charter document)
-// names the same bytes, nor while a later ciphertext with the same bytes is live. The
-// ledger decides by a summary folded per entry, walking the ciphertext in log order and
-// letting only a digest's newest entry decide (NamingScan); those are checked against the
-// full scan of every entry naming a digest (fullScan below, the rule as it was first
-// written) on random logs.
+// status"): the bytes of a digest go only once every entry naming it is hidden by a
+// tombstone or ciphertext past its expiry. Never while a public body (a post, a task, a
+// policy or the charter document) that no tombstone hides names the same bytes, nor while a
+// later ciphertext with the same bytes is live. The ledger decides by a summary folded per
+// entry, walking the ciphertext in log order and letting only a digest's newest entry that
+// no tombstone hides decide, and walking the tombstones as they are logged (NamingScan);
+// those are checked against the full scan of every entry naming a digest (fullScan below,
+// the rule in words) on random logs, with retention run at random moments as they grow.
 
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { mayDelete, neededUntilWith, NOT_NAMED, SCAN_START, scanDeletes, scanSettled, scanWith } from "../../src/domain/bodyRetention.js"
+import { mayDelete, type NamingScan, neededUntilWith, NOT_NAMED, SCAN_START, scanDeletes, scanSettled, scanWith, TOMBSTONE_SCAN_START } from "../../src/domain/bodyRetention.js"
 import { bodyStatus, DAY_MS, expiresUnder, type BodyEntry } from "../../src/domain/bodyStatus.js"
 import { PureLog } from "../support/identityAgents.js"
 
@@ -29,9 +30,10 @@ const nowArb = fc.integer({ min: T0, max: T0 + 900 * DAY_MS })
 const allExpired = (naming: ReadonlyArray<BodyEntry>, days: number, now: number) =>
   naming.length > 0 && naming.every((e) => CIPHERTEXT.includes(e.type) && now >= e.logged + days * DAY_MS)
 
-/** The full scan: every entry naming the digest, each asked for its expiry. */
-const fullScan = (naming: ReadonlyArray<Pick<BodyEntry, "type" | "logged">>, days: number, now: number) =>
+/** The full scan: every entry naming the digest, each hidden by a tombstone or asked for its expiry. */
+const fullScan = (naming: ReadonlyArray<BodyEntry>, days: number, now: number, hidden: ReadonlySet<number> = new Set()) =>
   naming.length > 0 && naming.every((e) => {
+    if (hidden.has(e.index)) return true
     const expiresAt = expiresUnder(e, days)
     return expiresAt !== null && now >= expiresAt
   })
@@ -160,5 +162,96 @@ describe("body retention", () => {
     expect(scanDeletes(shared, Number.MAX_SAFE_INTEGER)).toBe(false)
     expect(scanDeletes(SCAN_START, Number.MAX_SAFE_INTEGER)).toBe(false)
     expect(mayDelete(bytesNeededUntil([], 90), Number.MAX_SAFE_INTEGER)).toBe(false)
+  })
+
+  it("lets a tombstone free bytes no other entry needs, and never bytes another entry still needs", () => {
+    const post = { index: 5, type: "post", logged: T0 }
+    const capsule = { index: 3, type: "capsule", logged: T0 }
+    const hide = (hidden: ReadonlySet<number>) => (entries: ReadonlyArray<BodyEntry>) => {
+      let scan: NamingScan = TOMBSTONE_SCAN_START
+      for (const entry of entries) scan = scanWith(scan, entry, post.index, 90, hidden.has(entry.index))
+      return scanDeletes(scan, T0)
+    }
+    // A hidden post that alone names its bytes: they go at once.
+    expect(hide(new Set([5]))([post])).toBe(true)
+    // A capsule naming the same bytes that has not expired keeps them...
+    expect(hide(new Set([5]))([post, capsule])).toBe(false)
+    // ...unless a tombstone hides it too.
+    expect(hide(new Set([5, 3]))([post, capsule])).toBe(true)
+    // A second post no tombstone hides keeps them for good.
+    expect(hide(new Set([5]))([post, { index: 4, type: "post", logged: T0 }])).toBe(false)
+    // A hidden entry is an entry naming the bytes, not none.
+    expect(neededUntilWith(NOT_NAMED, post, 90, true)).not.toBe(NOT_NAMED)
+  })
+
+  it("the two walks, run at any moments as the log grows, delete only unneeded bytes, and in the end every unneeded digest", () => {
+    /** A log in order: entries naming digests, tombstones of earlier entries, and retention's runs, at times that never go back. */
+    const eventsArb = fc.array(
+      fc.oneof(
+        { weight: 5, arbitrary: fc.record({ kind: fc.constant("entry" as const), digest: fc.constantFrom("a", "b", "c", "d"), type: fc.constantFrom(...CIPHERTEXT, ...CIPHERTEXT, ...PUBLIC), step: fc.nat(30 * DAY_MS) }) },
+        { weight: 2, arbitrary: fc.record({ kind: fc.constant("tombstone" as const), pick: fc.nat(), step: fc.nat(DAY_MS) }) },
+        { weight: 2, arbitrary: fc.record({ kind: fc.constant("run" as const), step: fc.nat(200 * DAY_MS) }) }
+      ),
+      { maxLength: 40 }
+    )
+    fc.assert(fc.property(eventsArb, daysArb, (events, days) => {
+      let now = T0
+      let index = 0
+      const naming = new Map<string, Array<BodyEntry>>()
+      const digestOf = new Map<number, string>()
+      const hidden = new Set<number>()
+      const stored = new Set<string>()
+      const ciphertexts: Array<{ digest: string; entry: BodyEntry }> = []
+      const tombstones: Array<number> = []
+      let ciphertextsAt = 0
+      let tombstonesAt = 0
+
+      const decide = (digest: string, start: NamingScan, at: number) => {
+        let scan = start
+        for (const entry of [...naming.get(digest)!].reverse()) {
+          scan = scanWith(scan, entry, at, days, hidden.has(entry.index))
+          if (scanSettled(scan, now)) break
+        }
+        if (!scanDeletes(scan, now)) return
+        // Never bytes an entry still needs.
+        expect(fullScan(naming.get(digest)!, days, now, hidden)).toBe(true)
+        stored.delete(digest)
+      }
+      const run = () => {
+        for (; ciphertextsAt < ciphertexts.length; ciphertextsAt++) {
+          const { digest, entry } = ciphertexts[ciphertextsAt]!
+          if (expiresUnder(entry, days)! > now) break
+          decide(digest, SCAN_START, entry.index)
+        }
+        for (; tombstonesAt < tombstones.length; tombstonesAt++) {
+          const target = tombstones[tombstonesAt]!
+          decide(digestOf.get(target)!, TOMBSTONE_SCAN_START, target)
+        }
+      }
+
+      for (const event of events) {
+        now += event.step
+        if (event.kind === "run") run()
+        else if (event.kind === "entry") {
+          const entry = { index: ++index, type: event.type, logged: now }
+          naming.set(event.digest, [...(naming.get(event.digest) ?? []), entry])
+          digestOf.set(entry.index, event.digest)
+          // A write stores its bytes again if they were deleted.
+          stored.add(event.digest)
+          if (CIPHERTEXT.includes(entry.type)) ciphertexts.push({ digest: event.digest, entry })
+        } else {
+          const open = [...digestOf.keys()].filter((i) => !hidden.has(i))
+          if (open.length === 0) continue
+          const target = open[event.pick % open.length]!
+          index++
+          hidden.add(target)
+          tombstones.push(target)
+        }
+      }
+      // Long after the last leaf, one more run: what no entry needs is gone, the rest kept.
+      now += (days + 1) * DAY_MS
+      run()
+      for (const [digest, entries] of naming) expect(stored.has(digest)).toBe(!fullScan(entries, days, now, hidden))
+    }), { numRuns: 1000 })
   })
 })

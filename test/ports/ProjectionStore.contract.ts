@@ -194,27 +194,38 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
         }))
       }))
 
-    it.scoped("keeps where retention stands, never moving it back, across a reopen and until a reset", () =>
+    it.scoped("keeps where each of retention's walks stands, never moving it back, across a reopen and until a reset", () =>
       Effect.gen(function*() {
         const layer = yield* adapter.fresh
         yield* withStore(layer, (store) => Effect.gen(function*() {
-          expect(yield* store.retained).toBe(0)
-          yield* store.retain(3)
-          expect(yield* store.retained).toBe(3)
+          expect(yield* store.retained("ciphertexts")).toBe(0)
+          expect(yield* store.retained("tombstones")).toBe(0)
+          yield* store.retain("ciphertexts", 3)
+          expect(yield* store.retained("ciphertexts")).toBe(3)
+          // Each walk's position is its own.
+          expect(yield* store.retained("tombstones")).toBe(0)
+          yield* store.retain("tombstones", 40)
+          expect(yield* store.retained("tombstones")).toBe(40)
+          expect(yield* store.retained("ciphertexts")).toBe(3)
           // A turn that ends later but went less far (another node's) leaves the further position.
-          yield* store.retain(2)
-          expect(yield* store.retained).toBe(3)
-          yield* store.retain(12)
-          // A fold step does not touch it.
+          yield* store.retain("ciphertexts", 2)
+          yield* store.retain("tombstones", 39)
+          expect(yield* store.retained("ciphertexts")).toBe(3)
+          expect(yield* store.retained("tombstones")).toBe(40)
+          yield* store.retain("ciphertexts", 12)
+          // A fold step does not touch them.
           expect(yield* store.commit(step(0, 2, [claimed("alice", 1)]))).toBe(true)
         }))
         yield* withStore(layer, (store) => Effect.gen(function*() {
-          expect(yield* store.retained).toBe(12)
+          expect(yield* store.retained("ciphertexts")).toBe(12)
+          expect(yield* store.retained("tombstones")).toBe(40)
           expect((yield* store.rows([{ area: "names", key: "alice" }])).names).toEqual([claimed("alice", 1)])
           yield* store.reset
-          expect(yield* store.retained).toBe(0)
-          yield* store.retain(1)
-          expect(yield* store.retained).toBe(1)
+          expect(yield* store.retained("ciphertexts")).toBe(0)
+          expect(yield* store.retained("tombstones")).toBe(0)
+          yield* store.retain("ciphertexts", 1)
+          expect(yield* store.retained("ciphertexts")).toBe(1)
+          expect(yield* store.retained("tombstones")).toBe(0)
         }))
       }))
 

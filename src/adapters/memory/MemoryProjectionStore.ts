@@ -8,12 +8,15 @@
 import { Effect, HashMap, Layer } from "effect"
 import type { NameRecord } from "../../domain/write/logState.js"
 import type { StateRow } from "../../domain/write/stateSlice.js"
-import { ProjectionStore } from "../../ports/ProjectionStore.js"
+import { ProjectionStore, type RetentionWalk } from "../../ports/ProjectionStore.js"
 import { stateOfJson } from "../projection/stateJson.js"
 import { type Activity, recentActivity } from "../../domain/telemetry/activity.js"
 import { ACTIVITY_AREA, listRows, RESIDENT_AREA, residentOfRows, rowWrites, type StoredRow } from "../projection/stateRows.js"
 
 const idOf = (area: string, key: string): string => `${area}\u0000${key}`
+
+/** Where retention's walks stand in a new store. */
+const NOT_RETAINED: Record<RetentionWalk, number> = { ciphertexts: 0, tombstones: 0 }
 
 /** Code-point order, as the durable stores compare text (SQLite's BINARY, PostgreSQL's "C" collation). */
 const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
@@ -24,7 +27,7 @@ export const makeMemoryProjectionStore = (): typeof ProjectionStore.Service => {
   let names = new Map<string, NameRecord>()
   let rows = new Map<string, StoredRow>()
   let lists = new Map<string, Array<string>>()
-  let retained = 0
+  let retained: Record<RetentionWalk, number> = NOT_RETAINED
 
   const rowsOfArea = (area: string) => [...rows.values()].filter((row) => row.area === area)
 
@@ -102,10 +105,10 @@ export const makeMemoryProjectionStore = (): typeof ProjectionStore.Service => {
           .filter((key) => after === undefined || key > after)
           .sort(byCodePoint)
           .slice(0, limit)),
-    retained: Effect.sync(() => retained),
-    retain: (position) => Effect.sync(() => void (retained = Math.max(retained, position))),
+    retained: (walk) => Effect.sync(() => retained[walk]),
+    retain: (walk, position) => Effect.sync(() => void (retained = { ...retained, [walk]: Math.max(retained[walk], position) })),
     reset: Effect.sync(() => {
-      retained = 0
+      retained = NOT_RETAINED
       folded = 0
       lastLeaf = null
       names = new Map()

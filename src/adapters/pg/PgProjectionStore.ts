@@ -18,7 +18,7 @@ import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import type { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
-import { ACTIVITY_AREA, ACTIVITY_MINUTE_MS, activityMinute, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { ACTIVITY_AREA, ACTIVITY_MINUTE_MS, activityMinute, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, retentionKey, rowWrites, type StoredRow } from "../projection/stateRows.js"
 import { HELD_EPOCH_IDLE_LIMIT_MS } from "./leaseEpoch.js"
 import { searchClaimIndexes } from "./pgNameSearch.js"
 import { storage, toBytes, toNumber, transact } from "./pgValues.js"
@@ -152,14 +152,14 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
               : sql<{ key: string }>`SELECT key FROM aics_state_lists WHERE area = ${area} AND key > ${last} ORDER BY key LIMIT 1`,
             (rows) => rows[0]?.key
           ), after, limit).pipe(storage("read list keys")),
-      retained: sql<{ value: string }>`SELECT value FROM aics_state_rows WHERE area = ${RETENTION_AREA} AND key = ${RETENTION_KEY}`.pipe(
+      retained: (walk) => sql<{ value: string }>`SELECT value FROM aics_state_rows WHERE area = ${RETENTION_AREA} AND key = ${retentionKey(walk)}`.pipe(
         Effect.map((rows) => (rows[0] === undefined ? 0 : Number(rows[0].value))),
         storage("read retention cursor")
       ),
       // Every node's retention writes here; only a later position wins, so two turns ending
       // in either order leave the further one.
-      retain: (position) =>
-        sql`INSERT INTO aics_state_rows (area, key, value) VALUES (${RETENTION_AREA}, ${RETENTION_KEY}, ${String(position)})
+      retain: (walk, position) =>
+        sql`INSERT INTO aics_state_rows (area, key, value) VALUES (${RETENTION_AREA}, ${retentionKey(walk)}, ${String(position)})
           ON CONFLICT (area, key) DO UPDATE SET value = EXCLUDED.value
           WHERE EXCLUDED.value::bigint > aics_state_rows.value::bigint`.pipe(Effect.asVoid, storage("write retention cursor")),
       directory: ({ part, after, limit }) => {

@@ -17,6 +17,7 @@
 
 import { Effect } from "effect"
 import type { Activity, RecentActivity } from "../../domain/telemetry/activity.js"
+import type { RetentionWalk } from "../../ports/ProjectionStore.js"
 import type { ListAppend, MapAreaName } from "../../domain/write/stateAreas.js"
 import { emptyResident, type ResidentState, type StateChanges } from "../../domain/write/stateSlice.js"
 import { stateJson, stateOfJson } from "./stateJson.js"
@@ -24,9 +25,11 @@ import { stateJson, stateOfJson } from "./stateJson.js"
 export const RESIDENT_AREA = "resident"
 /** The row area kept in the activity table instead of the rows table. */
 export const ACTIVITY_AREA: MapAreaName = "activity"
-/** The row of where retention stands (ProjectionStore.retained): not a fold of the leaves, so no commit writes it. */
+/** The rows of where retention's walks stand (ProjectionStore.retained): not a fold of the leaves, so no commit writes them. */
 export const RETENTION_AREA = "retention"
-export const RETENTION_KEY = "cursor"
+
+/** Each walk's row; the ciphertext's keeps the key it had when it was the only walk, so existing stores go on from it. */
+export const retentionKey = (walk: RetentionWalk): string => (walk === "ciphertexts" ? "cursor" : walk)
 
 export type StoredRow = {
   readonly area: string

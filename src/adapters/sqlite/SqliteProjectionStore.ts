@@ -32,7 +32,7 @@ import { ProjectionStore } from "../../ports/ProjectionStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { DIRECTORY_COLUMNS, directoryFields, type NameRow, recordOfRow, ROWS_PER_INSERT, rowOfRecord, runsOf } from "../projection/nameRows.js"
 import { stateOfJson } from "../projection/stateJson.js"
-import { ACTIVITY_AREA, ACTIVITY_MINUTE_MS, activityMinute, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, RETENTION_KEY, rowWrites, type StoredRow } from "../projection/stateRows.js"
+import { ACTIVITY_AREA, ACTIVITY_MINUTE_MS, activityMinute, appendedLists, appendRows, keysByArea, keysBySeek, KEYS_PER_SELECT, listId, recentOfRows, RESIDENT_AREA, residentOfRows, RETENTION_AREA, retentionKey, rowWrites, type StoredRow } from "../projection/stateRows.js"
 import { openSqliteConnection, type SqliteConnection } from "./sqliteConnection.js"
 import { isDamaged, sqliteErrors } from "./sqliteErrors.js"
 
@@ -266,12 +266,12 @@ const storeOn = ({ sql, preparedRead, preparedReadIn }: SqliteConnection) => Eff
           last === undefined ? firstListKey([area]) : nextListKey([area, last]),
           (rows) => rows[0]?.key
         ), after, limit).pipe(storage("read list keys")),
-    retained: stateRow([RETENTION_AREA, RETENTION_KEY]).pipe(
+    retained: (walk) => stateRow([RETENTION_AREA, retentionKey(walk)]).pipe(
       Effect.map((rows) => (rows[0] === undefined ? 0 : Number(rows[0].value))),
       storage("read retention cursor")
     ),
-    retain: (position) =>
-      sql`INSERT INTO state_rows (area, key, value) VALUES (${RETENTION_AREA}, ${RETENTION_KEY}, ${String(position)})
+    retain: (walk, position) =>
+      sql`INSERT INTO state_rows (area, key, value) VALUES (${RETENTION_AREA}, ${retentionKey(walk)}, ${String(position)})
         ON CONFLICT (area, key) DO UPDATE SET value = excluded.value
         WHERE CAST(excluded.value AS INTEGER) > CAST(state_rows.value AS INTEGER)`.pipe(Effect.asVoid, storage("write retention cursor")),
     directory: ({ part, after, limit }) => {

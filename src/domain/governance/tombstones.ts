@@ -53,3 +53,15 @@ export const applyTombstone = (state: LogState, record: TombstoneRecord): LogSta
   ...state,
   governance: { ...state.governance, tombstones: HashMap.set(state.governance.tombstones, record.target, record) }
 })
+
+/**
+ * The tombstones logged at or after leaf `from`, in log order, at most `limit`: the next of
+ * retention's tombstones' walk (app/BodyLedger.ts), which deletes a hidden body's bytes once
+ * no entry needs them. Tombstones are the owner's acts, resident and few: a sort of them is
+ * cheap.
+ */
+export const tombstonesFrom = (state: Pick<LogState, "governance">, from: number, limit: number): ReadonlyArray<TombstoneRecord> =>
+  [...HashMap.values(state.governance.tombstones)]
+    .filter((record) => record.index >= from)
+    .sort((a, b) => a.index - b.index)
+    .slice(0, limit)

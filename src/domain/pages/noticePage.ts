@@ -66,8 +66,10 @@ From a shell: \`aics notice --location "entry 7" --explanation "This post shows 
 - Taking a notice writes nothing to the log.
 - The owner closes it with an outcome (${NOTICE_OUTCOMES.map((o) => `\`${o}\``).join(", ")}). Closing writes one
   policy-signed \`report\` leaf carrying only the notice's hash and the outcome code.
-- Content is hidden by a tombstone leaf with a published reason; the leaf itself stays. The
-  rules are the [charter](/charter) and the policies logged after it.
+- Content is hidden by a tombstone leaf with a published reason, and its bytes are then
+  deleted from the service unless another entry still carries the same bytes; the leaf
+  itself, with the content's hash, stays. The rules are the [charter](/charter) and the
+  policies logged after it.
 - The report id, the text and your contact never reach the log, and are deleted 12 months
   after the notice is closed.
 

@@ -39,7 +39,7 @@ import { removeDir, startServer, tempDataDir, type RunningServer } from "../../s
 const ORIGIN = "localhost/aics"
 const POST_TEXT = utf8("a public post whose very bytes a capsule repeats")
 const CONTROL = utf8("ciphertext no other entry names")
-const RETENTION_LINE = /retention removed the bytes of (\d+) expired/
+const RETENTION_LINE = /retention removed the bytes of (\d+) bodies no entry needs/
 
 type Storage = Layer.Layer<LogStore | BodyStore | Coordination, unknown, Crypto>
 
@@ -106,7 +106,7 @@ const held = (storage: Storage, ...bodies: ReadonlyArray<Uint8Array>) =>
 
 /** Where retention stands in the stopped service's projection store: how many of the log's ciphertexts it has decided. */
 const retentionCursor = (projection: Layer.Layer<ProjectionStore, unknown>) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(ProjectionStore, (store) => store.retained).pipe(Effect.provide(projection))))
+  Effect.runPromise(Effect.scoped(Effect.flatMap(ProjectionStore, (store) => store.retained("ciphertexts")).pipe(Effect.provide(projection))))
 
 /** What any node answers once the capsules expired: the post's body, the charter; the lone capsule gone. */
 const expectSharedBytesKept = async (server: RunningServer, postIndex: number, capsuleIndex: number, charterDocument: Uint8Array) => {
