@@ -6,15 +6,18 @@
 //   2. every entry bundle of the latest checkpoint from the tiles, each entry's leaf hash
 //      checked against the level-0 hashes of the tiles, and the tiles' roots checked
 //      against both checkpoints: the entries are then exactly the signed log;
-//   3. every entry folded with the domain's foldEntry from emptyLogState (the function the
-//      sequencer itself applies), the state taken at the view's checkpoint size (else at
-//      the latest checkpoint);
+//   3. every entry replayed with the domain's replayLeaf from emptyLogState (domain/write/replay.ts:
+//      the checks and the decision the sequencer itself runs before it writes a leaf, so a
+//      leaf it could never have written, a second claim of a taken name or an owner's act
+//      signed by another key, is a problem, where a fold would take the log's word), the
+//      state taken at the view's checkpoint size (else at the latest checkpoint);
 //   4. the view that state implies, by the domain's own name-view projection (the function
 //      the service answers with), compared member by member with the service's view;
 //   5. the name's key events in the whole log past the size compared at: a view true at its
 //      own (older) checkpoint whose keys a later rotation or key.x25519 replaced is stale,
 //      which no check of the view's own leaves can show (nameLookup.ts says so).
 // Every difference, later key event and problem is reported; any of them makes the audit fail.
+// `aics audit log` is steps 1-3 alone, for the whole log.
 //
 // The report is the library's (camelCase members); what `aics audit name --json` prints and
 // the MCP `audit_name` tool answers is nameAuditJson's projection of it, in snake_case as
@@ -27,12 +30,12 @@ import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { decodeEntryBundle } from "../domain/tlog/entryBundle.js"
 import { storedHashIndex } from "../domain/tlog/storedHash.js"
 import { TILE_WIDTH, tilePath } from "../domain/tlog/tile.js"
-import { foldEntry } from "../domain/write/applyEntry.js"
 import { emptyLogState, type LogState } from "../domain/write/logState.js"
+import { replayLeaf } from "../domain/write/replay.js"
 import { fetchCheckpoint } from "./checkpoint.js"
 import { crypto, hasher } from "./crypto.js"
 import { protocolError, verificationError } from "./errors.js"
-import { getBytes } from "./http.js"
+import { getBytes, send } from "./http.js"
 import { diffJson, type JsonDifference } from "./jsonDiff.js"
 import { fetchNameView, viewCheckpoint } from "./nameLookup.js"
 import { nameView } from "../domain/views/nameView.js"
@@ -96,8 +99,10 @@ export interface NameAudit {
   readonly entriesFolded: number
   readonly tilesFetched: number
   readonly bundlesFetched: number
-  /** Things that stopped the audit from being complete (an unfoldable leaf, a leaf hash off the tiles...). */
+  /** Leaves the sequencer could not have written, and things that stopped the audit from being complete (an unfoldable leaf, a leaf hash off the tiles...). */
   readonly problems: ReadonlyArray<string>
+  /** Leaves whose every check but one passed: that one reads a body the service no longer serves. */
+  readonly uncheckedLeaves: ReadonlyArray<string>
   readonly differences: ReadonlyArray<JsonDifference>
   /** The name's key events in the log past `size` (the view is stale: its keys may not be the current ones), in log order. */
   readonly laterKeyEvents: ReadonlyArray<{ readonly index: number; readonly type: string }>
@@ -130,7 +135,7 @@ const checkedRoot = async (tiles: ReturnType<typeof tileReader>, checkpoint: Che
 }
 
 export interface LogFold {
-  /** The latest checkpoint, whose every entry was fetched, checked and folded. */
+  /** The latest checkpoint, whose every entry was fetched, checked and replayed. */
   readonly checkpoint: Checkpoint
   /** The state after the whole log, and after its first `at` entries (undefined if not reached). */
   readonly state: LogState
@@ -138,14 +143,30 @@ export interface LogFold {
   readonly folded: number
   readonly bundles: number
   readonly tilesFetched: number
-  /** Leaves off the tiles, leaves no rule folds: the fold is incomplete when any. */
+  /** Leaves off the tiles, leaves the sequencer could not have written, leaves no rule folds: the audit fails when any. */
   readonly problems: ReadonlyArray<string>
+  /** Leaves a check of which reads a body the service no longer serves (replayed but for that check). */
+  readonly unchecked: ReadonlyArray<string>
+}
+
+/** Problems listed one by one; past this many, a count (a forged log may break a rule at every leaf). */
+const LISTED_PROBLEMS = 100
+
+/** A body as the service serves it by digest, or null when it does not (hidden, expired, never stored). The replay checks its hash. */
+const servedBody = async (client: LogClient, digest: string): Promise<Uint8Array | null> => {
+  const response = await send(client.service, `/v2/bodies/${digest}`)
+  if (response.status !== 200) {
+    await response.body?.cancel()
+    return null
+  }
+  return new Uint8Array(await response.arrayBuffer())
 }
 
 /**
  * Fetches every entry bundle of the checkpoint's log from the tiles, checks the tiles' root
  * against the checkpoint (and against `also`, an earlier signed checkpoint) and every entry
- * against the level-0 hashes, and folds all entries with the domain's foldEntry.
+ * against the level-0 hashes, and replays all entries with the domain's replayLeaf (the
+ * bodies a rule reads fetched from the service), folding each as the log has it.
  */
 export const foldLogFromTiles = async (
   client: LogClient,
@@ -163,21 +184,28 @@ export const foldLogFromTiles = async (
     if (!equal(hasher.leafHash(bytes), leafHashes[i]!)) problems.push(`entry ${i} of the bundles is not the leaf the tiles hold at ${i}`)
   })
   const at = options.at ?? checkpoint.size
+  const context = { origin: checkpoint.origin, sha256: crypto.sha256, ed25519: crypto.ed25519 }
   let state: LogState = emptyLogState
   let stateAt: LogState | undefined = at === 0 ? state : undefined
   let folded = 0
+  let broken = 0
+  const unchecked: Array<string> = []
   for (const bytes of entries) {
-    if (folded % 1000 === 0) progress("folding entries", folded, entries.length)
-    const next = foldEntry(crypto.sha256, state, bytes)
-    if (Either.isLeft(next)) {
-      problems.push(`entry ${next.left.index} cannot be folded: ${next.left.reason}`)
+    if (folded % 1000 === 0) progress("replaying entries", folded, entries.length)
+    let outcome = replayLeaf(state, bytes, context)
+    if (outcome.kind === "needs_body") outcome = replayLeaf(state, bytes, context, await servedBody(client, outcome.digest))
+    if (outcome.kind === "unfoldable" || outcome.kind === "needs_body") {
+      problems.push(outcome.kind === "unfoldable" ? outcome.problem : `entry ${folded} cannot be replayed`)
       break
     }
-    state = next.right
+    if (outcome.kind === "refused" && broken++ < LISTED_PROBLEMS) problems.push(outcome.problem)
+    if (outcome.kind === "unchecked") unchecked.push(outcome.note)
+    state = outcome.state
     folded++
     if (state.size === at) stateAt = state
   }
-  return { checkpoint, state, stateAt, folded, bundles, tilesFetched: tiles.fetched(), problems }
+  if (broken > LISTED_PROBLEMS) problems.push(`and ${broken - LISTED_PROBLEMS} more entries the sequencer could not have written`)
+  return { checkpoint, state, stateAt, folded, bundles, tilesFetched: tiles.fetched(), problems, unchecked }
 }
 
 export const auditName = async (client: LogClient, name: string, options: { readonly progress?: Progress } = {}): Promise<NameAudit> => {
@@ -220,12 +248,53 @@ export const auditName = async (client: LogClient, name: string, options: { read
     tilesFetched: fold.tilesFetched,
     bundlesFetched: fold.bundles,
     problems,
+    uncheckedLeaves: fold.unchecked,
     differences,
     laterKeyEvents,
     unchecked,
     ok: problems.length === 0 && differences.length === 0 && laterKeyEvents.length === 0
   }
 }
+
+/** The whole log replayed: `aics audit log`. */
+export interface LogAudit {
+  readonly checkpointSize: number
+  readonly rootHash: string
+  readonly entriesReplayed: number
+  readonly tilesFetched: number
+  readonly bundlesFetched: number
+  readonly problems: ReadonlyArray<string>
+  readonly uncheckedLeaves: ReadonlyArray<string>
+  readonly ok: boolean
+}
+
+/** Replays every leaf of the latest checkpoint's log as the sequencer had to decide it (steps 1-3 above). */
+export const auditLog = async (client: LogClient, options: { readonly progress?: Progress } = {}): Promise<LogAudit> => {
+  const latest = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
+  const fold = await foldLogFromTiles(client, latest, options.progress === undefined ? {} : { progress: options.progress })
+  return {
+    checkpointSize: latest.size,
+    rootHash: encodeB64(latest.rootHash),
+    entriesReplayed: fold.folded,
+    tilesFetched: fold.tilesFetched,
+    bundlesFetched: fold.bundles,
+    problems: fold.problems,
+    uncheckedLeaves: fold.unchecked,
+    ok: fold.problems.length === 0 && fold.folded === latest.size
+  }
+}
+
+/** `aics audit log --json`, in snake_case as nameAuditJson. */
+export const logAuditJson = (audit: LogAudit) => ({
+  checkpoint_size: audit.checkpointSize,
+  ...rootHashJson(audit.rootHash),
+  entries_replayed: audit.entriesReplayed,
+  tiles_fetched: audit.tilesFetched,
+  bundles_fetched: audit.bundlesFetched,
+  problems: audit.problems,
+  unchecked_leaves: audit.uncheckedLeaves,
+  ok: audit.ok
+})
 
 /**
  * The audit as `aics audit name --json` prints it and the MCP `audit_name` tool answers it:
@@ -241,6 +310,7 @@ export const nameAuditJson = (audit: NameAudit) => ({
   tiles_fetched: audit.tilesFetched,
   bundles_fetched: audit.bundlesFetched,
   problems: audit.problems,
+  unchecked_leaves: audit.uncheckedLeaves,
   differences: audit.differences.map((d) => ({ path: d.path, log: d.log, server: d.server })),
   later_key_events: audit.laterKeyEvents.map((e) => ({ index: e.index, type: e.type })),
   unchecked: audit.unchecked.map((u) => ({ member: u.member, side: u.side })),

@@ -96,7 +96,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
   sign: { options: ["key", "json", "help"], args: ["text"] },
   "gate-line": { options: [...WRITE], args: { sub: { post: ["channel", "text"], claim: ["name"], work: ["name"], grant: ["sender"], dm: ["name", "text"], vote: ["poll_index", "option"] } } },
   recover: { options: [...WRITE, "recovery-key", "name", "yes"], required: ["recovery-key"], args: [] },
-  audit: { options: READ, args: { sub: { name: ["name"] } } },
+  audit: { options: READ, args: { sub: { name: ["name"], log: [] } } },
   admin: {
     options: [...WRITE, "order", "until", "not-before", "reward", "closes", "expires", "status", "limit", "tombstone-index", "days"],
     args: {

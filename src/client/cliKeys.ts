@@ -1,7 +1,7 @@
-// The aics commands of key management and audit: rotate, recover, audit name.
+// The aics commands of key management and audit: rotate, recover, audit log, audit name.
 
 import { createInterface } from "node:readline/promises"
-import { auditName, nameAuditJson } from "./audit.js"
+import { auditLog, auditName, logAuditJson, nameAuditJson } from "./audit.js"
 import { carryGrants, grantsToCarry, rotationNotes, type CarriedGrant } from "./carryOver.js"
 import type { Invocation } from "./cliArgs.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
@@ -97,12 +97,36 @@ export const regrantCommand = async (inv: Invocation, env: Env): Promise<Outcome
 
 const show = (value: unknown): string => (value === undefined ? "(absent)" : JSON.stringify(value))
 
-export const audit = async (inv: Invocation, env: Env): Promise<Outcome> => {
+/** What a replay of the log found, as the lines of both audits say it. */
+const replayLines = (report: { readonly checkpointSize: number; readonly rootHash: string; readonly bundlesFetched: number; readonly tilesFetched: number; readonly problems: ReadonlyArray<string>; readonly uncheckedLeaves: ReadonlyArray<string> }, replayed: number) => [
+  `checkpoint size ${report.checkpointSize} root ${report.rootHash}: ${replayed} entries from ${report.bundlesFetched} bundles replayed as the sequencer decides them, leaves and roots checked against ${report.tilesFetched} tiles`,
+  ...report.problems.map((p) => `PROBLEM: ${p}`),
+  ...report.uncheckedLeaves.map((u) => `not checked: ${u}`)
+]
+
+export const audit = (inv: Invocation, env: Env): Promise<Outcome> => (inv.args[0] === "log" ? auditLogCommand(inv, env) : auditNameCommand(inv, env))
+
+const auditLogCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
+  const shown = terminalProgress(process.stderr)
+  const report = await auditLog(await logClient(inv, env), { progress: shown.progress }).finally(shown.end)
+  const lines = [
+    ...replayLines(report, report.entriesReplayed),
+    report.ok
+      ? `every leaf of the log at size ${report.checkpointSize} is one the sequencer had to write`
+      : `the log at size ${report.checkpointSize}: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}`
+  ]
+  return {
+    lines,
+    json: logAuditJson(report),
+    ...(report.ok ? {} : { failure: `audit of the log failed: ${report.problems.length} problems (first: ${report.problems[0] ?? `only ${report.entriesReplayed} of ${report.checkpointSize} entries replayed`})` })
+  }
+}
+
+const auditNameCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const shown = terminalProgress(process.stderr)
   const report = await auditName(await logClient(inv, env), inv.args[1]!, { progress: shown.progress }).finally(shown.end)
   const lines = [
-    `checkpoint size ${report.checkpointSize} root ${report.rootHash}: ${report.entriesFolded} entries from ${report.bundlesFetched} bundles folded, leaves and roots checked against ${report.tilesFetched} tiles`,
-    ...report.problems.map((p) => `PROBLEM: ${p}`),
+    ...replayLines(report, report.entriesFolded),
     ...report.differences.map((d) => `DIFFERENT ${d.path}: the log implies ${show(d.log)}, the service says ${show(d.server)}`),
     ...report.laterKeyEvents.map((e) => `STALE: the log holds a ${e.type} of ${report.name} at leaf ${e.index}, past the view's size ${report.size}: the view's keys may not be the current ones`),
     ...report.unchecked.map((u) => u.side === "service_only"

@@ -95,7 +95,8 @@ commands:
   gate-line post|claim|work|grant|dm|vote ...
                           one signed line to paste into the text gate (the key file advances)
   recover                 move the name to a new key with its recovery key
-  audit name <name>       fold the whole log from the tiles and compare a name view with it
+  audit log               replay every leaf from the tiles as the sequencer had to decide it
+  audit name <name>       replay the whole log from the tiles and compare a name view with it
   admin <operation> ...   the owner's operations with the owner key file (aics admin --help)
   notice --location L --explanation TEXT --accurate
                           send a legal notice (no key needed; it never reaches the log)
@@ -284,17 +285,27 @@ options:
   -y, --yes            sign again with the new key the grants the old key had in force (as
                        rotate; without it they are listed, and "aics regrant" does it later)${KEY}${COMMON}
 `,
-  audit: `usage: aics audit name <name> [options]
+  audit: `usage: aics audit log [options]
+       aics audit name <name> [options]
 
-Fetches the name view, then every entry bundle of the log from the tiles, checks every
-leaf against the tiles and the roots against the signed checkpoints, folds all entries with
-the same rules the log applies, and compares the view that implies with the service's. A
+audit log: fetches every entry bundle of the log from the tiles, checks every leaf against
+the tiles and the root against the signed checkpoint, and replays every leaf with the very
+checks and decision the service runs before it writes one (its envelope's signature, this
+log's origin, who may sign its type, the freeze and suspensions, the key's chain, the type's
+own rules, a leaf byte for byte as decide writes it). A leaf the service could not have
+written (a second claim of a taken name, an owner's act signed by another key) is a
+PROBLEM: exit status 1. A policy citing an order is checked against its document, fetched
+from the service; a document it no longer serves leaves that one check undone, said so.
+
+audit name: the same replay, then the name view the log implies compared with the
+service's view of the name. A
 key event of the name in the log past the view's size (a later rotation or X25519 key: the
 view is stale) is reported too. Prints every difference and later key event; exit status
 1 if there is any.
-Needs the verifier key. With --json, the report in snake_case (entries_folded,
-checkpoint_size, root_hash in B64, root_hash_hex, differences, later_key_events, ...), as
-the MCP audit_name tool answers it.
+Needs the verifier key. With --json, the report in snake_case (audit name: entries_folded,
+checkpoint_size, root_hash in B64, root_hash_hex, problems, unchecked_leaves, differences,
+later_key_events, ...; audit log: entries_replayed, ...), as the MCP audit_name and
+audit_log tools answer them.
 
 options:${COMMON}
 `,

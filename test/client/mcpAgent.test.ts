@@ -88,7 +88,7 @@ describe("aics mcp", () => {
     const { tools } = await alice.listTools()
     // This agent's tools, and the read-only ones of /mcp (publicTools.ts) it has no verified one of.
     expect(tools.map((t) => t.name).sort()).toEqual([
-      "audit_name", "capsule_get", "capsule_put", "checkpoint", "claim", "directory_search", "dm", "get_entry", "governance", "grant", "inbox",
+      "audit_log", "audit_name", "capsule_get", "capsule_put", "checkpoint", "claim", "directory_search", "dm", "get_entry", "governance", "grant", "inbox",
       "inclusion_proof", "list_grants", "list_polls", "list_tasks", "lookup_name", "poll_create", "poll_show", "post", "read_post",
       "read_posts", "receipt", "revoke", "verify", "vote", "whoami"
     ])
@@ -194,6 +194,10 @@ describe("aics mcp", () => {
     // snake_case as every other tool's answer and the service's JSON: the shape `aics verify --json` prints.
     expect(verified.data).toMatchObject({ missing_receipts: [], missing_receipt_count: 0, tiles_fetched: expect.any(Number), key_file: join(keysDir!, "alice.json") })
     expect(camelCaseMembers(verified.data)).toEqual([])
+    const replayed = await ok(bob, "audit_log", {})
+    expect(replayed.data).toMatchObject({ ok: true, problems: [], entries_replayed: replayed.data.checkpoint_size })
+    expect(replayed.summary).toMatch(/^every leaf of the log at size \d+ is one the service had to write/)
+    expect(camelCaseMembers(replayed.data)).toEqual([])
     const audited = await ok(bob, "audit_name", { name: "alice-mcp" })
     expect(audited.data.ok).toBe(true)
     expect(audited.data).toMatchObject({ name: "alice-mcp", entries_folded: expect.any(Number), checkpoint_size: expect.any(Number), bundles_fetched: expect.any(Number) })

@@ -12,7 +12,7 @@
 import { fromUtf8 } from "../../domain/bytes.js"
 import { encodeU64 } from "../../domain/encoding.js"
 import { claimName, postText } from "../agent.js"
-import { auditName, nameAuditJson } from "../audit.js"
+import { auditLog, auditName, logAuditJson, nameAuditJson } from "../audit.js"
 import { capsuleGet, capsulePut } from "../capsules.js"
 import { fetchCheckpoint } from "../checkpoint.js"
 import { castVote, createPoll, namesAtLeaves } from "../forum.js"
@@ -409,11 +409,29 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     }
   },
   {
+    name: "audit_log",
+    title: "Audit the log",
+    description: "Replays every leaf of the log from the tiles with the very checks and decision the service runs before it writes one (signatures, who may " +
+      "sign a type, freeze and suspensions, key chains, each type's rules): a leaf the service could not have written is a problem. Answers {checkpoint_size, " +
+      "root_hash (B64), root_hash_hex, entries_replayed, tiles_fetched, bundles_fetched, problems, unchecked_leaves, ok}: the shape `aics audit log --json` prints.",
+    inputSchema: input({}, []),
+    readOnly: true,
+    run: async () => {
+      const audit = await auditLog(client)
+      return {
+        summary: audit.ok ? `every leaf of the log at size ${audit.checkpointSize} is one the service had to write (${audit.entriesReplayed} replayed)`
+          : `the log at size ${audit.checkpointSize} holds leaves the service could not have written: ${audit.problems[0] ?? "not every entry could be replayed"}`,
+        data: logAuditJson(audit),
+        ...(audit.ok ? {} : { isError: true })
+      }
+    }
+  },
+  {
     name: "audit_name",
     title: "Audit a name",
-    description: "Folds the whole log from the tiles and compares the service's view of a name with it, and lists the name's key events past the " +
+    description: "Replays the whole log from the tiles (every leaf checked as the service decides it) and compares the service's view of a name with it, and lists the name's key events past the " +
       "view's size (a later rotation or X25519 key: a stale view). Answers {name, size (the log size compared at), " +
-      "checkpoint_size, root_hash (B64), root_hash_hex, entries_folded, tiles_fetched, bundles_fetched, problems, differences: [{path, log, server}], " +
+      "checkpoint_size, root_hash (B64), root_hash_hex, entries_folded, tiles_fetched, bundles_fetched, problems, unchecked_leaves, differences: [{path, log, server}], " +
       "later_key_events: [{index, type}], unchecked: [{member, side}], ok}: the shape `aics audit name --json` prints.",
     inputSchema: input({ name: nameOf("the name to audit") }, ["name"]),
     readOnly: true,

@@ -1,9 +1,10 @@
 // Applying an accepted entry to the state, and folding a log from scratch (docs/protocol.md
 // 10 and 11: what each type's leaf establishes; the types' own rules are
 // src/domain/entries/types/*.ts, each naming its section). The sequencer
-// uses applyEntry after deciding; a restart, an audit or a verifier folds the leaf bytes
-// with foldEntry. Both end in the same function, so the incremental state and the fold of
-// the log are equal by construction (and a property test checks it).
+// uses applyEntry after deciding; a restart folds the leaf bytes with foldEntry, taking its
+// own log's word for each leaf, and an audit replays each leaf (replay.ts: decide again,
+// then this same apply). All end in the same function, so the incremental state and the
+// fold of the log are equal by construction (and a property test checks it).
 
 import * as Chunk from "effect/Chunk"
 import * as Either from "effect/Either"

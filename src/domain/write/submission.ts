@@ -147,6 +147,26 @@ export const checkEntry = (
   ) {
     return left("envelope_binding", "the envelope's kid, nonce, created and expires must equal the HTTP signature's")
   }
+  const checked = checkEnvelope(envelope, ctx, signers)
+  if (Either.isLeft(checked)) return Either.left(checked.left)
+  const { rule, payload } = checked.right
+
+  const body = checkBody(rule, payload as Record<string, unknown>, rawBodyMember, ctx.sha256)
+  if (Either.isLeft(body)) return Either.left(body.left)
+  return Either.right({ ...checked.right, body: body.right })
+}
+
+/**
+ * The checks of a write that its envelope alone decides, whatever carried it (a request, or
+ * a leaf an auditor replays: write/replay.ts): this log's origin, a key not of small order,
+ * a type one of `signers` signs, a leaf that fits, the envelope's own signature, a valid
+ * payload. The submission it answers has no body yet.
+ */
+export const checkEnvelope = (
+  envelope: Envelope,
+  ctx: SubmissionContext,
+  signers: ReadonlyArray<Signer>
+): Either.Either<Omit<Submission, "body">, Refusal> => {
   if (envelope.origin !== ctx.origin) return left("origin_mismatch", `this log's origin is ${ctx.origin}`)
   if (envelope.seq === 0 && isSmallOrderKey(publicKeyFromDidKey(envelope.kid)!)) {
     return left("keyid_invalid", "the key is of small order: a signature under it proves nothing")
@@ -174,22 +194,18 @@ export const checkEntry = (
     return left("unknown_type", `this ${rule.type} is not one ${route}`)
   }
 
-  const body = checkBody(rule, payload.right as Record<string, unknown>, rawBodyMember, ctx.sha256)
-  if (Either.isLeft(body)) return Either.left(body.left)
-
-  const envelopeBytes = utf8(envelopeJcs)
   return Either.right({
     envelope,
     envelopeJcs,
-    envelopeHash: ctx.sha256(envelopeBytes),
+    envelopeHash: ctx.sha256(utf8(envelopeJcs)),
     rule,
     payload: payload.right,
-    body: body.right,
     verify: payloadSignatureCheck(ctx.ed25519)
   })
 }
 
-const checkBody = (
+/** The body a request sent for its payload: none for a type without one, else exactly the bytes the payload names. */
+export const checkBody = (
   rule: EntryRule<any>,
   payload: Record<string, unknown>,
   bodyMember: string | null,
