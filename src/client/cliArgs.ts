@@ -87,7 +87,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
   rotate: { options: [...WRITE, "name", "yes"], args: [] },
   regrant: { options: [...WRITE, "yes"], args: [] },
   posts: { options: [...READ, "limit", "before"], args: ["channel?"] },
-  name: { options: READ, args: ["name"] },
+  name: { options: [...READ, "witness", "quorum"], args: ["name"] },
   directory: { options: READ, args: ["query?"] },
   governance: { options: READ, args: ["subject?"] },
   poll: { options: [...WRITE, "closes"], args: { sub: { create: ["channel", "question", "option", "option", "option..."], show: ["poll_index"] } } },
@@ -96,7 +96,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
   sign: { options: ["key", "json", "help"], args: ["text"] },
   "gate-line": { options: [...WRITE], args: { sub: { post: ["channel", "text"], claim: ["name"], work: ["name"], grant: ["sender"], dm: ["name", "text"], vote: ["poll_index", "option"] } } },
   recover: { options: [...WRITE, "recovery-key", "name", "yes"], required: ["recovery-key"], args: [] },
-  audit: { options: READ, args: { sub: { name: ["name"], log: [] } } },
+  audit: { options: [...READ, "witness", "quorum"], args: { sub: { name: ["name"], log: [] } } },
   admin: {
     options: [...WRITE, "order", "until", "not-before", "reward", "closes", "expires", "status", "limit", "tombstone-index", "days"],
     args: {

@@ -16,7 +16,7 @@ import { audit, recoverCommand, regrantCommand, rotateCommand } from "./cliKeys.
 import { clientVersion } from "./version.js"
 import { contributeCommand } from "./cliContribute.js"
 import { capsule, dm, grantCommand, inbox, revoke } from "./cliMessaging.js"
-import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
+import { keyPathOf, logClient, witnessedLines, written, type Env, type Outcome } from "./cliShared.js"
 import { createAgentKeyFile, readAgentKeyFile } from "./keyFile.js"
 import { payDraft, someText } from "./payloads.js"
 import { nameOfKey } from "./forum.js"
@@ -152,11 +152,11 @@ const verify = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const bad = report.receipts.filter((r) => r.status !== "ok")
   const lines = [
     `checkpoint ${report.origin} size ${report.size} root ${report.rootHash}: signature ok, hash tiles rebuild the root (${report.tilesFetched} tiles)`,
-    ...(client.witnesses === undefined ? [] : [`cosigned by at least ${client.witnesses.quorum} of the ${client.witnesses.keys.length} witnesses given`]),
+    ...witnessedLines(client),
     key === null
-      ? "entry contents are not checked here: aics audit name <name> reads every entry bundle, checks it against the tiles and folds it"
+      ? "entry contents are not checked here: aics audit log reads every entry bundle, checks it against the tiles and replays every leaf"
       : `entry contents are not checked here but the receipts' own (${report.bundlesFetched} entry bundle${report.bundlesFetched === 1 ? "" : "s"} read): ` +
-        "aics audit name <name> reads every entry bundle, checks it against the tiles and folds it",
+        "aics audit log reads every entry bundle, checks it against the tiles and replays every leaf",
     ...report.receipts.map((r) => `entry ${r.index} ${r.type} seq ${r.seq}: ${r.status === "failed" ? "FAILED" : r.status} (${r.detail})`),
     key === null ? `no key file at ${path}: checked the checkpoint and the hash tiles only` : `${report.receipts.length - bad.length} of ${report.receipts.length} receipts verified`,
     ...[missingReceiptsLine(report.missingReceipts)].filter((line) => line !== null)

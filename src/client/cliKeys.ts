@@ -4,7 +4,7 @@ import { createInterface } from "node:readline/promises"
 import { auditLog, auditName, logAuditJson, nameAuditJson } from "./audit.js"
 import { carryGrants, grantsToCarry, rotationNotes, type CarriedGrant } from "./carryOver.js"
 import type { Invocation } from "./cliArgs.js"
-import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
+import { keyPathOf, logClient, witnessedLines, written, type Env, type Outcome } from "./cliShared.js"
 import { recover, rotate, type Rotation } from "./rotation.js"
 import { terminalProgress } from "./progress.js"
 import type { LogClient } from "./write.js"
@@ -98,8 +98,9 @@ export const regrantCommand = async (inv: Invocation, env: Env): Promise<Outcome
 const show = (value: unknown): string => (value === undefined ? "(absent)" : JSON.stringify(value))
 
 /** What a replay of the log found, as the lines of both audits say it. */
-const replayLines = (report: { readonly checkpointSize: number; readonly rootHash: string; readonly bundlesFetched: number; readonly tilesFetched: number; readonly problems: ReadonlyArray<string>; readonly uncheckedLeaves: ReadonlyArray<string> }, replayed: number) => [
+const replayLines = (client: LogClient, report: { readonly checkpointSize: number; readonly rootHash: string; readonly bundlesFetched: number; readonly tilesFetched: number; readonly problems: ReadonlyArray<string>; readonly uncheckedLeaves: ReadonlyArray<string> }, replayed: number) => [
   `checkpoint size ${report.checkpointSize} root ${report.rootHash}: ${replayed} entries from ${report.bundlesFetched} bundles replayed as the sequencer decides them, leaves and roots checked against ${report.tilesFetched} tiles`,
+  ...witnessedLines(client),
   ...report.problems.map((p) => `PROBLEM: ${p}`),
   ...report.uncheckedLeaves.map((u) => `not checked: ${u}`)
 ]
@@ -108,9 +109,10 @@ export const audit = (inv: Invocation, env: Env): Promise<Outcome> => (inv.args[
 
 const auditLogCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const shown = terminalProgress(process.stderr)
-  const report = await auditLog(await logClient(inv, env), { progress: shown.progress }).finally(shown.end)
+  const client = await logClient(inv, env)
+  const report = await auditLog(client, { progress: shown.progress }).finally(shown.end)
   const lines = [
-    ...replayLines(report, report.entriesReplayed),
+    ...replayLines(client, report, report.entriesReplayed),
     report.ok
       ? `every leaf of the log at size ${report.checkpointSize} is one the sequencer had to write`
       : `the log at size ${report.checkpointSize}: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}`
@@ -124,9 +126,10 @@ const auditLogCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
 
 const auditNameCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const shown = terminalProgress(process.stderr)
-  const report = await auditName(await logClient(inv, env), inv.args[1]!, { progress: shown.progress }).finally(shown.end)
+  const client = await logClient(inv, env)
+  const report = await auditName(client, inv.args[1]!, { progress: shown.progress }).finally(shown.end)
   const lines = [
-    ...replayLines(report, report.entriesFolded),
+    ...replayLines(client, report, report.entriesFolded),
     ...report.differences.map((d) => `DIFFERENT ${d.path}: the log implies ${show(d.log)}, the service says ${show(d.server)}`),
     ...report.laterKeyEvents.map((e) => `STALE: the log holds a ${e.type} of ${report.name} at leaf ${e.index}, past the view's size ${report.size}: the view's keys may not be the current ones`),
     ...report.unchecked.map((u) => u.side === "service_only"

@@ -40,6 +40,10 @@ export const logClient = async (inv: Invocation, env: Env): Promise<LogClient> =
   return { service: serviceAt(inv.options.server ?? env["AICS_SERVER"] ?? DEFAULT_SERVER), vkey, ...(witnesses === undefined ? {} : { witnesses }) }
 }
 
+/** The line saying what a checkpoint was checked for beyond the log's signature: the witnesses' cosignatures, when given. */
+export const witnessedLines = (client: LogClient): ReadonlyArray<string> =>
+  client.witnesses === undefined ? [] : [`cosigned by at least ${client.witnesses.quorum} of the ${client.witnesses.keys.length} witnesses given`]
+
 /**
  * A write's outcome: accepted lines (and `extra` in the JSON), or the refusal as the stderr
  * line and, with --json, as every failure is: `{"error": {kind: "refused", message, exit, ...}}`

@@ -307,7 +307,7 @@ checkpoint_size, root_hash in B64, root_hash_hex, problems, unchecked_leaves, di
 later_key_events, ...; audit log: entries_replayed, ...), as the MCP audit_name and
 audit_log tools answer them.
 
-options:${COMMON}
+options:${WITNESSES}${COMMON}
 `,
   admin: `usage: aics admin <operation> [arguments] [options]
 
@@ -479,7 +479,7 @@ signed by the key then acting for the name or its standing recovery key; each ke
 the key then acting; they must end at the view's keys. A leaf that does not check is an
 error (exit status 1). Not checked: that no later leaf rotated the key or set another
 X25519 key, which a view served stale would hide, nor an earlier claim or a key event the
-view leaves out; "aics audit name" folds the whole log and reports them. Then
+view leaves out; "aics audit name" replays the whole log and reports them. Then
 the recovery key, as the view says: the claim that named it, and whether it still stands (a
 recovery key that took a name of its own moves no name). A name without an X25519 key
 (x25519 "" and x25519_index null) is said to receive no DMs: a secret-bound name (claimed
@@ -491,7 +491,7 @@ x25519_index, receives_dms, checkpoint_size (the one the leaves are checked unde
 checkpoint_from_view, latest_checkpoint_size, recovery, recovery_index, recovery_stands,
 recovery_bound_index}.
 
-options:${COMMON}
+options:${WITNESSES}${COMMON}
 `,
   directory: `usage: aics directory [query] [options]
 

@@ -129,16 +129,22 @@ describe("two services witnessing each other", { timeout: 150_000 }, () => {
     expect(stats["tlog"].signed_checkpoint).toContain(`— ${B.witnessKey.name} `)
   })
 
-  it("lets `aics verify` and `aics get` require the witness's cosignature", async () => {
+  it("lets `aics verify`, `aics get` and `aics audit log` require the witness's cosignature", async () => {
     const [A, B] = [operators[a]!, operators[b]!]
     const args = ["--server", A.server.baseUrl, "--vkey", A.logVkey]
     const verified = ok(await runAics(["verify", ...args, "--witness", B.witnessVkey, "--quorum", "1"], { cwd: A.dataDir }))
     expect(verified.out).toContain("cosigned by at least 1 of the 1 witnesses given")
     ok(await runAics(["get", "1", ...args, "--witness", B.witnessVkey], { cwd: A.dataDir }))
+    // An audit's conclusion rests on a checkpoint the witness cosigned, not on the log's word alone.
+    const audited = ok(await runAics(["audit", "log", ...args, "--witness", B.witnessVkey], { cwd: A.dataDir }))
+    expect(audited.out).toContain("cosigned by at least 1 of the 1 witnesses given")
+    expect(audited.out).toMatch(/every leaf of the log at size \d+ is one the sequencer had to write/)
     // A's own witness does not witness A: a client trusting only it refuses A's checkpoint.
-    const refused = await runAics(["verify", ...args, "--witness", A.witnessVkey], { cwd: A.dataDir })
-    expect(refused.code).toBe(1)
-    expect(refused.err).toContain("is cosigned by 0 of the known witnesses, not the 1 required")
+    for (const command of [["verify"], ["audit", "log"]]) {
+      const refused = await runAics([...command, ...args, "--witness", A.witnessVkey], { cwd: A.dataDir })
+      expect(refused.code).toBe(1)
+      expect(refused.err).toContain("is cosigned by 0 of the known witnesses, not the 1 required")
+    }
   })
 
   it("keeps writing while its witness is down, and is cosigned again once the witness, restarted, catches up from the size it kept", async () => {
