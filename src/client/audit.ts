@@ -17,7 +17,14 @@
 //      own (older) checkpoint whose keys a later rotation or key.x25519 replaced is stale,
 //      which no check of the view's own leaves can show (nameLookup.ts says so).
 // Every difference, later key event and problem is reported; any of them makes the audit fail.
-// `aics audit log` is steps 1-3 alone, for the whole log.
+// `aics audit log` is steps 1-3 for the whole log, then the owner's views (docs/protocol.md
+// 12.6: the freeze, the policies, the suspension of every subject the log ever suspended),
+// each compared with the view the replayed log implies by the domain's own functions (the
+// ones the service answers with). A view is a function of the whole log at the time it is
+// asked, so each is asked after the replay: one whose leaves all lie within the log replayed
+// (its `size`) must be the replayed state's; one past it (an owner's act after the
+// checkpoint audited) is said not compared. The policies in force and a suspension's end
+// depend on the time: compared at the time of the view's answer (its Date).
 //
 // The report is the library's (camelCase members); what `aics audit name --json` prints and
 // the MCP `audit_name` tool answers is nameAuditJson's projection of it, in snake_case as
@@ -35,10 +42,14 @@ import { replayLeaf } from "../domain/write/replay.js"
 import { fetchCheckpoint } from "./checkpoint.js"
 import { crypto, hasher } from "./crypto.js"
 import { protocolError, verificationError } from "./errors.js"
-import { getBytes, send } from "./http.js"
+import { getBytes, getJson, send } from "./http.js"
 import { diffJson, type JsonDifference } from "./jsonDiff.js"
 import { fetchNameView, viewCheckpoint } from "./nameLookup.js"
 import { nameView } from "../domain/views/nameView.js"
+import { freezeView } from "../domain/governance/freeze.js"
+import { policyView } from "../domain/governance/policyTiming.js"
+import { suspensionView } from "../domain/governance/suspension.js"
+import * as HashMap from "effect/HashMap"
 import { noProgress, type Progress } from "./progress.js"
 import { tileReader } from "./tiles.js"
 import { rootHashJson } from "./verify.js"
@@ -256,6 +267,15 @@ export const auditName = async (client: LogClient, name: string, options: { read
   }
 }
 
+/** One of the owner's views, as the service answered it, against the one the replayed log implies. */
+export interface ViewAudit {
+  /** The view's path (/v2/governance/...). */
+  readonly view: string
+  /** `agrees`, `differs` (differences listed), or `ahead`: the view names leaves past the log replayed, not compared. */
+  readonly outcome: "agrees" | "differs" | "ahead"
+  readonly differences: ReadonlyArray<JsonDifference>
+}
+
 /** The whole log replayed: `aics audit log`. */
 export interface LogAudit {
   readonly checkpointSize: number
@@ -265,13 +285,50 @@ export interface LogAudit {
   readonly bundlesFetched: number
   readonly problems: ReadonlyArray<string>
   readonly uncheckedLeaves: ReadonlyArray<string>
+  /** The owner's views compared with the replayed log: the freeze, the policies, each subject's suspension. */
+  readonly views: ReadonlyArray<ViewAudit>
   readonly ok: boolean
+}
+
+/** A view's JSON and the time of its answer (its Date, Unix ms; the local time if it gave none). */
+const servedView = async (client: LogClient, path: string): Promise<{ readonly json: Record<string, unknown>; readonly at: number }> => {
+  const { json, headers } = await getJson(client.service, path)
+  if (typeof json !== "object" || json === null || Array.isArray(json)) throw protocolError(`GET ${path}: the answer is not a JSON object`)
+  const date = Date.parse(headers.get("date") ?? "")
+  return { json: json as Record<string, unknown>, at: Number.isNaN(date) ? Date.now() : date }
+}
+
+/**
+ * Compares the view at `path` with `implied(at)` for the time of its answer: `at` and the
+ * rest of that second (a Date has whole seconds). A view naming leaves at or past `size`
+ * is not compared.
+ */
+const auditView = async (client: LogClient, path: string, size: number, implied: (at: number) => unknown): Promise<ViewAudit> => {
+  const { json, at } = await servedView(client, path)
+  const served = Object.fromEntries(Object.entries(json).filter(([member]) => !NOT_FOLDED.has(member)))
+  if (typeof served["size"] === "number" && served["size"] > size) return { view: path, outcome: "ahead", differences: [] }
+  const differences = diffJson(implied(at), served)
+  if (differences.length === 0 || diffJson(implied(at + 999), served).length === 0) return { view: path, outcome: "agrees", differences: [] }
+  return { view: path, outcome: "differs", differences }
+}
+
+/** The owner's views against `state`, the log replayed up to `size`. */
+const auditGovernance = async (client: LogClient, state: LogState, size: number): Promise<ReadonlyArray<ViewAudit>> => {
+  const views = [
+    await auditView(client, "/v2/governance/freeze", size, () => freezeView(state)),
+    await auditView(client, "/v2/governance/policy", size, (at) => policyView(state, at))
+  ]
+  for (const subject of HashMap.keys(state.governance.suspensions)) {
+    views.push(await auditView(client, `/v2/governance/suspensions/${encodeURIComponent(subject)}`, size, (at) => suspensionView(state, subject, at)))
+  }
+  return views
 }
 
 /** Replays every leaf of the latest checkpoint's log as the sequencer had to decide it (steps 1-3 above). */
 export const auditLog = async (client: LogClient, options: { readonly progress?: Progress } = {}): Promise<LogAudit> => {
   const latest = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
   const fold = await foldLogFromTiles(client, latest, options.progress === undefined ? {} : { progress: options.progress })
+  const views = fold.folded === latest.size ? await auditGovernance(client, fold.state, latest.size) : []
   return {
     checkpointSize: latest.size,
     rootHash: encodeB64(latest.rootHash),
@@ -280,7 +337,8 @@ export const auditLog = async (client: LogClient, options: { readonly progress?:
     bundlesFetched: fold.bundles,
     problems: fold.problems,
     uncheckedLeaves: fold.unchecked,
-    ok: fold.problems.length === 0 && fold.folded === latest.size
+    views,
+    ok: fold.problems.length === 0 && fold.folded === latest.size && views.every((v) => v.outcome !== "differs")
   }
 }
 
@@ -293,6 +351,7 @@ export const logAuditJson = (audit: LogAudit) => ({
   bundles_fetched: audit.bundlesFetched,
   problems: audit.problems,
   unchecked_leaves: audit.uncheckedLeaves,
+  views: audit.views.map((v) => ({ view: v.view, outcome: v.outcome, differences: v.differences.map((d) => ({ path: d.path, log: d.log, server: d.server })) })),
   ok: audit.ok
 })
 

@@ -53,7 +53,7 @@ export const governance = async (inv: Invocation, env: Env): Promise<Outcome> =>
     checked.length === 0
       ? "checked: the views' log-signed checkpoints; they name no leaf in force"
       : `checked: ${checked.length === 1 ? "leaf" : "leaves"} ${checked.join(", ")} signed by the owner key of leaf 0 and included under log-signed checkpoints, each saying what the view says`,
-    "not checked: a later leaf that changed this, which a stale view hides, or one the view leaves out: only a fold of the whole log shows them"
+    "not checked: a later leaf that changed this, which a stale view hides, or one the view leaves out: aics audit log replays the whole log and compares these views with it"
   )
   return {
     lines,

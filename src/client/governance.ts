@@ -5,7 +5,7 @@
 // the current state (the freeze in force, each policy shown, the suspension's start and end)
 // is read with its inclusion proof and checked: a leaf of that type, signed by the owner key
 // leaf 0 names, saying what the view says. Not checked: that no later leaf changed the
-// state, or an earlier one the view leaves out; only a fold of the whole log shows that.
+// state, or an earlier one the view leaves out; `aics audit log` replays the whole log and compares these views with it.
 
 import { decodeU64 } from "../domain/encoding.js"
 import { verifyCheckpointNote } from "./checkpoint.js"

@@ -487,7 +487,7 @@ export const lookupChecked = (r: ResolvedName): string => {
 /** What lookupName cannot check, in one sentence: a later leaf that changed the keys; `audit` names what folds the log. */
 export const lookupNotChecked = (r: ResolvedName, audit = `aics audit name ${r.name}`): string => {
   const x25519 = r.x25519Index === null ? " or an X25519 key the view does not show" : ` or X25519 key (after leaf ${r.x25519Index})`
-  return `not checked: a later rotation (after leaf ${r.kidIndex})${x25519}, an earlier claim of the name, or a key event the view leaves out: only a fold of the whole log shows them (${audit})`
+  return `not checked: a later rotation (after leaf ${r.kidIndex})${x25519}, an earlier claim of the name, or a key event the view leaves out: only a replay of the whole log shows them (${audit})`
 }
 
 /** A looked-up name as `aics name --json` prints it and the MCP lookup_name tool answers it. */

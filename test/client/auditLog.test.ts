@@ -6,8 +6,12 @@
 // audit replays every leaf with the sequencer's own checks and decision (domain/write/replay.ts)
 // and names the leaf and the rule it breaks. Here the leaf is appended straight into the
 // stopped service's stores, as such an operator would, and the service started again on them.
+// The owner's views (the freeze, the policies, each suspension) are compared with the ones
+// the replayed log implies: a proxy that answers a suspension the owner ended as never
+// having been is caught.
 
-import { mkdtemp, readFile } from "node:fs/promises"
+import { createServer } from "node:http"
+import { mkdtemp, readFile, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
@@ -41,12 +45,38 @@ describe("aics audit log", () => {
     ok(await aics(["keygen", "--key", join(work, "alice.json")]))
     ok(await aics(["claim", "alice", "--key", join(work, "alice.json")]))
     ok(await aics(["post", "general", "a post to audit", "--key", join(work, "alice.json")]))
+    // The owner suspends alice and ends it.
+    await writeFile(join(work, "order.txt"), "an order")
+    const owner = (args: ReadonlyArray<string>) => runAics(["admin", ...args], { cwd: work, env: { ...env(), AICS_OWNER_KEY: join(dataDir, "owner.key") } })
+    ok(await owner(["suspend", "alice", "--order", join(work, "order.txt")]))
+    ok(await owner(["unsuspend", "alice"]))
 
     const honest = ok(await aics(["audit", "log"]))
-    expect(honest.out).toMatch(/3 entries from 1 bundles replayed as the sequencer decides them/)
-    expect(honest.out).toContain("every leaf of the log at size 3 is one the sequencer had to write")
+    expect(honest.out).toMatch(/5 entries from 1 bundles replayed as the sequencer decides them/)
+    expect(honest.out).toContain("the owner's views that agree with the log: /v2/governance/freeze, /v2/governance/policy, /v2/governance/suspensions/alice")
+    expect(honest.out).toContain("every leaf of the log at size 5 is one the sequencer had to write")
     const honestJson = JSON.parse(ok(await aics(["audit", "log", "--json"])).out) as Record<string, unknown>
-    expect(honestJson).toMatchObject({ checkpoint_size: 3, entries_replayed: 3, problems: [], unchecked_leaves: [], ok: true })
+    expect(honestJson).toMatchObject({ checkpoint_size: 5, entries_replayed: 5, problems: [], unchecked_leaves: [], ok: true })
+
+    // A service that says alice was never suspended.
+    const proxy = createServer((request, response) => {
+      const path = request.url ?? "/"
+      void fetch(`${server.baseUrl}${path}`).then(async (upstream) => {
+        let body = Buffer.from(await upstream.arrayBuffer())
+        if (path === "/v2/governance/suspensions/alice") {
+          const view = JSON.parse(body.toString()) as Record<string, unknown>
+          body = Buffer.from(JSON.stringify({ ...view, index: null, order: null, until: null, ended_index: null, size: 0 }))
+        }
+        response.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/octet-stream" }).end(body)
+      })
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve))
+    cleanup.push(() => new Promise<void>((resolve) => proxy.close(() => resolve())))
+    const address = proxy.address()
+    const lying = await runAics(["audit", "log", "--server", `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`], { cwd: work, env: env() })
+    expect(lying.code).toBe(1)
+    expect(lying.out).toMatch(/DIFFERENT \/v2\/governance\/suspensions\/alice \/index: the log implies 3, the service says null/)
+    expect(lying.err).toContain("1 views differing")
 
     // The operator appends mallory's claim of alice, correctly signed by mallory, and starts again.
     await server.stop()

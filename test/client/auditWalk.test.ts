@@ -152,7 +152,7 @@ describe("aics name behind a dishonest proxy", () => {
         `the name's 3 key events the view lists, replayed from its claim by the key rules, end at them`
     )
     expect(lines[3]).toBe(
-      `not checked: a later rotation (after leaf ${facts.rotation}) or X25519 key (after leaf ${facts.x25519}), an earlier claim of the name, or a key event the view leaves out: only a fold of the whole log shows them (aics audit name alice)`
+      `not checked: a later rotation (after leaf ${facts.rotation}) or X25519 key (after leaf ${facts.x25519}), an earlier claim of the name, or a key event the view leaves out: only a replay of the whole log shows them (aics audit name alice)`
     )
     const json = JSON.parse(ok(await aics(["name", "alice", "--json"])).out)
     expect(json).toMatchObject({
@@ -205,7 +205,7 @@ describe("aics name behind a dishonest proxy", () => {
       `checked: leaf ${facts.claim} signed, included under the name view's log-signed checkpoint of size ${facts.claim + 1}, ` +
         `${facts.last - facts.claim} leaves behind the latest checkpoint (size ${facts.last + 1}) and consistent with it`
     )
-    expect(run.out).toContain(`not checked: a later rotation (after leaf ${facts.claim}) or X25519 key (after leaf ${facts.claim}), an earlier claim of the name, or a key event the view leaves out: only a fold of the whole log shows them (aics audit name alice)`)
+    expect(run.out).toContain(`not checked: a later rotation (after leaf ${facts.claim}) or X25519 key (after leaf ${facts.claim}), an earlier claim of the name, or a key event the view leaves out: only a replay of the whole log shows them (aics audit name alice)`)
     expect(JSON.parse(ok(await aics(["name", "alice", "--json"])).out)).toMatchObject({ kid: facts.aliceOld, kid_index: facts.claim, checkpoint_size: facts.claim + 1, latest_checkpoint_size: facts.last + 1 })
 
     // What the lines point to does show it.
@@ -258,7 +258,7 @@ describe("aics name of a name without an X25519 key", () => {
       "(until it is upgraded to a key of its own and that key sends key.x25519)")
     expect(lines[2]).toMatch(new RegExp(`^checked: leaf ${facts.samClaim} signed, included under the name view's log-signed checkpoint of size ${facts.samClaim + 1}, ` +
       `\\d+ leaves behind the latest checkpoint \\(size ${facts.last + 1}\\) and consistent with it, and a secret-bound claim of walk-sam by the policy key leaf 0 names; the name's 1 key event the view lists, replayed from its claim by the key rules, end at them$`))
-    expect(lines[3]).toBe(`not checked: a later rotation (after leaf ${facts.samClaim}) or an X25519 key the view does not show, an earlier claim of the name, or a key event the view leaves out: only a fold of the whole log shows them (aics audit name walk-sam)`)
+    expect(lines[3]).toBe(`not checked: a later rotation (after leaf ${facts.samClaim}) or an X25519 key the view does not show, an earlier claim of the name, or a key event the view leaves out: only a replay of the whole log shows them (aics audit name walk-sam)`)
     expect(lines[4]).toBe("no recovery key")
     expect(JSON.parse(ok(await aics(["name", "walk-sam", "--json"])).out)).toMatchObject({
       name: "walk-sam", tier: "secret", kid: facts.policyKid, kid_index: facts.samClaim, kid_set_by: "claim",
@@ -274,7 +274,7 @@ describe("aics name of a name without an X25519 key", () => {
     expect(lines[0]).toBe(`walk-una: key ${facts.unaKid} (set by the key.rotate at entry ${facts.unaUpgrade})`)
     expect(lines[1]).toBe("no X25519 key: walk-una cannot receive DMs until its key sends key.x25519")
     expect(lines[2]).toMatch(new RegExp(`^checked: leaf ${facts.unaUpgrade} signed, .* and binding this key to walk-una; the name's 2 key events the view lists, replayed from its claim by the key rules, end at them$`))
-    expect(lines[3]).toBe(`not checked: a later rotation (after leaf ${facts.unaUpgrade}) or an X25519 key the view does not show, an earlier claim of the name, or a key event the view leaves out: only a fold of the whole log shows them (aics audit name walk-una)`)
+    expect(lines[3]).toBe(`not checked: a later rotation (after leaf ${facts.unaUpgrade}) or an X25519 key the view does not show, an earlier claim of the name, or a key event the view leaves out: only a replay of the whole log shows them (aics audit name walk-una)`)
     expect(JSON.parse(ok(await aics(["name", "walk-una", "--json"])).out)).toMatchObject({
       name: "walk-una", tier: "key", kid: facts.unaKid, kid_index: facts.unaUpgrade, kid_set_by: "key.rotate", x25519: "", x25519_index: null, receives_dms: false
     })

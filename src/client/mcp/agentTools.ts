@@ -412,8 +412,9 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     name: "audit_log",
     title: "Audit the log",
     description: "Replays every leaf of the log from the tiles with the very checks and decision the service runs before it writes one (signatures, who may " +
-      "sign a type, freeze and suspensions, key chains, each type's rules): a leaf the service could not have written is a problem. Answers {checkpoint_size, " +
-      "root_hash (B64), root_hash_hex, entries_replayed, tiles_fetched, bundles_fetched, problems, unchecked_leaves, ok}: the shape `aics audit log --json` prints.",
+      "sign a type, freeze and suspensions, key chains, each type's rules): a leaf the service could not have written is a problem; then compares the owner's views " +
+      "(freeze, policy, each suspension) with the replayed log. Answers {checkpoint_size, root_hash (B64), root_hash_hex, entries_replayed, tiles_fetched, " +
+      "bundles_fetched, problems, unchecked_leaves, views: [{view, outcome, differences}], ok}: the shape `aics audit log --json` prints.",
     inputSchema: input({}, []),
     readOnly: true,
     run: async () => {
