@@ -20,7 +20,7 @@ import { InProcessWriteChecksLive } from "./adapters/workers/InProcessWriteCheck
 import { WorkerWriteChecksLive } from "./adapters/workers/WorkerWriteChecks.js"
 import { Bodies } from "./app/Bodies.js"
 import { ServiceHalt } from "./app/ServiceHalt.js"
-import { Platform, Storage } from "./storageLayers.js"
+import { CharterStorage, Platform, StorageAfterCharter } from "./storageLayers.js"
 import { Charter, makeCharter } from "./app/Charter.js"
 import { Contributions } from "./app/Contributions.js"
 import { AdminWrites } from "./app/AdminWrites.js"
@@ -91,8 +91,9 @@ const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
   Layer.merge(LogVkeyFileLive(config.dataDir), WitnessVkeyFileLive(config.dataDir))))
 
 // Leaf 0 written, or checked against this start's settings and keys; then owner.kid, when a
-// start on an existing log found it missing, is written from leaf 0 (FileKeys.ts), so a start
-// the check refuses writes nothing.
+// start on an existing log found it missing, is written from leaf 0 (FileKeys.ts). Below it
+// only what the check reads is open (storageLayers.ts CharterStorage), so a start the check
+// refuses writes nothing: the other stores and the witness key come after it.
 const CharterLive = Layer.effect(Charter, Effect.tap(makeCharter, () => Effect.flatMap(OwnerKidRecord, ({ record }) => record)))
 
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
@@ -116,11 +117,12 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(LogStream.layer),
   Layer.provideMerge(CosignatureCollector.layer),
   Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer, Witness.layer)),
+  // Every other store and the witness key, once leaf 0 has passed its check.
+  Layer.provideMerge(StorageAfterCharter),
   // The charter is written before the sequencer folds the log, so leaf 0 is in its state.
   Layer.provideMerge(CharterLive),
   Layer.provideMerge(Layer.mergeAll(LogWriter.layer, LogNotary.layer, LogReader.layer)),
-  Layer.provideMerge(Layer.mergeAll(LogHealth.layer, NodeRole.layer)),
-  Layer.provideMerge(Storage),
+  Layer.provideMerge(Layer.mergeAll(LogHealth.layer, NodeRole.layer, CharterStorage)),
   Layer.provideMerge(Platform)
 )
 

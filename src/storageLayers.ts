@@ -4,7 +4,8 @@
 // (bench/trafficGenerate.ts) writes exactly what the service would, to the same stores.
 
 import { join } from "node:path"
-import { Effect, Layer } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer, Option } from "effect"
 import { NodeCryptoLive } from "./adapters/crypto/nodeCrypto.js"
 import { NodeEntropyLive } from "./adapters/crypto/nodeEntropy.js"
 import { NodeScryptLive } from "./adapters/crypto/nodeScrypt.js"
@@ -19,7 +20,15 @@ import { FsStatsStoreLive } from "./adapters/fs/FsStatsStore.js"
 import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
 import { NetworkOraclesLive } from "./adapters/chain/NetworkOracles.js"
 import { PgCoordinationLive } from "./adapters/pg/PgCoordination.js"
-import { PgDatabaseLive, PgStoresLive } from "./adapters/pg/PgStorage.js"
+import { PgDatabaseLive } from "./adapters/pg/PgStorage.js"
+import { PgBodyStoreLive } from "./adapters/pg/PgBodyStore.js"
+import { PgContributionIntentsLive } from "./adapters/pg/PgContributionIntents.js"
+import { PgGateSecretsLive } from "./adapters/pg/PgGateSecrets.js"
+import { PgLogStoreLive } from "./adapters/pg/PgLogStore.js"
+import { PgNonceStoreLive } from "./adapters/pg/PgNonceStore.js"
+import { PgNoticeRegisterLive } from "./adapters/pg/PgNoticeRegister.js"
+import { PgReadCursorsLive } from "./adapters/pg/PgReadCursors.js"
+import { PgStatsStoreLive } from "./adapters/pg/PgStatsStore.js"
 import { PgTileSinkLive } from "./adapters/pg/PgTileSink.js"
 import { PgProjectionStoreLive } from "./adapters/pg/PgProjectionStore.js"
 import { SqliteProjectionStoreLive } from "./adapters/sqlite/SqliteProjectionStore.js"
@@ -49,36 +58,66 @@ export const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropy
 // AICS_DATA_DIR either way; the chain oracle asks each network's EVM nodes itself (rpc in
 // AICS_SUP_NETWORKS) or reads the operator's watcher's file (AICS_SUP_LEDGER), which every
 // node reads (docs/operations.md).
-export const Storage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => {
+//
+// In two parts, so that a start the charter check refuses (src/main.ts: leaf 0 of another
+// origin, of other keys) leaves the data folder as it found it: CharterStorage is what that
+// check reads (the log, its bodies, the coordination, the keys leaf 0 fixed), and
+// StorageAfterCharter, every store that would create its files at open (state.db, nonces,
+// cursors, tiles, ...) and the witness key, is opened only once the check has passed.
+
+/** The log, its bodies and the coordination, then the keys: what the charter check reads. */
+export const CharterStorage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => {
   const stores = config.databaseUrl === undefined
-      // Every store opens after the data directory's lock is taken (dataDirLock.ts).
-      ? Layer.mergeAll(
-        FsLogStoreLive(join(config.dataDir, "log")),
-        FsBodyStoreLive(join(config.dataDir, "bodies")),
-        FsNonceStoreLive(join(config.dataDir, "nonces")),
-        FsReadCursorsLive(join(config.dataDir, "cursors")),
-        FsTileSinkLive(join(config.dataDir, "tiles")),
-        MemoryCoordinationLive(),
-        FsNoticeRegisterLive(join(config.dataDir, "notices")),
-        FsStatsStoreLive(join(config.dataDir, "stats")),
-        FsContributionIntentsLive(join(config.dataDir, "contributions")),
-        FsHostMetricsLive(config.dataDir),
-        FsGateSecretsLive(join(config.dataDir, "gate-secrets")),
-        FsWitnessStateLive(join(config.dataDir, "witness")),
-        FsCosignaturesLive(join(config.dataDir, "cosignatures.json"), join(config.dataDir, "witness-alarms.json")),
-        SqliteProjectionStoreLive(join(config.dataDir, "state.db"))
-      ).pipe(Layer.provide(DataDirLockLive(config.dataDir)))
-      : Layer.mergeAll(PgStoresLive, PgTileSinkLive, PgCoordinationLive(config.databaseUrl), PgHostMetricsLive(config.dataDir),
-        PgWitnessStateLive, PgCosignaturesLive, PgProjectionStoreLive).pipe(
-        Layer.provide(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
-      )
+    // Every store opens after the data directory's lock is taken (dataDirLock.ts), the
+    // stores of StorageAfterCharter too: the lock is held for as long as this layer is.
+    ? Layer.mergeAll(
+      FsLogStoreLive(join(config.dataDir, "log")),
+      FsBodyStoreLive(join(config.dataDir, "bodies")),
+      MemoryCoordinationLive()
+    ).pipe(Layer.provide(DataDirLockLive(config.dataDir)))
+    // The pool (migrations run first) stays in the context: StorageAfterCharter's tables are on it.
+    : Layer.mergeAll(PgLogStoreLive, PgBodyStoreLive, PgCoordinationLive(config.databaseUrl)).pipe(
+      Layer.provideMerge(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
+    )
   // The keys once the log is open: a log that has leaf 0 gets no new key, its owner is the one
-  // leaf 0 names (FileKeys.ts). The witness key after them, so that a start they refuse makes
-  // none either.
+  // leaf 0 names (FileKeys.ts).
   const logName = config.databaseUrl === undefined ? `the log in ${config.dataDir}` : "the log in the database (AICS_DATABASE_URL)"
-  const keys = FileWitnessKeyLive(config.dataDir).pipe(
-    Layer.provideMerge(FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid, logName })),
-    Layer.provideMerge(stores)
-  )
-  return Layer.mergeAll(keys, FetchWitnessTransportLive, NetworkOraclesLive(config.contributions))
+  return FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid, logName }).pipe(Layer.provideMerge(stores))
 }))
+
+/** The database CharterStorage opened: present exactly when AICS_DATABASE_URL is set. */
+const openedDatabase = Effect.flatMap(Effect.serviceOption(SqlClient.SqlClient), Option.match({
+  onNone: () => Effect.dieMessage("the PostgreSQL stores are opened after CharterStorage, which opens their database"),
+  onSome: (sql) => Effect.succeed(Layer.succeed(SqlClient.SqlClient, sql))
+}))
+
+/**
+ * Every other store, the witness key, the witnesses' transport and the chain oracle: built
+ * on CharterStorage once the charter check has passed (src/main.ts), so a start it refuses
+ * makes none of their files, the witness key included.
+ */
+export const StorageAfterCharter = Layer.unwrapEffect(Effect.gen(function*() {
+  const config = yield* ServiceConfig
+  const stores = config.databaseUrl === undefined
+    ? Layer.mergeAll(
+      FsNonceStoreLive(join(config.dataDir, "nonces")),
+      FsReadCursorsLive(join(config.dataDir, "cursors")),
+      FsTileSinkLive(join(config.dataDir, "tiles")),
+      FsNoticeRegisterLive(join(config.dataDir, "notices")),
+      FsStatsStoreLive(join(config.dataDir, "stats")),
+      FsContributionIntentsLive(join(config.dataDir, "contributions")),
+      FsHostMetricsLive(config.dataDir),
+      FsGateSecretsLive(join(config.dataDir, "gate-secrets")),
+      FsWitnessStateLive(join(config.dataDir, "witness")),
+      FsCosignaturesLive(join(config.dataDir, "cosignatures.json"), join(config.dataDir, "witness-alarms.json")),
+      SqliteProjectionStoreLive(join(config.dataDir, "state.db"))
+    )
+    : Layer.mergeAll(PgNonceStoreLive, PgReadCursorsLive, PgNoticeRegisterLive, PgContributionIntentsLive, PgStatsStoreLive, PgGateSecretsLive,
+      PgTileSinkLive, PgHostMetricsLive(config.dataDir), PgWitnessStateLive, PgCosignaturesLive, PgProjectionStoreLive).pipe(
+      Layer.provide(yield* openedDatabase)
+    )
+  return Layer.mergeAll(stores, FileWitnessKeyLive(config.dataDir), FetchWitnessTransportLive, NetworkOraclesLive(config.contributions))
+}))
+
+/** The whole storage at once, in its order: for a program that checks no charter between (bench/trafficGenerate.ts). */
+export const Storage = StorageAfterCharter.pipe(Layer.provideMerge(CharterStorage))

@@ -37,6 +37,7 @@ import {
 } from "../domain/gate/session.js"
 import { payloadSignatureCheck } from "../domain/identity/possession.js"
 import { type GateEvent, gateLineEvent, gateTransportOf } from "../domain/stats/gateEvents.js"
+import { governanceSaid } from "../domain/governance/summary.js"
 import { currentNameOf, nameRecordOf } from "../domain/identity/bindings.js"
 import { type BodyStatusView, bodyStatus } from "../domain/bodyStatus.js"
 import { pollDetail } from "../domain/views/agoraPolls.js"
@@ -55,6 +56,7 @@ import { RequestStats } from "./RequestStats.js"
 import { reissuedReceipts } from "./ReissuedReceipts.js"
 import { Publisher } from "./Publisher.js"
 import { gateSessions, sampledOnScrape } from "./Metrics.js"
+import { freezeFrom, policyFrom, subjectInvalidDetail, suspensionFrom } from "./governanceViews.js"
 import { keyViewFrom } from "./identityViews.js"
 import { LogReader } from "./LogReader.js"
 import { LogStatus } from "./LogStatus.js"
@@ -331,6 +333,16 @@ export class Gate extends Context.Tag("aics/Gate")<Gate, {
           case "directory": {
             const view = yield* projection.directory({ q: command.q, limit: DIRECTORY_SHOWN })
             return [json(view), "ok directory"]
+          }
+          case "governance": {
+            // The views of GET /v2/governance/freeze, /policy and /suspensions/{subject}, in one
+            // object as the MCP governance tool gives them; reads carry no checkpoint_note (17.2).
+            const suspension = command.subject === undefined ? undefined : yield* suspensionFrom(reader, command.subject, now)
+            if (suspension !== undefined && Either.isLeft(suspension)) return [errLine(suspension.left, subjectInvalidDetail(command.subject!))]
+            const freeze = yield* freezeFrom(reader)
+            const policy = yield* policyFrom(reader, now)
+            const subject = suspension?.right
+            return [json({ freeze, policy, ...(subject === undefined ? {} : { suspension: subject }) }), `# ${governanceSaid(freeze, policy, subject)}`, "ok governance"]
           }
           case "poll": {
             const slice = yield* reader.slice([{ area: "polls", key: String(command.index) }])

@@ -20,6 +20,10 @@ export const freezeFrom = (reader: Reader) => Effect.map(reader.slice([]), freez
 /** GET /v2/governance/policy: the policies in force at `now` (Unix ms) and those announced for later. */
 export const policyFrom = (reader: Reader, now: number) => Effect.map(reader.slice([]), (slice) => policyView(slice, now))
 
+/** What a subject that is neither a key nor a name of this instance is told (the route's 422, the gate's err line). */
+export const subjectInvalidDetail = (subject: string): string =>
+  `${JSON.stringify(subject)} is neither the did:key of an Ed25519 key nor a name or handle of this instance`
+
 /**
  * GET /v2/governance/suspensions/{subject}: the latest suspension of a key (did:key) or a
  * name (a name, `@name` or `@name.<instance_domain>`), in force at `now` or not;

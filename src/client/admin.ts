@@ -8,7 +8,7 @@
 // /v2/bodies/{digest}); orders are named by hash only and never sent.
 
 import { Either, Schema } from "effect"
-import { utf8 } from "../domain/bytes.js"
+import { isUtf8, utf8 } from "../domain/bytes.js"
 import { DOCUMENT_LIMIT } from "../domain/entries/entryRule.js"
 import { decodeU64, encodeU64 } from "../domain/encoding.js"
 import type { JsonObject } from "../domain/envelope/jcs.js"
@@ -22,9 +22,9 @@ import { TaskPayload } from "../domain/entries/types/task.js"
 import { TaskAwardPayload } from "../domain/entries/types/taskAward.js"
 import { TombstonePayload } from "../domain/entries/types/tombstone.js"
 import { NOTICE_LIMITS, NOTICE_OUTCOMES, noticeIssues, type NoticeOutcome } from "../domain/governance/notice.js"
+import { documentCites } from "../domain/governance/policyTiming.js"
 import { TOMBSTONE_REASONS } from "../domain/governance/tombstones.js"
 import { adminPathOf } from "../domain/http/adminRoutes.js"
-import { MAX_CLOCK_SKEW_SECONDS } from "../domain/http/aicsProfile.js"
 import { signRequest } from "../domain/http/messageSignature.js"
 import { isDidKey } from "../domain/identity/didKey.js"
 import { writeWithKeyFile } from "./agent.js"
@@ -106,14 +106,35 @@ export const checkedAuditKind = (kind: string): string => {
 export const auditDraft = (subject: string, report: Uint8Array): EntryDraft =>
   draft("report", AuditReport, { kind: "audit", subject: checkedAuditKind(subject), report_hash: hashOf(report) }, ownerDocument(report, "an audit report"))
 
-export const policyDraft = (kind: string, document: Uint8Array, notBefore: number, order?: Uint8Array): EntryDraft =>
-  draft("policy", PolicyPayload, {
+/**
+ * A policy's document as the log takes one, a change's or a card's alike (entries/types/
+ * policy.ts): UTF-8 text (else body_mismatch) within its limit and, when the policy executes
+ * an order, citing the order's hash (governance/policyTiming.ts documentCites, else
+ * order_not_cited). The log reads nothing else of it: a card is any such text. Said here,
+ * before the owner key signs, rather than spending a nonce on a certain refusal.
+ */
+const policyDocument = (document: Uint8Array, orderHash: string | undefined): Uint8Array => {
+  ownerDocument(document, "a policy document")
+  if (!isUtf8(document)) {
+    const utf16 = (document[0] === 0xff && document[1] === 0xfe) || (document[0] === 0xfe && document[1] === 0xff)
+    throw usageError(`a policy document is UTF-8 text (the log refuses any other: body_mismatch), and this one is not${utf16 ? ": it starts with a UTF-16 byte order mark; save it as UTF-8" : ""}`)
+  }
+  if (orderHash !== undefined && !documentCites(document, orderHash)) {
+    throw usageError(`a policy that executes an order cites it: its document must contain the order's SHA-256 as U64 text, ${orderHash} (the log refuses it otherwise: order_not_cited)`)
+  }
+  return document
+}
+
+export const policyDraft = (kind: string, document: Uint8Array, notBefore: number, order?: Uint8Array): EntryDraft => {
+  const orderHash = order === undefined ? undefined : hashOf(order)
+  return draft("policy", PolicyPayload, {
     kind,
     document_hash: hashOf(document),
     size: document.length,
     not_before: notBefore,
-    ...(order === undefined ? {} : { order_hash: hashOf(order) })
-  }, ownerDocument(document, "a policy document"))
+    ...(orderHash === undefined ? {} : { order_hash: orderHash })
+  }, policyDocument(document, orderHash))
+}
 
 export const taskDraft = (text: string, reward: number, closes: number): EntryDraft => {
   const body = utf8(text)
@@ -135,29 +156,6 @@ export const ownerWrite = (client: LogClient, keyPath: string, entry: EntryDraft
   const path = adminPathOf(entry.type)
   if (path === undefined) throw usageError(`${entry.type} is not an owner operation`)
   return writeWithKeyFile(client, keyPath, () => entry, undefined, { path, status: 201 })
-}
-
-/**
- * The service's clock, Unix ms: the Date header of its answer to GET /checkpoint (RFC 9110,
- * whole seconds, rounded down, so never ahead of the logged time of a leaf written after it);
- * undefined when the answer has none. The log judges `until`, `closes` and `expires` against
- * its own time, so an owner's clock minutes off would otherwise write an end of suspension
- * the log refuses as ahead of it, or a "+SECONDS" that has already passed.
- */
-export const serviceNowMillis = async (client: Pick<LogClient, "service">, localNow: number = Date.now()): Promise<number | undefined> => {
-  const response = await send(client.service, "/checkpoint")
-  await response.arrayBuffer().catch(() => undefined)
-  const date = Date.parse(response.headers.get("date") ?? "")
-  if (!Number.isSafeInteger(date) || date <= 0) return undefined
-  // The header is not signed: a proxy, or a node whose clock is wrong, could move every time
-  // the owner signs by any amount (a suspension "for an hour" until 2090). The service takes
-  // a signed request only within MAX_CLOCK_SKEW_SECONDS of its clock, so a Date further from
-  // this machine's than that is a wrong clock on one side: said, not used.
-  if (Math.abs(date - localNow) > MAX_CLOCK_SKEW_SECONDS * 1000) {
-    throw protocolError(`the service's clock (its Date: ${new Date(date).toISOString()}) is ${Math.round((date - localNow) / 1000)} s from this machine's ` +
-      `(${new Date(localNow).toISOString()}), more than the ${MAX_CLOCK_SKEW_SECONDS} s a signed request may be: check both clocks before signing a time`)
-  }
-  return date
 }
 
 /** The charter's notice period (leaf 0, verified): a policy's not_before is at least this far ahead. */

@@ -7,7 +7,7 @@ import { readFile, stat } from "node:fs/promises"
 import { MAX_CLOCK_SKEW_SECONDS } from "../domain/http/aicsProfile.js"
 import {
   auditDraft, awardDraft, checkClosing, checkedAuditKind, closeNotice, completeDraft, fileNotice, freezeDraft, listNotices, noticePeriodSeconds, openDraft,
-  ownerStatistics, ownerWrite, policyDraft, quoteDraft, serviceNowMillis, subjectOf, suspendDraft, taskDraft, tombstoneDraft, unsuspendDraft
+  ownerStatistics, ownerWrite, policyDraft, quoteDraft, subjectOf, suspendDraft, taskDraft, tombstoneDraft, unsuspendDraft
 } from "./admin.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { logClient, written, type Env, type Outcome } from "./cliShared.js"
@@ -16,6 +16,7 @@ import { freezeInForce, ownerKidOf } from "./governance.js"
 import { serviceAt } from "./http.js"
 import type { EntryDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
+import { serviceNowMillis, unixSecondsByService } from "./serviceClock.js"
 import { unixSeconds } from "./unixTime.js"
 import type { LogClient } from "./write.js"
 
@@ -61,15 +62,12 @@ const ownerKeyPath = async (inv: Invocation, env: Env, client: LogClient): Promi
 }
 
 /**
- * A WHEN option read again by the service's clock (admin.ts serviceNowMillis), its form
- * having been checked on this machine's: "+SECONDS" counts from the service's now, and "in
- * the future" is by it, as the log judges the leaf, so an owner's clock minutes off still
- * writes what was meant. This machine's clock when the service's answer has no Date.
+ * A WHEN option read again by the service's clock (serviceClock.ts), its form having been
+ * checked on this machine's before any file is read: "+SECONDS" counts from the service's
+ * now, and "in the future" is by it, as the log judges the leaf.
  */
-const byServiceClock = async (inv: Invocation, env: Env, text: string, what: string, options: { readonly future: boolean }): Promise<number> => {
-  const now = await serviceNowMillis(await logClient(inv, env))
-  return unixSeconds(text, what, { ...options, ...(now === undefined ? {} : { now }) })
-}
+const byServiceClock = async (inv: Invocation, env: Env, text: string, what: string, options: { readonly future: boolean }): Promise<number> =>
+  unixSecondsByService(await logClient(inv, env), text, what, options)
 
 /** A suspension's subject (admin.ts subjectOf); a handle's domain must be this log's, leaf 0's instance_domain. */
 const checkedSubject = async (inv: Invocation, env: Env, given: string): Promise<string> => {

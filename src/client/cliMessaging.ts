@@ -7,16 +7,20 @@ import { grant, revokeGrant } from "./grants.js"
 import { namesAtLeaves } from "./forum.js"
 import { readInbox, sendDm } from "./messaging.js"
 import { someText } from "./payloads.js"
-import { unixSeconds } from "./unixTime.js"
+import { unixSecondsByService } from "./serviceClock.js"
 
 const optionalCount = (text: string | undefined, what: string): number | undefined =>
   text === undefined ? undefined : countArgument(text, what)
 
 export const grantCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
-  // --until as the MCP grant tool's `until`: Unix seconds or +SECONDS, in the future (unixTime.ts).
-  const until = inv.options.until === undefined ? undefined : unixSeconds(inv.options.until, "--until", { future: true })
-  const terms = { limit: optionalCount(inv.options.limit, "--limit"), until }
-  const { sender, result, inForce } = await grant(await logClient(inv, env), keyPathOf(inv, env), inv.args[0]!, terms)
+  const limit = optionalCount(inv.options.limit, "--limit")
+  const client = await logClient(inv, env)
+  // --until as aics admin's times: Unix seconds or +SECONDS, in the future by the service's
+  // clock (serviceClock.ts), which judges the grant: a slow clock here would sign an end
+  // already past, a fast one a grant longer than asked.
+  const until = inv.options.until === undefined ? undefined : await unixSecondsByService(client, inv.options.until, "--until", { future: true })
+  const terms = { limit, until }
+  const { sender, result, inForce } = await grant(client, keyPathOf(inv, env), inv.args[0]!, terms)
   const who = sender === "*" ? "anyone" : sender
   const entries = (indices: ReadonlyArray<number>) => `${indices.length === 1 ? "entry" : "entries"} ${indices.join(", ")}`
   if (result === null) {

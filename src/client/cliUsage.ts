@@ -221,7 +221,7 @@ anyone) send this key direct messages. Needs the verifier key.
 options:
   --limit N          the grant admits at most N messages
   --until WHEN       the grant ends at WHEN: Unix seconds (not milliseconds), or +SECONDS
-                     from now (+86400: a day); in the future${KEY}${COMMON}
+                     from now (+86400: a day); in the future, by the service's clock${KEY}${COMMON}
 `,
   revoke: `usage: aics revoke <grant_index> [options]
 
@@ -339,12 +339,13 @@ operations:
                                     its SHA-256 is logged and the file (at most 1 MiB) is sent
                                     with it, served at /v2/bodies/<report_hash>
   policy <change|card> <document_file> [--not-before WHEN] [--order FILE]
-                                    publish a policy document; it takes effect at not_before,
-                                    by default the charter's notice period from now (plus 5
-                                    minutes); with --order (the order that requires it, which
-                                    the document must cite by its U64 SHA-256) it may be sooner
-                                    (WHEN: Unix seconds, or +SECONDS from now; in the future,
-                                    but for --order)
+                                    publish a policy document (UTF-8 text, at most 1 MiB; a
+                                    card: the bytes of /.well-known/aics-card.json); it takes
+                                    effect at not_before, by default the charter's notice
+                                    period from now (plus 5 minutes); with --order (the order
+                                    that requires it, which the document must cite by its U64
+                                    SHA-256) it may be sooner (WHEN: Unix seconds, or +SECONDS
+                                    from now; in the future, but for --order)
   task <text> --reward N --closes WHEN
                                     post a voluntary task paying N SUP, open for submissions
                                     until WHEN (Unix seconds, or +SECONDS from now; in the

@@ -236,15 +236,3 @@ export const readGovernance = async (client: LogClient, subject: string | undefi
   const checkedLeaves = [...new Set([freeze, policy, ...(suspension === undefined ? [] : [suspension])].flatMap((c) => c.checkedLeaves))].sort((a, b) => a - b)
   return { freeze, policy, suspension, checkedLeaves }
 }
-
-/** One line of what the views say (the MCP tools' summary): "agent writes open; 1 policy announced for later; alice not suspended". */
-export const governanceSaid = (
-  freeze: Pick<FreezeView, "state" | "frozen_index">,
-  policy: Pick<PolicyView, "pending">,
-  suspension: Pick<SuspensionView, "subject" | "suspended" | "index"> | undefined
-): string =>
-  [
-    freeze.state === "frozen" ? `agent writes frozen by leaf ${freeze.frozen_index}` : "agent writes open",
-    `${policy.pending.length} ${policy.pending.length === 1 ? "policy" : "policies"} announced for later`,
-    ...(suspension === undefined ? [] : [`${suspension.subject} ${suspension.suspended ? `suspended by leaf ${suspension.index}` : "not suspended"}`])
-  ].join("; ")

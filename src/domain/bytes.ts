@@ -11,6 +11,16 @@ export const utf8 = (text: string): Uint8Array => encoder.encode(text)
 /** Decodes UTF-8, throwing on malformed input rather than inventing replacement characters. */
 export const fromUtf8 = (bytes: Uint8Array): string => decoder.decode(bytes)
 
+/** Whether the bytes are well-formed UTF-8: what a text body must be (write/submission.ts). */
+export const isUtf8 = (bytes: Uint8Array): boolean => {
+  try {
+    fromUtf8(bytes)
+    return true
+  } catch {
+    return false
+  }
+}
+
 export const concat = (...parts: ReadonlyArray<Uint8Array>): Uint8Array => {
   let length = 0
   for (const part of parts) length += part.length

@@ -12,7 +12,7 @@ import { main } from "../../src/client/cli.js"
 import { utf8 } from "../../src/domain/bytes.js"
 import { encodeU64 } from "../../src/domain/encoding.js"
 import { DOCUMENT_LIMIT } from "../../src/domain/entries/entryRule.js"
-import { ok, runAics, type AicsRun as Run } from "../support/aicsCli.js"
+import { ok, runAics, skewedClock, type AicsRun as Run } from "../support/aicsCli.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../support/server.js"
 
 let dataDir: string
@@ -224,13 +224,8 @@ describe("aics admin against the service", () => {
   })
 
   it("ends a suspension from an owner whose clock runs minutes fast, and counts --until +SECONDS from the service's clock when it runs slow", async () => {
-    // Date.now and new Date() of the aics process shifted by SKEW_MS (as the owner's walk did).
-    const skew = join(work, "skew.mjs")
-    await writeFile(skew, [
-      "const off = Number(process.env.SKEW_MS || 0); const real = Date.now; Date.now = () => real() + off;",
-      "const RD = Date; globalThis.Date = class extends RD { constructor(...a) { if (a.length === 0) super(RD.now()); else super(...a) } static now() { return RD.now() } };"
-    ].join("\n"))
-    const skewed = (ms: number, args: ReadonlyArray<string>) => aics(args, { NODE_OPTIONS: `--import ${skew}`, SKEW_MS: String(ms) })
+    // Date.now and new Date() of the aics process shifted (as the owner's walk did).
+    const skewed = async (ms: number, args: ReadonlyArray<string>) => aics(args, await skewedClock(work, ms))
     await writeFile(join(work, "order.pdf"), "court order 19")
     ok(await aics(["admin", "suspend", "carol", "--order", join(work, "order.pdf")]))
     // Two minutes fast (within the 300 s a signed request may be off): the end is dated by the service.
@@ -269,6 +264,38 @@ describe("aics admin against the service", () => {
     const later = ok(await aics(["admin", "policy", "card", join(work, "policy.md"), "--not-before", "+600"]))
     const from = Date.parse(/in effect from (\S+) \(seq/.exec(later.out)?.[1] ?? "")
     expect(Math.abs(from - (Date.now() + 600_000))).toBeLessThan(60_000)
+  })
+
+  it("refuses, before the owner key signs, a policy document the log would refuse: not UTF-8, or not citing the order it executes", async () => {
+    // The log takes any UTF-8 text within the limit as a card or a change (its body rule), and
+    // with an order only a document citing the order's hash. Anything else is a usage error
+    // (status 2) here, with the owner's key file untouched: no nonce spent, no seq used.
+    const keyFile = await readFile(join(work, "owner-key.json"), "utf8")
+    const card = JSON.stringify({ v: "AICS-1", type: "aics-card", note: "café" })
+    await writeFile(join(work, "card-utf16.json"), Buffer.from(`\ufeff${card}`, "utf16le"))
+    await writeFile(join(work, "card-latin1.json"), Buffer.from(card, "latin1"))
+    for (const [file, message] of [
+      ["card-utf16.json", /^usage error: a policy document is UTF-8 text \(the log refuses any other: body_mismatch\), and this one is not: it starts with a UTF-16 byte order mark; save it as UTF-8/],
+      ["card-latin1.json", /^usage error: a policy document is UTF-8 text \(the log refuses any other: body_mismatch\), and this one is not \(see/]
+    ] as const) {
+      const run = await aics(["admin", "policy", "card", join(work, file), "--not-before", "+600"])
+      expect([run.code, run.out], file).toEqual([2, ""])
+      expect(run.err, file).toMatch(message)
+    }
+    const order = utf8(`${Date.now()}: an order to publish a card at once`)
+    await writeFile(join(work, "card-order.txt"), order)
+    const orderHash = encodeU64(nodeCrypto.sha256(order))
+    await writeFile(join(work, "card-uncited.json"), card)
+    const uncited = await aics(["admin", "policy", "card", join(work, "card-uncited.json"), "--order", join(work, "card-order.txt")])
+    expect([uncited.code, uncited.out]).toEqual([2, ""])
+    expect(uncited.err).toMatch(new RegExp(`^usage error: a policy that executes an order cites it: its document must contain the order's SHA-256 as U64 text, ${orderHash} \\(the log refuses it otherwise: order_not_cited\\)`))
+    expect(await readFile(join(work, "owner-key.json"), "utf8")).toBe(keyFile)
+
+    // The same card in UTF-8, and citing the order: logged.
+    ok(await aics(["admin", "policy", "card", join(work, "card-uncited.json"), "--not-before", "+600"]))
+    await writeFile(join(work, "card-cited.json"), JSON.stringify({ v: "AICS-1", type: "aics-card", order: orderHash }))
+    expect(ok(await aics(["admin", "policy", "card", join(work, "card-cited.json"), "--order", join(work, "card-order.txt")])).out)
+      .toMatch(/^published the policy card as entry \d+, in effect from now/)
   })
 
   it("posts a task, awards it, quotes a request that the agent pays with the award, and completes it", async () => {

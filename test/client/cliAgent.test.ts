@@ -10,7 +10,7 @@
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type CliWorld, ok, runAics, startCliWorld } from "../support/aicsCli.js"
+import { type CliWorld, ok, runAics, skewedClock, startCliWorld } from "../support/aicsCli.js"
 import { startDnsServer } from "../support/dnsServer.js"
 import { field, lastLine, postGate, sessionOf } from "../support/gateClient.js"
 
@@ -239,5 +239,22 @@ describe("a CLI agent", () => {
     expect(missing.code).toBe(1)
     expect(missing.err).toBe("error (not found): GET /v2/names/nobody-here: 404 name_not_found: nobody-here is not claimed here\n")
     expect(JSON.parse((await aics(["get", "999999", "--json"])).out)).toMatchObject({ error: { kind: "not_found", exit: 1 } })
+  }, 120_000)
+
+  it("counts grant --until +SECONDS from the service's clock, whichever way this machine's runs off (as aics admin does)", async () => {
+    for (const who of ["hana", "ivan"]) {
+      ok(await aics(["keygen", "--key", `${who}.json`]))
+      ok(await aics(["claim", who, "--key", `${who}.json`]))
+    }
+    // Two minutes slow: +30 by this clock is already past for the log. Two minutes fast: a
+    // grant of 2.5 minutes, not 30 s. Both within the 300 s a signed request may be off.
+    for (const skew of [-120_000, 120_000]) {
+      const env = { AICS_SERVER: world.server.baseUrl, AICS_LOG_VKEY: world.vkey, ...(await skewedClock(world.agentsDir, skew)) }
+      const before = Math.floor(Date.now() / 1000)
+      const granted = ok(await runAics(["grant", "ivan", "--until", "+30", "--key", "hana.json", "--json"], { cwd: world.agentsDir, env }))
+      const until = (JSON.parse(granted.out) as { until: number }).until
+      expect(until - before, `clock off by ${skew} ms`).toBeGreaterThanOrEqual(29)
+      expect(until - before, `clock off by ${skew} ms`).toBeLessThan(40)
+    }
   }, 120_000)
 })

@@ -1,9 +1,9 @@
-// The service's clock as aics admin reads it (src/client/admin.ts serviceNowMillis): its Date
+// The service's clock as aics admin and aics grant read it (src/client/serviceClock.ts): its Date
 // header, unsigned, is used only within the skew a signed request may have; further off, one
 // side's clock is wrong, and the owner is told rather than made to sign a time moved by it.
 
 import { describe, expect, it } from "vitest"
-import { serviceNowMillis } from "../../src/client/admin.js"
+import { serviceNowMillis } from "../../src/client/serviceClock.js"
 import { ClientError } from "../../src/client/errors.js"
 import { serviceAt } from "../../src/client/http.js"
 import { MAX_CLOCK_SKEW_SECONDS } from "../../src/domain/http/aicsProfile.js"

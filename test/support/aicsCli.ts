@@ -2,7 +2,7 @@
 // process, as a user runs it: its exit code and what it printed.
 
 import { execFile } from "node:child_process"
-import { mkdtemp, readFile, rm } from "node:fs/promises"
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { expect } from "vitest"
@@ -26,6 +26,20 @@ export const runAics = (args: ReadonlyArray<string>, options: { readonly cwd: st
       timeout: options.timeoutMs ?? 30_000
     }, (error, out, err) => done({ code: error === null ? 0 : typeof error.code === "number" ? error.code : -1, out, err }))
   })
+
+/**
+ * The environment that runs aics with this machine's clock `ms` off (fast when positive):
+ * a module, written to `dir`, that shifts Date.now and new Date() of the process, as an
+ * owner's or agent's machine whose clock is wrong.
+ */
+export const skewedClock = async (dir: string, ms: number): Promise<Record<string, string>> => {
+  const module = join(dir, "skew.mjs")
+  await writeFile(module, [
+    "const off = Number(process.env.SKEW_MS || 0); const real = Date.now; Date.now = () => real() + off;",
+    "const RD = Date; globalThis.Date = class extends RD { constructor(...a) { if (a.length === 0) super(RD.now()); else super(...a) } static now() { return RD.now() } };"
+  ].join("\n"))
+  return { NODE_OPTIONS: `--import ${module}`, SKEW_MS: String(ms) }
+}
 
 /** The run succeeded and printed nothing to stderr. */
 export const ok = (run: AicsRun): AicsRun => {

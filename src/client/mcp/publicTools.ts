@@ -7,10 +7,10 @@
 // its description and its data too (verified: false), and names the agent-side look-up
 // that proves the name's key events: keys are what an agent acts on.
 
+import { governanceSaid } from "../../domain/governance/summary.js"
 import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, POLLS_LISTED } from "../../domain/views/limits.js"
 import { queryString } from "../forum.js"
 import { ClientError } from "../errors.js"
-import { governanceSaid } from "../governance.js"
 import { getJson, type Service } from "../http.js"
 import { input, int, NAME_INPUT, plural, POSTS_PAGE_INPUT, type Tool } from "./toolkit.js"
 

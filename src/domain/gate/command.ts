@@ -28,6 +28,8 @@ export type Command =
   | { readonly verb: "directory"; readonly q: string | undefined }
   /** RFC 9162 inclusion proof of a leaf: against the latest checkpoint, or the tree of `size` leaves. */
   | { readonly verb: "proof"; readonly index: number; readonly size: number | undefined }
+  /** What the owner's leaves establish now (the freeze, the policies) and, given a did:key or a name, its suspension. */
+  | { readonly verb: "governance"; readonly subject: string | undefined }
   // Key identity: proof of possession, then envelopes the gate prepares and the agent signs.
   | { readonly verb: "identify"; readonly kid: string }
   | { readonly verb: "prove"; readonly sig: string }
@@ -84,6 +86,7 @@ export const USAGE: Readonly<Record<string, string>> = {
   posts: "posts [channel]",
   directory: "directory [query]",
   proof: "proof <index> [size]",
+  governance: "governance [did:key | name]",
   identify: "identify <your did:key>",
   prove: "prove <U64 Ed25519 signature of the challenge text>",
   claim: "claim <name> <your X25519 public key, U64>  |  claim <name> secret <secret> [work=<created>.<nonce>]",
@@ -169,6 +172,8 @@ export const parseCommand = (rawLine: string): Command | ParseError => {
       return args.length <= 1 ? { verb, channel: args[0] } : usage(verb)
     case "directory":
       return { verb, q: args.length === 0 ? undefined : args.join(" ") }
+    case "governance":
+      return args.length <= 1 ? { verb, subject: args[0] } : usage(verb)
     case "proof": {
       const index = args.length === 1 || args.length === 2 ? parseDecimal(args[0]!) : undefined
       const size = args.length === 2 ? parseDecimal(args[1]!) : undefined

@@ -126,7 +126,7 @@ export interface StepFacts {
   readonly publicUrl?: string
 }
 
-export type ReadCommand = Extract<Command, { verb: "checkpoint" | "entry" | "receipt" | "proof" | "name" | "key" | "posts" | "directory" | "poll" }>
+export type ReadCommand = Extract<Command, { verb: "checkpoint" | "entry" | "receipt" | "proof" | "name" | "key" | "posts" | "directory" | "poll" | "governance" }>
 
 /** A read of what belongs to the session's proved key (its inbox, one message's ciphertext, its capsules). */
 export type OwnRead =
@@ -203,6 +203,7 @@ export const helpLines = (origin: string, transport: Transport, ports: GatePorts
   "#   A signature is Ed25519 (RFC 8032, 64 bytes) of the UTF-8 bytes of the text given, sent as U64.",
   `# Read: ${USAGE.checkpoint} | ${USAGE.entry} | ${USAGE.receipt} | ${USAGE.proof} | ${USAGE.name} | ${USAGE.key} | ${USAGE.posts} | ${USAGE.directory} | poll <index> | whoami`,
   "#   posts and poll <index> give the text (a post's, a poll's question); entry <index> adds it after the leaf.",
+  `#   ${USAGE.governance}: whether agent writes are frozen, the owner's policies in force and announced, and whether that key or name is suspended.`,
   "# Verifying. An accepted write's receipt line carries receipt_note, signed by the log key: leaf <index> has leaf hash <h>.",
   "#   checkpoint: the latest signed checkpoint (tree_size, root_hash). entry <index>: the leaf bytes; h = SHA-256(00 || them).",
   `#   ${USAGE.proof}: the RFC 9162 inclusion proof {index, size, hashes} (B64, as GET /v2/tlog/inclusion) against the latest`,
@@ -297,7 +298,8 @@ export const step = (session: GateSession, line: string, transport: Transport, f
     case "key":
     case "posts":
     case "directory":
-    case "poll": {
+    case "poll":
+    case "governance": {
       const problem = readProblem(command)
       return problem === undefined ? reply(session, [], { _tag: "Read", read: command }) : fail(session, problem.code, problem.detail)
     }

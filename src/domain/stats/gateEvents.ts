@@ -15,7 +15,7 @@ export type GateTransport = typeof GATE_TRANSPORTS[number]
 
 /** The verbs of the command language (command.ts), `claim ... secret` apart from a key's claim. */
 const VERBS = [
-  "help", "whoami", "quit", "checkpoint", "entry", "receipt", "proof", "name", "key", "posts", "directory",
+  "help", "whoami", "quit", "checkpoint", "entry", "receipt", "proof", "name", "key", "posts", "directory", "governance",
   "identify", "prove", "claim", "claim_secret", "sig", "submit", "login", "upgrade", "post",
   "x25519", "grant", "revoke", "dm", "inbox", "capsules", "capsule", "poll", "poll_create", "vote"
 ] as const

@@ -7,7 +7,7 @@
 
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { equal, fromUtf8, utf8 } from "../bytes.js"
+import { equal, fromUtf8, isUtf8, utf8 } from "../bytes.js"
 import type { Ed25519, Sha256 } from "../crypto.js"
 import { decodeU64 } from "../encoding.js"
 import { decodeEnvelope, type Envelope } from "../envelope/envelope.js"
@@ -230,13 +230,7 @@ export const checkBody = (
   if (!equal(digest, named)) {
     return left("body_mismatch", `SHA-256 of the body is not ${spec.hashMember}`)
   }
-  if (spec.kind === "text") {
-    try {
-      fromUtf8(bytes)
-    } catch {
-      return left("body_mismatch", "text must be UTF-8")
-    }
-  }
+  if (spec.kind === "text" && !isUtf8(bytes)) return left("body_mismatch", "text must be UTF-8")
   return Either.right({ digest, bytes })
 }
 

@@ -4,7 +4,8 @@
 // policy view with a change announced (pending) that comes into force, and a card policy
 // citing an order in force at once; each view with the covering size and a log-signed
 // checkpoint note; the state read back from the projection store after a restart; and the
-// three routes in /openapi.json. The charter's notice period is 2 s here
+// three routes in /openapi.json; and the text gate's `governance [subject]`, which answers the
+// same views. The charter's notice period is 2 s here
 // (AICS_NOTICE_PERIOD_SECONDS), so an announced policy comes into force during the test.
 
 import { readFile } from "node:fs/promises"
@@ -16,6 +17,7 @@ import { utf8 } from "../../../src/domain/bytes.js"
 import { decodeU64, encodeU64 } from "../../../src/domain/encoding.js"
 import { parseVerifierKey } from "../../../src/domain/note/verifierKey.js"
 import { makeAgent, postPayload, type TestAgent } from "../../support/agents.js"
+import { getGate, postGate } from "../../support/gateClient.js"
 import { claimPayload } from "../../support/identityAgents.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 import { serverReads } from "../../support/serverReads.js"
@@ -182,6 +184,38 @@ describe("after a restart", () => {
     expect(after).toEqual(before)
     await owned("/v2/admin/freeze", "freeze", { state: "open", resume: frozen })
     expect((await json("/v2/governance/freeze")).state).toBe("open")
+  })
+})
+
+describe("the text gate's governance [subject]", () => {
+  it("answers the routes' views in one object, without their checkpoint notes, and the routes' subject_invalid", async () => {
+    // The state the tests above left: freezes and opens, a policy change and a card, alice suspended by name.
+    const view = async (path: string) => {
+      const { checkpoint_note: _, ...rest } = await json(path)
+      return rest
+    }
+    const [freeze, policy, suspension] = await Promise.all(["/v2/governance/freeze", "/v2/governance/policy", "/v2/governance/suspensions/alice"].map(view))
+    expect(suspension).toMatchObject({ subject: "alice", suspended: true })
+    expect(freeze!["indices"].length).toBeGreaterThan(0)
+
+    const asked = await postGate(server.baseUrl, ["governance @alice", "governance"])
+    expect(asked.lines.filter((line) => line.startsWith("ok ") || line.startsWith("err "))).toEqual(["ok governance", "ok governance"])
+    const [withSubject, without] = asked.lines.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line))
+    expect(withSubject).toEqual({ freeze, policy, suspension })
+    expect(without).toEqual({ freeze, policy })
+    expect(asked.lines).toContain(`# agent writes open; 0 policies announced for later; alice suspended by leaf ${suspension!["index"]}`)
+
+    // A key is a subject of its own; GET /t reads it too.
+    const byKey = (await getGate(server.baseUrl, `governance ${alice.kid}`)).text.split("\n")
+    expect(JSON.parse(byKey.find((line) => line.startsWith("{"))!).suspension).toEqual(await view(`/v2/governance/suspensions/${alice.kid}`))
+    expect(byKey).toContain("ok governance")
+
+    // What the route refuses 422 subject_invalid, the gate refuses with the same code and detail.
+    for (const bad of ["a", "@alice.elsewhere.test", "did:key:z6Mknot-a-key", "al--ice!"]) {
+      const problem = await (await get(`/v2/governance/suspensions/${encodeURIComponent(bad)}`)).json() as { detail: string }
+      expect((await postGate(server.baseUrl, [`governance ${bad}`])).lines.at(-1), bad).toBe(`err subject_invalid ${problem.detail}`)
+    }
+    expect((await postGate(server.baseUrl, ["governance alice bob"])).lines.at(-1)).toBe("err usage governance [did:key | name]")
   })
 })
 

@@ -5,7 +5,7 @@
 
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Effect, Either } from "effect"
-import { freezeFrom, policyFrom, suspensionFrom } from "../../../app/governanceViews.js"
+import { freezeFrom, policyFrom, subjectInvalidDetail, suspensionFrom } from "../../../app/governanceViews.js"
 import { StateReader } from "../../../app/StateReader.js"
 import { Clock } from "../../../ports/Clock.js"
 import { AicsApi } from "../api.js"
@@ -29,7 +29,7 @@ export const GovernanceHandlers = HttpApiBuilder.group(AicsApi, "governance", (h
         Effect.gen(function*() {
           const view = yield* suspensionFrom(reader, path.subject, yield* clock.nowMillis)
           if (Either.isLeft(view)) {
-            return yield* InvalidRequest.fail("subject_invalid", `${JSON.stringify(path.subject)} is neither the did:key of an Ed25519 key nor a name or handle of this instance`)
+            return yield* InvalidRequest.fail("subject_invalid", subjectInvalidDetail(path.subject))
           }
           return yield* covered(view.right)
         }).pipe(orUnavailable))

@@ -1,0 +1,51 @@
+// The service's clock, for the times a client signs (docs/protocol.md 13.6): the log judges
+// a grant's `until`, a suspension's `until`, a task's `closes`, a quote's `expires` and a
+// policy's `not_before` against its own time, so "+SECONDS" counts from the service's now,
+// and "in the future" is by it. `aics admin` and `aics grant` read their WHEN options here.
+
+import { MAX_CLOCK_SKEW_SECONDS } from "../domain/http/aicsProfile.js"
+import { protocolError } from "./errors.js"
+import { send } from "./http.js"
+import { unixSeconds } from "./unixTime.js"
+import type { LogClient } from "./write.js"
+
+/**
+ * The service's clock, Unix ms: the Date header of its answer to GET /checkpoint (RFC 9110,
+ * whole seconds, rounded down, so never ahead of the logged time of a leaf written after it);
+ * undefined when the answer has none. The log judges `until`, `closes` and `expires` against
+ * its own time, so a clock minutes off would otherwise write an end of suspension the log
+ * refuses as ahead of it, or a "+SECONDS" that has already passed.
+ */
+export const serviceNowMillis = async (client: Pick<LogClient, "service">, localNow: number = Date.now()): Promise<number | undefined> => {
+  const response = await send(client.service, "/checkpoint")
+  await response.arrayBuffer().catch(() => undefined)
+  const date = Date.parse(response.headers.get("date") ?? "")
+  if (!Number.isSafeInteger(date) || date <= 0) return undefined
+  // The header is not signed: a proxy, or a node whose clock is wrong, could move every time
+  // the client signs by any amount (a suspension "for an hour" until 2090). The service takes
+  // a signed request only within MAX_CLOCK_SKEW_SECONDS of its clock, so a Date further from
+  // this machine's than that is a wrong clock on one side: said, not used.
+  if (Math.abs(date - localNow) > MAX_CLOCK_SKEW_SECONDS * 1000) {
+    throw protocolError(`the service's clock (its Date: ${new Date(date).toISOString()}) is ${Math.round((date - localNow) / 1000)} s from this machine's ` +
+      `(${new Date(localNow).toISOString()}), more than the ${MAX_CLOCK_SKEW_SECONDS} s a signed request may be: check both clocks before signing a time`)
+  }
+  return date
+}
+
+/**
+ * A WHEN the client was given (unixTime.ts: Unix seconds or "+SECONDS"), read by the
+ * service's clock: checked on this machine's first, so a malformed or past time is a usage
+ * error before any request; then read again with the service's now, so "+SECONDS" counts
+ * from it and `future` is by it, as the log judges the leaf: a clock minutes off on this
+ * machine still signs what was meant. This machine's clock when the answer has no Date.
+ */
+export const unixSecondsByService = async (
+  client: Pick<LogClient, "service">,
+  text: string,
+  what: string,
+  options: { readonly future?: boolean } = {}
+): Promise<number> => {
+  unixSeconds(text, what, options)
+  const now = await serviceNowMillis(client)
+  return unixSeconds(text, what, { ...options, ...(now === undefined ? {} : { now }) })
+}
