@@ -21,6 +21,7 @@ import { createAgentKeyFile, readAgentKeyFile } from "./keyFile.js"
 import { payDraft, someText } from "./payloads.js"
 import { nameOfKey } from "./forum.js"
 import { getEntry } from "./read.js"
+import { checkBodyStatus, describeBodyStatus, isCheckedBodyStatus } from "./bodyStatus.js"
 import { fetchReceipt, keepReissuedReceipt, type KeptReceipt } from "./reissuedReceipt.js"
 import { terminalProgress } from "./progress.js"
 import { missingReceiptsLine, verificationJson, verifyLog } from "./verify.js"
@@ -84,14 +85,15 @@ const get = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const client = await logClient(inv, env)
   const entry = await getEntry(client, index)
   const { envelope } = entry
+  const bodyStatus = await checkBodyStatus(client, entry)
   const signer = await nameOfKey(client, envelope.kid, index)
   // Ciphertext (a body named by ct_hash) is never shown as text, even if its bytes decode.
   const text = entry.body === null || "ct_hash" in envelope.payload ? null : utf8Text(entry.body)
   const lines = [
     `entry ${index}: ${envelope.type} by ${signer === null ? envelope.kid : `${signer} (${envelope.kid})`} (seq ${envelope.seq}, logged ${new Date(entry.logged).toISOString()})`,
-    `included in the checkpoint of size ${entry.checkpointSize}; signature and body hash verified`,
+    `included in the checkpoint of size ${entry.checkpointSize}; ${entry.body === null ? "signature verified" : "signature and body hash verified"}`,
     `payload ${JSON.stringify(envelope.payload)}`,
-    ...(entry.bodyStatus === null ? [] : [`body ${entry.bodyStatus}`]),
+    ...(bodyStatus === null ? [] : [describeBodyStatus(bodyStatus)]),
     ...(text === null ? [] : ["", text])
   ]
   return {
@@ -105,7 +107,8 @@ const get = async (inv: Invocation, env: Env): Promise<Outcome> => {
       signer_name: signer,
       body: entry.body === null ? null : encodeU64(entry.body),
       text,
-      body_status: entry.bodyStatus
+      body_status: entry.bodyStatus,
+      body_status_checked: bodyStatus === null ? null : isCheckedBodyStatus(bodyStatus)
     }
   }
 }

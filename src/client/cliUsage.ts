@@ -154,7 +154,13 @@ options:${KEY}${COMMON}
 
 Reads entry <index>, verifies its inclusion proof against the log-signed checkpoint, the
 envelope's signature and the body's hash, and prints it. Needs the verifier key. With --witness, the checkpoint must also be covered
-by the witnessed checkpoint at /checkpoint.
+by the witnessed checkpoint at /checkpoint. The body's status is checked against the log:
+tombstoned only by the owner's tombstone leaf it names (read with its inclusion proof),
+expired only for a type whose body expires, past leaf 0's retention_days; unavailable is the
+service's word, said so. A status the log contradicts, or one that contradicts the answer
+(a body sent while hidden, none while available), fails the read (exit status 1). With
+--json, body_status is the service's header and body_status_checked whether it was checked
+(false for unavailable; null when the entry names no body).
 
 options:${WITNESSES}${COMMON}
 `,
@@ -196,10 +202,14 @@ options:
 
 Follows the log's checkpoints: each one must be signed by the log key (and, with --witness,
 cosigned by a quorum of the witnesses) and extend the last one accepted, which the state
-file keeps (default ./aics-monitor.json), by a consistency proof. A checkpoint that does
-not is a split view: both signed checkpoints are printed as evidence and the exit status
-is 1. A checkpoint older than the kept one, even a consistent one, is a freshness warning
-(a line starting WARNING): the log answered an older tree than it showed before, a
+file keeps (default ./aics-monitor.json), by a consistency proof. A checkpoint shown not
+to (another root at a size seen, or, when the service's proof fails, tiles of the newer
+checkpoint that give another root at the older size) is a split view: both signed
+checkpoints are printed as evidence and the exit status is 1. A proof that fails while
+the tiles show the two consistent, or tiles that do not hash to the newer checkpoint, are
+the service's error (exit status 1), not a split view; the state stays. A checkpoint
+older than the kept one, even a consistent one, is a freshness warning (a line starting
+WARNING): the log answered an older tree than it showed before, a
 rollback, a lagging node or a cache, and leaves withheld from you look like this; the
 state keeps the newer one, and with --once the exit status is 3. With --once, looks once;
 else every --interval seconds (default 10) until a split view is found (a warning is also
@@ -416,9 +426,11 @@ options:
   watch: `usage: aics watch [--type T1,T2] [--channel C] [--inbox] [--from INDEX] [--count N] [options]
 
 Prints the live stream of the log (GET /v2/stream) as it comes: a line per new leaf (index,
-type, key, channel or recipient; never a body) and per new checkpoint. Each checkpoint's
-signature is checked with the verifier key, and its consistency with the last one seen is
-proved from the tiles; a checkpoint that fails either ends the watch (exit status 1). A service
+type, key, channel or recipient; never a body) and per new checkpoint. A leaf line is the
+service's notification and is not checked: "aics get <index>" proves the leaf (its
+inclusion under a signed checkpoint and its signature). Each checkpoint's signature is
+checked with the verifier key, and its consistency with the last one seen is proved from
+the tiles; a checkpoint that fails either ends the watch (exit status 1). A service
 that cannot be reached at the start ends it too. A connection lost later, or refused for now
 (429, 503), is said once and tried again (after Retry-After, at most a minute), then resumed
 where the stream had got to, with no gap and no duplicate. With --json, one object per line

@@ -1,9 +1,13 @@
 // Monitoring the log (docs/protocol.md "Witnessing"): a monitor follows the log's signed
 // checkpoints and remembers the last one it accepted in a state file. Each new checkpoint
 // must extend it, by a consistency proof (from the log's API, checked against both signed
-// roots). A checkpoint that does not (another root at the size it saw, or a proof that
-// fails either way) is a split view: the log signed two histories, and the two signed
-// notes are the evidence, reported together and kept (the state is not moved past them).
+// roots: checkConsistency, witnesses.ts). A checkpoint shown not to (another root at the
+// size it saw, or tiles that hash to the newer signed root and give another root at the
+// older size) is a split view: the log signed two histories, and the two signed notes are
+// the evidence, reported together and kept (the state is not moved past them). A proof
+// that fails alone is no evidence (a proxy or a cache may have spoilt it): when the tiles
+// show the two consistent, or show nothing, the look fails with the service's error and
+// the state stays.
 // A checkpoint older than the kept one, even a consistent one, is a freshness warning (the
 // result `Older`): the log, or a node or cache in front of it, answered a tree it had
 // already grown past: a rollback, a lagging node or a cache; leaves withheld from this
@@ -86,10 +90,12 @@ export const monitorOnce = async (client: LogClient, statePath: string): Promise
   if (checkpoint.size < kept.size) {
     return (await checkConsistency(client.service, checkpoint, kept))
       ? { _tag: "Older", kept: kept.size, checkpoint }
-      : split(`the checkpoint of size ${checkpoint.size} is not a prefix of the one of size ${kept.size} seen before`)
+      : split(`the checkpoint of size ${checkpoint.size} is not a prefix of the one of size ${kept.size} seen before ` +
+        `(the tiles of size ${kept.size} give another root at size ${checkpoint.size})`)
   }
   if (!(await checkConsistency(client.service, kept, checkpoint))) {
-    return split(`the checkpoint of size ${checkpoint.size} does not extend the one of size ${kept.size} seen before`)
+    return split(`the checkpoint of size ${checkpoint.size} does not extend the one of size ${kept.size} seen before ` +
+      `(its tiles give another root at size ${kept.size})`)
   }
   await saveState(statePath, checkpoint, note)
   return { _tag: "Grew", from: kept.size, checkpoint }

@@ -4,11 +4,15 @@
 // is computed from them is only trusted once it matches the signed checkpoint's root, and
 // an entry once its leaf hash is the one the root authenticates (verify.ts).
 
+import { equal } from "../domain/bytes.js"
+import type { Checkpoint } from "../domain/note/checkpoint.js"
+import { consistencyProofFromHashes, consistencyProofIndexes, verifyConsistency } from "../domain/tlog/consistency.js"
 import { decodeEntryBundle } from "../domain/tlog/entryBundle.js"
 import type { Hash } from "../domain/tlog/hasher.js"
 import type { HashTile } from "../domain/tlog/tile.js"
 import { TILE_HEIGHT, TILE_WIDTH, tilePath } from "../domain/tlog/tile.js"
 import { rootFromTiles, storedHashesFromTiles, tileHashesNeededForRoot, tilesForStoredHashes } from "../domain/tlog/tileHashes.js"
+import { treeHashFromHashes, treeHashIndexes } from "../domain/tlog/treeHash.js"
 import { hasher } from "./crypto.js"
 import { protocolError } from "./errors.js"
 import { getBytes, send, type Service } from "./http.js"
@@ -104,4 +108,37 @@ export const tileReader = (service: Service): TileReader => {
     },
     bundlesFetched: () => bundles.size
   }
+}
+
+/** What the tiles of a newer checkpoint show of an older one (consistencyFromTiles). */
+export type TileConsistency =
+  /** The tiles prove the newer checkpoint extends the older one. */
+  | { readonly _tag: "Extends" }
+  /**
+   * The tiles hash to the newer checkpoint's root and give another root at the older size:
+   * the log signed two histories, and the two signed checkpoints are the evidence.
+   */
+  | { readonly _tag: "Forks"; readonly rootAtOlderSize: Hash }
+  /** The tiles do not hash to the newer checkpoint's root: they show nothing either way. */
+  | { readonly _tag: "TilesDoNotMatch" }
+
+/**
+ * The older checkpoint against the tiles of the newer one (older.size <= newer.size): the
+ * root at the older size and the consistency proof (RFC 9162 section 2.1.4) from it are both
+ * read from the tiles of the newer size. When that proof takes that root to the newer
+ * signed root, the root is the newer tree's own at the older size (a proof cannot take two
+ * roots to one without a hash collision), so it is equal to the older checkpoint's or the
+ * two checkpoints cannot both be true.
+ */
+export const consistencyFromTiles = async (tiles: TileReader, older: Checkpoint, newer: Checkpoint): Promise<TileConsistency> => {
+  // At one size the signed root is the root: no tile can say more.
+  if (older.size === newer.size) return equal(older.rootHash, newer.rootHash) ? { _tag: "Extends" } : { _tag: "Forks", rootAtOlderSize: newer.rootHash }
+  const [proofHashes, rootHashes] = await Promise.all([
+    tiles.storedHashes(newer.size, consistencyProofIndexes(older.size, newer.size)),
+    tiles.storedHashes(newer.size, treeHashIndexes(older.size))
+  ])
+  const proof = consistencyProofFromHashes(hasher, older.size, newer.size, proofHashes)
+  const rootAtOlderSize = treeHashFromHashes(hasher, older.size, rootHashes)
+  if (!verifyConsistency(hasher, older.size, newer.size, rootAtOlderSize, newer.rootHash, proof)) return { _tag: "TilesDoNotMatch" }
+  return equal(rootAtOlderSize, older.rootHash) ? { _tag: "Extends" } : { _tag: "Forks", rootAtOlderSize }
 }

@@ -1,9 +1,11 @@
 // Following the log live (GET /v2/stream) and checking what the stream says: every
 // checkpoint event is a note the log key must have signed, for this log, and it must extend
-// the last checkpoint seen, which the consistency proof read from the tiles shows (RFC 9162
-// section 2.1.4). A stream that breaks either is a log to stop trusting: the watch ends
-// with a verification error. Leaf events are reported as they come; the leaves themselves
-// are checked later by `aics verify` or `aics get` (a leaf event is a notification).
+// the last checkpoint seen, which the tiles of the new one show (consistencyFromTiles,
+// tiles.ts: RFC 9162 section 2.1.4). A checkpoint whose tiles give another root at the last
+// size is a log that signed two histories: the watch ends with a verification error; tiles
+// that do not hash to the new checkpoint prove nothing either way: it ends with a protocol
+// error. Leaf events are reported as they come, unchecked: the service's notification,
+// which `aics get` (the leaf under a signed checkpoint) or `aics verify` checks later.
 //
 // The events are the library's (camelCase members); what `aics watch --json` prints is
 // watchEventJson's projection of each, in snake_case as the service's own stream events and
@@ -11,13 +13,11 @@
 
 import { utf8 } from "../domain/bytes.js"
 import { encodeB64 } from "../domain/encoding.js"
-import { consistencyProofFromHashes, consistencyProofIndexes, verifyConsistency } from "../domain/tlog/consistency.js"
 import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { verifyCheckpointNote } from "./checkpoint.js"
-import { hasher } from "./crypto.js"
-import { verificationError } from "./errors.js"
+import { protocolError, verificationError } from "./errors.js"
 import { followStream, type StreamFilters } from "./logStream.js"
-import { tileReader } from "./tiles.js"
+import { consistencyFromTiles, tileReader } from "./tiles.js"
 import { rootHashJson } from "./verify.js"
 import type { LogClient } from "./write.js"
 
@@ -52,12 +52,16 @@ export const checkStreamCheckpoint = async (
   const checkpoint = verifyCheckpointNote(utf8(note), client.vkey, "a checkpoint of the stream")
   if (last === undefined) return checkpoint
   if (checkpoint.size < last.size) throw verificationError(`the stream's checkpoint of size ${checkpoint.size} is older than the one of size ${last.size} seen before`)
-  const hashes = await tileReader(client.service).storedHashes(checkpoint.size, consistencyProofIndexes(last.size, checkpoint.size))
-  const proof = consistencyProofFromHashes(hasher, last.size, checkpoint.size, hashes)
-  if (!verifyConsistency(hasher, last.size, checkpoint.size, last.rootHash, checkpoint.rootHash, proof)) {
-    throw verificationError(`the checkpoint of size ${checkpoint.size} does not extend the one of size ${last.size}: the log was rewritten`)
+  const shown = await consistencyFromTiles(tileReader(client.service), last, checkpoint)
+  switch (shown._tag) {
+    case "Extends":
+      return checkpoint
+    case "Forks":
+      throw verificationError(`the checkpoint of size ${checkpoint.size} does not extend the one of size ${last.size}: the log was rewritten ` +
+        `(the tiles it signs give the root ${encodeB64(shown.rootAtOlderSize)} at size ${last.size})`)
+    case "TilesDoNotMatch":
+      throw protocolError(`the tiles do not hash to the stream's checkpoint of size ${checkpoint.size}: they show nothing of its consistency with the one of size ${last.size}`)
   }
-  return checkpoint
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)

@@ -14,6 +14,7 @@ import { verifyConsistency } from "../domain/tlog/consistency.js"
 import { crypto, hasher } from "./crypto.js"
 import { protocolError, usageError, verificationError } from "./errors.js"
 import { getBytes, getJson, type Service } from "./http.js"
+import { consistencyFromTiles, tileReader } from "./tiles.js"
 import type { VerifierKey } from "../domain/note/verifierKey.js"
 
 export interface WitnessPolicy {
@@ -51,7 +52,15 @@ export const requireCosignatures = (note: Uint8Array, logKey: VerifierKey, polic
   return cosignatures.right
 }
 
-/** The consistency proof between two sizes from the log's API, checked against both roots. */
+/**
+ * Whether the newer checkpoint extends the older one, by the consistency proof from the
+ * log's API checked against both roots. A proof that does not verify shows nothing by
+ * itself (a proxy or a cache may have spoilt it): the tiles of the newer checkpoint then
+ * decide (consistencyFromTiles, tiles.ts). False only when the two signed checkpoints are
+ * shown not to be one history: two roots at one size, or tiles that hash to the newer root
+ * and give another root at the older size. A proof that fails while the tiles show the two
+ * consistent, or tiles that do not hash to the newer root, are the service's error (protocol).
+ */
 export const checkConsistency = async (service: Service, older: Checkpoint, newer: Checkpoint): Promise<boolean> => {
   if (older.size === newer.size) return encodeB64(older.rootHash) === encodeB64(newer.rootHash)
   if (older.size > newer.size) return false
@@ -59,7 +68,17 @@ export const checkConsistency = async (service: Service, older: Checkpoint, newe
   const hashes = (json as { hashes?: unknown }).hashes
   const proof = Array.isArray(hashes) ? hashes.map((h) => (typeof h === "string" ? decodeB64(h) : undefined)) : [undefined]
   if (proof.some((h) => h === undefined)) throw protocolError("the consistency proof is not a list of base64 hashes")
-  return verifyConsistency(hasher, older.size, newer.size, older.rootHash, newer.rootHash, proof as ReadonlyArray<Uint8Array>)
+  if (verifyConsistency(hasher, older.size, newer.size, older.rootHash, newer.rootHash, proof as ReadonlyArray<Uint8Array>)) return true
+  const failed = `the service's consistency proof from size ${older.size} to size ${newer.size} does not verify`
+  const shown = await consistencyFromTiles(tileReader(service), older, newer)
+  switch (shown._tag) {
+    case "Forks":
+      return false
+    case "Extends":
+      throw protocolError(`${failed} (the tiles show the checkpoints are consistent)`)
+    case "TilesDoNotMatch":
+      throw protocolError(`${failed}, and the tiles do not hash to the checkpoint of size ${newer.size}: nothing shows whether the two are one history`)
+  }
 }
 
 /**

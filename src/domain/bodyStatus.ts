@@ -95,3 +95,35 @@ export const bodyStatusHeader = (status: BodyStatusView): string => {
       return `expired;policy_index=${status.policy_index}`
   }
 }
+
+const HEADER_INDEX = /^(0|[1-9][0-9]{0,15})$/
+const HEADER_REASON = /^[a-z][a-z_]*$/
+
+/**
+ * An X-AICS-Body-Status header value read back: bodyStatusHeader's statuses, or
+ * `unavailable` (the body store's answer: no bytes stored under the hash). Undefined when
+ * the value is none of these, exactly as bodyStatusHeader spells them.
+ */
+export const parseBodyStatusHeader = (header: string): BodyStatusView | "unavailable" | undefined => {
+  if (header === "unavailable") return "unavailable"
+  if (header === "available") return AVAILABLE
+  const [state, ...params] = header.split(";")
+  const values = new Map(params.map((param) => [param.slice(0, param.indexOf("=")), param.slice(param.indexOf("=") + 1)]))
+  const index = (name: string): number | undefined => {
+    const text = values.get(name)
+    return text !== undefined && HEADER_INDEX.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined
+  }
+  if (state === "tombstoned" && params.length === 2) {
+    const tombstoneIndex = index("tombstone_index")
+    const reason = values.get("reason_code")
+    if (tombstoneIndex === undefined || reason === undefined || !HEADER_REASON.test(reason)) return undefined
+    const view: BodyStatusView = { state, tombstone_index: tombstoneIndex, reason_code: reason, policy_index: null }
+    return bodyStatusHeader(view) === header ? view : undefined
+  }
+  if (state === "expired" && params.length === 1) {
+    const policyIndex = index("policy_index")
+    if (policyIndex === undefined) return undefined
+    return { state, tombstone_index: null, reason_code: null, policy_index: policyIndex }
+  }
+  return undefined
+}

@@ -7,7 +7,7 @@
 //     its own older checkpoint) cannot be caught by its own leaves, and the lines say exactly
 //     what was checked and how far behind the latest checkpoint the view's is; `aics audit
 //     name` reports the later key events; a consistency proof that does not join the view's
-//     checkpoint to the latest is an error.
+//     checkpoint to the latest is the service's error, when the tiles show the two are one history.
 //   - `aics verify`: an entry bundle serving other bytes than the hash tiles hold at a
 //     receipt's index fails that receipt.
 //   - `aics name` and the MCP lookup_name tool of a name without an X25519 key (x25519 "",
@@ -222,7 +222,7 @@ describe("aics name behind a dishonest proxy", () => {
     expect(JSON.parse(ok(await aics(["audit", "name", "alice", "--json"])).out)).toMatchObject({ ok: true, later_key_events: [] })
   }, 120_000)
 
-  it("is an error when no consistency proof joins the view's checkpoint to the latest", async () => {
+  it("is the service's error, not two histories, when the consistency proof fails and the tiles show the checkpoints consistent", async () => {
     const stale = nameViewAs(() => undefined, facts.stale)
     alter = (path, body) => {
       if (!path.startsWith("/v2/tlog/consistency")) return stale(path, body)
@@ -233,7 +233,7 @@ describe("aics name behind a dishonest proxy", () => {
     }
     const run = await aics(["name", "alice"])
     expect(run.code).toBe(1)
-    expect(run.err).toContain(`error (verification): the name view's checkpoint of alice (size ${facts.claim + 1}) and the latest checkpoint (size ${facts.last + 1}) are not one history`)
+    expect(run.err).toBe(`error (protocol): the service's consistency proof from size ${facts.claim + 1} to size ${facts.last + 1} does not verify (the tiles show the checkpoints are consistent)\n`)
   }, 60_000)
 
   it("is an error when the inclusion proof under the view's checkpoint does not verify", async () => {

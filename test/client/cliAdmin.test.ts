@@ -168,7 +168,7 @@ describe("aics admin against the service", () => {
     const post = indexOf(ok(await agent(["post", "general", "something unlawful"])))
     const tombstone = indexOf(ok(await aics(["admin", "tombstone", String(post), "illegal_content"])))
     const read = ok(await aics(["get", String(post)]))
-    expect(read.out).toContain(`body tombstoned;tombstone_index=${tombstone};reason_code=illegal_content`)
+    expect(read.out).toContain(`body tombstoned by leaf ${tombstone} (illegal_content): the owner's tombstone of this entry, checked`)
     expect(read.out).not.toContain("something unlawful")
 
     const filed = ok(await aics(["notice", "--location", `entry ${post}`, "--explanation", "This post breaks the law.", "--accurate",

@@ -4,6 +4,9 @@
 // service's own stream events and every other --json answer (watchEventJson, watch.ts); a
 // checkpoint's root in B64 as its note and the stream have it (`root_hash`) and in hex, as
 // verify's report gives them (rootHashJson). The CLI runs in process (cli.ts main).
+// A checkpoint that does not extend the last one ends the watch: a rewrite when the tiles it
+// signs give another root at the last size, the service's error when its tiles do not hash
+// to it (they show nothing either way).
 
 import { createServer, type Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -67,6 +70,61 @@ const memberNames = (value: unknown): Array<string> => {
 
 const SNAKE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/
 
+/** A second harness: a stream of the log's checkpoint of size 5, then `next`'s of size 9, and the tiles of `next` (spoilt: one byte flipped in each). */
+let next: { log: typeof log; spoiltTiles: boolean } = { log, spoiltTiles: false }
+let rewriteServer: Server
+let rewriteUrl: string
+
+beforeAll(async () => {
+  rewriteServer = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://x").pathname
+    if (path === "/v2/stream") {
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      response.end(checkpoint(5) + sse("checkpoint", { size: 9, root_hash: encodeB64(next.log.root(9)), note: fromUtf8(next.log.note(9)) }))
+      return
+    }
+    const tile = path.startsWith("/tiles/") ? next.log.tile(path.slice("/tiles/".length)) : undefined
+    if (tile === undefined) {
+      response.writeHead(404).end()
+      return
+    }
+    response.writeHead(200, { "content-type": "application/octet-stream" }).end(next.spoiltTiles ? tile.map((byte, i) => (i === 0 ? byte ^ 1 : byte)) : tile)
+  })
+  await new Promise<void>((resolve) => rewriteServer.listen(0, "127.0.0.1", resolve))
+  const address = rewriteServer.address()
+  rewriteUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+})
+
+afterAll(async () => {
+  rewriteServer.closeAllConnections()
+  await new Promise((resolve) => rewriteServer.close(resolve))
+})
+
+const watchUntilError = async () => {
+  let out = ""
+  let err = ""
+  const code = await main(["watch", "--server", rewriteUrl, "--vkey", log.vkey], {}, { out: (text) => { out += text }, err: (text) => { err += text } })
+  return { code, out, err }
+}
+
+describe("aics watch, a checkpoint that does not extend the last one", () => {
+  it("ends the watch as a rewrite when the tiles the new checkpoint signs give another root at the last size", async () => {
+    const forked = harnessLog("watch.example/log", "forked")
+    next = { log: forked, spoiltTiles: false }
+    const run = await watchUntilError()
+    expect(run.code).toBe(1)
+    expect(run.out).toBe(`checkpoint size 5 root ${encodeB64(log.root(5))}: signature ok\n`)
+    expect(run.err).toBe(`error (verification): the checkpoint of size 9 does not extend the one of size 5: the log was rewritten (the tiles it signs give the root ${encodeB64(forked.root(5))} at size 5)\n`)
+  }, 20_000)
+
+  it("ends the watch with the service's error, not a rewrite, when the tiles do not hash to the new checkpoint", async () => {
+    next = { log, spoiltTiles: true }
+    const run = await watchUntilError()
+    expect(run.code).toBe(1)
+    expect(run.err).toBe("error (protocol): the tiles do not hash to the stream's checkpoint of size 9: they show nothing of its consistency with the one of size 5\n")
+  }, 20_000)
+})
+
 describe("aics watch --json", () => {
   it("prints each event as one snake_case object per line, a checkpoint's root in U64 and B64", async () => {
     let out = ""
@@ -91,6 +149,12 @@ describe("aics watch --json", () => {
     // Resumed after the last position the stream had shown (the checkpoint's size), once the 503 had passed.
     expect(connections).toEqual([null, "4", "4"])
   }, 20_000)
+
+  it("says in its help that a leaf line is the service's unchecked notification, and what proves the leaf", async () => {
+    let out = ""
+    expect(await main(["help", "watch"], {}, { out: (text) => { out += text }, err: () => undefined })).toBe(0)
+    expect(out.replace(/\s+/g, " ")).toContain(`A leaf line is the service's notification and is not checked: "aics get <index>" proves the leaf`)
+  })
 
   it("gives a resumption before any leaf as last_event_id null, never leaving the member out", () => {
     expect(watchEventJson({ kind: "reconnected", lastEventId: undefined })).toEqual({ kind: "reconnected", last_event_id: null })

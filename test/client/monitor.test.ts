@@ -1,8 +1,10 @@
 // `aics monitor` against a log that forks: a harness serving /checkpoint and the consistency
 // proofs of whichever history it is told to show, signed with one log key. The monitor keeps
 // the checkpoints that extend what it saw, and reports a split view, with both signed
-// checkpoints, when one does not (another root at a size it saw, or a proof that fails); an
-// older checkpoint, even a consistent one, is a warning with its own exit status (3).
+// checkpoints, when one is shown not to (another root at a size it saw, or tiles that hash to
+// the newer root and give another at the older size); a proof that fails alone is the
+// service's error, not a split view; an older checkpoint, even a consistent one, is a
+// warning with its own exit status (3).
 
 import { createServer, type Server } from "node:http"
 import { mkdtemp, readFile, rm } from "node:fs/promises"
@@ -23,7 +25,12 @@ const forked = harnessLog(ORIGIN, "forked")
 const WITNESS_NAME = "witness.example.com/w1"
 const WITNESS_VKEY = "witness.example.com/w1+dde26c30+BKVinpfhi7m+4kLESvo8VEsk4VeXxyxNdZ716vbMWdw4"
 const witnessSeed = fromHex("47ac16fb50260f70e3944ee4be8372a129d1d654230e5e1a59592505afdf16bd")!
-let shown: { log: typeof honest; size: number; cosigned?: boolean } = { log: honest, size: 5 }
+/**
+ * What the harness serves: the checkpoint of `log` at `size`, its consistency proofs (each hash
+ * with a bit flipped when `spoiltProofs`, as a proxy or a cache that spoils them) and the
+ * tiles of `tilesOf` (default: `log`'s own).
+ */
+let shown: { log: typeof honest; size: number; cosigned?: boolean; spoiltProofs?: boolean; tilesOf?: typeof honest } = { log: honest, size: 5 }
 let server: Server
 let baseUrl: string
 let dir: string
@@ -41,8 +48,14 @@ beforeAll(async () => {
     if (url.pathname === "/v2/tlog/consistency") {
       const from = Number(url.searchParams.get("from"))
       const to = Number(url.searchParams.get("to"))
-      const hashes = shown.log.proof(from, to).map(encodeB64)
+      const spoil = (hash: Uint8Array) => (shown.spoiltProofs === true ? hash.map((byte, i) => (i === 0 ? byte ^ 1 : byte)) : hash)
+      const hashes = shown.log.proof(from, to).map((hash) => encodeB64(spoil(hash)))
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ from, to, hashes }))
+      return
+    }
+    const tile = url.pathname.startsWith("/tiles/") ? (shown.tilesOf ?? shown.log).tile(url.pathname.slice("/tiles/".length)) : undefined
+    if (tile !== undefined) {
+      response.writeHead(200, { "content-type": "application/octet-stream" }).end(tile)
       return
     }
     response.writeHead(404).end()
@@ -131,9 +144,57 @@ describe("aics monitor", () => {
     shown = { log: forked, size: 12 }
     const run = await monitor(state)
     expect(run.code).toBe(1)
-    expect(run.out).toContain("SPLIT VIEW: the checkpoint of size 12 does not extend the one of size 6")
+    expect(run.out).toContain("SPLIT VIEW: the checkpoint of size 12 does not extend the one of size 6 seen before (its tiles give another root at size 6)")
     expect(run.out).toContain(new TextDecoder().decode(honest.note(6)))
     expect(run.out).toContain(new TextDecoder().decode(forked.note(12)))
+  })
+
+  it("reports a split view when a smaller checkpoint is not a prefix of the kept one, by the kept one's tiles", async () => {
+    const state = join(dir, "smaller-forked.json")
+    shown = { log: honest, size: 12 }
+    ok(await monitor(state))
+    // The forked log's checkpoint of size 6; the consistency proof to 12 and the tiles of 12 are the honest log's.
+    shown = { log: forked, size: 6, tilesOf: honest }
+    const run = await monitor(state)
+    expect(run.code).toBe(1)
+    expect(run.out).toContain("SPLIT VIEW: the checkpoint of size 6 is not a prefix of the one of size 12 seen before (the tiles of size 12 give another root at size 6)")
+  })
+
+  it("says a consistency proof that fails while the tiles show the checkpoints consistent is the service's error, not a split view", async () => {
+    const state = join(dir, "spoilt-proof.json")
+    shown = { log: honest, size: 10 }
+    ok(await monitor(state))
+    const kept = await readFile(state, "utf8")
+    shown = { log: honest, size: 33, spoiltProofs: true }
+    const run = await monitor(state)
+    expect(run.code).toBe(1)
+    expect(run.out).not.toContain("SPLIT VIEW")
+    expect(run.err).toBe("error (protocol): the service's consistency proof from size 10 to size 33 does not verify (the tiles show the checkpoints are consistent)\n")
+    expect(await readFile(state, "utf8")).toBe(kept)
+    // An older checkpoint the same: the warning needs a proof, the accusation evidence.
+    shown = { log: honest, size: 7, spoiltProofs: true }
+    const older = await monitor(state, "--json")
+    expect(older.code).toBe(1)
+    expect(JSON.parse(older.out)).toEqual({
+      error: { kind: "protocol", message: "the service's consistency proof from size 7 to size 10 does not verify (the tiles show the checkpoints are consistent)", exit: 1 }
+    })
+    // Served right again, the checkpoint is kept.
+    shown = { log: honest, size: 33 }
+    expect(ok(await monitor(state)).out).toContain("size 33 extends size 10")
+  })
+
+  it("accuses no one when neither the proof nor the tiles are of the newer checkpoint", async () => {
+    const state = join(dir, "no-evidence.json")
+    shown = { log: honest, size: 6 }
+    ok(await monitor(state))
+    // The forked log's checkpoint of 12 is another history, but the proof and the tiles served
+    // are the honest log's: they hash to no root the log signed at 12, so they show nothing.
+    shown = { log: forked, size: 12, spoiltProofs: true, tilesOf: honest }
+    const run = await monitor(state)
+    expect(run.code).toBe(1)
+    expect(run.out).not.toContain("SPLIT VIEW")
+    expect(run.err).toBe("error (protocol): the service's consistency proof from size 6 to size 12 does not verify, and the tiles do not hash to the checkpoint of size 12: nothing shows whether the two are one history\n")
+    expect(JSON.parse(await readFile(state, "utf8"))).toMatchObject({ size: 6 })
   })
 
   it("requires a quorum of witnesses when given, and refuses a checkpoint without", async () => {

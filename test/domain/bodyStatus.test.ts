@@ -1,11 +1,13 @@
 // Ciphertext retention (docs/spec/service.md "Body status", docs/protocol.md section 9): a dm or
 // capsule body is expired exactly from logged + retention_days * 86,400,000 ms, never
 // before, with policy_index the charter leaf; other bodies never expire. A body fetched by
-// digest is available while any entry naming it is; else a tombstone outranks expiry.
+// digest is available while any entry naming it is; else a tombstone outranks expiry. The
+// X-AICS-Body-Status header reads back as the status it was written from, and nothing else.
 
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { bodyExpiresAt, bodyStatus, bodyStatusHeader, DAY_MS, digestStatus, type BodyEntry } from "../../src/domain/bodyStatus.js"
+import { bodyExpiresAt, bodyStatus, bodyStatusHeader, DAY_MS, digestStatus, parseBodyStatusHeader, type BodyEntry, type BodyStatusView } from "../../src/domain/bodyStatus.js"
+import { TOMBSTONE_REASONS } from "../../src/domain/governance/tombstones.js"
 import { emptyLogState } from "../../src/domain/write/logState.js"
 import { inboxView } from "../../src/domain/views/inboxView.js"
 import { capsuleSlot } from "../../src/domain/views/capsuleSlot.js"
@@ -109,6 +111,32 @@ describe("body status", () => {
       expect(digestStatus(log.state, [firstCapsule!, firstPost!], expiry)!.state).toBe("available")
       // Only gone entries: the tombstone speaks, not the expiry.
       expect(digestStatus(log.state, [firstCapsule!, entries[3]!], expiry)).toMatchObject({ state: "tombstoned", reason_code: "spam" })
+    })
+  })
+
+  describe("the X-AICS-Body-Status header, read back", () => {
+    const view = fc.oneof(
+      fc.constant<BodyStatusView>({ state: "available", tombstone_index: null, reason_code: null, policy_index: null }),
+      fc.record({ index: fc.nat(), reason: fc.constantFrom(...TOMBSTONE_REASONS) })
+        .map(({ index, reason }): BodyStatusView => ({ state: "tombstoned", tombstone_index: index, reason_code: reason, policy_index: null })),
+      fc.nat().map((index): BodyStatusView => ({ state: "expired", tombstone_index: null, reason_code: null, policy_index: index }))
+    )
+
+    it("is the status it was written from", () => {
+      fc.assert(fc.property(view, (status) => {
+        expect(parseBodyStatusHeader(bodyStatusHeader(status))).toEqual(status)
+      }))
+      expect(parseBodyStatusHeader("unavailable")).toBe("unavailable")
+    })
+
+    it("is no status when spelt otherwise", () => {
+      for (const header of [
+        "", "Available", "available;x=1", "tombstoned", "tombstoned;tombstone_index=5", "tombstoned;reason_code=spam;tombstone_index=5",
+        "tombstoned;tombstone_index=05;reason_code=spam", "tombstoned;tombstone_index=-1;reason_code=spam", "tombstoned;tombstone_index=5;reason_code=Spam",
+        "expired", "expired;policy_index=", "expired;policy_index=0;x=1", "expired;policy=0", "hidden"
+      ]) {
+        expect(parseBodyStatusHeader(header), header).toBeUndefined()
+      }
     })
   })
 })

@@ -1,6 +1,7 @@
 // A log held by the test itself, signing its checkpoints with a key the test knows: the
 // client side of C2SP tlog-witness against the service as a witness, and a log that can
 // fork (sign another tree at a size it already signed) to show what a witness refuses.
+// Its tiles (C2SP tlog-tiles, any width) are served by path, as a log's publisher would.
 
 import { Either } from "effect"
 import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
@@ -8,11 +9,12 @@ import { utf8 } from "../../src/domain/bytes.js"
 import { formatCheckpoint } from "../../src/domain/note/checkpoint.js"
 import { signNote } from "../../src/domain/note/signedNote.js"
 import { formatVerifierKey, makeVerifierKey } from "../../src/domain/note/verifierKey.js"
+import { parseTilePath } from "../../src/domain/tlog/tile.js"
 import { consistencyProofFromHashes, consistencyProofIndexes } from "../../src/domain/tlog/consistency.js"
 import type { Hash } from "../../src/domain/tlog/hasher.js"
 import { treeHashFromHashes, treeHashIndexes } from "../../src/domain/tlog/treeHash.js"
 import { formatAddCheckpointRequest } from "../../src/domain/witness/addCheckpoint.js"
-import { buildLog, hasher, readStored } from "../domain/tlog/support.js"
+import { buildLog, hasher, readStored, tileBytes } from "../domain/tlog/support.js"
 
 export const harnessLog = (origin: string, entryPrefix = "entry", size = 64) => {
   const seed = nodeCrypto.sha256(utf8(`harness log key ${origin}`))
@@ -29,6 +31,11 @@ export const harnessLog = (origin: string, entryPrefix = "entry", size = 64) => 
     proof,
     text,
     note,
+    /** The bytes of the tile at this path (`tile/0/000.p/9`), or undefined when the path names none. */
+    tile: (path: string): Uint8Array | undefined => {
+      const tile = parseTilePath(path)
+      return tile === undefined ? undefined : tileBytes(log, tile)
+    },
     /** The add-checkpoint body from `old` to `n` (with the log's own tree unless a root is given). */
     request: (old: number, n: number, rootHash?: Hash) => formatAddCheckpointRequest(old, old === 0 ? [] : proof(old, n), note(n, rootHash))
   }

@@ -24,6 +24,7 @@ import { readInbox, sendDm } from "../messaging.js"
 import { lookupChecked, lookupName, lookupNotChecked, noX25519, resolvedNameJson } from "../nameLookup.js"
 import { readGovernance } from "../governance.js"
 import { getEntry } from "../read.js"
+import { checkBodyStatus, isCheckedBodyStatus } from "../bodyStatus.js"
 import { fetchReceipt, keepReissuedReceipt } from "../reissuedReceipt.js"
 import { signedGetJson } from "../signedRead.js"
 import { unixSeconds } from "../unixTime.js"
@@ -313,11 +314,13 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
   {
     name: "get_entry",
     title: "Read an entry",
-    description: "One log entry with its inclusion proof checked against the verified checkpoint, and its body checked against its hash.",
+    description: "One log entry with its inclusion proof checked against the verified checkpoint, its body checked against its hash, and its body status against the log " +
+      "(a tombstone by the owner's leaf it names, an expiry by leaf 0's retention; unavailable is the service's word: body_status_checked false).",
     inputSchema: input({ index: int("the leaf index") }, ["index"]),
     readOnly: true,
     run: async (args) => {
       const entry = await getEntry(client, args["index"])
+      const bodyStatus = await checkBodyStatus(client, entry)
       const text = entry.body === null || "ct_hash" in entry.envelope.payload ? null : (() => {
         try {
           return fromUtf8(entry.body!)
@@ -327,7 +330,7 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
       })()
       return {
         summary: `entry ${entry.index}: ${entry.envelope.type} by ${entry.envelope.kid}; included in the checkpoint of size ${entry.checkpointSize} (verified)`,
-        data: { index: entry.index, logged: entry.logged, leaf_hash: entry.leafHash, envelope: entry.envelope, text, body: entry.body === null ? null : encodeU64(entry.body), body_status: entry.bodyStatus, checkpoint_size: entry.checkpointSize, verified: true }
+        data: { index: entry.index, logged: entry.logged, leaf_hash: entry.leafHash, envelope: entry.envelope, text, body: entry.body === null ? null : encodeU64(entry.body), body_status: entry.bodyStatus, body_status_checked: bodyStatus === null ? null : isCheckedBodyStatus(bodyStatus), checkpoint_size: entry.checkpointSize, verified: true }
       }
     }
   },
