@@ -19,30 +19,15 @@ import { FsReadCursorsLive } from "./adapters/fs/FsReadCursors.js"
 import { FsStatsStoreLive } from "./adapters/fs/FsStatsStore.js"
 import { FsTileSinkLive } from "./adapters/fs/FsTileSink.js"
 import { NetworkOraclesLive } from "./adapters/chain/NetworkOracles.js"
-import { PgCoordinationLive } from "./adapters/pg/PgCoordination.js"
-import { PgDatabaseLive } from "./adapters/pg/PgStorage.js"
-import { PgBodyStoreLive } from "./adapters/pg/PgBodyStore.js"
-import { PgContributionIntentsLive } from "./adapters/pg/PgContributionIntents.js"
-import { PgGateSecretsLive } from "./adapters/pg/PgGateSecrets.js"
-import { PgLogStoreLive } from "./adapters/pg/PgLogStore.js"
-import { PgNonceStoreLive } from "./adapters/pg/PgNonceStore.js"
-import { PgNoticeRegisterLive } from "./adapters/pg/PgNoticeRegister.js"
-import { PgReadCursorsLive } from "./adapters/pg/PgReadCursors.js"
-import { PgStatsStoreLive } from "./adapters/pg/PgStatsStore.js"
-import { PgTileSinkLive } from "./adapters/pg/PgTileSink.js"
-import { PgProjectionStoreLive } from "./adapters/pg/PgProjectionStore.js"
 import { SqliteProjectionStoreLive } from "./adapters/sqlite/SqliteProjectionStore.js"
 import { MemoryCoordinationLive } from "./adapters/memory/MemoryCoordination.js"
 import { FsHostMetricsLive } from "./adapters/os/NodeHostMetrics.js"
-import { PgHostMetricsLive } from "./adapters/pg/PgHostMetrics.js"
 import { FsNonceStoreLive } from "./adapters/fs/FsNonceStore.js"
 import { FileKeysLive } from "./adapters/keys/FileKeys.js"
 import { StreamConfig } from "./app/StreamConfig.js"
 import { Clock } from "./ports/Clock.js"
 import { FsCosignaturesLive } from "./adapters/fs/FsCosignatures.js"
 import { FsWitnessStateLive } from "./adapters/fs/FsWitnessState.js"
-import { PgCosignaturesLive } from "./adapters/pg/PgCosignatures.js"
-import { PgWitnessStateLive } from "./adapters/pg/PgWitnessState.js"
 import { FetchWitnessTransportLive } from "./adapters/http/fetchWitnessTransport.js"
 import { FileWitnessKeyLive } from "./adapters/keys/FileWitnessKey.js"
 import { ServiceConfig } from "./app/ServiceConfig.js"
@@ -65,6 +50,9 @@ export const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropy
 // StorageAfterCharter, every store that would create its files at open (state.db, nonces,
 // cursors, tiles, ...) and the witness key, is opened only once the check has passed.
 
+/** The PostgreSQL adapters, loaded on first use: a start on the filesystem never loads the pg driver. */
+const postgres = Effect.promise(() => import("./adapters/pg/PgServiceStores.js"))
+
 /** The log, its bodies and the coordination, then the keys: what the charter check reads. */
 export const CharterStorage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => {
   const stores = config.databaseUrl === undefined
@@ -75,10 +63,9 @@ export const CharterStorage = Layer.unwrapEffect(Effect.map(ServiceConfig, (conf
       FsBodyStoreLive(join(config.dataDir, "bodies")),
       MemoryCoordinationLive()
     ).pipe(Layer.provide(DataDirLockLive(config.dataDir)))
-    // The pool (migrations run first) stays in the context: StorageAfterCharter's tables are on it.
-    : Layer.mergeAll(PgLogStoreLive, PgBodyStoreLive, PgCoordinationLive(config.databaseUrl)).pipe(
-      Layer.provideMerge(PgDatabaseLive(config.databaseUrl, { maxConnections: config.databasePool }))
-    )
+    // The pool (migrations run first) stays in the context: StorageAfterCharter's tables are on
+    // it. The pg driver and its adapters load only here (PgServiceStores.ts).
+    : Layer.unwrapEffect(Effect.map(postgres, (pg) => pg.PgCharterStoresLive({ databaseUrl: config.databaseUrl!, databasePool: config.databasePool })))
   // The keys once the log is open: a log that has leaf 0 gets no new key, its owner is the one
   // leaf 0 names (FileKeys.ts).
   const logName = config.databaseUrl === undefined ? `the log in ${config.dataDir}` : "the log in the database (AICS_DATABASE_URL)"
@@ -112,10 +99,7 @@ export const StorageAfterCharter = Layer.unwrapEffect(Effect.gen(function*() {
       FsCosignaturesLive(join(config.dataDir, "cosignatures.json"), join(config.dataDir, "witness-alarms.json")),
       SqliteProjectionStoreLive(join(config.dataDir, "state.db"))
     )
-    : Layer.mergeAll(PgNonceStoreLive, PgReadCursorsLive, PgNoticeRegisterLive, PgContributionIntentsLive, PgStatsStoreLive, PgGateSecretsLive,
-      PgTileSinkLive, PgHostMetricsLive(config.dataDir), PgWitnessStateLive, PgCosignaturesLive, PgProjectionStoreLive).pipe(
-      Layer.provide(yield* openedDatabase)
-    )
+    : (yield* postgres).PgStoresAfterCharterLive(config.dataDir, yield* openedDatabase)
   return Layer.mergeAll(stores, FileWitnessKeyLive(config.dataDir), FetchWitnessTransportLive, NetworkOraclesLive(config.contributions))
 }))
 

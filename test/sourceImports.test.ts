@@ -9,6 +9,8 @@
 // they are used (a dynamic import): viem for a network checked on chain, the MCP SDK at the
 // first POST /mcp, the OTLP exporter with AICS_OTLP_URL. Statically imported by the start,
 // they held 13.6 MiB of the idle heap (57.4 -> 43.8 MiB; bench/README.md "Session 22").
+// PostgreSQL's driver and adapters likewise load only with AICS_DATABASE_URL
+// (src/adapters/pg/PgServiceStores.ts; bench/README.md "Session 27").
 
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
@@ -63,7 +65,7 @@ describe("what the service loads at its start", () => {
     // The walk sees the packages every start needs...
     for (const needed of ["effect", "@effect/platform", "better-sqlite3", "@noble/curves"]) expect(loaded, needed).toContain(needed)
     // ...and not these.
-    for (const optional of ["viem", "@modelcontextprotocol/sdk", "@effect/opentelemetry", "zod"]) expect(loaded, optional).not.toContain(optional)
+    for (const optional of ["viem", "@modelcontextprotocol/sdk", "@effect/opentelemetry", "zod", "pg", "@effect/sql-pg"]) expect(loaded, optional).not.toContain(optional)
   })
 })
 
