@@ -217,6 +217,10 @@ said on stderr, and the looks go on). Needs the verifier key. With --json, a loo
 (with --once) is {result: first|same|grew|older, size, root_hash (B64, as the note has it),
 root_hash_hex}, an older one adding kept_size, and a split view {result: "split_view",
 reason, previous_checkpoint, current_checkpoint}, both signed notes.
+The state file is JSON {origin, size, root_hash (B64), note (the signed checkpoint note,
+as text)}; only its note counts, verified again with the log key at each look. To check a
+checkpoint you kept elsewhere (a receipt's, another client's) against the log today, write
+its note there ({"note": "<the note>", "size": <its size>}) and run with --once.
 
 options:
   --state FILE       the state file (default ./aics-monitor.json)

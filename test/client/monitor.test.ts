@@ -7,12 +7,12 @@
 // warning with its own exit status (3).
 
 import { createServer, type Server } from "node:http"
-import { mkdtemp, readFile, rm } from "node:fs/promises"
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../src/adapters/crypto/nodeCrypto.js"
-import { fromHex, toHex } from "../../src/domain/bytes.js"
+import { fromHex, fromUtf8, toHex } from "../../src/domain/bytes.js"
 import { encodeB64 } from "../../src/domain/encoding.js"
 import { cosign, withSignatureLines } from "../../src/domain/note/cosignature.js"
 import { harnessLog } from "../support/harnessLog.js"
@@ -82,6 +82,16 @@ describe("aics monitor", () => {
     expect(ok(await monitor(state)).out).toContain("size 9 extends size 5")
     expect(ok(await monitor(state)).out).toContain("size 9: unchanged")
     expect(JSON.parse(await readFile(state, "utf8"))).toMatchObject({ origin: ORIGIN, size: 9 })
+  })
+
+  it("checks a checkpoint kept elsewhere, written into a state file as its note and size, against the log", async () => {
+    const state = join(dir, "kept-elsewhere.json")
+    await writeFile(state, JSON.stringify({ note: fromUtf8(honest.note(4)), size: 4 }))
+    shown = { log: honest, size: 9 }
+    expect(ok(await monitor(state)).out).toContain("size 9 extends size 4")
+    // Its note is what counts: one the log key did not sign is refused, whatever the size says.
+    await writeFile(state, JSON.stringify({ note: fromUtf8(forked.note(4)).replace("fork.example/log", "other.example/log"), size: 4 }))
+    expect((await monitor(state)).code).toBe(1)
   })
 
   it("warns, with its own exit status, when the log answers an older tree than the kept one, and keeps the kept one", async () => {
