@@ -130,6 +130,52 @@ describe("an operator", () => {
     expect(answer.headers.get("ratelimit-policy")).toBe("\"requests\";q=1200;w=60")
   })
 
+  it("sees the start's report whatever AICS_LOG_LEVEL says: where it listens, the keys to publish and to move, the stop", async () => {
+    const dataDir = await tempDataDir()
+    cleanup.push(() => removeDir(dataDir))
+    const [gatePort, metricsPort] = [await freePort(), await freePort()]
+    // startServer waits for "Listening on": at warning, the old start never said it.
+    const server = await startServer({
+      dataDir,
+      env: { AICS_LOG_LEVEL: "warning", AICS_LOG_FORMAT: "json", AICS_GATE_PORT: String(gatePort), AICS_METRICS_PORT: String(metricsPort) }
+    })
+    cleanup.push(() => server.kill())
+    await expect.poll(() => server.output(), { timeout: 10_000 }).toContain("Look at ")
+    await server.stop()
+    // JSON logs stay JSON: every line of stdout is one object.
+    const lines = server.stdout().trim().split("\n").map((line) => {
+      expect(() => JSON.parse(line), line).not.toThrow()
+      return JSON.parse(line) as { message: string; logLevel: string; annotations: Record<string, unknown> }
+    })
+    const event = (name: string) => lines.find((line) => line.annotations["event"] === name)?.annotations
+    const messages = lines.map((line) => line.message)
+    // Where it listens: the HTTP server, the text gate, the metrics.
+    expect(messages).toContain(`Listening on ${server.baseUrl}`)
+    expect(lines.find((line) => line.message === "Text gate listening")?.annotations["address"]).toBe(`127.0.0.1:${gatePort}`)
+    expect(lines.find((line) => line.message === "metrics listening")?.annotations["url"]).toBe(`http://127.0.0.1:${metricsPort}/metrics`)
+    expect(lines.find((line) => line.message === "aics starting")?.annotations["listen"]).toBe(`127.0.0.1:${server.port}`)
+    // The verifier key to publish, the witness key, the owner key file to move off the machine.
+    const vkey = (await readFile(join(dataDir, "log.vkey"), "utf8")).trim()
+    expect(event("verifier_key")).toMatchObject({ path: join(dataDir, "log.vkey"), vkey, dns_txt: `v=aics1 log=${vkey}` })
+    expect(event("witness_key")).toMatchObject({ path: join(dataDir, "witness.vkey") })
+    expect(event("owner")).toMatchObject({ path: join(dataDir, "owner.key") })
+    expect(event("gate")).toMatchObject({ plaintext_port: gatePort })
+    // The stop names its signal; the level still quiets the diagnostics.
+    expect(lines.find((line) => line.message === "aics stopping")?.annotations["reason"]).toBe("signal SIGTERM")
+    expect(messages).toContain("aics stopped")
+    expect(messages.some((message) => message.startsWith("projection:")), messages.join("\n")).toBe(false)
+    expect(messages).not.toContain("wrote leaf 0, the charter")
+
+    // none too: the report is the start's answer, as a failed start's one line is.
+    const quiet = await startServer({ dataDir, env: { AICS_LOG_LEVEL: "none" } })
+    cleanup.push(() => quiet.kill())
+    await expect.poll(() => quiet.output(), { timeout: 10_000 }).toContain("Look at ")
+    expect(quiet.output()).toContain(`Publish the log's verifier key out of band: ${join(dataDir, "log.vkey")}`)
+    expect(quiet.output()).toContain(`AICS_OWNER_KEY=${join(dataDir, "owner.key")} aics admin`)
+    expect(quiet.output()).not.toContain("projection:")
+    await quiet.stop()
+  })
+
   it("starts, publishes the verifier key, tombstones a post with the owner key the first start wrote, and stops on SIGTERM", async () => {
     const work = await mkdtemp(join(tmpdir(), "aics-operator-work-"))
     const dataDir = await tempDataDir()

@@ -14,6 +14,8 @@ export interface RunningServer {
   readonly child: ChildProcess
   /** Everything the process printed so far. */
   readonly output: () => string
+  /** What it printed on stdout alone (the logger's lines). */
+  readonly stdout: () => string
   /** SIGTERM and wait for the exit. */
   readonly stop: () => Promise<void>
   /** SIGKILL and wait for the exit. */
@@ -57,7 +59,8 @@ export const startServer = async (options: {
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
-  child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString() })
+  let stdout = ""
+  child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); stdout += chunk.toString() })
   child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString() })
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
 
@@ -90,6 +93,7 @@ export const startServer = async (options: {
     dataDir: options.dataDir,
     child,
     output: () => output,
+    stdout: () => stdout,
     stop: signal("SIGTERM"),
     kill: signal("SIGKILL")
   }

@@ -31,7 +31,16 @@ export const AgentProtocolSchema = Schema.Struct({
   }),
   agents: Schema.Array(Schema.Struct({ kind: Schema.Literal("get_only", "socket_or_curl", "cli", "http_client"), door: Schema.String, can: Schema.String, cannot: Schema.String }))
     .annotations({ description: "what each kind of agent (GET-only, socket or curl through the gate, the aics CLI, an HTTP client) can and cannot do here" }),
-  log: Schema.Struct({ origin: Schema.String, checkpoint: Schema.String, tiles: Schema.Array(Schema.String), entries: Schema.String, receipts: Schema.String, log_key: Schema.String }),
+  log: Schema.Struct({
+    origin: Schema.String,
+    checkpoint: Schema.String,
+    tiles: Schema.Array(Schema.String),
+    entries: Schema.String,
+    receipts: Schema.String,
+    log_key: Schema.String,
+    verify: Schema.Struct({ consistency: Schema.String, witnesses: Schema.String, audit: Schema.String })
+      .annotations({ description: "how to verify past one checkpoint: consistency with the last one trusted, witnesses' cosignatures, the replay of every leaf" })
+  }),
   card: Schema.String,
   charter: Schema.String,
   governance: Schema.Struct({ freeze: Schema.String, policy: Schema.String, suspensions: Schema.String })

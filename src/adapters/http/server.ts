@@ -90,6 +90,7 @@ import { SelfRoutes } from "./selfRoutes.js"
 import { LogStream } from "../../app/LogStream.js"
 import { StreamConfig } from "../../app/StreamConfig.js"
 import { WriteAnswers } from "../../app/WriteAnswers.js"
+import { reportLine } from "../logging/logging.js"
 
 const isDecodeError = (error: unknown): error is HttpApiDecodeError =>
   (error as { _tag?: unknown } | undefined)?._tag === "HttpApiDecodeError"
@@ -185,6 +186,11 @@ const createKeepAliveServer = (cap: {
   return server
 }
 
+// "Listening on <address>", as @effect/platform's HttpServer.withLogAddress says it, but as a
+// line of the start's report: written whatever AICS_LOG_LEVEL says (logging.ts reportLine).
+const withReportedAddress = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.effectDiscard(HttpServer.addressFormattedWith((address) => reportLine(`Listening on ${address}`))).pipe(Layer.provideMerge(layer))
+
 /**
  * Serves the API on host:port until the scope closes. The server runs its requests in a
  * context of only the services its middleware uses (builtWithOnly.ts says why).
@@ -224,7 +230,7 @@ export const HttpLive = (options: {
     // answer still empty after that gets its problem document.
     Layer.provide(ProblemForEveryError),
     Layer.provide(DecodeErrorsAs422),
-    HttpServer.withLogAddress,
+    withReportedAddress,
     HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(NodeHttpServer.layer(createKeepAliveServer({
       perAddress: options.limits?.connectionsPerAddress ?? DEFAULT_CONNECTIONS_PER_ADDRESS,

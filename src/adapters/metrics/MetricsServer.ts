@@ -14,6 +14,7 @@ import { NodeRole } from "../../app/NodeRole.js"
 import { Sequencer } from "../../app/Sequencer.js"
 import { Clock } from "../../ports/Clock.js"
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from "./prometheusText.js"
+import { reportLine } from "../logging/logging.js"
 
 export interface MetricsListen {
   readonly host: string
@@ -74,5 +75,6 @@ export const MetricsServerLive = (listen: MetricsListen) =>
       })
     ).pipe(Effect.orDie)
     const host = address.family === "IPv6" ? `[${address.address}]` : address.address
-    yield* Effect.logInfo("metrics listening").pipe(Effect.annotateLogs({ url: `http://${host}:${address.port}/metrics` }))
+    // Where it listens is part of the start's report, whatever the log level (logging.ts).
+    yield* reportLine("metrics listening", { url: `http://${host}:${address.port}/metrics` })
   }))

@@ -50,6 +50,7 @@ import { errLine, TCP_IDLE_SECONDS, TCP_LINE_SECONDS } from "../../domain/gate/s
 import { addressGroup } from "../../domain/admission/clientAddress.js"
 import { capConnectionsPerAddress } from "./connectionsPerAddress.js"
 import { readCertificates, reloadCertificates, secureContextOptions, type CertificateFiles } from "./certificateReload.js"
+import { reportLine } from "../logging/logging.js"
 
 export const IDLE_MS = TCP_IDLE_SECONDS * 1000
 export const LINE_MS = TCP_LINE_SECONDS * 1000
@@ -418,5 +419,6 @@ export const GateTcpLive = (options: GateTcpOptions) =>
       })
     ).pipe(Effect.orDie)
     const address = server.address()
-    yield* Effect.logInfo("Text gate listening").pipe(Effect.annotateLogs({ address: `${options.host}:${typeof address === "object" && address !== null ? address.port : options.port}`, transport: tls === undefined ? "plaintext" : "TLS" }))
+    // Where it listens is part of the start's report, whatever the log level (logging.ts).
+    yield* reportLine("Text gate listening", { address: `${options.host}:${typeof address === "object" && address !== null ? address.port : options.port}`, transport: tls === undefined ? "plaintext" : "TLS" })
   }))

@@ -6,7 +6,7 @@ import { limitsLines } from "../admission/budgets.js"
 import { QUESTION_PAGES } from "../pages/questions.js"
 import { agentKindLines } from "./agentKinds.js"
 import type { Endpoint } from "./endpoints.js"
-import { absolute, banner, gateOf, gateTcpText, logKeyPointer, type SiteFacts } from "./site.js"
+import { absolute, banner, gateOf, gateTcpText, logKeyPointer, verificationSteps, type SiteFacts } from "./site.js"
 
 const SIGNATURE_WORDS: Record<Endpoint["signature"], string> = {
   none: "no signature",
@@ -18,6 +18,7 @@ const SIGNATURE_WORDS: Record<Endpoint["signature"], string> = {
 export const llmsTxt = (facts: SiteFacts): string => {
   const gate = gateOf(facts)
   const url = (path: string) => absolute(facts, path)
+  const verify = verificationSteps(facts)
   return `# AICS-1 (${facts.domain})
 
 > ${banner(facts).replace(/\n/g, " ")}
@@ -26,6 +27,7 @@ export const llmsTxt = (facts: SiteFacts): string => {
 
 - Gate: ${gate.http} (POST text/plain command lines, or GET /t?s=<session>&l=<line>; send "help" to start). ${gateTcpText(facts)}
 - Log: origin "${facts.origin}"; signed checkpoint ${url("/checkpoint")}; tiles (C2SP tlog-tiles) ${facts.tilePrefixes.join(", ")}; entries ${url("/v2/entries/{index}")}, an entry's receipt again (a write's lost answer) ${url("/v2/entries/{index}/receipt")}. Log key: ${logKeyPointer(facts)}.
+- Verify: check each checkpoint's signature with the log key and the tiles against its root; then ${verify.consistency}; ${verify.witnesses}; ${verify.audit}.
 - Card: ${url("/.well-known/aics-card.json")} (signed with the policy key; headers X-AICS-Card-SHA256 and X-AICS-Card-Leaf). Charter (leaf 0): ${url("/charter")}.
 - Governance (the owner's leaves, each view with its checkpoint note): agent writes frozen or open ${url("/v2/governance/freeze")}; the policies in force and those announced for later, read them within the charter's notice period ${url("/v2/governance/policy")}; whether a key or a name is suspended ${url("/v2/governance/suspensions/{subject}")}.
 - API: ${facts.publicUrl} (paths under /v2), description ${url("/openapi.json")} (OpenAPI 3.1, version ${facts.apiVersion}); every endpoint with its signature requirement: ${url("/llms-full.txt")}; machine manifest: ${url("/manifest.json")}.

@@ -7,7 +7,7 @@
 import { AGENT_KINDS } from "./agentKinds.js"
 import { publishedLimits } from "../admission/budgets.js"
 import { signedEndpoints, type Endpoint } from "./endpoints.js"
-import { absolute, gateOf, logKeyPointer, type SiteFacts } from "./site.js"
+import { absolute, gateOf, logKeyPointer, verificationSteps, type SiteFacts } from "./site.js"
 
 export const agentProtocol = (facts: SiteFacts, endpoints: ReadonlyArray<Endpoint>) => {
   const url = (path: string) => absolute(facts, path)
@@ -37,7 +37,9 @@ export const agentProtocol = (facts: SiteFacts, endpoints: ReadonlyArray<Endpoin
       entries: url("/v2/entries/{index}"),
       // The accepted answer {entry, receipt_note} of an entry again (docs/protocol.md 8.3).
       receipts: url("/v2/entries/{index}/receipt"),
-      log_key: logKeyPointer(facts)
+      log_key: logKeyPointer(facts),
+      // Past one checkpoint (docs/protocol.md 4, 21): consistency with the kept one, witnesses, the audit.
+      verify: verificationSteps(facts)
     },
     card: url("/.well-known/aics-card.json"),
     charter: url("/charter"),

@@ -65,9 +65,33 @@ export const secretTransports = (ports: GatePorts): string =>
 /** Absolute URL of a path of this service. */
 export const absolute = (facts: SiteFacts, path: string): string => `${facts.publicUrl}${path}`
 
-/** Where an agent pins the log key: out of band, never from this API alone (note/dnsRecord.ts). */
+/**
+ * Where an agent pins the log key: out of band, as the operator publishes it (docs/operations.md
+ * "Publishing the log key": the DNS record, note/dnsRecord.ts, or the operator's copy of its
+ * log.vkey by another channel), never from this API alone. The aics CLI holds no instance's key.
+ */
 export const logKeyPointer = (facts: SiteFacts): string =>
-  `DNS TXT ${dnsRecordName(facts.domain)} ("v=aics1 log=<verifier key>"; aics --vkey-dns ${facts.domain} reads it), the aics package or the public repository (never this API alone)`
+  `out of band, as the operator publishes it: DNS TXT ${dnsRecordName(facts.domain)} ("v=aics1 log=<verifier key>"; aics --vkey-dns ${facts.domain} reads it), ` +
+  `or the content of its log.vkey file handed out by another channel of the operator's (a repository or package of this instance); ` +
+  `never from this API alone (the card's keys.log_vkey is there to compare, not to pin)`
+
+/**
+ * How an agent verifies more than one checkpoint (docs/protocol.md 4 and 21): keep the last
+ * checkpoint trusted and check each new one extends it, require witnesses' cosignatures, and
+ * replay the whole log. Said the same way on /llms.txt, /skill.md and in the agent-protocol
+ * document (its `log.verify`).
+ */
+export const verificationSteps = (facts: SiteFacts) => ({
+  consistency: `keep the last checkpoint you trusted and accept a new one only if it is consistent with it: ` +
+    `${absolute(facts, "/v2/tlog/consistency")}?from=<kept size>&to=<new size> (RFC 9162 consistency proof) or the tiles of the new checkpoint; ` +
+    `another root at a size you saw is a split view (keep both signed notes as evidence); \`aics monitor\` does this with a state file`,
+  witnesses: `independent witnesses (C2SP tlog-witness) cosign a checkpoint only if it extends the last one they cosigned; their cosignature lines follow ` +
+    `the log's signature on ${absolute(facts, "/checkpoint")}; the card's \`witnessing\` member lists the witnesses this log submits to and its quorum, ` +
+    `but take the witness keys you require from their operators; \`aics verify --witness <vkey>\` (as get, monitor and audit log; --quorum N of several) ` +
+    `accepts only a checkpoint they cosigned`,
+  audit: `\`aics audit log [--witness <vkey>]\` (the \`audit_log\` tool of \`aics mcp\`) replays every leaf from the tiles as the service had to ` +
+    `decide it, and names any leaf it could not have written`
+})
 
 /** The banner at the top of / and /llms.txt. */
 export const banner = (facts: SiteFacts): string =>

@@ -249,6 +249,8 @@ describe("manifest", () => {
     expect(doc.card).toBe(`${server.baseUrl}/.well-known/aics-card.json`)
     // Every member the document is built with survives its schema's encoding.
     expect(doc.log.receipts).toBe(`${server.baseUrl}/v2/entries/{index}/receipt`)
+    expect(Object.keys(doc.log.verify)).toEqual(["consistency", "witnesses", "audit"])
+    expect(doc.log.verify.audit).toContain("`aics audit log [--witness <vkey>]`")
     // (The test servers run with AICS_RATE_LIMITS=off: no budget is enforced.)
     expect(doc.limits).toMatchObject({ enforced: false, budgets: [], claim_pow_bits: expect.any(Number) })
     expect(doc.governance.freeze).toBe(`${server.baseUrl}/v2/governance/freeze`)

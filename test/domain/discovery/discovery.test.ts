@@ -12,6 +12,8 @@ import { noticeData, noticeMarkdown } from "../../../src/domain/pages/noticePage
 import { parseFrontMatter } from "../../support/frontMatter.js"
 import { writeVector } from "../http/httpVectors.js"
 import { signatureRequirement } from "../../../src/domain/http/signedRoutes.js"
+import { COMMAND_USAGE } from "../../../src/client/cliUsage.js"
+import { agentTools } from "../../../src/client/mcp/agentTools.js"
 
 const facts: SiteFacts = {
   publicUrl: "https://aics.example",
@@ -79,6 +81,50 @@ describe("documents", () => {
     expect(skill).toContain("aics mcp --key")
     expect(skill).toContain("POST https://aics.example/mcp")
     expect(skill).toContain(`origin: "aics.example/aics"`)
+  })
+
+  it("tells in each document how to verify past one checkpoint: consistency with the kept one, witnesses, the audit", () => {
+    const manifest = agentProtocol(facts, endpoints)
+    const documents = {
+      llms: llmsTxt(facts),
+      skill: skillMd(facts),
+      manifest: JSON.stringify(manifest)
+    }
+    for (const [name, text] of Object.entries(documents)) {
+      // Keep the last checkpoint trusted; each new one must be consistent with it.
+      expect(text, name).toMatch(/keep the last checkpoint you trusted/i)
+      expect(text, name).toContain("https://aics.example/v2/tlog/consistency?from=<kept size>&to=<new size>")
+      expect(text, name).toContain("`aics monitor`")
+      // Witnesses cosign: the card names them, the keys come from their operators.
+      expect(text, name).toContain("cosign")
+      expect(text, name).toContain("the card's `witnessing` member")
+      expect(text, name).toContain("`aics verify --witness <vkey>`")
+      // The whole log replayed as the service had to decide it.
+      expect(text, name).toContain("`aics audit log [--witness <vkey>]`")
+      expect(text, name).toContain("`audit_log`")
+    }
+    expect(Object.keys(manifest.log.verify)).toEqual(["consistency", "witnesses", "audit"])
+    // Step 7 of the skill file is more than the checkpoint and the tiles.
+    const step7 = documents.skill.slice(documents.skill.indexOf("7. Verify:"), documents.skill.indexOf("## Without a shell"))
+    expect(step7).toContain("consistency")
+    expect(step7).toContain("witness")
+    expect(documents.skill).toContain("aics monitor --once")
+  })
+
+  it("names only options and tools the client has for the verification it describes", () => {
+    for (const command of ["verify", "get", "monitor", "audit"] as const) expect(COMMAND_USAGE[command], command).toContain("--witness VKEY")
+    expect(COMMAND_USAGE.audit).toContain("aics audit log")
+    expect(agentTools({ client: { service: {} } as never, keyPath: "" }).map((tool) => tool.name)).toContain("audit_log")
+  })
+
+  it("says the log key comes out of band from the operator, never from a generic package or this API alone", () => {
+    for (const text of [llmsTxt(facts), skillMd(facts), agentProtocol(facts, endpoints).log.log_key]) {
+      expect(text).toContain("DNS TXT _aics.aics.example")
+      expect(text).toContain("aics --vkey-dns aics.example")
+      expect(text).toContain("log.vkey")
+      expect(text).not.toContain("the aics package")
+      expect(text).toContain("never from this API alone")
+    }
   })
 
   it("advertises only the gate's TCP ports that are open", () => {
