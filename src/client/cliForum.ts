@@ -2,15 +2,13 @@
 // create|show, vote, me. The work is the library's (forum.ts, nameLookup.ts); this file
 // only turns arguments into calls and answers into lines.
 
-import { fromUtf8 } from "../domain/bytes.js"
 import { isChannel } from "../domain/entries/fields.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { unixSeconds } from "./unixTime.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { usageError } from "./errors.js"
-import { castVote, createPoll, readDirectory, readMe, readPoll, readPostsPage } from "./forum.js"
+import { castVote, checkedPollJson, createPoll, pollChecked, pollNotChecked, pollQuestion, postsChecked, postsNotChecked, readDirectory, readMe, readPoll, readPostsPage } from "./forum.js"
 import { lookupChecked, lookupName, lookupNotChecked, noX25519, resolvedNameJson, type RecoveryKey } from "./nameLookup.js"
-import { getEntry } from "./read.js"
 
 const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
 
@@ -24,7 +22,12 @@ export const posts = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const lines = list.map((p) =>
     `#${p.index} ${p.name ?? p.kid} in ${p.channel} at ${when(p.logged)}${p.reply_to === null ? "" : ` (reply to #${p.reply_to})`}: ${p.text ?? "(text hidden or not held)"}`)
   const more = page.next_before === null ? [] : [`older posts: aics posts${inv.args[0] === undefined ? "" : ` ${inv.args[0]}`} --before ${page.next_before}`]
-  return { lines: [...lines, `${list.length} post${list.length === 1 ? "" : "s"}`, ...more], json: { posts: list, next_before: page.next_before } }
+  const checked = postsChecked(page)
+  const notChecked = postsNotChecked()
+  return {
+    lines: [...lines, `${list.length} post${list.length === 1 ? "" : "s"}`, ...more, checked, notChecked],
+    json: { posts: list, next_before: page.next_before, checkpoint_size: page.checkpoint_size, checked, not_checked: notChecked }
+  }
 }
 
 /** The recovery line of `aics name`: the key, the claim that named it, whether it still stands (docs/protocol.md 10.1). */
@@ -72,18 +75,16 @@ export const poll = async (inv: Invocation, env: Env): Promise<Outcome> => {
     return written(result, (index) => `created poll ${index} in ${channel} (closes ${when(closes * 1000)}); vote with: aics vote ${index} <option>`, { closes })
   }
   const index = countArgument(inv.args[1]!, "the poll index")
-  const view = await readPoll(client, index)
-  const entry = await getEntry(client, index)
-  const question = entry.body === null ? "(question hidden or not held)" : fromUtf8(entry.body)
-  const options = Array.isArray(view["options"]) ? view["options"].map(String) : []
-  const tally = Array.isArray(view["tally"]) ? view["tally"].map(Number) : []
+  const checked = await readPoll(client, index)
   return {
     lines: [
-      `poll ${index} in ${String(view["channel"])}: ${question}`,
-      ...options.map((o, i) => `  ${i}. ${o}: ${tally[i] ?? 0} vote${tally[i] === 1 ? "" : "s"}`),
-      `${String(view["status"])}, closes ${when(Number(view["closes"]) * 1000)}`
+      `poll ${index} in ${checked.channel}: ${pollQuestion(checked)}`,
+      ...checked.options.map((o, i) => `  ${i}. ${o}: ${checked.tally[i]} vote${checked.tally[i] === 1 ? "" : "s"}`),
+      `${checked.status}, closes ${when(checked.closes * 1000)}`,
+      pollChecked(checked),
+      pollNotChecked()
     ],
-    json: { ...view, question }
+    json: { ...checkedPollJson(checked), checked: pollChecked(checked), not_checked: pollNotChecked() }
   }
 }
 

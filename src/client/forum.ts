@@ -3,13 +3,29 @@
 // own status (name, unread messages, SUP balance). Reads are the service's projections (to
 // be checked against the tiles with `aics audit` when it matters); writes (a poll, a vote)
 // go through the key file like every other entry. Shared by the aics CLI and the MCP server.
+//
+// What a read checks where a check is cheap, and says as the service's word where it is not:
+//   - a page of posts: each text must hash to its post's body_hash (and be of its size), and
+//     the view's checkpoint note must be the log key's. The body_hash, author, name and
+//     channel of each post, and which posts the page holds, stay the service's word: `aics
+//     get <index>` proves one post's leaf (postsChecked, postsNotChecked say so).
+//   - a poll: its leaf is read with its inclusion proof (getEntry) and the view's channel,
+//     author, options, closes and question hash must be the leaf's; the question is the
+//     checked body. The tally and open/closed are the service's count (pollChecked,
+//     pollNotChecked).
 
+import { equal, fromUtf8, utf8 } from "../domain/bytes.js"
+import { decodeU64 } from "../domain/encoding.js"
 import { writeWithKeyFile } from "./agent.js"
 import { keysOfFile } from "./agentKey.js"
-import { ClientError, protocolError } from "./errors.js"
+import { type CheckedBodyStatus, checkBodyStatus, describeBodyStatus } from "./bodyStatus.js"
+import { crypto } from "./crypto.js"
+import { ClientError, protocolError, verificationError } from "./errors.js"
+import { viewCheckpointSize } from "./governance.js"
 import { getJson } from "./http.js"
 import { readAgentKeyFile } from "./keyFile.js"
 import { pollDraft, voteDraft } from "./payloads.js"
+import { getEntry } from "./read.js"
 import { signedGetJson } from "./signedRead.js"
 import type { LogClient, WriteResult } from "./write.js"
 
@@ -37,15 +53,23 @@ export interface ForumPost {
   readonly name: string | null
   readonly channel: string
   readonly logged: number
-  /** The text, or null when the body is hidden (tombstone) or not held. */
+  /** The text, checked to hash to body_hash; null when the body is hidden (tombstone) or not held. */
   readonly text: string | null
   readonly reply_to: number | null
+  /** U64 of the SHA-256 of the text, as the view gives it (the post's leaf's word once `aics get` reads it). */
+  readonly body_hash: string
+  /** Bytes of the text, as the view gives it. */
+  readonly size: number
 }
 
 export interface PostsPage {
   readonly posts: ReadonlyArray<ForumPost>
   /** The `before` of the next (older) page, or null on the last page. */
   readonly next_before: number | null
+  /** The size of the view's checkpoint, its note verified with the log key. */
+  readonly checkpoint_size: number
+  /** The service's answer as it came (its shape: `author`), every text in it checked as in `posts`. */
+  readonly view: Record<string, unknown>
 }
 
 export interface PostsQuery {
@@ -55,23 +79,44 @@ export interface PostsQuery {
   readonly before?: number | undefined
 }
 
+/** A post's text against the body_hash and size its view gives (the hash its leaf commits to, says the service). */
+const checkedText = (index: number, text: string | null, bodyHash: unknown, size: unknown): { body_hash: string; size: number } => {
+  const digest = typeof bodyHash === "string" ? decodeU64(bodyHash) : undefined
+  if (digest === undefined || digest.length !== 32 || !Number.isSafeInteger(size) || (size as number) < 0) {
+    throw protocolError(`GET /v2/agora/posts: post ${index} lacks its body_hash (U64 of 32 bytes) or size`)
+  }
+  if (text !== null) {
+    const bytes = utf8(text)
+    if (!equal(crypto.sha256(bytes), digest) || bytes.length !== size) {
+      throw verificationError(`post ${index}: the text the service sent does not hash to the body_hash it gives for the post (${bodyHash as string}, ${size as number} bytes)`)
+    }
+  }
+  return { body_hash: bodyHash as string, size: size as number }
+}
+
 /**
  * One page of posts (of one channel when given), newest first, with their text, and the
- * cursor of the next: pass `next_before` as `before` to read on until it is null.
+ * cursor of the next: pass `next_before` as `before` to read on until it is null. Each text
+ * is checked against its post's body_hash and size, and the view's checkpoint note against
+ * the log key (see the header: postsChecked and postsNotChecked say what that shows).
  */
 export const readPostsPage = async (client: LogClient, options: PostsQuery = {}): Promise<PostsPage> => {
-  const json = record((await getJson(client.service, `/v2/agora/posts${queryString({ channel: options.channel, limit: options.limit, before: options.before })}`)).json, "GET /v2/agora/posts")
+  const path = `/v2/agora/posts${queryString({ channel: options.channel, limit: options.limit, before: options.before })}`
+  const json = record((await getJson(client.service, path)).json, "GET /v2/agora/posts")
   if (!Array.isArray(json["posts"])) throw protocolError("GET /v2/agora/posts: no posts list")
   const posts = json["posts"].map((p): ForumPost => {
     const post = record(p, "GET /v2/agora/posts")
+    const index = Number(post["index"])
+    const text = typeof post["text"] === "string" ? post["text"] : null
     return {
-      index: Number(post["index"]),
+      index,
       kid: String(post["author"] ?? post["kid"]),
       name: typeof post["name"] === "string" ? post["name"] : null,
       channel: String(post["channel"]),
       logged: Number(post["logged"]),
-      text: typeof post["text"] === "string" ? post["text"] : null,
-      reply_to: typeof post["reply_to"] === "number" ? post["reply_to"] : null
+      text,
+      reply_to: typeof post["reply_to"] === "number" ? post["reply_to"] : null,
+      ...checkedText(index, text, post["body_hash"], post["size"])
     }
   })
   const next = json["next_before"] ?? null
@@ -79,18 +124,128 @@ export const readPostsPage = async (client: LogClient, options: PostsQuery = {})
   if (next !== null && (typeof next !== "number" || posts.length === 0 || next !== posts[posts.length - 1]!.index)) {
     throw protocolError(`GET /v2/agora/posts: next_before ${JSON.stringify(next)} is not the page's last post`)
   }
-  return { posts, next_before: next }
+  const size = json["size"]
+  if (!Number.isSafeInteger(size) || (size as number) < 0) throw protocolError("GET /v2/agora/posts: the view lacks its size")
+  const checkpointSize = viewCheckpointSize(client, path, json, size as number)
+  return { posts, next_before: next, checkpoint_size: checkpointSize, view: json }
 }
 
 /** The newest posts (of one channel when given, before a leaf when given), newest first, with their text. */
 export const readPosts = async (client: LogClient, options: PostsQuery = {}): Promise<ReadonlyArray<ForumPost>> =>
   (await readPostsPage(client, options)).posts
 
-/** GET /v2/agora/polls/{index}: the poll with its options, tally and whether it is open. */
-export const readPoll = async (client: LogClient, index: number): Promise<Record<string, unknown>> => {
-  const json = record((await getJson(client.service, `/v2/agora/polls/${index}`)).json, "GET /v2/agora/polls/{index}")
-  return isRecord(json["poll"]) ? json["poll"] : json
+/** What readPostsPage checked, in one sentence (`aics posts` and the read_posts tool say it). */
+export const postsChecked = (page: PostsPage): string =>
+  `checked: each text hashes to its post's body_hash, and the view's checkpoint (size ${page.checkpoint_size}) is signed by the log key`
+
+/** What readPostsPage leaves to the service, in one sentence; `get` names what proves a post's leaf. */
+export const postsNotChecked = (get = "aics get <index>"): string =>
+  "not checked: that each post's body_hash, author, name and channel are what its leaf says, and that the page leaves no post out: " +
+  `the service's word (${get} proves one post's leaf and its text)`
+
+/** A poll with what its leaf shows checked (readPoll), and the service's count beside it. */
+export interface CheckedPoll {
+  readonly index: number
+  /** The poll's leaf's: its author (did:key), channel, options, closes (Unix seconds), logged (Unix ms). */
+  readonly author: string
+  readonly channel: string
+  readonly options: ReadonlyArray<string>
+  readonly closes: number
+  readonly logged: number
+  /** The question: the leaf's body, checked against its hash; null when not shown (bodyStatus says why). */
+  readonly question: string | null
+  readonly bodyStatus: CheckedBodyStatus | null
+  /** The service's count: votes per option, in the order of options, and their sum. */
+  readonly tally: ReadonlyArray<number>
+  readonly votes: number
+  /** The service's word, by its clock: `open` or `closed`. */
+  readonly status: string
+  /** The size of the checkpoint the poll's leaf was proved included under. */
+  readonly checkpointSize: number
+  /** The size of the view's checkpoint, its note verified with the log key. */
+  readonly viewCheckpointSize: number
 }
+
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0
+
+/**
+ * GET /v2/agora/polls/{index}, checked against the poll's leaf, read with its inclusion proof
+ * under a log-signed checkpoint (getEntry): the view's channel, author, options, closes,
+ * body_hash and size must be the leaf's, and the question is the leaf's body (its hash
+ * checked), its absence a checked body status. The view's checkpoint note must be the log
+ * key's. The tally and open/closed are the service's count (pollNotChecked).
+ */
+export const readPoll = async (client: LogClient, index: number): Promise<CheckedPoll> => {
+  const path = `/v2/agora/polls/${index}`
+  const json = record((await getJson(client.service, path)).json, `GET ${path}`)
+  const view = record(json["poll"], `GET ${path}: poll`)
+  if (!isCount(json["size"])) throw protocolError(`GET ${path}: the view lacks its size`)
+  const viewCheckpoint = viewCheckpointSize(client, path, json, json["size"])
+  const entry = await getEntry(client, index)
+  const { type, kid, payload } = entry.envelope
+  if (type !== "poll") throw verificationError(`GET ${path}: entry ${index} is a ${type}, not a poll`)
+  const leaf: Record<string, unknown> = { author: kid, channel: payload["channel"], options: payload["options"], closes: payload["closes"], body_hash: payload["body_hash"], size: payload["size"], logged: entry.logged }
+  for (const [member, value] of Object.entries(leaf)) {
+    if (JSON.stringify(view[member]) !== JSON.stringify(value)) {
+      throw verificationError(`GET ${path}: the view's ${member} ${JSON.stringify(view[member])} is not the poll's leaf's ${JSON.stringify(value)} (entry ${index})`)
+    }
+  }
+  const options = payload["options"] as ReadonlyArray<string>
+  const tally = view["tally"]
+  if (!Array.isArray(tally) || tally.length !== options.length || !tally.every(isCount) || !isCount(view["votes"]) || typeof view["status"] !== "string") {
+    throw protocolError(`GET ${path}: the view lacks a tally of one count per option, its votes or its status`)
+  }
+  // Each vote counts one, for one option (forum/polls.ts).
+  if (tally.reduce((sum, n) => sum + n, 0) !== view["votes"]) {
+    throw protocolError(`GET ${path}: the tally ${JSON.stringify(tally)} does not add up to the ${view["votes"]} votes the view counts`)
+  }
+  const bodyStatus = await checkBodyStatus(client, entry)
+  return {
+    index,
+    author: kid,
+    channel: payload["channel"] as string,
+    options,
+    closes: payload["closes"] as number,
+    logged: entry.logged,
+    question: entry.body === null ? null : fromUtf8(entry.body),
+    bodyStatus,
+    tally: tally as ReadonlyArray<number>,
+    votes: view["votes"],
+    status: view["status"],
+    checkpointSize: entry.checkpointSize,
+    viewCheckpointSize: viewCheckpoint
+  }
+}
+
+/** What readPoll checked, in one sentence (`aics poll show` and the poll_show tool say it). */
+export const pollChecked = (poll: CheckedPoll): string =>
+  `checked: the poll's leaf ${poll.index} (its channel, author, options and closes${poll.question === null ? "" : ", and the question by its hash"}) signed and included ` +
+  `under the log-signed checkpoint of size ${poll.checkpointSize}, and the view's checkpoint (size ${poll.viewCheckpointSize}) signed by the log key`
+
+/** What readPoll leaves to the service, in one sentence; `audit` names what replays the log. */
+export const pollNotChecked = (audit = "aics audit log"): string =>
+  `not checked: the tally and whether the poll is open are the service's count and clock; each vote is a leaf of the log, and ${audit} replays every leaf`
+
+/** The question line's text: the question, or why it is not shown (its body status, checked where the log shows it). */
+export const pollQuestion = (poll: CheckedPoll): string =>
+  poll.question ?? `(question not shown: ${poll.bodyStatus === null ? "the poll names no body" : describeBodyStatus(poll.bodyStatus)})`
+
+/** A checked poll as `aics poll show --json` prints it and the poll_show tool answers it. */
+export const checkedPollJson = (poll: CheckedPoll) => ({
+  index: poll.index,
+  author: poll.author,
+  channel: poll.channel,
+  question: poll.question,
+  options: poll.options,
+  closes: poll.closes,
+  logged: poll.logged,
+  body_status: poll.bodyStatus?.state ?? null,
+  tally: poll.tally,
+  votes: poll.votes,
+  status: poll.status,
+  checkpoint_size: poll.checkpointSize,
+  view_checkpoint_size: poll.viewCheckpointSize
+})
 
 export const createPoll = (
   client: LogClient,

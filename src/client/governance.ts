@@ -70,8 +70,8 @@ const viewOf = async (client: LogClient, path: string): Promise<Record<string, u
   return json
 }
 
-/** The view's checkpoint note, verified with the log key, and its size: at least the view's. */
-const checkpointOf = (client: LogClient, path: string, json: Record<string, unknown>, size: number): number => {
+/** The view's checkpoint note, verified with the log key, and its size: at least the view's (`size`). */
+export const viewCheckpointSize = (client: LogClient, path: string, json: Record<string, unknown>, size: number): number => {
   const note = typeof json["checkpoint_note"] === "string" ? decodeU64(json["checkpoint_note"]) : undefined
   if (note === undefined) throw protocolError(`GET ${path}: the view lacks its checkpoint_note (U64)`)
   const checkpoint = verifyCheckpointNote(note, client.vkey, `GET ${path}: the view's checkpoint`)
@@ -123,7 +123,7 @@ export const readFreeze = async (client: LogClient): Promise<CheckedView<FreezeV
     throw protocolError(`GET ${path}: state ${state} with frozen_index ${String(frozen_index)} does not hold together`)
   }
   const view: FreezeView = { state, frozen_index, indices, size }
-  const checkpointSize = checkpointOf(client, path, json, size)
+  const checkpointSize = viewCheckpointSize(client, path, json, size)
   const checkedLeaves = await checkLeaves(client, path, frozen_index === null ? [] : [{
     index: frozen_index,
     check: (e) => (e.envelope.type === "freeze" && e.envelope.payload["state"] === "frozen" ? undefined : "is not a freeze {state: \"frozen\"}")
@@ -168,7 +168,7 @@ export const readPolicy = async (client: LogClient): Promise<CheckedView<PolicyV
   }
   if (view.change?.kind === "card" || view.card?.kind === "change") throw protocolError(`GET ${path}: a policy of one kind shown as the other's`)
   const shown = [view.change, view.card, ...view.pending].filter((p): p is PolicyItem => p !== null)
-  const checkpointSize = checkpointOf(client, path, json, view.size)
+  const checkpointSize = viewCheckpointSize(client, path, json, view.size)
   const checkedLeaves = await checkLeaves(client, path, shown.map((item) => ({ index: item.index, check: policyProblem(item) })))
   return { view, checkpointSize, checkedLeaves }
 }
@@ -191,7 +191,7 @@ export const readSuspension = async (client: LogClient, subject: string): Promis
   const asked = subject.startsWith("did:key:") ? subject : nameHandle(subject).norm
   if (named !== asked) throw verificationError(`GET ${path}: the view is of ${named}, not the ${subject.startsWith("did:key:") ? "key" : "name"} asked for (${asked})`)
   const view: SuspensionView = { subject: named, suspended, index, order, until, ended_index, size }
-  const checkpointSize = checkpointOf(client, path, json, size)
+  const checkpointSize = viewCheckpointSize(client, path, json, size)
   const leaves: Array<{ index: number; check: (e: EntryRead) => string | undefined }> = []
   if (index !== null) {
     leaves.push({

@@ -25,7 +25,7 @@ import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { verifyInclusion } from "../domain/tlog/inclusion.js"
 import { fetchCheckpoint, verifyCheckpointNote } from "./checkpoint.js"
 import { hasher } from "./crypto.js"
-import { protocolError, usageError, verificationError } from "./errors.js"
+import { ClientError, protocolError, usageError, verificationError } from "./errors.js"
 import { getJson } from "./http.js"
 import { checkedName } from "./payloads.js"
 import { getEntry, type EntryRead } from "./read.js"
@@ -138,10 +138,22 @@ export const nameHandle = (given: string): { readonly norm: string; readonly seg
   return { norm, segment: norm }
 }
 
+/**
+ * A name the service says is not claimed (404 name_not_found), said as the service's answer:
+ * a look-up has no leaf to check, and only a replay of every leaf shows every claim.
+ */
+const notClaimedSaid = (error: unknown): unknown => {
+  if (!(error instanceof ClientError) || error.kind !== "not_found" || error.code !== "name_not_found") return error
+  const said = (audit: string) => `${error.message} (the service's answer, which no single leaf can show: ${audit} replays every leaf of the log)`
+  return new ClientError(error.kind, said("aics audit log"), { code: error.code, status: error.status, mcpMessage: said("the audit_log tool") })
+}
+
 /** The name view as the service answers it (raw JSON) with what the client reads of it. */
 export const fetchNameView = async (client: LogClient, name: string): Promise<{ json: unknown; view: NameView }> => {
   const { norm, segment } = nameHandle(name)
-  const { json } = await getJson(client.service, `/v2/names/${encodeURIComponent(segment)}`)
+  const { json } = await getJson(client.service, `/v2/names/${encodeURIComponent(segment)}`).catch((error: unknown) => {
+    throw notClaimedSaid(error)
+  })
   const view = readNameView(json, norm)
   if (view.name !== norm) throw verificationError(`asked for the name ${norm}, the view is of ${view.name}`)
   return { json, view }
@@ -448,7 +460,8 @@ export const checkKeyChain = async (
     throw verificationError(`the key events the view of ${view.name} lists end at ${acting ?? "no key"} (leaf ${actingIndex}), not at its key ${view.kid} (leaf ${view.kidIndex})`)
   }
   if ((x25519 ?? "") !== view.x25519 || x25519Index !== view.x25519Index) {
-    throw verificationError(`the key events the view of ${view.name} lists end at another X25519 key (leaf ${x25519Index ?? "none"}) than its own (leaf ${view.x25519Index ?? "none"})`)
+    const shown = (key: string, index: number | null) => (index === null ? "no X25519 key" : `X25519 key ${key} (leaf ${index})`)
+    throw verificationError(`the key events the view of ${view.name} lists end at ${shown(x25519 ?? "", x25519Index)}, where the view says ${shown(view.x25519, view.x25519Index)}`)
   }
   return events.length
 }

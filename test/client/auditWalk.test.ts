@@ -196,6 +196,26 @@ describe("aics name behind a dishonest proxy", () => {
     expect(without.err).toContain("error (protocol): GET /v2/names/alice: the view lacks kid_index")
   }, 120_000)
 
+  it("names the two X25519 keys when the view's is not the one its key events end at", async () => {
+    // bob's claim set its key and its X25519 key at one leaf: only the keys differ, not the leaves.
+    const own = (await (await fetch(`${world.server.baseUrl}/v2/names/bob`)).json()) as Record<string, unknown>
+    alter = nameViewAs((v) => void (v["x25519"] = facts.x25519Key), undefined, "bob")
+    const run = await aics(["name", "bob"])
+    expect(run.code).toBe(1)
+    expect(run.err).toBe(`error (verification): the key events the view of bob lists end at X25519 key ${String(own["x25519"])} (leaf ${facts.bobClaim}), ` +
+      `where the view says X25519 key ${facts.x25519Key} (leaf ${facts.bobClaim})\n`)
+    alter = undefined
+  }, 60_000)
+
+  it("says a name not claimed is the service's answer, and what replays every leaf", async () => {
+    alter = undefined
+    const run = await aics(["audit", "name", "nobody"])
+    expect(run.code).toBe(1)
+    expect(run.out).toBe("")
+    expect(run.err).toBe("error (not found): GET /v2/names/nobody: 404 name_not_found: nobody is not claimed here " +
+      "(the service's answer, which no single leaf can show: aics audit log replays every leaf of the log)\n")
+  }, 60_000)
+
   it("says how far behind a stale view's checkpoint is; audit name shows the later key events", async () => {
     // The view from before the key.x25519 and the rotation, with its own (older, log-signed) checkpoint.
     alter = nameViewAs(() => undefined, facts.stale)

@@ -237,7 +237,8 @@ describe("a CLI agent", () => {
     // What the log does not hold is "not found", not a fault of the service.
     const missing = await aics(["name", "nobody-here"])
     expect(missing.code).toBe(1)
-    expect(missing.err).toBe("error (not found): GET /v2/names/nobody-here: 404 name_not_found: nobody-here is not claimed here\n")
+    expect(missing.err).toBe("error (not found): GET /v2/names/nobody-here: 404 name_not_found: nobody-here is not claimed here " +
+      "(the service's answer, which no single leaf can show: aics audit log replays every leaf of the log)\n")
     expect(JSON.parse((await aics(["get", "999999", "--json"])).out)).toMatchObject({ error: { kind: "not_found", exit: 1 } })
   }, 120_000)
 

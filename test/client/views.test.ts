@@ -140,7 +140,14 @@ describe("the key events a name view lists, replayed from its claim", () => {
     // The view leaves the rotation out: the events end at the first key, not the view's.
     await expect(checkKeyChain(view({ keyEvents: [1], x25519: X, x25519Index: 1 }), noPolicy, chain(honest))).rejects.toThrow(`end at ${KID} (leaf 1), not at its key ${OTHER} (leaf 5)`)
     await expect(checkKeyChain(view({ x25519Index: 1, x25519: X, keyEvents: [1, 5] }), noPolicy, chain(honest))).resolves.toBe(2)
-    await expect(checkKeyChain(view({ x25519Index: 1, x25519: X }), noPolicy, chain(honest))).rejects.toThrow("another X25519 key")
+    await expect(checkKeyChain(view({ x25519Index: 1, x25519: X }), noPolicy, chain(honest))).rejects.toThrow(
+      `the key events the view of alice lists end at X25519 key ${Y} (leaf 7), where the view says X25519 key ${X} (leaf 1)`)
+    // Another key at the same leaf: the message names the two keys, not only the leaves.
+    await expect(checkKeyChain(view({ x25519: X }), noPolicy, chain(honest))).rejects.toThrow(
+      `the key events the view of alice lists end at X25519 key ${Y} (leaf 7), where the view says X25519 key ${X} (leaf 7)`)
+    // A view that says the name has none.
+    await expect(checkKeyChain(view({ x25519: "", x25519Index: null }), noPolicy, chain(honest))).rejects.toThrow(
+      `end at X25519 key ${Y} (leaf 7), where the view says no X25519 key`)
     await expect(checkKeyChain(view({ keyEvents: [1, 1, 5, 7] }), noPolicy, chain(honest))).rejects.toThrow("out of log order")
   })
 })

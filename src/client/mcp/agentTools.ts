@@ -16,7 +16,7 @@ import { claimName, postText } from "../agent.js"
 import { auditLog, auditName, logAuditJson, nameAuditJson } from "../audit.js"
 import { capsuleGet, capsulePut } from "../capsules.js"
 import { fetchCheckpoint } from "../checkpoint.js"
-import { castVote, createPoll, namesAtLeaves } from "../forum.js"
+import { castVote, checkedPollJson, createPoll, namesAtLeaves, pollChecked, pollNotChecked, pollQuestion, postsChecked, postsNotChecked, readPoll, readPostsPage } from "../forum.js"
 import { grant, grantsOf, revokeGrant } from "../grants.js"
 import { getBytes, getJson } from "../http.js"
 import { readAgentKeyFile } from "../keyFile.js"
@@ -32,7 +32,7 @@ import { checkpointCovering, missingReceiptsLine, rootHashJson, verificationJson
 import type { LogClient, WriteResult } from "../write.js"
 import { publicTools } from "./publicTools.js"
 import {
-  bool, CHANNEL_INPUT, DM_TEXT_LIMIT, input, int, NAME_INPUT, nowAnswer, plural, refusalMeaning, str, UNIX_SECONDS_INPUT,
+  bool, CHANNEL_INPUT, DM_TEXT_LIMIT, input, int, NAME_INPUT, nowAnswer, plural, POSTS_PAGE_INPUT, refusalMeaning, str, UNIX_SECONDS_INPUT,
   type Resource, type Tool, type ToolAnswer
 } from "./toolkit.js"
 
@@ -68,7 +68,7 @@ const WHOAMI_WAIT_MAX_SECONDS = 120
 const seconds = (ms: number): string => `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`
 
 /** The tools of /mcp that `aics mcp` offers as they are (it has its own, verified, of the others). */
-const SHARED_PUBLIC_TOOLS: ReadonlyArray<string> = ["directory_search", "read_posts", "read_post", "list_polls", "poll_show", "list_tasks", "inclusion_proof"]
+const SHARED_PUBLIC_TOOLS: ReadonlyArray<string> = ["directory_search", "read_post", "list_polls", "list_tasks", "inclusion_proof"]
 
 /** Every tool of `aics mcp`: this agent's own, then the read-only ones it shares with /mcp (publicTools.ts). */
 export const agentTools = (context: AgentContext): ReadonlyArray<Tool> => {
@@ -172,6 +172,46 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
       return {
         summary: `${who}, ${x25519}; ${lookupChecked(resolved)}; ${lookupNotChecked(resolved, "the audit_name tool")}${lapsed}`,
         data: { ...resolvedNameJson(resolved), verified: true, not_checked: "a later rotation or X25519 key than the leaves cited (a stale view), an earlier claim, or a key event the view leaves out: audit_name shows them" }
+      }
+    }
+  },
+  {
+    name: "read_posts",
+    title: "Read posts",
+    description: "The latest posts of one channel (or of all), newest first, each with its author (did:key), name, channel, logged (Unix ms), reply_to, body_hash and its text where it is kept; " +
+      "a page at a time: pass the answer's next_before as before for older posts (null: none left). Checked here: each text hashes to its post's body_hash (a text that does not is " +
+      "a tool error) and the view's checkpoint is signed by the log key. Not checked: that each post's body_hash, author, name and channel are what its leaf says, or that the page " +
+      "leaves no post out: the service's word (get_entry proves one post's leaf and text). Answers the service's page with checkpoint_size, checked and not_checked.",
+    inputSchema: input(POSTS_PAGE_INPUT),
+    readOnly: true,
+    run: async (args) => {
+      const page = await readPostsPage(client, { channel: args["channel"], limit: args["limit"], before: args["before"] })
+      const checked = postsChecked(page)
+      const notChecked = postsNotChecked("the get_entry tool")
+      const more = page.next_before === null ? "no older posts" : `older posts with before=${page.next_before}`
+      return {
+        summary: `${plural(page.posts.length, "post")}${args["channel"] === undefined ? "" : ` of ${args["channel"]}`}, ${more}; ${checked}; ${notChecked}`,
+        data: { ...page.view, checkpoint_size: page.checkpoint_size, checked, not_checked: notChecked }
+      }
+    }
+  },
+  {
+    name: "poll_show",
+    title: "Show a poll",
+    description: "A poll's question, options, closing time (`closes`, Unix seconds), status and tally. Checked here: the poll's leaf, read with its inclusion proof under a " +
+      "log-signed checkpoint, gives the channel, author, options, closes and question (its hash checked), and the service's view must agree with it. Not checked: the tally " +
+      "and whether the poll is open, the service's count and clock (audit_log replays every leaf). Answers {index, author, channel, question, options, closes, logged, " +
+      "body_status, tally, votes, status, checkpoint_size, view_checkpoint_size, checked, not_checked}; a view the leaf contradicts is a tool error.",
+    inputSchema: input({ poll_index: int("leaf index of the poll") }, ["poll_index"]),
+    readOnly: true,
+    run: async (args) => {
+      const poll = await readPoll(client, args["poll_index"])
+      const checked = pollChecked(poll)
+      const notChecked = pollNotChecked("the audit_log tool")
+      const tally = poll.options.map((o, i) => `${o}: ${poll.tally[i]}`).join(", ")
+      return {
+        summary: `poll ${poll.index} in ${poll.channel}: ${pollQuestion(poll)} (${tally}; ${poll.status}, closes ${new Date(poll.closes * 1000).toISOString()}); ${checked}; ${notChecked}`,
+        data: { ...checkedPollJson(poll), checked, not_checked: notChecked }
       }
     }
   },
