@@ -95,7 +95,8 @@ describe("an operator", () => {
     // An owner kid that is not one, refused before any key is made.
     oneLine((await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: port, AICS_OWNER_KID: "did:key:zBogus" })).output, "AICS_OWNER_KID")
     expect(await folderMissing(dataDir)).toBe(true)
-  })
+    // A dozen starts of the whole program, each ~2 s of loading alone: room for a loaded machine.
+  }, 180_000)
 
   it("gets a free port for AICS_PORT=0, an empty variable takes its default, a TLS certificate without its port is named, JSON logs are JSON", async () => {
     const dataDir = await tempDataDir()

@@ -24,7 +24,7 @@ describe("aics messaging, capsule, key and audit commands", () => {
       ["capsule", /^usage: aics capsule put <slot> <text>[^]*aics capsule get <slot>/],
       ["rotate", /^usage: aics rotate/],
       ["recover", /^usage: aics recover --recovery-key FILE/],
-      ["audit", /^usage: aics audit name <name>/],
+      ["audit", /^usage: aics audit log \[options\]\n       aics audit name <name>/],
       ["claim", /--recovery KID/]
     ]
     for (const [command, usage] of expectations) {
@@ -68,7 +68,7 @@ describe("aics messaging, capsule, key and audit commands", () => {
       [["rotate", "--recovery-key", "r.json"], /aics rotate takes no --recovery-key/],
       [["recover"], /aics recover needs --recovery-key/],
       [["recover", "--recovery", "x"], /aics recover takes no --recovery/],
-      [["audit", "alice"], /aics audit takes "name" first, not "alice"/],
+      [["audit", "alice"], /aics audit takes "name" or "log" first, not "alice"/],
       [["audit", "name"], /aics audit name takes <name>, got 0 arguments/],
       [["audit", "name", "alice", "--key", "k.json"], /aics audit takes no --key/],
       [["claim", "alice", "--recovery"], /argument missing/],

@@ -131,7 +131,7 @@ describe("aics end to end", () => {
     }
     const human2 = ok(await withVkey(["verify", "--key", "a.json"])).out
     expect(human2).toMatch(/^checkpoint localhost\/aics size \d+ root \S+: signature ok, hash tiles rebuild the root \(\d+ tiles\)\n/)
-    expect(human2).toMatch(/\nentry contents are not checked here but the receipts' own \(1 entry bundle read\): aics audit name <name> reads every entry bundle/)
+    expect(human2).toMatch(/\nentry contents are not checked here but the receipts' own \(1 entry bundle read\): aics audit log reads every entry bundle, checks it against the tiles and replays every leaf/)
     expect(human2).toContain("included in the checkpoint of size")
     expect(human2).toContain("its entry bundle holds the leaf")
     expect(human2).toMatch(/2 of 2 receipts verified\n$/)
