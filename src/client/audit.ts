@@ -23,7 +23,8 @@
 // ones the service answers with). A view is a function of the whole log at the time it is
 // asked, so each is asked after the replay: one whose leaves all lie within the log replayed
 // (its `size`) must be the replayed state's; one past it (an owner's act after the
-// checkpoint audited) is said not compared. The policies in force and a suspension's end
+// checkpoint audited, its own signed checkpoint covering it) is said not compared, and the
+// audit is then not ok: it must run again. The policies in force and a suspension's end
 // depend on the time: compared at the time of the view's answer (its Date).
 //
 // The report is the library's (camelCase members); what `aics audit name --json` prints and
@@ -45,6 +46,7 @@ import { protocolError, verificationError } from "./errors.js"
 import { getBytes, getJson, send } from "./http.js"
 import { diffJson, type JsonDifference } from "./jsonDiff.js"
 import { fetchNameView, viewCheckpoint } from "./nameLookup.js"
+import { viewCheckpointSize } from "./governance.js"
 import { nameView } from "../domain/views/nameView.js"
 import { freezeView } from "../domain/governance/freeze.js"
 import { policyView } from "../domain/governance/policyTiming.js"
@@ -158,6 +160,8 @@ export interface LogFold {
   readonly problems: ReadonlyArray<string>
   /** Leaves a check of which reads a body the service no longer serves (replayed but for that check). */
   readonly unchecked: ReadonlyArray<string>
+  /** How many leaves the sequencer could not have written. */
+  readonly refused: number
 }
 
 /** Problems listed one by one; past this many, a count (a forged log may break a rule at every leaf). */
@@ -216,7 +220,7 @@ export const foldLogFromTiles = async (
     if (state.size === at) stateAt = state
   }
   if (broken > LISTED_PROBLEMS) problems.push(`and ${broken - LISTED_PROBLEMS} more entries the sequencer could not have written`)
-  return { checkpoint, state, stateAt, folded, bundles, tilesFetched: tiles.fetched(), problems, unchecked }
+  return { checkpoint, state, stateAt, folded, bundles, tilesFetched: tiles.fetched(), problems, unchecked, refused: broken }
 }
 
 export const auditName = async (client: LogClient, name: string, options: { readonly progress?: Progress } = {}): Promise<NameAudit> => {
@@ -287,6 +291,8 @@ export interface LogAudit {
   readonly uncheckedLeaves: ReadonlyArray<string>
   /** The owner's views compared with the replayed log: the freeze, the policies, each subject's suspension. */
   readonly views: ReadonlyArray<ViewAudit>
+  /** How many leaves the sequencer could not have written (problems lists the first LISTED_PROBLEMS). */
+  readonly leavesRefused: number
   readonly ok: boolean
 }
 
@@ -306,7 +312,11 @@ const servedView = async (client: LogClient, path: string): Promise<{ readonly j
 const auditView = async (client: LogClient, path: string, size: number, implied: (at: number) => unknown): Promise<ViewAudit> => {
   const { json, at } = await servedView(client, path)
   const served = Object.fromEntries(Object.entries(json).filter(([member]) => !NOT_FOLDED.has(member)))
-  if (typeof served["size"] === "number" && served["size"] > size) return { view: path, outcome: "ahead", differences: [] }
+  // The view's own checkpoint, signed by the log key, must cover what it says: a view that
+  // claims to be ahead must show a signed checkpoint that is.
+  const viewSize = typeof served["size"] === "number" ? served["size"] : 0
+  viewCheckpointSize(client, path, json, viewSize)
+  if (viewSize > size) return { view: path, outcome: "ahead", differences: [] }
   const differences = diffJson(implied(at), served)
   if (differences.length === 0 || diffJson(implied(at + 999), served).length === 0) return { view: path, outcome: "agrees", differences: [] }
   return { view: path, outcome: "differs", differences }
@@ -338,7 +348,8 @@ export const auditLog = async (client: LogClient, options: { readonly progress?:
     problems: fold.problems,
     uncheckedLeaves: fold.unchecked,
     views,
-    ok: fold.problems.length === 0 && fold.folded === latest.size && views.every((v) => v.outcome !== "differs")
+    leavesRefused: fold.refused,
+    ok: fold.problems.length === 0 && fold.folded === latest.size && views.every((v) => v.outcome === "agrees")
   }
 }
 
@@ -347,6 +358,7 @@ export const logAuditJson = (audit: LogAudit) => ({
   checkpoint_size: audit.checkpointSize,
   ...rootHashJson(audit.rootHash),
   entries_replayed: audit.entriesReplayed,
+  leaves_refused: audit.leavesRefused,
   tiles_fetched: audit.tilesFetched,
   bundles_fetched: audit.bundlesFetched,
   problems: audit.problems,

@@ -4,7 +4,8 @@
 
 import { isChannel } from "../domain/entries/fields.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
-import { unixSeconds } from "./unixTime.js"
+import { unixSecondsByService } from "./serviceClock.js"
+import type { LogClient } from "./write.js"
 import { keyPathOf, logClient, written, type Env, type Outcome } from "./cliShared.js"
 import { usageError } from "./errors.js"
 import { castVote, checkedPollJson, createPoll, pollChecked, pollNotChecked, pollQuestion, postsChecked, postsNotChecked, readDirectory, readMe, readPoll, readPostsPage } from "./forum.js"
@@ -63,14 +64,14 @@ export const directory = async (inv: Invocation, env: Env): Promise<Outcome> => 
   return { lines: [...lines, `${names.length} name${names.length === 1 ? "" : "s"}`], json: { names } }
 }
 
-/** --closes: Unix seconds, or +SECONDS from now (unixTime.ts); a day from now by default. */
-const closesOf = (text: string | undefined): number => unixSeconds(text ?? "+86400", "--closes")
+/** --closes: Unix seconds, or +SECONDS from the service's now (serviceClock.ts), as the log judges it; a day from now by default. */
+const closesOf = (client: LogClient, text: string | undefined): Promise<number> => unixSecondsByService(client, text ?? "+86400", "--closes")
 
 export const poll = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const client = await logClient(inv, env)
   if (inv.args[0] === "create") {
     const [, channel, question, ...options] = inv.args as [string, string, string, ...Array<string>]
-    const closes = closesOf(inv.options.closes)
+    const closes = await closesOf(client, inv.options.closes)
     const result = await createPoll(client, keyPathOf(inv, env), { channel, question, options, closes })
     return written(result, (index) => `created poll ${index} in ${channel} (closes ${when(closes * 1000)}); vote with: aics vote ${index} <option>`, { closes })
   }

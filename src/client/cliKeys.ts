@@ -112,21 +112,25 @@ const auditLogCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const client = await logClient(inv, env)
   const report = await auditLog(client, { progress: shown.progress }).finally(shown.end)
   const differing = report.views.filter((v) => v.outcome === "differs")
+  const ahead = report.views.filter((v) => v.outcome === "ahead")
   const agreeing = report.views.filter((v) => v.outcome === "agrees").map((v) => v.view)
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+  const partly = report.uncheckedLeaves.length === 0 ? "" : ` (${count(report.uncheckedLeaves.length, "leaf", "leaves")} but for the one check said above)`
   const lines = [
     ...replayLines(client, report, report.entriesReplayed),
     ...differing.flatMap((v) => v.differences.map((d) => `DIFFERENT ${v.view} ${d.path}: the log implies ${show(d.log)}, the service says ${show(d.server)}`)),
-    ...report.views.filter((v) => v.outcome === "ahead").map((v) => `not compared: ${v.view} names leaves past size ${report.checkpointSize} (an owner's act after the checkpoint audited: audit again)`),
+    ...ahead.map((v) => `not compared: ${v.view} names leaves past size ${report.checkpointSize} (an owner's act after the checkpoint audited: audit again)`),
     ...(agreeing.length === 0 ? [] : [`the owner's views that agree with the log: ${agreeing.join(", ")}`]),
     report.ok
-      ? `every leaf of the log at size ${report.checkpointSize} is one the sequencer had to write`
-      : `the log at size ${report.checkpointSize}: ${report.problems.length} problem${report.problems.length === 1 ? "" : "s"}, ${differing.length} view${differing.length === 1 ? "" : "s"} differing`
+      ? `every leaf of the log at size ${report.checkpointSize} is one the sequencer had to write${partly}`
+      : `the log at size ${report.checkpointSize}: ${count(report.leavesRefused, "leaf", "leaves")} the sequencer could not have written, ${count(differing.length, "view", "views")} differing, ${ahead.length} not compared`
   ]
-  const first = report.problems[0] ?? (differing[0] === undefined ? `only ${report.entriesReplayed} of ${report.checkpointSize} entries replayed` : `${differing[0].view} differs`)
+  const first = report.problems[0] ?? differing[0]?.view.concat(" differs") ?? ahead[0]?.view.concat(" is past the checkpoint audited: audit again") ??
+    `only ${report.entriesReplayed} of ${report.checkpointSize} entries replayed`
   return {
     lines,
     json: logAuditJson(report),
-    ...(report.ok ? {} : { failure: `audit of the log failed: ${report.problems.length} problems, ${differing.length} views differing (first: ${first})` })
+    ...(report.ok ? {} : { failure: `audit of the log failed: ${report.leavesRefused} leaves refused, ${differing.length} views differing, ${ahead.length} not compared (first: ${first})` })
   }
 }
 

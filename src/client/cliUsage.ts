@@ -548,7 +548,7 @@ Unix seconds, or +SECONDS from now (default +86400, a day). show prints the poll
 options numbered from 0 with their votes, and whether it is open.
 
 options:
-  --closes WHEN      Unix seconds, or +SECONDS from now${KEY}${COMMON}
+  --closes WHEN      Unix seconds, or +SECONDS from the service's now (its Date)${KEY}${COMMON}
 `,
   vote: `usage: aics vote <poll_index> <option> [options]
 

@@ -34,10 +34,12 @@ export const serviceNowMillis = async (client: Pick<LogClient, "service">, local
 
 /**
  * A WHEN the client was given (unixTime.ts: Unix seconds or "+SECONDS"), read by the
- * service's clock: checked on this machine's first, so a malformed or past time is a usage
- * error before any request; then read again with the service's now, so "+SECONDS" counts
- * from it and `future` is by it, as the log judges the leaf: a clock minutes off on this
- * machine still signs what was meant. This machine's clock when the answer has no Date.
+ * service's clock: checked on this machine first, so a malformed time, or one past by more
+ * than the skew any service's clock may have from this one, is a usage error before any
+ * request; then read with the service's now, so "+SECONDS" counts from it and `future` is
+ * by it, as the log judges the leaf: a clock minutes off on this machine still signs what
+ * was meant (a time ahead by the service is not refused for being past by a slow local
+ * clock). This machine's clock when the answer has no Date.
  */
 export const unixSecondsByService = async (
   client: Pick<LogClient, "service">,
@@ -45,7 +47,7 @@ export const unixSecondsByService = async (
   what: string,
   options: { readonly future?: boolean } = {}
 ): Promise<number> => {
-  unixSeconds(text, what, options)
+  unixSeconds(text, what, { ...options, now: Date.now() - MAX_CLOCK_SKEW_SECONDS * 1000 })
   const now = await serviceNowMillis(client)
   return unixSeconds(text, what, { ...options, ...(now === undefined ? {} : { now }) })
 }

@@ -56,16 +56,17 @@ describe("aics audit log", () => {
     expect(honest.out).toContain("the owner's views that agree with the log: /v2/governance/freeze, /v2/governance/policy, /v2/governance/suspensions/alice")
     expect(honest.out).toContain("every leaf of the log at size 5 is one the sequencer had to write")
     const honestJson = JSON.parse(ok(await aics(["audit", "log", "--json"])).out) as Record<string, unknown>
-    expect(honestJson).toMatchObject({ checkpoint_size: 5, entries_replayed: 5, problems: [], unchecked_leaves: [], ok: true })
+    expect(honestJson).toMatchObject({ checkpoint_size: 5, entries_replayed: 5, leaves_refused: 0, problems: [], unchecked_leaves: [], ok: true })
 
     // A service that says alice was never suspended.
+    let lie: Record<string, unknown> = { index: null, order: null, until: null, ended_index: null, size: 0 }
     const proxy = createServer((request, response) => {
       const path = request.url ?? "/"
       void fetch(`${server.baseUrl}${path}`).then(async (upstream) => {
         let body = Buffer.from(await upstream.arrayBuffer())
         if (path === "/v2/governance/suspensions/alice") {
           const view = JSON.parse(body.toString()) as Record<string, unknown>
-          body = Buffer.from(JSON.stringify({ ...view, index: null, order: null, until: null, ended_index: null, size: 0 }))
+          body = Buffer.from(JSON.stringify({ ...view, ...lie }))
         }
         response.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/octet-stream" }).end(body)
       })
@@ -73,10 +74,17 @@ describe("aics audit log", () => {
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve))
     cleanup.push(() => new Promise<void>((resolve) => proxy.close(() => resolve())))
     const address = proxy.address()
-    const lying = await runAics(["audit", "log", "--server", `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`], { cwd: work, env: env() })
+    const throughProxy = () => runAics(["audit", "log", "--server", `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`], { cwd: work, env: env() })
+    const lying = await throughProxy()
     expect(lying.code).toBe(1)
     expect(lying.out).toMatch(/DIFFERENT \/v2\/governance\/suspensions\/alice \/index: the log implies 3, the service says null/)
     expect(lying.err).toContain("1 views differing")
+    // Nor does a view escape the comparison by claiming leaves past the log audited: its own
+    // signed checkpoint must show them.
+    lie = { suspended: false, size: 1_000_000 }
+    const ahead = await throughProxy()
+    expect(ahead.code).toBe(1)
+    expect(ahead.err).toContain("the view's checkpoint (size 5) does not cover its size 1000000")
 
     // The operator appends mallory's claim of alice, correctly signed by mallory, and starts again.
     await server.stop()
@@ -92,7 +100,8 @@ describe("aics audit log", () => {
     const caught = await aics(["audit", "log"])
     expect(caught.code).toBe(1)
     expect(caught.out).toContain(`PROBLEM: entry ${forgedIndex} (claim): name_taken`)
-    expect(caught.err).toContain("audit of the log failed: 1 problems")
+    expect(caught.err).toContain("audit of the log failed: 1 leaves refused")
+    expect(caught.out).toContain("the log at size 6: 1 leaf the sequencer could not have written, 0 views differing, 0 not compared")
     // The name's audit replays the same leaves: the view agrees with a fold, not with the rules.
     const name = await aics(["audit", "name", "alice"])
     expect(name.code).toBe(1)

@@ -27,7 +27,7 @@ import { getEntry } from "../read.js"
 import { checkBodyStatus, isCheckedBodyStatus } from "../bodyStatus.js"
 import { fetchReceipt, keepReissuedReceipt } from "../reissuedReceipt.js"
 import { signedGetJson } from "../signedRead.js"
-import { unixSeconds } from "../unixTime.js"
+import { unixSecondsByService } from "../serviceClock.js"
 import { checkpointCovering, missingReceiptsLine, rootHashJson, verificationJson, verifyLog } from "../verify.js"
 import type { LogClient, WriteResult } from "../write.js"
 import { publicTools } from "./publicTools.js"
@@ -228,7 +228,7 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     }, ["channel", "question", "options", "closes"]),
     readOnly: false,
     run: async (args) => {
-      const closes = unixSeconds(args["closes"], "closes", { future: true })
+      const closes = await unixSecondsByService(client, args["closes"], "closes", { future: true })
       const result = await createPoll(client, keyPath, { channel: args["channel"], question: args["question"], options: args["options"], closes })
       return writeAnswer(client, result, (index) => `opened poll ${index} in ${args["channel"]}, closing ${new Date(closes * 1000).toISOString()}`, { closes })
     }
@@ -256,7 +256,7 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     }, ["sender"]),
     readOnly: false,
     run: async (args) => {
-      const until = args["until"] === undefined ? undefined : unixSeconds(args["until"], "until", { future: true })
+      const until = args["until"] === undefined ? undefined : await unixSecondsByService(client, args["until"], "until", { future: true })
       const { sender, result, inForce } = await grant(client, keyPath, args["sender"], { limit: args["limit"], until })
       if (result === null) {
         return {

@@ -10,26 +10,28 @@
 //      type, a key not of small order, a leaf that fits, the signature of its kid, a valid
 //      payload; any signer, since who may sign a type is decide's rule;
 //   3. the envelope was signed before it was logged: `created` no later than `logged` plus
-//      the clock skew a signature may have (a leaf logged before its writer signed it was
-//      made up);
+//      twice the clock skew a signature may have (admission judged `created` by the clock of
+//      the node that took the request, `logged` is the sequencer's; a leaf logged before its
+//      writer signed it, beyond both clocks' tolerance, was made up);
 //   4. decide (decide.ts) accepts it at `logged`: the signer's rights (owner, policy key,
 //      freeze, suspension), the key's chain (seq, prev) and the type's own rules;
 //   5. the leaf is byte for byte the leaf decide writes (index, `logged` never going back,
 //      the envelope's JCS).
 // What the checks cannot see is what no leaf holds: the HTTP signature's nonce and the
 // request's body. The body a rule reads (a policy citing an order reads its document) is
-// asked for (`needs_body`); when the service no longer serves it, the leaf is folded
-// unchecked and says so.
+// asked for (`needs_body`); when the service does not serve it (or serves other bytes),
+// every other check still runs, on a stand-in that cites the order, and a leaf that passes
+// them is `unchecked`, naming the one check left undone.
 //
 // A refused leaf is reported and then folded as the log has it, so that every later leaf is
 // still checked against the state the log implies (one bad leaf does not hide the next).
 
 import * as Either from "effect/Either"
-import { encodeU64 } from "../encoding.js"
+import { decodeU64, encodeU64 } from "../encoding.js"
 import { type Envelope } from "../envelope/envelope.js"
 import { MAX_CLOCK_SKEW_SECONDS } from "../http/aicsProfile.js"
 import { bodyRuleOf, type Signer } from "../entries/entryRule.js"
-import { equal } from "../bytes.js"
+import { equal, utf8 } from "../bytes.js"
 import { applyEntry, decodeLeaf } from "./applyEntry.js"
 import { decide } from "./decide.js"
 import type { LogState } from "./logState.js"
@@ -66,6 +68,15 @@ const bodyTheRulesRead = (envelope: Envelope): string | undefined => {
 }
 
 /**
+ * What stands for a policy's document the service does not serve, so that every other rule
+ * is still run on the leaf: a text that cites the order (the one thing the rule reads of it).
+ */
+const citingStandIn = (envelope: Envelope, digest: string): NonNullable<Submission["body"]> => ({
+  digest: decodeU64(digest) ?? new Uint8Array(32),
+  bytes: utf8(String((envelope.payload as Record<string, unknown>)["order_hash"]))
+})
+
+/**
  * Replays the leaf `entryBytes` at index state.size (see the steps above). `body`: undefined
  * when not fetched yet, null when the service does not serve it, else its bytes.
  */
@@ -83,20 +94,25 @@ export const replayLeaf = (
 
   const checked = checkEnvelope(entry.envelope, ctx, ANY_SIGNER)
   if (Either.isLeft(checked)) return refused(`${checked.left.code}: ${checked.left.detail}`)
-  if (entry.envelope.created > Math.floor(entry.logged / 1000) + MAX_CLOCK_SKEW_SECONDS) {
+  if (entry.envelope.created > Math.floor(entry.logged / 1000) + 2 * MAX_CLOCK_SKEW_SECONDS) {
     return refused(`logged at ${entry.logged} ms, before its envelope was signed (created ${entry.envelope.created})`)
   }
 
   const read = bodyTheRulesRead(entry.envelope)
   if (read !== undefined && body === undefined) return { kind: "needs_body", digest: read }
   let submissionBody: Submission["body"] = null
-  if (read !== undefined && body !== null && body !== undefined) {
-    const given = checkBody(entry.rule, entry.payload as Record<string, unknown>, encodeU64(body), ctx.sha256)
-    if (Either.isLeft(given)) return { kind: "unchecked", state: folded(), note: `entry ${entry.index} (${entry.rule.type}): the body served is not the one it names (${given.left.detail})` }
-    submissionBody = given.right
-  }
-  if (read !== undefined && submissionBody === null) {
-    return { kind: "unchecked", state: folded(), note: `entry ${entry.index} (${entry.rule.type}): its rules read the body ${read}, which the service does not serve` }
+  let undone: string | undefined
+  if (read !== undefined) {
+    const given = body === null || body === undefined
+      ? undefined
+      : checkBody(entry.rule, entry.payload as Record<string, unknown>, encodeU64(body), ctx.sha256)
+    if (given !== undefined && Either.isRight(given)) submissionBody = given.right
+    else {
+      undone = given === undefined
+        ? `its rules read the body ${read}, which the service does not serve: the order's citation is not checked`
+        : `the body served is not the one it names (${given.left.detail}): the order's citation is not checked`
+      submissionBody = citingStandIn(entry.envelope, read)
+    }
   }
   // Declared sizes are checked with or without the bytes: a size over the type's limit was never writable.
   const spec = bodyRuleOf(entry.rule, entry.payload)
@@ -111,5 +127,7 @@ export const replayLeaf = (
     return refused(`logged at ${entry.logged} ms, before the leaf ahead of it (${decision.right.logged} ms)`)
   }
   if (!equal(decision.right.entryBytes, entryBytes)) return refused("the leaf's bytes are not the leaf decide writes for its envelope")
-  return { kind: "accepted", state: decision.right.state }
+  return undone === undefined
+    ? { kind: "accepted", state: decision.right.state }
+    : { kind: "unchecked", state: decision.right.state, note: `entry ${entry.index} (${entry.rule.type}): ${undone}` }
 }

@@ -105,6 +105,18 @@ describe("replaying a log's leaves", () => {
     expect(problems).toEqual([expect.stringMatching(/\(freeze\): not_owner/)])
   })
 
+  it("runs every other rule on a policy citing an order whose document the service does not serve", () => {
+    // A policy signed by a stranger: the missing document must not let it pass as merely unchecked.
+    const parts = honestLog()
+    const order = hashOf("a stranger's order")
+    const cited = policyDocument("a stranger's policy", "change", parts.log.seconds, order)
+    const stranger = makeAgent("replay policy stranger")
+    const leaves = [...parts.log.leaves, leafOf(parts.log, envelopeFor(stranger, ORIGIN, "policy", { ...cited.payload, order_hash: order }))]
+    const replayed = replayAll(leaves, new Map([[parts.cited.payload.document_hash, parts.cited.body]]))
+    expect(replayed.outcomes.at(-1)).toBe("refused")
+    expect(replayed.problems).toEqual([expect.stringMatching(/\(policy\): not_owner/)])
+  })
+
   it("refuses an envelope whose signature does not verify, and one of another log", () => {
     const tampered = withForgedLeaf((log, { alice }) => {
       const { body: _body, ...named } = textBody("words alice signed for another channel")
