@@ -369,6 +369,18 @@ describe("aics name of a name without an X25519 key", () => {
   }, 60_000)
 })
 
+describe("aics audit log on this walk's log", () => {
+  it("finds every leaf one the sequencer had to write: gate claims with a secret (the policy key's, with `as`), an upgrade, rotations, X25519 keys", async () => {
+    alter = undefined
+    const replayed = ok(await aics(["audit", "log"]))
+    expect(replayed.out).toMatch(/every leaf of the log at size \d+ is one the sequencer had to write\n/)
+    expect(replayed.out).not.toContain("PROBLEM")
+    const json = JSON.parse(ok(await aics(["audit", "log", "--json"])).out) as { entries_replayed: number; checkpoint_size: number; leaves_refused: number }
+    expect(json.entries_replayed).toBe(json.checkpoint_size)
+    expect(json.leaves_refused).toBe(0)
+  })
+})
+
 describe("aics verify behind a dishonest proxy", () => {
   it("reads each receipt's entry from its bundle: a bundle serving other bytes than the tiles hash fails that receipt", async () => {
     alter = undefined
