@@ -10,7 +10,6 @@
 // the replayed log implies: a proxy that answers a suspension the owner ended as never
 // having been is caught.
 
-import { createServer } from "node:http"
 import { mkdtemp, readFile, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -19,6 +18,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { accepted, envelopeFor, makeAgent } from "../support/agents.js"
 import { ok, runAics } from "../support/aicsCli.js"
 import { claimPayload } from "../support/identityAgents.js"
+import { alterJson, startLyingProxy } from "../support/lyingProxy.js"
 import { seedLeaves } from "../support/seedLog.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../support/server.js"
 
@@ -60,21 +60,9 @@ describe("aics audit log", () => {
 
     // A service that says alice was never suspended.
     let lie: Record<string, unknown> = { index: null, order: null, until: null, ended_index: null, size: 0 }
-    const proxy = createServer((request, response) => {
-      const path = request.url ?? "/"
-      void fetch(`${server.baseUrl}${path}`).then(async (upstream) => {
-        let body = Buffer.from(await upstream.arrayBuffer())
-        if (path === "/v2/governance/suspensions/alice") {
-          const view = JSON.parse(body.toString()) as Record<string, unknown>
-          body = Buffer.from(JSON.stringify({ ...view, ...lie }))
-        }
-        response.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/octet-stream" }).end(body)
-      })
-    })
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve))
-    cleanup.push(() => new Promise<void>((resolve) => proxy.close(() => resolve())))
-    const address = proxy.address()
-    const throughProxy = () => runAics(["audit", "log", "--server", `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`], { cwd: work, env: env() })
+    const proxy = await startLyingProxy(() => server.baseUrl, () => alterJson((path) => path === "/v2/governance/suspensions/alice", (view) => ({ ...view, ...lie })))
+    cleanup.push(proxy.close)
+    const throughProxy = () => runAics(["audit", "log", "--server", proxy.url], { cwd: work, env: env() })
     const lying = await throughProxy()
     expect(lying.code).toBe(1)
     expect(lying.out).toMatch(/DIFFERENT \/v2\/governance\/suspensions\/alice \/index: the log implies 3, the service says null/)

@@ -16,10 +16,7 @@
 //     name upgraded from one to a key that has sent no key.x25519; both said to receive no
 //     DMs, and a DM or grant to them stopped before anything is written.
 
-import { createServer, type Server } from "node:http"
 import { join } from "node:path"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nobleCrypto } from "../../src/adapters/crypto/nobleCrypto.js"
 import { claimName, postText, writeWithKeyFile } from "../../src/client/agent.js"
@@ -32,7 +29,9 @@ import type { LogClient, WriteResult } from "../../src/client/write.js"
 import { decodeEntryBundle, encodeEntryBundle } from "../../src/domain/tlog/entryBundle.js"
 import { parseVerifierKey } from "../../src/domain/note/verifierKey.js"
 import { getEntry } from "../../src/client/read.js"
-import { CLI, ok, runAics, startCliWorld, type CliWorld } from "../support/aicsCli.js"
+import { ok, runAics, startCliWorld, type CliWorld } from "../support/aicsCli.js"
+import { callTool, connectAicsMcp } from "../support/mcpClient.js"
+import { startLyingProxy } from "../support/lyingProxy.js"
 import { field, GateConnection, lastLine } from "../support/gateClient.js"
 import { Ed25519Key, u64, utf8 } from "../support/outsideOwner.js"
 
@@ -42,7 +41,7 @@ let client: LogClient
 /** What the proxy alters: given the request path and the upstream answer's body, the body to answer instead (or undefined: as is). */
 type Alter = (path: string, body: Buffer) => Buffer | undefined
 let alter: Alter | undefined
-let proxy: Server
+let proxy: Awaited<ReturnType<typeof startLyingProxy>> | undefined
 let proxyUrl: string
 
 const facts = {
@@ -103,27 +102,18 @@ beforeAll(async () => {
   facts.last = indexOf(await postText(client, bobPath, "general", "after the rotation"))
   while ((await fetchCheckpoint(client.service, client.vkey)).size <= facts.last) await new Promise((r) => setTimeout(r, 100))
 
-  proxy = createServer((request, response) => {
-    const path = request.url ?? "/"
-    fetch(`${world.server.baseUrl}${path}`, { method: request.method ?? "GET", headers: { accept: request.headers.accept ?? "*/*" } })
-      .then(async (upstream) => {
-        const body = Buffer.from(await upstream.arrayBuffer())
-        const altered = upstream.status === 200 ? alter?.(path, body) : undefined
-        const headers: Record<string, string> = {}
-        upstream.headers.forEach((value, name) => {
-          if (!["content-length", "content-encoding", "transfer-encoding", "connection"].includes(name)) headers[name] = value
-        })
-        response.writeHead(upstream.status, headers).end(altered ?? body)
-      })
-      .catch(() => response.writeHead(502).end())
+  proxy = await startLyingProxy(() => world.server.baseUrl, () => {
+    const now = alter
+    return now === undefined ? undefined : (path, answer) => {
+      const altered = answer.status === 200 ? now(path, Buffer.from(answer.body)) : undefined
+      return altered === undefined ? undefined : { ...answer, body: altered }
+    }
   })
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve))
-  const address = proxy.address()
-  proxyUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+  proxyUrl = proxy.url
 }, 120_000)
 
 afterAll(async () => {
-  if (proxy !== undefined) await new Promise((resolve) => proxy.close(resolve))
+  await proxy?.close()
   await world?.stop()
 })
 
@@ -341,20 +331,12 @@ describe("aics name of a name without an X25519 key", () => {
 
   it("answers the MCP lookup_name tool for both", async () => {
     alter = undefined
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp", "--key", join(world.agentsDir, "bob.json")],
-      env: { PATH: process.env["PATH"] ?? "", AICS_SERVER: proxyUrl, AICS_LOG_VKEY: world.vkey },
-      stderr: "pipe"
-    })
-    const mcp = new Client({ name: "aics-walk", version: "1.0.0" })
-    await mcp.connect(transport)
+    const mcp = await connectAicsMcp(join(world.agentsDir, "bob.json"), { server: proxyUrl, vkey: world.vkey }, "aics-walk")
     try {
       const lookup = async (name: string) => {
-        const result = await mcp.callTool({ name: "lookup_name", arguments: { name } })
-        const content = result.content as Array<{ text: string }>
-        expect(result.isError, content[0]!.text).not.toBe(true)
-        return { summary: content[0]!.text, data: JSON.parse(content[1]!.text) as Record<string, unknown> }
+        const looked = await callTool(mcp, "lookup_name", { name })
+        expect(looked.isError, looked.summary).toBe(false)
+        return looked
       }
       const sam = await lookup("walk-sam")
       expect(sam.data).toMatchObject({ tier: "secret", kid: facts.policyKid, kid_index: facts.samClaim, x25519: "", x25519_index: null, receives_dms: false, verified: true })

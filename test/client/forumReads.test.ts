@@ -6,15 +6,14 @@
 // cheap check shows (the tally is the service's count, the post's leaf is not read) is said as
 // the service's word, in each output, with what would check it.
 
-import { createServer, type Server } from "node:http"
 import { join } from "node:path"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { CLI, ok, runAics, startCliWorld, type CliWorld } from "../support/aicsCli.js"
+import { ok, runAics, startCliWorld, type CliWorld } from "../support/aicsCli.js"
+import { callTool, connectAicsMcp } from "../support/mcpClient.js"
+import { alterJson, startLyingProxy } from "../support/lyingProxy.js"
 
 let world: CliWorld
-let proxy: Server
+let proxy: Awaited<ReturnType<typeof startLyingProxy>> | undefined
 let proxyUrl = ""
 
 /** What the proxy alters: given the request path and the upstream JSON, the JSON to answer instead (or undefined: as is). */
@@ -42,29 +41,15 @@ beforeAll(async () => {
   ok(await world.aics(["vote", String(facts.poll), "0", "--key", "bob.json"]))
   ok(await world.aics(["vote", String(facts.poll), "1", "--key", "carol.json"]))
 
-  proxy = createServer((request, response) => {
-    const path = request.url ?? "/"
-    fetch(`${world.server.baseUrl}${path}`, { headers: { accept: request.headers.accept ?? "*/*" } })
-      .then(async (upstream) => {
-        let body = Buffer.from(await upstream.arrayBuffer())
-        const isJson = (upstream.headers.get("content-type") ?? "").includes("json")
-        const altered = upstream.status === 200 && isJson && alter !== undefined ? alter(path, JSON.parse(body.toString("utf8"))) : undefined
-        if (altered !== undefined) body = Buffer.from(JSON.stringify(altered))
-        const headers: Record<string, string> = {}
-        upstream.headers.forEach((value, name) => {
-          if (!["content-length", "content-encoding", "transfer-encoding", "connection"].includes(name)) headers[name] = value
-        })
-        response.writeHead(upstream.status, headers).end(body)
-      })
-      .catch(() => response.writeHead(502).end())
+  proxy = await startLyingProxy(() => world.server.baseUrl, () => {
+    const now = alter
+    return now === undefined ? undefined : alterJson(() => true, (json, path) => now(path, json))
   })
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve))
-  const address = proxy.address()
-  proxyUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+  proxyUrl = proxy.url
 }, 120_000)
 
 afterAll(async () => {
-  if (proxy !== undefined) await new Promise((resolve) => proxy.close(resolve))
+  await proxy?.close()
   await world?.stop()
 })
 
@@ -180,20 +165,9 @@ describe("aics poll show through a dishonest proxy", () => {
 describe("the aics mcp read_posts and poll_show tools through a dishonest proxy", () => {
   it("check what the CLI checks, and say what is the service's word", async () => {
     alter = undefined
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI, "mcp", "--key", join(world.agentsDir, "carol.json")],
-      env: { PATH: process.env["PATH"] ?? "", AICS_SERVER: proxyUrl, AICS_LOG_VKEY: world.vkey },
-      stderr: "pipe"
-    })
-    const mcp = new Client({ name: "aics-forum-reads", version: "1.0.0" })
-    await mcp.connect(transport)
+    const mcp = await connectAicsMcp(join(world.agentsDir, "carol.json"), { server: proxyUrl, vkey: world.vkey }, "aics-forum-reads")
     try {
-      const call = async (name: string, args: Record<string, unknown>) => {
-        const result = await mcp.callTool({ name, arguments: args })
-        const content = result.content as Array<{ text: string }>
-        return { isError: result.isError === true, summary: content[0]!.text, data: content[1] === undefined ? undefined : JSON.parse(content[1].text) }
-      }
+      const call = (name: string, args: Record<string, unknown>) => callTool(mcp, name, args)
       const posts = await call("read_posts", { channel: "general" })
       expect(posts.isError, posts.summary).toBe(false)
       expect(posts.summary).toMatch(/^2 posts of general, no older posts; checked: each text hashes to its post's body_hash, and the view's checkpoint \(size \d+\) is signed by the log key; not checked: /)

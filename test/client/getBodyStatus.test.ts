@@ -5,7 +5,6 @@
 // `unavailable` as the service's word; each lie fails the read. The CLI runs in process
 // (cli.ts main); the expiry is checked with the library (checkBodyStatus) at a time 91 days on.
 
-import { createServer, type Server } from "node:http"
 import { mkdtemp, readFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -19,10 +18,11 @@ import { getEntry } from "../../src/client/read.js"
 import type { LogClient } from "../../src/client/write.js"
 import { DAY_MS } from "../../src/domain/bodyStatus.js"
 import { parseVerifierKey } from "../../src/domain/note/verifierKey.js"
+import { startLyingProxy } from "../support/lyingProxy.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../support/server.js"
 
 let server: RunningServer
-let proxy: Server
+let proxy: Awaited<ReturnType<typeof startLyingProxy>> | undefined
 let proxyUrl = ""
 let work = ""
 let vkey = ""
@@ -61,25 +61,23 @@ beforeAll(async () => {
   leaves.tombstone = entryIndex(await viaService(["admin", "tombstone", String(leaves.hidden), "spam"]))
   leaves.capsule = entryIndex(await viaService(["capsule", "put", "a secret slot of dora", "a note to self"]))
 
-  proxy = createServer(async (request, response) => {
-    const answer = await fetch(server.baseUrl + (request.url ?? "/"), { headers: { accept: request.headers.accept ?? "*/*" } })
-    const headers = new Headers(answer.headers)
-    headers.delete("content-length")
-    for (const name of ["content-encoding", "transfer-encoding", "connection", "keep-alive"]) headers.delete(name)
-    let body = new Uint8Array(await answer.arrayBuffer())
-    if (lie !== undefined && request.url === `/v2/entries/${lie.index}`) {
-      headers.set("x-aics-body-status", lie.status)
-      if (lie.dropBody) body = new TextEncoder().encode(JSON.stringify({ ...JSON.parse(new TextDecoder().decode(body)), body_or_ct: null }))
+  proxy = await startLyingProxy(() => server.baseUrl, () => {
+    const now = lie
+    return now === undefined ? undefined : (path, answer) => {
+      if (path !== `/v2/entries/${now.index}`) return undefined
+      const headers = new Headers(answer.headers)
+      headers.set("x-aics-body-status", now.status)
+      const body = now.dropBody
+        ? new TextEncoder().encode(JSON.stringify({ ...JSON.parse(new TextDecoder().decode(answer.body)), body_or_ct: null }))
+        : answer.body
+      return { ...answer, headers, body }
     }
-    response.writeHead(answer.status, Object.fromEntries(headers)).end(body)
   })
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve))
-  const address = proxy.address()
-  proxyUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+  proxyUrl = proxy.url
 }, 90_000)
 
 afterAll(async () => {
-  if (proxy !== undefined) await new Promise((resolve) => proxy.close(resolve))
+  await proxy?.close()
   await server?.stop()
   if (server !== undefined) await removeDir(server.dataDir)
   if (work !== "") await removeDir(work)

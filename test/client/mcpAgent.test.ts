@@ -10,12 +10,12 @@ import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Ajv } from "ajv"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { generateAgentKey } from "../../src/client/agentKey.js"
 import { createAgentKeyFile } from "../../src/client/keyFile.js"
 import { CLI, runAics } from "../support/aicsCli.js"
+import { callTool, type Called, connectAicsMcp } from "../support/mcpClient.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../support/server.js"
 
 let server: RunningServer | undefined
@@ -31,29 +31,12 @@ afterAll(async () => {
 
 /** An MCP client connected to `aics mcp` for the key file at `keyPath`. */
 const agent = async (keyPath: string, vkey: string): Promise<Client> => {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, "mcp", "--key", keyPath],
-    env: { PATH: process.env["PATH"] ?? "", AICS_SERVER: server!.baseUrl, AICS_LOG_VKEY: vkey },
-    stderr: "pipe"
-  })
-  const client = new Client({ name: "aics-test", version: "1.0.0" })
-  await client.connect(transport)
+  const client = await connectAicsMcp(keyPath, { server: server!.baseUrl, vkey })
   clients.push(client)
   return client
 }
 
-interface Called {
-  readonly isError: boolean
-  readonly summary: string
-  readonly data: any
-}
-
-const call = async (client: Client, name: string, args: Record<string, unknown> = {}): Promise<Called> => {
-  const result = await client.callTool({ name, arguments: args })
-  const content = result.content as Array<{ type: string; text: string }>
-  return { isError: result.isError === true, summary: content[0]!.text, data: content[1] === undefined ? undefined : JSON.parse(content[1].text) }
-}
+const call = callTool
 
 const ok = async (client: Client, name: string, args: Record<string, unknown> = {}): Promise<Called> => {
   const result = await call(client, name, args)

@@ -9,23 +9,14 @@ import { encodeB64, encodeU64 } from "../../../src/domain/encoding.js"
 import { parseCommand, USAGE } from "../../../src/domain/gate/command.js"
 import { u64Problem } from "../../../src/domain/gate/prepare.js"
 import { newSession, step, type GateSession, type Step, type Transport } from "../../../src/domain/gate/session.js"
-import { payloadSignatureCheck } from "../../../src/domain/identity/possession.js"
 import { GovLog, makeAgent, pollPayload } from "../../support/governanceAgents.js"
-import { claimPayload, ORIGIN } from "../../support/identityAgents.js"
+import { gateFactsOf } from "../../support/gateFacts.js"
+import { claimPayload } from "../../support/identityAgents.js"
 
 const PLAIN: Transport = { tls: false, method: "tcp" }
 const GET: Transport = { tls: false, method: "GET" }
 const log = new GovLog()
-let counter = 0
-const facts = () => ({
-  now: log.now,
-  fresh: encodeU64(nodeCrypto.sha256(utf8(`fresh ${counter++}`)).subarray(0, 16)),
-  origin: ORIGIN,
-  gatePorts: { tls: 0, plaintext: 17701 },
-  log: log.state,
-  sha256: nodeCrypto.sha256,
-  verify: payloadSignatureCheck(nodeCrypto.ed25519)
-})
+const facts = () => gateFactsOf(log, { tls: 0, plaintext: 17701 })
 const run = (session: GateSession, line: string, transport: Transport = PLAIN): Step => step(session, line, transport, facts())
 const last = (s: Step) => s.lines[s.lines.length - 1]
 const signText = (s: Step) => JSON.parse(s.lines.find((l) => l.startsWith("sign "))!.slice(5))

@@ -5,28 +5,17 @@
 // the routes' own answers, is test/adapters/http/governanceRoutes.test.ts's.
 
 import { describe, expect, it } from "vitest"
-import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
-import { utf8 } from "../../../src/domain/bytes.js"
-import { encodeU64 } from "../../../src/domain/encoding.js"
 import { parseCommand, USAGE } from "../../../src/domain/gate/command.js"
 import { helpLines, newSession, step, type Transport } from "../../../src/domain/gate/session.js"
 import { governanceSaid } from "../../../src/domain/governance/summary.js"
-import { payloadSignatureCheck } from "../../../src/domain/identity/possession.js"
 import { GATE_EVENTS, gateLineEvent } from "../../../src/domain/stats/gateEvents.js"
 import { GovLog } from "../../support/governanceAgents.js"
+import { gateFactsOf } from "../../support/gateFacts.js"
 import { ORIGIN } from "../../support/identityAgents.js"
 
 const PORTS = { tls: 17700, plaintext: 17701 }
 const log = new GovLog()
-const facts = () => ({
-  now: log.now,
-  fresh: encodeU64(nodeCrypto.sha256(utf8(`fresh ${Math.random()}`)).subarray(0, 16)),
-  origin: ORIGIN,
-  gatePorts: PORTS,
-  log: log.state,
-  sha256: nodeCrypto.sha256,
-  verify: payloadSignatureCheck(nodeCrypto.ed25519)
-})
+const facts = () => gateFactsOf(log, PORTS)
 
 describe("the gate's governance [did:key | name]", () => {
   it("parses as a read with an optional subject, as given (the app reads it as the route reads its path)", () => {

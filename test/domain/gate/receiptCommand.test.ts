@@ -4,27 +4,16 @@
 // the owner statistics as its own verb.
 
 import { describe, expect, it } from "vitest"
-import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
-import { utf8 } from "../../../src/domain/bytes.js"
-import { encodeU64 } from "../../../src/domain/encoding.js"
 import { parseCommand, USAGE } from "../../../src/domain/gate/command.js"
 import { helpLines, newSession, step, type Transport } from "../../../src/domain/gate/session.js"
-import { payloadSignatureCheck } from "../../../src/domain/identity/possession.js"
 import { GATE_EVENTS, gateLineEvent } from "../../../src/domain/stats/gateEvents.js"
 import { GovLog } from "../../support/governanceAgents.js"
+import { gateFactsOf } from "../../support/gateFacts.js"
 import { ORIGIN } from "../../support/identityAgents.js"
 
 const PORTS = { tls: 17700, plaintext: 17701 }
 const log = new GovLog()
-const facts = () => ({
-  now: log.now,
-  fresh: encodeU64(nodeCrypto.sha256(utf8(`fresh ${Math.random()}`)).subarray(0, 16)),
-  origin: ORIGIN,
-  gatePorts: PORTS,
-  log: log.state,
-  sha256: nodeCrypto.sha256,
-  verify: payloadSignatureCheck(nodeCrypto.ed25519)
-})
+const facts = () => gateFactsOf(log, PORTS)
 
 describe("the gate's receipt <index>", () => {
   it("parses as a read of one index, with the usage of entry's bounds", () => {
