@@ -47,6 +47,7 @@ import { getBytes, getJson, send } from "./http.js"
 import { diffJson, type JsonDifference } from "./jsonDiff.js"
 import { fetchNameView, viewCheckpoint } from "./nameLookup.js"
 import { viewCheckpointSize } from "./governance.js"
+import { answeredAt } from "./serviceClock.js"
 import { nameView } from "../domain/views/nameView.js"
 import { freezeView } from "../domain/governance/freeze.js"
 import { policyView } from "../domain/governance/policyTiming.js"
@@ -302,8 +303,7 @@ export interface LogAudit {
 const servedView = async (client: LogClient, path: string): Promise<{ readonly json: Record<string, unknown>; readonly at: number }> => {
   const { json, headers } = await getJson(client.service, path)
   if (typeof json !== "object" || json === null || Array.isArray(json)) throw protocolError(`GET ${path}: the answer is not a JSON object`)
-  const date = Date.parse(headers.get("date") ?? "")
-  return { json: json as Record<string, unknown>, at: Number.isNaN(date) ? Date.now() : date }
+  return { json: json as Record<string, unknown>, at: answeredAt(headers) ?? Date.now() }
 }
 
 /**

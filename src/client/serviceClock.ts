@@ -9,6 +9,12 @@ import { send } from "./http.js"
 import { unixSeconds } from "./unixTime.js"
 import type { LogClient } from "./write.js"
 
+/** When the service answered, by its Date header (Unix ms, whole seconds), or undefined when it gave none. */
+export const answeredAt = (headers: Headers): number | undefined => {
+  const date = Date.parse(headers.get("date") ?? "")
+  return Number.isSafeInteger(date) && date > 0 ? date : undefined
+}
+
 /**
  * The service's clock, Unix ms: the Date header of its answer to GET /checkpoint (RFC 9110,
  * whole seconds, rounded down, so never ahead of the logged time of a leaf written after it);
@@ -19,8 +25,8 @@ import type { LogClient } from "./write.js"
 export const serviceNowMillis = async (client: Pick<LogClient, "service">, localNow: number = Date.now()): Promise<number | undefined> => {
   const response = await send(client.service, "/checkpoint")
   await response.arrayBuffer().catch(() => undefined)
-  const date = Date.parse(response.headers.get("date") ?? "")
-  if (!Number.isSafeInteger(date) || date <= 0) return undefined
+  const date = answeredAt(response.headers)
+  if (date === undefined) return undefined
   // The header is not signed: a proxy, or a node whose clock is wrong, could move every time
   // the client signs by any amount (a suspension "for an hour" until 2090). The service takes
   // a signed request only within MAX_CLOCK_SKEW_SECONDS of its clock, so a Date further from
