@@ -52,9 +52,14 @@ import { nameView } from "../domain/views/nameView.js"
 import { freezeView } from "../domain/governance/freeze.js"
 import { policyView } from "../domain/governance/policyTiming.js"
 import { suspensionView } from "../domain/governance/suspension.js"
+import { pollDetail, pollsView } from "../domain/views/agoraPolls.js"
+import { postsView } from "../domain/views/agoraPosts.js"
+import { AGORA_POSTS_LIMIT } from "../domain/views/limits.js"
+import * as Chunk from "effect/Chunk"
 import * as HashMap from "effect/HashMap"
+import { checkedText, queryString } from "./forum.js"
 import { noProgress, type Progress } from "./progress.js"
-import { tileReader } from "./tiles.js"
+import { consistencyFromTiles, tileReader, type TileReader } from "./tiles.js"
 import { rootHashJson } from "./verify.js"
 import type { LogClient } from "./write.js"
 
@@ -125,21 +130,22 @@ export interface NameAudit {
   readonly ok: boolean
 }
 
-/** The entries of the log of this size, from its entry bundles. */
-const fetchEntries = async (client: LogClient, size: number, progress: Progress): Promise<{ entries: Array<Uint8Array>; bundles: number }> => {
+/** The entries `from` to `size` of the log of that size, from its entry bundles. */
+const fetchEntries = async (client: LogClient, from: number, size: number, progress: Progress): Promise<{ entries: Array<Uint8Array>; bundles: number }> => {
   const entries: Array<Uint8Array> = []
-  const bundles = Math.ceil(size / TILE_WIDTH)
-  for (let index = 0; index < bundles; index++) {
-    progress("fetching entry bundles", index, bundles)
+  const first = Math.floor(from / TILE_WIDTH)
+  const last = Math.ceil(size / TILE_WIDTH)
+  for (let index = first; index < last; index++) {
+    progress("fetching entry bundles", index - first, last - first)
     const width = Math.min(TILE_WIDTH, size - index * TILE_WIDTH)
     const path = `/tiles/${tilePath({ kind: "entries", index, width })}`
     const decoded = decodeEntryBundle(await getBytes(client.service, path))
     if (decoded === undefined || decoded.length !== width) {
       throw verificationError(`${path} is not a bundle of ${width} entries`)
     }
-    entries.push(...decoded)
+    entries.push(...(index === first ? decoded.slice(from - first * TILE_WIDTH) : decoded))
   }
-  return { entries, bundles }
+  return { entries, bundles: last - first }
 }
 
 const checkedRoot = async (tiles: ReturnType<typeof tileReader>, checkpoint: Checkpoint, what: string): Promise<void> => {
@@ -157,7 +163,10 @@ export interface LogFold {
   readonly folded: number
   readonly bundles: number
   readonly tilesFetched: number
-  /** Leaves off the tiles, leaves the sequencer could not have written, leaves no rule folds: the audit fails when any. */
+  /**
+   * Leaves off the tiles, leaves the sequencer could not have written (the first
+   * LISTED_PROBLEMS), leaves no rule folds: the audit fails when any (foldProblems).
+   */
   readonly problems: ReadonlyArray<string>
   /** Leaves a check of which reads a body the service no longer serves (replayed but for that check). */
   readonly unchecked: ReadonlyArray<string>
@@ -189,42 +198,72 @@ export const foldLogFromTiles = async (
   checkpoint: Checkpoint,
   options: { readonly at?: number; readonly also?: Checkpoint; readonly progress?: Progress } = {}
 ): Promise<LogFold> => {
-  const progress = options.progress ?? noProgress
   const tiles = tileReader(client.service)
-  await checkedRoot(tiles, checkpoint, "the latest checkpoint")
   if (options.also !== undefined) await checkedRoot(tiles, options.also, "the name view's checkpoint")
-  const problems: Array<string> = []
-  const { entries, bundles } = await fetchEntries(client, checkpoint.size, progress)
-  const leafHashes = await tiles.storedHashes(checkpoint.size, entries.map((_, i) => storedHashIndex(0, i)))
-  entries.forEach((bytes, i) => {
-    if (!equal(hasher.leafHash(bytes), leafHashes[i]!)) problems.push(`entry ${i} of the bundles is not the leaf the tiles hold at ${i}`)
-  })
   const at = options.at ?? checkpoint.size
+  const start: LogFold = {
+    checkpoint: { ...checkpoint, size: 0 },
+    state: emptyLogState,
+    stateAt: at === 0 ? emptyLogState : undefined,
+    folded: 0,
+    bundles: 0,
+    tilesFetched: 0,
+    problems: [],
+    unchecked: [],
+    refused: 0
+  }
+  return replayTail(client, tiles, start, checkpoint, at, options.progress ?? noProgress)
+}
+
+/**
+ * The fold of a complete replay carried on to a newer checkpoint: the newer tiles must show
+ * the one replayed as a prefix (consistencyFromTiles), and only the entries past it are
+ * fetched and replayed.
+ */
+export const extendFold = async (client: LogClient, fold: LogFold, newer: Checkpoint, progress: Progress = noProgress): Promise<LogFold> => {
+  const tiles = tileReader(client.service)
+  const consistency = await consistencyFromTiles(tiles, fold.checkpoint, newer)
+  if (consistency._tag !== "Extends") {
+    throw verificationError(`the checkpoint at size ${newer.size} does not extend the one replayed (size ${fold.checkpoint.size}): ${consistency._tag === "Forks" ? "the log signed two histories" : "its tiles do not hash to its root"}`)
+  }
+  return replayTail(client, tiles, fold, newer, newer.size, progress)
+}
+
+/** Replays the entries of `checkpoint`'s log past what `fold` replayed (which stopped nowhere short). */
+const replayTail = async (client: LogClient, tiles: TileReader, fold: LogFold, checkpoint: Checkpoint, at: number, progress: Progress): Promise<LogFold> => {
+  await checkedRoot(tiles, checkpoint, "the latest checkpoint")
+  const from = fold.folded
+  const problems = [...fold.problems]
+  const { entries, bundles } = await fetchEntries(client, from, checkpoint.size, progress)
+  const leafHashes = await tiles.storedHashes(checkpoint.size, entries.map((_, i) => storedHashIndex(0, from + i)))
+  entries.forEach((bytes, i) => {
+    if (!equal(hasher.leafHash(bytes), leafHashes[i]!)) problems.push(`entry ${from + i} of the bundles is not the leaf the tiles hold at ${from + i}`)
+  })
   // A signature verified a leaf: the runtime's fastest Ed25519 (bulkCrypto).
   const primitives = await bulkCrypto()
   const context = { origin: checkpoint.origin, sha256: primitives.sha256, ed25519: primitives.ed25519 }
-  let state: LogState = emptyLogState
-  let stateAt: LogState | undefined = at === 0 ? state : undefined
-  let folded = 0
-  let broken = 0
-  const unchecked: Array<string> = []
+  let { state, stateAt, folded, refused } = fold
+  const unchecked = [...fold.unchecked]
   for (const bytes of entries) {
-    if (folded % 1000 === 0) progress("replaying entries", folded, entries.length)
+    if (folded % 1000 === 0) progress("replaying entries", folded - from, entries.length)
     let outcome = replayLeaf(state, bytes, context)
     if (outcome.kind === "needs_body") outcome = replayLeaf(state, bytes, context, await servedBody(client, outcome.digest))
     if (outcome.kind === "unfoldable" || outcome.kind === "needs_body") {
       problems.push(outcome.kind === "unfoldable" ? outcome.problem : `entry ${folded} cannot be replayed`)
       break
     }
-    if (outcome.kind === "refused" && broken++ < LISTED_PROBLEMS) problems.push(outcome.problem)
+    if (outcome.kind === "refused" && refused++ < LISTED_PROBLEMS) problems.push(outcome.problem)
     if (outcome.kind === "unchecked") unchecked.push(outcome.note)
     state = outcome.state
     folded++
     if (state.size === at) stateAt = state
   }
-  if (broken > LISTED_PROBLEMS) problems.push(`and ${broken - LISTED_PROBLEMS} more entries the sequencer could not have written`)
-  return { checkpoint, state, stateAt, folded, bundles, tilesFetched: tiles.fetched(), problems, unchecked, refused: broken }
+  return { checkpoint, state, stateAt, folded, bundles: fold.bundles + bundles, tilesFetched: fold.tilesFetched + tiles.fetched(), problems, unchecked, refused }
 }
+
+/** The fold's problems as reported: the refused leaves past LISTED_PROBLEMS as a count. */
+const foldProblems = (fold: LogFold): ReadonlyArray<string> =>
+  fold.refused > LISTED_PROBLEMS ? [...fold.problems, `and ${fold.refused - LISTED_PROBLEMS} more entries the sequencer could not have written`] : fold.problems
 
 export const auditName = async (client: LogClient, name: string, options: { readonly progress?: Progress } = {}): Promise<NameAudit> => {
   const { json, view } = await fetchNameView(client, name)
@@ -236,7 +275,7 @@ export const auditName = async (client: LogClient, name: string, options: { read
   if (wanted > latest.size) throw protocolError(`the name view is at size ${wanted}, beyond the latest checkpoint's ${latest.size}`)
   const size = atView?.size ?? latest.size
   const fold = await foldLogFromTiles(client, latest, { at: size, ...(atView === undefined ? {} : { also: atView }), ...(options.progress === undefined ? {} : { progress: options.progress }) })
-  const problems = [...fold.problems]
+  const problems = [...foldProblems(fold)]
   if (view.size !== undefined && view.size > size) problems.push(`the view covers size ${view.size}, beyond the checkpoint ${size} it is compared at`)
 
   let differences: ReadonlyArray<JsonDifference> = []
@@ -274,9 +313,9 @@ export const auditName = async (client: LogClient, name: string, options: { read
   }
 }
 
-/** One of the owner's views, as the service answered it, against the one the replayed log implies. */
+/** One of the views compared, as the service answered it, against the one the replayed log implies. */
 export interface ViewAudit {
-  /** The view's path (/v2/governance/...). */
+  /** The view's path and query (/v2/governance/..., /v2/agora/...). */
   readonly view: string
   /** `agrees`, `differs` (differences listed), or `ahead`: the view names leaves past the log replayed, not compared. */
   readonly outcome: "agrees" | "differs" | "ahead"
@@ -292,66 +331,136 @@ export interface LogAudit {
   readonly bundlesFetched: number
   readonly problems: ReadonlyArray<string>
   readonly uncheckedLeaves: ReadonlyArray<string>
-  /** The owner's views compared with the replayed log: the freeze, the policies, each subject's suspension. */
+  /** The views compared with the replayed log (auditedViews): the owner's, the posts' pages, the polls. */
   readonly views: ReadonlyArray<ViewAudit>
   /** How many leaves the sequencer could not have written (problems lists the first LISTED_PROBLEMS). */
   readonly leavesRefused: number
   readonly ok: boolean
 }
 
-/** A view's JSON and the time of its answer (its Date, Unix ms; the local time if it gave none). */
-const servedView = async (client: LogClient, path: string): Promise<{ readonly json: Record<string, unknown>; readonly at: number }> => {
-  const { json, headers } = await getJson(client.service, path)
-  if (typeof json !== "object" || json === null || Array.isArray(json)) throw protocolError(`GET ${path}: the answer is not a JSON object`)
-  return { json: json as Record<string, unknown>, at: answeredAt(headers) ?? Date.now() }
+/** A view the audit compares: where the service serves it, and what the replayed log implies it is at a time. */
+interface AuditedView {
+  readonly path: string
+  readonly implied: (state: LogState, at: number) => unknown
+  /** The served view's members that are a function of the log, anything else in it checked apart (default: all but NOT_FOLDED). */
+  readonly folded?: (json: Record<string, unknown>) => Record<string, unknown>
 }
 
+const foldedMembers = (json: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(json).filter(([member]) => !NOT_FOLDED.has(member)))
+
 /**
- * Compares the view at `path` with `implied(at)` for the time of its answer: `at` and the
- * rest of that second (a Date has whole seconds). A view naming leaves at or past `size`
- * is not compared.
+ * Compares the view with the one `fold` implies at the time of its answer (its Date): that
+ * time and the rest of its second (a Date has whole seconds). A view naming leaves at or
+ * past the size replayed is not compared.
  */
-const auditView = async (client: LogClient, path: string, size: number, implied: (at: number) => unknown): Promise<ViewAudit> => {
-  const { json, at } = await servedView(client, path)
-  const served = Object.fromEntries(Object.entries(json).filter(([member]) => !NOT_FOLDED.has(member)))
+const auditView = async (client: LogClient, view: AuditedView, fold: LogFold): Promise<ViewAudit> => {
+  const { json, headers } = await getJson(client.service, view.path)
+  if (typeof json !== "object" || json === null || Array.isArray(json)) throw protocolError(`GET ${view.path}: the answer is not a JSON object`)
+  const at = answeredAt(headers) ?? Date.now()
+  const served = (view.folded ?? foldedMembers)(json as Record<string, unknown>)
   // The view's own checkpoint, signed by the log key, must cover what it says: a view that
   // claims to be ahead must show a signed checkpoint that is.
   const viewSize = typeof served["size"] === "number" ? served["size"] : 0
-  viewCheckpointSize(client, path, json, viewSize)
-  if (viewSize > size) return { view: path, outcome: "ahead", differences: [] }
-  const differences = diffJson(implied(at), served)
-  if (differences.length === 0 || diffJson(implied(at + 999), served).length === 0) return { view: path, outcome: "agrees", differences: [] }
-  return { view: path, outcome: "differs", differences }
+  viewCheckpointSize(client, view.path, json as Record<string, unknown>, viewSize)
+  if (viewSize > fold.checkpoint.size) return { view: view.path, outcome: "ahead", differences: [] }
+  const differences = diffJson(view.implied(fold.state, at), served)
+  if (differences.length === 0 || diffJson(view.implied(fold.state, at + 999), served).length === 0) return { view: view.path, outcome: "agrees", differences: [] }
+  return { view: view.path, outcome: "differs", differences }
 }
 
-/** The owner's views against `state`, the log replayed up to `size`. */
-const auditGovernance = async (client: LogClient, state: LogState, size: number): Promise<ReadonlyArray<ViewAudit>> => {
-  const views = [
-    await auditView(client, "/v2/governance/freeze", size, () => freezeView(state)),
-    await auditView(client, "/v2/governance/policy", size, (at) => policyView(state, at))
-  ]
-  for (const subject of HashMap.keys(state.governance.suspensions)) {
-    views.push(await auditView(client, `/v2/governance/suspensions/${encodeURIComponent(subject)}`, size, (at) => suspensionView(state, subject, at)))
+/** The owner's views (docs/protocol.md 12.6): the freeze, the policies, every subject the log ever suspended. */
+const governanceViews = (state: LogState): ReadonlyArray<AuditedView> => [
+  { path: "/v2/governance/freeze", implied: (s) => freezeView(s) },
+  { path: "/v2/governance/policy", implied: (s, at) => policyView(s, at) },
+  ...[...HashMap.keys(state.governance.suspensions)].map((subject): AuditedView => ({
+    path: `/v2/governance/suspensions/${encodeURIComponent(subject)}`,
+    implied: (s, at) => suspensionView(s, subject, at)
+  }))
+]
+
+/** Posts a page of the audit's walk holds: the most a page may (docs/protocol.md section 12). */
+const POSTS_PAGE = AGORA_POSTS_LIMIT.max
+
+/**
+ * A page of every post logged before `before`, newest first: the posts the log holds and
+ * how each one's text stands. Each text served is checked against the post's body_hash and
+ * size (which are compared with the log's), then left out of the comparison.
+ */
+const postsPageView = (before: number): AuditedView => ({
+  path: `/v2/agora/posts${queryString({ limit: POSTS_PAGE, before })}`,
+  implied: (state, at) => postsView(state, { channel: undefined, limit: POSTS_PAGE, before }, at),
+  folded: (json) => {
+    const { posts, ...rest } = foldedMembers(json)
+    if (!Array.isArray(posts)) throw protocolError("GET /v2/agora/posts: no posts list")
+    return {
+      ...rest,
+      posts: posts.map((p) => {
+        if (typeof p !== "object" || p === null) throw protocolError("GET /v2/agora/posts: a post is not a JSON object")
+        const { text, ...post } = p as Record<string, unknown>
+        checkedText(Number(post["index"]), typeof text === "string" ? text : null, post["body_hash"], post["size"])
+        return post
+      })
+    }
   }
-  return views
+})
+
+/**
+ * The views the audit compares with the log replayed into `state`: the owner's; every post,
+ * walked page by page from the newest logged before the log's size (the pages the log
+ * implies, so a page the service leaves out or cuts short is still asked); the polls'
+ * list and every poll with its tally.
+ */
+const auditedViews = (state: LogState): ReadonlyArray<AuditedView> => {
+  const pages: Array<AuditedView> = []
+  for (let before: number | null = state.size; before !== null;) {
+    pages.push(postsPageView(before))
+    before = postsView(state, { channel: undefined, limit: POSTS_PAGE, before }, 0).next_before
+  }
+  return [
+    ...governanceViews(state),
+    ...pages,
+    { path: "/v2/agora/polls", implied: (s, at) => pollsView(s, at) },
+    ...Chunk.toReadonlyArray(state.forum.pollOrder).map((index): AuditedView => ({ path: `/v2/agora/polls/${index}`, implied: (s, at) => pollDetail(s, index, at) }))
+  ]
 }
 
-/** Replays every leaf of the latest checkpoint's log as the sequencer had to decide it (steps 1-3 above). */
+/** How many times the audit replays the log's newer leaves for views past what it replayed (a busy log moves on). */
+const CATCH_UP_ROUNDS = 3
+
+/**
+ * Replays every leaf of the latest checkpoint's log as the sequencer had to decide it
+ * (steps 1-3 above), then compares the views with it. A view past the log replayed (a vote,
+ * a tombstone, an owner's act since) is asked again once the leaves of a newer checkpoint
+ * are replayed too, a few times: a log that keeps moving leaves such views not compared.
+ */
 export const auditLog = async (client: LogClient, options: { readonly progress?: Progress } = {}): Promise<LogAudit> => {
   const latest = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
-  const fold = await foldLogFromTiles(client, latest, options.progress === undefined ? {} : { progress: options.progress })
-  const views = fold.folded === latest.size ? await auditGovernance(client, fold.state, latest.size) : []
+  let fold = await foldLogFromTiles(client, latest, options.progress === undefined ? {} : { progress: options.progress })
+  const complete = () => fold.folded === fold.checkpoint.size
+  const audited = new Map<string, ViewAudit>()
+  let pending = complete() ? auditedViews(fold.state) : []
+  for (let round = 0; pending.length > 0; round++) {
+    for (const view of pending) audited.set(view.path, await auditView(client, view, fold))
+    pending = pending.filter((view) => audited.get(view.path)!.outcome === "ahead")
+    if (pending.length === 0 || round === CATCH_UP_ROUNDS) break
+    const newer = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
+    if (newer.size <= fold.checkpoint.size) break
+    fold = await extendFold(client, fold, newer, options.progress)
+    if (!complete()) break
+  }
+  const views = [...audited.values()]
   return {
-    checkpointSize: latest.size,
-    rootHash: encodeB64(latest.rootHash),
+    checkpointSize: fold.checkpoint.size,
+    rootHash: encodeB64(fold.checkpoint.rootHash),
     entriesReplayed: fold.folded,
     tilesFetched: fold.tilesFetched,
     bundlesFetched: fold.bundles,
-    problems: fold.problems,
+    problems: foldProblems(fold),
     uncheckedLeaves: fold.unchecked,
     views,
     leavesRefused: fold.refused,
-    ok: fold.problems.length === 0 && fold.folded === latest.size && views.every((v) => v.outcome === "agrees")
+    ok: fold.problems.length === 0 && fold.folded === fold.checkpoint.size && views.every((v) => v.outcome === "agrees")
   }
 }
 

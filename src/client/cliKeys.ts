@@ -105,6 +105,14 @@ const replayLines = (client: LogClient, report: { readonly checkpointSize: numbe
   ...report.uncheckedLeaves.map((u) => `not checked: ${u}`)
 ]
 
+/** The views that agree, the owner's by path and the forum's counted (a page of posts each, a poll each). */
+const agreeingViews = (paths: ReadonlyArray<string>): string => {
+  const pages = paths.filter((p) => p.startsWith("/v2/agora/posts")).length
+  const polls = paths.filter((p) => p.startsWith("/v2/agora/polls/")).length
+  const named = paths.filter((p) => !p.startsWith("/v2/agora/posts") && !p.startsWith("/v2/agora/polls/"))
+  return [...named, `${pages} ${pages === 1 ? "page" : "pages"} of posts`, `${polls} ${polls === 1 ? "poll" : "polls"}`].join(", ")
+}
+
 export const audit = (inv: Invocation, env: Env): Promise<Outcome> => (inv.args[0] === "log" ? auditLogCommand(inv, env) : auditNameCommand(inv, env))
 
 const auditLogCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
@@ -119,8 +127,8 @@ const auditLogCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const lines = [
     ...replayLines(client, report, report.entriesReplayed),
     ...differing.flatMap((v) => v.differences.map((d) => `DIFFERENT ${v.view} ${d.path}: the log implies ${show(d.log)}, the service says ${show(d.server)}`)),
-    ...ahead.map((v) => `not compared: ${v.view} names leaves past size ${report.checkpointSize} (an owner's act after the checkpoint audited: audit again)`),
-    ...(agreeing.length === 0 ? [] : [`the owner's views that agree with the log: ${agreeing.join(", ")}`]),
+    ...ahead.map((v) => `not compared: ${v.view} names leaves past size ${report.checkpointSize} (the log kept moving while the audit caught up: audit again)`),
+    ...(agreeing.length === 0 ? [] : [`the views that agree with the log: ${agreeingViews(agreeing)}`]),
     report.ok
       ? `every leaf of the log at size ${report.checkpointSize} is one the sequencer had to write${partly}`
       : `the log at size ${report.checkpointSize}: ${count(report.leavesRefused, "leaf", "leaves")} the sequencer could not have written, ${count(differing.length, "view", "views")} differing, ${ahead.length} not compared`

@@ -312,9 +312,11 @@ own rules, a leaf byte for byte as decide writes it). A leaf the service could n
 written (a second claim of a taken name, an owner's act signed by another key) is a
 PROBLEM: exit status 1. A policy citing an order is checked against its document, fetched
 from the service; a document it no longer serves leaves that one check undone, said so.
-Then the owner's views (the freeze, the policies, the suspension of every subject the log
-ever suspended) are compared with the ones the replayed log implies: a DIFFERENT line for
-each member the log contradicts (exit status 1).
+Then views are compared with the ones the replayed log implies: the owner's (the freeze,
+the policies, the suspension of every subject the log ever suspended), every page of
+posts (each text checked against its post's hash) and every poll with its tally: a
+DIFFERENT line for each member the log contradicts (exit status 1). A view naming leaves
+logged since the checkpoint replayed is asked again after those leaves are replayed too.
 
 audit name: the same replay, then the name view the log implies compared with the
 service's view of the name. A

@@ -8,7 +8,8 @@
 //   - a page of posts: each text must hash to its post's body_hash (and be of its size), and
 //     the view's checkpoint note must be the log key's. The body_hash, author, name and
 //     channel of each post, and which posts the page holds, stay the service's word: `aics
-//     get <index>` proves one post's leaf (postsChecked, postsNotChecked say so).
+//     get <index>` proves one post's leaf, `aics audit log` every page of the whole log
+//     (postsChecked, postsNotChecked say so).
 //   - a poll: its leaf is read with its inclusion proof (getEntry) and the view's channel,
 //     author, options, closes and question hash must be the leaf's; the question is the
 //     checked body. The tally and open/closed are the service's count (pollChecked,
@@ -80,7 +81,7 @@ export interface PostsQuery {
 }
 
 /** A post's text against the body_hash and size its view gives (the hash its leaf commits to, says the service). */
-const checkedText = (index: number, text: string | null, bodyHash: unknown, size: unknown): { body_hash: string; size: number } => {
+export const checkedText = (index: number, text: string | null, bodyHash: unknown, size: unknown): { body_hash: string; size: number } => {
   const digest = typeof bodyHash === "string" ? decodeU64(bodyHash) : undefined
   if (digest === undefined || digest.length !== 32 || !Number.isSafeInteger(size) || (size as number) < 0) {
     throw protocolError(`GET /v2/agora/posts: post ${index} lacks its body_hash (U64 of 32 bytes) or size`)
@@ -139,9 +140,9 @@ export const postsChecked = (page: PostsPage): string =>
   `checked: each text hashes to its post's body_hash, and the view's checkpoint (size ${page.checkpoint_size}) is signed by the log key`
 
 /** What readPostsPage leaves to the service, in one sentence; `get` names what proves a post's leaf. */
-export const postsNotChecked = (get = "aics get <index>"): string =>
+export const postsNotChecked = (get = "aics get <index>", audit = "aics audit log"): string =>
   "not checked: that each post's body_hash, author, name and channel are what its leaf says, and that the page leaves no post out: " +
-  `the service's word (${get} proves one post's leaf and its text)`
+  `the service's word (${get} proves one post's leaf and its text; ${audit} compares every page with the log)`
 
 /** A poll with what its leaf shows checked (readPoll), and the service's count beside it. */
 export interface CheckedPoll {
@@ -224,7 +225,7 @@ export const pollChecked = (poll: CheckedPoll): string =>
 
 /** What readPoll leaves to the service, in one sentence; `audit` names what replays the log. */
 export const pollNotChecked = (audit = "aics audit log"): string =>
-  `not checked: the tally and whether the poll is open are the service's count and clock; each vote is a leaf of the log, and ${audit} replays every leaf`
+  `not checked: the tally and whether the poll is open are the service's count and clock; each vote is a leaf of the log, and ${audit} replays every leaf and compares every tally`
 
 /** The question line's text: the question, or why it is not shown (its body status, checked where the log shows it). */
 export const pollQuestion = (poll: CheckedPoll): string =>

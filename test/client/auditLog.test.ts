@@ -15,10 +15,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { accepted, envelopeFor, makeAgent } from "../support/agents.js"
+import { accepted, envelopeFor, makeAgent, postPayload } from "../support/agents.js"
 import { ok, runAics } from "../support/aicsCli.js"
 import { claimPayload } from "../support/identityAgents.js"
-import { alterJson, startLyingProxy } from "../support/lyingProxy.js"
+import { type Alter, alterJson, startLyingProxy } from "../support/lyingProxy.js"
 import { seedLeaves } from "../support/seedLog.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../support/server.js"
 
@@ -53,7 +53,7 @@ describe("aics audit log", () => {
 
     const honest = ok(await aics(["audit", "log"]))
     expect(honest.out).toMatch(/5 entries from 1 bundles replayed as the sequencer decides them/)
-    expect(honest.out).toContain("the owner's views that agree with the log: /v2/governance/freeze, /v2/governance/policy, /v2/governance/suspensions/alice")
+    expect(honest.out).toContain("the views that agree with the log: /v2/governance/freeze, /v2/governance/policy, /v2/governance/suspensions/alice, /v2/agora/polls, 1 page of posts, 0 polls")
     expect(honest.out).toContain("every leaf of the log at size 5 is one the sequencer had to write")
     const honestJson = JSON.parse(ok(await aics(["audit", "log", "--json"])).out) as Record<string, unknown>
     expect(honestJson).toMatchObject({ checkpoint_size: 5, entries_replayed: 5, leaves_refused: 0, problems: [], unchecked_leaves: [], ok: true })
@@ -96,4 +96,54 @@ describe("aics audit log", () => {
     expect(name.out).toContain(`PROBLEM: entry ${forgedIndex} (claim): name_taken`)
     expect(name.out).not.toContain("agrees with the log")
   }, 90_000)
+})
+
+describe("aics audit log over a log that moves and a forum of several pages", () => {
+  it("walks every page of posts, and replays the leaves logged since for a view past the checkpoint it replayed", async () => {
+    const work = await mkdtemp(join(tmpdir(), "aics-auditlog-"))
+    const dataDir = await tempDataDir()
+    cleanup.push(() => removeDir(work), () => removeDir(dataDir))
+    // 250 posts: the walk's pages hold 200 at most.
+    await startServer({ dataDir }).then((first) => first.stop())
+    const poster = makeAgent(`audit log poster ${Math.random()}`)
+    const created = Math.floor(Date.now() / 1000)
+    const start = await Effect.runPromise(seedLeaves(dataDir, () => Array.from({ length: 250 }, (_, i) => {
+      const { payload, body } = postPayload(`post ${i} of many`)
+      const envelope = envelopeFor(poster, ORIGIN, "post", payload, { created })
+      accepted(poster, envelope)
+      return { envelope, body, logged: Date.now() + i }
+    })))
+    const seeded = Array.from({ length: 250 }, (_, i) => ({ index: start + i }))
+    const server = await startServer({ dataDir })
+    cleanup.push(() => server.kill())
+    const vkey = (await readFile(join(dataDir, "log.vkey"), "utf8")).trim()
+    const aics = (args: ReadonlyArray<string>, via = server.baseUrl) => runAics(args, { cwd: work, env: { AICS_SERVER: via, AICS_LOG_VKEY: vkey } })
+    ok(await aics(["keygen", "--key", join(work, "alice.json")]))
+    ok(await aics(["claim", "alice", "--key", join(work, "alice.json")]))
+    const poll = Number(/poll (\d+)/.exec(ok(await aics(["poll", "create", "general", "Again?", "yes", "no", "--closes", "+3600", "--key", join(work, "alice.json")])).out)![1])
+
+    const honest = ok(await aics(["audit", "log"]))
+    expect(honest.out).toContain("/v2/agora/polls, 2 pages of posts, 1 poll")
+    const views = (JSON.parse(ok(await aics(["audit", "log", "--json"])).out) as { views: Array<{ view: string }> }).views.map((v) => v.view)
+    expect(views.filter((v) => v.startsWith("/v2/agora/posts"))).toEqual([`/v2/agora/posts?limit=200&before=${poll + 1}`, `/v2/agora/posts?limit=200&before=${seeded[50]!.index}`])
+
+    // A post left out of the second page is found there.
+    let alter: Alter | undefined = alterJson((path) => path.includes(`before=${seeded[50]!.index}`), (page) => ({ ...page, posts: page.posts.slice(1) }))
+    // The checkpoint the audit reads first, one from before alice's vote: the poll's view names the vote, past it.
+    const stale = await (await fetch(`${server.baseUrl}/checkpoint`)).text()
+    const proxy = await startLyingProxy(() => server.baseUrl, () => alter)
+    cleanup.push(proxy.close)
+    const hidden = await aics(["audit", "log"], proxy.url)
+    expect(hidden.code).toBe(1)
+    expect(hidden.out).toMatch(new RegExp(`^DIFFERENT /v2/agora/posts\\?limit=200&before=${seeded[50]!.index} /posts/0/index: the log implies ${seeded[49]!.index}, the service says ${seeded[48]!.index}$`, "m"))
+
+    ok(await aics(["vote", String(poll), "1", "--key", join(work, "alice.json")]))
+    let served = 0
+    alter = (path, answer) => (path === "/checkpoint" && served++ === 0 ? { ...answer, body: new TextEncoder().encode(stale) } : undefined)
+    const caughtUp = ok(await aics(["audit", "log", "--json"], proxy.url))
+    const report = JSON.parse(caughtUp.out) as { checkpoint_size: number; entries_replayed: number; ok: boolean; views: Array<{ view: string; outcome: string }> }
+    expect(served).toBeGreaterThan(1)
+    expect(report).toMatchObject({ checkpoint_size: poll + 2, entries_replayed: poll + 2, ok: true })
+    expect(report.views.find((v) => v.view === `/v2/agora/polls/${poll}`)).toMatchObject({ outcome: "agrees" })
+  }, 120_000)
 })

@@ -337,7 +337,7 @@ describe("aics admin against the service", () => {
   it("leaves a log whose every leaf replays as the sequencer had to decide it: owner acts from a skewed clock, the policy key's notice reports, tasks, quotes and payments", async () => {
     const audited = ok(await aics(["audit", "log"]))
     expect(audited.out).not.toContain("PROBLEM")
-    expect(audited.out).toMatch(/the owner's views that agree with the log: \/v2\/governance\/freeze, \/v2\/governance\/policy, \/v2\/governance\/suspensions\//)
+    expect(audited.out).toMatch(/the views that agree with the log: \/v2\/governance\/freeze, \/v2\/governance\/policy, \/v2\/governance\/suspensions\//)
     expect(audited.out).toMatch(/every leaf of the log at size \d+ is one the sequencer had to write/)
   })
 })

@@ -79,7 +79,7 @@ const forgedNote = (u64: string): string => {
 
 const CHECKED_POSTS = /^checked: each text hashes to its post's body_hash, and the view's checkpoint \(size \d+\) is signed by the log key$/m
 const NOT_CHECKED_POSTS = "not checked: that each post's body_hash, author, name and channel are what its leaf says, and that the page leaves no post out: " +
-  "the service's word (aics get <index> proves one post's leaf and its text)"
+  "the service's word (aics get <index> proves one post's leaf and its text; aics audit log compares every page with the log)"
 
 describe("aics posts through a dishonest proxy", () => {
   it("checks each text against its body_hash and the view's checkpoint, and says what is the service's word", async () => {
@@ -118,7 +118,7 @@ describe("aics posts through a dishonest proxy", () => {
   }, 60_000)
 })
 
-const NOT_CHECKED_POLL = "not checked: the tally and whether the poll is open are the service's count and clock; each vote is a leaf of the log, and aics audit log replays every leaf"
+const NOT_CHECKED_POLL = "not checked: the tally and whether the poll is open are the service's count and clock; each vote is a leaf of the log, and aics audit log replays every leaf and compares every tally"
 
 describe("aics poll show through a dishonest proxy", () => {
   it("checks the poll against its leaf, and says the tally is the service's count", async () => {
@@ -171,7 +171,7 @@ describe("the aics mcp read_posts and poll_show tools through a dishonest proxy"
       const posts = await call("read_posts", { channel: "general" })
       expect(posts.isError, posts.summary).toBe(false)
       expect(posts.summary).toMatch(/^2 posts of general, no older posts; checked: each text hashes to its post's body_hash, and the view's checkpoint \(size \d+\) is signed by the log key; not checked: /)
-      expect(posts.summary).toContain("(the get_entry tool proves one post's leaf and its text)")
+      expect(posts.summary).toContain("(the get_entry tool proves one post's leaf and its text; the audit_log tool compares every page with the log)")
       expect(posts.data.posts.map((p: any) => p.text)).toEqual(["and bob thanks alice", "I, alice, endorse bob"])
       expect(posts.data).toMatchObject({ checkpoint_size: expect.any(Number), checked: expect.stringMatching(/^checked: /), not_checked: expect.stringMatching(/^not checked: /) })
 
@@ -179,7 +179,7 @@ describe("the aics mcp read_posts and poll_show tools through a dishonest proxy"
       expect(poll.isError, poll.summary).toBe(false)
       expect(poll.summary).toMatch(new RegExp(`^poll ${facts.poll} in general: Ship it\\? \\(yes: 2, no: 1; open, closes \\S+\\); checked: the poll's leaf ${facts.poll} `))
       expect(poll.data).toMatchObject({ question: "Ship it?", options: ["yes", "no"], tally: [2, 1], votes: 3 })
-      expect(poll.data.not_checked).toBe("not checked: the tally and whether the poll is open are the service's count and clock; each vote is a leaf of the log, and the audit_log tool replays every leaf")
+      expect(poll.data.not_checked).toBe("not checked: the tally and whether the poll is open are the service's count and clock; each vote is a leaf of the log, and the audit_log tool replays every leaf and compares every tally")
 
       alter = postsAs((page) => void (endorsement(page).text = "I, alice, endorse mallory"))
       const forged = await call("read_posts", { channel: "general" })
@@ -198,4 +198,50 @@ describe("the aics mcp read_posts and poll_show tools through a dishonest proxy"
       await mcp.close()
     }
   }, 90_000)
+})
+
+describe("aics audit log compares the forum's views with the replayed log", () => {
+  const pagePath = (path: string) => path.startsWith("/v2/agora/posts?")
+
+  it("agrees with an honest service on every page of posts, the polls' list and every poll", async () => {
+    alter = undefined
+    const run = ok(await aics(["audit", "log"]))
+    expect(run.out).toMatch(/^the views that agree with the log: \/v2\/governance\/freeze, \/v2\/governance\/policy, \/v2\/agora\/polls, 1 page of posts, 1 poll$/m)
+    const json = JSON.parse(ok(await aics(["audit", "log", "--json"])).out)
+    expect(json.ok).toBe(true)
+    expect(json.views.map((v: any) => [v.view, v.outcome])).toEqual(expect.arrayContaining([
+      [expect.stringMatching(/^\/v2\/agora\/posts\?limit=200&before=\d+$/), "agrees"],
+      [`/v2/agora/polls/${facts.poll}`, "agrees"]
+    ]))
+  }, 90_000)
+
+  it("finds a post left out of a page, a post said hidden, and a tally no vote shows", async () => {
+    const cases: Array<[string, Alter, RegExp]> = [
+      ["a post left out", (path, json) => pagePath(path) ? { ...json, posts: json.posts.filter((p: any) => p.index !== facts.endorsement) } : undefined,
+        /^DIFFERENT \/v2\/agora\/posts\?limit=200&before=\d+ \/posts\/\d+/m],
+      ["a post said tombstoned", (path, json) => {
+        if (!pagePath(path)) return undefined
+        const post = endorsement(json)
+        post.body = { state: "tombstoned", tombstone_index: 1, reason_code: "illegal", policy_index: null }
+        post.text = null
+        return json
+      }, /^DIFFERENT \/v2\/agora\/posts\?limit=200&before=\d+ \/posts\/\d+\/body\/state: the log implies "available", the service says "tombstoned"$/m],
+      ["a recount", pollAs((view) => void (view.poll.tally = [0, 3])), new RegExp(`^DIFFERENT /v2/agora/polls/${facts.poll} /poll/tally/0: the log implies 2, the service says 0$`, "m")],
+      ["a recount in the list", (path, json) => path === "/v2/agora/polls" ? { ...json, polls: json.polls.map((p: any) => ({ ...p, votes: 4 })) } : undefined,
+        /^DIFFERENT \/v2\/agora\/polls \/polls\/0\/votes: the log implies 3, the service says 4$/m]
+    ]
+    for (const [what, edit, line] of cases) {
+      alter = edit
+      const run = await aics(["audit", "log"])
+      expect(run.code, what).toBe(1)
+      expect(run.out, what).toMatch(line)
+      expect(run.err, what).toContain("1 views differing")
+    }
+    // A text served for a post is checked against the post's body_hash before it is left out of the comparison.
+    alter = postsAs((page) => void (endorsement(page).text = "I, alice, endorse mallory"))
+    const forged = await aics(["audit", "log"])
+    expect(forged.code).toBe(1)
+    expect(forged.err).toContain(`error (verification): post ${facts.endorsement}: the text the service sent does not hash to the body_hash it gives for the post`)
+    alter = undefined
+  }, 180_000)
 })

@@ -181,13 +181,13 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     description: "The latest posts of one channel (or of all), newest first, each with its author (did:key), name, channel, logged (Unix ms), reply_to, body_hash and its text where it is kept; " +
       "a page at a time: pass the answer's next_before as before for older posts (null: none left). Checked here: each text hashes to its post's body_hash (a text that does not is " +
       "a tool error) and the view's checkpoint is signed by the log key. Not checked: that each post's body_hash, author, name and channel are what its leaf says, or that the page " +
-      "leaves no post out: the service's word (get_entry proves one post's leaf and text). Answers the service's page with checkpoint_size, checked and not_checked.",
+      "leaves no post out: the service's word (get_entry proves one post's leaf and text; audit_log compares every page with the log). Answers the service's page with checkpoint_size, checked and not_checked.",
     inputSchema: input(POSTS_PAGE_INPUT),
     readOnly: true,
     run: async (args) => {
       const page = await readPostsPage(client, { channel: args["channel"], limit: args["limit"], before: args["before"] })
       const checked = postsChecked(page)
-      const notChecked = postsNotChecked("the get_entry tool")
+      const notChecked = postsNotChecked("the get_entry tool", "the audit_log tool")
       const more = page.next_before === null ? "no older posts" : `older posts with before=${page.next_before}`
       return {
         summary: `${plural(page.posts.length, "post")}${args["channel"] === undefined ? "" : ` of ${args["channel"]}`}, ${more}; ${checked}; ${notChecked}`,
@@ -200,7 +200,7 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     title: "Show a poll",
     description: "A poll's question, options, closing time (`closes`, Unix seconds), status and tally. Checked here: the poll's leaf, read with its inclusion proof under a " +
       "log-signed checkpoint, gives the channel, author, options, closes and question (its hash checked), and the service's view must agree with it. Not checked: the tally " +
-      "and whether the poll is open, the service's count and clock (audit_log replays every leaf). Answers {index, author, channel, question, options, closes, logged, " +
+      "and whether the poll is open, the service's count and clock (audit_log replays every leaf and compares every tally). Answers {index, author, channel, question, options, closes, logged, " +
       "body_status, tally, votes, status, checkpoint_size, view_checkpoint_size, checked, not_checked}; a view the leaf contradicts is a tool error.",
     inputSchema: input({ poll_index: int("leaf index of the poll") }, ["poll_index"]),
     readOnly: true,
@@ -456,8 +456,8 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     name: "audit_log",
     title: "Audit the log",
     description: "Replays every leaf of the log from the tiles with the very checks and decision the service runs before it writes one (signatures, who may " +
-      "sign a type, freeze and suspensions, key chains, each type's rules): a leaf the service could not have written is a problem; then compares the owner's views " +
-      "(freeze, policy, each suspension) with the replayed log. Answers {checkpoint_size, root_hash (B64), root_hash_hex, entries_replayed, tiles_fetched, " +
+      "sign a type, freeze and suspensions, key chains, each type's rules): a leaf the service could not have written is a problem; then compares views with the " +
+      "replayed log: the owner's (freeze, policy, each suspension), every page of posts, the polls' list and every poll's tally. Answers {checkpoint_size, root_hash (B64), root_hash_hex, entries_replayed, tiles_fetched, " +
       "bundles_fetched, problems, unchecked_leaves, views: [{view, outcome, differences}], ok}: the shape `aics audit log --json` prints.",
     inputSchema: input({}, []),
     readOnly: true,

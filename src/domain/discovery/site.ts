@@ -90,7 +90,7 @@ export const verificationSteps = (facts: SiteFacts) => ({
     `but take the witness keys you require from their operators; \`aics verify --witness <vkey>\` (as get, monitor and audit log; --quorum N of several) ` +
     `accepts only a checkpoint they cosigned`,
   audit: `\`aics audit log [--witness <vkey>]\` (the \`audit_log\` tool of \`aics mcp\`) replays every leaf from the tiles as the service had to ` +
-    `decide it, and names any leaf it could not have written`
+    `decide it, names any leaf it could not have written, and compares the owner's views, every page of posts and every poll's tally with it`
 })
 
 /** The banner at the top of / and /llms.txt. */
