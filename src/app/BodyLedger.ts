@@ -39,10 +39,14 @@
 // rebuilt projection (a new state.db, another layout) starts it at 0 again: its first turns
 // then re-decide the ciphertext once, as the rebuild folds the log once.
 //
-// Budget: the bytes of ciphertext not yet expired, on every process: the total counter
-// less the bytes before the first ciphertext not yet expired (`before` of that element),
-// found at start by a binary search over the list's expiries, then followed forward as
-// time passes. When adding a new ciphertext would pass AICS_CIPHERTEXT_BUDGET_BYTES, writes
+// Budget: the bytes of ciphertext not yet expired and not hidden, on every process: the
+// total counter less the bytes before the first ciphertext not yet expired (`before` of
+// that element), found at start by a binary search over the list's expiries, then followed
+// forward as time passes, and less the ciphertext a tombstone hid that has not expired yet
+// (its bytes are deleted, or kept only for another entry that counts them itself). The
+// tombstones are resident state; this process keeps, beside each one that hid ciphertext
+// still unexpired, that ciphertext's size and expiry, so the part of the budget they hide
+// costs a lookup per tombstone once, and nothing that grows with the log. When adding a new ciphertext would pass AICS_CIPHERTEXT_BUDGET_BYTES, writes
 // of new ciphertext are refused and /healthz says DEGRADED, until retention frees room or
 // the operator raises the budget.
 
@@ -83,9 +87,10 @@ interface BudgetCursor {
 }
 
 const expiryOf = (record: CiphertextRecord): number => record.expiresAt
+const indexOf = (record: CiphertextRecord): number => record.index
 
 export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
-  /** Bytes of ciphertext not yet expired. */
+  /** Bytes of ciphertext not yet expired and not hidden by a tombstone. */
   readonly liveBytes: Effect.Effect<number>
   /** Whether `size` more bytes fit in the budget now. */
   readonly fits: (size: number) => Effect.Effect<boolean>
@@ -113,6 +118,10 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
     // The last total read: what the budget answers while the projection cannot be read.
     let total = 0
     let counted: BudgetCursor | undefined
+    // The ciphertext a tombstone hid, not yet expired, by its leaf; the tombstones looked at are those logged before `hiddenFrom`.
+    const hidden = new Map<number, Pick<CiphertextRecord, "size" | "expiresAt">>()
+    let hiddenFrom = 0
+    let hiddenBytes = 0
     const budgetLock = yield* Effect.makeSemaphore(1)
 
     /** Bytes of all the ciphertext committed, expired or not. */
@@ -147,7 +156,34 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
           if (through < COUNT_PAGE) break
         }
         counted = cursor
+        yield* countHidden(now)
       }))
+
+    /** Takes the tombstones logged since the last count into `hidden`, and out of it the ciphertext expired by `now`. */
+    const countHidden = (now: number) =>
+      Effect.gen(function*() {
+        const resident = yield* reader.resident
+        while (true) {
+          const tombstones = tombstonesFrom(resident, hiddenFrom, COUNT_PAGE)
+          for (const { target } of tombstones) {
+            // The ciphertext list is in log order: the target's element, if it is ciphertext, is where a search for its leaf lands.
+            const { position, length } = yield* positionFrom(reader, ...CIPHERTEXTS, indexOf, target)
+            const [record] = position < length ? yield* elementsFrom<CiphertextRecord>(reader, ...CIPHERTEXTS, position, 1) : []
+            if (record?.index === target && record.expiresAt > now && !hidden.has(target)) {
+              hidden.set(target, { size: record.size, expiresAt: record.expiresAt })
+              hiddenBytes += record.size
+            }
+          }
+          if (tombstones.length > 0) hiddenFrom = tombstones.at(-1)!.index + 1
+          if (tombstones.length < COUNT_PAGE) break
+        }
+        for (const [target, record] of hidden) {
+          if (record.expiresAt <= now) {
+            hidden.delete(target)
+            hiddenBytes -= record.size
+          }
+        }
+      })
 
     /**
      * Whether the bytes of `digest` may be deleted at `now`, read from `start` (domain/bodyRetention.ts
@@ -297,7 +333,7 @@ export class BodyLedger extends Context.Tag("aics/BodyLedger")<BodyLedger, {
           deleted === 0 ? Effect.void : Effect.logInfo(`retention removed the bytes of ${deleted} bodies no entry needs (expired or hidden by a tombstone)`).pipe(Effect.annotateLogs({ bodies: deleted }))))
     ))
 
-    const liveBytes = Effect.map(totalBytes, (bytes) => bytes - (counted?.bytes ?? 0))
+    const liveBytes = Effect.map(totalBytes, (bytes) => bytes - (counted?.bytes ?? 0) - hiddenBytes)
     return {
       liveBytes,
       fits: (size) => Effect.map(liveBytes, (live) => live + size <= config.ciphertextBudgetBytes),

@@ -7,7 +7,9 @@ import { join } from "node:path"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CIPHERTEXT_RETRY_AFTER_SECONDS } from "../../../src/app/WriteAnswers.js"
+import { runAics } from "../../support/aicsCli.js"
 import { OutsideAgent, u64, type Log } from "../../support/outsideAgent.js"
+import { pollUntil } from "../../support/poll.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 
 let dataDir: string
@@ -43,7 +45,9 @@ describe("the ciphertext budget", () => {
       }, ct)
     }
     // 600 bytes fit in 1,100; the next 600 do not.
-    expect((await dm(1)).status).toBe(202)
+    const accepted = await dm(1)
+    expect(accepted.status).toBe(202)
+    const firstDm = accepted.json.entry.index as number
     // The ledger follows the log: give it a moment to see the first DM.
     await new Promise((r) => setTimeout(r, 200))
     const refused = await dm(2)
@@ -57,6 +61,20 @@ describe("the ciphertext budget", () => {
     expect(health.reasons).toContain("ciphertext_budget_exhausted")
     // Everything without ciphertext goes on.
     expect((await alice.post("still here")).status).toBe(202)
+
+    // The owner hides the first DM: retention deletes its bytes, and the budget no longer
+    // counts them though they have not expired.
+    const tombstone = await runAics(["admin", "tombstone", String(firstDm), "privacy"], {
+      cwd: dataDir, env: { AICS_SERVER: server.baseUrl, AICS_LOG_VKEY: log.vkey, AICS_OWNER_KEY: join(dataDir, "owner.key") }
+    })
+    expect(tombstone.code, tombstone.err).toBe(0)
+    const third = await pollUntil("a DM accepted once the tombstoned one left the budget", async () => {
+      const written = await dm(3)
+      return written.status === 202 ? written : undefined
+    })
+    expect(third.json.entry.refused).toBeUndefined()
+    // 600 bytes again of 1,100: room for no more.
+    expect((await dm(4)).json.entry.refused).toBe("ciphertext_budget_exhausted")
 
   })
 })
