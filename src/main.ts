@@ -25,6 +25,7 @@ import { Charter, makeCharter } from "./app/Charter.js"
 import { Contributions } from "./app/Contributions.js"
 import { AdminWrites } from "./app/AdminWrites.js"
 import { Admission } from "./app/Admission.js"
+import { AuthorityRefusals } from "./app/AuthorityRefusals.js"
 import { BodyLedger } from "./app/BodyLedger.js"
 import { BodyShortfallLive } from "./app/BodyShortfall.js"
 import { Card } from "./app/Card.js"
@@ -112,7 +113,8 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(StateReader.layer),
   Layer.provideMerge(Projection.layer),
   Layer.provideMerge(WriteChecksLive),
-  Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer, AdmissionLive)),
+  // AuthorityRefusals: the refusals of a Host this node does not accept, in its log now and then.
+  Layer.provideMerge(Layer.mergeAll(Sequencer.layer, Receipts.layer, AdmissionLive, AuthorityRefusals.layer)),
   // The live stream follows what this node learns of the log (GET /v2/stream).
   Layer.provideMerge(LogStream.layer),
   Layer.provideMerge(CosignatureCollector.layer),

@@ -18,12 +18,12 @@ import { Context, Effect, Layer } from "effect"
 import {
   type AdmissionLimits,
   BUDGET_NAMES,
-  BUDGETS,
   type BudgetName,
   DEFAULT_LIMITS,
   nodeRule,
   rateLimitField,
-  rateLimitPolicyField
+  rateLimitPolicyField,
+  spentDetail
 } from "../domain/admission/budgets.js"
 import { type Bucket, type BucketRule, isFull, take } from "../domain/admission/tokenBucket.js"
 import { Clock } from "../ports/Clock.js"
@@ -49,7 +49,7 @@ export type Verdict =
     readonly budget: BudgetName
     readonly retryAfter: number
     readonly fields: RateLimitFields
-    /** "writes: 120 per 60 s per address", for a refusal's detail. */
+    /** "the writes budget (120 per 60 s per address) is spent; retry in 20 s": this node's quota, as RateLimit-Policy says it. */
     readonly detail: string
   }
 
@@ -106,7 +106,7 @@ export class Admission extends Context.Tag("aics/Admission")<Admission, {
           budget,
           retryAfter: taken.retryAfterSeconds,
           fields,
-          detail: `the ${budget} budget (${limits.capacities[budget]} per ${rule.windowSeconds} s per ${BUDGETS[budget].scope}) is spent; retry in ${taken.retryAfterSeconds} s`
+          detail: spentDetail(limits, budget, rule, taken.retryAfterSeconds)
         }
       }
 

@@ -9,6 +9,7 @@ import { refusalStatus, replayStoreFailed, type RefusalCode } from "../domain/wr
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { NonceStore } from "../ports/NonceStore.js"
+import { AuthorityRefusals } from "./AuthorityRefusals.js"
 import { ServiceConfig } from "./ServiceConfig.js"
 
 export interface ReadRefusal {
@@ -25,7 +26,12 @@ export class SignedReads extends Context.Tag("aics/SignedReads")<SignedReads, {
     const crypto = yield* Crypto
     const clock = yield* Clock
     const nonces = yield* NonceStore
-    const refused = (code: RefusalCode, detail: string) => Effect.fail<ReadRefusal>({ code, status: refusalStatus(code), detail })
+    const authorityRefusals = yield* AuthorityRefusals
+    const refused = (code: RefusalCode, detail: string) =>
+      Effect.zipRight(
+        code === "authority_not_allowed" ? authorityRefusals.refused(detail) : Effect.void,
+        Effect.fail<ReadRefusal>({ code, status: refusalStatus(code), detail })
+      )
     return {
       authenticate: (request) =>
         Effect.gen(function*() {

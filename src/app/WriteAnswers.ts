@@ -16,6 +16,7 @@ import type { Hash } from "../domain/tlog/hasher.js"
 import { refusalStatus, type Refusal } from "../domain/write/refusal.js"
 import { refusedEnvelopeHash } from "../domain/write/submission.js"
 import { Crypto } from "../ports/Crypto.js"
+import { AuthorityRefusals } from "./AuthorityRefusals.js"
 import { countWrite } from "./Metrics.js"
 import { Receipts } from "./Receipts.js"
 import type { WriteOutcome } from "./Sequencer.js"
@@ -55,6 +56,7 @@ export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers,
   static readonly layer = Layer.effect(WriteAnswers, Effect.gen(function*() {
     const crypto = yield* Crypto
     const receipts = yield* Receipts
+    const authorityRefusals = yield* AuthorityRefusals
     /** The receipt of an accepted leaf and the `entry` member beside it (docs/spec/profile.md section 4): the one shape every accepted answer has. */
     const acceptedBody = (leaf: AcceptedLeaf): Effect.Effect<AcceptedBody> =>
       Effect.map(receipts.accepted(leaf.index, leaf.leafHash, leaf.logged), (note) => ({
@@ -74,6 +76,7 @@ export class WriteAnswers extends Context.Tag("aics/WriteAnswers")<WriteAnswers,
           const envelopeHash = refusedEnvelopeHash(body, crypto.sha256)
           const note = yield* receipts.refused(reason.code, envelopeHash, at)
           yield* countWrite(reason.code)
+          if (reason.code === "authority_not_allowed") yield* authorityRefusals.refused(reason.detail)
           return {
             status: refusalStatus(reason.code),
             body: {

@@ -91,7 +91,16 @@ const expectOk = async (response: Response, path: string): Promise<Response> => 
 export const getBytes = async (service: Service, path: string): Promise<Uint8Array> => {
   const response = await send(service, path)
   if (response.status !== 200) throw protocolError(`GET ${path}: ${await describeProblem(response)}`)
-  return new Uint8Array(await response.arrayBuffer())
+  return bodyBytes(service, path, response)
+}
+
+/** A 200 answer's body; a connection cut before its end is a network failure, as one that gave no answer. */
+export const bodyBytes = async (service: Service, path: string, response: Response): Promise<Uint8Array> => {
+  try {
+    return new Uint8Array(await response.arrayBuffer())
+  } catch (error) {
+    throw unreachable("GET", endpoint(service, path), error)
+  }
 }
 
 /** A 200 answer as parsed JSON, with its headers. */

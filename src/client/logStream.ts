@@ -136,6 +136,9 @@ const deliveredBefore = (event: StreamEvent): number | undefined => {
   }
 }
 
+/** How long a follower waits before it tries again (a lost connection, a busy service), unless Retry-After says longer. */
+export const RETRY_MS = 2_000
+
 /**
  * The stream's events for as long as `signal` allows, across reconnections: after a lost
  * connection or a `dropped` event it waits `retryMs` and resumes where the stream had got
@@ -161,7 +164,7 @@ export async function* followStream(
   let told = false
   const aborted = (): boolean => options.signal?.aborted === true
   while (!aborted()) {
-    let waitMs = options.retryMs ?? 2_000
+    let waitMs = options.retryMs ?? RETRY_MS
     try {
       // Last-Event-ID names a leaf; before leaf 0 there is none, so that start is `from=0`.
       const body = await openStream(service, lastEventId === undefined ? filters : { ...filters, from: lastEventId < 0 ? 0 : undefined }, {

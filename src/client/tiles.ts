@@ -15,7 +15,7 @@ import { rootFromTiles, storedHashesFromTiles, tileHashesNeededForRoot, tilesFor
 import { treeHashFromHashes, treeHashIndexes } from "../domain/tlog/treeHash.js"
 import { hasher } from "./crypto.js"
 import { protocolError } from "./errors.js"
-import { getBytes, send, type Service } from "./http.js"
+import { bodyBytes, getBytes, send, type Service } from "./http.js"
 
 export interface TileReader {
   /** The root of the log of this size, rebuilt from tiles. */
@@ -34,7 +34,8 @@ export interface TileReader {
 const publishedSize = async (service: Service): Promise<number | undefined> => {
   const response = await send(service, "/checkpoint")
   if (response.status !== 200) return undefined
-  const size = Number((await response.text()).split("\n")[1])
+  // Read leniently: the size only picks tiles, whatever is computed from them is checked.
+  const size = Number(new TextDecoder().decode(await bodyBytes(service, "/checkpoint", response)).split("\n")[1])
   return Number.isSafeInteger(size) && size > 0 ? size : undefined
 }
 

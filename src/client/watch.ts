@@ -7,6 +7,13 @@
 // error. Leaf events are reported as they come, unchecked: the service's notification,
 // which `aics get` (the leaf under a signed checkpoint) or `aics verify` checks later.
 //
+// The tiles (and /checkpoint) that check a checkpoint are fetched while the stream waits: a
+// network failure of those fetches (the node behind a load balancer died mid-check) is an
+// outage like the stream's own. It is said once (`retrying`, with the stream's own outage
+// it runs into: one outage, one line) and the same checkpoint is checked again after the
+// stream's wait, so no event is lost or told twice; what the tiles do show (a rewrite,
+// tiles that do not hash to the checkpoint) still ends the watch.
+//
 // The events are the library's (camelCase members); what `aics watch --json` prints is
 // watchEventJson's projection of each, in snake_case as the service's own stream events and
 // every other answer of the CLI and the tools (verificationJson, verify.ts).
@@ -15,8 +22,8 @@ import { utf8 } from "../domain/bytes.js"
 import { encodeB64 } from "../domain/encoding.js"
 import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { verifyCheckpointNote } from "./checkpoint.js"
-import { protocolError, verificationError } from "./errors.js"
-import { followStream, type StreamFilters } from "./logStream.js"
+import { ClientError, protocolError, verificationError } from "./errors.js"
+import { followStream, RETRY_MS, type StreamFilters } from "./logStream.js"
 import { consistencyFromTiles, tileReader } from "./tiles.js"
 import { rootHashJson } from "./verify.js"
 import type { LogClient } from "./write.js"
@@ -66,6 +73,19 @@ export const checkStreamCheckpoint = async (
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
+/** Resolves after `ms`, or at once when `signal` aborts. */
+const pause = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal?.aborted === true) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener("abort", done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener("abort", done, { once: true })
+  })
+
 /**
  * Follows the stream until `signal` aborts or `onEvent` answers false; throws a
  * verification error when a checkpoint does not verify or does not extend the last one.
@@ -74,15 +94,44 @@ export const watchLog = async (
   client: LogClient,
   filters: StreamFilters,
   onEvent: (event: WatchEvent) => boolean | void,
-  options: { readonly signal?: AbortSignal } = {}
+  options: { readonly signal?: AbortSignal; readonly retryMs?: number } = {}
 ): Promise<void> => {
+  const { signal } = options
+  const aborted = (): boolean => signal?.aborted === true
+  const retryMs = options.retryMs ?? RETRY_MS
   let last: Checkpoint | undefined
+  // An outage is said once, whichever fetch ran into it first (a check's, the stream's), and
+  // is over once the stream is back: reconnected, or an event of its connection.
+  let outage = false
+  const retrying = (reason: string, inMs: number) => {
+    if (!outage) onEvent({ kind: "retrying", reason, inMs })
+    outage = true
+  }
   const stream = followStream(client.service, filters, {
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-    onReconnect: (lastEventId) => void onEvent({ kind: "reconnected", lastEventId }),
-    onRetry: (reason, inMs) => void onEvent({ kind: "retrying", reason, inMs })
+    ...(signal === undefined ? {} : { signal }),
+    retryMs,
+    onReconnect: (lastEventId) => {
+      outage = false
+      onEvent({ kind: "reconnected", lastEventId })
+    },
+    onRetry: retrying
   })
+  /** The checkpoint checked, the check tried again while its fetches fail on the network; undefined once aborted. */
+  const checked = async (note: string): Promise<Checkpoint | undefined> => {
+    for (;;) {
+      try {
+        return await checkStreamCheckpoint(client, note, last)
+      } catch (error) {
+        if (aborted()) return undefined
+        if (!(error instanceof ClientError && error.kind === "network")) throw error
+        retrying(error.message, retryMs)
+        await pause(retryMs, signal)
+        if (aborted()) return undefined
+      }
+    }
+  }
   for await (const event of stream) {
+    outage = false
     let data: unknown
     try {
       data = JSON.parse(event.data)
@@ -102,7 +151,9 @@ export const watchLog = async (
       }
     } else if (event.event === "checkpoint" && typeof data["note"] === "string") {
       const before = last
-      last = await checkStreamCheckpoint(client, data["note"], last)
+      const verified = await checked(data["note"])
+      if (verified === undefined) break
+      last = verified
       seen = { kind: "checkpoint", size: last.size, rootHash: encodeB64(last.rootHash), consistentWith: before?.size ?? null }
     } else if (event.event === "dropped") {
       seen = { kind: "dropped", reason: String(data["reason"]), resumeFrom: Number(data["resume_from"]) }

@@ -1,6 +1,7 @@
 // The Admission service (app/Admission.ts): buckets per budget and subject, on the Clock
 // port's time, each refusal counted in the `aics_rate_limited_total{budget}` counter that
-// the operator's metrics read.
+// the operator's metrics read. A refusal's detail names the quota the node enforces (its
+// share, with several nodes), the one its RateLimit-Policy names.
 
 import { Effect, Layer, Metric } from "effect"
 import { describe, expect, it } from "vitest"
@@ -25,7 +26,7 @@ describe("Admission", () => {
       const before = yield* refusals("writes")
       for (let i = 0; i < 3; i++) expect((yield* admission.take("writes", "192.0.2.1")).admitted).toBe(true)
       const refused = yield* admission.take("writes", "192.0.2.1")
-      expect(refused).toMatchObject({ admitted: false, budget: "writes", retryAfter: 20 })
+      expect(refused).toMatchObject({ admitted: false, budget: "writes", retryAfter: 20, detail: "the writes budget (3 per 60 s per address) is spent; retry in 20 s" })
       if (!refused.admitted) expect(refused.fields).toEqual({ policy: "\"writes\";q=3;w=60", limit: "\"writes\";r=0;t=60" })
       expect((yield* admission.take("writes", "192.0.2.2")).admitted).toBe(true)
       expect((yield* refusals("writes")) - before).toBe(1)
@@ -50,5 +51,17 @@ describe("Admission", () => {
         Effect.provide(Layer.succeed(Clock, { nowMillis: Effect.succeed(0) }))))
     // 3 a minute over 3 nodes: each node admits 1.
     expect(shared.map((v) => v.admitted)).toEqual([true, false])
+  })
+
+  it("names in a refusal the quota this node enforces, as its RateLimit-Policy does, and whose share it is", async () => {
+    // The requests budget, 1200 a minute published, over 2 nodes: this node admits 600.
+    const refused = await Effect.runPromise(Effect.flatMap(Admission.make({ ...DEFAULT_LIMITS, nodes: 2 }), (admission) =>
+      Effect.gen(function*() {
+        for (let i = 0; i < 600; i++) expect((yield* admission.take("requests", "192.0.2.9")).admitted).toBe(true)
+        return yield* admission.take("requests", "192.0.2.9")
+      })).pipe(Effect.provide(Layer.succeed(Clock, { nowMillis: Effect.succeed(0) }))))
+    if (refused.admitted) throw new Error("the 601st request of a node's 600 was admitted")
+    expect(refused.fields.policy).toBe("\"requests\";q=600;w=60")
+    expect(refused.detail).toBe("the requests budget (600 per 60 s per address on this node, its share of 1200 over 2 nodes) is spent; retry in 1 s")
   })
 })

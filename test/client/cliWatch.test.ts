@@ -6,7 +6,9 @@
 // verify's report gives them (rootHashJson). The CLI runs in process (cli.ts main).
 // A checkpoint that does not extend the last one ends the watch: a rewrite when the tiles it
 // signs give another root at the last size, the service's error when its tiles do not hash
-// to it (they show nothing either way).
+// to it (they show nothing either way). A check whose fetches fail on the network (a node
+// behind a load balancer died) is tried again, as the stream is, said once: no event lost
+// or repeated.
 
 import { createServer, type Server } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -122,6 +124,76 @@ describe("aics watch, a checkpoint that does not extend the last one", () => {
     const run = await watchUntilError()
     expect(run.code).toBe(1)
     expect(run.err).toBe("error (protocol): the tiles do not hash to the stream's checkpoint of size 9: they show nothing of its consistency with the one of size 5\n")
+  }, 20_000)
+})
+
+/**
+ * A third harness, a node dying under a watcher behind a load balancer: the first stream
+ * connection sends a leaf and two checkpoints, then is cut; the check of the second fetches
+ * a partial tile the balancer answers 404 for and /checkpoint, which is cut (the node behind
+ * it is gone); the tiles answer once more. The next stream connection resends the
+ * checkpoint and then the next leaf.
+ */
+let cutServer: Server
+let cutUrl: string
+const cutConnections: Array<string | null> = []
+let tileRequests = 0
+
+beforeAll(async () => {
+  cutServer = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://x").pathname
+    if (path === "/v2/stream") {
+      const lastEventId = request.headers["last-event-id"]
+      cutConnections.push(typeof lastEventId === "string" ? lastEventId : null)
+      response.writeHead(200, { "content-type": "text/event-stream" })
+      if (cutConnections.length === 1) response.write(sse("leaf", leaf(3), 3) + checkpoint(5) + checkpoint(9), () => response.socket?.destroy())
+      else response.end(checkpoint(9) + sse("leaf", leaf(9), 9))
+      return
+    }
+    if (path === "/checkpoint") {
+      request.socket.destroy()
+      return
+    }
+    const tile = path.startsWith("/tiles/") && ++tileRequests > 1 ? log.tile(path.slice("/tiles/".length)) : undefined
+    if (tile === undefined) {
+      response.writeHead(404).end()
+      return
+    }
+    response.writeHead(200, { "content-type": "application/octet-stream" }).end(tile)
+  })
+  await new Promise<void>((resolve) => cutServer.listen(0, "127.0.0.1", resolve))
+  const address = cutServer.address()
+  cutUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+})
+
+afterAll(async () => {
+  cutServer.closeAllConnections()
+  await new Promise((resolve) => cutServer.close(resolve))
+})
+
+describe("aics watch, a checkpoint's check cut off by a node that died", () => {
+  it("tries the check again as it tries the stream, said once, and tells every event of the stream once", async () => {
+    let out = ""
+    let err = ""
+    const code = await main(["watch", "--json", "--count", "2", "--server", cutUrl, "--vkey", log.vkey], {}, {
+      out: (text) => { out += text },
+      err: (text) => { err += text }
+    })
+    expect([code, err]).toEqual([0, ""])
+    const events = out.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>)
+    const root = (size: number) => ({ root_hash: encodeB64(log.root(size)), root_hash_hex: toHex(log.root(size)) })
+    expect(events).toEqual([
+      { kind: "leaf", index: 3, type: "post", kid: KID, logged: leaf(3).logged, payload: leaf(3).payload },
+      { kind: "checkpoint", size: 5, ...root(5), consistent_with: null },
+      // The check's /checkpoint was cut: one outage, with the stream's own cut after it.
+      { kind: "retrying", reason: expect.stringMatching(/^GET http:\/\/127\.0\.0\.1:\d+\/checkpoint failed: /), in_ms: 2000 },
+      { kind: "checkpoint", size: 9, ...root(9), consistent_with: 5 },
+      { kind: "reconnected", last_event_id: 8 },
+      // The new connection's own event: a stream sends its latest checkpoint on every connection.
+      { kind: "checkpoint", size: 9, ...root(9), consistent_with: 9 },
+      { kind: "leaf", index: 9, type: "post", kid: KID, logged: leaf(9).logged, payload: leaf(9).payload }
+    ])
+    expect(cutConnections).toEqual([null, "8"])
   }, 20_000)
 })
 

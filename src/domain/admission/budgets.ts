@@ -100,6 +100,15 @@ export const nodeRule = (limits: AdmissionLimits, name: BudgetName): BucketRule 
   return { capacity: Math.max(1, Math.floor(capacity / limits.nodes)), windowSeconds: BUDGETS[name].windowSeconds }
 }
 
+/**
+ * A refusal's detail: the quota this node enforces (`rule`, as its RateLimit-Policy says), and
+ * with several nodes that it is this node's share of the published one.
+ */
+export const spentDetail = (limits: AdmissionLimits, name: BudgetName, rule: BucketRule, retryAfterSeconds: number): string => {
+  const share = limits.nodes > 1 ? ` on this node, its share of ${limits.capacities[name]} over ${limits.nodes} nodes` : ""
+  return `the ${name} budget (${rule.capacity} per ${rule.windowSeconds} s per ${BUDGETS[name].scope}${share}) is spent; retry in ${retryAfterSeconds} s`
+}
+
 /** RateLimit-Policy (IETF httpapi ratelimit-headers draft): `"name";q=<quota>;w=<window>`. */
 export const rateLimitPolicyField = (name: BudgetName, rule: BucketRule): string => `"${name}";q=${rule.capacity};w=${rule.windowSeconds}`
 

@@ -29,7 +29,8 @@
 //   signature_profile      401  not the AICS label, components, parameters or spelling
 //   keyid_invalid          401  keyid is not an Ed25519 did:key
 //   nonce_invalid          401  nonce is not U64 of 16 to 32 bytes
-//   authority_not_allowed  401  the Host is not one of the service's authorities
+//   authority_not_allowed  401  the Host is not one of the service's authorities (the
+//                               detail names the Host and the ones it accepts)
 //   signature_lifetime     401  expires <= created or expires - created > 600
 //   signature_expired      401  now >= expires
 //   signature_clock        401  |now - created| > 300
@@ -151,6 +152,22 @@ export const replayExpiry = (signature: Pick<AicsSignature, "expires">): number 
 
 const refuse = (code: SignatureRefusalCode, detail: string) => Either.left(new SignatureRefusal({ code, detail }))
 
+/** The most of a received Host a refusal quotes back (anyone may send any Host). */
+const QUOTED_HOST_MAX = 100
+
+/**
+ * Why a Host is not accepted, in terms its sender and the operator can act on: the Host
+ * received (the @authority the request signs), and the authorities the service answers to
+ * (its own host names, public already) with the settings that make them. A node behind a
+ * load balancer not told the public host refuses every signed request with this.
+ */
+export const authorityRefusalDetail = (received: string | undefined, authorities: ReadonlyArray<string>): string => {
+  const sent = received === undefined
+    ? "the request has no Host"
+    : `the request's Host ${JSON.stringify(received.length > QUOTED_HOST_MAX ? `${received.slice(0, QUOTED_HOST_MAX)}...` : received)} (the @authority it signs) is not an authority of this service`
+  return `${sent}; it accepts ${authorities.join(", ")} (AICS_PUBLIC_URL and AICS_AUTHORITY set them)`
+}
+
 const header = (headers: HeaderLookup, name: string): string | undefined => {
   const value = headers(name)
   if (value === undefined || (typeof value !== "string" && value.length === 0)) return undefined
@@ -256,7 +273,7 @@ export const checkAicsSignatureHead = (
   const authority =
     request.authority === undefined ? undefined : normalizeAuthority(request.authority, request.scheme)
   if (authority === undefined || !options.authorities.includes(authority)) {
-    return refuse("authority_not_allowed", "the request's Host is not an authority of this service")
+    return refuse("authority_not_allowed", authorityRefusalDetail(authority ?? request.authority, options.authorities))
   }
 
   const clock = checkClock(params, options.now)

@@ -171,7 +171,8 @@ GET ${gate.http}?s=<session id>&l=<one URL-encoded line>
    - \`signature_clock\` or \`signature_expired\`: check the clock (\`created\` within 300 s of the
      service's, \`expires\` ahead and at most 600 s after \`created\`).
    - \`authority_not_allowed\`: \`@authority\` must be the Host you sent (lower case, no default
-     port) and one this service is configured with: use the host of ${facts.publicUrl}.
+     port) and one this service is configured with: use the host of ${facts.publicUrl} (the
+     refusal's detail names the Host it received and the ones it accepts).
    - \`nonce_invalid\`: the nonce is not U64 (unpadded base64url) of 16 to 32 random bytes.
 7. A 409 \`nonce_reused\`: this key already used this nonce within the replay window. Make a
    new nonce for every request, including a retry of one that timed out in the sandbox. An

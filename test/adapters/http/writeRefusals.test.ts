@@ -3,7 +3,8 @@
 // is the catalogue's, `entry.refused` is the code, the receipt is a refusal note signed by
 // the log key naming the code and the envelope's hash (opened with log.vkey by the outside
 // agent), the committed tree did not grow, and the key's chain did not advance: the next
-// correctly chained write from the same key is accepted at the same seq.
+// correctly chained write from the same key is accepted at the same seq. authority_not_allowed
+// says which Host and which it accepts, and the node's log says it, not once a refusal.
 
 import { readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
@@ -671,6 +672,28 @@ describe("each refusal of the catalogue through the real server", () => {
       await expectChainIntact(agent)
     })
   }
+
+  it("authority_not_allowed names the Host and the authorities accepted, and the node logs it, not once a refusal", async () => {
+    // A load balancer's host, which this node (no AICS_PUBLIC_URL) was not told.
+    const LB = "aics-lb.example.org"
+    const said = () => server.stdout().split("signed requests refused authority_not_allowed").length - 1
+    const agent = await readyAgent()
+    const before = said()
+    for (let i = 0; i < 20; i++) {
+      const { envelope, body } = goodPost(agent, `through the balancer ${i}`)
+      const result = await agent.submit(signed(agent, envelope, requestBytes(envelope, body), {}, { authority: LB }), { host: LB })
+      expect(result.status).toBe(401)
+      expect(result.json.entry.refused).toBe("authority_not_allowed")
+      expect(result.json.entry.detail).toBe(`the request's Host "${LB}" (the @authority it signs) is not an authority of this service; ` +
+        `it accepts 127.0.0.1:${server.port}, localhost:${server.port} (AICS_PUBLIC_URL and AICS_AUTHORITY set them)`)
+    }
+    // Said (by now, or by the catalogue's own case before), and once a minute at most.
+    const deadline = Date.now() + 5_000
+    while (said() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    expect(said()).toBeGreaterThanOrEqual(1)
+    expect(said() - before).toBeLessThanOrEqual(1)
+    await expectChainIntact(agent)
+  })
 })
 
 describe("log_unavailable: a log diverged from its tiles refuses writes", () => {

@@ -5,8 +5,9 @@
 // refused, sequencer batches and commit latency, write-check busy time, HTTP answers by
 // route group and status with their latency histogram, gate sessions, connections per
 // state, the log's size, checkpoint age and tiles lag, and the witnesses against their
-// quorum (one witness configured, never answering). The metrics listener serves nothing
-// else, and the public port does not serve /metrics.
+// quorum (one witness configured, never answering). A live stream its client closes is
+// counted with its 200, as the owner statistics count it (the same count), not a 5xx. The
+// metrics listener serves nothing else, and the public port does not serve /metrics.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
@@ -130,6 +131,30 @@ describe("GET /metrics", () => {
       end = await scrape()
     }
     expect(total(end, "aics_connections", { listener: "gate", state: "open" })).toBe(0)
+  })
+
+  it("counts a live stream its client closes with the 200 it was sent, not as a server error", async () => {
+    const before = await scrape()
+    // Plain and gzip: each stream is read until its first bytes (its head went out), then closed by the client.
+    for (const coding of ["identity", "gzip"]) {
+      const client = new AbortController()
+      const stream = await fetch(`${server.baseUrl}/v2/stream`, { headers: { "accept-encoding": coding }, signal: client.signal })
+      expect(stream.status).toBe(200)
+      const reader = stream.body!.getReader()
+      expect((await reader.read()).done).toBe(false)
+      client.abort()
+      await reader.read().catch(() => undefined)
+    }
+    // A stream is counted when its handler ends, soon after the socket closes.
+    const deadline = Date.now() + 10_000
+    let after = await scrape()
+    const moved = (labels: Record<string, string>) => total(after, "aics_http_requests_total", labels) - total(before, "aics_http_requests_total", labels)
+    while (moved({ group: "other" }) < 2 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50))
+      after = await scrape()
+    }
+    expect(moved({ group: "other" })).toBe(2)
+    expect(moved({ group: "other", status: "200" })).toBe(2)
   })
 
   it("serves /metrics only on its own listener", async () => {

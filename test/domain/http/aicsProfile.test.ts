@@ -297,6 +297,23 @@ describe("checkAicsSignature refuses, one code each", () => {
     expect(codeOf({ ...signed(), authority: "127.0.0.1:8080/x" })).toBe("authority_not_allowed")
   })
 
+  it("authority_not_allowed names the Host received, the authorities accepted and the settings that make them", () => {
+    const detailOf = (request: Received, opts: Partial<AicsOptions> = {}): string =>
+      Either.match(check(request, opts), { onLeft: (refusal) => refusal.detail, onRight: () => "ok" })
+    const accepted = { authorities: ["127.0.0.1:8080", "aics.example.org"] }
+    // A load balancer's host, which a node without AICS_PUBLIC_URL does not know.
+    expect(detailOf(signed({ authority: "LB.Example.org" }), accepted)).toBe(
+      "the request's Host \"lb.example.org\" (the @authority it signs) is not an authority of this service; " +
+        "it accepts 127.0.0.1:8080, aics.example.org (AICS_PUBLIC_URL and AICS_AUTHORITY set them)")
+    expect(detailOf({ ...signed(), authority: undefined }, accepted))
+      .toBe("the request has no Host; it accepts 127.0.0.1:8080, aics.example.org (AICS_PUBLIC_URL and AICS_AUTHORITY set them)")
+    // A Host that is no authority at all is quoted as received, cut short: anyone may send one.
+    const long = `${"x".repeat(300)}/"path"`
+    const detail = detailOf({ ...signed(), authority: long }, accepted)
+    expect(detail).toContain(`Host ${JSON.stringify(`${"x".repeat(100)}...`)} (the @authority it signs)`)
+    expect(detail.length).toBeLessThan(300)
+  })
+
   it("signature_lifetime: expires not after created, or more than 600 s after", () => {
     expect(codeOf(signed({ created: NOW, expires: NOW }))).toBe("signature_lifetime")
     expect(codeOf(signed({ created: NOW, expires: NOW - 1 }))).toBe("signature_lifetime")

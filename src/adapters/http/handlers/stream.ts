@@ -307,6 +307,11 @@ export const StreamHandlers = HttpApiBuilder.group(AicsApi, "stream", (handlers)
           // A store read failed mid-stream: the status is sent already, so the last event says it.
           Effect.catchAll((error) => Effect.sync(() => sub.wire.end(droppedEvent(`the log could not be read (${error.detail}); reconnect`, error.next)))),
           Effect.ensuring(Effect.sync(() => {
+            // The client went: its response is marked ended (nothing reaches a closed socket),
+            // so the server writes no answer after the stream's head. Node would refuse that
+            // second head, and the stream would be counted a 500 (countRequests.ts counts it
+            // with the 200 its client was sent).
+            if (res.destroyed && !res.writableEnded) res.end()
             leaveLive(sub)
             openStreams.delete(sub)
             const left = (openByAddress.get(address) ?? 1) - 1
