@@ -27,6 +27,7 @@ import { FileKeysLive } from "./adapters/keys/FileKeys.js"
 import { StreamConfig } from "./app/StreamConfig.js"
 import { Clock } from "./ports/Clock.js"
 import { FsCosignaturesLive } from "./adapters/fs/FsCosignatures.js"
+import { FsKeptCheckpointLive } from "./adapters/fs/FsKeptCheckpoint.js"
 import { FsWitnessStateLive } from "./adapters/fs/FsWitnessState.js"
 import { FetchWitnessTransportLive } from "./adapters/http/fetchWitnessTransport.js"
 import { FileWitnessKeyLive } from "./adapters/keys/FileWitnessKey.js"
@@ -100,7 +101,10 @@ export const StorageAfterCharter = Layer.unwrapEffect(Effect.gen(function*() {
       SqliteProjectionStoreLive(join(config.dataDir, "state.db"))
     )
     : (yield* postgres).PgStoresAfterCharterLive(config.dataDir, yield* openedDatabase)
-  return Layer.mergeAll(stores, FileWitnessKeyLive(config.dataDir), FetchWitnessTransportLive, NetworkOraclesLive(config.contributions))
+  // The last checkpoint the node published or adopted, kept in its own data folder on either
+  // storage: on PostgreSQL the only copy outside the database (ports/KeptCheckpoint.ts).
+  const kept = FsKeptCheckpointLive(join(config.dataDir, "last-checkpoint"))
+  return Layer.mergeAll(stores, kept, FileWitnessKeyLive(config.dataDir), FetchWitnessTransportLive, NetworkOraclesLive(config.contributions))
 }))
 
 /** The whole storage at once, in its order: for a program that checks no charter between (bench/trafficGenerate.ts). */

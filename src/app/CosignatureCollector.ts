@@ -25,6 +25,17 @@
 // the lines, and status answers from that copy in memory: /healthz, however often polled,
 // never reads the database, and an alarm raised or cleared on another node shows here
 // within about a second (at once on the node that raised or cleared it).
+//
+// An alarm whose witness cosigned a size above the log's (its 409, judged against the log
+// store's size) is more than a report: the world holds a checkpoint of this origin that
+// this log does not have, so any leaf it accepted now would be signed into another history
+// (a split view). The log is then diverged (LogHealth): writes are refused log_unavailable
+// and nothing more is published or signed. The alarm keeps that size (witnessSize), so
+// every node finds the log diverged from the stored alarm itself, at its start and at each
+// reload, and a node that takes the lease looks at the stored alarms again before its
+// first write (LogHealth.recheck). Only that proof does it: a witness behind, away, or
+// refusing for any other reason is reported, never acted on; and the other signs of
+// another history (a refused proof, another tree of one size) stay alarms on /healthz.
 
 import { Context, Data, Duration, Effect, Either, Layer, Metric, Option, Ref, SubscriptionRef } from "effect"
 import {
@@ -37,6 +48,7 @@ import { Cosignatures, type AnotherHistoryAlarm, type CollectedCosignature } fro
 import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
 import { WitnessTransport } from "../ports/WitnessTransport.js"
+import { LogHealth } from "./LogHealth.js"
 import { LogNotary } from "./LogNotary.js"
 import { LogReader } from "./LogReader.js"
 import { sampledOnScrape, witnessBelowQuorumSeconds, witnessCosigningLatest, witnessQuorum } from "./Metrics.js"
@@ -60,8 +72,9 @@ export interface WitnessStatus {
   /**
    * The witness cosigned a larger tree of this origin than this log holds (the log store's
    * size, not the checkpoint this process has at hand), or one this log does not extend: it
-   * saw another history (this log went back, or forked). /healthz says DEGRADED while it
-   * lasts, on every node: the alarm is stored (Cosignatures port), whichever node raised it.
+   * saw another history (this log went back, or forked). /healthz reports it while it
+   * lasts, on every node: the alarm is stored (Cosignatures port), whichever node raised it;
+   * a larger tree also makes the log diverged (DIVERGED, writes refused).
    */
   readonly sawAnotherHistory: boolean
   /** That alarm: what showed it and since when; undefined when sawAnotherHistory is false. */
@@ -87,7 +100,12 @@ export interface WitnessingStatus {
   readonly witnesses: ReadonlyArray<WitnessStatus>
 }
 
-class Refusal extends Data.TaggedError("Refusal")<{ readonly detail: string; readonly anotherHistory?: boolean }> {}
+class Refusal extends Data.TaggedError("Refusal")<{
+  readonly detail: string
+  readonly anotherHistory?: boolean
+  /** The witness cosigned this size of this origin, above the log's `logSize`: the log went back. */
+  readonly above?: { readonly witnessSize: number; readonly logSize: number }
+}> {}
 
 /**
  * The witness cosigned a larger checkpoint than the one this process submits, but one the
@@ -169,6 +187,7 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
     const logStore = yield* LogStore
     const transport = yield* WitnessTransport
     const { leading } = yield* NodeRole
+    const health = yield* LogHealth
     const settings = config.witnessing ?? noWitnessing(config.domain)
 
     const witnesses: Array<Configured> = []
@@ -195,20 +214,29 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
       }
     })
     // Apart from the lines: a failure of either keeps the copy of the other fresh.
-    const reloadAlarms = alarmTurn.withPermits(1)(Effect.flatMap(store.alarms, (list) =>
-      Ref.set(alarms, new Map(list.map((a) => [a.witness, a])))))
+    const reloadAlarms = Effect.zipRight(
+      alarmTurn.withPermits(1)(Effect.flatMap(store.alarms, (list) => Ref.set(alarms, new Map(list.map((a) => [a.witness, a]))))),
+      Effect.flatMap(Ref.get(alarms), (map) => judgeAlarms(map.values()))
+    )
 
     /** The witness's alarm as this process knows it: stored, or raised here and not stored yet. */
     const alarmOf = (vkey: string, map: ReadonlyMap<string, Known>, stored: ReadonlyMap<string, AnotherHistoryAlarm>) =>
       stored.get(vkey) ?? map.get(vkey)?.unstoredAlarm
 
-    const raiseAlarm = (w: Configured, detail: string) =>
+    const raiseAlarm = (w: Configured, detail: string, witnessSize: number | undefined) =>
       Effect.gen(function*() {
         const vkey = w.vkey
-        const alarm: AnotherHistoryAlarm = { witness: vkey, detail, raisedAt: Math.floor((yield* clock.nowMillis) / 1000) }
+        const alarm: AnotherHistoryAlarm = {
+          witness: vkey, detail, raisedAt: Math.floor((yield* clock.nowMillis) / 1000),
+          ...(witnessSize === undefined ? {} : { witnessSize })
+        }
         const raised = yield* Effect.either(alarmTurn.withPermits(1)(Effect.zipRight(
           store.raiseAlarm(alarm),
-          Ref.update(alarms, (map) => new Map(map).set(vkey, { ...alarm, raisedAt: map.get(vkey)?.raisedAt ?? alarm.raisedAt }))
+          Ref.update(alarms, (map) => {
+            const was = map.get(vkey)
+            const size = Math.max(was?.witnessSize ?? -1, witnessSize ?? -1)
+            return new Map(map).set(vkey, { ...alarm, raisedAt: was?.raisedAt ?? alarm.raisedAt, ...(size < 0 ? {} : { witnessSize: size }) })
+          })
         )))
         if (Either.isRight(raised)) return yield* update(vkey, (k) => ({ ...k, unstoredAlarm: undefined }))
         yield* update(vkey, (k) => ({ ...k, unstoredAlarm: { ...alarm, raisedAt: k.unstoredAlarm?.raisedAt ?? alarm.raisedAt } }))
@@ -255,8 +283,36 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
     const overWitnessedSize = (witnessSize: number, latest: PublishedCheckpoint) =>
       Effect.flatMap(logStore.size, (logSize): Effect.Effect<never, Refusal | CheckpointBehind> =>
         witnessSize > logSize
-          ? Effect.fail(new Refusal({ detail: `the witness cosigned size ${witnessSize} of this origin, above this log's ${logSize}: it saw another history`, anotherHistory: true }))
+          ? Effect.fail(new Refusal({
+            detail: `the witness cosigned size ${witnessSize} of this origin, above this log's ${logSize}: it saw another history`,
+            anotherHistory: true,
+            above: { witnessSize, logSize }
+          }))
           : Effect.fail(new CheckpointBehind({ witnessSize, checkpointSize: latest.size })))
+
+    /** Why the log is diverged when witness `w` cosigned `witnessSize` of this origin and the log holds `logSize` leaves. */
+    const wentBack = (w: Configured, witnessSize: number, logSize: number) =>
+      `witness ${w.key.name} (${w.url}) cosigned size ${witnessSize} of this origin, above this log's ${logSize}: ` +
+      `the log went back (restored from a copy older than what was published); restore the database or data folder that holds those leaves`
+    const markWentBack = (w: Configured, witnessSize: number, logSize: number) =>
+      health.markDiverged(wentBack(w, witnessSize, logSize), "what its witnesses cosigned")
+
+    /**
+     * Finds the log diverged when a stored alarm (of a witness of AICS_WITNESSES) proves that
+     * its witness cosigned a size above the log store's: the alarm another node raised, or
+     * one this process raised before a restart. Reads the log's size only when an alarm
+     * carries a size, so a log without such an alarm pays nothing for it.
+     */
+    const judgeAlarms = (list: Iterable<AnotherHistoryAlarm>) =>
+      Effect.gen(function*() {
+        const proofs = witnesses.flatMap((w) => {
+          for (const a of list) if (a.witness === w.vkey && a.witnessSize !== undefined) return [{ w, witnessSize: a.witnessSize }]
+          return []
+        })
+        if (proofs.length === 0) return
+        const logSize = yield* logStore.size
+        for (const { w, witnessSize } of proofs) if (witnessSize > logSize) yield* markWentBack(w, witnessSize, logSize)
+      })
 
     const submit = (w: Configured, latest: PublishedCheckpoint) =>
       Effect.gen(function*() {
@@ -313,7 +369,9 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
         // latest checkpoint is submitted even when a stored cosignature covers it: a log
         // restored from a backup restores its stored cosignatures too, and would otherwise
         // never ask the witness (which holds a larger tree) until its next write, by then
-        // signing a checkpoint of another history.
+        // signing a checkpoint of another history. Asked at once, the witness's 409 above
+        // the log's size marks the log diverged before that (markWentBack), unless a write
+        // comes first: the kept checkpoint (Publisher) covers a node that saw the larger one.
         let answered = false
         for (;;) {
           const latest = yield* publisher.latest
@@ -352,9 +410,14 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           // Raised again at each such refusal, which keeps the latest detail (the store
           // keeps the first time).
           const anotherHistory = error._tag === "Refusal" && error.anotherHistory === true
+          const above = error._tag === "Refusal" ? error.above : undefined
           const alarmBefore = alarmOf(w.vkey, yield* Ref.get(known), yield* Ref.get(alarms))
-          // The alarm before the error: whoever sees the error sees the alarm it raised.
-          if (anotherHistory) yield* raiseAlarm(w, detail)
+          // The alarm before the error: whoever sees the error sees the alarm it raised. The
+          // alarm stored before this node is diverged, so that a node that takes the lease
+          // from it finds the stored proof (LogHealth.recheck); diverged whether or not the
+          // store took it.
+          if (anotherHistory) yield* raiseAlarm(w, detail, above?.witnessSize)
+          if (above !== undefined) yield* markWentBack(w, above.witnessSize, above.logSize)
           yield* update(w.vkey, (k) => ({ ...k, error: detail }))
           // A witness that holds a larger tree of this origin is evidence of a fork (a restored
           // copy, say): an error, not a witness that is merely away.
@@ -390,6 +453,10 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
     })
 
     if (witnesses.length > 0) {
+      // A node that takes the lease looks at the stored alarms itself, before its first
+      // write: its copy may be a second old, and the one that raised it may have just
+      // handed the lease over.
+      yield* health.addRecheck(Effect.flatMap(store.alarms, judgeAlarms))
       yield* Effect.ignore(reload)
       yield* Effect.ignore(reloadAlarms)
       yield* observeShortfall

@@ -1,6 +1,6 @@
 // The only way leaves enter the log. It keeps the tree's right edge (the frontier) in
 // memory, so appending never reads the store: each batch costs its hashing and one durable
-// LogStore.append. It refuses to write while the log is marked diverged from its tiles,
+// LogStore.append. It refuses to write while the log is marked diverged (LogHealth),
 // and it announces every new size so the publisher can wake up.
 //
 // With several processes on one database (docs/protocol.md section 14) another process may

@@ -16,12 +16,21 @@
 // sequencing process adopts it too: a predecessor may have published since it last looked,
 // and it continues from there. Roots come from the stored hashes, which the head row of
 // the log keeps free of forks, so two processes can only ever sign one tree per size.
+//
+// Each node also keeps the last checkpoint it published or adopted in its own data folder
+// (KeptCheckpoint port), written after the checkpoint, off the publishing path. On
+// PostgreSQL it is the only copy outside the database: a database restored from a dump
+// older than what was published brings back an older checkpoint with its older log, and
+// the two agree, so only the kept copy shows that the log went back. A kept checkpoint
+// above the log, or with another root at its size, marks the log diverged at start and
+// when the node takes the lease (LogHealth.recheck), before any write.
 
 import { Context, Duration, Effect, Either, Layer, Option, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import { formatCheckpoint } from "../domain/note/checkpoint.js"
 import { newTiles } from "../domain/tlog/tiles.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
+import { KeptCheckpoint } from "../ports/KeptCheckpoint.js"
 import { LogStore } from "../ports/LogStore.js"
 import type { StorageError } from "../ports/StorageError.js"
 import { TileSink } from "../ports/TileSink.js"
@@ -32,7 +41,8 @@ import { LogWriter } from "./LogWriter.js"
 import { NodeRole } from "./NodeRole.js"
 import { ServiceConfig } from "./ServiceConfig.js"
 import { writeTracing } from "./Tracing.js"
-import { judgeCheckpoint, type CheckpointJudge, type PublishedCheckpoint } from "./publishedCheckpoint.js"
+import { compareCheckpoint, judgeCheckpoint, type CheckpointJudge, type PublishedCheckpoint } from "./publishedCheckpoint.js"
+import { reportDamage } from "./StartupDamage.js"
 import { tileContents } from "./tileContents.js"
 
 export type { PublishedCheckpoint }
@@ -59,6 +69,7 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
     const reader = yield* LogReader
     const { leading } = yield* NodeRole
     const tracing = yield* writeTracing
+    const kept = yield* KeptCheckpoint
 
     const judge: CheckpointJudge = {
       origin: config.origin,
@@ -98,6 +109,63 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
       yield* Ref.update(health.publish, (s) => ({ ...s, publishedSize: recovered.size }))
     }
     const lock = yield* Effect.makeSemaphore(1)
+
+    // The checkpoint this node kept, and its size once judged: the world saw it, so the log
+    // may never again hold less, or another tree at that size.
+    const keptNote = yield* Ref.make(Option.getOrUndefined(yield* kept.read))
+    const keptSize = yield* Ref.make(0)
+    const KEPT = "the checkpoint this node kept (last-checkpoint in AICS_DATA_DIR)"
+    const judgeKept = Effect.gen(function*() {
+      const note = yield* Ref.get(keptNote)
+      if (note === undefined) return
+      const compared = yield* compareCheckpoint(judge, note)
+      switch (compared._tag) {
+        case "Matches":
+          return yield* Ref.update(keptSize, (size) => Math.max(size, compared.checkpoint.size))
+        case "NotOfThisLog":
+          // Not evidence about this log (a damaged or foreign file): said, and replaced by
+          // the next checkpoint.
+          yield* Ref.set(keptNote, undefined)
+          return yield* reportDamage("last-checkpoint: not a checkpoint of this log signed by its key; the next checkpoint replaces it")
+        case "AboveLog":
+          // Never replaced by a smaller one while the log is diverged: it is the evidence.
+          yield* Ref.set(keptSize, compared.size)
+          return yield* health.markDiverged(
+            `${KEPT} has ${compared.size} leaves but the log only ${compared.logSize}: the log went back (a database or data folder restored from a copy older than what was published); restore the copy that holds those leaves`,
+            "what it published")
+        case "OtherRoot":
+          yield* Ref.set(keptSize, compared.size)
+          return yield* health.markDiverged(
+            `${KEPT} has another root at size ${compared.size} than the log: the log forked (a copy restored and written to); restore the copy that holds the kept tree`,
+            "what it published")
+      }
+    })
+    yield* judgeKept
+    yield* health.addRecheck(judgeKept)
+
+    /**
+     * Keeps `latest` in the data folder when it is newer than what is kept. A failure is
+     * retried at the next checkpoint, and said once until a keep succeeds again.
+     */
+    const keepFailing = yield* Ref.make(false)
+    const keepNewer = (latest: PublishedCheckpoint | undefined) =>
+      Effect.gen(function*() {
+        if (latest === undefined || latest.size <= (yield* Ref.get(keptSize))) return
+        // A diverged log's kept checkpoint is evidence, left as it is.
+        if ((yield* health.diverged) !== undefined) return
+        yield* kept.keep(latest.note)
+        yield* Ref.set(keptNote, latest.note)
+        yield* Ref.set(keptSize, latest.size)
+        yield* Ref.set(keepFailing, false)
+      }).pipe(Effect.catchAll((error) =>
+        Effect.flatMap(Ref.getAndSet(keepFailing, true), (failing) => failing ? Effect.void : Effect.logWarning(
+          `the checkpoint of size ${latest?.size} could not be kept in AICS_DATA_DIR (last-checkpoint), which shows a database restored from an older copy; each next checkpoint is tried`,
+          error))))
+    // Off the publishing path: only the newest checkpoint waiting is written.
+    yield* Effect.forkScoped(current.changes.pipe(
+      Stream.buffer({ capacity: 1, strategy: "sliding" }),
+      Stream.runForEach(keepNewer)
+    ))
 
     /** Tiles, then the checkpoint, for the leaves [from, target): a span of its own with traces on. */
     const publishRange = (from: number, target: number) =>

@@ -17,7 +17,7 @@
 // to), or no receipt is signed. A damaged leaf file (a flipped bit that still parses, a bad
 // partial restore) would otherwise have the log sign a second, different hash for the same
 // index: evidence of equivocation made by a GET. And while the log is found diverged from
-// its published tiles (LogHealth), nothing is signed at all, as nothing is published.
+// what it published (LogHealth), nothing is signed at all, as nothing is published.
 
 import { Effect } from "effect"
 import { equal } from "../domain/bytes.js"
@@ -44,7 +44,7 @@ export const reissuedReceipts = Effect.gen(function*() {
   return (index: number): Effect.Effect<ReissuedReceipt, StorageError> =>
     Effect.gen(function*() {
       const state = yield* status.current
-      if (state.diverged !== undefined) return yield* withheld("the log diverged from its published tiles: no receipt is signed until that is resolved")
+      if (state.diverged !== undefined) return yield* withheld("the log diverged from what it published: no receipt is signed until that is resolved")
       if (index >= state.size) return { _tag: "NotInLog", size: state.size } as const
       const { entry, hashes: [stored] } = yield* store.readEntryAndHashes(index, [storedHashIndex(0, index)])
       if (stored === undefined || !equal(hasher.leafHash(entry), stored)) {

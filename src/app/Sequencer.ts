@@ -61,7 +61,10 @@
 // answered, its submissions are handed on first, ahead of those still queued, to be decided
 // by the new holder: none is answered by this process, accepted or refused. On the
 // filesystem, Coordination is one process's own (MemoryCoordination): the lease is taken at
-// once and never lost, so this is the single-node path, at the same speed.
+// once and never lost, so this is the single-node path, at the same speed. A process that
+// takes the lease first looks again at the shared evidence that the log went back
+// (LogHealth.recheck: a witness's stored alarm, the checkpoint this node kept), so it never
+// writes on a log another node found diverged a moment before.
 
 import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Layer, Option, Queue, Schedule, Stream, SubscriptionRef, type Tracer } from "effect"
 import { entryBytesFromJcs } from "../domain/envelope/leaf.js"
@@ -77,6 +80,7 @@ import type { LeaseFence } from "../ports/LeaseFence.js"
 import { LogStore, type NamedBody } from "../ports/LogStore.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
 import { bodyReference } from "../domain/bodyReference.js"
+import { LogHealth } from "./LogHealth.js"
 import { LogWriter } from "./LogWriter.js"
 import { countBatch } from "./Metrics.js"
 import { NodeRole } from "./NodeRole.js"
@@ -177,6 +181,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const crypto = yield* Crypto
     const coordination = yield* Coordination
     const { leading } = yield* NodeRole
+    const health = yield* LogHealth
     const context = { sha256: crypto.sha256, ed25519: crypto.ed25519 }
     const hasher = makeTreeHasher(crypto.sha256)
     const scope = yield* Effect.scope
@@ -473,6 +478,10 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       const lease = yield* coordination.lease
       yield* Fiber.interrupt(waiting)
       yield* catchUp
+      // The evidence that the log went back, looked at again before the first write: the
+      // holder before may have found it a moment ago, before this node reloaded it. Found,
+      // the log is diverged here too, and the writer refuses every batch.
+      yield* health.recheck
       yield* settleOrphans(lease.fence)
       leadingFence = lease.fence
       yield* SubscriptionRef.set(leading, true)

@@ -1,11 +1,13 @@
 // The service's health, as /healthz, /v2/stats (`status`) and the /stats page report it
-// (docs/spec/service.md "Telemetry" /healthz): DIVERGED when the log diverged from its tiles (it then
-// refuses new leaves), DEGRADED when the tiles are not being written, the ciphertext budget
-// is exhausted, agent writes are held, the projection store cannot be read or folded, a
-// witness holds a larger tree of this origin than the log (it saw another history: an alarm
-// stored for the whole deployment, app/CosignatureCollector.ts), or fewer witnesses than the
-// quorum cosigned the latest checkpoint for longer than cosignatures normally take (the
-// collector's QUORUM_GRACE_SECONDS), else OK.
+// (docs/spec/service.md "Telemetry" /healthz): DIVERGED when the log diverged from what it
+// published (LogHealth.ts: its tiles disagree with it, or a witness cosigned, or this node
+// kept, a checkpoint of more leaves than it holds; it then refuses new leaves), DEGRADED
+// when the tiles are not being written, the ciphertext budget is exhausted, agent writes
+// are held, the projection store cannot be read or folded, a witness holds a tree of this
+// origin the log does not extend (it saw another history: an alarm stored for the whole
+// deployment, app/CosignatureCollector.ts; with DIVERGED when that tree is the larger), or
+// fewer witnesses than the quorum cosigned the latest checkpoint for longer than
+// cosignatures normally take (the collector's QUORUM_GRACE_SECONDS), else OK.
 // From what the process holds, in constant time: whether agent writes are held is governance,
 // a resident part (domain/write/stateAreas.ts) the projection holds whole; reading it first
 // folds what the sequencer committed since the last read (usually nothing).

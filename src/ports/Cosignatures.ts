@@ -8,7 +8,8 @@
 // record keeps, per witness, the record of the largest size (a record of a smaller size than
 // the stored one changes nothing; an equal or larger one replaces it). alarms answers one
 // alarm per witness at most: raiseAlarm adds it, or replaces the detail of the witness's
-// alarm while keeping the time it was first raised; clearAlarm removes it (nothing to remove
+// alarm while keeping the time it was first raised and the largest witnessSize any raise
+// named (a raise without one weakens nothing); clearAlarm removes it (nothing to remove
 // is no error). Cosignatures and alarms are independent: recording a cosignature clears no
 // alarm (the collector clears it). A durable adapter answers the same after a reopen.
 
@@ -39,6 +40,15 @@ export interface AnotherHistoryAlarm {
   readonly detail: string
   /** When it was first raised (Unix seconds): a later raise for the witness keeps it. */
   readonly raisedAt: number
+  /**
+   * The size the witness said it cosigned, when the alarm is that this size is above the
+   * log's: proof that the log went back (a database or data folder restored from a copy
+   * older than what was published), which makes the log diverged on every node that reads
+   * the alarm while the log holds fewer leaves (app/CosignatureCollector.ts). Undefined for
+   * the other signs of another history (a proof the witness refused, another tree of one
+   * size), which are reported, not acted on.
+   */
+  readonly witnessSize?: number | undefined
 }
 
 export class Cosignatures extends Context.Tag("aics/Cosignatures")<Cosignatures, {

@@ -18,6 +18,7 @@ import { PgCosignaturesLive } from "../../src/adapters/pg/PgCosignatures.js"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
 import { makeTestClock } from "../../src/adapters/clock/TestClock.js"
 import { CosignatureCollector, QUORUM_GRACE_SECONDS } from "../../src/app/CosignatureCollector.js"
+import { LogHealth } from "../../src/app/LogHealth.js"
 import { LogNotary } from "../../src/app/LogNotary.js"
 import { LogReader } from "../../src/app/LogReader.js"
 import { NodeRole } from "../../src/app/NodeRole.js"
@@ -86,6 +87,8 @@ interface Node {
   readonly logged: Array<{ readonly level: string; readonly message: string }>
   /** Whether this node holds the lease (NodeRole): only the one that does submits. */
   readonly leading: SubscriptionRef.SubscriptionRef<boolean>
+  /** The node's LogHealth: whether its log is diverged. */
+  readonly health: LogHealth["Type"]
 }
 
 /** The publisher's wait for a newer checkpoint: by default none comes within a short wait. */
@@ -101,11 +104,17 @@ const fsStore = Effect.map(tempDir("collector"), (dir) => FsCosignaturesLive(joi
 const startNode = (
   w: FakeWitness,
   store: Layer.Layer<Cosignatures, unknown>,
-  options: { readonly leading?: boolean; readonly awaitCoverage?: Publisher["Type"]["awaitCoverage"]; readonly clock?: Layer.Layer<Clock> } = {}
+  options: {
+    readonly leading?: boolean
+    readonly awaitCoverage?: Publisher["Type"]["awaitCoverage"]
+    readonly clock?: Layer.Layer<Clock>
+    /** The log store's size at start (0 unless given). */
+    readonly logSize?: number
+  } = {}
 ) =>
   Effect.gen(function*() {
     const latest = yield* Ref.make<PublishedCheckpoint | undefined>(undefined)
-    const logSize = yield* Ref.make(0)
+    const logSize = yield* Ref.make(options.logSize ?? 0)
     const leading = yield* SubscriptionRef.make(options.leading ?? true)
     const logged: Node["logged"] = []
     const logger = Logger.make(({ logLevel, message }) =>
@@ -125,13 +134,14 @@ const startNode = (
       Layer.succeed(LogStore, { size: Ref.get(logSize) } as unknown as LogStore["Type"]),
       Layer.succeed(LogNotary, { verifierKey: logKey, vkey: log.vkey, sign: () => Effect.die("unused") }),
       Layer.succeed(NodeRole, { leading }),
+      LogHealth.layer,
       store,
       transportOf(w)
     )
     // The logger is the building fiber's, which the collector's fibers inherit.
     const context = yield* Layer.build(Layer.provideMerge(CosignatureCollector.layer, deps)).pipe(
       Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
-    const node: Node = { latest, logSize, logged, leading }
+    const node: Node = { latest, logSize, logged, leading, health: Context.get(context, LogHealth) }
     return { node, collector: Context.get(context, CosignatureCollector), store: Context.get(context, Cosignatures) }
   })
 
@@ -153,6 +163,9 @@ const publish = (node: Node, n: number) =>
 
 /** The log grows to `n` leaves without this node's checkpoint moving: another node appended them. */
 const grow = (node: Node, n: number) => Ref.update(node.logSize, (size) => Math.max(size, n))
+
+/** Why the node's log is diverged, or undefined. */
+const divergedOf = (node: Node) => node.health.diverged
 
 const errorsAndWarnings = (node: Node) => node.logged.filter((l) => l.level === "ERROR" || l.level === "WARN")
 
@@ -183,6 +196,8 @@ describe("CosignatureCollector", () => {
       yield* until(cosignedSize, (s) => s === 12)
       expect(witness.requests).toEqual([0, 3, 7])
       expect((yield* (yield* Cosignatures).list).map((c) => c.size)).toEqual([12])
+      // A witness behind the log is no sign of a divergence.
+      expect(yield* divergedOf(node)).toBeUndefined()
     }))
   })
 
@@ -193,8 +208,9 @@ describe("CosignatureCollector", () => {
       const collector = yield* CosignatureCollector
       const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
       expect(status.witnesses[0]!.error).toContain("unreachable: connection refused")
-      // A witness away is not a witness that saw another history.
+      // A witness away is not a witness that saw another history, nor a log that diverged.
       expect(status.witnesses[0]!.sawAnotherHistory).toBe(false)
+      expect(yield* divergedOf(node)).toBeUndefined()
       expect(status.cosigningLatest).toBe(0)
       witness.down = false
       yield* until(cosignedSize, (s) => s === 5)
@@ -272,8 +288,13 @@ describe("CosignatureCollector", () => {
       const collector = yield* CosignatureCollector
       const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
       expect(status.witnesses[0]!.error).toContain("it saw another history")
-      // Evidence of a fork: what /healthz turns DEGRADED on (app/ServiceHealth.ts).
+      // Evidence of a fork: what /healthz reports (app/ServiceHealth.ts); and proof that
+      // the log went back: it is diverged, so it accepts no write and signs nothing more.
       expect(status.witnesses[0]!.sawAnotherHistory).toBe(true)
+      expect(status.witnesses[0]!.anotherHistory?.witnessSize).toBe(20)
+      expect(yield* divergedOf(node)).toBe(
+        `witness ${WITNESS} (http://witness) cosigned size 20 of this origin, above this log's 5: the log went back (restored from a copy older than what was published); restore the database or data folder that holds those leaves`)
+      expect(node.logged.filter((l) => l.level === "ERROR" && l.message.startsWith("the log diverged from what its witnesses cosigned (")).length).toBe(1)
       expect(witness.requests).toEqual([0])
       expect(witness.state?.size).toBe(20)
       // It stays said through later failures of other kinds (the log grown past the witness's
@@ -295,6 +316,9 @@ describe("CosignatureCollector", () => {
       const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
       expect(status.witnesses[0]!.error).toMatch(/^422: .*it saw another history/)
       expect(status.witnesses[0]!.sawAnotherHistory).toBe(true)
+      // Reported, not acted on: no size above the log's proves that it went back.
+      expect(status.witnesses[0]!.anotherHistory?.witnessSize).toBeUndefined()
+      expect(yield* divergedOf(node)).toBeUndefined()
       expect(errorsAndWarnings(node).some((l) => l.level === "ERROR" && l.message.includes("Backups and restores"))).toBe(true)
     }))
   })
@@ -324,6 +348,7 @@ describe("CosignatureCollector", () => {
       const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
       expect(status.witnesses[0]!.error).toMatch(/^409: the witness cosigned another tree of size 5/)
       expect(status.witnesses[0]!.sawAnotherHistory).toBe(true)
+      expect(yield* divergedOf(node)).toBeUndefined()
     }))
   })
 
@@ -337,6 +362,7 @@ describe("CosignatureCollector", () => {
       const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
       expect(status.witnesses[0]!.error).toContain("above this log's 19: it saw another history")
       expect(status.witnesses[0]!.sawAnotherHistory).toBe(true)
+      expect(yield* divergedOf(node)).toContain("cosigned size 20 of this origin, above this log's 19: the log went back")
       expect(witness.requests).toEqual([0])
     }))
   })
@@ -354,6 +380,7 @@ describe("CosignatureCollector", () => {
       yield* Effect.sleep(Duration.millis(300))
       const behind = yield* collector.status
       expect(behind.witnesses[0]!.sawAnotherHistory).toBe(false)
+      expect(yield* divergedOf(node)).toBeUndefined()
       expect(behind.witnesses[0]!.error).toBeUndefined()
       // It waits for the newer checkpoint instead of asking the witness to go back.
       expect(witness.requests).toEqual([0])
@@ -415,9 +442,12 @@ describe("CosignatureCollector", () => {
         yield* publish(first.node, 5)
         return (yield* until(first.collector.status, (s) => s.witnesses[0]!.sawAnotherHistory)).witnesses[0]!.anotherHistory
       }))
-      // The witness is away when the process starts again: it cannot find the fork out anew.
+      // The witness is away when the process starts again: it cannot find the fork out anew,
+      // and the stored alarm, which keeps the witness's size, has the log diverged from the
+      // start, before anything could be written.
       witness.down = true
-      const second = yield* startNode(witness, store)
+      const second = yield* startNode(witness, store, { logSize: 5 })
+      expect(yield* divergedOf(second.node)).toContain("cosigned size 20 of this origin, above this log's 5: the log went back")
       const restarted = yield* second.collector.status
       expect(restarted.witnesses[0]!.sawAnotherHistory).toBe(true)
       expect(restarted.witnesses[0]!.anotherHistory).toEqual(raised)
@@ -429,6 +459,8 @@ describe("CosignatureCollector", () => {
       yield* until(second.collector.status, (s) => s.witnesses[0]!.cosignedSize === 5)
       expect((yield* second.collector.status).witnesses[0]!.sawAnotherHistory).toBe(false)
       expect(yield* second.store.alarms).toEqual([])
+      // The process stays diverged until it is restarted: an operator looks first.
+      expect(yield* divergedOf(second.node)).toBeDefined()
     }))
 
   it.scopedLive("reports an alarm the store did not take on this node while it leads, and logs why", () => {
@@ -467,6 +499,9 @@ describe("CosignatureCollector", () => {
       expect(onB.witnesses[0]!.anotherHistory?.detail).toContain("above this log's 5: it saw another history")
       expect(onB.witnesses[0]!.error).toBeUndefined()
       expect(witness.requests).toEqual([0])
+      // Both logs are diverged: A's at its refusal, B's from the stored alarm it reloaded.
+      expect(yield* divergedOf(a.node)).toContain("cosigned size 20 of this origin, above this log's 5")
+      expect(yield* divergedOf(b.node)).toContain("cosigned size 20 of this origin, above this log's 5")
 
       // The lease passes to B while the witness is away: B cannot find the fork out anew,
       // and keeps reporting it.
@@ -485,5 +520,36 @@ describe("CosignatureCollector", () => {
       expect((yield* b.collector.status).witnesses[0]!.sawAnotherHistory).toBe(false)
       yield* until(a.collector.status, (s) => !s.witnesses[0]!.sawAnotherHistory && s.witnesses[0]!.cosignedSize === 5)
       expect(yield* a.store.alarms).toEqual([])
+    }))
+  it.scopedLive("finds the log diverged from the store's alarm at once when asked again (a lease taken), before its next reload", () =>
+    Effect.gen(function*() {
+      const witness: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
+      // A node that does not lead: it asks no witness itself.
+      const { node, store } = yield* startNode(witness, yield* fsStore, { leading: false, logSize: 5 })
+      // The leader raises the alarm as it finds the witness's size above the log's, and
+      // hands the lease over: this node looks at the store before its first write.
+      yield* store.raiseAlarm({ witness: witnessVkey, detail: "the witness cosigned size 20 of this origin, above this log's 5: it saw another history", raisedAt: 100, witnessSize: 20 })
+      yield* node.health.recheck
+      expect(yield* divergedOf(node)).toContain(`witness ${WITNESS} (http://witness) cosigned size 20 of this origin, above this log's 5: the log went back`)
+    }))
+
+  it.scopedLive("finds no divergence in an alarm that proves no size above the log's: one of another kind, or one the log now holds", () =>
+    Effect.gen(function*() {
+      const witness: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
+      const layer = yield* fsStore
+      const { node, collector, store } = yield* startNode(witness, layer, { leading: false, logSize: 25 })
+      // The database restored is the newer one: it holds the 20 leaves the witness cosigned.
+      // Neither the look of a new leader nor the reload (once the status shows the alarm)
+      // finds a divergence.
+      yield* store.raiseAlarm({ witness: witnessVkey, detail: "above this log's 5", raisedAt: 100, witnessSize: 20 })
+      yield* node.health.recheck
+      yield* until(collector.status, (s) => s.witnesses[0]!.anotherHistory?.witnessSize === 20)
+      expect(yield* divergedOf(node)).toBeUndefined()
+      // And a 422's alarm names no size.
+      yield* store.clearAlarm(witnessVkey)
+      yield* store.raiseAlarm({ witness: witnessVkey, detail: "422: refused", raisedAt: 100 })
+      yield* node.health.recheck
+      yield* until(collector.status, (s) => s.witnesses[0]!.anotherHistory?.detail === "422: refused")
+      expect(yield* divergedOf(node)).toBeUndefined()
     }))
 })

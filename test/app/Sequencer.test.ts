@@ -94,8 +94,9 @@ const controlledStores = (controls: Controls) => {
   return Layer.mergeAll(bodies, log)
 }
 
-const sequencerWith = (controls: Controls) =>
+const sequencerWith = (controls: Controls, beforeSequencer: Layer.Layer<never, never, LogHealth> = Layer.empty) =>
   Sequencer.layer.pipe(
+    Layer.provideMerge(beforeSequencer),
     Layer.provideMerge(LogWriter.layer),
     Layer.provideMerge(Layer.mergeAll(LogHealth.layer, NodeRole.layer, MemoryCoordinationLive(), MemoryProjectionStoreLive)),
     Layer.provideMerge(controlledStores(controls)),
@@ -216,6 +217,22 @@ describe("Sequencer commit", () => {
       expect((yield* sequencer.point).folded).toBe(2)
       expect(controls.orphanLeaves).toEqual([])
     }).pipe(Effect.ensuring(Effect.suspend(() => Effect.all(controls.openGates))), Effect.provide(sequencerWith(controls)))
+  })
+
+  it.scoped("looks at the shared evidence of a divergence as it takes the lease: a log found diverged then accepts nothing", () => {
+    const controls = newControls()
+    // What a layer below adds (CosignatureCollector: a witness's stored alarm above the
+    // log's size; Publisher: the checkpoint this node kept): here, evidence that is found.
+    const evidence = Layer.effectDiscard(Effect.flatMap(LogHealth, (health) =>
+      health.addRecheck(health.markDiverged("witness w cosigned size 20 of this origin, above this log's 0", "what its witnesses cosigned"))))
+    return Effect.gen(function*() {
+      const sequencer = yield* Sequencer
+      const outcome = yield* sequencer.submit(nextPost(makeAgent(`diverged ${Math.random()}`), "after the restore"))
+      expect(outcome).toMatchObject({ _tag: "Refused", refusal: { code: "log_unavailable" } })
+      expect(controls.events.filter((e) => e.startsWith("append"))).toEqual([])
+      expect((yield* sequencer.point).folded).toBe(0)
+      expect(yield* (yield* LogHealth).diverged).toContain("above this log's 0")
+    }).pipe(Effect.provide(sequencerWith(controls, evidence)))
   })
 
   it.scoped("a failed put answers its batch log_unavailable and appends nothing of it", () => {

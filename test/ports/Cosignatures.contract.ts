@@ -80,5 +80,33 @@ export const cosignaturesContract = (name: string, adapter: CosignaturesUnderTes
           }))
         }
       }))
+
+    it.scoped("keeps the largest size a witness was found to have cosigned above the log, until the alarm is cleared", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        const a = "a.example/w+00000001+BA"
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          yield* store.raiseAlarm(alarm(a, "422: the proof from size 3 does not verify", 100))
+          expect((yield* store.alarms)[0]!.witnessSize).toBeUndefined()
+          yield* store.raiseAlarm({ ...alarm(a, "size 20 above this log's 5", 200), witnessSize: 20 })
+          expect(yield* store.alarms).toEqual([{ ...alarm(a, "size 20 above this log's 5", 100), witnessSize: 20 }])
+          // A smaller size, or a raise of another kind, takes nothing back of the proof.
+          yield* store.raiseAlarm({ ...alarm(a, "size 20 above this log's 5", 300), witnessSize: 12 })
+          yield* store.raiseAlarm(alarm(a, "409: another tree of size 5", 400))
+          expect(yield* store.alarms).toEqual([{ ...alarm(a, "409: another tree of size 5", 100), witnessSize: 20 }])
+          yield* store.raiseAlarm({ ...alarm(a, "409: another tree of size 5", 500), witnessSize: 21 })
+          expect(yield* store.alarms).toEqual([{ ...alarm(a, "409: another tree of size 5", 100), witnessSize: 21 }])
+        }))
+        if (adapter.durable) {
+          yield* withStore(layer, (store) => Effect.gen(function*() {
+            expect(yield* store.alarms).toEqual([{ ...alarm(a, "409: another tree of size 5", 100), witnessSize: 21 }])
+            // Cleared, the next alarm starts without a size.
+            yield* store.clearAlarm(a)
+            yield* store.raiseAlarm(alarm(a, "422: refused", 600))
+            expect(yield* store.alarms).toEqual([alarm(a, "422: refused", 600)])
+            expect((yield* store.alarms)[0]!.witnessSize).toBeUndefined()
+          }))
+        }
+      }))
   })
 }

@@ -21,7 +21,8 @@ const isRecord = (value: unknown): value is CollectedCosignature => {
 
 const isAlarm = (value: unknown): value is AnotherHistoryAlarm => {
   const v = value as Partial<AnotherHistoryAlarm> | null
-  return typeof v?.witness === "string" && typeof v.detail === "string" && Number.isSafeInteger(v.raisedAt)
+  return typeof v?.witness === "string" && typeof v.detail === "string" && Number.isSafeInteger(v.raisedAt) &&
+    (v.witnessSize === undefined || Number.isSafeInteger(v.witnessSize))
 }
 
 /** A JSON list in `path` whose every element passes `valid`; no file is the empty list. */
@@ -38,6 +39,14 @@ const readList = <A>(path: string, what: string, valid: (value: unknown) => valu
     }
     return parsed as ReadonlyArray<A>
   })
+
+/** The larger of two witness sizes, either of which may be unknown. */
+const largestSize = (a: number | undefined, b: number | undefined) =>
+  a === undefined ? b : b === undefined ? a : Math.max(a, b)
+
+/** The alarm as the file holds it: no witnessSize member when there is none. */
+const withoutUndefinedSize = ({ witnessSize, ...rest }: AnotherHistoryAlarm): AnotherHistoryAlarm =>
+  witnessSize === undefined ? rest : { ...rest, witnessSize }
 
 /** `path` holds the cosignatures, `alarmsPath` the alarms (docs/operations.md names both). */
 export const FsCosignaturesLive = (path: string, alarmsPath: string) =>
@@ -68,7 +77,11 @@ export const FsCosignaturesLive = (path: string, alarmsPath: string) =>
       lock.withPermits(1)(Effect.gen(function*() {
         const all = yield* Ref.get(raised)
         const previous = all.find((a) => a.witness === alarm.witness)
-        const kept = previous === undefined ? alarm : { ...alarm, raisedAt: previous.raisedAt }
+        const kept = previous === undefined ? withoutUndefinedSize(alarm) : withoutUndefinedSize({
+          ...alarm,
+          raisedAt: previous.raisedAt,
+          witnessSize: largestSize(previous.witnessSize, alarm.witnessSize)
+        })
         yield* replaceAlarms(all, all.map((a) => (a.witness === alarm.witness ? kept : a)).concat(previous === undefined ? [kept] : []))
       }))
 

@@ -9,7 +9,8 @@
 // exclusive locking mode (no write: an existing lock file needs no room on the disk) and
 // held for as long as the connection is open: the kernel releases it when the process ends,
 // however it ends, so a SIGKILL leaves no stale lock behind (a PID file would).
-// On PostgreSQL the directory holds only keys, which several nodes may share: no lock.
+// On PostgreSQL the directory holds only keys and the last checkpoint (replaced
+// atomically), which several nodes may share: no lock.
 
 import { mkdir } from "node:fs/promises"
 import { join } from "node:path"

@@ -1,9 +1,11 @@
 // Cosignatures on PostgreSQL: the latest cosignature per witness in aics_cosignatures
 // (migration 0014_cosignatures), one upsert that keeps the larger size, so every node
 // serving the log serves the same lines whichever node collected them; and the witnesses'
-// another-history alarms in aics_witness_alarms (migration 0022_witness_alarms), so every
-// node's /healthz reports an alarm the sequencing node raised, and a node that takes the
-// lease over keeps it until the witness cosigns again.
+// another-history alarms in aics_witness_alarms (migration 0022_witness_alarms; the size
+// the witness cosigned, when above the log's, since 0023_witness_alarm_size), so every
+// node's /healthz reports an alarm the sequencing node raised, every node finds the log
+// diverged when the alarm proves it went back, and a node that takes the lease over keeps
+// both until the witness cosigns again.
 
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
@@ -23,16 +25,24 @@ export const PgCosignaturesLive: Layer.Layer<Cosignatures, never, SqlClient.SqlC
         storage("list cosignatures")
       ),
       // raised_at is left as first written: the alarm's age is how long the incident has
-      // lasted, whichever node raised it again since. An unchanged detail updates nothing
-      // (the collector raises again at each refusal, every backoff).
+      // lasted, whichever node raised it again since. witness_size only grows (GREATEST
+      // ignores a NULL): a later raise of another kind does not take back the proof that the
+      // log went back. An unchanged alarm updates nothing (the collector raises again at
+      // each refusal, every backoff).
       raiseAlarm: (a) =>
-        sql`INSERT INTO aics_witness_alarms (witness, detail, raised_at) VALUES (${a.witness}, ${a.detail}, ${a.raisedAt})
-          ON CONFLICT (witness) DO UPDATE SET detail = EXCLUDED.detail
-          WHERE aics_witness_alarms.detail IS DISTINCT FROM EXCLUDED.detail`.pipe(Effect.asVoid, storage("raise witness alarm")),
+        sql`INSERT INTO aics_witness_alarms (witness, detail, raised_at, witness_size) VALUES (${a.witness}, ${a.detail}, ${a.raisedAt}, ${a.witnessSize ?? null})
+          ON CONFLICT (witness) DO UPDATE SET detail = EXCLUDED.detail,
+            witness_size = GREATEST(aics_witness_alarms.witness_size, EXCLUDED.witness_size)
+          WHERE aics_witness_alarms.detail IS DISTINCT FROM EXCLUDED.detail
+            OR GREATEST(aics_witness_alarms.witness_size, EXCLUDED.witness_size) IS DISTINCT FROM aics_witness_alarms.witness_size`.pipe(
+          Effect.asVoid, storage("raise witness alarm")),
       clearAlarm: (witness) =>
         sql`DELETE FROM aics_witness_alarms WHERE witness = ${witness}`.pipe(Effect.asVoid, storage("clear witness alarm")),
-      alarms: sql<{ witness: string; detail: string; raised_at: unknown }>`SELECT witness, detail, raised_at FROM aics_witness_alarms`.pipe(
-        Effect.map((rows) => rows.map((r) => ({ witness: r.witness, detail: r.detail, raisedAt: toNumber(r.raised_at) }))),
+      alarms: sql<{ witness: string; detail: string; raised_at: unknown; witness_size: unknown }>`SELECT witness, detail, raised_at, witness_size FROM aics_witness_alarms`.pipe(
+        Effect.map((rows) => rows.map((r) => ({
+          witness: r.witness, detail: r.detail, raisedAt: toNumber(r.raised_at),
+          ...(r.witness_size === null ? {} : { witnessSize: toNumber(r.witness_size) })
+        }))),
         storage("list witness alarms")
       )
     }))

@@ -326,6 +326,13 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
       detail text NOT NULL,
       raised_at bigint NOT NULL
     )`
+  ),
+  // The size a witness said it cosigned, when above the log's (AnotherHistoryAlarm
+  // .witnessSize): every node reads it and finds the log diverged while the log holds fewer
+  // leaves, so no node accepts a write or signs a checkpoint of another history. NULL for
+  // the alarms of other kinds, and for those raised before: the next refusal fills it in.
+  "0023_witness_alarm_size": statements(
+    `ALTER TABLE aics_witness_alarms ADD COLUMN witness_size bigint`
   )
 }
 

@@ -2,9 +2,12 @@
 // each other"): each submits its checkpoints to the other (AICS_WITNESSES) and witnesses the
 // other's log (AICS_WITNESS_LOGS). Every checkpoint of each ends up served with the other's
 // cosignature beside its own signature; a witness that is down stops nothing and is caught
-// up when it returns, having kept the size it last cosigned across the restart.
+// up when it returns, having kept the size it last cosigned across the restart. And a log
+// restored from an older copy of its data folder, whose witness cosigned more leaves than
+// it now holds, is diverged: it refuses every write (signed 503 log_unavailable) and signs
+// no checkpoint of another history.
 
-import { readFile } from "node:fs/promises"
+import { cp, readFile, rm } from "node:fs/promises"
 import { join } from "node:path"
 import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -33,6 +36,7 @@ interface Operator {
 }
 
 const operators: Array<Operator> = []
+const otherDirs: Array<string> = []
 const [a, b] = [0, 1] as const
 const origin = (o: Operator) => `${o.domain}/aics`
 
@@ -71,6 +75,7 @@ afterAll(async () => {
     await o.server.stop()
     await removeDir(o.dataDir)
   }
+  for (const d of otherDirs) await removeDir(d)
 })
 
 /** The checkpoint the operator serves: its size and the witnesses whose cosignature it carries. */
@@ -171,5 +176,47 @@ describe("two services witnessing each other", { timeout: 150_000 }, () => {
     expect(stale.status).toBe(409)
     expect(Number(stale.text.trim())).toBeGreaterThanOrEqual(before.size)
     await cosignedAtLeast(A, B, index + 1)
+  })
+
+  // Last: it leaves A diverged.
+  it("refuses writes and signs nothing once its witness shows it cosigned more leaves of this origin than the restored log holds", async () => {
+    const [A, B] = [operators[a]!, operators[b]!]
+    // A copy of A's data folder, taken with A stopped; A then goes on, and B cosigns more.
+    await A.server.stop()
+    const backup = await tempDataDir()
+    otherDirs.push(backup)
+    await cp(A.dataDir, backup, { recursive: true })
+    await restart(A, B)
+    const older = (await served(A, []))!.size
+    await write(A, "after-backup")
+    const newer = (await cosignedAtLeast(A, B, older + 1)).size
+    expect(newer).toBeGreaterThan(older)
+
+    // The copy restored in place of A's folder: the log, its tiles and the checkpoint A kept
+    // are all the older ones; only the witness knows better.
+    await A.server.stop()
+    await rm(A.dataDir, { recursive: true, force: true })
+    await cp(backup, A.dataDir, { recursive: true })
+    await restart(A, B)
+    const health = await pollUntil("A's /healthz saying DIVERGED", async () => {
+      const response = await fetch(`${A.server.baseUrl}/healthz`)
+      return response.status === 503 ? await response.json() as Record<string, any> : undefined
+    })
+    expect(health["status"]).toBe("DIVERGED")
+    const reasons = health["reasons"] as Array<string>
+    expect(reasons).toContain(
+      `log_diverged: witness ${B.witnessKey.name} (${B.server.baseUrl}) cosigned size ${newer} of this origin, above this log's ${older}: the log went back (restored from a copy older than what was published); restore the database or data folder that holds those leaves`)
+    expect(reasons.some((r) => r.startsWith(`witness_saw_another_history: ${B.witnessKey.name}: `))).toBe(true)
+    expect(A.server.output()).toContain("the log diverged from what its witnesses cosigned (")
+
+    // A write is refused, with the signed refusal, and nothing is logged or published.
+    const agent = makeAgent(`witnessing ${A.domain} after the restore`)
+    const refused = await sendEntry(A.server, origin(A), "/v2/entries", agent, "claim", { name: `restored-${writes++}`, x25519: agent.x25519 })
+    expect(refused.status).toBe(503)
+    expect(refused.json.entry["refused"]).toBe("log_unavailable")
+    expect(refused.json.entry["detail"]).toContain(`cosigned size ${newer} of this origin, above this log's ${older}`)
+    expect(typeof refused.json.receipt_note).toBe("string")
+    expect((await served(A, []))!.size).toBe(older)
+    expect(health["tree_size"]).toBe(older)
   })
 })
