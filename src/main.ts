@@ -93,8 +93,9 @@ const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
 
 // Leaf 0 written, or checked against this start's settings and keys; then owner.kid, when a
 // start on an existing log found it missing, is written from leaf 0 (FileKeys.ts). Below it
-// only what the check reads is open (storageLayers.ts CharterStorage), so a start the check
-// refuses writes nothing: the other stores and the witness key come after it.
+// only what the check reads is open (storageLayers.ts CharterStorage), and keys are made only
+// by the start that creates the log (app/LogCreation.ts), so a start the check refuses writes
+// nothing: the other stores come after it.
 const CharterLive = Layer.effect(Charter, Effect.tap(makeCharter, () => Effect.flatMap(OwnerKidRecord, ({ record }) => record)))
 
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
@@ -119,7 +120,7 @@ const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).p
   Layer.provideMerge(LogStream.layer),
   Layer.provideMerge(CosignatureCollector.layer),
   Layer.provideMerge(Layer.mergeAll(Publisher.layer, LogStatus.layer, Witness.layer)),
-  // Every other store and the witness key, once leaf 0 has passed its check.
+  // Every other store, once leaf 0 has passed its check.
   Layer.provideMerge(StorageAfterCharter),
   // The charter is written before the sequencer folds the log, so leaf 0 is in its state.
   Layer.provideMerge(CharterLive),

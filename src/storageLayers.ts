@@ -30,8 +30,8 @@ import { FsCosignaturesLive } from "./adapters/fs/FsCosignatures.js"
 import { FsKeptCheckpointLive } from "./adapters/fs/FsKeptCheckpoint.js"
 import { FsWitnessStateLive } from "./adapters/fs/FsWitnessState.js"
 import { FetchWitnessTransportLive } from "./adapters/http/fetchWitnessTransport.js"
-import { FileWitnessKeyLive } from "./adapters/keys/FileWitnessKey.js"
-import { ServiceConfig } from "./app/ServiceConfig.js"
+import { LogCreationStatus } from "./app/LogCreation.js"
+import { logLocation, ServiceConfig } from "./app/ServiceConfig.js"
 
 // ServiceConfig is provided by whoever builds these (main.ts's program: the settings are
 // read once, and checked before anything is built).
@@ -47,14 +47,15 @@ export const Platform = Layer.mergeAll(Clock.system, NodeCryptoLive, NodeEntropy
 //
 // In two parts, so that a start the charter check refuses (src/main.ts: leaf 0 of another
 // origin, of other keys) leaves the data folder as it found it: CharterStorage is what that
-// check reads (the log, its bodies, the coordination, the keys leaf 0 fixed), and
-// StorageAfterCharter, every store that would create its files at open (state.db, nonces,
-// cursors, tiles, ...) and the witness key, is opened only once the check has passed.
+// check reads (the log, its bodies, the coordination, whether this start creates the log, and
+// the keys: made only by the start that creates it), and StorageAfterCharter, every store that
+// would create its files at open (state.db, nonces, cursors, tiles, ...), is opened only once
+// the check has passed.
 
 /** The PostgreSQL adapters, loaded on first use: a start on the filesystem never loads the pg driver. */
 const postgres = Effect.promise(() => import("./adapters/pg/PgServiceStores.js"))
 
-/** The log, its bodies and the coordination, then the keys: what the charter check reads. */
+/** The log, its bodies and the coordination, whether this start creates the log, then the keys: what the charter check reads. */
 export const CharterStorage = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) => {
   const stores = config.databaseUrl === undefined
     // Every store opens after the data directory's lock is taken (dataDirLock.ts), the
@@ -67,10 +68,13 @@ export const CharterStorage = Layer.unwrapEffect(Effect.map(ServiceConfig, (conf
     // The pool (migrations run first) stays in the context: StorageAfterCharter's tables are on
     // it. The pg driver and its adapters load only here (PgServiceStores.ts).
     : Layer.unwrapEffect(Effect.map(postgres, (pg) => pg.PgCharterStoresLive({ databaseUrl: config.databaseUrl!, databasePool: config.databasePool })))
-  // The keys once the log is open: a log that has leaf 0 gets no new key, its owner is the one
-  // leaf 0 names (FileKeys.ts).
-  const logName = config.databaseUrl === undefined ? `the log in ${config.dataDir}` : "the log in the database (AICS_DATABASE_URL)"
-  return FileKeysLive({ dataDir: config.dataDir, ownerKid: config.ownerKid, logName }).pipe(Layer.provideMerge(stores))
+  // The keys once it is settled whether this start creates the log (LogCreation.ts: on an empty
+  // log it waits for the lease or for another node's leaf 0): a log that has leaf 0 gets no new
+  // key, its owner is the one leaf 0 names (FileKeys.ts).
+  const keys = FileKeysLive({
+    dataDir: config.dataDir, ownerKid: config.ownerKid, logName: logLocation(config), sharedLog: config.databaseUrl !== undefined
+  })
+  return keys.pipe(Layer.provideMerge(LogCreationStatus.layer), Layer.provideMerge(stores))
 }))
 
 /** The database CharterStorage opened: present exactly when AICS_DATABASE_URL is set. */
@@ -80,9 +84,9 @@ const openedDatabase = Effect.flatMap(Effect.serviceOption(SqlClient.SqlClient),
 }))
 
 /**
- * Every other store, the witness key, the witnesses' transport and the chain oracle: built
- * on CharterStorage once the charter check has passed (src/main.ts), so a start it refuses
- * makes none of their files, the witness key included.
+ * Every other store, the witnesses' transport and the chain oracle: built on CharterStorage
+ * once the charter check has passed (src/main.ts), so a start it refuses makes none of their
+ * files.
  */
 export const StorageAfterCharter = Layer.unwrapEffect(Effect.gen(function*() {
   const config = yield* ServiceConfig
@@ -104,7 +108,7 @@ export const StorageAfterCharter = Layer.unwrapEffect(Effect.gen(function*() {
   // The last checkpoint the node published or adopted, kept in its own data folder on either
   // storage: on PostgreSQL the only copy outside the database (ports/KeptCheckpoint.ts).
   const kept = FsKeptCheckpointLive(join(config.dataDir, "last-checkpoint"))
-  return Layer.mergeAll(stores, kept, FileWitnessKeyLive(config.dataDir), FetchWitnessTransportLive, NetworkOraclesLive(config.contributions))
+  return Layer.mergeAll(stores, kept, FetchWitnessTransportLive, NetworkOraclesLive(config.contributions))
 }))
 
 /** The whole storage at once, in its order: for a program that checks no charter between (bench/trafficGenerate.ts). */

@@ -2,16 +2,17 @@
 // first start of an empty log this writes the charter: the document goes to the body store,
 // the policy key signs a `charter` envelope naming it by hash, and the envelope becomes
 // leaf 0. On every later start leaf 0 is read back and checked against the configuration
-// and keys in use, so a data folder cannot silently be served under another origin or key.
+// and keys in use, so a data folder cannot silently be served under another origin, domain or
+// key.
 //
 // Leaf 0 is written under the sequencing lease, like every other leaf, with its fence
-// (src/ports/LogStore.ts; docs/operations.md, "The log's appends"): the process that takes
-// the lease first on an empty log writes it; the others, started at the same time on the
-// same database, find leaf 0 and check it. They wait for the lease or for leaf 0, whichever
-// comes first: the writer of leaf 0 goes on to sequence and keeps the lease. A process
-// whose first read finds leaf 0 takes no lease.
+// (src/ports/LogStore.ts; docs/operations.md, "The log's appends"). Who writes it was settled
+// before the keys were opened (LogCreation.ts, which spells out the first start step by step):
+// the process that took the lease on the empty log, which has made its keys by now, writes it
+// and releases the lease for its sequencer; the others, started at the same time on the same
+// database, found leaf 0 and check it here.
 
-import { Context, Data, Effect, Either, Option, Stream } from "effect"
+import { Context, Data, Effect, Either, Option } from "effect"
 import { fromUtf8, utf8 } from "../domain/bytes.js"
 import {
   charterDocument, charterPayload, DEFAULT_RETENTION_DAYS, type CharterTerms
@@ -23,15 +24,15 @@ import { signingInput } from "../domain/envelope/signature.js"
 import { didKeyFromPublicKey } from "../domain/identity/didKey.js"
 import { BodyStore } from "../ports/BodyStore.js"
 import { Clock } from "../ports/Clock.js"
-import { Coordination } from "../ports/Coordination.js"
 import { Crypto } from "../ports/Crypto.js"
 import { Entropy } from "../ports/Entropy.js"
 import { LogStore } from "../ports/LogStore.js"
 import { OwnerKey } from "../ports/OwnerKey.js"
 import { Signer } from "../ports/Signer.js"
+import { LogCreationStatus } from "./LogCreation.js"
 import { LogNotary } from "./LogNotary.js"
 import { LogWriter } from "./LogWriter.js"
-import { ServiceConfig } from "./ServiceConfig.js"
+import { logLocation, ServiceConfig } from "./ServiceConfig.js"
 
 export interface CharterLeaf {
   readonly envelope: Envelope
@@ -61,7 +62,7 @@ export const makeCharter = Effect.gen(function*() {
   const crypto = yield* Crypto
   const entropy = yield* Entropy
   const clock = yield* Clock
-  const coordination = yield* Coordination
+  const creation = yield* LogCreationStatus
 
   const terms: CharterTerms = {
     origin: config.origin,
@@ -100,38 +101,31 @@ export const makeCharter = Effect.gen(function*() {
     return { envelope, terms, document, documentHash, leaf } as const
   })
 
-  /** Completes once another process has written leaf 0. */
-  const leafZeroWritten = coordination.appended.pipe(
-    Stream.mapEffect(() => writer.refresh),
-    Stream.takeUntil((size) => size > 0),
-    Stream.runDrain
-  )
-
-  if ((yield* writer.refresh) === 0) {
-    const written = yield* Effect.scoped(Effect.gen(function*() {
-      // Several processes started at once on an empty database (docs/protocol.md section
-      // 14): another one may write leaf 0 while this one waits for the lease.
-      const lease = yield* Effect.race(Effect.asSome(coordination.lease), Effect.as(leafZeroWritten, Option.none()))
-      if (Option.isNone(lease) || (yield* writer.refresh) !== 0) return Option.none<CharterLeaf>()
-      const { fence } = lease.value
-      const { leaf, ...charter } = yield* writeCharter
-      yield* writer.append(0, [leaf], fence)
-      yield* Effect.logInfo("wrote leaf 0, the charter").pipe(Effect.annotateLogs({ origin: config.origin }))
-      return Option.some(charter satisfies CharterLeaf)
-    }))
-    if (Option.isSome(written)) return written.value
+  if (creation._tag === "Creates") {
+    // This process holds the lease on the empty log, and its keys are on disk (FileKeys.ts):
+    // leaf 0 may name them now. The lease goes back once leaf 0 is durable, for the sequencer.
+    const { leaf, ...charter } = yield* writeCharter
+    yield* writer.append(0, [leaf], creation.fence)
+    yield* creation.release
+    yield* Effect.logInfo("wrote leaf 0, the charter").pipe(Effect.annotateLogs({ origin: config.origin }))
+    return charter satisfies CharterLeaf
   }
 
-  // A later start: leaf 0 must be the charter of this origin under these keys.
+  // A later start: leaf 0 must be the charter of this origin and domain under these keys.
   const [leafBytes] = yield* store.readEntries(0, 1)
+  // The log is where the start found it: the data folder, or the database (never its password).
   const mismatch = (detail: string) =>
-    new CharterMismatch({ message: `leaf 0 of the log in ${config.dataDir} ${detail}` })
+    new CharterMismatch({ message: `leaf 0 of ${logLocation(config)} ${detail}` })
   const leaf = JSON.parse(fromUtf8(leafBytes!)) as { envelope: Envelope }
   const envelope = leaf.envelope
   const payload = envelope.payload as Record<string, unknown>
   if (envelope.type !== "charter") return yield* mismatch("is not a charter")
+  // The domain before the origin: AICS_ORIGIN defaults to <AICS_DOMAIN>/aics, so a start that
+  // changed only AICS_DOMAIN is named by the variable it changed; and with AICS_ORIGIN set,
+  // the domain (names' @name.<domain>, the witness key's name, _aics.<domain>) is checked too.
   for (const [member, expected] of [
-    ["origin", terms.origin], ["log_vkey", terms.logVkey], ["policy_kid", terms.policyKid], ["owner_kid", terms.ownerKid]
+    ["instance_domain", terms.instanceDomain], ["origin", terms.origin], ["log_vkey", terms.logVkey], ["policy_kid", terms.policyKid],
+    ["owner_kid", terms.ownerKid]
   ] as const) {
     if (payload[member] !== expected) {
       return yield* mismatch(`names ${member} ${JSON.stringify(payload[member])}, but this start uses ${JSON.stringify(expected)}`)

@@ -100,6 +100,25 @@ export const tilePrefixes = (settings: ServiceSettings): ReadonlyArray<string> =
 export const gatePortsOf = (settings: ServiceSettings): GatePorts =>
   ({ tls: settings.gate?.tlsPort ?? 0, plaintext: settings.gate?.port ?? 0 })
 
+/** Where AICS_DATABASE_URL points, without its password: what an operator needs to find the database. */
+export const databaseWhere = (url: Redacted.Redacted<string>): string => {
+  try {
+    const parsed = new URL(Redacted.value(url))
+    return `${parsed.host || parsed.searchParams.get("host") || "the default host"}${parsed.pathname}`
+  } catch {
+    return "an address that is not a URL"
+  }
+}
+
+/**
+ * How the start's refusals name the log: its data folder, or, on PostgreSQL, its database
+ * (the data folder then holds only the keys).
+ */
+export const logLocation = (settings: Pick<ServiceSettings, "dataDir" | "databaseUrl">): string =>
+  settings.databaseUrl === undefined
+    ? `the log in ${settings.dataDir}`
+    : `the log in the database at ${databaseWhere(settings.databaseUrl)} (AICS_DATABASE_URL)`
+
 export class ServiceConfig extends Context.Tag("aics/ServiceConfig")<ServiceConfig, ServiceSettings>() {
   static readonly fromEnv = Layer.effect(ServiceConfig, Effect.suspend(() => settingsConfig))
   static readonly layer = (settings: ServiceSettings) => Layer.succeed(ServiceConfig, settings)

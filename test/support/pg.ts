@@ -27,6 +27,12 @@ export interface TestDatabase {
   readonly maxConnections: number
   /** A new, empty schema and a URL whose connections use it; dropped when the scope closes. */
   readonly freshSchema: Effect.Effect<string, never, Scope.Scope>
+  /**
+   * A new, empty database of its own and its URL, dropped (its sessions ended) when the scope
+   * closes: for a test that must tell its processes' sessions from other test files'
+   * (pg_stat_activity.datname). The real server only (multiSession).
+   */
+  readonly freshDatabase: Effect.Effect<string, never, Scope.Scope>
 }
 
 const configured = process.env["AICS_TEST_DATABASE_URL"]
@@ -94,5 +100,14 @@ export const testDatabase = (): TestDatabase => {
     )
     return withSearchPath(url, schema)
   })
-  return { multiSession, maxConnections: multiSession ? 4 : 1, freshSchema }
+  const freshDatabase = Effect.gen(function*() {
+    if (!multiSession) return yield* Effect.dieMessage("a database of its own needs the real server (AICS_TEST_DATABASE_URL)")
+    const url = yield* baseUrl
+    const name = `aics_test_${process.pid}_${++schemas}_${Math.random().toString(36).slice(2, 8)}`
+    yield* Effect.acquireRelease(admin(url, [`CREATE DATABASE ${name}`]), () => admin(url, [`DROP DATABASE ${name} WITH (FORCE)`]))
+    const parsed = new URL(url)
+    parsed.pathname = `/${name}`
+    return parsed.toString()
+  })
+  return { multiSession, maxConnections: multiSession ? 4 : 1, freshSchema, freshDatabase }
 }

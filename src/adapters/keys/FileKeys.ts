@@ -1,19 +1,25 @@
 // The service's key material on the filesystem (<data dir>/keys, mode 0700):
 //   keys/log.key      log key (checkpoints, receipts), mode 0600
 //   keys/policy.key   policy key (leaf 0, service-authored leaves, the card), mode 0600
+//   keys/witness.key  witness key (cosignatures of the logs it witnesses, docs/protocol.md 21), mode 0600
 //   owner.kid         the owner's did:key: the only owner material the service reads
 //   owner.key         made on first start when the operator brought no AICS_OWNER_KID:
 //                     the owner's private key, for the operator to move off this machine
-// A first start (an empty log) creates what is missing; later starts reuse it. A start on a
-// log that has leaf 0 makes no key at all: leaf 0 fixed the log key, the policy key and the
-// owner for the life of the log, so a missing keys/*.key is refused (restore it), and the
-// owner is the one leaf 0 names, whatever owner.kid, owner.key or AICS_OWNER_KID say; a
+// Only the start that creates the log makes keys: the one that holds the sequencing lease on
+// the empty log (LogCreation.ts), which makes what is missing, durably, before it writes leaf
+// 0 (Charter.ts); a start that stopped before leaf 0 left keys its next start reuses. Any other
+// start makes no key at all. Leaf 0 fixed the log key, the policy key and the owner for the
+// life of the log, and every node and every restart must cosign under one witness key (the
+// card names it, the logs it witnesses trust it, and on PostgreSQL the nodes share its
+// state): so a missing keys/*.key is refused (copy it from another node, or restore it), and
+// the owner is the one leaf 0 names, whatever owner.kid, owner.key or AICS_OWNER_KID say; a
 // missing owner.kid is written again from leaf 0, once the charter check has passed
 // (OwnerKidRecord, run by src/main.ts), so a start refused there writes nothing.
 
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Context, Effect, Layer, Option } from "effect"
+import { LogCreationStatus, type LogCreation } from "../../app/LogCreation.js"
 import { agentExtras, agentKeyOf } from "../../client/agentKey.js"
 import { fromUtf8, utf8 } from "../../domain/bytes.js"
 import { isDidKey } from "../../domain/identity/didKey.js"
@@ -23,6 +29,7 @@ import { LogStore } from "../../ports/LogStore.js"
 import { OwnerKey } from "../../ports/OwnerKey.js"
 import { Signer, type SigningKey } from "../../ports/Signer.js"
 import { StorageError } from "../../ports/StorageError.js"
+import { WitnessSigner } from "../../ports/WitnessSigner.js"
 import { writeFileAtomically } from "../fs/atomicFile.js"
 import { StartupProblem } from "../os/startupChecks.js"
 import { createKeyFile, fileExists, keyPairOf, loadOrCreateKeyFile, readKeyFile, type KeyPair } from "./keyFile.js"
@@ -31,8 +38,10 @@ export interface FileKeysOptions {
   readonly dataDir: string
   /** The operator's own owner key; when absent and no owner.kid exists, a new log makes one. */
   readonly ownerKid: string | undefined
-  /** How the refusals name the log: "the log in <data dir>" when absent. */
+  /** How the refusals name the log: "the log in <data dir>" when absent (ServiceConfig.ts logLocation). */
   readonly logName?: string | undefined
+  /** Whether other nodes share the log (PostgreSQL): a missing key can then be copied from one of them. */
+  readonly sharedLog?: boolean | undefined
 }
 
 /**
@@ -78,14 +87,12 @@ const upgradeOwnerKeyFile = (path: string, ed25519: Crypto["Type"]["ed25519"], n
   })
 
 /**
- * The owner_kid of leaf 0, when the log has one (an existing log); none for an empty log.
- * Leaf 0 is read as the charter check reads it (src/app/Charter.ts), which then checks the
- * rest of it against this start.
+ * The owner_kid of leaf 0 (the log has it: LogCreation.ts). Leaf 0 is read as the charter
+ * check reads it (src/app/Charter.ts), which then checks the rest of it against this start.
  */
 const leafZeroOwner = (logName: string) =>
   Effect.gen(function*() {
     const store = yield* LogStore
-    if ((yield* store.size) === 0) return Option.none<string>()
     const [bytes] = yield* store.readEntries(0, 1)
     let ownerKid: unknown
     try {
@@ -100,8 +107,40 @@ const leafZeroOwner = (logName: string) =>
         message: `leaf 0 of ${logName} is not a charter naming its owner: this is not the data of an AICS log (AICS_DATA_DIR, AICS_DATABASE_URL)`
       })
     }
-    return Option.some(ownerKid)
+    return ownerKid
   })
+
+/** The key files under keys/, in the order a refusal lists them. */
+const KEY_FILES = ["log.key", "policy.key", "witness.key"] as const
+
+/** "a", "a and b", "a, b and c" */
+const listed = (items: ReadonlyArray<string>) =>
+  items.length <= 1 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`
+
+/**
+ * The one line of a start, on a log that has leaf 0, that finds key files missing: no start
+ * but the one that creates the log makes a key (header).
+ */
+const missingKeysMessage = (options: {
+  readonly creation: LogCreation
+  readonly missing: ReadonlyArray<string>
+  readonly keysDir: string
+  readonly logName: string
+  readonly sharedLog: boolean
+}) => {
+  const { creation, missing, keysDir, logName, sharedLog } = options
+  const paths = listed(missing.map((file) => join(keysDir, file)))
+  const are = missing.length === 1 ? "is" : "are"
+  if (creation._tag === "CreatedElsewhere") {
+    return `${paths} ${are} missing: another node created ${logName} first (it wrote leaf 0 while this start waited for the sequencing lease), with keys of its own, and this start wrote nothing: copy keys/ (${listed(KEY_FILES)}) from that node into ${keysDir} (AICS_DATA_DIR), then start again`
+  }
+  const copy = (what: string) => sharedLog ? `copy ${what} from another node of this log or restore it from your backup` : `restore ${what} from your backup`
+  if (missing.length === 1 && missing[0] === "witness.key") {
+    const path = join(keysDir, "witness.key")
+    return `${path} is missing, but ${logName} has its leaf 0: only the start that creates a log makes its witness key, so that every start${sharedLog ? " and every node" : ""} cosigns under the one key the logs it witnesses trust and its card names: ${copy("keys/witness.key")} (AICS_DATA_DIR); to give this witness a new identity instead, make a key there with \`aics keygen --key ${path}\`${sharedLog ? ", copy it to every node" : ""} and give its witness.vkey to the operators of the logs it witnesses (docs/operations.md "Two operators witness each other")`
+  }
+  return `${paths} ${are} missing, but ${logName} has its leaf 0, which fixed the log and policy keys for the life of the log: ${copy("keys/")} (AICS_DATA_DIR); a new key could never sign for this log`
+}
 
 export const FileKeysLive = (options: FileKeysOptions) =>
   Layer.effectContext(Effect.gen(function*() {
@@ -119,21 +158,20 @@ export const FileKeysLive = (options: FileKeysOptions) =>
       return yield* new StorageError({ operation: "owner key", detail: `AICS_OWNER_KID ${options.ownerKid} is not an Ed25519 did:key` })
     }
 
-    // Leaf 0, if the log has it, before any key is made: it fixed the keys and the owner.
-    const leafZero = yield* leafZeroOwner(logName)
+    // Whether this start creates the log (LogCreation.ts), before any key is read or made: only
+    // that start makes keys, and it holds the lease while it does.
+    const creation = yield* LogCreationStatus
+    const leafZero = creation._tag === "Creates" ? Option.none<string>() : Option.some(yield* leafZeroOwner(logName))
     if (Option.isSome(leafZero)) {
-      for (const file of ["log.key", "policy.key"]) {
-        const path = join(keysDir, file)
-        if (!(yield* fileExists(path))) {
-          return yield* new StartupProblem({
-            variable: "AICS_DATA_DIR",
-            message: `${path} is missing, but ${logName} has its leaf 0, which fixed the log and policy keys for the life of the log: restore keys/ from your backup (AICS_DATA_DIR); a new key could never sign for this log`
-          })
-        }
+      const missing: Array<string> = []
+      for (const file of KEY_FILES) if (!(yield* fileExists(join(keysDir, file)))) missing.push(file)
+      if (missing.length > 0) {
+        return yield* new StartupProblem({
+          variable: "AICS_DATA_DIR",
+          message: missingKeysMessage({ creation, missing, keysDir, logName, sharedLog: options.sharedLog ?? false })
+        })
       }
     }
-    const log = yield* loadOrCreateKeyFile(join(keysDir, "log.key"), crypto.ed25519, newSeed)
-    const policy = yield* loadOrCreateKeyFile(join(keysDir, "policy.key"), crypto.ed25519, newSeed)
 
     let ownerKid: string
     let record: Effect.Effect<void, StorageError> = Effect.void
@@ -200,11 +238,15 @@ export const FileKeysLive = (options: FileKeysOptions) =>
       return yield* new StorageError({ operation: "owner key", detail: `${ownerKid} is not an Ed25519 did:key` })
     }
 
+    // After the owner's refusals, so that a start they refuse makes no key. On the log that has
+    // leaf 0 every file is there (above), and nothing is made.
+    const [log, policy, witness] = yield* Effect.forEach(KEY_FILES, (file) => loadOrCreateKeyFile(join(keysDir, file), crypto.ed25519, newSeed))
     const signingKey = (pair: KeyPair): SigningKey => ({
       publicKey: pair.publicKey,
       sign: (message) => crypto.signInBackground(pair.seed, message)
     })
-    return Context.make(Signer, { log: signingKey(log.pair), policy: signingKey(policy.pair) }).pipe(
+    return Context.make(Signer, { log: signingKey(log!.pair), policy: signingKey(policy!.pair) }).pipe(
+      Context.add(WitnessSigner, signingKey(witness!.pair)),
       Context.add(OwnerKey, { kid: ownerKid }),
       Context.add(OwnerKidRecord, { record })
     )

@@ -27,9 +27,12 @@ const configLine = (error: ConfigError.ConfigError): string => {
 
 /** Which setting leaf 0's refusal points at (src/app/Charter.ts names the member). */
 const charterVariable = (message: string): string =>
-  message.includes("names origin") ? "AICS_ORIGIN (or AICS_DATA_DIR / AICS_DATABASE_URL: the folder or database of another log)"
+  message.includes("names instance_domain") ? "AICS_DOMAIN (or AICS_DATA_DIR / AICS_DATABASE_URL: the folder or database of another log)"
+    : message.includes("names origin") ? "AICS_ORIGIN (or AICS_DATA_DIR / AICS_DATABASE_URL: the folder or database of another log)"
     : message.includes("names owner_kid") ? "AICS_OWNER_KID"
-    : "AICS_DATA_DIR (its keys/ are not the keys of this log)"
+    : message.includes("names log_vkey") || message.includes("names policy_kid")
+    ? "AICS_DATA_DIR (its keys/ are not the keys of this log: copy keys/ from a node of this log or restore it from your backup)"
+    : "AICS_DATA_DIR / AICS_DATABASE_URL"
 
 const errorLine = (error: unknown): string => {
   if (ConfigError.isConfigError(error)) return `bad setting: ${configLine(error)}`

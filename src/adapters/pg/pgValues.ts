@@ -15,6 +15,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Redacted } from "effect"
+import { databaseWhere } from "../../app/ServiceConfig.js"
 import { StorageError } from "../../ports/StorageError.js"
 
 const describe = (error: unknown): string => {
@@ -23,23 +24,13 @@ const describe = (error: unknown): string => {
   return inner instanceof Error ? `${error.message}: ${inner.message}` : error.message
 }
 
-/** Where the URL points, without its password: what an operator needs to find the mistake. */
-const whereOf = (url: Redacted.Redacted<string>): string => {
-  try {
-    const parsed = new URL(Redacted.value(url))
-    return `${parsed.host || parsed.searchParams.get("host") || "the default host"}${parsed.pathname}`
-  } catch {
-    return "an address that is not a URL"
-  }
-}
-
 /**
  * A pool that cannot connect, worded with the server's own reason (the pool's message is only
  * "Failed to connect"): a refused port, an unknown database and a refused role read apart.
  */
 export const unreachable = (operation: string, url: Redacted.Redacted<string>) => (error: SqlError): StorageError => {
   const reason = error.cause instanceof Error && error.cause.message !== "" ? error.cause.message : describe(error)
-  return new StorageError({ operation, detail: `cannot reach the database at ${whereOf(url)}: ${reason}`, cause: error })
+  return new StorageError({ operation, detail: `cannot reach the database at ${databaseWhere(url)}: ${reason}`, cause: error })
 }
 
 /** Maps the SqlErrors of an effect to StorageErrors of the operation. */

@@ -3,9 +3,9 @@
 // again and says so. A start that cannot work (an AICS_OWNER_KID or an owner.kid of another
 // owner, a value that is no did:key) is one line naming the variable or the file and the
 // value as given, and leaves the data folder as it found it (README "Set up"). So does a start
-// the charter check refuses (leaf 0 of another origin): the stores and the witness key open
-// only after it (src/storageLayers.ts), so a folder restored without state.db, or an earlier
-// version's without a witness key, gets neither from a start that cannot serve it.
+// the charter check refuses (leaf 0 of another origin): the stores open only after it
+// (src/storageLayers.ts), and only the start that creates a log makes keys, so a folder
+// restored without state.db gets none from a start that cannot serve it.
 
 import { cp, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -104,7 +104,7 @@ describe("a restart of a log without owner.kid", () => {
 })
 
 describe("a start the charter check refuses", () => {
-  it("creates nothing in the data folder: no witness key, no state.db, no store's folder", async () => {
+  it("creates nothing in the data folder: no state.db, no store's folder", async () => {
     const dataDir = await tempDataDir()
     cleanup.push(() => removeDir(dataDir))
     const port = await freePort()
@@ -112,8 +112,8 @@ describe("a start the charter check refuses", () => {
     cleanup.push(() => server.stop())
     await server.stop()
     // A backup restored without state.db (docs/operations.md leaves it out), of a version
-    // before the witness key and the stores added since.
-    for (const name of ["state.db", "keys/witness.key", "witness.vkey", "witness", "cosignatures.json", "gate-secrets", "contributions", "stats"]) {
+    // before the stores added since.
+    for (const name of ["state.db", "witness.vkey", "witness", "cosignatures.json", "gate-secrets", "contributions", "stats"]) {
       await rm(join(dataDir, name), { recursive: true, force: true })
     }
     const before = await folderState(dataDir)
@@ -121,14 +121,14 @@ describe("a start the charter check refuses", () => {
     const elsewhere = refusalLine(await startFails({ AICS_DATA_DIR: dataDir, AICS_PORT: String(port), AICS_ORIGIN: "elsewhere.test/aics" }))
     expect(elsewhere).toMatch(/^aics: cannot start: leaf 0 of the log in .* names origin "localhost\/aics", but this start uses "elsewhere\.test\/aics"/)
     expect(await folderState(dataDir)).toEqual(before)
-    expect(await missing(join(dataDir, "keys", "witness.key"))).toBe(true)
+    expect(await missing(join(dataDir, "witness"))).toBe(true)
     expect(await missing(join(dataDir, "state.db"))).toBe(true)
 
     // The start with the log's own settings makes them, and serves.
     const again = await startServer({ dataDir, port })
     await again.stop()
     expect(again.child.exitCode, again.output()).toBe(0)
-    expect(await missing(join(dataDir, "keys", "witness.key"))).toBe(false)
+    expect(await missing(join(dataDir, "witness"))).toBe(false)
     expect(await missing(join(dataDir, "state.db"))).toBe(false)
   })
 })

@@ -2,10 +2,12 @@ import { randomBytes } from "node:crypto"
 import { chmod, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterEach, describe, expect, vi } from "vitest"
-import { readAgentKeyFile } from "../../../src/client/keyFile.js"
+import { generateAgentKey } from "../../../src/client/agentKey.js"
+import { createAgentKeyFile, readAgentKeyFile } from "../../../src/client/keyFile.js"
 import { it } from "@effect/vitest"
 import { Effect, Layer, Logger } from "effect"
 import { FileKeysLive, OwnerKidRecord } from "../../../src/adapters/keys/FileKeys.js"
+import { LogCreationStatus, type LogCreation } from "../../../src/app/LogCreation.js"
 import { StartupProblem } from "../../../src/adapters/os/startupChecks.js"
 import { utf8 } from "../../../src/domain/bytes.js"
 import { LogStore } from "../../../src/ports/LogStore.js"
@@ -20,6 +22,7 @@ import { didKeyFromPublicKey } from "../../../src/domain/identity/didKey.js"
 import type { Crypto } from "../../../src/ports/Crypto.js"
 import { OwnerKey } from "../../../src/ports/OwnerKey.js"
 import { Signer } from "../../../src/ports/Signer.js"
+import { WitnessSigner } from "../../../src/ports/WitnessSigner.js"
 import { tempDir } from "../fs/tempDir.js"
 import { signerContract } from "../../ports/Signer.contract.js"
 
@@ -35,8 +38,22 @@ const logOf = (leafZero?: Uint8Array) => Layer.succeed(LogStore, {
 /** Leaf 0 as the charter writes it, as far as FileKeys reads it: a charter naming its owner. */
 const charterNaming = (ownerKid: string) => utf8(JSON.stringify({ envelope: { type: "charter", payload: { owner_kid: ownerKid } } }))
 
-const fileKeys = (dataDir: string, ownerKid: string | undefined, crypto: Layer.Layer<Crypto> = NodeCryptoLive, log = logOf()) =>
-  FileKeysLive({ dataDir, ownerKid }).pipe(Layer.provide(log), Layer.provide(Layer.merge(crypto, NodeEntropyLive)))
+/** The log a start opens its keys on, and what LogCreation.ts settled of it before the keys open. */
+interface LogAtStart {
+  readonly store: Layer.Layer<LogStore>
+  readonly creation: LogCreation
+}
+/** An empty log, which this start creates (it holds the lease). */
+const emptyLog: LogAtStart = { store: logOf(), creation: { _tag: "Creates", fence: { epoch: 1 }, release: Effect.void } }
+/** A log whose leaf 0 is `leafZero`: there at the first read, or written by another node while this start waited. */
+const logWith = (leafZero: Uint8Array, tag: "Exists" | "CreatedElsewhere" = "Exists"): LogAtStart =>
+  ({ store: logOf(leafZero), creation: { _tag: tag } })
+
+const fileKeys = (dataDir: string, ownerKid: string | undefined, crypto: Layer.Layer<Crypto> = NodeCryptoLive, at = emptyLog, sharedLog = false) =>
+  FileKeysLive({ dataDir, ownerKid, sharedLog }).pipe(
+    Layer.provide(Layer.merge(at.store, Layer.succeed(LogCreationStatus, at.creation))),
+    Layer.provide(Layer.merge(crypto, NodeEntropyLive))
+  )
 
 for (const [name, crypto] of [["node:crypto", NodeCryptoLive], ["@noble", NobleCryptoLive]] as const) {
   signerContract(`FileKeys (${name})`, {
@@ -58,19 +75,20 @@ const readText = (path: string) => Effect.promise(() => readFile(path, "utf8"))
 const exists = (path: string) => Effect.promise(() => stat(path).then(() => true, () => false))
 
 /** Opens the keys and answers the signer's public keys (hex) and the owner kid. */
-const startRecording = (dataDir: string, ownerKid: string | undefined, crypto?: Layer.Layer<Crypto>, log?: Layer.Layer<LogStore>) =>
+const startRecording = (dataDir: string, ownerKid: string | undefined, crypto?: Layer.Layer<Crypto>, log?: LogAtStart, sharedLog?: boolean) =>
   Effect.gen(function*() {
     const signer = yield* Signer
+    const witness = yield* WitnessSigner
     const owner = yield* OwnerKey
     return {
-      keys: { log: toHex(signer.log.publicKey), policy: toHex(signer.policy.publicKey), owner: owner.kid },
+      keys: { log: toHex(signer.log.publicKey), policy: toHex(signer.policy.publicKey), witness: toHex(witness.publicKey), owner: owner.kid },
       /** What main.ts runs once the charter check has passed. */
       record: (yield* OwnerKidRecord).record
     }
-  }).pipe(Effect.provide(fileKeys(dataDir, ownerKid, crypto, log)))
+  }).pipe(Effect.provide(fileKeys(dataDir, ownerKid, crypto, log, sharedLog)))
 
-const start = (dataDir: string, ownerKid: string | undefined, crypto?: Layer.Layer<Crypto>, log?: Layer.Layer<LogStore>) =>
-  Effect.map(startRecording(dataDir, ownerKid, crypto, log), ({ keys }) => keys)
+const start = (dataDir: string, ownerKid: string | undefined, crypto?: Layer.Layer<Crypto>, log?: LogAtStart, sharedLog?: boolean) =>
+  Effect.map(startRecording(dataDir, ownerKid, crypto, log, sharedLog), ({ keys }) => keys)
 
 /** A logger that keeps each line's message, for the lines a start prints. */
 const capturedLogs = (lines: Array<string>) =>
@@ -87,8 +105,8 @@ const failure = (dataDir: string, ownerKid: string | undefined) =>
   )
 
 /** A start refused with a StartupProblem (one line, naming its variable). */
-const refusal = (dataDir: string, ownerKid: string | undefined, log?: Layer.Layer<LogStore>) =>
-  Effect.flip(start(dataDir, ownerKid, undefined, log)).pipe(
+const refusal = (dataDir: string, ownerKid: string | undefined, log?: LogAtStart, sharedLog?: boolean) =>
+  Effect.flip(start(dataDir, ownerKid, undefined, log, sharedLog)).pipe(
     Effect.map((error) => {
       expect(error._tag).toBe("StartupProblem")
       return error as StartupProblem
@@ -110,12 +128,13 @@ describe("FileKeys", () => {
     vi.restoreAllMocks()
   })
 
-  it.scoped("keeps its keys in keys/ (0700) as log.key and policy.key (0600), named by their did:key", () =>
+  it.scoped("keeps its keys in keys/ (0700) as log.key, policy.key and witness.key (0600), named by their did:key", () =>
     Effect.gen(function*() {
       const dataDir = join(yield* tempDir("filekeys"), "data")
       const keys = yield* start(dataDir, operatorKid)
+      expect(new Set([keys.log, keys.policy, keys.witness]).size).toBe(3)
       expect(yield* mode(join(dataDir, "keys"))).toBe(0o700)
-      for (const [file, publicKey] of [["log.key", keys.log], ["policy.key", keys.policy]] as const) {
+      for (const [file, publicKey] of [["log.key", keys.log], ["policy.key", keys.policy], ["witness.key", keys.witness]] as const) {
         const path = join(dataDir, "keys", file)
         expect(yield* mode(path)).toBe(0o600)
         const json = yield* readJson(path)
@@ -175,6 +194,16 @@ describe("FileKeys", () => {
       expect((yield* refusal(dataDir, other)).variable).toBe("AICS_OWNER_KID")
     }))
 
+  it.scoped("makes no key when it refuses the owner of the log it would create", () =>
+    Effect.gen(function*() {
+      // owner.kid of an earlier first start that stopped before it made its keys, and another AICS_OWNER_KID.
+      const dataDir = yield* tempDir("filekeys")
+      const earlier = didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(new Uint8Array(32).fill(14)))
+      yield* Effect.promise(() => writeFile(join(dataDir, "owner.kid"), earlier + "\n"))
+      expect((yield* refusal(dataDir, operatorKid)).variable).toBe("AICS_OWNER_KID")
+      expect(yield* exists(join(dataDir, "keys"))).toBe(false)
+    }))
+
   it.scoped("refuses an owner kid that is not a did:key, and remembers nothing of it", () =>
     Effect.gen(function*() {
       const dataDir = yield* tempDir("filekeys")
@@ -220,7 +249,7 @@ describe("FileKeys", () => {
     const existingLog = Effect.gen(function*() {
       const dataDir = yield* tempDir("filekeys")
       const first = yield* start(dataDir, undefined).pipe(Effect.provide(capturedLogs([])))
-      return { dataDir, first, log: logOf(charterNaming(first.owner)) }
+      return { dataDir, first, log: logWith(charterNaming(first.owner)) }
     })
     const kidPath = (dataDir: string) => join(dataDir, "owner.kid")
     const keyPath = (dataDir: string) => join(dataDir, "owner.key")
@@ -299,6 +328,42 @@ describe("FileKeys", () => {
           expect(yield* snapshot(dataDir)).toEqual(before)
           yield* Effect.promise(() => writeFile(path, kept, { mode: 0o600 }))
         }
+      }))
+
+    it.scoped("refuses to make a witness key the log does not have, writes nothing, and takes one made on purpose", () =>
+      Effect.gen(function*() {
+        const { dataDir, first, log } = yield* existingLog
+        const path = join(dataDir, "keys", "witness.key")
+        yield* Effect.promise(() => rm(path))
+        const before = yield* snapshot(dataDir)
+        const alone = yield* refusal(dataDir, undefined, log)
+        expect(alone.variable).toBe("AICS_DATA_DIR")
+        expect(alone.message).toBe(`${path} is missing, but the log in ${dataDir} has its leaf 0: only the start that creates a log makes its witness key, so that every start cosigns under the one key the logs it witnesses trust and its card names: restore keys/witness.key from your backup (AICS_DATA_DIR); to give this witness a new identity instead, make a key there with \`aics keygen --key ${path}\` and give its witness.vkey to the operators of the logs it witnesses (docs/operations.md "Two operators witness each other")`)
+        // Several nodes on one database: the key is on the others.
+        const shared = yield* refusal(dataDir, undefined, log, true)
+        expect(shared.message).toContain("so that every start and every node cosigns under the one key")
+        expect(shared.message).toContain(": copy keys/witness.key from another node of this log or restore it from your backup (AICS_DATA_DIR);")
+        expect(shared.message).toContain(", copy it to every node and give its witness.vkey")
+        expect(yield* snapshot(dataDir)).toEqual(before)
+        // What the refusal says to do for a new identity: `aics keygen --key <path>`.
+        const made = generateAgentKey()
+        yield* Effect.promise(() => createAgentKeyFile(path, made))
+        const keys = yield* start(dataDir, undefined, undefined, log)
+        expect(keys).toEqual({ ...first, witness: toHex(nodeCrypto.ed25519.publicKey(made.seed)) })
+      }))
+  })
+
+  describe("on a log another node created while this start waited for the lease", () => {
+    it.scoped("makes nothing, and says which keys to copy from where", () =>
+      Effect.gen(function*() {
+        const dataDir = join(yield* tempDir("filekeys"), "data")
+        const winner = didKeyFromPublicKey(nodeCrypto.ed25519.publicKey(new Uint8Array(32).fill(15)))
+        const raced = logWith(charterNaming(winner), "CreatedElsewhere")
+        const refused = yield* refusal(dataDir, undefined, raced, true)
+        expect(refused.variable).toBe("AICS_DATA_DIR")
+        const keysDir = join(dataDir, "keys")
+        expect(refused.message).toBe(`${join(keysDir, "log.key")}, ${join(keysDir, "policy.key")} and ${join(keysDir, "witness.key")} are missing: another node created the log in ${dataDir} first (it wrote leaf 0 while this start waited for the sequencing lease), with keys of its own, and this start wrote nothing: copy keys/ (log.key, policy.key and witness.key) from that node into ${keysDir} (AICS_DATA_DIR), then start again`)
+        expect(yield* exists(dataDir)).toBe(false)
       }))
   })
 

@@ -21,8 +21,11 @@ describe("the line of a failed start", () => {
     expect(line(both)).toBe("aics: cannot start: bad setting: AICS_MMD_SECONDS must be an integer from 1 to 3600, got 0; AICS_GATE_TLS_CERT: Expected AICS_GATE_TLS_CERT to exist")
   })
 
-  it("points leaf 0 of another origin, owner or keys at the variable that decides it", () => {
+  it("points leaf 0 of another domain, origin, owner or keys at the variable that decides it", () => {
+    expect(line(new CharterMismatch({ message: "leaf 0 of the log in ./data names instance_domain \"a\", but this start uses \"b\"" }))).toMatch(/: check AICS_DOMAIN /)
     expect(line(new CharterMismatch({ message: "leaf 0 of the log in ./data names origin \"a/aics\", but this start uses \"b/aics\"" }))).toMatch(/check AICS_ORIGIN/)
+    expect(line(new CharterMismatch({ message: "leaf 0 of the log in ./data names policy_kid \"x\", but this start uses \"y\"" }))).toMatch(/check AICS_DATA_DIR \(its keys\/ are not the keys of this log: copy keys\/ from a node of this log/)
+    expect(line(new CharterMismatch({ message: "leaf 0 of the log in ./data is not a charter" }))).toBe("aics: cannot start: leaf 0 of the log in ./data is not a charter: check AICS_DATA_DIR / AICS_DATABASE_URL")
     expect(line(new CharterMismatch({ message: "leaf 0 of the log in ./data names owner_kid \"x\", but this start uses \"y\"" }))).toMatch(/check AICS_OWNER_KID$/)
     expect(line(new CharterMismatch({ message: "leaf 0 of the log in ./data names log_vkey \"x\", but this start uses \"y\"" }))).toMatch(/check AICS_DATA_DIR/)
   })
