@@ -32,6 +32,12 @@ export interface ServiceSettings {
   readonly publicUrl: string
   /** RFC 9116 Contact of security.txt (a mailto: or https: URI); when absent, none is claimed. */
   readonly securityContact?: string | undefined
+  /**
+   * Where agents get the aics client (CLI and `aics mcp`): the http(s) URL of the repository of
+   * this service's source, named by /skill.md and /llms.txt (AICS_CLIENT_SOURCE); when absent,
+   * they say to ask the operator.
+   */
+  readonly clientSource?: string | undefined
   /** Tile prefixes of mirrors, listed after the canonical one at /tiles. */
   readonly tileMirrors: ReadonlyArray<string>
   /** `@authority` values signed requests may name (lower case host[:port], default port left out). */
@@ -170,6 +176,33 @@ export const securityContactUri = (text: string): boolean => {
   }
 }
 
+/**
+ * AICS_CLIENT_SOURCE: an http(s) URL with a host (what `git clone` takes), without a user name
+ * or password, which every agent reading /skill.md would see.
+ */
+export const clientSourceUrl = (text: string): boolean => {
+  try {
+    const url = new URL(text)
+    return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "" && url.username === "" && url.password === "" &&
+      !/\s/.test(text)
+  } catch {
+    return false
+  }
+}
+
+/** Why AICS_CLIENT_SOURCE is refused; a value with credentials is not repeated (it holds a secret). */
+const clientSourceProblem = (text: string): string => {
+  const rule = "AICS_CLIENT_SOURCE must be the http(s) URL of the repository holding the aics client's source (git clone takes it), with no user name or password"
+  let credentials = false
+  try {
+    const url = new URL(text)
+    credentials = url.username !== "" || url.password !== ""
+  } catch {
+    // Not a URL: said with the value.
+  }
+  return credentials ? `${rule}: it names a user name or password, which every agent reading /skill.md would see` : `${rule}, got ${JSON.stringify(text)}`
+}
+
 /** A warning for a public URL no client can reach: a wildcard listening address as its host. */
 export const publicUrlWarning = (publicUrl: string): string | undefined => {
   const host = new URL(publicUrl).hostname
@@ -235,6 +268,10 @@ const settingsConfig = Effect.gen(function*() {
     Option.isNone(contact) || securityContactUri(contact.value)
       ? Either.right(contact)
       : Either.left(ConfigError.InvalidData(["AICS_SECURITY_CONTACT"], `AICS_SECURITY_CONTACT must be a mailto: address or an https: URL, got ${JSON.stringify(contact.value)}`)))
+  const clientSource = yield* Config.mapOrFail(Config.option(Config.string("AICS_CLIENT_SOURCE")), (source) =>
+    Option.isNone(source) || clientSourceUrl(source.value)
+      ? Either.right(source)
+      : Either.left(ConfigError.InvalidData(["AICS_CLIENT_SOURCE"], clientSourceProblem(source.value))))
   const tileMirrors = yield* checked(
     Config.map(Config.withDefault(Config.string("AICS_TILE_MIRRORS"), ""),
       (s) => s.split(",").map((m) => m.trim()).filter((m) => m.length > 0)),
@@ -300,6 +337,7 @@ const settingsConfig = Effect.gen(function*() {
     dataDir, host, port, domain, origin, mmdSeconds, tileCheckSeconds,
     publicUrl: publicUrl.replace(/\/+$/, ""),
     securityContact: Option.getOrUndefined(securityContact),
+    clientSource: Option.getOrUndefined(clientSource),
     tileMirrors,
     authorities: authorities.length > 0 ? authorities : defaultAuthorities(host, port, publicUrl),
     databaseUrl: Option.getOrUndefined(databaseUrl),

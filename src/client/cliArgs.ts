@@ -82,7 +82,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
   grant: { options: [...WRITE, "limit", "until"], args: ["sender"] },
   revoke: { options: WRITE, args: ["grant_index"] },
   dm: { options: WRITE, args: ["name", "text"] },
-  inbox: { options: [...WRITE, "unread"], args: [] },
+  inbox: { options: [...WRITE, "unread", "witness", "quorum"], args: [] },
   capsule: { options: WRITE, args: { sub: { put: ["slot", "text"], get: ["slot"] } } },
   rotate: { options: [...WRITE, "name", "yes"], args: [] },
   regrant: { options: [...WRITE, "yes"], args: [] },

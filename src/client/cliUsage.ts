@@ -256,12 +256,16 @@ options:${KEY}${COMMON}
   inbox: `usage: aics inbox [--unread] [options]
 
 Reads this key's whole inbox with signed requests, a page at a time (each page's next_from
-asks for the next), and decrypts each message with the key file's X25519 key. A message
-whose signature, hash or encryption does not check is listed with the reason. Needs the
+asks for the next), and decrypts each message with the key file's X25519 key. Each
+message's leaf (its envelope, index and logged time as the answer gives them) is first
+proved included, from the hash tiles, under a checkpoint signed by the log key (and
+cosigned by the --witness keys): a leaf that is not fails the read (verification). A
+message whose signature, hash or encryption does not check is listed with the reason.
+Which messages the service lists, and which it counts as read, are its word. Needs the
 verifier key.
 
 options:
-  --unread           only messages not read before${KEY}${COMMON}
+  --unread           only messages not read before${KEY}${WITNESSES}${COMMON}
 `,
   capsule: `usage: aics capsule put <slot> <text> [options]
        aics capsule get <slot> [options]

@@ -2,20 +2,29 @@
 // verified name view (nameLookup.ts), the grant that governs DMs from this key to it
 // (grants.ts), HPKE to that key, and a `dm` entry {to, grant_index, ct_hash, size,
 // x25519_index} whose body is the ciphertext. Reading: the signed GET /v2/inbox, each
-// message's envelope checked (signature, addressed to this key, ciphertext hash) before it
-// is opened with the key file's X25519 secret. HPKE base mode does not authenticate the
-// sender; the sender's Ed25519 signature over ct_hash does, and the aad names that sender.
-// A message that does not check or open is reported with the reason, never dropped.
+// message's leaf proved in the log (the entry bytes rebuilt from the envelope, index and
+// logged time the answer gives, included under a checkpoint the log key signed, by proofs
+// built from the hash tiles) and its envelope checked (signature, addressed to this key,
+// ciphertext hash) before it is opened with the key file's X25519 secret. HPKE base mode
+// does not authenticate the sender; the sender's Ed25519 signature over ct_hash does, and
+// the aad names that sender. A message that does not check or open is reported with the
+// reason, never dropped; a leaf the log's proofs deny fails the whole read (verification),
+// as the service's answer is then not the log's.
 
 import { Either } from "effect"
 import { equal, fromUtf8, utf8 } from "../domain/bytes.js"
 import { decodeU64 } from "../domain/encoding.js"
 import { decodeEnvelope, type Envelope } from "../domain/envelope/envelope.js"
+import { entryBytes } from "../domain/envelope/leaf.js"
 import { verifyEnvelopeSignature } from "../domain/envelope/signature.js"
+import type { Checkpoint } from "../domain/note/checkpoint.js"
+import type { Hash } from "../domain/tlog/hasher.js"
+import { inclusionProofFromHashes, inclusionProofIndexes, verifyInclusion } from "../domain/tlog/inclusion.js"
 import { writeWithKeyFile } from "./agent.js"
 import { keysOfFile, type AgentKey } from "./agentKey.js"
-import { crypto } from "./crypto.js"
-import { ClientError, protocolError, refusedError, usageError } from "./errors.js"
+import { fetchCheckpoint } from "./checkpoint.js"
+import { crypto, hasher } from "./crypto.js"
+import { ClientError, protocolError, refusedError, usageError, verificationError } from "./errors.js"
 import { governingGrant } from "./grants.js"
 import { HpkeOpenError, openDm, sealDm } from "./hpke.js"
 import { readAgentKeyFile } from "./keyFile.js"
@@ -23,6 +32,8 @@ import { lookupName, noX25519, type ResolvedName } from "./nameLookup.js"
 import { dmDraft, someText, type EntryDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
 import { signedGetJson } from "./signedRead.js"
+import { tileReader } from "./tiles.js"
+import { checkpointCovering } from "./verify.js"
 import type { LogClient, WriteResult } from "./write.js"
 
 export interface SentDm {
@@ -96,35 +107,117 @@ export const inboxMessagesOf = (json: unknown): ReadonlyArray<RawMessage> => {
   const list = Array.isArray(json) ? json : isRecord(json) ? json["messages"] : undefined
   if (!Array.isArray(list)) throw protocolError("GET /v2/inbox: the answer has no messages list")
   return list.map((m): RawMessage => {
-    if (!isRecord(m) || typeof m["index"] !== "number") throw protocolError("GET /v2/inbox: a message has no index")
+    if (!isRecord(m) || typeof m["index"] !== "number" || !Number.isSafeInteger(m["index"]) || m["index"] < 0) {
+      throw protocolError("GET /v2/inbox: a message has no leaf index")
+    }
     const ct = [m["ct"], m["ciphertext"], m["body_or_ct"], m["body"]].find((v): v is string => typeof v === "string")
     return { index: m["index"], envelope: m["envelope"], ct, logged: typeof m["logged"] === "number" ? m["logged"] : null }
   })
 }
 
-/** The message's envelope and ciphertext: from the answer, or from the entry (inclusion-checked). */
+/** A message of the answer with its envelope decoded and its leaf hash rebuilt, ready to be proved in the log. */
+interface LeafOfAnswer {
+  readonly envelope: Envelope
+  readonly ct: Uint8Array
+  readonly logged: number
+  readonly leafHash: Hash
+}
+
+/** Why a message of the answer cannot be opened, said before anything is proved: its envelope or ciphertext is not one. */
+interface Unreadable {
+  readonly unreadable: string
+}
+
+/**
+ * The leaf an answer's message claims: the entry bytes of its envelope at its index and
+ * logged time (docs/spec/profile.md section 4), hashed. Undefined when the answer carries no
+ * envelope, ciphertext or logged time: the message is then read from its entry (getEntry).
+ */
+const leafOfAnswer = (m: RawMessage): LeafOfAnswer | Unreadable | undefined => {
+  if (m.envelope === undefined || m.ct === undefined || m.logged === null) return undefined
+  const envelope = decodeEnvelope(m.envelope)
+  if (Either.isLeft(envelope)) return { unreadable: "the envelope is malformed" }
+  const ct = decodeU64(m.ct)
+  if (ct === undefined) return { unreadable: "the ciphertext is not U64" }
+  const bytes = entryBytes(envelope.right, m.index, m.logged)
+  if (Either.isLeft(bytes)) return { unreadable: "the envelope, index and logged time make no leaf of the log" }
+  return { envelope: envelope.right, ct, logged: m.logged, leafHash: hasher.leafHash(bytes.right) }
+}
+
+/** What a page's messages are opened from: each one's proved leaf, or why it cannot be read. */
+type Proved = LeafOfAnswer | Unreadable | undefined
+
+/**
+ * How long a read waits for a checkpoint covering a message the service already lists: the
+ * log publishes a durable leaf within its merge delay (seconds by default), as verify waits.
+ */
+const COVERING_WAIT_MS = 10_000
+
+/**
+ * The prover of one inbox read: one checkpoint verified with the log key (cosigned by the
+ * witnesses when the client requires them), fetched anew only when a page lists a message
+ * past it, and one tile reader, so each tile (a level-0 one holds 256 leaf hashes) is fetched once for
+ * the whole read: a page of messages costs a few tiles, not a request per message.
+ */
+const inboxProver = async (client: LogClient) => {
+  const tiles = tileReader(client.service)
+  // Verified before the first signed read, which marks messages read: a wrong log key stops
+  // the read before the service marks anything.
+  let checkpoint: Checkpoint = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
+  return async (page: ReadonlyArray<RawMessage>): Promise<ReadonlyArray<Proved>> => {
+    const leaves = page.map(leafOfAnswer)
+    const toProve = page.flatMap((m, i) => {
+      const leaf = leaves[i]
+      return leaf === undefined || "unreadable" in leaf ? [] : [{ index: m.index, leaf }]
+    })
+    if (toProve.length === 0) return leaves
+    const last = Math.max(...toProve.map((p) => p.index))
+    if (last >= checkpoint.size) checkpoint = await checkpointCovering(client, last, COVERING_WAIT_MS)
+    const size = checkpoint.size
+    const covered = toProve.filter((p) => p.index < size)
+    // Every proof's hashes of the page at once: the tiles they lie in, each fetched once.
+    const needed = covered.map((p) => inclusionProofIndexes(p.index, size))
+    const hashes = await tiles.storedHashes(size, needed.flat())
+    let at = 0
+    covered.forEach((p, i) => {
+      const proof = inclusionProofFromHashes(hasher, p.index, size, hashes.slice(at, at + needed[i]!.length))
+      at += needed[i]!.length
+      if (!verifyInclusion(hasher, p.index, size, p.leaf.leafHash, proof, checkpoint.rootHash)) {
+        throw verificationError(
+          `inbox message ${p.index}: the leaf of its envelope at index ${p.index}, logged ${p.leaf.logged}, as the service's answer gives them, ` +
+            `is not in the log under the checkpoint of size ${size} signed by the log key (the inclusion proof its hash tiles give does not lead to the signed root)`
+        )
+      }
+    })
+    return page.map((m, i) => {
+      const leaf = leaves[i]
+      if (leaf === undefined || "unreadable" in leaf || m.index < size) return leaf
+      return { unreadable: `not yet under the log's checkpoint (size ${size}) after ${COVERING_WAIT_MS / 1000} s, so not proved in the log: read it again later` }
+    })
+  }
+}
+
+/** The message's envelope and ciphertext: its leaf proved from the answer, or its entry read (inclusion-checked). */
 const envelopeAndCiphertext = async (
   client: LogClient,
-  m: RawMessage
+  m: RawMessage,
+  proved: Proved
 ): Promise<{ envelope: Envelope; ct: Uint8Array; logged: number | null }> => {
-  if (m.envelope !== undefined && m.ct !== undefined) {
-    const envelope = decodeEnvelope(m.envelope)
-    if (Either.isLeft(envelope)) throw new Error("the envelope is malformed")
-    if (!verifyEnvelopeSignature(envelope.right, crypto.ed25519)) throw new Error("the sender's signature does not verify")
-    const ct = decodeU64(m.ct)
-    if (ct === undefined) throw new Error("the ciphertext is not U64")
-    return { envelope: envelope.right, ct, logged: m.logged }
+  if (proved !== undefined) {
+    if ("unreadable" in proved) throw new Error(proved.unreadable)
+    if (!verifyEnvelopeSignature(proved.envelope, crypto.ed25519)) throw new Error("the sender's signature does not verify")
+    return { envelope: proved.envelope, ct: proved.ct, logged: proved.logged }
   }
   const entry = await getEntry(client, m.index)
   if (entry.body === null) throw new Error(`the ciphertext is not available (${entry.bodyStatus ?? "no body"})`)
   return { envelope: entry.envelope, ct: entry.body, logged: entry.logged }
 }
 
-const openMessage = async (client: LogClient, key: AgentKey, m: RawMessage): Promise<InboxMessage> => {
+const openMessage = async (client: LogClient, key: AgentKey, m: RawMessage, proved: Proved): Promise<InboxMessage> => {
   let from: string | null = null
   let logged = m.logged
   try {
-    const read = await envelopeAndCiphertext(client, m)
+    const read = await envelopeAndCiphertext(client, m, proved)
     const { envelope, ct } = read
     from = envelope.kid
     logged = read.logged
@@ -144,7 +237,9 @@ const openMessage = async (client: LogClient, key: AgentKey, m: RawMessage): Pro
     }
     return { index: m.index, from, logged, text }
   } catch (error) {
-    if (!(error instanceof Error) || (error instanceof ClientError && error.kind === "network")) throw error
+    // An unreachable service, or a log whose own proofs deny what it served, stops the read:
+    // neither is about this one message.
+    if (!(error instanceof Error) || (error instanceof ClientError && (error.kind === "network" || error.kind === "verification"))) throw error
     const reason = error instanceof HpkeOpenError ? `does not decrypt: ${error.message}` : error.message
     return { index: m.index, from, logged, error: reason }
   }
@@ -195,6 +290,11 @@ export type InboxRead = Inbox & { readonly next_from?: number | null; readonly n
  * read marks what it returns read (the service moves that key's cursor to the newest message
  * of the answer, and `unread_only` starts after it), so each key is asked for no more than
  * the page still has room for: every message fetched is returned, none skipped.
+ *
+ * Each message is proved in the log before it is opened (inboxProver): its leaf, rebuilt from
+ * the envelope, index and logged time the answer gives, must be included under a checkpoint
+ * verified with the log key (and cosigned by the client's witnesses, when it names some).
+ * Which messages the answer lists, and whether they were read before, are the service's word.
  */
 export const readInbox = async (
   client: LogClient,
@@ -215,20 +315,27 @@ export const readInbox = async (
     messages.sort((a, b) => a.index - b.index)
     return { kid: file.kid, messages, failed: messages.filter((m) => "error" in m).length, ...next }
   }
+  const keys = [...keysOfFile(file)].reverse()
+  const first = options.key === undefined ? 0 : keys.findIndex((k) => k.kid === options.key)
+  if (options.limit !== undefined && first < 0) {
+    throw usageError(`${options.key} is not a key of this key file (next_key names the file's current key or one it rotated from)`)
+  }
+  const prove = await inboxProver(client)
+  const openPage = async (page: ReadonlyArray<RawMessage>) => {
+    const proved = await prove(page)
+    for (const [i, m] of page.entries()) messages.push(await openMessage(client, file, m, proved[i]))
+  }
   if (options.limit === undefined) {
     for (const key of keysOfFile(file)) {
       let from: number | null = options.from ?? 0
       while (from !== null) {
         const { page, next } = await inboxPage(client, key, { unreadOnly, from, limit: options.pageSize })
-        for (const m of page) messages.push(await openMessage(client, file, m))
+        await openPage(page)
         from = next
       }
     }
     return done()
   }
-  const keys = [...keysOfFile(file)].reverse()
-  const first = options.key === undefined ? 0 : keys.findIndex((k) => k.kid === options.key)
-  if (first < 0) throw usageError(`${options.key} is not a key of this key file (next_key names the file's current key or one it rotated from)`)
   const laterFrom = options.key === undefined ? options.from ?? 0 : 0
   let room = options.limit
   for (let i = first; i < keys.length; i++) {
@@ -236,7 +343,7 @@ export const readInbox = async (
     if (room === 0) return done({ next_key: keys[i]!.kid, next_from: from })
     const { page, next } = await inboxPage(client, keys[i]!, { unreadOnly, from, limit: room })
     if (page.length > room) throw protocolError(`GET /v2/inbox: ${page.length} messages for a limit of ${room}`)
-    for (const m of page) messages.push(await openMessage(client, file, m))
+    await openPage(page)
     room -= page.length
     // This key has more (the page was full, or cut by bytes): the next page goes on with it.
     if (next !== null) return done({ next_key: keys[i]!.kid, next_from: next })

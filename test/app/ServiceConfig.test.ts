@@ -1,11 +1,11 @@
-// The settings AICS_PUBLIC_URL and AICS_SECURITY_CONTACT as the service reads them at start:
+// The settings AICS_PUBLIC_URL, AICS_SECURITY_CONTACT and AICS_CLIENT_SOURCE as the service reads them at start:
 // a public URL with a path is refused (pages link root-relative), a wildcard host is
-// warned about, and a security contact must be a mailto: or https: URI; AICS_OWNER_KID,
-// when set, is an Ed25519 did:key.
+// warned about, and a security contact must be a mailto: or https: URI; AICS_CLIENT_SOURCE,
+// when set, an http(s) URL without credentials; AICS_OWNER_KID, when set, is an Ed25519 did:key.
 
 import { ConfigProvider, Effect, Either, Logger } from "effect"
 import { describe, expect, it } from "vitest"
-import { publicUrlWarning, securityContactUri, ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
+import { clientSourceUrl, publicUrlWarning, securityContactUri, ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
 
 const read = (env: Record<string, string>) => {
   const logs: Array<string> = []
@@ -60,6 +60,22 @@ describe("AICS_SECURITY_CONTACT", () => {
       expect(securityContactUri(bad), bad).toBe(false)
       expect(refusal({ AICS_SECURITY_CONTACT: bad }), bad).toContain("AICS_SECURITY_CONTACT must be a mailto: address or an https: URL")
     }
+  })
+})
+
+describe("AICS_CLIENT_SOURCE", () => {
+  it("is optional, and the http(s) URL of a repository when set, refused at start naming the setting otherwise", () => {
+    expect(settings({}).clientSource).toBeUndefined()
+    expect(settings({ AICS_CLIENT_SOURCE: "https://git.example/aics.git" }).clientSource).toBe("https://git.example/aics.git")
+    for (const bad of ["git.example/aics", "ssh://git@git.example/aics", "file:///srv/aics", "https://", "https://git.example/a b"]) {
+      expect(clientSourceUrl(bad), bad).toBe(false)
+      expect(refusal({ AICS_CLIENT_SOURCE: bad }), bad).toContain(`AICS_CLIENT_SOURCE must be the http(s) URL of the repository holding the aics client's source`)
+    }
+    // Credentials would be shown to every agent: refused, and not repeated in the refusal.
+    const refused = refusal({ AICS_CLIENT_SOURCE: "https://deploy:s3cret@git.example/aics.git" })
+    expect(refused).toContain("AICS_CLIENT_SOURCE must be")
+    expect(refused).toContain("names a user name or password")
+    expect(refused).not.toContain("s3cret")
   })
 })
 

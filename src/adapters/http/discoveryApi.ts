@@ -29,8 +29,8 @@ export const AgentProtocolSchema = Schema.Struct({
     tcp: Schema.Array(Schema.Struct({ host: Schema.String, port: Schema.Int, tls: Schema.Boolean, note: Schema.String })),
     start: Schema.String
   }),
-  agents: Schema.Array(Schema.Struct({ kind: Schema.Literal("get_only", "socket_or_curl", "cli", "http_client"), door: Schema.String, can: Schema.String, cannot: Schema.String }))
-    .annotations({ description: "what each kind of agent (GET-only, socket or curl through the gate, the aics CLI, an HTTP client) can and cannot do here" }),
+  agents: Schema.Array(Schema.Struct({ kind: Schema.Literal("get_only", "socket_or_curl", "cli", "mcp_client", "http_client"), door: Schema.String, can: Schema.String, cannot: Schema.String }))
+    .annotations({ description: "what each kind of agent (GET-only, socket or curl through the gate, the aics CLI, an LLM client with an MCP client, an HTTP client) can and cannot do here" }),
   log: Schema.Struct({
     origin: Schema.String,
     checkpoint: Schema.String,
@@ -50,6 +50,7 @@ export const AgentProtocolSchema = Schema.Struct({
     mcp: Schema.String.annotations({ description: "the read-only MCP endpoint (Streamable HTTP, stateless): tools that need no key" }),
     mcp_transport: Schema.Literal("streamable-http"),
     mcp_with_keys: Schema.String.annotations({ description: "how an agent gets the tools that write: its own MCP server" }),
+    client_source: Schema.NullOr(Schema.String).annotations({ description: "where the aics client's source is (the operator's AICS_CLIENT_SOURCE); null: this instance does not say, ask its operator" }),
     stream: Schema.String.annotations({ description: "the live stream of the log (Server-Sent Events)" })
   }),
   signatures: Schema.Struct({

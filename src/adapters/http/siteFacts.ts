@@ -33,7 +33,8 @@ export const siteFacts = Effect.gen(function*() {
     tilePrefixes: tilePrefixes(config),
     apiVersion: openApiDocument().info.version,
     gatePorts: gatePortsOf(config),
-    limits: config.limits ?? DEFAULT_LIMITS
+    limits: config.limits ?? DEFAULT_LIMITS,
+    clientSource: config.clientSource
   }
   return facts
 })

@@ -304,7 +304,9 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
   {
     name: "inbox",
     title: "Read the inbox",
-    description: "Fetches this agent's DMs (a signed read, which marks them read) and decrypts them here; each message's leaf is checked, and its sender given (from, " +
+    description: "Fetches this agent's DMs (a signed read, which marks them read) and decrypts them here; each message's leaf (its envelope, index and logged time) is proved included, by hash tiles, under a checkpoint signed by the log key, " +
+      "else the read fails (verification), and its signature, addressee and ciphertext hash are checked; " +
+      "which messages the service lists, and read or unread, are its word; its sender given (from, " +
       "and from_name: the name the sender's key acted for when it signed, null for a bare key or one a rotation or recovery had retired). " +
       "Oldest first; with `limit`, a page at a time: pass the answer's next_key as `key` and next_from as `from` for the next (null: none left); " +
       "after a rotation the keys this agent rotated from are read first, then its current key. `logged` is Unix milliseconds.",

@@ -5,8 +5,10 @@
 import { limitsLines } from "../admission/budgets.js"
 import { QUESTION_PAGES } from "../pages/questions.js"
 import { agentKindLines } from "./agentKinds.js"
+import { cliEnvironment, clientSourceText, mcpClientSetup } from "./clientSetup.js"
 import type { Endpoint } from "./endpoints.js"
 import { absolute, banner, gateOf, gateTcpText, logKeyPointer, verificationSteps, type SiteFacts } from "./site.js"
+import { NODE_VERSION } from "./skill.js"
 
 const SIGNATURE_WORDS: Record<Endpoint["signature"], string> = {
   none: "no signature",
@@ -31,7 +33,8 @@ export const llmsTxt = (facts: SiteFacts): string => {
 - Card: ${url("/.well-known/aics-card.json")} (signed with the policy key; headers X-AICS-Card-SHA256 and X-AICS-Card-Leaf). Charter (leaf 0): ${url("/charter")}.
 - Governance (the owner's leaves, each view with its checkpoint note): agent writes frozen or open ${url("/v2/governance/freeze")}; the policies in force and those announced for later, read them within the charter's notice period ${url("/v2/governance/policy")}; whether a key or a name is suspended ${url("/v2/governance/suspensions/{subject}")}.
 - API: ${facts.publicUrl} (paths under /v2), description ${url("/openapi.json")} (OpenAPI 3.1, version ${facts.apiVersion}); every endpoint with its signature requirement: ${url("/llms-full.txt")}; machine manifest: ${url("/manifest.json")}.
-- Agents: MCP (read-only tools, no key) ${url("/mcp")} (Streamable HTTP); tools that write, with your own keys: \`aics mcp\` (stdio). Live stream of the log: ${url("/v2/stream")} (Server-Sent Events; filters type, channel, to; resume with Last-Event-ID).
+- Agents: MCP (read-only tools, no key) ${url("/mcp")} (Streamable HTTP); tools that write, with your own keys: \`aics mcp\` (stdio), configured as "From an LLM client (MCP)" below says. Live stream of the log: ${url("/v2/stream")} (Server-Sent Events; filters type, channel, to; resume with Last-Event-ID).
+- Client: the \`aics\` CLI and \`aics mcp\` (Node.js ${NODE_VERSION}) come from ${clientSourceText(facts)}; never \`npx aics\` (the package is private); steps in ${url("/skill.md")}. Every \`aics\` command runs against this service with ${cliEnvironment(facts)}.
 - Auth: no tokens, passwords or cookies. Writes (POST /v2/entries) and a few reads carry an RFC 9421 signature, label "aics", by an Ed25519 key (did:key); the list is in ${url("/manifest.json")}.
 ${facts.limits === undefined ? "" : `
 ## Limits
@@ -40,6 +43,10 @@ Token buckets: a budget of q per w seconds allows a burst of q, then refills at 
 
 ${limitsLines(facts.limits).join("\n")}
 `}
+## From an LLM client (MCP)
+
+${mcpClientSetup(facts, "as the Client line above says")}
+
 ## What each kind of agent can do
 
 ${agentKindLines().join("\n")}

@@ -56,7 +56,9 @@ export const agentProtocol = (facts: SiteFacts, endpoints: ReadonlyArray<Endpoin
     llm_agents: {
       mcp: url("/mcp"),
       mcp_transport: "streamable-http" as const,
-      mcp_with_keys: "aics mcp (stdio, run by the agent's LLM client with its own key file)",
+      mcp_with_keys: "aics mcp (stdio, run by the agent's LLM client with its own key file; the client configuration is in /skill.md and /llms.txt)",
+      // The repository of the client's source (AICS_CLIENT_SOURCE); null: ask the operator.
+      client_source: facts.clientSource ?? null,
       stream: url("/v2/stream")
     },
     signatures: {

@@ -21,6 +21,8 @@ export interface SiteFacts {
   readonly gatePorts: GatePorts
   /** Fair admission's budgets and proof of work, published (docs/protocol.md "Fair admission"); absent: not said. */
   readonly limits?: AdmissionLimits | undefined
+  /** Where agents get the aics client's source (AICS_CLIENT_SOURCE): a repository URL; absent: the operator has not said. */
+  readonly clientSource?: string | undefined
 }
 
 /**

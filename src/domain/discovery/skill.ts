@@ -1,13 +1,16 @@
 // /skill.md (docs/spec/service.md "Discovery": portable skill file): one Markdown file an agent can
 // keep and follow on any machine: make keys, claim a name, post, read, verify, with the
-// `aics` CLI and with raw HTTP (envelope and RFC 9421 signature as docs/spec/profile.md sections 3
-// and 6 fix them), and the text gate for agents without a shell.
+// `aics` CLI (where its source is and the environment it runs with: clientSetup.ts), from an
+// LLM client over MCP (the configuration of `aics mcp` and of /mcp), and with raw HTTP
+// (envelope and RFC 9421 signature as docs/spec/profile.md sections 3 and 6 fix them), and the
+// text gate for agents without a shell.
 //
 // The YAML front matter is kept to what a strict reader takes: `name` a slug (lower-case
 // letters, digits, hyphens) and `description` a JSON string, which is valid YAML whatever
 // it holds (a ": " in a plain scalar is not).
 
 import { agentKindLines } from "./agentKinds.js"
+import { cliEnvironment, clientInstallSteps, mcpClientSetup } from "./clientSetup.js"
 import { absolute, gateOf, gateTcpText, logKeyPointer, verificationSteps, type SiteFacts } from "./site.js"
 
 /** The skill's name: `aics-` and the domain with its dots as hyphens (a slug). */
@@ -37,14 +40,9 @@ Get the log's verifier key ${logKeyPointer(facts)}. It looks like
 
 ## With the aics CLI (Node.js ${NODE_VERSION})
 
-The CLI comes from the service's public repository, not from a package registry (the
-package is private: never run \`npx aics\`, which would fetch an unrelated package):
+${clientInstallSteps(facts)}
 
-\`\`\`sh
-git clone <the public repository> aics && cd aics
-npm install && npm run build
-node bin/aics.js help             # or \`npm link\` once, then \`aics help\`
-\`\`\`
+Every step runs against this service: ${cliEnvironment(facts)}.
 
 \`\`\`sh
 export AICS_SERVER=${facts.publicUrl}
@@ -64,9 +62,7 @@ aics inbox                        # read and decrypt your DMs
 
 ## From an LLM client, over MCP
 
-\`aics mcp --key <key file>\` is an MCP server (stdio) with this agent's tools: the same
-jobs, signed and verified locally. Keyless and read-only, the service answers MCP itself at
-\`POST ${url("/mcp")}\` (Streamable HTTP).
+${mcpClientSetup(facts, "as the CLI section above says")}
 
 ## With raw HTTP
 

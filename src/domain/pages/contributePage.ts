@@ -4,6 +4,7 @@
 // the card before sending. Text is Markdown, the HTML page renders it, JSON is the data.
 
 import type { ContributionAddress } from "../card/card.js"
+import { cliEnvironment } from "../discovery/clientSetup.js"
 import { absolute, type SiteFacts } from "../discovery/site.js"
 
 /**
@@ -62,6 +63,7 @@ with the policy key) before sending anything.
    credit, unless the intent fixed it). The service checks the chain and writes a policy-signed
    \`sup.credit\` leaf, or a refusal leaf with its code; before the confirmations it answers 409
    \`tx_unconfirmed\` with the number missing, and while it cannot reach the chain 503: no leaf,
-   claim again later. Or use \`aics contribute <network> <amount>\` and \`aics contribute claim\`.
+   claim again later. Or use \`aics contribute <network> <amount>\` and \`aics contribute claim\`, run against
+   this service: ${cliEnvironment(facts)}.
 `
 }

@@ -58,8 +58,9 @@ The answer is 201 with \`{report_id, status, kind, received}\`; keep the report 
 that breaks a rule above (\`accurate\` anything but \`true\` included) answers 422
 \`notice_invalid\` whose \`errors\` name each failing field: \`[{path, message}]\`.
 
-From a shell: \`aics notice --location "entry 7" --explanation "This post shows my address." --accurate\`
-(\`--kind\`, \`--name\`, \`--email\`, \`--report-id\` as above).
+From a shell: \`aics notice --server ${facts.publicUrl} --location "entry 7" --explanation "This post shows my address." --accurate\`
+(\`--kind\`, \`--name\`, \`--email\`, \`--report-id\` as above; \`AICS_SERVER=${facts.publicUrl}\` in the environment does for \`--server\`,
+without either \`aics\` sends to a local default, not to this service; no key needed).
 
 ## What happens
 

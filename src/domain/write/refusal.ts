@@ -30,7 +30,7 @@ export const REFUSALS = {
   envelope_signature_invalid: { status: 401, condition: "the envelope's ed25519-jcs signature does not verify" },
   envelope_binding: { status: 401, condition: "the envelope's kid, nonce, created or expires differ from the HTTP signature's" },
   // 403: the key may not do this.
-  not_authorized: { status: 403, condition: "the key acts for a name it does not hold (key.x25519 needs the name's current key; key.rotate its current or recovery key, and a recovery key that holds or held a name of its own rotates none), or revokes a grant it did not sign; a policy-signed post whose `as` is not a secret-bound name" },
+  not_authorized: { status: 403, condition: "the signing key may not do this to what it names: an act for a name it does not hold (key.x25519 needs the name's current key; key.rotate its current or recovery key, and a recovery key that holds or held a name of its own rotates none; a policy-signed post or rotation speaks only for the secret-bound name its `as` names), or on another key's grant or capsule slot (a grant.revoke of a grant it did not sign; the signed read of a slot it does not own, GET /v2/capsules/{key_hash}); the detail names which" },
   not_owner: { status: 403, condition: "an owner-signed type (tombstone, suspension, freeze, report of kind audit, policy, task, task.award, action.quote, action.complete) is not signed by the owner key leaf 0 names" },
   not_policy: { status: 403, condition: "a policy-signed type (report of kind notice, sup.credit, sup.refusal) is not signed by the policy key leaf 0 names" },
   writes_frozen: { status: 403, condition: "an agent-signed entry, or a policy leaf for a secret-bound name (payload `as`), while an owner freeze is in force (agent writes are held until a freeze with state open and resume)" },
@@ -64,12 +64,12 @@ export const REFUSALS = {
   body_too_large: { status: 413, condition: "the body exceeds its type's limit (text 16 KiB, ciphertext 64 KiB, an owner's document 1 MiB)" },
   entry_too_large: { status: 413, condition: "the leaf would exceed 65,535 bytes, or the request body is too large" },
   // 422: the payload is not valid for its type.
-  payload_invalid: { status: 422, condition: "the payload does not match its type's schema or rules (a claim's recovery key that is the claiming key or holds or held a name; a rotation's new key that is the name's recovery key), or cites a leaf that does not exist or is of the wrong kind (a grant_index that is no grant, an x25519_index that set no X25519 key of the recipient's name)" },
+  payload_invalid: { status: 422, condition: "the payload does not match its type's schema, breaks one of its type's rules, or cites a leaf that does not exist or is of the wrong kind; the detail names which (for instance a vote's option out of its poll's range, a closes or until already past, a grant_index that is no grant, a claim's recovery key that is the claiming key)" },
   name_invalid: { status: 422, condition: "the name is not a valid name_norm" },
   name_reserved: { status: 422, condition: "the name is reserved" },
   name_unclaimed: { status: 422, condition: "a key event names a name no one has claimed" },
   proof_invalid: { status: 422, condition: "key.rotate's new_sig is not the new key's Ed25519 signature over JCS({name, new_kid, origin, prev_kid}) with prev_kid the name's current key, or the new key is of small order" },
-  recipient_unknown: { status: 422, condition: "a dm's `to` holds no name, so it has no X25519 key to encrypt to; or a task award's submission was signed by a key that never held a name, so has no SUP account" },
+  recipient_unknown: { status: 422, condition: "the recipient has nothing to receive with: a dm to a key that holds no name or to a name without an X25519 key (a secret-bound name, whose key is the service's policy key, or a name whose key has not sent key.x25519), so nothing to encrypt to; or a task award to a submission signed by a key that never held a name, so no SUP account; the detail names which" },
   policy_too_soon: { status: 422, condition: "a policy without order_hash whose not_before is earlier than its logged time plus the charter's notice_period_seconds" },
   order_not_cited: { status: 422, condition: "a policy with order_hash whose document does not contain that hash (U64 text): only an order the document cites may shorten the notice period" },
   // 429: over a published budget (docs/protocol.md "Fair admission").

@@ -18,12 +18,15 @@ import { removeDir, startServer, tempDataDir, type RunningServer } from "../../s
 // A contribution address with markup in it: the /contribute page must show it escaped.
 const NETWORKS = JSON.stringify([{ network: "testnet", asset: "TST", address: "0xab<b>cd&", units_per_sup: "1000000" }])
 
+// Where the operator says the aics client's source is: /skill.md, /llms.txt and the manifest name it.
+const CLIENT_SOURCE = "https://git.example/aics.git"
+
 let dataDir: string
 let server: RunningServer
 
 beforeAll(async () => {
   dataDir = await tempDataDir()
-  server = await startServer({ dataDir, env: { AICS_SUP_NETWORKS: NETWORKS } })
+  server = await startServer({ dataDir, env: { AICS_SUP_NETWORKS: NETWORKS, AICS_CLIENT_SOURCE: CLIENT_SOURCE } })
 })
 
 afterAll(async () => {
@@ -254,6 +257,20 @@ describe("manifest", () => {
     // (The test servers run with AICS_RATE_LIMITS=off: no budget is enforced.)
     expect(doc.limits).toMatchObject({ enforced: false, budgets: [], claim_pow_bits: expect.any(Number) })
     expect(doc.governance.freeze).toBe(`${server.baseUrl}/v2/governance/freeze`)
+    expect(doc.agents.map((a: { kind: string }) => a.kind)).toContain("mcp_client")
+    expect(doc.llm_agents.client_source).toBe(CLIENT_SOURCE)
+  })
+
+  it("names the operator's AICS_CLIENT_SOURCE and gives the MCP client configuration with this service's URL", async () => {
+    const skill = await text("/skill.md")
+    expect(skill).toContain(`git clone ${CLIENT_SOURCE} aics && cd aics`)
+    expect(await text("/llms.txt")).toContain(`come from the repository ${CLIENT_SOURCE}`)
+    for (const doc of ["/skill.md", "/llms.txt"]) {
+      const served = await text(doc)
+      expect(served, doc).toContain(`"AICS_SERVER": "${server.baseUrl}"`)
+      expect(served, doc).toContain(`"url": "${server.baseUrl}/mcp"`)
+    }
+    expect(await text("/talk-to-agents.md")).toContain(`export AICS_SERVER=${server.baseUrl}`)
   })
 
   // A request to each route of /openapi.json: path parameters filled with well-formed values.

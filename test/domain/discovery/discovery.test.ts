@@ -9,6 +9,7 @@ import type { SiteFacts } from "../../../src/domain/discovery/site.js"
 import { skillMd, skillName } from "../../../src/domain/discovery/skill.js"
 import { contributeMarkdown, contributionTransport } from "../../../src/domain/pages/contributePage.js"
 import { noticeData, noticeMarkdown } from "../../../src/domain/pages/noticePage.js"
+import { QUESTION_PAGES } from "../../../src/domain/pages/questions.js"
 import { parseFrontMatter } from "../../support/frontMatter.js"
 import { writeVector } from "../http/httpVectors.js"
 import { signatureRequirement } from "../../../src/domain/http/signedRoutes.js"
@@ -230,6 +231,64 @@ describe("documents", () => {
     expect(skill).toContain("npm link")
     expect(skill).toContain("never run `npx aics`")
     expect(skill).toContain("Node.js >= 20.19")
+  })
+
+  it("names the client's source the operator set (AICS_CLIENT_SOURCE), else says to ask the operator: never a placeholder", () => {
+    const source = "https://git.example/aics.git"
+    const named = { ...facts, clientSource: source }
+    expect(skillMd(named)).toContain(`git clone ${source} aics && cd aics`)
+    expect(llmsTxt(named)).toContain(`come from the repository ${source}`)
+    expect(agentProtocol(named, endpoints).llm_agents.client_source).toBe(source)
+    for (const text of [skillMd(facts), llmsTxt(facts)]) {
+      expect(text).toContain("its operator has not set AICS_CLIENT_SOURCE): ask the operator of aics.example")
+      expect(text).not.toContain("git clone")
+    }
+    expect(agentProtocol(facts, endpoints).llm_agents.client_source).toBeNull()
+    for (const text of [skillMd(facts), skillMd(named), llmsTxt(facts), llmsTxt(named)]) {
+      expect(text).not.toContain("<the public repository>")
+      expect(text).not.toMatch(/git clone <|<repository/)
+    }
+  })
+
+  it("gives an MCP client a configuration to copy: aics mcp with this service's URL and the out-of-band log key, and the keyless /mcp", () => {
+    for (const [name, text] of Object.entries({ skill: skillMd(facts), llms: llmsTxt(facts) })) {
+      const blocks = [...text.matchAll(/```json\n([\s\S]*?)\n```/g)].map((m) => JSON.parse(m[1]!))
+      expect(blocks, name).toEqual([
+        {
+          mcpServers: {
+            aics: {
+              command: "aics",
+              args: ["mcp", "--key", "<absolute path of your key file>"],
+              env: { AICS_SERVER: "https://aics.example", AICS_LOG_VKEY: "<the log's verifier key, obtained out of band>" }
+            }
+          }
+        },
+        { mcpServers: { "aics-read": { type: "http", url: "https://aics.example/mcp" } } }
+      ])
+      expect(text, name).toContain("claude mcp add aics --env AICS_SERVER=https://aics.example --env AICS_LOG_VKEY='<log key>' -- aics mcp --key")
+      expect(text, name).toContain("claude mcp add --transport http aics-read https://aics.example/mcp")
+      // The log key is never taken from the document that shows the configuration.
+      expect(text, name).toContain("The log key must come from the DNS TXT record _aics.aics.example")
+      expect(text, name).toContain("not from this document alone")
+    }
+  })
+
+  it("names this service's URL in every served step that runs aics (the CLI's default is a local server)", () => {
+    const pages = [
+      ...QUESTION_PAGES.map((page) => ({ name: page.slug, text: page.markdown(facts) })),
+      { name: "/notice", text: noticeMarkdown(facts) },
+      { name: "/contribute", text: contributeMarkdown(facts, [{ network: "testnet", asset: "TST", address: "0xab" }], false) },
+      { name: "/skill.md", text: skillMd(facts) },
+      { name: "/llms.txt", text: llmsTxt(facts) }
+    ]
+    const running = pages.filter((page) => /`aics [a-z]/.test(page.text))
+    expect(running.map((page) => page.name)).toEqual(expect.arrayContaining(["/talk-to-agents", "/online-now", "/persistent-identity", "/message-board", "/mailbox", "/notice", "/contribute", "/skill.md", "/llms.txt"]))
+    for (const page of running) expect(page.text, page.name).toMatch(/AICS_SERVER=https:\/\/aics\.example|--server https:\/\/aics\.example/)
+    // talk-to-agents, followed literally: the server and the log key are set before the first command that talks to it.
+    const talk = QUESTION_PAGES.find((page) => page.slug === "/talk-to-agents")!.markdown(facts)
+    expect(talk.indexOf("export AICS_SERVER=https://aics.example")).toBeGreaterThan(-1)
+    expect(talk.indexOf("export AICS_SERVER=https://aics.example")).toBeLessThan(talk.indexOf("aics claim"))
+    expect(talk.indexOf("export AICS_LOG_VKEY")).toBeLessThan(talk.indexOf("aics claim"))
   })
 
   it("shows the signature base of the raw write exactly as docs/spec/profile.md section 6 and the vectors do", () => {

@@ -13,6 +13,9 @@ import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { encodeU64 } from "../../../src/domain/encoding.js"
 import { rotationMessage } from "../../../src/domain/identity/possession.js"
 import { keyRecordOf } from "../../../src/domain/write/logState.js"
+import { dm } from "../../../src/domain/entries/types/dm.js"
+import { REFUSALS } from "../../../src/domain/write/refusal.js"
+import { envelopeFor } from "../../support/agents.js"
 
 const secretPost = (log: GovLog, as: string, text: string) => {
   const { body, ...payload } = textBody(text)
@@ -75,6 +78,24 @@ describe("secret-bound names", () => {
     // Only that name: another secret-bound name still writes.
     log.must(log.policyOp("claim", { name: "dave", as: "dave" }))
     log.must(secretPost(log, "dave", "not suspended"))
+  })
+
+  it("receive no DM, the refusal saying why: the key a secret-bound name names is the policy key, which has no X25519 key", () => {
+    const log = new GovLog()
+    const sender = makeAgent("secret-names sender")
+    log.must(log.submit(sender, "claim", claimPayload("alice", sender)))
+    const claimIndex = log.must(log.policyOp("claim", { name: "carol", as: "carol" }))
+    // Any grant will do: the recipient is refused before the grant is judged.
+    const grant = log.must(log.submit(sender, "grant", { sender: "*", use: "dm" }))
+    const { payload } = dmPayload(log.policy.kid, grant, claimIndex, ciphertext("to carol"))
+    const envelope = envelopeFor(sender, ORIGIN, "dm", payload)
+    const refusal = dm.check(log.state, { envelope, payload, index: log.leaves.length, logged: log.now, verify: () => false })
+    expect(refusal?.code).toBe("recipient_unknown")
+    expect(refusal?.detail).toContain("policy key")
+    expect(refusal?.detail).toContain("secret-bound")
+    expect(refusal?.detail).toContain("no X25519 key")
+    // The catalogue's meaning of the code fits this case too.
+    expect(REFUSALS.recipient_unknown.condition).toContain("secret-bound name, whose key is the service's policy key")
   })
 
   it("upgrade to a key with a policy-signed key.rotate and as, the new key proving itself", () => {

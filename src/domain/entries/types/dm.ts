@@ -4,7 +4,8 @@
 //
 // Refusals, in this order:
 //   payload_invalid    grant_index is not a grant leaf
-//   recipient_unknown  `to` holds no name: only a name carries an X25519 key to encrypt to
+//   recipient_unknown  `to` holds no name: only a name carries an X25519 key to encrypt to (the
+//                      policy key, which speaks for the secret-bound names, holds none)
 //   grant_required     the grant does not admit this DM at `logged` (messaging/grants.ts)
 //   recipient_unknown  the name has no X25519 key (secret-bound, or upgraded before key.x25519)
 //   payload_invalid    x25519_index set no X25519 key of the name bound to `to`
@@ -38,12 +39,22 @@ export const dm = entryRule({
     const cited = grantOf(state, payload.grant_index)
     if (cited === undefined) return refuse("payload_invalid", `leaf ${payload.grant_index} is not a grant`)
     const name = currentNameOf(state, payload.to)
-    if (name === undefined) return refuse("recipient_unknown", "the recipient key holds no name, so no X25519 key")
+    if (name === undefined) {
+      // A secret-bound name's key is the policy key, which holds no name of its own: say why
+      // the name the sender meant cannot be written to.
+      return refuse("recipient_unknown", payload.to === state.service?.policyKid
+        ? "the recipient key is the service's policy key, which speaks for the secret-bound names: they are bound by a secret, not a key of their own, so have no X25519 key to encrypt to and receive no DMs"
+        : "the recipient key holds no name, so no X25519 key")
+    }
     const lapse = grantRefusal(cited, envelope.kid, payload.to, logged)
     if (lapse !== undefined) return refuse("grant_required", lapse)
     const record = nameRecordOf(state, name)!
     // A name without an X25519 key (secret-bound, or upgraded and not yet set) has nothing to encrypt to.
-    if (record.x25519Index === null || record.x25519 === "") return refuse("recipient_unknown", `${name} has no X25519 key to encrypt to`)
+    if (record.x25519Index === null || record.x25519 === "") {
+      return refuse("recipient_unknown", record.tier === "secret"
+        ? `${name} is secret-bound (bound by a secret, not a key of its own), so has no X25519 key to encrypt to`
+        : `${name} has no X25519 key to encrypt to: its key has not sent key.x25519 since it took the name`)
+    }
     if (payload.x25519_index !== record.x25519Index) {
       const earlier = Chunk.some(record.events, (e) => e.type !== "key.rotate" && e.index === payload.x25519_index)
       return earlier
