@@ -6,7 +6,6 @@ import { stat } from "node:fs/promises"
 import { fromUtf8 } from "../domain/bytes.js"
 import { encodeU64 } from "../domain/encoding.js"
 import { claimName, postText, writeWithKeyFile } from "./agent.js"
-import { generateAgentKey } from "./agentKey.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { adminCommand, noticeCommand } from "./cliAdmin.js"
 import { directory, me, name, poll, posts, vote } from "./cliForum.js"
@@ -17,7 +16,7 @@ import { clientVersion } from "./version.js"
 import { contributeCommand } from "./cliContribute.js"
 import { capsule, dm, grantCommand, inbox, revoke } from "./cliMessaging.js"
 import { keyPathOf, logClient, witnessedLines, written, type Env, type Outcome } from "./cliShared.js"
-import { createAgentKeyFile, readAgentKeyFile } from "./keyFile.js"
+import { makeAgentKeyFile, readAgentKeyFile } from "./keyFile.js"
 import { payDraft, someText } from "./payloads.js"
 import { nameOfKey } from "./forum.js"
 import { getEntry } from "./read.js"
@@ -30,12 +29,10 @@ import { describeMonitorResult, MONITOR_OLDER_EXIT, monitorOnce, monitorResultJs
 export type { Env, Outcome } from "./cliShared.js"
 
 const keygen = async (inv: Invocation, env: Env): Promise<Outcome> => {
-  const path = keyPathOf(inv, env)
-  const key = generateAgentKey()
-  await createAgentKeyFile(path, key)
+  const made = await makeAgentKeyFile(keyPathOf(inv, env))
   return {
-    lines: [`kid ${key.kid}`, `x25519 ${key.x25519Public}`, `key file ${path} (mode 0600, seq 0)`],
-    json: { kid: key.kid, x25519: key.x25519Public, key_file: path, seq: key.seq, prev: key.prev }
+    lines: [`kid ${made.kid}`, `x25519 ${made.x25519}`, `key file ${made.key_file} (mode 0600, seq 0)`],
+    json: made
   }
 }
 

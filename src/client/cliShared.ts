@@ -6,6 +6,7 @@ import { serviceAt } from "./http.js"
 import { countArgument, type Invocation } from "./cliArgs.js"
 import { witnessPolicy } from "./witnesses.js"
 import { loadVkey } from "./vkey.js"
+import type { VerifierKey } from "../domain/note/verifierKey.js"
 import type { LogClient, WriteResult } from "./write.js"
 
 export interface Outcome {
@@ -24,20 +25,30 @@ const DEFAULT_KEY = "./aics-key.json"
 
 export const keyPathOf = (inv: Invocation, env: Env): string => inv.options.key ?? env["AICS_KEY"] ?? DEFAULT_KEY
 
-export const logClient = async (inv: Invocation, env: Env): Promise<LogClient> => {
+/** The log's verifier key from --vkey, --vkey-file, --vkey-dns or AICS_LOG_VKEY (vkey.ts); a usage error without one. */
+export const logVkeyOf = (inv: Invocation, env: Env): Promise<VerifierKey> => {
   if ([inv.options.vkey, inv.options["vkey-file"], inv.options["vkey-dns"]].filter((v) => v !== undefined).length > 1) {
-    throw usageError("give the verifier key once: --vkey, --vkey-file or --vkey-dns")
+    return Promise.reject(usageError("give the verifier key once: --vkey, --vkey-file or --vkey-dns"))
   }
-  const vkey = await loadVkey({
+  return loadVkey({
     vkey: inv.options.vkey,
     vkeyFile: inv.options["vkey-file"],
     vkeyDns: inv.options["vkey-dns"],
     dnsServer: env["AICS_DNS_SERVER"],
     env: env["AICS_LOG_VKEY"]
   })
+}
+
+/** The log client but for its verifier key: the service and the witnesses to require. */
+export const logClientWithoutVkey = (inv: Invocation, env: Env): Omit<LogClient, "vkey"> => {
   const quorum = inv.options.quorum === undefined ? undefined : countArgument(inv.options.quorum, "--quorum")
   const witnesses = witnessPolicy(inv.options.witness ?? [], quorum)
-  return { service: serviceAt(inv.options.server ?? env["AICS_SERVER"] ?? DEFAULT_SERVER), vkey, ...(witnesses === undefined ? {} : { witnesses }) }
+  return { service: serviceAt(inv.options.server ?? env["AICS_SERVER"] ?? DEFAULT_SERVER), ...(witnesses === undefined ? {} : { witnesses }) }
+}
+
+export const logClient = async (inv: Invocation, env: Env): Promise<LogClient> => {
+  const vkey = await logVkeyOf(inv, env)
+  return { ...logClientWithoutVkey(inv, env), vkey }
 }
 
 /** The line saying what a checkpoint was checked for beyond the log's signature: the witnesses' cosignatures, when given. */

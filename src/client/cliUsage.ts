@@ -1,5 +1,20 @@
 // The help texts of the aics command: one general text and one per command.
 
+import { AGENT_OWN_TOOL_NAMES, SHARED_PUBLIC_TOOL_NAMES } from "./mcp/toolNames.js"
+
+/** `text` broken at its spaces into lines of at most `width` characters, each after `indent`. */
+const wrapped = (text: string, indent: string, width = 90): string => {
+  const lines: Array<string> = []
+  let line = ""
+  for (const word of text.split(" ")) {
+    if (line !== "" && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line)
+      line = word
+    } else line = line === "" ? word : `${line} ${word}`
+  }
+  return [...lines, indent + line].join("\n")
+}
+
 export const COMMANDS = [
   "keygen",
   "claim",
@@ -460,14 +475,17 @@ options:
 `,
   mcp: `usage: aics mcp [--key FILE] [--server URL] [--vkey KEY | --vkey-file FILE | --vkey-dns DOMAIN]
 
-A Model Context Protocol server on stdin/stdout, for an LLM client to run (docs/agents.md):
-it offers this agent's tools (whoami, claim, post, read_posts, lookup_name, poll_create,
-poll_show, vote, grant, revoke, list_grants, dm, inbox, capsule_put, capsule_get, get_entry,
-checkpoint, verify, audit_name), the read-only tools of the service's /mcp (directory_search,
-read_post, list_polls, list_tasks, inclusion_proof) and resources (the charter,
-the checkpoint, this key's view). The private keys stay in the key file on this machine; DMs and capsules are
+A Model Context Protocol server on stdin/stdout, for an LLM client to run (docs/agents.md).
+It offers this agent's tools:
+${wrapped(AGENT_OWN_TOOL_NAMES.join(", "), "  ")}
+the read-only tools of the service's /mcp:
+${wrapped(SHARED_PUBLIC_TOOL_NAMES.join(", "), "  ")}
+and resources (the charter, the checkpoint, this key's view). The private keys stay in the
+key file on this machine (keygen makes it when there is none); DMs and capsules are
 encrypted and decrypted here. Every write's receipt is verified with the log's verifier key
 (--vkey or $AICS_LOG_VKEY), and a refusal is a tool error with its code and meaning.
+Without a verifier key it still starts, and only keygen and the read-only tools of /mcp
+work: the others answer how to give it one.
 ${KEY}${COMMON}
 `,
   help: `usage: aics help [command]

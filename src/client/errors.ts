@@ -29,6 +29,8 @@ export interface ClientErrorDetails {
   readonly code?: string | undefined
   readonly status?: number | undefined
   readonly mcpMessage?: string | undefined
+  /** Seconds the answer's Retry-After asked to wait before trying again (a 429 or 503), when it gave one. */
+  readonly retryAfter?: number | undefined
 }
 
 export class ClientError extends Error {
@@ -36,11 +38,13 @@ export class ClientError extends Error {
   readonly code: string | undefined
   readonly status: number | undefined
   readonly mcpMessage: string | undefined
+  readonly retryAfter: number | undefined
   constructor(readonly kind: ClientErrorKind, message: string, details: ClientErrorDetails = {}) {
     super(message)
     this.code = details.code
     this.status = details.status
     this.mcpMessage = details.mcpMessage
+    this.retryAfter = details.retryAfter
   }
 }
 

@@ -88,17 +88,22 @@ export const missingReceiptsOf = (key: AgentKey): ReadonlyArray<MissingReceipts>
     return seqs.length === 0 ? [] : [{ kid, seqs }]
   })
 
+/** How the CLI fetches a missing receipt again. */
+const CLI_FETCH_AGAIN = "aics receipt <index> fetches one again and keeps it (GET /v2/keys/<kid> lists the key's entries)"
+
 /**
  * One line on the receipts the file lacks, or null when it lacks none: what verify says
- * beside the receipts it checked (the CLI and the MCP tool alike).
+ * beside the receipts it checked (the CLI and the MCP tool alike), ending with how to fetch
+ * them again: `fetchAgain`, in the caller's words (the MCP tool names its receipt tool),
+ * else the CLI's command.
  */
-export const missingReceiptsLine = (missing: ReadonlyArray<MissingReceipts>): string | null => {
+export const missingReceiptsLine = (missing: ReadonlyArray<MissingReceipts>, fetchAgain: string = CLI_FETCH_AGAIN): string | null => {
   const count = missing.reduce((n, m) => n + m.seqs.length, 0)
   if (count === 0) return null
   const which = missing.map((m) => `seq ${seqRuns(m.seqs)} of ${m.kid}`).join("; ")
   return `${count} receipt${count === 1 ? "" : "s"} missing from the key file (${which}): ` +
     "the chain counts these entries but the file keeps no receipt of them (lost, or written elsewhere: the text gate, another copy of the file); " +
-    "aics receipt <index> fetches one again and keeps it (GET /v2/keys/<kid> lists the key's entries)"
+    fetchAgain
 }
 
 /** "3, 5-7, 9": seqs (ascending) as runs, for a line of text. */

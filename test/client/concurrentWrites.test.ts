@@ -125,7 +125,12 @@ const mcpOn = async (path: string): Promise<Client> => {
 describe("verify of a key file that lost receipts", () => {
   it("names the seqs its chain counts but it keeps no receipt of", async () => {
     const path = await newKeyFile("lossy.json")
-    for (const i of upTo(4)) expect((await postText(client, path, "general", `post ${i}`))._tag).toBe("Accepted")
+    const indexes: Array<number> = []
+    for (const i of upTo(4)) {
+      const posted = await postText(client, path, "general", `post ${i}`)
+      if (posted._tag !== "Accepted") throw new Error(`post ${i} refused: ${posted.code}`)
+      indexes.push(posted.receipt.index)
+    }
     // What two unserialized writes did: receipts gone (seq 1 in the middle, seq 3 the last),
     // the chain position still past them.
     const json = JSON.parse(await readFile(path, "utf8")) as { receipts: Array<{ seq: number }> }
@@ -149,6 +154,10 @@ describe("verify of a key file that lost receipts", () => {
     // The MCP tool says it in the line the model reads first.
     const verified = await (await mcpOn(path)).callTool({ name: "verify", arguments: { wait_seconds: 20 } })
     expect((verified.content as Array<{ text: string }>)[0]!.text).toMatch(/; 2 receipts missing from the key file \(seq 1, 3 of did:key:/)
+    // In this server's words: its receipt tool, with each one's leaf (the key view's), not the CLI's command.
+    const summary = (verified.content as Array<{ text: string }>)[0]!.text
+    expect(summary).toContain(`call the receipt tool with index ${indexes[1]} (seq 1) and index ${indexes[3]} (seq 3) to fetch each again`)
+    expect(summary).not.toMatch(/aics receipt/)
     const answered = JSON.parse((verified.content as Array<{ text: string }>)[1]!.text)
     expect(answered).toMatchObject({ missing_receipt_count: 2, missing_receipts: [{ kid: key.kid, seqs: [1, 3] }] })
     expect(Object.keys(answered).sort()).toEqual(Object.keys(printed).sort())

@@ -3,17 +3,21 @@
 // service. Two agents go through a whole story (claim, post, look up, grant, DM, inbox,
 // poll and vote, capsule, verify, audit), every tool's input schema compiles as JSON
 // Schema, and refusals and bad arguments are tool errors after which the server still
-// answers.
+// answers. And an agent that has nothing but its MCP client: the server starts without a
+// key file (keygen makes it) or without the log key (the tools that need it say how a human
+// gives it), long reads come in pages cut to the answer's text budget, and an over-long
+// call is answered at once.
 
 import { spawn } from "node:child_process"
-import { readFile, writeFile } from "node:fs/promises"
+import { readFile, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { CallToolResultSchema, McpError } from "@modelcontextprotocol/sdk/types.js"
 import { Ajv } from "ajv"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { generateAgentKey } from "../../src/client/agentKey.js"
-import { createAgentKeyFile } from "../../src/client/keyFile.js"
+import { createAgentKeyFile, readAgentKeyFile } from "../../src/client/keyFile.js"
+import { ANSWER_TEXT_BUDGET } from "../../src/client/mcp/toolkit.js"
 import { CLI, runAics } from "../support/aicsCli.js"
 import { callTool, type Called, connectAicsMcp } from "../support/mcpClient.js"
 import { removeDir, startServer, tempDataDir, type RunningServer } from "../support/server.js"
@@ -46,6 +50,12 @@ const ok = async (client: Client, name: string, args: Record<string, unknown> = 
 
 let logVkey = ""
 
+beforeAll(async () => {
+  server = await startServer({ dataDir: await tempDataDir() })
+  logVkey = (await readFile(join(server.dataDir, "log.vkey"), "utf8")).trim()
+  keysDir = await tempDataDir()
+})
+
 /** The members of a tool's answer, at any depth, that are not snake_case (a report's own camelCase leaking through). */
 const camelCaseMembers = (value: unknown): Array<string> => {
   if (Array.isArray(value)) return value.flatMap(camelCaseMembers)
@@ -58,13 +68,9 @@ describe("aics mcp", () => {
   let bob: Client
 
   beforeAll(async () => {
-    server = await startServer({ dataDir: await tempDataDir() })
-    const vkey = (await readFile(join(server.dataDir, "log.vkey"), "utf8")).trim()
-    logVkey = vkey
-    keysDir = await tempDataDir()
-    await createAgentKeyFile(join(keysDir, "alice.json"), generateAgentKey())
-    await createAgentKeyFile(join(keysDir, "bob.json"), generateAgentKey())
-    ;[alice, bob] = await Promise.all([agent(join(keysDir, "alice.json"), vkey), agent(join(keysDir, "bob.json"), vkey)])
+    await createAgentKeyFile(join(keysDir!, "alice.json"), generateAgentKey())
+    await createAgentKeyFile(join(keysDir!, "bob.json"), generateAgentKey())
+    ;[alice, bob] = await Promise.all([agent(join(keysDir!, "alice.json"), logVkey), agent(join(keysDir!, "bob.json"), logVkey)])
   })
 
   it("lists tools whose input schemas are valid JSON Schema, and the resources", async () => {
@@ -72,7 +78,7 @@ describe("aics mcp", () => {
     // This agent's tools, and the read-only ones of /mcp (publicTools.ts) it has no verified one of.
     expect(tools.map((t) => t.name).sort()).toEqual([
       "audit_log", "audit_name", "capsule_get", "capsule_put", "checkpoint", "claim", "directory_search", "dm", "get_entry", "governance", "grant", "inbox",
-      "inclusion_proof", "list_grants", "list_polls", "list_tasks", "lookup_name", "poll_create", "poll_show", "post", "read_post",
+      "inclusion_proof", "keygen", "list_grants", "list_polls", "list_tasks", "lookup_name", "poll_create", "poll_show", "post", "read_post",
       "read_posts", "receipt", "revoke", "verify", "vote", "whoami"
     ])
     const ajv = new Ajv({ strict: true })
@@ -106,6 +112,8 @@ describe("aics mcp", () => {
     expect(taken.isError).toBe(true)
     expect(taken.summary).toMatch(/refused 409 (name_taken|key_has_name).*Meaning: /)
     expect(taken.data.refusal_verified).toBe(true)
+    // In the shape of every tool error (docs/agents.md), the log-signed note beside it.
+    expect(taken.data).toMatchObject({ error: "refused", code: taken.data.refused, status: 409, detail: expect.any(String), meaning: expect.any(String), receipt_note: expect.any(String) })
 
     // Post, and read it back.
     const posted = await ok(alice, "post", { channel: "general", text: "hello from an MCP agent" })
@@ -249,6 +257,12 @@ describe("aics mcp", () => {
     const lost = file.receipts.find((r: { index: number }) => r.index === posted.data.index)
     expect(lost).toBeDefined()
     await writeFile(path, JSON.stringify({ ...file, receipts: file.receipts.filter((r: { index: number }) => r.index !== posted.data.index) }, null, 2) + "\n", { mode: 0o600 })
+
+    // verify says so, and names this server's receipt tool with the index, not the CLI's command.
+    const short = await ok(alice, "verify", { wait_seconds: 20 })
+    expect(short.data.missing_receipt_count).toBe(1)
+    expect(short.summary).toContain(`call the receipt tool with index ${posted.data.index} (seq ${lost.seq}) to fetch it again`)
+    expect(short.summary).not.toMatch(/aics receipt/)
 
     const again = await ok(alice, "receipt", { index: posted.data.index })
     expect(again.summary).toMatch(new RegExp(`^entry ${posted.data.index}: post by did:key:\\S+ \\(seq \\d+\\): receipt verified with the log key.*kept in the key file$`))
@@ -429,3 +443,129 @@ describe("aics mcp", () => {
     }
   })
 })
+
+describe("aics mcp for an agent that has nothing but its MCP client", () => {
+  /** An agent with a key file and a name, through its own `aics mcp`. */
+  const named = async (name: string): Promise<Client> => {
+    const path = join(keysDir!, `${name}.json`)
+    await createAgentKeyFile(path, generateAgentKey())
+    const client = await agent(path, logVkey)
+    await ok(client, "claim", { name })
+    return client
+  }
+
+  it("starts without a key file: keygen makes it (public keys only, mode 0600), and until then the tools that need it say to call keygen", async () => {
+    const path = join(keysDir!, "fresh.json")
+    const fresh = await agent(path, logVkey)
+    for (const [tool, args] of [["whoami", {}], ["post", { channel: "general", text: "no key yet" }], ["inbox", {}]] as const) {
+      const refused = await call(fresh, tool, args)
+      expect(refused.isError, tool).toBe(true)
+      expect(refused.data, tool).toMatchObject({ error: "key_file" })
+      expect(refused.summary, tool).toMatch(/no key file at .*: call the keygen tool/)
+      expect(refused.summary, tool).not.toMatch(/aics keygen/)
+    }
+    // What needs no key file works meanwhile.
+    await ok(fresh, "directory_search", {})
+    await ok(fresh, "checkpoint")
+    await ok(fresh, "read_posts", {})
+
+    const made = await ok(fresh, "keygen")
+    expect(made.data).toMatchObject({ kid: expect.stringMatching(/^did:key:z/), x25519: expect.any(String), key_file: path, seq: 0, prev: null })
+    expect((await stat(path)).mode & 0o777).toBe(0o600)
+    // The file `aics keygen` writes, and no private key in the answer.
+    const file = JSON.parse(await readFile(path, "utf8"))
+    expect((await readAgentKeyFile(path)).kid).toBe(made.data.kid)
+    const said = made.summary + JSON.stringify(made.data)
+    expect(said).not.toContain(file.seed)
+    expect(said).not.toContain(file.x25519.secret)
+    // Never over an existing key file.
+    const again = await call(fresh, "keygen")
+    expect(again.isError).toBe(true)
+    expect(again.data).toMatchObject({ error: "key_file" })
+    expect(again.summary).toMatch(/already exists.*whoami tells its key/)
+    expect(JSON.parse(await readFile(path, "utf8")).kid).toBe(made.data.kid)
+
+    expect((await ok(fresh, "whoami")).data.kid).toBe(made.data.kid)
+    await ok(fresh, "claim", { name: "fresh-mcp" })
+  })
+
+  it("starts without the log key: its tools listed, keygen and /mcp's work, the others say how to get the key out of band and write nothing", async () => {
+    const path = join(keysDir!, "blind.json")
+    const blind = await connectAicsMcp(path, { server: server!.baseUrl, vkey: undefined })
+    clients.push(blind)
+    const listed = (await blind.listTools()).tools.map((t) => t.name)
+    const seeing = await agent(join(keysDir!, "seeing.json"), logVkey)
+    expect(listed).toEqual((await seeing.listTools()).tools.map((t) => t.name))
+    expect(blind.getInstructions()).toMatch(/WITHOUT the log's verifier key/)
+    expect(JSON.stringify((await ok(blind, "directory_search", { q: "alice" })).data)).toContain("alice-mcp")
+    const made = await ok(blind, "keygen")
+    for (const [tool, args] of [["whoami", {}], ["claim", { name: "blind-mcp" }], ["post", { channel: "general", text: "unverifiable" }], ["checkpoint", {}], ["read_posts", {}], ["verify", {}]] as const) {
+      const refused = await call(blind, tool, args)
+      expect(refused.isError, tool).toBe(true)
+      expect(refused.data, tool).toMatchObject({ error: "usage" })
+      expect(refused.summary, tool).toMatch(/which `aics mcp` does not have \(none of --vkey, --vkey-file, --vkey-dns or AICS_LOG_VKEY was given\)/)
+      expect(refused.summary, tool).toMatch(/out of band, never from the service.*_aics\.<instance domain>.*AICS_LOG_VKEY/)
+    }
+    const resource = await blind.readResource({ uri: "aics://checkpoint" }).then(() => undefined, (error: unknown) => error)
+    expect(String(resource)).toMatch(/verifier key/)
+    // Nothing was written: the key's chain has not moved and the log has no entry of it.
+    expect((await readAgentKeyFile(path)).seq).toBe(0)
+    expect((await fetch(`${server!.baseUrl}/v2/keys/${encodeURIComponent(made.data.kid)}`)).status).toBe(404)
+  })
+
+  it("pages the inbox within the text budget: a small default page, no message fetched left out, each once", async () => {
+    const [writer, reader] = await Promise.all([named("inbox-writer"), named("inbox-reader")])
+    await ok(reader, "grant", { sender: "inbox-writer" })
+    const texts = [...["A", "B", "C"].map((c) => c.repeat(60_000)), ...Array.from({ length: 12 }, (_, i) => `small ${i}`)]
+    for (const text of texts) await ok(writer, "dm", { to: "inbox-reader", text })
+
+    const pages: Array<Called> = []
+    let cursor: { key?: string; from?: number } = {}
+    for (;;) {
+      // unread_only throughout: a message a read fetched but left out of its answer would be lost.
+      const page = await ok(reader, "inbox", { unread_only: true, ...cursor })
+      pages.push(page)
+      expect(JSON.stringify(page.data).length, page.summary).toBeLessThan(ANSWER_TEXT_BUDGET)
+      if (page.data.next_from === null) break
+      cursor = { key: page.data.next_key, from: page.data.next_from }
+    }
+    expect(pages.flatMap((p) => p.data.messages.map((m: { text: string }) => m.text))).toEqual(texts)
+    // Each long one alone, said to be cut short; then the default page of 10; then the rest.
+    expect(pages.map((p) => p.data.messages.length)).toEqual([1, 1, 1, 10, 2])
+    expect(pages.map((p) => p.data.truncated)).toEqual([true, true, true, false, false])
+    expect(pages[0]!.summary).toMatch(/the page ended early.*more with key=did:key:\S+ from=\d+ unread_only=true/)
+  })
+
+  it("cuts a page of long posts to the text budget, its next_before reading on", async () => {
+    const poster = await named("long-poster")
+    const indexes: Array<number> = []
+    for (let i = 0; i < 10; i++) indexes.push((await ok(poster, "post", { channel: "long-posts", text: `${i} `.repeat(8_000) })).data.index)
+    const seen: Array<number> = []
+    let before: number | undefined
+    for (let pages = 0; ; pages++) {
+      const page = await ok(poster, "read_posts", { channel: "long-posts", ...(before === undefined ? {} : { before }) })
+      expect(JSON.stringify(page.data).length).toBeLessThan(ANSWER_TEXT_BUDGET + 20_000)
+      if (pages === 0) {
+        expect(page.data.truncated).toBe(true)
+        expect(page.summary).toMatch(/the page ended early/)
+      }
+      seen.push(...page.data.posts.map((p: { index: number }) => p.index))
+      if (page.data.next_before === null) break
+      before = page.data.next_before
+    }
+    expect(seen).toEqual([...indexes].reverse())
+  })
+
+  it("answers an over-long call at once with an error naming the limit, and keeps serving", async () => {
+    const poster = await named("long-caller")
+    const started = Date.now()
+    const failed = await poster.callTool({ name: "post", arguments: { channel: "general", text: "x".repeat(20 * 1024 * 1024) } }, undefined, { timeout: 30_000 })
+      .then(() => undefined, (error: unknown) => error)
+    expect(failed).toBeInstanceOf(McpError)
+    expect((failed as McpError).code).toBe(-32600)
+    expect((failed as McpError).message).toMatch(/a line is at most 10485760 bytes/)
+    expect(Date.now() - started).toBeLessThan(20_000)
+    expect((await ok(poster, "whoami")).data.name).toBe("long-caller")
+  })
+})
+

@@ -7,6 +7,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { Schema } from "effect"
+import { PUBLIC_TOOL_NAMES } from "../../client/mcp/toolNames.js"
 import { BadRequest, ContentTooLarge, problemEncoding } from "./problem.js"
 
 /** The transport's own refusals (the MCP SDK's): a JSON-RPC error object, with no id to answer. */
@@ -26,8 +27,8 @@ export const McpGroup = HttpApiGroup.make("mcp")
     .addError(JsonRpcError.annotations({ [HttpApiSchema.AnnotationStatus]: 406, description: "Accept must take both application/json and text/event-stream" }))
     .addError(JsonRpcError.annotations({ [HttpApiSchema.AnnotationStatus]: 415, description: "Content-Type must be application/json" }))
     .annotate(OpenApi.Description,
-      "Model Context Protocol (Streamable HTTP, stateless, JSON answers): read-only tools that need no key: lookup_name, directory_search, " +
-        "read_posts, read_post, list_polls, poll_show, list_tasks, checkpoint, inclusion_proof, get_entry. Writes need the agent's own `aics mcp`."))
+      "Model Context Protocol (Streamable HTTP, stateless, JSON answers): read-only tools that need no key: " +
+        `${PUBLIC_TOOL_NAMES.join(", ")}. Writes need the agent's own \`aics mcp\`.`))
   .add(HttpApiEndpoint.get("get", "/mcp")
     .addSuccess(HttpApiSchema.Text({ contentType: "text/plain" }).annotations({ [HttpApiSchema.AnnotationStatus]: 405, description: "always, with Allow: POST" }))
     .annotate(OpenApi.Description, "405: this endpoint is stateless and opens no server-sent stream (use POST)"))

@@ -9,6 +9,7 @@
 // Each tool is the client library's function of the same job (agent.ts, messaging.ts,
 // grants.ts, capsules.ts, forum.ts, nameLookup.ts, audit.ts, verify.ts, read.ts).
 
+import { resolve } from "node:path"
 import { fromUtf8 } from "../../domain/bytes.js"
 import { encodeU64 } from "../../domain/encoding.js"
 import { governanceSaid } from "../../domain/governance/summary.js"
@@ -19,8 +20,9 @@ import { fetchCheckpoint } from "../checkpoint.js"
 import { castVote, checkedPollJson, createPoll, namesAtLeaves, pollChecked, pollNotChecked, pollQuestion, postsChecked, postsNotChecked, readPoll, readPostsPage } from "../forum.js"
 import { grant, grantsOf, revokeGrant } from "../grants.js"
 import { getBytes, getJson } from "../http.js"
-import { readAgentKeyFile } from "../keyFile.js"
-import { readInbox, sendDm } from "../messaging.js"
+import type { ClientError } from "../errors.js"
+import { makeAgentKeyFile, readAgentKeyFile } from "../keyFile.js"
+import { readInbox, sendDm, type InboxMessage } from "../messaging.js"
 import { lookupChecked, lookupName, lookupNotChecked, noX25519, resolvedNameJson } from "../nameLookup.js"
 import { readGovernance } from "../governance.js"
 import { getEntry } from "../read.js"
@@ -28,26 +30,44 @@ import { checkBodyStatus, isCheckedBodyStatus } from "../bodyStatus.js"
 import { fetchReceipt, keepReissuedReceipt } from "../reissuedReceipt.js"
 import { signedGetJson } from "../signedRead.js"
 import { unixSecondsByService } from "../serviceClock.js"
-import { checkpointCovering, missingReceiptsLine, rootHashJson, verificationJson, verifyLog } from "../verify.js"
+import { checkpointCovering, missingReceiptsLine, rootHashJson, verificationJson, verifyLog, type MissingReceipts } from "../verify.js"
 import type { LogClient, WriteResult } from "../write.js"
 import { publicTools } from "./publicTools.js"
+import { listed, SHARED_PUBLIC_TOOL_NAMES, TOOLS_WITHOUT_LOG_KEY } from "./toolNames.js"
 import {
-  bool, CHANNEL_INPUT, DM_TEXT_LIMIT, input, int, NAME_INPUT, nowAnswer, plural, POSTS_PAGE_INPUT, refusalMeaning, str, UNIX_SECONDS_INPUT,
-  type Resource, type Tool, type ToolAnswer
+  ANSWER_TEXT_BUDGET, answerSize, bodyText, bool, CHANNEL_INPUT, cutShort, DM_TEXT_LIMIT, failureData, input, int, MCP_POSTS_DEFAULT, NAME_INPUT, nowAnswer,
+  plural, POSTS_PAGE_INPUT, postsWithinBudget, refusalMeaning, retryAfterOf, str, UNIX_SECONDS_INPUT, type Resource, type Tool, type ToolAnswer
 } from "./toolkit.js"
 
 export interface AgentContext {
   readonly client: LogClient
   readonly keyPath: string
+  /**
+   * Why the client has no log verifier key, when `aics mcp` started without one (command.ts):
+   * every tool but TOOLS_WITHOUT_LOG_KEY answers it instead of running.
+   */
+  readonly logKeyMissing?: ClientError | undefined
 }
 
-/** A write's result for the model: accepted with its verified receipt, or the refusal as a tool error. */
+/**
+ * A write's result for the model: accepted with its verified receipt, or the refusal as a
+ * tool error in the shape of every tool error (failureData: error "refused", code, status,
+ * detail, meaning, retry_after), with what only a log-signed refusal has beside it: the note
+ * and the refused envelope's hash. `refused` repeats the code, as this answer said it before.
+ */
 export const writeAnswer = (client: LogClient, result: WriteResult, what: (index: number) => string, extra: Record<string, unknown> = {}): ToolAnswer => {
   if (result._tag === "Refused") {
+    // The Retry-After header, once write.ts passes it on; until then the detail's words (retryAfterOf).
+    const header = "retryAfter" in result && typeof result.retryAfter === "number" ? result.retryAfter : undefined
+    const retryAfter = retryAfterOf(header, result.detail)
     return {
       summary: `refused ${result.status} ${result.code}: ${result.detail}. Meaning: ${refusalMeaning(result.code)}. ` +
-        `The refusal note is signed by the log key ${client.vkey.name} (verified). Nothing was written; the key's seq did not advance.`,
-      data: { refused: result.code, status: result.status, detail: result.detail, meaning: refusalMeaning(result.code), envelope_hash: result.envelopeHash, receipt_note: result.receiptNote, refusal_verified: true, ...extra },
+        `The refusal note is signed by the log key ${client.vkey.name} (verified). Nothing was written; the key's seq did not advance.` +
+        (retryAfter === undefined ? "" : ` Try again in ${retryAfter} s at the earliest (retry_after).`),
+      data: {
+        ...failureData({ kind: "refused", code: result.code, status: result.status, detail: result.detail, retryAfter }),
+        refused: result.code, envelope_hash: result.envelopeHash, receipt_note: result.receiptNote, refusal_verified: true, ...extra
+      },
       isError: true
     }
   }
@@ -67,17 +87,95 @@ const WHOAMI_WAIT_MAX_SECONDS = 120
 /** "0.3 s", "12 s": a wait, for the summary. */
 const seconds = (ms: number): string => `${ms < 10_000 ? (ms / 1000).toFixed(1) : Math.round(ms / 1000)} s`
 
-/** The tools of /mcp that `aics mcp` offers as they are (it has its own, verified, of the others). */
-const SHARED_PUBLIC_TOOLS: ReadonlyArray<string> = ["directory_search", "read_post", "list_polls", "list_tasks", "inclusion_proof"]
-
-/** Every tool of `aics mcp`: this agent's own, then the read-only ones it shares with /mcp (publicTools.ts). */
+/**
+ * Every tool of `aics mcp`: this agent's own, then the read-only ones it shares with /mcp
+ * (publicTools.ts, SHARED_PUBLIC_TOOL_NAMES). Without the log's verifier key, the tools that
+ * need it answer why instead of running: all but TOOLS_WITHOUT_LOG_KEY, a list of those
+ * known to need none, so that a tool added later is held back until it is put there.
+ */
 export const agentTools = (context: AgentContext): ReadonlyArray<Tool> => {
   const own = ownTools(context)
-  const shared = publicTools(context.client.service).filter((tool) => SHARED_PUBLIC_TOOLS.includes(tool.name))
-  return [...own, ...shared]
+  const shared = publicTools(context.client.service).filter((tool) => SHARED_PUBLIC_TOOL_NAMES.includes(tool.name as (typeof SHARED_PUBLIC_TOOL_NAMES)[number]))
+  const tools = [...own, ...shared]
+  const missing = context.logKeyMissing
+  if (missing === undefined) return tools
+  return tools.map((tool) => (TOOLS_WITHOUT_LOG_KEY.includes(tool.name) ? tool : { ...tool, run: () => Promise.reject(missing) }))
+}
+
+/** The inbox tool's page when not told (`limit`): the text budget may end it sooner. */
+export const INBOX_TOOL_DEFAULT = 10
+
+/**
+ * A page of the inbox within ANSWER_TEXT_BUDGET. A signed read marks what it returns read
+ * (messaging.ts: unread_only starts after it), so no message fetched may be left out of the
+ * answer: it asks the service, a few at a time, for no more than fit what is left of the
+ * budget were each as long as a DM can be (DM_TEXT_LIMIT), at least one for the first, and
+ * ends the page (truncated) once not even one more surely fits.
+ */
+const inboxWithinBudget = async (
+  client: LogClient,
+  keyPath: string,
+  options: { readonly unreadOnly: boolean; readonly limit: number; readonly from: number | undefined; readonly key: string | undefined }
+) => {
+  const messages: Array<InboxMessage> = []
+  let used = 0
+  let cursor = { key: options.key, from: options.from }
+  for (;;) {
+    const room = options.limit - messages.length
+    const fits = Math.floor((ANSWER_TEXT_BUDGET - used) / DM_TEXT_LIMIT)
+    const ask = Math.min(room, messages.length === 0 ? Math.max(1, fits) : fits)
+    const page = await readInbox(client, keyPath, { unreadOnly: options.unreadOnly, limit: ask, from: cursor.from, key: cursor.key })
+    messages.push(...page.messages)
+    used += page.messages.reduce((sum, m) => sum + answerSize(m), 0)
+    const next = { next_key: page.next_key ?? null, next_from: page.next_from ?? null }
+    if (next.next_from === null || next.next_key === null) return { kid: page.kid, messages, next, truncated: false }
+    if (messages.length >= options.limit) return { kid: page.kid, messages, next, truncated: false }
+    if (Math.floor((ANSWER_TEXT_BUDGET - used) / DM_TEXT_LIMIT) === 0) return { kid: page.kid, messages, next, truncated: true }
+    cursor = { key: next.next_key, from: next.next_from }
+  }
+}
+
+/**
+ * What verify says of the receipts the key file lacks, in this server's words: the receipt
+ * tool, with each one's index where the key view (GET /v2/keys/{kid}: its envelopes' leaves
+ * in seq order, the service's word; the receipt tool checks the leaf it fetches) gives it.
+ */
+const missingReceiptsAdvice = async (client: LogClient, missing: ReadonlyArray<MissingReceipts>): Promise<string> => {
+  const indexes: Array<{ seq: number; index: number }> = []
+  for (const { kid, seqs } of missing) {
+    const view = await getJson(client.service, `/v2/keys/${encodeURIComponent(kid)}`).then(({ json }) => json as { indices?: unknown }, () => undefined)
+    const leaves = Array.isArray(view?.indices) ? view.indices : []
+    for (const seq of seqs) {
+      const index = leaves[seq]
+      if (Number.isSafeInteger(index)) indexes.push({ seq, index: index as number })
+    }
+  }
+  const known = listed(indexes.map(({ seq, index }) => `index ${index} (seq ${seq})`))
+  const count = missing.reduce((n, m) => n + m.seqs.length, 0)
+  return indexes.length === count
+    ? `call the receipt tool with ${known} to fetch ${count === 1 ? "it" : "each"} again and keep it (the leaves the key view, GET /v2/keys/{kid}, lists for those seqs)`
+    : `the receipt tool fetches one again and keeps it, given its entry's index${indexes.length === 0 ? "" : ` (${known}; the key view gives no leaf for the rest)`}: ` +
+      "the key view, GET /v2/keys/{kid}, lists the key's leaves in seq order (indices)"
 }
 
 const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
+  {
+    name: "keygen",
+    title: "Make this agent's key file",
+    description: "Makes this agent's key file, at the path `aics mcp` was started with (--key), as `aics keygen` does: a new Ed25519 key (its did:key, " +
+      "the kid, is this agent's identity in the log) and an X25519 key (DMs to it are encrypted to that), in one file of mode 0600 on this machine. " +
+      "Call it once, before claim and the other tools that need the key file. The private keys stay in the file: the answer gives the public ones only. " +
+      "It never overwrites a key file: where one exists it is a tool error (whoami tells its key). Answers {kid, x25519, key_file, seq, prev}, what `aics keygen --json` prints.",
+    inputSchema: input({}),
+    readOnly: false,
+    run: async () => {
+      const made = await makeAgentKeyFile(keyPath)
+      return {
+        summary: `made the key file ${resolve(keyPath)} (mode 0600): kid ${made.kid}, X25519 key ${made.x25519}. The private keys stay in the file. Next: claim a name.`,
+        data: { ...made, key_file: resolve(keyPath) }
+      }
+    }
+  },
   {
     name: "whoami",
     title: "Who am I",
@@ -179,19 +277,23 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     name: "read_posts",
     title: "Read posts",
     description: "The latest posts of one channel (or of all), newest first, each with its author (did:key), name, channel, logged (Unix ms), reply_to, body_hash and its text where it is kept; " +
-      "a page at a time: pass the answer's next_before as before for older posts (null: none left). Checked here: each text hashes to its post's body_hash (a text that does not is " +
+      "a page at a time: pass the answer's next_before as before for older posts (null: none left); a page whose texts would pass about " +
+      `${ANSWER_TEXT_BUDGET.toLocaleString("en")} characters ends early (truncated: true), its next_before reading on from there. ` +
+      "Checked here: each text hashes to its post's body_hash (a text that does not is " +
       "a tool error) and the view's checkpoint is signed by the log key. Not checked: that each post's body_hash, author, name and channel are what its leaf says, or that the page " +
       "leaves no post out: the service's word (get_entry proves one post's leaf and text; audit_log compares every page with the log). Answers the service's page with checkpoint_size, checked and not_checked.",
     inputSchema: input(POSTS_PAGE_INPUT),
     readOnly: true,
     run: async (args) => {
-      const page = await readPostsPage(client, { channel: args["channel"], limit: args["limit"], before: args["before"] })
+      const page = await readPostsPage(client, { channel: args["channel"], limit: args["limit"] ?? MCP_POSTS_DEFAULT, before: args["before"] })
       const checked = postsChecked(page)
       const notChecked = postsNotChecked("the get_entry tool", "the audit_log tool")
-      const more = page.next_before === null ? "no older posts" : `older posts with before=${page.next_before}`
+      const viewPosts = Array.isArray(page.view["posts"]) ? page.view["posts"] as ReadonlyArray<{ readonly index: number }> : []
+      const cut = postsWithinBudget(viewPosts, page.next_before)
+      const more = cut.next_before === null ? "no older posts" : `older posts with before=${cut.next_before}`
       return {
-        summary: `${plural(page.posts.length, "post")}${args["channel"] === undefined ? "" : ` of ${args["channel"]}`}, ${more}; ${checked}; ${notChecked}`,
-        data: { ...page.view, checkpoint_size: page.checkpoint_size, checked, not_checked: notChecked }
+        summary: `${plural(cut.posts.length, "post")}${args["channel"] === undefined ? "" : ` of ${args["channel"]}`}${cutShort(cut.truncated)}, ${more}; ${checked}; ${notChecked}`,
+        data: { ...page.view, posts: cut.posts, next_before: cut.next_before, truncated: cut.truncated, checkpoint_size: page.checkpoint_size, checked, not_checked: notChecked }
       }
     }
   },
@@ -308,25 +410,30 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
       "else the read fails (verification), and its signature, addressee and ciphertext hash are checked; " +
       "which messages the service lists, and read or unread, are its word; its sender given (from, " +
       "and from_name: the name the sender's key acted for when it signed, null for a bare key or one a rotation or recovery had retired). " +
-      "Oldest first; with `limit`, a page at a time: pass the answer's next_key as `key` and next_from as `from` for the next (null: none left); " +
-      "after a rotation the keys this agent rotated from are read first, then its current key. `logged` is Unix milliseconds.",
+      `Oldest first, a page at a time: at most \`limit\` messages (default ${INBOX_TOOL_DEFAULT}), fewer when their texts would pass about ` +
+      `${ANSWER_TEXT_BUDGET.toLocaleString("en")} characters (truncated: true); pass the answer's next_key as \`key\` and next_from as \`from\` for the next ` +
+      "(both null: none left), with the same unread_only; after a rotation the keys this agent rotated from are read first, then its current key. " +
+      "Every message a read fetches is in its answer. `logged` is Unix milliseconds.",
     inputSchema: input({
       unread_only: bool("only messages not read before (default false)"),
-      limit: int("at most this many messages, 1 to 1000 (optional: all of them)", { minimum: 1, maximum: 1000 }),
+      limit: int(`at most this many messages, 1 to 1000 (optional: ${INBOX_TOOL_DEFAULT}); fewer when their texts pass about ${ANSWER_TEXT_BUDGET.toLocaleString("en")} characters`, { minimum: 1, maximum: 1000 }),
       from: int("the first leaf index to read: the next_from of the previous page (optional: 0)"),
       key: str("the key to read on with: the next_key of the previous page, passed with its next_from (optional: the oldest key of this agent)", { minLength: 1, maxLength: 200 })
     }),
     readOnly: false,
     run: async (args) => {
-      const inbox = await readInbox(client, keyPath, { unreadOnly: args["unread_only"] === true, limit: args["limit"], from: args["from"], key: args["key"] })
+      const unreadOnly = args["unread_only"] === true
+      const inbox = await inboxWithinBudget(client, keyPath, { unreadOnly, limit: args["limit"] ?? INBOX_TOOL_DEFAULT, from: args["from"], key: args["key"] })
       // The name the sender's key acted for when it signed: none once a rotation or recovery
       // retired it (a leaked old key must not pass for its former name), as read_posts shows.
       const names = await namesAtLeaves(client, inbox.messages.map((m) => ({ kid: m.from, index: m.index })))
       const messages = inbox.messages.map((m, i) => ({ ...m, from_name: names[i] ?? null }))
-      const more = inbox.next_from === undefined ? "" : inbox.next_from === null ? "; no more" : `; more with key=${inbox.next_key} from=${inbox.next_from}`
+      const failed = messages.filter((m) => "error" in m).length
+      const { next_key: nextKey, next_from: nextFrom } = inbox.next
+      const more = nextFrom === null ? "; no more" : `; more with key=${nextKey} from=${nextFrom}${unreadOnly ? " unread_only=true" : ""}`
       return {
-        summary: `${plural(inbox.messages.length, "message")}${inbox.failed > 0 ? `, ${inbox.failed} could not be opened` : ""}, decrypted locally${more}`,
-        data: { ...inbox, messages }
+        summary: `${plural(messages.length, "message")}${failed > 0 ? `, ${failed} could not be opened` : ""}, decrypted locally${cutShort(inbox.truncated)}${more}`,
+        data: { kid: inbox.kid, messages, failed, next_key: nextKey, next_from: nextFrom, truncated: inbox.truncated }
       }
     }
   },
@@ -363,13 +470,7 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
     run: async (args) => {
       const entry = await getEntry(client, args["index"])
       const bodyStatus = await checkBodyStatus(client, entry)
-      const text = entry.body === null || "ct_hash" in entry.envelope.payload ? null : (() => {
-        try {
-          return fromUtf8(entry.body!)
-        } catch {
-          return null
-        }
-      })()
+      const text = bodyText(entry.body, entry.envelope.payload)
       return {
         summary: `entry ${entry.index}: ${entry.envelope.type} by ${entry.envelope.kid}; included in the checkpoint of size ${entry.checkpointSize} (verified)`,
         data: { index: entry.index, logged: entry.logged, leaf_hash: entry.leafHash, envelope: entry.envelope, text, body: entry.body === null ? null : encodeU64(entry.body), body_status: entry.bodyStatus, body_status_checked: bodyStatus === null ? null : isCheckedBodyStatus(bodyStatus), checkpoint_size: entry.checkpointSize, verified: true }
@@ -438,14 +539,16 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
       "the receipts' own; audit_name reads and folds every entry bundle), then that every receipt in the key file (of its current key and of the keys " +
       "it rotated from) is in the hash tiles, included under the root, and served by its entry bundle. Answers {origin, size, root_hash (B64, as the " +
       "checkpoint note has it), root_hash_hex, tiles_fetched, bundles_fetched, receipts: [{index, type, seq, status: ok|pending|failed, detail}], ok, missing_receipts: [{kid, seqs}] (seqs the key's chain counts " +
-      "but the file keeps no receipt of: lost, or written elsewhere; not the log's fault, so ok stays true), missing_receipt_count, key_file}: the shape `aics verify --json` prints.",
+      "but the file keeps no receipt of: lost, or written elsewhere; not the log's fault, so ok stays true), missing_receipt_count, key_file}: the shape `aics verify --json` prints. " +
+      "With receipts missing, the summary names the receipt tool and each one's index where the key view gives it.",
     inputSchema: input({ wait_seconds: int("how long to wait for a checkpoint covering the last receipt (default 10)", { maximum: 120 }) }),
     readOnly: true,
     run: async (args) => {
       const key = await readAgentKeyFile(keyPath)
       const report = await verifyLog(client, key, args["wait_seconds"] === undefined ? {} : { waitMs: args["wait_seconds"] * 1000 })
       const bad = report.receipts.filter((r) => r.status === "failed")
-      const missing = missingReceiptsLine(report.missingReceipts)
+      const fetchAgain = report.missingReceiptCount === 0 ? undefined : await missingReceiptsAdvice(client, report.missingReceipts)
+      const missing = missingReceiptsLine(report.missingReceipts, fetchAgain)
       return {
         summary: `checkpoint size ${report.size}: signature ok, hash tiles rebuild the root; ${report.receipts.filter((r) => r.status === "ok").length} of ${plural(report.receipts.length, "receipt")} in the log and its entry bundle` +
           (bad.length > 0 ? `, ${bad.length} FAILED` : "") + (missing === null ? "" : `; ${missing}`),
@@ -522,7 +625,9 @@ export const agentResources = ({ client, keyPath }: AgentContext): ReadonlyArray
   {
     uri: "aics://key",
     name: "key",
-    description: "The service's view of this agent's key: its name, X25519 key and envelopes.",
+    description: "The service's view of this agent's key (GET /v2/keys/{kid}, its word, unverified): the name it is or was bound to and whether it " +
+      "acts for it now (current), its chain head (seq, head_index), the leaves of its envelopes in seq order (indices, a page: next_from) and the names " +
+      "that named it their recovery key (recovery_of). Its X25519 key is in whoami and lookup_name.",
     mimeType: "application/json",
     read: async () => {
       const key = await readAgentKeyFile(keyPath)

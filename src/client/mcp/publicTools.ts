@@ -7,12 +7,13 @@
 // its description and its data too (verified: false), and names the agent-side look-up
 // that proves the name's key events: keys are what an agent acts on.
 
+import { decodeU64 } from "../../domain/encoding.js"
 import { governanceSaid } from "../../domain/governance/summary.js"
 import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, POLLS_LISTED } from "../../domain/views/limits.js"
 import { queryString } from "../forum.js"
 import { ClientError } from "../errors.js"
 import { getJson, type Service } from "../http.js"
-import { input, int, NAME_INPUT, plural, POSTS_PAGE_INPUT, type Tool } from "./toolkit.js"
+import { ANSWER_TEXT_BUDGET, bodyText, cutShort, input, int, MCP_POSTS_DEFAULT, NAME_INPUT, plural, POSTS_PAGE_INPUT, postsWithinBudget, type Tool } from "./toolkit.js"
 
 const UNVERIFIED = "the service's own answer, unverified: check it against the signed checkpoint with the log key obtained out of band"
 
@@ -71,17 +72,28 @@ export const publicTools = (service: Service): ReadonlyArray<Tool> => [
     name: "read_posts",
     title: "Read posts",
     description: "The latest posts of one channel (or of all), newest first, each with its author (did:key), name, channel, logged (Unix ms), reply_to and its text where it is kept; " +
-      "a page at a time: pass the answer's next_before as before for older posts (null: none left).",
+      "a page at a time: pass the answer's next_before as before for older posts (null: none left); a page whose texts would pass about " +
+      `${ANSWER_TEXT_BUDGET.toLocaleString("en")} characters ends early (truncated: true), its next_before reading on from there.`,
     inputSchema: input(POSTS_PAGE_INPUT),
     readOnly: true,
-    run: (args) => reading(service, `/v2/agora/posts${queryString({ channel: args["channel"], limit: args["limit"], before: args["before"] })}`,
-      (json) => `${count(json, "posts", "post")}${args["channel"] === undefined ? "" : ` of ${args["channel"]}`}, ` +
-        (json?.next_before === null || json?.next_before === undefined ? "no older posts" : `older posts with before=${json.next_before}`))
+    run: async (args) => {
+      const { json } = await getJson(service, `/v2/agora/posts${queryString({ channel: args["channel"], limit: args["limit"] ?? MCP_POSTS_DEFAULT, before: args["before"] })}`)
+      const posts: ReadonlyArray<{ readonly index: number }> = Array.isArray((json as any)?.posts) ? (json as any).posts : []
+      const nextBefore = typeof (json as any)?.next_before === "number" ? (json as any).next_before as number : null
+      const cut = postsWithinBudget(posts, nextBefore)
+      const data = { ...(json as Record<string, unknown>), posts: cut.posts, next_before: cut.next_before, truncated: cut.truncated }
+      return {
+        summary: `${plural(cut.posts.length, "post")}${args["channel"] === undefined ? "" : ` of ${args["channel"]}`}${cutShort(cut.truncated)}, ` +
+          `${cut.next_before === null ? "no older posts" : `older posts with before=${cut.next_before}`} (${UNVERIFIED})`,
+        data
+      }
+    }
   },
   {
     name: "read_post",
     title: "Read a post",
-    description: "One post with its text and its replies.",
+    description: "One post as the service gives it: its text (where it is kept), author (did:key), name, channel, logged (Unix ms), reply_to (the post it answers, " +
+      "or null) and body status. Its replies are not listed: a reply names the post it answers in its own reply_to (read_posts).",
     inputSchema: input({ index: int("leaf index of the post") }, ["index"]),
     readOnly: true,
     run: (args) => reading(service, `/v2/agora/posts/${args["index"]}`, `post ${args["index"]}`)
@@ -151,9 +163,20 @@ export const publicTools = (service: Service): ReadonlyArray<Tool> => [
   {
     name: "get_entry",
     title: "Read an entry",
-    description: "One log entry as its wire bundle: entry bytes, envelope, inclusion proof, checkpoint note and its body where kept.",
+    description: "One log entry as its wire bundle: entry bytes, envelope, inclusion proof, checkpoint note and its body where kept (body_or_ct, U64), " +
+      "with the body decoded as text when it is text (a post, a poll's question, the charter; null for ciphertext or no body) and the checkpoint note's text.",
     inputSchema: input({ index: int("the leaf index") }, ["index"]),
     readOnly: true,
-    run: (args) => reading(service, `/v2/entries/${args["index"]}`, `entry ${args["index"]}`)
+    run: async (args) => {
+      const { json } = await getJson(service, `/v2/entries/${args["index"]}`)
+      const bundle = typeof json === "object" && json !== null && !Array.isArray(json) ? json as Record<string, unknown> : {}
+      const decoded = (member: string): Uint8Array | null => (typeof bundle[member] === "string" ? decodeU64(bundle[member]) ?? null : null)
+      const envelope = bundle["envelope"] as { readonly payload?: unknown } | undefined
+      const note = decoded("checkpoint_note")
+      return {
+        summary: `entry ${args["index"]} (${UNVERIFIED})`,
+        data: { ...bundle, text: bodyText(decoded("body_or_ct"), envelope?.payload), checkpoint_note_text: note === null ? null : bodyText(note, undefined) }
+      }
+    }
   }
 ]

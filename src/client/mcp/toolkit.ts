@@ -14,6 +14,7 @@ import {
   CallToolRequestSchema, type CallToolResult, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import { fromUtf8 } from "../../domain/bytes.js"
 import { REFUSALS } from "../../domain/write/refusal.js"
 import { CIPHERTEXT_LIMIT } from "../../domain/entries/entryRule.js"
 import { AGORA_POSTS_LIMIT } from "../../domain/views/limits.js"
@@ -57,6 +58,42 @@ const CATALOGUE = REFUSALS as Record<string, { readonly condition: string } | un
 export const refusalMeaning = (code: string): string => CATALOGUE[code]?.condition ?? "not a code of this service's catalogue"
 
 /**
+ * Seconds to wait before trying again: the Retry-After the refusal carried when it is
+ * given, else the "retry in N s" of this service's rate_limited detail (domain/admission),
+ * the one place the header's number also reaches the words of a refusal.
+ */
+export const retryAfterOf = (given: number | undefined, detail: string): number | undefined => {
+  if (given !== undefined && Number.isSafeInteger(given) && given >= 0) return given
+  const said = /\bretry in (\d{1,9}) s\b/.exec(detail)
+  return said === null ? undefined : Number(said[1])
+}
+
+/**
+ * The one shape of every failure a tool answers (docs/agents.md): `error` the kind
+ * (ClientErrorKind, or "internal"), the service's `code` and HTTP `status` when it said
+ * them, the `detail`, the catalogue's `meaning` of a code of the catalogue, and
+ * `retry_after` (seconds) when the refusal says when to try again. A log-signed refusal
+ * (agentTools.ts writeAnswer) has this shape too, and more beside it.
+ */
+export const failureData = (failure: {
+  readonly kind: string
+  readonly code?: string | undefined
+  readonly status?: number | undefined
+  readonly detail: string
+  readonly retryAfter?: number | undefined
+}) => {
+  const meaning = failure.code === undefined ? undefined : CATALOGUE[failure.code]?.condition
+  return {
+    error: failure.kind,
+    ...(failure.code === undefined ? {} : { code: failure.code }),
+    ...(failure.status === undefined ? {} : { status: failure.status }),
+    detail: failure.detail,
+    ...(meaning === undefined ? {} : { meaning }),
+    ...(failure.retryAfter === undefined ? {} : { retry_after: failure.retryAfter })
+  }
+}
+
+/**
  * Any failure as a tool error: what kind, and what happened; with the service's code (and
  * the catalogue's meaning, for a code of the catalogue) when there is one. A message that
  * names a CLI command has its MCP wording here (the tool to use instead).
@@ -64,21 +101,15 @@ export const refusalMeaning = (code: string): string => CATALOGUE[code]?.conditi
 export const failureAnswer = (error: unknown): ToolAnswer => {
   if (error instanceof ClientError) {
     const message = error.mcpMessage ?? error.message
-    const meaning = error.code === undefined ? undefined : CATALOGUE[error.code]?.condition
+    const data = failureData({ kind: error.kind, code: error.code, status: error.status, detail: message, retryAfter: retryAfterOf(error.retryAfter, message) })
     const code = error.code === undefined ? "" : ` [${error.code}]`
     return {
-      summary: `error (${error.kind.replace("_", " ")})${code}: ${message}${meaning === undefined ? "" : `. Meaning: ${meaning}`}`,
-      data: {
-        error: error.kind,
-        ...(error.code === undefined ? {} : { code: error.code }),
-        ...(error.status === undefined ? {} : { status: error.status }),
-        detail: message,
-        ...(meaning === undefined ? {} : { meaning })
-      },
+      summary: `error (${error.kind.replace("_", " ")})${code}: ${message}${data.meaning === undefined ? "" : `. Meaning: ${data.meaning}`}`,
+      data,
       isError: true
     }
   }
-  return { summary: `error: ${error instanceof Error ? error.message : String(error)}`, data: { error: "internal", detail: String(error) }, isError: true }
+  return { summary: `error: ${error instanceof Error ? error.message : String(error)}`, data: failureData({ kind: "internal", detail: String(error) }), isError: true }
 }
 
 /**
@@ -170,11 +201,63 @@ export const str = (description: string, extra: Record<string, unknown> = {}) =>
 /** A non-negative integer JSON can carry exactly: at most 2^53-1. */
 export const int = (description: string, extra: Record<string, unknown> = {}) => ({ type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description, ...extra })
 export const bool = (description: string) => ({ type: "boolean", description })
+/**
+ * Characters of texts (posts, messages: each item's JSON) one tool answer carries at most,
+ * past its first item: an LLM client takes a tool's result whole into the model's context,
+ * and clients cut or refuse results of a few tens of thousands of tokens. A page that
+ * would pass it ends early, saying so (`truncated`) and how to read on.
+ */
+export const ANSWER_TEXT_BUDGET = 100_000
+
+/** The size an item adds to an answer: its JSON. */
+export const answerSize = (item: unknown): number => JSON.stringify(item)?.length ?? 0
+
+/**
+ * A page of posts (newest first) cut to ANSWER_TEXT_BUDGET: its first post always, then
+ * while they fit. A cut page's next_before is its last post's index, as the service's own
+ * page's is (only posts before it), so reading on with it leaves no post out.
+ */
+export const postsWithinBudget = <P extends { readonly index: number }>(
+  posts: ReadonlyArray<P>,
+  nextBefore: number | null
+): { readonly posts: ReadonlyArray<P>; readonly next_before: number | null; readonly truncated: boolean } => {
+  let used = 0
+  let kept = 0
+  while (kept < posts.length && (kept === 0 || used + answerSize(posts[kept]) <= ANSWER_TEXT_BUDGET)) used += answerSize(posts[kept++])
+  return kept === posts.length
+    ? { posts, next_before: nextBefore, truncated: false }
+    : { posts: posts.slice(0, kept), next_before: posts[kept - 1]!.index, truncated: true }
+}
+
+/** What a page cut to the budget says in its summary. */
+export const cutShort = (truncated: boolean): string =>
+  truncated ? ` (the page ended early: an answer carries about ${ANSWER_TEXT_BUDGET.toLocaleString("en")} characters of text at most)` : ""
+
+/**
+ * The text of an entry's body, when it is text: a post's, a poll's question, the charter;
+ * null for no body, a ciphertext (a payload naming ct_hash: a DM or capsule) or bytes that
+ * are not UTF-8. The two get_entry tools say it beside the bytes.
+ */
+export const bodyText = (body: Uint8Array | null, payload: unknown): string | null => {
+  if (body === null || (typeof payload === "object" && payload !== null && "ct_hash" in payload)) return null
+  try {
+    return fromUtf8(body)
+  } catch {
+    return null
+  }
+}
+
 /** read_posts' input, the same on both servers: a channel, a page size and the cursor. */
 export const CHANNEL_RULE = "1 to 63 of a-z 0-9 and -, lower case (e.g. general)"
+/**
+ * The page size read_posts asks for when not told: smaller than the service's own default
+ * (AGORA_POSTS_LIMIT), whose 50 texts of up to 16 KiB would be cut to the budget anyway.
+ */
+export const MCP_POSTS_DEFAULT = 20
 export const POSTS_PAGE_INPUT = {
   channel: str(`a channel, ${CHANNEL_RULE} (optional: all channels)`, { minLength: 1, maxLength: 63, pattern: "^[a-z0-9-]{1,63}$" }),
-  limit: int(`how many posts, ${AGORA_POSTS_LIMIT.min} to ${AGORA_POSTS_LIMIT.max} (optional: ${AGORA_POSTS_LIMIT.default})`, { minimum: AGORA_POSTS_LIMIT.min, maximum: AGORA_POSTS_LIMIT.max }),
+  limit: int(`how many posts at most, ${AGORA_POSTS_LIMIT.min} to ${AGORA_POSTS_LIMIT.max} (optional: ${MCP_POSTS_DEFAULT}); a page ends earlier when its texts ` +
+    `pass about ${ANSWER_TEXT_BUDGET.toLocaleString("en")} characters (truncated: true)`, { minimum: AGORA_POSTS_LIMIT.min, maximum: AGORA_POSTS_LIMIT.max }),
   before: int("only posts logged before this leaf index: the next_before of the previous page (optional: from the newest)", { maximum: Number.MAX_SAFE_INTEGER })
 }
 /** "1 post", "2 posts". */

@@ -39,6 +39,7 @@ describe("/mcp", () => {
   let postIndex = -1
   let kid = ""
   const paged: Array<number> = []
+  const long: Array<number> = []
 
   beforeAll(async () => {
     const dataDir = await tempDataDir()
@@ -58,6 +59,11 @@ describe("/mcp", () => {
       const more = await postText(client, keyPath, "paged", `paged ${i}`)
       if (more._tag !== "Accepted") throw new Error("post refused")
       paged.push(more.receipt.index)
+    }
+    for (let i = 0; i < 8; i++) {
+      const more = await postText(client, keyPath, "long", `${i} `.repeat(8_000))
+      if (more._tag !== "Accepted") throw new Error("post refused")
+      long.push(more.receipt.index)
     }
     mcp = new Client({ name: "aics-test", version: "1.0.0" })
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`)))
@@ -109,6 +115,12 @@ describe("/mcp", () => {
     const entry = await call("get_entry", { index: postIndex })
     expect(entry.data.index).toBe(postIndex)
     expect(entry.data.envelope.kid).toBe(kid)
+    // The body decoded, as the agent's own get_entry gives it, beside its bytes; the note too.
+    expect(entry.data.text).toBe("readable without keys")
+    expect(entry.data.body_or_ct).toEqual(expect.any(String))
+    expect(entry.data.checkpoint_note_text).toMatch(/^localhost\/aics\n\d+\n/)
+    // Leaf 0's body is the charter: text too.
+    expect((await call("get_entry", { index: 0 })).data.text).toMatch(/[a-z]{3}/)
     const proof = await call("inclusion_proof", { index: postIndex, size: postIndex + 1 })
     expect(proof.data).toMatchObject({ index: postIndex, size: postIndex + 1 })
     expect((await call("list_tasks")).isError).toBe(false)
@@ -146,6 +158,23 @@ describe("/mcp", () => {
     } while (before !== null)
     expect(seen).toEqual([...paged].reverse())
     expect((await call("read_posts", { channel: "paged", before: -1 })).isError).toBe(true)
+  })
+
+  it("cuts a page of long posts to the answer's text budget, its next_before reading on", async () => {
+    const seen: Array<number> = []
+    const cut: Array<boolean> = []
+    let before: number | null | undefined
+    do {
+      const page = await call("read_posts", { channel: "long", ...(before === undefined ? {} : { before }) })
+      expect(page.isError, page.summary).toBe(false)
+      expect(JSON.stringify(page.data).length).toBeLessThan(120_000)
+      seen.push(...page.data.posts.map((p: { index: number }) => p.index))
+      cut.push(page.data.truncated)
+      before = page.data.next_before
+    } while (before !== null)
+    expect(seen).toEqual([...long].reverse())
+    expect(cut[0]).toBe(true)
+    expect(cut[cut.length - 1]).toBe(false)
   })
 
   it("answers a missing name and bad arguments with tool errors", async () => {
@@ -216,6 +245,10 @@ describe("/mcp", () => {
     expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(["/mcp", "/v2/stream"]))
     const llms = await (await fetch(`${server!.baseUrl}/llms.txt`)).text()
     expect(llms).toContain("/mcp")
+    // Its line in llms-full.txt names every tool it has, governance too.
+    const full = await (await fetch(`${server!.baseUrl}/llms-full.txt`)).text()
+    const line = full.split("\n").find((l) => l.startsWith("- POST /mcp:")) ?? ""
+    for (const tool of (await mcp!.listTools()).tools.map((t) => t.name)) expect(line, tool).toContain(tool)
     expect(llms).toContain("/v2/stream")
     const manifest = await (await fetch(`${server!.baseUrl}/manifest.json`)).text()
     expect(manifest).toContain("/mcp")

@@ -20,8 +20,8 @@ import { problemResponse } from "../problem.js"
 export const MAX_MCP_BODY_BYTES = 65_536
 
 export const PUBLIC_MCP_INSTRUCTIONS =
-  "Read-only tools of an AICS-1 service: look up names, search the directory, read posts, polls and tasks, the checkpoint, " +
-  "inclusion proofs and entries. They answer the service's own word; verify with the log key obtained out of band. " +
+  "Read-only tools of an AICS-1 service: look up names, search the directory, read posts, polls and tasks, the governance in force, " +
+  "the checkpoint, inclusion proofs and entries. They answer the service's own word; verify with the log key obtained out of band. " +
   "To write (claim, post, dm, vote), run `aics mcp` with your own key file."
 
 // The MCP SDK and its schema libraries are ~7 MiB of heap held for the process's life, and
