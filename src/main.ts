@@ -22,6 +22,7 @@ import { Bodies } from "./app/Bodies.js"
 import { ServiceHalt } from "./app/ServiceHalt.js"
 import { CharterStorage, Platform, StorageAfterCharter } from "./storageLayers.js"
 import { Charter, makeCharter } from "./app/Charter.js"
+import { ChartedSettings } from "./app/charterSettings.js"
 import { Contributions } from "./app/Contributions.js"
 import { AdminWrites } from "./app/AdminWrites.js"
 import { Admission } from "./app/Admission.js"
@@ -96,7 +97,11 @@ const VkeyFile = Layer.unwrapEffect(Effect.map(ServiceConfig, (config) =>
 // only what the check reads is open (storageLayers.ts CharterStorage), and keys are made only
 // by the start that creates the log (app/LogCreation.ts), so a start the check refuses writes
 // nothing: the other stores come after it.
-const CharterLive = Layer.effect(Charter, Effect.tap(makeCharter, () => Effect.flatMap(OwnerKidRecord, ({ record }) => record)))
+// Above it, the settings leaf 0 fixes are leaf 0's, whatever AICS_MMD_SECONDS and
+// AICS_NOTICE_PERIOD_SECONDS say now (charterSettings.ts).
+const CharterLive = ChartedSettings.pipe(
+  Layer.provideMerge(Layer.effect(Charter, Effect.tap(makeCharter, () => Effect.flatMap(OwnerKidRecord, ({ record }) => record))))
+)
 
 // log.vkey is written before the server listens: a client may fetch it as soon as it can.
 const Main = Layer.mergeAll(Http, GateTcp, TileAuditLive, NoticeRetentionLive).pipe(

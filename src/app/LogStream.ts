@@ -19,12 +19,13 @@
 // subscriber takes it before looking at the state, so a change between its look and its
 // wait is never missed.
 
-import { Context, Deferred, Duration, Effect, FiberId, Layer, Option, Stream, SubscriptionRef } from "effect"
+import { Cause, Clock, Context, Deferred, Duration, Effect, FiberId, Layer, LogLevel, Option, Stream, SubscriptionRef } from "effect"
 import { encodeB64 } from "../domain/encoding.js"
 import { fromUtf8 } from "../domain/bytes.js"
 import { leafEventOf, type LeafEvent } from "../domain/stream/logEvents.js"
 import { LogStore } from "../ports/LogStore.js"
 import type { StorageError } from "../ports/StorageError.js"
+import { failureLines } from "./failureLines.js"
 import { LogHealth } from "./LogHealth.js"
 import { LogWriter } from "./LogWriter.js"
 import { Publisher } from "./Publisher.js"
@@ -113,8 +114,11 @@ export class LogStream extends Context.Tag("aics/LogStream")<LogStream, {
       }
       yield* writer.size.changes.pipe(Stream.filter((s) => s > head), Stream.take(1), Stream.runDrain)
     })
+    // Tried every second while the storage fails: one line, a reminder a minute (failureLines.ts).
+    const reads = failureLines(LogLevel.Warning, Clock.currentTimeMillis)
     yield* Effect.forkScoped(follow.pipe(
-      Effect.catchAll((error) => Effect.zipRight(Effect.logWarning("the live stream could not read new leaves", error), Effect.sleep(Duration.seconds(1)))),
+      Effect.zipRight(reads.worked("the live stream reads new leaves again")),
+      Effect.catchAll((error) => Effect.zipRight(reads.failed("the live stream could not read new leaves", Cause.fail(error)), Effect.sleep(Duration.seconds(1)))),
       Effect.forever
     ))
 

@@ -25,7 +25,7 @@
 // above the log, or with another root at its size, marks the log diverged at start and
 // when the node takes the lease (LogHealth.recheck), before any write.
 
-import { Context, Duration, Effect, Either, Layer, Option, Ref, Schedule, Stream, SubscriptionRef } from "effect"
+import { Cause, Context, Duration, Effect, Either, Layer, LogLevel, Option, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import { formatCheckpoint } from "../domain/note/checkpoint.js"
 import { newTiles } from "../domain/tlog/tiles.js"
 import { Clock } from "../ports/Clock.js"
@@ -34,6 +34,7 @@ import { KeptCheckpoint } from "../ports/KeptCheckpoint.js"
 import { LogStore } from "../ports/LogStore.js"
 import type { StorageError } from "../ports/StorageError.js"
 import { TileSink } from "../ports/TileSink.js"
+import { failureLines } from "./failureLines.js"
 import { LogHealth } from "./LogHealth.js"
 import { LogNotary } from "./LogNotary.js"
 import { LogReader } from "./LogReader.js"
@@ -217,15 +218,29 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
       const publishedSize = (yield* SubscriptionRef.get(current))?.size ?? 0
       yield* writer.size.changes.pipe(Stream.filter((size) => size > publishedSize), Stream.take(1), Stream.runDrain)
     })
+    // Retried every second while the storage fails (every process looks for a newer
+    // checkpoint every window): one line when publishing starts failing, a reminder a
+    // minute, one when it works again (failureLines.ts). The error /healthz reports
+    // (tiles_not_written) ends with the first round that works, not with the next
+    // checkpoint, which an idle log may not sign for hours.
+    const publishing = failureLines(LogLevel.Error, clock.nowMillis)
     const recordFailure = (error: StorageError) =>
       Ref.update(health.publish, (s) => ({ ...s, error: `${error.operation}: ${error.detail}` })).pipe(
-        Effect.zipRight(Effect.logError("publishing failed", error))
+        Effect.zipRight(publishing.failed("publishing failed", Cause.fail(error)))
       )
-    // A process that does not sequence looks for a newer checkpoint every window.
-    const waitForWork = Effect.flatMap(SubscriptionRef.get(leading), (lead) => (lead ? waitForNewLeaves : Effect.void))
+    const recordSuccess = Effect.suspend(() =>
+      publishing.spell() === undefined ? Effect.void : Effect.zipRight(
+        Ref.update(health.publish, (s) => ({ ...s, error: undefined })),
+        publishing.worked("publishing works again")
+      ))
+    // A process that does not sequence looks for a newer checkpoint every window; so does one
+    // whose last round failed (it may have failed before this process took the lease: an
+    // idle log brings no new leaves to end the report of that failure).
+    const waitForWork = Effect.flatMap(SubscriptionRef.get(leading), (lead) => (lead && publishing.spell() === undefined ? waitForNewLeaves : Effect.void))
     const loop = waitForWork.pipe(
       Effect.zipRight(Effect.sleep(Duration.millis(windowMillis))),
       Effect.zipRight(publishCommitted),
+      Effect.zipLeft(recordSuccess),
       Effect.tapError(recordFailure),
       // A failure is retried; the writer keeps accepting leaves meanwhile and /healthz says
       // DEGRADED once the tiles lag.

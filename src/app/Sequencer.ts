@@ -65,8 +65,17 @@
 // takes the lease first looks again at the shared evidence that the log went back
 // (LogHealth.recheck: a witness's stored alarm, the checkpoint this node kept), so it never
 // writes on a log another node found diverged a moment before.
+//
+// Whether this process can take writes, for /healthz (`health`, app/ServiceHealth.ts): the
+// work above that retries by itself (trying for the lease, reading new leaves) and the
+// batches say when the log's storage fails them, and stop saying so when it works again;
+// a process that does not sequence says when it has seen no process sequence (its tries to
+// lead fail) for longer than a takeover takes. All of it is held in memory, set by the work as it runs:
+// /healthz reads it and touches no storage. Each work logs one line when it starts failing,
+// a reminder a minute while it goes on, and one when it works again (failureLines.ts): a
+// database outage used to log two stack traces a second on every node.
 
-import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Layer, Option, Queue, Schedule, Stream, SubscriptionRef, type Tracer } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Layer, LogLevel, Option, Queue, Schedule, Stream, SubscriptionRef, type Tracer } from "effect"
 import { entryBytesFromJcs } from "../domain/envelope/leaf.js"
 import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
 import { refuse, type Refusal } from "../domain/write/refusal.js"
@@ -82,6 +91,7 @@ import { ProjectionStore } from "../ports/ProjectionStore.js"
 import { bodyReference } from "../domain/bodyReference.js"
 import { LogHealth } from "./LogHealth.js"
 import { LogWriter } from "./LogWriter.js"
+import { failureLines } from "./failureLines.js"
 import { countBatch } from "./Metrics.js"
 import { NodeRole } from "./NodeRole.js"
 import { type FoldPoint, foldProjectionTo } from "./projectionFold.js"
@@ -142,6 +152,25 @@ export const BATCH_LINGER_BELOW = 32
 export const QUEUE_CAPACITY = 8192
 /** Leaves folded per read when the state catches up with the log. */
 const FOLD_CHUNK = 1024
+/**
+ * A try for the lease that has waited this long without failing shows that the lease is
+ * held, by another process (the tries answer; PgCoordination polls every 250 ms): this
+ * process sees a sequencer. A try the storage fails fails at once.
+ */
+const LEASE_HELD_ELSEWHERE = Duration.seconds(2)
+/**
+ * How long a process that does not sequence may see no process sequence before /healthz
+ * says so (no_sequencer): the takeover time. A lease its holder stopped renewing
+ * is free within PgCoordination's LEASE_IDLE_LIMIT (3 s) and taken at the next poll (250 ms),
+ * inside the 5 s docs/operations.md promises ("A stuck sequencer").
+ */
+export const NO_SEQUENCER_AFTER_MILLIS = 5_000
+/**
+ * How long a batch's failure to write is reported after the last one. Trying for the lease
+ * and reading new leaves retry by themselves, so their successes end their reports; batches
+ * run only when clients write, and an idle log would otherwise report one failure for good.
+ */
+export const BATCH_FAILURE_REPORTED_MILLIS = 60_000
 
 const relayedOutcome = (outcome: WriteOutcome): RelayedOutcome =>
   outcome._tag === "Accepted"
@@ -150,6 +179,18 @@ const relayedOutcome = (outcome: WriteOutcome): RelayedOutcome =>
 
 export interface SequencedPoint extends FoldPoint {
   readonly projected: number
+}
+
+/** Whether this process can take writes, as /healthz reports it (app/ServiceHealth.ts). */
+export interface SequencingHealth {
+  /** Why the log's storage fails this process's sequencing work (the latest failure), while it does. */
+  readonly storageFailure: string | undefined
+  /**
+   * Seconds this process, which does not sequence, has seen no process sequence (its tries
+   * to lead fail, and no other holds the lease), once that is longer than a takeover takes
+   * (NO_SEQUENCER_AFTER_MILLIS); else undefined.
+   */
+  readonly withoutSequencerSeconds: number | undefined
 }
 
 export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
@@ -172,6 +213,8 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
    * safe from it too.
    */
   readonly betweenBatches: <A, E, R>(effect: (fence: LeaseFence) => Effect.Effect<A, E, R>) => Effect.Effect<Option.Option<A>, E, R>
+  /** Whether this process can take writes now: from memory, no storage read. */
+  readonly health: Effect.Effect<SequencingHealth>
 }>() {
   static readonly layer = Layer.scoped(Sequencer, Effect.gen(function*() {
     const store = yield* LogStore
@@ -181,7 +224,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const crypto = yield* Crypto
     const coordination = yield* Coordination
     const { leading } = yield* NodeRole
-    const health = yield* LogHealth
+    const logHealth = yield* LogHealth
     const context = { sha256: crypto.sha256, ed25519: crypto.ed25519 }
     const hasher = makeTreeHasher(crypto.sha256)
     const scope = yield* Effect.scope
@@ -214,6 +257,24 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     let superseded: ReadonlyArray<Job> = []
     const queue = yield* Queue.dropping<Job>(QUEUE_CAPACITY)
 
+    // The work that reports the storage failing it (see the header), each with its lines.
+    const leaseWork = failureLines(LogLevel.Error, clock.nowMillis)
+    const readingWork = failureLines(LogLevel.Warning, clock.nowMillis)
+    const batchWork = failureLines(LogLevel.Error, clock.nowMillis)
+    /**
+     * Since when this process has seen no process sequence: its tries to lead fail (taking
+     * the lease, or reading the log before leading). Undefined while it sequences, or while
+     * another process holds the lease.
+     */
+    let unseenSince: number | undefined
+    /** Whether this process was the last to sequence that it knows of: a failure to lead again then stops sequencing. */
+    let sequencedLast = false
+    /** The lease is held, by this process or another: a sequencer is in sight, and the lease's storage answers. */
+    const sequencerInSight = Effect.suspend(() => {
+      unseenSince = undefined
+      return leaseWork.worked()
+    })
+
     /** Reads what other processes appended: the writer's frontier, then the state. */
     const catchUp = stateLock.withPermits(1)(Effect.gen(function*() {
       const size = yield* writer.refresh
@@ -222,7 +283,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         point = { ...folded, projected: folded.folded }
       }
       return point.folded
-    }))
+    })).pipe(Effect.tap(() => readingWork.worked("reading new leaves works again")))
 
     /**
      * Sends the outcomes of relayed jobs back, and tells the others the log grew. A batch's
@@ -278,7 +339,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           ? decideBatch.pipe(Effect.tap(() => tracing.annotate(() => decidedAttributes(decided))), tracing.span("aics.sequencer.decide"))
           : decideBatch)
         if (Either.isLeft(sliced)) {
-          yield* Effect.logError("the state a batch reads could not be loaded", sliced.left)
+          yield* batchWork.failed("the state a batch reads could not be loaded", Cause.fail(sliced.left))
           const failure = refuse("log_unavailable", sliced.left.detail)
           const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
           for (const job of jobs) {
@@ -309,7 +370,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
             superseded = jobs
             return "superseded"
           }
-          yield* Effect.logError("a batch could not be made durable", durable.cause)
+          yield* batchWork.failed("a batch could not be made durable", durable.cause)
           const failure = refuse("log_unavailable", error === undefined ? "the batch could not be written" : error.detail)
           const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
           for (const { job } of decided) {
@@ -322,6 +383,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         }
         const { leafHashes } = durable.value
         if (entries.length > 0) {
+          yield* batchWork.worked("batches are made durable again")
           // The leaves are durable: the projection follows them. If it cannot be written, the
           // log still holds the truth; the next batch and the views fold it from the log. Any
           // failure, a defect too, ends here: the leaves' submitters must still be answered.
@@ -472,8 +534,11 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       // The lease is at once this process's on the filesystem; on PostgreSQL another node may
       // hold it, and this one says so rather than saying nothing about its role.
       const waiting = yield* Effect.forkScoped(Effect.zipRight(
-        Effect.sleep(Duration.seconds(2)),
-        Effect.logInfo("another process sequences the log: this one hands it its writes, serves reads, and takes over if it stops")
+        Effect.sleep(LEASE_HELD_ELSEWHERE),
+        Effect.zipRight(
+          Effect.zipRight(sequencerInSight, Effect.sync(() => void (sequencedLast = false))),
+          Effect.logInfo("another process sequences the log: this one hands it its writes, serves reads, and takes over if it stops")
+        )
       ))
       const lease = yield* coordination.lease
       yield* Fiber.interrupt(waiting)
@@ -481,10 +546,12 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       // The evidence that the log went back, looked at again before the first write: the
       // holder before may have found it a moment ago, before this node reloaded it. Found,
       // the log is diverged here too, and the writer refuses every batch.
-      yield* health.recheck
+      yield* logHealth.recheck
       yield* settleOrphans(lease.fence)
       leadingFence = lease.fence
+      sequencedLast = true
       yield* SubscriptionRef.set(leading, true)
+      yield* sequencerInSight
       yield* Effect.logInfo("this process sequences the log").pipe(Effect.annotateLogs({ size: point.folded }))
       yield* Effect.raceFirst(lease.lost, Effect.raceFirst(batchLoop(lease.fence), intake(lease.fence)))
     })).pipe(
@@ -492,7 +559,13 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         Effect.zipRight(Effect.sync(() => void (leadingFence = undefined)), SubscriptionRef.set(leading, false)),
         handOver
       )),
-      Effect.catchAll((error) => Effect.zipRight(Effect.logError("sequencing stopped", error), Effect.sleep(Duration.seconds(1))))
+      // Tried again every second while the storage fails: one line when this starts, not one a try.
+      Effect.catchAll((error) =>
+        Effect.gen(function*() {
+          unseenSince ??= yield* clock.nowMillis
+          yield* leaseWork.failed(sequencedLast ? "sequencing stopped" : "this process cannot try for the sequencing lease", Cause.fail(error))
+          yield* Effect.sleep(Duration.seconds(1))
+        }))
     )
     yield* Effect.forkScoped(Effect.forever(leadOnce))
 
@@ -500,7 +573,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     yield* Effect.forkScoped(coordination.appended.pipe(
       Stream.runForEach(() =>
         Effect.flatMap(SubscriptionRef.get(leading), (lead) => (lead ? Effect.void : Effect.asVoid(catchUp)))),
-      Effect.catchAll((error) => Effect.logWarning("reading new leaves failed", error)),
+      Effect.catchAll((error) => readingWork.failed("reading new leaves failed", Cause.fail(error))),
       Effect.forever
     ))
     // A submission queued just as leadership ended is handed over too.
@@ -533,7 +606,19 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const betweenBatches = <A, E, R>(effect: (fence: LeaseFence) => Effect.Effect<A, E, R>) =>
       stateLock.withPermits(1)(Effect.suspend(() => (leadingFence === undefined ? Effect.succeedNone : Effect.asSome(effect(leadingFence)))))
 
-    return { submit, point: Effect.sync(() => point), queued: Queue.size(queue), betweenBatches }
+    const health = Effect.gen(function*(): Effect.fn.Return<SequencingHealth> {
+      const now = yield* clock.nowMillis
+      const batch = batchWork.spell()
+      const spells = [leaseWork.spell(), readingWork.spell(), batch !== undefined && now - batch.last <= BATCH_FAILURE_REPORTED_MILLIS ? batch : undefined]
+      const latest = spells.reduce((a, b) => (b !== undefined && (a === undefined || b.last > a.last) ? b : a), undefined)
+      const unseenFor = unseenSince === undefined || (yield* SubscriptionRef.get(leading)) ? 0 : now - unseenSince
+      return {
+        storageFailure: latest?.error,
+        withoutSequencerSeconds: unseenFor > NO_SEQUENCER_AFTER_MILLIS ? unseenFor / 1000 : undefined
+      }
+    })
+
+    return { submit, point: Effect.sync(() => point), queued: Queue.size(queue), betweenBatches, health }
   }))
 }
 

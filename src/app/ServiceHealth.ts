@@ -11,6 +11,11 @@
 // From what the process holds, in constant time: whether agent writes are held is governance,
 // a resident part (domain/write/stateAreas.ts) the projection holds whole; reading it first
 // folds what the sequencer committed since the last read (usually nothing).
+// DEGRADED too while this process cannot take writes, as its sequencer tells from memory
+// (app/Sequencer.ts `health`): the log's storage fails its sequencing work
+// (storage_unavailable: trying for the lease, reading new leaves, writing a batch; it ends
+// when that work succeeds again), or it does not sequence and has seen no process hold the
+// lease for longer than a takeover takes (no_sequencer).
 
 import { Effect } from "effect"
 import { agentWritesHeld } from "../domain/governance/freeze.js"
@@ -19,6 +24,7 @@ import { BodyLedger } from "./BodyLedger.js"
 import { CosignatureCollector, type WitnessingStatus } from "./CosignatureCollector.js"
 import { LogStatus, type LogState } from "./LogStatus.js"
 import { Projection } from "./Projection.js"
+import { Sequencer } from "./Sequencer.js"
 import { damageFound } from "./StartupDamage.js"
 import { StateReader } from "./StateReader.js"
 
@@ -49,6 +55,7 @@ export const serviceHealth = Effect.gen(function*() {
   const reader = yield* StateReader
   const projection = yield* Projection
   const witnessing = yield* CosignatureCollector
+  const sequencer = yield* Sequencer
   // The freeze as last read: what the report says while the projection store cannot be read.
   let lastHeld = false
   return Effect.gen(function*() {
@@ -62,6 +69,12 @@ export const serviceHealth = Effect.gen(function*() {
     if (read._tag === "Right") lastHeld = agentWritesHeld(read.right)
     const unavailable = read._tag === "Left" ? read.left : yield* projection.foldError
     if (unavailable !== undefined) reasons.push(withoutServerPaths(`projection_unavailable: ${unavailable.message}`))
+    // Writes cannot be taken: the sequencer's own account, held in memory (no storage read).
+    const sequencing = yield* sequencer.health
+    if (sequencing.storageFailure !== undefined) reasons.push(withoutServerPaths(`storage_unavailable: ${sequencing.storageFailure}`))
+    if (sequencing.withoutSequencerSeconds !== undefined) {
+      reasons.push(`no_sequencer: this process does not sequence the log, and has seen no process do so for ${Math.floor(sequencing.withoutSequencerSeconds)} s`)
+    }
     // The stored alarm (CosignatureCollector's copy, reloaded every second), so every node
     // of a deployment reports it, not only the one that submits checkpoints; its detail is
     // what showed the other history, not this process's latest failure (a witness down).

@@ -9,12 +9,14 @@
 // The first disagreement marks the log diverged: health answers 503 and the writer refuses
 // new leaves, because publishing more on top of tiles that lie would spread the damage.
 
-import { Duration, Effect, Either, Layer, Option, Ref } from "effect"
+import { Cause, Duration, Effect, Either, Layer, LogLevel, Option, Ref } from "effect"
 import { equal } from "../domain/bytes.js"
 import { isFullTile, type Tile } from "../domain/tlog/tile.js"
 import { tilesForSize } from "../domain/tlog/tiles.js"
+import { Clock } from "../ports/Clock.js"
 import { LogStore } from "../ports/LogStore.js"
 import { TileSink } from "../ports/TileSink.js"
+import { failureLines } from "./failureLines.js"
 import { LogHealth } from "./LogHealth.js"
 import { Publisher } from "./Publisher.js"
 import { ServiceConfig } from "./ServiceConfig.js"
@@ -68,8 +70,11 @@ export const makeTileAudit = Effect.gen(function*() {
 export const TileAuditLive = Layer.scopedDiscard(Effect.gen(function*() {
   const { tileCheckSeconds } = yield* ServiceConfig
   const { auditOnce } = yield* makeTileAudit
+  // A storage down for long fails every round: one line, a reminder a minute (failureLines.ts).
+  const reads = failureLines(LogLevel.Warning, (yield* Clock).nowMillis)
   const round = auditOnce.pipe(
-    Effect.catchAll((error) => Effect.logWarning("tile audit could not read storage", error)),
+    Effect.zipRight(reads.worked("tile audit reads storage again")),
+    Effect.catchAll((error) => reads.failed("tile audit could not read storage", Cause.fail(error))),
     Effect.zipRight(Effect.sleep(Duration.seconds(tileCheckSeconds)))
   )
   yield* Effect.forkScoped(Effect.forever(round))

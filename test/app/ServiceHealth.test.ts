@@ -1,7 +1,9 @@
 // The health report (app/ServiceHealth.ts) over stand-ins of the services it reads: a log
 // whose witnesses have cosigned the latest checkpoint by fewer than the quorum for longer
 // than the collector's grace is DEGRADED with the reason witnesses_below_quorum, naming the
-// witnesses that did not and why; within the grace, or with the quorum met, it is OK.
+// witnesses that did not and why; within the grace, or with the quorum met, it is OK. A
+// sequencer that says the log's storage fails it, or that no process has held the lease for
+// longer than a takeover takes, makes it DEGRADED with storage_unavailable or no_sequencer.
 
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
@@ -9,6 +11,7 @@ import { BodyLedger } from "../../src/app/BodyLedger.js"
 import { CosignatureCollector, type WitnessingStatus } from "../../src/app/CosignatureCollector.js"
 import { LogStatus, type LogState } from "../../src/app/LogStatus.js"
 import { Projection } from "../../src/app/Projection.js"
+import { Sequencer, type SequencingHealth } from "../../src/app/Sequencer.js"
 import { serviceHealth } from "../../src/app/ServiceHealth.js"
 import { StateReader } from "../../src/app/StateReader.js"
 
@@ -23,8 +26,11 @@ const witness = {
   error: "unreachable: fetch failed", sawAnotherHistory: false, anotherHistory: undefined
 }
 
-const healthWith = (witnessing: WitnessingStatus) =>
+const sequencingWell: SequencingHealth = { storageFailure: undefined, withoutSequencerSeconds: undefined }
+
+const healthWith = (witnessing: WitnessingStatus, sequencing: SequencingHealth = sequencingWell) =>
   Effect.runPromise(Effect.flatten(serviceHealth).pipe(Effect.provide(Layer.mergeAll(
+    Layer.succeed(Sequencer, { health: Effect.succeed(sequencing) } as unknown as Sequencer["Type"]),
     Layer.succeed(LogStatus, { current: Effect.succeed(log) }),
     Layer.succeed(BodyLedger, { exhausted: Effect.succeed(false) } as unknown as BodyLedger["Type"]),
     Layer.succeed(StateReader, { resident: Effect.succeed({ governance: { freeze: { frozenIndex: null } } }) } as unknown as StateReader["Type"]),
@@ -49,5 +55,20 @@ describe("serviceHealth", () => {
       witnesses: [{ ...witness, cosignedSize: 12, error: undefined }]
     })
     expect([met.status, met.reasons]).toEqual(["OK", []])
+  })
+
+  it("says DEGRADED, storage_unavailable and no_sequencer, while the sequencer says so, and OK once it does not", async () => {
+    const quorumMet = { quorum: 0, cosigningLatest: 0, latestSize: 12, belowQuorumSeconds: 0, belowQuorum: false, witnesses: [] }
+    const down = await healthWith(quorumMet, {
+      storageFailure: "lease: cannot reach the database at 127.0.0.1:5432/aics: database \"aics\" does not exist",
+      withoutSequencerSeconds: 12.7
+    })
+    expect(down.status).toBe("DEGRADED")
+    expect(down.reasons).toEqual([
+      "storage_unavailable: lease: cannot reach the database at 127.0.0.1:5432/aics: database \"aics\" does not exist",
+      "no_sequencer: this process does not sequence the log, and has seen no process do so for 12 s"
+    ])
+    const back = await healthWith(quorumMet)
+    expect([back.status, back.reasons]).toEqual(["OK", []])
   })
 })

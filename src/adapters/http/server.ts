@@ -35,6 +35,7 @@ import { Publisher } from "../../app/Publisher.js"
 import { ReadCursors } from "../../ports/ReadCursors.js"
 import { RequestStats } from "../../app/RequestStats.js"
 import { Projection } from "../../app/Projection.js"
+import { Sequencer } from "../../app/Sequencer.js"
 import { ServiceConfig } from "../../app/ServiceConfig.js"
 import { ServiceStats } from "../../app/ServiceStats.js"
 import { SignedReads } from "../../app/SignedReads.js"
@@ -121,7 +122,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Bodies, Crypto, EntryWrites, LogReader, LogStatus, LogStore, Publisher, ServiceConfig, WriteAnswers)(EntriesHandlers),
     builtWithOnly(CosignatureCollector, Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
-    builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Projection, ServiceConfig, StateReader)(TelemetryHandlers),
+    builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Projection, Sequencer, ServiceConfig, StateReader)(TelemetryHandlers),
     builtWithOnly(LogNotary, LogReader, Projection, Publisher, ReadCursors, ServiceConfig, SignedReads, StateReader)(IdentityHandlers),
     builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, ServiceConfig, SignedReads, StateReader)(MessagingHandlers),
     builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),

@@ -47,13 +47,14 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Deferred, Duration, Effect, Layer, Option, Queue, Redacted, Schedule, Stream } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Layer, LogLevel, Option, Queue, Redacted, Schedule, Stream } from "effect"
+import { failureLines } from "../../app/failureLines.js"
 import { fromHex, toHex } from "../../domain/bytes.js"
 import { Coordination, type ClaimedSubmission, type RelayedOutcome, type RelayedSubmission } from "../../ports/Coordination.js"
 import { StorageError } from "../../ports/StorageError.js"
 import type { LeaseFence } from "../../ports/LeaseFence.js"
 import { advanceLeaseEpoch, holdLeaseEpoch } from "./leaseEpoch.js"
-import { storage, toBytes, transact, unreachable } from "./pgValues.js"
+import { describeError, storage, toBytes, transact, unreachable } from "./pgValues.js"
 
 /** How often a process that does not hold the lease tries to take it. */
 const LEASE_POLL = Duration.millis(250)
@@ -177,7 +178,10 @@ export const PgCoordinationLive = (
         Effect.zipRight(Effect.sleep(HEARTBEAT)),
         Effect.forever,
         Effect.catchAll((error) =>
-          Effect.zipRight(Effect.logError("the sequencing lease is lost", error), Deferred.succeed(lost, undefined)))
+          Effect.zipRight(
+            Effect.logError("the sequencing lease is lost").pipe(Effect.annotateLogs({ error: typeof error === "string" ? error : describeError(error) })),
+            Deferred.succeed(lost, undefined)
+          ))
       ))
       return { lost: Deferred.await(lost), fence }
     }).pipe(storage("lease"))
@@ -197,9 +201,16 @@ export const PgCoordinationLive = (
         if (done !== undefined) yield* Deferred.succeed(done, fromJson(parseJson(row.outcome)))
       }
     })
+    // Tried every ANSWER_POLL while submissions wait: one line when it starts failing (the
+    // database down), not four a second (app/failureLines.ts).
+    const answerReads = failureLines(LogLevel.Warning, Clock.currentTimeMillis)
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(
       answeredWake(ANSWER_POLL),
-      readAnswers.pipe(Effect.catchAll((error) => Effect.logWarning("reading relayed answers failed", error)))
+      readAnswers.pipe(
+        storage("answers"),
+        Effect.zipRight(answerReads.worked("reading relayed answers works again")),
+        Effect.catchAll((error) => answerReads.failed("reading relayed answers failed", Cause.fail(error)))
+      )
     )))
 
     const relay = (submission: RelayedSubmission) =>

@@ -18,7 +18,8 @@ import { Effect, Redacted } from "effect"
 import { databaseWhere } from "../../app/ServiceConfig.js"
 import { StorageError } from "../../ports/StorageError.js"
 
-const describe = (error: unknown): string => {
+/** A database failure in one line: @effect/sql's message, then the driver's (its cause). */
+export const describeError = (error: unknown): string => {
   if (!(error instanceof Error)) return String(error)
   const inner = (error as { readonly cause?: unknown }).cause
   return inner instanceof Error ? `${error.message}: ${inner.message}` : error.message
@@ -29,7 +30,7 @@ const describe = (error: unknown): string => {
  * "Failed to connect"): a refused port, an unknown database and a refused role read apart.
  */
 export const unreachable = (operation: string, url: Redacted.Redacted<string>) => (error: SqlError): StorageError => {
-  const reason = error.cause instanceof Error && error.cause.message !== "" ? error.cause.message : describe(error)
+  const reason = error.cause instanceof Error && error.cause.message !== "" ? error.cause.message : describeError(error)
   return new StorageError({ operation, detail: `cannot reach the database at ${databaseWhere(url)}: ${reason}`, cause: error })
 }
 
@@ -37,7 +38,7 @@ export const unreachable = (operation: string, url: Redacted.Redacted<string>) =
 export const storage = (operation: string) =>
 <A, R>(effect: Effect.Effect<A, SqlError | StorageError, R>): Effect.Effect<A, StorageError, R> =>
   Effect.mapError(effect, (error) =>
-    error._tag === "StorageError" ? error : new StorageError({ operation, detail: describe(error), cause: error }))
+    error._tag === "StorageError" ? error : new StorageError({ operation, detail: describeError(error), cause: error }))
 
 /** Runs the effect in one transaction; any failure, including of COMMIT, is a StorageError. */
 export const transact = <A, R>(
@@ -47,7 +48,7 @@ export const transact = <A, R>(
 ): Effect.Effect<A, StorageError, R> =>
   sql.withTransaction(effect).pipe(
     Effect.catchAllDefect((defect) =>
-      Effect.fail(new StorageError({ operation, detail: `the transaction failed to end, its outcome is unknown: ${describe(defect)}`, cause: defect }))
+      Effect.fail(new StorageError({ operation, detail: `the transaction failed to end, its outcome is unknown: ${describeError(defect)}`, cause: defect }))
     ),
     storage(operation)
   )

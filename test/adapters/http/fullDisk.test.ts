@@ -107,13 +107,16 @@ describe("a start on a full disk", () => {
     expect(refused!.json["entry"]["refused"]).toBe("log_unavailable")
     expect(refused!.json["entry"]["detail"]).toContain("no space left on device")
     expect(refused!.json["entry"]["detail"]).not.toContain(mountPoint)
-    // Reads go on after the refusal; /healthz says why tiles of the writes at the edge, if
-    // any, could not be written.
+    // Reads go on after the refusal; /healthz says why the tiles of the writes at the edge,
+    // if any, could not be written, and, when the sequencer's stores refused the batch (not
+    // the replay store, which a write meets first), that the storage fails it.
     expect((await get(server, "/checkpoint")).status).toBe(200)
-    if (acknowledged.size > beforeEdge) {
+    const bySequencer = !String(refused!.json["entry"]["detail"]).startsWith("the replay store failed")
+    if (acknowledged.size > beforeEdge || bySequencer) {
       await pollUntil("/healthz naming the full disk", async () => {
         const later = JSON.parse((await get(server!, "/healthz")).text) as { status: string; reasons: Array<string> }
-        return later.status === "DEGRADED" && later.reasons.some((r) => r.includes("no space left on device")) ? true : undefined
+        const named = (prefix: string) => later.reasons.some((r) => r.startsWith(prefix) && r.includes("no space left on device"))
+        return later.status === "DEGRADED" && named("") && (!bySequencer || named("storage_unavailable: ")) ? true : undefined
       }, 15_000)
     } else {
       expect(JSON.parse((await get(server, "/healthz")).text).status).toBe("OK")
