@@ -34,7 +34,7 @@ import { protocolError, usageError, verificationError } from "./errors.js"
 import { describeProblem, endpoint, send } from "./http.js"
 import { readAgentKeyFile } from "./keyFile.js"
 import { nameHandle } from "./nameLookup.js"
-import { checked, checkedName, type EntryDraft } from "./payloads.js"
+import { checked, checkedName, textBytes, type EntryDraft } from "./payloads.js"
 import { getEntry } from "./read.js"
 import { verifyReceiptNote, verifyRefusalNote } from "./receipts.js"
 import { signedGetJson } from "./signedRead.js"
@@ -137,7 +137,7 @@ export const policyDraft = (kind: string, document: Uint8Array, notBefore: numbe
 }
 
 export const taskDraft = (text: string, reward: number, closes: number): EntryDraft => {
-  const body = utf8(text)
+  const body = textBytes(text, "the task's text")
   return draft("task", TaskPayload, { body_hash: hashOf(body), size: body.length, reward, closes }, body)
 }
 

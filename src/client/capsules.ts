@@ -5,7 +5,7 @@
 // when the answer carries the envelope.
 
 import { Either } from "effect"
-import { equal, fromUtf8, utf8 } from "../domain/bytes.js"
+import { equal, fromUtf8 } from "../domain/bytes.js"
 import { decodeU64 } from "../domain/encoding.js"
 import { decodeEnvelope, type Envelope } from "../domain/envelope/envelope.js"
 import { verifyEnvelopeSignature } from "../domain/envelope/signature.js"
@@ -14,7 +14,7 @@ import { crypto, x25519PublicKey } from "./crypto.js"
 import { protocolError, verificationError } from "./errors.js"
 import { capsuleSlot, HpkeOpenError, openCapsule, sealCapsule } from "./hpke.js"
 import { readAgentKeyFile } from "./keyFile.js"
-import { capsuleDraft } from "./payloads.js"
+import { capsuleDraft, textBytes } from "./payloads.js"
 import { getEntry } from "./read.js"
 import { unexpectedAnswer } from "./http.js"
 import { signedGet, signedGetJson } from "./signedRead.js"
@@ -29,11 +29,12 @@ export const capsulePut = async (
   text: string
 ): Promise<{ readonly slot: string; readonly result: WriteResult }> => {
   const slot = capsuleSlot(slotKey)
+  const plaintext = textBytes(text, "the capsule's text")
   const result = await writeWithKeyFile(client, keyPath, async (key) => {
     const sealed = await sealCapsule(
       x25519PublicKey(key.x25519Secret),
       { kid: key.kid, origin: client.vkey.name, slot },
-      utf8(text)
+      plaintext
     )
     return capsuleDraft(slot, sealed)
   })

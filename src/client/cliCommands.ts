@@ -39,11 +39,20 @@ const keygen = async (inv: Invocation, env: Env): Promise<Outcome> => {
 /** Where `aics claim` says how its proof of work goes (stderr), so stdout stays the result. */
 export type Progress = (text: string) => void
 
+/** How often `aics claim` says how its proof of work goes, at most (the work reports every 65,536 hashes, many a second). */
+const WORK_PROGRESS_EVERY_MS = 2_000
+
 /** The lines `aics claim` and `aics gate-line claim|work` print while they do a claim's proof of work. */
-export const workProgress = (progress: Progress) => (bits: number, tries: number): void =>
-  progress(tries === 0
-    ? `proof of work: ${bits} bits asked for a claim here, about ${2 ** bits} hashes\n`
-    : `proof of work: ${tries} hashes tried (${Math.min(99, Math.floor((100 * tries) / 2 ** bits))}% of the expected)\n`)
+export const workProgress = (progress: Progress, now: () => number = Date.now) => {
+  let saidAt = -Infinity
+  return (bits: number, tries: number): void => {
+    if (tries > 0 && now() - saidAt < WORK_PROGRESS_EVERY_MS) return
+    saidAt = now()
+    progress(tries === 0
+      ? `proof of work: ${bits} bits asked for a claim here, about ${2 ** bits} hashes\n`
+      : `proof of work: ${tries} hashes tried (${Math.min(99, Math.floor((100 * tries) / 2 ** bits))}% of the expected)\n`)
+  }
+}
 
 const claim = async (inv: Invocation, env: Env, progress: Progress): Promise<Outcome> => {
   const name = inv.args[0]!

@@ -78,7 +78,11 @@ export const written = (result: WriteResult, what: (index: number) => string, ex
   }
   const { receipt, key } = result
   return {
-    lines: [`${what(receipt.index)} (seq ${receipt.seq}, receipt verified)`],
-    json: { ...receipt, kid: key.kid, location: result.location, next_seq: key.seq, prev: key.prev, ...extra }
+    lines: [
+      `${what(receipt.index)} (seq ${receipt.seq}, receipt verified)`,
+      // The answer was lost and the entry found in the log: said, so no one sends it again.
+      ...(result.answerLost === undefined ? [] : [`the answer was lost and recovered from the log: ${result.answerLost}`])
+    ],
+    json: { ...receipt, kid: key.kid, location: result.location, next_seq: key.seq, prev: key.prev, ...(result.answerLost === undefined ? {} : { answer_lost: result.answerLost }), ...extra }
   }
 }

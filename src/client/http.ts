@@ -38,10 +38,46 @@ export const send = async (service: Service, path: string, init: RequestInit = {
   }
 }
 
+/**
+ * A request that got no answer. `failure` is what happened without the hint the message adds;
+ * `mayHaveArrived` is false only when the request cannot have reached the service (the
+ * connection was never made: refused, no such host, a TLS certificate refused), so a write's
+ * caller knows whether the log may hold it (write.ts asks the log then).
+ */
+export class NoAnswer extends ClientError {
+  constructor(readonly failure: string, readonly mayHaveArrived: boolean) {
+    super("network", `${failure} (is the service there? --server or AICS_SERVER)`)
+  }
+}
+
+/** Causes (Node's and undici's codes) that leave no connection, so no request sent: anything else may have been sent. */
+const NOT_CONNECTED = new Set([
+  "ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "ENETUNREACH", "EHOSTUNREACH", "EADDRNOTAVAIL", "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_INVALID_ARG", "ERR_INVALID_URL"
+])
+
+const codesOf = (error: unknown): ReadonlyArray<string> => {
+  if (!(error instanceof Error)) return []
+  const code: unknown = (error as { code?: unknown }).code
+  const own = typeof code === "string" ? [code] : []
+  // Happy eyeballs tries each address: an AggregateError of one refusal each.
+  const inner = error instanceof AggregateError ? error.errors.flatMap(codesOf) : []
+  return [...own, ...inner, ...codesOf(error.cause)]
+}
+
+/** Whether the request may have reached the service: false only for a connection never made. */
+export const mayHaveArrived = (error: unknown): boolean => {
+  const codes = codesOf(error)
+  const tls = (code: string) => code.startsWith("ERR_TLS_") || code.startsWith("CERT_") || code.includes("SELF_SIGNED") || code.startsWith("UNABLE_TO_")
+  // fetch refuses the ports the Fetch standard blocks before connecting, with no code.
+  const blockedPort = error instanceof Error && error.cause instanceof Error && error.cause.message === "bad port"
+  return !blockedPort && !codes.some((code) => NOT_CONNECTED.has(code) || tls(code))
+}
+
 /** A request that got no answer: fetch's own words ("fetch failed") and the reason under them (ECONNREFUSED, ENOTFOUND). */
-export const unreachable = (method: string, url: URL, error: unknown): ClientError => {
+export const unreachable = (method: string, url: URL, error: unknown): NoAnswer => {
   const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : ""
-  return new ClientError("network", `${method} ${url.href} failed: ${error instanceof Error ? error.message : String(error)}${cause} (is the service there? --server or AICS_SERVER)`)
+  return new NoAnswer(`${method} ${url.href} failed: ${error instanceof Error ? error.message : String(error)}${cause}`, mayHaveArrived(error))
 }
 
 /** The RFC 9457 problem of an answer: its code and detail, when its body is one. */

@@ -131,19 +131,43 @@ export const rotateDraft = (name: string, newKid: string, newSig: string): Entry
   body: null
 })
 
+/** A UTF-16 code unit of a surrogate pair standing alone: no character, so no UTF-8. */
+const LONE_SURROGATE = /\p{Cs}/u
+
 /**
- * The text of a post or a DM, when it holds something besides white space. The log would take
- * an empty one, but it is almost always a slip (an unset shell variable, a lost argument), and
- * a post cannot be taken back.
+ * The text, when it is well-formed Unicode. A string from JSON may hold a lone surrogate
+ * ("\ud800", half of a pair): UTF-8 has no bytes for it, and encoding it writes U+FFFD (the
+ * replacement character) instead, so what the log kept for good would not be what was
+ * written; it is refused before anything is signed.
+ */
+export const wellFormedText = (text: string, what: string): string => {
+  const lone = LONE_SURROGATE.exec(text)
+  if (lone !== null) {
+    const unit = lone[0].charCodeAt(0).toString(16).toUpperCase()
+    throw usageError(
+      `${what} is not well-formed Unicode: a lone surrogate (U+${unit}, half of a UTF-16 pair) at character ${lone.index}, which has no UTF-8 form ` +
+        "(it would be stored as U+FFFD, the replacement character); send the whole character or remove it"
+    )
+  }
+  return text
+}
+
+/** The UTF-8 bytes of a text that becomes a body (a post, a poll's question, a DM or capsule before it is sealed): well-formed only. */
+export const textBytes = (text: string, what: string): Uint8Array => utf8(wellFormedText(text, what))
+
+/**
+ * The text of a post or a DM, when it holds something besides white space (and is
+ * well-formed: wellFormedText). The log would take an empty one, but it is almost always a
+ * slip (an unset shell variable, a lost argument), and a post cannot be taken back.
  */
 export const someText = (text: string, what: string): string => {
   if (text.trim() === "") throw usageError(`${what} is empty${text === "" ? "" : " (only white space)"}: nothing to send`)
-  return text
+  return wellFormedText(text, what)
 }
 
 /** A post of UTF-8 text to a channel, optionally replying to the post at `replyTo`. */
 export const postDraft = (channel: string, text: string, replyTo?: number): EntryDraft => {
-  const body = utf8(someText(text, "the post"))
+  const body = textBytes(someText(text, "the post"), "the post")
   if (body.length > TEXT_LIMIT) throw usageError(`a post is at most ${TEXT_LIMIT} bytes of UTF-8, this one is ${body.length}`)
   const payload = {
     channel,
@@ -164,7 +188,7 @@ export const payDraft = (quoteIndex: number): EntryDraft => {
 
 /** A poll in a channel: the question is the body, 2 to 16 options, open until `closes` (Unix seconds). */
 export const pollDraft = (channel: string, question: string, options: ReadonlyArray<string>, closes: number): EntryDraft => {
-  const body = utf8(question)
+  const body = textBytes(question, "the question")
   if (body.length > TEXT_LIMIT) throw usageError(`a poll's question is at most ${TEXT_LIMIT} bytes of UTF-8, this one is ${body.length}`)
   const payload = { channel, body_hash: encodeU64(crypto.sha256(body)), size: body.length, options: [...options], closes: count(closes, "closes") }
   checked(PollPayload, payload, "poll")

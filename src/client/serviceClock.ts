@@ -45,7 +45,9 @@ export const serviceNowMillis = async (client: Pick<LogClient, "service">, local
  * request; then read with the service's now, so "+SECONDS" counts from it and `future` is
  * by it, as the log judges the leaf: a clock minutes off on this machine still signs what
  * was meant (a time ahead by the service is not refused for being past by a slow local
- * clock). This machine's clock when the answer has no Date.
+ * clock). This machine's clock when the answer has no Date. Either refusal states now as
+ * it is by the clock it names (an agent computes its next try from it), the first saying
+ * separately that it allowed for the skew.
  */
 export const unixSecondsByService = async (
   client: Pick<LogClient, "service">,
@@ -53,7 +55,13 @@ export const unixSecondsByService = async (
   what: string,
   options: { readonly future?: boolean } = {}
 ): Promise<number> => {
-  unixSeconds(text, what, { ...options, now: Date.now() - MAX_CLOCK_SKEW_SECONDS * 1000 })
+  // Before any request: past by this machine's clock even allowing for a service's clock
+  // behind it. "+SECONDS" is as far ahead by any clock, so it needs no allowance ("+0" is now).
+  const relative = typeof text === "string" && text.startsWith("+")
+  unixSeconds(text, what, { ...options, clock: "by this machine's clock", slackSeconds: relative ? 0 : MAX_CLOCK_SKEW_SECONDS })
   const now = await serviceNowMillis(client)
-  return unixSeconds(text, what, { ...options, ...(now === undefined ? {} : { now }) })
+  return unixSeconds(text, what, {
+    ...options,
+    ...(now === undefined ? { clock: "by this machine's clock (the service's answer gave no Date)" } : { now, clock: "by the service's clock" })
+  })
 }

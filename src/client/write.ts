@@ -6,6 +6,13 @@
 //   refusal  the refusal note must be the log key's, for this code and this envelope; the
 //            result is a value (the chain does not advance), not an exception.
 // Anything else (a problem document, a reply that does not verify) is a ClientError.
+//   lost     the request may have reached the service but no answer came (the connection
+//            cut, a timeout, a gateway's 502/504): the log is asked before anything is said
+//            (lostAnswer.ts). Its entry found, the write is Accepted with the receipt fetched
+//            again and verified (`answerLost` says so); not there, the error says the write
+//            was not accepted; the log not answering either, the error says the write MAY
+//            have been accepted and how to find out before sending it again (a retry would
+//            be a second, permanent entry).
 
 import type { WitnessPolicy } from "./witnesses.js"
 import { Either } from "effect"
@@ -19,9 +26,10 @@ import type { VerifierKey } from "../domain/note/verifierKey.js"
 import { advanceChain, type AgentKey, type StoredReceipt } from "./agentKey.js"
 import { fetchCheckpoint } from "./checkpoint.js"
 import { crypto, hasher } from "./crypto.js"
-import { buildEnvelope, type Work } from "./envelope.js"
-import { protocolError, usageError, verificationError } from "./errors.js"
-import type { Service } from "./http.js"
+import { buildWorkedEnvelope, type Work } from "./envelope.js"
+import { ClientError, protocolError, usageError, verificationError } from "./errors.js"
+import { endpoint, NoAnswer, type Service } from "./http.js"
+import { findLostWrite, LOST_ANSWER_SETTLE_MS, type LostWrite } from "./lostAnswer.js"
 import { ENTRIES_PATH, postEnvelope } from "./signedPost.js"
 import { verifyReceiptNote, verifyRefusalNote } from "./receipts.js"
 
@@ -43,6 +51,8 @@ export interface Accepted {
   readonly location: string | null
   /** The key advanced past this entry; save it. */
   readonly key: AgentKey
+  /** Set when the write's answer was lost and the entry found in the log: what became of the answer. */
+  readonly answerLost?: string
 }
 
 export interface Refused {
@@ -55,6 +65,8 @@ export interface Refused {
   /** U64 of the refused envelope's hash; the log-signed note names it. */
   readonly envelopeHash: string
   readonly receiptNote: string
+  /** Seconds the answer's Retry-After asks to wait before sending again (a 429, a 503), when it gave one. */
+  readonly retryAfter?: number
 }
 
 export type WriteResult = Accepted | Refused
@@ -71,11 +83,18 @@ export const ENTRY_ROUTE: WriteRoute = { path: ENTRIES_PATH, status: 202 }
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0
 
-/** The {entry, receipt_note} answer, or a protocol error quoting what came instead. */
+/** The {entry, receipt_note} answer, or a protocol error quoting what came instead; an answer cut off is a NoAnswer. */
 export const readAnswer = async (response: Response, path: string = ENTRIES_PATH): Promise<{ entry: Record<string, unknown>; note: string }> => {
+  let text: string
+  try {
+    text = await response.text()
+  } catch (error) {
+    // The status came, so the request arrived; the rest of the answer did not.
+    throw new NoAnswer(`POST ${path}: the ${response.status} answer was cut off (${error instanceof Error ? error.message : String(error)})`, true)
+  }
   let json: unknown
   try {
-    json = await response.json()
+    json = JSON.parse(text)
   } catch {
     throw protocolError(`POST ${path}: ${response.status} with an answer that is not JSON`)
   }
@@ -117,13 +136,80 @@ const accepted = (
   return { _tag: "Accepted", envelope, receipt, location, key: advanceChain(key, envelope, receipt) }
 }
 
-const refused = (client: LogClient, envelope: Envelope, status: number, entry: Record<string, unknown>, note: string): Refused => {
+const refused = (client: LogClient, envelope: Envelope, status: number, entry: Record<string, unknown>, note: string, retryAfter: string | null): Refused => {
   const { refused: code, detail } = entry
   if (typeof code !== "string" || typeof detail !== "string") throw protocolError(`a ${status} answer lacks refused or detail`)
   const hash = Either.getOrThrow(envelopeHash(crypto.sha256, envelope))
   if (entry["envelope_hash"] !== encodeU64(hash)) throw verificationError("the refusal names another envelope hash")
   verifyRefusalNote(note, client.vkey, { code, envelopeHash: hash })
-  return { _tag: "Refused", envelope, code, status, detail, envelopeHash: encodeU64(hash), receiptNote: note }
+  // Retry-After in delta-seconds, as the service sends it (RFC 9110 10.2.3); a date is left to the detail's words.
+  const seconds = retryAfter !== null && /^\d{1,9}$/.test(retryAfter.trim()) ? Number(retryAfter.trim()) : undefined
+  return { _tag: "Refused", envelope, code, status, detail, envelopeHash: encodeU64(hash), receiptNote: note, ...(seconds === undefined ? {} : { retryAfter: seconds }) }
+}
+
+/** Gateway answers that say nothing of the write: the service behind may have taken it. */
+const GATEWAY_STATUSES: ReadonlySet<number> = new Set([502, 504])
+
+/** The answer to the POST, or a LostAnswer when the request may have reached the service and no answer of it came. */
+const sendAndRead = async (
+  client: LogClient,
+  key: AgentKey,
+  envelope: Envelope,
+  body: Uint8Array | null,
+  route: WriteRoute
+): Promise<{ response: Response; entry: Record<string, unknown>; note: string } | LostAnswer> => {
+  const lost = (error: unknown): LostAnswer | undefined =>
+    error instanceof NoAnswer && error.mayHaveArrived ? { _tag: "LostAnswer", failure: error.failure } : undefined
+  let response: Response
+  try {
+    response = await postEnvelope(client.service, key.seed, envelope, body, route.path)
+  } catch (error) {
+    return lost(error) ?? Promise.reject(error)
+  }
+  try {
+    return { response, ...(await readAnswer(response, route.path)) }
+  } catch (error) {
+    const gateway = error instanceof ClientError && error.kind === "protocol" && GATEWAY_STATUSES.has(response.status)
+    return lost(error) ?? (gateway ? { _tag: "LostAnswer", failure: error.message } : Promise.reject(error))
+  }
+}
+
+interface LostAnswer {
+  readonly _tag: "LostAnswer"
+  /** What happened to the answer. */
+  readonly failure: string
+}
+
+/** What the log says of an envelope whose answer was lost (lostAnswer.ts): Accepted with its receipt, or an error saying what is known. */
+const recovered = async (client: LogClient, key: AgentKey, envelope: Envelope, since: number, lost: LostAnswer): Promise<Accepted> => {
+  const position = `seq ${envelope.seq} of ${envelope.kid}`
+  let found: LostWrite
+  try {
+    found = await findLostWrite(client, envelope, since)
+  } catch (error) {
+    const why = error instanceof NoAnswer ? error.failure : error instanceof Error ? error.message : String(error)
+    const keyView = endpoint(client.service, `/v2/keys/${encodeURIComponent(envelope.kid)}`).href
+    const check = (receipt: string) =>
+      `${lost.failure}. The request may have reached the service, so this write MAY have been accepted (${position}), and the log could not be asked (${why}). ` +
+      `Before sending it again, find out: GET ${keyView} (the key's seq and head_index); seq ${envelope.seq} there means it was accepted as leaf head_index, ` +
+      `and ${receipt} fetches, verifies and keeps its receipt (do not send it again); a lower seq means it was not accepted. Sending it again unchecked may write it twice, permanently.`
+    throw new ClientError("network", check("`aics receipt <head_index>`"), { mcpMessage: check("the receipt tool with that index (the aics://key resource shows the key view too)") })
+  }
+  if (found._tag === "Written") {
+    const { receipt } = found.reissued
+    return {
+      _tag: "Accepted",
+      envelope,
+      receipt,
+      location: `/v2/entries/${receipt.index}`,
+      key: advanceChain(key, envelope, receipt),
+      answerLost: `${lost.failure}; the log holds this very envelope as entry ${receipt.index}, and its receipt, fetched again, verified`
+    }
+  }
+  const where = found._tag === "Absent"
+    ? `the log holds no entry at ${position} (its chain ${found.headSeq === null ? "is empty" : `ends at seq ${found.headSeq}`}, still ${LOST_ANSWER_SETTLE_MS / 1000} s after)`
+    : `the log's entry at ${position} is another envelope (entry ${found.index}: the chain moved on without this key file; the next write takes the head from the log)`
+  throw new ClientError("network", `${lost.failure}; asked then, ${where}: this write was NOT accepted, nothing was written; it may be sent again`)
 }
 
 /** Signs and sends one entry of the key; the key in an Accepted result is the one to save. */
@@ -136,15 +222,15 @@ export const writeEntry = async (
   route: WriteRoute = ENTRY_ROUTE,
   work?: Work
 ): Promise<WriteResult> => {
-  const { origin } = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
+  const { origin, size } = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
   if (key.origin !== null && key.origin !== origin) {
     throw usageError(`this key file's chain is on log ${key.origin}, not ${origin}; use another key file for this log`)
   }
-  const nowSeconds = Math.floor((client.now ?? Date.now)() / 1000)
-  const envelope = buildEnvelope(key, origin, type, payload, nowSeconds, work)
-  const response = await postEnvelope(client.service, key.seed, envelope, body, route.path)
-  const { entry, note } = await readAnswer(response, route.path)
+  const envelope = await buildWorkedEnvelope(key, origin, type, payload, work ?? { bits: 0 }, client.now ?? Date.now)
+  const answer = await sendAndRead(client, key, envelope, body, route)
+  if ("_tag" in answer) return recovered(client, key, envelope, size, answer)
+  const { response, entry, note } = answer
   if (response.status === route.status) return accepted(client, key, envelope, entry, note, response.headers.get("location"))
-  if (response.status >= 400) return refused(client, envelope, response.status, entry, note)
+  if (response.status >= 400) return refused(client, envelope, response.status, entry, note, response.headers.get("retry-after"))
   throw protocolError(`POST ${route.path}: unexpected status ${response.status}`)
 }

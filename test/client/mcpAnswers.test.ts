@@ -42,6 +42,9 @@ describe("a tool error", () => {
     const limited = writeAnswer(client, refused(429, "rate_limited", "the key_writes budget (10 per 60 s per key) is spent; retry in 2 s"), () => "unused")
     expect(limited.data).toMatchObject({ error: "refused", code: "rate_limited", status: 429, retry_after: 2 })
     expect(limited.summary).toMatch(/Try again in 2 s/)
+    // The answer's Retry-After (a full ciphertext budget's 429 says no time in its detail).
+    const full = writeAnswer(client, { ...refused(429, "ciphertext_budget_exhausted", "no room for more ciphertext until retention frees some"), retryAfter: 3600 } as WriteResult, () => "unused")
+    expect(full.data).toMatchObject({ code: "ciphertext_budget_exhausted", retry_after: 3600 })
     // A Retry-After the error carries is said as it is.
     const busy = failureAnswer(new ClientError("refused", "GET /v2/inbox: 429 rate_limited: too many reads", { code: "rate_limited", status: 429, retryAfter: 7 }))
     expect(busy.data).toMatchObject({ error: "refused", code: "rate_limited", status: 429, retry_after: 7 })

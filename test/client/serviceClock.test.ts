@@ -3,7 +3,7 @@
 // side's clock is wrong, and the owner is told rather than made to sign a time moved by it.
 
 import { describe, expect, it } from "vitest"
-import { serviceNowMillis } from "../../src/client/serviceClock.js"
+import { serviceNowMillis, unixSecondsByService } from "../../src/client/serviceClock.js"
 import { ClientError } from "../../src/client/errors.js"
 import { serviceAt } from "../../src/client/http.js"
 import { MAX_CLOCK_SKEW_SECONDS } from "../../src/domain/http/aicsProfile.js"
@@ -28,5 +28,36 @@ describe("the service's clock", () => {
       expect(error).toBeInstanceOf(ClientError)
       expect((error as ClientError).message).toMatch(new RegExp(`is -?\\d+ s from this machine's .* more than the ${MAX_CLOCK_SKEW_SECONDS} s a signed request may be`))
     }
+  })
+})
+
+describe("a time read by the service's clock", () => {
+  const refusal = (promise: Promise<number>): Promise<string> => promise.then((s) => `accepted ${s}`, (error: Error) => error.message)
+  /** The number a refusal gives as now. */
+  const nowIn = (message: string): number => Number(/now is (\d+) in Unix seconds/.exec(message)?.[1])
+
+  it("refused before any request, states now as it is by this machine's clock, and the skew it allowed apart", async () => {
+    const message = await refusal(unixSecondsByService(answeringDate(new Date().toUTCString()), "1000", "closes", { future: true }))
+    expect(message).toMatch(new RegExp(`^closes 1000 \\(1970-01-01T00:16:40\\.000Z\\) is not in the future: now is \\d+ in Unix seconds by this machine's clock, ` +
+      `and it is past even by a clock ${MAX_CLOCK_SKEW_SECONDS} s behind this one \\(the most a service's may be\\); give a later time or "\\+SECONDS"$`))
+    expect(Math.abs(nowIn(message) - Date.now() / 1000)).toBeLessThan(5)
+  })
+
+  it("refuses \"+0\" before any request: now is now by any clock, and the time it gives is that now", async () => {
+    const message = await refusal(unixSecondsByService(answeringDate(new Date().toUTCString()), "+0", "until", { future: true }))
+    expect(message).toMatch(/^until \d+ \(.*\) is not in the future: now is \d+ in Unix seconds by this machine's clock; give a later time or "\+SECONDS"$/)
+    expect(Number(/^until (\d+)/.exec(message)?.[1])).toBe(nowIn(message))
+    expect(Math.abs(nowIn(message) - Date.now() / 1000)).toBeLessThan(5)
+  })
+
+  it("refused by the service's clock, states the service's now: the time to give is after it", async () => {
+    const serviceNow = Math.floor((Date.now() + 100_000) / 1000)
+    const service = answeringDate(new Date(serviceNow * 1000).toUTCString())
+    // 50 s ahead of this machine is behind a service 100 s ahead.
+    const message = await refusal(unixSecondsByService(service, String(Math.floor(Date.now() / 1000) + 50), "until", { future: true }))
+    expect(message).toMatch(/^until \d+ \(.*\) is not in the future: now is \d+ in Unix seconds by the service's clock; give a later time or "\+SECONDS"$/)
+    expect(nowIn(message)).toBe(serviceNow)
+    expect(await unixSecondsByService(service, "+1", "until", { future: true })).toBe(serviceNow + 1)
+    expect(await unixSecondsByService(service, String(serviceNow + 1), "until", { future: true })).toBe(serviceNow + 1)
   })
 })

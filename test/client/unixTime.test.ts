@@ -50,4 +50,14 @@ describe("the client's times", () => {
     expect(refusal(() => at("+0", true))).toMatch(/^--closes \d+ \(.*\) is not in the future/)
     expect(at("+1", true)).toBe(NOW + 1)
   })
+
+  it("let through, with a slack, a time that much before now; refused beyond it, saying now as it is and the slack apart", () => {
+    const slack = (text: string) => unixSeconds(text, "--closes", { now: NOW_MS, future: true, clock: "by this machine's clock", slackSeconds: 300 })
+    expect(slack(String(NOW - 299))).toBe(NOW - 299)
+    expect(slack("+0")).toBe(NOW)
+    expect(refusal(() => slack(String(NOW - 300)))).toBe(
+      `--closes ${NOW - 300} (${new Date((NOW - 300) * 1000).toISOString()}) is not in the future: now is ${NOW} in Unix seconds by this machine's clock, ` +
+        `and it is past even by a clock 300 s behind this one (the most a service's may be); give a later time or "+SECONDS"`
+    )
+  })
 })

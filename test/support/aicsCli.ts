@@ -65,17 +65,24 @@ export interface CliWorld {
   readonly stop: () => Promise<void>
 }
 
-export const startCliWorld = async (prefix: string, options: { readonly gate?: boolean } = {}): Promise<CliWorld> => {
+/** `gate`: the text gate's ports too; `port`: the service's port (default a free one); `env`: the service's own variables. */
+export interface CliWorldOptions {
+  readonly gate?: boolean
+  readonly port?: number
+  readonly env?: Readonly<Record<string, string>>
+}
+
+export const startCliWorld = async (prefix: string, options: CliWorldOptions = {}): Promise<CliWorld> => {
   const dataDir = await tempDataDir()
   const agentsDir = await mkdtemp(join(tmpdir(), prefix))
   let gate: CliWorld["gate"]
-  let env: Record<string, string> = {}
+  let env: Record<string, string> = { ...options.env }
   if (options.gate === true) {
     const { cert, key } = selfSignedCert(dataDir)
     gate = { port: await freePort(), tlsPort: await freePort() }
-    env = { AICS_GATE_PORT: String(gate.port), AICS_GATE_TLS_PORT: String(gate.tlsPort), AICS_GATE_TLS_CERT: cert, AICS_GATE_TLS_KEY: key }
+    env = { ...env, AICS_GATE_PORT: String(gate.port), AICS_GATE_TLS_PORT: String(gate.tlsPort), AICS_GATE_TLS_CERT: cert, AICS_GATE_TLS_KEY: key }
   }
-  const server = await startServer({ dataDir, env })
+  const server = await startServer({ dataDir, env, ...(options.port === undefined ? {} : { port: options.port }) })
   for (let i = 0; gate !== undefined && i < 100 && (server.output().match(/Text gate listening/g) ?? []).length < 2; i++) await new Promise((r) => setTimeout(r, 50))
   const vkey = (await readFile(join(dataDir, "log.vkey"), "utf8")).trim()
   const aics = (args: ReadonlyArray<string>) =>

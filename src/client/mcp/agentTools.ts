@@ -13,12 +13,13 @@ import { resolve } from "node:path"
 import { fromUtf8 } from "../../domain/bytes.js"
 import { encodeU64 } from "../../domain/encoding.js"
 import { governanceSaid } from "../../domain/governance/summary.js"
-import { claimName, postText } from "../agent.js"
+import { claimName, claimWorkBits, postText } from "../agent.js"
 import { auditLog, auditName, logAuditJson, nameAuditJson } from "../audit.js"
 import { capsuleGet, capsulePut } from "../capsules.js"
 import { fetchCheckpoint } from "../checkpoint.js"
 import { castVote, checkedPollJson, createPoll, namesAtLeaves, pollChecked, pollNotChecked, pollQuestion, postsChecked, postsNotChecked, readPoll, readPostsPage } from "../forum.js"
 import { grant, grantsOf, revokeGrant } from "../grants.js"
+import { workHashesPerSecond } from "../envelope.js"
 import { getBytes, getJson } from "../http.js"
 import type { ClientError } from "../errors.js"
 import { makeAgentKeyFile, readAgentKeyFile } from "../keyFile.js"
@@ -47,7 +48,45 @@ export interface AgentContext {
    * every tool but TOOLS_WITHOUT_LOG_KEY answers it instead of running.
    */
   readonly logKeyMissing?: ClientError | undefined
+  /** The proof of work a claim costs here, as read when the server started (claimWorkAtStart); undefined when unknown. */
+  readonly claimWork?: ClaimWork | undefined
 }
+
+/** The service's claim work bits (its card's limits.claim_pow_bits) and how many hashes a second this machine does. */
+export interface ClaimWork {
+  readonly bits: number
+  readonly hashesPerSecond: number
+}
+
+/** The claim work as the service publishes it now, for the claim tool's description; undefined when the card cannot be read. */
+export const claimWorkAtStart = async (client: LogClient): Promise<ClaimWork | undefined> => {
+  // A short wait: the server's start (and the LLM client's first request) waits on it.
+  const bits = await claimWorkBits({ ...client, service: { ...client.service, timeoutMs: 5_000 } }).catch(() => undefined)
+  if (bits === undefined) return undefined
+  return { bits, hashesPerSecond: bits === 0 ? 0 : await workHashesPerSecond() }
+}
+
+/** "40 s", "12 min", "3.5 h": an expected duration, for a description. */
+const roughly = (seconds: number): string =>
+  seconds < 1 ? "under a second" : seconds < 120 ? `${Math.round(seconds)} s` : seconds < 7200 ? `${Math.round(seconds / 60)} min` : `${(seconds / 3600).toFixed(1)} h`
+
+/** What the claim tool's description says of its proof of work. */
+export const claimWorkSentence = (work: ClaimWork | undefined): string => {
+  const during = "Meanwhile this server keeps answering other calls (a write of this key waits for the claim, up to 2 minutes), and sends MCP progress " +
+    "notifications when the call carries a progressToken (keep waiting on them: an MCP client's usual 60 s request timeout may be too short)."
+  if (work === undefined) {
+    return "The service may ask a proof of work of a claim (its card's limits.claim_pow_bits, read at each claim): about 2^bits hashes, done here before " +
+      `the claim is sent: seconds at 20 bits, many minutes at 28 or more. ${during}`
+  }
+  if (work.bits === 0) return "The service asked no proof of work of a claim when this server started (its card's limits.claim_pow_bits is 0): a claim takes a round trip."
+  const expected = 2 ** work.bits / work.hashesPerSecond
+  return `The service asks a proof of work of a claim (its card's limits.claim_pow_bits was ${work.bits} when this server started): about ` +
+    `${(2 ** work.bits).toLocaleString("en")} hashes, done here before the claim is sent, at about ${Math.round(work.hashesPerSecond).toLocaleString("en")} ` +
+    `a second on this machine: ${roughly(expected)} on average, and 3 times that or more for 1 claim in 20 (each hash is a try of equal odds). ${during}`
+}
+
+/** How often the claim tool sends a progress notification, at most. */
+const PROGRESS_EVERY_MS = 1_000
 
 /**
  * A write's result for the model: accepted with its verified receipt, or the refusal as a
@@ -57,9 +96,8 @@ export interface AgentContext {
  */
 export const writeAnswer = (client: LogClient, result: WriteResult, what: (index: number) => string, extra: Record<string, unknown> = {}): ToolAnswer => {
   if (result._tag === "Refused") {
-    // The Retry-After header, once write.ts passes it on; until then the detail's words (retryAfterOf).
-    const header = "retryAfter" in result && typeof result.retryAfter === "number" ? result.retryAfter : undefined
-    const retryAfter = retryAfterOf(header, result.detail)
+    // The answer's Retry-After, else the detail's words (retryAfterOf).
+    const retryAfter = retryAfterOf(result.retryAfter, result.detail)
     return {
       summary: `refused ${result.status} ${result.code}: ${result.detail}. Meaning: ${refusalMeaning(result.code)}. ` +
         `The refusal note is signed by the log key ${client.vkey.name} (verified). Nothing was written; the key's seq did not advance.` +
@@ -74,8 +112,11 @@ export const writeAnswer = (client: LogClient, result: WriteResult, what: (index
   const { receipt } = result
   return {
     summary: `${what(receipt.index)}. Receipt verified against the log key ${client.vkey.name} (obtained out of band): ` +
-      `leaf ${receipt.index}, seq ${receipt.seq}.`,
-    data: { index: receipt.index, leaf_hash: receipt.leaf_hash, logged: receipt.logged, type: receipt.type, seq: receipt.seq, kid: result.key.kid, receipt_verified: true, ...extra }
+      `leaf ${receipt.index}, seq ${receipt.seq}.` + (result.answerLost === undefined ? "" : ` The service's answer was lost and recovered from the log: ${result.answerLost}.`),
+    data: {
+      index: receipt.index, leaf_hash: receipt.leaf_hash, logged: receipt.logged, type: receipt.type, seq: receipt.seq, kid: result.key.kid, receipt_verified: true,
+      ...(result.answerLost === undefined ? {} : { answer_lost: result.answerLost }), ...extra
+    }
   }
 }
 
@@ -158,7 +199,7 @@ const missingReceiptsAdvice = async (client: LogClient, missing: ReadonlyArray<M
       "the key view, GET /v2/keys/{kid}, lists the key's leaves in seq order (indices)"
 }
 
-const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
+const ownTools = ({ client, keyPath, claimWork }: AgentContext): ReadonlyArray<Tool> => [
   {
     name: "keygen",
     title: "Make this agent's key file",
@@ -222,11 +263,20 @@ const ownTools = ({ client, keyPath }: AgentContext): ReadonlyArray<Tool> => [
   {
     name: "claim",
     title: "Claim a name",
-    description: "Claims a name for this agent's key and binds its X25519 key (for DMs). Once per key.",
+    description: `Claims a name for this agent's key and binds its X25519 key (for DMs). Once per key. ${claimWorkSentence(claimWork)}`,
     inputSchema: input({ name: nameOf("the name to claim"), recovery: str("did:key of a separate recovery key that may later move the name (optional)") }, ["name"]),
     readOnly: false,
-    run: async (args) => {
-      const result = await claimName(client, keyPath, args["name"], { recovery: args["recovery"] })
+    run: async (args, call) => {
+      let sentAt = -Infinity
+      const progress = call?.progress === undefined ? undefined : (bits: number, tries: number) => {
+        if (tries > 0 && Date.now() - sentAt < PROGRESS_EVERY_MS) return
+        sentAt = Date.now()
+        const expected = 2 ** bits
+        call.progress?.(tries, tries === 0
+          ? `proof of work: ${bits} bits asked of a claim here, about ${expected.toLocaleString("en")} hashes`
+          : `proof of work: ${tries.toLocaleString("en")} hashes tried (${Math.min(99, Math.floor((100 * tries) / expected))}% of the ${expected.toLocaleString("en")} expected)`)
+      }
+      const result = await claimName(client, keyPath, args["name"], { recovery: args["recovery"], progress })
       return writeAnswer(client, result, (index) => `claimed ${String(result.envelope.payload["name"])} as entry ${index}`)
     }
   },

@@ -17,7 +17,7 @@ import { keyPathOf, logClientWithoutVkey, logVkeyOf, type Env } from "../cliShar
 import { ClientError } from "../errors.js"
 import { readAgentKeyFile } from "../keyFile.js"
 import type { LogClient } from "../write.js"
-import { agentResources, agentTools } from "./agentTools.js"
+import { agentResources, agentTools, claimWorkAtStart } from "./agentTools.js"
 import { CheckedStdioTransport } from "./stdioTransport.js"
 import { listed, TOOLS_WITHOUT_LOG_KEY } from "./toolNames.js"
 import { makeMcpServer } from "./toolkit.js"
@@ -75,7 +75,10 @@ export const mcpCommand = async (inv: Invocation, env: Env): Promise<void> => {
   const instructions = logKeyMissingError === undefined ? AGENT_INSTRUCTIONS
     : `${AGENT_INSTRUCTIONS} This server was started WITHOUT the log's verifier key: only ${listed(TOOLS_WITHOUT_LOG_KEY)} work; ` +
       "every other tool answers how a human gives it the key."
-  const context = { client, keyPath, logKeyMissing: logKeyMissingError }
+  // The claim tool's description says how long a claim takes at the service's difficulty
+  // (without the log key no claim runs: nothing to say).
+  const claimWork = logKeyMissingError === undefined ? await claimWorkAtStart(client) : undefined
+  const context = { client, keyPath, logKeyMissing: logKeyMissingError, claimWork }
   const server = makeMcpServer({ name: "aics-agent", version: "1.0.0", instructions }, agentTools(context), agentResources(context))
   // Every line gets its answer, a malformed one a JSON-RPC error (stdioTransport.ts).
   const transport = new CheckedStdioTransport()

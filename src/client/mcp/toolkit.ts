@@ -34,6 +34,16 @@ export interface ToolAnswer {
   readonly isError?: boolean
 }
 
+/** What a running tool may do besides answering. */
+export interface ToolCall {
+  /**
+   * Sends an MCP progress notification (`progress` rising with each), when the call carried a
+   * progressToken; absent otherwise. A client may keep waiting on them (the SDK's
+   * resetTimeoutOnProgress) rather than time a long call out.
+   */
+  readonly progress?: ((progress: number, message: string) => void) | undefined
+}
+
 export interface Tool {
   readonly name: string
   readonly title: string
@@ -41,7 +51,7 @@ export interface Tool {
   readonly inputSchema: InputSchema
   /** True when the tool writes nothing (annotations.readOnlyHint). */
   readonly readOnly: boolean
-  readonly run: (args: Record<string, any>) => Promise<ToolAnswer>
+  readonly run: (args: Record<string, any>, call?: ToolCall) => Promise<ToolAnswer>
 }
 
 export interface Resource {
@@ -162,7 +172,7 @@ export const makeMcpServer = (
     }))
   }))
 
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const entry = byName.get(request.params.name)
     if (entry === undefined) return resultOf({ summary: `error: no tool named ${request.params.name}`, isError: true })
     const args = request.params.arguments ?? {}
@@ -171,8 +181,15 @@ export const makeMcpServer = (
       const problems = argumentProblems(entry.tool, args, checked.errorMessage)
       return resultOf({ summary: `error (usage): invalid arguments for ${entry.tool.name}: ${problems}`, data: { error: "usage", detail: problems }, isError: true })
     }
+    const token = request.params._meta?.progressToken
+    const call: ToolCall = token === undefined ? {} : {
+      progress: (progress, message) => {
+        // A notification that cannot be sent (the client went away) is no reason to stop the tool.
+        extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, message } }).catch(() => undefined)
+      }
+    }
     try {
-      return resultOf(await entry.tool.run(args))
+      return resultOf(await entry.tool.run(args, call))
     } catch (error) {
       return resultOf(failureAnswer(error))
     }

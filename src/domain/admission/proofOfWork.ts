@@ -46,6 +46,16 @@ export const workOf = (envelope: UnsignedEnvelope | Envelope, sha256: Sha256): n
 export const meetsWork = (envelope: UnsignedEnvelope | Envelope, bits: number, sha256: Sha256): boolean =>
   bits <= 0 || envelope.type !== WORK_TYPE || workOf(envelope, sha256) >= bits
 
+/** The nonce tried at `counter`: `base` (16 random bytes) followed by the counter as 8 bytes, big-endian, in U64. */
+export const workNonce = (base: Uint8Array, counter: number): string => {
+  const bytes = new Uint8Array(base.length + 8)
+  bytes.set(base)
+  const view = new DataView(bytes.buffer)
+  view.setUint32(base.length, Math.floor(counter / 2 ** 32))
+  view.setUint32(base.length + 4, counter >>> 0)
+  return encodeU64(bytes)
+}
+
 /**
  * The nonces tried in order: `base` (16 random bytes) followed by an 8-byte counter, until
  * `meets` accepts one. `progress` is called every `every` tries with the count so far.
@@ -56,22 +66,84 @@ const grind = (
   progress: ((tries: number) => void) | undefined,
   every: number
 ): string => {
-  const bytes = new Uint8Array(base.length + 8)
-  bytes.set(base)
-  const view = new DataView(bytes.buffer)
   for (let counter = 0; ; counter++) {
-    view.setUint32(base.length, Math.floor(counter / 2 ** 32))
-    view.setUint32(base.length + 4, counter >>> 0)
-    const nonce = encodeU64(bytes)
+    const nonce = workNonce(base, counter)
     if (meets(nonce)) return nonce
     if (progress !== undefined && (counter + 1) % every === 0) progress(counter + 1)
   }
 }
 
 /**
+ * The UTF-8 signing input of `envelope` around its nonce, when the nonce (of `length` U64
+ * letters, which JCS writes as they are) sits at one place in it: each try then hashes the
+ * same bytes with only the nonce's letters changed, rather than making the JCS again (most of
+ * a try's cost). Found by putting two different nonces in and comparing.
+ */
+const aroundNonce = (envelope: UnsignedEnvelope, length: number): { readonly prefix: Uint8Array; readonly suffix: Uint8Array } | undefined => {
+  const [one, two] = ["A".repeat(length), "B".repeat(length)]
+  const a = signingInput({ ...envelope, nonce: one })
+  const b = signingInput({ ...envelope, nonce: two })
+  if (Either.isLeft(a) || Either.isLeft(b) || a.right.length !== b.right.length) return undefined
+  let at = 0
+  while (at < a.right.length && a.right[at] === b.right[at]) at++
+  const prefix = a.right.slice(0, at)
+  const suffix = a.right.slice(at + length)
+  if (a.right !== prefix + one + suffix || b.right !== prefix + two + suffix) return undefined
+  return { prefix: utf8(prefix), suffix: utf8(suffix) }
+}
+
+/**
+ * The first nonce `base || counter`, counter from `from` up to (not including) `to`, that
+ * gives `envelope` the `bits` (workOf), or undefined when none in the range does. The client
+ * tries a range at a time and yields between ranges, so the work never holds its event loop
+ * for long (an MCP server keeps answering). Pure given its inputs.
+ */
+export const grindNonceRange = (
+  envelope: UnsignedEnvelope,
+  bits: number,
+  sha256: Sha256,
+  base: Uint8Array,
+  from: number,
+  to: number
+): string | undefined => {
+  if (bits <= 0) return envelope.nonce
+  const length = workNonce(base, 0).length
+  const around = aroundNonce(envelope, length)
+  if (around === undefined) {
+    // No place for the nonce (a payload with no JSON form): try each the slow way (it carries no work).
+    for (let counter = from; counter < to; counter++) {
+      const nonce = workNonce(base, counter)
+      if (workOf({ ...envelope, nonce }, sha256) >= bits) return nonce
+    }
+    return undefined
+  }
+  // The nonce's letters are those of its first whole 3-byte groups, fixed by `base`, then
+  // those of the rest (the last bytes of `base` and the counter): only these change.
+  const fixed = Math.floor(base.length / 3) * 3
+  const head = encodeU64(base.subarray(0, fixed))
+  const tail = new Uint8Array(base.length - fixed + 8)
+  tail.set(base.subarray(fixed))
+  const view = new DataView(tail.buffer)
+  const input = new Uint8Array(around.prefix.length + length + around.suffix.length)
+  input.set(around.prefix)
+  input.set(utf8(head), around.prefix.length)
+  input.set(around.suffix, around.prefix.length + length)
+  const at = around.prefix.length + head.length
+  for (let counter = from; counter < to; counter++) {
+    view.setUint32(tail.length - 8, Math.floor(counter / 2 ** 32))
+    view.setUint32(tail.length - 4, counter >>> 0)
+    const letters = encodeU64(tail)
+    for (let i = 0; i < letters.length; i++) input[at + i] = letters.charCodeAt(i)
+    if (leadingZeroBits(sha256(input)) >= bits) return head + letters
+  }
+  return undefined
+}
+
+/**
  * Finds a nonce meeting `bits`: `base` (16 random bytes) followed by an 8-byte counter,
- * trying counters in order. `progress` is called every `every` tries with the count so far
- * (the client library and `aics claim` show it). Pure given its inputs.
+ * trying counters in order, `every` at a time (grindNonceRange). `progress` is called every
+ * `every` tries with the count so far. Pure given its inputs; it runs until it finds one, so
+ * a client that must stay responsive grinds ranges itself (src/client/envelope.ts).
  */
 export const grindNonce = (
   envelope: UnsignedEnvelope,
@@ -82,7 +154,11 @@ export const grindNonce = (
   every = 65_536
 ): UnsignedEnvelope => {
   if (bits <= 0) return envelope
-  return { ...envelope, nonce: grind(base, (nonce) => workOf({ ...envelope, nonce }, sha256) >= bits, progress, every) }
+  for (let from = 0; ; from += every) {
+    const nonce = grindNonceRange(envelope, bits, sha256, base, from, from + every)
+    if (nonce !== undefined) return { ...envelope, nonce }
+    progress?.(from + every)
+  }
 }
 
 /** How long the work of a secret-bound claim is taken after it was made, in seconds (an envelope's longest lifetime). */

@@ -1,7 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js"
 import { describe, expect, it } from "vitest"
 import {
-  grindNonce, grindSecretClaimWork, leadingZeroBits, meetsWork, parseSecretClaimWork, secretClaimWorkOf, secretClaimWorkProblem, workOf
+  grindNonce, grindNonceRange, grindSecretClaimWork, leadingZeroBits, meetsWork, parseSecretClaimWork, secretClaimWorkOf, secretClaimWorkProblem, workNonce, workOf
 } from "../../../src/domain/admission/proofOfWork.js"
 import type { UnsignedEnvelope } from "../../../src/domain/envelope/envelope.js"
 
@@ -30,6 +30,31 @@ describe("proof of work (NIP-13 style)", () => {
     // Other types and difficulty 0 ask nothing.
     expect(meetsWork({ ...claim, type: "post" }, 12, sha256)).toBe(true)
     expect(meetsWork(claim, 0, sha256)).toBe(true)
+  })
+
+  it("grinds a range of counters: the first nonce in it that meets the bits, as trying each in turn finds, or none", () => {
+    const base = new Uint8Array(16).fill(5)
+    const firstMeeting = (bits: number, from: number, to: number): string | undefined => {
+      for (let counter = from; counter < to; counter++) {
+        const nonce = workNonce(base, counter)
+        if (workOf({ ...claim, nonce }, sha256) >= bits) return nonce
+      }
+      return undefined
+    }
+    const found = grindNonceRange(claim, 10, sha256, base, 0, 1 << 16)
+    expect(found).toBeDefined()
+    expect(found).toBe(firstMeeting(10, 0, 1 << 16))
+    expect(workOf({ ...claim, nonce: found! }, sha256)).toBeGreaterThanOrEqual(10)
+    // A range past it finds the next one, and a range holding none answers none.
+    const at = Array.from({ length: 1 << 16 }, (_, i) => i).find((counter) => workNonce(base, counter) === found)!
+    expect(grindNonceRange(claim, 10, sha256, base, at + 1, 1 << 17)).toBe(firstMeeting(10, at + 1, 1 << 17))
+    expect(grindNonceRange(claim, 10, sha256, base, 0, at)).toBeUndefined()
+    // Counters past 2^32 and a payload holding a member named nonce, the same.
+    const nested = { ...claim, payload: { ...claim.payload, nonce: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" } }
+    const high = grindNonceRange(nested, 8, sha256, base, 2 ** 40, 2 ** 40 + 4096)
+    expect(high).toBeDefined()
+    expect(workOf({ ...nested, nonce: high! }, sha256)).toBeGreaterThanOrEqual(8)
+    expect(high).toBe(Array.from({ length: 4096 }, (_, i) => workNonce(base, 2 ** 40 + i)).find((nonce) => workOf({ ...nested, nonce }, sha256) >= 8))
   })
 
   it("makes and checks a secret-bound claim's work, bound to the origin, the name and when it was made", () => {
