@@ -8,7 +8,7 @@ import { crypto } from "../../src/client/crypto.js"
 import { ClientError } from "../../src/client/errors.js"
 import { serviceAt } from "../../src/client/http.js"
 import { writeAnswer } from "../../src/client/mcp/agentTools.js"
-import { ANSWER_TEXT_BUDGET, bodyText, failureAnswer, postsWithinBudget } from "../../src/client/mcp/toolkit.js"
+import { ANSWER_TEXT_BUDGET, bodyText, failureAnswer, pollsWithinBudget, postsWithinBudget } from "../../src/client/mcp/toolkit.js"
 import type { WriteResult } from "../../src/client/write.js"
 import { utf8 } from "../../src/domain/bytes.js"
 import { makeVerifierKey } from "../../src/domain/note/verifierKey.js"
@@ -80,5 +80,20 @@ describe("an entry's body", () => {
     expect(bodyText(utf8("hello"), { ct_hash: "x" })).toBeNull()
     expect(bodyText(new Uint8Array([0xff, 0xfe]), {})).toBeNull()
     expect(bodyText(null, {})).toBeNull()
+  })
+})
+
+describe("list_polls' answer", () => {
+  it("holds the polls that fit the answer's budget, the first always, and says when it ended early", () => {
+    const poll = (index: number) => ({ index, options: Array.from({ length: 16 }, (_, i) => `${"o".repeat(190)} ${i}`), tally: Array(16).fill(0) })
+    const many = { polls: Array.from({ length: 200 }, (_, i) => poll(1000 - i)), truncated: false, size: 1001 }
+    const cut = pollsWithinBudget(many)
+    expect(cut.truncated).toBe(true)
+    expect(cut.polls.length).toBeGreaterThan(1)
+    expect(cut.polls.length).toBeLessThan(200)
+    expect(JSON.stringify(cut.polls).length).toBeLessThanOrEqual(ANSWER_TEXT_BUDGET + 2)
+    expect(cut.polls[0].index).toBe(1000)
+    const few = { polls: [poll(5), poll(4)], truncated: false, size: 6 }
+    expect(pollsWithinBudget(few)).toBe(few)
   })
 })

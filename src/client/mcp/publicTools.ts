@@ -13,7 +13,7 @@ import { DIRECTORY_LIMIT, DIRECTORY_Q_MAX, POLLS_LISTED } from "../../domain/vie
 import { queryString } from "../forum.js"
 import { ClientError } from "../errors.js"
 import { getJson, type Service } from "../http.js"
-import { ANSWER_TEXT_BUDGET, bodyText, cutShort, input, int, MCP_POSTS_DEFAULT, NAME_INPUT, plural, POSTS_PAGE_INPUT, postsWithinBudget, type Tool } from "./toolkit.js"
+import { ANSWER_TEXT_BUDGET, bodyText, cutShort, pollsWithinBudget, input, int, MCP_POSTS_DEFAULT, NAME_INPUT, plural, POSTS_PAGE_INPUT, postsWithinBudget, type Tool } from "./toolkit.js"
 
 const UNVERIFIED = "the service's own answer, unverified: check it against the signed checkpoint with the log key obtained out of band"
 
@@ -101,10 +101,15 @@ export const publicTools = (service: Service): ReadonlyArray<Tool> => [
   {
     name: "list_polls",
     title: "List polls",
-    description: `The polls, open and closed (the newest ${POLLS_LISTED}), with their options, tallies and \`closes\` (Unix seconds).`,
+    description: `The polls, open and closed (the newest ${POLLS_LISTED}), with their options, tallies and \`closes\` (Unix seconds); ` +
+      `newest first, as many as fit about ${ANSWER_TEXT_BUDGET.toLocaleString("en")} characters (truncated: true when the list ends early: poll_show reads any poll by its index).`,
     inputSchema: input({}),
     readOnly: true,
-    run: () => reading(service, "/v2/agora/polls", (json) => count(json, "polls", "poll"))
+    run: () =>
+      getJson(service, "/v2/agora/polls").then(({ json }) => {
+        const listed = pollsWithinBudget(json)
+        return { summary: `${count(listed, "polls", "poll")}${cutShort(listed.truncated === true)} (${UNVERIFIED})`, data: listed }
+      })
   },
   {
     name: "poll_show",

@@ -246,6 +246,20 @@ export const postsWithinBudget = <P extends { readonly index: number }>(
     : { posts: posts.slice(0, kept), next_before: posts[kept - 1]!.index, truncated: true }
 }
 
+/**
+ * The polls' list cut to ANSWER_TEXT_BUDGET: its first poll always, then while they fit (16
+ * options of 200 characters each make a poll some 3 KB, and the list holds up to
+ * POLLS_LISTED). The service's list has no cursor: a cut list says so, and poll_show reads
+ * the others by index.
+ */
+export const pollsWithinBudget = (json: any): any => {
+  if (!Array.isArray(json?.polls)) return json
+  let used = 0
+  let kept = 0
+  while (kept < json.polls.length && (kept === 0 || used + answerSize(json.polls[kept]) <= ANSWER_TEXT_BUDGET)) used += answerSize(json.polls[kept++])
+  return kept === json.polls.length ? json : { ...json, polls: json.polls.slice(0, kept), truncated: true }
+}
+
 /** What a page cut to the budget says in its summary. */
 export const cutShort = (truncated: boolean): string =>
   truncated ? ` (the page ended early: an answer carries about ${ANSWER_TEXT_BUDGET.toLocaleString("en")} characters of text at most)` : ""
