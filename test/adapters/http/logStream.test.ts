@@ -449,7 +449,7 @@ describe("a consumer that stops reading", () => {
     }
     // The bytes in flight to each consumer grow, then stay as they are: the service has
     // stopped sending to it. Once they have stayed put for longer than the 2 s stall, it has
-    // been sent `dropped` and its response ended (its socket is cut 5 s after that), and
+    // been sent `dropped` and its response ended (its socket is cut 30 s after that), and
     // reading now it finds what was buffered, then the dropped event, then the end. Each is
     // resumed on its own once it stalled, not all after a fixed time: on a loaded machine
     // the service takes seconds to fill 16 consumers' buffers, and one resumed before it

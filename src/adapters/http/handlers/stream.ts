@@ -47,8 +47,14 @@ import { StreamGroups, type Group } from "../streamGroups.js"
 export const HIGH_WATER_BYTES = 64 * 1024
 /** A comment line this often keeps proxies from closing an idle stream (sent to every stream: one timer, no per-stream clock). */
 const KEEP_ALIVE_INTERVAL = Duration.seconds(15)
-/** How long a dropped consumer's socket may take to take its last bytes before it is cut. */
-const DROP_GRACE_MS = 5_000
+/**
+ * How long a dropped consumer's socket may take to take its last bytes before it is cut. The
+ * kernel's buffers of a loopback or fast link hold megabytes ahead of the `dropped` event, so
+ * a consumer that reads again must drain them first: 5 s cut some short of their end on a
+ * loaded machine (test/adapters/http/logStream.test.ts), and until the cut the socket costs
+ * only the bounded buffer it already had.
+ */
+const DROP_GRACE_MS = 30_000
 /** The reconnection delay browsers' EventSource uses (SSE `retry`). */
 const RETRY_MS = 2_000
 const KEEP_ALIVE_BYTES = SharedBytes.of(KEEP_ALIVE)
