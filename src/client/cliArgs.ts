@@ -127,7 +127,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
   help: { options: ["help"], args: [] },
   version: { options: ["version", "json", "help"], args: [] },
   watch: { options: [...WRITE, "type", "channel", "inbox", "from", "count"], args: [] },
-  mcp: { options: WRITE, args: [] }
+  mcp: { options: [...WRITE, "witness", "quorum"], args: [] }
 }
 
 export interface Invocation {

@@ -485,8 +485,10 @@ key file on this machine (keygen makes it when there is none); DMs and capsules 
 encrypted and decrypted here. Every write's receipt is verified with the log's verifier key
 (--vkey or $AICS_LOG_VKEY), and a refusal is a tool error with its code and meaning.
 Without a verifier key it still starts, and only keygen and the read-only tools of /mcp
-work: the others answer how to give it one.
-${KEY}${COMMON}
+work: the others answer how to give it one. With --witness, every checkpoint its tools read
+(writes' receipts, the inbox, verify, the audits) must carry the witnesses' cosignatures.
+
+options:${WITNESSES}${KEY}${COMMON}
 `,
   help: `usage: aics help [command]
 `,

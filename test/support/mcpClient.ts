@@ -6,11 +6,19 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { CLI } from "./aicsCli.js"
 
-/** `aics mcp --key keyPath` against the service at `server`, the log key given out of band (none when `vkey` is undefined). */
-export const connectAicsMcp = async (keyPath: string, service: { readonly server: string; readonly vkey: string | undefined }, name = "aics-test"): Promise<Client> => {
+/**
+ * `aics mcp --key keyPath` against the service at `server`, the log key given out of band
+ * (none when `vkey` is undefined), and `options` after (`--witness <vkey>`...).
+ */
+export const connectAicsMcp = async (
+  keyPath: string,
+  service: { readonly server: string; readonly vkey: string | undefined },
+  name = "aics-test",
+  options: ReadonlyArray<string> = []
+): Promise<Client> => {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, "mcp", "--key", keyPath],
+    args: [CLI, "mcp", "--key", keyPath, ...options],
     env: { PATH: process.env["PATH"] ?? "", AICS_SERVER: service.server, ...(service.vkey === undefined ? {} : { AICS_LOG_VKEY: service.vkey }) },
     stderr: "pipe"
   })

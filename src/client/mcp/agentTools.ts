@@ -534,9 +534,10 @@ const ownTools = ({ client, keyPath, claimWork }: AgentContext): ReadonlyArray<T
     inputSchema: input({}),
     readOnly: true,
     run: async () => {
-      const checkpoint = await fetchCheckpoint(client.service, client.vkey)
+      const checkpoint = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
       return {
-        summary: `checkpoint of ${checkpoint.origin}: size ${checkpoint.size}, signature verified with ${client.vkey.name}`,
+        summary: `checkpoint of ${checkpoint.origin}: size ${checkpoint.size}, signature verified with ${client.vkey.name}` +
+          (client.witnesses === undefined ? "" : `, cosigned by at least ${client.witnesses.quorum} of the ${client.witnesses.keys.length} witnesses given`),
         data: { origin: checkpoint.origin, size: checkpoint.size, ...rootHashJson(checkpoint.rootHash), verified: true, ...nowAnswer() }
       }
     }
@@ -668,7 +669,7 @@ export const agentResources = ({ client, keyPath }: AgentContext): ReadonlyArray
     mimeType: "text/plain",
     read: async () => {
       const note = await getBytes(client.service, "/checkpoint")
-      const checkpoint = await fetchCheckpoint(client.service, client.vkey)
+      const checkpoint = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
       return `${fromUtf8(note)}\n(signature verified with ${client.vkey.name}; size ${checkpoint.size})\n`
     }
   },

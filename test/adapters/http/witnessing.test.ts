@@ -20,6 +20,7 @@ import { parseVerifierKey, type VerifierKey } from "../../../src/domain/note/ver
 import { makeAgent } from "../../support/agents.js"
 import { ok, runAics } from "../../support/aicsCli.js"
 import { postAddCheckpoint } from "../../support/harnessLog.js"
+import { callTool, connectAicsMcp } from "../../support/mcpClient.js"
 import { freePort, removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
 import { sendEntry } from "../../support/signedHttp.js"
 import { pollUntil } from "../../support/poll.js"
@@ -149,6 +150,19 @@ describe("two services witnessing each other", { timeout: 150_000 }, () => {
       const refused = await runAics([...command, ...args, "--witness", A.witnessVkey], { cwd: A.dataDir })
       expect(refused.code).toBe(1)
       expect(refused.err).toContain("is cosigned by 0 of the known witnesses, not the 1 required")
+    }
+    // aics mcp takes the same options: every checkpoint its tools read must be cosigned so.
+    const keyPath = join(A.dataDir, "witnessed-agent.json")
+    ok(await runAics(["keygen", "--key", keyPath], { cwd: A.dataDir }))
+    for (const [witness, cosigned] of [[B.witnessVkey, true], [A.witnessVkey, false]] as const) {
+      const mcp = await connectAicsMcp(keyPath, { server: A.server.baseUrl, vkey: A.logVkey }, "aics-witnessed", ["--witness", witness])
+      try {
+        const checkpoint = await callTool(mcp, "checkpoint")
+        expect(checkpoint.isError, checkpoint.summary).toBe(!cosigned)
+        if (!cosigned) expect(checkpoint.summary).toContain("is cosigned by 0 of the known witnesses, not the 1 required")
+      } finally {
+        await mcp.close()
+      }
     }
   })
 
