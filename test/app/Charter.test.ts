@@ -4,13 +4,12 @@
 // default (<domain>/aics) alike; and on PostgreSQL the refusal names the database the log is
 // in (never its password), not the data folder, which holds only keys there.
 
-import { readdir, readFile } from "node:fs/promises"
-import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { startNode } from "../support/nodes.js"
 import { testDatabase } from "../support/pg.js"
 import { freePort, removeDir, runMainToExit, startServer, tempDataDir } from "../support/server.js"
+import { folderState, refusalLine } from "../support/refusedStart.js"
 
 const db = testDatabase()
 const scope = Effect.runSync(Scope.make())
@@ -19,23 +18,6 @@ afterAll(async () => {
   for (const step of cleanup.reverse()) await step()
   await Effect.runPromise(Scope.close(scope, Exit.void))
 })
-
-/** The data folder's files and their bytes: what a refused start must leave as they were. */
-const folderState = async (dataDir: string) => {
-  const files: Record<string, string> = {}
-  for (const entry of await readdir(dataDir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) files[join(entry.parentPath, entry.name)] = await readFile(join(entry.parentPath, entry.name), "base64")
-  }
-  return files
-}
-
-/** The one `aics: cannot start:` line of a refused start. */
-const refusalLine = (result: { code: number | null; output: string }) => {
-  expect(result.code, result.output).toBe(1)
-  const lines = result.output.trim().split("\n").filter((line) => line.startsWith("aics: cannot start:"))
-  expect(lines, result.output).toHaveLength(1)
-  return lines[0]!
-}
 
 describe("a later start with another AICS_DOMAIN", () => {
   it("is refused naming AICS_DOMAIN and leaf 0's instance_domain, whether AICS_ORIGIN is set to leaf 0's origin or not", async () => {

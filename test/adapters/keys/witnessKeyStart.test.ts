@@ -6,7 +6,7 @@
 // state (aics_witness_state). A new witness identity is made on purpose, as the refusal and
 // docs/operations.md "Two operators witness each other" say: `aics keygen --key <path>`.
 
-import { cp, readdir, readFile, rm } from "node:fs/promises"
+import { cp, readFile, rm } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -14,6 +14,7 @@ import { runAics } from "../../support/aicsCli.js"
 import { startNode } from "../../support/nodes.js"
 import { testDatabase } from "../../support/pg.js"
 import { freePort, removeDir, runMainToExit, startServer, tempDataDir } from "../../support/server.js"
+import { folderState, refusalLine } from "../../support/refusedStart.js"
 
 const db = testDatabase()
 const scope = Effect.runSync(Scope.make())
@@ -23,22 +24,8 @@ afterAll(async () => {
   await Effect.runPromise(Scope.close(scope, Exit.void))
 })
 
-/** The data folder's files and their bytes: what a refused start must leave as they were. */
-const folderState = async (dataDir: string) => {
-  const files: Record<string, string> = {}
-  for (const entry of await readdir(dataDir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile() && !entry.name.startsWith("state.db")) files[join(entry.parentPath, entry.name)] = await readFile(join(entry.parentPath, entry.name), "base64")
-  }
-  return files
-}
-
-/** The one `aics: cannot start:` line of a refused start. */
-const refusalLine = (result: { code: number | null; output: string }) => {
-  expect(result.code, result.output).toBe(1)
-  const lines = result.output.trim().split("\n").filter((line) => line.startsWith("aics: cannot start:"))
-  expect(lines, result.output).toHaveLength(1)
-  return lines[0]!
-}
+/** state.db may be written by a start before its refusal: not the files the check is about. */
+const notStateDb = (name: string) => name.startsWith("state.db")
 
 const witnessVkeyLine = (output: string) => /Witness verifier key: (\S+)/.exec(output)?.[1]
 
@@ -55,10 +42,10 @@ describe("a start on the filesystem whose keys/witness.key is missing", () => {
 
     const path = join(dataDir, "keys", "witness.key")
     await rm(path)
-    const before = await folderState(dataDir)
+    const before = await folderState(dataDir, notStateDb)
     const line = refusalLine(await runMainToExit({ AICS_DATA_DIR: dataDir, AICS_PORT: String(port) }))
     expect(line).toBe(`aics: cannot start: ${path} is missing, but the log in ${dataDir} has its leaf 0: only the start that creates a log makes its witness key, so that every start cosigns under the one key the logs it witnesses trust and its card names: restore keys/witness.key from your backup (AICS_DATA_DIR); to give this witness a new identity instead, make a key there with \`aics keygen --key ${path}\` and give its witness.vkey to the operators of the logs it witnesses (docs/operations.md "Two operators witness each other")`)
-    expect(await folderState(dataDir)).toEqual(before)
+    expect(await folderState(dataDir, notStateDb)).toEqual(before)
 
     // What the line says to do for a new identity.
     const made = await runAics(["keygen", "--key", path], { cwd: dataDir })
@@ -85,11 +72,11 @@ describe.skipIf(!db.multiSession)("a node on PostgreSQL given keys/log.key and k
     await cp(join(first.dataDir, "keys"), join(dataDir, "keys"), { recursive: true })
     const path = join(dataDir, "keys", "witness.key")
     await rm(path)
-    const before = await folderState(dataDir)
+    const before = await folderState(dataDir, notStateDb)
     const where = `${new URL(url).host}${new URL(url).pathname}`
     const line = refusalLine(await runMainToExit({ AICS_DATA_DIR: dataDir, AICS_PORT: String(await freePort()), AICS_DATABASE_URL: url }))
     expect(line).toBe(`aics: cannot start: ${path} is missing, but the log in the database at ${where} (AICS_DATABASE_URL) has its leaf 0: only the start that creates a log makes its witness key, so that every start and every node cosigns under the one key the logs it witnesses trust and its card names: copy keys/witness.key from another node of this log or restore it from your backup (AICS_DATA_DIR); to give this witness a new identity instead, make a key there with \`aics keygen --key ${path}\`, copy it to every node and give its witness.vkey to the operators of the logs it witnesses (docs/operations.md "Two operators witness each other")`)
-    expect(await folderState(dataDir)).toEqual(before)
+    expect(await folderState(dataDir, notStateDb)).toEqual(before)
 
     // With the key copied, it cosigns under the same key as the first node.
     await cp(join(first.dataDir, "keys", "witness.key"), path)
