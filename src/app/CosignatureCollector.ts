@@ -5,8 +5,11 @@
 //   1. the request goes from the size the witness last cosigned, as far as this process
 //      knows (its stored cosignature, or what a 409 said; 0 at first), with the consistency
 //      proof from that size;
-//   2. a 409 names the witness's size: the request is made again from there, at once;
-//      a 422 (the proof from its size does not verify) is another history, as below;
+//   2. a 409 names the witness's size: the request is made again from there, at once (its
+//      size may be this checkpoint's own: then the request goes from it with an empty proof,
+//      and the witness cosigns the same tree again);
+//      a 422 (the proof from its size does not verify), or a 409 at the very size sent when
+//      that is this checkpoint's, is another tree of that size: the log forked, as below;
 //      a size above the checkpoint at hand is judged against the log store's size (below,
 //      overWitnessedSize): above it, the witness saw another history (sticky, an error);
 //      within it, another node published the larger checkpoint and this process is behind:
@@ -26,25 +29,34 @@
 // never reads the database, and an alarm raised or cleared on another node shows here
 // within about a second (at once on the node that raised or cleared it).
 //
-// An alarm whose witness cosigned a size above the log's (its 409, judged against the log
-// store's size) is more than a report: the world holds a checkpoint of this origin that
-// this log does not have, so any leaf it accepted now would be signed into another history
-// (a split view). The log is then diverged (LogHealth): writes are refused log_unavailable
-// and nothing more is published or signed. The alarm keeps that size (witnessSize), so
-// every node finds the log diverged from the stored alarm itself, at its start and at each
-// reload, and a node that takes the lease looks at the stored alarms again before its
-// first write (LogHealth.recheck). Only that proof does it: a witness behind, away, or
-// refusing for any other reason is reported, never acted on; and the other signs of
-// another history (a refused proof, another tree of one size) stay alarms on /healthz.
+// Two kinds of alarm are more than a report, each proof that the world holds a checkpoint
+// of this origin, signed by the log key, that this log does not extend, so any leaf it
+// accepted now would be signed into another history (a split view):
+//   - went back: the witness cosigned a size above the log's (its 409, judged against the
+//     log store's size); the alarm keeps that size (witnessSize);
+//   - forked: the witness holds another tree at a size the log holds (its 422, or its 409
+//     at the very size sent); the alarm keeps that size and this log's root there
+//     (refusedTree), so that a log restored from the copy the witness cosigned, whose root
+//     there differs, is not held by it.
+// The log is then diverged (LogHealth): writes are refused log_unavailable and nothing more
+// is published or signed. Every node finds the log diverged from the stored alarm itself, at
+// its start and at each reload, and a node that takes the lease looks at the stored alarms
+// again before its first write (LogHealth.recheck). A witness behind, away, or refusing for
+// any other reason is reported, never acted on. A 422 to a request from size 0 is not
+// evidence: the proof from the empty tree is empty and always verifies, so that witness is
+// broken, not shown another history.
 
 import { Context, Data, Duration, Effect, Either, Layer, Metric, Option, Ref, SubscriptionRef } from "effect"
 import {
   cosignaturesOf, parseCosignerKey, splitCosignature, withSignatureLines, type CosignerKey
 } from "../domain/note/cosignature.js"
 import { openNote, signatureLine } from "../domain/note/signedNote.js"
+import { equal } from "../domain/bytes.js"
+import { decodeB64, encodeB64 } from "../domain/encoding.js"
+import type { Hash } from "../domain/tlog/hasher.js"
 import { formatAddCheckpointRequest, parseTlogSize, TLOG_SIZE_CONTENT_TYPE } from "../domain/witness/addCheckpoint.js"
 import { Clock } from "../ports/Clock.js"
-import { Cosignatures, type AnotherHistoryAlarm, type CollectedCosignature } from "../ports/Cosignatures.js"
+import { Cosignatures, type AnotherHistoryAlarm, type CollectedCosignature, type RefusedTree } from "../ports/Cosignatures.js"
 import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
 import { WitnessTransport } from "../ports/WitnessTransport.js"
@@ -74,7 +86,8 @@ export interface WitnessStatus {
    * size, not the checkpoint this process has at hand), or one this log does not extend: it
    * saw another history (this log went back, or forked). /healthz reports it while it
    * lasts, on every node: the alarm is stored (Cosignatures port), whichever node raised it;
-   * a larger tree also makes the log diverged (DIVERGED, writes refused).
+   * a larger tree, or another tree at a size the log holds, also makes the log diverged
+   * (DIVERGED, writes refused).
    */
   readonly sawAnotherHistory: boolean
   /** That alarm: what showed it and since when; undefined when sawAnotherHistory is false. */
@@ -105,6 +118,8 @@ class Refusal extends Data.TaggedError("Refusal")<{
   readonly anotherHistory?: boolean
   /** The witness cosigned this size of this origin, above the log's `logSize`: the log went back. */
   readonly above?: { readonly witnessSize: number; readonly logSize: number }
+  /** The witness holds another tree than this log's at `size` (this log's root there): the log forked. */
+  readonly forked?: { readonly size: number; readonly root: Hash }
 }> {}
 
 /**
@@ -223,19 +238,23 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
     const alarmOf = (vkey: string, map: ReadonlyMap<string, Known>, stored: ReadonlyMap<string, AnotherHistoryAlarm>) =>
       stored.get(vkey) ?? map.get(vkey)?.unstoredAlarm
 
-    const raiseAlarm = (w: Configured, detail: string, witnessSize: number | undefined) =>
+    const raiseAlarm = (w: Configured, detail: string, witnessSize: number | undefined, refusedTree: RefusedTree | undefined) =>
       Effect.gen(function*() {
         const vkey = w.vkey
         const alarm: AnotherHistoryAlarm = {
           witness: vkey, detail, raisedAt: Math.floor((yield* clock.nowMillis) / 1000),
-          ...(witnessSize === undefined ? {} : { witnessSize })
+          ...(witnessSize === undefined ? {} : { witnessSize }),
+          ...(refusedTree === undefined ? {} : { refusedTree })
         }
         const raised = yield* Effect.either(alarmTurn.withPermits(1)(Effect.zipRight(
           store.raiseAlarm(alarm),
           Ref.update(alarms, (map) => {
             const was = map.get(vkey)
             const size = Math.max(was?.witnessSize ?? -1, witnessSize ?? -1)
-            return new Map(map).set(vkey, { ...alarm, raisedAt: was?.raisedAt ?? alarm.raisedAt, ...(size < 0 ? {} : { witnessSize: size }) })
+            const tree = alarm.refusedTree ?? was?.refusedTree
+            return new Map(map).set(vkey, {
+              ...alarm, raisedAt: was?.raisedAt ?? alarm.raisedAt, ...(size < 0 ? {} : { witnessSize: size }), ...(tree === undefined ? {} : { refusedTree: tree })
+            })
           })
         )))
         if (Either.isRight(raised)) return yield* update(vkey, (k) => ({ ...k, unstoredAlarm: undefined }))
@@ -297,21 +316,47 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
     const markWentBack = (w: Configured, witnessSize: number, logSize: number) =>
       health.markDiverged(wentBack(w, witnessSize, logSize), "what its witnesses cosigned")
 
+    /** Why the log is diverged when witness `w` holds another tree than the log's at `size`. */
+    const forkedFrom = (w: Configured, size: number) =>
+      `witness ${w.key.name} (${w.url}) holds another tree of size ${size} of this origin than this log's (it refused the consistency proof from it): ` +
+      `the log forked (a copy was restored and written to); restore the database or data folder that holds the tree the witness cosigned`
+    const markForked = (w: Configured, size: number) =>
+      health.markDiverged(forkedFrom(w, size), "what its witnesses cosigned")
+
     /**
-     * Finds the log diverged when a stored alarm (of a witness of AICS_WITNESSES) proves that
-     * its witness cosigned a size above the log store's: the alarm another node raised, or
-     * one this process raised before a restart. Reads the log's size only when an alarm
-     * carries a size, so a log without such an alarm pays nothing for it.
+     * Finds the log diverged when a stored alarm (of a witness of AICS_WITNESSES) proves it:
+     * its witness cosigned a size above the log store's, or refused the tree the log still
+     * holds at a size (the root there read again: a log restored from the copy the witness
+     * cosigned has another). The alarm another node raised, or one this process raised
+     * before a restart. Reads the log only when an alarm carries such a proof, so a log
+     * without one pays nothing for it.
      */
     const judgeAlarms = (list: Iterable<AnotherHistoryAlarm>) =>
       Effect.gen(function*() {
         const proofs = witnesses.flatMap((w) => {
-          for (const a of list) if (a.witness === w.vkey && a.witnessSize !== undefined) return [{ w, witnessSize: a.witnessSize }]
+          for (const a of list) {
+            if (a.witness === w.vkey && (a.witnessSize !== undefined || a.refusedTree !== undefined)) {
+              return [{ w, witnessSize: a.witnessSize, refusedTree: a.refusedTree }]
+            }
+          }
           return []
         })
         if (proofs.length === 0) return
         const logSize = yield* logStore.size
-        for (const { w, witnessSize } of proofs) if (witnessSize > logSize) yield* markWentBack(w, witnessSize, logSize)
+        for (const { w, witnessSize, refusedTree } of proofs) {
+          if (witnessSize !== undefined && witnessSize > logSize) yield* markWentBack(w, witnessSize, logSize)
+          if (refusedTree === undefined) continue
+          // Fewer leaves than the tree the witness holds: the log went back below it too.
+          if (refusedTree.size > logSize) yield* markWentBack(w, refusedTree.size, logSize)
+          else if (yield* stillHolds(refusedTree)) yield* markForked(w, refusedTree.size)
+        }
+      })
+
+    /** Whether the log's tree at the refused size is the one refused. */
+    const stillHolds = (tree: RefusedTree) =>
+      Effect.map(reader.rootAt(tree.size), (root) => {
+        const refused = decodeB64(tree.root)
+        return refused !== undefined && equal(root, refused)
       })
 
     const submit = (w: Configured, latest: PublishedCheckpoint) =>
@@ -335,16 +380,30 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             return
           }
           // 422: the consistency proof from the witness's tree to this checkpoint does not
-          // verify (C2SP tlog-witness): the tree it cosigned is not a prefix of this log, the
-          // way a fork shows once this log has outgrown it (a restored copy that grew again).
+          // verify (C2SP tlog-witness): the witness holds another tree of size `old` (its
+          // size, or it would have answered 409), signed by the log key, than this log's: the
+          // log forked (or, less likely, a witness or this service is broken: failing closed
+          // either way is an operator's to look at). From size 0 the proof is empty and
+          // always verifies: a 422 there shows a broken witness, not another history.
           if (reply.status === 422) {
-            return yield* new Refusal({ detail: `422: the witness refused the consistency proof from size ${old}, so the tree it cosigned is not a prefix of this log: it saw another history (${reply.body.slice(0, MAX_REASON).trim()})`, anotherHistory: true })
+            const said = reply.body.slice(0, MAX_REASON).trim()
+            if (old === 0) return yield* new Refusal({ detail: `422 to a request from size 0, whose empty proof always verifies: the witness is broken (${said})` })
+            return yield* new Refusal({
+              detail: `422: the witness refused the consistency proof from size ${old}, so the tree it cosigned at that size is not this log's: it saw another history (${said})`,
+              anotherHistory: true,
+              forked: { size: old, root: yield* reader.rootAt(old) }
+            })
           }
           const size = reply.status === 409 && reply.contentType.startsWith(TLOG_SIZE_CONTENT_TYPE) ? parseTlogSize(reply.body) : undefined
-          // A 409 naming the very size sent, this checkpoint's: the witness cosigned another
-          // tree of that size (C2SP tlog-witness: equal sizes, other root hashes).
-          if (size !== undefined && size === old && old === latest.size) {
-            return yield* new Refusal({ detail: `409: the witness cosigned another tree of size ${old} of this origin: it saw another history (${reply.body.slice(0, MAX_REASON).trim()})`, anotherHistory: true })
+          // A 409 to a request from this checkpoint's own size: the witness cosigned another
+          // tree of that size (C2SP tlog-witness: equal sizes, other root hashes). Its body
+          // names that size, or nothing (the spec asks a size only of the other 409).
+          if (reply.status === 409 && old === latest.size && old > 0 && (size === undefined || size === old)) {
+            return yield* new Refusal({
+              detail: `409: the witness cosigned another tree of size ${old} of this origin: it saw another history (${reply.body.slice(0, MAX_REASON).trim()})`,
+              anotherHistory: true,
+              forked: { size: old, root: latest.rootHash }
+            })
           }
           if (size === undefined || size === old) {
             return yield* new Refusal({ detail: `${reply.status}: ${reply.body.slice(0, MAX_REASON).trim()}` })
@@ -411,16 +470,20 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           // keeps the first time).
           const anotherHistory = error._tag === "Refusal" && error.anotherHistory === true
           const above = error._tag === "Refusal" ? error.above : undefined
+          const forked = error._tag === "Refusal" ? error.forked : undefined
           const alarmBefore = alarmOf(w.vkey, yield* Ref.get(known), yield* Ref.get(alarms))
           // The alarm before the error: whoever sees the error sees the alarm it raised. The
           // alarm stored before this node is diverged, so that a node that takes the lease
           // from it finds the stored proof (LogHealth.recheck); diverged whether or not the
           // store took it.
-          if (anotherHistory) yield* raiseAlarm(w, detail, above?.witnessSize)
+          if (anotherHistory) {
+            yield* raiseAlarm(w, detail, above?.witnessSize, forked === undefined ? undefined : { size: forked.size, root: encodeB64(forked.root) })
+          }
           if (above !== undefined) yield* markWentBack(w, above.witnessSize, above.logSize)
+          if (forked !== undefined) yield* markForked(w, forked.size)
           yield* update(w.vkey, (k) => ({ ...k, error: detail }))
-          // A witness that holds a larger tree of this origin is evidence of a fork (a restored
-          // copy, say): an error, not a witness that is merely away.
+          // A witness that holds a larger tree of this origin, or another one, is evidence of a
+          // fork (a restored copy, say): an error, not a witness that is merely away.
           const line = `witness ${w.key.name} (${w.url}) did not cosign size ${latest.size}: ${detail}`
           yield* (anotherHistory || alarmBefore !== undefined ? Effect.logError(`${line} (docs/operations.md "Backups and restores")`) : Effect.logWarning(line))
           yield* Effect.sleep(backoff)

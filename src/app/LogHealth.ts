@@ -4,9 +4,10 @@
 // and last error.
 //
 // A log diverges when its published tiles disagree with it (Publisher, TileAudit), or when
-// it holds fewer leaves than a checkpoint the world already saw: one a witness cosigned
-// (CosignatureCollector: a witness's alarm with the size above the log's) or one this node
-// kept in its data folder (Publisher, KeptCheckpoint port). Diverged is this process's
+// it holds fewer leaves than a checkpoint the world already saw, or another tree at its
+// size: one a witness cosigned (CosignatureCollector: a witness's alarm with the size above
+// the log's, or with the tree of the log it refused) or one this node kept in its data
+// folder (Publisher, KeptCheckpoint port). Diverged is this process's
 // flag, set once and kept until it stops; the evidence behind it is shared (the tiles and
 // the witnesses' alarms are in the database on PostgreSQL), so every node finds it on its
 // own, and `recheck` looks at it again when a node takes the lease, before its first write.

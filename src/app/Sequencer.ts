@@ -19,6 +19,10 @@
 // state is not advanced: the state after a failed commit is the state before it. Waiting
 // also keeps the answers to one key in log order.
 //
+// An envelope the batch would log at or after its expires is refused signature_expired
+// (domain/write/decisionDeadline.ts), however long it waited here or in a relay: so a writer
+// whose answer was lost knows when the log can no longer take it.
+//
 // Refusals leave no trace: nothing of a refused submission is written, and the state used
 // for the next decision is the one after the last committed leaf (a failed batch's slice
 // is dropped; the next one is loaded anew).
@@ -78,6 +82,7 @@
 import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Layer, LogLevel, Option, Queue, Schedule, Stream, SubscriptionRef, type Tracer } from "effect"
 import { entryBytesFromJcs } from "../domain/envelope/leaf.js"
 import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
+import { expiredBeforeDecision } from "../domain/write/decisionDeadline.js"
 import { refuse, type Refusal } from "../domain/write/refusal.js"
 import { envelopeOfLeaf, relayedBytes, submissionFromRelayed } from "../domain/write/relayed.js"
 import type { Submission } from "../domain/write/submission.js"
@@ -323,6 +328,12 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           }
           yield* run.prepare(jobs.map((job) => job.submission))
           for (const job of jobs) {
+            // Too late: the writer may already have been told the log can no longer take it.
+            const late = expiredBeforeDecision(job.submission.envelope, Math.max(at, run.state.lastLogged))
+            if (late !== undefined) {
+              decided.push({ job, accepted: false, refusal: late })
+              continue
+            }
             const decision = yield* decideOnSlice(run, job.submission, at)
             if (Either.isLeft(decision)) {
               decided.push({ job, accepted: false, refusal: decision.left })

@@ -9,10 +9,12 @@
 //   lost     the request may have reached the service but no answer came (the connection
 //            cut, a timeout, a gateway's 502/504): the log is asked before anything is said
 //            (lostAnswer.ts). Its entry found, the write is Accepted with the receipt fetched
-//            again and verified (`answerLost` says so); not there, the error says the write
-//            was not accepted; the log not answering either, the error says the write MAY
-//            have been accepted and how to find out before sending it again (a retry would
-//            be a second, permanent entry).
+//            again and verified (`answerLost` says so); another envelope at its seq, or none
+//            once the log can no longer take it (past its expires), the error says the write
+//            was not accepted; not there yet while the log may still take it, or the log not
+//            answering, the error says the write MAY be (or have been) accepted and how and
+//            when to find out before sending it again (a retry would be a second, permanent
+//            entry).
 
 import type { WitnessPolicy } from "./witnesses.js"
 import { Either } from "effect"
@@ -29,7 +31,7 @@ import { crypto, hasher } from "./crypto.js"
 import { buildWorkedEnvelope, type Work } from "./envelope.js"
 import { ClientError, protocolError, usageError, verificationError } from "./errors.js"
 import { endpoint, NoAnswer, type Service } from "./http.js"
-import { findLostWrite, LOST_ANSWER_SETTLE_MS, type LostWrite } from "./lostAnswer.js"
+import { AFTER_EXPIRES_MS, findLostWrite, type LostWrite } from "./lostAnswer.js"
 import { ENTRIES_PATH, postEnvelope } from "./signedPost.js"
 import { verifyReceiptNote, verifyRefusalNote } from "./receipts.js"
 
@@ -188,12 +190,10 @@ const recovered = async (client: LogClient, key: AgentKey, envelope: Envelope, s
     found = await findLostWrite(client, envelope, since)
   } catch (error) {
     const why = error instanceof NoAnswer ? error.failure : error instanceof Error ? error.message : String(error)
-    const keyView = endpoint(client.service, `/v2/keys/${encodeURIComponent(envelope.kid)}`).href
     const check = (receipt: string) =>
       `${lost.failure}. The request may have reached the service, so this write MAY have been accepted (${position}), and the log could not be asked (${why}). ` +
-      `Before sending it again, find out: GET ${keyView} (the key's seq and head_index); seq ${envelope.seq} there means it was accepted as leaf head_index, ` +
-      `and ${receipt} fetches, verifies and keeps its receipt (do not send it again); a lower seq means it was not accepted. Sending it again unchecked may write it twice, permanently.`
-    throw new ClientError("network", check("`aics receipt <head_index>`"), { mcpMessage: check("the receipt tool with that index (the aics://key resource shows the key view too)") })
+      `Before sending it again, find out: ${howToFind(client, envelope, receipt)}. Sending it again unchecked may write it twice, permanently.`
+    throw new ClientError("network", check(CLI_RECEIPT), { mcpMessage: check(MCP_RECEIPT) })
   }
   if (found._tag === "Written") {
     const { receipt } = found.reissued
@@ -206,11 +206,29 @@ const recovered = async (client: LogClient, key: AgentKey, envelope: Envelope, s
       answerLost: `${lost.failure}; the log holds this very envelope as entry ${receipt.index}, and its receipt, fetched again, verified`
     }
   }
+  if (found._tag === "Undecided") {
+    const chain = found.headSeq === null ? "is empty" : `ends at seq ${found.headSeq}`
+    const when = new Date(found.closesAt).toISOString()
+    const inSeconds = found.serviceNow === undefined ? "" : ` (in about ${Math.ceil((found.closesAt - found.serviceNow) / 1000)} s)`
+    const pending = (receipt: string) =>
+      `${lost.failure}; asked then, the log holds no entry at ${position} yet (its chain ${chain}), but this write MAY still be written: ` +
+      `the log takes the envelope until its expires (${envelope.expires}), and the request may still be waiting to be sequenced. ` +
+      `Do not send it again before ${when} by the service's clock${inSeconds}; then find out: ${howToFind(client, envelope, receipt)}. Sending it again unchecked may write it twice, permanently.`
+    throw new ClientError("network", pending(CLI_RECEIPT), { mcpMessage: pending(MCP_RECEIPT) })
+  }
   const where = found._tag === "Absent"
-    ? `the log holds no entry at ${position} (its chain ${found.headSeq === null ? "is empty" : `ends at seq ${found.headSeq}`}, still ${LOST_ANSWER_SETTLE_MS / 1000} s after)`
+    ? `the log holds no entry at ${position} (its chain ${found.headSeq === null ? "is empty" : `ends at seq ${found.headSeq}`}), still ${AFTER_EXPIRES_MS / 1000} s after the envelope's expires (${envelope.expires}) by the service's clock, when the log can no longer take it`
     : `the log's entry at ${position} is another envelope (entry ${found.index}: the chain moved on without this key file; the next write takes the head from the log)`
   throw new ClientError("network", `${lost.failure}; asked then, ${where}: this write was NOT accepted, nothing was written; it may be sent again`)
 }
+
+const CLI_RECEIPT = "`aics receipt <head_index>`"
+const MCP_RECEIPT = "the receipt tool with that index (the aics://key resource shows the key view too)"
+
+/** How to find out whether a write whose answer was lost is in the log: the key view, then the receipt of its head. */
+const howToFind = (client: LogClient, envelope: Envelope, receipt: string): string =>
+  `GET ${endpoint(client.service, `/v2/keys/${encodeURIComponent(envelope.kid)}`).href} (the key's seq and head_index); seq ${envelope.seq} there means it was accepted as leaf head_index, ` +
+  `and ${receipt} fetches, verifies and keeps its receipt (do not send it again); a lower seq means it was not accepted`
 
 /** Signs and sends one entry of the key; the key in an Accepted result is the one to save. */
 export const writeEntry = async (

@@ -9,8 +9,9 @@
 // the stored one changes nothing; an equal or larger one replaces it). alarms answers one
 // alarm per witness at most: raiseAlarm adds it, or replaces the detail of the witness's
 // alarm while keeping the time it was first raised and the largest witnessSize any raise
-// named (a raise without one weakens nothing); clearAlarm removes it (nothing to remove
-// is no error). Cosignatures and alarms are independent: recording a cosignature clears no
+// named (a raise without one weakens nothing) and the refusedTree of the latest raise that
+// named one (a raise without one keeps it); clearAlarm removes it (nothing to remove is no
+// error). Cosignatures and alarms are independent: recording a cosignature clears no
 // alarm (the collector clears it). A durable adapter answers the same after a reopen.
 
 import { Context, type Effect } from "effect"
@@ -45,10 +46,25 @@ export interface AnotherHistoryAlarm {
    * log's: proof that the log went back (a database or data folder restored from a copy
    * older than what was published), which makes the log diverged on every node that reads
    * the alarm while the log holds fewer leaves (app/CosignatureCollector.ts). Undefined for
-   * the other signs of another history (a proof the witness refused, another tree of one
-   * size), which are reported, not acted on.
+   * the alarms of a refused tree (below).
    */
   readonly witnessSize?: number | undefined
+  /**
+   * The tree of this log the witness refused at the size it cosigned (its 422: the
+   * consistency proof from that size does not verify; or its 409 at that very size): `size`,
+   * at most the log's, and `root`, this log's root hash at that size when refused (base64).
+   * The witness holds another tree of that size signed by the log key: the log forked. Every
+   * node that reads the alarm finds the log diverged while its tree at `size` is still that
+   * one (or it holds fewer leaves); a log restored from the copy the witness cosigned has
+   * another root there and is not.
+   */
+  readonly refusedTree?: RefusedTree | undefined
+}
+
+export interface RefusedTree {
+  readonly size: number
+  /** Base64 of the 32-byte root hash. */
+  readonly root: string
 }
 
 export class Cosignatures extends Context.Tag("aics/Cosignatures")<Cosignatures, {

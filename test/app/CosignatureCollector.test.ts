@@ -25,6 +25,7 @@ import { NodeRole } from "../../src/app/NodeRole.js"
 import { Publisher, type PublishedCheckpoint } from "../../src/app/Publisher.js"
 import { ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
 import { utf8 } from "../../src/domain/bytes.js"
+import { encodeB64 } from "../../src/domain/encoding.js"
 import { cosign, formatCosignerKey, makeCosignerKey } from "../../src/domain/note/cosignature.js"
 import { parseVerifierKey } from "../../src/domain/note/verifierKey.js"
 import { makeTreeHasher } from "../../src/domain/tlog/hasher.js"
@@ -43,6 +44,9 @@ const db = testDatabase()
 
 const ORIGIN = "collector.example/log"
 const log = harnessLog(ORIGIN)
+/** Another history of the same origin under the same key: the branch a fork (a restored copy written to) made. */
+const otherLog = harnessLog(ORIGIN, "other")
+type HarnessLog = typeof log
 const logKey = parseVerifierKey(nodeCrypto.sha256, log.vkey)!
 const hasher = makeTreeHasher(nodeCrypto.sha256)
 const witnessSeed = nodeCrypto.sha256(utf8("collector witness"))
@@ -89,6 +93,8 @@ interface Node {
   readonly leading: SubscriptionRef.SubscriptionRef<boolean>
   /** The node's LogHealth: whether its log is diverged. */
   readonly health: LogHealth["Type"]
+  /** The history its log store holds. */
+  readonly log: HarnessLog
 }
 
 /** The publisher's wait for a newer checkpoint: by default none comes within a short wait. */
@@ -110,11 +116,16 @@ const startNode = (
     readonly clock?: Layer.Layer<Clock>
     /** The log store's size at start (0 unless given). */
     readonly logSize?: number
+    /** The history the log store holds (`log` unless given: `otherLog` is a restored copy of the other branch). */
+    readonly log?: HarnessLog
+    /** The witness's transport (the fake witness `w` unless given). */
+    readonly transport?: Layer.Layer<WitnessTransport>
   } = {}
 ) =>
   Effect.gen(function*() {
     const latest = yield* Ref.make<PublishedCheckpoint | undefined>(undefined)
     const logSize = yield* Ref.make(options.logSize ?? 0)
+    const held = options.log ?? log
     const leading = yield* SubscriptionRef.make(options.leading ?? true)
     const logged: Node["logged"] = []
     const logger = Logger.make(({ logLevel, message }) =>
@@ -130,18 +141,21 @@ const startNode = (
         publishNow: Effect.die("unused"),
         judge: undefined as never
       }),
-      Layer.succeed(LogReader, { consistencyProof: (m: number, n: number) => Effect.succeed(log.proof(m, n)) } as unknown as LogReader["Type"]),
+      Layer.succeed(LogReader, {
+        consistencyProof: (m: number, n: number) => Effect.succeed(held.proof(m, n)),
+        rootAt: (n: number) => Effect.succeed(held.root(n))
+      } as unknown as LogReader["Type"]),
       Layer.succeed(LogStore, { size: Ref.get(logSize) } as unknown as LogStore["Type"]),
       Layer.succeed(LogNotary, { verifierKey: logKey, vkey: log.vkey, sign: () => Effect.die("unused") }),
       Layer.succeed(NodeRole, { leading }),
       LogHealth.layer,
       store,
-      transportOf(w)
+      options.transport ?? transportOf(w)
     )
     // The logger is the building fiber's, which the collector's fibers inherit.
     const context = yield* Layer.build(Layer.provideMerge(CosignatureCollector.layer, deps)).pipe(
       Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
-    const node: Node = { latest, logSize, logged, leading, health: Context.get(context, LogHealth) }
+    const node: Node = { latest, logSize, logged, leading, health: Context.get(context, LogHealth), log: held }
     return { node, collector: Context.get(context, CosignatureCollector), store: Context.get(context, Cosignatures) }
   })
 
@@ -159,7 +173,7 @@ const run = (
 
 /** The log grows to `n` leaves (if it held fewer), and this node publishes their checkpoint. */
 const publish = (node: Node, n: number) =>
-  Effect.zipRight(grow(node, n), Ref.set(node.latest, { size: n, rootHash: log.root(n), note: log.note(n) }))
+  Effect.zipRight(grow(node, n), Ref.set(node.latest, { size: n, rootHash: node.log.root(n), note: node.log.note(n) }))
 
 /** The log grows to `n` leaves without this node's checkpoint moving: another node appended them. */
 const grow = (node: Node, n: number) => Ref.update(node.logSize, (size) => Math.max(size, n))
@@ -307,19 +321,39 @@ describe("CosignatureCollector", () => {
     }))
   })
 
-  it.scopedLive("takes a witness's 422, a tree of this origin this log does not extend, for another history", () => {
+  it.scopedLive("takes a witness's 422, another tree at a size this log holds, for a fork: the log is diverged", () => {
     // The witness cosigned size 3 of another history (a restored copy that has since grown past it).
-    const witness: FakeWitness = { state: { size: 3, rootHash: log.root(4) }, down: false, garbage: false, requests: [] }
+    const witness: FakeWitness = { state: { size: 3, rootHash: otherLog.root(3) }, down: false, garbage: false, requests: [] }
     return run(witness, (node) => Effect.gen(function*() {
       yield* publish(node, 5)
       const collector = yield* CosignatureCollector
       const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
       expect(status.witnesses[0]!.error).toMatch(/^422: .*it saw another history/)
       expect(status.witnesses[0]!.sawAnotherHistory).toBe(true)
-      // Reported, not acted on: no size above the log's proves that it went back.
+      // The alarm keeps the tree refused: the size and this log's root there.
+      expect(status.witnesses[0]!.anotherHistory?.refusedTree).toEqual({ size: 3, root: encodeB64(log.root(3)) })
       expect(status.witnesses[0]!.anotherHistory?.witnessSize).toBeUndefined()
+      // Proof that the log key signed two trees of size 3: the log takes no write and signs nothing more.
+      expect(yield* divergedOf(node)).toBe(
+        `witness ${WITNESS} (http://witness) holds another tree of size 3 of this origin than this log's (it refused the consistency proof from it): ` +
+          `the log forked (a copy was restored and written to); restore the database or data folder that holds the tree the witness cosigned`)
+      expect(node.logged.filter((l) => l.level === "ERROR" && l.message.startsWith("the log diverged from what its witnesses cosigned (")).length).toBe(1)
+      expect(witness.requests).toEqual([0, 3])
+    }))
+  })
+
+  it.scopedLive("takes a 422 to a request from size 0 for a broken witness, not for another history", () => {
+    const witness: FakeWitness = { state: undefined, down: false, garbage: false, requests: [] }
+    const broken = Layer.succeed(WitnessTransport, {
+      addCheckpoint: () => Effect.sync(() => void witness.requests.push(0)).pipe(Effect.as({ status: 422, contentType: "text/plain", body: "no" }))
+    })
+    return Effect.scoped(Effect.gen(function*() {
+      const { node, collector } = yield* startNode(witness, yield* fsStore, { transport: broken })
+      yield* publish(node, 5)
+      const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
+      expect(status.witnesses[0]!.error).toMatch(/^422 to a request from size 0/)
+      expect(status.witnesses[0]!.sawAnotherHistory).toBe(false)
       expect(yield* divergedOf(node)).toBeUndefined()
-      expect(errorsAndWarnings(node).some((l) => l.level === "ERROR" && l.message.includes("Backups and restores"))).toBe(true)
     }))
   })
 
@@ -340,14 +374,28 @@ describe("CosignatureCollector", () => {
     }))
   })
 
-  it.scopedLive("takes a 409 naming the size of the very checkpoint sent for another tree of that size", () => {
-    const witness: FakeWitness = { state: { size: 5, rootHash: log.root(6) }, down: false, garbage: false, requests: [] }
+  it.scopedLive("takes a 409 naming the size of the very checkpoint sent for another tree of that size: the log is diverged", () => {
+    const witness: FakeWitness = { state: { size: 5, rootHash: otherLog.root(5) }, down: false, garbage: false, requests: [] }
     return run(witness, (node) => Effect.gen(function*() {
       yield* publish(node, 5)
       const collector = yield* CosignatureCollector
       const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
       expect(status.witnesses[0]!.error).toMatch(/^409: the witness cosigned another tree of size 5/)
       expect(status.witnesses[0]!.sawAnotherHistory).toBe(true)
+      expect(status.witnesses[0]!.anotherHistory?.refusedTree).toEqual({ size: 5, root: encodeB64(log.root(5)) })
+      expect(yield* divergedOf(node)).toContain("holds another tree of size 5 of this origin than this log's")
+      // Asked from 0 first, told 5 (this checkpoint's size), asked again from 5: the 409 then is the evidence.
+      expect(witness.requests).toEqual([0, 5])
+    }))
+  })
+
+  it.scopedLive("goes on from a witness's size equal to its checkpoint's when the tree is the same: the witness cosigns it again", () => {
+    const witness: FakeWitness = { state: { size: 5, rootHash: log.root(5) }, down: false, garbage: false, requests: [] }
+    return run(witness, (node) => Effect.gen(function*() {
+      yield* publish(node, 5)
+      yield* until(cosignedSize, (s) => s === 5)
+      expect(witness.requests).toEqual([0, 5])
+      expect((yield* (yield* CosignatureCollector).status).witnesses[0]!.sawAnotherHistory).toBe(false)
       expect(yield* divergedOf(node)).toBeUndefined()
     }))
   })
@@ -533,6 +581,44 @@ describe("CosignatureCollector", () => {
       expect(yield* divergedOf(node)).toContain(`witness ${WITNESS} (http://witness) cosigned size 20 of this origin, above this log's 5: the log went back`)
     }))
 
+  it.scopedLive("keeps a 422's fork across a restart: the next process is diverged from the stored alarm; one restored from the copy the witness cosigned is not, and is cosigned", () =>
+    Effect.gen(function*() {
+      const witness: FakeWitness = { state: { size: 3, rootHash: otherLog.root(3) }, down: false, garbage: false, requests: [] }
+      const store = yield* fsStore
+      yield* Effect.scoped(Effect.gen(function*() {
+        const first = yield* startNode(witness, store)
+        yield* publish(first.node, 5)
+        yield* until(first.collector.status, (s) => s.witnesses[0]!.sawAnotherHistory)
+        expect(yield* divergedOf(first.node)).toContain("holds another tree of size 3")
+      }))
+      // Started again on the same log, the witness away: diverged before anything is written.
+      witness.down = true
+      yield* Effect.scoped(Effect.gen(function*() {
+        const again = yield* startNode(witness, store, { logSize: 5 })
+        expect(yield* divergedOf(again.node)).toContain("holds another tree of size 3 of this origin than this log's")
+        expect((yield* again.collector.status).witnesses[0]!.anotherHistory?.refusedTree?.size).toBe(3)
+      }))
+      // The operator restores the copy that holds the tree the witness cosigned (the other
+      // branch, 6 leaves) and starts: not diverged; the witness cosigns it, the alarm clears.
+      witness.down = false
+      const restored = yield* startNode(witness, store, { logSize: 6, log: otherLog })
+      expect(yield* divergedOf(restored.node)).toBeUndefined()
+      yield* publish(restored.node, 6)
+      yield* until(restored.collector.status, (s) => s.witnesses[0]!.cosignedSize === 6 && !s.witnesses[0]!.sawAnotherHistory)
+      expect(yield* restored.store.alarms).toEqual([])
+      expect(yield* divergedOf(restored.node)).toBeUndefined()
+    }))
+
+  it.scopedLive("finds the log diverged from a stored refused tree of a size above the log's when asked again (a lease taken): the log went back below it", () =>
+    Effect.gen(function*() {
+      const witness: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
+      const { node, store } = yield* startNode(witness, yield* fsStore, { leading: false, logSize: 2 })
+      // The witness holds size 3: above this log's 2, the log went back below it.
+      yield* store.raiseAlarm({ witness: witnessVkey, detail: "422", raisedAt: 100, refusedTree: { size: 3, root: encodeB64(log.root(3)) } })
+      yield* node.health.recheck
+      expect(yield* divergedOf(node)).toContain("cosigned size 3 of this origin, above this log's 2: the log went back")
+    }))
+
   it.scopedLive("finds no divergence in an alarm that proves no size above the log's: one of another kind, or one the log now holds", () =>
     Effect.gen(function*() {
       const witness: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
@@ -545,9 +631,9 @@ describe("CosignatureCollector", () => {
       yield* node.health.recheck
       yield* until(collector.status, (s) => s.witnesses[0]!.anotherHistory?.witnessSize === 20)
       expect(yield* divergedOf(node)).toBeUndefined()
-      // And a 422's alarm names no size.
+      // A refused tree the log no longer holds (restored from the other branch) proves nothing.
       yield* store.clearAlarm(witnessVkey)
-      yield* store.raiseAlarm({ witness: witnessVkey, detail: "422: refused", raisedAt: 100 })
+      yield* store.raiseAlarm({ witness: witnessVkey, detail: "422: refused", raisedAt: 100, refusedTree: { size: 3, root: encodeB64(otherLog.root(3)) } })
       yield* node.health.recheck
       yield* until(collector.status, (s) => s.witnesses[0]!.anotherHistory?.detail === "422: refused")
       expect(yield* divergedOf(node)).toBeUndefined()

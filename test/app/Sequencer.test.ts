@@ -166,6 +166,26 @@ const claimsBatchedBehindAPost = (controls: Controls, secondAppend: Effect.Effec
   })
 
 describe("Sequencer commit", () => {
+  it.scoped("refuses an envelope it would log at or after its expires, however long it waited: the writer of a lost answer can tell when the log can no longer take it", () => {
+    const controls = newControls()
+    return Effect.gen(function*() {
+      const sequencer = yield* Sequencer
+      // The sequencer's clock is 1_795_000_000 s: an envelope admitted in time (its
+      // expires then ahead) but decided only now, at its expires (envelopeFor's created +
+      // 300), is too late.
+      const late = makeAgent(`late ${Math.random()}`)
+      const { payload, body } = postPayload("held in a queue past its expires")
+      const expired = envelopeFor(late, ORIGIN, "post", payload, { created: 1_795_000_000 - 300 })
+      expect(expired.expires).toBe(1_795_000_000)
+      const outcome = yield* sequencer.submit(submission(expired, body))
+      expect(code(outcome)).toBe("signature_expired")
+      expect(outcome._tag === "Refused" && outcome.refusal.detail).toBe("the envelope's expires (1795000000) passed before the log could decide it (at 1795000000)")
+      // One second younger, in time: accepted at the same seq.
+      const inTime = envelopeFor(late, ORIGIN, "post", payload, { created: 1_795_000_001 - 300 })
+      expect(code(yield* sequencer.submit(submission(inTime, body)))).toBe("accepted 0")
+    }).pipe(Effect.provide(sequencerWith(controls)))
+  })
+
   it.scoped("answers only after bodies then leaves are durable", () => {
     const controls = newControls()
     return Effect.gen(function*() {

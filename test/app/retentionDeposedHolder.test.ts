@@ -87,7 +87,7 @@ describe("retention on PostgreSQL when the sequencer is deposed without noticing
       yield* terminateLeaseSession(admin)
       yield* Effect.provide(sequencing, b)
       yield* clockOfB.set(log.now + DAY_MS)
-      yield* writeThrough(b, mallory, "capsule", expiring.payload, expiring.body)
+      yield* writeThrough(b, mallory, "capsule", expiring.payload, expiring.body, clockOfB)
       expect(yield* held(storesOfB, expiring.body)).toEqual([true])
 
       // A's remove, under its old lease's fence, deletes nothing.

@@ -52,7 +52,7 @@ describe("retention's decision and a leaf committed before its deletes", () => {
       // The capsule expired; while retention reads what names its bytes, mallory writes it again.
       yield* clock.set(log.now + RETENTION_DAYS * DAY_MS)
       let rewritten = false
-      meanwhile = Effect.orDie(Effect.map(writeThrough(process, mallory, "capsule", capsule.payload, capsule.body), () => void (rewritten = true)))
+      meanwhile = Effect.orDie(Effect.map(writeThrough(process, mallory, "capsule", capsule.payload, capsule.body, clock), () => void (rewritten = true)))
       expect(yield* Context.get(process, BodyLedger).reclaimNow).toBe(0)
       expect(rewritten).toBe(true)
       expect(yield* held(stores, capsule.body)).toEqual([true])

@@ -50,7 +50,7 @@ describe("retention on several processes", () => {
 
       // A post through A names the capsule's bytes; B has not read it (no notification yet).
       yield* clock.set(t0 + DAY_MS)
-      yield* writeThrough(a, alice, "post", { channel: "general", body_hash: text.body_hash, size: text.size }, text.body)
+      yield* writeThrough(a, alice, "post", { channel: "general", body_hash: text.body_hash, size: text.size }, text.body, clock)
 
       // Both capsules expire. B does not sequence: it deletes nothing, whatever its ledger.
       yield* clock.set(t0 + RETENTION_MS)
@@ -61,7 +61,7 @@ describe("retention on several processes", () => {
       expect(yield* held(shared, text.body, lone.body)).toEqual([true, false])
 
       // A writes one more capsule and stops; B takes the lease over and reads what A wrote.
-      yield* writeThrough(a, mallory, "capsule", later.payload, later.body)
+      yield* writeThrough(a, mallory, "capsule", later.payload, later.body, clock)
       yield* stopA
       yield* Effect.provide(sequencing, b)
       yield* clock.set(t0 + 2 * RETENTION_MS)

@@ -108,5 +108,31 @@ export const cosignaturesContract = (name: string, adapter: CosignaturesUnderTes
           }))
         }
       }))
+
+    it.scoped("keeps the tree a witness refused, from the latest raise that names one, until the alarm is cleared", () =>
+      Effect.gen(function*() {
+        const layer = yield* adapter.fresh
+        const a = "a.example/w+00000001+BA"
+        const first = { size: 3, root: "A".repeat(43) + "=" }
+        const later = { size: 7, root: "B".repeat(43) + "=" }
+        yield* withStore(layer, (store) => Effect.gen(function*() {
+          yield* store.raiseAlarm({ ...alarm(a, "422: the proof from size 3 does not verify", 100), refusedTree: first })
+          expect(yield* store.alarms).toEqual([{ ...alarm(a, "422: the proof from size 3 does not verify", 100), refusedTree: first }])
+          // A raise of another kind keeps it, beside the size it names.
+          yield* store.raiseAlarm({ ...alarm(a, "size 20 above this log's 5", 200), witnessSize: 20 })
+          expect(yield* store.alarms).toEqual([{ ...alarm(a, "size 20 above this log's 5", 100), witnessSize: 20, refusedTree: first }])
+          // A later refused tree replaces it, the detail unchanged.
+          yield* store.raiseAlarm({ ...alarm(a, "size 20 above this log's 5", 300), refusedTree: later })
+          expect(yield* store.alarms).toEqual([{ ...alarm(a, "size 20 above this log's 5", 100), witnessSize: 20, refusedTree: later }])
+        }))
+        if (adapter.durable) {
+          yield* withStore(layer, (store) => Effect.gen(function*() {
+            expect(yield* store.alarms).toEqual([{ ...alarm(a, "size 20 above this log's 5", 100), witnessSize: 20, refusedTree: later }])
+            yield* store.clearAlarm(a)
+            yield* store.raiseAlarm(alarm(a, "422 to a request from size 0", 600))
+            expect(yield* store.alarms).toEqual([alarm(a, "422 to a request from size 0", 600)])
+          }))
+        }
+      }))
   })
 }

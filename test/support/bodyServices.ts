@@ -94,10 +94,21 @@ export const sequencing = Effect.flatMap(NodeRole, ({ leading }) => leading.chan
 
 const writeContext = { origin: ORIGIN, sha256: nodeCrypto.sha256, ed25519: nodeCrypto.ed25519 }
 
-/** Writes an entry through a process's sequencer, as POST /v2/entries does after its checks; it must be accepted. */
-export const writeThrough = (process: Context.Context<Sequencer>, agent: TestAgent, type: string, payload: Record<string, unknown>, body: Uint8Array) =>
+/**
+ * Writes an entry through a process's sequencer, as POST /v2/entries does after its checks; it
+ * must be accepted. Signed at `clock`'s time when given (the process's, which the test moved),
+ * as an agent signs when it writes: the sequencer refuses an envelope past its expires.
+ */
+export const writeThrough = (
+  process: Context.Context<Sequencer>,
+  agent: TestAgent,
+  type: string,
+  payload: Record<string, unknown>,
+  body: Uint8Array,
+  clock?: ManualClock
+) =>
   Effect.gen(function*() {
-    const envelope = envelopeFor(agent, ORIGIN, type, payload)
+    const envelope = envelopeFor(agent, ORIGIN, type, payload, clock === undefined ? {} : { created: Math.floor(clock.peek() / 1000) })
     const submission = Either.getOrThrow(checkSubmission(writeRequestBody(envelope, body), { ...envelope, keyid: envelope.kid }, writeContext))
     const outcome = yield* Context.get(process, Sequencer).submit(submission)
     expect(outcome._tag).toBe("Accepted")

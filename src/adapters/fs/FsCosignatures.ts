@@ -22,7 +22,8 @@ const isRecord = (value: unknown): value is CollectedCosignature => {
 const isAlarm = (value: unknown): value is AnotherHistoryAlarm => {
   const v = value as Partial<AnotherHistoryAlarm> | null
   return typeof v?.witness === "string" && typeof v.detail === "string" && Number.isSafeInteger(v.raisedAt) &&
-    (v.witnessSize === undefined || Number.isSafeInteger(v.witnessSize))
+    (v.witnessSize === undefined || Number.isSafeInteger(v.witnessSize)) &&
+    (v.refusedTree === undefined || (Number.isSafeInteger(v.refusedTree?.size) && typeof v.refusedTree?.root === "string"))
 }
 
 /** A JSON list in `path` whose every element passes `valid`; no file is the empty list. */
@@ -44,9 +45,12 @@ const readList = <A>(path: string, what: string, valid: (value: unknown) => valu
 const largestSize = (a: number | undefined, b: number | undefined) =>
   a === undefined ? b : b === undefined ? a : Math.max(a, b)
 
-/** The alarm as the file holds it: no witnessSize member when there is none. */
-const withoutUndefinedSize = ({ witnessSize, ...rest }: AnotherHistoryAlarm): AnotherHistoryAlarm =>
-  witnessSize === undefined ? rest : { ...rest, witnessSize }
+/** The alarm as the file holds it: no witnessSize or refusedTree member when there is none. */
+const withoutUndefinedSize = ({ witnessSize, refusedTree, ...rest }: AnotherHistoryAlarm): AnotherHistoryAlarm => ({
+  ...rest,
+  ...(witnessSize === undefined ? {} : { witnessSize }),
+  ...(refusedTree === undefined ? {} : { refusedTree: { size: refusedTree.size, root: refusedTree.root } })
+})
 
 /** `path` holds the cosignatures, `alarmsPath` the alarms (docs/operations.md names both). */
 export const FsCosignaturesLive = (path: string, alarmsPath: string) =>
@@ -80,7 +84,8 @@ export const FsCosignaturesLive = (path: string, alarmsPath: string) =>
         const kept = previous === undefined ? withoutUndefinedSize(alarm) : withoutUndefinedSize({
           ...alarm,
           raisedAt: previous.raisedAt,
-          witnessSize: largestSize(previous.witnessSize, alarm.witnessSize)
+          witnessSize: largestSize(previous.witnessSize, alarm.witnessSize),
+          refusedTree: alarm.refusedTree ?? previous.refusedTree
         })
         yield* replaceAlarms(all, all.map((a) => (a.witness === alarm.witness ? kept : a)).concat(previous === undefined ? [kept] : []))
       }))

@@ -333,6 +333,16 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   // the alarms of other kinds, and for those raised before: the next refusal fills it in.
   "0023_witness_alarm_size": statements(
     `ALTER TABLE aics_witness_alarms ADD COLUMN witness_size bigint`
+  ),
+  // The tree of this log a witness refused (AnotherHistoryAlarm.refusedTree: its 422, or
+  // its 409 at the very size sent): the size and this log's root there, so every node finds
+  // the log diverged while it still holds that tree, and not once a copy holding the
+  // witness's tree is restored. NULL for the other alarms. Nullable columns rewrite nothing.
+  "0024_witness_alarm_refused_tree": statements(
+    `ALTER TABLE aics_witness_alarms
+      ADD COLUMN refused_size bigint,
+      ADD COLUMN refused_root text,
+      ADD CONSTRAINT aics_witness_alarms_refused_both CHECK ((refused_size IS NULL) = (refused_root IS NULL))`
   )
 }
 

@@ -155,17 +155,40 @@ const refuse = (code: SignatureRefusalCode, detail: string) => Either.left(new S
 /** The most of a received Host a refusal quotes back (anyone may send any Host). */
 const QUOTED_HOST_MAX = 100
 
+/** The host of an authority (`host[:port]`, `[v6]:port`), lower case, without its port. */
+const hostOf = (authority: string): string => {
+  const bracketed = /^(\[[^\]]*\])/.exec(authority)
+  return bracketed !== null ? bracketed[1]! : authority.replace(/:\d*$/, "")
+}
+
+/** A host only a client on the service's own machine reaches: loopback, and localhost. */
+const isLoopbackHost = (host: string): boolean =>
+  host === "localhost" || host.endsWith(".localhost") || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === "[::1]"
+
+/** A wildcard listening address (the default authorities name AICS_HOST): no client's Host. */
+const isWildcardHost = (host: string): boolean => host === "0.0.0.0" || host === "[::]"
+
 /**
  * Why a Host is not accepted, in terms its sender and the operator can act on: the Host
- * received (the @authority the request signs), and the authorities the service answers to
- * (its own host names, public already) with the settings that make them. A node behind a
- * load balancer not told the public host refuses every signed request with this.
+ * received (the @authority the request signs), and the authorities a client can sign, with
+ * the settings that make them. Every one it names is accepted (options.authorities decides):
+ * first those a client elsewhere uses (the public URL's host, AICS_AUTHORITY's), then those
+ * of the service's own machine (its loopback listening address, localhost), said as such,
+ * since a client behind a load balancer cannot use them. A wildcard listening address
+ * (0.0.0.0, [::]), accepted by default as AICS_HOST's, is no host a client elsewhere
+ * connects to, and is named only when every authority is of the machine's own. A node behind a load balancer not told the public
+ * host refuses every signed request with this.
  */
 export const authorityRefusalDetail = (received: string | undefined, authorities: ReadonlyArray<string>): string => {
   const sent = received === undefined
     ? "the request has no Host"
     : `the request's Host ${JSON.stringify(received.length > QUOTED_HOST_MAX ? `${received.slice(0, QUOTED_HOST_MAX)}...` : received)} (the @authority it signs) is not an authority of this service`
-  return `${sent}; it accepts ${authorities.join(", ")} (AICS_PUBLIC_URL and AICS_AUTHORITY set them)`
+  const elsewhere = authorities.filter((a) => !isLoopbackHost(hostOf(a)) && !isWildcardHost(hostOf(a)))
+  const local = authorities.filter((a) => isLoopbackHost(hostOf(a)))
+  const settings = "(AICS_PUBLIC_URL and AICS_AUTHORITY set them)"
+  if (elsewhere.length === 0) return `${sent}; it accepts ${authorities.join(", ")}, hosts of its own machine only ${settings}`
+  const alsoLocal = local.length === 0 ? "" : `; from its own machine also ${local.join(", ")}`
+  return `${sent}; a client signs ${elsewhere.join(", ")}${alsoLocal} ${settings}`
 }
 
 const header = (headers: HeaderLookup, name: string): string | undefined => {

@@ -22,7 +22,7 @@ export const REFUSALS = {
   digest_missing: { status: 401, condition: "no Content-Digest with sha-256" },
   authority_not_allowed: { status: 401, condition: "@authority is not one this service is configured with" },
   signature_clock: { status: 401, condition: "created is more than 300 s from the service's clock" },
-  signature_expired: { status: 401, condition: "the signature's expires has passed" },
+  signature_expired: { status: 401, condition: "the signature's expires has passed (when the request came, or before the log could decide it)" },
   signature_lifetime: { status: 401, condition: "expires is not after created, or more than 600 s after it" },
   keyid_invalid: { status: 401, condition: "keyid is not the did:key of an Ed25519 key" },
   nonce_invalid: { status: 401, condition: "the signature's nonce is not U64 of 16 to 32 bytes" },

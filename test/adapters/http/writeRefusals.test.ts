@@ -685,7 +685,7 @@ describe("each refusal of the catalogue through the real server", () => {
       expect(result.status).toBe(401)
       expect(result.json.entry.refused).toBe("authority_not_allowed")
       expect(result.json.entry.detail).toBe(`the request's Host "${LB}" (the @authority it signs) is not an authority of this service; ` +
-        `it accepts 127.0.0.1:${server.port}, localhost:${server.port} (AICS_PUBLIC_URL and AICS_AUTHORITY set them)`)
+        `it accepts 127.0.0.1:${server.port}, localhost:${server.port}, hosts of its own machine only (AICS_PUBLIC_URL and AICS_AUTHORITY set them)`)
     }
     // Said (by now, or by the catalogue's own case before), and once a minute at most.
     const deadline = Date.now() + 5_000

@@ -33,7 +33,7 @@ const recorded = (url: string) =>
     Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
   )
 
-const ALL = [[1, "log"], [2, "bodies"], [3, "nonces"], [4, "read_cursors"], [5, "relay"], [6, "tiles"], [7, "off_log"], [8, "gate_secrets"], [9, "notice_report_id_deleted"], [10, "lease_epoch"], [11, "relay_claimed_epoch"], [12, "projection_names"], [13, "witness_state"], [14, "cosignatures"], [15, "projection_state"], [16, "projection_names_search_index"], [17, "state_activity"], [18, "projection_name_search"], [19, "state_activity_minutes"], [20, "leaf_body"], [21, "projection_names_by_recovery"], [22, "witness_alarms"], [23, "witness_alarm_size"]]
+const ALL = [[1, "log"], [2, "bodies"], [3, "nonces"], [4, "read_cursors"], [5, "relay"], [6, "tiles"], [7, "off_log"], [8, "gate_secrets"], [9, "notice_report_id_deleted"], [10, "lease_epoch"], [11, "relay_claimed_epoch"], [12, "projection_names"], [13, "witness_state"], [14, "cosignatures"], [15, "projection_state"], [16, "projection_names_search_index"], [17, "state_activity"], [18, "projection_name_search"], [19, "state_activity_minutes"], [20, "leaf_body"], [21, "projection_names_by_recovery"], [22, "witness_alarms"], [23, "witness_alarm_size"], [24, "witness_alarm_refused_tree"]]
 
 describe("PgStorage", () => {
   it.scoped("provides every storage port from one pool", () =>

@@ -297,21 +297,35 @@ describe("checkAicsSignature refuses, one code each", () => {
     expect(codeOf({ ...signed(), authority: "127.0.0.1:8080/x" })).toBe("authority_not_allowed")
   })
 
-  it("authority_not_allowed names the Host received, the authorities accepted and the settings that make them", () => {
+  it("authority_not_allowed names the Host received, the authorities a client can sign and the settings that make them", () => {
     const detailOf = (request: Received, opts: Partial<AicsOptions> = {}): string =>
       Either.match(check(request, opts), { onLeft: (refusal) => refusal.detail, onRight: () => "ok" })
     const accepted = { authorities: ["127.0.0.1:8080", "aics.example.org"] }
     // A load balancer's host, which a node without AICS_PUBLIC_URL does not know.
     expect(detailOf(signed({ authority: "LB.Example.org" }), accepted)).toBe(
       "the request's Host \"lb.example.org\" (the @authority it signs) is not an authority of this service; " +
-        "it accepts 127.0.0.1:8080, aics.example.org (AICS_PUBLIC_URL and AICS_AUTHORITY set them)")
+        "a client signs aics.example.org; from its own machine also 127.0.0.1:8080 (AICS_PUBLIC_URL and AICS_AUTHORITY set them)")
     expect(detailOf({ ...signed(), authority: undefined }, accepted))
-      .toBe("the request has no Host; it accepts 127.0.0.1:8080, aics.example.org (AICS_PUBLIC_URL and AICS_AUTHORITY set them)")
+      .toBe("the request has no Host; a client signs aics.example.org; from its own machine also 127.0.0.1:8080 (AICS_PUBLIC_URL and AICS_AUTHORITY set them)")
+    // The defaults of a node listening on every address behind a balancer: the wildcard
+    // listening address is accepted but no Host a client sends, so it is not offered.
+    const behindBalancer = { authorities: ["0.0.0.0:8080", "localhost:8080", "[::1]:8080", "aics.example.org"] }
+    const lb = detailOf(signed({ authority: "10.0.0.5:8080" }), behindBalancer)
+    expect(lb).toBe("the request's Host \"10.0.0.5:8080\" (the @authority it signs) is not an authority of this service; " +
+      "a client signs aics.example.org; from its own machine also localhost:8080, [::1]:8080 (AICS_PUBLIC_URL and AICS_AUTHORITY set them)")
+    // Each one named is accepted (the decision is the list's), and the wildcard still is.
+    for (const authority of ["aics.example.org", "localhost:8080", "[::1]:8080", "0.0.0.0:8080"]) {
+      expect(detailOf(signed({ authority }), behindBalancer)).toBe("ok")
+    }
+    // A node reached on its own machine only says so.
+    expect(detailOf(signed({ authority: "example.com" }), { authorities: ["127.0.0.1:8080", "localhost:8080"] })).toBe(
+      "the request's Host \"example.com\" (the @authority it signs) is not an authority of this service; " +
+        "it accepts 127.0.0.1:8080, localhost:8080, hosts of its own machine only (AICS_PUBLIC_URL and AICS_AUTHORITY set them)")
     // A Host that is no authority at all is quoted as received, cut short: anyone may send one.
     const long = `${"x".repeat(300)}/"path"`
     const detail = detailOf({ ...signed(), authority: long }, accepted)
     expect(detail).toContain(`Host ${JSON.stringify(`${"x".repeat(100)}...`)} (the @authority it signs)`)
-    expect(detail.length).toBeLessThan(300)
+    expect(detail).not.toContain("x".repeat(101))
   })
 
   it("signature_lifetime: expires not after created, or more than 600 s after", () => {
