@@ -31,6 +31,7 @@ import { FsKeptCheckpointLive } from "./adapters/fs/FsKeptCheckpoint.js"
 import { FsWitnessStateLive } from "./adapters/fs/FsWitnessState.js"
 import { FetchWitnessTransportLive } from "./adapters/http/fetchWitnessTransport.js"
 import { LogCreationStatus } from "./app/LogCreation.js"
+import { ReplayStoreHealth } from "./app/ReplayStoreHealth.js"
 import { logLocation, ServiceConfig } from "./app/ServiceConfig.js"
 
 // ServiceConfig is provided by whoever builds these (main.ts's program: the settings are
@@ -108,7 +109,10 @@ export const StorageAfterCharter = Layer.unwrapEffect(Effect.gen(function*() {
   // The last checkpoint the node published or adopted, kept in its own data folder on either
   // storage: on PostgreSQL the only copy outside the database (ports/KeptCheckpoint.ts).
   const kept = FsKeptCheckpointLive(join(config.dataDir, "last-checkpoint"))
-  return Layer.mergeAll(stores, kept, FetchWitnessTransportLive, NetworkOraclesLive(config.contributions))
+  // The replay store watched, for /healthz: ReplayStoreHealth provides it again over the one of `stores`.
+  return Layer.mergeAll(ReplayStoreHealth.layer, kept, FetchWitnessTransportLive, NetworkOraclesLive(config.contributions)).pipe(
+    Layer.provideMerge(stores)
+  )
 }))
 
 /** The whole storage at once, in its order: for a program that checks no charter between (bench/trafficGenerate.ts). */

@@ -15,7 +15,9 @@
 // (app/Sequencer.ts `health`): the log's storage fails its sequencing work
 // (storage_unavailable: trying for the lease, reading new leaves, writing a batch; it ends
 // when that work succeeds again), or it does not sequence and has seen no process hold the
-// lease for longer than a takeover takes (no_sequencer).
+// lease for longer than a takeover takes (no_sequencer). storage_unavailable too while the
+// replay store fails, so signed requests are refused (app/ReplayStoreHealth.ts, from memory
+// as well).
 
 import { Effect } from "effect"
 import { agentWritesHeld } from "../domain/governance/freeze.js"
@@ -24,6 +26,7 @@ import { BodyLedger } from "./BodyLedger.js"
 import { CosignatureCollector, type WitnessingStatus } from "./CosignatureCollector.js"
 import { LogStatus, type LogState } from "./LogStatus.js"
 import { Projection } from "./Projection.js"
+import { ReplayStoreHealth } from "./ReplayStoreHealth.js"
 import { Sequencer } from "./Sequencer.js"
 import { damageFound } from "./StartupDamage.js"
 import { StateReader } from "./StateReader.js"
@@ -56,6 +59,7 @@ export const serviceHealth = Effect.gen(function*() {
   const projection = yield* Projection
   const witnessing = yield* CosignatureCollector
   const sequencer = yield* Sequencer
+  const replayStore = yield* ReplayStoreHealth
   // The freeze as last read: what the report says while the projection store cannot be read.
   let lastHeld = false
   return Effect.gen(function*() {
@@ -72,6 +76,8 @@ export const serviceHealth = Effect.gen(function*() {
     // Writes cannot be taken: the sequencer's own account, held in memory (no storage read).
     const sequencing = yield* sequencer.health
     if (sequencing.storageFailure !== undefined) reasons.push(withoutServerPaths(`storage_unavailable: ${sequencing.storageFailure}`))
+    const replayFailure = yield* replayStore.failure
+    if (replayFailure !== undefined) reasons.push(withoutServerPaths(`storage_unavailable: the replay store failed (${replayFailure})`))
     if (sequencing.withoutSequencerSeconds !== undefined) {
       reasons.push(`no_sequencer: this process does not sequence the log, and has seen no process do so for ${Math.floor(sequencing.withoutSequencerSeconds)} s`)
     }

@@ -3,7 +3,8 @@
 // than the collector's grace is DEGRADED with the reason witnesses_below_quorum, naming the
 // witnesses that did not and why; within the grace, or with the quorum met, it is OK. A
 // sequencer that says the log's storage fails it, or that no process has held the lease for
-// longer than a takeover takes, makes it DEGRADED with storage_unavailable or no_sequencer.
+// longer than a takeover takes, makes it DEGRADED with storage_unavailable or no_sequencer;
+// so does a replay store that fails (signed requests are then refused 503).
 
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
@@ -11,6 +12,7 @@ import { BodyLedger } from "../../src/app/BodyLedger.js"
 import { CosignatureCollector, type WitnessingStatus } from "../../src/app/CosignatureCollector.js"
 import { LogStatus, type LogState } from "../../src/app/LogStatus.js"
 import { Projection } from "../../src/app/Projection.js"
+import { ReplayStoreHealth } from "../../src/app/ReplayStoreHealth.js"
 import { Sequencer, type SequencingHealth } from "../../src/app/Sequencer.js"
 import { serviceHealth } from "../../src/app/ServiceHealth.js"
 import { StateReader } from "../../src/app/StateReader.js"
@@ -28,9 +30,10 @@ const witness = {
 
 const sequencingWell: SequencingHealth = { storageFailure: undefined, withoutSequencerSeconds: undefined }
 
-const healthWith = (witnessing: WitnessingStatus, sequencing: SequencingHealth = sequencingWell) =>
+const healthWith = (witnessing: WitnessingStatus, sequencing: SequencingHealth = sequencingWell, replayFailure?: string) =>
   Effect.runPromise(Effect.flatten(serviceHealth).pipe(Effect.provide(Layer.mergeAll(
     Layer.succeed(Sequencer, { health: Effect.succeed(sequencing) } as unknown as Sequencer["Type"]),
+    Layer.succeed(ReplayStoreHealth, { failure: Effect.succeed(replayFailure) }),
     Layer.succeed(LogStatus, { current: Effect.succeed(log) }),
     Layer.succeed(BodyLedger, { exhausted: Effect.succeed(false) } as unknown as BodyLedger["Type"]),
     Layer.succeed(StateReader, { resident: Effect.succeed({ governance: { freeze: { frozenIndex: null } } }) } as unknown as StateReader["Type"]),
@@ -69,6 +72,17 @@ describe("serviceHealth", () => {
       "no_sequencer: this process does not sequence the log, and has seen no process do so for 12 s"
     ])
     const back = await healthWith(quorumMet)
+    expect([back.status, back.reasons]).toEqual(["OK", []])
+  })
+
+  it("says DEGRADED, storage_unavailable, while the replay store fails, and OK once it does not", async () => {
+    const quorumMet = { quorum: 0, cosigningLatest: 0, latestSize: 12, belowQuorumSeconds: 0, belowQuorum: false, witnesses: [] }
+    const failing = await healthWith(quorumMet, sequencingWell, "remember: Failed to execute statement: relation \"aics_nonces\" does not exist")
+    expect(failing.status).toBe("DEGRADED")
+    expect(failing.reasons).toEqual([
+      "storage_unavailable: the replay store failed (remember: Failed to execute statement: relation \"aics_nonces\" does not exist)"
+    ])
+    const back = await healthWith(quorumMet, sequencingWell, undefined)
     expect([back.status, back.reasons]).toEqual(["OK", []])
   })
 })

@@ -39,6 +39,7 @@ import { Sequencer } from "../../app/Sequencer.js"
 import { ServiceConfig } from "../../app/ServiceConfig.js"
 import { ServiceStats } from "../../app/ServiceStats.js"
 import { SignedReads } from "../../app/SignedReads.js"
+import { ReplayStoreHealth } from "../../app/ReplayStoreHealth.js"
 import { StateReader } from "../../app/StateReader.js"
 import { SupAsset } from "../../app/SupAsset.js"
 import { TileSink } from "../../ports/TileSink.js"
@@ -122,7 +123,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Bodies, Crypto, EntryWrites, LogReader, LogStatus, LogStore, Publisher, ServiceConfig, WriteAnswers)(EntriesHandlers),
     builtWithOnly(CosignatureCollector, Publisher, ServiceConfig, TileSink)(TilesHandlers),
     builtWithOnly(Charter)(DiscoveryHandlers),
-    builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Projection, Sequencer, ServiceConfig, StateReader)(TelemetryHandlers),
+    builtWithOnly(BodyLedger, CosignatureCollector, LogStatus, Projection, ReplayStoreHealth, Sequencer, ServiceConfig, StateReader)(TelemetryHandlers),
     builtWithOnly(LogNotary, LogReader, Projection, Publisher, ReadCursors, ServiceConfig, SignedReads, StateReader)(IdentityHandlers),
     builtWithOnly(BodyStore, Clock, LogStore, Publisher, ReadCursors, ServiceConfig, SignedReads, StateReader)(MessagingHandlers),
     builtWithOnly(AdminWrites, EntryWrites)(AdminHandlers),

@@ -8,6 +8,10 @@
 // SIGKILL loses its socket, the server ends the session and frees the lock, and the next
 // process polling for it (every LEASE_POLL) takes it. The holder checks its session every
 // HEARTBEAT; if a check fails the lease is reported lost and the holder stops sequencing.
+// Every statement on the lease's session is bounded in time (HEARTBEAT_TIMEOUT,
+// LEASE_ANSWER_LIMIT): unanswered, it fails and the session is dropped (ownSockets.ts), so
+// a database the network stopped reaching is reported as storage failing within seconds,
+// not read as another holder for the kernel's TCP timeout.
 // The head row of the log (PgLogStore.ts) stays the guard against a fork: even a holder
 // that has not noticed its loss yet cannot append at a position another has taken.
 //
@@ -53,14 +57,26 @@ import { fromHex, toHex } from "../../domain/bytes.js"
 import { Coordination, type ClaimedSubmission, type RelayedOutcome, type RelayedSubmission } from "../../ports/Coordination.js"
 import { StorageError } from "../../ports/StorageError.js"
 import type { LeaseFence } from "../../ports/LeaseFence.js"
-import { advanceLeaseEpoch, holdLeaseEpoch } from "./leaseEpoch.js"
-import { describeError, storage, toBytes, transact, unreachable } from "./pgValues.js"
+import { advanceLeaseEpoch, HELD_EPOCH_IDLE_LIMIT_MS, holdLeaseEpoch } from "./leaseEpoch.js"
+import { ownSockets } from "./ownSockets.js"
+import { keepListening } from "./pgListener.js"
+import { storage, toBytes, transact, unreachable } from "./pgValues.js"
 
 /** How often a process that does not hold the lease tries to take it. */
 const LEASE_POLL = Duration.millis(250)
 /** How often the holder checks its lease session, and how long a check may take. */
 const HEARTBEAT = Duration.millis(500)
 const HEARTBEAT_TIMEOUT = Duration.seconds(2)
+/**
+ * How long the lease's other statements (trying for the lock, its unlock), and connecting
+ * its session, may take before the database counts as not answering: the try fails with a
+ * StorageError and the session is dropped (ownSockets.ts). A network that drops packets
+ * silently would otherwise hang the try for the kernel's TCP timeout (minutes), which the
+ * sequencer reads as another process holding the lease (app/Sequencer.ts,
+ * LEASE_HELD_ELSEWHERE, 2 s: this stays below it, so such a node says storage_unavailable).
+ * Each of these statements takes milliseconds on a database that answers.
+ */
+export const LEASE_ANSWER_LIMIT = Duration.millis(1_500)
 /**
  * How long the lease session may sit idle before the database ends it, and frees the lock
  * with it (PostgreSQL's idle_session_timeout, set on that session alone). The heartbeat
@@ -71,6 +87,8 @@ const HEARTBEAT_TIMEOUT = Duration.seconds(2)
  * heartbeat, inside the 5 s failover bound (docs/operations.md, "A stuck sequencer").
  */
 export const LEASE_IDLE_LIMIT = Duration.seconds(3)
+/** How long handing claimed submissions back may take (release). */
+const RELEASE_LIMIT = Duration.seconds(5)
 /** How often the waiting answers are read when no notification came. */
 const ANSWER_POLL = Duration.millis(250)
 /** How often the holder looks for waiting submissions when no notification came. */
@@ -108,14 +126,13 @@ const parseJson = (value: unknown): OutcomeJson => (typeof value === "string" ? 
 export const PgCoordinationLive = (
   url: string | Redacted.Redacted<string>,
   options: PgCoordinationOptions = {}
-): Layer.Layer<Coordination, StorageError, SqlClient.SqlClient | PgClient.PgClient> =>
+): Layer.Layer<Coordination, StorageError, SqlClient.SqlClient> =>
   Layer.scoped(Coordination, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
     const unclaimedTimeout = options.unclaimedTimeout ?? Duration.seconds(10)
 
     // One channel (NOTIFY is database-wide, and each schema is a deployment of its own), its
-    // payload "<kind> <detail>": one LISTEN on @effect/sql-pg's one listening connection. A
+    // payload "<kind> <detail>": one LISTEN, on a listening connection of its own. A
     // channel a kind, three LISTENs issued at once, had node-postgres warn at every start
     // that a query was sent while another ran (deprecated, an error from pg 9).
     const [{ schema }] = (yield* sql<{ schema: string }>`SELECT current_schema() AS schema`.pipe(storage("open"))) as [{ schema: string }]
@@ -123,29 +140,30 @@ export const PgCoordinationLive = (
     type Kind = "submitted" | "answered" | "appended"
     const notify = (kind: Kind, detail: string) => Effect.asVoid(sql`SELECT pg_notify(${CHANNEL}, ${`${kind} ${detail}`})`)
 
-    // Wakes fed by LISTEN, one a kind; a lost or failed listener only slows things to the polls.
+    // Wakes fed by LISTEN, one a kind; a lost listener only slows things to the polls, and
+    // comes back by itself (pgListener.ts).
     const wakes = {
       submitted: yield* Queue.sliding<void>(1),
       answered: yield* Queue.sliding<void>(1),
       appended: yield* Queue.sliding<void>(1)
     }
-    yield* Effect.forkScoped(pg.listen(CHANNEL).pipe(
-      Stream.runForEach((payload) => {
-        const kind = payload.split(" ", 1)[0]
-        return kind === "submitted" || kind === "answered" || kind === "appended" ? Queue.offer(wakes[kind], undefined) : Effect.void
-      }),
-      Effect.catchAll((error) => Effect.logWarning("LISTEN failed; polling instead", error).pipe(Effect.annotateLogs({ channel: CHANNEL }))),
-      Effect.retry(Schedule.spaced(Duration.seconds(1)))
-    ))
+    const redacted = typeof url === "string" ? Redacted.make(url) : url
+    yield* keepListening(redacted, CHANNEL, (payload) => {
+      const kind = payload.split(" ", 1)[0]
+      return kind === "submitted" || kind === "answered" || kind === "appended" ? Queue.offer(wakes[kind], undefined) : Effect.void
+    })
     const waking = (kind: Kind) => (poll: Duration.Duration) => Effect.asVoid(Queue.take(wakes[kind]).pipe(Effect.timeoutOption(poll)))
     const submittedWake = waking("submitted")
     const answeredWake = waking("answered")
     const appendedWake = waking("appended")
 
-    // The lease's own connection.
-    const redacted = typeof url === "string" ? Redacted.make(url) : url
-    const leaseContext = yield* Layer.build(PgClient.layer({ url: redacted, maxConnections: 1, applicationName: "aics-lease" }))
-      .pipe(Effect.mapError(unreachable("lease", redacted)))
+    // The lease's own connection, on sockets of its own: a statement the database does not
+    // answer in time fails, and its connection is dropped (ownSockets.ts, LEASE_ANSWER_LIMIT).
+    const leaseSockets = ownSockets()
+    const leaseContext = yield* Layer.build(PgClient.layer({
+      url: redacted, maxConnections: 1, applicationName: "aics-lease", connectTimeout: LEASE_ANSWER_LIMIT, stream: leaseSockets.stream
+    })).pipe(Effect.mapError(unreachable("lease", redacted)))
+    const answered = leaseSockets.within(LEASE_ANSWER_LIMIT, "lease")
     const leaseSql = (yield* Effect.provide(SqlClient.SqlClient, leaseContext))
     const LOCK = `hashtext(current_schema() || '.aics_sequencer')`
 
@@ -157,29 +175,35 @@ export const PgCoordinationLive = (
       yield* connection.execute(`SET idle_session_timeout = ${Duration.toMillis(LEASE_IDLE_LIMIT)}`, [], undefined).pipe(
         Effect.catchAll((error) =>
           Effect.logWarning("the lease cannot be bounded in time (idle_session_timeout needs PostgreSQL 14): a stuck holder keeps it until its session ends")
-            .pipe(Effect.annotateLogs({ error: error.message })))
+            .pipe(Effect.annotateLogs({ error: error.message }))),
+        answered
       )
       const tryLock = connection.execute(`SELECT pg_try_advisory_lock(${LOCK}) AS held`, [], undefined).pipe(
-        Effect.map((rows) => rows[0]?.held === true)
+        Effect.map((rows) => rows[0]?.held === true),
+        storage("lease"),
+        answered
       )
       // The unlock is registered before the first try: a wait for the lease that is
       // interrupted (Charter races it against leaf 0 being written) as a try takes the lock
       // still gives the lock up. Unlocking a lock not held does nothing.
-      yield* Effect.addFinalizer(() => Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${LOCK})`, [], undefined)))
+      yield* Effect.addFinalizer(() => Effect.ignore(connection.execute(`SELECT pg_advisory_unlock(${LOCK})`, [], undefined).pipe(storage("lease"), answered)))
       yield* tryLock.pipe(
         Effect.repeat({ until: (held) => held, schedule: Schedule.spaced(LEASE_POLL) })
       )
       // Before the first batch: from here on the predecessor's deletes find no matching epoch.
-      const fence = yield* advanceLeaseEpoch(connection)
+      // It may wait for a predecessor's transaction that holds the epoch row, bounded by
+      // HELD_EPOCH_IDLE_LIMIT when that one is stuck.
+      const fence = yield* advanceLeaseEpoch(connection).pipe(leaseSockets.within(Duration.sum(LEASE_ANSWER_LIMIT, Duration.millis(HELD_EPOCH_IDLE_LIMIT_MS)), "lease"))
       const lost = yield* Deferred.make<void>()
       // A failed check means the session, and the lock with it, may be gone.
       yield* Effect.forkScoped(connection.execute("SELECT 1", [], undefined).pipe(
-        Effect.timeoutFail({ duration: HEARTBEAT_TIMEOUT, onTimeout: () => "heartbeat timed out" }),
+        storage("heartbeat"),
+        leaseSockets.within(HEARTBEAT_TIMEOUT, "heartbeat"),
         Effect.zipRight(Effect.sleep(HEARTBEAT)),
         Effect.forever,
         Effect.catchAll((error) =>
           Effect.zipRight(
-            Effect.logError("the sequencing lease is lost").pipe(Effect.annotateLogs({ error: typeof error === "string" ? error : describeError(error) })),
+            Effect.logError("the sequencing lease is lost").pipe(Effect.annotateLogs({ error: error.message })),
             Deferred.succeed(lost, undefined)
           ))
       ))
@@ -245,11 +269,16 @@ export const PgCoordinationLive = (
     const whileLatest = (operation: string, fence: LeaseFence, take: Effect.Effect<ReadonlyArray<ClaimedRow>, SqlError>) =>
       transact(sql, operation, Effect.flatMap(holdLeaseEpoch(sql, fence), (latest) => (latest ? take : Effect.succeed([]))))
 
+    // Tried every SUBMITTED_POLL while this process sequences, so one is often under way when
+    // the lease is lost: the holder stops at once, without waiting for its interruption (the
+    // ROLLBACK, on a connection the network dropped silently, would wait for the kernel's TCP
+    // timeout). A claim that commits after all is the next holder's orphan (see the header).
     const claim = (max: number, logSize: number, fence: LeaseFence) =>
       whileLatest("claim", fence, sql<ClaimedRow>`UPDATE aics_relay SET claimed_at = ${logSize}, claimed_epoch = ${fence.epoch}
         WHERE id IN (SELECT id FROM aics_relay WHERE claimed_at IS NULL ORDER BY id LIMIT ${max} FOR UPDATE SKIP LOCKED)
         RETURNING id, envelope_jcs, body, claimed_at`).pipe(
-        Effect.map((rows) => rows.map(claimedOf).sort((a, b) => Number(a.id) - Number(b.id)))
+        Effect.map((rows) => rows.map(claimedOf).sort((a, b) => Number(a.id) - Number(b.id))),
+        Effect.disconnect
       )
 
     // `outcome IS NULL` too: the first answer of a fence stands.
@@ -270,12 +299,22 @@ export const PgCoordinationLive = (
           WHERE claimed_at IS NOT NULL AND outcome IS NULL RETURNING id, envelope_jcs, body, claimed_at`)
       ).pipe(Effect.map((rows) => rows.map(claimedOf).sort((a, b) => Number(a.id) - Number(b.id))))
 
+    // The hand-over when a lease ends, which the holder waits for before it tries for the
+    // lease again: bounded, so a database that stopped answering is reported as such
+    // (RELEASE_LIMIT). Rows not handed back stay claimed: the next holder's orphans.
     const release = (ids: ReadonlyArray<string>, fence: LeaseFence) =>
       ids.length === 0 ? Effect.void : Effect.zipRight(
         sql`UPDATE aics_relay SET claimed_at = NULL, claimed_epoch = NULL
           WHERE id = ANY(${ids}::bigint[]) AND claimed_epoch = ${fence.epoch} AND outcome IS NULL`,
         notify("submitted", "released")
-      ).pipe(storage("release"))
+      ).pipe(
+        storage("release"),
+        Effect.disconnect,
+        Effect.timeoutFail({
+          duration: RELEASE_LIMIT,
+          onTimeout: () => new StorageError({ operation: "release", detail: `the database did not answer within ${Duration.format(RELEASE_LIMIT)}` })
+        })
+      )
 
     return Coordination.of({
       lease,

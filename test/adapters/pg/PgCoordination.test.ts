@@ -1,16 +1,23 @@
 // PgCoordination: the Coordination contract on PostgreSQL, and the relay of a holder
 // deposed without noticing (src/ports/Coordination.ts, the fenced relay): its lease session
 // ended by the server while its process lives on and still calls the relay with its fence.
+// Then the database failing it (docs/operations.md "Several nodes behind a load balancer"):
+// its LISTEN connection ended by the server comes back by itself, one line each way, and a
+// notification wakes the node at once again; a network that drops everything silently
+// fails the lease's holder and its seeker in bounded time (a frozen proxy in between),
+// not after the kernel's TCP timeouts, and the lease is taken again once it carries
+// packets.
 
 import { it } from "@effect/vitest"
-import { Context, Duration, Effect, Fiber, Layer } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Queue, Schedule, Scope, Stream } from "effect"
 import { describe, expect } from "vitest"
-import { PgCoordinationLive } from "../../../src/adapters/pg/PgCoordination.js"
+import { LEASE_ANSWER_LIMIT, PgCoordinationLive } from "../../../src/adapters/pg/PgCoordination.js"
 import { PgDatabaseLive } from "../../../src/adapters/pg/PgStorage.js"
 import { type ClaimedSubmission, Coordination, type RelayedOutcome } from "../../../src/ports/Coordination.js"
 import { coordinationContract } from "../../ports/Coordination.contract.js"
 import { testDatabase } from "../../support/pg.js"
 import { sessionOn, terminateLeaseSession } from "../../support/pgSessions.js"
+import { startTcpProxy } from "../../support/tcpProxy.js"
 import { coordinationOn } from "./open.js"
 
 const db = testDatabase()
@@ -77,5 +84,122 @@ describe("PgCoordination with a holder deposed without noticing", () => {
       const answer = yield* Fiber.join(relayed)
       expect(answer._tag === "Accepted" && answer.index).toBe(0)
       expect(yield* Fiber.join(waiting)).toEqual(refused)
+    }))
+})
+
+/** Log lines (messages) a test's effect and the fibers it starts write, kept in `lines`. */
+const keptLines = (lines: Array<string>) =>
+  Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void lines.push(Array.isArray(message) ? message.join(" ") : String(message))))
+
+describe("PgCoordination's LISTEN", () => {
+  it.scopedLive.runIf(db.multiSession)("comes back by itself once its backend is terminated, and a notification wakes the node at once again", () => {
+    const lines: Array<string> = []
+    return Effect.gen(function*() {
+      const url = yield* db.freshSchema
+      const admin = yield* sessionOn(url)
+      const [a, b] = yield* Effect.forEach([0, 1], () => Effect.map(Layer.build(coordinationOn(db, url)), (ctx) => Context.get(ctx, Coordination)))
+      const [{ channel }] = (yield* admin<{ channel: string }>`SELECT 'aics_coordination_' || current_schema() AS channel`) as [{ channel: string }]
+      const listeners = admin<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE query = ${`LISTEN "${channel}"`}`.pipe(
+        Effect.map((rows) => rows.map((r) => r.pid)))
+
+      // A's reads of the log: each is a wake (a NOTIFY) or a poll, a second after the last.
+      const reads = yield* Queue.unbounded<number>()
+      yield* Effect.forkScoped(Stream.runForEach(a.appended, () => Effect.flatMap(Clock.currentTimeMillis, (at) => Queue.offer(reads, at))))
+      /** Milliseconds from B's announcement to A's next read, right after a read. */
+      const wakeDelay = Effect.gen(function*() {
+        yield* Queue.takeAll(reads)
+        yield* Queue.take(reads)
+        const announced = yield* Clock.currentTimeMillis
+        yield* b.announce(1)
+        return (yield* Queue.take(reads)) - announced
+      })
+      const woken = (delay: number) => delay < 500
+
+      const before = yield* Effect.repeat(Effect.delay(listeners, Duration.millis(50)), { until: (pids) => pids.length === 2 })
+      expect(woken(yield* wakeDelay)).toBe(true)
+      yield* admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY(${before}::int[])`
+
+      // Both listen again on connections of their own (the terminated ones are gone)...
+      const after = yield* listeners.pipe(
+        Effect.delay(Duration.millis(100)),
+        Effect.repeat({ until: (pids) => pids.length === 2 && pids.every((pid) => !before.includes(pid)) }),
+        Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => "nobody listens again" })
+      )
+      expect(after.length).toBe(2)
+      // ...and a NOTIFY wakes A again well before its poll would.
+      const delay = yield* wakeDelay.pipe(
+        Effect.repeat({ until: woken }),
+        Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => "A is never woken again" })
+      )
+      expect(delay).toBeLessThan(500)
+      yield* Effect.repeat(Effect.sync(() => lines.filter((l) => l.startsWith("LISTEN is back")).length), {
+        until: (n) => n === 2, schedule: Schedule.spaced(Duration.millis(50))
+      })
+      // One line each way on each node.
+      expect(lines.filter((l) => l.startsWith("LISTEN lost")).length, lines.join("\n")).toBe(2)
+      expect(lines.filter((l) => l.startsWith("LISTEN is back")).length, lines.join("\n")).toBe(2)
+    }).pipe(Effect.provide(keptLines(lines)))
+  })
+})
+
+describe("PgCoordination on a network that drops everything silently", () => {
+  it.scopedLive.runIf(db.multiSession)("fails the lease's holder and seeker in bounded time, and the lease is taken again once it carries packets", () =>
+    Effect.gen(function*() {
+      // A database of its own: its sessions are told from other test files' by datname.
+      const url = new URL(yield* db.freshDatabase)
+      const admin = yield* sessionOn(url.toString())
+      const proxy = yield* Effect.acquireRelease(
+        Effect.promise(() => startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) })),
+        (p) => Effect.promise(() => p.close())
+      )
+      url.hostname = "127.0.0.1"
+      url.port = String(proxy.port)
+      const [a, b] = yield* Effect.forEach([0, 1], () =>
+        Effect.map(Layer.build(coordinationOn(db, url.toString())), (ctx) => Context.get(ctx, Coordination)))
+      const elapsed = <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.gen(function*() {
+          const start = yield* Clock.currentTimeMillis
+          const exit = yield* Effect.exit(effect)
+          return { exit, millis: (yield* Clock.currentTimeMillis) - start }
+        })
+
+      // A holds the lease and has claimed a submission B relayed; B tries for the lease (its
+      // tries answer: held).
+      const leaseOfA = yield* Scope.make()
+      const held = yield* Scope.extend(a.lease, leaseOfA)
+      yield* Effect.fork(b.relay({ envelopeJcs: `{"n":1}`, body: null }))
+      const [claimed] = yield* a.claim(1, 1, held.fence).pipe(claimedOne)
+      const seeking = yield* Effect.fork(Effect.scoped(b.lease))
+      yield* admin`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'aics-lease'
+        AND query LIKE 'SELECT pg_try_advisory_lock%'`.pipe(Effect.delay(Duration.millis(50)), Effect.repeat({ until: (rows) => rows.length > 0 }))
+
+      proxy.freeze()
+      const [seeker, holder] = yield* Effect.all([elapsed(Fiber.join(seeking)), elapsed(held.lost)], { concurrency: 2 })
+      // The seeker's try fails (it does not wait for the kernel), within the limit and a poll.
+      expect(Exit.isFailure(seeker.exit) && String(seeker.exit.cause)).toMatch(/did not answer/)
+      expect(seeker.millis).toBeLessThan(Duration.toMillis(LEASE_ANSWER_LIMIT) + 1_000)
+      // The holder's heartbeat gives up (0.5 s between, 2 s each) and its lease ends at once.
+      expect(Exit.isSuccess(holder.exit)).toBe(true)
+      expect(holder.millis).toBeLessThan(3_500)
+      const released = yield* elapsed(Scope.close(leaseOfA, Exit.void))
+      expect(released.millis).toBeLessThan(Duration.toMillis(LEASE_ANSWER_LIMIT) + 1_000)
+      // A new try, on a new connection that hears nothing either, fails in bounded time too.
+      const again = yield* elapsed(Effect.scoped(a.lease))
+      expect(Exit.isFailure(again.exit)).toBe(true)
+      expect(again.millis).toBeLessThan(Duration.toMillis(LEASE_ANSWER_LIMIT) + 1_000)
+      // What a holder does as its lease ends neither hangs: a claim under way stops when
+      // interrupted, and handing back what it claimed gives up after 5 s.
+      const stopped = yield* elapsed(a.claim(1, 1, held.fence).pipe(Effect.timeoutOption(Duration.millis(200))))
+      expect(stopped.millis).toBeLessThan(700)
+      const handedBack = yield* elapsed(a.release([claimed!.id], held.fence))
+      expect(Exit.isFailure(handedBack.exit) && String(handedBack.exit.cause)).toMatch(/did not answer within 5s/)
+      expect(handedBack.millis).toBeLessThan(6_000)
+
+      proxy.thaw()
+      const retaken = yield* Effect.scoped(Effect.as(b.lease, "taken")).pipe(
+        Effect.retry(Schedule.spaced(Duration.millis(200))),
+        Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => "the lease is never taken again" })
+      )
+      expect(retaken).toBe("taken")
     }))
 })

@@ -1,0 +1,61 @@
+// The sockets of a pool of the coordination's own (the lease's, the listener's), so that a
+// database that stops answering is given up on after a bound, not after the kernel's TCP
+// timeouts.
+//
+// A network that drops packets without a reset (a firewall, a half-open path, a frozen VM
+// on the other side) leaves node-postgres waiting: a statement sent is retransmitted for
+// as long as the kernel's tcp_retries2 allows (about 15 minutes on Linux), a LISTEN
+// connection hears nothing and does not know it, and TCP keepalive cannot help (Node 20
+// sets only its idle time, its probes go 75 s apart). Interrupting the statement does not
+// free the connection either: @effect/sql-pg then cancels it with a query on the same
+// pool (up to 5 s, on a pool of one waiting for the connection that hangs), and the pool
+// gets the hung connection back for the next statement.
+//
+// So the pool's sockets are made here (@effect/sql-pg's `stream` option), and `within`
+// bounds a statement: unanswered after the limit, it fails with a StorageError and every
+// socket of the pool is destroyed. Their clients fail at once, the pool drops them, and the
+// next statement opens a new connection (bounded by the pool's connectTimeout). Only for
+// pools whose statements are all short: the shared storage pool runs migrations and large
+// reads, which must not be cut.
+
+import { Socket } from "node:net"
+import { Duration, Effect, Option } from "effect"
+import { StorageError } from "../../ports/StorageError.js"
+
+export interface OwnSockets {
+  /** The pool's `stream` option: a new socket, kept here until it closes. */
+  readonly stream: () => Socket
+  /** Destroys every socket still open. */
+  readonly cut: Effect.Effect<void>
+  /**
+   * `effect`, or a StorageError of `operation` once the database has not answered it within
+   * `limit` (the sockets then cut). The statement's own interruption goes on apart, so the
+   * bound holds whatever its cancel takes.
+   */
+  readonly within: (limit: Duration.DurationInput, operation: string) => <A, R>(effect: Effect.Effect<A, StorageError, R>) => Effect.Effect<A, StorageError, R>
+}
+
+export const ownSockets = (): OwnSockets => {
+  const open = new Set<Socket>()
+  const cut = Effect.sync(() => {
+    for (const socket of open) socket.destroy()
+  })
+  return {
+    stream: () => {
+      const socket = new Socket()
+      open.add(socket)
+      socket.once("close", () => open.delete(socket))
+      return socket
+    },
+    cut,
+    within: (limit, operation) => (effect) =>
+      Effect.disconnect(effect).pipe(
+        Effect.timeoutOption(limit),
+        Effect.flatMap(Option.match({
+          onSome: Effect.succeed,
+          onNone: () =>
+            Effect.zipRight(cut, Effect.fail(new StorageError({ operation, detail: `the database did not answer within ${Duration.format(limit)}` })))
+        }))
+      )
+  }
+}
