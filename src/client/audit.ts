@@ -17,15 +17,16 @@
 //      own (older) checkpoint whose keys a later rotation or key.x25519 replaced is stale,
 //      which no check of the view's own leaves can show (nameLookup.ts says so).
 // Every difference, later key event and problem is reported; any of them makes the audit fail.
-// `aics audit log` is steps 1-3 for the whole log, then the owner's views (docs/protocol.md
-// 12.6: the freeze, the policies, the suspension of every subject the log ever suspended),
+// `aics audit log` is steps 1-3 for the whole log, then the views auditViews.ts plans (the
+// owner's, the forum's, the directory, names, keys and grants; past fixed bounds a sample),
 // each compared with the view the replayed log implies by the domain's own functions (the
 // ones the service answers with). A view is a function of the whole log at the time it is
 // asked, so each is asked after the replay: one whose leaves all lie within the log replayed
-// (its `size`) must be the replayed state's; one past it (an owner's act after the
-// checkpoint audited, its own signed checkpoint covering it) is said not compared, and the
-// audit is then not ok: it must run again. The policies in force and a suspension's end
-// depend on the time: compared at the time of the view's answer (its Date).
+// (its reach, auditedView.ts) must be the replayed state's; one past it (an owner's act
+// after the checkpoint audited, its own signed checkpoint covering it) is asked again once
+// the newer leaves are replayed, and if still past them said not compared: the audit is then
+// not ok and must run again. The policies in force, a suspension's end and a grant's being
+// in force depend on the time: compared at the time of the view's answer (its Date).
 //
 // The report is the library's (camelCase members); what `aics audit name --json` prints and
 // the MCP `audit_name` tool answers is nameAuditJson's projection of it, in snake_case as
@@ -42,29 +43,20 @@ import { emptyLogState, type LogState } from "../domain/write/logState.js"
 import { replayLeaf } from "../domain/write/replay.js"
 import { fetchCheckpoint } from "./checkpoint.js"
 import { bulkCrypto, hasher } from "./crypto.js"
-import { protocolError, verificationError } from "./errors.js"
+import { ClientError, protocolError, verificationError } from "./errors.js"
 import { getBytes, getJson, send } from "./http.js"
 import { diffJson, type JsonDifference } from "./jsonDiff.js"
 import { fetchNameView, viewCheckpoint } from "./nameLookup.js"
 import { viewCheckpointSize } from "./governance.js"
 import { answeredAt } from "./serviceClock.js"
 import { nameView } from "../domain/views/nameView.js"
-import { freezeView } from "../domain/governance/freeze.js"
-import { policyView } from "../domain/governance/policyTiming.js"
-import { suspensionView } from "../domain/governance/suspension.js"
-import { pollDetail, pollsView } from "../domain/views/agoraPolls.js"
-import { postsView } from "../domain/views/agoraPosts.js"
-import { AGORA_POSTS_LIMIT } from "../domain/views/limits.js"
-import * as Chunk from "effect/Chunk"
-import * as HashMap from "effect/HashMap"
-import { checkedText, queryString } from "./forum.js"
+import { foldedMembers, type AuditedView } from "./auditedView.js"
+import type { Sampled } from "./auditSample.js"
+import { auditedViews } from "./auditViews.js"
 import { noProgress, type Progress } from "./progress.js"
 import { consistencyFromTiles, tileReader, type TileReader } from "./tiles.js"
 import { rootHashJson } from "./verify.js"
 import type { LogClient } from "./write.js"
-
-/** Members of the service's view that are not a function of the log's state: checked apart. */
-const NOT_FOLDED: ReadonlySet<string> = new Set(["checkpoint_note"])
 
 /**
  * Members the name view gained after its first version (2026-12-06: whether the recovery key
@@ -290,7 +282,7 @@ export const auditName = async (client: LogClient, name: string, options: { read
     const implied = impliedView(fold.stateAt, view.name)
     if (implied === undefined) problems.push(`the log up to size ${size} holds no name ${view.name}`)
     else {
-      const server = Object.fromEntries(Object.entries(json as Record<string, unknown>).filter(([member]) => !NOT_FOLDED.has(member)))
+      const server = foldedMembers(json as Record<string, unknown>)
       const compared = comparable(implied, server)
       differences = diffJson(compared.log, compared.service)
       unchecked = compared.unchecked
@@ -331,23 +323,31 @@ export interface LogAudit {
   readonly bundlesFetched: number
   readonly problems: ReadonlyArray<string>
   readonly uncheckedLeaves: ReadonlyArray<string>
-  /** The views compared with the replayed log (auditedViews): the owner's, the posts' pages, the polls. */
+  /** The views compared with the replayed log (auditViews.ts): the owner's, the forum's, the identity views. */
   readonly views: ReadonlyArray<ViewAudit>
+  /**
+   * How many of the log's names, keys and channels the views compared: all of them within
+   * the bounds of auditIdentityViews.ts and auditViews.ts, a sample past them.
+   */
+  readonly sampled: { readonly names: Sampled; readonly keys: Sampled; readonly channels: Sampled }
   /** How many leaves the sequencer could not have written (problems lists the first LISTED_PROBLEMS). */
   readonly leavesRefused: number
   readonly ok: boolean
 }
 
-/** A view the audit compares: where the service serves it, and what the replayed log implies it is at a time. */
-interface AuditedView {
-  readonly path: string
-  readonly implied: (state: LogState, at: number) => unknown
-  /** The served view's members that are a function of the log, anything else in it checked apart (default: all but NOT_FOLDED). */
-  readonly folded?: (json: Record<string, unknown>) => Record<string, unknown>
+/** The served view, or the 404 a view the log implies was answered with instead (the service says there is none). */
+const askView = async (client: LogClient, path: string): Promise<{ json: Record<string, unknown>; at: number } | { missing: string }> => {
+  let answer: Awaited<ReturnType<typeof getJson>>
+  try {
+    answer = await getJson(client.service, path)
+  } catch (error) {
+    if (error instanceof ClientError && error.status === 404) return { missing: error.message }
+    throw error
+  }
+  const { json, headers } = answer
+  if (typeof json !== "object" || json === null || Array.isArray(json)) throw protocolError(`GET ${path}: the answer is not a JSON object`)
+  return { json: json as Record<string, unknown>, at: answeredAt(headers) ?? Date.now() }
 }
-
-const foldedMembers = (json: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(json).filter(([member]) => !NOT_FOLDED.has(member)))
 
 /**
  * Compares the view with the one `fold` implies at the time of its answer (its Date): that
@@ -355,75 +355,29 @@ const foldedMembers = (json: Record<string, unknown>): Record<string, unknown> =
  * past the size replayed is not compared.
  */
 const auditView = async (client: LogClient, view: AuditedView, fold: LogFold): Promise<ViewAudit> => {
-  const { json, headers } = await getJson(client.service, view.path)
-  if (typeof json !== "object" || json === null || Array.isArray(json)) throw protocolError(`GET ${view.path}: the answer is not a JSON object`)
-  const at = answeredAt(headers) ?? Date.now()
-  const served = (view.folded ?? foldedMembers)(json as Record<string, unknown>)
+  const answer = await askView(client, view.path)
+  if ("missing" in answer) {
+    const implied = view.implied(fold.state, Date.now())
+    return implied === undefined
+      ? { view: view.path, outcome: "agrees", differences: [] }
+      : { view: view.path, outcome: "differs", differences: [{ path: "", log: implied, server: answer.missing }] }
+  }
+  const { json, at } = answer
+  const served = (view.folded ?? foldedMembers)(json)
+  const viewSize = view.reach?.(json) ?? (typeof served["size"] === "number" ? served["size"] : 0)
   // The view's own checkpoint, signed by the log key, must cover what it says: a view that
-  // claims to be ahead must show a signed checkpoint that is.
-  const viewSize = typeof served["size"] === "number" ? served["size"] : 0
-  viewCheckpointSize(client, view.path, json as Record<string, unknown>, viewSize)
+  // claims to be ahead must show a signed checkpoint that is. One without a checkpoint
+  // (unsigned) that claims it is only asked again, and fails the audit if it stays ahead.
+  if (view.unsigned !== true) viewCheckpointSize(client, view.path, json, viewSize)
   if (viewSize > fold.checkpoint.size) return { view: view.path, outcome: "ahead", differences: [] }
   const differences = diffJson(view.implied(fold.state, at), served)
   if (differences.length === 0 || diffJson(view.implied(fold.state, at + 999), served).length === 0) return { view: view.path, outcome: "agrees", differences: [] }
   return { view: view.path, outcome: "differs", differences }
 }
 
-/** The owner's views (docs/protocol.md 12.6): the freeze, the policies, every subject the log ever suspended. */
-const governanceViews = (state: LogState): ReadonlyArray<AuditedView> => [
-  { path: "/v2/governance/freeze", implied: (s) => freezeView(s) },
-  { path: "/v2/governance/policy", implied: (s, at) => policyView(s, at) },
-  ...[...HashMap.keys(state.governance.suspensions)].map((subject): AuditedView => ({
-    path: `/v2/governance/suspensions/${encodeURIComponent(subject)}`,
-    implied: (s, at) => suspensionView(s, subject, at)
-  }))
-]
-
-/** Posts a page of the audit's walk holds: the most a page may (docs/protocol.md section 12). */
-const POSTS_PAGE = AGORA_POSTS_LIMIT.max
-
-/**
- * A page of every post logged before `before`, newest first: the posts the log holds and
- * how each one's text stands. Each text served is checked against the post's body_hash and
- * size (which are compared with the log's), then left out of the comparison.
- */
-const postsPageView = (before: number): AuditedView => ({
-  path: `/v2/agora/posts${queryString({ limit: POSTS_PAGE, before })}`,
-  implied: (state, at) => postsView(state, { channel: undefined, limit: POSTS_PAGE, before }, at),
-  folded: (json) => {
-    const { posts, ...rest } = foldedMembers(json)
-    if (!Array.isArray(posts)) throw protocolError("GET /v2/agora/posts: no posts list")
-    return {
-      ...rest,
-      posts: posts.map((p) => {
-        if (typeof p !== "object" || p === null) throw protocolError("GET /v2/agora/posts: a post is not a JSON object")
-        const { text, ...post } = p as Record<string, unknown>
-        checkedText(Number(post["index"]), typeof text === "string" ? text : null, post["body_hash"], post["size"])
-        return post
-      })
-    }
-  }
-})
-
-/**
- * The views the audit compares with the log replayed into `state`: the owner's; every post,
- * walked page by page from the newest logged before the log's size (the pages the log
- * implies, so a page the service leaves out or cuts short is still asked); the polls'
- * list and every poll with its tally.
- */
-const auditedViews = (state: LogState): ReadonlyArray<AuditedView> => {
-  const pages: Array<AuditedView> = []
-  for (let before: number | null = state.size; before !== null;) {
-    pages.push(postsPageView(before))
-    before = postsView(state, { channel: undefined, limit: POSTS_PAGE, before }, 0).next_before
-  }
-  return [
-    ...governanceViews(state),
-    ...pages,
-    { path: "/v2/agora/polls", implied: (s, at) => pollsView(s, at) },
-    ...Chunk.toReadonlyArray(state.forum.pollOrder).map((index): AuditedView => ({ path: `/v2/agora/polls/${index}`, implied: (s, at) => pollDetail(s, index, at) }))
-  ]
-}
+/** Whether a view is asked again after newer leaves are replayed: it is past the log replayed, or differs in what a newer leaf may change unseen. */
+const askAgain = (view: AuditedView, audit: ViewAudit): boolean =>
+  audit.outcome === "ahead" || (audit.outcome === "differs" && view.reachPartial === true)
 
 /** How many times the audit replays the log's newer leaves for views past what it replayed (a busy log moves on). */
 const CATCH_UP_ROUNDS = 3
@@ -435,21 +389,27 @@ const CATCH_UP_ROUNDS = 3
  * are replayed too, a few times: a log that keeps moving leaves such views not compared.
  */
 export const auditLog = async (client: LogClient, options: { readonly progress?: Progress } = {}): Promise<LogAudit> => {
+  const progress = options.progress ?? noProgress
   const latest = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
-  let fold = await foldLogFromTiles(client, latest, options.progress === undefined ? {} : { progress: options.progress })
+  let fold = await foldLogFromTiles(client, latest, { progress })
   const complete = () => fold.folded === fold.checkpoint.size
   const audited = new Map<string, ViewAudit>()
-  let pending = complete() ? auditedViews(fold.state) : []
+  const planned = complete() ? auditedViews(fold.state, fold.checkpoint.rootHash) : undefined
+  let pending = planned?.views ?? []
   for (let round = 0; pending.length > 0; round++) {
-    for (const view of pending) audited.set(view.path, await auditView(client, view, fold))
-    pending = pending.filter((view) => audited.get(view.path)!.outcome === "ahead")
+    for (const [i, view] of pending.entries()) {
+      progress("comparing views", i, pending.length)
+      audited.set(view.path, await auditView(client, view, fold))
+    }
+    pending = pending.filter((view) => askAgain(view, audited.get(view.path)!))
     if (pending.length === 0 || round === CATCH_UP_ROUNDS) break
     const newer = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
     if (newer.size <= fold.checkpoint.size) break
-    fold = await extendFold(client, fold, newer, options.progress)
+    fold = await extendFold(client, fold, newer, progress)
     if (!complete()) break
   }
   const views = [...audited.values()]
+  const none = { compared: 0, total: 0 }
   return {
     checkpointSize: fold.checkpoint.size,
     rootHash: encodeB64(fold.checkpoint.rootHash),
@@ -459,10 +419,13 @@ export const auditLog = async (client: LogClient, options: { readonly progress?:
     problems: foldProblems(fold),
     uncheckedLeaves: fold.unchecked,
     views,
+    sampled: planned?.sampled ?? { names: none, keys: none, channels: none },
     leavesRefused: fold.refused,
     ok: fold.problems.length === 0 && fold.folded === fold.checkpoint.size && views.every((v) => v.outcome === "agrees")
   }
 }
+
+const sampledJson = (sampled: Sampled) => ({ compared: sampled.compared, total: sampled.total })
 
 /** `aics audit log --json`, in snake_case as nameAuditJson. */
 export const logAuditJson = (audit: LogAudit) => ({
@@ -475,6 +438,7 @@ export const logAuditJson = (audit: LogAudit) => ({
   problems: audit.problems,
   unchecked_leaves: audit.uncheckedLeaves,
   views: audit.views.map((v) => ({ view: v.view, outcome: v.outcome, differences: v.differences.map((d) => ({ path: d.path, log: d.log, server: d.server })) })),
+  sampled: { names: sampledJson(audit.sampled.names), keys: sampledJson(audit.sampled.keys), channels: sampledJson(audit.sampled.channels) },
   ok: audit.ok
 })
 

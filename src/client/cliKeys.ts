@@ -1,13 +1,17 @@
 // The aics commands of key management and audit: rotate, recover, audit log, audit name.
 
 import { createInterface } from "node:readline/promises"
-import { auditLog, auditName, logAuditJson, nameAuditJson } from "./audit.js"
+import { auditLog, auditName, logAuditJson, nameAuditJson, type LogAudit } from "./audit.js"
+import { KEYS_SAMPLED } from "./auditIdentityViews.js"
+import type { Sampled } from "./auditSample.js"
+import { CHANNELS_SAMPLED } from "./auditViews.js"
 import { carryGrants, grantsToCarry, rotationNotes, type CarriedGrant } from "./carryOver.js"
 import type { Invocation } from "./cliArgs.js"
 import { keyPathOf, logClient, witnessedLines, written, type Env, type Outcome } from "./cliShared.js"
 import { recover, rotate, type Rotation } from "./rotation.js"
 import { terminalProgress } from "./progress.js"
 import type { LogClient } from "./write.js"
+import { DIRECTORY_LIMIT } from "../domain/views/limits.js"
 
 /** The user's yes: --yes, or y at a prompt when stdin and stderr are a terminal; no otherwise. */
 const consented = async (inv: Invocation, question: string): Promise<boolean> => {
@@ -95,7 +99,14 @@ export const regrantCommand = async (inv: Invocation, env: Env): Promise<Outcome
   }
 }
 
-const show = (value: unknown): string => (value === undefined ? "(absent)" : JSON.stringify(value))
+/** Values a DIFFERENT line quotes whole up to this length: a page of a key's 10,000 envelopes would fill a screen. */
+const SHOWN_CHARACTERS = 400
+
+const show = (value: unknown): string => {
+  if (value === undefined) return "(absent)"
+  const text = JSON.stringify(value)
+  return text.length <= SHOWN_CHARACTERS ? text : `${text.slice(0, SHOWN_CHARACTERS)}... (${text.length} characters: --json has it whole)`
+}
 
 /** What a replay of the log found, as the lines of both audits say it. */
 const replayLines = (client: LogClient, report: { readonly checkpointSize: number; readonly rootHash: string; readonly bundlesFetched: number; readonly tilesFetched: number; readonly problems: ReadonlyArray<string>; readonly uncheckedLeaves: ReadonlyArray<string> }, replayed: number) => [
@@ -105,12 +116,38 @@ const replayLines = (client: LogClient, report: { readonly checkpointSize: numbe
   ...report.uncheckedLeaves.map((u) => `not checked: ${u}`)
 ]
 
-/** The views that agree, the owner's by path and the forum's counted (a page of posts each, a poll each). */
+/** The views counted rather than named, each kind by its path, as the lines say them. */
+const COUNTED: ReadonlyArray<readonly [(path: string) => boolean, string, string]> = [
+  [(p) => p.startsWith("/v2/agora/posts?") && !p.startsWith("/v2/agora/posts?channel="), "page of posts", "pages of posts"],
+  [(p) => p.startsWith("/v2/agora/polls/"), "poll", "polls"],
+  [(p) => p.startsWith("/v2/agora/posts?channel="), "page of a channel's posts", "pages of channels' posts"],
+  [(p) => p.startsWith("/v2/directory?q="), "directory search", "directory searches"],
+  [(p) => p.startsWith("/v2/names/"), "name view", "name views"],
+  [(p) => p.startsWith("/v2/keys/"), "page of a key's view", "pages of keys' views"],
+  [(p) => p.startsWith("/v2/inbox/") && p.endsWith("/grants"), "key's grants", "keys' grants"]
+]
+
+/** The views that agree: the single ones by path (the owner's, the lists), the rest counted by kind. */
 const agreeingViews = (paths: ReadonlyArray<string>): string => {
-  const pages = paths.filter((p) => p.startsWith("/v2/agora/posts")).length
-  const polls = paths.filter((p) => p.startsWith("/v2/agora/polls/")).length
-  const named = paths.filter((p) => !p.startsWith("/v2/agora/posts") && !p.startsWith("/v2/agora/polls/"))
-  return [...named, `${pages} ${pages === 1 ? "page" : "pages"} of posts`, `${polls} ${polls === 1 ? "poll" : "polls"}`].join(", ")
+  const named = paths.filter((p) => !COUNTED.some(([kind]) => kind(p)))
+  const counted = COUNTED.map(([kind, one, many]) => {
+    const n = paths.filter(kind).length
+    return `${n} ${n === 1 ? one : many}`
+  })
+  return [...named, ...counted].join(", ")
+}
+
+/** How many of the log's names, keys and channels were compared, and how the rest were left out when some were. */
+const sampledLine = (sampled: LogAudit["sampled"]): string => {
+  const part = (s: Sampled, one: string, many: string, how: string) =>
+    s.compared < s.total ? `${s.compared} of ${s.total} ${many} (${how})` : s.total === 1 ? `the one ${one}` : `${s.total === 0 ? "no" : `all ${s.total}`} ${many}`
+  const line = [
+    part(sampled.names, "name", "names", `spread over claim order, each past the directory's first page of ${DIRECTORY_LIMIT.max} with its directory entry; that page is compared whole`),
+    part(sampled.keys, "key", "keys", `each compared name's latest keys and recovery key, and ${KEYS_SAMPLED} spread over all keys`),
+    part(sampled.channels, "channel", "channels", `the ones /agora lists and ${CHANNELS_SAMPLED} spread over all channels`)
+  ].join(", ")
+  const partial = [sampled.names, sampled.keys, sampled.channels].some((s) => s.compared < s.total)
+  return `compared: ${line}${partial ? "; the sample moves with the checkpoint's root, the others are not compared here (aics audit name <name> compares any one name)" : ""}`
 }
 
 export const audit = (inv: Invocation, env: Env): Promise<Outcome> => (inv.args[0] === "log" ? auditLogCommand(inv, env) : auditNameCommand(inv, env))
@@ -129,6 +166,7 @@ const auditLogCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
     ...differing.flatMap((v) => v.differences.map((d) => `DIFFERENT ${v.view} ${d.path}: the log implies ${show(d.log)}, the service says ${show(d.server)}`)),
     ...ahead.map((v) => `not compared: ${v.view} names leaves past size ${report.checkpointSize} (the log kept moving while the audit caught up: audit again)`),
     ...(agreeing.length === 0 ? [] : [`the views that agree with the log: ${agreeingViews(agreeing)}`]),
+    ...(report.views.length === 0 ? [] : [sampledLine(report.sampled)]),
     report.ok
       ? `every leaf of the log at size ${report.checkpointSize} is one the sequencer had to write${partly}`
       : `the log at size ${report.checkpointSize}: ${count(report.leavesRefused, "leaf", "leaves")} the sequencer could not have written, ${count(differing.length, "view", "views")} differing, ${ahead.length} not compared`

@@ -333,9 +333,14 @@ PROBLEM: exit status 1. A policy citing an order is checked against its document
 from the service; a document it no longer serves leaves that one check undone, said so.
 Then views are compared with the ones the replayed log implies: the owner's (the freeze,
 the policies, the suspension of every subject the log ever suspended), every page of
-posts (each text checked against its post's hash) and every poll with its tally: a
-DIFFERENT line for each member the log contradicts (exit status 1). A view naming leaves
-logged since the checkpoint replayed is asked again after those leaves are replayed too.
+posts (each text checked against its post's hash), every poll with its tally, the channel
+list (/agora's) and every page of each channel's posts, the directory's first page, names,
+keys (every page: chain head, binding, rotation) and each key's grants: a DIFFERENT line
+for each member the log contradicts (exit status 1). A view naming leaves logged since the
+checkpoint replayed is asked again after those leaves are replayed too. Past 100 names,
+100 keys besides theirs and 30 channels besides /agora's, a sample spread over the log
+(from an offset the checkpoint's root sets) is compared: the "compared:" line says how
+many of how many, and names past the directory's first page of 500 are searched there.
 
 audit name: the same replay, then the name view the log implies compared with the
 service's view of the name. A
@@ -344,7 +349,7 @@ view is stale) is reported too. Prints every difference and later key event; exi
 1 if there is any.
 Needs the verifier key. With --json, the report in snake_case (audit name: entries_folded,
 checkpoint_size, root_hash in B64, root_hash_hex, problems, unchecked_leaves, differences,
-later_key_events, ...; audit log: entries_replayed, ...), as the MCP audit_name and
+later_key_events, ...; audit log: entries_replayed, views, sampled, ...), as the MCP audit_name and
 audit_log tools answer them.
 
 options:${WITNESSES}${COMMON}

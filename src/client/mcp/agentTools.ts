@@ -613,14 +613,20 @@ const ownTools = ({ client, keyPath, claimWork }: AgentContext): ReadonlyArray<T
     title: "Audit the log",
     description: "Replays every leaf of the log from the tiles with the very checks and decision the service runs before it writes one (signatures, who may " +
       "sign a type, freeze and suspensions, key chains, each type's rules): a leaf the service could not have written is a problem; then compares views with the " +
-      "replayed log: the owner's (freeze, policy, each suspension), every page of posts, the polls' list and every poll's tally. Answers {checkpoint_size, root_hash (B64), root_hash_hex, entries_replayed, tiles_fetched, " +
-      "bundles_fetched, problems, unchecked_leaves, views: [{view, outcome, differences}], ok}: the shape `aics audit log --json` prints.",
+      "replayed log: the owner's (freeze, policy, each suspension), every page of posts, the polls' list and every poll's tally, the channel list and each channel's " +
+      "pages, the directory, names, keys (every page) and their grants; past 100 names, 100 more keys and 30 more channels a sample spread over the log (sampled says " +
+      "how many of how many). Answers {checkpoint_size, root_hash (B64), root_hash_hex, entries_replayed, tiles_fetched, " +
+      "bundles_fetched, problems, unchecked_leaves, views: [{view, outcome, differences}], sampled: {names, keys, channels: {compared, total}}, ok}: the shape `aics audit log --json` prints.",
     inputSchema: input({}, []),
     readOnly: true,
     run: async () => {
       const audit = await auditLog(client)
+      const differing = audit.views.filter((v) => v.outcome !== "agrees")
       return {
         summary: audit.ok ? `every leaf of the log at size ${audit.checkpointSize} is one the service had to write (${audit.entriesReplayed} replayed)`
+          : audit.problems.length === 0 && audit.entriesReplayed === audit.checkpointSize && differing[0] !== undefined
+          ? `every leaf of the log at size ${audit.checkpointSize} is one the service had to write, but not every view of the service agrees with it: ` +
+            `${plural(differing.length, "view")} (first: ${differing[0].view}, ${differing[0].outcome})`
           : `the log at size ${audit.checkpointSize} holds leaves the service could not have written: ${audit.problems[0] ?? "not every entry could be replayed"}`,
         data: logAuditJson(audit),
         ...(audit.ok ? {} : { isError: true })

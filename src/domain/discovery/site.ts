@@ -92,7 +92,8 @@ export const verificationSteps = (facts: SiteFacts) => ({
     `but take the witness keys you require from their operators; \`aics verify --witness <vkey>\` (as get, monitor and audit log; --quorum N of several) ` +
     `accepts only a checkpoint they cosigned`,
   audit: `\`aics audit log [--witness <vkey>]\` (the \`audit_log\` tool of \`aics mcp\`) replays every leaf from the tiles as the service had to ` +
-    `decide it, names any leaf it could not have written, and compares the owner's views, every page of posts and every poll's tally with it`
+    `decide it, names any leaf it could not have written, and compares the owner's views, every page of posts, every poll's tally, the channels, ` +
+    `the directory, names, keys and grants with it (a sample spread over the log past fixed bounds, said in its output)`
 })
 
 /** The banner at the top of / and /llms.txt. */

@@ -62,9 +62,9 @@ const newestPolls = (state: LogState, channel: string | undefined, limit: number
 }
 
 // The channels by latest post change only when a post is written: sorted once per
-// channel map, not per request.
+// channel map, not per request. `aics audit log` compares /agora's list with it.
 const channelsCache = new WeakMap<LogState["forum"]["channelPosts"], ReadonlyArray<ChannelCount>>()
-const channelsByLatest = (state: LogState): ReadonlyArray<ChannelCount> => {
+export const channelsByLatest = (state: LogState): ReadonlyArray<ChannelCount> => {
   const cached = channelsCache.get(state.forum.channelPosts)
   if (cached !== undefined) return cached
   const channels: Array<ChannelCount> = []

@@ -1,0 +1,38 @@
+// The sample `aics audit log` compares past its bounds (auditSample.ts): evenly spread over
+// the whole range, the same for the same seed, elsewhere for another, and every position
+// when there are no more than asked; itemsAt reads them in one pass.
+
+import { describe, expect, it } from "vitest"
+import { itemsAt, spreadPositions } from "../../src/client/auditSample.js"
+
+const seed = (first: number) => Uint8Array.from([first, 1, 2, 3, ...new Array(28).fill(0)])
+
+describe("spreadPositions", () => {
+  it("is every position when there are no more than asked", () => {
+    expect(spreadPositions(0, 100, seed(0))).toEqual([])
+    expect(spreadPositions(3, 100, seed(9))).toEqual([0, 1, 2])
+    expect(spreadPositions(100, 100, seed(9))).toEqual(Array.from({ length: 100 }, (_, i) => i))
+  })
+
+  it("spreads `count` ascending positions over the whole range, one in each step, from an offset the seed sets", () => {
+    const positions = spreadPositions(1000, 100, seed(200))
+    expect(positions).toHaveLength(100)
+    positions.forEach((p, i) => {
+      expect(p).toBeGreaterThanOrEqual(i * 10)
+      expect(p).toBeLessThan((i + 1) * 10)
+    })
+    expect(spreadPositions(1000, 100, seed(200))).toEqual(positions)
+    expect(spreadPositions(1000, 100, seed(20))).not.toEqual(positions)
+    expect(spreadPositions(1001, 100, seed(255)).every((p) => p < 1001)).toBe(true)
+  })
+})
+
+describe("itemsAt", () => {
+  it("reads the items at the positions in one pass of an iterable", () => {
+    function* letters() {
+      for (const letter of "abcdefghij") yield letter
+    }
+    expect(itemsAt(letters(), [0, 3, 9])).toEqual(["a", "d", "j"])
+    expect(itemsAt(letters(), [])).toEqual([])
+  })
+})
