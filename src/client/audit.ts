@@ -33,7 +33,7 @@
 // every other answer of the CLI, the tools and the service.
 
 import { Either } from "effect"
-import { equal } from "../domain/bytes.js"
+import { equal, toHex } from "../domain/bytes.js"
 import { encodeB64 } from "../domain/encoding.js"
 import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { decodeEntryBundle } from "../domain/tlog/entryBundle.js"
@@ -51,7 +51,7 @@ import { viewCheckpointSize } from "./governance.js"
 import { answeredAt } from "./serviceClock.js"
 import { nameView } from "../domain/views/nameView.js"
 import { foldedMembers, type AuditedView } from "./auditedView.js"
-import type { Sampled } from "./auditSample.js"
+import { SAMPLE_SEED_BYTES, type Sampled } from "./auditSample.js"
 import { auditedViews } from "./auditViews.js"
 import { noProgress, type Progress } from "./progress.js"
 import { consistencyFromTiles, tileReader, type TileReader } from "./tiles.js"
@@ -330,6 +330,8 @@ export interface LogAudit {
    * the bounds of auditIdentityViews.ts and auditViews.ts, a sample past them.
    */
   readonly sampled: { readonly names: Sampled; readonly keys: Sampled; readonly channels: Sampled }
+  /** The seed the sample was drawn from (hex): `--sample-seed` draws the same sample again. */
+  readonly sampleSeed: string
   /** How many leaves the sequencer could not have written (problems lists the first LISTED_PROBLEMS). */
   readonly leavesRefused: number
   readonly ok: boolean
@@ -388,13 +390,19 @@ const CATCH_UP_ROUNDS = 3
  * a tombstone, an owner's act since) is asked again once the leaves of a newer checkpoint
  * are replayed too, a few times: a log that keeps moving leaves such views not compared.
  */
-export const auditLog = async (client: LogClient, options: { readonly progress?: Progress } = {}): Promise<LogAudit> => {
+export const auditLog = async (
+  client: LogClient,
+  options: { readonly progress?: Progress; readonly sampleSeed?: Uint8Array } = {}
+): Promise<LogAudit> => {
   const progress = options.progress ?? noProgress
+  // The sample is this audit's own draw: a service that could foresee it (from the
+  // checkpoint, say) could answer the sampled views truly and lie in the others.
+  const sampleSeed = options.sampleSeed ?? globalThis.crypto.getRandomValues(new Uint8Array(SAMPLE_SEED_BYTES))
   const latest = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
   let fold = await foldLogFromTiles(client, latest, { progress })
   const complete = () => fold.folded === fold.checkpoint.size
   const audited = new Map<string, ViewAudit>()
-  const planned = complete() ? auditedViews(fold.state, fold.checkpoint.rootHash) : undefined
+  const planned = complete() ? auditedViews(fold.state, sampleSeed) : undefined
   let pending = planned?.views ?? []
   for (let round = 0; pending.length > 0; round++) {
     for (const [i, view] of pending.entries()) {
@@ -420,6 +428,7 @@ export const auditLog = async (client: LogClient, options: { readonly progress?:
     uncheckedLeaves: fold.unchecked,
     views,
     sampled: planned?.sampled ?? { names: none, keys: none, channels: none },
+    sampleSeed: toHex(sampleSeed),
     leavesRefused: fold.refused,
     ok: fold.problems.length === 0 && fold.folded === fold.checkpoint.size && views.every((v) => v.outcome === "agrees")
   }
@@ -439,6 +448,7 @@ export const logAuditJson = (audit: LogAudit) => ({
   unchecked_leaves: audit.uncheckedLeaves,
   views: audit.views.map((v) => ({ view: v.view, outcome: v.outcome, differences: v.differences.map((d) => ({ path: d.path, log: d.log, server: d.server })) })),
   sampled: { names: sampledJson(audit.sampled.names), keys: sampledJson(audit.sampled.keys), channels: sampledJson(audit.sampled.channels) },
+  sample_seed: audit.sampleSeed,
   ok: audit.ok
 })
 

@@ -109,7 +109,7 @@ export interface IdentityViews {
   readonly keys: Sampled
 }
 
-/** The identity views compared with the log replayed into `state`, the sample past the bounds set by `seed` (the checkpoint's root). */
+/** The identity views compared with the log replayed into `state`, the sample past the bounds set by `seed` (the audit's own draw). */
 export const identityViews = (state: LogState, seed: Uint8Array): IdentityViews => {
   const total = state.nameOrder.length
   const positions = spreadPositions(total, NAMES_SAMPLED, seed)

@@ -1,9 +1,12 @@
 // Which of many like views `aics audit log` asks when asking every one would take too long
-// (a name, a key, a channel: a request or more each). The sample is a function of the log
-// replayed alone: positions spread evenly over the whole range, so every part of it is
-// asked, from an offset the checkpoint's root sets, so each new checkpoint asks others and
-// a view the service falsifies is met by some audit sooner or later. It is not secret: the
-// service can compute it too, which is why the audit says what it left out.
+// (a name, a key, a channel: a request or more each). Positions spread evenly over the whole
+// range, one drawn from each stratum by a seed: by default a seed the
+// audit draws at random, so the service cannot know which views will be asked and answer
+// those truly while it falsifies the others; a lie in one of n views is met with the
+// sample's share of chance by each audit, sooner or later. The seed is reported, and
+// `--sample-seed` draws the same sample again (to check a difference once more).
+
+import { crypto } from "./crypto.js"
 
 /** What a sample covered: how many of how many. */
 export interface Sampled {
@@ -11,16 +14,31 @@ export interface Sampled {
   readonly total: number
 }
 
-/** The offset in [0, 1) the seed's first 4 bytes set (a checkpoint's root: 32 bytes). */
-const offsetOf = (seed: Uint8Array): number =>
-  seed.length < 4 ? 0 : new DataView(seed.buffer, seed.byteOffset, 4).getUint32(0) / 2 ** 32
+/** How many random bytes an audit draws its sample's seed from. */
+export const SAMPLE_SEED_BYTES = 32
 
-/** `count` of the positions 0 to total - 1, ascending and evenly spread from an offset `seed` sets; every one when total <= count. */
+/** A number in [0, 1) for stratum `i`, from SHA-256(seed || i as 4 bytes big-endian). */
+const uniform = (seed: Uint8Array, i: number): number => {
+  const input = new Uint8Array(seed.length + 4)
+  input.set(seed)
+  new DataView(input.buffer).setUint32(seed.length, i)
+  const digest = crypto.sha256(input)
+  return new DataView(digest.buffer, digest.byteOffset, 4).getUint32(0) / 2 ** 32
+}
+
+/**
+ * `count` of the positions 0 to total - 1, ascending: the range cut in `count` strata of
+ * equal length and one position drawn from each by the seed (so each of the many possible
+ * samples is as likely, not only the few one offset would give); every one when total <= count.
+ */
 export const spreadPositions = (total: number, count: number, seed: Uint8Array): ReadonlyArray<number> => {
   if (total <= count) return Array.from({ length: total }, (_, i) => i)
   const step = total / count
-  const offset = offsetOf(seed)
-  return Array.from({ length: count }, (_, i) => Math.floor((i + offset) * step))
+  return Array.from({ length: count }, (_, i) => {
+    const from = Math.floor(i * step)
+    const to = Math.floor((i + 1) * step)
+    return from + Math.floor(uniform(seed, i) * (to - from))
+  })
 }
 
 /** The items at `positions` (ascending), read in one pass that keeps nothing else. */

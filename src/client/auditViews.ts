@@ -97,7 +97,7 @@ export interface PlannedViews {
   readonly sampled: { readonly names: Sampled; readonly keys: Sampled; readonly channels: Sampled }
 }
 
-/** The views the audit compares with the log replayed into `state`; `seed` (the checkpoint's root) sets the samples. */
+/** The views the audit compares with the log replayed into `state`; `seed` (the audit's own draw) sets the samples. */
 export const auditedViews = (state: LogState, seed: Uint8Array): PlannedViews => {
   const channels = channelsCompared(state, seed)
   const identity = identityViews(state, seed)

@@ -19,6 +19,7 @@ const OPTIONS = {
   wait: { type: "string" },
   recovery: { type: "string" },
   "recovery-key": { type: "string" },
+  "sample-seed": { type: "string" },
   limit: { type: "string" },
   until: { type: "string" },
   unread: { type: "boolean" },
@@ -96,7 +97,7 @@ const RULES: Readonly<Record<Command, Rule>> = {
   sign: { options: ["key", "json", "help"], args: ["text"] },
   "gate-line": { options: [...WRITE], args: { sub: { post: ["channel", "text"], claim: ["name"], work: ["name"], grant: ["sender"], dm: ["name", "text"], vote: ["poll_index", "option"] } } },
   recover: { options: [...WRITE, "recovery-key", "name", "yes"], required: ["recovery-key"], args: [] },
-  audit: { options: [...READ, "witness", "quorum"], args: { sub: { name: ["name"], log: [] } } },
+  audit: { options: [...READ, "witness", "quorum", "sample-seed"], args: { sub: { name: ["name"], log: [] } } },
   admin: {
     options: [...WRITE, "order", "until", "not-before", "reward", "closes", "expires", "status", "limit", "tombstone-index", "days"],
     args: {
@@ -146,6 +147,7 @@ export interface Invocation {
     readonly wait?: string
     readonly recovery?: string
     readonly "recovery-key"?: string
+    readonly "sample-seed"?: string
     readonly limit?: string
     readonly until?: string
     readonly unread?: boolean

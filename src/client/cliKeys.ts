@@ -3,14 +3,16 @@
 import { createInterface } from "node:readline/promises"
 import { auditLog, auditName, logAuditJson, nameAuditJson, type LogAudit } from "./audit.js"
 import { KEYS_SAMPLED } from "./auditIdentityViews.js"
-import type { Sampled } from "./auditSample.js"
+import { SAMPLE_SEED_BYTES, type Sampled } from "./auditSample.js"
 import { CHANNELS_SAMPLED } from "./auditViews.js"
 import { carryGrants, grantsToCarry, rotationNotes, type CarriedGrant } from "./carryOver.js"
 import type { Invocation } from "./cliArgs.js"
 import { keyPathOf, logClient, witnessedLines, written, type Env, type Outcome } from "./cliShared.js"
 import { recover, rotate, type Rotation } from "./rotation.js"
+import { usageError } from "./errors.js"
 import { terminalProgress } from "./progress.js"
 import type { LogClient } from "./write.js"
+import { fromHex } from "../domain/bytes.js"
 import { DIRECTORY_LIMIT } from "../domain/views/limits.js"
 
 /** The user's yes: --yes, or y at a prompt when stdin and stderr are a terminal; no otherwise. */
@@ -138,7 +140,7 @@ const agreeingViews = (paths: ReadonlyArray<string>): string => {
 }
 
 /** How many of the log's names, keys and channels were compared, and how the rest were left out when some were. */
-const sampledLine = (sampled: LogAudit["sampled"]): string => {
+const sampledLine = (sampled: LogAudit["sampled"], seed: string): string => {
   const part = (s: Sampled, one: string, many: string, how: string) =>
     s.compared < s.total ? `${s.compared} of ${s.total} ${many} (${how})` : s.total === 1 ? `the one ${one}` : `${s.total === 0 ? "no" : `all ${s.total}`} ${many}`
   const line = [
@@ -147,7 +149,14 @@ const sampledLine = (sampled: LogAudit["sampled"]): string => {
     part(sampled.channels, "channel", "channels", `the ones /agora lists and ${CHANNELS_SAMPLED} spread over all channels`)
   ].join(", ")
   const partial = [sampled.names, sampled.keys, sampled.channels].some((s) => s.compared < s.total)
-  return `compared: ${line}${partial ? "; the sample moves with the checkpoint's root, the others are not compared here (aics audit name <name> compares any one name)" : ""}`
+  return `compared: ${line}${partial ? `; the sample is this audit's random draw (seed ${seed}: --sample-seed draws it again), the others are not compared here (aics audit name <name> compares any one name)` : ""}`
+}
+
+/** --sample-seed: the hex of SAMPLE_SEED_BYTES bytes, as a report gives it. */
+const sampleSeedOption = (hex: string): Uint8Array => {
+  const seed = fromHex(hex)
+  if (seed === undefined || seed.length !== SAMPLE_SEED_BYTES) throw usageError(`--sample-seed takes ${SAMPLE_SEED_BYTES} bytes in hex (${SAMPLE_SEED_BYTES * 2} digits), as a report's seed; got ${JSON.stringify(hex)}`)
+  return seed
 }
 
 export const audit = (inv: Invocation, env: Env): Promise<Outcome> => (inv.args[0] === "log" ? auditLogCommand(inv, env) : auditNameCommand(inv, env))
@@ -155,7 +164,8 @@ export const audit = (inv: Invocation, env: Env): Promise<Outcome> => (inv.args[
 const auditLogCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
   const shown = terminalProgress(process.stderr)
   const client = await logClient(inv, env)
-  const report = await auditLog(client, { progress: shown.progress }).finally(shown.end)
+  const sampleSeed = inv.options["sample-seed"] === undefined ? undefined : sampleSeedOption(inv.options["sample-seed"])
+  const report = await auditLog(client, { progress: shown.progress, ...(sampleSeed === undefined ? {} : { sampleSeed }) }).finally(shown.end)
   const differing = report.views.filter((v) => v.outcome === "differs")
   const ahead = report.views.filter((v) => v.outcome === "ahead")
   const agreeing = report.views.filter((v) => v.outcome === "agrees").map((v) => v.view)
@@ -166,7 +176,7 @@ const auditLogCommand = async (inv: Invocation, env: Env): Promise<Outcome> => {
     ...differing.flatMap((v) => v.differences.map((d) => `DIFFERENT ${v.view} ${d.path}: the log implies ${show(d.log)}, the service says ${show(d.server)}`)),
     ...ahead.map((v) => `not compared: ${v.view} names leaves past size ${report.checkpointSize} (the log kept moving while the audit caught up: audit again)`),
     ...(agreeing.length === 0 ? [] : [`the views that agree with the log: ${agreeingViews(agreeing)}`]),
-    ...(report.views.length === 0 ? [] : [sampledLine(report.sampled)]),
+    ...(report.views.length === 0 ? [] : [sampledLine(report.sampled, report.sampleSeed)]),
     report.ok
       ? `every leaf of the log at size ${report.checkpointSize} is one the sequencer had to write${partly}`
       : `the log at size ${report.checkpointSize}: ${count(report.leavesRefused, "leaf", "leaves")} the sequencer could not have written, ${count(differing.length, "view", "views")} differing, ${ahead.length} not compared`

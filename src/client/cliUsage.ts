@@ -339,8 +339,10 @@ keys (every page: chain head, binding, rotation) and each key's grants: a DIFFER
 for each member the log contradicts (exit status 1). A view naming leaves logged since the
 checkpoint replayed is asked again after those leaves are replayed too. Past 100 names,
 100 keys besides theirs and 30 channels besides /agora's, a sample spread over the log
-(from an offset the checkpoint's root sets) is compared: the "compared:" line says how
-many of how many, and names past the directory's first page of 500 are searched there.
+is compared, drawn by this audit at random (the service cannot know it beforehand): the
+"compared:" line says how many of how many and the sample's seed, which --sample-seed
+takes to draw the same sample again; names past the directory's first page of 500
+are searched there.
 
 audit name: the same replay, then the name view the log implies compared with the
 service's view of the name. A
@@ -352,7 +354,9 @@ checkpoint_size, root_hash in B64, root_hash_hex, problems, unchecked_leaves, di
 later_key_events, ...; audit log: entries_replayed, views, sampled, ...), as the MCP audit_name and
 audit_log tools answer them.
 
-options:${WITNESSES}${COMMON}
+options:
+  --sample-seed HEX  audit log: draw the sample from this seed (32 bytes in hex, as a
+                     report gives it) rather than at random${WITNESSES}${COMMON}
 `,
   admin: `usage: aics admin <operation> [arguments] [options]
 

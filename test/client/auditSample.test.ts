@@ -1,6 +1,7 @@
-// The sample `aics audit log` compares past its bounds (auditSample.ts): evenly spread over
-// the whole range, the same for the same seed, elsewhere for another, and every position
-// when there are no more than asked; itemsAt reads them in one pass.
+// The sample `aics audit log` compares past its bounds (auditSample.ts): one position in each
+// stratum of the whole range, the same for the same seed, elsewhere for another (and not
+// merely shifted: each stratum drawn on its own), and every position when there are no more
+// than asked; itemsAt reads them in one pass.
 
 import { describe, expect, it } from "vitest"
 import { itemsAt, spreadPositions } from "../../src/client/auditSample.js"
@@ -14,7 +15,7 @@ describe("spreadPositions", () => {
     expect(spreadPositions(100, 100, seed(9))).toEqual(Array.from({ length: 100 }, (_, i) => i))
   })
 
-  it("spreads `count` ascending positions over the whole range, one in each step, from an offset the seed sets", () => {
+  it("spreads `count` ascending positions over the whole range, one in each stratum, drawn by the seed", () => {
     const positions = spreadPositions(1000, 100, seed(200))
     expect(positions).toHaveLength(100)
     positions.forEach((p, i) => {
@@ -24,6 +25,11 @@ describe("spreadPositions", () => {
     expect(spreadPositions(1000, 100, seed(200))).toEqual(positions)
     expect(spreadPositions(1000, 100, seed(20))).not.toEqual(positions)
     expect(spreadPositions(1001, 100, seed(255)).every((p) => p < 1001)).toBe(true)
+    // Each stratum drawn on its own: the offsets within the strata are not all one.
+    expect(new Set(positions.map((p, i) => p - i * 10)).size).toBeGreaterThan(5)
+    // Strata of uneven length (1.5 positions each) still give distinct ascending positions.
+    const uneven = spreadPositions(150, 100, seed(7))
+    expect(uneven.every((p, i) => i === 0 || p > uneven[i - 1]!)).toBe(true)
   })
 })
 

@@ -201,8 +201,10 @@ describe("aics audit log over more names than it asks one by one", () => {
           const aics = (args: ReadonlyArray<string>) => runAics([...args, "--server", lying.url, "--vkey", vkey], { cwd: dataDir, timeoutMs: 120_000 })
           const run = ok(await aics(["audit", "log"]))
           expect(run.out).toContain("compared: 100 of 600 names (spread over claim order, each past the directory's first page of 500 with its directory entry; that page is compared whole), ")
-          expect(run.out).toContain("the sample moves with the checkpoint's root, the others are not compared here")
-          const report = JSON.parse(ok(await aics(["audit", "log", "--json"])).out) as { ok: boolean; sampled: any; views: Array<{ view: string }> }
+          const drawn = /the sample is this audit's random draw \(seed ([0-9a-f]{64}): --sample-seed draws it again\), the others are not compared here/.exec(run.out)
+          expect(drawn).not.toBeNull()
+          const report = JSON.parse(ok(await aics(["audit", "log", "--json", "--sample-seed", drawn![1]!])).out) as { ok: boolean; sampled: any; sample_seed: string; views: Array<{ view: string }> }
+          expect(report.sample_seed).toBe(drawn![1])
           expect(report.ok).toBe(true)
           expect(report.sampled.names).toEqual({ compared: 100, total: 600 })
           expect(report.sampled.keys.compared).toBeLessThan(report.sampled.keys.total)
@@ -216,12 +218,20 @@ describe("aics audit log over more names than it asks one by one", () => {
           expect(Math.max(...named)).toBeGreaterThanOrEqual(594)
           expect(searched.length).toBeGreaterThan(0)
           expect(searched).toEqual(named.filter((n) => n >= 500))
-          // The same checkpoint samples the same names.
-          expect(JSON.parse(ok(await aics(["audit", "log", "--json"])).out).views).toEqual(report.views)
+          // The same seed draws the same names; an audit of its own draws others, which the
+          // service cannot foresee.
+          expect(JSON.parse(ok(await aics(["audit", "log", "--json", "--sample-seed", drawn![1]!])).out).views).toEqual(report.views)
+          const another = JSON.parse(ok(await aics(["audit", "log", "--json"])).out) as { sample_seed: string; views: Array<{ view: string }> }
+          expect(another.sample_seed).not.toBe(report.sample_seed)
+          expect(another.views.map((v) => v.view)).not.toEqual(viewed)
+          // A seed that is not 32 bytes in hex is a usage error.
+          const bad = await aics(["audit", "log", "--sample-seed", "abc"])
+          expect(bad.code).toBe(2)
+          expect(bad.err).toContain("--sample-seed takes 32 bytes in hex")
           // A sampled name past the first page whose directory entry lies is named.
           const name = `n${searched[0]}`
           lie = alterJson((path) => path === `/v2/directory?q=${name}&limit=500`, (page) => ({ ...page, names: page.names.map((n: any) => ({ ...n, tier: "secret" })) }))
-          const caught = await aics(["audit", "log"])
+          const caught = await aics(["audit", "log", "--sample-seed", drawn![1]!])
           expect(caught.code).toBe(1)
           expect(caught.out).toMatch(new RegExp(`^DIFFERENT /v2/directory\\?q=${name}&limit=500 /names/0/tier: the log implies "key", the service says "secret"$`, "m"))
         } finally {
