@@ -3,6 +3,16 @@
 
 import { spawn, type ChildProcess } from "node:child_process"
 
+/**
+ * Extra environment for the server from BENCH_SERVER_ENV (space-separated NAME=value), or
+ * `defaults` when it is not set, e.g. `BENCH_SERVER_ENV="AICS_RATE_LIMITS=off AICS_HEAP_GROWTH_PERCENT=150"`.
+ */
+export const benchServerEnv = (defaults: string): Record<string, string> =>
+  Object.fromEntries((process.env["BENCH_SERVER_ENV"] ?? defaults).split(" ").filter((a) => a.includes("=")).map((a) => [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)]))
+
+/** Extra node arguments for the server from BENCH_SERVER_NODE_ARGS (space-separated, e.g. --cpu-prof). */
+export const benchServerNodeArgs = (): Array<string> => (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
+
 export const startServerProcess = async (options: {
   readonly dataDir: string
   readonly port: number

@@ -36,6 +36,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** Resident memory of a process (VmRSS), MiB. */
 export const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024
 
+/** The most resident memory a process has held since it started (VmHWM), MiB. */
+export const peakRssMiB = (pid: number): number => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024
+
 /** Starts the service on `dataDir` and times it until it answers /healthz 200 and accepts a post from a new key. */
 export const timedStart = async (dataDir: string, env: Readonly<Record<string, string>>): Promise<TimedStart> => {
   const port = 20000 + Math.floor(Math.random() * 20000)

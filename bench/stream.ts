@@ -17,17 +17,23 @@
 // BENCH_STREAM_SAMPLE=n decodes only every n-th stream in the subscriber process (the
 // others take their bytes undecoded, as a client elsewhere would): the clients' decoding
 // then takes less of the two cores the server shares with them (bench/streamSubscribers.ts).
+// BENCH_STREAM_NICE=n runs the subscriber process at that nice value (19: the lowest
+// priority): it then takes only the CPU the server and the writer leave, as clients on
+// other machines would take none of this one's; a subscriber that falls behind still shows,
+// in the latency and, past the server's buffers, as a dropped stream and missing deliveries.
+//
+// BENCH_SERVER_ENV and BENCH_SERVER_NODE_ARGS as bench/write (the budgets off unless set).
 //
 //   npm run build && [BENCH_SERVER_NODE_ARGS=--cpu-prof] flock /work/cpu.lock node dist/bench/stream.js [subscribers=1000] [keys=32] [perKey=50] [rounds=1] [gzip|identity|both]
 
 import { fork, type ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { setPriority, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { cutOff, presignPosts, sendInOrder, type WriteResult } from "../test/support/load.js"
-import { startServerProcess } from "./serverProcess.js"
+import { benchServerEnv, benchServerNodeArgs, startServerProcess } from "./serverProcess.js"
 
 const subscribers = Number(process.argv[2] ?? 1000)
 const keys = Number(process.argv[3] ?? 32)
@@ -35,11 +41,12 @@ const perKey = Number(process.argv[4] ?? 50)
 /** Times the A B B A sequence runs. */
 const rounds = Number(process.argv[5] ?? 1)
 const sample = Number(process.env["BENCH_STREAM_SAMPLE"] ?? 1)
+const subscribersNice = Number(process.env["BENCH_STREAM_NICE"] ?? 0)
 const codings = { gzip: ["gzip"], identity: ["identity"], both: ["identity", "gzip"] }[process.argv[6] ?? "gzip"]
 if (codings === undefined) throw new Error(`the coding is gzip, identity or both, not ${process.argv[6]}`)
 
 /** Extra node arguments for the server (e.g. --cpu-prof), space-separated, as bench/write. */
-const serverArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
+const serverArgs = benchServerNodeArgs()
 
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024
 /** System CPU time so far, in ms, of a process or one of its threads (stat field 15, ticks of 10 ms). */
@@ -124,10 +131,12 @@ const main = async () => {
   const dataDir = await mkdtemp(join(tmpdir(), "aics-bench-stream-"))
   const port = 20000 + Math.floor(Math.random() * 20000)
   // The budgets off (as bench/write): 32 keys writing from one address would spend them.
-  const server = await startServerProcess({ dataDir, port, nodeArgs: serverArgs, env: { AICS_RATE_LIMITS: "off", AICS_STREAMS_PER_ADDRESS: String(subscribers + 10) } })
+  const server = await startServerProcess({ dataDir, port, nodeArgs: serverArgs, env: { ...benchServerEnv("AICS_RATE_LIMITS=off"), AICS_STREAMS_PER_ADDRESS: String(subscribers + 10) } })
   const base = `http://127.0.0.1:${port}`
   const pid = server.pid!
   const subs = subscriberProcess()
+  if (subscribersNice !== 0) setPriority(subs.child.pid!, subscribersNice)
+  const throughput: { without: Array<number>; with: Array<number> } = { without: [], with: [] }
   let label = 0
   const load = async () => {
     const writes = presignPosts({ keys, perKey, origin: "localhost/aics", authority: `127.0.0.1:${port}`, label: `phase${label++}` })
@@ -153,12 +162,13 @@ const main = async () => {
     }
   }
   try {
-    console.log(`bench/stream: ${subscribers} subscribers, ${keys} keys x ${perKey} posts per phase (shared machine: other work runs on the same 2 cores)`)
+    console.log(`bench/stream: ${subscribers} subscribers${subscribersNice !== 0 ? ` (their process at nice ${subscribersNice})` : ""}, ${keys} keys x ${perKey} posts per phase (shared machine: other work runs on the same 2 cores)`)
     await load() // warm-up
     const phases = Array.from({ length: rounds }, () => [undefined, ...codings, ...[...codings].reverse(), undefined]).flat()
     for (const coding of phases) {
       if (coding === undefined) {
         const { perSecond, refused, notSent, cpuPerEntry, loopPerEntry, loopSystemPerEntry } = await load()
+        throughput.without.push(perSecond)
         console.log(`without subscribers: ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}${notSent > 0 ? ` (${notSent} NOT SENT: connections closed under them)` : ""}, ` +
           `server CPU ${round(cpuPerEntry * 1000)} µs/entry (main thread ${round(loopPerEntry * 1000)}, of it system ${round(loopSystemPerEntry * 1000)}), RSS ${round(rssMb(pid))} MB`)
         continue
@@ -175,6 +185,7 @@ const main = async () => {
       clearInterval(sampler)
       const { reads, bytes } = await subs.ask<{ reads: Array<Reads>; bytes: number }>({ close: true })
       const d = deliveries(results, reads)
+      throughput.with.push(perSecond)
       console.log(
         `with ${subscribers} subscribers (${coding}): ${round(perSecond)} entries/s${refused > 0 ? ` (${refused} refused)` : ""}${notSent > 0 ? ` (${notSent} NOT SENT: connections closed under them)` : ""}, ` +
           `server CPU ${round(cpuPerEntry * 1000)} µs/entry (main thread ${round(loopPerEntry * 1000)}, of it system ${round(loopSystemPerEntry * 1000)}), subscriber process CPU ${round(subsCpu)} ms; ` +
@@ -187,6 +198,9 @@ const main = async () => {
       )
       await new Promise((r) => setTimeout(r, 500))
     }
+    const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
+    console.log(`throughput with subscribers / without: ${(mean(throughput.with) / mean(throughput.without)).toFixed(3)} ` +
+      `(${round(mean(throughput.with))} / ${round(mean(throughput.without))} entries/s over ${throughput.with.length} and ${throughput.without.length} phases)`)
   } finally {
     subs.child.kill("SIGTERM")
     server.kill("SIGTERM")

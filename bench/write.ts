@@ -25,7 +25,8 @@ import { utf8 } from "../src/domain/bytes.js"
 import { cutOff, percentile, presignPosts, rawGetter, sendInOrder, type WriteResult } from "../test/support/load.js"
 import { freshSchema, insertCommitsPerSecond } from "./pgInserts.js"
 import { serverCpu } from "./processCpu.js"
-import { startServerProcess } from "./serverProcess.js"
+import { peakRssMiB } from "./serviceProbes.js"
+import { benchServerEnv, benchServerNodeArgs, startServerProcess } from "./serverProcess.js"
 
 const keys = Number(process.argv[2] ?? 64)
 const perKey = Number(process.argv[3] ?? 300)
@@ -54,10 +55,10 @@ const databaseUrl = process.env["AICS_DATABASE_URL"]
 // it the budgets are off (AICS_RATE_LIMITS=off): 64 keys writing from one address would
 // spend the per-address budget at once. The A/B of bench/README.md "Fair admission" sets
 // AICS_RATE_LIMITS=on with budgets no write reaches, so every bucket is spent and nothing refused.
-const serverEnv = Object.fromEntries((process.env["BENCH_SERVER_ENV"] ?? "AICS_RATE_LIMITS=off").split(" ").filter((a) => a.includes("=")).map((a) => [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)]))
+const serverEnv = benchServerEnv("AICS_RATE_LIMITS=off")
 
 // Extra node arguments for the server (e.g. --cpu-prof), space-separated.
-const serverArgs = (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
+const serverArgs = benchServerNodeArgs()
 
 const startServer = (dataDir: string, port: number, database?: string) =>
   startServerProcess({ dataDir, port, nodeArgs: serverArgs, env: { ...serverEnv, ...(database === undefined ? {} : { AICS_DATABASE_URL: database }) } })
@@ -163,6 +164,7 @@ const run = async (nodes: number, database?: string): Promise<number> => {
     const verificationsPerEntry = ((serverSeconds + clientSeconds) * 1e6) / accepted.length / verifyCpu
     line("  in verifications' CPU time", `${verificationsPerEntry.toFixed(2)} (one verification: ${verifyCpu.toFixed(1)} µs of CPU)`)
     line("  efficiency if the bench had both cores", `${(4 / verificationsPerEntry).toFixed(2)} (= 2 cores / CPU per entry / (1 core / 2 verifications))`)
+    line(`${nodes > 1 ? "first node's" : "server's"} peak RSS (warm-up and run)`, `${peakRssMiB(servers[0]!.child.pid!).toFixed(0)} MiB`)
     line("node:crypto Ed25519 verifies per second, 1 core", verifies.toFixed(0))
     line("efficiency = entries/s / (verifies/s / 2)", `${(entriesPerSecond / (verifies / 2)).toFixed(2)} (target >= 0.6)`)
     return entriesPerSecond
