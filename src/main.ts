@@ -9,7 +9,7 @@ import { Cause, Console, Context, Effect, Layer } from "effect"
 import { SupAssetFileLive } from "./adapters/fs/SupAssetFile.js"
 import { HttpLive } from "./adapters/http/server.js"
 import { environmentProvider } from "./adapters/os/environment.js"
-import { applyHeapGrowth } from "./adapters/os/heapGrowth.js"
+import { heapGrowthAsSet } from "./adapters/os/heapGrowth.js"
 import { freePortOn, startupChecks } from "./adapters/os/startupChecks.js"
 import { startupFailureLine } from "./adapters/os/startupLine.js"
 import { startupLines } from "./adapters/os/startupLines.js"
@@ -159,8 +159,8 @@ const Tracing = Layer.unwrapEffect(Effect.gen(function*() {
   return OtlpTracingLive({ tracesUrl: otlpTracesUrl, serviceVersion: yield* Effect.promise(clientVersion) })
 }))
 
-// The start: settings, the heap's growth (heapGrowth.ts: before the service allocates), the
-// checks that create nothing (startupChecks.ts), then the layers, then the lines that say
+// The start: settings, the checks that create nothing (startupChecks.ts), the heap's growth
+// (heapGrowth.ts: before the service allocates, for as long as it runs), then the layers, then the lines that say
 // what to do next. Any failure is one plain line and exit code 1 (startupLine.ts); every
 // line goes through the logger AICS_LOG_FORMAT and AICS_LOG_LEVEL choose.
 let started = false
@@ -173,9 +173,9 @@ const program = Effect.gen(function*() {
     ? yield* Effect.withConfigProvider(readSettings, environmentProvider({ ...process.env, AICS_PORT: String(yield* freePortOn(asked.host)) }))
     : asked
   const operations = yield* operationsConfig
-  yield* applyHeapGrowth(operations.heapGrowthPercent)
   yield* startupChecks(settings, operations.metrics)
   yield* Effect.scoped(Effect.gen(function*() {
+    yield* heapGrowthAsSet(operations)
     const context = yield* Layer.build(Service.pipe(Layer.provide(ServiceConfig.layer(settings))))
     started = true
     yield* startupLines(settings, Context.get(context, OwnerKey).kid)

@@ -12,15 +12,21 @@
 //                      its annotations below it; json or logfmt, one line each, for a pipeline).
 //   AICS_OTLP_URL      an OTLP/HTTP collector (http://host:4318): traces of the write path
 //                      are sent to <url>/v1/traces as OTLP JSON (app/Tracing.ts); unset: none.
-//   AICS_HEAP_GROWTH_PERCENT  how far the JavaScript heap may grow past what the last full
-//                      collection kept before the next, 1 to 300 (default 0: V8's own, up to
-//                      four times; adapters/os/heapGrowth.ts): memory against the GC's CPU.
+//   AICS_MEMORY_TARGET_MIB  the resident memory the JavaScript heap's growth is held under
+//                      (default 384; 0: V8's own growth, up to four times what the last full
+//                      collection kept): after each full collection the heap may grow as far
+//                      as keeps the process under it, never less than 25% (adapters/os/heapGrowth.ts).
+//   AICS_HEAP_GROWTH_PERCENT  a fixed growth instead, 1 to 300 (default 0: none, the target
+//                      above decides): memory against the GC's CPU.
 
 import { Config, ConfigError, Effect, Either, Option } from "effect"
 
-/** AICS_HEAP_GROWTH_PERCENT's default (V8's own growth: the most throughput), and its largest value (V8's own largest growth is four times). */
+/** AICS_HEAP_GROWTH_PERCENT's default (no fixed growth: the memory target decides), and its largest value (V8's own largest growth is four times). */
 export const DEFAULT_HEAP_GROWTH_PERCENT = 0
 export const MAX_HEAP_GROWTH_PERCENT = 300
+/** AICS_MEMORY_TARGET_MIB's default (under issue 12's 400 MiB), and the least target besides 0. */
+export const DEFAULT_MEMORY_TARGET_MIB = 384
+export const LEAST_MEMORY_TARGET_MIB = 128
 
 export const LOG_LEVELS = ["trace", "debug", "info", "warning", "error", "fatal", "none"] as const
 export type LogLevelName = typeof LOG_LEVELS[number]
@@ -34,8 +40,10 @@ export interface OperationsSettings {
   readonly pendingBytes: { readonly total: number; readonly perAddress: number }
   /** Where traces go (the collector's /v1/traces), or undefined: no traces. */
   readonly otlpTracesUrl: string | undefined
-  /** How far the heap may grow past what the last full collection kept, in per cent (0: V8's own). */
+  /** How far the heap may grow past what the last full collection kept, in per cent (0: not fixed). */
   readonly heapGrowthPercent: number
+  /** The resident memory, in MiB, the heap's growth is held under when it is not fixed (0: V8's own growth). */
+  readonly memoryTargetMiB: number
 }
 
 /** The collector's base URL, or its traces endpoint itself, to the traces endpoint. */
@@ -87,6 +95,10 @@ export const operationsConfig: Effect.Effect<OperationsSettings, ConfigError.Con
     heapGrowthPercent: yield* Config.mapOrFail(Config.withDefault(Config.integer("AICS_HEAP_GROWTH_PERCENT"), DEFAULT_HEAP_GROWTH_PERCENT), (n) =>
       n >= 0 && n <= MAX_HEAP_GROWTH_PERCENT
         ? Either.right(n)
-        : Either.left(ConfigError.InvalidData(["AICS_HEAP_GROWTH_PERCENT"], `AICS_HEAP_GROWTH_PERCENT must be a whole number from 0 to ${MAX_HEAP_GROWTH_PERCENT}, got ${n}`)))
+        : Either.left(ConfigError.InvalidData(["AICS_HEAP_GROWTH_PERCENT"], `AICS_HEAP_GROWTH_PERCENT must be a whole number from 0 to ${MAX_HEAP_GROWTH_PERCENT}, got ${n}`))),
+    memoryTargetMiB: yield* Config.mapOrFail(Config.withDefault(Config.integer("AICS_MEMORY_TARGET_MIB"), DEFAULT_MEMORY_TARGET_MIB), (n) =>
+      n === 0 || (n >= LEAST_MEMORY_TARGET_MIB && Number.isSafeInteger(n))
+        ? Either.right(n)
+        : Either.left(ConfigError.InvalidData(["AICS_MEMORY_TARGET_MIB"], `AICS_MEMORY_TARGET_MIB must be 0 (V8's own growth) or a whole number of MiB from ${LEAST_MEMORY_TARGET_MIB}, got ${n}`)))
   }
 })

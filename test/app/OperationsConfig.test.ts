@@ -1,10 +1,10 @@
-// AICS_OTLP_URL and AICS_HEAP_GROWTH_PERCENT (app/OperationsConfig.ts): a collector's base
+// AICS_OTLP_URL, AICS_HEAP_GROWTH_PERCENT and AICS_MEMORY_TARGET_MIB (app/OperationsConfig.ts): a collector's base
 // URL or its traces endpoint becomes the traces endpoint; the heap's growth is a whole
 // number of per cent; anything else is refused at start with a message naming the variable.
 
 import { ConfigProvider, Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { DEFAULT_HEAP_GROWTH_PERCENT, MAX_HEAP_GROWTH_PERCENT, operationsConfig, otlpTracesUrl } from "../../src/app/OperationsConfig.js"
+import { DEFAULT_HEAP_GROWTH_PERCENT, DEFAULT_MEMORY_TARGET_MIB, LEAST_MEMORY_TARGET_MIB, MAX_HEAP_GROWTH_PERCENT, operationsConfig, otlpTracesUrl } from "../../src/app/OperationsConfig.js"
 
 const settingsWith = (env: Record<string, string>) =>
   Effect.runSync(Effect.either(Effect.withConfigProvider(operationsConfig, ConfigProvider.fromMap(new Map(Object.entries(env))))))
@@ -33,7 +33,7 @@ describe("AICS_OTLP_URL", () => {
 })
 
 describe("AICS_HEAP_GROWTH_PERCENT", () => {
-  it("is 0 (V8's own growth) unless set, and takes a growth up to 300%", () => {
+  it("is 0 (not fixed: the memory target decides) unless set, and takes a growth up to 300%", () => {
     const settings = settingsWith({})
     expect(Either.isRight(settings) && settings.right.heapGrowthPercent).toBe(DEFAULT_HEAP_GROWTH_PERCENT)
     expect(DEFAULT_HEAP_GROWTH_PERCENT).toBe(0)
@@ -48,6 +48,26 @@ describe("AICS_HEAP_GROWTH_PERCENT", () => {
       const settings = settingsWith({ AICS_HEAP_GROWTH_PERCENT: bad })
       expect(Either.isLeft(settings), bad).toBe(true)
       if (Either.isLeft(settings)) expect(String(settings.left)).toContain("AICS_HEAP_GROWTH_PERCENT")
+    }
+  })
+})
+
+describe("AICS_MEMORY_TARGET_MIB", () => {
+  it("is 384 MiB unless set (issue 12's 400 MiB with room), takes 0 (V8's own growth) or a target from 128 MiB", () => {
+    const settings = settingsWith({})
+    expect(Either.isRight(settings) && settings.right.memoryTargetMiB).toBe(DEFAULT_MEMORY_TARGET_MIB)
+    expect(DEFAULT_MEMORY_TARGET_MIB).toBe(384)
+    for (const good of [0, LEAST_MEMORY_TARGET_MIB, 2048]) {
+      const set = settingsWith({ AICS_MEMORY_TARGET_MIB: String(good) })
+      expect(Either.isRight(set) && set.right.memoryTargetMiB).toBe(good)
+    }
+  })
+
+  it("refuses what is not 0 or a whole number of MiB from 128, naming the variable", () => {
+    for (const bad of ["-1", "64", "127", "300.5", "lots"]) {
+      const settings = settingsWith({ AICS_MEMORY_TARGET_MIB: bad })
+      expect(Either.isLeft(settings), bad).toBe(true)
+      if (Either.isLeft(settings)) expect(String(settings.left)).toContain("AICS_MEMORY_TARGET_MIB")
     }
   })
 })
