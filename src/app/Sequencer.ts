@@ -327,9 +327,14 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
             run.restart(point.resident)
           }
           yield* run.prepare(jobs.map((job) => job.submission))
+          // The deadline is judged by this node's clock as it decides, read after the slice's
+          // reads (which may be slow), as the writer judges it by the service's Date: not by
+          // the leaves' logged, which never goes back and would carry a clock once set ahead
+          // (a node an hour fast) into every later batch, refusing every write.
+          const decidedAt = yield* clock.nowMillis
           for (const job of jobs) {
             // Too late: the writer may already have been told the log can no longer take it.
-            const late = expiredBeforeDecision(job.submission.envelope, Math.max(at, run.state.lastLogged))
+            const late = expiredBeforeDecision(job.submission.envelope, decidedAt)
             if (late !== undefined) {
               decided.push({ job, accepted: false, refusal: late })
               continue

@@ -94,13 +94,13 @@ const controlledStores = (controls: Controls) => {
   return Layer.mergeAll(bodies, log)
 }
 
-const sequencerWith = (controls: Controls, beforeSequencer: Layer.Layer<never, never, LogHealth> = Layer.empty) =>
+const sequencerWith = (controls: Controls, beforeSequencer: Layer.Layer<never, never, LogHealth> = Layer.empty, clock = makeTestClock(1_795_000_000_000)) =>
   Sequencer.layer.pipe(
     Layer.provideMerge(beforeSequencer),
     Layer.provideMerge(LogWriter.layer),
     Layer.provideMerge(Layer.mergeAll(LogHealth.layer, NodeRole.layer, MemoryCoordinationLive(), MemoryProjectionStoreLive)),
     Layer.provideMerge(controlledStores(controls)),
-    Layer.provideMerge(Layer.mergeAll(NodeCryptoLive, makeTestClock(1_795_000_000_000).layer))
+    Layer.provideMerge(Layer.mergeAll(NodeCryptoLive, clock.layer))
   )
 
 const submission = (envelope: Envelope, body: Uint8Array | null): Submission =>
@@ -184,6 +184,26 @@ describe("Sequencer commit", () => {
       const inTime = envelopeFor(late, ORIGIN, "post", payload, { created: 1_795_000_001 - 300 })
       expect(code(yield* sequencer.submit(submission(inTime, body)))).toBe("accepted 0")
     }).pipe(Effect.provide(sequencerWith(controls)))
+  })
+
+  it.scoped("judges that deadline by its clock as it decides, not by the last leaf's logged: a node once an hour fast does not refuse every later write", () => {
+    const controls = newControls()
+    const clock = makeTestClock(1_795_003_600_000)
+    return Effect.gen(function*() {
+      const sequencer = yield* Sequencer
+      // A node an hour fast sequences a post: its leaf is logged an hour ahead.
+      const fast = makeAgent(`fast ${Math.random()}`)
+      const first = postPayload("written an hour ahead")
+      expect(code(yield* sequencer.submit(submission(envelopeFor(fast, ORIGIN, "post", first.payload, { created: 1_795_003_600 - 10 }), first.body)))).toBe("accepted 0")
+      // The clock set right: an envelope in time by it is accepted, though its expires is
+      // before the last leaf's logged (which never goes back).
+      yield* clock.set(1_795_000_000_000)
+      const right = makeAgent(`right ${Math.random()}`)
+      const second = postPayload("written on time")
+      const inTime = envelopeFor(right, ORIGIN, "post", second.payload, { created: 1_795_000_000 - 10 })
+      expect(inTime.expires * 1000).toBeLessThan(1_795_003_600_000)
+      expect(code(yield* sequencer.submit(submission(inTime, second.body)))).toBe("accepted 1")
+    }).pipe(Effect.provide(sequencerWith(controls, Layer.empty, clock)))
   })
 
   it.scoped("answers only after bodies then leaves are durable", () => {

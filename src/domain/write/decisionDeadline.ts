@@ -1,5 +1,6 @@
-// The last moment the log may decide an envelope: before its `expires`, by the time the leaf
-// would carry (`logged`, the sequencer's clock, never going back). Admission judged `expires`
+// The last moment the log may decide an envelope: before its `expires`, by the sequencing
+// node's clock as it decides (not the leaf's `logged`, which never goes back: a node once
+// set ahead would carry its clock into every later batch and refuse every write). Admission judged `expires`
 // by the clock of the node that took the request; the submission may then wait: in the
 // sequencer's queue behind a slow batch, relayed to the node that sequences (PostgreSQL), or
 // claimed by a sequencer that died and settled by the next lease holder, which decides it
@@ -15,8 +16,8 @@
 import type { Envelope } from "../envelope/envelope.js"
 import { refuse, type Refusal } from "./refusal.js"
 
-/** The refusal of an envelope the log would log at `logged` (Unix ms) at or after its `expires`; undefined in time. */
-export const expiredBeforeDecision = (envelope: Pick<Envelope, "expires">, logged: number): Refusal | undefined =>
-  logged < envelope.expires * 1000
+/** The refusal of an envelope the log would decide at `decidedAt` (Unix ms) at or after its `expires`; undefined in time. */
+export const expiredBeforeDecision = (envelope: Pick<Envelope, "expires">, decidedAt: number): Refusal | undefined =>
+  decidedAt < envelope.expires * 1000
     ? undefined
-    : refuse("signature_expired", `the envelope's expires (${envelope.expires}) passed before the log could decide it (at ${Math.floor(logged / 1000)})`)
+    : refuse("signature_expired", `the envelope's expires (${envelope.expires}) passed before the log could decide it (at ${Math.floor(decidedAt / 1000)})`)
