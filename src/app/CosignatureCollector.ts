@@ -395,10 +395,11 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             })
           }
           const size = reply.status === 409 && reply.contentType.startsWith(TLOG_SIZE_CONTENT_TYPE) ? parseTlogSize(reply.body) : undefined
-          // A 409 to a request from this checkpoint's own size: the witness cosigned another
-          // tree of that size (C2SP tlog-witness: equal sizes, other root hashes). Its body
-          // names that size, or nothing (the spec asks a size only of the other 409).
-          if (reply.status === 409 && old === latest.size && old > 0 && (size === undefined || size === old)) {
+          // A 409 to a request from this checkpoint's own size, naming that very size: the
+          // witness cosigned another tree of that size (C2SP tlog-witness: equal sizes, other
+          // root hashes). Only a 409 that names the size is taken as that evidence: one with
+          // no size (a proxy's, a witness's own conflict) stops nothing, it is refused below.
+          if (reply.status === 409 && old === latest.size && old > 0 && size === old) {
             return yield* new Refusal({
               detail: `409: the witness cosigned another tree of size ${old} of this origin: it saw another history (${reply.body.slice(0, MAX_REASON).trim()})`,
               anotherHistory: true,

@@ -61,6 +61,8 @@ interface FakeWitness {
   readonly requests: Array<number>
   /** Called as the witness cosigns, before it answers. */
   onCosign?: () => void
+  /** Answer every request 409 with no size (a proxy's conflict, or a witness's own). */
+  sizelessConflict?: boolean
 }
 
 const transportOf = (w: FakeWitness) => Layer.succeed(WitnessTransport, {
@@ -68,6 +70,7 @@ const transportOf = (w: FakeWitness) => Layer.succeed(WitnessTransport, {
     if (w.down) return Effect.fail(new WitnessUnreachable({ detail: "connection refused" }))
     const request = Either.getOrThrow(parseAddCheckpointRequest(body))
     w.requests.push(request.oldSize)
+    if (w.sizelessConflict === true) return Effect.succeed({ status: 409, contentType: "text/plain; charset=utf-8", body: "conflict: try again later\n" })
     const outcome = decideAddCheckpoint(request, [{ origin: ORIGIN, key: logKey }], () => w.state, hasher, nodeCrypto.ed25519)
     if (outcome._tag === "Refused") {
       return Effect.succeed(outcome.knownSize !== undefined
@@ -386,6 +389,22 @@ describe("CosignatureCollector", () => {
       expect(yield* divergedOf(node)).toContain("holds another tree of size 5 of this origin than this log's")
       // Asked from 0 first, told 5 (this checkpoint's size), asked again from 5: the 409 then is the evidence.
       expect(witness.requests).toEqual([0, 5])
+    }))
+  })
+
+  it.scopedLive("does not take a 409 that names no size, to a request from the checkpoint's own size, for another tree: refused, not diverged", () => {
+    const witness: FakeWitness = { state: { size: 5, rootHash: log.root(5) }, down: false, garbage: false, requests: [], sizelessConflict: true }
+    return run(witness, (node) => Effect.gen(function*() {
+      const store = yield* Cosignatures
+      yield* store.record({ witness: witnessVkey, size: 5, line: cosign(log.text(5), WITNESS, witnessSeed, 1_800_000_000, nodeCrypto), timestamp: 1_800_000_000 })
+      const collector = yield* CosignatureCollector
+      yield* until(collector.status, (s) => s.witnesses[0]!.cosignedSize === 5)
+      yield* publish(node, 5)
+      const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
+      expect(witness.requests[0]).toBe(5)
+      expect(status.witnesses[0]!.error).toBe("409: conflict: try again later")
+      expect(status.witnesses[0]!.sawAnotherHistory).toBe(false)
+      expect(yield* divergedOf(node)).toBeUndefined()
     }))
   })
 
