@@ -12,14 +12,15 @@
 // gets the hung connection back for the next statement.
 //
 // So the pool's sockets are made here (@effect/sql-pg's `stream` option), and `within`
-// bounds a statement: unanswered after the limit, it fails with a StorageError and every
+// bounds a statement: unanswered after the limit (and one more turn of the event loop, so
+// an answer that arrived while the loop was stalled is read first), it fails with a StorageError and every
 // socket of the pool is destroyed. Their clients fail at once, the pool drops them, and the
 // next statement opens a new connection (bounded by the pool's connectTimeout). Only for
 // pools whose statements are all short: the shared storage pool runs migrations and large
 // reads, which must not be cut.
 
 import { Socket } from "node:net"
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect, Fiber, Option } from "effect"
 import { StorageError } from "../../ports/StorageError.js"
 
 export interface OwnSockets {
@@ -49,13 +50,26 @@ export const ownSockets = (): OwnSockets => {
     },
     cut,
     within: (limit, operation) => (effect) =>
-      Effect.disconnect(effect).pipe(
-        Effect.timeoutOption(limit),
-        Effect.flatMap(Option.match({
-          onSome: Effect.succeed,
-          onNone: () =>
-            Effect.zipRight(cut, Effect.fail(new StorageError({ operation, detail: `the database did not answer within ${Duration.format(limit)}` })))
-        }))
-      )
+      Effect.gen(function*() {
+        // A fiber of its own (a daemon: an interruption of the caller does not wait for the
+        // statement's cancel), interrupted without waiting whenever it is given up on.
+        const statement = yield* Effect.forkDaemon(effect)
+        const answered = yield* Fiber.join(statement).pipe(Effect.timeoutOption(limit), Effect.onInterrupt(() => Fiber.interruptFork(statement)))
+        if (Option.isSome(answered)) return answered.value
+        // Timers run before the sockets are read: after the event loop stalled (a long
+        // collection, a busy batch) the answer may be in the socket's buffer as the limit
+        // passes. One turn of the loop reads it before the database is said silent.
+        yield* afterSocketsRead
+        const late = yield* Fiber.poll(statement)
+        if (Option.isSome(late)) return yield* late.value
+        yield* Fiber.interruptFork(statement)
+        return yield* Effect.zipRight(cut, Effect.fail(new StorageError({ operation, detail: `the database did not answer within ${Duration.format(limit)}` })))
+      })
   }
 }
+
+/** Resumes after the event loop's next poll for I/O (setImmediate runs in the check phase, after it). */
+const afterSocketsRead: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const immediate = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(immediate))
+})
