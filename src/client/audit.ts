@@ -385,6 +385,26 @@ const askAgain = (view: AuditedView, audit: ViewAudit): boolean =>
 const CATCH_UP_ROUNDS = 3
 
 /**
+ * How long the audit waits for a newer checkpoint when a view differs only in what a leaf
+ * logged since may change unseen (a directory page): such a leaf is in a checkpoint within
+ * the service's publishing interval (about a second), and until it is, the difference can be
+ * the audit's lag as well as the service's lie.
+ */
+const NEWER_CHECKPOINT_WAIT_MS = 5_000
+const NEWER_CHECKPOINT_POLL_MS = 500
+
+/** A checkpoint larger than `size`, or undefined: at once, or after waiting for one when `wait`. */
+const newerCheckpoint = async (client: LogClient, size: number, wait: boolean): Promise<Checkpoint | undefined> => {
+  const deadline = Date.now() + (wait ? NEWER_CHECKPOINT_WAIT_MS : 0)
+  for (;;) {
+    const newer = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
+    if (newer.size > size) return newer
+    if (Date.now() >= deadline) return undefined
+    await new Promise((resolve) => setTimeout(resolve, NEWER_CHECKPOINT_POLL_MS))
+  }
+}
+
+/**
  * Replays every leaf of the latest checkpoint's log as the sequencer had to decide it
  * (steps 1-3 above), then compares the views with it. A view past the log replayed (a vote,
  * a tombstone, an owner's act since) is asked again once the leaves of a newer checkpoint
@@ -411,8 +431,8 @@ export const auditLog = async (
     }
     pending = pending.filter((view) => askAgain(view, audited.get(view.path)!))
     if (pending.length === 0 || round === CATCH_UP_ROUNDS) break
-    const newer = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
-    if (newer.size <= fold.checkpoint.size) break
+    const newer = await newerCheckpoint(client, fold.checkpoint.size, pending.some((view) => audited.get(view.path)!.outcome === "differs"))
+    if (newer === undefined) break
     fold = await extendFold(client, fold, newer, progress)
     if (!complete()) break
   }
