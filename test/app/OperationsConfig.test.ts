@@ -33,7 +33,7 @@ describe("AICS_OTLP_URL", () => {
 })
 
 describe("AICS_HEAP_GROWTH_PERCENT", () => {
-  it("is 0 (not fixed: the memory target decides) unless set, and takes a growth up to 300%", () => {
+  it("is 0 (not fixed: the memory target, if any, decides) unless set, and takes a growth up to 300%", () => {
     const settings = settingsWith({})
     expect(Either.isRight(settings) && settings.right.heapGrowthPercent).toBe(DEFAULT_HEAP_GROWTH_PERCENT)
     expect(DEFAULT_HEAP_GROWTH_PERCENT).toBe(0)
@@ -53,11 +53,11 @@ describe("AICS_HEAP_GROWTH_PERCENT", () => {
 })
 
 describe("AICS_MEMORY_TARGET_MIB", () => {
-  it("is 384 MiB unless set (issue 12's 400 MiB with room), takes 0 (V8's own growth) or a target from 128 MiB", () => {
+  it("is 0 (V8's own growth) unless set, and takes a target from 128 MiB", () => {
     const settings = settingsWith({})
     expect(Either.isRight(settings) && settings.right.memoryTargetMiB).toBe(DEFAULT_MEMORY_TARGET_MIB)
-    expect(DEFAULT_MEMORY_TARGET_MIB).toBe(384)
-    for (const good of [0, LEAST_MEMORY_TARGET_MIB, 2048]) {
+    expect(DEFAULT_MEMORY_TARGET_MIB).toBe(0)
+    for (const good of [0, LEAST_MEMORY_TARGET_MIB, 384, 2048]) {
       const set = settingsWith({ AICS_MEMORY_TARGET_MIB: String(good) })
       expect(Either.isRight(set) && set.right.memoryTargetMiB).toBe(good)
     }
