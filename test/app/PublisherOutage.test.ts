@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { FsKeptCheckpointLive } from "../../src/adapters/fs/FsKeptCheckpoint.js"
 import { it } from "@effect/vitest"
-import { Context, Duration, Effect, Layer, Logger, Ref, SubscriptionRef } from "effect"
+import { Context, Effect, Layer, Ref, SubscriptionRef } from "effect"
 import { afterAll, describe, expect } from "vitest"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
 import { MemoryLogStoreLive } from "../../src/adapters/memory/MemoryLogStore.js"
@@ -26,20 +26,13 @@ import { Clock } from "../../src/ports/Clock.js"
 import { Signer } from "../../src/ports/Signer.js"
 import { StorageError } from "../../src/ports/StorageError.js"
 import { TileSink } from "../../src/ports/TileSink.js"
+import { logLines, withMessage } from "../support/logLines.js"
+import { untilHolds } from "../support/poll.js"
 
 const seed = nodeCrypto.sha256(new TextEncoder().encode("publisher outage test"))
 const key = { publicKey: nodeCrypto.ed25519.publicKey(seed), sign: (message: Uint8Array) => Effect.sync(() => nodeCrypto.ed25519.sign(seed, message)) }
 const CAUSE = "Failed to acquire connection: connect ECONNREFUSED 127.0.0.1:5432"
 
-/** Polls `check` every 20 ms until it holds; fails naming `what` after 10 s. */
-const until = (what: string, check: Effect.Effect<boolean>) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + 10_000
-    while (!(yield* check)) {
-      if (Date.now() > deadline) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
-      yield* Effect.sleep(Duration.millis(20))
-    }
-  })
 
 /** Where the publisher keeps its last checkpoint (ports/KeptCheckpoint.ts). */
 const keptDir = mkdtempSync(join(tmpdir(), "aics-publisher-outage-"))
@@ -58,8 +51,7 @@ describe("the publisher while the tile sink fails", () => {
       }))).pipe(Layer.provide(MemoryTileSinkLive))
       const leading = yield* SubscriptionRef.make(false)
       const settings = { origin: "publisher.test/aics", mmdSeconds: 1 } as unknown as ServiceSettings
-      const messages: Array<string> = []
-      const logger = Logger.make(({ message }) => void messages.push(Array.isArray(message) ? message.map(String).join(" ") : String(message)))
+      const { lines, layer: logged } = logLines()
       const context = yield* Layer.build(Publisher.layer.pipe(
         Layer.provideMerge(Layer.mergeAll(LogWriter.layer, LogNotary.layer, LogReader.layer)),
         Layer.provideMerge(Layer.mergeAll(
@@ -67,23 +59,23 @@ describe("the publisher while the tile sink fails", () => {
           ServiceConfig.layer(settings), Clock.system
         )),
         Layer.provideMerge(NodeCryptoLive)
-      )).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      )).pipe(Effect.provide(logged))
       const health = Context.get(context, LogHealth)
       const publishError = Effect.map(Ref.get(health.publish), (p) => p.error)
 
       database.down = true
-      yield* until("the failure reported", Effect.map(publishError, (error) => error !== undefined))
+      yield* untilHolds("the failure reported", Effect.map(publishError, (error) => error !== undefined))
       expect(yield* publishError).toBe(`readCheckpoint: ${CAUSE}`)
       // Retried every second or so: still one line.
       const reads = database.reads
-      yield* until("three more looks", Effect.sync(() => database.reads >= reads + 3))
-      expect(messages.filter((m) => m === "publishing failed")).toHaveLength(1)
+      yield* untilHolds("three more looks", Effect.sync(() => database.reads >= reads + 3))
+      expect(withMessage(lines, "publishing failed")).toHaveLength(1)
 
       // The database is back, and this process sequences now; nothing new is written.
       yield* SubscriptionRef.set(leading, true)
       database.down = false
-      yield* until("the failure no longer reported", Effect.map(publishError, (error) => error === undefined))
-      expect(messages.filter((m) => m === "publishing works again")).toHaveLength(1)
-      expect(messages.filter((m) => m === "publishing failed")).toHaveLength(1)
+      yield* untilHolds("the failure no longer reported", Effect.map(publishError, (error) => error === undefined))
+      expect(withMessage(lines, "publishing works again")).toHaveLength(1)
+      expect(withMessage(lines, "publishing failed")).toHaveLength(1)
     }), 30_000)
 })

@@ -10,7 +10,7 @@
 //   - a batch that cannot be written says storage_unavailable until a batch is written.
 
 import { it } from "@effect/vitest"
-import { Cause, Context, Deferred, Duration, Effect, Either, HashMap, Layer, Logger, Stream } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Either, Layer, Stream } from "effect"
 import { describe, expect } from "vitest"
 import { makeTestClock, type ManualClock } from "../../src/adapters/clock/TestClock.js"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
@@ -28,17 +28,12 @@ import { Coordination } from "../../src/ports/Coordination.js"
 import { LogStore } from "../../src/ports/LogStore.js"
 import { StorageError } from "../../src/ports/StorageError.js"
 import { envelopeFor, makeAgent, postPayload, writeRequestBody, type TestAgent } from "../support/agents.js"
+import { logLines, withMessage } from "../support/logLines.js"
+import { untilHolds } from "../support/poll.js"
 
 const ORIGIN = "outage.test/aics"
 const NOW = 1_795_000_000_000
 const CAUSE = "cannot reach the database at 127.0.0.1:5432/aics: connect ECONNREFUSED 127.0.0.1:5432"
-
-interface Line {
-  readonly level: string
-  readonly message: string
-  readonly annotations: Record<string, unknown>
-  readonly cause: Cause.Cause<unknown>
-}
 
 /** The database, as the test sets it: down, or held by another process (every try waits). */
 interface Database {
@@ -59,7 +54,7 @@ const failure = (operation: string) => new StorageError({ operation, detail: CAU
  * size (a follower's catch-up) or appending fails. New leaves are announced every 20 ms, as
  * PgCoordination's poll does every second.
  */
-const processOver = (database: Database, clock: ManualClock, lines: Array<Line>) =>
+const processOver = (database: Database, clock: ManualClock, logged: Layer.Layer<never>) =>
   Effect.gen(function*() {
     const coordination = Layer.effect(Coordination, Effect.map(Coordination, (inner) => Coordination.of({
       ...inner,
@@ -83,36 +78,19 @@ const processOver = (database: Database, clock: ManualClock, lines: Array<Line>)
       Layer.provideMerge(Layer.mergeAll(LogHealth.layer, NodeRole.layer, coordination, MemoryProjectionStoreLive, MemoryBodyStoreLive, log)),
       Layer.provideMerge(Layer.mergeAll(NodeCryptoLive, clock.layer))
     )
-    const logger = Logger.make(({ logLevel, message, annotations, cause }) =>
-      void lines.push({
-        level: logLevel.label,
-        message: Array.isArray(message) ? message.map(String).join(" ") : String(message),
-        annotations: Object.fromEntries(HashMap.toEntries(annotations)),
-        cause
-      }))
     // The logger is the building fiber's, which the sequencer's fibers inherit.
-    const context = yield* Layer.build(layer).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+    const context = yield* Layer.build(layer).pipe(Effect.provide(logged))
     return Context.get(context, Sequencer)
   })
 
-/** Polls `check` every 20 ms until it holds; fails naming `what` after 10 s. */
-const until = (what: string, check: Effect.Effect<boolean>) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + 10_000
-    while (!(yield* check)) {
-      if (Date.now() > deadline) return yield* Effect.die(new Error(`timed out waiting for ${what}`))
-      yield* Effect.sleep(Duration.millis(20))
-    }
-  })
 
 /** Until the lease has been tried `more` more times: each failed try is followed by a second's pause. */
 const triesMore = (database: Database, more: number) =>
   Effect.suspend(() => {
     const target = database.leaseTries + more
-    return until(`${more} more tries for the lease`, Effect.sync(() => database.leaseTries >= target))
+    return untilHolds(`${more} more tries for the lease`, Effect.sync(() => database.leaseTries >= target))
   })
 
-const withMessage = (lines: ReadonlyArray<Line>, message: string) => lines.filter((line) => line.message === message)
 
 const newDatabase = Effect.map(Deferred.make<void>(), (wentDown): Database => ({ down: false, heldElsewhere: false, appendsFail: false, wentDown, leaseTries: 0 }))
 const goDown = (database: Database) => Effect.suspend(() => {
@@ -138,14 +116,14 @@ describe("the sequencer while the log's storage fails", () => {
   it.scopedLive("a sequencing process: storage_unavailable and no_sequencer while it lasts, one line, a reminder a minute, then well again", () =>
     Effect.gen(function*() {
       const clock = makeTestClock(NOW)
-      const lines: Array<Line> = []
+      const { lines, layer: logged } = logLines()
       const database = yield* newDatabase
-      const sequencer = yield* processOver(database, clock, lines)
-      yield* until("the process sequences", Effect.sync(() => withMessage(lines, "this process sequences the log").length === 1))
+      const sequencer = yield* processOver(database, clock, logged)
+      yield* untilHolds("the process sequences", Effect.sync(() => withMessage(lines, "this process sequences the log").length === 1))
       expect(yield* sequencer.health).toEqual({ storageFailure: undefined, withoutSequencerSeconds: undefined })
 
       yield* goDown(database)
-      yield* until("storage_unavailable", Effect.map(sequencer.health, (h) => h.storageFailure !== undefined))
+      yield* untilHolds("storage_unavailable", Effect.map(sequencer.health, (h) => h.storageFailure !== undefined))
       // The try for the lease, or the read of new leaves: whichever failed last.
       expect((yield* sequencer.health).storageFailure).toMatch(new RegExp(`^(lease|size): ${CAUSE}$`))
       // Within the takeover time a missing sequencer is not reported; past it, it is.
@@ -172,7 +150,7 @@ describe("the sequencer while the log's storage fails", () => {
 
       // The storage answers again: the process sequences, and its health says nothing is wrong.
       yield* comeBack(database)
-      yield* until("sequencing again", Effect.sync(() => withMessage(lines, "this process sequences the log").length === 2))
+      yield* untilHolds("sequencing again", Effect.sync(() => withMessage(lines, "this process sequences the log").length === 2))
       expect(yield* sequencer.health).toEqual({ storageFailure: undefined, withoutSequencerSeconds: undefined })
       expect(withMessage(lines, "sequencing stopped")).toHaveLength(2)
     }), 30_000)
@@ -180,12 +158,12 @@ describe("the sequencer while the log's storage fails", () => {
   it.scopedLive("a process that does not sequence: its tries and its reads of new leaves say so once each, and stop when the storage answers", () =>
     Effect.gen(function*() {
       const clock = makeTestClock(NOW)
-      const lines: Array<Line> = []
+      const { lines, layer: logged } = logLines()
       const database = yield* newDatabase
       database.heldElsewhere = true
-      const sequencer = yield* processOver(database, clock, lines)
+      const sequencer = yield* processOver(database, clock, logged)
       const elsewhere = "another process sequences the log: this one hands it its writes, serves reads, and takes over if it stops"
-      yield* until("seeing the other sequencer", Effect.sync(() => withMessage(lines, elsewhere).length === 1))
+      yield* untilHolds("seeing the other sequencer", Effect.sync(() => withMessage(lines, elsewhere).length === 1))
       yield* clock.advance(NO_SEQUENCER_AFTER_MILLIS * 10)
       expect(yield* sequencer.health).toEqual({ storageFailure: undefined, withoutSequencerSeconds: undefined })
 
@@ -208,8 +186,8 @@ describe("the sequencer while the log's storage fails", () => {
       expect(Cause.isEmpty(readsFailed[0]!.cause)).toBe(true)
 
       yield* comeBack(database)
-      yield* until("seeing the other sequencer again", Effect.sync(() => withMessage(lines, elsewhere).length === 2))
-      yield* until("reading new leaves again", Effect.sync(() => withMessage(lines, "reading new leaves works again").length === 1))
+      yield* untilHolds("seeing the other sequencer again", Effect.sync(() => withMessage(lines, elsewhere).length === 2))
+      yield* untilHolds("reading new leaves again", Effect.sync(() => withMessage(lines, "reading new leaves works again").length === 1))
       expect(yield* sequencer.health).toEqual({ storageFailure: undefined, withoutSequencerSeconds: undefined })
       expect(withMessage(lines, "this process cannot try for the sequencing lease")).toHaveLength(1)
       expect(withMessage(lines, "reading new leaves failed")).toHaveLength(1)
@@ -218,10 +196,10 @@ describe("the sequencer while the log's storage fails", () => {
   it.scopedLive("a batch that cannot be written: storage_unavailable until a batch is, one line however many fail", () =>
     Effect.gen(function*() {
       const clock = makeTestClock(NOW)
-      const lines: Array<Line> = []
+      const { lines, layer: logged } = logLines()
       const database = yield* newDatabase
-      const sequencer = yield* processOver(database, clock, lines)
-      yield* until("the process sequences", Effect.sync(() => withMessage(lines, "this process sequences the log").length === 1))
+      const sequencer = yield* processOver(database, clock, logged)
+      yield* untilHolds("the process sequences", Effect.sync(() => withMessage(lines, "this process sequences the log").length === 1))
       const alice = makeAgent(`alice ${Math.random()}`)
       database.appendsFail = true
       const refusedCodes: Array<string> = []
@@ -229,7 +207,7 @@ describe("the sequencer while the log's storage fails", () => {
         const outcome = yield* sequencer.submit(nextPost(alice, `refused ${i}`).submission)
         refusedCodes.push(outcome._tag === "Refused" ? outcome.refusal.code : "accepted")
         // A failed batch ends the leadership, which is taken again at once.
-        yield* until("sequencing again", Effect.sync(() => withMessage(lines, "this process sequences the log").length === i + 2))
+        yield* untilHolds("sequencing again", Effect.sync(() => withMessage(lines, "this process sequences the log").length === i + 2))
       }
       database.appendsFail = false
       expect(refusedCodes).toEqual(["log_unavailable", "log_unavailable", "log_unavailable"])

@@ -4,28 +4,15 @@
 // message in the `error` annotation with no cause attached (no stack trace); a defect
 // keeps its cause, stack and all.
 
-import { Cause, Effect, HashMap, Logger, LogLevel } from "effect"
+import { Cause, Effect, LogLevel } from "effect"
 import { describe, expect, it } from "vitest"
 import { failureLines, REMINDER_MILLIS } from "../../src/app/failureLines.js"
 import { StorageError } from "../../src/ports/StorageError.js"
-
-interface Line {
-  readonly level: string
-  readonly message: string
-  readonly annotations: Record<string, unknown>
-  readonly cause: Cause.Cause<unknown>
-}
+import { logLines } from "../support/logLines.js"
 
 const capture = () => {
-  const lines: Array<Line> = []
-  const logger = Logger.make(({ logLevel, message, annotations, cause }) =>
-    void lines.push({
-      level: logLevel.label,
-      message: Array.isArray(message) ? message.map(String).join(" ") : String(message),
-      annotations: Object.fromEntries(HashMap.toEntries(annotations)),
-      cause
-    }))
-  const run = <A>(effect: Effect.Effect<A>) => Effect.runSync(effect.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger))))
+  const { lines, layer } = logLines()
+  const run = <A>(effect: Effect.Effect<A>) => Effect.runSync(effect.pipe(Effect.provide(layer)))
   return { lines, run }
 }
 
