@@ -66,7 +66,7 @@ export interface ServiceSettings {
   readonly limits?: AdmissionLimits | undefined
   /** Peers whose X-Forwarded-For / Forwarded name the client (AICS_TRUSTED_PROXIES); absent: loopback. */
   readonly trustedProxies?: ReadonlyArray<Cidr> | undefined
-  /** GET /v2/entries/{index} and POST /v2/entries answered beside HttpApi (AICS_LEAN_ROUTES, adapters/http/leanEntryRoute.ts, leanWriteRoute.ts); absent: on. */
+  /** GET /v2/entries/{index}, POST /v2/entries and GET /v2/stream answered beside HttpApi (AICS_LEAN_ROUTES, adapters/http/leanEntryRoute.ts, leanWriteRoute.ts, leanStreamRoute.ts); absent: on. */
   readonly leanRoutes?: boolean | undefined
 }
 

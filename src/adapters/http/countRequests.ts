@@ -8,8 +8,9 @@
 // which this middleware wraps: a flood refused before any route shows in the statistics and
 // in aics_http_requests_total. A client that leaves before its answer is counted 499, as
 // @effect/platform answers it, unless the answer's head had gone out already: a live stream
-// (handlers/stream.ts writes its own 200) that its client ends is counted with the 200 it was
-// sent, as a proxy's access log has it, not as an error.
+// served through HttpApi (handlers/stream.ts; its head is written by streamHub.ts) that its
+// client ends is counted with the 200 it was sent, as a proxy's access log has it, not as
+// an error. (The lean stream route, leanStreamRoute.ts, is counted once its head is written.)
 
 import type { ServerResponse } from "node:http"
 import * as HttpServerError from "@effect/platform/HttpServerError"

@@ -25,14 +25,15 @@ import { counted } from "./countRequests.js"
 
 /**
  * Writes a response as @effect/platform-node's handleResponse does (lean routes make only
- * byte bodies or none), and resumes once the kernel has taken all of it: at once when the
+ * byte bodies or none; the stream writes its own head, and then nothing is written here), and resumes once the kernel has taken all of it: at once when the
  * end call itself wrote it all (most answers), else on `finish`, or on `close` when the
  * connection goes first (Node never calls end's callback on a closed connection, so the
  * platform's wait for it would never end).
  */
 const send = (res: ServerResponse, response: HttpServerResponse.HttpServerResponse) =>
   Effect.async<void>((resume) => {
-    if (res.writableEnded || res.destroyed) return resume(Effect.void)
+    // A route that wrote its own head (the live stream, leanStreamRoute.ts) has answered.
+    if (res.writableEnded || res.destroyed || res.headersSent) return resume(Effect.void)
     res.writeHead(response.status, response.headers)
     if (response.body._tag === "Uint8Array") res.end(response.body.body)
     else res.end()
@@ -65,9 +66,12 @@ export const leanServing: Effect.Effect<LeanServe, never, Admission | RequestSta
     return (req, res, answer) => {
       const request = arrivingFromNode(req)
       const fiber = runFork(Effect.uninterruptible(counted(request, admitted(request, interruptibleAnswer(answer), (response) => send(res, response)))))
-      res.on("close", () => {
+      const onClose = () => {
         if (!res.writableEnded) fiber.unsafeInterruptAsFork(clientAbortFiberId)
-      })
+      }
+      res.on("close", onClose)
+      // Answered, the fiber is let go: a stream's connection lasts long after (leanStreamRoute.ts).
+      fiber.addObserver(() => res.off("close", onClose))
     }
   }
 )

@@ -68,6 +68,7 @@ import { TilesHandlers } from "./handlers/tiles.js"
 import { TlogHandlers } from "./handlers/tlog.js"
 import { closeDraining } from "./closeDraining.js"
 import { leanEntryRoute } from "./leanEntryRoute.js"
+import { leanStreamRoute } from "./leanStreamRoute.js"
 import { leanWriteRoute } from "./leanWriteRoute.js"
 import { leanFirst, type LeanSlot } from "./leanFirst.js"
 import { trackHttpConnections } from "../metrics/connectionStates.js"
@@ -89,6 +90,7 @@ import { capConnectionsPerAddress } from "../tcp/connectionsPerAddress.js"
 import { StreamHandlers } from "./handlers/stream.js"
 import { McpHandlers } from "./handlers/mcp.js"
 import { SelfRoutes } from "./selfRoutes.js"
+import { StreamHub } from "./streamHub.js"
 import { LogStream } from "../../app/LogStream.js"
 import { StreamConfig } from "../../app/StreamConfig.js"
 import { WriteAnswers } from "../../app/WriteAnswers.js"
@@ -141,7 +143,7 @@ const ApiLive = HttpApiBuilder.api(AicsApi).pipe(
     builtWithOnly(Bodies, BodyStore, Clock, LogReader, LogStatus, LogStore, Projection, Publisher, ServiceConfig, StateReader)(ItemPagesHandlers),
     builtWithOnly(Gate, ServiceConfig)(GateHandlers),
     builtWithOnly(Witness)(WitnessHandlers),
-    builtWithOnly(LogStream, StreamConfig)(StreamHandlers),
+    builtWithOnly(StreamHub)(StreamHandlers),
     builtWithOnly(SelfRoutes)(McpHandlers)
   ])
 )
@@ -203,7 +205,7 @@ export const HttpLive = (options: {
   readonly limits?: { readonly connectionsPerAddress: number } | undefined
   readonly trustedProxies?: ReadonlyArray<Cidr> | undefined
   readonly pendingBytes?: PendingBytesLimits
-  /** GET /v2/entries/{index} and POST /v2/entries through leanEntryRoute.ts and leanWriteRoute.ts (the default) or through HttpApi. */
+  /** GET /v2/entries/{index}, POST /v2/entries and GET /v2/stream through leanEntryRoute.ts, leanWriteRoute.ts and leanStreamRoute.ts (the default) or through HttpApi. */
   readonly leanRoutes?: boolean
 }) => {
   // Filled in below once the services the lean route reads are at hand.
@@ -220,7 +222,8 @@ export const HttpLive = (options: {
     if (options.leanRoutes !== false) {
       const entry = yield* leanEntryRoute
       const write = yield* leanWriteRoute
-      lean.handler = (req, res) => write(req, res) || entry(req, res)
+      const stream = yield* leanStreamRoute
+      lean.handler = (req, res) => write(req, res) || entry(req, res) || stream(req, res)
     }
     // The page routes' answers (ETag, gzip, an error as a page for a browser): pageDelivery.ts.
     return HttpApiBuilder.serve((app) => countRequests(deliverPages(admitRequests(app))))
@@ -242,10 +245,12 @@ export const HttpLive = (options: {
     }), { host: options.host, port: options.port })),
     builtWithOnly(
       RequestStats, HttpApi.Api, Charter, Clock, Crypto, ServiceConfig, Admission, SelfRoutes,
-      // The lean routes' bundle (handlers/entryBundle.ts) and writes.
-      Bodies, LogReader, LogStatus, LogStore, Publisher, EntryWrites
+      // The lean routes' bundle (handlers/entryBundle.ts), writes and streams.
+      Bodies, LogReader, LogStatus, LogStore, Publisher, EntryWrites, StreamHub
     ),
     Layer.provide(ApiLive),
+    // One hub for the lean route and HttpApi's (the streams an address holds are counted once).
+    Layer.provide(builtWithOnly(LogStream, StreamConfig)(StreamHub.layer)),
     // One instance for the server, which sets it, and the routes that call through it.
     Layer.provide(SelfRoutes.layer)
   )

@@ -1,4 +1,4 @@
-// How the live stream's bytes reach a client's socket (handlers/stream.ts). With a thousand
+// How the live stream's bytes reach a client's socket (streamHub.ts). With a thousand
 // subscribers the fan-out runs on the event loop that also sequences writes, so each write
 // must cost as little as it can: the events a dispatch sends are encoded once
 // (LeafEvent.bytes), joined once per filter group, framed once as an HTTP/1.1 chunk
