@@ -45,6 +45,27 @@
 // any other reason is reported, never acted on. A 422 to a request from size 0 is not
 // evidence: the proof from the empty tree is empty and always verifies, so that witness is
 // broken, not shown another history.
+//
+// Writes wait for the first round (LogHealth.awaited): from its start until the process
+// that sequences has heard every witness once, by submitting its latest checkpoint to each,
+// the log takes no write (refused log_unavailable, /healthz awaiting_witnesses). A witness is
+// heard when it answered and what it said was judged (a size above the log's, or another
+// tree, has made the log diverged by then), or when it did not answer within the
+// transport's bound (unreachable, or timed out: 10 s over HTTP; said in a warning line, so a
+// witness that is down does not hold the log longer). A storage failure before its answer
+// is judged and recorded (the log's size, a proof, the stored line) is not hearing it: the
+// witness is asked again, every second meanwhile. Without it, a node started from a restored (older) copy took the writes
+// that reached it before its witness's answer, on a log about to be found diverged.
+// Always, not only when this node kept no checkpoint (last-checkpoint, Publisher): a kept
+// checkpoint the log matches shows the log is not behind what THIS node published, but not
+// behind what another node published on PostgreSQL (its last-checkpoint is in its own
+// folder), nor behind what this node published after the copy was taken when the copy
+// brought its older last-checkpoint back with it. The cost is one round trip to the
+// witnesses at a process's start, before its first write. Once per process: it is heard
+// at its first leadership; a later one (the lease lost and taken again) does not wait
+// again, so a takeover stays within its few seconds. A process that takes the lease from
+// another whose round had ended waits its own round: the stored alarms it rechecks are all
+// the evidence it has of the witnesses until then.
 
 import { Context, Data, Duration, Effect, Either, Layer, Metric, Option, Ref, SubscriptionRef } from "effect"
 import {
@@ -212,6 +233,41 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
       witnesses.push({ key, url: w.url, vkey: w.vkey })
     }
     const known = yield* Ref.make(new Map<string, Known>(witnesses.map((w) => [w.vkey, UNKNOWN])))
+
+    // The first round (see the header): the witnesses not heard yet, each with why its last
+    // attempt did not count (undefined: not asked yet). Writes wait while one is left.
+    const unheard = yield* Ref.make(new Map<string, string | undefined>(witnesses.map((w) => [w.vkey, undefined])))
+    const awaitedReason = (left: ReadonlyMap<string, string | undefined>) =>
+      left.size === 0 ? undefined : "writes are taken once every witness of AICS_WITNESSES has answered this node's first checkpoint submission, or failed to within its bound; waiting for " +
+        witnesses.filter((w) => left.has(w.vkey)).map((w) => {
+          const why = left.get(w.vkey)
+          return `${w.key.name} (${w.url})${why === undefined ? "" : `: ${why}`}`
+        }).join("; ")
+    /** The witness's first answer is in (or its bound passed, `unanswered` saying how): writes go on once every witness's is. */
+    const heard = (w: Configured, unanswered?: string) =>
+      Effect.gen(function*() {
+        const left = yield* Ref.modify(unheard, (map): [ReadonlyMap<string, string | undefined> | undefined, Map<string, string | undefined>] => {
+          if (!map.has(w.vkey)) return [undefined, map]
+          const next = new Map(map)
+          next.delete(w.vkey)
+          return [next, next]
+        })
+        if (left === undefined) return
+        if (unanswered !== undefined) {
+          yield* Effect.logWarning(`witness ${w.key.name} (${w.url}) did not answer this node's first checkpoint submission within its bound (${unanswered}): writes are not held for it; a log restored from an older copy is found diverged only once it answers`)
+        }
+        yield* health.setAwaited(awaitedReason(left))
+        if (left.size > 0) return
+        const diverged = yield* health.diverged
+        yield* Effect.logInfo(`every witness of AICS_WITNESSES was asked since this process began sequencing: ${diverged === undefined ? "writes are taken" : "the log is diverged, and writes are still refused"}`)
+      })
+    /** The attempt did not hear the witness (`why`): it is asked again, and writes still wait for it. */
+    const notHeard = (w: Configured, why: string) =>
+      Effect.flatMap(
+        Ref.updateAndGet(unheard, (map) => (map.has(w.vkey) ? new Map(map).set(w.vkey, why) : map)),
+        (left) => (left.has(w.vkey) ? health.setAwaited(awaitedReason(left)) : Effect.void)
+      )
+    yield* health.setAwaited(awaitedReason(yield* Ref.get(unheard)))
     const update = (vkey: string, f: (k: Known) => Known) =>
       Ref.update(known, (map) => new Map(map).set(vkey, f(map.get(vkey) ?? UNKNOWN)))
 
@@ -454,11 +510,14 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           if (Either.isRight(result)) {
             backoff = FIRST_BACKOFF
             answered = true
+            yield* heard(w)
             continue
           }
           const error = result.left
           if (error._tag === "Refusal") answered = true
           if (error._tag === "CheckpointBehind") {
+            // Its size is one the log holds: nothing it said diverges the log.
+            yield* heard(w)
             yield* awaitWitnessedCheckpoint(w, error)
             continue
           }
@@ -487,6 +546,15 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           // fork (a restored copy, say): an error, not a witness that is merely away.
           const line = `witness ${w.key.name} (${w.url}) did not cosign size ${latest.size}: ${detail}`
           yield* (anotherHistory || alarmBefore !== undefined ? Effect.logError(`${line} (docs/operations.md "Backups and restores")`) : Effect.logWarning(line))
+          // Heard once what it said is judged (the log diverged above when it shows so), or
+          // once the transport gave up on it; a storage failure judged nothing.
+          if (error._tag === "StorageError") {
+            yield* notHeard(w, detail)
+            // Writes wait for it: asked again every second rather than after a growing wait.
+            if ((yield* Ref.get(unheard)).has(w.vkey)) backoff = FIRST_BACKOFF
+          } else {
+            yield* heard(w, error._tag === "WitnessUnreachable" ? detail : undefined)
+          }
           yield* Effect.sleep(backoff)
           backoff = Duration.min(Duration.times(backoff, 2), MAX_BACKOFF)
         }

@@ -11,6 +11,11 @@
 // flag, set once and kept until it stops; the evidence behind it is shared (the tiles and
 // the witnesses' alarms are in the database on PostgreSQL), so every node finds it on its
 // own, and `recheck` looks at it again when a node takes the lease, before its first write.
+//
+// Some evidence comes only when asked for: a witness says what it cosigned when the log
+// submits a checkpoint to it. Until the sequencing process has heard every witness once
+// (CosignatureCollector's first round), the log may be behind what the world saw without
+// knowing it yet: `awaited` says why writes wait meanwhile, and the Sequencer refuses them.
 
 import { Context, Effect, Layer, Ref } from "effect"
 import type { StorageError } from "../ports/StorageError.js"
@@ -47,12 +52,21 @@ export class LogHealth extends Context.Tag("aics/LogHealth")<LogHealth, {
    * its evidence fails it: a new leader does not write by guess.
    */
   readonly recheck: Effect.Effect<void, StorageError>
+  /**
+   * Why writes must wait for evidence not heard yet (the witnesses' first answers to this
+   * process, CosignatureCollector), or undefined when none is awaited: the Sequencer refuses
+   * writes meanwhile (log_unavailable) and /healthz says so (awaiting_witnesses).
+   */
+  readonly awaited: Effect.Effect<string | undefined>
+  /** Sets what `awaited` answers (undefined: nothing awaited, writes are taken). */
+  readonly setAwaited: (why: string | undefined) => Effect.Effect<void>
   readonly publish: Ref.Ref<PublishState>
 }>() {
   static readonly layer = Layer.effect(LogHealth, Effect.gen(function*() {
     const diverged = yield* Ref.make<string | undefined>(undefined)
     const publish = yield* Ref.make<PublishState>({ publishedSize: 0, publishedAt: undefined, error: undefined })
     const rechecks = yield* Ref.make<ReadonlyArray<Effect.Effect<void, StorageError>>>([])
+    const awaited = yield* Ref.make<string | undefined>(undefined)
     return {
       diverged: Ref.get(diverged),
       // The first reason is kept: later ones are consequences of it. It is said once, as an
@@ -64,6 +78,8 @@ export class LogHealth extends Context.Tag("aics/LogHealth")<LogHealth, {
           )),
       addRecheck: (check) => Ref.update(rechecks, (all) => [...all, check]),
       recheck: Effect.flatMap(Ref.get(rechecks), (all) => Effect.forEach(all, (check) => check, { discard: true })),
+      awaited: Ref.get(awaited),
+      setAwaited: (why) => Ref.set(awaited, why),
       publish
     }
   }))

@@ -77,7 +77,15 @@
 // lead fail) for longer than a takeover takes. All of it is held in memory, set by the work as it runs:
 // /healthz reads it and touches no storage. Each work logs one line when it starts failing,
 // a reminder a minute while it goes on, and one when it works again (failureLines.ts): a
-// database outage used to log two stack traces a second on every node.
+// database outage used to log two stack traces a second on every node. A batch whose
+// write does not end (a disk that stalls, a database that stops answering mid-statement)
+// fails nothing until it ends, perhaps minutes later: so a write in flight longer than
+// BATCH_WRITE_STALLED_MILLIS is said too, with the time it began, while it lasts.
+//
+// While its witnesses have not all been heard since this process began sequencing
+// (LogHealth.awaited, CosignatureCollector's first round), the log may be behind what they
+// cosigned without knowing it yet: each batch is then refused log_unavailable, nothing of
+// it decided or written, and /healthz says awaiting_witnesses.
 
 import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Layer, LogLevel, Option, Queue, Schedule, Stream, SubscriptionRef, type Tracer } from "effect"
 import { entryBytesFromJcs } from "../domain/envelope/leaf.js"
@@ -94,6 +102,7 @@ import type { LeaseFence } from "../ports/LeaseFence.js"
 import { LogStore, type NamedBody } from "../ports/LogStore.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
 import { bodyReference } from "../domain/bodyReference.js"
+import { withoutServerPaths } from "../domain/http/serverPaths.js"
 import { LogHealth } from "./LogHealth.js"
 import { LogWriter } from "./LogWriter.js"
 import { failureLines } from "./failureLines.js"
@@ -134,10 +143,11 @@ type Decided =
   | { readonly job: Job; readonly accepted: false; readonly refusal: Refusal }
 
 /**
- * How a batch ended: made durable and answered; failed and answered log_unavailable; or
- * superseded by a later lease, written nowhere and answered never.
+ * How a batch ended: made durable and answered; held (refused log_unavailable before any
+ * decision, while the witnesses' first answers are awaited); failed and answered
+ * log_unavailable; or superseded by a later lease, written nowhere and answered never.
  */
-type BatchEnd = "committed" | "failed" | "superseded"
+type BatchEnd = "committed" | "held" | "failed" | "superseded"
 
 /** At most this many submissions are decided and committed together. */
 export const MAX_BATCH = 1024
@@ -176,6 +186,14 @@ export const NO_SEQUENCER_AFTER_MILLIS = 5_000
  * run only when clients write, and an idle log would otherwise report one failure for good.
  */
 export const BATCH_FAILURE_REPORTED_MILLIS = 60_000
+/**
+ * A batch's write (its bodies, its leaves, then the projection's changes) still unfinished
+ * after this long is reported (storage_unavailable) while it lasts: the write is a few fsync
+ * rounds or one transaction, milliseconds even under load (bench/write: well under a second
+ * at its p99), so 5 s is a storage that stopped answering, not a busy one; and it is the
+ * takeover time (NO_SEQUENCER_AFTER_MILLIS), what a stuck node is given on the other side.
+ */
+export const BATCH_WRITE_STALLED_MILLIS = 5_000
 
 const relayedOutcome = (outcome: WriteOutcome): RelayedOutcome =>
   outcome._tag === "Accepted"
@@ -196,6 +214,11 @@ export interface SequencingHealth {
    * (NO_SEQUENCER_AFTER_MILLIS); else undefined.
    */
   readonly withoutSequencerSeconds: number | undefined
+  /**
+   * Why this process, which sequences, refuses writes until its witnesses have all been
+   * heard (LogHealth.awaited); else undefined.
+   */
+  readonly awaitingWitnesses: string | undefined
 }
 
 export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
@@ -272,6 +295,8 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
      * another process holds the lease.
      */
     let unseenSince: number | undefined
+    /** When the batch being written began its write (bodies, leaves, projection), while one is. */
+    let writingSince: number | undefined
     /** Whether this process was the last to sequence that it knows of: a failure to lead again then stops sequencing. */
     let sequencedLast = false
     /** The lease is held, by this process or another: a sequencer is in sight, and the lease's storage answers. */
@@ -310,6 +335,20 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     const commitBatch = (jobs: ReadonlyArray<Job>, fence: LeaseFence) =>
       stateLock.withPermits(1)(Effect.gen(function*(): Effect.fn.Return<BatchEnd> {
         const at = yield* clock.nowMillis
+        // Held until the witnesses are heard (see the header); on a diverged log the writer's
+        // refusal, which names why, is the one given.
+        const awaited = (yield* logHealth.diverged) === undefined ? yield* logHealth.awaited : undefined
+        if (awaited !== undefined) {
+          const held = refuse("log_unavailable", withoutServerPaths(awaited))
+          const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
+          for (const job of jobs) {
+            const outcome = { _tag: "Refused", refusal: held, at } as const
+            if (job.relayed !== undefined) relayed.push({ id: job.relayed.id, outcome: relayedOutcome(outcome) })
+            else yield* Deferred.succeed(job.done, outcome)
+          }
+          yield* answerRelayed(relayed, fence, point.folded)
+          return "held"
+        }
         const start = point.folded
         const decided: Array<Decided> = []
         const entries: Array<Uint8Array> = []
@@ -369,6 +408,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
 
         // Bodies before leaves: a durable leaf must never name a body that is not.
         const writeStarted = performance.now()
+        if (entries.length > 0) writingSince = yield* clock.nowMillis
         const durable = entries.length === 0
           ? Exit.succeed({ leafHashes: [] as ReadonlyArray<Hash> })
           : yield* Effect.exit(Effect.zipRight(
@@ -380,6 +420,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
 
         yield* countBatch(jobs.length, entries.length === 0 ? undefined : (performance.now() - writeStarted) / 1000)
         if (Exit.isFailure(durable)) {
+          writingSince = undefined
           const error = Option.getOrUndefined(Cause.failureOption(durable.cause))
           if (error?._tag === "LeaseSuperseded") {
             yield* Effect.logWarning("this process no longer sequences; its batch goes to the new holder").pipe(Effect.annotateLogs({ reason: error.message, batch: jobs.length }))
@@ -409,6 +450,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           if (Exit.isFailure(written)) yield* Effect.logError("the projection could not be written; it is folded from the log", written.cause)
           const projected = Exit.isSuccess(written) && written.value ? upTo : yield* Effect.orElseSucceed(projection.folded, () => start)
           point = { folded: upTo, resident: changes.resident, projected: Math.min(projected, upTo) }
+          writingSince = undefined
         }
         let leaf = 0
         const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
@@ -463,7 +505,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           })
         )
       )
-      return nextBatch.pipe(Effect.repeat({ while: (end) => end === "committed" }), Effect.asVoid)
+      return nextBatch.pipe(Effect.repeat({ while: (end) => end === "committed" || end === "held" }), Effect.asVoid)
     }
 
     /** Claims what other processes relayed into the queue under `fence`, while there is room. */
@@ -627,10 +669,19 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       const batch = batchWork.spell()
       const spells = [leaseWork.spell(), readingWork.spell(), batch !== undefined && now - batch.last <= BATCH_FAILURE_REPORTED_MILLIS ? batch : undefined]
       const latest = spells.reduce((a, b) => (b !== undefined && (a === undefined || b.last > a.last) ? b : a), undefined)
-      const unseenFor = unseenSince === undefined || (yield* SubscriptionRef.get(leading)) ? 0 : now - unseenSince
+      const lead = yield* SubscriptionRef.get(leading)
+      const unseenFor = unseenSince === undefined || lead ? 0 : now - unseenSince
+      // A write in flight too long is what is happening now: said before any earlier failure.
+      const since = writingSince
+      const stalled = since !== undefined && now - since > BATCH_WRITE_STALLED_MILLIS
+        ? `the batch writing since ${new Date(since).toISOString()} has not finished (${Math.floor((now - since) / 1000)} s)`
+        : undefined
+      // As the batches see it: a diverged log refuses writes for that reason instead.
+      const awaitingWitnesses = lead && (yield* logHealth.diverged) === undefined ? yield* logHealth.awaited : undefined
       return {
-        storageFailure: latest?.error,
-        withoutSequencerSeconds: unseenFor > NO_SEQUENCER_AFTER_MILLIS ? unseenFor / 1000 : undefined
+        storageFailure: stalled ?? latest?.error,
+        withoutSequencerSeconds: unseenFor > NO_SEQUENCER_AFTER_MILLIS ? unseenFor / 1000 : undefined,
+        awaitingWitnesses
       }
     })
 

@@ -14,8 +14,11 @@
 // DEGRADED too while this process cannot take writes, as its sequencer tells from memory
 // (app/Sequencer.ts `health`): the log's storage fails its sequencing work
 // (storage_unavailable: trying for the lease, reading new leaves, writing a batch; it ends
-// when that work succeeds again), or it does not sequence and has seen no process hold the
-// lease for longer than a takeover takes (no_sequencer). storage_unavailable too while the
+// when that work succeeds again; or a batch's write has gone on longer than
+// BATCH_WRITE_STALLED_MILLIS, a storage that stopped answering), or it does not sequence and
+// has seen no process hold the lease for longer than a takeover takes (no_sequencer), or it
+// sequences and waits for its witnesses' first answers before it takes a write
+// (awaiting_witnesses, app/CosignatureCollector.ts). storage_unavailable too while the
 // replay store fails, so signed requests are refused (app/ReplayStoreHealth.ts, from memory
 // as well).
 
@@ -78,6 +81,7 @@ export const serviceHealth = Effect.gen(function*() {
     if (sequencing.storageFailure !== undefined) reasons.push(withoutServerPaths(`storage_unavailable: ${sequencing.storageFailure}`))
     const replayFailure = yield* replayStore.failure
     if (replayFailure !== undefined) reasons.push(withoutServerPaths(`storage_unavailable: the replay store failed (${replayFailure})`))
+    if (sequencing.awaitingWitnesses !== undefined) reasons.push(withoutServerPaths(`awaiting_witnesses: ${sequencing.awaitingWitnesses}`))
     if (sequencing.withoutSequencerSeconds !== undefined) {
       reasons.push(`no_sequencer: this process does not sequence the log, and has seen no process do so for ${Math.floor(sequencing.withoutSequencerSeconds)} s`)
     }

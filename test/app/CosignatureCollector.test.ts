@@ -218,6 +218,41 @@ describe("CosignatureCollector", () => {
     }))
   })
 
+  it.scopedLive("holds writes (LogHealth.awaited) until the witness has answered its first checkpoint, or failed to, said in a warning", () =>
+    Effect.gen(function*() {
+      const waiting = "writes are taken once every witness of AICS_WITNESSES has answered this node's first checkpoint submission, or failed to within its bound; waiting for collector.example/witness (http://witness)"
+      // Answering: awaited from the start until its answer.
+      const answering: FakeWitness = { state: undefined, down: false, garbage: false, requests: [] }
+      yield* run(answering, (node) => Effect.gen(function*() {
+        expect(yield* node.health.awaited).toBe(waiting)
+        yield* publish(node, 5)
+        yield* until(node.health.awaited, (why) => why === undefined)
+        expect(yield* cosignedSize).toBe(5)
+        expect(node.logged.filter((l) => l.message.includes("did not answer this node's first checkpoint"))).toEqual([])
+      }))
+      // Down (the transport gives up on it): not held for, and said.
+      const down: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
+      yield* run(down, (node) => Effect.gen(function*() {
+        expect(yield* node.health.awaited).toBe(waiting)
+        yield* publish(node, 5)
+        yield* until(node.health.awaited, (why) => why === undefined)
+        expect(node.logged.filter((l) => l.message.includes("did not answer this node's first checkpoint"))).toEqual([{
+          level: "WARN",
+          message: "witness collector.example/witness (http://witness) did not answer this node's first checkpoint submission within its bound (unreachable: connection refused): writes are not held for it; a log restored from an older copy is found diverged only once it answers"
+        }])
+      }))
+    }))
+
+  it.scopedLive("holds writes until a witness that cosigned more leaves than the log holds has made it diverged", () => {
+    const witness: FakeWitness = { state: { size: 9, rootHash: log.root(9) }, down: false, garbage: false, requests: [] }
+    return run(witness, (node) => Effect.gen(function*() {
+      yield* publish(node, 4)
+      yield* until(node.health.awaited, (why) => why === undefined)
+      // Diverged before writes are let through, never after.
+      expect(yield* divergedOf(node)).toContain("cosigned size 9 of this origin, above this log's 4")
+    }))
+  })
+
   it.scopedLive("keeps trying a witness that is down, reports why, and catches it up when it answers", () => {
     const witness: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
     return run(witness, (node) => Effect.gen(function*() {

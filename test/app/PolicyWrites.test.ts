@@ -37,7 +37,7 @@ describe("PolicyWrites", () => {
       point: Effect.succeed({ folded: 0, projected: 0, resident: emptyResident }),
       queued: Effect.succeed(0),
       betweenBatches: () => Effect.succeedNone,
-      health: Effect.succeed({ storageFailure: undefined, withoutSequencerSeconds: undefined }),
+      health: Effect.succeed({ storageFailure: undefined, withoutSequencerSeconds: undefined, awaitingWitnesses: undefined }),
       submit: () => Effect.sync(() => ({ _tag: "Refused" as const, refusal: refuse("not_policy", "the fake sequencer decides nothing"), at: ++submitted }))
     }))
     // The policy chain's head is read from a projection of the (empty) log.

@@ -7,10 +7,14 @@
 //   - the tries, every second, log one line when they start failing (the cause in one
 //     line, no stack trace), a reminder once a minute, and one line when they work again:
 //     `sequencing stopped` on the process that sequenced, another line on one that did not;
-//   - a batch that cannot be written says storage_unavailable until a batch is written.
+//   - a batch that cannot be written says storage_unavailable until a batch is written;
+//   - a batch whose write does not end (a disk that stalls, a database that stops answering
+//     mid-statement) says storage_unavailable once it has gone on past
+//     BATCH_WRITE_STALLED_MILLIS, and /healthz (app/ServiceHealth.ts, over this sequencer)
+//     DEGRADED, until it ends; from memory, while the append is still blocked.
 
 import { it } from "@effect/vitest"
-import { Cause, Context, Deferred, Duration, Effect, Either, Layer, Stream } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Either, Fiber, Layer, Option, Stream } from "effect"
 import { describe, expect } from "vitest"
 import { makeTestClock, type ManualClock } from "../../src/adapters/clock/TestClock.js"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
@@ -22,7 +26,14 @@ import { REMINDER_MILLIS } from "../../src/app/failureLines.js"
 import { LogHealth } from "../../src/app/LogHealth.js"
 import { LogWriter } from "../../src/app/LogWriter.js"
 import { NodeRole } from "../../src/app/NodeRole.js"
-import { NO_SEQUENCER_AFTER_MILLIS, Sequencer } from "../../src/app/Sequencer.js"
+import { BATCH_WRITE_STALLED_MILLIS, NO_SEQUENCER_AFTER_MILLIS, Sequencer } from "../../src/app/Sequencer.js"
+import { BodyLedger } from "../../src/app/BodyLedger.js"
+import { CosignatureCollector } from "../../src/app/CosignatureCollector.js"
+import { LogStatus } from "../../src/app/LogStatus.js"
+import { Projection } from "../../src/app/Projection.js"
+import { ReplayStoreHealth } from "../../src/app/ReplayStoreHealth.js"
+import { serviceHealth } from "../../src/app/ServiceHealth.js"
+import { StateReader } from "../../src/app/StateReader.js"
 import { checkSubmission } from "../../src/domain/write/submission.js"
 import { Coordination } from "../../src/ports/Coordination.js"
 import { LogStore } from "../../src/ports/LogStore.js"
@@ -41,6 +52,9 @@ interface Database {
   heldElsewhere: boolean
   /** Only the appends fail (a full disk): the lease and the reads go on. */
   appendsFail: boolean
+  /** Set: every append waits for it before it writes (a disk that stalls), and counts itself in `appendsWaiting`. */
+  appendsWait: Deferred.Deferred<void> | undefined
+  appendsWaiting: number
   /** Completed when the database goes down: a lease held then is lost, a wait for one fails. */
   wentDown: Deferred.Deferred<void>
   leaseTries: number
@@ -71,7 +85,13 @@ const processOver = (database: Database, clock: ManualClock, logged: Layer.Layer
       ...store,
       size: Effect.suspend(() => (database.down ? Effect.fail(failure("size")) : store.size)),
       append: (start, leaves, fence) =>
-        Effect.suspend(() => (database.down || database.appendsFail ? Effect.fail(failure("append")) : store.append(start, leaves, fence)))
+        Effect.suspend(() => {
+          if (database.down || database.appendsFail) return Effect.fail(failure("append"))
+          const wait = database.appendsWait
+          if (wait === undefined) return store.append(start, leaves, fence)
+          database.appendsWaiting++
+          return Effect.zipRight(Deferred.await(wait), store.append(start, leaves, fence))
+        })
     }))).pipe(Layer.provide(MemoryLogStoreLive))
     const layer = Sequencer.layer.pipe(
       Layer.provideMerge(LogWriter.layer),
@@ -92,7 +112,7 @@ const triesMore = (database: Database, more: number) =>
   })
 
 
-const newDatabase = Effect.map(Deferred.make<void>(), (wentDown): Database => ({ down: false, heldElsewhere: false, appendsFail: false, wentDown, leaseTries: 0 }))
+const newDatabase = Effect.map(Deferred.make<void>(), (wentDown): Database => ({ down: false, heldElsewhere: false, appendsFail: false, appendsWait: undefined, appendsWaiting: 0, wentDown, leaseTries: 0 }))
 const goDown = (database: Database) => Effect.suspend(() => {
   database.down = true
   return Deferred.succeed(database.wentDown, undefined)
@@ -101,6 +121,25 @@ const comeBack = (database: Database) => Effect.map(Deferred.make<void>(), (went
   database.wentDown = wentDown
   database.down = false
 })
+
+/**
+ * /healthz over this sequencer (app/ServiceHealth.ts), every other service it reads well: a
+ * log of one published leaf, no witnesses, nothing held.
+ */
+const healthzOver = (sequencer: Sequencer["Type"]) =>
+  serviceHealth.pipe(Effect.provide(Layer.mergeAll(
+    Layer.succeed(Sequencer, sequencer),
+    Layer.succeed(ReplayStoreHealth, { failure: Effect.succeed(undefined) }),
+    Layer.succeed(LogStatus, { current: Effect.succeed({
+      size: 1, publishedSize: 1, lagEntries: 0, lagSeconds: 0, mmdSeconds: 1, publishError: undefined, diverged: undefined, tilesStalled: false
+    }) } as unknown as LogStatus["Type"]),
+    Layer.succeed(BodyLedger, { exhausted: Effect.succeed(false) } as unknown as BodyLedger["Type"]),
+    Layer.succeed(StateReader, { resident: Effect.succeed({ governance: { freeze: { frozenIndex: null } } }) } as unknown as StateReader["Type"]),
+    Layer.succeed(Projection, { foldError: Effect.succeed(undefined) } as unknown as Projection["Type"]),
+    Layer.succeed(CosignatureCollector, { status: Effect.succeed({
+      quorum: 0, cosigningLatest: 0, latestSize: 1, belowQuorumSeconds: 0, belowQuorum: false, witnesses: []
+    }) } as unknown as CosignatureCollector["Type"])
+  )))
 
 /** The agent's next post; its chain is left as it was (the tests' posts are refused but the last). */
 const nextPost = (agent: TestAgent, text: string) => {
@@ -220,5 +259,41 @@ describe("the sequencer while the log's storage fails", () => {
       expect((yield* sequencer.submit(nextPost(alice, "written").submission))._tag).toBe("Accepted")
       expect(yield* sequencer.health).toEqual({ storageFailure: undefined, withoutSequencerSeconds: undefined })
       expect(withMessage(lines, "batches are made durable again")).toHaveLength(1)
+    }), 30_000)
+
+  it.scopedLive("a batch whose write does not end: storage_unavailable, /healthz DEGRADED, once it has gone on past the bound, and OK once it ends", () =>
+    Effect.gen(function*() {
+      const clock = makeTestClock(NOW)
+      const { lines, layer: logged } = logLines()
+      const database = yield* newDatabase
+      const sequencer = yield* processOver(database, clock, logged)
+      const healthz = yield* healthzOver(sequencer)
+      yield* untilHolds("the process sequences", Effect.sync(() => withMessage(lines, "this process sequences the log").length === 1))
+      const alice = makeAgent(`alice ${Math.random()}`)
+      const release = yield* Deferred.make<void>()
+      // Released whatever happens: the batch cannot be interrupted, and the scope waits for it.
+      yield* Effect.addFinalizer(() => Deferred.succeed(release, undefined))
+      database.appendsWait = release
+      const submitted = yield* Effect.fork(sequencer.submit(nextPost(alice, "stalled").submission))
+      yield* untilHolds("the batch's append under way", Effect.sync(() => database.appendsWaiting === 1))
+
+      // Within the bound a write is only taking its time.
+      yield* clock.advance(BATCH_WRITE_STALLED_MILLIS)
+      expect(yield* healthz).toMatchObject({ status: "OK", reasons: [] })
+      // Past it, the batch still unfinished is the storage not answering: said from memory,
+      // with when it began, while the append is still blocked.
+      yield* clock.advance(2_000)
+      const since = new Date(NOW).toISOString()
+      expect((yield* sequencer.health).storageFailure).toBe(`the batch writing since ${since} has not finished (7 s)`)
+      const stalled = yield* healthz
+      expect(stalled.status).toBe("DEGRADED")
+      expect(stalled.reasons).toEqual([`storage_unavailable: the batch writing since ${since} has not finished (7 s)`])
+      expect(Option.isNone(yield* Fiber.poll(submitted))).toBe(true)
+
+      // The append ends: the write is accepted, and nothing is said any more.
+      yield* Deferred.succeed(release, undefined)
+      expect((yield* Fiber.join(submitted))._tag).toBe("Accepted")
+      expect(yield* healthz).toMatchObject({ status: "OK", reasons: [] })
+      expect(yield* sequencer.health).toEqual({ storageFailure: undefined, withoutSequencerSeconds: undefined })
     }), 30_000)
 })

@@ -4,7 +4,8 @@
 // witnesses that did not and why; within the grace, or with the quorum met, it is OK. A
 // sequencer that says the log's storage fails it, or that no process has held the lease for
 // longer than a takeover takes, makes it DEGRADED with storage_unavailable or no_sequencer;
-// so does a replay store that fails (signed requests are then refused 503).
+// so does one that waits for its witnesses' first answers (awaiting_witnesses), and a
+// replay store that fails (signed requests are then refused 503).
 
 import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
@@ -28,7 +29,7 @@ const witness = {
   error: "unreachable: fetch failed", sawAnotherHistory: false, anotherHistory: undefined
 }
 
-const sequencingWell: SequencingHealth = { storageFailure: undefined, withoutSequencerSeconds: undefined }
+const sequencingWell: SequencingHealth = { storageFailure: undefined, withoutSequencerSeconds: undefined, awaitingWitnesses: undefined }
 
 const healthWith = (witnessing: WitnessingStatus, sequencing: SequencingHealth = sequencingWell, replayFailure?: string) =>
   Effect.runPromise(Effect.flatten(serviceHealth).pipe(Effect.provide(Layer.mergeAll(
@@ -64,7 +65,8 @@ describe("serviceHealth", () => {
     const quorumMet = { quorum: 0, cosigningLatest: 0, latestSize: 12, belowQuorumSeconds: 0, belowQuorum: false, witnesses: [] }
     const down = await healthWith(quorumMet, {
       storageFailure: "lease: cannot reach the database at 127.0.0.1:5432/aics: database \"aics\" does not exist",
-      withoutSequencerSeconds: 12.7
+      withoutSequencerSeconds: 12.7,
+      awaitingWitnesses: undefined
     })
     expect(down.status).toBe("DEGRADED")
     expect(down.reasons).toEqual([
@@ -73,6 +75,16 @@ describe("serviceHealth", () => {
     ])
     const back = await healthWith(quorumMet)
     expect([back.status, back.reasons]).toEqual(["OK", []])
+  })
+
+  it("says DEGRADED, awaiting_witnesses, while the sequencer waits for its witnesses' first answers, and OK once it does not", async () => {
+    const quorumMet = { quorum: 0, cosigningLatest: 0, latestSize: 12, belowQuorumSeconds: 0, belowQuorum: false, witnesses: [] }
+    const why = "writes are taken once every witness of AICS_WITNESSES has answered this node's first checkpoint submission, or failed to within its bound; waiting for b.test/witness (http://127.0.0.1:9/witness)"
+    const waiting = await healthWith(quorumMet, { ...sequencingWell, awaitingWitnesses: why })
+    expect(waiting.status).toBe("DEGRADED")
+    expect(waiting.reasons).toEqual([`awaiting_witnesses: ${why}`])
+    const heard = await healthWith(quorumMet)
+    expect([heard.status, heard.reasons]).toEqual(["OK", []])
   })
 
   it("says DEGRADED, storage_unavailable, while the replay store fails, and OK once it does not", async () => {

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { pollUntil } from "./poll.js"
 
 export interface RunningServer {
   readonly baseUrl: string
@@ -98,6 +99,17 @@ export const startServer = async (options: {
     kill: signal("SIGKILL")
   }
 }
+
+/** The line a sequencing process logs once it has heard every witness of AICS_WITNESSES (app/CosignatureCollector.ts). */
+export const WITNESSES_HEARD_LINE = "every witness of AICS_WITNESSES was asked since this process began sequencing"
+
+/**
+ * Until the server, which sequences and has witnesses, takes writes: it refuses them (503
+ * log_unavailable, /healthz awaiting_witnesses) until each witness answered its first
+ * checkpoint, or failed to within its bound.
+ */
+export const untilWitnessesHeard = (server: RunningServer, timeoutMs = 30_000) =>
+  pollUntil(`${server.baseUrl} hearing its witnesses`, async () => (server.output().includes(WITNESSES_HEARD_LINE) ? true : undefined), timeoutMs)
 
 /** Runs the built main to its exit: its exit code and everything it printed. */
 export const runMainToExit = (env: Record<string, string>): Promise<{ code: number | null; output: string }> =>

@@ -75,7 +75,7 @@ export const REFUSALS = {
   // 429: over a published budget (docs/protocol.md "Fair admission").
   rate_limited: { status: 429, condition: "the client address, the key, the name or the service as a whole has spent its budget for now (the detail names the budget); retry after the Retry-After delay" },
   // 503: come back later.
-  log_unavailable: { status: 503, condition: "the log refuses writes (diverged from what it published, or storage failed)" },
+  log_unavailable: { status: 503, condition: "the log refuses writes (diverged from what it published, storage failed, or, at a start, its witnesses have not all answered yet)" },
   queue_full: { status: 503, condition: "the sequencer's queue is full; retry after the Retry-After delay" },
   // 429, not 503 (docs/spec/service.md: a refused entry is 4xx with {entry, receipt_note}):
   // the service is up and this writer may try again after Retry-After, as retention frees room.

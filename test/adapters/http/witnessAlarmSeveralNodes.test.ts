@@ -8,18 +8,15 @@
 // from its start. Once the witness cosigns this log again the alarm clears on both, and the
 // nodes, restarted by the operator, say OK and take writes again.
 
-import { createServer, type Server } from "node:http"
+import type { Server } from "node:http"
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { Effect, Either, Exit, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
-import { utf8 } from "../../../src/domain/bytes.js"
-import { cosign, formatCosignerKey, makeCosignerKey } from "../../../src/domain/note/cosignature.js"
-import { parseVerifierKey, type VerifierKey } from "../../../src/domain/note/verifierKey.js"
-import { makeTreeHasher } from "../../../src/domain/tlog/hasher.js"
-import { decideAddCheckpoint, parseAddCheckpointRequest, TLOG_SIZE_CONTENT_TYPE, type CosignedState } from "../../../src/domain/witness/addCheckpoint.js"
+import { parseVerifierKey } from "../../../src/domain/note/verifierKey.js"
 import { makeAgent } from "../../support/agents.js"
+import { closeWitness, serveWitness as serveFakeWitness, witnessIdentity, type FakeWitness } from "../../support/fakeWitness.js"
 import { copyKeys, SEQUENCING_LINE, startNode, type Node } from "../../support/nodes.js"
 import { testDatabase } from "../../support/pg.js"
 import { pollUntil } from "../../support/poll.js"
@@ -34,49 +31,15 @@ let witnessServer: Server | undefined
 
 afterAll(async () => {
   for (const s of started) await s.stop()
-  await new Promise<void>((resolve) => (witnessServer === undefined ? resolve() : witnessServer.close(() => resolve())))
+  await closeWitness(witnessServer)
   await Effect.runPromise(Scope.close(scope, Exit.void))
   for (const d of dirs) await removeDir(d)
 })
 
 const WITNESS = "w.test/witness"
-const witnessSeed = nodeCrypto.sha256(utf8("witness of the alarm test"))
-const witnessVkey = formatCosignerKey(makeCosignerKey(nodeCrypto.sha256, WITNESS, nodeCrypto.ed25519.publicKey(witnessSeed)))
-const hasher = makeTreeHasher(nodeCrypto.sha256)
-
-/** The fake witness: what it holds of the log, and whether it answers. */
-interface FakeWitness {
-  /** The log's key, once the first node made it; until then the witness answers 503. */
-  logKey: VerifierKey | undefined
-  state: CosignedState | undefined
-  down: boolean
-}
-
-const serveWitness = (w: FakeWitness, port: number) =>
-  new Promise<Server>((resolve) => {
-    const server = createServer((request, response) => {
-      const chunks: Array<Buffer> = []
-      request.on("data", (chunk: Buffer) => chunks.push(chunk))
-      request.on("end", () => {
-        const answer = (status: number, contentType: string, body: string) => {
-          response.writeHead(status, { "content-type": contentType })
-          response.end(body)
-        }
-        if (w.down || w.logKey === undefined) return answer(503, "text/plain", "down for maintenance\n")
-        const parsed = parseAddCheckpointRequest(new Uint8Array(Buffer.concat(chunks)))
-        if (Either.isLeft(parsed)) return answer(400, "text/plain", parsed.left)
-        const outcome = decideAddCheckpoint(parsed.right, [{ origin: w.logKey.name, key: w.logKey }], () => w.state, hasher, nodeCrypto.ed25519)
-        if (outcome._tag === "Refused") {
-          return outcome.knownSize !== undefined
-            ? answer(outcome.status, TLOG_SIZE_CONTENT_TYPE, `${outcome.knownSize}\n`)
-            : answer(outcome.status, "text/plain", outcome.reason)
-        }
-        w.state = { size: outcome.checkpoint.size, rootHash: outcome.checkpoint.rootHash }
-        answer(200, "text/plain; charset=utf-8", cosign(outcome.text, WITNESS, witnessSeed, Math.floor(Date.now() / 1000), nodeCrypto))
-      })
-    })
-    server.listen(port, "127.0.0.1", () => resolve(server))
-  })
+const identity = witnessIdentity(WITNESS)
+const witnessVkey = identity.vkey
+const serveWitness = (w: FakeWitness, port: number) => serveFakeWitness(w, identity, port)
 
 interface Health {
   readonly status: string

@@ -21,7 +21,7 @@ import { makeAgent } from "../../support/agents.js"
 import { ok, runAics } from "../../support/aicsCli.js"
 import { postAddCheckpoint } from "../../support/harnessLog.js"
 import { callTool, connectAicsMcp } from "../../support/mcpClient.js"
-import { freePort, removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
+import { freePort, removeDir, startServer, tempDataDir, untilWitnessesHeard, type RunningServer } from "../../support/server.js"
 import { sendEntry } from "../../support/signedHttp.js"
 import { pollUntil } from "../../support/poll.js"
 
@@ -48,8 +48,10 @@ const configuredEnv = (self: Operator, other: Operator) => ({
   AICS_WITNESS_QUORUM: "1"
 })
 
+/** Started with its witness, and taking writes: each service waits for its witness's first answer. */
 const restart = async (self: Operator, other: Operator) => {
   self.server = await startServer({ dataDir: self.dataDir, port: self.port, env: configuredEnv(self, other) })
+  await untilWitnessesHeard(self.server)
 }
 
 // Four starts of the service: on a loaded machine each has taken 20 s (test/support/server.ts).

@@ -17,7 +17,7 @@ import { makeAgent } from "../../support/agents.js"
 import { GateConnection } from "../../support/gateClient.js"
 import { presignPosts, sendInOrder } from "../../support/load.js"
 import { parsePrometheus, total, type Scrape } from "../../support/prometheus.js"
-import { freePort, removeDir, startServer, tempDataDir, type RunningServer } from "../../support/server.js"
+import { freePort, removeDir, startServer, tempDataDir, untilWitnessesHeard, type RunningServer } from "../../support/server.js"
 
 let server: RunningServer
 let metricsUrl: string
@@ -36,6 +36,8 @@ beforeAll(async () => {
     }
   })
   metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
+  // Writes are taken once the witness, away, failed to answer (at once: nothing listens there).
+  await untilWitnessesHeard(server)
   // The metrics listener opens right after the service's.
   const deadline = Date.now() + 10_000
   while (!server.output().includes("metrics listening")) {
