@@ -5,6 +5,9 @@
 // path does: nothing is forwarded either way and nobody is told, connections stay open,
 // new ones are accepted and hear nothing, a side's close is not passed on; `thaw` delivers
 // what was held, in order, as retransmissions would once the path works again. Loopback only.
+// `roundTripMs` makes the database distant: everything is passed on half that late each way,
+// in order, and `setupRoundTrips` more round trips pass before a connection's first bytes
+// reach the database, as TCP's handshake, TLS and SCRAM take before a first statement.
 
 import { createConnection, createServer, type Server, type Socket } from "node:net"
 import type { AddressInfo } from "node:net"
@@ -20,7 +23,29 @@ export interface TcpProxy {
   readonly close: () => Promise<void>
 }
 
-export const startTcpProxy = async (upstream: { readonly host: string; readonly port: number }): Promise<TcpProxy> => {
+export interface Distance {
+  readonly roundTripMs: number
+  readonly setupRoundTrips?: number
+}
+
+/** Runs steps at their due times, in the order given (a due time never earlier than the last). */
+const lateSteps = () => {
+  const queue: Array<{ readonly due: number; readonly step: () => void }> = []
+  let lastDue = 0
+  let timer: NodeJS.Timeout | undefined
+  const drain = () => {
+    timer = undefined
+    while (queue.length > 0 && queue[0]!.due <= Date.now()) queue.shift()!.step()
+    if (queue.length > 0) timer = setTimeout(drain, queue[0]!.due - Date.now())
+  }
+  return (due: number, step: () => void) => {
+    lastDue = Math.max(due, lastDue)
+    queue.push({ due: lastDue, step })
+    timer ??= setTimeout(drain, lastDue - Date.now())
+  }
+}
+
+export const startTcpProxy = async (upstream: { readonly host: string; readonly port: number }, distance?: Distance): Promise<TcpProxy> => {
   const sockets = new Set<Socket>()
   let frozen = false
   /** What a freeze held back: chunks to write and sockets to close, in the order they came. */
@@ -30,10 +55,15 @@ export const startTcpProxy = async (upstream: { readonly host: string; readonly 
     sockets.add(socket)
     socket.once("close", () => sockets.delete(socket))
   }
-  const forward = (from: Socket, to: Socket) => {
-    from.on("data", (chunk) => whenFlowing(() => void to.write(chunk)))
-    from.on("error", () => whenFlowing(() => to.destroy()))
-    from.on("close", () => whenFlowing(() => to.destroy()))
+  const oneWayMs = (distance?.roundTripMs ?? 0) / 2
+  const forward = (from: Socket, to: Socket, setupMs: number) => {
+    const later = lateSteps()
+    const start = Date.now() + setupMs
+    const passed = (step: () => void) =>
+      oneWayMs === 0 && setupMs === 0 ? whenFlowing(step) : later(Math.max(Date.now(), start) + oneWayMs, () => whenFlowing(step))
+    from.on("data", (chunk) => passed(() => void to.write(chunk)))
+    from.on("error", () => passed(() => to.destroy()))
+    from.on("close", () => passed(() => to.destroy()))
   }
   const listen = (port: number) =>
     new Promise<Server>((resolve, reject) => {
@@ -41,8 +71,8 @@ export const startTcpProxy = async (upstream: { readonly host: string; readonly 
         const remote = createConnection(upstream)
         track(client)
         track(remote)
-        forward(client, remote)
-        forward(remote, client)
+        forward(client, remote, (distance?.setupRoundTrips ?? 0) * (distance?.roundTripMs ?? 0))
+        forward(remote, client, 0)
       })
       server.once("error", reject)
       server.listen(port, "127.0.0.1", () => resolve(server))

@@ -11,7 +11,10 @@
 // Every statement on the lease's session is bounded in time (HEARTBEAT_TIMEOUT,
 // LEASE_ANSWER_LIMIT): unanswered, it fails and the session is dropped (ownSockets.ts), so
 // a database the network stopped reaching is reported as storage failing within seconds,
-// not read as another holder for the kernel's TCP timeout.
+// not read as another holder for the kernel's TCP timeout. Those are floors, for a database
+// nearby: a distant one gets as many round trips as it needs (databaseDistance.ts), and a
+// connection's set-up is bounded apart from its statements, which are counted once it is
+// ready (set-up takes several round trips, a statement one).
 // The head row of the log (PgLogStore.ts) stays the guard against a fork: even a holder
 // that has not noticed its loss yet cannot append at a position another has taken.
 //
@@ -57,6 +60,7 @@ import { fromHex, toHex } from "../../domain/bytes.js"
 import { Coordination, type ClaimedSubmission, type RelayedOutcome, type RelayedSubmission } from "../../ports/Coordination.js"
 import { StorageError } from "../../ports/StorageError.js"
 import type { LeaseFence } from "../../ports/LeaseFence.js"
+import { measureDistance } from "./databaseDistance.js"
 import { advanceLeaseEpoch, HELD_EPOCH_IDLE_LIMIT_MS, holdLeaseEpoch } from "./leaseEpoch.js"
 import { ownSockets } from "./ownSockets.js"
 import { keepListening } from "./pgListener.js"
@@ -74,7 +78,12 @@ const HEARTBEAT_TIMEOUT = Duration.seconds(2)
  * silently would otherwise hang the try for the kernel's TCP timeout (minutes), which the
  * sequencer reads as another process holding the lease (app/Sequencer.ts,
  * LEASE_HELD_ELSEWHERE, 2 s: this stays below it, so such a node says storage_unavailable).
- * Each of these statements takes milliseconds on a database that answers.
+ * Each of these statements takes milliseconds on a database that answers. The floor of both
+ * bounds: a database far away gets SETUP_ROUND_TRIPS round trips to connect and
+ * ANSWER_ROUND_TRIPS to answer when those are longer (databaseDistance.ts). Its set-up may
+ * then outlast LEASE_HELD_ELSEWHERE, so a node reconnecting to a distant database that went
+ * silent may say for a moment that another process sequences before it says
+ * storage_unavailable; a near one never does.
  */
 export const LEASE_ANSWER_LIMIT = Duration.millis(1_500)
 /**
@@ -139,6 +148,16 @@ export const PgCoordinationLive = (
     const CHANNEL = `aics_coordination_${schema}`.slice(0, 63)
     type Kind = "submitted" | "answered" | "appended"
     const notify = (kind: Kind, detail: string) => Effect.asVoid(sql`SELECT pg_notify(${CHANNEL}, ${`${kind} ${detail}`})`)
+    // The bounds of the lease's and the listener's connections, for this database's distance.
+    const distance = yield* measureDistance(sql)
+    const leaseSetup = distance.setup(LEASE_ANSWER_LIMIT)
+    if (Duration.greaterThan(leaseSetup, LEASE_ANSWER_LIMIT)) {
+      yield* Effect.logInfo("the database is far: the coordination's connections wait longer for it").pipe(Effect.annotateLogs({
+        roundTrip: Duration.format(distance.roundTrip),
+        connect: Duration.format(leaseSetup),
+        answer: Duration.format(distance.answer(LEASE_ANSWER_LIMIT))
+      }))
+    }
 
     // Wakes fed by LISTEN, one a kind; a lost listener only slows things to the polls, and
     // comes back by itself (pgListener.ts).
@@ -148,7 +167,7 @@ export const PgCoordinationLive = (
       appended: yield* Queue.sliding<void>(1)
     }
     const redacted = typeof url === "string" ? Redacted.make(url) : url
-    yield* keepListening(redacted, CHANNEL, (payload) => {
+    yield* keepListening(redacted, CHANNEL, distance, (payload) => {
       const kind = payload.split(" ", 1)[0]
       return kind === "submitted" || kind === "answered" || kind === "appended" ? Queue.offer(wakes[kind], undefined) : Effect.void
     })
@@ -159,11 +178,14 @@ export const PgCoordinationLive = (
 
     // The lease's own connection, on sockets of its own: a statement the database does not
     // answer in time fails, and its connection is dropped (ownSockets.ts, LEASE_ANSWER_LIMIT).
+    // Connecting is bounded by the pool (`reserve` below), each statement on the connection
+    // from when it is sent.
     const leaseSockets = ownSockets()
     const leaseContext = yield* Layer.build(PgClient.layer({
-      url: redacted, maxConnections: 1, applicationName: "aics-lease", connectTimeout: LEASE_ANSWER_LIMIT, stream: leaseSockets.stream
+      url: redacted, maxConnections: 1, applicationName: "aics-lease", connectTimeout: leaseSetup, stream: leaseSockets.stream
     })).pipe(Effect.mapError(unreachable("lease", redacted)))
-    const answered = leaseSockets.within(LEASE_ANSWER_LIMIT, "lease")
+    const leaseAnswer = distance.answer(LEASE_ANSWER_LIMIT)
+    const answered = leaseSockets.within(leaseAnswer, "lease")
     const leaseSql = (yield* Effect.provide(SqlClient.SqlClient, leaseContext))
     const LOCK = `hashtext(current_schema() || '.aics_sequencer')`
 
@@ -193,12 +215,12 @@ export const PgCoordinationLive = (
       // Before the first batch: from here on the predecessor's deletes find no matching epoch.
       // It may wait for a predecessor's transaction that holds the epoch row, bounded by
       // HELD_EPOCH_IDLE_LIMIT when that one is stuck.
-      const fence = yield* advanceLeaseEpoch(connection).pipe(leaseSockets.within(Duration.sum(LEASE_ANSWER_LIMIT, Duration.millis(HELD_EPOCH_IDLE_LIMIT_MS)), "lease"))
+      const fence = yield* advanceLeaseEpoch(connection).pipe(leaseSockets.within(Duration.sum(leaseAnswer, Duration.millis(HELD_EPOCH_IDLE_LIMIT_MS)), "lease"))
       const lost = yield* Deferred.make<void>()
       // A failed check means the session, and the lock with it, may be gone.
       yield* Effect.forkScoped(connection.execute("SELECT 1", [], undefined).pipe(
         storage("heartbeat"),
-        leaseSockets.within(HEARTBEAT_TIMEOUT, "heartbeat"),
+        leaseSockets.within(distance.answer(HEARTBEAT_TIMEOUT), "heartbeat"),
         Effect.zipRight(Effect.sleep(HEARTBEAT)),
         Effect.forever,
         Effect.catchAll((error) =>

@@ -8,6 +8,11 @@
 // once), warns when synchronous_commit is off (a commit would then return before the WAL
 // flush, and an acknowledged append could be lost in a server crash), and only then
 // provides the ports. The pool closes when the layer's scope closes.
+//
+// The pool's statements are not bounded in time (migrations and large reads may take long);
+// a database that stops answering is found by a watch on a connection of its own, which then
+// cuts the pool's connections (storageWatch.ts). It starts before the migrations, so they
+// do not hang on a silent database either.
 
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -23,6 +28,7 @@ import type { GateSecrets } from "../../ports/GateSecrets.js"
 import type { StatsStore } from "../../ports/StatsStore.js"
 import { StorageError } from "../../ports/StorageError.js"
 import { runMigrations } from "./migrations.js"
+import { ownSockets } from "./ownSockets.js"
 import { PgBodyStoreLive } from "./PgBodyStore.js"
 import { PgContributionIntentsLive } from "./PgContributionIntents.js"
 import { PgLogStoreLive } from "./PgLogStore.js"
@@ -32,6 +38,7 @@ import { PgReadCursorsLive } from "./PgReadCursors.js"
 import { PgGateSecretsLive } from "./PgGateSecrets.js"
 import { PgStatsStoreLive } from "./PgStatsStore.js"
 import { storage, unreachable } from "./pgValues.js"
+import { cutWhenSilent } from "./storageWatch.js"
 
 export interface PgStorageOptions {
   /**
@@ -59,13 +66,18 @@ export const PgDatabaseLive = (
   options: PgStorageOptions = {}
 ): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, StorageError> => {
   const redacted = typeof url === "string" ? Redacted.make(url) : url
-  return Layer.effectDiscard(Effect.zipRight(warnUnlessSynchronous, runMigrations)).pipe(
-    Layer.provideMerge(PgClient.layer({
-      url: redacted,
-      maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
-      applicationName: "aics"
-    }).pipe(Layer.mapError(unreachable("open", redacted))))
-  )
+  // The pool's sockets, made per build, for the watch to cut.
+  return Layer.unwrapEffect(Effect.sync(() => {
+    const sockets = ownSockets()
+    return Layer.scopedDiscard(Effect.zipRight(cutWhenSilent(redacted, sockets), Effect.zipRight(warnUnlessSynchronous, runMigrations))).pipe(
+      Layer.provideMerge(PgClient.layer({
+        url: redacted,
+        maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+        applicationName: "aics",
+        stream: sockets.stream
+      }).pipe(Layer.mapError(unreachable("open", redacted))))
+    )
+  }))
 }
 
 /** The storage ports that live in the database. */

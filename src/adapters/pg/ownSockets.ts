@@ -17,7 +17,9 @@
 // socket of the pool is destroyed. Their clients fail at once, the pool drops them, and the
 // next statement opens a new connection (bounded by the pool's connectTimeout). Only for
 // pools whose statements are all short: the shared storage pool runs migrations and large
-// reads, which must not be cut.
+// reads, which must not be cut. Its sockets are made here too, but only cut when a check on
+// a connection of its own finds the database silent (storageWatch.ts, `onSilence`): a long
+// statement is cut only if the database stops answering a trivial one.
 
 import { Socket } from "node:net"
 import { Duration, Effect, Fiber, Option } from "effect"
@@ -26,8 +28,11 @@ import { StorageError } from "../../ports/StorageError.js"
 export interface OwnSockets {
   /** The pool's `stream` option: a new socket, kept here until it closes. */
   readonly stream: () => Socket
-  /** Destroys every socket still open. */
-  readonly cut: Effect.Effect<void>
+  /**
+   * Destroys every socket still open; with `why`, as the error their statements under way
+   * fail with (without it node-postgres says only "Connection terminated unexpectedly").
+   */
+  readonly cut: (why?: string) => Effect.Effect<void>
   /**
    * `effect`, or a StorageError of `operation` once the database has not answered it within
    * `limit` (the sockets then cut). The statement's own interruption goes on apart, so the
@@ -36,10 +41,11 @@ export interface OwnSockets {
   readonly within: (limit: Duration.DurationInput, operation: string) => <A, R>(effect: Effect.Effect<A, StorageError, R>) => Effect.Effect<A, StorageError, R>
 }
 
-export const ownSockets = (): OwnSockets => {
+/** `onSilence` runs whenever `within` gives a statement up as unanswered (after the sockets are cut), told what went unanswered. */
+export const ownSockets = (onSilence: (detail: string) => Effect.Effect<void> = () => Effect.void): OwnSockets => {
   const open = new Set<Socket>()
-  const cut = Effect.sync(() => {
-    for (const socket of open) socket.destroy()
+  const cut = (why?: string) => Effect.sync(() => {
+    for (const socket of open) socket.destroy(why === undefined ? undefined : new Error(why))
   })
   return {
     stream: () => {
@@ -63,7 +69,8 @@ export const ownSockets = (): OwnSockets => {
         const late = yield* Fiber.poll(statement)
         if (Option.isSome(late)) return yield* late.value
         yield* Fiber.interruptFork(statement)
-        return yield* Effect.zipRight(cut, Effect.fail(new StorageError({ operation, detail: `the database did not answer within ${Duration.format(limit)}` })))
+        const detail = `the database did not answer within ${Duration.format(limit)}`
+        return yield* Effect.zipRight(Effect.zipRight(cut(), onSilence(detail)), Effect.fail(new StorageError({ operation, detail })))
       })
   }
 }

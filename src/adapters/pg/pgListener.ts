@@ -13,7 +13,11 @@
 // lost, one when it is back (app/failureLines.ts); meanwhile the polls of PgCoordination
 // stand in for the notifications, as they always did for a lost one.
 //
-// Its own pool (the pings, one connection) and the LISTEN connection are two of the three
+// A check is bounded from when its connections are ready: the first one after the listener
+// is opened also has their set-up's bound (both connections are set up at once), which takes
+// several round trips to a distant database (databaseDistance.ts).
+//
+// Its own pool (the pings, one connection) and the LISTEN connection are two of the four
 // connections a node holds beside AICS_DATABASE_POOL (docs/operations.md).
 
 import * as PgClient from "@effect/sql-pg/PgClient"
@@ -22,14 +26,16 @@ import { randomUUID } from "node:crypto"
 import { Cause, Clock, Context, Duration, Effect, Fiber, Layer, LogLevel, Option, Queue, type Redacted, type Scope, Stream } from "effect"
 import { failureLines } from "../../app/failureLines.js"
 import { StorageError } from "../../ports/StorageError.js"
+import type { DatabaseDistance } from "./databaseDistance.js"
 import { ownSockets } from "./ownSockets.js"
 import { storage, unreachable } from "./pgValues.js"
 
 /** How often the listener checks that it hears. */
 export const LISTEN_CHECK = Duration.seconds(2)
 /**
- * How long a check may take, connecting and issuing LISTEN included after the listener was
- * opened anew: a listener lost is given up at most LISTEN_CHECK + LISTEN_ANSWER after.
+ * How long a check may take (a floor: longer for a distant database, databaseDistance.ts); the
+ * first after the listener was opened anew also has the set-up's bound, for connecting and
+ * issuing LISTEN. A listener lost is given up at most LISTEN_CHECK + LISTEN_ANSWER after.
  */
 export const LISTEN_ANSWER = Duration.seconds(3)
 /** How long a check waits for its ping before it sends another (the first may precede the LISTEN). */
@@ -45,12 +51,15 @@ const failureOnly = (cause: Cause.Cause<unknown>): Cause.Cause<unknown> =>
 export const keepListening = (
   url: Redacted.Redacted<string>,
   channel: string,
+  distance: DatabaseDistance,
   deliver: (payload: string) => Effect.Effect<void>
 ): Effect.Effect<void, StorageError, Scope.Scope> =>
   Effect.gen(function*() {
     const sockets = ownSockets()
+    const setup = distance.setup(LISTEN_ANSWER)
+    const answer = distance.answer(LISTEN_ANSWER)
     const context = yield* Layer.build(PgClient.layer({
-      url, maxConnections: 1, applicationName: "aics-listen", connectTimeout: LISTEN_ANSWER, stream: sockets.stream
+      url, maxConnections: 1, applicationName: "aics-listen", connectTimeout: setup, stream: sockets.stream
     })).pipe(Effect.mapError(unreachable("listen", url)))
     const pg = Context.get(context, PgClient.PgClient)
     const sql = Context.get(context, SqlClient.SqlClient)
@@ -63,29 +72,32 @@ export const keepListening = (
     // connection from one session, mixes up the parse and bind steps of concurrent ones.
     const literal = (text: string) => `'${text.replaceAll("'", "''")}'`
     const sendPing = sql.unsafe(`SELECT pg_notify(${literal(channel)}, ${literal(ping)})`)
-    const heard = Effect.zipRight(
-      Queue.takeAll(pings),
-      Effect.zipRight(sendPing, Queue.take(pings).pipe(Effect.timeoutOption(PING_WAIT))).pipe(
-        Effect.repeat({ until: Option.isSome })
-      )
-    ).pipe(storage("listen"), sockets.within(LISTEN_ANSWER, "listen"))
+    const heard = (limit: Duration.Duration) =>
+      Effect.zipRight(
+        Queue.takeAll(pings),
+        Effect.zipRight(sendPing, Queue.take(pings).pipe(Effect.timeoutOption(PING_WAIT))).pipe(
+          Effect.repeat({ until: Option.isSome })
+        )
+      ).pipe(storage("listen"), sockets.within(limit, "listen"))
 
     const session = Effect.scoped(Effect.gen(function*() {
       const listening = yield* Effect.forkScoped(pg.listen(channel).pipe(
         Stream.runForEach((payload) => (payload === ping ? Queue.offer(pings, undefined) : deliver(payload))),
         storage("listen")
       ))
-      const checking = Effect.forever(heard.pipe(
-        Effect.zipRight(lines.worked("LISTEN is back: notifications wake this process again")),
-        Effect.zipRight(Effect.sleep(LISTEN_CHECK))
-      ))
+      const check = (limit: Duration.Duration) =>
+        heard(limit).pipe(
+          Effect.zipRight(lines.worked("LISTEN is back: notifications wake this process again")),
+          Effect.zipRight(Effect.sleep(LISTEN_CHECK))
+        )
+      const checking = Effect.zipRight(check(Duration.sum(setup, answer)), Effect.forever(check(answer)))
       // The stream does not end by itself; if it ever did, the listener would be as lost. The
       // sockets are cut before the scope closes: the library's UNLISTEN, on a connection
       // that hangs, would keep it from closing.
       yield* Effect.raceFirst(checking, Effect.zipRight(
         Fiber.join(listening),
         Effect.fail(new StorageError({ operation: "listen", detail: "the LISTEN stream ended" }))
-      )).pipe(Effect.onError(() => sockets.cut))
+      )).pipe(Effect.onError(() => sockets.cut()))
     }))
 
     yield* Effect.forkScoped(Effect.forever(session.pipe(

@@ -6,10 +6,12 @@
 // notification wakes the node at once again; a network that drops everything silently
 // fails the lease's holder and its seeker in bounded time (a frozen proxy in between),
 // not after the kernel's TCP timeouts, and the lease is taken again once it carries
-// packets.
+// packets. A distant database (a proxy that delays everything, and connecting more) is
+// given the time it needs, and found silent in the same bounds.
 
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { it } from "@effect/vitest"
-import { Clock, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Queue, Schedule, Scope, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Queue, Redacted, Schedule, Scope, Stream } from "effect"
 import { describe, expect } from "vitest"
 import { LEASE_ANSWER_LIMIT, PgCoordinationLive } from "../../../src/adapters/pg/PgCoordination.js"
 import { PgDatabaseLive } from "../../../src/adapters/pg/PgStorage.js"
@@ -202,4 +204,75 @@ describe("PgCoordination on a network that drops everything silently", () => {
       )
       expect(retaken).toBe("taken")
     }))
+})
+
+describe("PgCoordination on a distant database", () => {
+  it.scopedLive.runIf(db.multiSession)("takes the lease 350 ms away, over a set-up of six round trips, and still finds the database silent in bounded time", () => {
+    const lines: Array<string> = []
+    return Effect.gen(function*() {
+      const direct = yield* db.freshDatabase
+      // Migrated directly: through the proxy, the migrations' hundred round trips would take a minute.
+      yield* Effect.scoped(Layer.build(PgDatabaseLive(direct, { maxConnections: 1 })))
+      const url = new URL(direct)
+      const proxy = yield* Effect.acquireRelease(
+        Effect.promise(() => startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) }, { roundTripMs: 350, setupRoundTrips: 5 })),
+        (p) => Effect.promise(() => p.close())
+      )
+      url.hostname = "127.0.0.1"
+      url.port = String(proxy.port)
+      const admin = yield* sessionOn(direct)
+      // Two nodes, each with its storage pool through the proxy too (the schema is migrated).
+      const [a, b] = yield* Effect.all([0, 1].map(() =>
+        Effect.map(
+          Layer.build(PgCoordinationLive(url.toString()).pipe(Layer.provide(PgClient.layer({ url: Redacted.make(url.toString()), maxConnections: 2 })))),
+          (ctx) => Context.get(ctx, Coordination)
+        )), { concurrency: 2 })
+      const elapsed = <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.gen(function*() {
+          const start = yield* Clock.currentTimeMillis
+          const exit = yield* Effect.exit(effect)
+          return { exit, millis: (yield* Clock.currentTimeMillis) - start }
+        })
+
+      // A takes the lease (its first connection costs 6 round trips, 2.1 s, more than the
+      // 1.5 s floor), B tries for it.
+      const leaseOfA = yield* Scope.make()
+      const held = yield* Scope.extend(a.lease, leaseOfA).pipe(
+        Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => "the lease is never taken" })
+      )
+      expect(held.fence.epoch).toBeGreaterThan(0)
+      const seeking = yield* Effect.fork(Effect.scoped(b.lease))
+      yield* admin`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'aics-lease'
+        AND query LIKE 'SELECT pg_try_advisory_lock%'`.pipe(Effect.delay(Duration.millis(50)), Effect.repeat({ until: (rows) => rows.length > 0 }))
+
+      // A's LISTEN hears across the distance: a notification wakes it before its 1 s poll.
+      const [{ channel }] = (yield* admin<{ channel: string }>`SELECT 'aics_coordination_' || current_schema() AS channel`) as [{ channel: string }]
+      const reads = yield* Queue.unbounded<number>()
+      yield* Effect.forkScoped(Stream.runForEach(a.appended, () => Effect.flatMap(Clock.currentTimeMillis, (at) => Queue.offer(reads, at))))
+      const wakeDelay = Effect.gen(function*() {
+        yield* Queue.takeAll(reads)
+        yield* Queue.take(reads)
+        const announced = yield* Clock.currentTimeMillis
+        yield* admin`SELECT pg_notify(${channel}, 'appended 1')`
+        return (yield* Queue.take(reads)) - announced
+      })
+      const delay = yield* wakeDelay.pipe(
+        Effect.repeat({ until: (ms) => ms < 700 }),
+        Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => "A is never woken by a notification" })
+      )
+      expect(delay).toBeLessThan(700)
+      expect(lines.filter((l) => l.startsWith("LISTEN lost")), lines.join("\n")).toEqual([])
+
+      proxy.freeze()
+      const [seeker, holder] = yield* Effect.all([elapsed(Fiber.join(seeking)), elapsed(held.lost)], { concurrency: 2 })
+      // The same bounds as nearby: 350 ms round trips stay under the floors once connected.
+      expect(Exit.isFailure(seeker.exit) && String(seeker.exit.cause)).toMatch(/did not answer/)
+      expect(seeker.millis).toBeLessThan(Duration.toMillis(LEASE_ANSWER_LIMIT) + 1_000)
+      expect(Exit.isSuccess(holder.exit)).toBe(true)
+      expect(holder.millis).toBeLessThan(3_500)
+      yield* Effect.sync(() => console.log(`distant database: seeker failed after ${seeker.millis} ms, holder lost the lease after ${holder.millis} ms`))
+      proxy.thaw()
+      yield* Scope.close(leaseOfA, Exit.void)
+    }).pipe(Effect.provide(keptLines(lines)))
+  })
 })

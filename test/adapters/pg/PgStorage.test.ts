@@ -1,11 +1,13 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { it } from "@effect/vitest"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Fiber, Layer, Option, Redacted, Schedule } from "effect"
 import { describe, expect } from "vitest"
 import { NodeCryptoLive, nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { runMigrations } from "../../../src/adapters/pg/migrations.js"
-import { PgDatabaseLive, PgStorageLive } from "../../../src/adapters/pg/PgStorage.js"
+import { PgDatabaseLive, PgStorageLive, PgStoresLive } from "../../../src/adapters/pg/PgStorage.js"
+import { STORAGE_SILENCE, WATCH_EVERY } from "../../../src/adapters/pg/storageWatch.js"
+import { storage as asStorageError } from "../../../src/adapters/pg/pgValues.js"
 import { utf8 } from "../../../src/domain/bytes.js"
 import { BodyStore } from "../../../src/ports/BodyStore.js"
 import { ContributionIntents } from "../../../src/ports/ContributionIntents.js"
@@ -17,6 +19,8 @@ import { StatsStore } from "../../../src/ports/StatsStore.js"
 import { entryBytes, LogModel } from "../../ports/LogStore.contract.js"
 import { leaseFenceOf } from "../../support/leases.js"
 import { testDatabase } from "../../support/pg.js"
+import { sessionOn } from "../../support/pgSessions.js"
+import { startTcpProxy } from "../../support/tcpProxy.js"
 import { coordinationOn } from "./open.js"
 
 const db = testDatabase()
@@ -83,5 +87,65 @@ describe("PgStorage", () => {
       const ran = yield* Effect.all(Array.from({ length: 6 }, () => migrate(url)), { concurrency: "unbounded" })
       expect(ran.flat()).toEqual(ALL)
       expect(yield* recorded(url)).toEqual(ALL)
+    }))
+})
+
+// The storage pool on a network that drops everything silently (storageWatch.ts): a statement
+// under way fails within WATCH_EVERY + STORAGE_SILENCE (and a turn of the event loop), not
+// after the kernel's TCP timeouts, and the pool works again once the network does; a long
+// statement the database is running is never cut.
+describe("PgStorage's pool when the database stops answering", () => {
+  /** The bound docs/operations.md states, with room for a loaded machine. */
+  const documented = Duration.toMillis(WATCH_EVERY) + Duration.toMillis(STORAGE_SILENCE) + 1_000
+
+  it.scopedLive.runIf(db.multiSession)("fails a statement under way with a StorageError in bounded time, and reconnects once packets flow", () =>
+    Effect.gen(function*() {
+      const direct = yield* db.freshDatabase
+      const url = new URL(direct)
+      const proxy = yield* Effect.acquireRelease(
+        Effect.promise(() => startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) })),
+        (p) => Effect.promise(() => p.close())
+      )
+      url.hostname = "127.0.0.1"
+      url.port = String(proxy.port)
+      const admin = yield* sessionOn(direct)
+      const context = yield* Layer.build(PgStoresLive.pipe(
+        Layer.provideMerge(PgDatabaseLive(url.toString(), { maxConnections: db.maxConnections })),
+        Layer.provide(NodeCryptoLive)
+      ))
+      const log = Context.get(context, LogStore)
+      const sql = Context.get(context, SqlClient.SqlClient)
+      expect(yield* log.size).toBe(0)
+
+      // A read under way (its answer held by the frozen network), then one sent into the silence.
+      const reading = yield* Effect.fork(Effect.timed(sql`SELECT pg_sleep(0.5)`.pipe(asStorageError("read"))))
+      yield* admin`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT pg_sleep(0.5)'`.pipe(
+        Effect.delay(Duration.millis(20)), Effect.repeat({ until: (rows) => rows.length > 0 }))
+      proxy.freeze()
+      const frozenAt = yield* Clock.currentTimeMillis
+      const sized = yield* Effect.exit(log.size)
+      const read = yield* Effect.exit(Fiber.join(reading))
+      const sizedAfter = (yield* Clock.currentTimeMillis) - frozenAt
+      expect(Exit.isFailure(sized) && String(sized.cause)).toMatch(/StorageError/)
+      expect(Exit.isFailure(read) && String(read.cause)).toMatch(/StorageError: read/)
+      expect(sizedAfter).toBeLessThan(documented)
+      yield* Effect.sync(() => console.log(`storage pool: statements failed ${sizedAfter} ms after the freeze`))
+
+      proxy.thaw()
+      const size = yield* log.size.pipe(
+        Effect.retry({ schedule: Schedule.spaced(Duration.millis(200)) }),
+        Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => "the pool never works again" })
+      )
+      expect(size).toBe(0)
+    }))
+
+  it.scopedLive.runIf(db.multiSession)("does not cut a statement that runs longer than the bound on a database that answers", () =>
+    Effect.gen(function*() {
+      const url = yield* db.freshSchema
+      const sql = yield* Effect.provide(SqlClient.SqlClient, yield* Layer.build(PgDatabaseLive(url, { maxConnections: db.maxConnections })))
+      const seconds = (documented + 1_000) / 1_000
+      const [taken, rows] = yield* Effect.timed(sql.unsafe<{ slept: string }>(`SELECT pg_sleep(${seconds})::text AS slept`).pipe(asStorageError("read")))
+      expect(rows).toEqual([{ slept: "" }])
+      expect(Duration.toMillis(taken)).toBeGreaterThan(documented)
     }))
 })
