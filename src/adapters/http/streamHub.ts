@@ -252,11 +252,11 @@ export class StreamHub extends Context.Tag("aics/StreamHub")<StreamHub, {
       yield* Effect.sleep(Duration.millis(restAfter(busyMs)))
     })
     // Nothing may end the dispatcher: a failure (a store read) or a defect is logged and it goes on.
-    yield* Effect.forkDaemon(Effect.forever(dispatcher.pipe(
+    yield* Effect.forkScoped(Effect.forever(dispatcher.pipe(
       Effect.catchAllCause((cause) => Effect.zipRight(Effect.logWarning("the live stream's dispatcher failed", cause), Effect.sleep(Duration.seconds(1))))
     )))
     // Keeps idle streams (and the proxies on their way) open.
-    yield* Effect.forkDaemon(Effect.forever(Effect.zipRight(Effect.sleep(KEEP_ALIVE_INTERVAL), Effect.sync(() => {
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(KEEP_ALIVE_INTERVAL), Effect.sync(() => {
       for (const sub of live) if (!ended(sub)) sub.wire.write(KEEP_ALIVE_BYTES)
     }))))
 
@@ -308,6 +308,9 @@ export class StreamHub extends Context.Tag("aics/StreamHub")<StreamHub, {
       watchedServers.add(server)
       server.once(DRAINING_EVENT, () => {
         for (const sub of openStreams) {
+          // One whose head is not written yet (behind an earlier response on its connection)
+          // has no stream to end: an event now would go out as a body without its head.
+          if (!sub.res.headersSent) continue
           const next = position(sub)
           if (!sub.res.writableEnded) sub.wire.end(droppedEvent("the service is shutting down; reconnect to another node or later", next))
           leaveLive(sub)
@@ -387,18 +390,22 @@ export class StreamHub extends Context.Tag("aics/StreamHub")<StreamHub, {
         }
         openStreams.add(sub)
         endAllOnDrain(request.server)
-        const ended = yield* Deferred.make<void>()
-        // Behind an earlier response on the same connection (pipelining): its turn first.
-        // The head is written here, in the request's fiber, where its RateLimit fields are.
-        if (!(yield* attached(res).pipe(Effect.onInterrupt(() => Effect.sync(() => release(sub, address)))))) {
-          release(sub, address)
-          return { answer: HttpServerResponse.empty({ status: 200 }) }
-        }
-        res.writeHead(200, { ...STREAM_HEAD, ...sub.wire.headers(), ...rateLimitHeaders(yield* currentRateLimit) })
-        // The head goes out with this, before any event (sseWire.ts writes after it).
-        sub.wire.begin(RETRY_BYTES)
-        runStream(sub, address, ended)
-        return { ended }
+        // From here the address's count and the open set are the stream's fiber's to give
+        // back; until it runs, however this ends (the client gone before its turn, an
+        // interruption, a defect), they are given back here.
+        let handedOver = false
+        return yield* Effect.gen(function*(): Effect.fn.Return<Opened> {
+          const ended = yield* Deferred.make<void>()
+          // Behind an earlier response on the same connection (pipelining): its turn first.
+          // The head is written here, in the request's fiber, where its RateLimit fields are.
+          if (!(yield* attached(res))) return { answer: HttpServerResponse.empty({ status: 200 }) }
+          res.writeHead(200, { ...STREAM_HEAD, ...sub.wire.headers(), ...rateLimitHeaders(yield* currentRateLimit) })
+          // The head goes out with this, before any event (sseWire.ts writes after it).
+          sub.wire.begin(RETRY_BYTES)
+          runStream(sub, address, ended)
+          handedOver = true
+          return { ended }
+        }).pipe(Effect.onExit(() => (handedOver ? Effect.void : Effect.sync(() => release(sub, address)))))
       })
 
     return { open }
