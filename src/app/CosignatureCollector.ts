@@ -50,24 +50,30 @@
 // that sequences has heard every witness once, by submitting its latest checkpoint to each,
 // the log takes no write (refused log_unavailable, /healthz awaiting_witnesses). A witness is
 // heard when it answered and what it said was judged (a size above the log's, or another
-// tree, has made the log diverged by then), or when it did not answer within the
-// transport's bound (unreachable, or timed out: 10 s over HTTP; said in a warning line, so a
-// witness that is down does not hold the log longer). A storage failure before its answer
-// is judged and recorded (the log's size, a proof, the stored line) is not hearing it: the
-// witness is asked again, every second meanwhile. Without it, a node started from a restored (older) copy took the writes
-// that reached it before its witness's answer, on a log about to be found diverged.
+// tree, has made the log diverged by then; a cosignature of the checkpoint is heard before
+// its line is stored, so a store that fails then does not hold writes), or when it did not
+// answer within the transport's bound (unreachable, or timed out: 10 s over HTTP; said in a
+// warning line, so a witness that is down does not hold the log longer). A storage failure
+// before its answer is judged (the log's size, a proof) is not hearing it: the witness is
+// asked again, every second meanwhile. Two things end the round whatever the witnesses do,
+// each said in a warning line: a defect in a witness's loop (a bug: the witness counts as
+// heard, the loop starts again), and FIRST_ROUND_DEADLINE after the process first leads,
+// when every witness still unheard (a store that keeps failing, no checkpoint to submit as
+// publishing keeps failing) is let go: the gate holds writes for a round trip, never for
+// good. Without the gate, a node started from a restored (older) copy took the writes that
+// reached it before its witness's answer, on a log about to be found diverged.
 // Always, not only when this node kept no checkpoint (last-checkpoint, Publisher): a kept
 // checkpoint the log matches shows the log is not behind what THIS node published, but not
 // behind what another node published on PostgreSQL (its last-checkpoint is in its own
 // folder), nor behind what this node published after the copy was taken when the copy
 // brought its older last-checkpoint back with it. The cost is one round trip to the
-// witnesses at a process's start, before its first write. Once per process: it is heard
-// at its first leadership; a later one (the lease lost and taken again) does not wait
-// again, so a takeover stays within its few seconds. A process that takes the lease from
-// another whose round had ended waits its own round: the stored alarms it rechecks are all
-// the evidence it has of the witnesses until then.
+// witnesses at a process's first leadership (its start, or a takeover by a process that had
+// not led), before its first write. Once per process: a later leadership (the lease lost
+// and taken again) does not wait again, so a takeover stays within its few seconds. A
+// process that takes the lease from another whose round had ended waits its own round: the
+// stored alarms it rechecks are all the evidence it has of the witnesses until then.
 
-import { Context, Data, Duration, Effect, Either, Layer, Metric, Option, Ref, SubscriptionRef } from "effect"
+import { Cause, Context, Data, Duration, Effect, Either, Layer, Metric, Option, Ref, Stream, SubscriptionRef } from "effect"
 import {
   cosignaturesOf, parseCosignerKey, splitCosignature, withSignatureLines, type CosignerKey
 } from "../domain/note/cosignature.js"
@@ -200,6 +206,16 @@ const MAX_REASON = 300
  */
 export const QUORUM_GRACE_SECONDS = 60
 
+/**
+ * The first round's bound in all (the header), from the process's first leadership: the
+ * witnesses still unheard then are let go, with a warning line. A witness that answers is
+ * heard within one round trip, one that does not within the transport's 10 s, and one that
+ * answers 409 within two requests (20 s at worst); what is left past that is not a witness
+ * being slow but this node unable to judge its answer (a store that keeps failing, no
+ * checkpoint published to submit), which must not stop writes for good.
+ */
+export const FIRST_ROUND_DEADLINE = Duration.seconds(30)
+
 /** How long a process behind the witness waits for the newer checkpoint before it asks again. */
 const BEHIND_WAIT = Duration.seconds(1)
 /** The least it waits: a diverged log's publisher answers at once and adopts nothing. */
@@ -243,7 +259,10 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           const why = left.get(w.vkey)
           return `${w.key.name} (${w.url})${why === undefined ? "" : `: ${why}`}`
         }).join("; ")
-    /** The witness's first answer is in (or its bound passed, `unanswered` saying how): writes go on once every witness's is. */
+    /**
+     * The witness's first answer is in, or it is let go without one (`unanswered` saying how:
+     * said in a warning line): writes go on once every witness is heard.
+     */
     const heard = (w: Configured, unanswered?: string) =>
       Effect.gen(function*() {
         const left = yield* Ref.modify(unheard, (map): [ReadonlyMap<string, string | undefined> | undefined, Map<string, string | undefined>] => {
@@ -254,7 +273,7 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
         })
         if (left === undefined) return
         if (unanswered !== undefined) {
-          yield* Effect.logWarning(`witness ${w.key.name} (${w.url}) did not answer this node's first checkpoint submission within its bound (${unanswered}): writes are not held for it; a log restored from an older copy is found diverged only once it answers`)
+          yield* Effect.logWarning(`witness ${w.key.name} (${w.url}) ${unanswered}: writes are not held for it; a log restored from an older copy is found diverged only once it answers`)
         }
         yield* health.setAwaited(awaitedReason(left))
         if (left.size > 0) return
@@ -264,8 +283,12 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
     /** The attempt did not hear the witness (`why`): it is asked again, and writes still wait for it. */
     const notHeard = (w: Configured, why: string) =>
       Effect.flatMap(
-        Ref.updateAndGet(unheard, (map) => (map.has(w.vkey) ? new Map(map).set(w.vkey, why) : map)),
-        (left) => (left.has(w.vkey) ? health.setAwaited(awaitedReason(left)) : Effect.void)
+        Ref.modify(unheard, (map): [ReadonlyMap<string, string | undefined> | undefined, Map<string, string | undefined>] => {
+          if (!map.has(w.vkey) || map.get(w.vkey) === why) return [undefined, map]
+          const next = new Map(map).set(w.vkey, why)
+          return [next, next]
+        }),
+        (left) => (left === undefined ? Effect.void : health.setAwaited(awaitedReason(left)))
       )
     yield* health.setAwaited(awaitedReason(yield* Ref.get(unheard)))
     const update = (vkey: string, f: (k: Known) => Known) =>
@@ -426,6 +449,9 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           if (reply.status === 200) {
             const cosigned = lineOf(w, latest, reply.body)
             if (cosigned === undefined) return yield* new Refusal({ detail: "the witness answered 200 without a valid cosignature by its key" })
+            // Judged: the witness cosigned this log's checkpoint, so its tree is this log's.
+            // Heard before the line is stored: a store that fails would hold writes for good.
+            yield* heard(w)
             const record: CollectedCosignature = { witness: w.vkey, size: latest.size, line: cosigned.line, timestamp: cosigned.timestamp }
             yield* store.record(record)
             // The witness cosigned this log: whatever history it saw before, it now holds
@@ -499,6 +525,9 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             // asks the witness at once and raises its own.
             if (k?.unstoredAlarm !== undefined) yield* update(w.vkey, (was) => ({ ...was, unstoredAlarm: undefined }))
           }
+          // Leading without a checkpoint (none recovered, and publishing fails): nothing to ask
+          // the witness yet, said while writes wait (until FIRST_ROUND_DEADLINE at most).
+          if (lead && latest === undefined) yield* notHeard(w, "this node has no checkpoint to submit yet (none published)")
           if (!lead || latest === undefined || (answered && (k?.stored?.size ?? -1) >= latest.size)) {
             // Nothing to submit: wait for a newer checkpoint (or a second, for leadership).
             // On a diverged log the wait ends at once with nothing: then a pause, not a spin.
@@ -553,12 +582,40 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             // Writes wait for it: asked again every second rather than after a growing wait.
             if ((yield* Ref.get(unheard)).has(w.vkey)) backoff = FIRST_BACKOFF
           } else {
-            yield* heard(w, error._tag === "WitnessUnreachable" ? detail : undefined)
+            yield* heard(w, error._tag === "WitnessUnreachable" ? `did not answer this node's first checkpoint submission within its bound (${detail})` : undefined)
           }
           yield* Effect.sleep(backoff)
           backoff = Duration.min(Duration.times(backoff, 2), MAX_BACKOFF)
         }
       })
+
+    /**
+     * serve(w), started again after a defect (a bug, which Effect.either does not catch):
+     * logged, and the witness counts as heard, so that a bug in one witness's loop holds
+     * writes neither until a restart nor at all, and the witness is asked again after a pause.
+     */
+    const serveRestarting = (w: Configured) =>
+      serve(w).pipe(
+        Effect.catchAllDefect((defect) =>
+          Effect.gen(function*() {
+            yield* Effect.logError(`collecting the cosignatures of witness ${w.key.name} (${w.url}) failed unexpectedly: it starts again in ${Duration.format(FIRST_BACKOFF)}`, Cause.die(defect))
+            yield* heard(w, "could not be asked: this node's collection for it failed (an error line says why)")
+            yield* Effect.sleep(FIRST_BACKOFF)
+          })),
+        Effect.forever
+      )
+
+    /** The first round's deadline, from this process's first leadership: every witness still unheard is let go. */
+    const firstRoundDeadline = Effect.gen(function*() {
+      yield* leading.changes.pipe(Stream.filter((lead) => lead), Stream.take(1), Stream.runDrain)
+      yield* Effect.sleep(FIRST_ROUND_DEADLINE)
+      const left = yield* Ref.get(unheard)
+      for (const w of witnesses) {
+        if (!left.has(w.vkey)) continue
+        const why = left.get(w.vkey)
+        yield* heard(w, `was not heard within ${Duration.format(FIRST_ROUND_DEADLINE)} of this node's first leadership (${why ?? "not asked yet"})`)
+      }
+    })
 
     // How long the log has gone without its quorum's cosignatures (QUORUM_GRACE_SECONDS):
     // the largest size the quorum cosigned, when this process saw it grow, and when it first
@@ -592,7 +649,8 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
       yield* Effect.ignore(reload)
       yield* Effect.ignore(reloadAlarms)
       yield* observeShortfall
-      for (const w of witnesses) yield* Effect.forkScoped(serve(w))
+      for (const w of witnesses) yield* Effect.forkScoped(serveRestarting(w))
+      yield* Effect.forkScoped(firstRoundDeadline)
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.seconds(1)),
         Effect.zipRight(Effect.zipRight(Effect.ignore(reload), Effect.ignore(reloadAlarms)), observeShortfall))))
     }

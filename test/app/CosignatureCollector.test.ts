@@ -7,17 +7,19 @@
 // the one this node has at hand, is waited for, without the fork signal. A witness that saw
 // another history raises an alarm in the Cosignatures store, which every node reports (two
 // collectors on one PostgreSQL schema, below) and which lasts, across a restart or a lease
-// handover, until the witness cosigns this log again.
+// handover, until the witness cosigns this log again. Writes wait for the first round (each
+// witness heard once), which ends with an answer judged, whether or not its line can be
+// stored, with a defect in a witness's loop (which starts again), or at FIRST_ROUND_DEADLINE.
 
 import { join } from "node:path"
 import { it } from "@effect/vitest"
-import { Context, Duration, Effect, Either, Layer, Logger, Option, Ref, type Scope, SubscriptionRef } from "effect"
+import { Context, Duration, Effect, Either, Layer, Logger, Option, Ref, type Scope, SubscriptionRef, TestClock } from "effect"
 import { describe, expect } from "vitest"
 import { FsCosignaturesLive } from "../../src/adapters/fs/FsCosignatures.js"
 import { PgCosignaturesLive } from "../../src/adapters/pg/PgCosignatures.js"
 import { nodeCrypto, NodeCryptoLive } from "../../src/adapters/crypto/nodeCrypto.js"
 import { makeTestClock } from "../../src/adapters/clock/TestClock.js"
-import { CosignatureCollector, QUORUM_GRACE_SECONDS } from "../../src/app/CosignatureCollector.js"
+import { CosignatureCollector, FIRST_ROUND_DEADLINE, QUORUM_GRACE_SECONDS } from "../../src/app/CosignatureCollector.js"
 import { LogHealth } from "../../src/app/LogHealth.js"
 import { LogNotary } from "../../src/app/LogNotary.js"
 import { LogReader } from "../../src/app/LogReader.js"
@@ -224,16 +226,18 @@ describe("CosignatureCollector", () => {
       // Answering: awaited from the start until its answer.
       const answering: FakeWitness = { state: undefined, down: false, garbage: false, requests: [] }
       yield* run(answering, (node) => Effect.gen(function*() {
-        expect(yield* node.health.awaited).toBe(waiting)
+        // (With no checkpoint yet, it may already say so after the name.)
+        expect(yield* node.health.awaited).toContain(waiting)
         yield* publish(node, 5)
         yield* until(node.health.awaited, (why) => why === undefined)
-        expect(yield* cosignedSize).toBe(5)
+        // Heard as it cosigned, before its line was stored.
+        yield* until(cosignedSize, (size) => size === 5)
         expect(node.logged.filter((l) => l.message.includes("did not answer this node's first checkpoint"))).toEqual([])
       }))
       // Down (the transport gives up on it): not held for, and said.
       const down: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
       yield* run(down, (node) => Effect.gen(function*() {
-        expect(yield* node.health.awaited).toBe(waiting)
+        expect(yield* node.health.awaited).toContain(waiting)
         yield* publish(node, 5)
         yield* until(node.health.awaited, (why) => why === undefined)
         expect(node.logged.filter((l) => l.message.includes("did not answer this node's first checkpoint"))).toEqual([{
@@ -241,6 +245,62 @@ describe("CosignatureCollector", () => {
           message: "witness collector.example/witness (http://witness) did not answer this node's first checkpoint submission within its bound (unreachable: connection refused): writes are not held for it; a log restored from an older copy is found diverged only once it answers"
         }])
       }))
+    }))
+
+  it.scopedLive("takes a witness that cosigned as heard though its line cannot be stored: a failing store does not hold writes", () => {
+    const witness: FakeWitness = { state: undefined, down: false, garbage: false, requests: [] }
+    const refusingLines = Effect.map(fsStore, (layer) => Layer.effect(Cosignatures, Effect.map(Cosignatures, (s) => ({
+      ...s,
+      record: () => Effect.fail(new StorageError({ operation: "record cosignature", detail: "the database is away" }))
+    }))).pipe(Layer.provide(layer)))
+    return run(witness, (node) => Effect.gen(function*() {
+      yield* publish(node, 5)
+      yield* until(node.health.awaited, (why) => why === undefined)
+      expect(witness.state?.size).toBe(5)
+      // Not let go as unanswered: it answered.
+      expect(node.logged.filter((l) => l.level === "WARN" && l.message.includes("writes are not held for it"))).toEqual([])
+      const collector = yield* CosignatureCollector
+      const status = yield* until(collector.status, (s) => s.witnesses[0]!.error !== undefined)
+      expect(status.witnesses[0]!.error).toBe("record cosignature: the database is away")
+    }), noNewerCheckpoint, refusingLines)
+  })
+
+  it.scopedLive("starts a witness's collection again after a defect, which counts as heard and is logged: writes are not held by a bug", () =>
+    Effect.gen(function*() {
+      const witness: FakeWitness = { state: undefined, down: false, garbage: false, requests: [] }
+      let calls = 0
+      const buggyOnce = Layer.effect(WitnessTransport, Effect.map(WitnessTransport, (t) => ({
+        addCheckpoint: (prefix: string, body: Uint8Array) =>
+          Effect.suspend(() => (++calls === 1 ? Effect.die(new Error("a bug in the collection")) : t.addCheckpoint(prefix, body)))
+      }))).pipe(Layer.provide(transportOf(witness)))
+      const { node, collector } = yield* startNode(witness, yield* fsStore, { transport: buggyOnce })
+      yield* publish(node, 5)
+      yield* until(node.health.awaited, (why) => why === undefined)
+      expect(errorsAndWarnings(node).map((l) => [l.level, l.message])).toEqual([
+        ["ERROR", "collecting the cosignatures of witness collector.example/witness (http://witness) failed unexpectedly: it starts again in 1s"],
+        ["WARN", "witness collector.example/witness (http://witness) could not be asked: this node's collection for it failed (an error line says why): writes are not held for it; a log restored from an older copy is found diverged only once it answers"]
+      ])
+      // The loop runs again: the witness is asked and cosigns.
+      yield* until(Effect.map(collector.status, (s) => s.witnesses[0]!.cosignedSize), (size) => size === 5)
+      expect(calls).toBe(2)
+    }))
+
+  // TestClock: the deadline is half a minute.
+  it.scoped("lets writes go FIRST_ROUND_DEADLINE after its first leadership, with a warning, when a witness cannot be asked: no checkpoint to submit, as publishing keeps failing", () =>
+    Effect.gen(function*() {
+      const witness: FakeWitness = { state: undefined, down: false, garbage: false, requests: [] }
+      const { node } = yield* startNode(witness, yield* fsStore)
+      yield* TestClock.adjust(Duration.seconds(1))
+      expect(yield* node.health.awaited).toMatch(/waiting for collector\.example\/witness \(http:\/\/witness\): this node has no checkpoint to submit yet \(none published\)$/)
+      yield* TestClock.adjust(Duration.subtract(FIRST_ROUND_DEADLINE, Duration.seconds(2)))
+      expect(yield* node.health.awaited).toBeDefined()
+      yield* TestClock.adjust(Duration.seconds(3))
+      expect(yield* node.health.awaited).toBeUndefined()
+      expect(errorsAndWarnings(node).map((l) => [l.level, l.message])).toEqual([[
+        "WARN",
+        "witness collector.example/witness (http://witness) was not heard within 30s of this node's first leadership (this node has no checkpoint to submit yet (none published)): writes are not held for it; a log restored from an older copy is found diverged only once it answers"
+      ]])
+      expect(witness.requests).toEqual([])
     }))
 
   it.scopedLive("holds writes until a witness that cosigned more leaves than the log holds has made it diverged", () => {

@@ -9,8 +9,8 @@
 // one Postgres session that every connection shares and it ignores startup options, so
 // there the schema is selected with SET search_path on that session: one schema at a time
 // (tests of a file run one after the other; freshSchema refuses an overlap), pools of one
-// connection (maxConnections), and tests that need several sessions (locks between
-// writers, several nodes) run only where multiSession is true.
+// connection without the storage watch (storageOptions), and tests that need several
+// sessions (locks between writers, several nodes) run only where multiSession is true.
 
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -19,12 +19,21 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Redacted, type Scope } from "effect"
 import { afterAll } from "vitest"
+import type { PgStorageOptions } from "../../src/adapters/pg/PgStorage.js"
 
 export interface TestDatabase {
   /** True on a real server: several sessions, real locks. False on PGlite. */
   readonly multiSession: boolean
   /** The pool size for stores under test: 1 on PGlite, several on a real server. */
   readonly maxConnections: number
+  /**
+   * The options of a store's pool under test (PgDatabaseLive): `maxConnections`, and on PGlite
+   * no storage watch. pglite-socket runs one session's queue, which takes nothing from another
+   * connection while a transaction is open: the watch's SELECT 1 would wait behind the
+   * migrations' transaction, or a test's, and one longer than its bound (3 s, on a loaded
+   * machine) would have the pool cut.
+   */
+  readonly storageOptions: PgStorageOptions
   /** A new, empty schema and a URL whose connections use it; dropped when the scope closes. */
   readonly freshSchema: Effect.Effect<string, never, Scope.Scope>
   /**
@@ -109,5 +118,6 @@ export const testDatabase = (): TestDatabase => {
     parsed.pathname = `/${name}`
     return parsed.toString()
   })
-  return { multiSession, maxConnections: multiSession ? 4 : 1, freshSchema, freshDatabase }
+  const maxConnections = multiSession ? 4 : 1
+  return { multiSession, maxConnections, storageOptions: { maxConnections, storageWatch: multiSession }, freshSchema, freshDatabase }
 }

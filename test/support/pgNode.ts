@@ -25,6 +25,6 @@ export interface NodeStores {
 /** One node's stores on the schema of `url`; the PostgreSQL adapters unless `stores` names others. */
 export const pgNodeStores = (db: TestDatabase, url: string, clock: ManualClock, stores: NodeStores = {}) =>
   Layer.mergeAll(stores.log ?? PgLogStoreLive, stores.bodies ?? PgBodyStoreLive, PgCoordinationLive(url), PgProjectionStoreLive).pipe(
-    Layer.provideMerge(PgDatabaseLive(url, { maxConnections: db.maxConnections })),
+    Layer.provideMerge(PgDatabaseLive(url, db.storageOptions)),
     Layer.provideMerge(processBasics(clock))
   )

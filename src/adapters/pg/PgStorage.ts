@@ -12,7 +12,8 @@
 // The pool's statements are not bounded in time (migrations and large reads may take long);
 // a database that stops answering is found by a watch on a connection of its own, which then
 // cuts the pool's connections (storageWatch.ts). It starts before the migrations, so they
-// do not hang on a silent database either.
+// do not hang on a silent database either. (Not on a single-session embedded server: see
+// PgStorageOptions.storageWatch.)
 
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -46,6 +47,16 @@ export interface PgStorageOptions {
    * database whatever the size; reads and other writes use the rest. 1 for PGlite.
    */
   readonly maxConnections?: number
+  /**
+   * Whether the storage watch runs (storageWatch.ts; default true): false only for a
+   * single-session embedded server, PGlite served by pglite-socket (the tests' database
+   * without AICS_TEST_DATABASE_URL, test/support/pg.ts). Every connection there shares one
+   * session, whose queue runs nothing else while a transaction is open, so the watch's
+   * SELECT 1 waits behind any transaction of the pool (the migrations run in one): one
+   * longer than the watch's bound would be cut as a database gone silent. The service
+   * never sets it (PgServiceStores.ts): a real server always has the watch.
+   */
+  readonly storageWatch?: boolean
 }
 
 export const DEFAULT_MAX_CONNECTIONS = 10
@@ -69,7 +80,8 @@ export const PgDatabaseLive = (
   // The pool's sockets, made per build, for the watch to cut.
   return Layer.unwrapEffect(Effect.sync(() => {
     const sockets = ownSockets()
-    return Layer.scopedDiscard(Effect.zipRight(cutWhenSilent(redacted, sockets), Effect.zipRight(warnUnlessSynchronous, runMigrations))).pipe(
+    const watch = options.storageWatch === false ? Effect.void : cutWhenSilent(redacted, sockets)
+    return Layer.scopedDiscard(Effect.zipRight(watch, Effect.zipRight(warnUnlessSynchronous, runMigrations))).pipe(
       Layer.provideMerge(PgClient.layer({
         url: redacted,
         maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,

@@ -34,6 +34,12 @@ export interface OwnSockets {
    */
   readonly cut: (why?: string) => Effect.Effect<void>
   /**
+   * How many of the pool's sockets are open now (made, and not closed by either side): 0
+   * once the server closed the pool's connections (a restart, pg_terminate_backend, a proxy
+   * recycling its connections), so that its next statement must connect first.
+   */
+  readonly openCount: Effect.Effect<number>
+  /**
    * `effect`, or a StorageError of `operation` once the database has not answered it within
    * `limit` (the sockets then cut). The statement's own interruption goes on apart, so the
    * bound holds whatever its cancel takes.
@@ -55,6 +61,7 @@ export const ownSockets = (onSilence: (detail: string) => Effect.Effect<void> = 
       return socket
     },
     cut,
+    openCount: Effect.sync(() => open.size),
     within: (limit, operation) => (effect) =>
       Effect.gen(function*() {
         // A fiber of its own (a daemon: an interruption of the caller does not wait for the

@@ -15,6 +15,11 @@
 // statements fail at once, the pool drops them), and again at every check that goes
 // unanswered, so a connection opened meanwhile is not left hanging either.
 //
+// One unanswered check cuts, not two: its bound is already several round trips and at least
+// STORAGE_SILENCE, time for TCP to retransmit a lost request or answer more than once (its
+// retransmission timeout starts near the round trip, doubling), and a second check before
+// cutting would double the time a statement in flight waits on a silent database.
+//
 // Only silence cuts: a check the database answers with an error (too many connections, a
 // server starting up) proves it answers, and the pool is left as it is. A network that loses
 // one connection's packets but not the others' is not seen here; lowering the hosts'
@@ -56,19 +61,26 @@ export const cutWhenSilent = (
     const sockets = ownSockets((detail) =>
       Effect.zipRight(pool.cut(`${detail} (the storage watch): the connection was cut`), Effect.sync(() => void (cut = true))))
     const answer = distance.answer(STORAGE_SILENCE)
-    // A check after the watch's connection was cut (or failed) connects first: its bound has
-    // the set-up's too. The pool's own connect timeout stays above it, so a set-up the
-    // database does not answer is the watch's silence, not an error of the pool's.
+    // A check without an open connection connects first: its bound has the set-up's too. The
+    // pool's own connect timeout stays above it, so a set-up the database does not answer is
+    // the watch's silence, not an error of the pool's.
     const reconnecting = Duration.sum(distance.setup(STORAGE_SILENCE), answer)
     const context = yield* Layer.build(PgClient.layer({
       url, maxConnections: 1, applicationName: "aics-watch", connectTimeout: Duration.times(reconnecting, 2), stream: sockets.stream
     })).pipe(Effect.mapError(unreachable("watch", url)))
     const watchSql = Context.get(context, SqlClient.SqlClient)
-    let connected = true
+    let answered = true
     const check = Effect.gen(function*() {
       cut = false
-      const exit = yield* watchSql`SELECT 1`.pipe(storage("watch"), sockets.within(connected ? answer : reconnecting, "watch"), Effect.exit)
-      connected = Exit.isSuccess(exit)
+      // A check connects first when the last one failed (its connection was cut, and the
+      // driver's cancel of its statement may be connecting meanwhile) and also when the
+      // server has closed the connection since the last one answered (a restart,
+      // pg_terminate_backend, a proxy recycling its connections): no socket of the watch is
+      // open then. Held to `answer`, a distant database's set-up (TLS and SCRAM, seven round
+      // trips or more) would read as silence, and every statement of the pool be cut.
+      const bound = answered && (yield* sockets.openCount) > 0 ? answer : reconnecting
+      const exit = yield* watchSql`SELECT 1`.pipe(storage("watch"), sockets.within(bound, "watch"), Effect.exit)
+      answered = Exit.isSuccess(exit)
       yield* Exit.match(exit, {
         onSuccess: () => lines.worked("the database answers the storage watch again"),
         onFailure: (cause) =>

@@ -28,7 +28,7 @@ const db = testDatabase()
 coordinationContract("PgCoordination", {
   fresh: (unclaimedTimeout) =>
     Effect.map(db.freshSchema, (url) =>
-      PgCoordinationLive(url, { unclaimedTimeout }).pipe(Layer.provide(PgDatabaseLive(url, { maxConnections: db.maxConnections })))),
+      PgCoordinationLive(url, { unclaimedTimeout }).pipe(Layer.provide(PgDatabaseLive(url, db.storageOptions)))),
   severalProcesses: db.multiSession
 })
 

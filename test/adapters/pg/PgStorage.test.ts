@@ -6,7 +6,8 @@ import { describe, expect } from "vitest"
 import { NodeCryptoLive, nodeCrypto } from "../../../src/adapters/crypto/nodeCrypto.js"
 import { runMigrations } from "../../../src/adapters/pg/migrations.js"
 import { PgDatabaseLive, PgStorageLive, PgStoresLive } from "../../../src/adapters/pg/PgStorage.js"
-import { STORAGE_SILENCE, WATCH_EVERY } from "../../../src/adapters/pg/storageWatch.js"
+import { ownSockets } from "../../../src/adapters/pg/ownSockets.js"
+import { cutWhenSilent, STORAGE_SILENCE, WATCH_EVERY } from "../../../src/adapters/pg/storageWatch.js"
 import { storage as asStorageError } from "../../../src/adapters/pg/pgValues.js"
 import { utf8 } from "../../../src/domain/bytes.js"
 import { BodyStore } from "../../../src/ports/BodyStore.js"
@@ -24,7 +25,7 @@ import { startTcpProxy } from "../../support/tcpProxy.js"
 import { coordinationOn } from "./open.js"
 
 const db = testDatabase()
-const storage = (url: string) => PgStorageLive(url, { maxConnections: db.maxConnections }).pipe(Layer.provide(NodeCryptoLive))
+const storage = (url: string) => PgStorageLive(url, db.storageOptions).pipe(Layer.provide(NodeCryptoLive))
 
 /** The migrations, run on a pool of their own; answers the ones that ran. */
 const migrate = (url: string) =>
@@ -110,7 +111,7 @@ describe("PgStorage's pool when the database stops answering", () => {
       url.port = String(proxy.port)
       const admin = yield* sessionOn(direct)
       const context = yield* Layer.build(PgStoresLive.pipe(
-        Layer.provideMerge(PgDatabaseLive(url.toString(), { maxConnections: db.maxConnections })),
+        Layer.provideMerge(PgDatabaseLive(url.toString(), db.storageOptions)),
         Layer.provide(NodeCryptoLive)
       ))
       const log = Context.get(context, LogStore)
@@ -142,10 +143,67 @@ describe("PgStorage's pool when the database stops answering", () => {
   it.scopedLive.runIf(db.multiSession)("does not cut a statement that runs longer than the bound on a database that answers", () =>
     Effect.gen(function*() {
       const url = yield* db.freshSchema
-      const sql = yield* Effect.provide(SqlClient.SqlClient, yield* Layer.build(PgDatabaseLive(url, { maxConnections: db.maxConnections })))
+      const sql = yield* Effect.provide(SqlClient.SqlClient, yield* Layer.build(PgDatabaseLive(url, db.storageOptions)))
       const seconds = (documented + 1_000) / 1_000
       const [taken, rows] = yield* Effect.timed(sql.unsafe<{ slept: string }>(`SELECT pg_sleep(${seconds})::text AS slept`).pipe(asStorageError("read")))
       expect(rows).toEqual([{ slept: "" }])
       expect(Duration.toMillis(taken)).toBeGreaterThan(documented)
+    }))
+
+  // PGlite (test/support/pg.ts): one session, whose queue takes nothing from another
+  // connection while a transaction is open, so a watch's check would wait behind it. Its pools
+  // have no watch (storageOptions): a transaction longer than the watch's bound runs to its end.
+  it.scopedLive.runIf(!db.multiSession)("on PGlite, runs a transaction longer than the watch's bound to its end: its pools have no watch", () =>
+    Effect.gen(function*() {
+      const url = yield* db.freshSchema
+      const sql = yield* Effect.provide(SqlClient.SqlClient, yield* Layer.build(PgDatabaseLive(url, db.storageOptions)))
+      const rows = yield* sql.withTransaction(
+        sql`SELECT 1`.pipe(Effect.zipRight(Effect.sleep(Duration.millis(documented))), Effect.zipRight(sql<{ one: number }>`SELECT 1 AS one`))
+      ).pipe(asStorageError("read"))
+      expect(rows).toEqual([{ one: 1 }])
+    }))
+
+  // The server closes the watch's connection between two checks (a restart,
+  // pg_terminate_backend, a proxy recycling its connections), on a database whose set-up takes
+  // longer than a statement's bound: 350 ms away, eight round trips before its first bytes
+  // (TLS and SCRAM), about 3.5 s to connect against 3 s to answer. The next check connects
+  // again within the set-up's bound, and the pool's statement under way is not cut.
+  it.scopedLive.runIf(db.multiSession)("gives the check after the server closed the watch's connection the set-up's bound: a distant database that answers is not cut", () =>
+    Effect.gen(function*() {
+      const direct = yield* db.freshDatabase
+      const url = new URL(direct)
+      const proxy = yield* Effect.acquireRelease(
+        Effect.promise(() => startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) }, { roundTripMs: 350, setupRoundTrips: 8 })),
+        (p) => Effect.promise(() => p.close())
+      )
+      url.hostname = "127.0.0.1"
+      url.port = String(proxy.port)
+      const through = Redacted.make(url.toString())
+      const admin = yield* sessionOn(direct)
+      const pool = ownSockets()
+      const context = yield* Layer.build(PgClient.layer({ url: through, maxConnections: 2, stream: pool.stream }))
+      const sql = Context.get(context, SqlClient.SqlClient)
+      yield* cutWhenSilent(through, pool).pipe(Effect.provide(context))
+      const watchSessions = admin<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'aics-watch'`
+      const [watch] = yield* watchSessions.pipe(Effect.delay(Duration.millis(20)), Effect.repeat({ until: (rows) => rows.length > 0 }))
+
+      // A statement under way on the pool, longer than the next check's bound.
+      const reading = yield* Effect.fork(sql`SELECT pg_sleep(7)`.pipe(asStorageError("read")))
+      yield* admin`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT pg_sleep(7)'`.pipe(
+        Effect.delay(Duration.millis(20)), Effect.repeat({ until: (rows) => rows.length > 0 }))
+      // Ended just after a check was answered (the next one comes a second later): the check
+      // that follows has to connect.
+      yield* admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ${watch!.pid}
+        AND state = 'idle' AND clock_timestamp() - state_change < interval '300 milliseconds'`.pipe(
+        Effect.delay(Duration.millis(20)), Effect.repeat({ until: (rows) => rows.length > 0 }))
+
+      // The watch is connected again, and the statement ran to its end.
+      yield* watchSessions.pipe(
+        Effect.delay(Duration.millis(100)),
+        Effect.repeat({ until: (rows) => rows.some((row) => row.pid !== watch!.pid) }),
+        Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => "the watch never connects again" })
+      )
+      const read = yield* Effect.exit(Fiber.join(reading))
+      expect(Exit.isSuccess(read), String(read)).toBe(true)
     }))
 })

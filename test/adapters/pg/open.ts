@@ -20,11 +20,11 @@ export const openOn = <ROut>(
   db: TestDatabase,
   adapter: Layer.Layer<ROut, never, SqlClient.SqlClient | Crypto>,
   url: string
-) => adapter.pipe(Layer.provideMerge(PgDatabaseLive(url, { maxConnections: db.maxConnections })), Layer.provide(NodeCryptoLive))
+) => adapter.pipe(Layer.provideMerge(PgDatabaseLive(url, db.storageOptions)), Layer.provide(NodeCryptoLive))
 
 /** The coordination of a node on the schema of `url`, over a pool of its own. */
 export const coordinationOn = (db: TestDatabase, url: string) =>
-  PgCoordinationLive(url).pipe(Layer.provide(PgDatabaseLive(url, { maxConnections: db.maxConnections })))
+  PgCoordinationLive(url).pipe(Layer.provide(PgDatabaseLive(url, db.storageOptions)))
 
 /** Two nodes on the schema of `url`, each with a pool, the store of `adapter` and a coordination of its own. */
 export const twoNodesOn = <I, S>(db: TestDatabase, tag: Context.Tag<I, S>, adapter: Layer.Layer<I, never, SqlClient.SqlClient | Crypto>, url: string) =>

@@ -1,9 +1,12 @@
 // ownSockets' bound on a statement (src/adapters/pg/ownSockets.ts): an answer that arrives
 // while the event loop is stalled (a long collection, a busy batch) is taken, not given up on
 // because the limit's timer runs before the sockets are read; a statement that does not
-// answer fails with a StorageError once the limit has passed.
+// answer fails with a StorageError once the limit has passed. openCount no longer counts a
+// socket the server closed (the storage watch then gives its next check the set-up's bound).
 
 import { stat } from "node:fs"
+import { once } from "node:events"
+import { createServer, type AddressInfo } from "node:net"
 import { Duration, Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { ownSockets } from "../../../src/adapters/pg/ownSockets.js"
@@ -41,5 +44,24 @@ describe("ownSockets.within", () => {
     const exit = await fromCheckPhase(Effect.never.pipe(sockets.within(Duration.millis(50), "lease")))
     expect(Exit.isFailure(exit)).toBe(true)
     if (Exit.isFailure(exit)) expect(String(exit.cause)).toContain("the database did not answer within 50ms")
+  })
+})
+
+describe("ownSockets.openCount", () => {
+  it("counts a socket made until it closes, also when the server is the one that closes it", async () => {
+    const server = createServer((connection) => connection.end())
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const sockets = ownSockets()
+      expect(await Effect.runPromise(sockets.openCount)).toBe(0)
+      const socket = sockets.stream()
+      const closed = once(socket, "close")
+      socket.connect((server.address() as AddressInfo).port, "127.0.0.1")
+      expect(await Effect.runPromise(sockets.openCount)).toBe(1)
+      await closed
+      expect(await Effect.runPromise(sockets.openCount)).toBe(0)
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
   })
 })
