@@ -29,6 +29,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeAgent } from "../test/support/agents.js"
 import { percentile, signedPost, type SignedWrite } from "../test/support/load.js"
+import { benchServerPort } from "./serverProcess.js"
 
 const perPhase = Number(process.argv[2] ?? 24)
 const politeClients = Number(process.argv[3] ?? 4)
@@ -134,7 +135,7 @@ const FLOODS: Record<string, { readonly label: string; readonly run: (port: numb
 if (process.argv[2] === "--flood") {
   FLOODS[process.argv[3]!]!.run(Number(process.argv[4]))
 } else {
-  const port = 20000 + Math.floor(Math.random() * 20000)
+  const port = benchServerPort()
   const authority = `127.0.0.1:${port}`
   const dataDir = await mkdtemp(join(tmpdir(), "aics-bench-admission-"))
   const child = spawn(process.execPath, ["dist/src/main.js"], {

@@ -13,6 +13,13 @@ export const benchServerEnv = (defaults: string): Record<string, string> =>
 /** Extra node arguments for the server from BENCH_SERVER_NODE_ARGS (space-separated, e.g. --cpu-prof). */
 export const benchServerNodeArgs = (): Array<string> => (process.env["BENCH_SERVER_NODE_ARGS"] ?? "").split(" ").filter((a) => a !== "")
 
+/**
+ * A port for a benchmark's server below Linux's ephemeral range (32768-60999): a port drawn
+ * inside it may still be held by one of the previous run's thousand client sockets, and the
+ * server then cannot listen ("port ... is in use").
+ */
+export const benchServerPort = (): number => 20000 + Math.floor(Math.random() * 12000)
+
 export const startServerProcess = async (options: {
   readonly dataDir: string
   readonly port: number

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs"
 import { makeAgent } from "../test/support/agents.js"
 import { cutOff, percentile, presignPosts, rawGetter, sendInOrder, signedPost, type WriteResult } from "../test/support/load.js"
 import { cpuSeconds } from "./processCpu.js"
-import { startServerProcess } from "./serverProcess.js"
+import { benchServerPort, startServerProcess } from "./serverProcess.js"
 
 /** The origin of a service started with the default AICS_DOMAIN (localhost). */
 export const ORIGIN = "localhost/aics"
@@ -41,7 +41,7 @@ export const peakRssMiB = (pid: number): number => Number(/VmHWM:\s+(\d+) kB/.ex
 
 /** Starts the service on `dataDir` and times it until it answers /healthz 200 and accepts a post from a new key. */
 export const timedStart = async (dataDir: string, env: Readonly<Record<string, string>>): Promise<TimedStart> => {
-  const port = 20000 + Math.floor(Math.random() * 20000)
+  const port = benchServerPort()
   const baseUrl = `http://127.0.0.1:${port}`
   const authority = `127.0.0.1:${port}`
   const started = performance.now()

@@ -33,7 +33,7 @@ import { setPriority, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { cutOff, presignPosts, sendInOrder, type WriteResult } from "../test/support/load.js"
-import { benchServerEnv, benchServerNodeArgs, startServerProcess } from "./serverProcess.js"
+import { benchServerEnv, benchServerNodeArgs, benchServerPort, startServerProcess } from "./serverProcess.js"
 
 const subscribers = Number(process.argv[2] ?? 1000)
 const keys = Number(process.argv[3] ?? 32)
@@ -129,7 +129,7 @@ const round = (n: number) => Math.round(n * 10) / 10
 
 const main = async () => {
   const dataDir = await mkdtemp(join(tmpdir(), "aics-bench-stream-"))
-  const port = 20000 + Math.floor(Math.random() * 20000)
+  const port = benchServerPort()
   // The budgets off (as bench/write): 32 keys writing from one address would spend them.
   const server = await startServerProcess({ dataDir, port, nodeArgs: serverArgs, env: { ...benchServerEnv("AICS_RATE_LIMITS=off"), AICS_STREAMS_PER_ADDRESS: String(subscribers + 10) } })
   const base = `http://127.0.0.1:${port}`
