@@ -49,7 +49,8 @@ const serverUrl = configured !== undefined && configured.length > 0 ? configured
 
 let pglite: Promise<{ readonly url: string; readonly stop: () => Promise<void> }> | undefined
 
-const startPglite = async () => {
+/** A PGlite database behind a socket of its own, as the tests use without a server. */
+export const startPgliteServer = async () => {
   // pg_trgm, as a server would have it: the projection's directory search uses it (migration 0012).
   const db = await PGlite.create({ extensions: { pg_trgm } })
   // The server's connection limit is not the pools' (1): it leaves room for this helper's
@@ -78,6 +79,9 @@ const withSearchPath = (url: string, schema: string): string => {
   return parsed.toString()
 }
 
+/** The store options a PGlite database takes (testDatabase's on PGlite): one connection, no storage watch. */
+export const PGLITE_STORAGE_OPTIONS: PgStorageOptions = { maxConnections: 1, storageWatch: false }
+
 let schemas = 0
 let liveOnPglite = 0
 
@@ -90,7 +94,7 @@ export const testDatabase = (): TestDatabase => {
   })
   const baseUrl = Effect.promise(() => {
     if (serverUrl !== undefined) return Promise.resolve(serverUrl)
-    pglite ??= startPglite()
+    pglite ??= startPgliteServer()
     return pglite.then((p) => p.url)
   })
   const multiSession = serverUrl !== undefined
@@ -119,5 +123,5 @@ export const testDatabase = (): TestDatabase => {
     return parsed.toString()
   })
   const maxConnections = multiSession ? 4 : 1
-  return { multiSession, maxConnections, storageOptions: { maxConnections, storageWatch: multiSession }, freshSchema, freshDatabase }
+  return { multiSession, maxConnections, storageOptions: multiSession ? { maxConnections } : PGLITE_STORAGE_OPTIONS, freshSchema, freshDatabase }
 }

@@ -19,7 +19,7 @@ import { ReadCursors } from "../../../src/ports/ReadCursors.js"
 import { StatsStore } from "../../../src/ports/StatsStore.js"
 import { entryBytes, LogModel } from "../../ports/LogStore.contract.js"
 import { leaseFenceOf } from "../../support/leases.js"
-import { testDatabase } from "../../support/pg.js"
+import { PGLITE_STORAGE_OPTIONS, startPgliteServer, testDatabase } from "../../support/pg.js"
 import { sessionOn } from "../../support/pgSessions.js"
 import { startTcpProxy } from "../../support/tcpProxy.js"
 import { coordinationOn } from "./open.js"
@@ -152,11 +152,12 @@ describe("PgStorage's pool when the database stops answering", () => {
 
   // PGlite (test/support/pg.ts): one session, whose queue takes nothing from another
   // connection while a transaction is open, so a watch's check would wait behind it. Its pools
-  // have no watch (storageOptions): a transaction longer than the watch's bound runs to its end.
-  it.scopedLive.runIf(!db.multiSession)("on PGlite, runs a transaction longer than the watch's bound to its end: its pools have no watch", () =>
+  // have no watch (PGLITE_STORAGE_OPTIONS): a transaction longer than the watch's bound runs
+  // to its end. On a PGlite of its own, whatever database the other tests use.
+  it.scopedLive("on PGlite, runs a transaction longer than the watch's bound to its end: its pools have no watch", () =>
     Effect.gen(function*() {
-      const url = yield* db.freshSchema
-      const sql = yield* Effect.provide(SqlClient.SqlClient, yield* Layer.build(PgDatabaseLive(url, db.storageOptions)))
+      const { url } = yield* Effect.acquireRelease(Effect.promise(startPgliteServer), (pglite) => Effect.promise(pglite.stop))
+      const sql = yield* Effect.provide(SqlClient.SqlClient, yield* Layer.build(PgDatabaseLive(url, PGLITE_STORAGE_OPTIONS)))
       const rows = yield* sql.withTransaction(
         sql`SELECT 1`.pipe(Effect.zipRight(Effect.sleep(Duration.millis(documented))), Effect.zipRight(sql<{ one: number }>`SELECT 1 AS one`))
       ).pipe(asStorageError("read"))
