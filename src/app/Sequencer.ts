@@ -331,6 +331,18 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         Effect.forkIn(scope)
       )
 
+    /** Answers every job of a batch with one refusal (a batch held or failed): its own, or its relaying process's. */
+    const refuseEvery = (jobs: ReadonlyArray<Job>, refusal: Refusal, at: number, fence: LeaseFence) =>
+      Effect.gen(function*() {
+        const outcome = { _tag: "Refused", refusal, at } as const
+        const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
+        for (const job of jobs) {
+          if (job.relayed !== undefined) relayed.push({ id: job.relayed.id, outcome: relayedOutcome(outcome) })
+          else yield* Deferred.succeed(job.done, outcome)
+        }
+        yield* answerRelayed(relayed, fence, point.folded)
+      })
+
     /** Decides and commits one batch under the lease of `fence`; says how it ended. */
     const commitBatch = (jobs: ReadonlyArray<Job>, fence: LeaseFence) =>
       stateLock.withPermits(1)(Effect.gen(function*(): Effect.fn.Return<BatchEnd> {
@@ -339,14 +351,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
         // refusal, which names why, is the one given.
         const awaited = (yield* logHealth.diverged) === undefined ? yield* logHealth.awaited : undefined
         if (awaited !== undefined) {
-          const held = refuse("log_unavailable", withoutServerPaths(awaited))
-          const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
-          for (const job of jobs) {
-            const outcome = { _tag: "Refused", refusal: held, at } as const
-            if (job.relayed !== undefined) relayed.push({ id: job.relayed.id, outcome: relayedOutcome(outcome) })
-            else yield* Deferred.succeed(job.done, outcome)
-          }
-          yield* answerRelayed(relayed, fence, point.folded)
+          yield* refuseEvery(jobs, refuse("log_unavailable", withoutServerPaths(awaited)), at, fence)
           return "held"
         }
         const start = point.folded
@@ -395,14 +400,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
           : decideBatch)
         if (Either.isLeft(sliced)) {
           yield* batchWork.failed("the state a batch reads could not be loaded", Cause.fail(sliced.left))
-          const failure = refuse("log_unavailable", sliced.left.detail)
-          const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
-          for (const job of jobs) {
-            const outcome = { _tag: "Refused", refusal: failure, at } as const
-            if (job.relayed !== undefined) relayed.push({ id: job.relayed.id, outcome: relayedOutcome(outcome) })
-            else yield* Deferred.succeed(job.done, outcome)
-          }
-          yield* answerRelayed(relayed, fence, point.folded)
+          yield* refuseEvery(jobs, refuse("log_unavailable", sliced.left.detail), at, fence)
           return "failed"
         }
 
@@ -428,14 +426,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
             return "superseded"
           }
           yield* batchWork.failed("a batch could not be made durable", durable.cause)
-          const failure = refuse("log_unavailable", error === undefined ? "the batch could not be written" : error.detail)
-          const relayed: Array<{ id: string; outcome: RelayedOutcome }> = []
-          for (const { job } of decided) {
-            const outcome = { _tag: "Refused", refusal: failure, at } as const
-            if (job.relayed !== undefined) relayed.push({ id: job.relayed.id, outcome: relayedOutcome(outcome) })
-            else yield* Deferred.succeed(job.done, outcome)
-          }
-          yield* answerRelayed(relayed, fence, point.folded)
+          yield* refuseEvery(decided.map((d) => d.job), refuse("log_unavailable", error === undefined ? "the batch could not be written" : error.detail), at, fence)
           return "failed"
         }
         const { leafHashes } = durable.value

@@ -11,6 +11,7 @@
 
 import { createConnection, createServer, type Server, type Socket } from "node:net"
 import type { AddressInfo } from "node:net"
+import { Effect } from "effect"
 
 export interface TcpProxy {
   readonly port: number
@@ -109,3 +110,24 @@ export const startTcpProxy = async (upstream: { readonly host: string; readonly 
     }
   }
 }
+
+/**
+ * A proxy in front of the database at `url`, closed with the scope, and the database's URL
+ * through it.
+ */
+export const databaseBehindProxy = (url: string, distance?: Distance) =>
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.promise(() => {
+        const { hostname, port } = new URL(url)
+        return startTcpProxy({ host: hostname, port: Number(port || 5432) }, distance)
+      }),
+      (proxy) => Effect.promise(() => proxy.close())
+    ),
+    (proxy) => {
+      const through = new URL(url)
+      through.hostname = "127.0.0.1"
+      through.port = String(proxy.port)
+      return { proxy, url: through.toString() }
+    }
+  )

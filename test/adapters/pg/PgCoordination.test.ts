@@ -19,7 +19,7 @@ import { type ClaimedSubmission, Coordination, type RelayedOutcome } from "../..
 import { coordinationContract } from "../../ports/Coordination.contract.js"
 import { testDatabase } from "../../support/pg.js"
 import { sessionOn, terminateLeaseSession } from "../../support/pgSessions.js"
-import { startTcpProxy } from "../../support/tcpProxy.js"
+import { databaseBehindProxy } from "../../support/tcpProxy.js"
 import { coordinationOn } from "./open.js"
 
 const db = testDatabase()
@@ -90,6 +90,14 @@ describe("PgCoordination with a holder deposed without noticing", () => {
 })
 
 /** Log lines (messages) a test's effect and the fibers it starts write, kept in `lines`. */
+/** The effect's exit and how long it took, by the clock. */
+const elapsed = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.gen(function*() {
+    const start = yield* Clock.currentTimeMillis
+    const exit = yield* Effect.exit(effect)
+    return { exit, millis: (yield* Clock.currentTimeMillis) - start }
+  })
+
 const keptLines = (lines: Array<string>) =>
   Logger.replace(Logger.defaultLogger, Logger.make(({ message }) => void lines.push(Array.isArray(message) ? message.join(" ") : String(message))))
 
@@ -148,22 +156,11 @@ describe("PgCoordination on a network that drops everything silently", () => {
   it.scopedLive.runIf(db.multiSession)("fails the lease's holder and seeker in bounded time, and the lease is taken again once it carries packets", () =>
     Effect.gen(function*() {
       // A database of its own: its sessions are told from other test files' by datname.
-      const url = new URL(yield* db.freshDatabase)
-      const admin = yield* sessionOn(url.toString())
-      const proxy = yield* Effect.acquireRelease(
-        Effect.promise(() => startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) })),
-        (p) => Effect.promise(() => p.close())
-      )
-      url.hostname = "127.0.0.1"
-      url.port = String(proxy.port)
+      const direct = yield* db.freshDatabase
+      const admin = yield* sessionOn(direct)
+      const { proxy, url } = yield* databaseBehindProxy(direct)
       const [a, b] = yield* Effect.forEach([0, 1], () =>
-        Effect.map(Layer.build(coordinationOn(db, url.toString())), (ctx) => Context.get(ctx, Coordination)))
-      const elapsed = <A, E>(effect: Effect.Effect<A, E>) =>
-        Effect.gen(function*() {
-          const start = yield* Clock.currentTimeMillis
-          const exit = yield* Effect.exit(effect)
-          return { exit, millis: (yield* Clock.currentTimeMillis) - start }
-        })
+        Effect.map(Layer.build(coordinationOn(db, url)), (ctx) => Context.get(ctx, Coordination)))
 
       // A holds the lease and has claimed a submission B relayed; B tries for the lease (its
       // tries answer: held).
@@ -213,26 +210,14 @@ describe("PgCoordination on a distant database", () => {
       const direct = yield* db.freshDatabase
       // Migrated directly: through the proxy, the migrations' hundred round trips would take a minute.
       yield* Effect.scoped(Layer.build(PgDatabaseLive(direct, { maxConnections: 1 })))
-      const url = new URL(direct)
-      const proxy = yield* Effect.acquireRelease(
-        Effect.promise(() => startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) }, { roundTripMs: 350, setupRoundTrips: 5 })),
-        (p) => Effect.promise(() => p.close())
-      )
-      url.hostname = "127.0.0.1"
-      url.port = String(proxy.port)
+      const { proxy, url } = yield* databaseBehindProxy(direct, { roundTripMs: 350, setupRoundTrips: 5 })
       const admin = yield* sessionOn(direct)
       // Two nodes, each with its storage pool through the proxy too (the schema is migrated).
       const [a, b] = yield* Effect.all([0, 1].map(() =>
         Effect.map(
-          Layer.build(PgCoordinationLive(url.toString()).pipe(Layer.provide(PgClient.layer({ url: Redacted.make(url.toString()), maxConnections: 2 })))),
+          Layer.build(PgCoordinationLive(url).pipe(Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })))),
           (ctx) => Context.get(ctx, Coordination)
         )), { concurrency: 2 })
-      const elapsed = <A, E>(effect: Effect.Effect<A, E>) =>
-        Effect.gen(function*() {
-          const start = yield* Clock.currentTimeMillis
-          const exit = yield* Effect.exit(effect)
-          return { exit, millis: (yield* Clock.currentTimeMillis) - start }
-        })
 
       // A takes the lease (its first connection costs 6 round trips, 2.1 s, more than the
       // 1.5 s floor), B tries for it.

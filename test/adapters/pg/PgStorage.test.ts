@@ -21,7 +21,7 @@ import { entryBytes, LogModel } from "../../ports/LogStore.contract.js"
 import { leaseFenceOf } from "../../support/leases.js"
 import { PGLITE_STORAGE_OPTIONS, startPgliteServer, testDatabase } from "../../support/pg.js"
 import { sessionOn } from "../../support/pgSessions.js"
-import { startTcpProxy } from "../../support/tcpProxy.js"
+import { databaseBehindProxy } from "../../support/tcpProxy.js"
 import { coordinationOn } from "./open.js"
 
 const db = testDatabase()
@@ -102,16 +102,10 @@ describe("PgStorage's pool when the database stops answering", () => {
   it.scopedLive.runIf(db.multiSession)("fails a statement under way with a StorageError in bounded time, and reconnects once packets flow", () =>
     Effect.gen(function*() {
       const direct = yield* db.freshDatabase
-      const url = new URL(direct)
-      const proxy = yield* Effect.acquireRelease(
-        Effect.promise(() => startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) })),
-        (p) => Effect.promise(() => p.close())
-      )
-      url.hostname = "127.0.0.1"
-      url.port = String(proxy.port)
+      const { proxy, url } = yield* databaseBehindProxy(direct)
       const admin = yield* sessionOn(direct)
       const context = yield* Layer.build(PgStoresLive.pipe(
-        Layer.provideMerge(PgDatabaseLive(url.toString(), db.storageOptions)),
+        Layer.provideMerge(PgDatabaseLive(url, db.storageOptions)),
         Layer.provide(NodeCryptoLive)
       ))
       const log = Context.get(context, LogStore)
@@ -172,14 +166,8 @@ describe("PgStorage's pool when the database stops answering", () => {
   it.scopedLive.runIf(db.multiSession)("gives the check after the server closed the watch's connection the set-up's bound: a distant database that answers is not cut", () =>
     Effect.gen(function*() {
       const direct = yield* db.freshDatabase
-      const url = new URL(direct)
-      const proxy = yield* Effect.acquireRelease(
-        Effect.promise(() => startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) }, { roundTripMs: 350, setupRoundTrips: 8 })),
-        (p) => Effect.promise(() => p.close())
-      )
-      url.hostname = "127.0.0.1"
-      url.port = String(proxy.port)
-      const through = Redacted.make(url.toString())
+      const { url } = yield* databaseBehindProxy(direct, { roundTripMs: 350, setupRoundTrips: 8 })
+      const through = Redacted.make(url)
       const admin = yield* sessionOn(direct)
       const pool = ownSockets()
       const context = yield* Layer.build(PgClient.layer({ url: through, maxConnections: 2, stream: pool.stream }))
