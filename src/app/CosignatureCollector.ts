@@ -52,10 +52,18 @@
 // heard when it answered and what it said was judged (a size above the log's, or another
 // tree, has made the log diverged by then; a cosignature of the checkpoint is heard before
 // its line is stored, so a store that fails then does not hold writes), or when it did not
-// answer within the transport's bound (unreachable, or timed out: 10 s over HTTP; said in a
-// warning line, so a witness that is down does not hold the log longer). A storage failure
-// before its answer is judged (the log's size, a proof) is not hearing it: the witness is
-// asked again, every second meanwhile. Two things end the round whatever the witnesses do,
+// answer within WITNESS_ANSWER_BOUND, 10 s, of the first submission (timed out, or
+// unreachable: asked again every second meanwhile, since a connection refused at once
+// says nothing of the checkpoint either; said in a warning line, so a witness that is down
+// does not hold the log longer). An answer is judged only when it is the witness's word on the checkpoint (Refusal.judged: its
+// cosignature, a 409 with its size, a 422, tlog-witness's 400, 403, 404): a 5xx, say a
+// reverse proxy's 502 while the witness behind it restarts, says nothing of the checkpoint,
+// and heard on it a restored copy took writes before the real witness judged it. Such an
+// answer counts as none: the witness is asked again every second, and is heard once it
+// judges, or, said in a warning line, once WITNESS_ANSWER_BOUND has passed since the first
+// submission, as a witness that never answers. A storage failure before its answer is
+// judged (the log's size, a proof) is not hearing it either: the witness is asked again,
+// every second meanwhile. Two things end the round whatever the witnesses do,
 // each said in a warning line: a defect in a witness's loop (a bug: the witness counts as
 // heard, the loop starts again), and FIRST_ROUND_DEADLINE after the process first leads,
 // when every witness still unheard (a store that keeps failing, no checkpoint to submit as
@@ -86,7 +94,7 @@ import { Clock } from "../ports/Clock.js"
 import { Cosignatures, type AnotherHistoryAlarm, type CollectedCosignature, type RefusedTree } from "../ports/Cosignatures.js"
 import { Crypto } from "../ports/Crypto.js"
 import { LogStore } from "../ports/LogStore.js"
-import { WitnessTransport } from "../ports/WitnessTransport.js"
+import { WITNESS_ANSWER_BOUND, WitnessTransport } from "../ports/WitnessTransport.js"
 import { LogHealth } from "./LogHealth.js"
 import { LogNotary } from "./LogNotary.js"
 import { LogReader } from "./LogReader.js"
@@ -142,6 +150,14 @@ export interface WitnessingStatus {
 
 class Refusal extends Data.TaggedError("Refusal")<{
   readonly detail: string
+  /**
+   * Whether the answer is the witness's judgment of the checkpoint: its cosignature, or a
+   * refusal C2SP tlog-witness gives (JUDGING_REFUSALS, a 409 with its size, a 422). Any
+   * other answer (a 5xx, a 409 without a size, a 200 whose lines its key did not sign) may
+   * come from whatever stands in front of the witness, and says nothing of the checkpoint:
+   * in the first round it counts as no answer (the header).
+   */
+  readonly judged: boolean
   readonly anotherHistory?: boolean
   /** The witness cosigned this size of this origin, above the log's `logSize`: the log went back. */
   readonly above?: { readonly witnessSize: number; readonly logSize: number }
@@ -198,7 +214,7 @@ const MAX_REASON = 300
  * one add-checkpoint round trip per witness, started as soon as the checkpoint is published
  * (two after a 409), plus up to a second for the other nodes to reload the stored lines; a
  * witness that does not answer is given up on after the transport's timeout (10 s,
- * adapters/http/fetchWitnessTransport.ts) and asked again after 1, 2, 4, 8 s (the backoff
+ * WITNESS_ANSWER_BOUND) and asked again after 1, 2, 4, 8 s (the backoff
  * below). A minute covers a witness having a bad moment, three attempts that time out with
  * the waits between them (10 + 1 + 10 + 2 + 10 s) or five that fail at once (1 + 2 + 4 + 8
  * + 16 s), so a witness's restart or blip does not flap /healthz, while one that stays down
@@ -209,12 +225,22 @@ export const QUORUM_GRACE_SECONDS = 60
 /**
  * The first round's bound in all (the header), from the process's first leadership: the
  * witnesses still unheard then are let go, with a warning line. A witness that answers is
- * heard within one round trip, one that does not within the transport's 10 s, and one that
- * answers 409 within two requests (20 s at worst); what is left past that is not a witness
- * being slow but this node unable to judge its answer (a store that keeps failing, no
- * checkpoint published to submit), which must not stop writes for good.
+ * heard within one round trip, one that does not within the transport's 10 s, one that
+ * answers 409 within two requests (20 s at worst), and one that answers without judging
+ * (a 5xx) within 10 s of the first submission and one more request (21 s at worst, when
+ * that one times out); what is left past that is not a witness being slow but this node
+ * unable to judge its answer (a store that keeps failing, no checkpoint published to
+ * submit), which must not stop writes for good.
  */
 export const FIRST_ROUND_DEADLINE = Duration.seconds(30)
+
+/**
+ * The refusals of C2SP tlog-witness's add-checkpoint that name no size: a malformed request
+ * (400), an origin the witness does not witness (404), a checkpoint whose signature by the
+ * log's key it does not verify (403). The witness's word on the request, which asking again
+ * does not change (409 and 422 are judged on their own, in submit).
+ */
+const JUDGING_REFUSALS: ReadonlySet<number> = new Set([400, 403, 404])
 
 /** How long a process behind the witness waits for the newer checkpoint before it asks again. */
 const BEHIND_WAIT = Duration.seconds(1)
@@ -383,6 +409,7 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
         witnessSize > logSize
           ? Effect.fail(new Refusal({
             detail: `the witness cosigned size ${witnessSize} of this origin, above this log's ${logSize}: it saw another history`,
+            judged: true,
             anotherHistory: true,
             above: { witnessSize, logSize }
           }))
@@ -448,7 +475,7 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           const reply = yield* transport.addCheckpoint(w.url, formatAddCheckpointRequest(old, proof, latest.note))
           if (reply.status === 200) {
             const cosigned = lineOf(w, latest, reply.body)
-            if (cosigned === undefined) return yield* new Refusal({ detail: "the witness answered 200 without a valid cosignature by its key" })
+            if (cosigned === undefined) return yield* new Refusal({ detail: "the witness answered 200 without a valid cosignature by its key", judged: false })
             // Judged: the witness cosigned this log's checkpoint, so its tree is this log's.
             // Heard before the line is stored: a store that fails would hold writes for good.
             yield* heard(w)
@@ -469,9 +496,10 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           // always verifies: a 422 there shows a broken witness, not another history.
           if (reply.status === 422) {
             const said = reply.body.slice(0, MAX_REASON).trim()
-            if (old === 0) return yield* new Refusal({ detail: `422 to a request from size 0, whose empty proof always verifies: the witness is broken (${said})` })
+            if (old === 0) return yield* new Refusal({ detail: `422 to a request from size 0, whose empty proof always verifies: the witness is broken (${said})`, judged: true })
             return yield* new Refusal({
               detail: `422: the witness refused the consistency proof from size ${old}, so the tree it cosigned at that size is not this log's: it saw another history (${said})`,
+              judged: true,
               anotherHistory: true,
               forked: { size: old, root: yield* reader.rootAt(old) }
             })
@@ -484,17 +512,23 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           if (reply.status === 409 && old === latest.size && old > 0 && size === old) {
             return yield* new Refusal({
               detail: `409: the witness cosigned another tree of size ${old} of this origin: it saw another history (${reply.body.slice(0, MAX_REASON).trim()})`,
+              judged: true,
               anotherHistory: true,
               forked: { size: old, root: latest.rootHash }
             })
           }
+          // Left: a 409 naming the size sent (a broken witness, but in tlog-witness's words),
+          // the refusals that name no size, and answers that are none of tlog-witness's.
           if (size === undefined || size === old) {
-            return yield* new Refusal({ detail: `${reply.status}: ${reply.body.slice(0, MAX_REASON).trim()}` })
+            return yield* new Refusal({
+              detail: `${reply.status}: ${reply.body.slice(0, MAX_REASON).trim()}`,
+              judged: size !== undefined || JUDGING_REFUSALS.has(reply.status)
+            })
           }
           old = size
           yield* update(w.vkey, (k) => ({ ...k, witnessSize: size }))
         }
-        return yield* new Refusal({ detail: "the witness's size kept changing" })
+        return yield* new Refusal({ detail: "the witness's size kept changing", judged: true })
       })
 
     /** Behind the witness: waits until this process holds a checkpoint the witness can go on from. */
@@ -514,7 +548,13 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
         // signing a checkpoint of another history. Asked at once, the witness's 409 above
         // the log's size marks the log diverged before that (markWentBack), unless a write
         // comes first: the kept checkpoint (Publisher) covers a node that saw the larger one.
+        // Only a judgment counts (Refusal.judged): after a proxy's 502 in front of the
+        // witness, it is still asked, though a stored cosignature covers the checkpoint.
         let answered = false
+        // When this process first submitted to the witness in its first round (Effect's
+        // clock, as FIRST_ROUND_DEADLINE's): a witness that keeps answering without judging
+        // the checkpoint is heard WITNESS_ANSWER_BOUND after it, as one that never answers.
+        let firstSubmittedAt: number | undefined
         for (;;) {
           const latest = yield* publisher.latest
           const k = (yield* Ref.get(known)).get(w.vkey)
@@ -535,6 +575,9 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             if (Option.isNone(newer)) yield* Effect.sleep(BEHIND_PAUSE)
             continue
           }
+          if (firstSubmittedAt === undefined && (yield* Ref.get(unheard)).has(w.vkey)) {
+            firstSubmittedAt = yield* Effect.clockWith((c) => c.currentTimeMillis)
+          }
           const result = yield* Effect.either(submit(w, latest))
           if (Either.isRight(result)) {
             backoff = FIRST_BACKOFF
@@ -543,7 +586,7 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             continue
           }
           const error = result.left
-          if (error._tag === "Refusal") answered = true
+          if (error._tag === "Refusal" && error.judged) answered = true
           if (error._tag === "CheckpointBehind") {
             // Its size is one the log holds: nothing it said diverges the log.
             yield* heard(w)
@@ -576,13 +619,26 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           const line = `witness ${w.key.name} (${w.url}) did not cosign size ${latest.size}: ${detail}`
           yield* (anotherHistory || alarmBefore !== undefined ? Effect.logError(`${line} (docs/operations.md "Backups and restores")`) : Effect.logWarning(line))
           // Heard once what it said is judged (the log diverged above when it shows so), or
-          // once the transport gave up on it; a storage failure judged nothing.
-          if (error._tag === "StorageError") {
-            yield* notHeard(w, detail)
+          // once the transport gave up on it; a storage failure judged nothing, and neither
+          // did an answer that is no judgment (a 502 of a proxy in front of the witness,
+          // which a restored copy must not take writes on) until the bound of a witness that
+          // does not answer has passed since the first submission.
+          // An unreachable witness is the same: a refused connection (the witness restarting
+          // with nothing in front of it) fails at once, and heard on it the copy took writes.
+          const unjudged = (error._tag === "Refusal" && !error.judged) || error._tag === "WitnessUnreachable"
+          const waitedFor = unjudged && firstSubmittedAt !== undefined
+            ? Duration.millis((yield* Effect.clockWith((c) => c.currentTimeMillis)) - firstSubmittedAt)
+            : Duration.zero
+          if (error._tag === "StorageError" || (unjudged && Duration.lessThan(waitedFor, WITNESS_ANSWER_BOUND))) {
+            yield* notHeard(w, unjudged
+              ? `${detail} (no judgment of the checkpoint: asked again every second, for ${Duration.format(WITNESS_ANSWER_BOUND)} from the first submission at most)`
+              : detail)
             // Writes wait for it: asked again every second rather than after a growing wait.
             if ((yield* Ref.get(unheard)).has(w.vkey)) backoff = FIRST_BACKOFF
+          } else if (unjudged) {
+            yield* heard(w, `did not judge this node's first checkpoint submission within its bound, ${Duration.format(WITNESS_ANSWER_BOUND)} from the first submission (${detail})`)
           } else {
-            yield* heard(w, error._tag === "WitnessUnreachable" ? `did not answer this node's first checkpoint submission within its bound (${detail})` : undefined)
+            yield* heard(w)
           }
           yield* Effect.sleep(backoff)
           backoff = Duration.min(Duration.times(backoff, 2), MAX_BACKOFF)

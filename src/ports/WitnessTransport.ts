@@ -2,7 +2,15 @@
 // request, answered with the status, content type and body, or a failure to get an answer
 // at all (unreachable, timed out). The app decides what every answer means.
 
-import { Context, Data, type Effect } from "effect"
+import { Context, Data, Duration, type Effect } from "effect"
+
+/**
+ * How long a transport waits for a witness's answer: past it, the witness is unreachable
+ * this time. The log's first round (app/CosignatureCollector.ts) gives a witness that
+ * answers without judging the checkpoint (a 5xx) the same bound, counted from the first
+ * submission, as one that does not answer at all.
+ */
+export const WITNESS_ANSWER_BOUND = Duration.seconds(10)
 
 export interface WitnessReply {
   readonly status: number

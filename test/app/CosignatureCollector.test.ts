@@ -9,7 +9,9 @@
 // collectors on one PostgreSQL schema, below) and which lasts, across a restart or a lease
 // handover, until the witness cosigns this log again. Writes wait for the first round (each
 // witness heard once), which ends with an answer judged, whether or not its line can be
-// stored, with a defect in a witness's loop (which starts again), or at FIRST_ROUND_DEADLINE.
+// stored, with a defect in a witness's loop (which starts again), or at FIRST_ROUND_DEADLINE;
+// an answer that is no judgment of the checkpoint (a proxy's 502) is asked again every
+// second, and let go only WITNESS_ANSWER_BOUND after the first submission.
 
 import { join } from "node:path"
 import { it } from "@effect/vitest"
@@ -36,7 +38,7 @@ import { Clock } from "../../src/ports/Clock.js"
 import { Cosignatures } from "../../src/ports/Cosignatures.js"
 import { LogStore } from "../../src/ports/LogStore.js"
 import { StorageError } from "../../src/ports/StorageError.js"
-import { WitnessTransport, WitnessUnreachable, type WitnessReply } from "../../src/ports/WitnessTransport.js"
+import { WITNESS_ANSWER_BOUND, WitnessTransport, WitnessUnreachable, type WitnessReply } from "../../src/ports/WitnessTransport.js"
 import { tempDir } from "../adapters/fs/tempDir.js"
 import { openOn } from "../adapters/pg/open.js"
 import { harnessLog } from "../support/harnessLog.js"
@@ -65,11 +67,14 @@ interface FakeWitness {
   onCosign?: () => void
   /** Answer every request 409 with no size (a proxy's conflict, or a witness's own). */
   sizelessConflict?: boolean
+  /** Set: every request is answered so before the witness sees it (a reverse proxy's 502, or a refusal of the witness's own). */
+  answer?: WitnessReply | undefined
 }
 
 const transportOf = (w: FakeWitness) => Layer.succeed(WitnessTransport, {
   addCheckpoint: (_prefix, body) => Effect.suspend((): Effect.Effect<WitnessReply, WitnessUnreachable> => {
     if (w.down) return Effect.fail(new WitnessUnreachable({ detail: "connection refused" }))
+    if (w.answer !== undefined) return Effect.succeed(w.answer)
     const request = Either.getOrThrow(parseAddCheckpointRequest(body))
     w.requests.push(request.oldSize)
     if (w.sizelessConflict === true) return Effect.succeed({ status: 409, contentType: "text/plain; charset=utf-8", body: "conflict: try again later\n" })
@@ -232,18 +237,7 @@ describe("CosignatureCollector", () => {
         yield* until(node.health.awaited, (why) => why === undefined)
         // Heard as it cosigned, before its line was stored.
         yield* until(cosignedSize, (size) => size === 5)
-        expect(node.logged.filter((l) => l.message.includes("did not answer this node's first checkpoint"))).toEqual([])
-      }))
-      // Down (the transport gives up on it): not held for, and said.
-      const down: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
-      yield* run(down, (node) => Effect.gen(function*() {
-        expect(yield* node.health.awaited).toContain(waiting)
-        yield* publish(node, 5)
-        yield* until(node.health.awaited, (why) => why === undefined)
-        expect(node.logged.filter((l) => l.message.includes("did not answer this node's first checkpoint"))).toEqual([{
-          level: "WARN",
-          message: "witness collector.example/witness (http://witness) did not answer this node's first checkpoint submission within its bound (unreachable: connection refused): writes are not held for it; a log restored from an older copy is found diverged only once it answers"
-        }])
+        expect(node.logged.filter((l) => l.message.includes("did not judge this node's first checkpoint"))).toEqual([])
       }))
     }))
 
@@ -301,6 +295,141 @@ describe("CosignatureCollector", () => {
         "witness collector.example/witness (http://witness) was not heard within 30s of this node's first leadership (this node has no checkpoint to submit yet (none published)): writes are not held for it; a log restored from an older copy is found diverged only once it answers"
       ]])
       expect(witness.requests).toEqual([])
+    }))
+
+  // TestClock: the witness is asked again every second, and the bound is 10 s.
+  it.scoped("holds writes while a proxy in front of the witness answers 502, asking it again every second, until the witness cosigns", () =>
+    Effect.gen(function*() {
+      const witness: FakeWitness = {
+        state: undefined, down: false, garbage: false, requests: [],
+        answer: { status: 502, contentType: "text/html", body: "bad gateway\n" }
+      }
+      let proxied = 0
+      const counting = Layer.effect(WitnessTransport, Effect.map(WitnessTransport, (t) => ({
+        addCheckpoint: (prefix: string, body: Uint8Array) =>
+          Effect.suspend(() => {
+            if (witness.answer !== undefined) proxied++
+            return t.addCheckpoint(prefix, body)
+          })
+      }))).pipe(Layer.provide(transportOf(witness)))
+      const { node, collector } = yield* startNode(witness, yield* fsStore, { transport: counting })
+      yield* publish(node, 5)
+      for (let s = 0; s < 5; s++) yield* TestClock.adjust(Duration.seconds(1))
+      expect(yield* node.health.awaited).toBe(
+        "writes are taken once every witness of AICS_WITNESSES has answered this node's first checkpoint submission, or failed to within its bound; " +
+        "waiting for collector.example/witness (http://witness): 502: bad gateway (no judgment of the checkpoint: asked again every second, for 10s from the first submission at most)")
+      // Every second, not after a growing wait (1, 2 s: three requests by now).
+      expect(proxied).toBeGreaterThanOrEqual(5)
+      // The witness behind the proxy is back: its cosignature is the judgment writes waited for.
+      witness.answer = undefined
+      yield* TestClock.adjust(Duration.seconds(1))
+      expect(yield* node.health.awaited).toBeUndefined()
+      expect(witness.state?.size).toBe(5)
+      expect((yield* collector.status).witnesses[0]!.cosignedSize).toBe(5)
+      expect(errorsAndWarnings(node).filter((l) => l.message.includes("writes are not held for it"))).toEqual([])
+    }))
+
+  it.scoped("lets a witness that answers only 5xx go WITNESS_ANSWER_BOUND after the first submission, with a warning, as one that does not answer", () =>
+    Effect.gen(function*() {
+      const witness: FakeWitness = {
+        state: undefined, down: false, garbage: false, requests: [],
+        answer: { status: 504, contentType: "text/html", body: "gateway timeout\n" }
+      }
+      const { node } = yield* startNode(witness, yield* fsStore)
+      yield* publish(node, 5)
+      // The first submission goes within the first second (the collector looks for a checkpoint every 10 ms here).
+      yield* TestClock.adjust(Duration.seconds(1))
+      yield* TestClock.adjust(Duration.subtract(WITNESS_ANSWER_BOUND, Duration.seconds(2)))
+      expect(yield* node.health.awaited).toMatch(/waiting for collector\.example\/witness \(http:\/\/witness\): 504: gateway timeout \(no judgment of the checkpoint/)
+      for (let s = 0; s < 3; s++) yield* TestClock.adjust(Duration.seconds(1))
+      expect(yield* node.health.awaited).toBeUndefined()
+      // Let go at its bound, well before FIRST_ROUND_DEADLINE (30 s), whose line this is not.
+      expect(errorsAndWarnings(node).map((l) => [l.level, l.message])).toContainEqual([
+        "WARN",
+        "witness collector.example/witness (http://witness) did not judge this node's first checkpoint submission within its bound, 10s from the first submission (504: gateway timeout): writes are not held for it; a log restored from an older copy is found diverged only once it answers"
+      ])
+      expect(errorsAndWarnings(node).filter((l) => l.message.includes("writes are not held for it"))).toHaveLength(1)
+    }))
+
+  // TestClock. A witness restarting with nothing in front of it refuses connections at once:
+  // no more a judgment than a proxy's 502.
+  it.scoped("holds writes for a witness that refuses connections until WITNESS_ANSWER_BOUND after the first submission, and takes its judgment when it is back within it", () =>
+    Effect.gen(function*() {
+      const witness: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
+      const { node } = yield* startNode(witness, yield* fsStore)
+      yield* publish(node, 5)
+      for (let s = 0; s < 5; s++) yield* TestClock.adjust(Duration.seconds(1))
+      expect(yield* node.health.awaited).toMatch(/waiting for collector\.example\/witness \(http:\/\/witness\): unreachable: connection refused \(no judgment of the checkpoint/)
+      witness.down = false
+      yield* TestClock.adjust(Duration.seconds(1))
+      expect(yield* node.health.awaited).toBeUndefined()
+      expect(witness.state?.size).toBe(5)
+      expect(errorsAndWarnings(node).filter((l) => l.message.includes("writes are not held for it"))).toEqual([])
+    }))
+
+  it.scoped("lets a witness that stays unreachable go WITNESS_ANSWER_BOUND after the first submission, with a warning", () =>
+    Effect.gen(function*() {
+      const witness: FakeWitness = { state: undefined, down: true, garbage: false, requests: [] }
+      const { node } = yield* startNode(witness, yield* fsStore)
+      yield* publish(node, 5)
+      yield* TestClock.adjust(Duration.seconds(1))
+      yield* TestClock.adjust(Duration.subtract(WITNESS_ANSWER_BOUND, Duration.seconds(2)))
+      expect(yield* node.health.awaited).toBeDefined()
+      for (let s = 0; s < 3; s++) yield* TestClock.adjust(Duration.seconds(1))
+      expect(yield* node.health.awaited).toBeUndefined()
+      expect(errorsAndWarnings(node).filter((l) => l.message.includes("writes are not held for it")).map((l) => [l.level, l.message])).toEqual([[
+        "WARN",
+        "witness collector.example/witness (http://witness) did not judge this node's first checkpoint submission within its bound, 10s from the first submission (unreachable: connection refused): writes are not held for it; a log restored from an older copy is found diverged only once it answers"
+      ]])
+    }))
+
+  // TestClock. The case the first round is for: a restored copy, its stored cosignatures with it.
+  it.scoped("asks again a witness whose first answer is a proxy's 502 though a stored cosignature covers the checkpoint: its 409 above the log's size makes the log diverged before any write", () =>
+    Effect.gen(function*() {
+      const witness: FakeWitness = {
+        state: { size: 9, rootHash: log.root(9) }, down: false, garbage: false, requests: [],
+        answer: { status: 502, contentType: "text/html", body: "bad gateway\n" }
+      }
+      const { node, store } = yield* startNode(witness, yield* fsStore)
+      // The copy's stored cosignature of its own checkpoint, 5, from before the witness cosigned 9.
+      yield* store.record({ witness: witnessVkey, size: 5, line: cosign(log.text(5), WITNESS, witnessSeed, 1_800_000_000, nodeCrypto), timestamp: 1_800_000_000 })
+      yield* publish(node, 5)
+      /** Writes are never let through on a log that is not yet found diverged. */
+      const step = Effect.gen(function*() {
+        yield* TestClock.adjust(Duration.seconds(1))
+        if ((yield* node.health.awaited) === undefined) expect(yield* divergedOf(node)).toBeDefined()
+      })
+      for (let s = 0; s < 3; s++) yield* step
+      expect(yield* node.health.awaited).toContain("502: bad gateway (no judgment of the checkpoint")
+      witness.answer = undefined
+      for (let s = 0; s < 3; s++) yield* step
+      expect(yield* divergedOf(node)).toContain("cosigned size 9 of this origin, above this log's 5")
+      expect(yield* node.health.awaited).toBeUndefined()
+    }))
+
+  it.scopedLive("takes tlog-witness's refusals as judgments, heard at once: a 403 (the log's signature does not verify) and a 409 with a size", () =>
+    Effect.gen(function*() {
+      const refusing: FakeWitness = {
+        state: undefined, down: false, garbage: false, requests: [],
+        answer: { status: 403, contentType: "application/problem+json", body: "log_signature_invalid" }
+      }
+      yield* run(refusing, (node) => Effect.gen(function*() {
+        yield* publish(node, 5)
+        yield* until(node.health.awaited, (why) => why === undefined)
+        expect(node.logged.filter((l) => l.message.includes("writes are not held for it"))).toEqual([])
+        const status = yield* (yield* CosignatureCollector).status
+        expect(status.witnesses[0]!.error).toBe("403: log_signature_invalid")
+      }))
+      // A 409 naming the size sent (a broken witness, but its word, in text/x.tlog.size).
+      const sameSize: FakeWitness = {
+        state: undefined, down: false, garbage: false, requests: [],
+        answer: { status: 409, contentType: TLOG_SIZE_CONTENT_TYPE, body: "0\n" }
+      }
+      yield* run(sameSize, (node) => Effect.gen(function*() {
+        yield* publish(node, 5)
+        yield* until(node.health.awaited, (why) => why === undefined)
+        expect(node.logged.filter((l) => l.message.includes("writes are not held for it"))).toEqual([])
+      }))
     }))
 
   it.scopedLive("holds writes until a witness that cosigned more leaves than the log holds has made it diverged", () => {

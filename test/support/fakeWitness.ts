@@ -1,7 +1,8 @@
 // A witness over HTTP (C2SP tlog-witness's add-checkpoint) that decides as the real one does
 // (domain/witness/addCheckpoint.ts) on a state the test sets: what it cosigned of the log,
-// whether it is down (503), and whether it holds its answers (a slow witness, or one that
-// never answers: requests wait until the test releases them).
+// whether it is down (503), whether a reverse proxy in front of it answers for it (a 502
+// while the witness behind restarts), and whether it holds its answers (a slow witness, or
+// one that never answers: requests wait until the test releases them).
 
 import { createServer, type Server } from "node:http"
 import { Either } from "effect"
@@ -32,6 +33,8 @@ export interface FakeWitness {
   logKey: VerifierKey | undefined
   state: CosignedState | undefined
   down: boolean
+  /** Set: a reverse proxy in front of the witness answers every request with this status and a page of its own. */
+  proxyAnswers?: number | undefined
   /** Set: every request waits for it before it is decided and answered (undefined: answered at once). */
   held?: Promise<void> | undefined
   /** How many requests reached it. */
@@ -60,6 +63,7 @@ export const serveWitness = (w: FakeWitness, identity: WitnessIdentity, port: nu
           response.end(body)
         }
         const decide = () => {
+          if (w.proxyAnswers !== undefined) return answer(w.proxyAnswers, "text/plain", `${w.proxyAnswers} from the proxy\n`)
           if (w.down || w.logKey === undefined) return answer(503, "text/plain", "down for maintenance\n")
           const parsed = parseAddCheckpointRequest(new Uint8Array(Buffer.concat(chunks)))
           if (Either.isLeft(parsed)) return answer(400, "text/plain", parsed.left)

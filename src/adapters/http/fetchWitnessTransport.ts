@@ -1,10 +1,10 @@
 // WitnessTransport over HTTP with Node's fetch (keep-alive by default, as tlog-witness asks
-// clients to). A witness that does not answer within the timeout is unreachable this time.
+// clients to). A witness that does not answer within WITNESS_ANSWER_BOUND is unreachable
+// this time.
 
-import { Effect, Layer } from "effect"
-import { WitnessTransport, WitnessUnreachable } from "../../ports/WitnessTransport.js"
+import { Duration, Effect, Layer } from "effect"
+import { WITNESS_ANSWER_BOUND, WitnessTransport, WitnessUnreachable } from "../../ports/WitnessTransport.js"
 
-const TIMEOUT_MS = 10_000
 /** A witness's answer is a few lines; more is not read. */
 const MAX_REPLY_BYTES = 64 * 1024
 
@@ -16,7 +16,7 @@ export const FetchWitnessTransportLive = Layer.succeed(WitnessTransport, {
           method: "POST",
           body,
           headers: { "content-type": "text/plain" },
-          signal: AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)])
+          signal: AbortSignal.any([signal, AbortSignal.timeout(Duration.toMillis(WITNESS_ANSWER_BOUND))])
         })
         const bytes = new Uint8Array(await response.arrayBuffer())
         return {

@@ -3,7 +3,9 @@
 // (app/CosignatureCollector.ts, "the first round"; docs/operations.md "Backups and
 // restores"): meanwhile writes are refused with the signed 503 log_unavailable and /healthz
 // says awaiting_witnesses. A slow witness holds writes until it answers; one that never
-// answers, only until the transport gives up on it (10 s), which is logged; and a node
+// answers, only until the transport gives up on it (10 s), which is logged; a reverse proxy
+// in front of the witness answering 502 for it is no answer: writes wait for the witness's
+// cosignature behind it, or for the same 10 s from the first submission, said; and a node
 // restored from an older copy, its last-checkpoint lost too, whose witness cosigned more
 // leaves than it holds, is DIVERGED before it takes any write. The witness is a fake over
 // HTTP that decides as the real one does and holds its answers when told.
@@ -73,14 +75,18 @@ const health = async (server: RunningServer) => {
 
 const AWAITING = `writes are taken once every witness of AICS_WITNESSES has answered this node's first checkpoint submission, or failed to within its bound; waiting for ${identity.name} (`
 
-/** The write is refused, signed, while the node waits for its witness. */
-const expectHeld = async (server: RunningServer) => {
+/** The write is refused, signed, while the node waits for its witness (`why` its last try did not count, if any). */
+const expectHeld = async (server: RunningServer, why?: string) => {
   const held = await write(server)
   expect(held.status).toBe(503)
   expect(held.entry["refused"]).toBe("log_unavailable")
-  expect(held.entry["detail"]).toBe(`${AWAITING}${witnessUrl})`)
+  expect(held.entry["detail"]).toBe(`${AWAITING}${witnessUrl})${why === undefined ? "" : `: ${why}`}`)
   expect(typeof held.receipt).toBe("string")
 }
+
+/** Why a proxy's answer did not count. */
+const proxied = (status: number) =>
+  `${status}: ${status} from the proxy (no judgment of the checkpoint: asked again every second, for 10s from the first submission at most)`
 
 describe("a node with witnesses, before each has answered", { timeout: 150_000 }, () => {
   it("refuses writes until a slow witness answers, and /healthz says why; then takes them", async () => {
@@ -111,12 +117,61 @@ describe("a node with witnesses, before each has answered", { timeout: 150_000 }
       // The transport gives a witness 10 s (adapters/http/fetchWitnessTransport.ts).
       await untilWitnessesHeard(server, 60_000)
       expect(Date.now() - askedAt).toBeGreaterThan(5_000)
-      expect(server.output()).toContain(`witness ${identity.name} (${witnessUrl}) did not answer this node's first checkpoint submission within its bound (unreachable: `)
+      expect(server.output()).toContain(`witness ${identity.name} (${witnessUrl}) did not judge this node's first checkpoint submission within its bound, 10s from the first submission (unreachable: `)
       expect((await write(server)).status).toBe(202)
       expect((await health(server)).reasons.filter((r) => r.startsWith("awaiting_witnesses"))).toEqual([])
       await server.stop()
     } finally {
       release()
+    }
+  })
+
+  it("holds writes while a proxy in front of the witness answers 502, asking again every second, until the witness behind it cosigns", async () => {
+    witness.proxyAnswers = 502
+    try {
+      const asked = witness.requests ?? 0
+      const server = await start()
+      // Asked again every second (with a growing wait, the third request comes 3 s after the first).
+      await requested(asked + 3)
+      await expectHeld(server, proxied(502))
+      const waiting = await health(server)
+      expect(waiting.status).toBe("DEGRADED")
+      expect(waiting.reasons).toContain(`awaiting_witnesses: ${AWAITING}${witnessUrl}): ${proxied(502)}`)
+
+      const cosignedBefore = witness.state?.size ?? 0
+      witness.proxyAnswers = undefined
+      await untilWitnessesHeard(server)
+      // Heard on the witness's own cosignature, not let go.
+      expect(witness.state?.size).toBeGreaterThan(cosignedBefore)
+      expect(server.output()).not.toContain("writes are not held for it")
+      expect((await write(server)).status).toBe(202)
+      await server.stop()
+    } finally {
+      witness.proxyAnswers = undefined
+    }
+  })
+
+  it("takes writes once a witness behind a proxy answering 503 for good has had its bound from the first submission, and says why", async () => {
+    witness.proxyAnswers = 503
+    try {
+      const asked = witness.requests ?? 0
+      const server = await start()
+      await requested(asked + 1)
+      const askedAt = Date.now()
+      await requested(asked + 2)
+      await expectHeld(server, proxied(503))
+      expect((await health(server)).reasons).toContain(`awaiting_witnesses: ${AWAITING}${witnessUrl}): ${proxied(503)}`)
+      await untilWitnessesHeard(server, 60_000)
+      // The bound (WITNESS_ANSWER_BOUND, 10 s), well short of the round's 30 s.
+      expect(Date.now() - askedAt).toBeGreaterThan(5_000)
+      expect(server.output()).toContain(
+        `witness ${identity.name} (${witnessUrl}) did not judge this node's first checkpoint submission within its bound, 10s from the first submission (503: 503 from the proxy): writes are not held for it`)
+      expect(server.output()).not.toContain("of this node's first leadership")
+      expect((await write(server)).status).toBe(202)
+      expect((await health(server)).reasons.filter((r) => r.startsWith("awaiting_witnesses"))).toEqual([])
+      await server.stop()
+    } finally {
+      witness.proxyAnswers = undefined
     }
   })
 
