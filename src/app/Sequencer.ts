@@ -74,7 +74,8 @@
 // work above that retries by itself (trying for the lease, reading new leaves) and the
 // batches say when the log's storage fails them, and stop saying so when it works again;
 // a process that does not sequence says when it has seen no process sequence (its tries to
-// lead fail) for longer than a takeover takes. All of it is held in memory, set by the work as it runs:
+// lead fail) for longer than a takeover takes, and that another process sequences only when
+// its try found the lease held (Coordination.seekLease), never when the try failed. All of it is held in memory, set by the work as it runs:
 // /healthz reads it and touches no storage. Each work logs one line when it starts failing,
 // a reminder a minute while it goes on, and one when it works again (failureLines.ts): a
 // database outage used to log two stack traces a second on every node. A batch whose
@@ -87,7 +88,7 @@
 // cosigned without knowing it yet: each batch is then refused log_unavailable, nothing of
 // it decided or written, and /healthz says awaiting_witnesses.
 
-import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Fiber, Layer, LogLevel, Option, Queue, Schedule, Stream, SubscriptionRef, type Tracer } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Either, Exit, Layer, LogLevel, Option, Queue, Schedule, Stream, SubscriptionRef, type Tracer } from "effect"
 import { entryBytesFromJcs } from "../domain/envelope/leaf.js"
 import { makeTreeHasher, type Hash } from "../domain/tlog/hasher.js"
 import { expiredBeforeDecision } from "../domain/write/decisionDeadline.js"
@@ -167,12 +168,6 @@ export const BATCH_LINGER_BELOW = 32
 export const QUEUE_CAPACITY = 8192
 /** Leaves folded per read when the state catches up with the log. */
 const FOLD_CHUNK = 1024
-/**
- * A try for the lease that has waited this long without failing shows that the lease is
- * held, by another process (the tries answer; PgCoordination polls every 250 ms): this
- * process sees a sequencer. A try the storage fails fails at once.
- */
-const LEASE_HELD_ELSEWHERE = Duration.seconds(2)
 /**
  * How long a process that does not sequence may see no process sequence before /healthz
  * says so (no_sequencer): the takeover time. A lease its holder stopped renewing
@@ -579,18 +574,18 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
       for (const { fence, ids } of claims.values()) yield* coordination.release(ids, fence)
     }).pipe(Effect.catchAll((error) => Effect.logError("queued submissions could not be handed over", error)))
 
+    // The lease is at once this process's on the filesystem; on PostgreSQL another node may
+    // hold it, and this one says so rather than saying nothing about its role: when a try
+    // finds the lease held (Coordination.seekLease), a sequencer is in sight. Only then: a
+    // try the storage cannot answer, or not in time, fails the wait, and is said as
+    // storage_unavailable below, however long it took.
+    const heldElsewhere = Effect.zipRight(
+      Effect.zipRight(sequencerInSight, Effect.sync(() => void (sequencedLast = false))),
+      Effect.logInfo("another process sequences the log: this one hands it its writes, serves reads, and takes over if it stops")
+    )
+
     const leadOnce = Effect.scoped(Effect.gen(function*() {
-      // The lease is at once this process's on the filesystem; on PostgreSQL another node may
-      // hold it, and this one says so rather than saying nothing about its role.
-      const waiting = yield* Effect.forkScoped(Effect.zipRight(
-        Effect.sleep(LEASE_HELD_ELSEWHERE),
-        Effect.zipRight(
-          Effect.zipRight(sequencerInSight, Effect.sync(() => void (sequencedLast = false))),
-          Effect.logInfo("another process sequences the log: this one hands it its writes, serves reads, and takes over if it stops")
-        )
-      ))
-      const lease = yield* coordination.lease
-      yield* Fiber.interrupt(waiting)
+      const lease = yield* coordination.seekLease(heldElsewhere)
       yield* catchUp
       // The evidence that the log went back, looked at again before the first write: the
       // holder before may have found it a moment ago, before this node reloaded it. Found,

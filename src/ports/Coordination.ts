@@ -39,9 +39,17 @@
 //     claimed, and the earlier holders claim nothing after that.
 // A submission released is waiting again and belongs to no fence.
 //
+// A process waiting for the lease is told what its tries find (`seekLease`): that another
+// process holds the lease, which is a sequencer in sight and the storage answering; or, by a
+// StorageError that ends the wait, that a try could not be made (the storage unreachable, or
+// not answering in time). A wait is never taken for either: a try the storage leaves
+// unanswered for a while is not another holder (docs/operations.md, "A database that stops
+// answering"), and the process says storage_unavailable, not that another one sequences.
+//
 // Contract (test/ports/Coordination.contract.ts): one lease holder at a time (checked on
 // adapters with several sessions), each new lease with a higher fence than the one before,
-// a lease freed when its holder's scope closes, relayed
+// a lease freed when its holder's scope closes, a wait told when a try finds the lease held
+// (and not told when it is free, nor when the try fails), relayed
 // submissions claimed once each in the order relayed, answers returned to the relaying
 // caller, orphans listed until answered or released, and nothing claimed, listed, released
 // or answered under a superseded fence (with several sessions also while the superseded
@@ -80,6 +88,12 @@ export interface Lease {
 export class Coordination extends Context.Tag("aics/Coordination")<Coordination, {
   /** Waits until this process holds the sequencing lease; it is released when the scope closes. */
   readonly lease: Effect.Effect<Lease, StorageError, Scope.Scope>
+  /**
+   * `lease`, running `heldElsewhere` when a try finds the lease held by another holder (once
+   * a wait: the first such try). A try that cannot be made fails the wait with a
+   * StorageError instead, however long it took, and never runs `heldElsewhere`.
+   */
+  readonly seekLease: (heldElsewhere: Effect.Effect<void>) => Effect.Effect<Lease, StorageError, Scope.Scope>
   /** Hands a submission to the lease holder and waits for its answer. */
   readonly relay: (submission: RelayedSubmission) => Effect.Effect<RelayedOutcome, StorageError>
   /** Completes when relayed submissions may be waiting (a notification or a poll interval). */

@@ -50,6 +50,8 @@ const CAUSE = "cannot reach the database at 127.0.0.1:5432/aics: connect ECONNRE
 interface Database {
   down: boolean
   heldElsewhere: boolean
+  /** Set: every try for the lease fails after this long (a database that went silent, far away: its bound is long). */
+  triesUnansweredFor: Duration.Duration | undefined
   /** Only the appends fail (a full disk): the lease and the reads go on. */
   appendsFail: boolean
   /** Set: every append waits for it before it writes (a disk that stalls), and counts itself in `appendsWaiting`. */
@@ -70,17 +72,24 @@ const failure = (operation: string) => new StorageError({ operation, detail: CAU
  */
 const processOver = (database: Database, clock: ManualClock, logged: Layer.Layer<never>) =>
   Effect.gen(function*() {
-    const coordination = Layer.effect(Coordination, Effect.map(Coordination, (inner) => Coordination.of({
-      ...inner,
-      lease: Effect.suspend(() => {
-        database.leaseTries++
-        if (database.down) return Effect.fail(failure("lease"))
-        if (database.heldElsewhere) return Effect.zipRight(Deferred.await(database.wentDown), Effect.fail(failure("lease")))
-        const wentDown = database.wentDown
-        return Effect.map(inner.lease, (lease) => ({ ...lease, lost: Effect.race(lease.lost, Deferred.await(wentDown)) }))
-      }),
-      appended: Stream.repeatEffect(Effect.sleep(Duration.millis(20)))
-    }))).pipe(Layer.provide(MemoryCoordinationLive()))
+    const coordination = Layer.effect(Coordination, Effect.map(Coordination, (inner) => {
+      const seekLease = (heldElsewhere: Effect.Effect<void>) =>
+        Effect.suspend(() => {
+          database.leaseTries++
+          if (database.down) return Effect.fail(failure("lease"))
+          const unanswered = database.triesUnansweredFor
+          if (unanswered !== undefined) return Effect.zipRight(Effect.sleep(unanswered), Effect.fail(failure("lease")))
+          if (database.heldElsewhere) return Effect.zipRight(heldElsewhere, Effect.zipRight(Deferred.await(database.wentDown), Effect.fail(failure("lease"))))
+          const wentDown = database.wentDown
+          return Effect.map(inner.seekLease(heldElsewhere), (lease) => ({ ...lease, lost: Effect.race(lease.lost, Deferred.await(wentDown)) }))
+        })
+      return Coordination.of({
+        ...inner,
+        lease: seekLease(Effect.void),
+        seekLease,
+        appended: Stream.repeatEffect(Effect.sleep(Duration.millis(20)))
+      })
+    })).pipe(Layer.provide(MemoryCoordinationLive()))
     const log = Layer.effect(LogStore, Effect.map(LogStore, (store) => LogStore.of({
       ...store,
       size: Effect.suspend(() => (database.down ? Effect.fail(failure("size")) : store.size)),
@@ -112,7 +121,7 @@ const triesMore = (database: Database, more: number) =>
   })
 
 
-const newDatabase = Effect.map(Deferred.make<void>(), (wentDown): Database => ({ down: false, heldElsewhere: false, appendsFail: false, appendsWait: undefined, appendsWaiting: 0, wentDown, leaseTries: 0 }))
+const newDatabase = Effect.map(Deferred.make<void>(), (wentDown): Database => ({ down: false, heldElsewhere: false, triesUnansweredFor: undefined, appendsFail: false, appendsWait: undefined, appendsWaiting: 0, wentDown, leaseTries: 0 }))
 const goDown = (database: Database) => Effect.suspend(() => {
   database.down = true
   return Deferred.succeed(database.wentDown, undefined)
@@ -230,6 +239,30 @@ describe("the sequencer while the log's storage fails", () => {
       expect(yield* sequencer.health).toEqual({ storageFailure: undefined, withoutSequencerSeconds: undefined })
       expect(withMessage(lines, "this process cannot try for the sequencing lease")).toHaveLength(1)
       expect(withMessage(lines, "reading new leaves failed")).toHaveLength(1)
+    }), 30_000)
+
+  // A try the storage leaves unanswered for a while (a database that went silent, far away:
+  // its bound is several seconds) is not another process holding the lease. The sequencer
+  // used to infer that from a try that had not failed within 2 s, and said for a moment
+  // that another process sequences before it said storage_unavailable.
+  it.scopedLive("a process whose tries fail only after a while: storage_unavailable, and never that another process sequences", () =>
+    Effect.gen(function*() {
+      const clock = makeTestClock(NOW)
+      const { lines, layer: logged } = logLines()
+      const database = yield* newDatabase
+      database.triesUnansweredFor = Duration.millis(2_500)
+      const sequencer = yield* processOver(database, clock, logged)
+      const elsewhere = "another process sequences the log: this one hands it its writes, serves reads, and takes over if it stops"
+      yield* untilHolds("storage_unavailable", Effect.map(sequencer.health, (h) => h.storageFailure !== undefined))
+      expect((yield* sequencer.health).storageFailure).toBe(`lease: ${CAUSE}`)
+      expect(withMessage(lines, elsewhere)).toEqual([])
+      // The next try too, past its end (the third begins a second after it failed).
+      yield* untilHolds("a third try", Effect.sync(() => database.leaseTries >= 3), 15_000)
+      expect(withMessage(lines, elsewhere)).toEqual([])
+      const cannotTry = withMessage(lines, "this process cannot try for the sequencing lease")
+      expect(cannotTry).toHaveLength(1)
+      expect(cannotTry[0]!.annotations["error"]).toBe(`lease: ${CAUSE}`)
+      expect((yield* sequencer.health).storageFailure).toBe(`lease: ${CAUSE}`)
     }), 30_000)
 
   it.scopedLive("a batch that cannot be written: storage_unavailable until a batch is, one line however many fail", () =>

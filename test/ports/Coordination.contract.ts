@@ -1,9 +1,11 @@
 // The Coordination contract (src/ports/Coordination.ts), as tests every adapter must pass.
-// The suite only talks to the port, through layers the adapter's test file supplies.
+// The suite only talks to the port, through layers the adapter's test file supplies. A wait
+// for the lease is told when a try finds the lease held, and only then: not when it is free,
+// nor (where the storage can fail) when a try cannot be made, which fails the wait instead.
 
 import { describe, expect } from "vitest"
 import { it } from "@effect/vitest"
-import { Context, Duration, Effect, Exit, Fiber, Layer, Option, Scope, type Duration as D } from "effect"
+import { Context, Duration, Effect, Exit, Fiber, Layer, Option, Schedule, Scope, type Duration as D } from "effect"
 import { toHex, utf8 } from "../../src/domain/bytes.js"
 import { Coordination, type RelayedOutcome } from "../../src/ports/Coordination.js"
 import type { LeaseFence } from "../../src/ports/LeaseFence.js"
@@ -16,6 +18,12 @@ export interface CoordinationUnderTest {
   readonly fresh: (unclaimedTimeout: D.DurationInput) => Effect.Effect<Layer.Layer<Coordination, unknown>, unknown, Scope.Scope>
   /** Whether two builds are two processes sharing one deployment (a real database server). */
   readonly severalProcesses: boolean
+  /**
+   * Where the adapter's storage can fail: a new deployment (one process) and what silences its
+   * storage from then on (a network that drops everything), so a try for the lease cannot be
+   * made. Omitted where there is no storage to fail (one process's memory).
+   */
+  readonly silenced?: Effect.Effect<{ readonly layer: Layer.Layer<Coordination, unknown>; readonly silence: Effect.Effect<void> }, unknown, Scope.Scope>
 }
 
 type Port = typeof Coordination.Service
@@ -157,6 +165,44 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
         yield* Scope.close(holder, Exit.void)
         expect(yield* Fiber.join(waiter).pipe(Effect.timeout("5 seconds"))).toBe("taken")
       }))
+
+    it.scopedLive("tells a wait when a try finds the lease held, and not when it is free", () =>
+      Effect.gen(function*() {
+        const fresh = yield* adapter.fresh("10 seconds")
+        const first = yield* build(fresh)
+        const second = adapter.severalProcesses ? yield* build(fresh) : first
+        const told = { first: 0, second: 0 }
+        // Free: taken, and the wait is told nothing.
+        const holder = yield* Scope.make()
+        yield* Scope.extend(first.seekLease(Effect.sync(() => void told.first++)), holder)
+        expect(told.first).toBe(0)
+        // Held: the wait is told, once however many tries, and takes the lease once it is freed.
+        const waiter = yield* Effect.fork(Effect.scoped(Effect.as(second.seekLease(Effect.sync(() => void told.second++)), "taken")))
+        yield* Effect.repeat(Effect.sync(() => told.second), { until: (n) => n > 0, schedule: Schedule.spaced(Duration.millis(20)) }).pipe(
+          Effect.timeoutFail({ duration: Duration.seconds(5), onTimeout: () => "the wait is never told the lease is held" })
+        )
+        yield* Effect.sleep(Duration.millis(600))
+        expect(Option.isNone(yield* Fiber.poll(waiter))).toBe(true)
+        yield* Scope.close(holder, Exit.void)
+        expect(yield* Fiber.join(waiter).pipe(Effect.timeout("5 seconds"))).toBe("taken")
+        expect(told).toEqual({ first: 0, second: 1 })
+      }))
+
+    if (adapter.silenced !== undefined) {
+      const silenced = adapter.silenced
+      it.scopedLive("fails a wait whose tries cannot be made with a StorageError, never telling it the lease is held", () =>
+        Effect.gen(function*() {
+          const { layer, silence } = yield* silenced
+          const port = yield* build(layer)
+          let told = 0
+          yield* silence
+          const exit = yield* Effect.exit(Effect.scoped(port.seekLease(Effect.sync(() => void told++))).pipe(
+            Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => "the wait neither fails nor ends" })
+          ))
+          expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && (exit.cause.error as { _tag?: string })._tag, String(exit)).toBe("StorageError")
+          expect(told).toBe(0)
+        }))
+    }
 
     it.scopedLive("gives each new lease a higher fence than the one before, whichever process takes it", () =>
       Effect.gen(function*() {

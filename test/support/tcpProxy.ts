@@ -8,6 +8,9 @@
 // `roundTripMs` makes the database distant: everything is passed on half that late each way,
 // in order, and `setupRoundTrips` more round trips pass before a connection's first bytes
 // reach the database, as TCP's handshake, TLS and SCRAM take before a first statement.
+// `moveTo` changes the distance while it runs (a failover to another region, a network path
+// that changed): what is passed on from then on is that late, still in order, and the
+// connections made from then on have that set-up.
 
 import { createConnection, createServer, type Server, type Socket } from "node:net"
 import type { AddressInfo } from "node:net"
@@ -19,6 +22,8 @@ export interface TcpProxy {
   readonly restore: () => Promise<void>
   /** Forwards nothing more, and tells nobody, until `thaw`. */
   readonly freeze: () => void
+  /** Makes the database this far from now on (undefined: near). */
+  readonly moveTo: (distance: Distance | undefined) => void
   readonly thaw: () => void
   /** Closes it for good. */
   readonly close: () => Promise<void>
@@ -39,14 +44,19 @@ const lateSteps = () => {
     while (queue.length > 0 && queue[0]!.due <= Date.now()) queue.shift()!.step()
     if (queue.length > 0) timer = setTimeout(drain, queue[0]!.due - Date.now())
   }
-  return (due: number, step: () => void) => {
-    lastDue = Math.max(due, lastDue)
-    queue.push({ due: lastDue, step })
-    timer ??= setTimeout(drain, lastDue - Date.now())
+  return {
+    at: (due: number, step: () => void) => {
+      lastDue = Math.max(due, lastDue)
+      queue.push({ due: lastDue, step })
+      timer ??= setTimeout(drain, lastDue - Date.now())
+    },
+    /** Whether no step waits: one passed on at once then keeps the order. */
+    idle: () => queue.length === 0
   }
 }
 
-export const startTcpProxy = async (upstream: { readonly host: string; readonly port: number }, distance?: Distance): Promise<TcpProxy> => {
+export const startTcpProxy = async (upstream: { readonly host: string; readonly port: number }, initialDistance?: Distance): Promise<TcpProxy> => {
+  let distance = initialDistance
   const sockets = new Set<Socket>()
   let frozen = false
   /** What a freeze held back: chunks to write and sockets to close, in the order they came. */
@@ -56,12 +66,14 @@ export const startTcpProxy = async (upstream: { readonly host: string; readonly 
     sockets.add(socket)
     socket.once("close", () => sockets.delete(socket))
   }
-  const oneWayMs = (distance?.roundTripMs ?? 0) / 2
   const forward = (from: Socket, to: Socket, setupMs: number) => {
     const later = lateSteps()
     const start = Date.now() + setupMs
-    const passed = (step: () => void) =>
-      oneWayMs === 0 && setupMs === 0 ? whenFlowing(step) : later(Math.max(Date.now(), start) + oneWayMs, () => whenFlowing(step))
+    const passed = (step: () => void) => {
+      const oneWayMs = (distance?.roundTripMs ?? 0) / 2
+      // Through the late steps whenever some were delayed: a step never overtakes one before it.
+      return oneWayMs === 0 && Date.now() >= start && later.idle() ? whenFlowing(step) : later.at(Math.max(Date.now(), start) + oneWayMs, () => whenFlowing(step))
+    }
     from.on("data", (chunk) => passed(() => void to.write(chunk)))
     from.on("error", () => passed(() => to.destroy()))
     from.on("close", () => passed(() => to.destroy()))
@@ -102,6 +114,9 @@ export const startTcpProxy = async (upstream: { readonly host: string; readonly 
     },
     freeze: () => {
       frozen = true
+    },
+    moveTo: (next) => {
+      distance = next
     },
     thaw,
     close: async () => {

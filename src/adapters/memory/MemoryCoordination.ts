@@ -1,5 +1,6 @@
 // Coordination within one process (the filesystem deployment, and tests of the app): the
-// lease is a semaphore of one, never lost, and relayed submissions wait in memory. A
+// lease is a semaphore of one, never lost (a wait is told it is held when another holder in
+// the process has it; no try fails), and relayed submissions wait in memory. A
 // process on the filesystem is its own sequencer, so nothing is relayed in practice; the
 // adapter still keeps the whole contract, so the Sequencer has one code path: each lease
 // carries a fence one higher than the last (the stores of one process take it unchecked,
@@ -62,11 +63,23 @@ export const MemoryCoordinationLive = (options: MemoryCoordinationOptions = {}):
     }
     const claimedOf = (entry: Relayed): ClaimedSubmission => ({ id: entry.id, submission: entry.submission, claimedAt: entry.claimedAt! })
 
+    // Whether a holder has the lease: a wait that finds it so is told (there is no storage to fail).
+    let held = false
+    const seekLease = (heldElsewhere: Effect.Effect<void>) =>
+      Effect.zipRight(
+        Effect.suspend(() => (held ? heldElsewhere : Effect.void)),
+        Effect.map(
+          Effect.acquireRelease(
+            Effect.zipRight(leaseLock.take(1), Effect.sync(() => void (held = true))),
+            () => Effect.zipRight(Effect.sync(() => void (held = false)), leaseLock.release(1))
+          ),
+          () => ({ lost: Effect.never, fence: { epoch: ++epoch } })
+        )
+      )
+
     return Coordination.of({
-      lease: Effect.map(
-        Effect.acquireRelease(leaseLock.take(1), () => leaseLock.release(1)),
-        () => ({ lost: Effect.never, fence: { epoch: ++epoch } })
-      ),
+      lease: seekLease(Effect.void),
+      seekLease,
       relay,
       submitted: Effect.asVoid(Queue.take(wake).pipe(Effect.timeoutOption(Duration.millis(200)))),
       claim: (max, logSize, fence) =>

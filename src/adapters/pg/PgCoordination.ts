@@ -14,9 +14,18 @@
 // not read as another holder for the kernel's TCP timeout. Those are floors, for a database
 // nearby: a distant one gets as many round trips as it needs (databaseDistance.ts), and a
 // connection's set-up is bounded apart from its statements, which are counted once it is
-// ready (set-up takes several round trips, a statement one).
+// ready (set-up takes several round trips, a statement one). Each bound is the one of the
+// database's distance when it is used, which the storage watch keeps current: each wait for
+// the lease opens its own connection (a pool's connect timeout is fixed when the pool is
+// made), so a database that got farther after the start (a failover to another region) is
+// given the longer set-up at the next wait, not refused for good.
 // The head row of the log (PgLogStore.ts) stays the guard against a fork: even a holder
 // that has not noticed its loss yet cannot append at a position another has taken.
+//
+// A wait is told when a try finds the lease held (`seekLease`, Coordination.ts): the try
+// answered false. A try that fails, or is not answered within its bound, ends the wait with
+// a StorageError: the process then says storage_unavailable, never that another process
+// sequences, however far the database and however long its bounds.
 //
 // The lease is bounded in time as well: a session whose holder is alive but stuck (paused
 // by SIGSTOP, a frozen VM, a half-open network) would keep the lock, and the service would
@@ -54,13 +63,13 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Clock, Deferred, Duration, Effect, Layer, LogLevel, Option, Queue, Redacted, Schedule, Stream } from "effect"
+import { Cause, Clock, Deferred, Duration, Effect, Exit, Layer, LogLevel, Option, Queue, Redacted, Schedule, Scope, Stream } from "effect"
 import { failureLines } from "../../app/failureLines.js"
 import { fromHex, toHex } from "../../domain/bytes.js"
 import { Coordination, type ClaimedSubmission, type RelayedOutcome, type RelayedSubmission } from "../../ports/Coordination.js"
 import { StorageError } from "../../ports/StorageError.js"
 import type { LeaseFence } from "../../ports/LeaseFence.js"
-import { measureDistance } from "./databaseDistance.js"
+import { DatabaseDistance } from "./databaseDistance.js"
 import { advanceLeaseEpoch, HELD_EPOCH_IDLE_LIMIT_MS, holdLeaseEpoch } from "./leaseEpoch.js"
 import { ownSockets } from "./ownSockets.js"
 import { keepListening } from "./pgListener.js"
@@ -75,15 +84,12 @@ const HEARTBEAT_TIMEOUT = Duration.seconds(2)
  * How long the lease's other statements (trying for the lock, its unlock), and connecting
  * its session, may take before the database counts as not answering: the try fails with a
  * StorageError and the session is dropped (ownSockets.ts). A network that drops packets
- * silently would otherwise hang the try for the kernel's TCP timeout (minutes), which the
- * sequencer reads as another process holding the lease (app/Sequencer.ts,
- * LEASE_HELD_ELSEWHERE, 2 s: this stays below it, so such a node says storage_unavailable).
- * Each of these statements takes milliseconds on a database that answers. The floor of both
- * bounds: a database far away gets SETUP_ROUND_TRIPS round trips to connect and
- * ANSWER_ROUND_TRIPS to answer when those are longer (databaseDistance.ts). Its set-up may
- * then outlast LEASE_HELD_ELSEWHERE, so a node reconnecting to a distant database that went
- * silent may say for a moment that another process sequences before it says
- * storage_unavailable; a near one never does.
+ * silently would otherwise hang the try for the kernel's TCP timeout (minutes), and the
+ * process would neither sequence nor say why. Each of these statements takes milliseconds
+ * on a database that answers. The floor of both bounds: a database far away gets
+ * SETUP_ROUND_TRIPS round trips to connect and ANSWER_ROUND_TRIPS to answer when those are
+ * longer (databaseDistance.ts). However long, a try left unanswered is a StorageError, never
+ * a lease held elsewhere (see the header).
  */
 export const LEASE_ANSWER_LIMIT = Duration.millis(1_500)
 /**
@@ -135,7 +141,7 @@ const parseJson = (value: unknown): OutcomeJson => (typeof value === "string" ? 
 export const PgCoordinationLive = (
   url: string | Redacted.Redacted<string>,
   options: PgCoordinationOptions = {}
-): Layer.Layer<Coordination, StorageError, SqlClient.SqlClient> =>
+): Layer.Layer<Coordination, StorageError, SqlClient.SqlClient | DatabaseDistance> =>
   Layer.scoped(Coordination, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const unclaimedTimeout = options.unclaimedTimeout ?? Duration.seconds(10)
@@ -148,14 +154,16 @@ export const PgCoordinationLive = (
     const CHANNEL = `aics_coordination_${schema}`.slice(0, 63)
     type Kind = "submitted" | "answered" | "appended"
     const notify = (kind: Kind, detail: string) => Effect.asVoid(sql`SELECT pg_notify(${CHANNEL}, ${`${kind} ${detail}`})`)
-    // The bounds of the lease's and the listener's connections, for this database's distance.
-    const distance = yield* measureDistance(sql)
+    // The bounds of the lease's and the listener's connections follow this database's distance.
+    const distance = yield* DatabaseDistance
     const leaseSetup = distance.setup(LEASE_ANSWER_LIMIT)
-    if (Duration.greaterThan(leaseSetup, LEASE_ANSWER_LIMIT)) {
+    const leaseAnswer = distance.answer(LEASE_ANSWER_LIMIT)
+    const [setupAtStart, answerAtStart] = yield* Effect.all([leaseSetup, leaseAnswer])
+    if (Duration.greaterThan(setupAtStart, LEASE_ANSWER_LIMIT)) {
       yield* Effect.logInfo("the database is far: the coordination's connections wait longer for it").pipe(Effect.annotateLogs({
-        roundTrip: Duration.format(distance.roundTrip),
-        connect: Duration.format(leaseSetup),
-        answer: Duration.format(distance.answer(LEASE_ANSWER_LIMIT))
+        roundTrip: Duration.format(yield* distance.roundTrip),
+        connect: Duration.format(setupAtStart),
+        answer: Duration.format(answerAtStart)
       }))
     }
 
@@ -176,20 +184,43 @@ export const PgCoordinationLive = (
     const answeredWake = waking("answered")
     const appendedWake = waking("appended")
 
-    // The lease's own connection, on sockets of its own: a statement the database does not
-    // answer in time fails, and its connection is dropped (ownSockets.ts, LEASE_ANSWER_LIMIT).
-    // Connecting is bounded by the pool (`reserve` below), each statement on the connection
-    // from when it is sent.
-    const leaseSockets = ownSockets()
-    const leaseContext = yield* Layer.build(PgClient.layer({
-      url: redacted, maxConnections: 1, applicationName: "aics-lease", connectTimeout: leaseSetup, stream: leaseSockets.stream
-    })).pipe(Effect.mapError(unreachable("lease", redacted)))
-    const leaseAnswer = distance.answer(LEASE_ANSWER_LIMIT)
-    const answered = leaseSockets.within(leaseAnswer, "lease")
-    const leaseSql = (yield* Effect.provide(SqlClient.SqlClient, leaseContext))
     const LOCK = `hashtext(current_schema() || '.aics_sequencer')`
 
-    const lease = Effect.gen(function*() {
+    // One wait at a time in this process: a second waits for the first's lease to end, and is
+    // told the lease is held while the first holds it. A session of its own would do on a
+    // server (the lock excludes the process's own sessions too), but not on a single-session
+    // embedded one (PGlite, the tests'), where every connection shares the lock.
+    const turn = yield* Effect.makeSemaphore(1)
+    let holding = false
+
+    const seekLease = (heldElsewhere: Effect.Effect<void>) => Effect.gen(function*() {
+      // Held elsewhere once a try answers false, or this process's own lease holds it; told once a wait.
+      let told = false
+      const tell = Effect.suspend(() => (told ? Effect.void : Effect.zipRight(Effect.sync(() => void (told = true)), heldElsewhere)))
+      if (holding) yield* tell
+      yield* Effect.uninterruptibleMask((restore) => Effect.zipRight(restore(turn.take(1)), Effect.addFinalizer(() => turn.release(1))))
+      // The lease's own connection, a pool of one for this wait and its lease, on sockets of
+      // its own: a statement the database does not answer in time fails, and its connection
+      // is dropped (ownSockets.ts, LEASE_ANSWER_LIMIT). Connecting is bounded by the pool, for
+      // the database's distance now (opening it runs a first statement, within the set-up's
+      // bound, whose connection `reserve` then takes), each statement on the connection from
+      // when it is sent. The pool is ended apart once the wait or its lease is over, not
+      // waited for: after a statement given up on, the driver's cancel of it may be
+      // connecting, and the pool's end waits for that (up to a second) while the process
+      // could be trying again.
+      const leaseSockets = ownSockets()
+      const setup = yield* leaseSetup
+      const poolScope = yield* Scope.make()
+      yield* Effect.addFinalizer(() => Effect.asVoid(Effect.forkDaemon(Scope.close(poolScope, Exit.void))))
+      const leaseSql = yield* Scope.extend(Layer.build(PgClient.layer({
+        url: redacted, maxConnections: 1, applicationName: "aics-lease", connectTimeout: setup, stream: leaseSockets.stream
+      })), poolScope).pipe(
+        Effect.mapError(unreachable("lease", redacted)),
+        leaseSockets.within(setup, "lease"),
+        Effect.flatMap((context) => Effect.provide(SqlClient.SqlClient, context))
+      )
+      const answered = <A, R>(statement: Effect.Effect<A, StorageError, R>) =>
+        Effect.flatMap(leaseAnswer, (limit) => leaseSockets.within(limit, "lease")(statement))
       const connection = yield* leaseSql.reserve
       // Bounds the lease in time (LEASE_IDLE_LIMIT): a session that stops talking is ended.
       // A server before PostgreSQL 14 has no such setting: the lease then lasts as long as
@@ -203,7 +234,8 @@ export const PgCoordinationLive = (
       const tryLock = connection.execute(`SELECT pg_try_advisory_lock(${LOCK}) AS held`, [], undefined).pipe(
         Effect.map((rows) => rows[0]?.held === true),
         storage("lease"),
-        answered
+        answered,
+        Effect.tap((held) => (held ? Effect.void : tell))
       )
       // The unlock is registered before the first try: a wait for the lease that is
       // interrupted (Charter races it against leaf 0 being written) as a try takes the lock
@@ -212,15 +244,18 @@ export const PgCoordinationLive = (
       yield* tryLock.pipe(
         Effect.repeat({ until: (held) => held, schedule: Schedule.spaced(LEASE_POLL) })
       )
+      yield* Effect.acquireRelease(Effect.sync(() => void (holding = true)), () => Effect.sync(() => void (holding = false)))
       // Before the first batch: from here on the predecessor's deletes find no matching epoch.
       // It may wait for a predecessor's transaction that holds the epoch row, bounded by
       // HELD_EPOCH_IDLE_LIMIT when that one is stuck.
-      const fence = yield* advanceLeaseEpoch(connection).pipe(leaseSockets.within(Duration.sum(leaseAnswer, Duration.millis(HELD_EPOCH_IDLE_LIMIT_MS)), "lease"))
+      const fence = yield* advanceLeaseEpoch(connection).pipe(
+        leaseSockets.within(Duration.sum(yield* leaseAnswer, Duration.millis(HELD_EPOCH_IDLE_LIMIT_MS)), "lease"))
       const lost = yield* Deferred.make<void>()
       // A failed check means the session, and the lock with it, may be gone.
+      const heartbeatLimit = distance.answer(HEARTBEAT_TIMEOUT)
       yield* Effect.forkScoped(connection.execute("SELECT 1", [], undefined).pipe(
         storage("heartbeat"),
-        leaseSockets.within(distance.answer(HEARTBEAT_TIMEOUT), "heartbeat"),
+        (heartbeat) => Effect.flatMap(heartbeatLimit, (limit) => leaseSockets.within(limit, "heartbeat")(heartbeat)),
         Effect.zipRight(Effect.sleep(HEARTBEAT)),
         Effect.forever,
         Effect.catchAll((error) =>
@@ -339,7 +374,8 @@ export const PgCoordinationLive = (
       )
 
     return Coordination.of({
-      lease,
+      lease: seekLease(Effect.void),
+      seekLease,
       relay,
       submitted: submittedWake(SUBMITTED_POLL),
       claim,

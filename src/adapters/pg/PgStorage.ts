@@ -13,7 +13,9 @@
 // a database that stops answering is found by a watch on a connection of its own, which then
 // cuts the pool's connections (storageWatch.ts). It starts before the migrations, so they
 // do not hang on a silent database either. (Not on a single-session embedded server: see
-// PgStorageOptions.storageWatch.)
+// PgStorageOptions.storageWatch.) The database's distance is measured on the pool once it
+// is open, provided with it for the coordination's bounds, and kept current by the watch
+// (databaseDistance.ts).
 
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -28,6 +30,7 @@ import type { ReadCursors } from "../../ports/ReadCursors.js"
 import type { GateSecrets } from "../../ports/GateSecrets.js"
 import type { StatsStore } from "../../ports/StatsStore.js"
 import { StorageError } from "../../ports/StorageError.js"
+import { DatabaseDistance, DatabaseDistanceLive } from "./databaseDistance.js"
 import { runMigrations } from "./migrations.js"
 import { ownSockets } from "./ownSockets.js"
 import { PgBodyStoreLive } from "./PgBodyStore.js"
@@ -71,17 +74,18 @@ const warnUnlessSynchronous = Effect.flatMap(PgClient.PgClient, (sql) =>
     storage("open")
   ))
 
-/** The pool, with the migrations run: what the adapters below need. */
+/** The pool, with the migrations run, and the database's distance: what the adapters below need. */
 export const PgDatabaseLive = (
   url: string | Redacted.Redacted<string>,
   options: PgStorageOptions = {}
-): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, StorageError> => {
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | DatabaseDistance, StorageError> => {
   const redacted = typeof url === "string" ? Redacted.make(url) : url
   // The pool's sockets, made per build, for the watch to cut.
   return Layer.unwrapEffect(Effect.sync(() => {
     const sockets = ownSockets()
     const watch = options.storageWatch === false ? Effect.void : cutWhenSilent(redacted, sockets)
     return Layer.scopedDiscard(Effect.zipRight(watch, Effect.zipRight(warnUnlessSynchronous, runMigrations))).pipe(
+      Layer.provideMerge(DatabaseDistanceLive),
       Layer.provideMerge(PgClient.layer({
         url: redacted,
         maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,

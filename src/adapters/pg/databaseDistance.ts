@@ -1,6 +1,6 @@
-// How far the database is, measured once when the node opens it, and the bounds of the
-// coordination's connections derived from that (PgCoordination.ts, pgListener.ts,
-// storageWatch.ts).
+// How far the database is, and the bounds of the coordination's connections derived from that
+// (PgCoordination.ts, pgListener.ts, storageWatch.ts): measured when the node opens the
+// database, then kept current by the storage watch.
 //
 // Those connections give up on a database that does not answer within a bound (ownSockets.ts),
 // and the bounds are floors chosen for a database nearby, where every statement takes
@@ -14,17 +14,25 @@
 // to be found and tuned by hand after the node reported storage_unavailable for good; the
 // round trip is what the bound depends on, and the node can measure it.
 //
-// The round trip is the fastest of a few trivial statements on the storage pool, which is open
-// (and migrated) by then and reaches the database the same way: the fastest, so a statement
-// that waited on a busy server does not raise every bound for the life of the process.
+// The round trip is the fastest of the recent ones (WINDOW): the fastest, so a statement that
+// waited on a busy server does not raise every bound; recent, because the database's distance
+// is not fixed for the life of the process. A failover to a replica in another region, or a
+// network path that changed, makes it farther after the node started, and bounds measured once
+// would stay too short for good: the lease never taken again until a restart. At the open the
+// window holds a few trivial statements on the storage pool, which is open (and migrated) by
+// then and reaches the database the same way; then the storage watch (storageWatch.ts) adds
+// the time of its `SELECT 1`, every second, so a farther database raises the bounds within
+// WINDOW checks and a nearer one lowers them at its first answer. Where there is no watch (a
+// single-session embedded server, PgStorage.ts) the open's measurement stands. Each bound is
+// read when it is used: a statement, or a connection opened, after the change has the new one.
 
-import type * as SqlClient from "@effect/sql/SqlClient"
-import { Duration, Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Context, Duration, Effect, Layer, Ref } from "effect"
 import type { StorageError } from "../../ports/StorageError.js"
 import { storage } from "./pgValues.js"
 
-/** Statements timed to measure the round trip (the fastest counts). */
-const SAMPLES = 5
+/** Round trips the distance is the fastest of: the open's statements, then the watch's checks (one a second). */
+export const WINDOW = 5
 /**
  * Round trips a connection's set-up may take: TCP 1, TLS's request and handshake 3, the
  * startup with SCRAM 3, the pool's first statement 1, and room for a loss or two.
@@ -33,25 +41,38 @@ export const SETUP_ROUND_TRIPS = 10
 /** Round trips one statement's answer may take: it needs one; the rest is for a busy server. */
 export const ANSWER_ROUND_TRIPS = 4
 
-export interface DatabaseDistance {
-  /** The round trip measured when the node opened the database. */
-  readonly roundTrip: Duration.Duration
-  /** How long a connection's set-up may take, up to its being ready for a statement. */
-  readonly setup: (floor: Duration.DurationInput) => Duration.Duration
-  /** How long a statement may wait for its answer, counted from when its connection is ready. */
-  readonly answer: (floor: Duration.DurationInput) => Duration.Duration
-}
+export class DatabaseDistance extends Context.Tag("aics/pg/DatabaseDistance")<DatabaseDistance, {
+  /** The round trip now: the fastest of the last WINDOW timed. */
+  readonly roundTrip: Effect.Effect<Duration.Duration>
+  /** How long a connection's set-up may take now, up to its being ready for a statement. */
+  readonly setup: (floor: Duration.DurationInput) => Effect.Effect<Duration.Duration>
+  /** How long a statement may wait for its answer now, counted from when its connection is ready. */
+  readonly answer: (floor: Duration.DurationInput) => Effect.Effect<Duration.Duration>
+  /** Counts a round trip timed (a trivial statement on a connection already open). */
+  readonly timed: (roundTrip: Duration.Duration) => Effect.Effect<void>
+}>() {}
 
-/** The bounds of a database `roundTrip` away. */
-export const distanceOf = (roundTrip: Duration.DurationInput): DatabaseDistance => {
-  const measured = Duration.decode(roundTrip)
-  const atLeast = (roundTrips: number) => (floor: Duration.DurationInput) => Duration.max(Duration.decode(floor), Duration.times(measured, roundTrips))
-  return { roundTrip: measured, setup: atLeast(SETUP_ROUND_TRIPS), answer: atLeast(ANSWER_ROUND_TRIPS) }
-}
+/** A database `roundTrips` away (the fastest counts), kept current by `timed`. */
+export const distanceOf = (roundTrips: ReadonlyArray<Duration.DurationInput>): Effect.Effect<DatabaseDistance["Type"]> =>
+  Effect.map(Ref.make(roundTrips.map(Duration.decode).slice(-WINDOW)), (recent) => {
+    const roundTrip = Effect.map(Ref.get(recent), (window) => window.reduce(Duration.min))
+    const atLeast = (roundTrips: number) => (floor: Duration.DurationInput) =>
+      Effect.map(roundTrip, (measured) => Duration.max(Duration.decode(floor), Duration.times(measured, roundTrips)))
+    return DatabaseDistance.of({
+      roundTrip,
+      setup: atLeast(SETUP_ROUND_TRIPS),
+      answer: atLeast(ANSWER_ROUND_TRIPS),
+      timed: (taken) => Ref.update(recent, (window) => [...window, taken].slice(-WINDOW))
+    })
+  })
 
 /** Measures the round trip on `sql` (a pool already open). */
-export const measureDistance = (sql: SqlClient.SqlClient): Effect.Effect<DatabaseDistance, StorageError> =>
-  Effect.forEach(Array.from({ length: SAMPLES }), () => Effect.map(Effect.timed(sql`SELECT 1`), ([taken]) => taken)).pipe(
-    Effect.map((taken) => distanceOf(taken.reduce(Duration.min))),
-    storage("open")
+export const measureDistance = (sql: SqlClient.SqlClient): Effect.Effect<DatabaseDistance["Type"], StorageError> =>
+  Effect.forEach(Array.from({ length: WINDOW }), () => Effect.map(Effect.timed(sql`SELECT 1`), ([taken]) => taken)).pipe(
+    storage("open"),
+    Effect.flatMap(distanceOf)
   )
+
+/** The distance to the database of the pool in the context, measured once it is open. */
+export const DatabaseDistanceLive: Layer.Layer<DatabaseDistance, StorageError, SqlClient.SqlClient> =
+  Layer.effect(DatabaseDistance, Effect.flatMap(SqlClient.SqlClient, measureDistance))

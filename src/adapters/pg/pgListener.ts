@@ -15,7 +15,10 @@
 //
 // A check is bounded from when its connections are ready: the first one after the listener
 // is opened also has their set-up's bound (both connections are set up at once), which takes
-// several round trips to a distant database (databaseDistance.ts).
+// several round trips to a distant database (databaseDistance.ts). The bounds are those of the
+// database's distance at each check, and a listener opened anew opens its pool anew too,
+// with the connect timeout of the distance then: one lost to a database that got farther
+// (a failover to another region) comes back with the longer set-up it needs.
 //
 // Its own pool (the pings, one connection) and the LISTEN connection are two of the four
 // connections a node holds beside AICS_DATABASE_POOL (docs/operations.md).
@@ -23,7 +26,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { randomUUID } from "node:crypto"
-import { Cause, Clock, Context, Duration, Effect, Fiber, Layer, LogLevel, Option, Queue, type Redacted, type Scope, Stream } from "effect"
+import { Cause, Clock, Context, Duration, Effect, ExecutionStrategy, Exit, Fiber, Layer, LogLevel, Option, Queue, type Redacted, Scope, Stream } from "effect"
 import { failureLines } from "../../app/failureLines.js"
 import { StorageError } from "../../ports/StorageError.js"
 import type { DatabaseDistance } from "./databaseDistance.js"
@@ -51,18 +54,21 @@ const failureOnly = (cause: Cause.Cause<unknown>): Cause.Cause<unknown> =>
 export const keepListening = (
   url: Redacted.Redacted<string>,
   channel: string,
-  distance: DatabaseDistance,
+  distance: DatabaseDistance["Type"],
   deliver: (payload: string) => Effect.Effect<void>
 ): Effect.Effect<void, StorageError, Scope.Scope> =>
   Effect.gen(function*() {
     const sockets = ownSockets()
     const setup = distance.setup(LISTEN_ANSWER)
     const answer = distance.answer(LISTEN_ANSWER)
-    const context = yield* Layer.build(PgClient.layer({
-      url, maxConnections: 1, applicationName: "aics-listen", connectTimeout: setup, stream: sockets.stream
-    })).pipe(Effect.mapError(unreachable("listen", url)))
-    const pg = Context.get(context, PgClient.PgClient)
-    const sql = Context.get(context, SqlClient.SqlClient)
+    // Its pool, for the distance now: the first is opened with the layer, so a database the
+    // listener cannot reach fails the start; each later one when the listener is opened anew.
+    const open = Effect.flatMap(setup, (connectTimeout) =>
+      Layer.build(PgClient.layer({
+        url, maxConnections: 1, applicationName: "aics-listen", connectTimeout, stream: sockets.stream
+      })).pipe(Effect.mapError(unreachable("listen", url))))
+    const firstPool = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    let opened: Context.Context<PgClient.PgClient | SqlClient.SqlClient> | undefined = yield* Scope.extend(open, firstPool)
     const ping = `ping ${randomUUID()}`
     const pings = yield* Queue.sliding<void>(1)
     const lines = failureLines(LogLevel.Warning, Clock.currentTimeMillis)
@@ -71,26 +77,35 @@ export const keepListening = (
     // As one simple-protocol statement, no parameters: PGlite, which the tests serve every
     // connection from one session, mixes up the parse and bind steps of concurrent ones.
     const literal = (text: string) => `'${text.replaceAll("'", "''")}'`
-    const sendPing = sql.unsafe(`SELECT pg_notify(${literal(channel)}, ${literal(ping)})`)
-    const heard = (limit: Duration.Duration) =>
-      Effect.zipRight(
-        Queue.takeAll(pings),
-        Effect.zipRight(sendPing, Queue.take(pings).pipe(Effect.timeoutOption(PING_WAIT))).pipe(
-          Effect.repeat({ until: Option.isSome })
-        )
-      ).pipe(storage("listen"), sockets.within(limit, "listen"))
+    const heard = (sql: SqlClient.SqlClient, limit: Effect.Effect<Duration.Duration>) =>
+      Effect.flatMap(limit, (limit) =>
+        Effect.zipRight(
+          Queue.takeAll(pings),
+          Effect.zipRight(
+            sql.unsafe(`SELECT pg_notify(${literal(channel)}, ${literal(ping)})`),
+            Queue.take(pings).pipe(Effect.timeoutOption(PING_WAIT))
+          ).pipe(Effect.repeat({ until: Option.isSome }))
+        ).pipe(storage("listen"), sockets.within(limit, "listen")))
 
     const session = Effect.scoped(Effect.gen(function*() {
+      const context = opened ?? (yield* open)
+      if (opened !== undefined) {
+        opened = undefined
+        yield* Effect.addFinalizer(() => Scope.close(firstPool, Exit.void))
+      }
+      const pg = Context.get(context, PgClient.PgClient)
+      const sql = Context.get(context, SqlClient.SqlClient)
       const listening = yield* Effect.forkScoped(pg.listen(channel).pipe(
         Stream.runForEach((payload) => (payload === ping ? Queue.offer(pings, undefined) : deliver(payload))),
         storage("listen")
       ))
-      const check = (limit: Duration.Duration) =>
-        heard(limit).pipe(
+      const check = (limit: Effect.Effect<Duration.Duration>) =>
+        heard(sql, limit).pipe(
           Effect.zipRight(lines.worked("LISTEN is back: notifications wake this process again")),
           Effect.zipRight(Effect.sleep(LISTEN_CHECK))
         )
-      const checking = Effect.zipRight(check(Duration.sum(setup, answer)), Effect.forever(check(answer)))
+      const firstCheck = Effect.map(Effect.all([setup, answer]), ([setup, answer]) => Duration.sum(setup, answer))
+      const checking = Effect.zipRight(check(firstCheck), Effect.forever(check(answer)))
       // The stream does not end by itself; if it ever did, the listener would be as lost. The
       // sockets are cut before the scope closes: the library's UNLISTEN, on a connection
       // that hangs, would keep it from closing.

@@ -9,8 +9,11 @@
 // and Node sets only their idle time (the probes then go 75 s apart, nine of them). What
 // tells them apart is the database itself: a connection of its own (`aics-watch`, one per
 // node) asks it a trivial statement every WATCH_EVERY, bounded as the coordination's are
-// (STORAGE_SILENCE, or more round trips to a distant database, databaseDistance.ts). While it
-// answers, nothing is cut, however long a statement on the pool runs. When it does not, the
+// (STORAGE_SILENCE, or more round trips to a distant database, databaseDistance.ts). Each answer
+// on a connection already open is a round trip timed: the watch keeps the database's distance
+// current with it, so the bounds follow a database that got farther or nearer since the start
+// (a failover to another region, a network path that changed). While it answers, nothing is
+// cut, however long a statement on the pool runs. When it does not, the
 // database, or the network to it, is silent: every socket of the pool is destroyed (their
 // statements fail at once, the pool drops them), and again at every check that goes
 // unanswered, so a connection opened meanwhile is not left hanging either.
@@ -30,7 +33,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Clock, Context, Duration, Effect, Exit, Layer, LogLevel, type Redacted, type Scope } from "effect"
 import { failureLines } from "../../app/failureLines.js"
 import type { StorageError } from "../../ports/StorageError.js"
-import { measureDistance } from "./databaseDistance.js"
+import { DatabaseDistance } from "./databaseDistance.js"
 import { ownSockets, type OwnSockets } from "./ownSockets.js"
 import { storage, unreachable } from "./pgValues.js"
 
@@ -46,27 +49,26 @@ export const STORAGE_SILENCE = Duration.seconds(3)
 
 /**
  * Watches the database on a connection of its own for the life of the scope, and cuts
- * `pool`'s sockets whenever it does not answer in time. Needs the storage pool (`sql`),
- * already open, to measure the database's distance.
+ * `pool`'s sockets whenever it does not answer in time. Needs the database's distance, as
+ * measured at the open, and keeps it current.
  */
 export const cutWhenSilent = (
   url: Redacted.Redacted<string>,
   pool: OwnSockets
-): Effect.Effect<void, StorageError, SqlClient.SqlClient | Scope.Scope> =>
+): Effect.Effect<void, StorageError, DatabaseDistance | Scope.Scope> =>
   Effect.gen(function*() {
-    const distance = yield* measureDistance(yield* SqlClient.SqlClient)
+    const distance = yield* DatabaseDistance
     const lines = failureLines(LogLevel.Error, Clock.currentTimeMillis)
     let cut = false
     // The statements cut fail with the watch's finding, so /healthz and the log say why.
     const sockets = ownSockets((detail) =>
       Effect.zipRight(pool.cut(`${detail} (the storage watch): the connection was cut`), Effect.sync(() => void (cut = true))))
-    const answer = distance.answer(STORAGE_SILENCE)
     // A check without an open connection connects first: its bound has the set-up's too. The
-    // pool's own connect timeout stays above it, so a set-up the database does not answer is
-    // the watch's silence, not an error of the pool's.
-    const reconnecting = Duration.sum(distance.setup(STORAGE_SILENCE), answer)
+    // pool's own connect timeout stays above it (twice the bound at the open), so a set-up the
+    // database does not answer is the watch's silence, not an error of the pool's.
+    const reconnecting = Effect.map(Effect.all([distance.setup(STORAGE_SILENCE), distance.answer(STORAGE_SILENCE)]), ([setup, answer]) => Duration.sum(setup, answer))
     const context = yield* Layer.build(PgClient.layer({
-      url, maxConnections: 1, applicationName: "aics-watch", connectTimeout: Duration.times(reconnecting, 2), stream: sockets.stream
+      url, maxConnections: 1, applicationName: "aics-watch", connectTimeout: Duration.times(yield* reconnecting, 2), stream: sockets.stream
     })).pipe(Effect.mapError(unreachable("watch", url)))
     const watchSql = Context.get(context, SqlClient.SqlClient)
     let answered = true
@@ -78,11 +80,14 @@ export const cutWhenSilent = (
       // pg_terminate_backend, a proxy recycling its connections): no socket of the watch is
       // open then. Held to `answer`, a distant database's set-up (TLS and SCRAM, seven round
       // trips or more) would read as silence, and every statement of the pool be cut.
-      const bound = answered && (yield* sockets.openCount) > 0 ? answer : reconnecting
-      const exit = yield* watchSql`SELECT 1`.pipe(storage("watch"), sockets.within(bound, "watch"), Effect.exit)
+      const connected = answered && (yield* sockets.openCount) > 0
+      const bound = connected ? yield* distance.answer(STORAGE_SILENCE) : yield* reconnecting
+      const exit = yield* watchSql`SELECT 1`.pipe(storage("watch"), Effect.timed, sockets.within(bound, "watch"), Effect.exit)
       answered = Exit.isSuccess(exit)
       yield* Exit.match(exit, {
-        onSuccess: () => lines.worked("the database answers the storage watch again"),
+        // Only an answer on an open connection is one round trip: a set-up takes several.
+        onSuccess: ([taken]) =>
+          Effect.zipRight(connected ? distance.timed(taken) : Effect.void, lines.worked("the database answers the storage watch again")),
         onFailure: (cause) =>
           lines.failed(
             cut

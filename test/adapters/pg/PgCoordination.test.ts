@@ -7,12 +7,15 @@
 // fails the lease's holder and its seeker in bounded time (a frozen proxy in between),
 // not after the kernel's TCP timeouts, and the lease is taken again once it carries
 // packets. A distant database (a proxy that delays everything, and connecting more) is
-// given the time it needs, and found silent in the same bounds.
+// given the time it needs, and found silent in the same bounds; so is one that got farther
+// after the node started. A wait for the lease is told when a try finds it held, and a try
+// that cannot be made fails it (the contract).
 
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { it } from "@effect/vitest"
 import { Clock, Context, Duration, Effect, Exit, Fiber, Layer, Logger, Queue, Redacted, Schedule, Scope, Stream } from "effect"
 import { describe, expect } from "vitest"
+import { DatabaseDistance, DatabaseDistanceLive } from "../../../src/adapters/pg/databaseDistance.js"
 import { LEASE_ANSWER_LIMIT, PgCoordinationLive } from "../../../src/adapters/pg/PgCoordination.js"
 import { PgDatabaseLive } from "../../../src/adapters/pg/PgStorage.js"
 import { type ClaimedSubmission, Coordination, type RelayedOutcome } from "../../../src/ports/Coordination.js"
@@ -29,7 +32,18 @@ coordinationContract("PgCoordination", {
   fresh: (unclaimedTimeout) =>
     Effect.map(db.freshSchema, (url) =>
       PgCoordinationLive(url, { unclaimedTimeout }).pipe(Layer.provide(PgDatabaseLive(url, db.storageOptions)))),
-  severalProcesses: db.multiSession
+  severalProcesses: db.multiSession,
+  // Behind a proxy that then drops everything silently (a real server: PGlite's one session
+  // would be held by the frozen connections).
+  ...(db.multiSession ? {
+    silenced: Effect.gen(function*() {
+      const { proxy, url } = yield* databaseBehindProxy(yield* db.freshSchema)
+      return {
+        layer: PgCoordinationLive(url).pipe(Layer.provide(PgDatabaseLive(url, db.storageOptions))),
+        silence: Effect.sync(() => proxy.freeze())
+      }
+    })
+  } : {})
 })
 
 const accepted: RelayedOutcome = { _tag: "Accepted", index: 0, logged: 1_700_000_000_000, leafHash: new Uint8Array(32).fill(1) }
@@ -215,7 +229,10 @@ describe("PgCoordination on a distant database", () => {
       // Two nodes, each with its storage pool through the proxy too (the schema is migrated).
       const [a, b] = yield* Effect.all([0, 1].map(() =>
         Effect.map(
-          Layer.build(PgCoordinationLive(url).pipe(Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 2 })))),
+          Layer.build(PgCoordinationLive(url).pipe(
+            Layer.provide(DatabaseDistanceLive),
+            Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 2 }))
+          )),
           (ctx) => Context.get(ctx, Coordination)
         )), { concurrency: 2 })
 
@@ -260,4 +277,41 @@ describe("PgCoordination on a distant database", () => {
       yield* Scope.close(leaseOfA, Exit.void)
     }).pipe(Effect.provide(keptLines(lines)))
   })
+})
+
+// The database got farther after the node started (a failover to a replica in another
+// region): its connections now take six round trips of 350 ms to set up, 2.1 s, more than the
+// 1.5 s the lease's connection was given at the start, when the database was near. The
+// storage watch times the farther database's answers, the bounds follow within a few checks,
+// and the lease is taken again. Measured once at the start, they stayed at the floors, and
+// the lease could never be taken again until the node restarted.
+describe("PgCoordination on a database that got farther after the start", () => {
+  it.scopedLive.runIf(db.multiSession)("takes the lease again once the database is 350 ms away, over a set-up of six round trips", () =>
+    Effect.gen(function*() {
+      const direct = yield* db.freshDatabase
+      const { proxy, url } = yield* databaseBehindProxy(direct)
+      const context = yield* Layer.build(PgCoordinationLive(url).pipe(Layer.provideMerge(PgDatabaseLive(url, db.storageOptions))))
+      const node = Context.get(context, Coordination)
+      const distance = Context.get(context, DatabaseDistance)
+      // Near: the floors.
+      const nearLease = yield* Scope.make()
+      yield* Scope.extend(node.lease, nearLease)
+      yield* Scope.close(nearLease, Exit.void)
+      expect(Duration.toMillis(yield* distance.setup(LEASE_ANSWER_LIMIT))).toBe(Duration.toMillis(LEASE_ANSWER_LIMIT))
+
+      // The failover: every connection ends, and the database answers from far away.
+      yield* Effect.promise(() => proxy.cut())
+      proxy.moveTo({ roundTripMs: 350, setupRoundTrips: 5 })
+      yield* Effect.promise(() => proxy.restore())
+
+      const retaken = yield* elapsed(Effect.scoped(Effect.map(node.lease, (lease) => lease.fence.epoch)).pipe(
+        Effect.retry(Schedule.spaced(Duration.millis(200))),
+        Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => "the lease is never taken again" })
+      ))
+      expect(Exit.isSuccess(retaken.exit), String(retaken.exit)).toBe(true)
+      // The bounds follow the round trip the watch times: ten of them to connect.
+      expect(Duration.toMillis(yield* distance.roundTrip)).toBeGreaterThanOrEqual(350)
+      expect(Duration.toMillis(yield* distance.setup(LEASE_ANSWER_LIMIT))).toBeGreaterThanOrEqual(3_500)
+      yield* Effect.sync(() => console.log(`database got farther: the lease was taken again ${retaken.millis} ms after the failover`))
+    }))
 })

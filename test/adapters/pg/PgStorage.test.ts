@@ -7,6 +7,7 @@ import { NodeCryptoLive, nodeCrypto } from "../../../src/adapters/crypto/nodeCry
 import { runMigrations } from "../../../src/adapters/pg/migrations.js"
 import { PgDatabaseLive, PgStorageLive, PgStoresLive } from "../../../src/adapters/pg/PgStorage.js"
 import { ownSockets } from "../../../src/adapters/pg/ownSockets.js"
+import { DatabaseDistanceLive } from "../../../src/adapters/pg/databaseDistance.js"
 import { cutWhenSilent, STORAGE_SILENCE, WATCH_EVERY } from "../../../src/adapters/pg/storageWatch.js"
 import { storage as asStorageError } from "../../../src/adapters/pg/pgValues.js"
 import { utf8 } from "../../../src/domain/bytes.js"
@@ -172,7 +173,7 @@ describe("PgStorage's pool when the database stops answering", () => {
       const pool = ownSockets()
       const context = yield* Layer.build(PgClient.layer({ url: through, maxConnections: 2, stream: pool.stream }))
       const sql = Context.get(context, SqlClient.SqlClient)
-      yield* cutWhenSilent(through, pool).pipe(Effect.provide(context))
+      yield* cutWhenSilent(through, pool).pipe(Effect.provide(DatabaseDistanceLive), Effect.provide(context))
       const watchSessions = admin<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'aics-watch'`
       const [watch] = yield* watchSessions.pipe(Effect.delay(Duration.millis(20)), Effect.repeat({ until: (rows) => rows.length > 0 }))
 
