@@ -1,7 +1,10 @@
 // The compiled service (dist/src/main.js) in a child process for the benchmarks, resolved
-// once it listens on 127.0.0.1:port; rejected with its output if it exits first.
+// once it listens on 127.0.0.1:port; rejected with its output if it exits first. With
+// BENCH_SERVER_LOG=<file>, everything the server prints is appended to that file too (e.g.
+// the heap governor's lines with BENCH_SERVER_ENV="... AICS_LOG_LEVEL=debug").
 
 import { spawn, type ChildProcess } from "node:child_process"
+import { appendFileSync } from "node:fs"
 
 /**
  * Extra environment for the server from BENCH_SERVER_ENV (space-separated NAME=value), or
@@ -33,6 +36,12 @@ export const startServerProcess = async (options: {
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""
+  const logFile = process.env["BENCH_SERVER_LOG"]
+  if (logFile !== undefined) {
+    const append = (chunk: Buffer) => appendFileSync(logFile, chunk)
+    child.stdout!.on("data", append)
+    child.stderr!.on("data", append)
+  }
   await new Promise<void>((resolve, reject) => {
     const check = (chunk: Buffer) => {
       output += chunk.toString()

@@ -53,10 +53,10 @@ describe("AICS_HEAP_GROWTH_PERCENT", () => {
 })
 
 describe("AICS_MEMORY_TARGET_MIB", () => {
-  it("is 0 (V8's own growth) unless set, and takes a target from 128 MiB", () => {
+  it("is 384 MiB unless set, and takes 0 (V8's own growth) or a target from 128 MiB", () => {
     const settings = settingsWith({})
     expect(Either.isRight(settings) && settings.right.memoryTargetMiB).toBe(DEFAULT_MEMORY_TARGET_MIB)
-    expect(DEFAULT_MEMORY_TARGET_MIB).toBe(0)
+    expect(DEFAULT_MEMORY_TARGET_MIB).toBe(384)
     for (const good of [0, LEAST_MEMORY_TARGET_MIB, 384, 2048]) {
       const set = settingsWith({ AICS_MEMORY_TARGET_MIB: String(good) })
       expect(Either.isRight(set) && set.right.memoryTargetMiB).toBe(good)

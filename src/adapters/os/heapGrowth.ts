@@ -1,20 +1,24 @@
 // How far V8 lets the JavaScript heap grow past what the last full collection kept, before
-// it collects again: V8's own (the default), fixed (AICS_HEAP_GROWTH_PERCENT) or held under a
-// memory target (AICS_MEMORY_TARGET_MIB); docs/operations.md "The heap under load".
+// it collects again: held under a memory target (AICS_MEMORY_TARGET_MIB, 384 MiB unless set),
+// fixed (AICS_HEAP_GROWTH_PERCENT) or V8's own (a target of 0); docs/operations.md "The heap
+// under load".
 //
 // Why: under a steady write load a request's objects live for its batch, tens of
 // milliseconds, long enough to outlive two young-generation collections, so they are
 // promoted and die in the old generation: about 30 KB an entry, 40 MiB a second at 1,300
 // entries a second. V8 then lets the old generation reach up to four times what survives a
-// full collection before the next: the process peaked at 435-469 MiB under bench/write where
+// full collection before the next: the process peaked at 435-482 MiB under bench/write where
 // it holds about 200 MiB idle. A lower growth costs the collector's CPU (at 75%, 2.5-4% of
 // bench/write's throughput, 8% of bench/stream's with 1,000 subscribers, whose live heap is
 // larger: bench/README.md "Session 20"), a higher one memory; which one binds depends on
 // what the rest of the process holds, which grows with the log's caches and the streams
 // open. So under a target the growth is chosen after each full collection: as much as keeps
-// the process under the target at the next one, V8's own when that fits. The default sets
-// none: held under 384 MiB, bench/stream's ratio with 1,000 subscribers fell from 0.93 to
-// 0.86 (bench/README.md "Session 29"), and throughput is the scarcer of the two here.
+// the process under the target at the next one, V8's own when that fits; and a target the
+// process cannot meet is given up (V8's own growth) until there is room again, since holding
+// it then costs the collector's CPU for no memory (governedGrowth). Held under 384 MiB,
+// bench/write peaked at 376-397 MiB against 438-482 for the same CPU an entry, and
+// bench/stream's ratio with 1,000 subscribers was the same, 0.894 against 0.895 over 14 runs
+// each (bench/README.md "Session 31").
 //
 // V8 reads the setting each time a full collection sets the next limit, so a setting made
 // while the process runs holds from the next full collection on, for every isolate of the
@@ -53,6 +57,19 @@ export interface HeapReading {
    * a collection the pages it freed are still the process's until V8 gives them back.
    */
   readonly rest: number
+  /** The most the process held (resident) since the collection before: what the cycle just ended cost. */
+  readonly peak: number
+}
+
+/**
+ * The growth, in per cent, that lets the old generation grow only as far as keeps the
+ * process under `target` bytes until the next full collection (BETWEEN_COLLECTIONS_ALLOWANCE
+ * left for the rest's swings), unbounded: below LEAST_GOVERNED_GROWTH_PERCENT (even negative)
+ * when the target leaves too little room.
+ */
+const roomyGrowth = (target: number, reading: HeapReading): number => {
+  const room = target - BETWEEN_COLLECTIONS_ALLOWANCE - reading.rest
+  return Math.floor((room / Math.max(reading.survivors, 1) - 1) * 100)
 }
 
 /**
@@ -62,10 +79,79 @@ export interface HeapReading {
  * than LEAST_GOVERNED_GROWTH_PERCENT.
  */
 export const growthWithin = (target: number, reading: HeapReading): number => {
-  const room = target - BETWEEN_COLLECTIONS_ALLOWANCE - reading.rest
-  const percent = Math.floor((room / Math.max(reading.survivors, 1) - 1) * 100)
+  const percent = roomyGrowth(target, reading)
   if (percent >= V8_LARGEST_GROWTH_PERCENT) return 0
   return Math.max(LEAST_GOVERNED_GROWTH_PERCENT, percent)
+}
+
+/**
+ * Full collections in a row that find the target unmet before the governor gives it up, and
+ * in a row with room again before it takes it back. Unmet: the readings leave no room even
+ * at the least growth, or the cycle just ended, held to the target, passed it all the same
+ * by more than PASSED_TOLERANCE_SHARE of it. Why give it up: held at a growth that does not
+ * keep the process under the target, the heap is collected more often than V8 would, for
+ * nothing: with 1,000 stream subscribers the process peaked at 422-473 MB under a 384 MiB
+ * target as without one, for about a tenth of the throughput (bench/README.md "Sessions 29,
+ * 30"). Why several in a row: one reading can be taken while the live set is still being
+ * built or the rest at a swing, and one cycle can still hold the pages an earlier one took;
+ * judged on one, the governor gave up a target it could meet (a churn peaked at 429 MiB under
+ * a 400 MiB target). Room again: the room the target leaves, less what it was passed by when
+ * given up, lets the least growth and RESUME_MARGIN_PERCENT more (a margin, so that the
+ * governor does not go back and forth at the edge).
+ */
+export const GIVE_UP_AFTER_COLLECTIONS = 3
+export const RESUME_AFTER_COLLECTIONS = 3
+export const RESUME_MARGIN_PERCENT = 25
+/** How far past the target a held cycle may go before it counts as unmet: what V8 allocates while it marks, a cycle's swing. */
+export const PASSED_TOLERANCE_SHARE = 1 / 16
+
+/** Where the governor stands after a full collection. */
+export interface Governing {
+  /** The target is given up: V8's own growth until there is room again. */
+  readonly gaveUp: boolean
+  /** Full collections in a row that point the other way (unmet while holding, roomy while given up). */
+  readonly streak: number
+  /** The most the held cycles of the unmet streak passed the target by, in bytes (kept while given up). */
+  readonly passedBy: number
+  /**
+   * Whether the target was held at the last decision and at the one before. A full collection
+   * sets the next limit from the growth in force when it ran, which the decision after the
+   * collection before it made: the cycle a reading ends was held to the target when the
+   * decision before last held it (the first cycles run on V8's own growth).
+   */
+  readonly heldLast: boolean
+  readonly heldBeforeLast: boolean
+}
+
+export const AT_START: Governing = { gaveUp: false, streak: 0, passedBy: 0, heldLast: false, heldBeforeLast: false }
+
+/**
+ * After a full collection: the growth to set (0 is V8's own) and where the governor stands.
+ * Holding the target, the growth growthWithin gives, until GIVE_UP_AFTER_COLLECTIONS
+ * collections in a row find it unmet; then V8's own growth until RESUME_AFTER_COLLECTIONS
+ * in a row find room again (GIVE_UP_AFTER_COLLECTIONS' comment says what each means).
+ */
+export const governedGrowth = (target: number, reading: HeapReading, governing: Governing): { readonly percent: number; readonly governing: Governing } => {
+  const decided = (gaveUp: boolean, streak: number, passedBy: number, percent: number) => ({
+    percent,
+    governing: { gaveUp, streak, passedBy, heldLast: !gaveUp, heldBeforeLast: governing.heldLast }
+  })
+  if (governing.gaveUp) {
+    const roomy = roomyGrowth(target - governing.passedBy, reading) >= LEAST_GOVERNED_GROWTH_PERCENT + RESUME_MARGIN_PERCENT
+    const streak = roomy ? governing.streak + 1 : 0
+    return streak >= RESUME_AFTER_COLLECTIONS
+      ? decided(false, 0, 0, growthWithin(target, reading))
+      : decided(true, streak, governing.passedBy, 0)
+  }
+  const cycleHeld = governing.heldBeforeLast
+  const passed = cycleHeld && reading.peak > target * (1 + PASSED_TOLERANCE_SHARE)
+  const unmet = passed || roomyGrowth(target, reading) < LEAST_GOVERNED_GROWTH_PERCENT
+  const streak = unmet ? governing.streak + 1 : 0
+  // What the unmet streak passed the target by, the most (a streak broken forgets it).
+  const passedBy = streak === 0 ? 0 : Math.max(governing.passedBy, passed ? reading.peak - target : 0)
+  return streak >= GIVE_UP_AFTER_COLLECTIONS
+    ? decided(true, 0, passedBy, 0)
+    : decided(false, streak, passedBy, growthWithin(target, reading))
 }
 
 const setGrowth = (percent: number) => setFlagsFromString(`--heap-growing-percent=${percent}`)
@@ -102,35 +188,49 @@ interface GcEntry {
 
 /**
  * Holds the heap's growth under `targetMiB` of resident memory for as long as the scope is
- * open: after each full collection, the growth growthWithin gives (set only when it
- * changes). `onSet` hears each change.
+ * open: after each full collection, the growth governedGrowth gives (set only when it
+ * changes). `onChange` hears each change of the growth or of the governor's standing.
  */
 export const governHeapGrowth = (
   targetMiB: number,
-  onSet: (percent: number, reading: HeapReading) => void = () => {}
+  onChange: (percent: number, reading: HeapReading, governing: Governing) => void = () => {}
 ): Effect.Effect<void, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const target = targetMiB * 1024 * 1024
+      // The rest, read a second apart: the least of the last readings. Not right after a
+      // collection, whose freed pages the process still holds (it would read high, and a
+      // process that collects several times a second would read nothing else), unless
+      // there is no reading yet.
       const restReadings: Array<number> = []
-      const readRest = (oldResident: number) => {
-        const rest = process.memoryUsage.rss() - oldResident
-        restReadings.push(rest)
-        if (restReadings.length > REST_READINGS_KEPT) restReadings.shift()
+      // The most the process held since the last full collection, read with the rest.
+      let peak = 0
+      const readRestAndPeak = (oldResident: number, after: "a second" | "a collection") => {
+        const rss = process.memoryUsage.rss()
+        peak = Math.max(peak, rss)
+        if (after === "a second" || restReadings.length === 0) {
+          restReadings.push(rss - oldResident)
+          if (restReadings.length > REST_READINGS_KEPT) restReadings.shift()
+        }
         return Math.min(...restReadings)
       }
-      const reader = setInterval(() => readRest(oldGeneration().resident), REST_READ_EVERY_MS).unref()
+      const reader = setInterval(() => readRestAndPeak(oldGeneration().resident, "a second"), REST_READ_EVERY_MS).unref()
       let current = 0
+      let governing = AT_START
       const observer = new PerformanceObserver((list) => {
         const full = list.getEntries().some((entry) => (entry as unknown as GcEntry).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)
         if (!full) return
         const old = oldGeneration()
-        const reading = { survivors: old.used, rest: readRest(old.resident) }
-        const percent = growthWithin(target, reading)
-        if (percent === current) return
-        current = percent
-        setGrowth(percent)
-        onSet(percent, reading)
+        const rest = readRestAndPeak(old.resident, "a collection")
+        const reading = { survivors: old.used, rest, peak }
+        peak = 0
+        const next = governedGrowth(target, reading, governing)
+        const turned = next.governing.gaveUp !== governing.gaveUp
+        governing = next.governing
+        if (next.percent === current && !turned) return
+        current = next.percent
+        setGrowth(next.percent)
+        onChange(next.percent, reading, governing)
       })
       observer.observe({ entryTypes: ["gc"] })
       return { observer, reader }
@@ -143,30 +243,41 @@ export const governHeapGrowth = (
       })
   ).pipe(Effect.asVoid)
 
-/** How often, at most, the log says the target cannot be met. */
-const TARGET_MISSED_LINE_EVERY_MS = 10 * 60 * 1000
+/** How often, at most, the log says the target was given up. */
+const TARGET_GIVEN_UP_LINE_EVERY_MS = 10 * 60 * 1000
 
 const mib = (bytes: number) => Math.round(bytes / (1024 * 1024))
 
 /**
  * The heap's growth as the settings ask, for as long as the scope is open: fixed
  * (AICS_HEAP_GROWTH_PERCENT above 0), else held under AICS_MEMORY_TARGET_MIB (above 0),
- * else V8's own. A target the process cannot meet (what it holds outside the old generation
- * leaves too little room) is said in the log, at most every ten minutes.
+ * else V8's own. A target given up (what the process holds outside the old generation
+ * leaves too little room) is said in the log at most every ten minutes, and taken back at
+ * the info level; each growth set, at the debug level.
  */
 export const heapGrowthAsSet = (settings: { readonly heapGrowthPercent: number; readonly memoryTargetMiB: number }): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
     if (settings.heapGrowthPercent > 0) return yield* applyHeapGrowth(settings.heapGrowthPercent)
     if (settings.memoryTargetMiB === 0) return
     const runtime = yield* Effect.runtime<never>()
-    let missedLineAt = -Infinity
-    yield* governHeapGrowth(settings.memoryTargetMiB, (percent, reading) => {
-      if (percent > LEAST_GOVERNED_GROWTH_PERCENT || Date.now() - missedLineAt < TARGET_MISSED_LINE_EVERY_MS) return
-      missedLineAt = Date.now()
-      Runtime.runFork(runtime)(Effect.logWarning(
-        `the memory target (AICS_MEMORY_TARGET_MIB=${settings.memoryTargetMiB}) leaves the JavaScript heap too little room: ` +
-          `what survives its full collections is ${mib(reading.survivors)} MiB and the rest of the process holds ${mib(reading.rest)} MiB; ` +
-          `its growth stays at ${LEAST_GOVERNED_GROWTH_PERCENT}% and the process may pass the target (docs/operations.md "The heap under load")`
-      ))
+    const log = (line: Effect.Effect<void>) => Runtime.runFork(runtime)(line)
+    let givenUpLineAt = -Infinity
+    let gaveUp = false
+    yield* governHeapGrowth(settings.memoryTargetMiB, (percent, reading, governing) => {
+      const held = `what survives its full collections is ${mib(reading.survivors)} MiB and the rest of the process holds ${mib(reading.rest)} MiB ` +
+        `(the process held at most ${mib(reading.peak)} MiB since the collection before)`
+      const turned = governing.gaveUp !== gaveUp
+      gaveUp = governing.gaveUp
+      if (turned && gaveUp && Date.now() - givenUpLineAt >= TARGET_GIVEN_UP_LINE_EVERY_MS) {
+        givenUpLineAt = Date.now()
+        return log(Effect.logWarning(
+          `the memory target (AICS_MEMORY_TARGET_MIB=${settings.memoryTargetMiB}) leaves the JavaScript heap too little room: ${held}; ` +
+            `it is given up for V8's own growth until there is room again, and the process may pass it (docs/operations.md "The heap under load")`
+        ))
+      }
+      if (turned && !gaveUp) {
+        return log(Effect.logInfo(`the memory target (AICS_MEMORY_TARGET_MIB=${settings.memoryTargetMiB}) is held again: ${held}; the heap's growth is ${percent}%`))
+      }
+      log(Effect.logDebug(`the heap's growth is ${percent === 0 ? "V8's own" : `${percent}%`} (AICS_MEMORY_TARGET_MIB=${settings.memoryTargetMiB}${gaveUp ? ", given up" : ""}): ${held}`))
     })
   })
