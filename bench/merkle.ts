@@ -213,7 +213,7 @@ const onDisk = (expectedRoot: Hash) =>
     const sink = yield* TileSink
     const hasher = reader.hasher
     // The one process's lease, as the sequencer takes it (FsLogStore takes its fence unchecked).
-    const { fence } = yield* (yield* Coordination).lease
+    const { fence } = yield* (yield* Coordination).lease()
 
     // (b) Durable appends, batch after batch; only the append calls are timed.
     const batchMillis: Array<number> = []

@@ -57,7 +57,7 @@ export class LogCreationStatus extends Context.Tag("aics/LogCreationStatus")<Log
     // Several processes started at once on an empty database (docs/protocol.md section 14):
     // another one may write leaf 0 while this one waits for the lease.
     const lease = yield* Effect.race(
-      Effect.asSome(Scope.extend(coordination.lease, leaseScope)),
+      Effect.asSome(Scope.extend(coordination.lease(), leaseScope)),
       Effect.as(leafZeroWritten, Option.none())
     )
     if (Option.isNone(lease) || (yield* store.size) > 0) {

@@ -75,7 +75,7 @@
 // batches say when the log's storage fails them, and stop saying so when it works again;
 // a process that does not sequence says when it has seen no process sequence (its tries to
 // lead fail) for longer than a takeover takes, and that another process sequences only when
-// its try found the lease held (Coordination.seekLease), never when the try failed. All of it is held in memory, set by the work as it runs:
+// its try found the lease held (Coordination.lease), never when the try failed. All of it is held in memory, set by the work as it runs:
 // /healthz reads it and touches no storage. Each work logs one line when it starts failing,
 // a reminder a minute while it goes on, and one when it works again (failureLines.ts): a
 // database outage used to log two stack traces a second on every node. A batch whose
@@ -576,7 +576,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
 
     // The lease is at once this process's on the filesystem; on PostgreSQL another node may
     // hold it, and this one says so rather than saying nothing about its role: when a try
-    // finds the lease held (Coordination.seekLease), a sequencer is in sight. Only then: a
+    // finds the lease held (Coordination.lease), a sequencer is in sight. Only then: a
     // try the storage cannot answer, or not in time, fails the wait, and is said as
     // storage_unavailable below, however long it took.
     const heldElsewhere = Effect.zipRight(
@@ -585,7 +585,7 @@ export class Sequencer extends Context.Tag("aics/Sequencer")<Sequencer, {
     )
 
     const leadOnce = Effect.scoped(Effect.gen(function*() {
-      const lease = yield* coordination.seekLease(heldElsewhere)
+      const lease = yield* coordination.lease(heldElsewhere)
       yield* catchUp
       // The evidence that the log went back, looked at again before the first write: the
       // holder before may have found it a moment ago, before this node reloaded it. Found,

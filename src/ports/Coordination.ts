@@ -39,7 +39,7 @@
 //     claimed, and the earlier holders claim nothing after that.
 // A submission released is waiting again and belongs to no fence.
 //
-// A process waiting for the lease is told what its tries find (`seekLease`): that another
+// A process waiting for the lease is told what its tries find (`lease`): that another
 // process holds the lease, which is a sequencer in sight and the storage answering; or, by a
 // StorageError that ends the wait, that a try could not be made (the storage unreachable, or
 // not answering in time). A wait is never taken for either: a try the storage leaves
@@ -86,14 +86,13 @@ export interface Lease {
 }
 
 export class Coordination extends Context.Tag("aics/Coordination")<Coordination, {
-  /** Waits until this process holds the sequencing lease; it is released when the scope closes. */
-  readonly lease: Effect.Effect<Lease, StorageError, Scope.Scope>
   /**
-   * `lease`, running `heldElsewhere` when a try finds the lease held by another holder (once
-   * a wait: the first such try). A try that cannot be made fails the wait with a
-   * StorageError instead, however long it took, and never runs `heldElsewhere`.
+   * Waits until this process holds the sequencing lease; it is released when the scope
+   * closes. Runs `heldElsewhere` (default: nothing) when a try finds the lease held by
+   * another holder (once a wait: the first such try). A try that cannot be made fails the
+   * wait with a StorageError instead, however long it took, and never runs `heldElsewhere`.
    */
-  readonly seekLease: (heldElsewhere: Effect.Effect<void>) => Effect.Effect<Lease, StorageError, Scope.Scope>
+  readonly lease: (heldElsewhere?: Effect.Effect<void>) => Effect.Effect<Lease, StorageError, Scope.Scope>
   /** Hands a submission to the lease holder and waits for its answer. */
   readonly relay: (submission: RelayedSubmission) => Effect.Effect<RelayedOutcome, StorageError>
   /** Completes when relayed submissions may be waiting (a notification or a poll interval). */

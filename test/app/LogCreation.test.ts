@@ -35,7 +35,7 @@ const coordinationCued = (cues: Queue.Queue<void>, leaseHeld = false) =>
   Layer.effect(Coordination, Effect.map(Coordination, (coordination) => ({
     ...coordination,
     appended: Stream.fromQueue(cues),
-    ...(leaseHeld ? { lease: Effect.never } : {})
+    ...(leaseHeld ? { lease: () => Effect.never } : {})
   }))).pipe(Layer.provide(MemoryCoordinationLive()))
 
 /**
@@ -56,7 +56,7 @@ describe("LogCreationStatus", () => {
       const context = yield* Layer.build(layer)
       expect((yield* Effect.provide(LogCreationStatus, context))._tag).toBe("Exists")
       // The lease is free for the sequencer.
-      const sequencer = yield* Effect.fork(Effect.scoped(Effect.flatMap(Effect.provide(Coordination, context), (c) => c.lease)))
+      const sequencer = yield* Effect.fork(Effect.scoped(Effect.flatMap(Effect.provide(Coordination, context), (c) => c.lease())))
       expect(yield* settledSoon(sequencer)).toBe(true)
     }))
 
@@ -67,7 +67,7 @@ describe("LogCreationStatus", () => {
       const creation = yield* Effect.provide(LogCreationStatus, context)
       expect(creation._tag).toBe("Creates")
       const coordination = yield* Effect.provide(Coordination, context)
-      const sequencer = yield* Effect.fork(Effect.scoped(coordination.lease))
+      const sequencer = yield* Effect.fork(Effect.scoped(coordination.lease()))
       expect(yield* settledSoon(sequencer)).toBe(false)
       if (creation._tag === "Creates") yield* creation.release
       yield* Fiber.join(sequencer)

@@ -55,7 +55,7 @@ const startNode = (entries: ReadonlyArray<Uint8Array>, keptPath: string) =>
     const log = Layer.mergeAll(LogWriter.layer, LogNotary.layer, LogReader.layer).pipe(Layer.provideMerge(base))
     // The database's leaves, there before the node starts.
     const seeded = Layer.effectDiscard(Effect.scoped(Effect.gen(function*() {
-      const { fence } = yield* (yield* Coordination).lease
+      const { fence } = yield* (yield* Coordination).lease()
       if (entries.length > 0) yield* (yield* LogWriter).append(0, entries, fence)
     })))
     const context = yield* Layer.build(Publisher.layer.pipe(Layer.provideMerge(seeded), Layer.provideMerge(log)))

@@ -73,7 +73,7 @@ const failure = (operation: string) => new StorageError({ operation, detail: CAU
 const processOver = (database: Database, clock: ManualClock, logged: Layer.Layer<never>) =>
   Effect.gen(function*() {
     const coordination = Layer.effect(Coordination, Effect.map(Coordination, (inner) => {
-      const seekLease = (heldElsewhere: Effect.Effect<void>) =>
+      const lease = (heldElsewhere: Effect.Effect<void> = Effect.void) =>
         Effect.suspend(() => {
           database.leaseTries++
           if (database.down) return Effect.fail(failure("lease"))
@@ -81,12 +81,11 @@ const processOver = (database: Database, clock: ManualClock, logged: Layer.Layer
           if (unanswered !== undefined) return Effect.zipRight(Effect.sleep(unanswered), Effect.fail(failure("lease")))
           if (database.heldElsewhere) return Effect.zipRight(heldElsewhere, Effect.zipRight(Deferred.await(database.wentDown), Effect.fail(failure("lease"))))
           const wentDown = database.wentDown
-          return Effect.map(inner.seekLease(heldElsewhere), (lease) => ({ ...lease, lost: Effect.race(lease.lost, Deferred.await(wentDown)) }))
+          return Effect.map(inner.lease(heldElsewhere), (lease) => ({ ...lease, lost: Effect.race(lease.lost, Deferred.await(wentDown)) }))
         })
       return Coordination.of({
         ...inner,
-        lease: seekLease(Effect.void),
-        seekLease,
+        lease,
         appended: Stream.repeatEffect(Effect.sleep(Duration.millis(20)))
       })
     })).pipe(Layer.provide(MemoryCoordinationLive()))

@@ -57,7 +57,7 @@ describe("Sequencer takeover", () => {
       // The dead sequencer claimed both under its lease, and committed the first one's leaf only.
       const decided = Either.getOrThrow(decide(emptyLogState, committed, NOW - 5))
       yield* Effect.scoped(Effect.gen(function*() {
-        const { fence } = yield* coordination.lease
+        const { fence } = yield* coordination.lease()
         expect((yield* coordination.claim(10, 0, fence)).length).toBe(2)
         yield* writer.append(0, [decided.entryBytes], fence)
       }))

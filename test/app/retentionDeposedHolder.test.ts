@@ -46,8 +46,8 @@ const noLeaseAfterALoss = (coordination: typeof Coordination.Service): typeof Co
   let lost = false
   return Coordination.of({
     ...coordination,
-    lease: Effect.suspend(() =>
-      lost ? Effect.never : Effect.tap(coordination.lease, (lease) => Effect.forkDaemon(Effect.zipRight(lease.lost, Effect.sync(() => void (lost = true))))))
+    lease: (heldElsewhere) => Effect.suspend(() =>
+      lost ? Effect.never : Effect.tap(coordination.lease(heldElsewhere), (lease) => Effect.forkDaemon(Effect.zipRight(lease.lost, Effect.sync(() => void (lost = true))))))
   })
 }
 

@@ -54,7 +54,7 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
     it.scopedLive("relays a submission to the claimer and its answer back", () =>
       Effect.gen(function*() {
         const port = yield* build(yield* adapter.fresh("10 seconds"))
-        const { fence } = yield* port.lease
+        const { fence } = yield* port.lease()
         const first = yield* Effect.fork(port.relay(submission(1)))
         const [claimed] = yield* claimAll(port, 1, 42, fence)
         expect(claimed!.claimedAt).toBe(42)
@@ -73,7 +73,7 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
     it.scopedLive("claims each submission once, oldest first", () =>
       Effect.gen(function*() {
         const port = yield* build(yield* adapter.fresh("10 seconds"))
-        const { fence } = yield* port.lease
+        const { fence } = yield* port.lease()
         const relays = []
         for (let n = 1; n <= 3; n++) {
           relays.push(yield* Effect.fork(port.relay(submission(n))))
@@ -91,7 +91,7 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
     it.scopedLive("lists claimed submissions without an answer until they are released and answered", () =>
       Effect.gen(function*() {
         const port = yield* build(yield* adapter.fresh("10 seconds"))
-        const { fence } = yield* port.lease
+        const { fence } = yield* port.lease()
         const relay = yield* Effect.fork(port.relay(submission(3)))
         const [claimed] = yield* claimAll(port, 1, 10, fence)
         expect((yield* port.orphans(fence)).map((o) => [o.id, o.claimedAt])).toEqual([[claimed!.id, 10]])
@@ -107,7 +107,7 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
     it.scopedLive("withdraws a submission nobody claims in time, but waits on for a claimed one", () =>
       Effect.gen(function*() {
         const port = yield* build(yield* adapter.fresh("300 millis"))
-        const { fence } = yield* port.lease
+        const { fence } = yield* port.lease()
         const failed = yield* Effect.exit(port.relay(submission(4)))
         expect(Exit.isFailure(failed) && failed.cause._tag === "Fail" && failed.cause.error._tag).toBe("StorageError")
         expect(yield* port.claim(10, 0, fence)).toEqual([])
@@ -124,11 +124,11 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
       Effect.gen(function*() {
         const port = yield* build(yield* adapter.fresh("10 seconds"))
         const deposed = yield* Scope.make()
-        const { fence: old } = yield* Scope.extend(port.lease, deposed)
+        const { fence: old } = yield* Scope.extend(port.lease(), deposed)
         const first = yield* Effect.fork(port.relay(submission(6)))
         const [claimed] = yield* claimAll(port, 1, 3, old)
         yield* Scope.close(deposed, Exit.void)
-        const { fence } = yield* port.lease
+        const { fence } = yield* port.lease()
 
         // The new holder makes the old claim its own; the old fence then takes nothing.
         expect(yield* port.orphans(old)).toEqual([])
@@ -157,8 +157,8 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
         // A second process where the adapter has them, else a second holder in this one.
         const second = adapter.severalProcesses ? yield* build(fresh) : first
         const holder = yield* Scope.make()
-        const lease = yield* Scope.extend(first.lease, holder)
-        const waiter = yield* Effect.fork(Effect.scoped(Effect.as(second.lease, "taken")))
+        const lease = yield* Scope.extend(first.lease(), holder)
+        const waiter = yield* Effect.fork(Effect.scoped(Effect.as(second.lease(), "taken")))
         yield* Effect.sleep(Duration.millis(1000))
         expect(Option.isNone(yield* Fiber.poll(waiter))).toBe(true)
         expect(Option.isNone(yield* Fiber.poll(yield* Effect.fork(lease.lost)))).toBe(true)
@@ -174,10 +174,10 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
         const told = { first: 0, second: 0 }
         // Free: taken, and the wait is told nothing.
         const holder = yield* Scope.make()
-        yield* Scope.extend(first.seekLease(Effect.sync(() => void told.first++)), holder)
+        yield* Scope.extend(first.lease(Effect.sync(() => void told.first++)), holder)
         expect(told.first).toBe(0)
         // Held: the wait is told, once however many tries, and takes the lease once it is freed.
-        const waiter = yield* Effect.fork(Effect.scoped(Effect.as(second.seekLease(Effect.sync(() => void told.second++)), "taken")))
+        const waiter = yield* Effect.fork(Effect.scoped(Effect.as(second.lease(Effect.sync(() => void told.second++)), "taken")))
         yield* Effect.repeat(Effect.sync(() => told.second), { until: (n) => n > 0, schedule: Schedule.spaced(Duration.millis(20)) }).pipe(
           Effect.timeoutFail({ duration: Duration.seconds(5), onTimeout: () => "the wait is never told the lease is held" })
         )
@@ -196,7 +196,7 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
           const port = yield* build(layer)
           let told = 0
           yield* silence
-          const exit = yield* Effect.exit(Effect.scoped(port.seekLease(Effect.sync(() => void told++))).pipe(
+          const exit = yield* Effect.exit(Effect.scoped(port.lease(Effect.sync(() => void told++))).pipe(
             Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => "the wait neither fails nor ends" })
           ))
           expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && (exit.cause.error as { _tag?: string })._tag, String(exit)).toBe("StorageError")
@@ -211,7 +211,7 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
         const second = adapter.severalProcesses ? yield* build(fresh) : first
         const epochs: Array<number> = []
         for (const port of [first, first, second, first]) {
-          epochs.push(yield* Effect.scoped(Effect.map(port.lease, (lease) => lease.fence.epoch)))
+          epochs.push(yield* Effect.scoped(Effect.map(port.lease(), (lease) => lease.fence.epoch)))
         }
         for (let i = 1; i < epochs.length; i++) expect(epochs[i]!).toBeGreaterThan(epochs[i - 1]!)
       }))
@@ -222,7 +222,7 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
           const fresh = yield* adapter.fresh("10 seconds")
           const sequencer = yield* build(fresh)
           const other = yield* build(fresh)
-          const { fence } = yield* sequencer.lease
+          const { fence } = yield* sequencer.lease()
           const relays = yield* Effect.forEach([1, 2, 3, 4], (n) => Effect.fork(other.relay(submission(n))))
           const claimed = yield* claimAll(sequencer, 4, 0, fence)
           yield* sequencer.answer(claimed.map((c) => ({ id: c.id, outcome: { ...refused, detail: c.submission.envelopeJcs } })), fence)

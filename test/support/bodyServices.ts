@@ -60,7 +60,7 @@ export const seedStoresUnder = (log: PureLog, bodies: ReadonlyArray<StoredBody>,
 
 /** seedStoresUnder a sequencing lease of the stores' coordination, given up when it is done. */
 export const seedStores = (log: PureLog, bodies: ReadonlyArray<StoredBody>) =>
-  Effect.scoped(Effect.flatMap(Effect.flatMap(Coordination, (coordination) => coordination.lease), ({ fence }) =>
+  Effect.scoped(Effect.flatMap(Effect.flatMap(Coordination, (coordination) => coordination.lease()), ({ fence }) =>
     seedStoresUnder(log, bodies, fence)))
 
 /** One process's body services over the shared stores; leaf 0 of `log` is its charter (retention RETENTION_DAYS). */

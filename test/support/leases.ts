@@ -11,7 +11,7 @@ import type { LeaseFence } from "../../src/ports/LeaseFence.js"
 export const leaseFenceOf = <E>(coordination: Layer.Layer<Coordination, E>): Effect.Effect<LeaseFence, unknown, Scope.Scope> =>
   Effect.gen(function*() {
     const port = Context.get(yield* Layer.build(coordination), Coordination)
-    return (yield* port.lease).fence
+    return (yield* port.lease()).fence
   })
 
 /** The lease of a deployment of one process (memory and file stores): MemoryCoordination's. */

@@ -47,7 +47,7 @@ export const seedLeavesInto = <E>(
   leavesFrom: (start: number) => ReadonlyArray<SeedLeaf>
 ) =>
   Effect.gen(function*() {
-    const { fence } = yield* (yield* Coordination).lease
+    const { fence } = yield* (yield* Coordination).lease()
     const writer = yield* LogWriter
     const bodies = yield* BodyStore
     const start = yield* SubscriptionRef.get(writer.size)

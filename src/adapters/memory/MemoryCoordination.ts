@@ -65,7 +65,7 @@ export const MemoryCoordinationLive = (options: MemoryCoordinationOptions = {}):
 
     // Whether a holder has the lease: a wait that finds it so is told (there is no storage to fail).
     let held = false
-    const seekLease = (heldElsewhere: Effect.Effect<void>) =>
+    const seekLease = (heldElsewhere: Effect.Effect<void> = Effect.void) =>
       Effect.zipRight(
         Effect.suspend(() => (held ? heldElsewhere : Effect.void)),
         Effect.map(
@@ -78,8 +78,7 @@ export const MemoryCoordinationLive = (options: MemoryCoordinationOptions = {}):
       )
 
     return Coordination.of({
-      lease: seekLease(Effect.void),
-      seekLease,
+      lease: seekLease,
       relay,
       submitted: Effect.asVoid(Queue.take(wake).pipe(Effect.timeoutOption(Duration.millis(200)))),
       claim: (max, logSize, fence) =>

@@ -22,7 +22,7 @@
 // The head row of the log (PgLogStore.ts) stays the guard against a fork: even a holder
 // that has not noticed its loss yet cannot append at a position another has taken.
 //
-// A wait is told when a try finds the lease held (`seekLease`, Coordination.ts): the try
+// A wait is told when a try finds the lease held (`lease`, Coordination.ts): the try
 // answered false. A try that fails, or is not answered within its bound, ends the wait with
 // a StorageError: the process then says storage_unavailable, never that another process
 // sequences, however far the database and however long its bounds.
@@ -193,7 +193,7 @@ export const PgCoordinationLive = (
     const turn = yield* Effect.makeSemaphore(1)
     let holding = false
 
-    const seekLease = (heldElsewhere: Effect.Effect<void>) => Effect.gen(function*() {
+    const seekLease = (heldElsewhere: Effect.Effect<void> = Effect.void) => Effect.gen(function*() {
       // Held elsewhere once a try answers false, or this process's own lease holds it; told once a wait.
       let told = false
       const tell = Effect.suspend(() => (told ? Effect.void : Effect.zipRight(Effect.sync(() => void (told = true)), heldElsewhere)))
@@ -374,8 +374,7 @@ export const PgCoordinationLive = (
       )
 
     return Coordination.of({
-      lease: seekLease(Effect.void),
-      seekLease,
+      lease: seekLease,
       relay,
       submitted: submittedWake(SUBMITTED_POLL),
       claim,

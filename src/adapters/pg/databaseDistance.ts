@@ -19,8 +19,9 @@
 // is not fixed for the life of the process. A failover to a replica in another region, or a
 // network path that changed, makes it farther after the node started, and bounds measured once
 // would stay too short for good: the lease never taken again until a restart. At the open the
-// window holds a few trivial statements on the storage pool, which is open (and migrated) by
-// then and reaches the database the same way; then the storage watch (storageWatch.ts) adds
+// window holds a few trivial statements on the storage pool, which is open by then (its
+// first statement answered; the migrations and the watch come after) and reaches the
+// database the same way; then the storage watch (storageWatch.ts) adds
 // the time of its `SELECT 1`, every second, so a farther database raises the bounds within
 // WINDOW checks and a nearer one lowers them at its first answer. Where there is no watch (a
 // single-session embedded server, PgStorage.ts) the open's measurement stands. Each bound is

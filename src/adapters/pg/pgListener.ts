@@ -63,10 +63,13 @@ export const keepListening = (
     const answer = distance.answer(LISTEN_ANSWER)
     // Its pool, for the distance now: the first is opened with the layer, so a database the
     // listener cannot reach fails the start; each later one when the listener is opened anew.
+    // Opening runs a first statement the pool's connect timeout does not cover (and which
+    // cannot be interrupted): a database that goes silent after the connection is made is
+    // cut off at the set-up's bound, as the lease's pool is (PgCoordination.ts).
     const open = Effect.flatMap(setup, (connectTimeout) =>
       Layer.build(PgClient.layer({
         url, maxConnections: 1, applicationName: "aics-listen", connectTimeout, stream: sockets.stream
-      })).pipe(Effect.mapError(unreachable("listen", url))))
+      })).pipe(Effect.mapError(unreachable("listen", url)), sockets.within(connectTimeout, "listen")))
     const firstPool = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
     let opened: Context.Context<PgClient.PgClient | SqlClient.SqlClient> | undefined = yield* Scope.extend(open, firstPool)
     const ping = `ping ${randomUUID()}`

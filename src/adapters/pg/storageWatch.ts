@@ -46,6 +46,8 @@ export const WATCH_EVERY = Duration.seconds(1)
  * as a false alarm here fails every statement under way, not one try for the lease.
  */
 export const STORAGE_SILENCE = Duration.seconds(3)
+/** The watch pool's own connect timeout: a backstop only, the checks' bounds come first. */
+const WATCH_POOL_CONNECT_BACKSTOP = Duration.minutes(2)
 
 /**
  * Watches the database on a connection of its own for the life of the scope, and cuts
@@ -63,13 +65,14 @@ export const cutWhenSilent = (
     // The statements cut fail with the watch's finding, so /healthz and the log say why.
     const sockets = ownSockets((detail) =>
       Effect.zipRight(pool.cut(`${detail} (the storage watch): the connection was cut`), Effect.sync(() => void (cut = true))))
-    // A check without an open connection connects first: its bound has the set-up's too. The
-    // pool's own connect timeout stays above it (twice the bound at the open), so a set-up the
+    // A check without an open connection connects first: its bound has the set-up's too, for
+    // the distance at the time. The pool's own connect timeout is only a backstop far above
+    // any such bound (a pool's is fixed when it is made, the distance is not), so a set-up the
     // database does not answer is the watch's silence, not an error of the pool's.
     const reconnecting = Effect.map(Effect.all([distance.setup(STORAGE_SILENCE), distance.answer(STORAGE_SILENCE)]), ([setup, answer]) => Duration.sum(setup, answer))
     const context = yield* Layer.build(PgClient.layer({
-      url, maxConnections: 1, applicationName: "aics-watch", connectTimeout: Duration.times(yield* reconnecting, 2), stream: sockets.stream
-    })).pipe(Effect.mapError(unreachable("watch", url)))
+      url, maxConnections: 1, applicationName: "aics-watch", connectTimeout: WATCH_POOL_CONNECT_BACKSTOP, stream: sockets.stream
+    })).pipe(Effect.mapError(unreachable("watch", url)), sockets.within(yield* reconnecting, "watch"))
     const watchSql = Context.get(context, SqlClient.SqlClient)
     let answered = true
     const check = Effect.gen(function*() {

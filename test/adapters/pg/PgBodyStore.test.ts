@@ -60,8 +60,8 @@ describe("PgBodyStore on PostgreSQL", () => {
       const [expired, other] = [body(utf8("expired ciphertext")), body(utf8("other expired ciphertext"))]
       yield* store.put([expired, other])
       // A lease given up, then the next one: its successor's.
-      const deposed = yield* Effect.scoped(Effect.map(coordination.lease, (lease) => lease.fence))
-      const current = (yield* coordination.lease).fence
+      const deposed = yield* Effect.scoped(Effect.map(coordination.lease(), (lease) => lease.fence))
+      const current = (yield* coordination.lease()).fence
       expect(current.epoch).toBeGreaterThan(deposed.epoch)
       expect(yield* store.remove([expired.digest, other.digest], deposed)).toBe("superseded")
       expect([yield* store.has(expired.digest), yield* store.has(other.digest)]).toEqual([true, true])
@@ -78,7 +78,7 @@ describe("PgBodyStore on PostgreSQL", () => {
       const expired = body(utf8("ciphertext that node A deletes"))
       yield* a.store.put([expired])
       const leaseOfA = yield* Scope.make()
-      const fenceOfA = (yield* Scope.extend(a.coordination.lease, leaseOfA)).fence
+      const fenceOfA = (yield* Scope.extend(a.coordination.lease(), leaseOfA)).fence
 
       // A's remove takes the epoch row FOR SHARE, then its DELETE waits on a row lock the
       // test holds: the remove's transaction stays open, holding the share lock. A's lease
@@ -86,7 +86,7 @@ describe("PgBodyStore on PostgreSQL", () => {
       // remove commits.
       const blocker = yield* holdBodyRow(url, expired.digest)
       const { written, next } = yield* nextLeaseAfterWrite(admin, blocker, a.store.remove([expired.digest], fenceOfA), leaseOfA,
-        b.coordination.lease)
+        b.coordination.lease())
       expect(written).toBe("removed")
       const fenceOfB = next.fence
       expect(fenceOfB.epoch).toBeGreaterThan(fenceOfA.epoch)

@@ -68,11 +68,11 @@ describe("PgCoordination with a holder deposed without noticing", () => {
 
       // A holds the lease and claims a submission B's process relayed; then A's lease
       // session ends and B takes the lease, while A lives on.
-      const { fence: fenceOfA } = yield* a.lease
+      const { fence: fenceOfA } = yield* a.lease()
       const relayed = yield* Effect.fork(b.relay({ envelopeJcs: `{"n":1}`, body: null }))
       const claimed = yield* a.claim(1, 5, fenceOfA).pipe(claimedOne)
       yield* terminateLeaseSession(admin)
-      const { fence: fenceOfB } = yield* b.lease
+      const { fence: fenceOfB } = yield* b.lease()
       const id = claimed[0]!.id
       expect((yield* b.orphans(fenceOfB)).map((o) => o.id)).toEqual([id])
 
@@ -179,10 +179,10 @@ describe("PgCoordination on a network that drops everything silently", () => {
       // A holds the lease and has claimed a submission B relayed; B tries for the lease (its
       // tries answer: held).
       const leaseOfA = yield* Scope.make()
-      const held = yield* Scope.extend(a.lease, leaseOfA)
+      const held = yield* Scope.extend(a.lease(), leaseOfA)
       yield* Effect.fork(b.relay({ envelopeJcs: `{"n":1}`, body: null }))
       const [claimed] = yield* a.claim(1, 1, held.fence).pipe(claimedOne)
-      const seeking = yield* Effect.fork(Effect.scoped(b.lease))
+      const seeking = yield* Effect.fork(Effect.scoped(b.lease()))
       yield* admin`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'aics-lease'
         AND query LIKE 'SELECT pg_try_advisory_lock%'`.pipe(Effect.delay(Duration.millis(50)), Effect.repeat({ until: (rows) => rows.length > 0 }))
 
@@ -197,7 +197,7 @@ describe("PgCoordination on a network that drops everything silently", () => {
       const released = yield* elapsed(Scope.close(leaseOfA, Exit.void))
       expect(released.millis).toBeLessThan(Duration.toMillis(LEASE_ANSWER_LIMIT) + 1_000)
       // A new try, on a new connection that hears nothing either, fails in bounded time too.
-      const again = yield* elapsed(Effect.scoped(a.lease))
+      const again = yield* elapsed(Effect.scoped(a.lease()))
       expect(Exit.isFailure(again.exit)).toBe(true)
       expect(again.millis).toBeLessThan(Duration.toMillis(LEASE_ANSWER_LIMIT) + 1_000)
       // What a holder does as its lease ends neither hangs: a claim under way stops when
@@ -209,7 +209,7 @@ describe("PgCoordination on a network that drops everything silently", () => {
       expect(handedBack.millis).toBeLessThan(6_000)
 
       proxy.thaw()
-      const retaken = yield* Effect.scoped(Effect.as(b.lease, "taken")).pipe(
+      const retaken = yield* Effect.scoped(Effect.as(b.lease(), "taken")).pipe(
         Effect.retry(Schedule.spaced(Duration.millis(200))),
         Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => "the lease is never taken again" })
       )
@@ -239,11 +239,11 @@ describe("PgCoordination on a distant database", () => {
       // A takes the lease (its first connection costs 6 round trips, 2.1 s, more than the
       // 1.5 s floor), B tries for it.
       const leaseOfA = yield* Scope.make()
-      const held = yield* Scope.extend(a.lease, leaseOfA).pipe(
+      const held = yield* Scope.extend(a.lease(), leaseOfA).pipe(
         Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => "the lease is never taken" })
       )
       expect(held.fence.epoch).toBeGreaterThan(0)
-      const seeking = yield* Effect.fork(Effect.scoped(b.lease))
+      const seeking = yield* Effect.fork(Effect.scoped(b.lease()))
       yield* admin`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'aics-lease'
         AND query LIKE 'SELECT pg_try_advisory_lock%'`.pipe(Effect.delay(Duration.millis(50)), Effect.repeat({ until: (rows) => rows.length > 0 }))
 
@@ -295,7 +295,7 @@ describe("PgCoordination on a database that got farther after the start", () => 
       const distance = Context.get(context, DatabaseDistance)
       // Near: the floors.
       const nearLease = yield* Scope.make()
-      yield* Scope.extend(node.lease, nearLease)
+      yield* Scope.extend(node.lease(), nearLease)
       yield* Scope.close(nearLease, Exit.void)
       expect(Duration.toMillis(yield* distance.setup(LEASE_ANSWER_LIMIT))).toBe(Duration.toMillis(LEASE_ANSWER_LIMIT))
 
@@ -304,7 +304,7 @@ describe("PgCoordination on a database that got farther after the start", () => 
       proxy.moveTo({ roundTripMs: 350, setupRoundTrips: 5 })
       yield* Effect.promise(() => proxy.restore())
 
-      const retaken = yield* elapsed(Effect.scoped(Effect.map(node.lease, (lease) => lease.fence.epoch)).pipe(
+      const retaken = yield* elapsed(Effect.scoped(Effect.map(node.lease(), (lease) => lease.fence.epoch)).pipe(
         Effect.retry(Schedule.spaced(Duration.millis(200))),
         Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => "the lease is never taken again" })
       ))

@@ -132,8 +132,8 @@ describe("PgLogStore on PostgreSQL", () => {
       const coordination = Context.get(yield* Layer.build(coordinationOn(db, url)), Coordination)
       const model = new LogModel()
       // A lease given up, then the next one: its successor's.
-      const deposed = yield* Effect.scoped(Effect.map(coordination.lease, (lease) => lease.fence))
-      const current = (yield* coordination.lease).fence
+      const deposed = yield* Effect.scoped(Effect.map(coordination.lease(), (lease) => lease.fence))
+      const current = (yield* coordination.lease()).fence
       expect(current.epoch).toBeGreaterThan(deposed.epoch)
       // At the right position, and with nothing of the successor's in the log yet.
       const refused = yield* Effect.flip(store.append(0, model.peek([entryBytes(1, 30)]), deposed))
@@ -152,14 +152,14 @@ describe("PgLogStore on PostgreSQL", () => {
       const [a, b] = yield* twoNodesOn(db, LogStore, PgLogStoreLive, url)
       const model = new LogModel()
       const leaseOfA = yield* Scope.make()
-      const fenceOfA = (yield* Scope.extend(a.coordination.lease, leaseOfA)).fence
+      const fenceOfA = (yield* Scope.extend(a.coordination.lease(), leaseOfA)).fence
 
       // A's append takes the epoch row FOR SHARE, then waits on the head row the test holds:
       // the append's transaction stays open, holding the share lock. A's lease ends; B takes
       // the advisory lock, and its raise waits on A's transaction until A's append commits.
       const blocker = yield* holdLogHead(url)
       const { next } = yield* nextLeaseAfterWrite(admin, blocker, a.store.append(0, model.add([entryBytes(1, 30)]), fenceOfA), leaseOfA,
-        b.coordination.lease)
+        b.coordination.lease())
       const fenceOfB = next.fence
       expect(fenceOfB.epoch).toBeGreaterThan(fenceOfA.epoch)
       // B reads A's leaf after its raise.
