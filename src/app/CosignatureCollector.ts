@@ -554,6 +554,7 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
         // When this process first submitted to the witness in its first round (Effect's
         // clock, as FIRST_ROUND_DEADLINE's): a witness that keeps answering without judging
         // the checkpoint is heard WITNESS_ANSWER_BOUND after it, as one that never answers.
+        // An attempt this node's own storage failed (before any request) starts nothing.
         let firstSubmittedAt: number | undefined
         for (;;) {
           const latest = yield* publisher.latest
@@ -575,9 +576,7 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
             if (Option.isNone(newer)) yield* Effect.sleep(BEHIND_PAUSE)
             continue
           }
-          if (firstSubmittedAt === undefined && (yield* Ref.get(unheard)).has(w.vkey)) {
-            firstSubmittedAt = yield* Effect.clockWith((c) => c.currentTimeMillis)
-          }
+          const attemptedAt = yield* Effect.clockWith((c) => c.currentTimeMillis)
           const result = yield* Effect.either(submit(w, latest))
           if (Either.isRight(result)) {
             backoff = FIRST_BACKOFF
@@ -626,10 +625,14 @@ export class CosignatureCollector extends Context.Tag("aics/CosignatureCollector
           // An unreachable witness is the same: a refused connection (the witness restarting
           // with nothing in front of it) fails at once, and heard on it the copy took writes.
           const unjudged = (error._tag === "Refusal" && !error.judged) || error._tag === "WitnessUnreachable"
+          if (unjudged && firstSubmittedAt === undefined && (yield* Ref.get(unheard)).has(w.vkey)) firstSubmittedAt = attemptedAt
           const waitedFor = unjudged && firstSubmittedAt !== undefined
             ? Duration.millis((yield* Effect.clockWith((c) => c.currentTimeMillis)) - firstSubmittedAt)
             : Duration.zero
-          if (error._tag === "StorageError" || (unjudged && Duration.lessThan(waitedFor, WITNESS_ANSWER_BOUND))) {
+          // Less the second between tries: the transport's own timeout, WITNESS_ANSWER_BOUND
+          // after its request, may read a few milliseconds short of it here, and one more try
+          // would hold writes up to twice as long.
+          if (error._tag === "StorageError" || (unjudged && Duration.lessThan(waitedFor, Duration.subtract(WITNESS_ANSWER_BOUND, FIRST_BACKOFF)))) {
             yield* notHeard(w, unjudged
               ? `${detail} (no judgment of the checkpoint: asked again every second, for ${Duration.format(WITNESS_ANSWER_BOUND)} from the first submission at most)`
               : detail)
