@@ -104,6 +104,13 @@ export const RESUME_AFTER_COLLECTIONS = 3
 export const RESUME_MARGIN_PERCENT = 25
 /** How far past the target a held cycle may go before it counts as unmet: what V8 allocates while it marks, a cycle's swing. */
 export const PASSED_TOLERANCE_SHARE = 1 / 16
+/**
+ * What is kept, at each full collection while the target is given up, of what it was passed
+ * by: an eighth fades each time, half in five collections (half a minute under a write load
+ * with 1,000 subscribers), so that the target is tried again within minutes of the swing
+ * that passed it ending, and not every few collections while it goes on.
+ */
+export const PASSED_BY_KEPT_SHARE = 7 / 8
 
 /** Where the governor stands after a full collection. */
 export interface Governing {
@@ -111,7 +118,7 @@ export interface Governing {
   readonly gaveUp: boolean
   /** Full collections in a row that point the other way (unmet while holding, roomy while given up). */
   readonly streak: number
-  /** The most the held cycles of the unmet streak passed the target by, in bytes (kept while given up). */
+  /** The most the held cycles of the unmet streak passed the target by, in bytes (fading while given up). */
   readonly passedBy: number
   /**
    * Whether the target was held at the last decision and at the one before. A full collection
@@ -132,16 +139,21 @@ export const AT_START: Governing = { gaveUp: false, streak: 0, passedBy: 0, held
  * in a row find room again (GIVE_UP_AFTER_COLLECTIONS' comment says what each means).
  */
 export const governedGrowth = (target: number, reading: HeapReading, governing: Governing): { readonly percent: number; readonly governing: Governing } => {
+  // Held: a growth of the governor's own. V8's own growth set because it fits holds the
+  // process to nothing the governor could lower: a cycle past the target then is no sign.
   const decided = (gaveUp: boolean, streak: number, passedBy: number, percent: number) => ({
     percent,
-    governing: { gaveUp, streak, passedBy, heldLast: !gaveUp, heldBeforeLast: governing.heldLast }
+    governing: { gaveUp, streak, passedBy, heldLast: !gaveUp && percent > 0, heldBeforeLast: governing.heldLast }
   })
   if (governing.gaveUp) {
-    const roomy = roomyGrowth(target - governing.passedBy, reading) >= LEAST_GOVERNED_GROWTH_PERCENT + RESUME_MARGIN_PERCENT
+    // What the target was passed by fades, so that a swing once seen (a burst of large
+    // requests, streams since closed) does not keep the target given up for good.
+    const passedBy = governing.passedBy * PASSED_BY_KEPT_SHARE
+    const roomy = roomyGrowth(target - passedBy, reading) >= LEAST_GOVERNED_GROWTH_PERCENT + RESUME_MARGIN_PERCENT
     const streak = roomy ? governing.streak + 1 : 0
     return streak >= RESUME_AFTER_COLLECTIONS
       ? decided(false, 0, 0, growthWithin(target, reading))
-      : decided(true, streak, governing.passedBy, 0)
+      : decided(true, streak, passedBy, 0)
   }
   const cycleHeld = governing.heldBeforeLast
   const passed = cycleHeld && reading.peak > target * (1 + PASSED_TOLERANCE_SHARE)
@@ -203,11 +215,16 @@ export const governHeapGrowth = (
       // process that collects several times a second would read nothing else), unless
       // there is no reading yet.
       const restReadings: Array<number> = []
+      let restReadSettled = false
       // The most the process held since the last full collection, read with the rest.
       let peak = 0
       const readRestAndPeak = (oldResident: number, after: "a second" | "a collection") => {
         const rss = process.memoryUsage.rss()
         peak = Math.max(peak, rss)
+        if (after === "a second" && !restReadSettled) {
+          restReadSettled = true
+          restReadings.length = 0
+        }
         if (after === "a second" || restReadings.length === 0) {
           restReadings.push(rss - oldResident)
           if (restReadings.length > REST_READINGS_KEPT) restReadings.shift()
@@ -224,7 +241,9 @@ export const governHeapGrowth = (
         const rest = readRestAndPeak(old.resident, "a collection")
         const reading = { survivors: old.used, rest, peak }
         peak = 0
-        const next = governedGrowth(target, reading, governing)
+        // Until the rest has been read a second apart, its one reading was taken right after
+        // a collection (high): a growth is set, but nothing judged on it.
+        const next = restReadSettled ? governedGrowth(target, reading, governing) : { percent: growthWithin(target, reading), governing }
         const turned = next.governing.gaveUp !== governing.gaveUp
         governing = next.governing
         if (next.percent === current && !turned) return
@@ -263,6 +282,8 @@ export const heapGrowthAsSet = (settings: { readonly heapGrowthPercent: number; 
     const log = (line: Effect.Effect<void>) => Runtime.runFork(runtime)(line)
     let givenUpLineAt = -Infinity
     let gaveUp = false
+    // The line that the target is held again follows only a give-up the log said.
+    let givenUpSaid = false
     yield* governHeapGrowth(settings.memoryTargetMiB, (percent, reading, governing) => {
       const held = `what survives its full collections is ${mib(reading.survivors)} MiB and the rest of the process holds ${mib(reading.rest)} MiB ` +
         `(the process held at most ${mib(reading.peak)} MiB since the collection before)`
@@ -270,12 +291,14 @@ export const heapGrowthAsSet = (settings: { readonly heapGrowthPercent: number; 
       gaveUp = governing.gaveUp
       if (turned && gaveUp && Date.now() - givenUpLineAt >= TARGET_GIVEN_UP_LINE_EVERY_MS) {
         givenUpLineAt = Date.now()
+        givenUpSaid = true
         return log(Effect.logWarning(
           `the memory target (AICS_MEMORY_TARGET_MIB=${settings.memoryTargetMiB}) leaves the JavaScript heap too little room: ${held}; ` +
             `it is given up for V8's own growth until there is room again, and the process may pass it (docs/operations.md "The heap under load")`
         ))
       }
-      if (turned && !gaveUp) {
+      if (turned && !gaveUp && givenUpSaid) {
+        givenUpSaid = false
         return log(Effect.logInfo(`the memory target (AICS_MEMORY_TARGET_MIB=${settings.memoryTargetMiB}) is held again: ${held}; the heap's growth is ${percent}%`))
       }
       log(Effect.logDebug(`the heap's growth is ${percent === 0 ? "V8's own" : `${percent}%`} (AICS_MEMORY_TARGET_MIB=${settings.memoryTargetMiB}${gaveUp ? ", given up" : ""}): ${held}`))
