@@ -23,7 +23,7 @@
 // own (search_path), dropped at the end unless --keep; with --keep its name is written to
 // <dir>/scaleTraffic.schema, and a later run with the same --data continues on it.
 //
-// Knobs: BENCH_WRITE_KEYS (64), BENCH_WRITE_PER_KEY (150), BENCH_WARMUP_PER_KEY (50),
+// Knobs: BENCH_SERVER_ENV and BENCH_SERVER_LOG as bench/write's, BENCH_WRITE_KEYS (64), BENCH_WRITE_PER_KEY (150), BENCH_WARMUP_PER_KEY (50),
 // BENCH_READS (300 a route), BENCH_READ_CONNECTIONS (8), BENCH_GENERATOR_HEAP_MB (8192: the
 // sequencer keeps the whole state in memory beside its store until the views move).
 
@@ -38,6 +38,7 @@ import { signRequest } from "../src/domain/http/messageSignature.js"
 import { rawGetter } from "../test/support/load.js"
 import { type DiskParts, filesystemParts, postgresParts } from "./diskUsage.js"
 import { schemaOn } from "./pgInserts.js"
+import { benchServerEnv } from "./serverProcess.js"
 import { type Latencies, type Request, readsPerSecond, rssMiB, stop, timedReads, timedStart, writeLoad } from "./serviceProbes.js"
 import type { GenerateSummary } from "./trafficGenerate.js"
 import { agentSeed, kidOfSeed } from "./trafficKeys.js"
@@ -144,7 +145,8 @@ const measure = async (dataDir: string, databaseUrl: string | undefined, schema:
   line("  agents", `${generated.agents} named, ${generated.channels.length} channels`)
   printDisk(databaseUrl === undefined ? filesystemParts(dataDir) : await postgresParts(pgUrl!, schema!), leaves)
 
-  const env: Record<string, string> = { AICS_RATE_LIMITS: "off", ...(databaseUrl === undefined ? {} : { AICS_DATABASE_URL: databaseUrl }) }
+  // BENCH_SERVER_ENV adds settings (e.g. AICS_MEMORY_TARGET_MIB=0 AICS_LOG_LEVEL=debug, with BENCH_SERVER_LOG=<file>).
+  const env: Record<string, string> = { AICS_RATE_LIMITS: "off", ...benchServerEnv(""), ...(databaseUrl === undefined ? {} : { AICS_DATABASE_URL: databaseUrl }) }
   const empty = await emptyStart(pgUrl)
   line("start on an empty log (what no log size explains)",
     `to /healthz ${seconds(empty.healthzMs)} (${empty.healthzCpuSeconds.toFixed(1)} s of CPU), to first 202 ${seconds(empty.firstWriteMs)}`)

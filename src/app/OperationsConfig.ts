@@ -29,9 +29,9 @@ export const MAX_HEAP_GROWTH_PERCENT = 300
 /**
  * AICS_MEMORY_TARGET_MIB's default: 384 MiB, issue 12's "RSS under 400 MiB", which V8's own
  * growth passes while writing (bench/write peaked at 438-482 MiB, against 376-397 under the
- * target for the same CPU an entry; bench/README.md "Session 31"). It costs throughput only
- * where it cannot be met (1,000 stream subscribers, Sessions 29-30), and there it is given up
- * (adapters/os/heapGrowth.ts). The least target besides 0 (V8's own growth).
+ * target for the same CPU an entry; bench/README.md "Session 31"). Where it cannot be met
+ * (1,000 stream subscribers) it is given up (adapters/os/heapGrowth.ts), after costing a few
+ * per cent of the throughput while they arrive. The least target besides 0 (V8's own growth).
  */
 export const DEFAULT_MEMORY_TARGET_MIB = 384
 export const LEAST_MEMORY_TARGET_MIB = 128

@@ -86,7 +86,7 @@ describe("the heap's growth", () => {
     }
   })
 
-  it("gives up, for V8's own growth, a target that leaves the live set too little room, and says so in the log", () => {
+  it("gives up, for V8's own growth, a target the live set alone passes, and says so in the log", () => {
     const { output } = peaks.get("unmeetable")!
     expect(output).toContain("AICS_MEMORY_TARGET_MIB=160")
     expect(output).toContain("it is given up for V8's own growth until there is room again")
@@ -177,14 +177,25 @@ describe("governedGrowth: a target held while it can be met, given up while it c
     expect(decisions.some((d) => d.governing.gaveUp)).toBe(false)
   })
 
-  it("gives up a target whose room is gone even at the least growth, and takes it back once room comes back", () => {
-    const crowded = reading(100, 250, 300)
-    const decisions = run([...times(GIVE_UP_AFTER_COLLECTIONS, crowded), ...times(RESUME_AFTER_COLLECTIONS, writing)])
-    expect(decisions[GIVE_UP_AFTER_COLLECTIONS - 2]!.governing.gaveUp).toBe(false)
-    expect(decisions[GIVE_UP_AFTER_COLLECTIONS - 1]).toMatchObject({ percent: 0, governing: { gaveUp: true } })
-    // Back after RESUME_AFTER_COLLECTIONS readings with room, not before.
-    expect(decisions[GIVE_UP_AFTER_COLLECTIONS + RESUME_AFTER_COLLECTIONS - 2]!.governing.gaveUp).toBe(true)
-    expect(decisions.at(-1)).toMatchObject({ percent: growthWithin(target, writing), governing: { gaveUp: false, passedBy: 0 } })
+  it("holds a target the readings leave no room for while the process stays within it: the outcome decides, not the prediction", () => {
+    // At 1,000,000 entries (bench/README.md "Session 31"): 90 MiB survive and the rest is 203,
+    // no room even at 50% by the readings, and the process held 372-406 MiB at 50%.
+    const tight = reading(90, 203, 400)
+    expect(growthWithin(target, tight)).toBe(LEAST_GOVERNED_GROWTH_PERCENT)
+    const decisions = run(times(20, tight))
+    expect(decisions.every((d) => !d.governing.gaveUp && d.percent === LEAST_GOVERNED_GROWTH_PERCENT)).toBe(true)
+  })
+
+  it("gives up a target passed at the least growth, and takes it back once room comes back", () => {
+    const crowded = reading(100, 250, 450)
+    // The first two cycles are V8's own (not judged), then GIVE_UP_AFTER_COLLECTIONS passed.
+    const decisions = run([...times(2 + GIVE_UP_AFTER_COLLECTIONS, crowded), ...times(RESUME_AFTER_COLLECTIONS + 2, reading(40, 120, 300))])
+    expect(decisions[2 + GIVE_UP_AFTER_COLLECTIONS - 2]!.governing.gaveUp).toBe(false)
+    expect(decisions[2 + GIVE_UP_AFTER_COLLECTIONS - 1]).toMatchObject({ percent: 0, governing: { gaveUp: true } })
+    // Back after RESUME_AFTER_COLLECTIONS readings with room (40 MiB survive, the rest 120: room
+    // for 240% less the 66 MiB it was passed by), not before.
+    expect(decisions[2 + GIVE_UP_AFTER_COLLECTIONS + RESUME_AFTER_COLLECTIONS - 2]!.governing.gaveUp).toBe(true)
+    expect(decisions[2 + GIVE_UP_AFTER_COLLECTIONS + RESUME_AFTER_COLLECTIONS - 1]).toMatchObject({ governing: { gaveUp: false, passedBy: 0 } })
   })
 
   it("takes back a target it passed once the room, less what it passed it by (fading), is enough", () => {
