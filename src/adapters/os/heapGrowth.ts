@@ -153,15 +153,13 @@ export const governedGrowth = (target: number, reading: HeapReading, governing: 
       ? decided(false, 0, 0, growthWithin(target, reading))
       : decided(true, streak, passedBy, 0)
   }
-  const cycleHeld = governing.heldBeforeLast
-  const passed = cycleHeld && reading.peak > target * (1 + PASSED_TOLERANCE_SHARE)
   // Judged on what the process held, not on what the readings predict: with no room even at
   // the least growth the prediction says unmeetable, yet at 1,000,000 entries the process
   // held 372-406 MiB under a 384 MiB target that way, and given up it reached 510.
-  const unmet = passed
-  const streak = unmet ? governing.streak + 1 : 0
-  // What the unmet streak passed the target by, the most (a streak broken forgets it).
-  const passedBy = streak === 0 ? 0 : Math.max(governing.passedBy, passed ? reading.peak - target : 0)
+  const passed = governing.heldBeforeLast && reading.peak > target * (1 + PASSED_TOLERANCE_SHARE)
+  const streak = passed ? governing.streak + 1 : 0
+  // What the streak passed the target by, the most (a streak broken forgets it).
+  const passedBy = passed ? Math.max(governing.passedBy, reading.peak - target) : 0
   return streak >= GIVE_UP_AFTER_COLLECTIONS
     ? decided(true, 0, passedBy, 0)
     : decided(false, streak, passedBy, growthWithin(target, reading))
