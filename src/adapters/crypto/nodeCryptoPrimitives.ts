@@ -1,7 +1,6 @@
 // node:crypto's SHA-256 and Ed25519 as the domain's CryptoPrimitives: the server's choice,
 // about 11 times faster than @noble at Ed25519 verification on these machines. Public keys
-// are turned into KeyObjects once and cached, since building one costs as much as a
-// verification.
+// are turned into KeyObjects from a JWK for each verification (below).
 //
 // Apart from the Crypto port's layer (nodeCrypto.ts) so that the write-check workers, which
 // need only these functions, load no Effect module through it (test/sourceImports.test.ts).
@@ -29,21 +28,19 @@ export const privateKeyOf = (seed: Uint8Array): KeyObject => {
   return key
 }
 
-const PUBLIC_KEY_CACHE_LIMIT = 100_000
-const publicKeys = new Map<string, KeyObject>()
-
-const publicKeyObject = (publicKey: Uint8Array): KeyObject => {
-  const cacheKey = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString("latin1")
-  let key = publicKeys.get(cacheKey)
-  if (key === undefined) {
-    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: "der", type: "spki" })
-    // A plain bound rather than an LRU: when the cache is full it starts again, which
-    // costs one rebuild per key and keeps memory fixed under a flood of new keys.
-    if (publicKeys.size >= PUBLIC_KEY_CACHE_LIMIT) publicKeys.clear()
-    publicKeys.set(cacheKey, key)
-  }
-  return key
-}
+// A public KeyObject is built for each verification and dropped: from a JWK it costs ~5 us
+// against a verification's ~90 (OpenSSL 3's SPKI DER decoders took ~74 us, which is why the
+// keys used to be kept). Kept keys hold ~1.5 KiB of OpenSSL memory each outside the JS heap,
+// in every thread that verifies, which the heap's figures never show: 100,000 kept keys held
+// ~150 MiB a thread once that many agents had written, and even the last 16 kept left RSS
+// ~100 MiB higher after a flood of new agents, a full collection included. Built and dropped,
+// a key dies young and a flood costs a few MiB, for ~5 us more a verification with the busiest
+// keys (~10 of a write's ~1,000) and ~75 less with a new one: bench/publicKeys.
+const publicKeyObject = (publicKey: Uint8Array): KeyObject =>
+  createPublicKey({
+    key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString("base64url") },
+    format: "jwk"
+  })
 
 export const nodeCrypto: CryptoPrimitives = {
   // crypto.hash in one call, as binary (latin1) text copied into 32 bytes: no Hash object and no
