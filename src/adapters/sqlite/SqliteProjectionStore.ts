@@ -44,9 +44,12 @@ const SCHEMA = [
   "PRAGMA locking_mode = EXCLUSIVE",
   "PRAGMA journal_mode = WAL",
   "PRAGMA synchronous = NORMAL",
-  // 32 MiB of page cache (SQLite's default is 2 MiB): the B-trees' upper pages and the rows
-  // of active keys stay in memory, a fixed amount whatever the file's size.
-  "PRAGMA cache_size = -32768",
+  // 8 MiB of page cache (SQLite's default is 2 MiB): the B-trees' upper pages and the rows
+  // of active keys stay in memory, a fixed amount whatever the file's size; what misses it
+  // is read from the kernel's page cache. At 3,000,000 entries a 32 MiB cache held 25 MiB
+  // more of the process for no less CPU a write (1.26-1.29 against 1.23-1.25 ms, bench/README.md
+  // "Session 32"), and 128 MiB bought nothing either ("Session 11").
+  "PRAGMA cache_size = -8192",
   // A checkpoint after 10,000 pages of WAL (40 MiB; SQLite's default is 1,000): a checkpoint
   // copies each page once however often the commits since the last one rewrote it, and the
   // batches' commits rewrite the same B-tree pages. state.db's COMMITs took 28% less of the
