@@ -211,7 +211,11 @@ export const PgCoordinationLive = (
       const leaseSockets = ownSockets()
       const setup = yield* leaseSetup
       const poolScope = yield* Scope.make()
-      yield* Effect.addFinalizer(() => Effect.asVoid(Effect.forkDaemon(Scope.close(poolScope, Exit.void))))
+      // Its sockets are cut once the pool's end is done or given up (sql-pg waits a second
+      // for it): a connection the pool never got back, taken by a `reserve` whose wait was
+      // interrupted as it was answered (sql-pg's reserve has no canceller), would otherwise
+      // stay open, and its session with it, for the life of the process.
+      yield* Effect.addFinalizer(() => Effect.asVoid(Effect.forkDaemon(Effect.ensuring(Scope.close(poolScope, Exit.void), leaseSockets.cut()))))
       const leaseSql = yield* Scope.extend(Layer.build(PgClient.layer({
         url: redacted, maxConnections: 1, applicationName: "aics-lease", connectTimeout: setup, stream: leaseSockets.stream
       })), poolScope).pipe(
