@@ -39,8 +39,8 @@ const churn = Effect.promise(async () => {
     recent[i % recent.length] = { i, data: new Array(120).fill(i) }
     if (i % 1024 === 0) {
       // The peak over the second half: a governor's setting holds from the full collection
-      // after the one it heard, and the first cycles run on V8's own growth while the live
-      // set is built.
+      // after the one it heard, and the first cycles, while the live set is built, run
+      // before it has read one (at the least growth under a target).
       if (i >= 2 * 1024 * 1024) peak = Math.max(peak, getHeapStatistics().total_heap_size)
       await new Promise((resolve) => setImmediate(resolve))
     }
