@@ -49,7 +49,8 @@
 // Contract (test/ports/Coordination.contract.ts): one lease holder at a time (checked on
 // adapters with several sessions), each new lease with a higher fence than the one before,
 // a lease freed when its holder's scope closes, a wait told when a try finds the lease held
-// (and not told when it is free, nor when the try fails), relayed
+// (and not told when it is free, nor when the try fails; a later try that fails ends a wait
+// already told, with several sessions), relayed
 // submissions claimed once each in the order relayed, answers returned to the relaying
 // caller, orphans listed until answered or released, and nothing claimed, listed, released
 // or answered under a superseded fence (with several sessions also while the superseded

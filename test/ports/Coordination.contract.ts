@@ -21,9 +21,15 @@ export interface CoordinationUnderTest {
   /**
    * Where the adapter's storage can fail: a new deployment (one process) and what silences its
    * storage from then on (a network that drops everything), so a try for the lease cannot be
-   * made. Omitted where there is no storage to fail (one process's memory).
+   * made. Omitted where there is no storage to fail (one process's memory). With several
+   * processes, `unsilenced` is another process of the same deployment whose storage stays
+   * reachable (it holds the lease while the silenced one waits for it).
    */
-  readonly silenced?: Effect.Effect<{ readonly layer: Layer.Layer<Coordination, unknown>; readonly silence: Effect.Effect<void> }, unknown, Scope.Scope>
+  readonly silenced?: Effect.Effect<{
+    readonly layer: Layer.Layer<Coordination, unknown>
+    readonly silence: Effect.Effect<void>
+    readonly unsilenced?: Layer.Layer<Coordination, unknown>
+  }, unknown, Scope.Scope>
 }
 
 type Port = typeof Coordination.Service
@@ -201,6 +207,28 @@ export const coordinationContract = (name: string, adapter: CoordinationUnderTes
           ))
           expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && (exit.cause.error as { _tag?: string })._tag, String(exit)).toBe("StorageError")
           expect(told).toBe(0)
+        }))
+
+      // Told held, a wait goes on trying: a later try that cannot be made ends it like a
+      // first one, and is not taken for the holder still holding it.
+      it.scopedLive.runIf(adapter.severalProcesses)("fails a wait told the lease is held once a later try cannot be made", () =>
+        Effect.gen(function*() {
+          const { layer, silence, unsilenced } = yield* silenced
+          if (unsilenced === undefined) return expect.fail("an adapter of several processes gives the unsilenced one")
+          const holder = yield* build(unsilenced)
+          const port = yield* build(layer)
+          yield* holder.lease()
+          let told = 0
+          const waiter = yield* Effect.fork(Effect.exit(Effect.scoped(port.lease(Effect.sync(() => void told++)))))
+          yield* Effect.repeat(Effect.sync(() => told), { until: (n) => n > 0, schedule: Schedule.spaced(Duration.millis(20)) }).pipe(
+            Effect.timeoutFail({ duration: Duration.seconds(10), onTimeout: () => "the wait is never told the lease is held" })
+          )
+          yield* silence
+          const exit = yield* Fiber.join(waiter).pipe(
+            Effect.timeoutFail({ duration: Duration.seconds(30), onTimeout: () => "the wait neither fails nor ends" })
+          )
+          expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && (exit.cause.error as { _tag?: string })._tag, String(exit)).toBe("StorageError")
+          expect(told).toBe(1)
         }))
     }
 

@@ -37,10 +37,12 @@ coordinationContract("PgCoordination", {
   // would be held by the frozen connections).
   ...(db.multiSession ? {
     silenced: Effect.gen(function*() {
-      const { proxy, url } = yield* databaseBehindProxy(yield* db.freshSchema)
+      const direct = yield* db.freshSchema
+      const { proxy, url } = yield* databaseBehindProxy(direct)
       return {
         layer: PgCoordinationLive(url).pipe(Layer.provide(PgDatabaseLive(url, db.storageOptions))),
-        silence: Effect.sync(() => proxy.freeze())
+        silence: Effect.sync(() => proxy.freeze()),
+        unsilenced: PgCoordinationLive(direct).pipe(Layer.provide(PgDatabaseLive(direct, db.storageOptions)))
       }
     })
   } : {})
