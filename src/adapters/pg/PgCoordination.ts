@@ -69,7 +69,7 @@ import { fromHex, toHex } from "../../domain/bytes.js"
 import { Coordination, type ClaimedSubmission, type RelayedOutcome, type RelayedSubmission } from "../../ports/Coordination.js"
 import { StorageError } from "../../ports/StorageError.js"
 import type { LeaseFence } from "../../ports/LeaseFence.js"
-import { DatabaseDistance } from "./databaseDistance.js"
+import { DatabaseDistance, tellDistance } from "./databaseDistance.js"
 import { advanceLeaseEpoch, HELD_EPOCH_IDLE_LIMIT_MS, holdLeaseEpoch } from "./leaseEpoch.js"
 import { ownSockets } from "./ownSockets.js"
 import { keepListening } from "./pgListener.js"
@@ -158,14 +158,7 @@ export const PgCoordinationLive = (
     const distance = yield* DatabaseDistance
     const leaseSetup = distance.setup(LEASE_ANSWER_LIMIT)
     const leaseAnswer = distance.answer(LEASE_ANSWER_LIMIT)
-    const [setupAtStart, answerAtStart] = yield* Effect.all([leaseSetup, leaseAnswer])
-    if (Duration.greaterThan(setupAtStart, LEASE_ANSWER_LIMIT)) {
-      yield* Effect.logInfo("the database is far: the coordination's connections wait longer for it").pipe(Effect.annotateLogs({
-        roundTrip: Duration.format(yield* distance.roundTrip),
-        connect: Duration.format(setupAtStart),
-        answer: Duration.format(answerAtStart)
-      }))
-    }
+    yield* tellDistance(distance, LEASE_ANSWER_LIMIT)
 
     // Wakes fed by LISTEN, one a kind; a lost listener only slows things to the polls, and
     // comes back by itself (pgListener.ts).

@@ -26,9 +26,11 @@
 // WINDOW checks and a nearer one lowers them at its first answer. Where there is no watch (a
 // single-session embedded server, PgStorage.ts) the open's measurement stands. Each bound is
 // read when it is used: a statement, or a connection opened, after the change has the new one.
+// The operator is told when the bounds leave their floors and when they come back
+// (tellDistance), at the start and whenever the distance changes after it.
 
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Context, Duration, Effect, Layer, Ref } from "effect"
+import { Context, Duration, Effect, Layer, Ref, Schedule, type Scope } from "effect"
 import type { StorageError } from "../../ports/StorageError.js"
 import { storage } from "./pgValues.js"
 
@@ -77,3 +79,52 @@ export const measureDistance = (sql: SqlClient.SqlClient): Effect.Effect<Databas
 /** The distance to the database of the pool in the context, measured once it is open. */
 export const DatabaseDistanceLive: Layer.Layer<DatabaseDistance, StorageError, SqlClient.SqlClient> =
   Layer.effect(DatabaseDistance, Effect.flatMap(SqlClient.SqlClient, measureDistance))
+
+/** How often tellDistance compares the set-up a connection needs with its floor. */
+const DISTANCE_TOLD_EVERY = Duration.seconds(1)
+/**
+ * A far database is said near again once a set-up needs at most this share of the floor, so
+ * that one whose set-up sits at the floor does not write a line each way every few seconds.
+ */
+const NEAR_AGAIN_SHARE = 3 / 4
+
+/**
+ * Tells the operator, for as long as the scope is open, that the database is far (a
+ * connection's set-up needs longer than `floor`, so the connections are given longer): at the
+ * start when it is then, and whenever it becomes so later (a failover to another region, a
+ * network path that changed: the bounds follow without a restart, and a line at the start
+ * alone would leave the log with the old distance); and that it is near again when it is.
+ */
+export const tellDistance = (distance: DatabaseDistance["Type"], floor: Duration.DurationInput): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const limit = Duration.decode(floor)
+    const setupNeeded = Effect.map(distance.roundTrip, (roundTrip) => Duration.times(roundTrip, SETUP_ROUND_TRIPS))
+    const farLine = Effect.gen(function*() {
+      const [roundTrip, connect, answer] = yield* Effect.all([distance.roundTrip, distance.setup(limit), distance.answer(limit)])
+      yield* Effect.logInfo("the database is far: the coordination's connections wait longer for it").pipe(Effect.annotateLogs({
+        roundTrip: Duration.format(roundTrip),
+        connect: Duration.format(connect),
+        answer: Duration.format(answer)
+      }))
+    })
+    const nearLine = Effect.flatMap(distance.roundTrip, (roundTrip) =>
+      Effect.logInfo("the database is near again: the coordination's connections wait their usual bounds").pipe(
+        Effect.annotateLogs({ roundTrip: Duration.format(roundTrip) })
+      ))
+    let far = Duration.greaterThan(yield* setupNeeded, limit)
+    if (far) yield* farLine
+    yield* Effect.forkScoped(Effect.repeat(
+      Effect.flatMap(setupNeeded, (needed) => {
+        if (!far && Duration.greaterThan(needed, limit)) {
+          far = true
+          return farLine
+        }
+        if (far && Duration.lessThanOrEqualTo(needed, Duration.times(limit, NEAR_AGAIN_SHARE))) {
+          far = false
+          return nearLine
+        }
+        return Effect.void
+      }),
+      Schedule.spaced(DISTANCE_TOLD_EVERY)
+    ))
+  })

@@ -266,6 +266,8 @@ describe("PgCoordination on a distant database", () => {
       )
       expect(delay).toBeLessThan(700)
       expect(lines.filter((l) => l.startsWith("LISTEN lost")), lines.join("\n")).toEqual([])
+      // Each node said once that the database is far, at its start.
+      expect(lines.filter((l) => l.startsWith("the database is far")).length, lines.join("\n")).toBe(2)
 
       proxy.freeze()
       const [seeker, holder] = yield* Effect.all([elapsed(Fiber.join(seeking)), elapsed(held.lost)], { concurrency: 2 })
@@ -286,10 +288,12 @@ describe("PgCoordination on a distant database", () => {
 // 1.5 s the lease's connection was given at the start, when the database was near. The
 // storage watch times the farther database's answers, the bounds follow within a few checks,
 // and the lease is taken again. Measured once at the start, they stayed at the floors, and
-// the lease could never be taken again until the node restarted.
+// the lease could never be taken again until the node restarted. The log says the database
+// is far once the bounds leave their floors, and near again once they are back.
 describe("PgCoordination on a database that got farther after the start", () => {
-  it.scopedLive.runIf(db.multiSession)("takes the lease again once the database is 350 ms away, over a set-up of six round trips", () =>
-    Effect.gen(function*() {
+  it.scopedLive.runIf(db.multiSession)("takes the lease again once the database is 350 ms away, over a set-up of six round trips, and says so each way", () => {
+    const lines: Array<string> = []
+    return Effect.gen(function*() {
       const direct = yield* db.freshDatabase
       const { proxy, url } = yield* databaseBehindProxy(direct)
       const context = yield* Layer.build(PgCoordinationLive(url).pipe(Layer.provideMerge(PgDatabaseLive(url, db.storageOptions))))
@@ -315,5 +319,19 @@ describe("PgCoordination on a database that got farther after the start", () => 
       expect(Duration.toMillis(yield* distance.roundTrip)).toBeGreaterThanOrEqual(350)
       expect(Duration.toMillis(yield* distance.setup(LEASE_ANSWER_LIMIT))).toBeGreaterThanOrEqual(3_500)
       yield* Effect.sync(() => console.log(`database got farther: the lease was taken again ${retaken.millis} ms after the failover`))
-    }))
+      // The operator was told, after the start (near then: nothing said), and is told again
+      // once the database is near: the storage watch's next answers bring the bounds back.
+      const said = (start: string) => lines.filter((l) => l.startsWith(start)).length
+      yield* Effect.repeat(Effect.sync(() => said("the database is far")), { until: (n) => n > 0, schedule: Schedule.spaced(Duration.millis(100)) }).pipe(
+        Effect.timeoutFail({ duration: Duration.seconds(5), onTimeout: () => `never told the database is far: ${lines.join("\n")}` })
+      )
+      expect(said("the database is near again")).toBe(0)
+      proxy.moveTo(undefined)
+      yield* Effect.repeat(Effect.sync(() => said("the database is near again")), { until: (n) => n > 0, schedule: Schedule.spaced(Duration.millis(100)) }).pipe(
+        Effect.timeoutFail({ duration: Duration.seconds(15), onTimeout: () => `never told the database is near again: ${lines.join("\n")}` })
+      )
+      expect(Duration.toMillis(yield* distance.setup(LEASE_ANSWER_LIMIT))).toBe(Duration.toMillis(LEASE_ANSWER_LIMIT))
+      expect(said("the database is far"), lines.join("\n")).toBe(1)
+    }).pipe(Effect.provide(keptLines(lines)))
+  })
 })
