@@ -51,8 +51,16 @@ const SYNC_READ_BYTES = 64 * 1024
  * close together, the file's reads go through libuv's pool for ASYNC_SPELL_MS before they
  * are tried synchronously again. A lone preempted read does not switch; a run of reads the
  * page cache misses does, after three of them, at most once a spell.
+ *
+ * Why 0.15 ms: a request's reads from the page cache take a few µs (4 µs the median of a
+ * 512-byte pread here), one from an SSD 0.1-0.35 ms (p10 of the misses 0.1, p90 0.18, p99
+ * 0.34 ms). At 1 ms the misses of an SSD were all "quick": on a log of 3,000,000 entries
+ * (7 GB) whose files the page cache did not hold, GET /v2/entries/{i} at random indexes
+ * spent 38% of the event loop blocked in pread and answered 870-1,060 requests a second,
+ * and 1,480-1,490 with 0.15 ms (the same CPU a request, the reads overlapping in the pool);
+ * with the files cached both answer alike (bench/README.md "Session 33").
  */
-export const SLOW_READ_MS = 1
+export const SLOW_READ_MS = 0.15
 const SLOW_READS = 2.5
 export const ASYNC_SPELL_MS = 1000
 
