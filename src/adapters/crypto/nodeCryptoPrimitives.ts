@@ -7,6 +7,7 @@
 
 import { createPrivateKey, hash, createPublicKey, sign, verify, type KeyObject } from "node:crypto"
 import type { CryptoPrimitives } from "../../domain/crypto.js"
+import { encodeU64 } from "../../domain/encoding.js"
 
 // DER prefixes of PKCS#8 (private) and SPKI (public) Ed25519 keys, RFC 8410.
 const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex")
@@ -38,7 +39,7 @@ export const privateKeyOf = (seed: Uint8Array): KeyObject => {
 // keys (~10 of a write's ~1,000) and ~75 less with a new one: bench/publicKeys.
 const publicKeyObject = (publicKey: Uint8Array): KeyObject =>
   createPublicKey({
-    key: { kty: "OKP", crv: "Ed25519", x: Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString("base64url") },
+    key: { kty: "OKP", crv: "Ed25519", x: encodeU64(publicKey) },
     format: "jwk"
   })
 

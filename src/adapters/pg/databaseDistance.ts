@@ -98,7 +98,8 @@ const NEAR_AGAIN_SHARE = 3 / 4
 export const tellDistance = (distance: DatabaseDistance["Type"], floor: Duration.DurationInput): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
     const limit = Duration.decode(floor)
-    const setupNeeded = Effect.map(distance.roundTrip, (roundTrip) => Duration.times(roundTrip, SETUP_ROUND_TRIPS))
+    // What the distance alone asks of a set-up, whatever the floor.
+    const setupNeeded = distance.setup(Duration.zero)
     const farLine = Effect.gen(function*() {
       const [roundTrip, connect, answer] = yield* Effect.all([distance.roundTrip, distance.setup(limit), distance.answer(limit)])
       yield* Effect.logInfo("the database is far: the coordination's connections wait longer for it").pipe(Effect.annotateLogs({
