@@ -13,8 +13,8 @@
 //
 // The table is UNLOGGED: a remember writes no WAL, so its commit waits for no disk flush
 // (about 0.1 ms on a local server instead of one WAL flush per signed request; the port
-// asks for no durability). A database crash empties the table, as a restart empties the
-// memory store (today's default), and that is as safe: a replayed write repeats a seq its
+// asks for no durability). A database crash empties the table, as a damaged nonces.db is
+// replaced by an empty one on the filesystem (fs/FsNonceStore.ts), and that is as safe: a replayed write repeats a seq its
 // key already used, which the sequencer refuses. Unlogged tables are not replicated
 // either: after a failover to a standby the table is empty in the same way.
 //

@@ -12,7 +12,9 @@
 // server under load (GET /v2/entries/{i}, one body-index lookup a request: 3,000 -> 3,800
 // requests/s without it; bench/README.md "Session 16"). SqliteClient keeps its connection
 // to itself, hence this module. The point lookups (the body and leaf indexes, the
-// projection's rows, names and lists) use `preparedRead`; everything else goes through `sql`.
+// projection's rows, names and lists) use `preparedRead`, the replay store's one statement a
+// signed request `preparedWrite` (src/adapters/fs/FsNonceStore.ts); everything else goes
+// through `sql`.
 //
 // Why a prepared read is as safe as the client's: better-sqlite3 is synchronous, so the
 // read runs whole between two of the client's statements. Outside a transaction it sees
@@ -20,7 +22,8 @@
 // connection (`inTransaction`: a fiber is between BEGIN and COMMIT, or a failed COMMIT left
 // it open until `transact` rolls it back) it would see that transaction's uncommitted rows,
 // so it goes through the client instead, which waits for the transaction's end, or, in the
-// transaction's own fiber, runs in it.
+// transaction's own fiber, runs in it. A prepared write likewise: outside a transaction it
+// is one of its own, committed before the call returns; inside one it would join it.
 
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -58,6 +61,12 @@ export interface SqliteConnection {
     params: ReadonlyArray<unknown>,
     keys: ReadonlyArray<unknown>
   ) => Effect.Effect<ReadonlyArray<Row>, SqlError>
+  /**
+   * A write (INSERT, UPDATE, DELETE) prepared once, as `preparedRead`: each call runs it with
+   * these parameters, a transaction of its own (SQLite's autocommit), and answers how many
+   * rows it changed; through `sql` while a transaction is open.
+   */
+  readonly preparedWrite: (text: string) => (params: ReadonlyArray<unknown>) => Effect.Effect<number, SqlError>
 }
 
 /** The list lengths preparedReadIn prepares a statement for (IN is a set: padding repeats a key). */
@@ -177,5 +186,19 @@ export const openSqliteConnection = (filename: string): Effect.Effect<SqliteConn
         })
     }
 
-    return { sql, preparedRead, preparedReadIn }
+    const preparedWrite = (text: string) => {
+      let statement: Database.Statement | undefined
+      return (params: ReadonlyArray<unknown>): Effect.Effect<number, SqlError> =>
+        Effect.suspend(() => {
+          if (db.inTransaction) return Effect.map(sql.unsafe(text, params).raw, (result) => (result as Database.RunResult).changes)
+          try {
+            statement ??= db.prepare(text)
+            return Effect.succeed(statement.run(...params).changes)
+          } catch (cause) {
+            return Effect.fail(failed("Failed to execute statement")(cause))
+          }
+        })
+    }
+
+    return { sql, preparedRead, preparedReadIn, preparedWrite }
   })
