@@ -27,6 +27,7 @@
 
 import { Cause, Context, Duration, Effect, Either, Layer, LogLevel, Option, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import { formatCheckpoint } from "../domain/note/checkpoint.js"
+import { TILE_WIDTH } from "../domain/tlog/tile.js"
 import { newTiles } from "../domain/tlog/tiles.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
@@ -47,6 +48,35 @@ import { reportDamage } from "./StartupDamage.js"
 import { tileContents } from "./tileContents.js"
 
 export type { PublishedCheckpoint }
+
+/**
+ * Leaves whose tiles one read of the store and one write of the sink carry, at most: 64 entry
+ * bundles, about 10 MiB of the entries the bench writes. A publication spans a window's
+ * leaves (a few hundred), but after a start that found no tiles (rebuilt from the log) or
+ * behind a sink that was down it spans everything since the last checkpoint, up to the
+ * whole log, which was read and encoded at once: 477 MiB of the process at 113,804 entries
+ * (64 MB of leaves), and past memory at a few million (bench/README.md "Session 34"). Its
+ * tiles are written a step at a time; the one checkpoint of the publication follows the
+ * last step, so a verifier that reads it finds every tile under it, as always.
+ */
+export const PUBLISH_STEP_LEAVES = 64 * TILE_WIDTH
+
+/** How often a long publication (tiles rebuilt from the log) says how far it is. */
+const PROGRESS_EVERY_LEAVES = 1_048_576
+
+/**
+ * The steps [start, end) of a publication of the leaves [from, target): each ends on a full
+ * entry bundle but the last, so each step's tiles extend the previous step's tree.
+ */
+export const publishSteps = (from: number, target: number): Array<readonly [number, number]> => {
+  const steps: Array<readonly [number, number]> = []
+  for (let start = from; start < target;) {
+    const end = Math.min(target, Math.floor(start / TILE_WIDTH) * TILE_WIDTH + PUBLISH_STEP_LEAVES)
+    steps.push([start, end])
+    start = end
+  }
+  return steps
+}
 
 export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
   /** The last published checkpoint (undefined before the first). */
@@ -171,9 +201,16 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
     /** Tiles, then the checkpoint, for the leaves [from, target): a span of its own with traces on. */
     const publishRange = (from: number, target: number) =>
       Effect.gen(function*() {
-        const tiles = yield* tileContents(store, newTiles(from, target))
-        yield* sink.writeTiles(tiles)
-        if (tracing.on) yield* tracing.annotate(() => ({ "aics.publish.tiles": tiles.length }))
+        let written = 0
+        for (const [start, end] of publishSteps(from, target)) {
+          const tiles = yield* tileContents(store, newTiles(start, end))
+          yield* sink.writeTiles(tiles)
+          written += tiles.length
+          if (end < target && Math.floor(end / PROGRESS_EVERY_LEAVES) > Math.floor(start / PROGRESS_EVERY_LEAVES)) {
+            yield* Effect.logInfo(`tiles written for ${end} of ${target} leaves; the checkpoint follows the last`)
+          }
+        }
+        if (tracing.on) yield* tracing.annotate(() => ({ "aics.publish.tiles": written }))
         const rootHash = yield* reader.rootAt(target)
         const note = yield* notary.sign(formatCheckpoint({ origin: config.origin, size: target, rootHash }))
         yield* sink.writeCheckpoint(note)
