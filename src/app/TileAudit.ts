@@ -11,8 +11,8 @@
 
 import { Cause, Duration, Effect, Either, Layer, LogLevel, Option, Ref } from "effect"
 import { equal } from "../domain/bytes.js"
-import { isFullTile, type Tile } from "../domain/tlog/tile.js"
-import { tilesForSize } from "../domain/tlog/tiles.js"
+import type { Tile } from "../domain/tlog/tile.js"
+import { fullTilesForSize, partialTilesForSize } from "../domain/tlog/tiles.js"
 import { Clock } from "../ports/Clock.js"
 import { LogStore } from "../ports/LogStore.js"
 import { TileSink } from "../ports/TileSink.js"
@@ -53,13 +53,14 @@ export const makeTileAudit = Effect.gen(function*() {
     }
     const judged = yield* judgeCheckpoint(publisher.judge, stored.value)
     if (Either.isLeft(judged)) return Option.some(judged.left)
-    const tiles = tilesForSize(judged.right.size)
-    const partial = tiles.filter((tile) => !isFullTile(tile))
-    const full = tiles.filter(isFullTile)
-    const start = (yield* Ref.get(cursor)) % Math.max(1, full.length)
-    const share = full.slice(start, start + FULL_TILES_PER_ROUND)
+    // The full tiles by position, not as a list: a log of a billion entries has some 7.8
+    // million of them, which a round would otherwise make and filter every time.
+    const size = judged.right.size
+    const full = fullTilesForSize(size)
+    const start = (yield* Ref.get(cursor)) % Math.max(1, full.count)
+    const share = Array.from({ length: Math.min(FULL_TILES_PER_ROUND, full.count - start) }, (_, i) => full.at(start + i))
     yield* Ref.set(cursor, start + share.length)
-    return yield* compare([...partial, ...share])
+    return yield* compare([...partialTilesForSize(size), ...share])
   }).pipe(
     Effect.tap(Option.match({ onNone: () => Effect.void, onSome: (reason) => health.markDiverged(reason) }))
   )

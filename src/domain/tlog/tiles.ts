@@ -51,22 +51,58 @@ export const newTiles = (oldSize: number, newSize: number): ReadonlyArray<Tile> 
     throw new RangeError(`no tiles from size ${oldSize} to size ${newSize}`)
   }
   const tiles: Array<Tile> = []
-  for (let level = 0; hashesAtTileLevel(newSize, level) > 0; level++) {
-    tiles.push(
-      ...newTilesOfLevel(hashesAtTileLevel(oldSize, level), hashesAtTileLevel(newSize, level), (index, width) => ({
-        kind: "hash" as const,
-        level,
-        index,
-        width
-      }))
-    )
+  // A loop, not push(...): a span of a few hundred thousand tiles overflows the stack.
+  for (const { itemsAt, make } of tileKinds(newSize)) {
+    for (const tile of newTilesOfLevel(itemsAt(oldSize), itemsAt(newSize), make)) tiles.push(tile)
   }
-  tiles.push(...newTilesOfLevel(oldSize, newSize, (index, width) => ({ kind: "entries" as const, index, width })))
   return tiles
 }
 
 /** Every tile and bundle a log of the given size publishes. */
 export const tilesForSize = (size: number): ReadonlyArray<Tile> => newTiles(0, size)
+
+interface TileKind {
+  /** How many items (hashes of the tile level, or entries) a log of a size tiles. */
+  readonly itemsAt: (size: number) => number
+  readonly make: (index: number, width: number) => Tile
+}
+
+/** The kinds of tile a log of this size publishes, in tilesForSize's order: each tile level's hashes, then the entries. */
+const tileKinds = (size: number): Array<TileKind> => {
+  const kinds: Array<TileKind> = []
+  for (let level = 0; hashesAtTileLevel(size, level) > 0; level++) {
+    kinds.push({ itemsAt: (at) => hashesAtTileLevel(at, level), make: (index, width) => ({ kind: "hash", level, index, width }) })
+  }
+  kinds.push({ itemsAt: (at) => at, make: (index, width) => ({ kind: "entries", index, width }) })
+  return kinds
+}
+
+/** The partial tiles and bundle of a log of this size (at most one a level), in tilesForSize's order. */
+export const partialTilesForSize = (size: number): ReadonlyArray<Tile> =>
+  tileKinds(size).flatMap(({ itemsAt, make }) => {
+    const items = itemsAt(size)
+    return items % TILE_WIDTH > 0 ? [make(Math.floor(items / TILE_WIDTH), items % TILE_WIDTH)] : []
+  })
+
+/**
+ * How many full tiles and bundles a log of this size publishes, and the one at a position
+ * of tilesForSize's order of them: a walk over the full tiles of a log of a billion entries
+ * (some 7.8 million) without a list of them all.
+ */
+export const fullTilesForSize = (size: number): { readonly count: number; readonly at: (position: number) => Tile } => {
+  const kinds = tileKinds(size).map(({ itemsAt, make }) => ({ full: Math.floor(itemsAt(size) / TILE_WIDTH), make }))
+  return {
+    count: kinds.reduce((sum, { full }) => sum + full, 0),
+    at: (position) => {
+      let rest = position
+      for (const { full, make } of kinds) {
+        if (rest < full) return make(rest, TILE_WIDTH)
+        rest -= full
+      }
+      throw new RangeError(`no full tile at position ${position} of a log of ${size} entries`)
+    }
+  }
+}
 
 /** Throws a RangeError for a tile no log of at most MAX_TREE_SIZE leaves publishes. */
 const requireTileInRange = (tile: Tile): void => {

@@ -16,7 +16,7 @@ import {
   tilesForStoredHashes,
   tileSlotsForStoredHash
 } from "../../../src/domain/tlog/tileHashes.js"
-import { bundleEntryRange, newTiles, tileHashIndexes, tilesForSize } from "../../../src/domain/tlog/tiles.js"
+import { bundleEntryRange, fullTilesForSize, newTiles, partialTilesForSize, tileHashIndexes, tilesForSize } from "../../../src/domain/tlog/tiles.js"
 import { treeHashFromHashes, treeHashIndexes } from "../../../src/domain/tlog/treeHash.js"
 import type { Log } from "./support.js"
 import { flipBit, hasher, naiveMth, readStored, referenceLog, tileBytes, toHex } from "./support.js"
@@ -58,6 +58,37 @@ describe("tilesForSize", () => {
     expect(() => tilesForSize(-1)).toThrow(RangeError)
     expect(() => newTiles(5, 4)).toThrow(RangeError)
     expect(() => newTiles(0, MAX_TREE_SIZE + 1)).toThrow(RangeError)
+  })
+})
+
+describe("partialTilesForSize and fullTilesForSize", () => {
+  it("are tilesForSize's partial tiles, and its full tiles by position, in its order", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: 0, max: 300_000 }), fc.constantFrom(0, 1, 255, 256, 65_535, 65_536, 65_537, 16_777_216)), (size) => {
+        const all = tilesForSize(size)
+        expect(partialTilesForSize(size)).toEqual(all.filter((tile) => tile.width < 256))
+        const full = fullTilesForSize(size)
+        const listed = all.filter((tile) => tile.width === 256)
+        expect(full.count).toBe(listed.length)
+        // Every position for small logs; for large ones the ends of each kind and a spread.
+        const positions = listed.length <= 2_000 ? listed.map((_, i) => i) : [0, 1, listed.length - 1, ...Array.from({ length: 500 }, (_, i) => Math.floor((i * listed.length) / 500))]
+        for (const position of positions) expect(full.at(position)).toEqual(listed[position])
+        expect(() => full.at(listed.length)).toThrow(RangeError)
+      }),
+      { numRuns: 60 }
+    )
+  })
+
+  it("count a log of a billion entries' full tiles without listing them", () => {
+    const full = fullTilesForSize(1_000_000_000)
+    // 3,906,250 bundles and level-0 tiles, 15,258 at level 1 (3,906,250 hashes), 59 at level 2 (15,258).
+    expect(full.count).toBe(3_906_250 * 2 + 15_258 + 59)
+    expect(paths([full.at(0), full.at(3_906_249), full.at(3_906_250), full.at(full.count - 1)])).toEqual([
+      "tile/0/000", "tile/0/x003/x906/249", "tile/1/000", "tile/entries/x003/x906/249"
+    ])
+    expect(paths(partialTilesForSize(1_000_000_000))).toEqual([
+      "tile/1/x015/258.p/202", "tile/2/059.p/154", "tile/3/000.p/59"
+    ])
   })
 })
 
