@@ -8,14 +8,15 @@
 // signed requests of the last 10 to 20 minutes, however many that is: at 1,000 signed
 // writes a second with 300 s signatures, 600,000 pairs. The store of earlier versions (a
 // Set of keys in memory, its expiry buckets, and a map of the same keys for an append-only
-// journal beside them) held about 290 bytes of heap a pair, some 170 MiB at that rate, more than the whole process's target
-// (bench/README.md "Session 34"). In SQLite a pair is a row of about 40 bytes on disk, and
-// the process holds SQLite's page cache of this file (its default, about 2 MiB) whatever the
-// rate.
+// journal beside them) held about 340 bytes of heap a pair, some 200 MiB at that rate, more
+// than half the process's memory target; a sustained write load took the process past 1.2
+// GiB (bench/README.md "Session 34"). In SQLite a pair is a row of about 40 bytes on disk,
+// and the process holds SQLite's page cache of this file (its default, about 2 MiB)
+// whatever the rate.
 //
 // A pair is one row keyed by the first 16 bytes of SHA-256 over its key (pairKey: the
-// keyid's length, the keyid, the nonce): fixed-size keys whatever a client
-// sends, and an index on `until` that stays small. Two pairs alike in 128 bits are not a
+// keyid's length, the keyid, the nonce): fixed-size keys whatever a client sends, and an
+// index on `until` that stays small. Two pairs alike in 128 bits are not a
 // risk a client can make for another (it would need to know the other's nonce first).
 //
 // remember(keyid, nonce, until, now) is one statement, as PostgreSQL's (pg/PgNonceStore.ts):

@@ -1,7 +1,8 @@
-// Opening a SQLite sidecar: a cache beside a store's files that the files can always
-// rebuild (leafSidecar.ts for the log's findLeaf index, bodySidecar.ts for the body
-// store's index). What the two share is how such a file is opened and what is done when it
-// cannot be used.
+// Opening a SQLite sidecar: a file beside a store's files that can always be made again
+// (leafSidecar.ts for the log's findLeaf index and bodySidecar.ts for the body store's
+// index, which the store's files rebuild; FsNonceStore.ts for the replay store, whose pairs
+// a new file forgets, as a restart of a store in memory would). What they share is how such
+// a file is opened and what is done when it cannot be used.
 //
 // Pragmas as state.db's (SqliteProjectionStore.ts): exclusive locking before WAL, so the
 // WAL index lives in this process's memory and an existing file opens on a full disk
