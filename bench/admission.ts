@@ -29,7 +29,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeAgent } from "../test/support/agents.js"
 import { percentile, signedPost, type SignedWrite } from "../test/support/load.js"
-import { benchServerPort } from "./serverProcess.js"
+import { benchServerPort, serviceProcessEnv } from "./serverProcess.js"
 
 const perPhase = Number(process.argv[2] ?? 24)
 const politeClients = Number(process.argv[3] ?? 4)
@@ -140,7 +140,7 @@ if (process.argv[2] === "--flood") {
   const dataDir = await mkdtemp(join(tmpdir(), "aics-bench-admission-"))
   const child = spawn(process.execPath, ["dist/src/main.js"], {
     env: {
-      PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dataDir, AICS_PORT: String(port),
+      ...serviceProcessEnv(), AICS_DATA_DIR: dataDir, AICS_PORT: String(port),
       // The default budgets; 127.0.0.1 alone is a proxy, so every other loopback address is a client.
       AICS_RATE_LIMITS: "on", AICS_TRUSTED_PROXIES: "127.0.0.1/32"
     },

@@ -23,6 +23,16 @@ export const benchServerNodeArgs = (): Array<string> => (process.env["BENCH_SERV
  */
 export const benchServerPort = (): number => 20000 + Math.floor(Math.random() * 12000)
 
+/**
+ * The environment `npm start` gives the service besides the caller's (package.json "start"):
+ * two glibc malloc arenas unless MALLOC_ARENA_MAX says otherwise (docs/operations.md "The
+ * heap under load"), so a benchmark's RSS is the service's as an operator starts it.
+ */
+export const serviceProcessEnv = (): Record<string, string> => ({
+  PATH: process.env["PATH"] ?? "",
+  MALLOC_ARENA_MAX: process.env["MALLOC_ARENA_MAX"] ?? "2"
+})
+
 export const startServerProcess = async (options: {
   readonly dataDir: string
   readonly port: number
@@ -32,7 +42,7 @@ export const startServerProcess = async (options: {
   readonly nodeArgs?: ReadonlyArray<string>
 }): Promise<ChildProcess> => {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "dist/src/main.js"], {
-    env: { PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: options.dataDir, AICS_PORT: String(options.port), ...options.env },
+    env: { ...serviceProcessEnv(), AICS_DATA_DIR: options.dataDir, AICS_PORT: String(options.port), ...options.env },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""

@@ -27,6 +27,7 @@ import { appendLeaf, emptyFrontier } from "../src/domain/tlog/frontier.js"
 import { makeTreeHasher, type Hash } from "../src/domain/tlog/hasher.js"
 import { treeHashFromHashes, treeHashIndexes } from "../src/domain/tlog/treeHash.js"
 import { decideAddCheckpoint, formatAddCheckpointRequest, parseAddCheckpointRequest } from "../src/domain/witness/addCheckpoint.js"
+import { serviceProcessEnv } from "./serverProcess.js"
 
 const requests = Number(process.argv[2] ?? 400)
 const ORIGIN = "bench.example/log"
@@ -91,7 +92,7 @@ const freePort = () => new Promise<number>((resolve) => {
 const dir = await mkdtemp(join(tmpdir(), "aics-bench-witness-"))
 const port = await freePort()
 const child = spawn(process.execPath, ["dist/src/main.js"], {
-  env: { PATH: process.env["PATH"] ?? "", AICS_DATA_DIR: dir, AICS_PORT: String(port), AICS_WITNESS_LOGS: formatVerifierKey(logKey) },
+  env: { ...serviceProcessEnv(), AICS_DATA_DIR: dir, AICS_PORT: String(port), AICS_WITNESS_LOGS: formatVerifierKey(logKey) },
   stdio: ["ignore", "pipe", "pipe"]
 })
 try {
