@@ -26,8 +26,9 @@
 // when the node takes the lease (LogHealth.recheck), before any write.
 
 import { Cause, Context, Duration, Effect, Either, Layer, LogLevel, Option, Ref, Schedule, Stream, SubscriptionRef } from "effect"
+import { MAX_ENTRY_BYTES } from "../domain/envelope/leaf.js"
 import { formatCheckpoint } from "../domain/note/checkpoint.js"
-import { TILE_WIDTH } from "../domain/tlog/tile.js"
+import { isFullTile, TILE_WIDTH } from "../domain/tlog/tile.js"
 import { newTiles } from "../domain/tlog/tiles.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
@@ -50,16 +51,24 @@ import { tileContents } from "./tileContents.js"
 export type { PublishedCheckpoint }
 
 /**
- * Leaves whose tiles one read of the store and one write of the sink carry, at most: 64 entry
- * bundles, about 10 MiB of the entries the bench writes. A publication spans a window's
- * leaves (a few hundred), but after a start that found no tiles (rebuilt from the log) or
- * behind a sink that was down it spans everything since the last checkpoint, up to the
- * whole log, which was read and encoded at once: 477 MiB of the process at 113,804 entries
- * (64 MB of leaves), and past memory at a few million (bench/README.md "Session 34"). Its
- * tiles are written a step at a time; the one checkpoint of the publication follows the
- * last step, so a verifier that reads it finds every tile under it, as always.
+ * The most bytes of entries one step of a publication reads (and then holds twice: as read,
+ * and encoded in its entry bundles). A publication spans a window's leaves (a few hundred),
+ * but after a start that found no tiles (rebuilt from the log) or behind a sink that was
+ * down it spans everything since the last checkpoint, up to the whole log, which was read
+ * and encoded at once: 477 MiB of the process at 113,804 entries (64 MB of leaves), and past
+ * memory at a few million (bench/README.md "Session 34"). Its tiles are written a step at a
+ * time; the one checkpoint of the publication follows the last step, so a verifier that
+ * reads it finds every tile under it, as always.
  */
-export const PUBLISH_STEP_LEAVES = 64 * TILE_WIDTH
+export const PUBLISH_STEP_BYTES = 64 * 1024 * 1024
+
+/**
+ * Leaves whose tiles one step carries, at most: as many whole entry bundles as fit
+ * PUBLISH_STEP_BYTES with every entry of the largest size a leaf may have (MAX_ENTRY_BYTES),
+ * so the bound holds whatever the log's entries are: 4 bundles, 1,024 leaves. A window's
+ * publication (a few hundred leaves) still takes one step, two where it crosses a step's end.
+ */
+export const PUBLISH_STEP_LEAVES = Math.floor(PUBLISH_STEP_BYTES / MAX_ENTRY_BYTES / TILE_WIDTH) * TILE_WIDTH
 
 /** How often a long publication (tiles rebuilt from the log) says how far it is. */
 const PROGRESS_EVERY_LEAVES = 1_048_576
@@ -203,7 +212,10 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
       Effect.gen(function*() {
         let written = 0
         for (const [start, end] of publishSteps(from, target)) {
-          const tiles = yield* tileContents(store, newTiles(start, end))
+          // A step short of the target writes its full tiles only: no checkpoint is signed for
+          // its size, so no verifier asks for its partial tiles (newTiles' comment).
+          const stepTiles = end < target ? newTiles(start, end).filter(isFullTile) : newTiles(start, end)
+          const tiles = yield* tileContents(store, stepTiles)
           yield* sink.writeTiles(tiles)
           written += tiles.length
           if (end < target && Math.floor(end / PROGRESS_EVERY_LEAVES) > Math.floor(start / PROGRESS_EVERY_LEAVES)) {
