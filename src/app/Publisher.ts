@@ -29,7 +29,7 @@ import { Cause, Context, Duration, Effect, Either, Layer, LogLevel, Option, Ref,
 import { MAX_ENTRY_BYTES } from "../domain/envelope/leaf.js"
 import { formatCheckpoint } from "../domain/note/checkpoint.js"
 import { isFullTile, TILE_WIDTH } from "../domain/tlog/tile.js"
-import { newTiles } from "../domain/tlog/tiles.js"
+import { newPartialTiles, newTiles } from "../domain/tlog/tiles.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
 import { KeptCheckpoint } from "../ports/KeptCheckpoint.js"
@@ -212,9 +212,11 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
       Effect.gen(function*() {
         let written = 0
         for (const [start, end] of publishSteps(from, target)) {
-          // A step short of the target writes its full tiles only: no checkpoint is signed for
-          // its size, so no verifier asks for its partial tiles (newTiles' comment).
-          const stepTiles = end < target ? newTiles(start, end).filter(isFullTile) : newTiles(start, end)
+          // Each step writes the full tiles it completes; the partial tiles are the target's
+          // alone, with the last step: no checkpoint is signed for a step's size, so no
+          // verifier asks for its partial tiles (newTiles' comment).
+          const full = newTiles(start, end).filter(isFullTile)
+          const stepTiles = end < target ? full : [...full, ...newPartialTiles(from, target)]
           const tiles = yield* tileContents(store, stepTiles)
           yield* sink.writeTiles(tiles)
           written += tiles.length

@@ -77,12 +77,20 @@ const tileKinds = (size: number): Array<TileKind> => {
   return kinds
 }
 
-/** The partial tiles and bundle of a log of this size (at most one a level), in tilesForSize's order. */
-export const partialTilesForSize = (size: number): ReadonlyArray<Tile> =>
-  tileKinds(size).flatMap(({ itemsAt, make }) => {
-    const items = itemsAt(size)
-    return items % TILE_WIDTH > 0 ? [make(Math.floor(items / TILE_WIDTH), items % TILE_WIDTH)] : []
+/**
+ * The partial tiles newTiles(oldSize, newSize) lists, without listing the full tiles in
+ * between: those of newSize (at most one a level) whose level holds more items than at
+ * oldSize. A publication written in steps writes them with its last step, though a level's
+ * partial tile may have appeared in an earlier one.
+ */
+export const newPartialTiles = (oldSize: number, newSize: number): ReadonlyArray<Tile> =>
+  tileKinds(newSize).flatMap(({ itemsAt, make }) => {
+    const items = itemsAt(newSize)
+    return items % TILE_WIDTH > 0 && items !== itemsAt(oldSize) ? [make(Math.floor(items / TILE_WIDTH), items % TILE_WIDTH)] : []
   })
+
+/** The partial tiles and bundle of a log of this size (at most one a level), in tilesForSize's order. */
+export const partialTilesForSize = (size: number): ReadonlyArray<Tile> => newPartialTiles(0, size)
 
 /**
  * How many full tiles and bundles a log of this size publishes, and the one at a position

@@ -16,7 +16,7 @@ import {
   tilesForStoredHashes,
   tileSlotsForStoredHash
 } from "../../../src/domain/tlog/tileHashes.js"
-import { bundleEntryRange, fullTilesForSize, newTiles, partialTilesForSize, tileHashIndexes, tilesForSize } from "../../../src/domain/tlog/tiles.js"
+import { bundleEntryRange, fullTilesForSize, newPartialTiles, newTiles, partialTilesForSize, tileHashIndexes, tilesForSize } from "../../../src/domain/tlog/tiles.js"
 import { treeHashFromHashes, treeHashIndexes } from "../../../src/domain/tlog/treeHash.js"
 import type { Log } from "./support.js"
 import { flipBit, hasher, naiveMth, readStored, referenceLog, tileBytes, toHex } from "./support.js"
@@ -76,6 +76,16 @@ describe("partialTilesForSize and fullTilesForSize", () => {
         expect(() => full.at(listed.length)).toThrow(RangeError)
       }),
       { numRuns: 60 }
+    )
+  })
+
+  it("newPartialTiles are newTiles' partial tiles, in its order", () => {
+    const pairs = fc.tuple(fc.integer({ min: 0, max: 300_000 }), fc.integer({ min: 0, max: 300_000 })).map(([a, b]) => (a <= b ? [a, b] : [b, a]))
+    fc.assert(
+      fc.property(fc.oneof(pairs, fc.constantFrom([65_536, 65_600], [1, 66_000], [2_048, 2_148], [256, 300], [0, 0])), ([oldSize, newSize]) => {
+        expect(newPartialTiles(oldSize!, newSize!)).toEqual(newTiles(oldSize!, newSize!).filter((tile) => tile.width < 256))
+      }),
+      { numRuns: 200 }
     )
   })
 
