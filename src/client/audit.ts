@@ -122,22 +122,15 @@ export interface NameAudit {
   readonly ok: boolean
 }
 
-/** The entries `from` to `size` of the log of that size, from its entry bundles. */
-const fetchEntries = async (client: LogClient, from: number, size: number, progress: Progress): Promise<{ entries: Array<Uint8Array>; bundles: number }> => {
-  const entries: Array<Uint8Array> = []
-  const first = Math.floor(from / TILE_WIDTH)
-  const last = Math.ceil(size / TILE_WIDTH)
-  for (let index = first; index < last; index++) {
-    progress("fetching entry bundles", index - first, last - first)
-    const width = Math.min(TILE_WIDTH, size - index * TILE_WIDTH)
-    const path = `/tiles/${tilePath({ kind: "entries", index, width })}`
-    const decoded = decodeEntryBundle(await getBytes(client.service, path))
-    if (decoded === undefined || decoded.length !== width) {
-      throw verificationError(`${path} is not a bundle of ${width} entries`)
-    }
-    entries.push(...(index === first ? decoded.slice(from - first * TILE_WIDTH) : decoded))
+/** The entries of bundle `index` of the log of that size from `from` on (the first bundle of a replay may start inside it). */
+const fetchBundleEntries = async (client: LogClient, index: number, from: number, size: number): Promise<ReadonlyArray<Uint8Array>> => {
+  const width = Math.min(TILE_WIDTH, size - index * TILE_WIDTH)
+  const path = `/tiles/${tilePath({ kind: "entries", index, width })}`
+  const decoded = decodeEntryBundle(await getBytes(client.service, path))
+  if (decoded === undefined || decoded.length !== width) {
+    throw verificationError(`${path} is not a bundle of ${width} entries`)
   }
-  return { entries, bundles: last - first }
+  return from > index * TILE_WIDTH ? decoded.slice(from - index * TILE_WIDTH) : decoded
 }
 
 const checkedRoot = async (tiles: ReturnType<typeof tileReader>, checkpoint: Checkpoint, what: string): Promise<void> => {
@@ -221,34 +214,48 @@ export const extendFold = async (client: LogClient, fold: LogFold, newer: Checkp
   return replayTail(client, tiles, fold, newer, newer.size, progress)
 }
 
-/** Replays the entries of `checkpoint`'s log past what `fold` replayed (which stopped nowhere short). */
+/**
+ * Replays the entries of `checkpoint`'s log past what `fold` replayed (which stopped nowhere
+ * short), a bundle at a time: the entries held are one bundle's whatever the log's size,
+ * and the replay, all computation, gives the event loop back between bundles (a loop held
+ * for the whole replay, a minute at 100,000 entries, outlived the service's keep-alive,
+ * and the first request after it went out on a connection the service had closed).
+ */
 const replayTail = async (client: LogClient, tiles: TileReader, fold: LogFold, checkpoint: Checkpoint, at: number, progress: Progress): Promise<LogFold> => {
   await checkedRoot(tiles, checkpoint, "the latest checkpoint")
   const from = fold.folded
   const problems = [...fold.problems]
-  const { entries, bundles } = await fetchEntries(client, from, checkpoint.size, progress)
-  const leafHashes = await tiles.storedHashes(checkpoint.size, entries.map((_, i) => storedHashIndex(0, from + i)))
-  entries.forEach((bytes, i) => {
-    if (!equal(hasher.leafHash(bytes), leafHashes[i]!)) problems.push(`entry ${from + i} of the bundles is not the leaf the tiles hold at ${from + i}`)
-  })
   // A signature verified a leaf: the runtime's fastest Ed25519 (bulkCrypto).
   const primitives = await bulkCrypto()
   const context = { origin: checkpoint.origin, sha256: primitives.sha256, ed25519: primitives.ed25519 }
   let { state, stateAt, folded, refused } = fold
   const unchecked = [...fold.unchecked]
-  for (const bytes of entries) {
-    if (folded % 1000 === 0) progress("replaying entries", folded - from, entries.length)
-    let outcome = replayLeaf(state, bytes, context)
-    if (outcome.kind === "needs_body") outcome = replayLeaf(state, bytes, context, await servedBody(client, outcome.digest))
-    if (outcome.kind === "unfoldable" || outcome.kind === "needs_body") {
-      problems.push(outcome.kind === "unfoldable" ? outcome.problem : `entry ${folded} cannot be replayed`)
-      break
+  const first = Math.floor(from / TILE_WIDTH)
+  const last = Math.ceil(checkpoint.size / TILE_WIDTH)
+  let bundles = 0
+  replay: for (let index = first; index < last; index++) {
+    progress("fetching entry bundles", index - first, last - first)
+    const start = Math.max(from, index * TILE_WIDTH)
+    const entries = await fetchBundleEntries(client, index, start, checkpoint.size)
+    bundles++
+    const leafHashes = await tiles.storedHashes(checkpoint.size, entries.map((_, i) => storedHashIndex(0, start + i)))
+    entries.forEach((bytes, i) => {
+      if (!equal(hasher.leafHash(bytes), leafHashes[i]!)) problems.push(`entry ${start + i} of the bundles is not the leaf the tiles hold at ${start + i}`)
+    })
+    for (const bytes of entries) {
+      if (folded % 1000 === 0) progress("replaying entries", folded - from, checkpoint.size - from)
+      let outcome = replayLeaf(state, bytes, context)
+      if (outcome.kind === "needs_body") outcome = replayLeaf(state, bytes, context, await servedBody(client, outcome.digest))
+      if (outcome.kind === "unfoldable" || outcome.kind === "needs_body") {
+        problems.push(outcome.kind === "unfoldable" ? outcome.problem : `entry ${folded} cannot be replayed`)
+        break replay
+      }
+      if (outcome.kind === "refused" && refused++ < LISTED_PROBLEMS) problems.push(outcome.problem)
+      if (outcome.kind === "unchecked") unchecked.push(outcome.note)
+      state = outcome.state
+      folded++
+      if (state.size === at) stateAt = state
     }
-    if (outcome.kind === "refused" && refused++ < LISTED_PROBLEMS) problems.push(outcome.problem)
-    if (outcome.kind === "unchecked") unchecked.push(outcome.note)
-    state = outcome.state
-    folded++
-    if (state.size === at) stateAt = state
   }
   return { checkpoint, state, stateAt, folded, bundles: fold.bundles + bundles, tilesFetched: fold.tilesFetched + tiles.fetched(), problems, unchecked, refused }
 }

@@ -29,10 +29,33 @@ export const serviceAt = (url: string, fetchImpl: typeof globalThis.fetch = glob
 /** The absolute URL of a service path such as "/checkpoint". */
 export const endpoint = (service: Service, path: string): URL => new URL(path.replace(/^\/+/, ""), service.base)
 
+/**
+ * How a request fails on a kept-alive connection the service had already closed: undici's
+ * "other side closed" (UND_ERR_SOCKET), a reset, a broken pipe. A process whose event loop
+ * was held past the service's keep-alive (65 s: a long computation between two requests)
+ * takes such a connection from its pool before it has seen the close.
+ */
+const STALE_CONNECTION = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"])
+
+/**
+ * Whether a request may be sent again after a stale connection failed it: a GET or HEAD,
+ * which changes nothing, and unsigned, since a signed one's nonce may have reached the
+ * service and would be refused as a replay the second time.
+ */
+const mayResend = (init: RequestInit): boolean =>
+  ((init.method ?? "GET") === "GET" || init.method === "HEAD") && !new Headers(init.headers).has("signature")
+
 export const send = async (service: Service, path: string, init: RequestInit = {}): Promise<Response> => {
   const url = endpoint(service, path)
+  const attempt = () => service.fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(service.timeoutMs) })
   try {
-    return await service.fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(service.timeoutMs) })
+    return await attempt()
+  } catch (error) {
+    if (!(mayResend(init) && codesOf(error).some((code) => STALE_CONNECTION.has(code)))) throw unreachable(init.method ?? "GET", url, error)
+  }
+  // Once more, on a new connection: the pool has dropped the one that failed.
+  try {
+    return await attempt()
   } catch (error) {
     throw unreachable(init.method ?? "GET", url, error)
   }
