@@ -28,7 +28,7 @@
 import { Cause, Context, Duration, Effect, Either, Layer, LogLevel, Option, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import { MAX_ENTRY_BYTES } from "../domain/envelope/leaf.js"
 import { formatCheckpoint } from "../domain/note/checkpoint.js"
-import { isFullTile, TILE_WIDTH } from "../domain/tlog/tile.js"
+import { isFullTile, type Tile, TILE_WIDTH } from "../domain/tlog/tile.js"
 import { newPartialTiles, newTiles } from "../domain/tlog/tiles.js"
 import { Clock } from "../ports/Clock.js"
 import { Crypto } from "../ports/Crypto.js"
@@ -85,6 +85,17 @@ export const publishSteps = (from: number, target: number): Array<readonly [numb
     start = end
   }
   return steps
+}
+
+/**
+ * The tiles the step [start, end) of a publication of [from, target) writes: the full tiles
+ * it completes, and with the last step the partial tiles the publication makes new (some
+ * may have appeared in an earlier step). No checkpoint is signed for a step's size, so no
+ * verifier asks for its partial tiles (newTiles' comment). Over the steps, newTiles(from, target).
+ */
+export const stepTiles = (from: number, target: number, start: number, end: number): ReadonlyArray<Tile> => {
+  const full = newTiles(start, end).filter(isFullTile)
+  return end < target ? full : [...full, ...newPartialTiles(from, target)]
 }
 
 export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
@@ -212,12 +223,7 @@ export class Publisher extends Context.Tag("aics/Publisher")<Publisher, {
       Effect.gen(function*() {
         let written = 0
         for (const [start, end] of publishSteps(from, target)) {
-          // Each step writes the full tiles it completes; the partial tiles are the target's
-          // alone, with the last step: no checkpoint is signed for a step's size, so no
-          // verifier asks for its partial tiles (newTiles' comment).
-          const full = newTiles(start, end).filter(isFullTile)
-          const stepTiles = end < target ? full : [...full, ...newPartialTiles(from, target)]
-          const tiles = yield* tileContents(store, stepTiles)
+          const tiles = yield* tileContents(store, stepTiles(from, target, start, end))
           yield* sink.writeTiles(tiles)
           written += tiles.length
           if (end < target && Math.floor(end / PROGRESS_EVERY_LEAVES) > Math.floor(start / PROGRESS_EVERY_LEAVES)) {

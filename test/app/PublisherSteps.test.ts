@@ -22,13 +22,13 @@ import { LogNotary } from "../../src/app/LogNotary.js"
 import { LogReader } from "../../src/app/LogReader.js"
 import { LogWriter } from "../../src/app/LogWriter.js"
 import { NodeRole } from "../../src/app/NodeRole.js"
-import { Publisher, PUBLISH_STEP_BYTES, PUBLISH_STEP_LEAVES, publishSteps } from "../../src/app/Publisher.js"
+import { Publisher, PUBLISH_STEP_BYTES, PUBLISH_STEP_LEAVES, publishSteps, stepTiles } from "../../src/app/Publisher.js"
 import { ServiceConfig, type ServiceSettings } from "../../src/app/ServiceConfig.js"
 import { tileContents } from "../../src/app/tileContents.js"
 import { utf8, fromUtf8 } from "../../src/domain/bytes.js"
 import { MAX_ENTRY_BYTES } from "../../src/domain/envelope/leaf.js"
 import { TILE_WIDTH, tilePath } from "../../src/domain/tlog/tile.js"
-import { partialTilesForSize, tilesForSize } from "../../src/domain/tlog/tiles.js"
+import { newTiles, partialTilesForSize, tilesForSize } from "../../src/domain/tlog/tiles.js"
 import { Clock } from "../../src/ports/Clock.js"
 import { LogStore } from "../../src/ports/LogStore.js"
 import { Signer } from "../../src/ports/Signer.js"
@@ -65,6 +65,15 @@ describe("publishSteps", () => {
       // As few steps as the bound allows: one more than whole steps past the first bundle's start.
       expect(steps.length).toBe(span === 0 ? 0 : Math.ceil((target - Math.floor(from / TILE_WIDTH) * TILE_WIDTH) / PUBLISH_STEP_LEAVES))
     })))
+})
+
+describe("stepTiles", () => {
+  plainIt("over a publication's steps, are the tiles newTiles lists for it, each once", () =>
+    fc.assert(fc.property(fc.nat(200_000), fc.nat(20 * PUBLISH_STEP_LEAVES), (from, span) => {
+      const target = from + span
+      const written = publishSteps(from, target).flatMap(([start, end]) => stepTiles(from, target, start, end).map(tilePath))
+      expect(written.sort()).toEqual(newTiles(from, target).map(tilePath).sort())
+    }), { numRuns: 300 }))
 })
 
 describe("a publication of many leaves", () => {
