@@ -15,8 +15,8 @@
 
 import { Context, Duration, Effect, type Either, Layer, Schedule } from "effect"
 import { ansLookup, type AnsProblem, type AnsView } from "../domain/views/ansLookup.js"
-import { directoryPart, directoryReads, directoryViewOfPage, type DirectoryQuery, type DirectoryView } from "../domain/views/directory.js"
-import { nameReads, nameView, type NameView, type NameViewProblem } from "../domain/views/nameView.js"
+import type { DirectoryQuery, DirectoryView } from "../domain/views/directory.js"
+import { nameReads, type NameView, type NameViewProblem } from "../domain/views/nameView.js"
 import type { LogState } from "../domain/write/logState.js"
 import type { RowKey } from "../domain/write/stateReads.js"
 import { Crypto } from "../ports/Crypto.js"
@@ -24,6 +24,7 @@ import { LogStore } from "../ports/LogStore.js"
 import { ProjectionStore } from "../ports/ProjectionStore.js"
 import type { StorageError } from "../ports/StorageError.js"
 import type { ResidentState } from "../domain/write/stateSlice.js"
+import { directoryFrom, nameViewFrom } from "./identityViews.js"
 import { type FoldPoint, foldProjectionTo } from "./projectionFold.js"
 import { Sequencer } from "./Sequencer.js"
 import { sliceReading } from "./sliceReads.js"
@@ -101,15 +102,9 @@ export class Projection extends Context.Tag("aics/Projection")<Projection, {
     const sliceFor = (reads: (slice: LogState) => ReadonlyArray<RowKey>) => sliceReading(store, Effect.map(current, (point) => point.resident), reads)
 
     return {
-      name: (handle) => Effect.map(sliceFor(nameReads(handle)), (slice) => nameView(slice, handle)),
+      name: (handle) => nameViewFrom(sliceFor, handle),
       ans: (handle) => Effect.map(sliceFor(nameReads(handle)), (slice) => ansLookup(slice, handle)),
-      directory: (query) =>
-        Effect.gen(function*() {
-          const page = yield* Effect.zipRight(current, store.directory({ part: directoryPart(query.q), limit: query.limit }))
-          // Whether each name's recovery key still stands: their records, read after the page.
-          const slice = yield* sliceFor(() => directoryReads(page))
-          return directoryViewOfPage(query, page, slice)
-        }),
+      directory: (query) => Effect.zipRight(current, directoryFrom(store, sliceFor, query)),
       folded: Effect.map(current, (point) => point.folded),
       resident: Effect.map(current, (point) => point.resident),
       foldError: Effect.sync(() => failing),

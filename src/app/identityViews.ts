@@ -6,14 +6,33 @@
 import { Effect, type Either, HashMap, Option } from "effect"
 import { balanceOf } from "../domain/sup/ledger.js"
 import { agentReads, type AgentView, agentViewOf } from "../domain/views/agentView.js"
+import { directoryPart, directoryReads, directoryViewOfPage, type DirectoryQuery, type DirectoryView } from "../domain/views/directory.js"
+import { nameReads, nameView, type NameView, type NameViewProblem } from "../domain/views/nameView.js"
 import { type KeyPageQuery, keyReads, type KeyView, keyViewOf } from "../domain/views/keyView.js"
 import { KEY_RECOVERY_NAMES_LISTED } from "../domain/views/limits.js"
+import type { ProjectionStore } from "../ports/ProjectionStore.js"
 import type { StorageError } from "../ports/StorageError.js"
 import { elementsFromIndex } from "./listReads.js"
 import { inboxStatusFrom } from "./messagingViews.js"
 import type { StateReader } from "./StateReader.js"
 
 type Reader = typeof StateReader.Service
+
+/** How a view reads a slice of the store: Projection's, the auditor's (client/replayStore.ts). */
+type SliceFor = Reader["sliceFor"]
+
+/** GET /v2/names/{name}: the name a handle designates, its keys and key events. */
+export const nameViewFrom = (sliceFor: SliceFor, handle: string): Effect.Effect<Either.Either<NameView, NameViewProblem>, StorageError> =>
+  Effect.map(sliceFor(nameReads(handle)), (slice) => nameView(slice, handle))
+
+/** GET /v2/directory: a page of names in claim order, `q` answered from the store's index, with whether each recovery key still stands. */
+export const directoryFrom = (store: typeof ProjectionStore.Service, sliceFor: SliceFor, query: DirectoryQuery): Effect.Effect<DirectoryView, StorageError> =>
+  Effect.gen(function*() {
+    const page = yield* store.directory({ part: directoryPart(query.q), limit: query.limit })
+    // Whether each name's recovery key still stands: their records, read after the page.
+    const slice = yield* sliceFor(() => directoryReads(page))
+    return directoryViewOfPage(query, page, slice)
+  })
 
 /** GET /v2/keys/{kid}: the key's binding, one page of its envelopes and one of the names it is the recovery key of. */
 export const keyViewFrom = (reader: Reader, kid: string, page: KeyPageQuery): Effect.Effect<Either.Either<KeyView, "key_not_found">, StorageError> =>

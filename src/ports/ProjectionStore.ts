@@ -39,6 +39,8 @@
 //   - retained(walk) answers where one of retention's walks stands (0 for a new store),
 //     retain(walk, position) records a position there and never moves it back (two
 //     nodes' turns may end in either order); each walk's position is its own;
+//   - rowKeys(area, { after, limit }) answers the keys of the area's rows after `after`, in
+//     order, at most `limit` (deleted rows gone);
 //   - reset empties the store (folded 0, no last leaf, both walks at 0): the start of a rebuild;
 //   - a durable adapter answers the same after a reopen.
 
@@ -47,10 +49,13 @@ import { Context } from "effect"
 import type { RecoveryClaim } from "../domain/identity/bindings.js"
 import type { RecentActivity } from "../domain/telemetry/activity.js"
 import type { NameRecord } from "../domain/write/logState.js"
-import type { ListAreaName } from "../domain/write/stateAreas.js"
+import type { ListAreaName, MapAreaName } from "../domain/write/stateAreas.js"
 import type { RowKey } from "../domain/write/stateReads.js"
 import type { LoadedRows, ResidentState, StateChanges } from "../domain/write/stateSlice.js"
 import type { StorageError } from "./StorageError.js"
+
+/** The map areas whose rows rowKeys lists: all but `activity`, which has a table of its own. */
+export type KeyedRowArea = Exclude<MapAreaName, "activity">
 
 /** Retention's walks (app/BodyLedger.ts): the ciphertext as it comes due, the tombstones as they are logged. */
 export type RetentionWalk = "ciphertexts" | "tombstones"
@@ -127,6 +132,12 @@ export class ProjectionStore extends Context.Tag("aics/ProjectionStore")<Project
    * one index seek each, so a few of them cost the same at any size.
    */
   readonly listKeys: (area: ListAreaName, query: { readonly after?: string | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<string>, StorageError>
+  /**
+   * The keys of a map area's rows after `after` (all when undefined), in the same order of
+   * text as listKeys, at most `limit`: one range of the rows' primary key. What walks a
+   * whole area (an auditor's sample of every key, client/auditPlan.ts) reads it a page at a time.
+   */
+  readonly rowKeys: (area: KeyedRowArea, query: { readonly after?: string | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<string>, StorageError>
   /**
    * Where one of retention's walks stands (app/BodyLedger.ts): for `ciphertexts` the
    * position in the `ciphertexts` list below which every ciphertext has been decided (its

@@ -301,6 +301,10 @@ export const projectionStoreContract = (name: string, adapter: ProjectionStoreUn
           expect(yield* store.listKeys("envelopes", { after: "did:key:zA", limit: 10 })).toEqual(["did:key:zB"])
           expect(yield* store.listKeys("channelPosts", { limit: 10 })).toEqual(["general"])
           expect(yield* store.listKeys("inboxes", { limit: 10 })).toEqual([])
+          // The keys of an area's rows, in order, from a key on; a deleted row is gone.
+          expect(yield* store.rowKeys("keys", { limit: 10 })).toEqual(["did:key:zA"])
+          expect(yield* store.rowKeys("keys", { after: "did:key:zA", limit: 10 })).toEqual([])
+          expect(yield* store.rowKeys("bodies", { limit: 10 })).toEqual([])
           const resident = yield* store.resident
           expect(resident.counters).toEqual({ ...emptyResident.counters, size: 9, lastLogged: 1001 })
           expect(Chunk.toReadonlyArray(resident.governance.audits)).toEqual([4, 5])

@@ -105,6 +105,13 @@ export const makeMemoryProjectionStore = (): typeof ProjectionStore.Service => {
           .filter((key) => after === undefined || key > after)
           .sort(byCodePoint)
           .slice(0, limit)),
+    rowKeys: (area, { after, limit }) =>
+      Effect.sync(() =>
+        rowsOfArea(area)
+          .map((row) => row.key)
+          .filter((key) => after === undefined || key > after)
+          .sort(byCodePoint)
+          .slice(0, limit)),
     retained: (walk) => Effect.sync(() => retained[walk]),
     retain: (walk, position) => Effect.sync(() => void (retained = { ...retained, [walk]: Math.max(retained[walk], position) })),
     reset: Effect.sync(() => {

@@ -152,6 +152,14 @@ export const PgProjectionStoreLive: Layer.Layer<ProjectionStore, never, SqlClien
               : sql<{ key: string }>`SELECT key FROM aics_state_lists WHERE area = ${area} AND key > ${last} ORDER BY key LIMIT 1`,
             (rows) => rows[0]?.key
           ), after, limit).pipe(storage("read list keys")),
+      // A range of the primary key (area, key): the rows are one per key.
+      rowKeys: (area, { after, limit }) =>
+        (after === undefined
+          ? sql<{ key: string }>`SELECT key FROM aics_state_rows WHERE area = ${area} ORDER BY key LIMIT ${limit}`
+          : sql<{ key: string }>`SELECT key FROM aics_state_rows WHERE area = ${area} AND key > ${after} ORDER BY key LIMIT ${limit}`).pipe(
+          Effect.map((rows) => rows.map((row) => row.key)),
+          storage("read row keys")
+        ),
       retained: (walk) => sql<{ value: string }>`SELECT value FROM aics_state_rows WHERE area = ${RETENTION_AREA} AND key = ${retentionKey(walk)}`.pipe(
         Effect.map((rows) => (rows[0] === undefined ? 0 : Number(rows[0].value))),
         storage("read retention cursor")

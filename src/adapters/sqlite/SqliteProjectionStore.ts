@@ -147,6 +147,8 @@ const storeOn = ({ sql, preparedRead, preparedReadIn }: SqliteConnection) => Eff
     FROM activity WHERE logged >= ? ORDER BY logged DESC, leaf DESC LIMIT ?`)
   const firstListKey = preparedRead<{ key: string }>("SELECT key FROM state_lists WHERE area = ? ORDER BY key LIMIT 1")
   const nextListKey = preparedRead<{ key: string }>("SELECT key FROM state_lists WHERE area = ? AND key > ? ORDER BY key LIMIT 1")
+  const firstRowKeys = preparedRead<{ key: string }>("SELECT key FROM state_rows WHERE area = ? ORDER BY key LIMIT ?")
+  const nextRowKeys = preparedRead<{ key: string }>("SELECT key FROM state_rows WHERE area = ? AND key > ? ORDER BY key LIMIT ?")
   const namesInClaimOrder = preparedRead<NameRow>(`SELECT ${DIRECTORY_COLUMNS} FROM names
     WHERE claim_index > ? ORDER BY claim_index LIMIT ?`)
   const namesMatching = preparedRead<NameRow>(`SELECT ${DIRECTORY_COLUMNS.split(", ").map((c) => `n.${c}`).join(", ")}
@@ -269,6 +271,12 @@ const storeOn = ({ sql, preparedRead, preparedReadIn }: SqliteConnection) => Eff
           last === undefined ? firstListKey([area]) : nextListKey([area, last]),
           (rows) => rows[0]?.key
         ), after, limit).pipe(storage("read list keys")),
+    // A range of the primary key (area, key): the rows are one per key.
+    rowKeys: (area, { after, limit }) =>
+      (after === undefined ? firstRowKeys([area, limit]) : nextRowKeys([area, after, limit])).pipe(
+        Effect.map((rows) => rows.map((row) => row.key)),
+        storage("read row keys")
+      ),
     retained: (walk) => stateRow([RETENTION_AREA, retentionKey(walk)]).pipe(
       Effect.map((rows) => (rows[0] === undefined ? 0 : Number(rows[0].value))),
       storage("read retention cursor")
