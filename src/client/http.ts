@@ -11,7 +11,15 @@ export interface Service {
   readonly fetch: typeof globalThis.fetch
   /** Per request, in milliseconds. */
   readonly timeoutMs: number
+  /**
+   * Whether an unsigned read the service answers 429 is sent again after its Retry-After
+   * (send): for a batch of thousands of reads, as `aics audit` asks (withPatientReads).
+   */
+  readonly patientReads?: boolean
 }
+
+/** The service, its unsigned reads waiting out the address's budget rather than failing (an audit's thousands of requests). */
+export const withPatientReads = (service: Service): Service => ({ ...service, patientReads: true })
 
 export const serviceAt = (url: string, fetchImpl: typeof globalThis.fetch = globalThis.fetch): Service => {
   let base: URL
@@ -45,7 +53,37 @@ const STALE_CONNECTION = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"])
 const mayResend = (init: RequestInit): boolean =>
   ((init.method ?? "GET") === "GET" || init.method === "HEAD") && !new Headers(init.headers).has("signature")
 
+/** Retry-After in delta-seconds (RFC 9110 10.2.3), as the service sends it; undefined for a date or none. */
+export const retryAfterSeconds = (header: string | null): number | undefined =>
+  header !== null && /^\d{1,9}$/.test(header.trim()) ? Number(header.trim()) : undefined
+
+/** The longest Retry-After a patient read waits at once, and in all (then the 429 is the answer). */
+const PATIENT_WAIT_S = 60
+const PATIENT_WAIT_TOTAL_S = 600
+
+/**
+ * A request to the service. An unsigned read answered 429 (the address's requests budget
+ * spent, app/Admission.ts) is sent again once its Retry-After has passed when the service
+ * has patientReads, for as long as each wait is at most PATIENT_WAIT_S and all of them
+ * PATIENT_WAIT_TOTAL_S: a batch of reads (an audit of a log of 100,000 entries asks some
+ * 3,000, past the 1,200 a minute a service allows an address by default) goes at the pace
+ * the service sets rather than failing after minutes of work. Anything else is answered as it comes.
+ */
 export const send = async (service: Service, path: string, init: RequestInit = {}): Promise<Response> => {
+  let waited = 0
+  for (;;) {
+    const response = await sendOnce(service, path, init)
+    const wait = service.patientReads === true && response.status === 429 && mayResend(init)
+      ? retryAfterSeconds(response.headers.get("retry-after"))
+      : undefined
+    if (wait === undefined || wait > PATIENT_WAIT_S || waited + wait > PATIENT_WAIT_TOTAL_S) return response
+    await response.body?.cancel()
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000))
+    waited += wait
+  }
+}
+
+const sendOnce = async (service: Service, path: string, init: RequestInit): Promise<Response> => {
   const url = endpoint(service, path)
   const attempt = () => service.fetch(url, { ...init, redirect: "error", signal: AbortSignal.timeout(service.timeoutMs) })
   try {

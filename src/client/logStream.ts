@@ -5,7 +5,7 @@
 // the last leaf index it saw, so the events it yields have no gap and no duplicate.
 
 import { ClientError } from "./errors.js"
-import { endpoint, unreachable, type Service } from "./http.js"
+import { endpoint, retryAfterSeconds, unreachable, type Service } from "./http.js"
 
 export interface StreamEvent {
   readonly event: string
@@ -115,7 +115,7 @@ class StreamBusy extends ClientError {
 
 /** Retry-After in seconds as milliseconds, at most a minute (a follower should not sleep for hours on a word). */
 const retryAfterMs = (header: string | null): number | undefined => {
-  const seconds = header === null || !/^\d+$/.test(header) ? undefined : Number(header)
+  const seconds = retryAfterSeconds(header)
   return seconds === undefined ? undefined : Math.min(seconds, 60) * 1000
 }
 

@@ -30,7 +30,7 @@ import { fetchCheckpoint } from "./checkpoint.js"
 import { crypto, hasher } from "./crypto.js"
 import { buildWorkedEnvelope, type Work } from "./envelope.js"
 import { ClientError, protocolError, usageError, verificationError } from "./errors.js"
-import { endpoint, NoAnswer, type Service } from "./http.js"
+import { endpoint, NoAnswer, retryAfterSeconds, type Service } from "./http.js"
 import { AFTER_EXPIRES_MS, findLostWrite, type LostWrite } from "./lostAnswer.js"
 import { ENTRIES_PATH, postEnvelope } from "./signedPost.js"
 import { verifyReceiptNote, verifyRefusalNote } from "./receipts.js"
@@ -144,8 +144,8 @@ const refused = (client: LogClient, envelope: Envelope, status: number, entry: R
   const hash = Either.getOrThrow(envelopeHash(crypto.sha256, envelope))
   if (entry["envelope_hash"] !== encodeU64(hash)) throw verificationError("the refusal names another envelope hash")
   verifyRefusalNote(note, client.vkey, { code, envelopeHash: hash })
-  // Retry-After in delta-seconds, as the service sends it (RFC 9110 10.2.3); a date is left to the detail's words.
-  const seconds = retryAfter !== null && /^\d{1,9}$/.test(retryAfter.trim()) ? Number(retryAfter.trim()) : undefined
+  // Retry-After in delta-seconds, as the service sends it; a date is left to the detail's words.
+  const seconds = retryAfterSeconds(retryAfter)
   return { _tag: "Refused", envelope, code, status, detail, envelopeHash: encodeU64(hash), receiptNote: note, ...(seconds === undefined ? {} : { retryAfter: seconds }) }
 }
 

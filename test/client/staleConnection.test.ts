@@ -3,9 +3,11 @@
 // a minute of leaves did) takes it from the pool before it has seen the close, and undici
 // fails the request with "other side closed". An unsigned GET is sent once more; a write or a
 // signed read is not (its nonce may have arrived), and a second failure is the network error.
+// A read answered 429 is sent again after its Retry-After when the caller asked for patient
+// reads (an audit's thousands of requests go at the pace of the service's budget).
 
 import { describe, expect, it } from "vitest"
-import { NoAnswer, send, serviceAt } from "../../src/client/http.js"
+import { NoAnswer, send, type Service, serviceAt, withPatientReads } from "../../src/client/http.js"
 
 /** fetch's failure as undici gives it for a connection the peer closed. */
 const otherSideClosed = () => new TypeError("fetch failed", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) })
@@ -48,5 +50,43 @@ describe("a request on a connection the service had closed", () => {
     expect(failure).toBeInstanceOf(NoAnswer)
     expect((failure as NoAnswer).mayHaveArrived).toBe(false)
     expect(calls).toHaveLength(1)
+  })
+})
+
+/** A fetch that answers 429 with each of `waits` as Retry-After in turn, then 200; it counts its calls. */
+const limitedFetch = (...waits: Array<string | null>) => {
+  const calls: Array<RequestInit | undefined> = []
+  const fetch = (async (_input: unknown, init?: RequestInit) => {
+    calls.push(init)
+    const wait = waits[calls.length - 1]
+    if (wait === undefined) return new Response("answered", { status: 200 })
+    const headers: Record<string, string> = wait === null ? {} : { "retry-after": wait }
+    return new Response(JSON.stringify({ code: "rate_limited", detail: "the requests budget is spent" }), { status: 429, headers })
+  }) as typeof globalThis.fetch
+  return { fetch, calls }
+}
+
+describe("a read the service answers 429 (its requests budget spent)", () => {
+  it("is sent again after its Retry-After when the service's reads are patient, as often as it comes", async () => {
+    const { fetch, calls } = limitedFetch("0", "1", "0")
+    const started = Date.now()
+    const response = await send(withPatientReads(serviceAt("http://service.test/", fetch)), "/v2/agora/polls/7")
+    expect(await response.text()).toBe("answered")
+    expect(calls).toHaveLength(4)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950)
+  })
+
+  it("is the answer otherwise: reads not patient, a signed read, no Retry-After, or one past a minute", async () => {
+    const cases: Array<[Service, RequestInit, string | null]> = [
+      [serviceAt("http://service.test/", limitedFetch("0").fetch), {}, "0"],
+      [withPatientReads(serviceAt("http://service.test/", limitedFetch("0").fetch)), { headers: { Signature: "sig1=:AAAA:" } }, "0"],
+      [withPatientReads(serviceAt("http://service.test/", limitedFetch(null).fetch)), {}, null],
+      [withPatientReads(serviceAt("http://service.test/", limitedFetch("61").fetch)), {}, "61"]
+    ]
+    for (const [service, init, wait] of cases) {
+      const response = await send(service, "/v2/inbox/x", init)
+      expect(response.status).toBe(429)
+      expect(response.headers.get("retry-after")).toBe(wait)
+    }
   })
 })
