@@ -6,21 +6,24 @@
 //   2. every entry bundle of the latest checkpoint from the tiles, each entry's leaf hash
 //      checked against the level-0 hashes of the tiles, and the tiles' roots checked
 //      against both checkpoints: the entries are then exactly the signed log;
-//   3. every entry replayed with the domain's replayLeaf from emptyLogState (domain/write/replay.ts:
+//   3. every entry replayed with the domain's replayLeaf from the empty log (domain/write/replay.ts:
 //      the checks and the decision the sequencer itself runs before it writes a leaf, so a
 //      leaf it could never have written, a second claim of a taken name or an owner's act
-//      signed by another key, is a problem, where a fold would take the log's word), the
-//      state taken at the view's checkpoint size (else at the latest checkpoint);
-//   4. the view that state implies, by the domain's own name-view projection (the function
-//      the service answers with), compared member by member with the service's view;
+//      signed by another key, is a problem, where a fold would take the log's word), into a
+//      store of the audit's own (replayStore.ts: the state on disk, not in memory, whatever
+//      the log's size), the name's view taken at the view's checkpoint size (else at the
+//      latest checkpoint);
+//   4. that view as the log implies it, by the function the service answers with (the
+//      domain's name-view projection on a slice of the store), compared member by member
+//      with the service's view;
 //   5. the name's key events in the whole log past the size compared at: a view true at its
 //      own (older) checkpoint whose keys a later rotation or key.x25519 replaced is stale,
 //      which no check of the view's own leaves can show (nameLookup.ts says so).
 // Every difference, later key event and problem is reported; any of them makes the audit fail.
 // `aics audit log` is steps 1-3 for the whole log, then the views auditViews.ts plans (the
 // owner's, the forum's, the directory, names, keys and grants; past fixed bounds a sample),
-// each compared with the view the replayed log implies by the domain's own functions (the
-// ones the service answers with). A view is a function of the whole log at the time it is
+// each compared with the view the replayed log implies by the functions the service answers
+// with, read from the audit's own store. A view is a function of the whole log at the time it is
 // asked, so each is asked after the replay: one whose leaves all lie within the log replayed
 // (its reach, auditedView.ts) must be the replayed state's; one past it (an owner's act
 // after the checkpoint audited, its own signed checkpoint covering it) is asked again once
@@ -32,28 +35,27 @@
 // the MCP `audit_name` tool answers is nameAuditJson's projection of it, in snake_case as
 // every other answer of the CLI, the tools and the service.
 
-import { Either } from "effect"
+import { Effect, Either } from "effect"
+import { nameViewFrom } from "../app/identityViews.js"
 import { equal, toHex } from "../domain/bytes.js"
 import { encodeB64 } from "../domain/encoding.js"
 import type { Checkpoint } from "../domain/note/checkpoint.js"
 import { decodeEntryBundle } from "../domain/tlog/entryBundle.js"
 import { storedHashIndex } from "../domain/tlog/storedHash.js"
 import { TILE_WIDTH, tilePath } from "../domain/tlog/tile.js"
-import { emptyLogState, type LogState } from "../domain/write/logState.js"
-import { replayLeaf } from "../domain/write/replay.js"
 import { fetchCheckpoint } from "./checkpoint.js"
 import { bulkCrypto, hasher } from "./crypto.js"
 import { ClientError, protocolError, verificationError } from "./errors.js"
-import { getBytes, getJson, send } from "./http.js"
+import { getBytes, getJson, send, withPatientReads } from "./http.js"
 import { diffJson, type JsonDifference } from "./jsonDiff.js"
 import { fetchNameView, viewCheckpoint } from "./nameLookup.js"
 import { viewCheckpointSize } from "./governance.js"
 import { answeredAt } from "./serviceClock.js"
-import { nameView } from "../domain/views/nameView.js"
 import { foldedMembers, type AuditedView } from "./auditedView.js"
 import { SAMPLE_SEED_BYTES, type Sampled } from "./auditSample.js"
 import { auditedViews } from "./auditViews.js"
 import { noProgress, type Progress } from "./progress.js"
+import { openReplayStore, type ReplayStore } from "./replayStore.js"
 import { consistencyFromTiles, tileReader, type TileReader } from "./tiles.js"
 import { rootHashJson } from "./verify.js"
 import type { LogClient } from "./write.js"
@@ -66,9 +68,9 @@ import type { LogClient } from "./write.js"
  */
 const LATER_MEMBERS: ReadonlySet<string> = new Set(["recovery_stands", "recovery_bound_index"])
 
-/** The name view the state implies, or undefined when the state holds no such name. */
-const impliedView = (state: LogState, name: string): Record<string, unknown> | undefined =>
-  Either.getOrUndefined(nameView(state, name)) as Record<string, unknown> | undefined
+/** The name view the log replayed so far implies, or undefined when it holds no such name. */
+const impliedView = (store: ReplayStore, name: string): Promise<Record<string, unknown> | undefined> =>
+  store.run(Effect.map(nameViewFrom(store.views.reader.sliceFor, name), (view) => Either.getOrUndefined(view) as Record<string, unknown> | undefined))
 
 /** A member of the view that was not compared, and why. */
 export interface UncheckedMember {
@@ -142,9 +144,8 @@ const checkedRoot = async (tiles: ReturnType<typeof tileReader>, checkpoint: Che
 export interface LogFold {
   /** The latest checkpoint, whose every entry was fetched, checked and replayed. */
   readonly checkpoint: Checkpoint
-  /** The state after the whole log, and after its first `at` entries (undefined if not reached). */
-  readonly state: LogState
-  readonly stateAt: LogState | undefined
+  /** The store the entries were replayed into: the state after them. */
+  readonly store: ReplayStore
   readonly folded: number
   readonly bundles: number
   readonly tilesFetched: number
@@ -172,24 +173,30 @@ const servedBody = async (client: LogClient, digest: string): Promise<Uint8Array
   return new Uint8Array(await response.arrayBuffer())
 }
 
+/** Called once the replay has replayed exactly `size` leaves (never when it stops short of them). */
+export interface AtSize {
+  readonly size: number
+  readonly then: () => Promise<void>
+}
+
 /**
  * Fetches every entry bundle of the checkpoint's log from the tiles, checks the tiles' root
  * against the checkpoint (and against `also`, an earlier signed checkpoint) and every entry
- * against the level-0 hashes, and replays all entries with the domain's replayLeaf (the
- * bodies a rule reads fetched from the service), folding each as the log has it.
+ * against the level-0 hashes, and replays all entries into `store` (new, empty) with the
+ * domain's replayLeaf (the bodies a rule reads fetched from the service), folding each as
+ * the log has it; `at` is called when the replay is at its size.
  */
 export const foldLogFromTiles = async (
   client: LogClient,
   checkpoint: Checkpoint,
-  options: { readonly at?: number; readonly also?: Checkpoint; readonly progress?: Progress } = {}
+  store: ReplayStore,
+  options: { readonly at?: AtSize; readonly also?: Checkpoint; readonly progress?: Progress } = {}
 ): Promise<LogFold> => {
   const tiles = tileReader(client.service)
   if (options.also !== undefined) await checkedRoot(tiles, options.also, "the name view's checkpoint")
-  const at = options.at ?? checkpoint.size
   const start: LogFold = {
     checkpoint: { ...checkpoint, size: 0 },
-    state: emptyLogState,
-    stateAt: at === 0 ? emptyLogState : undefined,
+    store,
     folded: 0,
     bundles: 0,
     tilesFetched: 0,
@@ -197,7 +204,7 @@ export const foldLogFromTiles = async (
     unchecked: [],
     refused: 0
   }
-  return replayTail(client, tiles, start, checkpoint, at, options.progress ?? noProgress)
+  return replayTail(client, tiles, start, checkpoint, options.progress ?? noProgress, options.at)
 }
 
 /**
@@ -211,25 +218,29 @@ export const extendFold = async (client: LogClient, fold: LogFold, newer: Checkp
   if (consistency._tag !== "Extends") {
     throw verificationError(`the checkpoint at size ${newer.size} does not extend the one replayed (size ${fold.checkpoint.size}): ${consistency._tag === "Forks" ? "the log signed two histories" : "its tiles do not hash to its root"}`)
   }
-  return replayTail(client, tiles, fold, newer, newer.size, progress)
+  return replayTail(client, tiles, fold, newer, progress)
 }
 
 /**
  * Replays the entries of `checkpoint`'s log past what `fold` replayed (which stopped nowhere
- * short), a bundle at a time: the entries held are one bundle's whatever the log's size,
- * and the replay, all computation, gives the event loop back between bundles (a loop held
- * for the whole replay, a minute at 100,000 entries, outlived the service's keep-alive,
- * and the first request after it went out on a connection the service had closed).
+ * short), a bundle at a time: the entries held are one bundle's whatever the log's size, the
+ * state is the store's, and the replay gives the event loop back between bundles (a loop
+ * held for the whole replay, a minute at 100,000 entries, outlived the service's
+ * keep-alive, and the first request after it went out on a connection the service had
+ * closed). A bundle is replayed in two runs when `at` falls inside it.
  */
-const replayTail = async (client: LogClient, tiles: TileReader, fold: LogFold, checkpoint: Checkpoint, at: number, progress: Progress): Promise<LogFold> => {
+const replayTail = async (client: LogClient, tiles: TileReader, fold: LogFold, checkpoint: Checkpoint, progress: Progress, at?: AtSize): Promise<LogFold> => {
   await checkedRoot(tiles, checkpoint, "the latest checkpoint")
+  const { store } = fold
   const from = fold.folded
   const problems = [...fold.problems]
   // A signature verified a leaf: the runtime's fastest Ed25519 (bulkCrypto).
   const primitives = await bulkCrypto()
   const context = { origin: checkpoint.origin, sha256: primitives.sha256, ed25519: primitives.ed25519 }
-  let { state, stateAt, folded, refused } = fold
+  const bodyOf = (digest: string) => servedBody(client, digest)
+  let { folded, refused } = fold
   const unchecked = [...fold.unchecked]
+  if (at !== undefined && folded === at.size) await at.then()
   const first = Math.floor(from / TILE_WIDTH)
   const last = Math.ceil(checkpoint.size / TILE_WIDTH)
   let bundles = 0
@@ -242,29 +253,33 @@ const replayTail = async (client: LogClient, tiles: TileReader, fold: LogFold, c
     entries.forEach((bytes, i) => {
       if (!equal(hasher.leafHash(bytes), leafHashes[i]!)) problems.push(`entry ${start + i} of the bundles is not the leaf the tiles hold at ${start + i}`)
     })
-    for (const bytes of entries) {
-      if (folded % 1000 === 0) progress("replaying entries", folded - from, checkpoint.size - from)
-      let outcome = replayLeaf(state, bytes, context)
-      if (outcome.kind === "needs_body") outcome = replayLeaf(state, bytes, context, await servedBody(client, outcome.digest))
-      if (outcome.kind === "unfoldable" || outcome.kind === "needs_body") {
-        problems.push(outcome.kind === "unfoldable" ? outcome.problem : `entry ${folded} cannot be replayed`)
-        break replay
+    const cut = at !== undefined && at.size > start && at.size < start + entries.length ? at.size - start : entries.length
+    for (const run of cut === entries.length ? [entries] : [entries.slice(0, cut), entries.slice(cut)]) {
+      progress("replaying entries", folded - from, checkpoint.size - from)
+      for (const outcome of await store.replay(run, context, bodyOf)) {
+        if (outcome.kind === "unfoldable" || outcome.kind === "needs_body") {
+          problems.push(outcome.kind === "unfoldable" ? outcome.problem : `entry ${folded} cannot be replayed`)
+          break replay
+        }
+        if (outcome.kind === "refused" && refused++ < LISTED_PROBLEMS) problems.push(outcome.problem)
+        if (outcome.kind === "unchecked") unchecked.push(outcome.note)
+        folded++
       }
-      if (outcome.kind === "refused" && refused++ < LISTED_PROBLEMS) problems.push(outcome.problem)
-      if (outcome.kind === "unchecked") unchecked.push(outcome.note)
-      state = outcome.state
-      folded++
-      if (state.size === at) stateAt = state
+      if (at !== undefined && folded === at.size) await at.then()
     }
   }
-  return { checkpoint, state, stateAt, folded, bundles: fold.bundles + bundles, tilesFetched: fold.tilesFetched + tiles.fetched(), problems, unchecked, refused }
+  return { checkpoint, store, folded, bundles: fold.bundles + bundles, tilesFetched: fold.tilesFetched + tiles.fetched(), problems, unchecked, refused }
 }
+
+/** The client, its reads waiting out the service's requests budget: an audit asks thousands (http.ts send). */
+const patient = (client: LogClient): LogClient => ({ ...client, service: withPatientReads(client.service) })
 
 /** The fold's problems as reported: the refused leaves past LISTED_PROBLEMS as a count. */
 const foldProblems = (fold: LogFold): ReadonlyArray<string> =>
   fold.refused > LISTED_PROBLEMS ? [...fold.problems, `and ${fold.refused - LISTED_PROBLEMS} more entries the sequencer could not have written`] : fold.problems
 
-export const auditName = async (client: LogClient, name: string, options: { readonly progress?: Progress } = {}): Promise<NameAudit> => {
+export const auditName = async (impatient: LogClient, name: string, options: { readonly progress?: Progress } = {}): Promise<NameAudit> => {
+  const client = patient(impatient)
   const { json, view } = await fetchNameView(client, name)
   const atView = viewCheckpoint(client, view)
   let latest = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
@@ -273,20 +288,40 @@ export const auditName = async (client: LogClient, name: string, options: { read
   if (wanted > latest.size) latest = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
   if (wanted > latest.size) throw protocolError(`the name view is at size ${wanted}, beyond the latest checkpoint's ${latest.size}`)
   const size = atView?.size ?? latest.size
-  const fold = await foldLogFromTiles(client, latest, { at: size, ...(atView === undefined ? {} : { also: atView }), ...(options.progress === undefined ? {} : { progress: options.progress }) })
+  const store = await openReplayStore()
+  try {
+    // The view the log implies at `size`, taken when the replay passes it; undefined when it stops short.
+    let atSize: { readonly implied: Record<string, unknown> | undefined } | undefined
+    const at = { size, then: async () => void (atSize = { implied: await impliedView(store, view.name) }) }
+    const fold = await foldLogFromTiles(client, latest, store, { at, ...(atView === undefined ? {} : { also: atView }), ...(options.progress === undefined ? {} : { progress: options.progress }) })
+    return await nameAuditOf(fold, json, view, size, atSize)
+  } finally {
+    await store.close()
+  }
+}
+
+/** The name audit of a replay: the view taken at `size` (undefined when the replay stopped short of it) against the service's. */
+const nameAuditOf = async (
+  fold: LogFold,
+  json: unknown,
+  view: { readonly name: string; readonly size?: number | undefined },
+  size: number,
+  atSize: { readonly implied: Record<string, unknown> | undefined } | undefined
+): Promise<NameAudit> => {
+  const latest = fold.checkpoint
   const problems = [...foldProblems(fold)]
   if (view.size !== undefined && view.size > size) problems.push(`the view covers size ${view.size}, beyond the checkpoint ${size} it is compared at`)
 
   let differences: ReadonlyArray<JsonDifference> = []
   let unchecked: ReadonlyArray<UncheckedMember> = []
-  const events = impliedView(fold.state, view.name)?.["events"]
+  const events = (await impliedView(fold.store, view.name))?.["events"]
   const laterKeyEvents = (Array.isArray(events) ? (events as ReadonlyArray<{ index: number; type: string }>) : [])
     .filter((e) => e.index >= size)
     .map((e) => ({ index: e.index, type: e.type }))
-  if (fold.stateAt === undefined) {
+  if (atSize === undefined) {
     problems.push(`the log could not be folded up to size ${size}`)
   } else {
-    const implied = impliedView(fold.stateAt, view.name)
+    const implied = atSize.implied
     if (implied === undefined) problems.push(`the log up to size ${size} holds no name ${view.name}`)
     else {
       const server = foldedMembers(json as Record<string, unknown>)
@@ -365,8 +400,9 @@ const askView = async (client: LogClient, path: string): Promise<{ json: Record<
  */
 const auditView = async (client: LogClient, view: AuditedView, fold: LogFold): Promise<ViewAudit> => {
   const answer = await askView(client, view.path)
+  const impliedAt = (at: number) => fold.store.run(view.implied(fold.store.views, at))
   if ("missing" in answer) {
-    const implied = view.implied(fold.state, Date.now())
+    const implied = await impliedAt(Date.now())
     return implied === undefined
       ? { view: view.path, outcome: "agrees", differences: [] }
       : { view: view.path, outcome: "differs", differences: [{ path: "", log: implied, server: answer.missing }] }
@@ -379,8 +415,8 @@ const auditView = async (client: LogClient, view: AuditedView, fold: LogFold): P
   // (unsigned) that claims it is only asked again, and fails the audit if it stays ahead.
   if (view.unsigned !== true) viewCheckpointSize(client, view.path, json, viewSize)
   if (viewSize > fold.checkpoint.size) return { view: view.path, outcome: "ahead", differences: [] }
-  const differences = diffJson(view.implied(fold.state, at), served)
-  if (differences.length === 0 || diffJson(view.implied(fold.state, at + 999), served).length === 0) return { view: view.path, outcome: "agrees", differences: [] }
+  const differences = diffJson(await impliedAt(at), served)
+  if (differences.length === 0 || diffJson(await impliedAt(at + 999), served).length === 0) return { view: view.path, outcome: "agrees", differences: [] }
   return { view: view.path, outcome: "differs", differences }
 }
 
@@ -418,18 +454,29 @@ const newerCheckpoint = async (client: LogClient, size: number, wait: boolean): 
  * are replayed too, a few times: a log that keeps moving leaves such views not compared.
  */
 export const auditLog = async (
-  client: LogClient,
+  impatient: LogClient,
   options: { readonly progress?: Progress; readonly sampleSeed?: Uint8Array } = {}
 ): Promise<LogAudit> => {
+  const client = patient(impatient)
   const progress = options.progress ?? noProgress
   // The sample is this audit's own draw: a service that could foresee it (from the
   // checkpoint, say) could answer the sampled views truly and lie in the others.
   const sampleSeed = options.sampleSeed ?? globalThis.crypto.getRandomValues(new Uint8Array(SAMPLE_SEED_BYTES))
   const latest = await fetchCheckpoint(client.service, client.vkey, client.witnesses)
-  let fold = await foldLogFromTiles(client, latest, { progress })
+  const store = await openReplayStore()
+  try {
+    return await auditFold(client, await foldLogFromTiles(client, latest, store, { progress }), sampleSeed, progress)
+  } finally {
+    await store.close()
+  }
+}
+
+/** The views compared with a complete replay, the newer leaves replayed for those past it (auditLog). */
+const auditFold = async (client: LogClient, replayed: LogFold, sampleSeed: Uint8Array, progress: Progress): Promise<LogAudit> => {
+  let fold = replayed
   const complete = () => fold.folded === fold.checkpoint.size
   const audited = new Map<string, ViewAudit>()
-  const planned = complete() ? auditedViews(fold.state, sampleSeed) : undefined
+  const planned = complete() ? await fold.store.run(auditedViews(fold.store.views, fold.folded, sampleSeed)) : undefined
   let pending = planned?.views ?? []
   for (let round = 0; pending.length > 0; round++) {
     for (const [i, view] of pending.entries()) {

@@ -16,19 +16,17 @@
 // how many of how many were compared. The views are planned from the replayed state and
 // kept as small closures: nothing of the log is copied.
 
-import * as Chunk from "effect/Chunk"
-import * as Either from "effect/Either"
-import * as HashMap from "effect/HashMap"
-import { nameRecordOf } from "../domain/identity/bindings.js"
-import { directoryView } from "../domain/views/directory.js"
-import { grantsView } from "../domain/views/grantsView.js"
-import { keyView, type KeyView } from "../domain/views/keyView.js"
+import { Chunk, Effect, Either, Option, Stream } from "effect"
+import { directoryFrom, keyViewFrom, nameViewFrom } from "../app/identityViews.js"
+import { grantsViewFrom } from "../app/messagingViews.js"
+import type { KeyView } from "../domain/views/keyView.js"
 import { DIRECTORY_LIMIT, KEY_ENVELOPES_LIMIT } from "../domain/views/limits.js"
-import { nameView } from "../domain/views/nameView.js"
-import type { LogState, NameRecord } from "../domain/write/logState.js"
+import type { NameRecord } from "../domain/write/logState.js"
+import type { StorageError } from "../ports/StorageError.js"
 import { reachOfItems, type AuditedView } from "./auditedView.js"
-import { itemsAt, spreadPositions, type Sampled } from "./auditSample.js"
+import { itemsAt, KEYS_PAGE, keysInOrder, spreadPositions, type Sampled } from "./auditSample.js"
 import { queryString } from "./forum.js"
+import type { ReplayViews } from "./replayStore.js"
 
 /** Names a directory page holds at most: the first page, asked unfiltered, is every name up to it. */
 const DIRECTORY_PAGE = DIRECTORY_LIMIT.max
@@ -44,7 +42,7 @@ const KEY_PAGE = KEY_ENVELOPES_LIMIT.max
 /** A directory page: unfiltered, or of the names holding `q`. A recovery key bound since or a name claimed since changes it unseen: reachPartial. */
 const directoryPage = (q: string | undefined): AuditedView => ({
   path: `/v2/directory${queryString({ q, limit: DIRECTORY_PAGE })}`,
-  implied: (state) => directoryView(state, { q, limit: DIRECTORY_PAGE }),
+  implied: (views) => directoryFrom(views.store, views.reader.sliceFor, { q, limit: DIRECTORY_PAGE }),
   reach: (json) => reachOfItems(json["names"], ["claim_index", "kid_index", "x25519_index"]),
   unsigned: true,
   reachPartial: true
@@ -52,13 +50,17 @@ const directoryPage = (q: string | undefined): AuditedView => ({
 
 const nameAudited = (name: string): AuditedView => ({
   path: `/v2/names/${encodeURIComponent(name)}`,
-  implied: (state) => Either.getOrUndefined(nameView(state, name))
+  implied: (views) => Effect.map(nameViewFrom(views.reader.sliceFor, name), Either.getOrUndefined)
 })
+
+/** The key view's page of the replayed log, or undefined when it has no such key. */
+const keyViewPage = (views: ReplayViews, kid: string, page: { from: number; recoveryFrom: number }): Effect.Effect<KeyView | undefined, StorageError> =>
+  Effect.map(keyViewFrom(views.reader, kid, { ...page, limit: KEY_PAGE }), Either.getOrUndefined)
 
 /** A page of a key's view: its envelopes from `from` and the names it is the recovery key of from `recoveryFrom`. */
 const keyPage = (kid: string, from: number, recoveryFrom: number): AuditedView => ({
   path: `/v2/keys/${encodeURIComponent(kid)}${queryString({ from, limit: KEY_PAGE, recovery_from: recoveryFrom })}`,
-  implied: (state) => Either.getOrUndefined(keyView(state, kid, { from, limit: KEY_PAGE, recoveryFrom })),
+  implied: (views) => keyViewPage(views, kid, { from, recoveryFrom }),
   unsigned: true
 })
 
@@ -67,21 +69,22 @@ const keyPage = (kid: string, from: number, recoveryFrom: number): AuditedView =
  * short is still asked for the rest); a list walked to its end is asked past the log's
  * size, where it is empty.
  */
-const keyPages = (state: LogState, kid: string): Array<AuditedView> => {
-  const pages: Array<AuditedView> = []
-  for (let from: number | null = 0, recoveryFrom: number | null = 0; from !== null || recoveryFrom !== null;) {
-    const page: { from: number; recoveryFrom: number } = { from: from ?? state.size, recoveryFrom: recoveryFrom ?? state.size }
-    pages.push(keyPage(kid, page.from, page.recoveryFrom))
-    const view: KeyView | undefined = Either.getOrUndefined(keyView(state, kid, { ...page, limit: KEY_PAGE }))
-    from = from === null ? null : view?.next_from ?? null
-    recoveryFrom = recoveryFrom === null ? null : view?.recovery_next_from ?? null
-  }
-  return pages
-}
+const keyPages = (views: ReplayViews, size: number, kid: string): Effect.Effect<Array<AuditedView>, StorageError> =>
+  Effect.gen(function*() {
+    const pages: Array<AuditedView> = []
+    for (let from: number | null = 0, recoveryFrom: number | null = 0; from !== null || recoveryFrom !== null;) {
+      const page: { from: number; recoveryFrom: number } = { from: from ?? size, recoveryFrom: recoveryFrom ?? size }
+      pages.push(keyPage(kid, page.from, page.recoveryFrom))
+      const view: KeyView | undefined = yield* keyViewPage(views, kid, page)
+      from = from === null ? null : view?.next_from ?? null
+      recoveryFrom = recoveryFrom === null ? null : view?.recovery_next_from ?? null
+    }
+    return pages
+  })
 
 const grantsAudited = (kid: string): AuditedView => ({
   path: `/v2/inbox/${encodeURIComponent(kid)}/grants`,
-  implied: (state, at) => grantsView(state, kid, undefined, at),
+  implied: (views, at) => grantsViewFrom(views.reader, kid, undefined, at),
   unsigned: true
 })
 
@@ -96,12 +99,25 @@ const keysOfName = (record: NameRecord): Array<string> => {
   return record.recovery === null ? kids : [...kids, record.recovery]
 }
 
-/** Keys the log has a view of: those that signed a leaf or were bound, and those only a claim names as recovery key. */
-const keysTotal = (state: LogState): number => {
-  let recoveryOnly = 0
-  for (const kid of HashMap.keys(state.recoveryOf)) if (!HashMap.has(state.keys, kid)) recoveryOnly++
-  return HashMap.size(state.keys) + recoveryOnly
-}
+/** Every name, claim order (the directory's pages, unfiltered). */
+const namesInClaimOrder = (views: ReplayViews): Stream.Stream<string, StorageError> =>
+  Stream.paginateChunkEffect(-1, (after) =>
+    Effect.map(views.store.directory({ after, limit: KEYS_PAGE }), (page) => {
+      const last = page.names[page.names.length - 1]
+      return [Chunk.fromIterable(page.names.map((record) => record.name)), page.truncated && last !== undefined ? Option.some(last.claimIndex) : Option.none()] as const
+    }))
+
+/** Keys the log has a view of: those it holds a record of (they signed a leaf or were bound), and those only a claim names as recovery key. */
+const keysTotal = (views: ReplayViews, keys: Stream.Stream<string, StorageError>): Effect.Effect<number, StorageError> =>
+  Effect.gen(function*() {
+    const recorded = yield* Stream.runCount(keys)
+    const recoveryOnly = yield* keysInOrder((query) => views.store.rowKeys("recoveryOf", query)).pipe(
+      Stream.grouped(KEYS_PAGE),
+      Stream.mapEffect((kids) => Effect.map(views.store.rows(Chunk.toReadonlyArray(kids).map((key) => ({ area: "keys" as const, key }))), (found) => Chunk.size(kids) - found.rows.length)),
+      Stream.runSum
+    )
+    return recorded + recoveryOnly
+  })
 
 export interface IdentityViews {
   readonly views: ReadonlyArray<AuditedView>
@@ -109,23 +125,28 @@ export interface IdentityViews {
   readonly keys: Sampled
 }
 
-/** The identity views compared with the log replayed into `state`, the sample past the bounds set by `seed` (the audit's own draw). */
-export const identityViews = (state: LogState, seed: Uint8Array): IdentityViews => {
-  const total = state.nameOrder.length
-  const positions = spreadPositions(total, NAMES_SAMPLED, seed)
-  const kids = new Set<string>()
-  for (const position of positions) for (const kid of keysOfName(nameRecordOf(state, Chunk.unsafeGet(state.nameOrder, position))!)) kids.add(kid)
-  for (const kid of itemsAt(HashMap.keys(state.keys), spreadPositions(HashMap.size(state.keys), KEYS_SAMPLED, seed))) kids.add(kid)
-  return {
-    views: [
-      directoryPage(undefined),
-      ...positions.flatMap((position) => {
-        const name = Chunk.unsafeGet(state.nameOrder, position)
-        return position < DIRECTORY_PAGE ? [nameAudited(name)] : [directoryPage(name), nameAudited(name)]
-      }),
-      ...[...kids].flatMap((kid) => [...keyPages(state, kid), grantsAudited(kid)])
-    ],
-    names: { compared: positions.length, total },
-    keys: { compared: kids.size, total: keysTotal(state) }
-  }
-}
+/** The identity views compared with the log replayed into `views`' store (`size` leaves), the sample past the bounds set by `seed` (the audit's own draw). */
+export const identityViews = (views: ReplayViews, size: number, seed: Uint8Array): Effect.Effect<IdentityViews, StorageError> =>
+  Effect.gen(function*() {
+    const names = namesInClaimOrder(views)
+    const total = yield* Stream.runCount(names)
+    const positions = spreadPositions(total, NAMES_SAMPLED, seed)
+    const sampledNames = yield* itemsAt(names, positions)
+    const records = yield* views.store.names(sampledNames)
+    const kids = new Set<string>()
+    for (const name of sampledNames) for (const kid of keysOfName(records.get(name)!)) kids.add(kid)
+    const keys = keysInOrder((query) => views.store.rowKeys("keys", query))
+    const keyCount = yield* Stream.runCount(keys)
+    for (const kid of yield* itemsAt(keys, spreadPositions(keyCount, KEYS_SAMPLED, seed))) kids.add(kid)
+    const keyViews: Array<AuditedView> = []
+    for (const kid of kids) keyViews.push(...yield* keyPages(views, size, kid), grantsAudited(kid))
+    return {
+      views: [
+        directoryPage(undefined),
+        ...sampledNames.flatMap((name, i) => (positions[i]! < DIRECTORY_PAGE ? [nameAudited(name)] : [directoryPage(name), nameAudited(name)])),
+        ...keyViews
+      ],
+      names: { compared: positions.length, total },
+      keys: { compared: kids.size, total: yield* keysTotal(views, keys) }
+    }
+  })

@@ -6,6 +6,7 @@
 // sample's share of chance by each audit, sooner or later. The seed is reported, and
 // `--sample-seed` draws the same sample again (to check a difference once more).
 
+import { Chunk, Effect, Option, Stream } from "effect"
 import { crypto } from "./crypto.js"
 
 /** What a sample covered: how many of how many. */
@@ -41,14 +42,27 @@ export const spreadPositions = (total: number, count: number, seed: Uint8Array):
   })
 }
 
-/** The items at `positions` (ascending), read in one pass that keeps nothing else. */
-export const itemsAt = <T>(items: Iterable<T>, positions: ReadonlyArray<number>): Array<T> => {
-  const found: Array<T> = []
-  let position = 0
-  for (const item of items) {
-    if (found.length === positions.length) break
-    if (positions[found.length] === position) found.push(item)
-    position++
-  }
-  return found
+/** The items at `positions` (ascending), read in one pass that keeps nothing else and stops after the last. */
+export const itemsAt = <A, E>(items: Stream.Stream<A, E>, positions: ReadonlyArray<number>): Effect.Effect<Array<A>, E> => {
+  const wanted = new Set(positions)
+  const last = positions.length === 0 ? -1 : positions[positions.length - 1]!
+  return items.pipe(
+    Stream.zipWithIndex,
+    Stream.takeWhile(([, position]) => position <= last),
+    Stream.filter(([, position]) => wanted.has(position)),
+    Stream.map(([item]) => item),
+    Stream.runCollect,
+    Effect.map(Chunk.toArray)
+  )
 }
+
+/** Keys read from a store this many at a time by the walks of the sample. */
+export const KEYS_PAGE = 1000
+
+/** Every key a listing in order answers (ProjectionStore.listKeys, rowKeys), read a page at a time. */
+export const keysInOrder = <E>(page: (query: { readonly after?: string | undefined; readonly limit: number }) => Effect.Effect<ReadonlyArray<string>, E>): Stream.Stream<string, E> =>
+  Stream.paginateChunkEffect(undefined as string | undefined, (after) =>
+    Effect.map(page({ after, limit: KEYS_PAGE }), (keys) => [
+      Chunk.fromIterable(keys),
+      keys.length < KEYS_PAGE ? Option.none() : Option.some(keys[keys.length - 1])
+    ] as const))

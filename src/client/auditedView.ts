@@ -3,8 +3,10 @@
 // reaches, so that a view naming leaves logged since the checkpoint replayed is asked again
 // once those are replayed too rather than called a lie.
 
+import type { Effect } from "effect"
 import { sizeCovering } from "../domain/views/coverage.js"
-import type { LogState } from "../domain/write/logState.js"
+import type { StorageError } from "../ports/StorageError.js"
+import type { ReplayViews } from "./replayStore.js"
 
 /** Members of a served view that are not a function of the log's state: checked apart. */
 export const NOT_FOLDED: ReadonlySet<string> = new Set(["checkpoint_note"])
@@ -12,7 +14,8 @@ export const NOT_FOLDED: ReadonlySet<string> = new Set(["checkpoint_note"])
 export interface AuditedView {
   /** The view's path and query, as asked and as reported. */
   readonly path: string
-  readonly implied: (state: LogState, at: number) => unknown
+  /** The view the replayed log implies at time `at`, by the function the service answers with, read from the replay's store. */
+  readonly implied: (views: ReplayViews, at: number) => Effect.Effect<unknown, StorageError>
   /** The served view's members that are a function of the log, anything else in it checked apart (default: all but NOT_FOLDED). */
   readonly folded?: (json: Record<string, unknown>) => Record<string, unknown>
   /**

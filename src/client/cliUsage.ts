@@ -342,7 +342,10 @@ checkpoint replayed is asked again after those leaves are replayed too. Past 100
 is compared, drawn by this audit at random (the service cannot know it beforehand): the
 "compared:" line says how many of how many and the sample's seed, which --sample-seed
 takes to draw the same sample again; names past the directory's first page of 500
-are searched there.
+are searched there. The replayed state is kept on disk, not in memory: a SQLite store in
+a new folder under the system's temporary directory ($TMPDIR), some 800 bytes a leaf,
+deleted when the audit ends. A read the service answers 429 (its requests budget for this
+address spent) is sent again after its Retry-After.
 
 audit name: the same replay, then the name view the log implies compared with the
 service's view of the name. A

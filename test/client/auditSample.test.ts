@@ -3,8 +3,9 @@
 // merely shifted: each stratum drawn on its own), and every position when there are no more
 // than asked; itemsAt reads them in one pass.
 
+import { Effect, Stream } from "effect"
 import { describe, expect, it } from "vitest"
-import { itemsAt, spreadPositions } from "../../src/client/auditSample.js"
+import { itemsAt, keysInOrder, spreadPositions } from "../../src/client/auditSample.js"
 
 const seed = (first: number) => Uint8Array.from([first, 1, 2, 3, ...new Array(28).fill(0)])
 
@@ -34,11 +35,26 @@ describe("spreadPositions", () => {
 })
 
 describe("itemsAt", () => {
-  it("reads the items at the positions in one pass of an iterable", () => {
-    function* letters() {
-      for (const letter of "abcdefghij") yield letter
-    }
-    expect(itemsAt(letters(), [0, 3, 9])).toEqual(["a", "d", "j"])
-    expect(itemsAt(letters(), [])).toEqual([])
+  it("reads the items at the positions in one pass of a stream", async () => {
+    const letters = Stream.fromIterable("abcdefghij")
+    expect(await Effect.runPromise(itemsAt(letters, [0, 3, 9]))).toEqual(["a", "d", "j"])
+    expect(await Effect.runPromise(itemsAt(letters, []))).toEqual([])
+  })
+})
+
+describe("keysInOrder", () => {
+  it("walks a listing in order a page at a time, each page after the last key of the one before", async () => {
+    const keys = Array.from({ length: 2500 }, (_, i) => `k${String(i).padStart(5, "0")}`)
+    const asked: Array<string | undefined> = []
+    const page = (query: { readonly after?: string | undefined; readonly limit: number }) => Effect.sync(() => {
+      asked.push(query.after)
+      return keys.filter((key) => query.after === undefined || key > query.after).slice(0, query.limit)
+    })
+    expect(await Effect.runPromise(Stream.runCollect(keysInOrder(page)).pipe(Effect.map((chunk) => [...chunk])))).toEqual(keys)
+    expect(asked).toEqual([undefined, "k00999", "k01999"])
+    // A sample within the first page reads no other.
+    asked.length = 0
+    expect(await Effect.runPromise(itemsAt(keysInOrder(page), [5, 900]))).toEqual(["k00005", "k00900"])
+    expect(asked).toEqual([undefined])
   })
 })

@@ -16,15 +16,16 @@ import { join } from "node:path"
 import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nobleCrypto } from "../../src/adapters/crypto/nobleCrypto.js"
+import { nameViewFrom } from "../../src/app/identityViews.js"
 import { foldLogFromTiles } from "../../src/client/audit.js"
 import { fetchCheckpoint } from "../../src/client/checkpoint.js"
 import { openDm } from "../../src/client/hpke.js"
 import { serviceAt } from "../../src/client/http.js"
 import { readInbox } from "../../src/client/messaging.js"
+import { openReplayStore } from "../../src/client/replayStore.js"
 import { decodeU64 } from "../../src/domain/encoding.js"
 import { utf8 } from "../../src/domain/bytes.js"
 import { parseVerifierKey } from "../../src/domain/note/verifierKey.js"
-import { nameView as domainNameView } from "../../src/domain/views/nameView.js"
 import { type AicsRun as Run, type CliWorld, ok, startCliWorld } from "../support/aicsCli.js"
 import type { RunningServer } from "../support/server.js"
 
@@ -244,13 +245,18 @@ describe("aics messaging end to end", () => {
       await new Promise((done) => setTimeout(done, 250))
       checkpoint = await fetchCheckpoint(client.service, client.vkey)
     }
-    const fold = await foldLogFromTiles(client, checkpoint)
-    expect(fold.problems).toEqual([])
-    expect(fold.folded).toBe(checkpoint.size)
-    for (const [name, file] of [["alice", files[0]!], ["bob", files[1]!], ["carol", files[2]!]] as const) {
-      const view = Either.getOrThrow(domainNameView(fold.state, name))
-      expect(view.kid, name).toBe(file.kid)
-      expect(view.x25519, name).toBe(file.x25519.public)
+    const store = await openReplayStore()
+    try {
+      const fold = await foldLogFromTiles(client, checkpoint, store)
+      expect(fold.problems).toEqual([])
+      expect(fold.folded).toBe(checkpoint.size)
+      for (const [name, file] of [["alice", files[0]!], ["bob", files[1]!], ["carol", files[2]!]] as const) {
+        const view = Either.getOrThrow(await store.run(nameViewFrom(store.views.reader.sliceFor, name)))
+        expect(view.kid, name).toBe(file.kid)
+        expect(view.x25519, name).toBe(file.x25519.public)
+      }
+    } finally {
+      await store.close()
     }
   }, 60_000)
 

@@ -57,30 +57,35 @@ export class SlicedDecisions {
 
   /** Differences between the store and the whole state, as readable lines (none when they agree). */
   storeMatches(state: LogState): ReadonlyArray<string> {
-    const problems: Array<string> = []
-    const expected = changesOf(sliceOfResident(residentOf(state)), state)
-    const keys = expected.upserts.map(({ area, key }) => ({ area, key }))
-    const stored = Effect.runSync(this.store.rows([...keys, ...expected.names.map((n) => ({ area: "names" as const, key: n.name }))]))
-    const json = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Uint8Array ? Buffer.from(x).toString("hex") : Chunk.isChunk(x) ? Chunk.toReadonlyArray(x) : HashMap.isHashMap(x) ? [...x] : x))
-    const byId = new Map(stored.rows.map((row) => [`${row.area} ${row.key}`, row.value]))
-    for (const row of expected.upserts) {
-      if (json(byId.get(`${row.area} ${row.key}`)) !== json(row.value)) problems.push(`row ${row.area} ${row.key} differs`)
-    }
-    const storedNames = new Map(stored.names.map((n) => [n.name, n]))
-    for (const record of expected.names) if (json(storedNames.get(record.name)) !== json(record)) problems.push(`name ${record.name} differs`)
-    for (const append of expected.appends) {
-      const page = Effect.runSync(this.store.list(append.area, append.key, { limit: append.elements.length + 1 }))
-      const elements = page.elements.map((e) => e.value).reverse()
-      if (page.length !== append.elements.length || json(elements) !== json(append.elements)) problems.push(`list ${append.area} ${append.key} differs`)
-    }
-    const resident = Effect.runSync(this.store.resident)
-    if (json(resident.counters) !== json(expected.resident.counters)) problems.push("counters differ")
-    if (json(resident.governance) !== json(state.governance)) problems.push("governance differs")
-    if (json(resident.tasks) !== json(state.tasks)) problems.push("tasks differ")
-    if (json(resident.service) !== json(state.service)) problems.push("service differs")
-    // Every agent's latest public leaf, and no other row (a bare key's goes when it acts for a name).
-    const everyAgent = Number.MAX_SAFE_INTEGER
-    if (json(Effect.runSync(this.store.recentActivity(0, everyAgent))) !== json(recentActivity(state.activity, 0, everyAgent))) problems.push("activity differs")
-    return problems
+    return storeMatches(this.store, state)
   }
+}
+
+/** Differences between a projection store and the whole state, as readable lines (none when they agree). */
+export const storeMatches = (store: typeof ProjectionStore.Service, state: LogState): ReadonlyArray<string> => {
+  const problems: Array<string> = []
+  const expected = changesOf(sliceOfResident(residentOf(state)), state)
+  const keys = expected.upserts.map(({ area, key }) => ({ area, key }))
+  const stored = Effect.runSync(store.rows([...keys, ...expected.names.map((n) => ({ area: "names" as const, key: n.name }))]))
+  const json = (v: unknown) => JSON.stringify(v, (_k, x) => (x instanceof Uint8Array ? Buffer.from(x).toString("hex") : Chunk.isChunk(x) ? Chunk.toReadonlyArray(x) : HashMap.isHashMap(x) ? [...x] : x))
+  const byId = new Map(stored.rows.map((row) => [`${row.area} ${row.key}`, row.value]))
+  for (const row of expected.upserts) {
+    if (json(byId.get(`${row.area} ${row.key}`)) !== json(row.value)) problems.push(`row ${row.area} ${row.key} differs`)
+  }
+  const storedNames = new Map(stored.names.map((n) => [n.name, n]))
+  for (const record of expected.names) if (json(storedNames.get(record.name)) !== json(record)) problems.push(`name ${record.name} differs`)
+  for (const append of expected.appends) {
+    const page = Effect.runSync(store.list(append.area, append.key, { limit: append.elements.length + 1 }))
+    const elements = page.elements.map((e) => e.value).reverse()
+    if (page.length !== append.elements.length || json(elements) !== json(append.elements)) problems.push(`list ${append.area} ${append.key} differs`)
+  }
+  const resident = Effect.runSync(store.resident)
+  if (json(resident.counters) !== json(expected.resident.counters)) problems.push("counters differ")
+  if (json(resident.governance) !== json(state.governance)) problems.push("governance differs")
+  if (json(resident.tasks) !== json(state.tasks)) problems.push("tasks differ")
+  if (json(resident.service) !== json(state.service)) problems.push("service differs")
+  // Every agent's latest public leaf, and no other row (a bare key's goes when it acts for a name).
+  const everyAgent = Number.MAX_SAFE_INTEGER
+  if (json(Effect.runSync(store.recentActivity(0, everyAgent))) !== json(recentActivity(state.activity, 0, everyAgent))) problems.push("activity differs")
+  return problems
 }
