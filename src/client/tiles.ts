@@ -1,6 +1,8 @@
-// Reading stored hashes of the log from its C2SP tiles under /tiles/, each tile fetched at
-// most once per reader, and single entries from the entry bundles beside them, each bundle
-// fetched at most once too. Tiles and bundles are not authenticated by themselves: whatever
+// Reading stored hashes of the log from its C2SP tiles under /tiles/, and single entries from
+// the entry bundles beside them, each kept in a bounded cache (TILES_KEPT, BUNDLES_KEPT:
+// an audit reads every tile of the log once, so a reader that kept them all would hold 32
+// bytes a leaf, 32 GB for a log of a billion entries); one evicted and needed again is
+// fetched again. Tiles and bundles are not authenticated by themselves: whatever
 // is computed from them is only trusted once it matches the signed checkpoint's root, and
 // an entry once its leaf hash is the one the root authenticates (verify.ts).
 
@@ -22,11 +24,11 @@ export interface TileReader {
   readonly root: (size: number) => Promise<Hash>
   /** The stored hashes at these positions in the log of this size. */
   readonly storedHashes: (size: number, indexes: ReadonlyArray<number>) => Promise<ReadonlyArray<Hash>>
-  /** How many distinct tiles were fetched so far. */
+  /** How many tiles were fetched so far (one fetched again after its eviction counts again). */
   readonly fetched: () => number
   /** The bytes of entry `index` in the log of this size, from its entry bundle (unchecked: hash them). */
   readonly entry: (size: number, index: number) => Promise<Uint8Array>
-  /** How many distinct entry bundles were fetched so far. */
+  /** How many entry bundles were fetched so far (as `fetched`). */
   readonly bundlesFetched: () => number
 }
 
@@ -43,16 +45,50 @@ const publishedSize = async (service: Service): Promise<number | undefined> => {
 const widthAt = (tile: HashTile, size: number): number =>
   Math.max(0, Math.min(TILE_WIDTH, Math.floor(size / 2 ** (TILE_HEIGHT * tile.level)) - tile.index * TILE_WIDTH))
 
+/** Hash tiles a reader keeps (8 KiB each: 16 MiB), and entry bundles (up to 16 MiB each at the largest entries, usually some 160 KiB). */
+export const TILES_KEPT = 2048
+export const BUNDLES_KEPT = 16
+
+/**
+ * A cache of at most `capacity` keys, in two generations as app/hashCache.ts: values go into
+ * the young map, which becomes the old one when it holds half the capacity (the previous
+ * old one dropped whole); a value found in the old map is copied into the young one, so
+ * what is in use survives each turn.
+ */
+export const boundedCache = <V>(capacity: number) => {
+  const generation = Math.max(1, Math.floor(capacity / 2))
+  let young = new Map<string, V>()
+  let old = new Map<string, V>()
+  const remember = (key: string, value: V): V => {
+    young.set(key, value)
+    if (young.size >= generation) {
+      old = young
+      young = new Map()
+    }
+    return value
+  }
+  return {
+    /** The value kept for `key`, else `make`'s, kept. */
+    get: (key: string, make: () => V): V => {
+      const kept = young.get(key)
+      if (kept !== undefined) return kept
+      const aging = old.get(key)
+      return remember(key, aging ?? make())
+    },
+    /** How many keys are kept. */
+    size: () => young.size + old.size
+  }
+}
+
 export const tileReader = (service: Service): TileReader => {
-  const cache = new Map<string, Promise<Uint8Array>>()
+  const cache = boundedCache<Promise<Uint8Array>>(TILES_KEPT)
+  let tilesFetched = 0
   const get = (tile: HashTile): Promise<Uint8Array> => {
     const path = `/tiles/${tilePath(tile)}`
-    let bytes = cache.get(path)
-    if (bytes === undefined) {
-      bytes = getBytes(service, path)
-      cache.set(path, bytes)
-    }
-    return bytes
+    return cache.get(path, () => {
+      tilesFetched++
+      return getBytes(service, path)
+    })
   }
   // A partial tile exists only for the sizes the log published a checkpoint at (C2SP
   // tlog-tiles), and a view may be signed at a size between two of them. Its hashes are
@@ -67,19 +103,18 @@ export const tileReader = (service: Service): TileReader => {
       return (await get({ ...tile, width: wider })).subarray(0, tile.width * 32)
     })
   const fetchAll = (tiles: ReadonlyArray<HashTile>) => Promise.all(tiles.map(fetchTile))
-  const bundles = new Map<string, Promise<ReadonlyArray<Uint8Array>>>()
+  const bundles = boundedCache<Promise<ReadonlyArray<Uint8Array>>>(BUNDLES_KEPT)
+  let bundlesFetched = 0
   const bundle = (index: number, width: number): Promise<ReadonlyArray<Uint8Array>> => {
     const path = `/tiles/${tilePath({ kind: "entries", index, width })}`
-    let entries = bundles.get(path)
-    if (entries === undefined) {
-      entries = getBytes(service, path).then((bytes) => {
+    return bundles.get(path, () => {
+      bundlesFetched++
+      return getBytes(service, path).then((bytes) => {
         const decoded = decodeEntryBundle(bytes)
         if (decoded === undefined || decoded.length !== width) throw protocolError(`${path} is not a bundle of ${width} entries`)
         return decoded
       })
-      bundles.set(path, entries)
-    }
-    return entries
+    })
   }
   return {
     root: async (size) => {
@@ -92,7 +127,7 @@ export const tileReader = (service: Service): TileReader => {
       if (hashes === undefined) throw protocolError("a tile does not have the length its path names")
       return hashes
     },
-    fetched: () => cache.size,
+    fetched: () => tilesFetched,
     entry: async (size, index) => {
       const tile = Math.floor(index / TILE_WIDTH)
       const width = Math.min(TILE_WIDTH, size - tile * TILE_WIDTH)
@@ -107,7 +142,7 @@ export const tileReader = (service: Service): TileReader => {
       })
       return entries[index - tile * TILE_WIDTH]!
     },
-    bundlesFetched: () => bundles.size
+    bundlesFetched: () => bundlesFetched
   }
 }
 

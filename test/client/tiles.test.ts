@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { tileReader } from "../../src/client/tiles.js"
+import { boundedCache, tileReader } from "../../src/client/tiles.js"
 import { serviceAt } from "../../src/client/http.js"
 import { encodeB64 } from "../../src/domain/encoding.js"
 
@@ -51,5 +51,31 @@ describe("tileReader", () => {
 
   it("still fails when no published tile holds the hashes", async () => {
     await expect(tileReader(serviceAt(base)).root(1001)).rejects.toThrow(/404/)
+  })
+})
+
+describe("boundedCache", () => {
+  it("keeps at most its capacity, keeps what is in use across a turn, and makes again what it let go", () => {
+    const cache = boundedCache<number>(4)
+    let made = 0
+    const get = (key: string) => cache.get(key, () => ++made)
+    expect([get("a"), get("b"), get("a")]).toEqual([1, 2, 1])
+    // c, d: the young generation (a, b) turned old; a in use is copied back into the young one.
+    get("c")
+    get("d")
+    expect(get("a")).toBe(1)
+    for (const key of ["e", "f", "g", "h"]) get(key)
+    expect(cache.size()).toBeLessThanOrEqual(4)
+    // b was not asked since two turns: made again.
+    expect(get("b")).toBe(made)
+  })
+
+  it("serves a tile reader's repeated reads from what it keeps", async () => {
+    const tiles = tileReader(serviceAt(base))
+    await tiles.root(1000)
+    const once = tiles.fetched()
+    await tiles.root(1000)
+    expect(once).toBeGreaterThan(0)
+    expect(tiles.fetched()).toBe(once)
   })
 })
