@@ -107,10 +107,9 @@ const namesInClaimOrder = (views: ReplayViews): Stream.Stream<string, StorageErr
       return [Chunk.fromIterable(page.names.map((record) => record.name)), page.truncated && last !== undefined ? Option.some(last.claimIndex) : Option.none()] as const
     }))
 
-/** Keys the log has a view of: those it holds a record of (they signed a leaf or were bound), and those only a claim names as recovery key. */
-const keysTotal = (views: ReplayViews, keys: Stream.Stream<string, StorageError>): Effect.Effect<number, StorageError> =>
+/** Keys the log has a view of: the `recorded` it holds a record of (they signed a leaf or were bound), and those only a claim names as recovery key. */
+const keysTotal = (views: ReplayViews, recorded: number): Effect.Effect<number, StorageError> =>
   Effect.gen(function*() {
-    const recorded = yield* Stream.runCount(keys)
     const recoveryOnly = yield* keysInOrder((query) => views.store.rowKeys("recoveryOf", query)).pipe(
       Stream.grouped(KEYS_PAGE),
       Stream.mapEffect((kids) => Effect.map(views.store.rows(Chunk.toReadonlyArray(kids).map((key) => ({ area: "keys" as const, key }))), (found) => Chunk.size(kids) - found.rows.length)),
@@ -147,6 +146,6 @@ export const identityViews = (views: ReplayViews, size: number, seed: Uint8Array
         ...keyViews
       ],
       names: { compared: positions.length, total },
-      keys: { compared: kids.size, total: yield* keysTotal(views, keys) }
+      keys: { compared: kids.size, total: yield* keysTotal(views, keyCount) }
     }
   })

@@ -65,7 +65,7 @@ const PATIENT_WAIT_TOTAL_S = 600
  * A request to the service. An unsigned read answered 429 (the address's requests budget
  * spent, app/Admission.ts) is sent again once its Retry-After has passed when the service
  * has patientReads, for as long as each wait is at most PATIENT_WAIT_S and all of them
- * PATIENT_WAIT_TOTAL_S: a batch of reads (an audit of a log of 100,000 entries asks some
+ * (a second at least each) PATIENT_WAIT_TOTAL_S: a batch of reads (an audit of a log of 100,000 entries asks some
  * 3,000, past the 1,200 a minute a service allows an address by default) goes at the pace
  * the service sets rather than failing after minutes of work. Anything else is answered as it comes.
  */
@@ -76,10 +76,14 @@ export const send = async (service: Service, path: string, init: RequestInit = {
     const wait = service.patientReads === true && response.status === 429 && mayResend(init)
       ? retryAfterSeconds(response.headers.get("retry-after"))
       : undefined
-    if (wait === undefined || wait > PATIENT_WAIT_S || waited + wait > PATIENT_WAIT_TOTAL_S) return response
+    if (wait === undefined || wait > PATIENT_WAIT_S) return response
+    // At least a second each time: a service answering "Retry-After: 0" to every try must not
+    // hold the client in a loop of requests that never ends.
+    const seconds = Math.max(1, wait)
+    if (waited + seconds > PATIENT_WAIT_TOTAL_S) return response
     await response.body?.cancel()
-    await new Promise((resolve) => setTimeout(resolve, wait * 1000))
-    waited += wait
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+    waited += seconds
   }
 }
 
